@@ -1,0 +1,38 @@
+# sluice — the two commands in the README, and a few more.
+#   make demo   bootstrap, build, start the MCP server on the embedded demo database (HTTP)
+#   make test   bootstrap, build, run every test (ctest)
+#   make asan   unit tests under ASan+UBSan      make fuzz   bounded libFuzzer runs
+#   make bench  benchmarks, results in bench/results/
+BUILD ?= build
+JOBS ?= $(shell nproc)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
+DEMO_ADDR ?= 127.0.0.1:8808
+
+.PHONY: bootstrap build demo test asan fuzz bench clean
+
+bootstrap:
+	scripts/bootstrap.sh
+
+build: bootstrap
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	scripts/demo.sh $(BUILD) $(DEMO_ADDR)
+
+test: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+asan: bootstrap
+	cmake -S . -B build-asan -DSLUICE_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug -DCMAKE_C_COMPILER=clang >/dev/null
+	cmake --build build-asan -j $(JOBS)
+	cd build-asan && ASAN_OPTIONS=detect_leaks=1 ctest --output-on-failure -L unit -j $(JOBS)
+
+fuzz: bootstrap
+	scripts/fuzz.sh $(FUZZ_SECONDS)
+
+bench: build
+	scripts/bench.sh $(BUILD)
+
+clean:
+	rm -rf $(BUILD) build-asan build-fuzz

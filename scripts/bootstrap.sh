@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# bootstrap.sh — installs what sluice needs on a Debian machine, idempotently.
+#   Debian -dev packages with apt-get (only the missing ones);
+#   DuckDB (libduckdb.so + duckdb.h) from npm into third_party/duckdb (git-ignored);
+#   the Node test tools (MCP SDK, conformance suite, oracles) into tests/node/node_modules.
+# Usage: scripts/bootstrap.sh [--no-node]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
+DUCKDB_HDR_PKG="duckdb@1.4.4"
+APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
+  libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
+  libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
+  valgrind clang-format clang-tidy cppcheck curl python3)
+
+say() { printf 'bootstrap: %s\n' "$*" >&2; }
+
+missing=()
+# Node may come from elsewhere (nodesource ships npm inside nodejs): only ask apt when absent.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  say "installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq || say "apt-get update failed; trying install anyway"
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+duck=third_party/duckdb
+if [ ! -f "$duck/lib/libduckdb.so" ] || [ ! -f "$duck/include/duckdb.h" ] \
+   || [ "$(cat "$duck/VERSION" 2>/dev/null)" != "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" ]; then
+  say "fetching DuckDB ($DUCKDB_LIB_PKG, header from $DUCKDB_HDR_PKG)"
+  rm -rf "$duck" && mkdir -p "$duck/lib" "$duck/include" "$duck/tmp"
+  (cd "$duck/tmp" && npm pack --silent "$DUCKDB_LIB_PKG" "$DUCKDB_HDR_PKG" >/dev/null)
+  tar -xzf "$duck"/tmp/duckdb-node-bindings-linux-x64-*.tgz -C "$duck/tmp" package/libduckdb.so
+  mv "$duck/tmp/package/libduckdb.so" "$duck/lib/"
+  rm -rf "$duck/tmp/package"
+  tar -xzf "$duck"/tmp/duckdb-1.4.4.tgz -C "$duck/tmp" package/src/duckdb/src/include/duckdb.h
+  mv "$duck/tmp/package/src/duckdb/src/include/duckdb.h" "$duck/include/"
+  rm -rf "$duck/tmp"
+  echo "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" > "$duck/VERSION"
+fi
+
+if [ "${1:-}" != "--no-node" ] && [ -f tests/node/package.json ]; then
+  stamp=tests/node/node_modules/.sluice-lock
+  if [ ! -f "$stamp" ] || ! cmp -s tests/node/package-lock.json "$stamp"; then
+    say "installing Node test tools (tests/node)"
+    (cd tests/node && npm ci --no-audit --no-fund --loglevel=error)
+    cp tests/node/package-lock.json "$stamp"
+  fi
+fi
+say "ready"

@@ -1,0 +1,220 @@
+/*
+ * config.h — the typed configuration: every key sluice accepts, its type, range and default.
+ *
+ * Owns: reading a TOML file into sluice_config, validating every key (an unknown or misspelled
+ * key, a wrong type or an out-of-range value is an error naming file, line, column and key, with
+ * "did you mean" where one fits), and refusing keys whose feature is not built yet with a message
+ * saying so. A silently ignored typo is a security bug here.
+ * Does not own: what the settings do; each module reads its own part.
+ *
+ * The whole config lives in one arena (sluice_config_free releases it) and is replaced whole on
+ * reload, never patched. Strings are NUL-terminated; arrays come with a count.
+ */
+#ifndef SLUICE_CONFIG_CONFIG_H
+#define SLUICE_CONFIG_CONFIG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/arena.h"
+#include "core/error.h"
+
+typedef struct sluice_strlist {
+    const char **items;
+    size_t count;
+} sluice_strlist;
+
+/* [server] — transport and MCP surface. */
+typedef struct sluice_config_server {
+    const char *name;             /* serverInfo.name; default "sluice" */
+    const char *instructions;     /* InitializeResult.instructions; NULL = built-in text */
+    const char *listen;           /* "127.0.0.1:8808" default; "host:port" */
+    sluice_strlist allowed_origins; /* exact "scheme://host[:port]"; default: loopback origins */
+    sluice_strlist allowed_hosts;   /* Host header values accepted; default: loopback names */
+    size_t max_body_bytes;        /* default 1 MiB, range 1 KiB .. 64 MiB */
+    size_t max_sessions;          /* default 256, range 1 .. 65536 */
+    int64_t session_idle_seconds; /* default 1800, range 10 .. 604800 */
+    int64_t request_timeout_seconds; /* server->client requests (elicitation...); default 60 */
+    const char *log_level;        /* debug|info|warn|error; default info */
+} sluice_config_server;
+
+/* [identity] — who the stdio caller is (HTTP callers authenticate per request). */
+typedef struct sluice_config_identity {
+    const char *user;     /* default: $SLUICE_USER, else "local" */
+    sluice_strlist groups;
+} sluice_config_identity;
+
+/* [[api_keys]] — static API keys for HTTP, mapped to a user and groups. The key itself is never
+ * in the file: either its SHA-256 (hex) or the name of an environment variable holding it. */
+typedef struct sluice_config_api_key {
+    const char *user;
+    sluice_strlist groups;
+    const char *sha256_hex; /* key_sha256 */
+    const char *env;        /* key_env */
+    size_t line;            /* where it was declared, for messages */
+} sluice_config_api_key;
+
+typedef enum sluice_engine_kind {
+    SLUICE_ENGINE_DUCKDB = 0,
+    SLUICE_ENGINE_SQLITE = 1,
+} sluice_engine_kind;
+
+/* [database] — the backend code mode runs against. */
+typedef struct sluice_config_database {
+    sluice_engine_kind engine; /* engine = "duckdb" | "sqlite"; default duckdb */
+    const char *path;          /* database file, relative paths resolved against the config dir */
+    const char *memory_limit;  /* DuckDB memory_limit, default "512MB" */
+    int64_t threads;           /* DuckDB threads, default 2, range 1..64 */
+} sluice_config_database;
+
+typedef enum sluice_risk {
+    SLUICE_RISK_LOW = 0,
+    SLUICE_RISK_MEDIUM = 1,
+    SLUICE_RISK_HIGH = 2,
+    SLUICE_RISK_CRITICAL = 3,
+} sluice_risk;
+
+typedef enum sluice_exposure {
+    SLUICE_EXPOSURE_FULL = 0,
+    SLUICE_EXPOSURE_READ_ONLY = 1,
+    SLUICE_EXPOSURE_ALLOWLIST = 2,
+} sluice_exposure;
+
+/* [code_mode] — the pmcp-code-mode key names, enforced natively. */
+typedef struct sluice_config_code_mode {
+    bool enabled;                   /* default false */
+    const char *server_id;          /* default = server.name */
+    int64_t token_ttl_seconds;      /* default 300, range 10 .. 86400 */
+    const char *token_secret_file;  /* one of these two is required when enabled */
+    const char *token_secret_env;
+    const char *token_previous_secret_file; /* rotation: verifies, never signs */
+    const char *token_previous_secret_env;
+    bool auto_approve[4];           /* auto_approve_levels, indexed by sluice_risk; default low */
+    int64_t execution_timeout_seconds; /* default 30, range 1 .. 3600 */
+    int64_t max_result_bytes;       /* default 1 MiB */
+    sluice_exposure schema_exposure; /* "full" | "read_only" | "allowlist"; default full */
+    const char *audit_log;          /* path of the hash-chained audit log; NULL = off */
+    const char *replay_store;       /* path where used token ids persist; default beside audit */
+    /* SQL */
+    bool sql_reads_enabled;         /* default true */
+    bool sql_allow_writes;          /* default false */
+    bool sql_allow_deletes;         /* default false */
+    bool sql_allow_ddl;             /* default false */
+    bool sql_require_where_on_writes; /* default true */
+    bool sql_require_limit;         /* default false */
+    int64_t sql_max_rows;           /* default 10000, range 1 .. 10,000,000 */
+    int64_t sql_max_joins;          /* default 5, range 0 .. 64 */
+    sluice_strlist sql_allowed_tables; /* empty = all */
+    sluice_strlist sql_blocked_tables;
+    sluice_strlist sql_blocked_columns; /* "col" or "table.col"; merged with blocked_fields */
+    sluice_strlist blocked_fields;
+    /* Accepted for the later interpreters (seed 000's cost-coach keys), refused while unbuilt. */
+    int64_t max_api_calls;
+    int64_t max_loop_iterations;
+} sluice_config_code_mode;
+
+/* [[tools]] — curated, parameterised SQL tools (MCP Toolbox style) beside code mode. */
+typedef enum sluice_param_type {
+    SLUICE_PARAM_STRING = 0,
+    SLUICE_PARAM_INTEGER = 1,
+    SLUICE_PARAM_NUMBER = 2,
+    SLUICE_PARAM_BOOLEAN = 3,
+} sluice_param_type;
+
+typedef struct sluice_config_param {
+    const char *name;
+    sluice_param_type type;
+    const char *description;
+    bool required;                /* default true */
+} sluice_config_param;
+
+typedef struct sluice_config_tool {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *statement;        /* SQL with $name placeholders */
+    sluice_config_param *params;
+    size_t param_count;
+    size_t line;
+} sluice_config_tool;
+
+/* [[prompts]] — static prompts served as-is, with {{arg}} substitution. */
+typedef struct sluice_config_prompt_arg {
+    const char *name;
+    const char *description;
+    bool required;
+} sluice_config_prompt_arg;
+
+typedef struct sluice_config_prompt_message {
+    const char *role; /* "user" | "assistant" */
+    const char *text;
+} sluice_config_prompt_message;
+
+typedef struct sluice_config_prompt {
+    const char *name;
+    const char *title;
+    const char *description;
+    sluice_config_prompt_arg *args;
+    size_t arg_count;
+    sluice_config_prompt_message *messages;
+    size_t message_count;
+} sluice_config_prompt;
+
+/* [[resources]] — static resources: inline text, or a file read at load time. */
+typedef struct sluice_config_resource {
+    const char *uri;
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *mime_type;        /* default text/plain */
+    const char *text;             /* text = "..." or file = "path" (read at load) */
+    size_t text_len;
+    bool is_blob;                 /* file with a non-text mime type: served base64 */
+} sluice_config_resource;
+
+typedef struct sluice_config {
+    sluice_arena *arena;          /* owns everything below */
+    const char *path;             /* the file it came from */
+    const char *dir;              /* its directory, for relative paths */
+    sluice_config_server server;
+    sluice_config_identity identity;
+    sluice_config_api_key *api_keys;
+    size_t api_key_count;
+    sluice_config_database database;
+    bool has_database;
+    sluice_config_code_mode code_mode;
+    sluice_config_tool *tools;
+    size_t tool_count;
+    sluice_config_prompt *prompts;
+    size_t prompt_count;
+    sluice_config_resource *resources;
+    size_t resource_count;
+} sluice_config;
+
+/* Loads and validates path. On failure returns SLUICE_E_CONFIG (or E_IO / E_NOMEM), err names
+ * file, line, column, key and, where it fits, "did you mean 'x'?" in err->hint; error strings
+ * live in err_arena. On success *out is a fresh config the caller frees. */
+sluice_status sluice_config_load(const char *path,
+                                 sluice_config **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err);
+
+/* Same, from text already in memory (tests, fuzzing); dir resolves relative paths. */
+sluice_status sluice_config_load_text(const char *text,
+                                      size_t len,
+                                      const char *source,
+                                      const char *dir,
+                                      sluice_config **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err);
+
+/* A config with every default and no file (used when a test builds one by hand). */
+sluice_status sluice_config_defaults(sluice_config **out);
+
+void sluice_config_free(sluice_config *config);
+
+/* "low" | "medium" | "high" | "critical" */
+const char *sluice_risk_name(sluice_risk risk);
+
+#endif

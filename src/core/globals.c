@@ -1,0 +1,13 @@
+/*
+ * globals.c — the only mutable globals in sluice. Each says who writes it and why it must be
+ * global; everything else travels in a context pointer.
+ */
+#include <stdatomic.h>
+
+/* Written by sluice_arena_fail_at() (tests only). Global because allocation failure injection
+ * must reach arenas created deep inside the code under test. */
+atomic_long sluice_arena_fail_countdown;
+
+/* Written by sluice_log_set_level() at start-up and by SIGUSR-free CLI flags. Global because
+ * every module logs to the same stderr sink. */
+atomic_int sluice_log_threshold = 1; /* SLUICE_LOG_INFO */

@@ -1,0 +1,72 @@
+/*
+ * replay_main.c — runs a libFuzzer target over every file of a corpus folder, without libFuzzer.
+ *
+ * Lets ctest replay each crash ever found (and the seeds) in every build, sanitized or not.
+ * A missing or empty folder is a failure: a target with no corpus checks nothing.
+ */
+#include <dirent.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int replay_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return -1;
+    size_t cap = 1 << 16, len = 0;
+    uint8_t *data = malloc(cap);
+    size_t n;
+    while (data != NULL && (n = fread(data + len, 1, cap - len, f)) > 0) {
+        len += n;
+        if (len == cap) {
+            uint8_t *bigger = realloc(data, cap * 2);
+            if (bigger == NULL) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = bigger;
+            cap *= 2;
+        }
+    }
+    fclose(f);
+    if (data == NULL)
+        return -1;
+    LLVMFuzzerTestOneInput(data, len);
+    free(data);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
+        return 2;
+    }
+    DIR *dir = opendir(argv[1]);
+    if (dir == NULL) {
+        fprintf(stderr, "%s: cannot open corpus folder %s\n", argv[0], argv[1]);
+        return 1;
+    }
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(dir)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%s", argv[1], e->d_name);
+        if (replay_file(path) != 0) {
+            fprintf(stderr, "%s: cannot read %s\n", argv[0], path);
+            closedir(dir);
+            return 1;
+        }
+        count++;
+    }
+    closedir(dir);
+    printf("replayed %d inputs from %s\n", count, argv[1]);
+    return count > 0 ? 0 : 1;
+}
