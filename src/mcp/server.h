@@ -1,0 +1,185 @@
+/*
+ * server.h — the MCP server core: lifecycle, registries, dispatch, and the per-call context.
+ *
+ * Owns: initialize / version negotiation (2025-11-25, 2025-06-18, 2025-03-26), capabilities,
+ * ping, tools/prompts/resources registries with cursor pagination, argument validation against
+ * each tool's inputSchema before the handler runs, logging/setLevel and log notifications,
+ * progress notifications, cancellation (notifications/cancelled really stops the call), and
+ * server-initiated requests (elicitation/create, sampling/createMessage, roots/list) whose
+ * responses are routed back to the waiting handler, with a timeout.
+ * Does not own: bytes on the wire (transport/stdio.c, transport/http.c turn frames into calls
+ * to sluice_mcp_session_* and deliver what the session emits), nor what any tool does.
+ *
+ * Threads: handlers run on worker threads; a session serves many calls at once. Everything a
+ * handler allocates goes in its call arena, freed after the response is written.
+ * Ownership of jansson values: the *_add functions take ownership of the json_t they are given
+ * (they steal the reference); a handler's *out_result is owned by the core after return.
+ */
+#ifndef SLUICE_MCP_SERVER_H
+#define SLUICE_MCP_SERVER_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "auth/identity.h"
+#include "core/arena.h"
+#include "core/error.h"
+
+typedef struct sluice_mcp_server sluice_mcp_server;
+typedef struct sluice_mcp_session sluice_mcp_session;
+typedef struct sluice_mcp_call sluice_mcp_call;
+
+/* ---- registries --------------------------------------------------------------------------- */
+
+/* A tool handler fills *out_result with a CallToolResult object ({content, structuredContent?,
+ * isError?}). Returning non-OK makes the core answer a tool result with isError:true and the
+ * error message (never a protocol error): tool failures are results, as 2025-11-25 asks. */
+typedef sluice_status (*sluice_mcp_tool_fn)(sluice_mcp_call *call,
+                                            json_t *arguments,
+                                            json_t **out_result,
+                                            sluice_error *err,
+                                            void *userdata);
+
+typedef struct sluice_mcp_tool {
+    const char *name;
+    const char *title;        /* optional */
+    const char *description;
+    json_t *input_schema;     /* stolen; root type "object" */
+    json_t *output_schema;    /* stolen; optional */
+    json_t *annotations;      /* stolen; optional */
+    sluice_mcp_tool_fn fn;
+    void *userdata;
+} sluice_mcp_tool;
+
+/* Fills *out_result with a GetPromptResult ({description?, messages}). SLUICE_E_INVALID becomes
+ * JSON-RPC -32602 (missing argument), anything else -32603. */
+typedef sluice_status (*sluice_mcp_prompt_fn)(sluice_mcp_call *call,
+                                              json_t *arguments,
+                                              json_t **out_result,
+                                              sluice_error *err,
+                                              void *userdata);
+
+typedef struct sluice_mcp_prompt {
+    const char *name;
+    const char *title;
+    const char *description;
+    json_t *arguments;        /* stolen; array of {name, description?, required?} or NULL */
+    sluice_mcp_prompt_fn fn;
+    void *userdata;
+} sluice_mcp_prompt;
+
+/* Fills *out_contents with the ReadResourceResult "contents" array for uri. SLUICE_E_NOT_FOUND
+ * becomes -32002 with data {uri}. Used for both fixed resources and templates. */
+typedef sluice_status (*sluice_mcp_resource_fn)(sluice_mcp_call *call,
+                                                const char *uri,
+                                                json_t **out_contents,
+                                                sluice_error *err,
+                                                void *userdata);
+
+typedef struct sluice_mcp_resource {
+    const char *uri;          /* for templates: the RFC 6570 uriTemplate ("test://t/{id}/data") */
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *mime_type;
+    bool is_template;
+    bool subscribable;
+    sluice_mcp_resource_fn fn;
+    void *userdata;
+} sluice_mcp_resource;
+
+/* ---- server ------------------------------------------------------------------------------- */
+
+typedef struct sluice_mcp_server_options {
+    const char *name;          /* serverInfo.name */
+    const char *version;       /* serverInfo.version */
+    const char *instructions;  /* optional */
+    size_t worker_threads;     /* handlers run here; default 4 */
+    int request_timeout_ms;    /* server->client requests; default 60000 */
+} sluice_mcp_server_options;
+
+sluice_status sluice_mcp_server_new(const sluice_mcp_server_options *options,
+                                    sluice_mcp_server **out,
+                                    sluice_error *err);
+void sluice_mcp_server_free(sluice_mcp_server *server);
+
+/* Registration happens before the server serves; names must be unique (SLUICE_E_INVALID). */
+sluice_status sluice_mcp_server_add_tool(sluice_mcp_server *server,
+                                         const sluice_mcp_tool *tool,
+                                         sluice_error *err);
+sluice_status sluice_mcp_server_add_prompt(sluice_mcp_server *server,
+                                           const sluice_mcp_prompt *prompt,
+                                           sluice_error *err);
+sluice_status sluice_mcp_server_add_resource(sluice_mcp_server *server,
+                                             const sluice_mcp_resource *resource,
+                                             sluice_error *err);
+
+/* ---- sessions (used by the transports) ------------------------------------------------------ */
+
+/* Where a session's outgoing messages go. The transport decides the stream: for HTTP, messages
+ * related to an in-flight request (progress, logs, elicitation, the response) go on that
+ * request's SSE stream, others on the GET stream. related_request_id is NULL for unrelated ones.
+ * send() takes ownership of msg. Must be thread-safe. */
+typedef struct sluice_mcp_sink {
+    void (*send)(void *ctx, json_t *msg, const json_t *related_request_id);
+    void *ctx;
+} sluice_mcp_sink;
+
+sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
+                                     const sluice_identity *identity,
+                                     const char *session_id,
+                                     sluice_mcp_sink sink,
+                                     sluice_mcp_session **out);
+/* Cancels in-flight calls, waits for them, frees. */
+void sluice_mcp_session_free(sluice_mcp_session *session);
+
+/* Feeds one raw frame (a JSON-RPC message). Malformed frames are answered with the right
+ * JSON-RPC error through the sink. Requests are dispatched to worker threads; notifications and
+ * responses are handled inline. Returns SLUICE_E_INVALID when the frame was not acceptable
+ * (the HTTP transport then answers 400), SLUICE_OK otherwise. *out_kind tells the transport
+ * what it was: 'q' request, 'n' notification, 'r' response, 'x' invalid. */
+sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,
+                                      const char *frame,
+                                      size_t len,
+                                      const sluice_identity *identity,
+                                      char *out_kind);
+
+/* Negotiated protocol version ("" before initialize). */
+const char *sluice_mcp_session_protocol(const sluice_mcp_session *session);
+bool sluice_mcp_session_initialized(const sluice_mcp_session *session);
+
+/* ---- inside a handler ------------------------------------------------------------------------ */
+
+sluice_arena *sluice_mcp_call_arena(sluice_mcp_call *call);
+const sluice_identity *sluice_mcp_call_identity(const sluice_mcp_call *call);
+const char *sluice_mcp_call_session_id(const sluice_mcp_call *call);
+/* The client's declared capabilities from initialize (may be an empty object). */
+const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call);
+bool sluice_mcp_call_cancelled(const sluice_mcp_call *call);
+
+/* Registers fn(data) to run (on another thread) the moment the call is cancelled; used to
+ * interrupt a database engine. Runs at once if the call is already cancelled. */
+void sluice_mcp_call_on_cancel(sluice_mcp_call *call, void (*fn)(void *), void *data);
+
+/* notifications/progress, only when the client sent a progressToken (else a no-op). */
+void sluice_mcp_call_progress(sluice_mcp_call *call,
+                              double progress,
+                              double total,
+                              const char *message);
+
+/* notifications/message at level ("info", ...), if at or above the session's level. */
+void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *logger, json_t *data);
+
+/* Sends a server->client request (elicitation/create, sampling/createMessage, roots/list) and
+ * waits for the response. *out_result is the result object (owned by the caller); a JSON-RPC
+ * error from the client is SLUICE_E_DENIED with its message; no answer within timeout_ms
+ * (<= 0: the server default) is SLUICE_E_TIMEOUT; cancellation is SLUICE_E_CANCELLED. */
+sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
+                                      const char *method,
+                                      json_t *params,
+                                      int timeout_ms,
+                                      json_t **out_result,
+                                      sluice_error *err);
+
+#endif
