@@ -1,0 +1,39 @@
+/*
+ * schema.h — the database schema as sluice sees it: tables, columns, types, and the exposure
+ * marks (blocked = joinable-not-returnable, hidden = not exposed at all).
+ *
+ * Owns: the plain data structure, filled by each executor's introspection (exec/duckdb.c,
+ * exec/sqlite.c) and read by the analyzer (to mirror a catalog), the code-mode://schema resource
+ * and the context hash. Does not own: how it is read from an engine.
+ */
+#ifndef SLUICE_EXEC_SCHEMA_H
+#define SLUICE_EXEC_SCHEMA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sluice_schema_column {
+    const char *name;
+    const char *type;   /* engine type text: "INTEGER", "VARCHAR", "TIMESTAMP", ... */
+    bool nullable;
+    bool blocked;       /* in blocked_fields: usable in joins/filters, never in output */
+} sluice_schema_column;
+
+typedef struct sluice_schema_table {
+    const char *schema; /* "main" */
+    const char *name;
+    bool is_view;
+    bool hidden;        /* excluded by exposure rules (allow/block lists) */
+    sluice_schema_column *columns;
+    size_t column_count;
+    int64_t approx_rows; /* -1 unknown */
+} sluice_schema_table;
+
+typedef struct sluice_schema {
+    sluice_schema_table *tables;
+    size_t table_count;
+    char version_hash[65]; /* hex SHA-256 over names and types, for the token's context hash */
+} sluice_schema;
+
+#endif
