@@ -1,17 +1,49 @@
 /*
- * main.c — the sluice command line: dispatches to one file per subcommand.
+ * main.c — the sluice command line: `sluice <command> [options]`, one file per command.
+ *
+ * Owns: the command table, --help and --version. Each command parses its own options.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "cli/cli.h"
 #include "sluice/sluice.h"
+
+/* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
+
+static const sluice_command commands[] = {
+    { NULL, NULL, NULL },
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: sluice <command> [options]\n\ncommands:\n");
+    for (const sluice_command *c = commands; c->name != NULL; c++)
+        fprintf(out, "  %-10s %s\n", c->name, c->summary);
+    fprintf(out, "\n  --help     show this help\n  --version  print the version\n"
+                 "\nRun 'sluice <command> --help' for a command's options.\n");
+}
 
 int main(int argc, char **argv)
 {
-    if (argc > 1 && strcmp(argv[1], "--version") == 0) {
-        printf("sluice %s\n", SLUICE_VERSION);
-        return 0;
+    if (argc < 2) {
+        usage(stderr);
+        return SLUICE_EXIT_USAGE;
     }
-    fprintf(stderr, "usage: sluice --version\n");
-    return 2;
+    if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0 ||
+        strcmp(argv[1], "help") == 0) {
+        usage(stdout);
+        return SLUICE_EXIT_OK;
+    }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
+        printf("sluice %s\n", SLUICE_VERSION);
+        return SLUICE_EXIT_OK;
+    }
+    for (const sluice_command *c = commands; c->name != NULL; c++) {
+        if (strcmp(argv[1], c->name) == 0)
+            return c->run(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "sluice: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return SLUICE_EXIT_USAGE;
 }

@@ -1,0 +1,20 @@
+/*
+ * cli.h — the sluice subcommands. Each lives in src/cli/cmd_<name>.c and is one row of the
+ * table in main.c. Every command returns its exit status: 0 success, 1 the thing checked is
+ * wrong (bad config, broken audit chain, denied), 2 usage error, 3 runtime failure.
+ */
+#ifndef SLUICE_CLI_CLI_H
+#define SLUICE_CLI_CLI_H
+
+#define SLUICE_EXIT_OK      0
+#define SLUICE_EXIT_FAIL    1
+#define SLUICE_EXIT_USAGE   2
+#define SLUICE_EXIT_RUNTIME 3
+
+typedef struct sluice_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} sluice_command;
+
+#endif
