@@ -12,12 +12,12 @@
 #ifndef SLUICE_CONFIG_TOML_H
 #define SLUICE_CONFIG_TOML_H
 
+#include "core/arena.h"
+#include "core/error.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "core/arena.h"
-#include "core/error.h"
 
 typedef enum sluice_toml_type {
     SLUICE_TOML_STRING,
