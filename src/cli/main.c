@@ -3,11 +3,11 @@
  *
  * Owns: the command table, --help and --version. Each command parses its own options.
  */
-#include <stdio.h>
-#include <string.h>
-
 #include "cli/cli.h"
 #include "sluice/sluice.h"
+
+#include <stdio.h>
+#include <string.h>
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
 
