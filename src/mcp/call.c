@@ -8,14 +8,14 @@
  * cancellation, and notifications/cancelled to the client when we give up on an answer.
  * Does not own: routing the answer back (session.c matches it to the waiting request).
  */
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+#include "mcp/server_impl.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
-
-#include "mcp/jsonrpc.h"
-#include "mcp/server.h"
-#include "mcp/server_impl.h"
 
 sluice_arena *sluice_mcp_call_arena(sluice_mcp_call *call)
 {

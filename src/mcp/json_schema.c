@@ -8,15 +8,15 @@
  */
 #include "mcp/json_schema.h"
 
+#include "core/buf.h"
+#include "core/limits.h"
+#include "mcp/jsonrpc.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/buf.h"
-#include "core/limits.h"
-#include "mcp/jsonrpc.h"
 
 /* A $ref chain may not recurse deeper than this without consuming instance structure. */
 #define SCHEMA_MAX_DEPTH (2u * SLUICE_LIMIT_NESTING_DEPTH)

@@ -18,10 +18,10 @@
 #ifndef SLUICE_MCP_JSON_SCHEMA_H
 #define SLUICE_MCP_JSON_SCHEMA_H
 
-#include <jansson.h>
-
 #include "core/arena.h"
 #include "core/error.h"
+
+#include <jansson.h>
 
 /* Checks that schema uses only supported keywords with well-formed values, that every $ref is
  * local and resolves, and that $schema (when present) names a dialect we handle. where names the

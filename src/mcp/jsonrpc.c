@@ -8,13 +8,13 @@
  */
 #include "mcp/jsonrpc.h"
 
+#include "core/limits.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "core/limits.h"
 
 static void say(char *message, size_t cap, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

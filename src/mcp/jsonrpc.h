@@ -11,10 +11,10 @@
 #ifndef SLUICE_MCP_JSONRPC_H
 #define SLUICE_MCP_JSONRPC_H
 
+#include "core/error.h"
+
 #include <jansson.h>
 #include <stddef.h>
-
-#include "core/error.h"
 
 /* Standard JSON-RPC codes and the MCP ones we use. */
 #define SLUICE_JSONRPC_PARSE_ERROR        (-32700)

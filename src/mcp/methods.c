@@ -7,15 +7,15 @@
  * list cursors, and the mapping of handler statuses to JSON-RPC errors.
  * Does not own: initialize and ping (session.c answers those inline, in frame order).
  */
+#include "mcp/json_schema.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/server_impl.h"
+
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include "mcp/json_schema.h"
-#include "mcp/jsonrpc.h"
-#include "mcp/server_impl.h"
 
 /* Sets *e and returns NULL, so methods can `return refuse(...)`. */
 static json_t *refuse(sluice_mcp_call *call, rpc_error *e, int code, const char *fmt, ...)

@@ -8,12 +8,12 @@
  */
 #include "mcp/server.h"
 
-#include <stdlib.h>
-#include <string.h>
-
 #include "core/limits.h"
 #include "mcp/json_schema.h"
 #include "mcp/server_impl.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 #define DEFAULT_WORKERS    4u
 #define DEFAULT_TIMEOUT_MS 60000

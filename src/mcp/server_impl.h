@@ -12,11 +12,11 @@
 #ifndef SLUICE_MCP_SERVER_IMPL_H
 #define SLUICE_MCP_SERVER_IMPL_H
 
+#include "mcp/server.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-
-#include "mcp/server.h"
 
 /* The protocol revisions we speak, newest first (the first is the counter-offer). */
 #define SLUICE_MCP_LATEST_PROTOCOL "2025-11-25"

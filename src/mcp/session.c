@@ -7,15 +7,15 @@
  * back to the handler waiting for them, and tearing down (drain or cancel, then wait).
  * Does not own: method semantics (methods.c), what handlers may do (call.c), transports.
  */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "core/limits.h"
 #include "core/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static const char *const supported_protocols[] = { SLUICE_MCP_LATEST_PROTOCOL, "2025-06-18",
                                                    "2025-03-26" };

@@ -7,6 +7,10 @@
  */
 #include "transport/stdio.h"
 
+#include "core/limits.h"
+#include "core/log.h"
+#include "mcp/jsonrpc.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
@@ -16,10 +20,6 @@
 #include <string.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-#include "core/limits.h"
-#include "core/log.h"
-#include "mcp/jsonrpc.h"
 
 #define READ_CHUNK 65536u
 

@@ -11,11 +11,11 @@
 #ifndef SLUICE_TRANSPORT_STDIO_H
 #define SLUICE_TRANSPORT_STDIO_H
 
-#include <stddef.h>
-
 #include "auth/identity.h"
 #include "core/error.h"
 #include "mcp/server.h"
+
+#include <stddef.h>
 
 typedef struct sluice_stdio_options {
     int in_fd;                /* default 0 (use -1 for the default) */

@@ -1,15 +1,10 @@
 /*
  * test_json_schema.c — schema checking (fail closed) and validation messages with JSON paths.
  */
-/* cmocka needs these first, in this order */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <string.h>
-
 #include "mcp/json_schema.h"
+#include "unit.h"
+
+#include <string.h>
 
 static sluice_arena *arena;
 

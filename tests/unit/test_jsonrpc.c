@@ -1,17 +1,12 @@
 /*
  * test_jsonrpc.c — JSON-RPC frame parsing limits, strict classification and builders.
  */
-/* cmocka needs these first, in this order */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "core/limits.h"
 #include "mcp/jsonrpc.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
 
 /* Parses text and classifies it; the caller decrefs *out_value. */
 static sluice_jsonrpc_frame classify(const char *text, json_t **out_value)

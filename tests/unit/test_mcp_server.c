@@ -3,20 +3,15 @@
  * lifecycle, pagination, validation, cancellation, progress, logging and server->client
  * requests (answered, refused for a missing capability, timed out).
  */
-/* cmocka needs these first, in this order */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "mcp/server.h"
+#include "unit.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#include "mcp/server.h"
 
 /* ---- capture sink ------------------------------------------------------------------------------
  */

@@ -2,20 +2,15 @@
  * test_stdio.c — the stdio transport over pipes: framing, oversized lines, cancellation while a
  * call runs, and a clean exit on EOF only after in-flight calls have answered.
  */
-/* cmocka needs these first, in this order */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
+#include "transport/stdio.h"
+#include "unit.h"
+
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#include "transport/stdio.h"
 
 typedef struct harness {
     sluice_mcp_server *server;
@@ -28,6 +23,7 @@ typedef struct harness {
 } harness;
 
 static atomic_bool slow_cancelled;
+static atomic_bool slow_started;
 
 static sluice_status
 slow_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
@@ -35,6 +31,7 @@ slow_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, 
     (void)args;
     (void)err;
     int ms = *(int *)ud;
+    atomic_store(&slow_started, true);
     for (int i = 0; i < ms / 10 && !sluice_mcp_call_cancelled(call); i++)
         usleep(10000);
     atomic_store(&slow_cancelled, sluice_mcp_call_cancelled(call));
@@ -76,6 +73,7 @@ static int setup(void **state)
     h.out = fdopen(h.from_server[0], "r");
     pthread_create(&h.thread, NULL, serve_thread, &h);
     atomic_store(&slow_cancelled, false);
+    atomic_store(&slow_started, false);
     *state = &h;
     return 0;
 }
@@ -169,6 +167,8 @@ static void test_stdio_cancellation_while_call_runs(void **state)
     json_t *r = read_message(h);
     assert_int_equal(json_integer_value(json_object_get(r, "id")), 6);
     json_decref(r);
+    for (int i = 0; i < 500 && !atomic_load(&slow_started); i++)
+        usleep(10000);
     send_line(h, "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
                  "\"requestId\":5}}");
     send_line(h, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"ping\"}");
