@@ -5,9 +5,9 @@
  */
 #include "codemode/guide.h"
 
-#include <stdbool.h>
-
 #include "core/buf.h"
+
+#include <stdbool.h>
 
 static const char *const action_names[] = { "read", "write", "delete", "admin" };
 
@@ -44,9 +44,8 @@ static void list_blocked(sluice_buf *b, const sluice_config_code_mode *cm)
     list_strings(b, &cm->sql_blocked_columns, "");
 }
 
-char *sluice_guide_instructions(sluice_arena *arena,
-                                const sluice_config *config,
-                                const char *engine_name)
+char *
+sluice_guide_instructions(sluice_arena *arena, const sluice_config *config, const char *engine_name)
 {
     const sluice_config_code_mode *cm = &config->code_mode;
     sluice_buf b;
@@ -114,9 +113,8 @@ char *sluice_guide_policies(sluice_arena *arena,
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
-char *sluice_guide_schema(sluice_arena *arena,
-                          const sluice_config *config,
-                          const sluice_schema *schema)
+char *
+sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema)
 {
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);

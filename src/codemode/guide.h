@@ -25,8 +25,7 @@ char *sluice_guide_policies(sluice_arena *arena,
 
 /* The derived schema: exposed tables and columns with types; blocked fields marked
  * joinable-not-returnable; hidden tables left out. Compact Markdown, cheap in tokens. */
-char *sluice_guide_schema(sluice_arena *arena,
-                          const sluice_config *config,
-                          const sluice_schema *schema);
+char *
+sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema);
 
 #endif

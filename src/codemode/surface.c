@@ -3,10 +3,10 @@
  */
 #include "codemode/surface.h"
 
+#include "core/buf.h"
+
 #include <sodium.h>
 #include <string.h>
-
-#include "core/buf.h"
 
 char *sluice_surface_fill(sluice_arena *arena, const char *text, const json_t *arguments)
 {
@@ -44,8 +44,7 @@ static sluice_status get_prompt(sluice_mcp_call *call,
         const sluice_config_prompt_arg *arg = &prompt->args[i];
         if (arg->required && !json_is_string(json_object_get(arguments, arg->name)))
             return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "prompt '%s' needs the argument '%s'", prompt->name,
-                                    arg->name);
+                                    "prompt '%s' needs the argument '%s'", prompt->name, arg->name);
     }
     json_t *messages = json_array();
     for (size_t i = 0; i < prompt->message_count; i++) {
@@ -54,13 +53,13 @@ static sluice_status get_prompt(sluice_mcp_call *call,
             json_decref(messages);
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
         }
-        json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role",
-                                                  prompt->messages[i].role, "content", "type",
-                                                  "text", "text", text));
+        json_array_append_new(messages,
+                              json_pack("{s:s, s:{s:s, s:s}}", "role", prompt->messages[i].role,
+                                        "content", "type", "text", "text", text));
     }
-    *out_result = json_pack("{s:s, s:o}", "description",
-                            prompt->description != NULL ? prompt->description : "", "messages",
-                            messages);
+    *out_result =
+        json_pack("{s:s, s:o}", "description",
+                  prompt->description != NULL ? prompt->description : "", "messages", messages);
     return SLUICE_OK;
 }
 
@@ -111,9 +110,8 @@ static sluice_status read_resource(sluice_mcp_call *call,
     return SLUICE_OK;
 }
 
-sluice_status sluice_surface_register(const sluice_config *config,
-                                      sluice_mcp_server *server,
-                                      sluice_error *err)
+sluice_status
+sluice_surface_register(const sluice_config *config, sluice_mcp_server *server, sluice_error *err)
 {
     for (size_t i = 0; i < config->prompt_count; i++) {
         const sluice_config_prompt *p = &config->prompts[i];

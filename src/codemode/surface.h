@@ -13,9 +13,8 @@
 #include "mcp/server.h"
 
 /* Registers every config prompt and resource. The config must outlive the server. */
-sluice_status sluice_surface_register(const sluice_config *config,
-                                      sluice_mcp_server *server,
-                                      sluice_error *err);
+sluice_status
+sluice_surface_register(const sluice_config *config, sluice_mcp_server *server, sluice_error *err);
 
 /* Replaces each {{name}} in text with the string value of arguments[name]; unknown names stay
  * as written (config.c already checked that every placeholder is a declared argument). */
