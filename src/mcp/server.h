@@ -18,13 +18,13 @@
 #ifndef SLUICE_MCP_SERVER_H
 #define SLUICE_MCP_SERVER_H
 
-#include <jansson.h>
-#include <stdbool.h>
-#include <stddef.h>
-
 #include "auth/identity.h"
 #include "core/arena.h"
 #include "core/error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 typedef struct sluice_mcp_server sluice_mcp_server;
 typedef struct sluice_mcp_session sluice_mcp_session;
@@ -43,11 +43,11 @@ typedef sluice_status (*sluice_mcp_tool_fn)(sluice_mcp_call *call,
 
 typedef struct sluice_mcp_tool {
     const char *name;
-    const char *title;        /* optional */
+    const char *title; /* optional */
     const char *description;
-    json_t *input_schema;     /* stolen; root type "object" */
-    json_t *output_schema;    /* stolen; optional */
-    json_t *annotations;      /* stolen; optional */
+    json_t *input_schema;  /* stolen; root type "object" */
+    json_t *output_schema; /* stolen; optional */
+    json_t *annotations;   /* stolen; optional */
     sluice_mcp_tool_fn fn;
     void *userdata;
 } sluice_mcp_tool;
@@ -64,7 +64,7 @@ typedef struct sluice_mcp_prompt {
     const char *name;
     const char *title;
     const char *description;
-    json_t *arguments;        /* stolen; array of {name, description?, required?} or NULL */
+    json_t *arguments; /* stolen; array of {name, description?, required?} or NULL */
     sluice_mcp_prompt_fn fn;
     void *userdata;
 } sluice_mcp_prompt;
@@ -78,7 +78,7 @@ typedef sluice_status (*sluice_mcp_resource_fn)(sluice_mcp_call *call,
                                                 void *userdata);
 
 typedef struct sluice_mcp_resource {
-    const char *uri;          /* for templates: the RFC 6570 uriTemplate ("test://t/{id}/data") */
+    const char *uri; /* for templates: the RFC 6570 uriTemplate ("test://t/{id}/data") */
     const char *name;
     const char *title;
     const char *description;
@@ -92,11 +92,12 @@ typedef struct sluice_mcp_resource {
 /* ---- server ------------------------------------------------------------------------------- */
 
 typedef struct sluice_mcp_server_options {
-    const char *name;          /* serverInfo.name */
-    const char *version;       /* serverInfo.version */
-    const char *instructions;  /* optional */
-    size_t worker_threads;     /* handlers run here; default 4 */
-    int request_timeout_ms;    /* server->client requests; default 60000 */
+    const char *name;         /* serverInfo.name */
+    const char *version;      /* serverInfo.version */
+    const char *instructions; /* optional */
+    size_t worker_threads;    /* handlers run here; default 4 */
+    int request_timeout_ms;   /* server->client requests; default 60000 */
+    size_t page_size;         /* items per list page; default SLUICE_LIMIT_PAGE_SIZE */
 } sluice_mcp_server_options;
 
 sluice_status sluice_mcp_server_new(const sluice_mcp_server_options *options,
@@ -145,6 +146,18 @@ sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,
                                       const sluice_identity *identity,
                                       char *out_kind);
 
+/* As sluice_mcp_session_feed, for a frame the transport already parsed (the HTTP transport
+ * classifies each body itself to pick its status code). msg is borrowed. */
+sluice_status sluice_mcp_session_feed_value(sluice_mcp_session *session,
+                                            json_t *msg,
+                                            const sluice_identity *identity,
+                                            char *out_kind);
+
+/* The input side is gone (stdio EOF): server->client requests fail at once with SLUICE_E_IO, and
+ * this waits until every in-flight call has answered. Call before sluice_mcp_session_free to
+ * finish work instead of cancelling it. */
+void sluice_mcp_session_drain(sluice_mcp_session *session);
+
 /* Negotiated protocol version ("" before initialize). */
 const char *sluice_mcp_session_protocol(const sluice_mcp_session *session);
 bool sluice_mcp_session_initialized(const sluice_mcp_session *session);
@@ -168,8 +181,12 @@ void sluice_mcp_call_progress(sluice_mcp_call *call,
                               double total,
                               const char *message);
 
-/* notifications/message at level ("info", ...), if at or above the session's level. */
-void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *logger, json_t *data);
+/* notifications/message at level ("info", ...), if at or above the session's level. data is
+ * stolen (like the *_add functions); an unknown level drops the message. */
+void sluice_mcp_call_log(sluice_mcp_call *call,
+                         const char *level,
+                         const char *logger,
+                         json_t *data);
 
 /* Sends a server->client request (elicitation/create, sampling/createMessage, roots/list) and
  * waits for the response. *out_result is the result object (owned by the caller); a JSON-RPC
