@@ -10,8 +10,10 @@
 #include <string.h>
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
+int sluice_cmd_config(int argc, char **argv);
 
 static const sluice_command commands[] = {
+    { "config", "check a configuration file", sluice_cmd_config },
     { NULL, NULL, NULL },
 };
 

@@ -30,6 +30,8 @@ typedef struct sluice_config_server {
     const char *name;                /* serverInfo.name; default "sluice" */
     const char *instructions;        /* InitializeResult.instructions; NULL = built-in text */
     const char *listen;              /* "127.0.0.1:8808" default; "host:port" */
+    const char *listen_host;         /* listen parsed: "127.0.0.1" or "::1" (no brackets) */
+    uint16_t listen_port;            /* listen parsed; 0 = any free port */
     sluice_strlist allowed_origins;  /* exact "scheme://host[:port]"; default: loopback origins */
     sluice_strlist allowed_hosts;    /* Host header values accepted; default: loopback names */
     size_t max_body_bytes;           /* default 1 MiB, range 1 KiB .. 64 MiB */
@@ -170,7 +172,8 @@ typedef struct sluice_config_resource {
     const char *mime_type; /* default text/plain */
     const char *text;      /* text = "..." or file = "path" (read at load) */
     size_t text_len;
-    bool is_blob; /* file with a non-text mime type: served base64 */
+    bool is_blob;     /* file with a non-text mime type: served base64 */
+    const char *file; /* resolved path when the content came from a file */
 } sluice_config_resource;
 
 typedef struct sluice_config {
@@ -213,6 +216,10 @@ sluice_status sluice_config_load_text(const char *text,
 sluice_status sluice_config_defaults(sluice_config **out);
 
 void sluice_config_free(sluice_config *config);
+
+/* True when err refuses a secret written inline in the file: render it without the source text
+ * (sluice_error_render(arena, err, NULL, 0)) so the secret is not echoed to terminals and logs. */
+bool sluice_config_error_quotes_secret(const sluice_error *err);
 
 /* "low" | "medium" | "high" | "critical" */
 const char *sluice_risk_name(sluice_risk risk);
