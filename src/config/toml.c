@@ -1281,24 +1281,18 @@ static sluice_status walk_header(parser *p, const key_path *k, value **out)
 }
 
 /* Defines [k] in parent: new, or an implicit table made explicit. */
-static sluice_status define_table(parser *p, value *parent, const key_path *k, place at)
+static sluice_status define_table(parser *p, value *parent, const key_path *k)
 {
     const key_part *last = &k->parts[k->count - 1];
     entry *e = table_find(parent, last->text, last->len);
-    if (e == NULL) {
-        sluice_status st = add_table(p, parent, last, TABLE_HEADER, &p->table);
-        if (st == SLUICE_OK) {
-            p->table->line = at.line;
-            p->table->column = at.column;
-        }
-        return st;
-    }
+    if (e == NULL)
+        return add_table(p, parent, last, TABLE_HEADER, &p->table);
     value *v = e->value;
     const char *name = key_text(p, k);
     if (v->type == SLUICE_TOML_TABLE && v->origin == TABLE_IMPLICIT) {
-        v->origin = TABLE_HEADER;
-        v->line = at.line;
-        v->column = at.column;
+        v->origin = TABLE_HEADER; /* now placed at its header, not where it was implied */
+        v->line = last->at.line;
+        v->column = last->at.column;
         p->table = v;
         return SLUICE_OK;
     }
@@ -1318,7 +1312,8 @@ static sluice_status define_table(parser *p, value *parent, const key_path *k, p
                 type_article(v->type), sluice_toml_type_name(v->type), e->line);
 }
 
-/* Appends a table to the array of tables [[k]] in parent, creating the array if new. */
+/* Appends a table to the array of tables [[k]] in parent, creating the array if new. Both sit at
+ * the '[[' (config.c reports a missing key of an element there). */
 static sluice_status append_table(parser *p, value *parent, const key_path *k, place at)
 {
     const key_part *last = &k->parts[k->count - 1];
@@ -1374,7 +1369,7 @@ static sluice_status parse_header(parser *p)
     st = walk_header(p, &k, &parent);
     if (st != SLUICE_OK)
         return st;
-    return aot ? append_table(p, parent, &k, at) : define_table(p, parent, &k, at);
+    return aot ? append_table(p, parent, &k, at) : define_table(p, parent, &k);
 }
 
 /* ------------------------------------------------------------------------------------------ */

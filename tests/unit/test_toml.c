@@ -169,7 +169,7 @@ static void test_toml_records_key_and_value_positions(void **state)
     const sluice_toml_value *root = parse_ok("# c\n[server]\n  port =   8080\n");
     const sluice_toml_value *server = get(root, "server");
     assert_int_equal(sluice_toml_line(server), 2);
-    assert_int_equal(sluice_toml_column(server), 1);
+    assert_int_equal(sluice_toml_column(server), 2);
     size_t line, column;
     sluice_toml_table_key_position(server, 0, &line, &column);
     assert_int_equal(line, 3);
