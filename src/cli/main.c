@@ -11,9 +11,11 @@
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
 int sluice_cmd_config(int argc, char **argv);
+int sluice_cmd_serve(int argc, char **argv);
 
 static const sluice_command commands[] = {
     { "config", "check a configuration file", sluice_cmd_config },
+    { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { NULL, NULL, NULL },
 };
 
