@@ -10,8 +10,12 @@
 #include "sluice/sluice.h"
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
+int sluice_cmd_audit(int argc, char **argv);
+int sluice_cmd_keygen(int argc, char **argv);
 
 static const sluice_command commands[] = {
+    { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
+    { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { NULL, NULL, NULL },
 };
 
