@@ -10,16 +10,16 @@
 #ifndef SLUICE_AUTH_IDENTITY_H
 #define SLUICE_AUTH_IDENTITY_H
 
-#include <stddef.h>
-
 #include "core/arena.h"
 #include "core/error.h"
+
+#include <stddef.h>
 
 typedef struct sluice_identity {
     const char *user_id;       /* never NULL for an authenticated request */
     const char *const *groups; /* group names */
     size_t group_count;
-    const char *method;        /* "stdio-config", "stdio-env", "api-key", "jwt", "none" */
+    const char *method; /* "stdio-config", "stdio-env", "api-key", "jwt", "none" */
 } sluice_identity;
 
 /* What the HTTP transport hands the authenticator: only headers, never the body. */
@@ -49,9 +49,8 @@ struct sluice_authenticator {
 };
 
 /* Copies an identity into arena (deep), so it can outlive the request that produced it. */
-sluice_status sluice_identity_copy(sluice_arena *arena,
-                                   const sluice_identity *from,
-                                   sluice_identity *to);
+sluice_status
+sluice_identity_copy(sluice_arena *arena, const sluice_identity *from, sluice_identity *to);
 
 /* True when identity is a member of group. */
 int sluice_identity_in_group(const sluice_identity *identity, const char *group);

@@ -48,14 +48,6 @@ const char *sluice_token_problem_name(sluice_token_problem problem)
     return problem_names[problem];
 }
 
-/* tag-risk-names: the same words as sluice_risk_name (config.c); kept here so the token module
- * links without the config module. */
-static const char *risk_word(sluice_risk risk)
-{
-    static const char *const words[] = { "low", "medium", "high", "critical" };
-    return (unsigned)risk <= SLUICE_RISK_CRITICAL ? words[risk] : "unknown";
-}
-
 /* ---- encoding ---------------------------------------------------------------------------- */
 
 typedef struct writer {
@@ -434,7 +426,7 @@ static sluice_status check_claims(const sluice_token_claims *got,
     if (got->risk != want->risk)
         return refuse(err, arena, out_problem, SLUICE_TOKEN_RISK_MISMATCH,
                       "the token approved %s risk but this code is now %s risk; %s",
-                      risk_word(got->risk), risk_word(want->risk), REVALIDATE);
+                      sluice_risk_name(got->risk), sluice_risk_name(want->risk), REVALIDATE);
     return SLUICE_OK;
 }
 

@@ -13,12 +13,12 @@
 #ifndef SLUICE_CONFIG_CONFIG_H
 #define SLUICE_CONFIG_CONFIG_H
 
+#include "core/arena.h"
+#include "core/error.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "core/arena.h"
-#include "core/error.h"
 
 typedef struct sluice_strlist {
     const char **items;
@@ -27,21 +27,23 @@ typedef struct sluice_strlist {
 
 /* [server] — transport and MCP surface. */
 typedef struct sluice_config_server {
-    const char *name;             /* serverInfo.name; default "sluice" */
-    const char *instructions;     /* InitializeResult.instructions; NULL = built-in text */
-    const char *listen;           /* "127.0.0.1:8808" default; "host:port" */
-    sluice_strlist allowed_origins; /* exact "scheme://host[:port]"; default: loopback origins */
-    sluice_strlist allowed_hosts;   /* Host header values accepted; default: loopback names */
-    size_t max_body_bytes;        /* default 1 MiB, range 1 KiB .. 64 MiB */
-    size_t max_sessions;          /* default 256, range 1 .. 65536 */
-    int64_t session_idle_seconds; /* default 1800, range 10 .. 604800 */
+    const char *name;                /* serverInfo.name; default "sluice" */
+    const char *instructions;        /* InitializeResult.instructions; NULL = built-in text */
+    const char *listen;              /* "127.0.0.1:8808" default; "host:port" */
+    const char *listen_host;         /* listen parsed: "127.0.0.1" or "::1" (no brackets) */
+    uint16_t listen_port;            /* listen parsed; 0 = any free port */
+    sluice_strlist allowed_origins;  /* exact "scheme://host[:port]"; default: loopback origins */
+    sluice_strlist allowed_hosts;    /* Host header values accepted; default: loopback names */
+    size_t max_body_bytes;           /* default 1 MiB, range 1 KiB .. 64 MiB */
+    size_t max_sessions;             /* default 256, range 1 .. 65536 */
+    int64_t session_idle_seconds;    /* default 1800, range 10 .. 604800 */
     int64_t request_timeout_seconds; /* server->client requests (elicitation...); default 60 */
-    const char *log_level;        /* debug|info|warn|error; default info */
+    const char *log_level;           /* debug|info|warn|error; default info */
 } sluice_config_server;
 
 /* [identity] — who the stdio caller is (HTTP callers authenticate per request). */
 typedef struct sluice_config_identity {
-    const char *user;     /* default: $SLUICE_USER, else "local" */
+    const char *user; /* default: $SLUICE_USER, else "local" */
     sluice_strlist groups;
 } sluice_config_identity;
 
@@ -83,28 +85,28 @@ typedef enum sluice_exposure {
 
 /* [code_mode] — the pmcp-code-mode key names, enforced natively. */
 typedef struct sluice_config_code_mode {
-    bool enabled;                   /* default false */
-    const char *server_id;          /* default = server.name */
-    int64_t token_ttl_seconds;      /* default 300, range 10 .. 86400 */
-    const char *token_secret_file;  /* one of these two is required when enabled */
+    bool enabled;                  /* default false */
+    const char *server_id;         /* default = server.name */
+    int64_t token_ttl_seconds;     /* default 300, range 10 .. 86400 */
+    const char *token_secret_file; /* one of these two is required when enabled */
     const char *token_secret_env;
     const char *token_previous_secret_file; /* rotation: verifies, never signs */
     const char *token_previous_secret_env;
-    bool auto_approve[4];           /* auto_approve_levels, indexed by sluice_risk; default low */
+    bool auto_approve[4]; /* auto_approve_levels, indexed by sluice_risk; default low */
     int64_t execution_timeout_seconds; /* default 30, range 1 .. 3600 */
-    int64_t max_result_bytes;       /* default 1 MiB */
-    sluice_exposure schema_exposure; /* "full" | "read_only" | "allowlist"; default full */
-    const char *audit_log;          /* path of the hash-chained audit log; NULL = off */
-    const char *replay_store;       /* path where used token ids persist; default beside audit */
+    int64_t max_result_bytes;          /* default 1 MiB */
+    sluice_exposure schema_exposure;   /* "full" | "read_only" | "allowlist"; default full */
+    const char *audit_log;             /* path of the hash-chained audit log; NULL = off */
+    const char *replay_store;          /* path where used token ids persist; default beside audit */
     /* SQL */
-    bool sql_reads_enabled;         /* default true */
-    bool sql_allow_writes;          /* default false */
-    bool sql_allow_deletes;         /* default false */
-    bool sql_allow_ddl;             /* default false */
-    bool sql_require_where_on_writes; /* default true */
-    bool sql_require_limit;         /* default false */
-    int64_t sql_max_rows;           /* default 10000, range 1 .. 10,000,000 */
-    int64_t sql_max_joins;          /* default 5, range 0 .. 64 */
+    bool sql_reads_enabled;            /* default true */
+    bool sql_allow_writes;             /* default false */
+    bool sql_allow_deletes;            /* default false */
+    bool sql_allow_ddl;                /* default false */
+    bool sql_require_where_on_writes;  /* default true */
+    bool sql_require_limit;            /* default false */
+    int64_t sql_max_rows;              /* default 10000, range 1 .. 10,000,000 */
+    int64_t sql_max_joins;             /* default 5, range 0 .. 64 */
     sluice_strlist sql_allowed_tables; /* empty = all */
     sluice_strlist sql_blocked_tables;
     sluice_strlist sql_blocked_columns; /* "col" or "table.col"; merged with blocked_fields */
@@ -126,14 +128,14 @@ typedef struct sluice_config_param {
     const char *name;
     sluice_param_type type;
     const char *description;
-    bool required;                /* default true */
+    bool required; /* default true */
 } sluice_config_param;
 
 typedef struct sluice_config_tool {
     const char *name;
     const char *title;
     const char *description;
-    const char *statement;        /* SQL with $name placeholders */
+    const char *statement; /* SQL with $name placeholders */
     sluice_config_param *params;
     size_t param_count;
     size_t line;
@@ -167,16 +169,17 @@ typedef struct sluice_config_resource {
     const char *name;
     const char *title;
     const char *description;
-    const char *mime_type;        /* default text/plain */
-    const char *text;             /* text = "..." or file = "path" (read at load) */
+    const char *mime_type; /* default text/plain */
+    const char *text;      /* text = "..." or file = "path" (read at load) */
     size_t text_len;
-    bool is_blob;                 /* file with a non-text mime type: served base64 */
+    bool is_blob;     /* file with a non-text mime type: served base64 */
+    const char *file; /* resolved path when the content came from a file */
 } sluice_config_resource;
 
 typedef struct sluice_config {
-    sluice_arena *arena;          /* owns everything below */
-    const char *path;             /* the file it came from */
-    const char *dir;              /* its directory, for relative paths */
+    sluice_arena *arena; /* owns everything below */
+    const char *path;    /* the file it came from */
+    const char *dir;     /* its directory, for relative paths */
     sluice_config_server server;
     sluice_config_identity identity;
     sluice_config_api_key *api_keys;
@@ -213,6 +216,10 @@ sluice_status sluice_config_load_text(const char *text,
 sluice_status sluice_config_defaults(sluice_config **out);
 
 void sluice_config_free(sluice_config *config);
+
+/* True when err refuses a secret written inline in the file: render it without the source text
+ * (sluice_error_render(arena, err, NULL, 0)) so the secret is not echoed to terminals and logs. */
+bool sluice_config_error_quotes_secret(const sluice_error *err);
 
 /* "low" | "medium" | "high" | "critical" */
 const char *sluice_risk_name(sluice_risk risk);

@@ -12,12 +12,12 @@
 #ifndef SLUICE_CONFIG_TOML_H
 #define SLUICE_CONFIG_TOML_H
 
+#include "core/arena.h"
+#include "core/error.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-#include "core/arena.h"
-#include "core/error.h"
 
 typedef enum sluice_toml_type {
     SLUICE_TOML_STRING,
@@ -58,6 +58,8 @@ size_t sluice_toml_column(const sluice_toml_value *value);
 /* Tables keep keys in insertion order. */
 size_t sluice_toml_table_count(const sluice_toml_value *table);
 const char *sluice_toml_table_key(const sluice_toml_value *table, size_t index);
+/* Byte length of that key: quoted keys may hold "\u0000", which ends the C string early. */
+size_t sluice_toml_table_key_length(const sluice_toml_value *table, size_t index);
 const sluice_toml_value *sluice_toml_table_value(const sluice_toml_value *table, size_t index);
 /* Position of the key itself (where a typo is). */
 void sluice_toml_table_key_position(const sluice_toml_value *table,

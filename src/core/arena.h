@@ -8,10 +8,10 @@
 #ifndef SLUICE_CORE_ARENA_H
 #define SLUICE_CORE_ARENA_H
 
+#include "sluice/sluice.h"
+
 #include <stdarg.h>
 #include <stddef.h>
-
-#include "sluice/sluice.h"
 
 typedef struct sluice_arena sluice_arena;
 

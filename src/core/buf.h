@@ -8,14 +8,14 @@
 #ifndef SLUICE_CORE_BUF_H
 #define SLUICE_CORE_BUF_H
 
+#include "core/arena.h"
+
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/arena.h"
-
 typedef struct sluice_buf {
-    char *data;           /* always NUL-terminated once anything was appended */
+    char *data; /* always NUL-terminated once anything was appended */
     size_t len;
     size_t cap;
     size_t max;           /* ceiling on len; 0 means SIZE_MAX/2 */

@@ -3,10 +3,10 @@
  */
 #include "core/error.h"
 
+#include "core/buf.h"
+
 #include <stdarg.h>
 #include <string.h>
-
-#include "core/buf.h"
 
 static const char *const status_names[] = {
     [SLUICE_OK] = "ok",
@@ -39,11 +39,8 @@ void sluice_error_clear(sluice_error *err)
         memset(err, 0, sizeof(*err));
 }
 
-static sluice_status set_message(sluice_error *err,
-                                 sluice_arena *arena,
-                                 sluice_status status,
-                                 const char *fmt,
-                                 va_list ap)
+static sluice_status set_message(
+    sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, va_list ap)
 {
     if (err == NULL)
         return status;
@@ -53,11 +50,8 @@ static sluice_status set_message(sluice_error *err,
     return status;
 }
 
-sluice_status sluice_error_set(sluice_error *err,
-                               sluice_arena *arena,
-                               sluice_status status,
-                               const char *fmt,
-                               ...)
+sluice_status
+sluice_error_set(sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, ...)
 {
     if (err == NULL)
         return status;
@@ -101,11 +95,8 @@ void sluice_error_hint(sluice_error *err, sluice_arena *arena, const char *fmt, 
     va_end(ap);
 }
 
-void sluice_error_locate(const char *text,
-                         size_t text_len,
-                         size_t offset,
-                         size_t *out_line,
-                         size_t *out_column)
+void sluice_error_locate(
+    const char *text, size_t text_len, size_t offset, size_t *out_line, size_t *out_column)
 {
     size_t line = 1, column = 1;
     if (offset > text_len)
@@ -141,10 +132,8 @@ static void append_source_line(sluice_buf *b, const char *text, size_t text_len,
     sluice_buf_putc(b, '\n');
 }
 
-char *sluice_error_render(sluice_arena *arena,
-                          const sluice_error *err,
-                          const char *text,
-                          size_t text_len)
+char *
+sluice_error_render(sluice_arena *arena, const sluice_error *err, const char *text, size_t text_len)
 {
     sluice_buf b;
     sluice_buf_init(&b, arena, 8192);

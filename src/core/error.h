@@ -8,9 +8,9 @@
 #ifndef SLUICE_CORE_ERROR_H
 #define SLUICE_CORE_ERROR_H
 
-#include <stddef.h>
-
 #include "core/arena.h"
+
+#include <stddef.h>
 
 typedef struct sluice_error {
     sluice_status status;
@@ -29,11 +29,9 @@ void sluice_error_clear(sluice_error *err);
 
 /* Sets status and a formatted message (allocated in arena; on allocation failure the message
  * is a fixed text). Returns status so callers can `return sluice_error_set(...)`. */
-sluice_status sluice_error_set(sluice_error *err,
-                               sluice_arena *arena,
-                               sluice_status status,
-                               const char *fmt,
-                               ...) __attribute__((format(printf, 4, 5)));
+sluice_status
+sluice_error_set(sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 
 /* As sluice_error_set, plus the place: source name, 1-based line and column. */
 sluice_status sluice_error_at(sluice_error *err,
@@ -50,11 +48,8 @@ void sluice_error_hint(sluice_error *err, sluice_arena *arena, const char *fmt, 
     __attribute__((format(printf, 3, 4)));
 
 /* Computes the 1-based line and column (in UTF-8 characters) of byte offset in text. */
-void sluice_error_locate(const char *text,
-                         size_t text_len,
-                         size_t offset,
-                         size_t *out_line,
-                         size_t *out_column);
+void sluice_error_locate(
+    const char *text, size_t text_len, size_t offset, size_t *out_line, size_t *out_column);
 
 /* Renders "<source>:<line>:<col>: <message>", then, when text is given, the offending line and a
  * caret under the column, then "hint: ..." when present. Allocated in arena. */

@@ -24,4 +24,7 @@
 /* Bytes of a tool result sent back to the client by default. */
 #define SLUICE_LIMIT_RESULT_BYTES (1u * 1024u * 1024u)
 
+/* A [[resources]] file read at config load. */
+#define SLUICE_LIMIT_RESOURCE_FILE_BYTES (4u * 1024u * 1024u)
+
 #endif

@@ -15,16 +15,16 @@
 
 typedef struct sluice_schema_column {
     const char *name;
-    const char *type;   /* engine type text: "INTEGER", "VARCHAR", "TIMESTAMP", ... */
+    const char *type; /* engine type text: "INTEGER", "VARCHAR", "TIMESTAMP", ... */
     bool nullable;
-    bool blocked;       /* in blocked_fields: usable in joins/filters, never in output */
+    bool blocked; /* in blocked_fields: usable in joins/filters, never in output */
 } sluice_schema_column;
 
 typedef struct sluice_schema_table {
     const char *schema; /* "main" */
     const char *name;
     bool is_view;
-    bool hidden;        /* excluded by exposure rules (allow/block lists) */
+    bool hidden; /* excluded by exposure rules (allow/block lists) */
     sluice_schema_column *columns;
     size_t column_count;
     int64_t approx_rows; /* -1 unknown */

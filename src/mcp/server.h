@@ -18,13 +18,13 @@
 #ifndef SLUICE_MCP_SERVER_H
 #define SLUICE_MCP_SERVER_H
 
-#include <jansson.h>
-#include <stdbool.h>
-#include <stddef.h>
-
 #include "auth/identity.h"
 #include "core/arena.h"
 #include "core/error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
 
 typedef struct sluice_mcp_server sluice_mcp_server;
 typedef struct sluice_mcp_session sluice_mcp_session;
@@ -43,11 +43,11 @@ typedef sluice_status (*sluice_mcp_tool_fn)(sluice_mcp_call *call,
 
 typedef struct sluice_mcp_tool {
     const char *name;
-    const char *title;        /* optional */
+    const char *title; /* optional */
     const char *description;
-    json_t *input_schema;     /* stolen; root type "object" */
-    json_t *output_schema;    /* stolen; optional */
-    json_t *annotations;      /* stolen; optional */
+    json_t *input_schema;  /* stolen; root type "object" */
+    json_t *output_schema; /* stolen; optional */
+    json_t *annotations;   /* stolen; optional */
     sluice_mcp_tool_fn fn;
     void *userdata;
 } sluice_mcp_tool;
@@ -64,7 +64,7 @@ typedef struct sluice_mcp_prompt {
     const char *name;
     const char *title;
     const char *description;
-    json_t *arguments;        /* stolen; array of {name, description?, required?} or NULL */
+    json_t *arguments; /* stolen; array of {name, description?, required?} or NULL */
     sluice_mcp_prompt_fn fn;
     void *userdata;
 } sluice_mcp_prompt;
@@ -78,7 +78,7 @@ typedef sluice_status (*sluice_mcp_resource_fn)(sluice_mcp_call *call,
                                                 void *userdata);
 
 typedef struct sluice_mcp_resource {
-    const char *uri;          /* for templates: the RFC 6570 uriTemplate ("test://t/{id}/data") */
+    const char *uri; /* for templates: the RFC 6570 uriTemplate ("test://t/{id}/data") */
     const char *name;
     const char *title;
     const char *description;
@@ -92,11 +92,11 @@ typedef struct sluice_mcp_resource {
 /* ---- server ------------------------------------------------------------------------------- */
 
 typedef struct sluice_mcp_server_options {
-    const char *name;          /* serverInfo.name */
-    const char *version;       /* serverInfo.version */
-    const char *instructions;  /* optional */
-    size_t worker_threads;     /* handlers run here; default 4 */
-    int request_timeout_ms;    /* server->client requests; default 60000 */
+    const char *name;         /* serverInfo.name */
+    const char *version;      /* serverInfo.version */
+    const char *instructions; /* optional */
+    size_t worker_threads;    /* handlers run here; default 4 */
+    int request_timeout_ms;   /* server->client requests; default 60000 */
 } sluice_mcp_server_options;
 
 sluice_status sluice_mcp_server_new(const sluice_mcp_server_options *options,
@@ -169,7 +169,10 @@ void sluice_mcp_call_progress(sluice_mcp_call *call,
                               const char *message);
 
 /* notifications/message at level ("info", ...), if at or above the session's level. */
-void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *logger, json_t *data);
+void sluice_mcp_call_log(sluice_mcp_call *call,
+                         const char *level,
+                         const char *logger,
+                         json_t *data);
 
 /* Sends a server->client request (elicitation/create, sampling/createMessage, roots/list) and
  * waits for the response. *out_result is the result object (owned by the caller); a JSON-RPC

@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# fuzz.sh [SECONDS] — builds every tests/fuzz/fuzz_*.c as a libFuzzer target (clang, ASan+UBSan)
+# and runs each for SECONDS (default 45) on a scratch copy of its corpus. A crash, leak or
+# timeout fails; the reproducer is left in build-fuzz/findings/<target>/.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+secs=${1:-${FUZZ_SECONDS:-45}}
+cmake -S . -B build-fuzz -DSLUICE_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+cmake --build build-fuzz -j "$(nproc)" >/dev/null
+status=0
+for src in tests/fuzz/fuzz_*.c; do
+  name=$(basename "$src" .c)
+  work=build-fuzz/work/$name findings=build-fuzz/findings/$name
+  rm -rf "$work" && mkdir -p "$work" "$findings"
+  [ -d "tests/fuzz/corpus/$name" ] && cp -r "tests/fuzz/corpus/$name/." "$work/"
+  echo "fuzz: $name for ${secs}s"
+  if ! (cd "$findings" && ASAN_OPTIONS=detect_leaks=1 "../../$name" "../../../$work" \
+        -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        >"../$name.log" 2>&1); then
+    echo "fuzz: $name FAILED; see build-fuzz/findings/$name.log and the crash-* file in $findings" >&2
+    tail -30 "build-fuzz/findings/$name.log" >&2
+    status=1
+  fi
+done
+exit $status

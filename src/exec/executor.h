@@ -1,0 +1,163 @@
+/*
+ * executor.h — one interface in front of every backend that runs code: open, schema, execute,
+ * close. DESIGN.md §1: `execute(code, variables, limits, identity) -> result`.
+ *
+ * Owns: the request/result shapes, the vtable each engine fills (exec/duckdb.c, exec/sqlite.c),
+ * and the dispatch from sluice_config_database.engine to the right engine.
+ * Does not own: policy. An executor never decides whether code may run; the analyzer and the
+ * code-mode pipeline do. It only enforces the engine-level hardening (read-only, no files, no
+ * extensions, one statement) and the limits it is given (time, rows, bytes, cancellation).
+ *
+ * Threads: one sluice_executor is shared by all requests; execute() may run on many threads at
+ * once (each call uses its own engine connection). Everything a call returns lives in the arena
+ * it was given.
+ */
+#ifndef SLUICE_EXEC_EXECUTOR_H
+#define SLUICE_EXEC_EXECUTOR_H
+
+#include "auth/identity.h"
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+#include "exec/schema.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct sluice_executor sluice_executor;
+
+/* Limits for one execution. 0 in any field means "no limit of this kind". */
+typedef struct sluice_exec_limits {
+    int64_t timeout_ms; /* wall clock; at the deadline the engine is interrupted */
+    int64_t max_rows;   /* rows returned; one more is fetched to tell N from N+1 apart */
+    size_t max_bytes;   /* compact JSON size of the rows array returned */
+    /* Name of the setting the timeout came from, quoted in the error so the reader knows what to
+     * change ("execution_timeout_seconds"); NULL = "timeout". */
+    const char *timeout_setting;
+} sluice_exec_limits;
+
+/* How the caller learns about cancellation without exec depending on the MCP core: execute()
+ * calls register_cancel(cancel_ctx, fn, data) once before it starts; whoever owns cancellation
+ * calls fn(data) from any thread when the client cancels (sluice_mcp_call_on_cancel fits with a
+ * one-line adapter). data lives in the request arena, so fn stays safe to call until that arena
+ * is freed, even after execute() returned (it is then a no-op). */
+typedef void (*sluice_exec_register_cancel_fn)(void *cancel_ctx, void (*fn)(void *), void *data);
+
+typedef struct sluice_exec_request {
+    const char *code; /* exactly one statement */
+    size_t code_len;
+    /* JSON object or NULL. Bound as parameters by name, never spliced into the text:
+     * DuckDB `$name` (and `$1`/`?` as keys "1", "2", ...); SQLite `:name`, `@name`, `$name`, `?N`
+     * (keys without the sigil; "1", "2", ... for positional). Values: string, integer, real,
+     * boolean, null. A parameter without a variable, or a variable no parameter uses, is an
+     * error. */
+    const json_t *variables;
+    sluice_exec_limits limits;
+    const sluice_identity *identity; /* who runs it; local engines only log it. May be NULL. */
+    /* Set when blocked columns are involved: engine errors are then replaced by their class and
+     * position ("Conversion Error at line 1, column 8"), never echoing values (research D8). */
+    bool scrub_errors;
+    sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
+    void *cancel_ctx;
+} sluice_exec_request;
+
+typedef struct sluice_exec_column {
+    const char *name;
+    const char *type; /* engine type text: "INTEGER", "VARCHAR", "DECIMAL(18,2)", ... */
+} sluice_exec_column;
+
+/* Result of one execution; all memory in the request arena (rows are released with it).
+ * Values are JSON-typed: integers, doubles, strings, booleans, null; dates and timestamps as ISO
+ * 8601 strings; DECIMAL as a number when it fits a double exactly, else a string; HUGEINT and
+ * UHUGEINT as strings; LIST/ARRAY as arrays; STRUCT as objects; MAP as an array of
+ * {"key":..,"value":..}; BLOB as base64; anything else as its VARCHAR text. */
+typedef struct sluice_exec_result {
+    sluice_exec_column *columns;
+    size_t column_count;
+    json_t *rows; /* array of arrays, owned by the arena (do not json_decref) */
+    size_t row_count;
+    bool truncated;           /* more rows existed than were returned */
+    const char *truncated_by; /* "max_rows" | "max_bytes" | NULL */
+    size_t bytes;             /* compact JSON size of rows */
+    int64_t elapsed_ms;
+    const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
+} sluice_exec_result;
+
+/* The vtable an engine fills. Engines live in exec/<engine>.c; callers use the functions below. */
+typedef struct sluice_executor_ops {
+    const char *name; /* "duckdb", "sqlite" */
+    sluice_status (*schema)(sluice_executor *ex,
+                            sluice_arena *arena,
+                            sluice_schema *out,
+                            sluice_error *err);
+    sluice_status (*execute)(sluice_executor *ex,
+                             sluice_arena *arena,
+                             const sluice_exec_request *req,
+                             sluice_exec_result *out,
+                             sluice_error *err);
+    void (*close)(void *state);
+} sluice_executor_ops;
+
+/* Opens the database named by db with the hardening for that engine. The code_mode settings
+ * decide read-only vs read-write (sql_allow_writes/deletes/ddl) and the blocked/hidden marks the
+ * schema carries. Both configs are copied: the caller may free them afterwards.
+ * Errors: SLUICE_E_IO (file missing/unreadable), SLUICE_E_CONFIG (a hardening setting did not
+ * take effect: sluice refuses to start), SLUICE_E_ENGINE. Strings in err_arena. */
+sluice_status sluice_executor_open(const sluice_config_database *db,
+                                   const sluice_config_code_mode *code_mode,
+                                   sluice_executor **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err);
+
+/* Tables, views, columns, types, approximate row counts, blocked and hidden marks, and a
+ * SHA-256 version hash over names and types. Everything in arena. */
+sluice_status sluice_executor_schema(sluice_executor *ex,
+                                     sluice_arena *arena,
+                                     sluice_schema *out,
+                                     sluice_error *err);
+
+/* Runs req->code once. On success fills *out. On failure: SLUICE_E_INVALID (not exactly one
+ * statement, bad variables), SLUICE_E_DENIED (statement type or operation refused by the engine
+ * hardening), SLUICE_E_TIMEOUT, SLUICE_E_CANCELLED, SLUICE_E_ENGINE (the engine's message, or
+ * its class and position when req->scrub_errors). */
+sluice_status sluice_executor_execute(sluice_executor *ex,
+                                      sluice_arena *arena,
+                                      const sluice_exec_request *req,
+                                      sluice_exec_result *out,
+                                      sluice_error *err);
+
+/* "duckdb" | "sqlite" */
+const char *sluice_executor_engine_name(const sluice_executor *ex);
+sluice_engine_kind sluice_executor_engine(const sluice_executor *ex);
+
+/* The blocked-column test shared by schema introspection and callers: true when table.column
+ * (or column alone) is listed in blocked_fields or sql_blocked_columns. Case-insensitive. */
+bool sluice_executor_column_blocked(const sluice_executor *ex,
+                                    const char *table,
+                                    const char *column);
+
+/* Closes the engine. Executions must have finished. NULL does nothing. */
+void sluice_executor_close(sluice_executor *ex);
+
+/* --- for engine implementations only ------------------------------------------------------ */
+
+/* Wraps an engine's state; takes a deep copy of the code_mode lists it needs. On failure calls
+ * ops->close(state). */
+sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
+                                   void *state,
+                                   sluice_engine_kind kind,
+                                   const sluice_config_code_mode *code_mode,
+                                   sluice_executor **out);
+
+/* The engine state given to sluice_executor_wrap. */
+void *sluice_executor_state(const sluice_executor *ex);
+
+/* True when the table is hidden by sql_allowed_tables / sql_blocked_tables. */
+bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table);
+
+/* True when the config lets code change data or schema (the engine then opens read-write). */
+bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode);
+
+#endif

@@ -1,0 +1,564 @@
+/*
+ * bench_mcp_driver.c — the MCP round-trip benchmark client (test-only program, bench/mcp/run.sh).
+ *
+ * Owns: initialize + notifications/initialized, a warm-up, then N sequential tools/call round
+ * trips against one server over stdio (a child process on pipes) or Streamable HTTP (one libcurl
+ * handle, so the connection is kept alive), timing each call; prints one JSON object with the
+ * throughput and latency percentiles. The same driver measures sluice and the TypeScript SDK
+ * server, so the client cost is identical on both sides and small (C, no per-call allocation
+ * beyond parsing the response).
+ * Does not own: starting HTTP servers, comparing results (run.sh), or judging any number.
+ *
+ *   bench_mcp_driver [--calls N] [--warmup W] [--tool NAME] [--args JSON] [--label L]
+ *                    (--http URL | --stdio -- CMD [ARGS...])
+ * Exit 0 when every call got a non-error result, 1 otherwise (with the reason on stderr).
+ */
+#include <curl/curl.h>
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DRIVER_MAX_RESPONSE (8u * 1024u * 1024u)
+#define DRIVER_MAX_REQUEST  (64u * 1024u)
+#define DRIVER_PROTOCOL     "2025-11-25"
+
+typedef struct growbuf {
+    char *data;
+    size_t len;
+    size_t cap;
+} growbuf;
+
+/* Appends len bytes (keeps a NUL after them); false past DRIVER_MAX_RESPONSE or on ENOMEM. */
+static bool growbuf_add(growbuf *b, const char *data, size_t len)
+{
+    if (len > DRIVER_MAX_RESPONSE - b->len) {
+        return false;
+    }
+    if (b->len + len + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 4096;
+        while (cap < b->len + len + 1) {
+            cap *= 2;
+        }
+        char *p = realloc(b->data, cap);
+        if (!p) {
+            return false;
+        }
+        b->data = p;
+        b->cap = cap;
+    }
+    memcpy(b->data + b->len, data, len);
+    b->len += len;
+    b->data[b->len] = '\0';
+    return true;
+}
+
+static void growbuf_consume(growbuf *b, size_t n)
+{
+    memmove(b->data, b->data + n, b->len - n);
+    b->len -= n;
+    if (b->data) {
+        b->data[b->len] = '\0';
+    }
+}
+
+typedef struct options {
+    long calls;
+    long warmup;
+    const char *tool;
+    const char *args_json;
+    const char *label;
+    const char *url;
+    char **argv; /* stdio command */
+} options;
+
+typedef struct conn {
+    /* stdio */
+    pid_t pid;
+    int to_child;
+    int from_child;
+    growbuf in;
+    /* http */
+    CURL *curl;
+    struct curl_slist *headers;
+    growbuf body;
+    char session_header[256];
+    char content_type[128];
+} conn;
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* True when a response is a success (no JSON-RPC error, no isError result); *why says what
+ * was wrong otherwise. */
+static bool response_ok(json_t *msg, const char **why)
+{
+    json_t *result = json_object_get(msg, "result");
+    if (json_object_get(msg, "error")) {
+        *why = "JSON-RPC error response";
+        return false;
+    }
+    if (!json_is_object(result)) {
+        *why = "response without a result object";
+        return false;
+    }
+    if (json_is_true(json_object_get(result, "isError"))) {
+        *why = "tool result with isError:true";
+        return false;
+    }
+    return true;
+}
+
+/* Whether msg answers request id (a response: has id, no method). */
+static bool is_response_to(json_t *msg, long id)
+{
+    json_t *jid = json_object_get(msg, "id");
+    return json_is_integer(jid) && json_integer_value(jid) == id && !json_object_get(msg, "method");
+}
+
+/* ---- stdio ---------------------------------------------------------------------------------- */
+
+static bool stdio_start(conn *c, char **argv)
+{
+    int in_pipe[2], out_pipe[2];
+    if (pipe(in_pipe) != 0 || pipe(out_pipe) != 0) {
+        perror("pipe");
+        return false;
+    }
+    c->pid = fork();
+    if (c->pid < 0) {
+        perror("fork");
+        return false;
+    }
+    if (c->pid == 0) {
+        dup2(in_pipe[0], STDIN_FILENO);
+        dup2(out_pipe[1], STDOUT_FILENO);
+        close(in_pipe[0]);
+        close(in_pipe[1]);
+        close(out_pipe[0]);
+        close(out_pipe[1]);
+        execvp(argv[0], argv);
+        perror("execvp");
+        _exit(127);
+    }
+    close(in_pipe[0]);
+    close(out_pipe[1]);
+    c->to_child = in_pipe[1];
+    c->from_child = out_pipe[0];
+    return true;
+}
+
+static bool write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t n = write(fd, data, len);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0) {
+            return false;
+        }
+        data += n;
+        len -= (size_t)n;
+    }
+    return true;
+}
+
+/* Reads lines until the response to id; skips notifications and anything else. */
+static json_t *stdio_await(conn *c, long id)
+{
+    for (;;) {
+        char *nl = c->in.len ? memchr(c->in.data, '\n', c->in.len) : NULL;
+        if (nl) {
+            size_t line_len = (size_t)(nl - c->in.data);
+            json_t *msg = json_loadb(c->in.data, line_len, 0, NULL);
+            growbuf_consume(&c->in, line_len + 1);
+            if (msg && is_response_to(msg, id)) {
+                return msg;
+            }
+            json_decref(msg);
+            continue;
+        }
+        char chunk[65536];
+        ssize_t n = read(c->from_child, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR) {
+            continue;
+        }
+        if (n <= 0 || !growbuf_add(&c->in, chunk, (size_t)n)) {
+            fprintf(stderr, "bench_mcp_driver: server closed stdout before answering id %ld\n", id);
+            return NULL;
+        }
+    }
+}
+
+static json_t *stdio_roundtrip(conn *c, const char *frame, size_t len, long id)
+{
+    if (!write_all(c->to_child, frame, len) || !write_all(c->to_child, "\n", 1)) {
+        fprintf(stderr, "bench_mcp_driver: cannot write to the server's stdin\n");
+        return NULL;
+    }
+    return id >= 0 ? stdio_await(c, id) : NULL;
+}
+
+static void stdio_stop(conn *c)
+{
+    close(c->to_child);
+    close(c->from_child);
+    int status = 0;
+    waitpid(c->pid, &status, 0);
+    free(c->in.data);
+}
+
+/* ---- http ----------------------------------------------------------------------------------- */
+
+static size_t on_body(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    conn *c = ud;
+    return growbuf_add(&c->body, ptr, size * nmemb) ? size * nmemb : 0;
+}
+
+/* Copies header value into dst when the header line starts with name (case-insensitive). */
+static void take_header(const char *line, size_t len, const char *name, char *dst, size_t cap)
+{
+    size_t nlen = strlen(name);
+    if (len <= nlen || strncasecmp(line, name, nlen) != 0) {
+        return;
+    }
+    const char *v = line + nlen;
+    size_t vlen = len - nlen;
+    while (vlen > 0 && (*v == ' ' || *v == '\t')) {
+        v++;
+        vlen--;
+    }
+    while (vlen > 0 && (v[vlen - 1] == '\r' || v[vlen - 1] == '\n' || v[vlen - 1] == ' ')) {
+        vlen--;
+    }
+    if (vlen < cap) {
+        memcpy(dst, v, vlen);
+        dst[vlen] = '\0';
+    }
+}
+
+static size_t on_header(char *ptr, size_t size, size_t nmemb, void *ud)
+{
+    conn *c = ud;
+    size_t len = size * nmemb;
+    char sid[200] = "";
+    take_header(ptr, len, "mcp-session-id:", sid, sizeof sid);
+    if (sid[0]) {
+        snprintf(c->session_header, sizeof c->session_header, "Mcp-Session-Id: %s", sid);
+    }
+    take_header(ptr, len, "content-type:", c->content_type, sizeof c->content_type);
+    return len;
+}
+
+static bool http_start(conn *c, const char *url)
+{
+    c->curl = curl_easy_init();
+    if (!c->curl) {
+        return false;
+    }
+    c->headers = curl_slist_append(NULL, "Content-Type: application/json");
+    c->headers = curl_slist_append(c->headers, "Accept: application/json, text/event-stream");
+    curl_easy_setopt(c->curl, CURLOPT_URL, url);
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(c->curl, CURLOPT_WRITEDATA, c);
+    curl_easy_setopt(c->curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(c->curl, CURLOPT_HEADERDATA, c);
+    curl_easy_setopt(c->curl, CURLOPT_TCP_NODELAY, 1L);
+    curl_easy_setopt(c->curl, CURLOPT_TIMEOUT, 60L);
+    return true;
+}
+
+/* Finds the response to id in an SSE body (events of "data:" lines) or a JSON body. */
+static json_t *http_find_response(conn *c, long id)
+{
+    if (strncasecmp(c->content_type, "text/event-stream", 17) != 0) {
+        json_t *msg = json_loadb(c->body.data, c->body.len, 0, NULL);
+        if (msg && is_response_to(msg, id)) {
+            return msg;
+        }
+        json_decref(msg);
+        return NULL;
+    }
+    const char *p = c->body.data;
+    const char *end = p + c->body.len;
+    while (p < end) {
+        const char *eol = memchr(p, '\n', (size_t)(end - p));
+        size_t len = eol ? (size_t)(eol - p) : (size_t)(end - p);
+        if (len > 5 && memcmp(p, "data:", 5) == 0) {
+            json_t *msg = json_loadb(p + 5, len - 5, 0, NULL);
+            if (msg && is_response_to(msg, id)) {
+                return msg;
+            }
+            json_decref(msg);
+        }
+        p += len + 1;
+    }
+    return NULL;
+}
+
+static json_t *http_roundtrip(conn *c, const char *frame, size_t len, long id)
+{
+    c->body.len = 0;
+    c->content_type[0] = '\0';
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDS, frame);
+    curl_easy_setopt(c->curl, CURLOPT_POSTFIELDSIZE, (long)len);
+    CURLcode rc = curl_easy_perform(c->curl);
+    long status = 0;
+    curl_easy_getinfo(c->curl, CURLINFO_RESPONSE_CODE, &status);
+    if (rc != CURLE_OK) {
+        fprintf(stderr, "bench_mcp_driver: %s\n", curl_easy_strerror(rc));
+        return NULL;
+    }
+    if (id < 0) {
+        if (status != 202 && status != 200) {
+            fprintf(stderr, "bench_mcp_driver: notification answered HTTP %ld\n", status);
+        }
+        return NULL;
+    }
+    json_t *msg = status == 200 ? http_find_response(c, id) : NULL;
+    if (!msg) {
+        fprintf(stderr, "bench_mcp_driver: HTTP %ld without the response to id %ld: %.300s\n",
+                status, id, c->body.data ? c->body.data : "");
+    }
+    return msg;
+}
+
+/* After initialize: every request carries the session id and the protocol version. */
+static void http_add_session_headers(conn *c)
+{
+    if (c->session_header[0]) {
+        c->headers = curl_slist_append(c->headers, c->session_header);
+    }
+    c->headers = curl_slist_append(c->headers, "MCP-Protocol-Version: " DRIVER_PROTOCOL);
+    curl_easy_setopt(c->curl, CURLOPT_HTTPHEADER, c->headers);
+}
+
+static void http_stop(conn *c)
+{
+    if (c->session_header[0]) {
+        /* End the session politely; the status does not matter to the measurement. */
+        curl_easy_setopt(c->curl, CURLOPT_HTTPGET, 1L);
+        curl_easy_setopt(c->curl, CURLOPT_CUSTOMREQUEST, "DELETE");
+        curl_easy_perform(c->curl);
+    }
+    curl_slist_free_all(c->headers);
+    curl_easy_cleanup(c->curl);
+    free(c->body.data);
+}
+
+/* ---- the run -------------------------------------------------------------------------------- */
+
+static json_t *roundtrip(conn *c, const options *o, const char *frame, size_t len, long id)
+{
+    return o->url ? http_roundtrip(c, frame, len, id) : stdio_roundtrip(c, frame, len, id);
+}
+
+static bool initialize(conn *c, const options *o)
+{
+    static const char init[] =
+        "{\"jsonrpc\":\"2.0\",\"id\":0,\"method\":\"initialize\",\"params\":{\"protocolVersion\":"
+        "\"" DRIVER_PROTOCOL "\",\"capabilities\":{},\"clientInfo\":{\"name\":\"bench_mcp_driver\","
+        "\"version\":\"1.0.0\"}}}";
+    static const char initialized[] =
+        "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}";
+    json_t *resp = roundtrip(c, o, init, sizeof init - 1, 0);
+    const char *why = "no response";
+    bool ok = resp && response_ok(resp, &why);
+    json_decref(resp);
+    if (!ok) {
+        fprintf(stderr, "bench_mcp_driver: initialize failed: %s\n", why);
+        return false;
+    }
+    if (o->url) {
+        http_add_session_headers(c);
+    }
+    roundtrip(c, o, initialized, sizeof initialized - 1, -1);
+    return true;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of sorted v (n > 0), in microseconds. */
+static double pct_us(const uint64_t *v, size_t n, double q)
+{
+    size_t rank = (size_t)(q * (double)n + 0.999999);
+    if (rank < 1) {
+        rank = 1;
+    }
+    if (rank > n) {
+        rank = n;
+    }
+    return (double)v[rank - 1] / 1000.0;
+}
+
+static bool
+run_calls(conn *c, const options *o, const char *args, long first_id, long count, uint64_t *lat)
+{
+    char frame[DRIVER_MAX_REQUEST];
+    for (long i = 0; i < count; i++) {
+        long id = first_id + i;
+        int n = snprintf(frame, sizeof frame,
+                         "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"method\":\"tools/call\",\"params\":"
+                         "{\"name\":\"%s\",\"arguments\":%s}}",
+                         id, o->tool, args);
+        if (n < 0 || (size_t)n >= sizeof frame) {
+            fprintf(stderr, "bench_mcp_driver: request too large\n");
+            return false;
+        }
+        uint64_t t0 = now_ns();
+        json_t *resp = roundtrip(c, o, frame, (size_t)n, id);
+        uint64_t t1 = now_ns();
+        const char *why = "no response";
+        bool ok = resp && response_ok(resp, &why);
+        json_decref(resp);
+        if (!ok) {
+            fprintf(stderr, "bench_mcp_driver: call %ld failed: %s\n", id, why);
+            return false;
+        }
+        if (lat) {
+            lat[i] = t1 - t0;
+        }
+    }
+    return true;
+}
+
+static void print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns)
+{
+    double secs = (double)total_ns / 1e9;
+    uint64_t sum = 0;
+    for (size_t i = 0; i < n; i++) {
+        sum += lat[i];
+    }
+    printf("{\"label\":\"%s\",\"transport\":\"%s\",\"tool\":\"%s\",\"calls\":%zu,\"warmup\":%ld,"
+           "\"seconds\":%.6f,\"calls_per_second\":%.1f,\"mean_us\":%.1f,\"p50_us\":%.1f,"
+           "\"p90_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f}\n",
+           o->label, o->url ? "http" : "stdio", o->tool, n, o->warmup, secs,
+           secs > 0 ? (double)n / secs : 0.0, (double)sum / (double)n / 1000.0,
+           pct_us(lat, n, 0.50), pct_us(lat, n, 0.90), pct_us(lat, n, 0.99),
+           (double)lat[n - 1] / 1000.0);
+}
+
+static int usage(void)
+{
+    fprintf(stderr, "usage: bench_mcp_driver [--calls N] [--warmup W] [--tool NAME] [--args JSON] "
+                    "[--label L] (--http URL | --stdio -- CMD [ARGS...])\n");
+    return 2;
+}
+
+static bool parse_count(const char *s, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !end || *end || v < 0 || v > 100000000) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+/* One "--name value" pair; false for an unknown name or a bad value. */
+static bool set_option(options *o, const char *name, const char *v)
+{
+    if (strcmp(name, "--calls") == 0) {
+        return parse_count(v, &o->calls) && o->calls > 0;
+    }
+    if (strcmp(name, "--warmup") == 0) {
+        return parse_count(v, &o->warmup);
+    }
+    const char **slot = strcmp(name, "--tool") == 0    ? &o->tool
+                        : strcmp(name, "--args") == 0  ? &o->args_json
+                        : strcmp(name, "--label") == 0 ? &o->label
+                        : strcmp(name, "--http") == 0  ? &o->url
+                                                       : NULL;
+    if (slot) {
+        *slot = v;
+    }
+    return slot != NULL;
+}
+
+static bool parse_options(int argc, char **argv, options *o)
+{
+    *o = (options){ .calls = 10000,
+                    .warmup = 1000,
+                    .tool = "echo",
+                    .args_json = "{\"message\":\"hello\"}",
+                    .label = "server" };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--stdio") == 0) {
+            if (i + 1 < argc && strcmp(argv[i + 1], "--") == 0) {
+                i++;
+            }
+            o->argv = i + 1 < argc ? &argv[i + 1] : NULL;
+            return o->argv != NULL && !o->url;
+        }
+        if (!v || !set_option(o, a, v)) {
+            return false;
+        }
+        i++;
+    }
+    return o->url != NULL;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    if (!parse_options(argc, argv, &o)) {
+        return usage();
+    }
+    /* Re-serialise the arguments compactly: a stdio frame must be one line. */
+    json_t *args = json_loads(o.args_json, 0, NULL);
+    char *args_compact = json_is_object(args) ? json_dumps(args, JSON_COMPACT) : NULL;
+    json_decref(args);
+    if (!args_compact) {
+        fprintf(stderr, "bench_mcp_driver: --args must be a JSON object\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    conn c = { .pid = -1 };
+    bool ok = o.url ? http_start(&c, o.url) : stdio_start(&c, o.argv);
+    uint64_t *lat = calloc((size_t)o.calls, sizeof *lat);
+    uint64_t total = 0;
+    ok = ok && lat && initialize(&c, &o);
+    ok = ok && run_calls(&c, &o, args_compact, 1, o.warmup, NULL);
+    if (ok) {
+        uint64_t t0 = now_ns();
+        ok = run_calls(&c, &o, args_compact, 1 + o.warmup, o.calls, lat);
+        total = now_ns() - t0;
+    }
+    if (ok) {
+        qsort(lat, (size_t)o.calls, sizeof *lat, cmp_u64);
+        print_result(&o, lat, (size_t)o.calls, total);
+    }
+    if (o.url) {
+        http_stop(&c);
+    } else if (c.pid > 0) {
+        stdio_stop(&c);
+    }
+    curl_global_cleanup();
+    free(lat);
+    free(args_compact);
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,116 @@
+/*
+ * test_arena.c — the region allocator: alignment, large blocks, cleanups, failure injection.
+ */
+#include "core/arena.h"
+#include "unit.h"
+
+#include <string.h>
+
+static void test_arena_allocations_are_aligned_and_usable(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    assert_non_null(a);
+    for (size_t n = 1; n < 5000; n += 37) {
+        unsigned char *p = sluice_arena_alloc(a, n);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % _Alignof(max_align_t), 0);
+        memset(p, 0xAB, n);
+    }
+    assert_true(sluice_arena_used(a) > 5000);
+    sluice_arena_free(a);
+}
+
+static void test_arena_calloc_rejects_overflow(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    assert_null(sluice_arena_calloc(a, SIZE_MAX / 2, 4));
+    int *z = sluice_arena_calloc(a, 10, sizeof(int));
+    assert_non_null(z);
+    for (int i = 0; i < 10; i++)
+        assert_int_equal(z[i], 0);
+    sluice_arena_free(a);
+}
+
+static void test_arena_strings_are_copied(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    char src[] = "hello world";
+    char *d = sluice_arena_strndup(a, src, 5);
+    src[0] = 'J';
+    assert_string_equal(d, "hello");
+    assert_string_equal(sluice_arena_printf(a, "%s=%d", "n", 42), "n=42");
+    assert_null(sluice_arena_strdup(a, NULL));
+    sluice_arena_free(a);
+}
+
+static int cleanup_order[4];
+static int cleanup_count;
+
+static void record_cleanup(void *data)
+{
+    cleanup_order[cleanup_count++] = *(int *)data;
+}
+
+static void test_arena_cleanups_run_last_first(void **state)
+{
+    (void)state;
+    static int one = 1, two = 2;
+    cleanup_count = 0;
+    sluice_arena *a = sluice_arena_new();
+    assert_int_equal(sluice_arena_cleanup_add(a, record_cleanup, &one), SLUICE_OK);
+    assert_int_equal(sluice_arena_cleanup_add(a, record_cleanup, &two), SLUICE_OK);
+    sluice_arena_free(a);
+    assert_int_equal(cleanup_count, 2);
+    assert_int_equal(cleanup_order[0], 2);
+    assert_int_equal(cleanup_order[1], 1);
+}
+
+static void test_arena_injected_failure_hits_nth_allocation(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_arena_fail_at(3);
+    assert_non_null(sluice_arena_alloc(a, 8));
+    assert_non_null(sluice_arena_alloc(a, 8));
+    assert_null(sluice_arena_alloc(a, 8));
+    assert_non_null(sluice_arena_alloc(a, 8));
+    sluice_arena_fail_at(0);
+    sluice_arena_free(a);
+}
+
+static void test_arena_cleanup_runs_even_when_registration_fails(void **state)
+{
+    (void)state;
+    static int three = 3;
+    cleanup_count = 0;
+    sluice_arena *a = sluice_arena_new();
+    sluice_arena_fail_at(1);
+    assert_int_equal(sluice_arena_cleanup_add(a, record_cleanup, &three), SLUICE_E_NOMEM);
+    assert_int_equal(cleanup_count, 1);
+    sluice_arena_free(a);
+    assert_int_equal(cleanup_count, 1);
+}
+
+static void test_arena_free_null_is_harmless(void **state)
+{
+    (void)state;
+    sluice_arena_free(NULL);
+    assert_null(sluice_arena_alloc(NULL, 1));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_arena_allocations_are_aligned_and_usable),
+        cmocka_unit_test(test_arena_calloc_rejects_overflow),
+        cmocka_unit_test(test_arena_strings_are_copied),
+        cmocka_unit_test(test_arena_cleanups_run_last_first),
+        cmocka_unit_test(test_arena_injected_failure_hits_nth_allocation),
+        cmocka_unit_test(test_arena_cleanup_runs_even_when_registration_fails),
+        cmocka_unit_test(test_arena_free_null_is_harmless),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
