@@ -97,6 +97,7 @@ typedef struct sluice_mcp_server_options {
     const char *instructions; /* optional */
     size_t worker_threads;    /* handlers run here; default 4 */
     int request_timeout_ms;   /* server->client requests; default 60000 */
+    size_t page_size;         /* items per list page; default SLUICE_LIMIT_PAGE_SIZE */
 } sluice_mcp_server_options;
 
 sluice_status sluice_mcp_server_new(const sluice_mcp_server_options *options,
@@ -145,6 +146,18 @@ sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,
                                       const sluice_identity *identity,
                                       char *out_kind);
 
+/* As sluice_mcp_session_feed, for a frame the transport already parsed (the HTTP transport
+ * classifies each body itself to pick its status code). msg is borrowed. */
+sluice_status sluice_mcp_session_feed_value(sluice_mcp_session *session,
+                                            json_t *msg,
+                                            const sluice_identity *identity,
+                                            char *out_kind);
+
+/* The input side is gone (stdio EOF): server->client requests fail at once with SLUICE_E_IO, and
+ * this waits until every in-flight call has answered. Call before sluice_mcp_session_free to
+ * finish work instead of cancelling it. */
+void sluice_mcp_session_drain(sluice_mcp_session *session);
+
 /* Negotiated protocol version ("" before initialize). */
 const char *sluice_mcp_session_protocol(const sluice_mcp_session *session);
 bool sluice_mcp_session_initialized(const sluice_mcp_session *session);
@@ -168,7 +181,8 @@ void sluice_mcp_call_progress(sluice_mcp_call *call,
                               double total,
                               const char *message);
 
-/* notifications/message at level ("info", ...), if at or above the session's level. */
+/* notifications/message at level ("info", ...), if at or above the session's level. data is
+ * stolen (like the *_add functions); an unknown level drops the message. */
 void sluice_mcp_call_log(sluice_mcp_call *call,
                          const char *level,
                          const char *logger,

@@ -1,0 +1,244 @@
+/*
+ * call.c — what a handler can do during one call: its arena and caller, cancellation hooks,
+ * progress and log notifications, and requests to the client (elicitation, sampling, roots)
+ * that wait for the answer.
+ *
+ * Owns: the capability check before a server->client request (we never ask a client for
+ * something it did not declare), server-generated request ids, the wait with timeout and
+ * cancellation, and notifications/cancelled to the client when we give up on an answer.
+ * Does not own: routing the answer back (session.c matches it to the waiting request).
+ */
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+#include "mcp/server_impl.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+sluice_arena *sluice_mcp_call_arena(sluice_mcp_call *call)
+{
+    return call->arena;
+}
+
+const sluice_identity *sluice_mcp_call_identity(const sluice_mcp_call *call)
+{
+    return &call->identity;
+}
+
+const char *sluice_mcp_call_session_id(const sluice_mcp_call *call)
+{
+    return call->session->session_id;
+}
+
+const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call)
+{
+    return call->session->client_caps; /* written once, before any call exists */
+}
+
+bool sluice_mcp_call_cancelled(const sluice_mcp_call *call)
+{
+    return atomic_load(&((sluice_mcp_call *)call)->cancelled);
+}
+
+void sluice_mcp_call_on_cancel(sluice_mcp_call *call, void (*fn)(void *), void *data)
+{
+    cancel_hook *hook = sluice_arena_alloc(call->arena, sizeof *hook);
+    sluice_mcp_session *s = call->session;
+    pthread_mutex_lock(&s->lock);
+    bool now = atomic_load(&call->cancelled);
+    if (!now && hook != NULL) {
+        hook->fn = fn;
+        hook->data = data;
+        hook->next = call->hooks;
+        call->hooks = hook;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (now)
+        fn(data);
+}
+
+/* Emits a notification tied to call, unless the call is over (finished or cancelled). */
+static void notify(sluice_mcp_call *call, const char *method, json_t *params)
+{
+    sluice_mcp_session *s = call->session;
+    pthread_mutex_lock(&s->lock);
+    bool live = !call->finished && !atomic_load(&call->cancelled);
+    pthread_mutex_unlock(&s->lock);
+    if (!live) {
+        json_decref(params);
+        return;
+    }
+    sluice_mcp_session_emit(s, sluice_jsonrpc_notification(method, params), call->id);
+}
+
+void sluice_mcp_call_progress(sluice_mcp_call *call,
+                              double progress,
+                              double total,
+                              const char *message)
+{
+    if (call->progress_token == NULL)
+        return;
+    /* The spec requires progress to increase strictly; a handler's stale value is dropped. */
+    if (call->sent_progress && !(progress > call->last_progress))
+        return;
+    call->sent_progress = true;
+    call->last_progress = progress;
+    json_t *params =
+        json_pack("{s:O, s:f}", "progressToken", call->progress_token, "progress", progress);
+    if (params != NULL && total > 0)
+        json_object_set_new(params, "total", json_real(total));
+    if (params != NULL && message != NULL)
+        json_object_set_new(params, "message", json_string(message));
+    notify(call, "notifications/progress", params);
+}
+
+void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *logger, json_t *data)
+{
+    int index = sluice_mcp_log_level_index(level);
+    sluice_mcp_session *s = call->session;
+    pthread_mutex_lock(&s->lock);
+    bool wanted = index >= 0 && index >= s->log_level;
+    pthread_mutex_unlock(&s->lock);
+    if (!wanted) {
+        json_decref(data);
+        return;
+    }
+    json_t *params =
+        json_pack("{s:s, s:o}", "level", level, "data", data != NULL ? data : json_null());
+    if (params != NULL && logger != NULL)
+        json_object_set_new(params, "logger", json_string(logger));
+    notify(call, "notifications/message", params);
+}
+
+/* The client capability a server->client method needs, or NULL when none is needed. */
+static sluice_status
+check_capability(sluice_mcp_call *call, const char *method, const json_t *params, sluice_error *err)
+{
+    const json_t *caps = call->session->client_caps;
+    const char *need = NULL;
+    if (strcmp(method, "elicitation/create") == 0)
+        need = "elicitation";
+    else if (strcmp(method, "sampling/createMessage") == 0)
+        need = "sampling";
+    else if (strcmp(method, "roots/list") == 0)
+        need = "roots";
+    if (need == NULL)
+        return SLUICE_OK;
+    const json_t *cap = json_object_get(caps, need);
+    if (cap == NULL)
+        return sluice_error_set(err, call->arena, SLUICE_E_UNSUPPORTED,
+                                "the client did not declare the '%s' capability in initialize, "
+                                "so sluice cannot send it %s",
+                                need, method);
+    const char *mode = json_string_value(json_object_get(params, "mode"));
+    if (strcmp(need, "elicitation") == 0 && mode != NULL && strcmp(mode, "url") == 0 &&
+        json_object_get(cap, "url") == NULL)
+        return sluice_error_set(err, call->arena, SLUICE_E_UNSUPPORTED,
+                                "the client did not declare URL-mode elicitation "
+                                "(capabilities.elicitation.url), so sluice cannot send it a URL "
+                                "elicitation");
+    return SLUICE_OK;
+}
+
+static struct timespec deadline_after(int ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_sec += ms / 1000;
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    return ts;
+}
+
+static void unlink_pending_locked(sluice_mcp_session *s, pending_request *p)
+{
+    for (pending_request **pp = &s->pending; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == p) {
+            *pp = p->next;
+            return;
+        }
+    }
+}
+
+/* Tells the client we stopped waiting for the answer to id. */
+static void cancel_request(sluice_mcp_call *call, const json_t *id, const char *reason)
+{
+    json_t *params = json_pack("{s:O, s:s}", "requestId", id, "reason", reason);
+    sluice_mcp_session_emit(
+        call->session, sluice_jsonrpc_notification("notifications/cancelled", params), call->id);
+}
+
+sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
+                                      const char *method,
+                                      json_t *params,
+                                      int timeout_ms,
+                                      json_t **out_result,
+                                      sluice_error *err)
+{
+    sluice_mcp_session *s = call->session;
+    sluice_status st = check_capability(call, method, params, err);
+    if (st != SLUICE_OK) {
+        json_decref(params);
+        return st;
+    }
+    if (timeout_ms <= 0)
+        timeout_ms = s->server->request_timeout_ms;
+    pending_request p = { 0 };
+    pthread_mutex_lock(&s->lock);
+    if (atomic_load(&call->cancelled) || s->input_closed) {
+        bool cancelled = atomic_load(&call->cancelled);
+        pthread_mutex_unlock(&s->lock);
+        json_decref(params);
+        return cancelled ? sluice_error_set(err, call->arena, SLUICE_E_CANCELLED,
+                                            "the call was cancelled")
+                         : sluice_error_set(err, call->arena, SLUICE_E_IO,
+                                            "the client connection is closed");
+    }
+    char id_text[32];
+    snprintf(id_text, sizeof id_text, "sluice-%lu", ++s->next_request_id);
+    p.id = json_string(id_text);
+    p.next = s->pending;
+    s->pending = &p;
+    pthread_mutex_unlock(&s->lock);
+
+    sluice_mcp_session_emit(s, sluice_jsonrpc_request(p.id, method, params), call->id);
+
+    struct timespec deadline = deadline_after(timeout_ms);
+    bool timed_out = false;
+    pthread_mutex_lock(&s->lock);
+    while (!p.done && !atomic_load(&call->cancelled) && !s->input_closed && !timed_out)
+        timed_out = pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT;
+    unlink_pending_locked(s, &p);
+    bool cancelled = !p.done && atomic_load(&call->cancelled);
+    bool closed = !p.done && s->input_closed;
+    pthread_mutex_unlock(&s->lock);
+
+    if (p.done && p.result != NULL) {
+        *out_result = p.result;
+        st = SLUICE_OK;
+    } else if (p.done) {
+        const json_t *e = p.error;
+        st = sluice_error_set(err, call->arena, SLUICE_E_DENIED,
+                              "the client answered %s with error %lld: %s", method,
+                              (long long)json_integer_value(json_object_get(e, "code")),
+                              json_string_value(json_object_get(e, "message")));
+    } else if (cancelled) {
+        cancel_request(call, p.id, "the tool call was cancelled");
+        st = sluice_error_set(err, call->arena, SLUICE_E_CANCELLED, "the call was cancelled");
+    } else if (closed) {
+        st = sluice_error_set(err, call->arena, SLUICE_E_IO,
+                              "the client connection closed before it answered %s", method);
+    } else {
+        cancel_request(call, p.id, "timed out");
+        st = sluice_error_set(err, call->arena, SLUICE_E_TIMEOUT,
+                              "the client did not answer %s within %d ms", method, timeout_ms);
+    }
+    json_decref(p.error);
+    json_decref(p.id);
+    return st;
+}

@@ -1,0 +1,437 @@
+/*
+ * session.c — one MCP conversation: lifecycle, frame intake, cancellation, answer routing.
+ *
+ * Owns: initialize and version negotiation, refusing anything but ping before it, turning each
+ * request into a call with its own arena and queueing it on the worker pool, notifications from
+ * the client (initialized, cancelled), routing the client's answers to server->client requests
+ * back to the handler waiting for them, and tearing down (drain or cancel, then wait).
+ * Does not own: method semantics (methods.c), what handlers may do (call.c), transports.
+ */
+#include "core/limits.h"
+#include "core/log.h"
+#include "mcp/jsonrpc.h"
+#include "mcp/server.h"
+#include "mcp/server_impl.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const supported_protocols[] = { SLUICE_MCP_LATEST_PROTOCOL, "2025-06-18",
+                                                   "2025-03-26" };
+
+static const char *const log_levels[] = { "debug", "info",     "notice", "warning",
+                                          "error", "critical", "alert",  "emergency" };
+
+int sluice_mcp_log_level_index(const char *level)
+{
+    for (size_t i = 0; level != NULL && i < sizeof log_levels / sizeof log_levels[0]; i++)
+        if (strcmp(level, log_levels[i]) == 0)
+            return (int)i;
+    return -1;
+}
+
+static const sluice_identity anonymous = { "anonymous", NULL, 0, "none" };
+
+/* ---- lifetime ----------------------------------------------------------------------------------
+ */
+
+sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
+                                     const sluice_identity *identity,
+                                     const char *session_id,
+                                     sluice_mcp_sink sink,
+                                     sluice_mcp_session **out)
+{
+    sluice_mcp_session *s = calloc(1, sizeof *s);
+    sluice_arena *arena = sluice_arena_new();
+    if (s == NULL || arena == NULL) {
+        free(s);
+        sluice_arena_free(arena);
+        return SLUICE_E_NOMEM;
+    }
+    s->server = server;
+    s->arena = arena;
+    s->sink = sink;
+    s->protocol = "";
+    s->identity = anonymous;
+    s->session_id = sluice_arena_strdup(arena, session_id != NULL ? session_id : "");
+    if (s->session_id == NULL ||
+        (identity != NULL && sluice_identity_copy(arena, identity, &s->identity) != SLUICE_OK)) {
+        sluice_arena_free(arena);
+        free(s);
+        return SLUICE_E_NOMEM;
+    }
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cond, NULL);
+    *out = s;
+    return SLUICE_OK;
+}
+
+static void wait_idle_locked(sluice_mcp_session *s)
+{
+    while (s->inflight_count > 0)
+        pthread_cond_wait(&s->cond, &s->lock);
+}
+
+void sluice_mcp_session_drain(sluice_mcp_session *session)
+{
+    pthread_mutex_lock(&session->lock);
+    session->input_closed = true;
+    pthread_cond_broadcast(&session->cond);
+    wait_idle_locked(session);
+    pthread_mutex_unlock(&session->lock);
+}
+
+void sluice_mcp_session_free(sluice_mcp_session *session)
+{
+    if (session == NULL)
+        return;
+    pthread_mutex_lock(&session->lock);
+    session->input_closed = true;
+    cancel_hook *all = NULL;
+    for (sluice_mcp_call *c = session->inflight; c != NULL; c = c->next_inflight) {
+        cancel_hook *hooks = sluice_mcp_call_cancel_locked(c);
+        while (hooks != NULL) { /* splice onto all */
+            cancel_hook *next = hooks->next;
+            hooks->next = all;
+            all = hooks;
+            hooks = next;
+        }
+    }
+    pthread_cond_broadcast(&session->cond);
+    pthread_mutex_unlock(&session->lock);
+    sluice_mcp_run_hooks(all);
+    pthread_mutex_lock(&session->lock);
+    wait_idle_locked(session);
+    pthread_mutex_unlock(&session->lock);
+    json_decref(session->client_caps);
+    pthread_mutex_destroy(&session->lock);
+    pthread_cond_destroy(&session->cond);
+    sluice_arena_free(session->arena);
+    free(session);
+}
+
+const char *sluice_mcp_session_protocol(const sluice_mcp_session *session)
+{
+    return session->protocol;
+}
+
+bool sluice_mcp_session_initialized(const sluice_mcp_session *session)
+{
+    return session->initialized;
+}
+
+void sluice_mcp_session_emit(sluice_mcp_session *session, json_t *msg, const json_t *related)
+{
+    if (msg == NULL)
+        return;
+    if (session->sink.send == NULL) {
+        json_decref(msg);
+        return;
+    }
+    session->sink.send(session->sink.ctx, msg, related);
+}
+
+static void answer_error(sluice_mcp_session *s, const json_t *id, int code, const char *message)
+{
+    sluice_mcp_session_emit(s, sluice_jsonrpc_error(id, code, message, NULL), id);
+}
+
+/* ---- cancellation ------------------------------------------------------------------------------
+ */
+
+cancel_hook *sluice_mcp_call_cancel_locked(sluice_mcp_call *call)
+{
+    if (call->finished || atomic_exchange(&call->cancelled, true))
+        return NULL;
+    cancel_hook *hooks = call->hooks;
+    call->hooks = NULL;
+    return hooks;
+}
+
+void sluice_mcp_run_hooks(cancel_hook *hooks)
+{
+    for (; hooks != NULL; hooks = hooks->next)
+        hooks->fn(hooks->data);
+}
+
+static sluice_mcp_call *find_inflight_locked(sluice_mcp_session *s, const json_t *id)
+{
+    for (sluice_mcp_call *c = s->inflight; c != NULL; c = c->next_inflight)
+        if (json_equal(c->id, (json_t *)id))
+            return c;
+    return NULL;
+}
+
+/* notifications/cancelled {requestId, reason?}: unknown or finished ids are ignored. */
+static void on_cancelled(sluice_mcp_session *s, const json_t *params)
+{
+    const json_t *id = json_object_get(params, "requestId");
+    if (!json_is_string(id) && !json_is_integer(id))
+        return;
+    pthread_mutex_lock(&s->lock);
+    sluice_mcp_call *call = find_inflight_locked(s, id);
+    cancel_hook *hooks = call != NULL ? sluice_mcp_call_cancel_locked(call) : NULL;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    sluice_mcp_run_hooks(hooks);
+}
+
+/* ---- initialize and ping (answered inline, in frame order) -------------------------------------
+ */
+
+static const char *negotiate(const char *requested)
+{
+    for (size_t i = 0; i < sizeof supported_protocols / sizeof supported_protocols[0]; i++)
+        if (strcmp(requested, supported_protocols[i]) == 0)
+            return supported_protocols[i];
+    return SLUICE_MCP_LATEST_PROTOCOL;
+}
+
+static json_t *initialize_result(const sluice_mcp_server *server, const char *protocol)
+{
+    json_t *caps = json_pack("{s:{s:b}, s:{s:b}, s:{s:b, s:b}, s:{}, s:{}}", "tools", "listChanged",
+                             0, "prompts", "listChanged", 0, "resources", "subscribe", 1,
+                             "listChanged", 0, "logging", "completions");
+    json_t *info = json_pack("{s:s, s:s}", "name", server->name, "version", server->version);
+    json_t *result = json_pack("{s:s, s:o, s:o}", "protocolVersion", protocol, "capabilities", caps,
+                               "serverInfo", info);
+    if (result != NULL && server->instructions != NULL)
+        json_object_set_new(result, "instructions", json_string(server->instructions));
+    return result;
+}
+
+static void on_initialize(sluice_mcp_session *s, const json_t *id, const json_t *params)
+{
+    const json_t *version = json_object_get(params, "protocolVersion");
+    const json_t *caps = json_object_get(params, "capabilities");
+    if (!json_is_string(version)) {
+        answer_error(s, id, SLUICE_JSONRPC_INVALID_PARAMS,
+                     "initialize needs 'params.protocolVersion' (a string such as "
+                     "\"" SLUICE_MCP_LATEST_PROTOCOL "\")");
+        return;
+    }
+    if (caps != NULL && !json_is_object(caps)) {
+        answer_error(s, id, SLUICE_JSONRPC_INVALID_PARAMS,
+                     "'params.capabilities' must be an object");
+        return;
+    }
+    const char *protocol = negotiate(json_string_value(version));
+    pthread_mutex_lock(&s->lock);
+    bool again = s->initialized;
+    if (!again) {
+        s->client_caps = caps != NULL ? json_deep_copy(caps) : json_object();
+        s->protocol = protocol;
+        s->initialized = true;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (again) {
+        answer_error(s, id, SLUICE_JSONRPC_INVALID_REQUEST,
+                     "the session is already initialized; start a new session to initialize "
+                     "again");
+        return;
+    }
+    sluice_mcp_session_emit(s, sluice_jsonrpc_result(id, initialize_result(s->server, protocol)),
+                            id);
+}
+
+/* ---- requests ----------------------------------------------------------------------------------
+ */
+
+static sluice_mcp_call *
+call_new(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame, const sluice_identity *identity)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_mcp_call *call = arena != NULL ? sluice_arena_calloc(arena, 1, sizeof *call) : NULL;
+    if (call == NULL) {
+        sluice_arena_free(arena);
+        return NULL;
+    }
+    call->session = s;
+    call->arena = arena;
+    call->method = sluice_arena_strdup(arena, frame->method);
+    call->identity = s->identity;
+    if (call->method == NULL ||
+        (identity != NULL && sluice_identity_copy(arena, identity, &call->identity) != SLUICE_OK)) {
+        sluice_arena_free(arena);
+        return NULL;
+    }
+    atomic_init(&call->cancelled, false);
+    call->id = json_deep_copy(frame->id);
+    call->params = frame->params != NULL ? json_incref(frame->params) : json_object();
+    json_t *token = json_object_get(json_object_get(call->params, "_meta"), "progressToken");
+    if (json_is_string(token) || json_is_integer(token))
+        call->progress_token = json_incref(token);
+    return call;
+}
+
+static void call_release(sluice_mcp_call *call)
+{
+    json_decref(call->id);
+    json_decref(call->params);
+    json_decref(call->progress_token);
+    sluice_arena_free(call->arena); /* the call itself lives here */
+}
+
+static void on_request(sluice_mcp_session *s,
+                       const sluice_jsonrpc_frame *frame,
+                       const sluice_identity *identity)
+{
+    const char *method = frame->method;
+    if (strcmp(method, "initialize") == 0) {
+        on_initialize(s, frame->id, frame->params);
+        return;
+    }
+    if (strcmp(method, "ping") == 0) {
+        sluice_mcp_session_emit(s, sluice_jsonrpc_result(frame->id, json_object()), frame->id);
+        return;
+    }
+    sluice_mcp_call *call = NULL;
+    const char *refusal = NULL;
+    int code = SLUICE_JSONRPC_INVALID_REQUEST;
+    char message[256];
+    pthread_mutex_lock(&s->lock);
+    if (!s->initialized) {
+        snprintf(message, sizeof message,
+                 "the session is not initialized: send 'initialize' before '%.64s'", method);
+        refusal = message;
+    } else if (find_inflight_locked(s, frame->id) != NULL) {
+        refusal = "this request id is already in use by a request in flight; use a new id";
+    } else if (s->inflight_count >= SLUICE_LIMIT_INFLIGHT_PER_SESSION) {
+        snprintf(message, sizeof message, "too many requests in flight (limit is %u); retry later",
+                 SLUICE_LIMIT_INFLIGHT_PER_SESSION);
+        refusal = message;
+        code = SLUICE_JSONRPC_SERVER_BUSY;
+    } else if ((call = call_new(s, frame, identity)) == NULL) {
+        refusal = "out of memory";
+        code = SLUICE_JSONRPC_INTERNAL_ERROR;
+    } else {
+        call->next_inflight = s->inflight;
+        s->inflight = call;
+        s->inflight_count++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (refusal != NULL) {
+        answer_error(s, frame->id, code, refusal);
+        return;
+    }
+    sluice_mcp_pool_submit(s->server, call);
+}
+
+void sluice_mcp_call_run(sluice_mcp_call *call)
+{
+    sluice_mcp_session *s = call->session;
+    json_t *result = NULL;
+    rpc_error e = { SLUICE_JSONRPC_INTERNAL_ERROR, "internal error", NULL };
+    if (!atomic_load(&call->cancelled))
+        result = sluice_mcp_dispatch(call, &e);
+    pthread_mutex_lock(&s->lock);
+    bool answer = !atomic_load(&call->cancelled);
+    call->finished = true;
+    pthread_mutex_unlock(&s->lock);
+    if (answer) {
+        json_t *msg = result != NULL ? sluice_jsonrpc_result(call->id, result)
+                                     : sluice_jsonrpc_error(call->id, e.code, e.message, e.data);
+        sluice_mcp_session_emit(s, msg, call->id);
+    } else {
+        json_decref(result);
+        json_decref(e.data);
+    }
+    pthread_mutex_lock(&s->lock);
+    for (sluice_mcp_call **p = &s->inflight; *p != NULL; p = &(*p)->next_inflight) {
+        if (*p == call) {
+            *p = call->next_inflight;
+            break;
+        }
+    }
+    s->inflight_count--;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
+    call_release(call);
+}
+
+/* ---- responses from the client -----------------------------------------------------------------
+ */
+
+static void on_response(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame)
+{
+    if (frame->id == NULL)
+        return; /* an error about something we could not identify: nothing waits for it */
+    pthread_mutex_lock(&s->lock);
+    pending_request *p = s->pending;
+    while (p != NULL && (p->done || !json_equal(p->id, frame->id)))
+        p = p->next;
+    if (p != NULL) {
+        p->result = frame->result != NULL ? json_incref(frame->result) : NULL;
+        p->error = frame->error != NULL ? json_incref(frame->error) : NULL;
+        p->done = true;
+        pthread_cond_broadcast(&s->cond);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (p == NULL)
+        sluice_log(SLUICE_LOG_DEBUG, "mcp: ignoring a response to no pending request");
+}
+
+/* ---- intake ------------------------------------------------------------------------------------
+ */
+
+static void on_notification(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame)
+{
+    if (strcmp(frame->method, "notifications/cancelled") == 0) {
+        on_cancelled(s, frame->params);
+    } else if (strcmp(frame->method, "notifications/initialized") == 0) {
+        pthread_mutex_lock(&s->lock);
+        s->client_ready = s->initialized;
+        pthread_mutex_unlock(&s->lock);
+    }
+    /* Anything else (roots/list_changed, progress, unknown) needs no action from us. */
+}
+
+sluice_status sluice_mcp_session_feed_value(sluice_mcp_session *session,
+                                            json_t *msg,
+                                            const sluice_identity *identity,
+                                            char *out_kind)
+{
+    sluice_jsonrpc_frame frame;
+    sluice_jsonrpc_classify(msg, &frame);
+    if (out_kind != NULL)
+        *out_kind = (char)frame.kind;
+    switch (frame.kind) {
+    case SLUICE_JSONRPC_REQUEST:
+        on_request(session, &frame, identity);
+        return SLUICE_OK;
+    case SLUICE_JSONRPC_NOTIFICATION:
+        on_notification(session, &frame);
+        return SLUICE_OK;
+    case SLUICE_JSONRPC_RESPONSE:
+        on_response(session, &frame);
+        return SLUICE_OK;
+    case SLUICE_JSONRPC_INVALID:
+        break;
+    }
+    sluice_mcp_session_emit(
+        session, sluice_jsonrpc_error(frame.id, frame.error_code, frame.message, NULL), NULL);
+    return SLUICE_E_INVALID;
+}
+
+sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,
+                                      const char *frame,
+                                      size_t len,
+                                      const sluice_identity *identity,
+                                      char *out_kind)
+{
+    char message[256];
+    json_t *msg = NULL;
+    sluice_status st = sluice_jsonrpc_parse(frame, len, 0, &msg, message, sizeof message);
+    if (st != SLUICE_OK) {
+        if (out_kind != NULL)
+            *out_kind = SLUICE_JSONRPC_INVALID;
+        int code =
+            st == SLUICE_E_LIMIT ? SLUICE_JSONRPC_INVALID_REQUEST : SLUICE_JSONRPC_PARSE_ERROR;
+        sluice_mcp_session_emit(session, sluice_jsonrpc_error(NULL, code, message, NULL), NULL);
+        return SLUICE_E_INVALID;
+    }
+    st = sluice_mcp_session_feed_value(session, msg, identity, out_kind);
+    json_decref(msg);
+    return st;
+}
