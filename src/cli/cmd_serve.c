@@ -1,0 +1,161 @@
+/*
+ * cmd_serve.c — `sluice serve -c FILE [--stdio | --http ADDR]`: load the config, build the MCP
+ * server (config surface, code mode, curated tools) and serve it on one transport.
+ *
+ * Owns: option parsing and the order things start and stop in. Does not own any protocol.
+ */
+#include "cli/cli.h"
+#include "codemode/surface.h"
+#include "config/config.h"
+#include "core/log.h"
+#include "mcp/server.h"
+#include "transport/stdio.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+int sluice_cmd_serve(int argc, char **argv);
+
+typedef struct serve_options {
+    const char *config_path;
+    const char *http_addr; /* NULL with stdio */
+    bool stdio;
+    const char *log_level;
+} serve_options;
+
+static void serve_usage(FILE *out)
+{
+    fprintf(out, "usage: sluice serve -c FILE [--stdio | --http ADDR] [--log-level LEVEL]\n\n"
+                 "  -c, --config FILE   configuration (see docs/config.md)\n"
+                 "  --stdio             serve one client on stdin/stdout (logs go to stderr)\n"
+                 "  --http ADDR         serve Streamable HTTP on ADDR (default: [server] listen)\n"
+                 "  --log-level LEVEL   debug | info | warn | error\n");
+}
+
+static int parse_options(int argc, char **argv, serve_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if ((strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) && has_value) {
+            o->config_path = argv[++i];
+        } else if (strcmp(a, "--stdio") == 0) {
+            o->stdio = true;
+        } else if (strcmp(a, "--http") == 0 && has_value) {
+            o->http_addr = argv[++i];
+        } else if (strcmp(a, "--log-level") == 0 && has_value) {
+            o->log_level = argv[++i];
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            serve_usage(stdout);
+            return SLUICE_EXIT_OK;
+        } else {
+            fprintf(stderr, "sluice serve: unknown or incomplete option '%s'\n", a);
+            serve_usage(stderr);
+            return SLUICE_EXIT_USAGE;
+        }
+    }
+    if (o->config_path == NULL) {
+        fprintf(stderr, "sluice serve: -c FILE is required\n");
+        serve_usage(stderr);
+        return SLUICE_EXIT_USAGE;
+    }
+    if (o->stdio && o->http_addr != NULL) {
+        fprintf(stderr, "sluice serve: choose one transport: --stdio or --http\n");
+        return SLUICE_EXIT_USAGE;
+    }
+    return -1;
+}
+
+static bool apply_log_level(const char *name)
+{
+    static const char *const names[] = { "debug", "info", "warn", "error" };
+    for (int i = 0; i < 4; i++) {
+        if (strcmp(name, names[i]) == 0) {
+            sluice_log_set_level((sluice_log_level)i);
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Builds the whole MCP surface the config declares. */
+static sluice_status
+build_server(const sluice_config *config, sluice_mcp_server **out, sluice_error *err)
+{
+    sluice_mcp_server_options opts = {
+        .name = config->server.name,
+        .version = SLUICE_VERSION,
+        .instructions = config->server.instructions,
+        .request_timeout_ms = (int)(config->server.request_timeout_seconds * 1000),
+    };
+    sluice_mcp_server *server = NULL;
+    sluice_status st = sluice_mcp_server_new(&opts, &server, err);
+    if (st == SLUICE_OK)
+        st = sluice_surface_register(config, server, err);
+    if (st != SLUICE_OK) {
+        sluice_mcp_server_free(server);
+        return st;
+    }
+    *out = server;
+    return SLUICE_OK;
+}
+
+static sluice_status
+serve_stdio(const sluice_config *config, sluice_mcp_server *server, sluice_error *err)
+{
+    sluice_identity identity = {
+        .user_id = config->identity.user,
+        .groups = config->identity.groups.items,
+        .group_count = config->identity.groups.count,
+        .method = "stdio-config",
+    };
+    sluice_log(SLUICE_LOG_INFO, "serving %s on stdio as user '%s'", config->server.name,
+               identity.user_id);
+    return sluice_stdio_serve(server, &identity, err);
+}
+
+int sluice_cmd_serve(int argc, char **argv)
+{
+    serve_options o = { 0 };
+    int rc = parse_options(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    sluice_arena *scratch = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_config *config = NULL;
+    if (sluice_config_load(o.config_path, &config, scratch, &err) != SLUICE_OK) {
+        fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
+        sluice_arena_free(scratch);
+        return SLUICE_EXIT_FAIL;
+    }
+    const char *level = o.log_level != NULL ? o.log_level : config->server.log_level;
+    if (level != NULL && !apply_log_level(level)) {
+        fprintf(stderr, "sluice serve: unknown log level '%s'\n", level);
+        rc = SLUICE_EXIT_USAGE;
+        goto done;
+    }
+    sluice_mcp_server *server = NULL;
+    if (build_server(config, &server, &err) != SLUICE_OK) {
+        fprintf(stderr, "sluice serve: %s\n", err.message);
+        rc = SLUICE_EXIT_RUNTIME;
+        goto done;
+    }
+    sluice_status st;
+    if (o.stdio) {
+        st = serve_stdio(config, server, &err);
+    } else {
+        st = sluice_error_set(&err, scratch, SLUICE_E_UNSUPPORTED, "HTTP is not wired yet");
+    }
+    if (st != SLUICE_OK) {
+        fprintf(stderr, "sluice serve: %s\n", err.message);
+        rc = SLUICE_EXIT_RUNTIME;
+    } else {
+        rc = SLUICE_EXIT_OK;
+    }
+    sluice_mcp_server_free(server);
+done:
+    sluice_config_free(config);
+    sluice_arena_free(scratch);
+    return rc;
+}

@@ -1,0 +1,31 @@
+/*
+ * guide.h — what code mode tells the model before it writes code: the resources
+ * code-mode://instructions, code-mode://policies and code-mode://schema, and the text of the
+ * start_code_mode prompt that loads them.
+ *
+ * Owns: rendering those texts from the config, the live schema (after exposure rules) and the
+ * caller. Does not own: registering them (codemode/tools.c) or deciding anything.
+ */
+#ifndef SLUICE_CODEMODE_GUIDE_H
+#define SLUICE_CODEMODE_GUIDE_H
+
+#include "auth/identity.h"
+#include "config/config.h"
+#include "exec/schema.h"
+
+/* How to use validate_code/execute_code, the SQL dialect, the limits. Markdown. */
+char *sluice_guide_instructions(sluice_arena *arena,
+                                const sluice_config *config,
+                                const char *engine_name);
+
+/* Plain-language summary of what this caller may do. Markdown. */
+char *sluice_guide_policies(sluice_arena *arena,
+                            const sluice_config *config,
+                            const sluice_identity *caller);
+
+/* The derived schema: exposed tables and columns with types; blocked fields marked
+ * joinable-not-returnable; hidden tables left out. Compact Markdown, cheap in tokens. */
+char *
+sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema);
+
+#endif
