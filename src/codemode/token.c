@@ -155,7 +155,7 @@ sluice_status sluice_token_issue(const sluice_secret_ring *ring,
         st = check_field(claims->server_id, "server_id", arena, err);
     if (st != SLUICE_OK)
         return st;
-    if (!sluice_action_valid((int)claims->action) ||
+    if ((unsigned)claims->action > SLUICE_ACTION_ADMIN ||
         (unsigned)claims->risk > SLUICE_RISK_CRITICAL || ttl_seconds <= 0 ||
         now > INT64_MAX - ttl_seconds)
         return sluice_error_set(err, arena, SLUICE_E_INVALID,
@@ -268,7 +268,7 @@ parse_payload(const uint8_t *payload, size_t len, sluice_arena *arena, sluice_to
     c->action = (sluice_action)action;
     c->risk = (sluice_risk)risk;
     return r.ok && r.at == r.len && c->version == SLUICE_TOKEN_VERSION &&
-           sluice_secret_key_id_valid(c->key_id, id_len) && sluice_action_valid((int)action) &&
+           sluice_secret_key_id_valid(c->key_id, id_len) && action <= SLUICE_ACTION_ADMIN &&
            risk <= SLUICE_RISK_CRITICAL && c->expires_at > c->issued_at;
 }
 

@@ -20,7 +20,7 @@
 #ifndef SLUICE_CODEMODE_TOKEN_H
 #define SLUICE_CODEMODE_TOKEN_H
 
-#include "codemode/action.h"
+#include "codemode/codefacts.h"
 #include "codemode/secret.h"
 #include "config/config.h"
 #include "core/arena.h"

@@ -160,8 +160,8 @@ static void test_token_each_claim_mismatch_has_its_reason(void **state)
         { SLUICE_TOKEN_VARIABLES_MISMATCH, "the variables differ from those validated; pass the "
                                            "same variables, or call validate_code with the new "
                                            "ones" },
-        { SLUICE_TOKEN_ACTION_MISMATCH, "the token approved a read action but this code now "
-                                        "performs write; call validate_code again and use the "
+        { SLUICE_TOKEN_ACTION_MISMATCH, "the token approved a Read action but this code now "
+                                        "performs Write; call validate_code again and use the "
                                         "new token" },
         { SLUICE_TOKEN_RISK_MISMATCH, "the token approved low risk but this code is now high "
                                       "risk; call validate_code again and use the new token" },
