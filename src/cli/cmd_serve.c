@@ -5,7 +5,10 @@
  * Owns: option parsing and the order things start and stop in. Does not own any protocol.
  */
 #include "cli/cli.h"
+#include "codemode/codemode.h"
+#include "codemode/curated.h"
 #include "codemode/surface.h"
+#include "codemode/tools.h"
 #include "config/config.h"
 #include "core/log.h"
 #include "mcp/server.h"
@@ -79,9 +82,35 @@ static bool apply_log_level(const char *name)
     return false;
 }
 
+/* Code mode and curated tools share one hardened executor. */
+static sluice_status add_database_surface(const sluice_config *config,
+                                          sluice_mcp_server *server,
+                                          sluice_codemode **out_cm,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err)
+{
+    if (!config->has_database && !config->code_mode.enabled && config->tool_count == 0)
+        return SLUICE_OK;
+    sluice_codemode *cm = NULL;
+    sluice_status st = sluice_codemode_open(config, &cm, err_arena, err);
+    if (st == SLUICE_OK && config->code_mode.enabled)
+        st = sluice_codemode_register(cm, server, err);
+    if (st == SLUICE_OK)
+        st = sluice_curated_register(cm, server, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_codemode_close(cm);
+        return st;
+    }
+    *out_cm = cm;
+    return SLUICE_OK;
+}
+
 /* Builds the whole MCP surface the config declares. */
-static sluice_status
-build_server(const sluice_config *config, sluice_mcp_server **out, sluice_error *err)
+static sluice_status build_server(const sluice_config *config,
+                                  sluice_mcp_server **out,
+                                  sluice_codemode **out_cm,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
 {
     sluice_mcp_server_options opts = {
         .name = config->server.name,
@@ -93,6 +122,8 @@ build_server(const sluice_config *config, sluice_mcp_server **out, sluice_error 
     sluice_status st = sluice_mcp_server_new(&opts, &server, err);
     if (st == SLUICE_OK)
         st = sluice_surface_register(config, server, err);
+    if (st == SLUICE_OK)
+        st = add_database_surface(config, server, out_cm, err_arena, err);
     if (st != SLUICE_OK) {
         sluice_mcp_server_free(server);
         return st;
@@ -136,7 +167,8 @@ int sluice_cmd_serve(int argc, char **argv)
         goto done;
     }
     sluice_mcp_server *server = NULL;
-    if (build_server(config, &server, &err) != SLUICE_OK) {
+    sluice_codemode *cm = NULL;
+    if (build_server(config, &server, &cm, scratch, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
@@ -154,6 +186,7 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_OK;
     }
     sluice_mcp_server_free(server);
+    sluice_codemode_close(cm);
 done:
     sluice_config_free(config);
     sluice_arena_free(scratch);
