@@ -1,0 +1,331 @@
+/*
+ * codefacts.c — the CodeFacts record, its builders and its JSON renderings (see codefacts.h).
+ *
+ * Does not own: finding facts (front ends) or judging them (policy, risk).
+ */
+#include "codemode/codefacts.h"
+
+#include <stdarg.h>
+#include <string.h>
+
+sluice_codefacts *sluice_codefacts_new(sluice_arena *arena, const char *language)
+{
+    sluice_codefacts *facts = sluice_arena_calloc(arena, 1, sizeof(*facts));
+    if (facts == NULL)
+        return NULL;
+    facts->arena = arena;
+    facts->language = language;
+    facts->action = SLUICE_ACTION_READ;
+    facts->statement_kind = "";
+    facts->canonical = "";
+    facts->limit_value = -1;
+    facts->estimated_rows = -1;
+    return facts;
+}
+
+const char *sluice_action_name(sluice_action action)
+{
+    switch (action) {
+    case SLUICE_ACTION_READ:
+        return "Read";
+    case SLUICE_ACTION_WRITE:
+        return "Write";
+    case SLUICE_ACTION_DELETE:
+        return "Delete";
+    case SLUICE_ACTION_ADMIN:
+        return "Admin";
+    }
+    return "Admin";
+}
+
+bool sluice_codefacts_refused(const sluice_codefacts *facts)
+{
+    return facts == NULL || facts->violation_count > 0;
+}
+
+bool sluice_codefacts_list_has(const sluice_codefacts_list *list, const char *s)
+{
+    for (size_t i = 0; i < list->count; i++)
+        if (strcmp(list->items[i], s) == 0)
+            return true;
+    return false;
+}
+
+/* Grows an arena array of elem-sized items to hold one more; old memory stays in the arena. */
+static void *grow(sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem)
+{
+    if (count < *cap)
+        return items;
+    size_t ncap = *cap == 0 ? 8 : *cap * 2;
+    void *n = sluice_arena_calloc(arena, ncap, elem);
+    if (n == NULL)
+        return NULL;
+    if (count > 0)
+        memcpy(n, items, count * elem);
+    *cap = ncap;
+    return n;
+}
+
+sluice_status
+sluice_codefacts_list_add(sluice_codefacts *facts, sluice_codefacts_list *list, const char *s)
+{
+    if (s == NULL || sluice_codefacts_list_has(list, s))
+        return SLUICE_OK;
+    size_t cap = list->cap;
+    const char **items =
+        grow(facts->arena, (void *)list->items, list->count, &cap, sizeof(*list->items));
+    char *copy = sluice_arena_strdup(facts->arena, s);
+    if (items == NULL || copy == NULL)
+        return SLUICE_E_NOMEM;
+    list->items = items;
+    list->cap = cap;
+    list->items[list->count++] = copy;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_codefacts_add_output(sluice_codefacts *facts,
+                                          const char *name,
+                                          const char *type,
+                                          sluice_codefacts_output **out)
+{
+    size_t cap = facts->output_cap;
+    sluice_codefacts_output *outs =
+        grow(facts->arena, facts->outputs, facts->output_count, &cap, sizeof(*outs));
+    char *n = sluice_arena_strdup(facts->arena, name != NULL ? name : "");
+    char *t = sluice_arena_strdup(facts->arena, type != NULL ? type : "");
+    if (outs == NULL || n == NULL || t == NULL)
+        return SLUICE_E_NOMEM;
+    facts->outputs = outs;
+    facts->output_cap = cap;
+    sluice_codefacts_output *o = &outs[facts->output_count++];
+    memset(o, 0, sizeof(*o));
+    o->name = n;
+    o->type = t;
+    if (out != NULL)
+        *out = o;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_codefacts_violate(sluice_codefacts *facts,
+                                       const char *rule,
+                                       size_t line,
+                                       size_t column,
+                                       const char *suggestion,
+                                       const char *fmt,
+                                       ...)
+{
+    size_t cap = facts->violation_cap;
+    sluice_codefacts_violation *vs =
+        grow(facts->arena, facts->violations, facts->violation_count, &cap, sizeof(*vs));
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = sluice_arena_vprintf(facts->arena, fmt, ap);
+    va_end(ap);
+    if (vs == NULL || msg == NULL) {
+        /* Still refuse: a violation we could not describe must not vanish. */
+        if (vs != NULL) {
+            facts->violations = vs;
+            facts->violation_cap = cap;
+            vs[facts->violation_count++] = (sluice_codefacts_violation){
+                "internal", "out of memory while describing a violation", NULL, 0, 0
+            };
+        }
+        return SLUICE_E_NOMEM;
+    }
+    facts->violations = vs;
+    facts->violation_cap = cap;
+    vs[facts->violation_count++] = (sluice_codefacts_violation){
+        sluice_arena_strdup(facts->arena, rule), msg,
+        suggestion != NULL ? sluice_arena_strdup(facts->arena, suggestion) : NULL, line, column
+    };
+    return SLUICE_OK;
+}
+
+sluice_status sluice_codefacts_warn(sluice_codefacts *facts, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = sluice_arena_vprintf(facts->arena, fmt, ap);
+    va_end(ap);
+    if (msg == NULL)
+        return SLUICE_E_NOMEM;
+    return sluice_codefacts_list_add(facts, &facts->warnings, msg);
+}
+
+/* --- JSON -------------------------------------------------------------------------------- */
+
+static json_t *list_json(const sluice_codefacts_list *list)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < list->count; i++)
+        if (json_array_append_new(a, json_string(list->items[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Sets key to value (stolen); remembers a failure in *ok. */
+static void put(json_t *obj, const char *key, json_t *value, bool *ok)
+{
+    if (value == NULL || json_object_set_new(obj, key, value) != 0)
+        *ok = false;
+}
+
+/* Adds s to the array unless present (the arrays here are small). */
+static void add_unique(json_t *arr, const char *s, bool *ok)
+{
+    size_t i;
+    json_t *v;
+    json_array_foreach(arr, i, v)
+    {
+        if (strcmp(json_string_value(v), s) == 0)
+            return;
+    }
+    if (json_array_append_new(arr, json_string(s)) != 0)
+        *ok = false;
+}
+
+static json_t *output_fields_json(const sluice_codefacts *facts, bool *ok)
+{
+    json_t *a = json_array();
+    if (a == NULL) {
+        *ok = false;
+        return NULL;
+    }
+    for (size_t i = 0; i < facts->output_count; i++) {
+        const sluice_codefacts_list *l = &facts->outputs[i].lineage;
+        for (size_t j = 0; j < l->count; j++) {
+            add_unique(a, l->items[j], ok);
+            const char *dot = strrchr(l->items[j], '.');
+            if (dot != NULL)
+                add_unique(a, dot + 1, ok);
+        }
+    }
+    return a;
+}
+
+static json_t *output_names_json(const sluice_codefacts *facts)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < facts->output_count; i++)
+        if (json_array_append_new(a, json_string(facts->outputs[i].name)) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
+{
+    json_t *script = json_object();
+    json_t *ctx = json_object();
+    bool ok = script != NULL && ctx != NULL;
+    if (ok) {
+        put(script, "language", json_string(facts->language), &ok);
+        put(script, "statementType", json_string(facts->statement_kind), &ok);
+        put(script, "action", json_string(sluice_action_name(facts->action)), &ok);
+        put(script, "outputFields", output_fields_json(facts, &ok), &ok);
+        put(script, "outputNames", output_names_json(facts), &ok);
+        put(script, "calledOperations", list_json(&facts->operations), &ok);
+        put(script, "functions", list_json(&facts->functions), &ok);
+        put(script, "tables", list_json(&facts->tables_read), &ok);
+        put(script, "tablesWritten", list_json(&facts->tables_written), &ok);
+        put(script, "columns", list_json(&facts->columns_read), &ok);
+        put(script, "joinCount", json_integer((json_int_t)facts->join_count), &ok);
+        put(script, "subqueryCount", json_integer((json_int_t)facts->subquery_count), &ok);
+        put(script, "hasWhere", json_boolean(facts->has_where), &ok);
+        put(script, "hasLimit", json_boolean(facts->has_limit), &ok);
+        put(script, "hasAggregation",
+            json_boolean(facts->aggregate_count > 0 || facts->has_group_by), &ok);
+        put(script, "complexity", json_integer(facts->complexity), &ok);
+        if (facts->limit_value >= 0)
+            put(script, "limit", json_integer(facts->limit_value), &ok);
+        if (facts->estimated_rows >= 0)
+            put(script, "estimatedRows", json_integer(facts->estimated_rows), &ok);
+        put(ctx, "script", script, &ok);
+        script = NULL;
+    }
+    if (!ok) {
+        json_decref(script);
+        json_decref(ctx);
+        return NULL;
+    }
+    return ctx;
+}
+
+static json_t *outputs_json(const sluice_codefacts *facts)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < facts->output_count; i++) {
+        const sluice_codefacts_output *o = &facts->outputs[i];
+        json_t *obj = json_pack("{s:s, s:s, s:o*}", "name", o->name, "type", o->type, "lineage",
+                                list_json(&o->lineage));
+        if (obj == NULL || json_array_append_new(a, obj) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *violations_json(const sluice_codefacts *facts)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < facts->violation_count; i++) {
+        const sluice_codefacts_violation *v = &facts->violations[i];
+        json_t *obj = json_pack("{s:s, s:s, s:s?}", "rule", v->rule, "message", v->message,
+                                "suggestion", v->suggestion);
+        if (obj != NULL && v->line > 0) {
+            json_t *loc = json_pack("{s:I, s:I}", "line", (json_int_t)v->line, "column",
+                                    (json_int_t)v->column);
+            if (loc == NULL || json_object_set_new(obj, "location", loc) != 0) {
+                json_decref(obj);
+                obj = NULL;
+            }
+        }
+        if (obj == NULL || json_array_append_new(a, obj) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
+{
+    json_t *o = json_object();
+    bool ok = o != NULL;
+    if (!ok)
+        return NULL;
+    put(o, "language", json_string(facts->language), &ok);
+    put(o, "action", json_string(sluice_action_name(facts->action)), &ok);
+    put(o, "statementType", json_string(facts->statement_kind), &ok);
+    put(o, "codeHash", json_string(facts->code_hash), &ok);
+    put(o, "tablesRead", list_json(&facts->tables_read), &ok);
+    put(o, "tablesWritten", list_json(&facts->tables_written), &ok);
+    put(o, "columnsRead", list_json(&facts->columns_read), &ok);
+    put(o, "outputs", outputs_json(facts), &ok);
+    put(o, "functions", list_json(&facts->functions), &ok);
+    put(o, "cteNames", list_json(&facts->cte_names), &ok);
+    put(o, "blockedFieldsUsedOnlyInternally", list_json(&facts->blocked_used), &ok);
+    put(o, "joinCount", json_integer((json_int_t)facts->join_count), &ok);
+    put(o, "subqueryCount", json_integer((json_int_t)facts->subquery_count), &ok);
+    put(o, "windowCount", json_integer((json_int_t)facts->window_count), &ok);
+    put(o, "aggregateCount", json_integer((json_int_t)facts->aggregate_count), &ok);
+    put(o, "hasWhere", json_boolean(facts->has_where), &ok);
+    put(o, "hasGroupBy", json_boolean(facts->has_group_by), &ok);
+    put(o, "hasOrderBy", json_boolean(facts->has_order_by), &ok);
+    put(o, "hasLimit", json_boolean(facts->has_limit), &ok);
+    put(o, "limit", facts->limit_value >= 0 ? json_integer(facts->limit_value) : json_null(), &ok);
+    put(o, "estimatedRows",
+        facts->estimated_rows >= 0 ? json_integer(facts->estimated_rows) : json_null(), &ok);
+    put(o, "complexity", json_integer(facts->complexity), &ok);
+    put(o, "violations", violations_json(facts), &ok);
+    put(o, "warnings", list_json(&facts->warnings), &ok);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}

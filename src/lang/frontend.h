@@ -1,0 +1,58 @@
+/*
+ * frontend.h — the language front-end interface: parse, canonicalize, analyze → CodeFacts.
+ *
+ * Owns: the small vtable every language (sql, graphql, js, mcp) implements, and the context a
+ * front end may read while analyzing (configuration, schema, engine handles).
+ * Does not own: execution (src/exec/), policy, risk or tokens. A front end never executes.
+ *
+ * Contract for analyze: it returns SLUICE_OK with *out set whenever it could look at the code,
+ * including when the code is refused: everything wrong with the input (syntax, statement count,
+ * rules, blocked fields) is a violation inside the CodeFacts, so callers have one shape to
+ * render. Non-OK means the analyzer itself failed (SLUICE_E_NOMEM, SLUICE_E_LIMIT for code over
+ * SLUICE_LIMIT_CODE_BYTES, SLUICE_E_INTERNAL) and err says why; *out is then untouched.
+ */
+#ifndef SLUICE_LANG_FRONTEND_H
+#define SLUICE_LANG_FRONTEND_H
+
+#include "codemode/codefacts.h"
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+#include "exec/schema.h"
+
+#include <stddef.h>
+
+/* What a front end may consult. Engine handles are opaque here so this header stays free of
+ * engine types; each front end documents which it needs. */
+typedef struct sluice_frontend_context {
+    const sluice_config_code_mode *code_mode; /* rules; NULL = pmcp defaults */
+    const sluice_schema *schema;              /* may be NULL (DuckDB binds against its catalog) */
+    sluice_engine_kind engine;
+    void *duckdb_database; /* duckdb_database* of the executor's catalog (engine duckdb) */
+    void *sqlite_db;       /* sqlite3* of the executor (engine sqlite), for the read cross-check */
+} sluice_frontend_context;
+
+typedef struct sluice_frontend {
+    const char *language; /* "sql" */
+
+    /* Analyzes code (code_len bytes, need not be NUL-terminated). variables_json is the
+     * execute-time variables object as JSON text, or NULL. See the contract above. */
+    sluice_status (*analyze)(sluice_arena *arena,
+                             const char *code,
+                             size_t code_len,
+                             const char *variables_json,
+                             const sluice_frontend_context *ctx,
+                             sluice_codefacts **out,
+                             sluice_error *err);
+
+    /* The hex SHA-256 of the canonical form (65 bytes with NUL) without a full analysis;
+     * SLUICE_E_INVALID (err with line/column) when the code does not parse. */
+    sluice_status (*canonical_hash)(sluice_arena *arena,
+                                    const char *code,
+                                    size_t code_len,
+                                    const sluice_frontend_context *ctx,
+                                    char out_hex[65],
+                                    sluice_error *err);
+} sluice_frontend;
+
+#endif

@@ -1,0 +1,104 @@
+/*
+ * canonical.c — the canonical form of one SQL statement and its SHA-256 (the code hash the
+ * approval token binds).
+ *
+ * Two forms, each prefixed with its name so they can never collide:
+ *   "sql/tree/1\n"   + DuckDB's parse tree (json_serialize_sql) with every "query_location"
+ *                      removed — for SELECT. Whitespace, comments and keyword case are not in
+ *                      the tree; every literal is, exactly (the text is DuckDB's own, so big
+ *                      integers are not rounded).
+ *   "sql/tokens/1\n" + the token stream (lexer.c) with comments and whitespace dropped, unquoted
+ *                      words lower-cased, everything else verbatim, tokens joined by one space,
+ *                      trailing ';' dropped — for every other statement (sqlite3Normalize
+ *                      without the literal masking). These are refused unless config allows them.
+ * Does not own: deciding what the statement is (statement.c).
+ */
+#include "core/buf.h"
+#include "lang/sql/internal.h"
+
+#include <ctype.h>
+#include <sodium.h>
+#include <string.h>
+
+static const char key_location[] = "\"query_location\":";
+
+/* Copies DuckDB's compact JSON dropping "query_location":<n> members. The scan tracks string
+ * state, so the key can only match as a member name, never inside a string value. */
+static void strip_locations(sluice_buf *b, const char *raw)
+{
+    size_t n = strlen(raw), klen = sizeof(key_location) - 1;
+    bool in_string = false;
+    for (size_t i = 0; i < n; i++) {
+        char c = raw[i];
+        if (in_string) {
+            sluice_buf_putc(b, c);
+            if (c == '\\' && i + 1 < n)
+                sluice_buf_putc(b, raw[++i]);
+            else if (c == '"')
+                in_string = false;
+            continue;
+        }
+        if (c == '"' && strncmp(raw + i, key_location, klen) == 0) {
+            i += klen;
+            while (i < n && (isdigit((unsigned char)raw[i]) || raw[i] == '-'))
+                i++;
+            if (i < n && raw[i] == ',')
+                continue; /* member followed by another: drop its comma too */
+            if (b->len > 0 && b->data[b->len - 1] == ',')
+                b->data[--b->len] = '\0'; /* last member: drop the comma before it */
+            i--;
+            continue;
+        }
+        if (c == '"')
+            in_string = true;
+        sluice_buf_putc(b, c);
+    }
+}
+
+static void token_form(sluice_buf *b, const char *t, size_t len)
+{
+    size_t p = 0, mark = 0;
+    while (p < len) {
+        sluice_sql_token k;
+        size_t n = sluice_sql_lex(t, len, p, &k);
+        if (n == 0)
+            break;
+        if (k != SLUICE_SQL_TK_SPACE && k != SLUICE_SQL_TK_COMMENT) {
+            if (b->len > 0 && b->data[b->len - 1] != '\n')
+                sluice_buf_putc(b, ' ');
+            for (size_t i = 0; i < n; i++) {
+                char c = t[p + i];
+                sluice_buf_putc(b, k == SLUICE_SQL_TK_WORD ? (char)tolower((unsigned char)c) : c);
+            }
+            if (k != SLUICE_SQL_TK_SEMI)
+                mark = b->len;
+        }
+        p += n;
+    }
+    /* drop trailing ';' tokens (and the spaces before them) */
+    if (b->data != NULL && b->len > mark) {
+        b->len = mark;
+        b->data[mark] = '\0';
+    }
+}
+
+sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, ctx->arena, 0);
+    if (ctx->parse_tree_raw != NULL && ctx->parse_tree != NULL &&
+        json_is_false(json_object_get(ctx->parse_tree, "error"))) {
+        sluice_buf_puts(&b, "sql/tree/1\n");
+        strip_locations(&b, ctx->parse_tree_raw);
+    } else {
+        sluice_buf_puts(&b, "sql/tokens/1\n");
+        token_form(&b, ctx->code, ctx->code_len);
+    }
+    if (sluice_buf_status(&b) != SLUICE_OK)
+        return sluice_buf_status(&b);
+    unsigned char digest[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256(digest, (const unsigned char *)b.data, b.len);
+    sodium_bin2hex(ctx->facts->code_hash, sizeof(ctx->facts->code_hash), digest, sizeof(digest));
+    ctx->facts->canonical = sluice_buf_cstr(&b);
+    return SLUICE_OK;
+}

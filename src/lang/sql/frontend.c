@@ -1,0 +1,266 @@
+/*
+ * frontend.c — the "sql" front end: runs the stages in order and fills CodeFacts.
+ *
+ * Owns: the order of the stages (statement → parse tree → plan lineage → canonical form →
+ * rules → scores), the analyzer's own DuckDB connection (on the executor's catalog, or on an
+ * in-memory mirror of a SQLite schema), the blocked-field list, and the sluice_frontend vtable.
+ * Does not own: any stage's logic (see internal.h for which file owns which).
+ */
+#include "core/limits.h"
+#include "lang/sql/internal.h"
+
+#include <string.h>
+
+/* pmcp-code-mode defaults, used when the caller passes no [code_mode]. */
+static const sluice_config_code_mode default_code_mode = {
+    .sql_reads_enabled = true,
+    .sql_require_where_on_writes = true,
+    .sql_max_rows = 10000,
+    .sql_max_joins = 5,
+};
+
+static void disconnect_cleanup(void *p)
+{
+    duckdb_disconnect(p);
+}
+
+static void close_cleanup(void *p)
+{
+    duckdb_close(p);
+}
+
+/* "col" blocks the column in every table; "table.col" in one table. */
+static sluice_status add_blocked(sluice_sql_ctx *ctx, const char *spec, size_t *cap)
+{
+    if (ctx->blocked_count == *cap) {
+        size_t ncap = *cap == 0 ? 16 : *cap * 2;
+        sluice_sql_blocked *n = sluice_arena_calloc(ctx->arena, ncap, sizeof(*n));
+        if (n == NULL)
+            return SLUICE_E_NOMEM;
+        if (ctx->blocked_count > 0)
+            memcpy(n, ctx->blocked, ctx->blocked_count * sizeof(*n));
+        ctx->blocked = n;
+        *cap = ncap;
+    }
+    const char *dot = strrchr(spec, '.');
+    sluice_sql_blocked *b = &ctx->blocked[ctx->blocked_count++];
+    b->column = dot != NULL ? dot + 1 : spec;
+    b->table = dot != NULL ? sluice_arena_strndup(ctx->arena, spec, (size_t)(dot - spec)) : NULL;
+    return dot != NULL && b->table == NULL ? SLUICE_E_NOMEM : SLUICE_OK;
+}
+
+static sluice_status collect_blocked(sluice_sql_ctx *ctx, const sluice_schema *schema)
+{
+    size_t cap = 0;
+    sluice_status st = SLUICE_OK;
+    const sluice_strlist *lists[] = { &ctx->cm->blocked_fields, &ctx->cm->sql_blocked_columns };
+    for (size_t l = 0; l < 2; l++)
+        for (size_t i = 0; st == SLUICE_OK && i < lists[l]->count; i++)
+            st = add_blocked(ctx, lists[l]->items[i], &cap);
+    for (size_t t = 0; schema != NULL && st == SLUICE_OK && t < schema->table_count; t++)
+        for (size_t c = 0; st == SLUICE_OK && c < schema->tables[t].column_count; c++)
+            if (schema->tables[t].columns[c].blocked) {
+                const char *spec = sluice_arena_printf(ctx->arena, "%s.%s", schema->tables[t].name,
+                                                       schema->tables[t].columns[c].name);
+                st = spec == NULL ? SLUICE_E_NOMEM : add_blocked(ctx, spec, &cap);
+            }
+    return st;
+}
+
+/* A fresh in-memory DuckDB holding only the SQLite schema's tables (no rows), with external
+ * access off: SQLite code is bound here, never run. */
+static sluice_status open_mirror(sluice_sql_ctx *ctx,
+                                 const sluice_schema *schema,
+                                 duckdb_database *db,
+                                 sluice_error *err)
+{
+    const char *ddl = NULL;
+    duckdb_config cfg = NULL;
+    sluice_status st = sluice_sql_mirror_ddl(ctx->arena, schema, &ddl);
+    if (st != SLUICE_OK)
+        return st;
+    if (duckdb_create_config(&cfg) == DuckDBError)
+        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL, "cannot configure DuckDB");
+    duckdb_set_config(cfg, "enable_external_access", "false");
+    duckdb_set_config(cfg, "autoload_known_extensions", "false");
+    duckdb_set_config(cfg, "autoinstall_known_extensions", "false");
+    duckdb_set_config(cfg, "threads", "1");
+    char *open_err = NULL;
+    duckdb_state s = duckdb_open_ext(NULL, db, cfg, &open_err);
+    duckdb_destroy_config(&cfg);
+    if (s == DuckDBError) {
+        st = sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
+                              "cannot open the analyzer's DuckDB: %s",
+                              open_err != NULL ? open_err : "unknown error");
+        duckdb_free(open_err);
+        return st;
+    }
+    if (sluice_arena_cleanup_add(ctx->arena, close_cleanup, db) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    duckdb_connection c;
+    if (duckdb_connect(*db, &c) == DuckDBError)
+        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL, "cannot connect to DuckDB");
+    duckdb_result r;
+    s = duckdb_query(c, ddl, &r);
+    if (s == DuckDBError)
+        st = sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
+                              "cannot mirror the SQLite schema: %s", duckdb_result_error(&r));
+    duckdb_destroy_result(&r);
+    duckdb_disconnect(&c);
+    return st;
+}
+
+static sluice_status
+connect(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_error *err)
+{
+    duckdb_database *db;
+    if (fc != NULL && fc->engine == SLUICE_ENGINE_SQLITE) {
+        db = sluice_arena_calloc(ctx->arena, 1, sizeof(*db));
+        if (db == NULL)
+            return SLUICE_E_NOMEM;
+        sluice_status st = open_mirror(ctx, fc->schema, db, err);
+        if (st != SLUICE_OK)
+            return st;
+    } else {
+        db = fc != NULL ? fc->duckdb_database : NULL;
+        if (db == NULL)
+            return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
+                                    "the SQL analyzer was given no DuckDB catalog to bind against");
+    }
+    duckdb_connection *c = sluice_arena_calloc(ctx->arena, 1, sizeof(*c));
+    if (c == NULL)
+        return SLUICE_E_NOMEM;
+    if (duckdb_connect(*db, c) == DuckDBError)
+        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL, "cannot connect to DuckDB");
+    if (sluice_arena_cleanup_add(ctx->arena, disconnect_cleanup, c) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    ctx->conn = *c;
+    return SLUICE_OK;
+}
+
+/* docs/risk.md "Complexity": joins*3 + subqueries*3 + windows*2 + aggregates + ctes*2 + tables */
+static void score(sluice_codefacts *f, const sluice_schema *schema)
+{
+    f->complexity = (int64_t)(f->join_count * 3 + f->subquery_count * 3 + f->window_count * 2 +
+                              f->aggregate_count + f->cte_names.count * 2 + f->tables_read.count);
+    if (f->limit_value >= 0) {
+        f->estimated_rows = f->limit_value;
+    } else if (f->action == SLUICE_ACTION_READ && f->aggregate_count > 0 && !f->has_group_by) {
+        f->estimated_rows = 1;
+    } else if (f->tables_read.count == 1 && f->join_count == 0 && !f->has_where &&
+               !f->has_group_by && schema != NULL) {
+        for (size_t i = 0; i < schema->table_count; i++)
+            if (strcmp(schema->tables[i].name, f->tables_read.items[0]) == 0)
+                f->estimated_rows = schema->tables[i].approx_rows;
+    }
+}
+
+/* Statement types DuckDB reports as SELECT that are not query nodes: PRAGMA table_info(...),
+ * PRAGMA version. They report on the catalog, not data. */
+static void refuse_non_query(sluice_sql_ctx *ctx)
+{
+    sluice_codefacts_violate(ctx->facts, "statement_not_allowed", 0, 0,
+                             "write a SELECT over the tables in the code-mode://schema resource",
+                             "this statement is typed SELECT but is not a query; only queries "
+                             "are analyzed");
+}
+
+static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
+{
+    duckdb_extracted_statements ex = NULL;
+    duckdb_prepared_statement ps = NULL;
+    sluice_status st = sluice_sql_statement_extract(ctx, &ex);
+    if (st == SLUICE_OK && ex != NULL)
+        st = sluice_sql_parsetree_facts(ctx);
+    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
+        st = sluice_sql_statement_bind(ctx, ex, &ps);
+    if (ps != NULL && ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && st == SLUICE_OK) {
+        if (ctx->parse_tree == NULL)
+            refuse_non_query(ctx);
+        else
+            st = sluice_sql_plan_walk(ctx, ps);
+    }
+    if (ps != NULL)
+        duckdb_destroy_prepare(&ps);
+    if (ex != NULL)
+        duckdb_destroy_extracted(&ex);
+    if (ctx->parse_tree != NULL && ctx->type == DUCKDB_STATEMENT_TYPE_INVALID) {
+        ctx->facts->statement_kind = "SELECT"; /* refused before binding */
+        ctx->facts->action = SLUICE_ACTION_READ;
+    }
+    if (st == SLUICE_OK)
+        st = sluice_sql_canonicalize(ctx);
+    if (st == SLUICE_OK && ctx->type != DUCKDB_STATEMENT_TYPE_INVALID)
+        st = sluice_sql_rules_apply(ctx);
+    score(ctx->facts, fc != NULL ? fc->schema : NULL);
+    return st;
+}
+
+sluice_status sluice_sql_analyze(sluice_arena *arena,
+                                 const char *code,
+                                 size_t code_len,
+                                 const char *variables_json,
+                                 const sluice_frontend_context *fc,
+                                 sluice_codefacts **out,
+                                 sluice_error *err)
+{
+    (void)variables_json; /* bound by the executor as parameters; never part of the text */
+    if (code_len > SLUICE_LIMIT_CODE_BYTES)
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                "the SQL is too long (%zu bytes; limit is %u)", code_len,
+                                SLUICE_LIMIT_CODE_BYTES);
+    sluice_sql_ctx ctx = { .arena = arena };
+    ctx.facts = sluice_codefacts_new(arena, "sql");
+    ctx.code = sluice_arena_strndup(arena, code != NULL ? code : "", code != NULL ? code_len : 0);
+    ctx.code_len = code != NULL ? code_len : 0;
+    ctx.cm = fc != NULL && fc->code_mode != NULL ? fc->code_mode : &default_code_mode;
+    if (ctx.facts == NULL || ctx.code == NULL)
+        return SLUICE_E_NOMEM;
+    sluice_status st = collect_blocked(&ctx, fc != NULL ? fc->schema : NULL);
+    if (st != SLUICE_OK)
+        return st;
+    if (strlen(ctx.code) != ctx.code_len) {
+        /* DuckDB reads C strings: text after a NUL would be validated but not what runs. */
+        size_t line, column;
+        sluice_error_locate(ctx.code, ctx.code_len, strlen(ctx.code), &line, &column);
+        sluice_codefacts_violate(ctx.facts, "syntax_error", line, column, "remove the NUL byte",
+                                 "the SQL contains a NUL byte");
+        *out = ctx.facts;
+        return SLUICE_OK;
+    }
+    st = connect(&ctx, fc, err);
+    if (st == SLUICE_OK)
+        st = run_stages(&ctx, fc);
+    if (st != SLUICE_OK)
+        return st;
+    *out = ctx.facts;
+    return SLUICE_OK;
+}
+
+static sluice_status canonical_hash(sluice_arena *arena,
+                                    const char *code,
+                                    size_t code_len,
+                                    const sluice_frontend_context *fc,
+                                    char out_hex[65],
+                                    sluice_error *err)
+{
+    sluice_codefacts *facts = NULL;
+    sluice_status st = sluice_sql_analyze(arena, code, code_len, NULL, fc, &facts, err);
+    if (st != SLUICE_OK)
+        return st;
+    if (facts->code_hash[0] == '\0')
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "the SQL does not parse");
+    memcpy(out_hex, facts->code_hash, 65);
+    return SLUICE_OK;
+}
+
+static const sluice_frontend sql_frontend = {
+    .language = "sql",
+    .analyze = sluice_sql_analyze,
+    .canonical_hash = canonical_hash,
+};
+
+const sluice_frontend *sluice_sql_frontend(void)
+{
+    return &sql_frontend;
+}

@@ -1,0 +1,132 @@
+/*
+ * internal.h — what the files of the SQL front end share; nothing outside src/lang/sql/ includes
+ * it.
+ *
+ * Owns: the per-analysis context (sluice_sql_ctx), the lexer's token kinds, and one prototype
+ * per stage: lexer.c (tokens), statement.c (split + classify), canonical.c (canonical form +
+ * hash), parsetree.c (facts from the parse tree), plan_walk.c (lineage from the bound plan),
+ * functions.c (the allowlist), rules.c (config rules), explain.c, mirror.c (SQLite catalog).
+ */
+#ifndef SLUICE_LANG_SQL_INTERNAL_H
+#define SLUICE_LANG_SQL_INTERNAL_H
+
+#include "lang/sql/sql.h"
+
+#include <duckdb.h>
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Ceilings specific to SQL analysis (the code size itself is SLUICE_LIMIT_CODE_BYTES). */
+#define SLUICE_SQL_MAX_PLAN_DEPTH       200u  /* operator and expression nesting in a plan */
+#define SLUICE_SQL_MAX_BASE_COLUMNS     4096u /* distinct base columns one statement reads */
+#define SLUICE_SQL_MAX_RECURSION_ROUNDS 64u   /* recursive CTE lineage fixpoint rounds */
+
+/* A blocked field: column in table, or in any table when table is NULL. */
+typedef struct sluice_sql_blocked {
+    const char *table;
+    const char *column;
+} sluice_sql_blocked;
+
+typedef struct sluice_sql_ctx {
+    sluice_arena *arena;
+    sluice_codefacts *facts;
+    const char *code; /* NUL-terminated copy */
+    size_t code_len;
+    const sluice_config_code_mode *cm; /* never NULL (defaults filled in) */
+    duckdb_connection conn;            /* on the catalog the code binds against */
+    sluice_sql_blocked *blocked;
+    size_t blocked_count;
+    duckdb_statement_type type; /* of the single statement */
+    size_t result_columns;      /* prepared statement column count */
+    bool is_query;              /* a SELECT the lineage walk covers */
+    json_t *parse_tree;         /* json_serialize_sql output (SELECT only), owned by the arena */
+    const char *parse_tree_raw; /* the same as DuckDB's text */
+} sluice_sql_ctx;
+
+/* --- lexer.c ------------------------------------------------------------------------------ */
+typedef enum sluice_sql_token {
+    SLUICE_SQL_TK_END = 0,
+    SLUICE_SQL_TK_SPACE,
+    SLUICE_SQL_TK_COMMENT,
+    SLUICE_SQL_TK_WORD,   /* keyword or unquoted identifier */
+    SLUICE_SQL_TK_QUOTED, /* "identifier" */
+    SLUICE_SQL_TK_STRING, /* 'text', E'text', $$text$$, $tag$text$tag$ */
+    SLUICE_SQL_TK_NUMBER,
+    SLUICE_SQL_TK_PARAM, /* ?, $1, $name */
+    SLUICE_SQL_TK_SEMI,
+    SLUICE_SQL_TK_OTHER,   /* operators and punctuation */
+    SLUICE_SQL_TK_ILLEGAL, /* an unterminated string, identifier or comment */
+} sluice_sql_token;
+
+/* Scans one token at text[pos..len): returns its length (>= 1 unless at the end) and writes the
+ * kind. Allocates nothing; never reads past len. */
+size_t sluice_sql_lex(const char *text, size_t len, size_t pos, sluice_sql_token *kind);
+
+/* Byte offset where the second statement starts (the first token after the first top-level ';'
+ * that is not space or comment), or len when there is none. */
+size_t sluice_sql_second_statement(const char *text, size_t len);
+
+/* --- statement.c -------------------------------------------------------------------------- */
+/* Requires exactly one statement: *out is the extracted statement, or NULL after adding a
+ * violation (syntax error with line and column, no statement, more than one). */
+sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out);
+
+/* Prepares the extracted statement (binding, never executing) and classifies it: sets
+ * ctx->type, ctx->result_columns, facts->action and facts->statement_kind. A bind failure or an
+ * unknown statement type is a violation and *prepared stays NULL. */
+sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
+                                        duckdb_extracted_statements ex,
+                                        duckdb_prepared_statement *prepared);
+
+/* Runs `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` for fn json_serialize_sql or
+ * json_serialize_plan and parses the JSON (integers decoded as reals: plans hold 2^64-1).
+ * When raw is given it receives DuckDB's JSON text as is (exact integers, for the canonical
+ * form). NULL + violation when the call itself fails; DuckDB's {"error":true} comes back as JSON.
+ */
+json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw);
+
+/* --- canonical.c -------------------------------------------------------------------------- */
+/* Fills facts->canonical and facts->code_hash (see docs/sql.md, "Canonical form"). */
+sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx);
+
+/* --- parsetree.c -------------------------------------------------------------------------- */
+/* Facts from the parse tree when the statement is a query (json_serialize_sql takes nothing
+ * else; ctx->parse_tree stays NULL otherwise): joins, subqueries, CTE names,
+ * WHERE/GROUP/ORDER/LIMIT, windows, functions as written. Refuses DESCRIBE/SHOW/SUMMARIZE,
+ * denied functions, table functions outside the allowlist and file-path table names — before
+ * anything binds them, because binding read_csv('x') already opens x. */
+sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx);
+
+/* --- plan_walk.c -------------------------------------------------------------------------- */
+/* Binds the statement (json_serialize_plan), walks the plan for lineage, fills tables_read,
+ * columns_read, outputs, blocked_used; refuses unknown operators/expressions/keys, functions
+ * outside the allowlist and blocked fields in the output. */
+sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared);
+
+/* True when table.column is blocked for this analysis. */
+bool sluice_sql_is_blocked(const sluice_sql_ctx *ctx, const char *table, const char *column);
+
+/* --- functions.c -------------------------------------------------------------------------- */
+typedef enum sluice_sql_fn_kind {
+    SLUICE_SQL_FN_SCALAR = 0, /* scalar, aggregate and window functions */
+    SLUICE_SQL_FN_TABLE = 1,
+} sluice_sql_fn_kind;
+
+/* NULL when name may be called; else why not, for the message ("it reads files", ...). */
+const char *sluice_sql_function_refusal(sluice_sql_fn_kind kind, const char *name);
+
+/* The explicit denylist alone (names as written, macros included): NULL or the reason. Used on
+ * the parse tree, where macro names the plan later expands are not on the allowlist. */
+const char *sluice_sql_function_denied(const char *name);
+
+/* --- rules.c ------------------------------------------------------------------------------ */
+/* Applies the sql_* configuration rules to the facts gathered so far. */
+sluice_status sluice_sql_rules_apply(sluice_sql_ctx *ctx);
+
+/* --- mirror.c ----------------------------------------------------------------------------- */
+/* CREATE TABLE statements (DuckDB) for every table of a SQLite schema, types by affinity. */
+sluice_status
+sluice_sql_mirror_ddl(sluice_arena *arena, const sluice_schema *schema, const char **out);
+
+#endif

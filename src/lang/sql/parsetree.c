@@ -1,0 +1,297 @@
+/*
+ * parsetree.c — facts from the parse tree of a SELECT (DuckDB json_serialize_sql), gathered
+ * before anything is bound.
+ *
+ * Owns: the statement's shape as written (joins, subqueries, CTE names, WHERE, GROUP BY,
+ * ORDER BY, the literal LIMIT, window functions, functions called) and the refusals that must
+ * happen before binding, because binding itself would act: DESCRIBE/SHOW/SUMMARIZE (they read
+ * the catalog, not data), table functions outside the allowlist (read_csv binds by opening the
+ * file; query() hides SQL in a string) and table names that are file paths (replacement scans).
+ * Does not own: lineage (plan_walk.c, which sees views, macros and stars resolved).
+ */
+#include "core/buf.h"
+#include "core/error.h"
+#include "lang/sql/internal.h"
+
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+typedef struct tree_walk {
+    sluice_sql_ctx *ctx;
+    size_t depth;
+} tree_walk;
+
+static void locate(const sluice_sql_ctx *ctx, const json_t *node, size_t *line, size_t *column)
+{
+    *line = *column = 0;
+    double loc = json_number_value(json_object_get(node, "query_location"));
+    if (loc >= 0 && loc < (double)ctx->code_len)
+        sluice_error_locate(ctx->code, ctx->code_len, (size_t)loc, line, column);
+}
+
+static const char *str(const json_t *node, const char *key)
+{
+    const char *s = json_string_value(json_object_get(node, key));
+    return s != NULL ? s : "";
+}
+
+static void refuse_show(tree_walk *w, const json_t *node)
+{
+    const char *what = str(node, "show_type");
+    sluice_codefacts_violate(w->ctx->facts, "statement_not_allowed", 0, 0,
+                             "read the code-mode://schema resource for tables and columns; "
+                             "aggregate with SELECT for statistics",
+                             "%s is not allowed in code mode: it reports on the catalog or on "
+                             "every column, including blocked ones",
+                             *what != '\0' ? what : "SHOW");
+}
+
+static void check_table_function(tree_walk *w, const json_t *node)
+{
+    const json_t *fn = json_object_get(node, "function");
+    const char *name = str(fn, "function_name");
+    const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
+    if (why == NULL)
+        return;
+    size_t line, column;
+    locate(w->ctx, node, &line, &column);
+    sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
+                             "query the tables listed in the code-mode://schema resource; only "
+                             "range, generate_series and unnest may be used as table functions",
+                             "table function %s() is not allowed: %s", name, why);
+}
+
+/* FROM 'file.csv' and FROM "dir/x.parquet" bind as replacement scans that open files. No
+ * catalog table name we expose contains these characters. */
+static void check_base_table(tree_walk *w, const json_t *node)
+{
+    const char *name = str(node, "table_name");
+    if (strpbrk(name, "/\\.:*?") == NULL)
+        return;
+    size_t line, column;
+    locate(w->ctx, node, &line, &column);
+    sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
+                             "query the tables listed in the code-mode://schema resource",
+                             "'%s' looks like a file path; reading files is not allowed", name);
+}
+
+static void note_function(tree_walk *w, const json_t *node, bool window)
+{
+    const char *name = str(node, "function_name");
+    if (*name == '\0')
+        return;
+    const char *why = sluice_sql_function_denied(name);
+    if (why != NULL) {
+        size_t line, column;
+        locate(w->ctx, node, &line, &column);
+        sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
+                                 "use the functions listed in docs/sql.md",
+                                 "function %s() is not allowed: %s", name, why);
+    }
+    /* operators (+, ||, ~~) are functions to DuckDB but not to the reader */
+    if (isalpha((unsigned char)name[0]) || name[0] == '_')
+        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->functions,
+                                  strcmp(name, "count_star") == 0 ? "count" : name);
+    if (window)
+        w->ctx->facts->window_count++;
+}
+
+/* "c.id" from a COLUMN_REF's column_names; NULL for any other expression. */
+static const char *column_ref(tree_walk *w, const json_t *e)
+{
+    if (strcmp(str(e, "class"), "COLUMN_REF") != 0)
+        return NULL;
+    sluice_buf b;
+    sluice_buf_init(&b, w->ctx->arena, 256);
+    size_t i;
+    const json_t *n;
+    json_array_foreach(json_object_get(e, "column_names"), i, n)
+    {
+        if (i > 0)
+            sluice_buf_putc(&b, '.');
+        sluice_buf_puts(&b, json_string_value(n) != NULL ? json_string_value(n) : "");
+    }
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
+{
+    if (depth > SLUICE_SQL_MAX_PLAN_DEPTH)
+        return;
+    const char *c = json_is_object(v) ? column_ref(w, v) : NULL;
+    if (c != NULL) {
+        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->filter_columns, c);
+        return;
+    }
+    if (json_is_object(v) && strcmp(str(v, "class"), "SUBQUERY") == 0)
+        return;
+    const char *key;
+    const json_t *child;
+    size_t i;
+    if (json_is_object(v)) {
+        json_object_foreach((json_t *)v, key, child)
+        {
+            collect_filter_columns(w, child, depth + 1);
+        }
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, child)
+        {
+            collect_filter_columns(w, child, depth + 1);
+        }
+    }
+}
+
+static void note_join(tree_walk *w, const json_t *node)
+{
+    w->ctx->facts->join_count++;
+    const json_t *cond = json_object_get(node, "condition");
+    const char *l = column_ref(w, json_object_get(cond, "left"));
+    const char *r = column_ref(w, json_object_get(cond, "right"));
+    if (l != NULL && r != NULL && strcmp(str(cond, "type"), "COMPARE_EQUAL") == 0) {
+        const char *k = sluice_arena_printf(w->ctx->arena, "%s = %s", l, r);
+        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->join_keys, k);
+    }
+    size_t i;
+    const json_t *u;
+    json_array_foreach(json_object_get(node, "using_columns"), i, u)
+    {
+        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->join_keys, json_string_value(u));
+    }
+}
+
+static void note_select_node(tree_walk *w, const json_t *node)
+{
+    sluice_codefacts *f = w->ctx->facts;
+    const json_t *where = json_object_get(node, "where_clause");
+    if (where != NULL) {
+        f->has_where = true;
+        collect_filter_columns(w, where, 0);
+    }
+    if (json_array_size(json_object_get(node, "group_expressions")) > 0)
+        f->has_group_by = true;
+}
+
+static void note_ctes(tree_walk *w, const json_t *node)
+{
+    const json_t *map = json_object_get(json_object_get(node, "cte_map"), "map");
+    size_t i;
+    const json_t *e;
+    json_array_foreach(map, i, e)
+    {
+        const char *name = str(e, "key");
+        if (*name != '\0')
+            sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->cte_names, name);
+    }
+}
+
+static void note_modifiers(tree_walk *w, const json_t *node, bool top)
+{
+    size_t i;
+    const json_t *m;
+    json_array_foreach(json_object_get(node, "modifiers"), i, m)
+    {
+        const char *type = str(m, "type");
+        if (strcmp(type, "ORDER_MODIFIER") == 0 && top)
+            w->ctx->facts->has_order_by = true;
+        if ((strcmp(type, "LIMIT_MODIFIER") == 0 || strcmp(type, "LIMIT_PERCENT_MODIFIER") == 0) &&
+            top && json_object_get(m, "limit") != NULL) {
+            w->ctx->facts->has_limit = true;
+            const json_t *lim = json_object_get(m, "limit");
+            const json_t *v = json_object_get(json_object_get(lim, "value"), "value");
+            if (strcmp(type, "LIMIT_MODIFIER") == 0 && strcmp(str(lim, "class"), "CONSTANT") == 0 &&
+                json_is_number(v)) {
+                double d = json_number_value(v);
+                if (d >= 0 && d == floor(d))
+                    w->ctx->facts->limit_value = d >= 9.2e18 ? INT64_MAX : (int64_t)d;
+            }
+        }
+    }
+}
+
+static void walk(tree_walk *w, const json_t *v);
+
+static void walk_object(tree_walk *w, const json_t *node)
+{
+    const char *type = str(node, "type");
+    const char *cls = str(node, "class");
+    if (*cls != '\0') {
+        if (strcmp(cls, "FUNCTION") == 0)
+            note_function(w, node, false);
+        else if (strcmp(cls, "WINDOW") == 0)
+            note_function(w, node, true);
+        else if (strcmp(cls, "SUBQUERY") == 0)
+            w->ctx->facts->subquery_count++;
+    } else if (strcmp(type, "SELECT_NODE") == 0 || strcmp(type, "SET_OPERATION_NODE") == 0 ||
+               strcmp(type, "RECURSIVE_CTE_NODE") == 0 || strcmp(type, "CTE_NODE") == 0) {
+        if (strcmp(type, "SELECT_NODE") == 0)
+            note_select_node(w, node);
+        note_ctes(w, node);
+    } else if (strcmp(type, "SHOW_REF") == 0) {
+        refuse_show(w, node);
+    } else if (strcmp(type, "TABLE_FUNCTION") == 0) {
+        check_table_function(w, node);
+    } else if (strcmp(type, "BASE_TABLE") == 0) {
+        check_base_table(w, node);
+    } else if (strcmp(type, "JOIN") == 0) {
+        note_join(w, node);
+    } else if (strcmp(type, "SUBQUERY") == 0) {
+        w->ctx->facts->subquery_count++;
+    }
+    const char *key;
+    const json_t *child;
+    json_object_foreach((json_t *)node, key, child)
+    {
+        walk(w, child);
+    }
+}
+
+static void walk(tree_walk *w, const json_t *v)
+{
+    if (w->depth >= SLUICE_SQL_MAX_PLAN_DEPTH) {
+        if (w->depth == SLUICE_SQL_MAX_PLAN_DEPTH)
+            sluice_codefacts_violate(w->ctx->facts, "too_complex", 0, 0,
+                                     "split the statement or flatten its nesting",
+                                     "the statement nests too deeply to analyze (limit is %u)",
+                                     SLUICE_SQL_MAX_PLAN_DEPTH);
+        w->depth = SLUICE_SQL_MAX_PLAN_DEPTH + 1;
+        return;
+    }
+    w->depth++;
+    if (json_is_object(v)) {
+        walk_object(w, v);
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e)
+        {
+            walk(w, e);
+        }
+    }
+    if (w->depth <= SLUICE_SQL_MAX_PLAN_DEPTH)
+        w->depth--;
+}
+
+sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx)
+{
+    ctx->parse_tree = sluice_sql_serialize(ctx, "json_serialize_sql", &ctx->parse_tree_raw);
+    if (ctx->parse_tree == NULL)
+        return SLUICE_OK; /* violation already added */
+    if (json_is_true(json_object_get(ctx->parse_tree, "error"))) {
+        ctx->parse_tree = NULL; /* not a query node: the statement type decides (statement.c) */
+        return SLUICE_OK;
+    }
+    tree_walk w = { ctx, 0 };
+    const json_t *stmts = json_object_get(ctx->parse_tree, "statements");
+    const json_t *node = json_object_get(json_array_get(stmts, 0), "node");
+    if (json_array_size(stmts) != 1 || node == NULL) {
+        sluice_codefacts_violate(ctx->facts, "statement_not_allowed", 0, 0, NULL,
+                                 "the statement did not parse into exactly one query");
+        return SLUICE_OK;
+    }
+    /* ORDER BY and LIMIT of the outermost query are the statement's; inner ones only shape
+     * subqueries */
+    note_modifiers(&w, node, true);
+    walk(&w, node);
+    return SLUICE_OK;
+}

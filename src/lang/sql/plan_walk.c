@@ -1,0 +1,975 @@
+/*
+ * plan_walk.c — column lineage from DuckDB's bound logical plan (json_serialize_plan).
+ *
+ * Owns: binding the statement without executing it, and two passes over the plan JSON:
+ *   1. a scan of the whole document: every base-table scan registers its columns, every
+ *      function (scalar, aggregate, window, table; lambda bodies included) is checked against
+ *      functions.c;
+ *   2. a bottom-up walk computing, for each operator, the set of base columns each output
+ *      column is computed from (research note sql-engines.md §3.2). Operators, expression
+ *      classes and keys the walker does not know are refused by name (fail closed): the plan
+ *      format is internal to DuckDB and may change under us.
+ * Then: the root must have as many columns as the prepared statement, and no output may be
+ * computed from a blocked field.
+ * Does not own: the statement's written shape (parsetree.c) or config rules (rules.c).
+ *
+ * tag-lineage-ops: the operator table below, docs/sql.md "Operators" and the lineage cases in
+ * tests/unit/data/sql_lineage/ change together.
+ */
+#include "lang/sql/internal.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <string.h>
+#include <strings.h>
+
+/* --- lineage sets ------------------------------------------------------------------------- */
+
+/* Per-output lineage: n columns, each a bitset of nwords words over the base columns. */
+typedef struct cols {
+    size_t n;
+    uint64_t *bits;
+} cols;
+
+typedef struct base_col {
+    const char *table; /* "customers" or "schema.customers" */
+    const char *column;
+} base_col;
+
+typedef struct cte_entry {
+    double index;
+    cols c;
+} cte_entry;
+
+typedef struct walker {
+    sluice_sql_ctx *ctx;
+    base_col *base;
+    size_t base_count;
+    size_t nwords;
+    cte_entry *ctes;
+    size_t cte_count;
+    size_t cte_cap;
+    const cols *delim[64]; /* DELIM_JOIN duplicate-eliminated columns, innermost last */
+    size_t delim_depth;
+    size_t depth;
+    bool failed;
+} walker;
+
+static uint64_t *set_at(walker *w, const cols *c, size_t i)
+{
+    return c->bits + i * w->nwords;
+}
+
+static bool cols_new(walker *w, cols *c, size_t n)
+{
+    c->n = n;
+    c->bits = sluice_arena_calloc(w->ctx->arena, n == 0 ? 1 : n * w->nwords, sizeof(uint64_t));
+    if (c->bits == NULL)
+        w->failed = true;
+    return c->bits != NULL;
+}
+
+static void set_or(walker *w, uint64_t *dst, const uint64_t *src)
+{
+    for (size_t k = 0; k < w->nwords; k++)
+        dst[k] |= src[k];
+}
+
+static bool fail(walker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Refuses the statement (once: the first reason is the one worth reading). */
+static bool fail(walker *w, const char *fmt, ...)
+{
+    if (!w->failed) {
+        va_list ap;
+        va_start(ap, fmt);
+        const char *msg = sluice_arena_vprintf(w->ctx->arena, fmt, ap);
+        va_end(ap);
+        sluice_codefacts_violate(w->ctx->facts, "unanalyzable", 0, 0,
+                                 "rewrite the statement with plain SELECT, JOIN, GROUP BY, "
+                                 "window functions and subqueries",
+                                 "%s", msg != NULL ? msg : "the statement cannot be analyzed");
+    }
+    w->failed = true;
+    return false;
+}
+
+static const char *s_of(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s != NULL ? s : "";
+}
+
+/* Plan integers arrive as reals (see sluice_sql_serialize); valid indexes are small. */
+static bool index_of(const json_t *v, size_t limit, size_t *out)
+{
+    double d = json_number_value(v);
+    if (!json_is_number(v) || d < 0 || d != floor(d) || d >= (double)limit)
+        return false;
+    *out = (size_t)d;
+    return true;
+}
+
+static bool key_known(const char *key, const char *const *known)
+{
+    for (size_t i = 0; known[i] != NULL; i++)
+        if (strcmp(key, known[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Keys every plan node may carry. */
+static const char *const common_keys[] = { "type",  "children",       "expression_class",
+                                           "alias", "query_location", "return_type",
+                                           NULL };
+
+static bool fail_key(walker *w, const char *what, const char *key)
+{
+    const char *msg = sluice_arena_printf(w->ctx->arena, "%s (key %s)", what, key);
+    return fail(w, "cannot analyze plan element %s; the statement is refused",
+                msg != NULL ? msg : what);
+}
+
+/* Refuses any key outside known (and outside the keys every node may carry). */
+static bool keys_known(walker *w, const json_t *node, const char *const *known, const char *what)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)node, key, v)
+    {
+        (void)v;
+        if (!key_known(key, common_keys) && !key_known(key, known))
+            return fail_key(w, what, key);
+    }
+    return true;
+}
+
+/* --- expressions -------------------------------------------------------------------------- */
+
+typedef struct expr_rule {
+    const char *cls;
+    const char *const child_keys[10]; /* keys holding expressions that feed the value */
+    const char *const plain_keys[16]; /* keys that carry no data */
+} expr_rule;
+
+static const expr_rule expr_rules[] = {
+    { "BOUND_REF", { NULL }, { "index", NULL } },
+    { "BOUND_CONSTANT", { NULL }, { "value", NULL } },
+    { "BOUND_PARAMETER", { NULL }, { "identifier", "parameter_data", NULL } },
+    { "BOUND_FUNCTION",
+      { "children", NULL },
+      { "name", "arguments", "original_arguments", "catalog_name", "schema_name", "has_serialize",
+        "is_operator", "function_data", NULL } },
+    { "BOUND_AGGREGATE",
+      { "children", "filter", "order_bys", NULL },
+      { "name", "arguments", "original_arguments", "catalog_name", "schema_name", "has_serialize",
+        "aggregate_type", "function_data", NULL } },
+    { "BOUND_WINDOW",
+      { "children", "partitions", "orders", "start_expr", "end_expr", "offset_expr", "default_expr",
+        "filter_expr", "arg_orders", NULL },
+      { "name", "arguments", "original_arguments", "catalog_name", "schema_name", "has_serialize",
+        "ignore_nulls", "distinct", "start", "end", "exclude_clause", "function_data", NULL } },
+    { "BOUND_CASE", { "case_checks", "else_expr", NULL }, { NULL } },
+    { "BOUND_CAST", { "child", NULL }, { "try_cast", NULL } },
+    { "BOUND_COMPARISON", { "left", "right", NULL }, { NULL } },
+    { "BOUND_CONJUNCTION", { "children", NULL }, { NULL } },
+    { "BOUND_OPERATOR", { "children", NULL }, { NULL } },
+    { "BOUND_BETWEEN",
+      { "input", "lower", "upper", NULL },
+      { "lower_inclusive", "upper_inclusive", NULL } },
+    { "BOUND_UNNEST", { "child", NULL }, { NULL } },
+};
+
+static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out);
+
+/* Every expression object inside v (not descending into the expressions found). */
+static bool nested_lineage(walker *w, const json_t *v, const cols *in, uint64_t *out)
+{
+    if (json_is_object(v)) {
+        if (json_object_get(v, "expression_class") != NULL)
+            return expr_lineage(w, v, in, out);
+        const char *key;
+        const json_t *c;
+        json_object_foreach((json_t *)v, key, c)
+        {
+            (void)key;
+            if (!nested_lineage(w, c, in, out))
+                return false;
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(v, i, c)
+        {
+            if (!nested_lineage(w, c, in, out))
+                return false;
+        }
+    }
+    return true;
+}
+
+static const expr_rule *rule_for(const char *cls)
+{
+    for (size_t i = 0; i < sizeof(expr_rules) / sizeof(expr_rules[0]); i++)
+        if (strcmp(expr_rules[i].cls, cls) == 0)
+            return &expr_rules[i];
+    return NULL;
+}
+
+static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out)
+{
+    const char *cls = s_of(e, "expression_class");
+    const expr_rule *r = rule_for(cls);
+    if (r == NULL)
+        return fail(w, "cannot analyze expression class %s; the statement is refused",
+                    *cls != '\0' ? cls : "(none)");
+    if (w->depth++ > SLUICE_SQL_MAX_PLAN_DEPTH)
+        return fail(w, "%s", "the statement nests too deeply to analyze");
+    const char *key;
+    const json_t *v;
+    bool ok = true;
+    json_object_foreach((json_t *)e, key, v)
+    {
+        if (key_known(key, r->child_keys)) {
+            ok = nested_lineage(w, v, in, out);
+        } else if (!key_known(key, r->plain_keys) && !key_known(key, common_keys)) {
+            ok = fail_key(w, cls, key);
+        }
+        if (!ok)
+            break;
+    }
+    if (ok && strcmp(cls, "BOUND_REF") == 0) {
+        size_t idx;
+        if (in == NULL || !index_of(json_object_get(e, "index"), in->n, &idx))
+            ok = fail(w, "%s", "a column reference in the plan points outside its input");
+        else
+            set_or(w, out, set_at(w, in, idx));
+    }
+    w->depth--;
+    return ok;
+}
+
+/* Lineage of each expression of a list, appended as output columns starting at at. */
+static bool list_lineage(walker *w, const json_t *list, const cols *in, cols *out, size_t at)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        if (at + i >= out->n || !expr_lineage(w, e, in, set_at(w, out, at + i)))
+            return w->failed ? false : fail(w, "%s", "an expression list has the wrong length");
+    }
+    return true;
+}
+
+/* Walks expressions only to validate them (ORDER BY, filters): their lineage is not output. */
+static bool check_exprs(walker *w, const json_t *v, const cols *in)
+{
+    uint64_t *scratch = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
+    if (scratch == NULL) {
+        w->failed = true;
+        return false;
+    }
+    return nested_lineage(w, v, in, scratch);
+}
+
+/* --- operators ---------------------------------------------------------------------------- */
+
+static bool walk_op(walker *w, const json_t *op, cols *out);
+
+static const json_t *child(const json_t *op, size_t i)
+{
+    return json_array_get(json_object_get(op, "children"), i);
+}
+
+static bool walk_child(walker *w, const json_t *op, size_t i, cols *out)
+{
+    const json_t *c = child(op, i);
+    if (c == NULL)
+        return fail(w, "%s", "a plan operator lacks an input it needs");
+    return walk_op(w, c, out);
+}
+
+static bool concat(walker *w, const cols *a, const cols *b, size_t extra, cols *out)
+{
+    if (!cols_new(w, out, a->n + (b != NULL ? b->n : 0) + extra))
+        return false;
+    memcpy(out->bits, a->bits, a->n * w->nwords * sizeof(uint64_t));
+    if (b != NULL)
+        memcpy(out->bits + a->n * w->nwords, b->bits, b->n * w->nwords * sizeof(uint64_t));
+    return true;
+}
+
+static bool base_index(walker *w, const char *table, const char *column, size_t *out)
+{
+    for (size_t i = 0; i < w->base_count; i++)
+        if (strcmp(w->base[i].table, table) == 0 && strcmp(w->base[i].column, column) == 0) {
+            *out = i;
+            return true;
+        }
+    return false;
+}
+
+static const char *get_table_name(walker *w, const json_t *op)
+{
+    const json_t *fd = json_object_get(op, "function_data");
+    const char *schema = s_of(fd, "schema");
+    const char *table = s_of(fd, "table");
+    if (*schema == '\0' || strcmp(schema, "main") == 0)
+        return table;
+    return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
+}
+
+static bool op_get(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index",
+                                         "returned_types",
+                                         "names",
+                                         "name",
+                                         "has_serialize",
+                                         "function_data",
+                                         "column_indexes",
+                                         "extra_info",
+                                         "ordinality_idx",
+                                         "parameters",
+                                         "arguments",
+                                         "input_table_names",
+                                         "input_table_types",
+                                         "catalog_name",
+                                         "schema_name",
+                                         "named_parameters",
+                                         NULL };
+    if (!keys_known(w, op, known, "LOGICAL_GET"))
+        return false;
+    if (json_array_size(json_object_get(op, "children")) > 0)
+        return fail(w, "%s", "a table function with a table input");
+    const json_t *ci = json_object_get(op, "column_indexes");
+    const json_t *names = json_object_get(op, "names");
+    if (!cols_new(w, out, json_array_size(ci)))
+        return false;
+    if (strcmp(s_of(op, "name"), "seq_scan") != 0)
+        return true; /* an allowlisted table function (range, ...): computed, no lineage */
+    const char *table = get_table_name(w, op);
+    size_t i;
+    const json_t *c;
+    json_array_foreach(ci, i, c)
+    {
+        size_t idx, id;
+        if (!index_of(json_object_get(c, "index"), json_array_size(names), &idx))
+            continue; /* the row id (count(*)): no column */
+        const char *col = json_string_value(json_array_get(names, idx));
+        if (table == NULL || col == NULL || !base_index(w, table, col, &id))
+            return fail(w, "%s", "a table scan in the plan names an unknown column");
+        set_at(w, out, i)[id / 64] |= (uint64_t)1 << (id % 64);
+    }
+    return true;
+}
+
+static bool op_projection(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "expressions", NULL };
+    cols in;
+    if (!keys_known(w, op, known, "LOGICAL_PROJECTION") || !walk_child(w, op, 0, &in))
+        return false;
+    const json_t *ex = json_object_get(op, "expressions");
+    return cols_new(w, out, json_array_size(ex)) && list_lineage(w, ex, &in, out, 0);
+}
+
+/* FILTER, ORDER_BY, LIMIT, DISTINCT, SAMPLE: rows change, columns pass through. */
+static bool op_pass(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "expressions",      "orders",
+                                         "limit_val",        "offset_val",
+                                         "distinct_targets", "distinct_type",
+                                         "sample_options",   NULL };
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, out))
+        return false;
+    return check_exprs(w, json_object_get(op, "expressions"), out) &&
+           check_exprs(w, json_object_get(op, "orders"), out) &&
+           check_exprs(w, json_object_get(op, "distinct_targets"), out) &&
+           check_exprs(w, json_object_get(op, "limit_val"), out) &&
+           check_exprs(w, json_object_get(op, "offset_val"), out);
+}
+
+static bool op_aggregate(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "expressions",
+                                         "groups",
+                                         "group_index",
+                                         "aggregate_index",
+                                         "groupings_index",
+                                         "grouping_sets",
+                                         "grouping_functions",
+                                         "distinct_validity",
+                                         NULL };
+    cols in;
+    if (!keys_known(w, op, known, "LOGICAL_AGGREGATE_AND_GROUP_BY") || !walk_child(w, op, 0, &in))
+        return false;
+    const json_t *groups = json_object_get(op, "groups");
+    const json_t *aggs = json_object_get(op, "expressions");
+    const json_t *gfns = json_object_get(op, "grouping_functions");
+    size_t ng = json_array_size(groups), na = json_array_size(aggs);
+    if (!cols_new(w, out, ng + na + json_array_size(gfns)) ||
+        !list_lineage(w, groups, &in, out, 0) || !list_lineage(w, aggs, &in, out, ng))
+        return false;
+    size_t i;
+    const json_t *g;
+    json_array_foreach(gfns, i, g)
+    {
+        size_t j, gi;
+        const json_t *idx;
+        json_array_foreach(g, j, idx)
+        {
+            if (!index_of(idx, ng, &gi))
+                return fail(w, "%s", "a GROUPING() refers outside the groups");
+            set_or(w, set_at(w, out, ng + na + i), set_at(w, out, gi));
+        }
+    }
+    return true;
+}
+
+/* WINDOW and UNNEST: the input columns, then one column per expression. */
+static bool op_append(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "expressions", "window_index", "unnest_index", NULL };
+    cols in;
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
+        return false;
+    const json_t *ex = json_object_get(op, "expressions");
+    return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n);
+}
+
+static bool op_setop(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "column_count", "setop_all",
+                                         "allow_out_of_order", NULL };
+    cols l, r;
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l) ||
+        !walk_child(w, op, 1, &r))
+        return false;
+    if (json_array_size(json_object_get(op, "children")) != 2 || l.n != r.n)
+        return fail(w, "%s", "a set operation whose sides differ in width");
+    /* EXCEPT and INTERSECT return left values, but which rows survive depends on the right:
+     * both sides count (conservative, like the research prototype). */
+    if (!concat(w, &l, NULL, 0, out))
+        return false;
+    for (size_t i = 0; i < l.n; i++)
+        set_or(w, set_at(w, out, i), set_at(w, &r, i));
+    return true;
+}
+
+typedef enum join_shape { JOIN_BOTH, JOIN_LEFT, JOIN_RIGHT, JOIN_MARK } join_shape;
+
+static bool join_shape_of(walker *w, const char *type, join_shape *out)
+{
+    static const struct {
+        const char *name;
+        join_shape shape;
+    } shapes[] = {
+        { "INNER", JOIN_BOTH },       { "LEFT", JOIN_BOTH }, { "RIGHT", JOIN_BOTH },
+        { "OUTER", JOIN_BOTH },       { "FULL", JOIN_BOTH }, { "SINGLE", JOIN_BOTH },
+        { "SEMI", JOIN_LEFT },        { "ANTI", JOIN_LEFT }, { "RIGHT_SEMI", JOIN_RIGHT },
+        { "RIGHT_ANTI", JOIN_RIGHT }, { "MARK", JOIN_MARK },
+    };
+    for (size_t i = 0; i < sizeof(shapes) / sizeof(shapes[0]); i++)
+        if (strcmp(type, shapes[i].name) == 0) {
+            *out = shapes[i].shape;
+            return true;
+        }
+    return fail(w, "cannot analyze join type %s; the statement is refused", type);
+}
+
+/* Lineage of the join conditions (for the MARK column): each side against its own input. */
+static bool conditions(walker *w, const json_t *op, const cols *l, const cols *r, uint64_t *out)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(op, "conditions"), i, c)
+    {
+        static const char *const known[] = { "left", "right", "comparison", NULL };
+        if (!keys_known(w, c, known, "join condition") ||
+            !nested_lineage(w, json_object_get(c, "left"), l, out) ||
+            !nested_lineage(w, json_object_get(c, "right"), r, out))
+            return false;
+    }
+    const json_t *any = json_object_get(op, "condition");
+    if (any != NULL) {
+        cols both;
+        return concat(w, l, r, 0, &both) && nested_lineage(w, any, &both, out);
+    }
+    return true;
+}
+
+static bool join_output(walker *w, const json_t *op, const cols *l, const cols *r, cols *out)
+{
+    join_shape shape = JOIN_BOTH;
+    const char *jt = s_of(op, "join_type");
+    if (*jt != '\0' && !join_shape_of(w, jt, &shape))
+        return false;
+    uint64_t *cond = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
+    if (cond == NULL || !conditions(w, op, l, r, cond))
+        return cond == NULL ? (w->failed = true, false) : false;
+    switch (shape) {
+    case JOIN_LEFT:
+        return concat(w, l, NULL, 0, out);
+    case JOIN_RIGHT:
+        return concat(w, r, NULL, 0, out);
+    case JOIN_MARK:
+        if (!concat(w, l, NULL, 1, out))
+            return false;
+        set_or(w, set_at(w, out, l->n), cond);
+        return true;
+    case JOIN_BOTH:
+        break;
+    }
+    return concat(w, l, r, 0, out);
+}
+
+static bool op_join(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "join_type",     "mark_index", "conditions", "condition",
+                                         "delim_flipped", "mark_types", NULL };
+    cols l, r;
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l) ||
+        !walk_child(w, op, 1, &r))
+        return false;
+    if (json_is_true(json_object_get(op, "delim_flipped")))
+        return fail(w, "%s", "a flipped delim join");
+    return join_output(w, op, &l, &r, out);
+}
+
+/* DELIM_JOIN: the left side's duplicate-eliminated columns feed every DELIM_GET inside the
+ * right side (correlated subqueries). */
+static bool op_delim_join(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = {
+        "join_type",  "mark_index", "conditions", "delim_flipped", "duplicate_eliminated_columns",
+        "mark_types", NULL
+    };
+    cols l, r, dup;
+    if (!keys_known(w, op, known, "LOGICAL_DELIM_JOIN"))
+        return false;
+    if (json_is_true(json_object_get(op, "delim_flipped")))
+        return fail(w, "%s", "a flipped delim join");
+    if (!walk_child(w, op, 0, &l))
+        return false;
+    const json_t *de = json_object_get(op, "duplicate_eliminated_columns");
+    if (!cols_new(w, &dup, json_array_size(de)) || !list_lineage(w, de, &l, &dup, 0))
+        return false;
+    if (w->delim_depth >= sizeof(w->delim) / sizeof(w->delim[0]))
+        return fail(w, "%s", "correlated subqueries nested too deeply");
+    w->delim[w->delim_depth++] = &dup;
+    bool ok = walk_child(w, op, 1, &r);
+    w->delim_depth--;
+    return ok && join_output(w, op, &l, &r, out);
+}
+
+static bool op_delim_get(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "chunk_types", NULL };
+    if (!keys_known(w, op, known, "LOGICAL_DELIM_GET"))
+        return false;
+    if (w->delim_depth == 0)
+        return fail(w, "%s", "a DELIM_GET outside a delim join");
+    const cols *d = w->delim[w->delim_depth - 1];
+    if (json_array_size(json_object_get(op, "chunk_types")) != d->n)
+        return fail(w, "%s", "a DELIM_GET whose width differs from its delim join");
+    return concat(w, d, NULL, 0, out);
+}
+
+static cte_entry *cte_find(walker *w, double index)
+{
+    for (size_t i = 0; i < w->cte_count; i++)
+        if (w->ctes[i].index == index)
+            return &w->ctes[i];
+    return NULL;
+}
+
+static bool cte_set(walker *w, double index, const cols *c)
+{
+    cte_entry *e = cte_find(w, index);
+    if (e == NULL) {
+        if (w->cte_count == w->cte_cap) {
+            size_t ncap = w->cte_cap == 0 ? 8 : w->cte_cap * 2;
+            cte_entry *n = sluice_arena_calloc(w->ctx->arena, ncap, sizeof(*n));
+            if (n == NULL) {
+                w->failed = true;
+                return false;
+            }
+            if (w->cte_count > 0)
+                memcpy(n, w->ctes, w->cte_count * sizeof(*n));
+            w->ctes = n;
+            w->cte_cap = ncap;
+        }
+        e = &w->ctes[w->cte_count++];
+        e->index = index;
+    }
+    e->c = *c;
+    return true;
+}
+
+static bool op_materialized_cte(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "column_count", "ctename", "materialize",
+                                         NULL };
+    cols def;
+    if (!keys_known(w, op, known, "LOGICAL_MATERIALIZED_CTE") || !walk_child(w, op, 0, &def) ||
+        !cte_set(w, json_number_value(json_object_get(op, "table_index")), &def))
+        return false;
+    return walk_child(w, op, 1, out);
+}
+
+/* RECURSIVE_CTE: the anchor's lineage, then the recursive side's, repeated until nothing new
+ * is added (sets only grow, so this ends; a round cap guards the walk). */
+static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index",   "column_count", "ctename", "union_all",
+                                         "ref_recurring", "key_targets",  NULL };
+    cols acc, step;
+    double index = json_number_value(json_object_get(op, "table_index"));
+    if (!keys_known(w, op, known, "LOGICAL_RECURSIVE_CTE") || !walk_child(w, op, 0, &acc) ||
+        !cte_set(w, index, &acc))
+        return false;
+    for (unsigned round = 0; round < SLUICE_SQL_MAX_RECURSION_ROUNDS; round++) {
+        if (!walk_child(w, op, 1, &step))
+            return false;
+        if (step.n != acc.n)
+            return fail(w, "%s", "a recursive CTE whose sides differ in width");
+        cols next;
+        if (!concat(w, &acc, NULL, 0, &next))
+            return false;
+        for (size_t i = 0; i < acc.n; i++)
+            set_or(w, set_at(w, &next, i), set_at(w, &step, i));
+        if (memcmp(next.bits, acc.bits, acc.n * w->nwords * sizeof(uint64_t)) == 0) {
+            *out = acc;
+            return true;
+        }
+        acc = next;
+        if (!cte_set(w, index, &acc))
+            return false;
+    }
+    return fail(w, "%s", "a recursive CTE whose lineage did not settle");
+}
+
+static bool op_cte_ref(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "cte_index",    "bound_columns",
+                                         "chunk_types", "is_recurring", NULL };
+    if (!keys_known(w, op, known, "LOGICAL_CTE_REF"))
+        return false;
+    const cte_entry *e = cte_find(w, json_number_value(json_object_get(op, "cte_index")));
+    if (e == NULL)
+        return fail(w, "%s", "a CTE reference to an unknown CTE");
+    if (json_array_size(json_object_get(op, "chunk_types")) != e->c.n)
+        return fail(w, "%s", "a CTE reference whose width differs from its CTE");
+    return concat(w, &e->c, NULL, 0, out);
+}
+
+/* CHUNK_GET (constant rows) and DUMMY_SCAN (one empty row): no data lineage. */
+static bool op_constant(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "chunk_types", "collection", NULL };
+    if (!keys_known(w, op, known, s_of(op, "type")))
+        return false;
+    size_t n = json_array_size(json_object_get(op, "chunk_types"));
+    return cols_new(w, out, strcmp(s_of(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
+}
+
+/* EXPRESSION_GET (VALUES): column i is computed from row expressions [*][i]. */
+static bool op_expression_get(walker *w, const json_t *op, cols *out)
+{
+    static const char *const known[] = { "table_index", "expr_types", "expressions", NULL };
+    cols in;
+    if (!keys_known(w, op, known, "LOGICAL_EXPRESSION_GET") || !walk_child(w, op, 0, &in) ||
+        !cols_new(w, out, json_array_size(json_object_get(op, "expr_types"))))
+        return false;
+    size_t i;
+    const json_t *row;
+    json_array_foreach(json_object_get(op, "expressions"), i, row)
+    {
+        size_t j;
+        const json_t *e;
+        if (json_array_size(row) != out->n)
+            return fail(w, "%s", "a VALUES row whose width differs");
+        json_array_foreach(row, j, e)
+        {
+            if (!expr_lineage(w, e, &in, set_at(w, out, j)))
+                return false;
+        }
+    }
+    return true;
+}
+
+typedef bool (*op_fn)(walker *w, const json_t *op, cols *out);
+
+static const struct {
+    const char *type;
+    op_fn fn;
+} op_table[] = {
+    { "LOGICAL_GET", op_get },
+    { "LOGICAL_PROJECTION", op_projection },
+    { "LOGICAL_FILTER", op_pass },
+    { "LOGICAL_ORDER_BY", op_pass },
+    { "LOGICAL_LIMIT", op_pass },
+    { "LOGICAL_DISTINCT", op_pass },
+    { "LOGICAL_SAMPLE", op_pass },
+    { "LOGICAL_AGGREGATE_AND_GROUP_BY", op_aggregate },
+    { "LOGICAL_WINDOW", op_append },
+    { "LOGICAL_UNNEST", op_append },
+    { "LOGICAL_UNION", op_setop },
+    { "LOGICAL_EXCEPT", op_setop },
+    { "LOGICAL_INTERSECT", op_setop },
+    { "LOGICAL_COMPARISON_JOIN", op_join },
+    { "LOGICAL_ASOF_JOIN", op_join },
+    { "LOGICAL_ANY_JOIN", op_join },
+    { "LOGICAL_CROSS_PRODUCT", op_join },
+    { "LOGICAL_DELIM_JOIN", op_delim_join },
+    { "LOGICAL_DELIM_GET", op_delim_get },
+    { "LOGICAL_MATERIALIZED_CTE", op_materialized_cte },
+    { "LOGICAL_RECURSIVE_CTE", op_recursive_cte },
+    { "LOGICAL_CTE_REF", op_cte_ref },
+    { "LOGICAL_CHUNK_GET", op_constant },
+    { "LOGICAL_DUMMY_SCAN", op_constant },
+    { "LOGICAL_EXPRESSION_GET", op_expression_get },
+};
+
+static bool walk_op(walker *w, const json_t *op, cols *out)
+{
+    if (w->failed)
+        return false;
+    const char *type = s_of(op, "type");
+    if (w->depth++ > SLUICE_SQL_MAX_PLAN_DEPTH)
+        return fail(w, "%s", "the statement nests too deeply to analyze");
+    bool ok = false, found = false;
+    for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
+        if (strcmp(op_table[i].type, type) == 0) {
+            found = true;
+            ok = op_table[i].fn(w, op, out);
+            break;
+        }
+    if (!found)
+        ok = fail(w, "cannot analyze plan operator %s; the statement is refused",
+                  *type != '\0' ? type : "(none)");
+    w->depth--;
+    return ok;
+}
+
+/* --- pass 1: scans and functions anywhere in the document ------------------------------ */
+
+static void refuse_function(walker *w, const char *kind, const char *name, const char *why)
+{
+    const char *msg =
+        sluice_arena_printf(w->ctx->arena, "%s %s() is not allowed: %s", kind, name, why);
+    if (msg == NULL || sluice_codefacts_list_has(&w->ctx->facts->warnings, msg))
+        return;
+    for (size_t i = 0; i < w->ctx->facts->violation_count; i++)
+        if (strcmp(w->ctx->facts->violations[i].message, msg) == 0)
+            return;
+    sluice_codefacts_violate(w->ctx->facts, "blocked_function", 0, 0,
+                             "use the functions listed in docs/sql.md", "%s", msg);
+}
+
+static void register_base(walker *w, const json_t *op)
+{
+    const char *table = get_table_name(w, op);
+    const json_t *names = json_object_get(op, "names");
+    size_t i;
+    const json_t *c;
+    if (table == NULL)
+        return;
+    sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->tables_read, table);
+    json_array_foreach(json_object_get(op, "column_indexes"), i, c)
+    {
+        size_t idx, id;
+        if (!index_of(json_object_get(c, "index"), json_array_size(names), &idx))
+            continue;
+        const char *col = json_string_value(json_array_get(names, idx));
+        if (col == NULL || base_index(w, table, col, &id))
+            continue;
+        if (w->base_count >= SLUICE_SQL_MAX_BASE_COLUMNS) {
+            fail(w, "%s", "a statement reading too many distinct columns");
+            return;
+        }
+        w->base[w->base_count++] = (base_col){ table, col };
+    }
+}
+
+static void scan(walker *w, const json_t *v, size_t depth)
+{
+    if (depth > SLUICE_SQL_MAX_PLAN_DEPTH * 4 || w->failed)
+        return;
+    if (json_is_object(v)) {
+        const char *cls = s_of(v, "expression_class");
+        if (strcmp(s_of(v, "type"), "LOGICAL_GET") == 0) {
+            const char *name = s_of(v, "name");
+            if (strcmp(name, "seq_scan") == 0) {
+                register_base(w, v);
+            } else {
+                const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
+                if (why != NULL)
+                    refuse_function(w, "table function", name, why);
+            }
+        } else if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
+                   (strcmp(cls, "BOUND_WINDOW") == 0 && json_object_get(v, "name") != NULL)) {
+            const char *name = s_of(v, "name");
+            const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
+            if (why != NULL)
+                refuse_function(w, "function", name, why);
+            if (strcmp(cls, "BOUND_AGGREGATE") == 0)
+                w->ctx->facts->aggregate_count++;
+        }
+        const char *key;
+        const json_t *c;
+        json_object_foreach((json_t *)v, key, c)
+        {
+            (void)key;
+            scan(w, c, depth + 1);
+        }
+    } else if (json_is_array(v)) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(v, i, c)
+        {
+            scan(w, c, depth + 1);
+        }
+    }
+}
+
+/* --- blocked fields and results ------------------------------------------------------------ */
+
+bool sluice_sql_is_blocked(const sluice_sql_ctx *ctx, const char *table, const char *column)
+{
+    const char *bare = strrchr(table, '.');
+    bare = bare != NULL ? bare + 1 : table;
+    for (size_t i = 0; i < ctx->blocked_count; i++) {
+        const sluice_sql_blocked *b = &ctx->blocked[i];
+        if (strcasecmp(b->column, column) != 0)
+            continue;
+        if (b->table == NULL || strcasecmp(b->table, table) == 0 || strcasecmp(b->table, bare) == 0)
+            return true;
+    }
+    return false;
+}
+
+static const char *type_name(duckdb_type t)
+{
+    static const char *const names[] = {
+        [DUCKDB_TYPE_BOOLEAN] = "BOOLEAN",
+        [DUCKDB_TYPE_TINYINT] = "TINYINT",
+        [DUCKDB_TYPE_SMALLINT] = "SMALLINT",
+        [DUCKDB_TYPE_INTEGER] = "INTEGER",
+        [DUCKDB_TYPE_BIGINT] = "BIGINT",
+        [DUCKDB_TYPE_UTINYINT] = "UTINYINT",
+        [DUCKDB_TYPE_USMALLINT] = "USMALLINT",
+        [DUCKDB_TYPE_UINTEGER] = "UINTEGER",
+        [DUCKDB_TYPE_UBIGINT] = "UBIGINT",
+        [DUCKDB_TYPE_FLOAT] = "FLOAT",
+        [DUCKDB_TYPE_DOUBLE] = "DOUBLE",
+        [DUCKDB_TYPE_TIMESTAMP] = "TIMESTAMP",
+        [DUCKDB_TYPE_DATE] = "DATE",
+        [DUCKDB_TYPE_TIME] = "TIME",
+        [DUCKDB_TYPE_INTERVAL] = "INTERVAL",
+        [DUCKDB_TYPE_HUGEINT] = "HUGEINT",
+        [DUCKDB_TYPE_VARCHAR] = "VARCHAR",
+        [DUCKDB_TYPE_BLOB] = "BLOB",
+        [DUCKDB_TYPE_DECIMAL] = "DECIMAL",
+        [DUCKDB_TYPE_LIST] = "LIST",
+        [DUCKDB_TYPE_STRUCT] = "STRUCT",
+        [DUCKDB_TYPE_MAP] = "MAP",
+        [DUCKDB_TYPE_UUID] = "UUID",
+        [DUCKDB_TYPE_ENUM] = "ENUM",
+        [DUCKDB_TYPE_TIMESTAMP_TZ] = "TIMESTAMP WITH TIME ZONE",
+    };
+    if ((size_t)t < sizeof(names) / sizeof(names[0]) && names[t] != NULL)
+        return names[t];
+    return "OTHER";
+}
+
+static const char *qualified(walker *w, size_t id)
+{
+    return sluice_arena_printf(w->ctx->arena, "%s.%s", w->base[id].table, w->base[id].column);
+}
+
+static void report_outputs(walker *w, const cols *root, duckdb_prepared_statement ps)
+{
+    sluice_codefacts *f = w->ctx->facts;
+    uint64_t *returned = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
+    if (returned == NULL)
+        return;
+    for (size_t i = 0; i < root->n; i++) {
+        const char *cname = duckdb_prepared_statement_column_name(ps, i);
+        sluice_codefacts_output *o = NULL;
+        sluice_codefacts_add_output(f, cname,
+                                    type_name(duckdb_prepared_statement_column_type(ps, i)), &o);
+        if (cname != NULL)
+            duckdb_free((void *)cname);
+        if (o == NULL)
+            return;
+        const uint64_t *s = set_at(w, root, i);
+        set_or(w, returned, s);
+        for (size_t id = 0; id < w->base_count; id++) {
+            if ((s[id / 64] >> (id % 64) & 1) == 0)
+                continue;
+            const char *q = qualified(w, id);
+            sluice_codefacts_list_add(f, &o->lineage, q);
+            if (sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
+                sluice_codefacts_violate(
+                    f, "blocked_column", 0, 0,
+                    sluice_arena_printf(w->ctx->arena,
+                                        "remove it from the SELECT list or use * EXCLUDE (%s)",
+                                        w->base[id].column),
+                    "output column '%s' is computed from blocked field %s; blocked fields may "
+                    "be used in WHERE/JOIN/GROUP BY but not returned",
+                    o->name, q != NULL ? q : w->base[id].column);
+        }
+    }
+    for (size_t id = 0; id < w->base_count; id++) {
+        const char *q = qualified(w, id);
+        sluice_codefacts_list_add(f, &f->columns_read, q);
+        if ((returned[id / 64] >> (id % 64) & 1) == 0 &&
+            sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
+            sluice_codefacts_list_add(f, &f->blocked_used, q);
+    }
+}
+
+sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared)
+{
+    json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
+    if (doc == NULL)
+        return SLUICE_OK;
+    if (json_is_true(json_object_get(doc, "error"))) {
+        sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
+                                 "check table and column names against the code-mode://schema "
+                                 "resource",
+                                 "%s", s_of(doc, "error_message"));
+        return SLUICE_OK;
+    }
+    const json_t *plans = json_object_get(doc, "plans");
+    if (json_array_size(plans) != 1) {
+        sluice_codefacts_violate(ctx->facts, "unanalyzable", 0, 0, NULL,
+                                 "the statement bound to %zu plans; exactly one is analyzed",
+                                 json_array_size(plans));
+        return SLUICE_OK;
+    }
+    walker w = { .ctx = ctx };
+    w.base = sluice_arena_calloc(ctx->arena, SLUICE_SQL_MAX_BASE_COLUMNS, sizeof(base_col));
+    if (w.base == NULL)
+        return SLUICE_E_NOMEM;
+    scan(&w, json_array_get(plans, 0), 0);
+    if (w.failed)
+        return SLUICE_OK;
+    w.nwords = w.base_count / 64 + 1;
+    cols root;
+    if (!walk_op(&w, json_array_get(plans, 0), &root))
+        return SLUICE_OK;
+    if (root.n != ctx->result_columns) {
+        sluice_codefacts_violate(ctx->facts, "unanalyzable", 0, 0, NULL,
+                                 "the analysis found %zu result columns but DuckDB reports %zu; "
+                                 "the statement is refused",
+                                 root.n, ctx->result_columns);
+        return SLUICE_OK;
+    }
+    report_outputs(&w, &root, prepared);
+    return SLUICE_OK;
+}

@@ -1,0 +1,272 @@
+/*
+ * statement.c — exactly one statement: split, prepare (bind, never execute), classify.
+ *
+ * Owns: the statement-count rule, syntax errors with line and column, the statement type →
+ * action map (an allowlist: an enum value we do not name is refused), and the helper that asks
+ * DuckDB to serialize the statement's parse tree or bound plan as JSON.
+ * Does not own: what a SELECT reads (parsetree.c, plan_walk.c) or the config rules (rules.c).
+ */
+#include "core/error.h"
+#include "lang/sql/internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* Statement types by DuckDB enum value (duckdb.h 1.4.4 names; 28-30 from the 1.5 library). */
+typedef struct stmt_class {
+    const char *kind;
+    sluice_action action;
+} stmt_class;
+
+static const stmt_class stmt_classes[] = {
+    [DUCKDB_STATEMENT_TYPE_SELECT] = { "SELECT", SLUICE_ACTION_READ },
+    [DUCKDB_STATEMENT_TYPE_INSERT] = { "INSERT", SLUICE_ACTION_WRITE },
+    [DUCKDB_STATEMENT_TYPE_UPDATE] = { "UPDATE", SLUICE_ACTION_WRITE },
+    [DUCKDB_STATEMENT_TYPE_EXPLAIN] = { "EXPLAIN", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_DELETE] = { "DELETE", SLUICE_ACTION_DELETE },
+    [DUCKDB_STATEMENT_TYPE_PREPARE] = { "PREPARE", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_CREATE] = { "CREATE", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_EXECUTE] = { "EXECUTE", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_ALTER] = { "ALTER", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_TRANSACTION] = { "TRANSACTION", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_COPY] = { "COPY", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_ANALYZE] = { "ANALYZE", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_VARIABLE_SET] = { "SET VARIABLE", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_CREATE_FUNC] = { "CREATE FUNCTION", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_DROP] = { "DROP", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_EXPORT] = { "EXPORT", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_PRAGMA] = { "PRAGMA", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_VACUUM] = { "VACUUM", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_CALL] = { "CALL", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_SET] = { "SET", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_LOAD] = { "LOAD", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_RELATION] = { "RELATION", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_EXTENSION] = { "EXTENSION", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_LOGICAL_PLAN] = { "LOGICAL_PLAN", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_ATTACH] = { "ATTACH", SLUICE_ACTION_ADMIN },
+    [DUCKDB_STATEMENT_TYPE_DETACH] = { "DETACH", SLUICE_ACTION_ADMIN },
+    [28] = { "COPY DATABASE", SLUICE_ACTION_ADMIN },
+    [29] = { "UPDATE EXTENSIONS", SLUICE_ACTION_ADMIN },
+    [30] = { "MERGE", SLUICE_ACTION_WRITE },
+};
+
+/* When prepare fails (COPY and EXPORT already fail there with external access off; a missing
+ * table fails any statement) the kind comes from the first keyword, so the message and the
+ * action still say what the statement was. */
+typedef struct keyword_class {
+    const char *word;
+    const char *kind;
+    sluice_action action;
+} keyword_class;
+
+static const keyword_class keyword_classes[] = {
+    { "select", "SELECT", SLUICE_ACTION_READ },     { "with", "SELECT", SLUICE_ACTION_READ },
+    { "from", "SELECT", SLUICE_ACTION_READ },       { "values", "SELECT", SLUICE_ACTION_READ },
+    { "table", "SELECT", SLUICE_ACTION_READ },      { "insert", "INSERT", SLUICE_ACTION_WRITE },
+    { "update", "UPDATE", SLUICE_ACTION_WRITE },    { "merge", "MERGE", SLUICE_ACTION_WRITE },
+    { "upsert", "INSERT", SLUICE_ACTION_WRITE },    { "delete", "DELETE", SLUICE_ACTION_DELETE },
+    { "truncate", "DELETE", SLUICE_ACTION_DELETE },
+};
+
+static const char *first_word(sluice_sql_ctx *ctx)
+{
+    size_t p = 0;
+    while (p < ctx->code_len) {
+        sluice_sql_token k;
+        size_t n = sluice_sql_lex(ctx->code, ctx->code_len, p, &k);
+        if (n == 0)
+            break;
+        if (k == SLUICE_SQL_TK_WORD) {
+            char *w = sluice_arena_strndup(ctx->arena, ctx->code + p, n);
+            for (char *c = w; c != NULL && *c != '\0'; c++)
+                *c = (char)tolower((unsigned char)*c);
+            return w;
+        }
+        if (k != SLUICE_SQL_TK_SPACE && k != SLUICE_SQL_TK_COMMENT && k != SLUICE_SQL_TK_OTHER)
+            break;
+        p += n;
+    }
+    return NULL;
+}
+
+static void classify_by_keyword(sluice_sql_ctx *ctx)
+{
+    const char *w = first_word(ctx);
+    ctx->facts->action = SLUICE_ACTION_ADMIN;
+    ctx->facts->statement_kind = "UNKNOWN";
+    if (w == NULL)
+        return;
+    for (size_t i = 0; i < sizeof(keyword_classes) / sizeof(keyword_classes[0]); i++)
+        if (strcmp(w, keyword_classes[i].word) == 0) {
+            ctx->facts->statement_kind = keyword_classes[i].kind;
+            ctx->facts->action = keyword_classes[i].action;
+            return;
+        }
+    char *kind = sluice_arena_strdup(ctx->arena, w);
+    for (char *c = kind; c != NULL && *c != '\0'; c++)
+        *c = (char)toupper((unsigned char)*c);
+    ctx->facts->statement_kind = kind != NULL ? kind : "UNKNOWN";
+}
+
+static void json_decref_cleanup(void *p)
+{
+    json_decref(p);
+}
+
+/* DuckDB's messages start with the error class ("Parser Error: ..."); the first line is the
+ * part meant for a reader (the rest is a caret block we replace with line/column). */
+static const char *first_line(sluice_arena *arena, const char *msg)
+{
+    if (msg == NULL)
+        return "unknown error";
+    const char *nl = strchr(msg, '\n');
+    return nl == NULL ? msg : sluice_arena_strndup(arena, msg, (size_t)(nl - msg));
+}
+
+json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw)
+{
+    char *q = sluice_arena_printf(
+        ctx->arena, "SELECT %s($1::VARCHAR, skip_null := true, skip_empty := true)", fn);
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    json_t *out = NULL;
+    if (q == NULL)
+        return NULL;
+    if (duckdb_prepare(ctx->conn, q, &ps) == DuckDBError) {
+        sluice_codefacts_violate(ctx->facts, "internal", 0, 0, NULL,
+                                 "the analyzer could not run %s: %s", fn,
+                                 first_line(ctx->arena, duckdb_prepare_error(ps)));
+        duckdb_destroy_prepare(&ps);
+        return NULL;
+    }
+    duckdb_bind_varchar(ps, 1, ctx->code);
+    if (duckdb_execute_prepared(ps, &res) == DuckDBError) {
+        sluice_codefacts_violate(ctx->facts, "internal", 0, 0, NULL,
+                                 "the analyzer could not run %s: %s", fn,
+                                 first_line(ctx->arena, duckdb_result_error(&res)));
+    } else if (duckdb_row_count(&res) == 1) {
+        char *text = duckdb_value_varchar(&res, 0, 0);
+        json_error_t jerr;
+        if (text != NULL)
+            out = json_loads(text, JSON_DECODE_INT_AS_REAL, &jerr);
+        if (raw != NULL && text != NULL)
+            *raw = sluice_arena_strdup(ctx->arena, text);
+        duckdb_free(text);
+        if (out != NULL && sluice_arena_cleanup_add(ctx->arena, json_decref_cleanup, out) != 0)
+            out = NULL;
+    }
+    duckdb_destroy_result(&res);
+    duckdb_destroy_prepare(&ps);
+    return out;
+}
+
+/* A syntax error: DuckDB's parser message, placed by the byte offset json_serialize_sql reports
+ * ("position"), which the caret text of duckdb_extract_statements_error lacks. */
+static void syntax_violation(sluice_sql_ctx *ctx, const char *extract_error)
+{
+    size_t line = 0, column = 0;
+    const char *msg = NULL;
+    json_t *tree = sluice_sql_serialize(ctx, "json_serialize_sql", NULL);
+    if (tree != NULL && json_is_true(json_object_get(tree, "error"))) {
+        msg = json_string_value(json_object_get(tree, "error_message"));
+        const char *pos = json_string_value(json_object_get(tree, "position"));
+        if (pos != NULL) {
+            char *end;
+            unsigned long long off = strtoull(pos, &end, 10);
+            if (*end == '\0' && off <= ctx->code_len)
+                sluice_error_locate(ctx->code, ctx->code_len, (size_t)off, &line, &column);
+        }
+    }
+    if (msg == NULL) {
+        msg = first_line(ctx->arena, extract_error);
+        if (strncmp(msg, "Parser Error: ", 14) == 0)
+            msg += 14;
+    }
+    sluice_codefacts_violate(ctx->facts, "syntax_error", line, column,
+                             "fix the SQL syntax at the position shown; one statement, DuckDB "
+                             "dialect",
+                             "%s", msg);
+}
+
+static void count_violation(sluice_sql_ctx *ctx, size_t count)
+{
+    size_t off = sluice_sql_second_statement(ctx->code, ctx->code_len);
+    size_t line = 0, column = 0;
+    if (off < ctx->code_len)
+        sluice_error_locate(ctx->code, ctx->code_len, off, &line, &column);
+    if (line > 0)
+        sluice_codefacts_violate(ctx->facts, "multiple_statements", line, column,
+                                 "send one statement per validate_code call",
+                                 "exactly one statement is allowed; found %zu (the second "
+                                 "starts at line %zu)",
+                                 count, line);
+    else
+        sluice_codefacts_violate(ctx->facts, "multiple_statements", 0, 0,
+                                 "send one statement per validate_code call",
+                                 "exactly one statement is allowed; found %zu", count);
+}
+
+static bool classify(sluice_sql_ctx *ctx, duckdb_statement_type type)
+{
+    size_t n = sizeof(stmt_classes) / sizeof(stmt_classes[0]);
+    if ((size_t)type >= n || stmt_classes[type].kind == NULL) {
+        ctx->facts->action = SLUICE_ACTION_ADMIN;
+        ctx->facts->statement_kind = "UNKNOWN";
+        sluice_codefacts_violate(ctx->facts, "unsupported_statement", 0, 0, NULL,
+                                 "statement type %d is not known to sluice; the statement is "
+                                 "refused",
+                                 (int)type);
+        return false;
+    }
+    ctx->type = type;
+    ctx->facts->statement_kind = stmt_classes[type].kind;
+    ctx->facts->action = stmt_classes[type].action;
+    return true;
+}
+
+sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out)
+{
+    *out = NULL;
+    duckdb_extracted_statements ex = NULL;
+    idx_t n = duckdb_extract_statements(ctx->conn, ctx->code, &ex);
+    if (n == 1) {
+        *out = ex;
+        return SLUICE_OK;
+    }
+    const char *e = n == 0 ? duckdb_extract_statements_error(ex) : NULL;
+    if (n > 1) {
+        classify_by_keyword(ctx);
+        count_violation(ctx, (size_t)n);
+    } else if (e != NULL) {
+        syntax_violation(ctx, e);
+    } else {
+        sluice_codefacts_violate(ctx->facts, "empty_statement", 0, 0, "send one SQL statement",
+                                 "no SQL statement was found");
+    }
+    duckdb_destroy_extracted(&ex);
+    return SLUICE_OK;
+}
+
+sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
+                                        duckdb_extracted_statements ex,
+                                        duckdb_prepared_statement *prepared)
+{
+    *prepared = NULL;
+    duckdb_prepared_statement ps = NULL;
+    if (duckdb_prepare_extracted_statement(ctx->conn, ex, 0, &ps) == DuckDBError) {
+        classify_by_keyword(ctx);
+        sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
+                                 "check table and column names against the code-mode://schema "
+                                 "resource",
+                                 "%s", first_line(ctx->arena, duckdb_prepare_error(ps)));
+        duckdb_destroy_prepare(&ps);
+        return SLUICE_OK;
+    }
+    if (!classify(ctx, duckdb_prepared_statement_type(ps))) {
+        duckdb_destroy_prepare(&ps);
+        return SLUICE_OK;
+    }
+    ctx->result_columns = (size_t)duckdb_prepared_statement_column_count(ps);
+    *prepared = ps;
+    return SLUICE_OK;
+}

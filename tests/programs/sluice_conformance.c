@@ -1,0 +1,757 @@
+/*
+ * sluice_conformance.c — the MCP conformance fixture server (test-only; never part of `sluice`).
+ *
+ * Owns: registering the fixed fixture the official conformance suite (0.1.16) expects —
+ * research/mcp-spec.md §4.2 — on the real MCP core, plus what our own end-to-end tests and the
+ * round-trip benchmark need: `echo`, `test_slow` (cancellable, reports progress),
+ * `test_cancel_stats` (outputSchema + structuredContent) and `--extra-tools N` fillers so tool
+ * listings span several pages. Server settings (name, timeouts, the stdio identity) come from a
+ * config file (tests/conformance/conformance.toml) when --config is given.
+ * Does not own: any protocol behaviour (mcp/server.c) or wire handling (transport/).
+ *
+ *   sluice_conformance --stdio [--config FILE] [--extra-tools N]
+ */
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+#include "mcp/server.h"
+#include "sluice/sluice.h"
+#include "transport/stdio.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* A 2x2 PNG and a 16-byte-sample WAV, generated for this fixture. */
+#define FIXTURE_PNG_BASE64                                                              \
+    "iVBORw0KGgoAAAANSUhEUgAAAAIAAAACCAYAAABytg0kAAAAEElEQVR42mNgaGj4D8YwBgBB9Af9OKqF/" \
+    "QAAAABJRU5ErkJggg=="
+#define FIXTURE_WAV_BASE64 \
+    "UklGRjQAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YRAAAAAAAAAAAAAAAAAAAAAAAAAA"
+
+/* Filler tools beyond this are refused: the point is a few pages, not a memory test. */
+#define FIXTURE_MAX_EXTRA_TOOLS 10000
+
+/* test_slow outcomes, read back by test_cancel_stats (handlers run on worker threads). */
+static atomic_long slow_cancelled;
+static atomic_long slow_completed;
+
+static void sleep_ms(long ms)
+{
+    struct timespec ts = { .tv_sec = ms / 1000, .tv_nsec = (ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
+    }
+}
+
+static json_t *text_block(const char *text)
+{
+    return json_pack("{s:s, s:s}", "type", "text", "text", text);
+}
+
+/* {content:[blocks...]}; steals the blocks. */
+static json_t *result_of(json_t *content)
+{
+    return json_pack("{s:o}", "content", content);
+}
+
+static sluice_status text_result(const char *text, json_t **out)
+{
+    *out = result_of(json_pack("[o]", text_block(text)));
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+/* ---- tools of the conformance fixture -------------------------------------------------------- */
+
+static sluice_status
+tool_simple_text(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    return text_result("This is a simple text response for testing.", out);
+}
+
+static sluice_status
+tool_image(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    *out = result_of(json_pack("[{s:s, s:s, s:s}]", "type", "image", "data", FIXTURE_PNG_BASE64,
+                               "mimeType", "image/png"));
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+tool_audio(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    *out = result_of(json_pack("[{s:s, s:s, s:s}]", "type", "audio", "data", FIXTURE_WAV_BASE64,
+                               "mimeType", "audio/wav"));
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static json_t *embedded_resource(const char *uri, const char *mime, const char *text)
+{
+    return json_pack("{s:s, s:{s:s, s:s, s:s}}", "type", "resource", "resource", "uri", uri,
+                     "mimeType", mime, "text", text);
+}
+
+static sluice_status tool_embedded_resource(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    *out = result_of(json_pack("[o]", embedded_resource("test://embedded-resource", "text/plain",
+                                                        "This is an embedded resource content.")));
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status tool_multiple_content(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    *out =
+        result_of(json_pack("[o, {s:s, s:s, s:s}, o]", text_block("Multiple content types test:"),
+                            "type", "image", "data", FIXTURE_PNG_BASE64, "mimeType", "image/png",
+                            embedded_resource("test://mixed-content-resource", "application/json",
+                                              "{\"test\":\"data\",\"value\":123}")));
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+tool_with_logging(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    static const char *const steps[] = { "Tool execution started", "Tool processing data",
+                                         "Tool execution completed" };
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++) {
+        if (i > 0) {
+            sleep_ms(50);
+        }
+        sluice_mcp_call_log(call, "info", "conformance", json_string(steps[i]));
+    }
+    return text_result("Tool with logging executed successfully", out);
+}
+
+static sluice_status
+tool_with_progress(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    for (int step = 0; step <= 100; step += 50) {
+        if (step > 0) {
+            sleep_ms(50);
+        }
+        char msg[64];
+        snprintf(msg, sizeof msg, "Completed step %d of 100", step);
+        sluice_mcp_call_progress(call, step, 100, msg);
+    }
+    return text_result("Tool with progress executed successfully", out);
+}
+
+static sluice_status
+tool_error_handling(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    *out =
+        json_pack("{s:[o], s:b}", "content",
+                  text_block("This tool intentionally returns an error for testing"), "isError", 1);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+/* "<prefix>action=<a>, content=<json>" from an ElicitResult. */
+static sluice_status
+elicit_result_text(sluice_mcp_call *call, const char *prefix, json_t *res, json_t **out)
+{
+    char *content = json_dumps(json_object_get(res, "content") ? json_object_get(res, "content")
+                                                               : json_object(),
+                               JSON_COMPACT);
+    const char *action = json_string_value(json_object_get(res, "action"));
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call), "%saction=%s, content=%s", prefix,
+                                     action ? action : "?", content ? content : "{}");
+    free(content);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+/* Sends elicitation/create with schema_json and turns the answer into a text result. */
+static sluice_status elicit(sluice_mcp_call *call,
+                            const char *message,
+                            const char *schema_json,
+                            const char *prefix,
+                            json_t **out,
+                            sluice_error *err)
+{
+    json_t *params = json_pack("{s:s, s:s, s:o}", "mode", "form", "message", message,
+                               "requestedSchema", json_loads(schema_json, 0, NULL));
+    if (!params) {
+        return SLUICE_E_NOMEM;
+    }
+    json_t *res = NULL;
+    sluice_status st = sluice_mcp_call_request(call, "elicitation/create", params, 0, &res, err);
+    if (st == SLUICE_OK) {
+        st = elicit_result_text(call, prefix, res, out);
+    }
+    json_decref(res);
+    return st;
+}
+
+static sluice_status
+tool_elicitation(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    const char *message = json_string_value(json_object_get(args, "message"));
+    return elicit(call, message ? message : "Please provide your information",
+                  "{\"type\":\"object\",\"properties\":{"
+                  "\"username\":{\"type\":\"string\",\"description\":\"Your username\"},"
+                  "\"email\":{\"type\":\"string\",\"description\":\"Your email address\","
+                  "\"format\":\"email\"}},\"required\":[\"username\",\"email\"]}",
+                  "User response: ", out, err);
+}
+
+static sluice_status tool_elicitation_defaults(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)ud;
+    return elicit(call, "Please review and update the form fields with defaults",
+                  "{\"type\":\"object\",\"properties\":{"
+                  "\"name\":{\"type\":\"string\",\"description\":\"User name\","
+                  "\"default\":\"John Doe\"},"
+                  "\"age\":{\"type\":\"integer\",\"description\":\"User age\",\"default\":30},"
+                  "\"score\":{\"type\":\"number\",\"description\":\"User score\","
+                  "\"default\":95.5},"
+                  "\"status\":{\"type\":\"string\",\"description\":\"User status\","
+                  "\"enum\":[\"active\",\"inactive\",\"pending\"],\"default\":\"active\"},"
+                  "\"verified\":{\"type\":\"boolean\",\"description\":\"Verification status\","
+                  "\"default\":true}},\"required\":[]}",
+                  "Elicitation completed: ", out, err);
+}
+
+static sluice_status tool_elicitation_enums(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)ud;
+    return elicit(
+        call, "Please select options from the enum fields",
+        "{\"type\":\"object\",\"properties\":{"
+        "\"untitledSingle\":{\"type\":\"string\",\"description\":\"Select one option\","
+        "\"enum\":[\"option1\",\"option2\",\"option3\"]},"
+        "\"titledSingle\":{\"type\":\"string\",\"description\":\"Select one option with titles\","
+        "\"oneOf\":[{\"const\":\"value1\",\"title\":\"First Option\"},"
+        "{\"const\":\"value2\",\"title\":\"Second Option\"},"
+        "{\"const\":\"value3\",\"title\":\"Third Option\"}]},"
+        "\"legacyEnum\":{\"type\":\"string\",\"description\":\"Select one option (legacy)\","
+        "\"enum\":[\"opt1\",\"opt2\",\"opt3\"],"
+        "\"enumNames\":[\"Option One\",\"Option Two\",\"Option Three\"]},"
+        "\"untitledMulti\":{\"type\":\"array\",\"description\":\"Select multiple options\","
+        "\"minItems\":1,\"maxItems\":3,"
+        "\"items\":{\"type\":\"string\",\"enum\":[\"option1\",\"option2\",\"option3\"]}},"
+        "\"titledMulti\":{\"type\":\"array\",\"description\":\"Select multiple options with "
+        "titles\",\"minItems\":1,\"maxItems\":3,\"items\":{\"anyOf\":["
+        "{\"const\":\"value1\",\"title\":\"First Choice\"},"
+        "{\"const\":\"value2\",\"title\":\"Second Choice\"},"
+        "{\"const\":\"value3\",\"title\":\"Third Choice\"}]}}},\"required\":[]}",
+        "Elicitation completed: ", out, err);
+}
+
+static sluice_status
+tool_sampling(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    const char *prompt = json_string_value(json_object_get(args, "prompt"));
+    json_t *params =
+        json_pack("{s:[{s:s, s:{s:s, s:s}}], s:i}", "messages", "role", "user", "content", "type",
+                  "text", "text", prompt ? prompt : "", "maxTokens", 100);
+    if (!params) {
+        return SLUICE_E_NOMEM;
+    }
+    json_t *res = NULL;
+    sluice_status st =
+        sluice_mcp_call_request(call, "sampling/createMessage", params, 0, &res, err);
+    if (st != SLUICE_OK) {
+        return st;
+    }
+    const char *answer =
+        json_string_value(json_object_get(json_object_get(res, "content"), "text"));
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call), "LLM response: %s",
+                                     answer ? answer : "(no text content)");
+    json_decref(res);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+static sluice_status tool_json_schema_2020_12(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)err, (void)ud;
+    char *dump = json_dumps(args ? args : json_object(), JSON_COMPACT | JSON_SORT_KEYS);
+    char *text =
+        sluice_arena_printf(sluice_mcp_call_arena(call), "JSON Schema 2020-12 tool called with: %s",
+                            dump ? dump : "{}");
+    free(dump);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+/* ---- tools for our own tests and the benchmark ---------------------------------------------- */
+
+static sluice_status
+tool_echo(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)err, (void)ud;
+    const char *message = json_string_value(json_object_get(args, "message"));
+    return text_result(message ? message : "", out);
+}
+
+/* Works in small steps so cancellation is observed within one step; reports progress. */
+static sluice_status
+tool_slow(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    json_int_t steps = json_integer_value(json_object_get(args, "steps"));
+    json_int_t step_ms = json_integer_value(json_object_get(args, "step_ms"));
+    steps = steps > 0 ? steps : 50;
+    step_ms = step_ms > 0 ? step_ms : 20;
+    for (json_int_t i = 0; i < steps; i++) {
+        if (sluice_mcp_call_cancelled(call)) {
+            atomic_fetch_add(&slow_cancelled, 1);
+            fprintf(stderr, "sluice_conformance: test_slow cancelled at step %lld of %lld\n",
+                    (long long)i, (long long)steps);
+            return sluice_error_set(err, sluice_mcp_call_arena(call), SLUICE_E_CANCELLED,
+                                    "test_slow was cancelled at step %lld", (long long)i);
+        }
+        sluice_mcp_call_progress(call, (double)i, (double)steps, NULL);
+        sleep_ms((long)step_ms);
+    }
+    atomic_fetch_add(&slow_completed, 1);
+    return text_result("test_slow finished", out);
+}
+
+static sluice_status
+tool_cancel_stats(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    long cancelled = atomic_load(&slow_cancelled);
+    long completed = atomic_load(&slow_completed);
+    json_t *structured = json_pack("{s:I, s:I}", "cancelled", (json_int_t)cancelled, "completed",
+                                   (json_int_t)completed);
+    char *text = json_dumps(structured, JSON_COMPACT);
+    *out = json_pack("{s:[o], s:o}", "content", text_block(text ? text : "{}"), "structuredContent",
+                     structured);
+    free(text);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+tool_filler(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    return text_result("filler", out);
+}
+
+typedef struct fixture_tool {
+    const char *name;
+    const char *description;
+    const char *input_schema;
+    const char *output_schema; /* NULL: none */
+    sluice_mcp_tool_fn fn;
+} fixture_tool;
+
+#define NO_ARGS "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}"
+
+static const fixture_tool fixture_tools[] = {
+    { "test_simple_text", "Tests simple text content response", NO_ARGS, NULL, tool_simple_text },
+    { "test_image_content", "Tests image content response", NO_ARGS, NULL, tool_image },
+    { "test_audio_content", "Tests audio content response", NO_ARGS, NULL, tool_audio },
+    { "test_embedded_resource", "Tests embedded resource content response", NO_ARGS, NULL,
+      tool_embedded_resource },
+    { "test_multiple_content_types",
+      "Tests response with multiple content types (text, image, resource)", NO_ARGS, NULL,
+      tool_multiple_content },
+    { "test_tool_with_logging", "Tests tool that emits log messages during execution", NO_ARGS,
+      NULL, tool_with_logging },
+    { "test_tool_with_progress", "Tests tool that reports progress notifications", NO_ARGS, NULL,
+      tool_with_progress },
+    { "test_error_handling", "Tests error response handling", NO_ARGS, NULL, tool_error_handling },
+    { "test_sampling", "Tests server-initiated sampling (LLM completion request)",
+      "{\"type\":\"object\",\"properties\":{\"prompt\":{\"type\":\"string\","
+      "\"description\":\"The prompt to send to the LLM\"}},\"required\":[\"prompt\"]}",
+      NULL, tool_sampling },
+    { "test_elicitation", "Tests server-initiated elicitation (user input request)",
+      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\","
+      "\"description\":\"The message to show the user\"}},\"required\":[\"message\"]}",
+      NULL, tool_elicitation },
+    { "test_elicitation_sep1034_defaults", "Tests elicitation with default values per SEP-1034",
+      NO_ARGS, NULL, tool_elicitation_defaults },
+    { "test_elicitation_sep1330_enums",
+      "Tests elicitation with enum schema improvements per SEP-1330", NO_ARGS, NULL,
+      tool_elicitation_enums },
+    { "json_schema_2020_12_tool",
+      "Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)",
+      "{\"$schema\":\"https://json-schema.org/draft/2020-12/schema\",\"type\":\"object\","
+      "\"$defs\":{\"address\":{\"type\":\"object\",\"properties\":{"
+      "\"street\":{\"type\":\"string\"},\"city\":{\"type\":\"string\"}}}},"
+      "\"properties\":{\"name\":{\"type\":\"string\"},"
+      "\"address\":{\"$ref\":\"#/$defs/address\"}},\"additionalProperties\":false}",
+      NULL, tool_json_schema_2020_12 },
+    { "echo", "Echoes its message back (benchmark and end-to-end tests)",
+      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"}},"
+      "\"required\":[\"message\"],\"additionalProperties\":false}",
+      NULL, tool_echo },
+    { "test_slow", "Works for steps*step_ms milliseconds, reporting progress; cancellable",
+      "{\"type\":\"object\",\"properties\":{"
+      "\"steps\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":100000},"
+      "\"step_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},"
+      "\"additionalProperties\":false}",
+      NULL, tool_slow },
+    { "test_cancel_stats", "How many test_slow calls were cancelled and how many completed",
+      NO_ARGS,
+      "{\"type\":\"object\",\"properties\":{\"cancelled\":{\"type\":\"integer\"},"
+      "\"completed\":{\"type\":\"integer\"}},\"required\":[\"cancelled\",\"completed\"]}",
+      tool_cancel_stats },
+};
+
+static sluice_status add_tool(sluice_mcp_server *server, const fixture_tool *t, sluice_error *err)
+{
+    sluice_mcp_tool tool = {
+        .name = t->name,
+        .description = t->description,
+        .input_schema = json_loads(t->input_schema, 0, NULL),
+        .output_schema = t->output_schema ? json_loads(t->output_schema, 0, NULL) : NULL,
+        .fn = t->fn,
+    };
+    if (!tool.input_schema || (t->output_schema && !tool.output_schema)) {
+        fprintf(stderr, "sluice_conformance: bad built-in schema for %s\n", t->name);
+        json_decref(tool.input_schema);
+        json_decref(tool.output_schema);
+        return SLUICE_E_INTERNAL;
+    }
+    return sluice_mcp_server_add_tool(server, &tool, err);
+}
+
+static sluice_status add_fillers(sluice_mcp_server *server, long count, sluice_error *err)
+{
+    for (long i = 0; i < count; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "filler_%05ld", i);
+        fixture_tool t = { name, "A filler tool so listings span several pages", NO_ARGS, NULL,
+                           tool_filler };
+        sluice_status st = add_tool(server, &t, err);
+        if (st != SLUICE_OK) {
+            return st;
+        }
+    }
+    return SLUICE_OK;
+}
+
+/* ---- resources ------------------------------------------------------------------------------ */
+
+static sluice_status
+text_contents(const char *uri, const char *mime, const char *text, json_t **out)
+{
+    *out = json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", mime, "text", text);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+res_static_text(sluice_mcp_call *call, const char *uri, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)err, (void)ud;
+    return text_contents(uri, "text/plain", "This is the content of the static text resource.",
+                         out);
+}
+
+static sluice_status
+res_static_binary(sluice_mcp_call *call, const char *uri, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)err, (void)ud;
+    *out = json_pack("[{s:s, s:s, s:s}]", "uri", uri, "mimeType", "image/png", "blob",
+                     FIXTURE_PNG_BASE64);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+res_watched(sluice_mcp_call *call, const char *uri, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)err, (void)ud;
+    return text_contents(uri, "text/plain", "Watched resource content", out);
+}
+
+/* test://template/{id}/data: id is one non-empty path segment. */
+static sluice_status
+res_template(sluice_mcp_call *call, const char *uri, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    static const char prefix[] = "test://template/";
+    static const char suffix[] = "/data";
+    size_t len = strlen(uri), plen = sizeof prefix - 1, slen = sizeof suffix - 1;
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    if (len <= plen + slen || strncmp(uri, prefix, plen) != 0 ||
+        strcmp(uri + len - slen, suffix) != 0 ||
+        memchr(uri + plen, '/', len - plen - slen) != NULL) {
+        return sluice_error_set(err, arena, SLUICE_E_NOT_FOUND,
+                                "no resource matches '%s' (expected test://template/{id}/data)",
+                                uri);
+    }
+    char *id = sluice_arena_strndup(arena, uri + plen, len - plen - slen);
+    char *data = id ? sluice_arena_printf(arena, "Data for ID: %s", id) : NULL;
+    json_t *doc =
+        data ? json_pack("{s:s, s:b, s:s}", "id", id, "templateTest", 1, "data", data) : NULL;
+    char *text = doc ? json_dumps(doc, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(doc);
+    sluice_status st = text ? text_contents(uri, "application/json", text, out) : SLUICE_E_NOMEM;
+    free(text);
+    return st;
+}
+
+static const sluice_mcp_resource fixture_resources[] = {
+    { .uri = "test://static-text",
+      .name = "static-text",
+      .title = "Static Text Resource",
+      .description = "A static text resource for testing",
+      .mime_type = "text/plain",
+      .fn = res_static_text },
+    { .uri = "test://static-binary",
+      .name = "static-binary",
+      .title = "Static Binary Resource",
+      .description = "A static binary resource (image) for testing",
+      .mime_type = "image/png",
+      .fn = res_static_binary },
+    { .uri = "test://template/{id}/data",
+      .name = "template",
+      .title = "Resource Template",
+      .description = "A resource template with parameter substitution",
+      .mime_type = "application/json",
+      .is_template = true,
+      .fn = res_template },
+    { .uri = "test://watched-resource",
+      .name = "watched-resource",
+      .title = "Watched Resource",
+      .description = "A resource clients may subscribe to",
+      .mime_type = "text/plain",
+      .subscribable = true,
+      .fn = res_watched },
+};
+
+/* ---- prompts -------------------------------------------------------------------------------- */
+
+static sluice_status messages_result(json_t *messages, json_t **out)
+{
+    *out = json_pack("{s:o}", "messages", messages);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+prompt_simple(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    return messages_result(json_pack("[{s:s, s:o}]", "role", "user", "content",
+                                     text_block("This is a simple prompt for testing.")),
+                           out);
+}
+
+/* The string argument name, or an INVALID error naming it. */
+static const char *
+required_arg(sluice_mcp_call *call, json_t *args, const char *name, sluice_error *err)
+{
+    const char *v = json_string_value(json_object_get(args, name));
+    if (!v) {
+        sluice_error_set(err, sluice_mcp_call_arena(call), SLUICE_E_INVALID,
+                         "missing required argument '%s'", name);
+    }
+    return v;
+}
+
+static sluice_status prompt_with_arguments(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    const char *a1 = required_arg(call, args, "arg1", err);
+    const char *a2 = a1 ? required_arg(call, args, "arg2", err) : NULL;
+    if (!a2) {
+        return SLUICE_E_INVALID;
+    }
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call),
+                                     "Prompt with arguments: arg1='%s', arg2='%s'", a1, a2);
+    if (!text) {
+        return SLUICE_E_NOMEM;
+    }
+    return messages_result(json_pack("[{s:s, s:o}]", "role", "user", "content", text_block(text)),
+                           out);
+}
+
+static sluice_status prompt_with_embedded_resource(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)ud;
+    const char *uri = required_arg(call, args, "resourceUri", err);
+    if (!uri) {
+        return SLUICE_E_INVALID;
+    }
+    return messages_result(
+        json_pack("[{s:s, s:o}, {s:s, s:o}]", "role", "user", "content",
+                  embedded_resource(uri, "text/plain", "Embedded resource content for testing."),
+                  "role", "user", "content",
+                  text_block("Please process the embedded resource above.")),
+        out);
+}
+
+static sluice_status
+prompt_with_image(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call, (void)args, (void)err, (void)ud;
+    return messages_result(json_pack("[{s:s, s:{s:s, s:s, s:s}}, {s:s, s:o}]", "role", "user",
+                                     "content", "type", "image", "data", FIXTURE_PNG_BASE64,
+                                     "mimeType", "image/png", "role", "user", "content",
+                                     text_block("Please analyze the image above.")),
+                           out);
+}
+
+typedef struct fixture_prompt {
+    const char *name;
+    const char *title;
+    const char *description;
+    const char *arguments; /* JSON array or NULL */
+    sluice_mcp_prompt_fn fn;
+} fixture_prompt;
+
+static const fixture_prompt fixture_prompts[] = {
+    { "test_simple_prompt", "Simple Test Prompt", "A simple prompt without arguments", NULL,
+      prompt_simple },
+    { "test_prompt_with_arguments", "Prompt With Arguments", "A prompt with required arguments",
+      "[{\"name\":\"arg1\",\"description\":\"First test argument\",\"required\":true},"
+      "{\"name\":\"arg2\",\"description\":\"Second test argument\",\"required\":true}]",
+      prompt_with_arguments },
+    { "test_prompt_with_embedded_resource", "Prompt With Embedded Resource",
+      "A prompt that includes an embedded resource",
+      "[{\"name\":\"resourceUri\",\"description\":\"URI of the resource to embed\","
+      "\"required\":true}]",
+      prompt_with_embedded_resource },
+    { "test_prompt_with_image", "Prompt With Image", "A prompt that includes image content", NULL,
+      prompt_with_image },
+};
+
+/* ---- assembly and serving ------------------------------------------------------------------- */
+
+static sluice_status build_fixture(sluice_mcp_server *server, long extra_tools, sluice_error *err)
+{
+    sluice_status st = SLUICE_OK;
+    for (size_t i = 0; st == SLUICE_OK && i < sizeof fixture_tools / sizeof fixture_tools[0]; i++) {
+        st = add_tool(server, &fixture_tools[i], err);
+    }
+    for (size_t i = 0;
+         st == SLUICE_OK && i < sizeof fixture_resources / sizeof fixture_resources[0]; i++) {
+        st = sluice_mcp_server_add_resource(server, &fixture_resources[i], err);
+    }
+    for (size_t i = 0; st == SLUICE_OK && i < sizeof fixture_prompts / sizeof fixture_prompts[0];
+         i++) {
+        const fixture_prompt *p = &fixture_prompts[i];
+        sluice_mcp_prompt prompt = {
+            .name = p->name,
+            .title = p->title,
+            .description = p->description,
+            .arguments = p->arguments ? json_loads(p->arguments, 0, NULL) : NULL,
+            .fn = p->fn,
+        };
+        st = sluice_mcp_server_add_prompt(server, &prompt, err);
+    }
+    return st == SLUICE_OK ? add_fillers(server, extra_tools, err) : st;
+}
+
+typedef struct fixture_options {
+    bool stdio;
+    const char *config_path; /* NULL: built-in defaults */
+    long extra_tools;
+} fixture_options;
+
+static bool parse_long(const char *s, long lo, long hi, long *out)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = s ? strtol(s, &end, 10) : 0;
+    if (!s || errno || *end || v < lo || v > hi) {
+        return false;
+    }
+    *out = v;
+    return true;
+}
+
+static bool parse_args(int argc, char **argv, fixture_options *o)
+{
+    *o = (fixture_options){ 0 };
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--stdio") == 0) {
+            o->stdio = true;
+            continue;
+        }
+        bool ok = strcmp(a, "--config") == 0 ? (o->config_path = v) != NULL
+                  : strcmp(a, "--extra-tools") == 0
+                      ? parse_long(v, 0, FIXTURE_MAX_EXTRA_TOOLS, &o->extra_tools)
+                      : false;
+        if (!ok) {
+            return false;
+        }
+        i++;
+    }
+    return o->stdio;
+}
+
+/* The stdio caller is who [identity] says (the config default is "local"). */
+static sluice_status serve(sluice_mcp_server *server, const sluice_config *cfg, sluice_error *err)
+{
+    sluice_identity who = {
+        .user_id = cfg->identity.user,
+        .groups = cfg->identity.groups.items,
+        .group_count = cfg->identity.groups.count,
+        .method = "stdio-config",
+    };
+    return sluice_stdio_serve(server, &who, err);
+}
+
+static sluice_status load_config(const fixture_options *o,
+                                 sluice_config **cfg,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    return o->config_path ? sluice_config_load(o->config_path, cfg, err_arena, err)
+                          : sluice_config_defaults(cfg);
+}
+
+int main(int argc, char **argv)
+{
+    fixture_options o;
+    if (!parse_args(argc, argv, &o)) {
+        fprintf(stderr, "usage: sluice_conformance --stdio [--config FILE] [--extra-tools N]\n");
+        return 2;
+    }
+    signal(SIGPIPE, SIG_IGN);
+    sluice_error err;
+    sluice_error_clear(&err);
+    sluice_arena *err_arena = sluice_arena_new();
+    sluice_config *cfg = NULL;
+    sluice_mcp_server *server = NULL;
+    sluice_status st = err_arena ? load_config(&o, &cfg, err_arena, &err) : SLUICE_E_NOMEM;
+    if (st == SLUICE_OK) {
+        sluice_mcp_server_options opts = {
+            .name = cfg->server.name,
+            .version = SLUICE_VERSION,
+            .instructions = cfg->server.instructions,
+            .request_timeout_ms = (int)(cfg->server.request_timeout_seconds * 1000),
+        };
+        st = sluice_mcp_server_new(&opts, &server, &err);
+    }
+    if (st == SLUICE_OK) {
+        st = build_fixture(server, o.extra_tools, &err);
+    }
+    if (st == SLUICE_OK) {
+        st = serve(server, cfg, &err);
+    }
+    if (st != SLUICE_OK) {
+        char *text = err_arena ? sluice_error_render(err_arena, &err, NULL, 0) : NULL;
+        fprintf(stderr, "sluice_conformance: %s: %s\n", sluice_status_name(st),
+                text ? text : "(no message)");
+    }
+    sluice_mcp_server_free(server);
+    sluice_config_free(cfg);
+    sluice_arena_free(err_arena);
+    return st == SLUICE_OK ? 0 : 1;
+}

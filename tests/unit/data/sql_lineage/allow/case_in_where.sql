@@ -1,0 +1,1 @@
+SELECT name FROM customers WHERE CASE WHEN ssn LIKE '1%' THEN true ELSE false END

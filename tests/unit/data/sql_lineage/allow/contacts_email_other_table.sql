@@ -1,0 +1,1 @@
+SELECT k.email FROM contacts k JOIN customers c ON c.email = k.email

@@ -1,0 +1,1 @@
+SELECT segment, count(*) AS n FROM customers GROUP BY segment HAVING count(DISTINCT ssn) > 1

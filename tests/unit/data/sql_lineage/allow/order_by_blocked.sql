@@ -1,0 +1,1 @@
+SELECT name FROM customers ORDER BY ssn LIMIT 1

@@ -1,0 +1,1 @@
+SELECT name FROM customers QUALIFY row_number() OVER (ORDER BY ssn) = 1

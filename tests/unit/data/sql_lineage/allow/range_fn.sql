@@ -1,0 +1,1 @@
+SELECT range AS n FROM range(5)

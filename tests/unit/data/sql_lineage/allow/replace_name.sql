@@ -1,0 +1,1 @@
+SELECT * EXCLUDE (email) REPLACE (name AS ssn) FROM customers

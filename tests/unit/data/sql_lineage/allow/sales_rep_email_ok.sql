@@ -1,0 +1,1 @@
+SELECT name FROM sales_reps WHERE email LIKE '%@example.com'

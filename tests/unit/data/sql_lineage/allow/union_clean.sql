@@ -1,0 +1,1 @@
+SELECT name FROM customers UNION SELECT name FROM sales_reps

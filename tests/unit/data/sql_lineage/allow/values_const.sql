@@ -1,0 +1,1 @@
+SELECT x FROM (VALUES (1), (2)) t(x)

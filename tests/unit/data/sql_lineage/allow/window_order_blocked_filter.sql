@@ -1,0 +1,1 @@
+SELECT name FROM (SELECT name, row_number() OVER (PARTITION BY ssn ORDER BY id) AS rn FROM customers) WHERE rn = 1

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT ssn) AS n FROM customers

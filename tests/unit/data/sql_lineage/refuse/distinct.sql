@@ -1,0 +1,1 @@
+SELECT DISTINCT ssn FROM customers

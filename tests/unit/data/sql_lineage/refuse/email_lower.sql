@@ -1,0 +1,1 @@
+SELECT lower(email) AS e FROM customers

@@ -1,0 +1,1 @@
+SELECT name FROM customers EXCEPT SELECT ssn FROM customers

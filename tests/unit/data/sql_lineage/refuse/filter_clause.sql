@@ -1,0 +1,1 @@
+SELECT count(*) FILTER (WHERE ssn > '5') AS n FROM customers

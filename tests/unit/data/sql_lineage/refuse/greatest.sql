@@ -1,0 +1,1 @@
+SELECT greatest(name, ssn) FROM customers

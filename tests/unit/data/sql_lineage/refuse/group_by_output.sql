@@ -1,0 +1,1 @@
+SELECT ssn, count(*) FROM customers GROUP BY ssn

@@ -1,0 +1,1 @@
+SELECT name, ssn IN (SELECT ssn FROM customers) AS hit FROM customers

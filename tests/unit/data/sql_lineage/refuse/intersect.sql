@@ -1,0 +1,1 @@
+SELECT name FROM customers INTERSECT SELECT ssn FROM customers

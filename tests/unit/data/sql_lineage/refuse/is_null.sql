@@ -1,0 +1,1 @@
+SELECT ssn IS NULL AS missing FROM customers

@@ -1,0 +1,1 @@
+SELECT json_object('s', ssn) FROM customers

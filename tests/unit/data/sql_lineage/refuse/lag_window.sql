@@ -1,0 +1,1 @@
+SELECT lag(ssn) OVER (ORDER BY id) AS prev FROM customers

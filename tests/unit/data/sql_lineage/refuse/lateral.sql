@@ -1,0 +1,1 @@
+SELECT l.s FROM customers c, LATERAL (SELECT c.ssn AS s) l

@@ -1,0 +1,1 @@
+SELECT length(ssn) AS n FROM customers

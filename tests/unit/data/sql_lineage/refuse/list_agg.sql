@@ -1,0 +1,1 @@
+SELECT list(ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT [name, ssn][2] AS s FROM customers

@@ -1,0 +1,1 @@
+SELECT list_transform([1], x -> ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT map([name], [ssn]) FROM customers

@@ -1,0 +1,1 @@
+SELECT max(ssn) FROM customers

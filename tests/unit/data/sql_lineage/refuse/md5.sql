@@ -1,0 +1,1 @@
+SELECT md5(ssn) FROM customers

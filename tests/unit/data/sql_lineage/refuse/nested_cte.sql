@@ -1,0 +1,1 @@
+WITH a AS (SELECT id, ssn FROM customers), b AS (SELECT id, ssn || '!' AS t FROM a) SELECT t FROM b

@@ -1,0 +1,1 @@
+SELECT ssn FROM customers ORDER BY id LIMIT 1

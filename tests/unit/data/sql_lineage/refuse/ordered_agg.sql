@@ -1,0 +1,1 @@
+SELECT first(name ORDER BY ssn) FROM customers

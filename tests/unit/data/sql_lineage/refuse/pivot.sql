@@ -1,0 +1,1 @@
+PIVOT customers ON segment IN ('a', 'b') USING first(ssn) GROUP BY plan

@@ -1,0 +1,1 @@
+SELECT * RENAME (ssn AS x) FROM customers

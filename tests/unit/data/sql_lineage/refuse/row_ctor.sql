@@ -1,0 +1,1 @@
+SELECT row(name, ssn) FROM customers

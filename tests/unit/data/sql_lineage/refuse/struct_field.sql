@@ -1,0 +1,1 @@
+SELECT {'a': ssn}.a AS s FROM customers

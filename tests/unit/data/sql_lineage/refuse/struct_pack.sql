@@ -1,0 +1,1 @@
+SELECT struct_pack(x := ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT s FROM (SELECT ssn AS s FROM customers)

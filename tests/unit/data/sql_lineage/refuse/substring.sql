@@ -1,0 +1,1 @@
+SELECT substring(ssn, 1, 3) AS area FROM customers

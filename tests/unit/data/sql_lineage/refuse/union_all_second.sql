@@ -1,0 +1,1 @@
+SELECT name FROM customers UNION ALL SELECT ssn FROM customers

@@ -1,0 +1,1 @@
+SELECT unnest([name, ssn]) FROM customers

@@ -1,0 +1,1 @@
+SELECT upper(ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT v FROM customers c, (VALUES (c.ssn)) t(v)

@@ -1,0 +1,1 @@
+SELECT row_number() OVER (PARTITION BY ssn) AS r FROM customers
