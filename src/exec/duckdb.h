@@ -9,9 +9,9 @@
 #ifndef SLUICE_EXEC_DUCKDB_H
 #define SLUICE_EXEC_DUCKDB_H
 
-#include <duckdb.h>
-
 #include "exec/executor.h"
+
+#include <duckdb.h>
 
 /* Opens db->path with DuckDB; read-only unless code_mode allows writes, deletes or DDL. */
 sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,

@@ -1,0 +1,897 @@
+/*
+ * duckdb.c — the DuckDB executor: hardened open (research note, recipe A), one connection per
+ * call, exactly one prepared statement of an allowed type, parameters bound by name, streaming
+ * fetch up to max_rows+1, a watchdog that interrupts at the deadline, cancellation through the
+ * same interrupt, and schema introspection from duckdb_tables()/duckdb_columns().
+ *
+ * Does not own: whether the statement may run (the analyzer decides); this file only keeps the
+ * engine itself from touching files, extensions, settings or other statements.
+ */
+#include "exec/duckdb.h"
+
+#include "core/buf.h"
+#include "exec/duckdb_values.h"
+#include "exec/values.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <time.h>
+
+/* Directories DuckDB would use for extensions, secrets and HOME: procfs refuses to create
+ * anything here, so no INSTALL or persistent secret can ever land on disk. */
+#define DUCK_NO_DIR "/proc/sluice-no-such-directory"
+
+typedef struct duck_state {
+    duckdb_database db;
+    bool allow_writes;
+    bool allow_deletes;
+    bool allow_ddl;
+} duck_state;
+
+typedef struct duck_setting {
+    const char *name;
+    const char *value;
+    const char *expect; /* duckdb_settings() value read back; NULL = not checked */
+} duck_setting;
+
+/* Order matters: temp_directory must be set before enable_external_access (research §1.1), and
+ * lock_configuration comes last. */
+static const duck_setting hardening[] = {
+    { "temp_directory", "", "" },
+    { "max_temp_directory_size", "0B", "0 bytes" },
+    { "autoload_known_extensions", "false", "false" },
+    { "autoinstall_known_extensions", "false", "false" },
+    { "allow_community_extensions", "false", "false" },
+    { "allow_unsigned_extensions", "false", "false" },
+    { "allow_persistent_secrets", "false", "false" },
+    { "home_directory", DUCK_NO_DIR, DUCK_NO_DIR },
+    { "secret_directory", DUCK_NO_DIR, DUCK_NO_DIR },
+    { "extension_directory", DUCK_NO_DIR, DUCK_NO_DIR },
+    { "errors_as_json", "true", "true" },
+    { "enable_external_access", "false", "false" },
+    { "lock_configuration", "true", "true" },
+};
+
+static void duck_close(void *state)
+{
+    duck_state *s = state;
+    if (s == NULL)
+        return;
+    duckdb_close(&s->db);
+    free(s);
+}
+
+static sluice_status
+duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err);
+static sluice_status duck_execute(sluice_executor *ex,
+                                  sluice_arena *arena,
+                                  const sluice_exec_request *req,
+                                  sluice_exec_result *out,
+                                  sluice_error *err);
+
+static const sluice_executor_ops duck_ops = {
+    .name = "duckdb",
+    .schema = duck_schema,
+    .execute = duck_execute,
+    .close = duck_close,
+};
+
+/* Runs trusted host SQL (never user text) and returns a materialized result. */
+static bool host_query(duckdb_connection conn, const char *sql, duckdb_result *res)
+{
+    if (duckdb_query(conn, sql, res) == DuckDBSuccess)
+        return true;
+    duckdb_destroy_result(res);
+    return false;
+}
+
+/* Reads the settings back: sluice refuses to start when any did not take effect. */
+static sluice_status
+verify_settings(duckdb_database db, const char *access_mode, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_connection conn;
+    if (duckdb_connect(db, &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    duckdb_result res;
+    sluice_status st = SLUICE_OK;
+    if (!host_query(conn, "SELECT name, value FROM duckdb_settings()", &res)) {
+        duckdb_disconnect(&conn);
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read DuckDB settings");
+    }
+    size_t n = sizeof(hardening) / sizeof(hardening[0]);
+    bool seen[sizeof(hardening) / sizeof(hardening[0]) + 1] = { false };
+    idx_t rows = duckdb_row_count(&res);
+    for (idx_t r = 0; r < rows && st == SLUICE_OK; r++) {
+        char *name = duckdb_value_varchar(&res, 0, r);
+        char *value = duckdb_value_varchar(&res, 1, r);
+        const char *v = value != NULL ? value : "";
+        for (size_t i = 0; i <= n && name != NULL; i++) {
+            const char *want_name = i < n ? hardening[i].name : "access_mode";
+            const char *want = i < n ? hardening[i].expect : access_mode;
+            if (strcmp(name, want_name) != 0)
+                continue;
+            seen[i] = true;
+            if (strcasecmp(v, want) != 0)
+                st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                      "DuckDB setting %s is '%s' after open, expected '%s'; "
+                                      "refusing to serve an unhardened database",
+                                      name, v, want);
+        }
+        duckdb_free(name);
+        duckdb_free(value);
+    }
+    for (size_t i = 0; i <= n && st == SLUICE_OK; i++)
+        if (!seen[i])
+            st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                  "DuckDB setting %s could not be read back; refusing to start",
+                                  i < n ? hardening[i].name : "access_mode");
+    duckdb_destroy_result(&res);
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
+                                      const sluice_config_code_mode *code_mode,
+                                      sluice_executor **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    *out = NULL;
+    struct stat sb;
+    if (stat(db->path, &sb) != 0 || !S_ISREG(sb.st_mode))
+        return sluice_error_set(
+            err, err_arena, SLUICE_E_IO, "database file '%s' cannot be opened: %s", db->path,
+            errno != 0 && stat(db->path, &sb) != 0 ? strerror(errno) : "not a regular file");
+    bool writable = sluice_executor_config_writable(code_mode);
+    const char *access_mode = writable ? "read_write" : "read_only";
+    duckdb_config config;
+    if (duckdb_create_config(&config) != DuckDBSuccess)
+        return SLUICE_E_NOMEM;
+    char threads[32];
+    snprintf(threads, sizeof(threads), "%lld", (long long)(db->threads > 0 ? db->threads : 2));
+    const char *memory = db->memory_limit != NULL ? db->memory_limit : "512MB";
+    sluice_status st = SLUICE_OK;
+    if (duckdb_set_config(config, "access_mode", access_mode) != DuckDBSuccess ||
+        duckdb_set_config(config, "threads", threads) != DuckDBSuccess ||
+        duckdb_set_config(config, "memory_limit", memory) != DuckDBSuccess)
+        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                              "DuckDB refused threads=%s or memory_limit='%s'", threads, memory);
+    for (size_t i = 0; st == SLUICE_OK && i < sizeof(hardening) / sizeof(hardening[0]); i++)
+        if (duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
+            st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                  "DuckDB refused setting %s='%s'; refusing to start",
+                                  hardening[i].name, hardening[i].value);
+    duck_state *s = NULL;
+    if (st == SLUICE_OK) {
+        s = calloc(1, sizeof(*s));
+        if (s == NULL)
+            st = SLUICE_E_NOMEM;
+    }
+    if (st == SLUICE_OK) {
+        char *open_err = NULL;
+        if (duckdb_open_ext(db->path, &s->db, config, &open_err) != DuckDBSuccess) {
+            st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE, "DuckDB could not open '%s': %s",
+                                  db->path, open_err != NULL ? open_err : "unknown error");
+            free(s);
+            s = NULL;
+        }
+        duckdb_free(open_err);
+    }
+    duckdb_destroy_config(&config);
+    if (st != SLUICE_OK)
+        return st;
+    st = verify_settings(s->db, access_mode, err_arena, err);
+    if (st != SLUICE_OK) {
+        duck_close(s);
+        return st;
+    }
+    s->allow_writes = code_mode != NULL && code_mode->sql_allow_writes;
+    s->allow_deletes = code_mode != NULL && code_mode->sql_allow_deletes;
+    s->allow_ddl = code_mode != NULL && code_mode->sql_allow_ddl;
+    return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, code_mode, out);
+}
+
+duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex)
+{
+    if (ex == NULL || sluice_executor_engine(ex) != SLUICE_ENGINE_DUCKDB)
+        return NULL;
+    return ((duck_state *)sluice_executor_state(ex))->db;
+}
+
+/* ---- schema ----------------------------------------------------------------------------- */
+
+static sluice_status schema_tables(duckdb_connection conn, sluice_arena *arena, sluice_schema *out)
+{
+    duckdb_result res;
+    if (!host_query(conn,
+                    "SELECT schema_name, table_name, false, estimated_size FROM duckdb_tables() "
+                    "WHERE database_name = current_database() AND NOT temporary "
+                    "UNION ALL SELECT schema_name, view_name, true, NULL FROM duckdb_views() "
+                    "WHERE database_name = current_database() AND NOT internal AND NOT temporary "
+                    "ORDER BY 1, 2",
+                    &res))
+        return SLUICE_E_ENGINE;
+    idx_t n = duckdb_row_count(&res);
+    out->tables = sluice_arena_calloc(arena, n + 1, sizeof(*out->tables));
+    sluice_status st = out->tables != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    for (idx_t r = 0; r < n && st == SLUICE_OK; r++) {
+        sluice_schema_table *t = &out->tables[out->table_count++];
+        char *schema = duckdb_value_varchar(&res, 0, r), *name = duckdb_value_varchar(&res, 1, r);
+        t->schema = sluice_arena_strdup(arena, schema);
+        t->name = sluice_arena_strdup(arena, name);
+        t->is_view = duckdb_value_boolean(&res, 2, r);
+        t->approx_rows = duckdb_value_is_null(&res, 3, r) ? -1 : duckdb_value_int64(&res, 3, r);
+        duckdb_free(schema);
+        duckdb_free(name);
+        if (t->schema == NULL || t->name == NULL)
+            st = SLUICE_E_NOMEM;
+    }
+    duckdb_destroy_result(&res);
+    return st;
+}
+
+static sluice_schema_table *find_table(sluice_schema *s, const char *schema, const char *name)
+{
+    for (size_t i = 0; i < s->table_count; i++)
+        if (strcmp(s->tables[i].schema, schema) == 0 && strcmp(s->tables[i].name, name) == 0)
+            return &s->tables[i];
+    return NULL;
+}
+
+static sluice_status schema_columns(duckdb_connection conn, sluice_arena *arena, sluice_schema *out)
+{
+    duckdb_result res;
+    if (!host_query(conn,
+                    "SELECT schema_name, table_name, column_name, data_type, is_nullable "
+                    "FROM duckdb_columns() WHERE database_name = current_database() "
+                    "AND NOT internal ORDER BY schema_name, table_name, "
+                    "column_index",
+                    &res))
+        return SLUICE_E_ENGINE;
+    idx_t n = duckdb_row_count(&res);
+    sluice_status st = SLUICE_OK;
+    /* One pass counts the columns of each table, the second fills them. */
+    for (int pass = 0; pass < 2 && st == SLUICE_OK; pass++) {
+        for (idx_t r = 0; r < n && st == SLUICE_OK; r++) {
+            char *schema = duckdb_value_varchar(&res, 0, r);
+            char *table = duckdb_value_varchar(&res, 1, r);
+            sluice_schema_table *t =
+                schema != NULL && table != NULL ? find_table(out, schema, table) : NULL;
+            if (t != NULL && pass == 0) {
+                t->column_count++;
+            } else if (t != NULL) {
+                sluice_schema_column *c = &t->columns[t->column_count++];
+                char *col = duckdb_value_varchar(&res, 2, r),
+                     *type = duckdb_value_varchar(&res, 3, r);
+                c->name = sluice_arena_strdup(arena, col);
+                c->type = sluice_arena_strdup(arena, type);
+                c->nullable = duckdb_value_boolean(&res, 4, r);
+                if (c->name == NULL || c->type == NULL)
+                    st = SLUICE_E_NOMEM;
+                duckdb_free(col);
+                duckdb_free(type);
+            }
+            duckdb_free(schema);
+            duckdb_free(table);
+        }
+        for (size_t i = 0; pass == 0 && i < out->table_count && st == SLUICE_OK; i++) {
+            sluice_schema_table *t = &out->tables[i];
+            t->columns = sluice_arena_calloc(arena, t->column_count + 1, sizeof(*t->columns));
+            if (t->columns == NULL)
+                st = SLUICE_E_NOMEM;
+            t->column_count = 0; /* refilled by pass 1 */
+        }
+    }
+    duckdb_destroy_result(&res);
+    return st;
+}
+
+static sluice_status
+duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
+{
+    duck_state *s = sluice_executor_state(ex);
+    duckdb_connection conn;
+    if (duckdb_connect(s->db, &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    sluice_status st = schema_tables(conn, arena, out);
+    if (st == SLUICE_OK)
+        st = schema_columns(conn, arena, out);
+    duckdb_disconnect(&conn);
+    if (st == SLUICE_E_ENGINE)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read the DuckDB catalog");
+    return st;
+}
+
+/* ---- execution -------------------------------------------------------------------------- */
+
+/* Shared between the calling thread, the watchdog and the cancel hook. Lives in the request
+ * arena so a late cancel hook still finds it (and then does nothing: running is false). */
+typedef struct duck_run {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    duckdb_connection conn;
+    bool running; /* conn may be interrupted */
+    bool done;    /* the watchdog should leave */
+    bool cancelled;
+    bool timed_out;
+    int64_t deadline_ms;
+} duck_run;
+
+static void run_release(void *data)
+{
+    duck_run *run = data;
+    pthread_mutex_destroy(&run->mu);
+    pthread_cond_destroy(&run->cv);
+}
+
+static void run_cancel(void *data)
+{
+    duck_run *run = data;
+    pthread_mutex_lock(&run->mu);
+    if (!run->done) {
+        run->cancelled = true;
+        if (run->running)
+            duckdb_interrupt(run->conn);
+    }
+    pthread_mutex_unlock(&run->mu);
+}
+
+/* Interrupts once at the deadline (research §2.5: interrupt only once). */
+static void *run_watchdog(void *data)
+{
+    duck_run *run = data;
+    struct timespec at = { .tv_sec = (time_t)(run->deadline_ms / 1000),
+                           .tv_nsec = (long)(run->deadline_ms % 1000) * 1000000L };
+    pthread_mutex_lock(&run->mu);
+    while (!run->done) {
+        if (sluice_exec_now_ms() >= run->deadline_ms) {
+            run->timed_out = true;
+            if (run->running)
+                duckdb_interrupt(run->conn);
+            break;
+        }
+        pthread_cond_timedwait(&run->cv, &run->mu, &at);
+    }
+    pthread_mutex_unlock(&run->mu);
+    return NULL;
+}
+
+static duck_run *run_new(sluice_arena *arena)
+{
+    duck_run *run = sluice_arena_calloc(arena, 1, sizeof(*run));
+    if (run == NULL)
+        return NULL;
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&run->mu, NULL);
+    pthread_cond_init(&run->cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (sluice_arena_cleanup_add(arena, run_release, run) != SLUICE_OK)
+        return NULL;
+    return run;
+}
+
+/* Everything one execution holds; released in one place. */
+typedef struct duck_call {
+    duck_state *state;
+    const sluice_exec_request *req;
+    sluice_arena *arena;
+    sluice_error *err;
+    const char *code; /* NUL-terminated copy */
+    duck_run *run;
+    duckdb_connection conn;
+    duckdb_prepared_statement ps;
+    duckdb_result res;
+    bool has_res;
+    pthread_t watchdog;
+    bool has_watchdog;
+} duck_call;
+
+/* Class and position from an errors_as_json message; the plain text when it is not JSON. */
+static sluice_status engine_error(duck_call *c, const char *text)
+{
+    const sluice_exec_request *req = c->req;
+    if (text == NULL)
+        text = "unknown DuckDB error";
+    /* Parser errors arrive as "Parser Error: {json}", the rest as bare JSON. */
+    const char *brace = strchr(text, '{');
+    json_t *j = brace != NULL ? json_loads(brace, JSON_DECODE_INT_AS_REAL, NULL) : NULL;
+    const char *type = json_string_value(json_object_get(j, "exception_type"));
+    const char *msg = json_string_value(json_object_get(j, "exception_message"));
+    const char *pos =
+        json_string_value(json_object_get(json_object_get(j, "extra_info"), "position"));
+    if (pos == NULL)
+        pos = json_string_value(json_object_get(j, "position"));
+    char *class_name = sluice_arena_printf(c->arena, "%s Error", type != NULL ? type : "Engine");
+    size_t line = 0, column = 0;
+    if (pos != NULL) {
+        char *end;
+        unsigned long long off = strtoull(pos, &end, 10);
+        if (*end == '\0' && off <= req->code_len)
+            sluice_error_locate(req->code, req->code_len, (size_t)off, &line, &column);
+    }
+    sluice_status status = SLUICE_E_ENGINE;
+    if (type != NULL && strcmp(type, "Permission") == 0)
+        status = SLUICE_E_DENIED;
+    else if (type != NULL && strcmp(type, "Parser") == 0)
+        status = SLUICE_E_INVALID;
+    sluice_status st;
+    if (req->scrub_errors)
+        st = sluice_error_at(c->err, c->arena, status, "<code>", line, column,
+                             "%s (details hidden: the query involves blocked columns)",
+                             class_name != NULL ? class_name : "Engine Error");
+    else if (msg != NULL)
+        st = sluice_error_at(c->err, c->arena, status, "<code>", line, column, "%s: %s",
+                             class_name != NULL ? class_name : "Engine Error", msg);
+    else
+        st = sluice_error_at(c->err, c->arena, status, "<code>", line, column, "%s", text);
+    json_decref(j);
+    return st;
+}
+
+/* Timeout and cancellation win over whatever error the interrupt produced. */
+static sluice_status stopped_or(duck_call *c, const char *text)
+{
+    pthread_mutex_lock(&c->run->mu);
+    bool timed_out = c->run->timed_out, cancelled = c->run->cancelled;
+    pthread_mutex_unlock(&c->run->mu);
+    if (timed_out)
+        return sluice_exec_timeout_error(c->err, c->arena, &c->req->limits);
+    if (cancelled)
+        return sluice_exec_cancelled_error(c->err, c->arena);
+    return engine_error(c, text);
+}
+
+static const char *const statement_names[] = {
+    "INVALID",      "SELECT",       "INSERT",      "UPDATE", "EXPLAIN",       "DELETE",
+    "PREPARE",      "CREATE",       "EXECUTE",     "ALTER",  "TRANSACTION",   "COPY",
+    "ANALYZE",      "VARIABLE_SET", "CREATE_FUNC", "DROP",   "EXPORT",        "PRAGMA",
+    "VACUUM",       "CALL",         "SET",         "LOAD",   "RELATION",      "EXTENSION",
+    "LOGICAL_PLAN", "ATTACH",       "DETACH",      "MULTI",  "COPY_DATABASE", "UPDATE_EXTENSIONS",
+    "MERGE_INTO",
+};
+
+static const char *statement_name(int type)
+{
+    if (type >= 0 && (size_t)type < sizeof(statement_names) / sizeof(statement_names[0]))
+        return statement_names[type];
+    return "UNKNOWN";
+}
+
+/* An allowlist: unknown values (1.5 returns 30 for MERGE INTO) are refused. */
+static bool statement_allowed(const duck_state *s, int type)
+{
+    switch (type) {
+    case DUCKDB_STATEMENT_TYPE_SELECT:
+        return true;
+    case DUCKDB_STATEMENT_TYPE_INSERT:
+    case DUCKDB_STATEMENT_TYPE_UPDATE:
+        return s->allow_writes;
+    case DUCKDB_STATEMENT_TYPE_DELETE:
+        return s->allow_deletes;
+    case DUCKDB_STATEMENT_TYPE_CREATE:
+    case DUCKDB_STATEMENT_TYPE_ALTER:
+    case DUCKDB_STATEMENT_TYPE_DROP:
+        return s->allow_ddl;
+    default:
+        return false;
+    }
+}
+
+/* Exactly one statement, prepared from the engine's own split (research D6). */
+static sluice_status prepare_one(duck_call *c, const char *sql, duckdb_prepared_statement *ps)
+{
+    duckdb_extracted_statements ext = NULL;
+    idx_t n = duckdb_extract_statements(c->conn, sql, &ext);
+    sluice_status st = SLUICE_OK;
+    if (n == 0) {
+        const char *e = duckdb_extract_statements_error(ext);
+        st = e != NULL ? engine_error(c, e)
+                       : sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                                          "the code is empty; send exactly one SQL statement");
+    } else if (n > 1) {
+        st = sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                              "the code holds %llu statements; send exactly one SQL statement",
+                              (unsigned long long)n);
+    } else if (duckdb_prepare_extracted_statement(c->conn, ext, 0, ps) != DuckDBSuccess) {
+        st = stopped_or(c, duckdb_prepare_error(*ps));
+        duckdb_destroy_prepare(ps);
+    }
+    duckdb_destroy_extracted(&ext);
+    return st;
+}
+
+static sluice_status bind_value(duck_call *c, idx_t i, const char *name, const json_t *v)
+{
+    duckdb_state ds;
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        ds = duckdb_bind_varchar_length(c->ps, i, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+        ds = duckdb_bind_int64(c->ps, i, json_integer_value(v));
+        break;
+    case JSON_REAL:
+        ds = duckdb_bind_double(c->ps, i, json_real_value(v));
+        break;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        ds = duckdb_bind_boolean(c->ps, i, json_is_true(v));
+        break;
+    case JSON_NULL:
+        ds = duckdb_bind_null(c->ps, i);
+        break;
+    default:
+        return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                                "variable '%s' must be a string, number, boolean or null", name);
+    }
+    if (ds != DuckDBSuccess)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                                "variable '%s' cannot be bound to parameter $%s", name, name);
+    return SLUICE_OK;
+}
+
+/* Binds every parameter from the variables object; values never become SQL text. */
+static sluice_status bind_variables(duck_call *c)
+{
+    const json_t *vars = c->req->variables;
+    size_t nvars = vars != NULL ? json_object_size(vars) : 0;
+    bool *used = sluice_arena_calloc(c->arena, nvars + 1, sizeof(bool));
+    if (used == NULL)
+        return SLUICE_E_NOMEM;
+    idx_t n = duckdb_nparams(c->ps);
+    sluice_status st = SLUICE_OK;
+    for (idx_t i = 1; i <= n && st == SLUICE_OK; i++) {
+        const char *pname = duckdb_parameter_name(c->ps, i);
+        char *name = sluice_arena_strdup(c->arena, pname != NULL ? pname : "");
+        duckdb_free((void *)pname);
+        if (name == NULL)
+            return SLUICE_E_NOMEM;
+        const json_t *v = sluice_exec_variable(vars, name, used);
+        if (v == NULL)
+            st =
+                sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                                 "parameter $%s has no value; add \"%s\" to variables", name, name);
+        else
+            st = bind_value(c, i, name, v);
+    }
+    if (st == SLUICE_OK)
+        st = sluice_exec_variables_all_used(vars, used, c->arena, c->err);
+    return st;
+}
+
+/* "name" quoted as a DuckDB identifier, in the arena. */
+static char *quote_ident(sluice_buf *b, const char *name)
+{
+    sluice_buf_putc(b, '"');
+    for (const char *p = name; *p != '\0'; p++) {
+        if (*p == '"')
+            sluice_buf_putc(b, '"');
+        sluice_buf_putc(b, *p);
+    }
+    sluice_buf_putc(b, '"');
+    return b->data;
+}
+
+/* Table functions that act on the whole process rather than return data. In 1.5.6
+ * `SELECT * FROM enable_logging(storage='file', ...)` aborts the process (research D4) and
+ * storage='stdout' prints every later query: no SELECT may reach them, analyzer or not. */
+static const char *const process_functions[] = {
+    "enable_logging",
+    "disable_logging",
+    "truncate_duckdb_logs",
+};
+
+static bool is_process_function(const char *name)
+{
+    for (size_t i = 0; i < sizeof(process_functions) / sizeof(process_functions[0]); i++)
+        if (name != NULL && strcasecmp(name, process_functions[i]) == 0)
+            return true;
+    return false;
+}
+
+/* The name of a process function anywhere in the bound plan (query() and macros resolved). */
+static const char *plan_calls_process_function(const json_t *node, int depth)
+{
+    if (depth > 256)
+        return "a plan nested too deeply";
+    if (json_is_object(node)) {
+        const char *type = json_string_value(json_object_get(node, "type"));
+        const char *name = json_string_value(json_object_get(node, "name"));
+        if (type != NULL && strcmp(type, "LOGICAL_GET") == 0 && is_process_function(name))
+            return name;
+        const char *key;
+        json_t *child;
+        json_object_foreach((json_t *)node, key, child)
+        {
+            (void)key;
+            const char *hit = plan_calls_process_function(child, depth + 1);
+            if (hit != NULL)
+                return hit;
+        }
+    } else if (json_is_array(node)) {
+        size_t i;
+        json_t *child;
+        json_array_foreach(node, i, child)
+        {
+            const char *hit = plan_calls_process_function(child, depth + 1);
+            if (hit != NULL)
+                return hit;
+        }
+    }
+    return NULL;
+}
+
+/* Binds the statement once more through json_serialize_plan (binds, never executes). When the
+ * plan cannot be serialized (parameters inside table-function arguments), the text check
+ * below is what remains; the analyzer fails closed on those anyway. */
+static const char *bound_process_function(duck_call *c)
+{
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    const char *hit = NULL;
+    if (duckdb_prepare(c->conn,
+                       "SELECT json_serialize_plan($1::VARCHAR, skip_null:=true, skip_empty:=true)",
+                       &ps) != DuckDBSuccess ||
+        duckdb_bind_varchar_length(ps, 1, c->code, c->req->code_len) != DuckDBSuccess) {
+        duckdb_destroy_prepare(&ps);
+        return NULL;
+    }
+    if (duckdb_execute_prepared(ps, &res) == DuckDBSuccess && duckdb_row_count(&res) == 1) {
+        char *plan = duckdb_value_varchar(&res, 0, 0);
+        /* Plans hold 2^64-1 sentinels, beyond jansson's integers: decode numbers as reals. */
+        json_t *j = plan != NULL ? json_loads(plan, JSON_DECODE_INT_AS_REAL, NULL) : NULL;
+        const char *name =
+            j != NULL ? plan_calls_process_function(j, 0) : "a plan sluice could not read";
+        hit = name != NULL ? sluice_arena_strdup(c->arena, name) : NULL;
+        json_decref(j);
+        duckdb_free(plan);
+    }
+    duckdb_destroy_result(&res);
+    duckdb_destroy_prepare(&ps);
+    return hit;
+}
+
+static sluice_status guard_process_functions(duck_call *c)
+{
+    const char *hit = NULL;
+    for (size_t i = 0; hit == NULL && i < sizeof(process_functions) / sizeof(process_functions[0]);
+         i++)
+        if (strcasestr(c->code, process_functions[i]) != NULL)
+            hit = process_functions[i];
+    if (hit == NULL)
+        hit = bound_process_function(c);
+    if (hit == NULL)
+        return SLUICE_OK;
+    if (strchr(hit, ' ') != NULL)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_DENIED, "the statement was refused: %s",
+                                hit);
+    return sluice_error_set(c->err, c->arena, SLUICE_E_DENIED,
+                            "%s() is not allowed: it changes the server process, not data", hit);
+}
+
+/* When a column has a type this build cannot convert (1.5's GEOMETRY=40, VARIANT=41, UNION,
+ * BIGNUM...), the same SELECT is wrapped so those columns come back as VARCHAR. The wrapper
+ * only renames and casts outputs; it reads nothing the statement did not. */
+static sluice_status cast_unsupported(duck_call *c)
+{
+    idx_t n = duckdb_prepared_statement_column_count(c->ps);
+    bool any = false, unknown = false;
+    for (idx_t i = 0; i < n; i++) {
+        duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(c->ps, i);
+        any = any || !sluice_duck_type_supported(t);
+        /* Types that depend on parameters are only known after binding; such outputs are
+         * plain parameter values, which always convert. */
+        unknown = unknown || duckdb_get_type_id(t) == DUCKDB_TYPE_INVALID;
+        duckdb_destroy_logical_type(&t);
+    }
+    if (!any || unknown)
+        return SLUICE_OK;
+    if (duckdb_prepared_statement_type(c->ps) != DUCKDB_STATEMENT_TYPE_SELECT)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_UNSUPPORTED,
+                                "a result column has a type sluice cannot return; CAST it to "
+                                "VARCHAR");
+    size_t len = c->req->code_len;
+    while (len > 0 &&
+           (c->code[len - 1] == ';' || c->code[len - 1] == ' ' || c->code[len - 1] == '\n' ||
+            c->code[len - 1] == '\t' || c->code[len - 1] == '\r'))
+        len--;
+    sluice_buf b;
+    sluice_buf_init(&b, c->arena, 2 * len + 4096 + 64 * n);
+    sluice_buf_puts(&b, "SELECT ");
+    for (idx_t i = 0; i < n; i++) {
+        duckdb_logical_type t = duckdb_prepared_statement_column_logical_type(c->ps, i);
+        bool ok = sluice_duck_type_supported(t);
+        duckdb_destroy_logical_type(&t);
+        const char *name = duckdb_prepared_statement_column_name(c->ps, i);
+        sluice_buf_printf(&b, "%s%sc%llu%s AS ", i > 0 ? ", " : "", ok ? "" : "CAST(",
+                          (unsigned long long)i, ok ? "" : " AS VARCHAR)");
+        quote_ident(&b, name != NULL ? name : "");
+        duckdb_free((void *)name);
+    }
+    sluice_buf_puts(&b, " FROM (\n");
+    sluice_buf_append(&b, c->code, len);
+    sluice_buf_puts(&b, "\n) AS sluice_result(");
+    for (idx_t i = 0; i < n; i++)
+        sluice_buf_printf(&b, "%sc%llu", i > 0 ? ", " : "", (unsigned long long)i);
+    sluice_buf_putc(&b, ')');
+    if (sluice_buf_status(&b) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    duckdb_prepared_statement wrapped = NULL;
+    sluice_status st = prepare_one(c, sluice_buf_cstr(&b), &wrapped);
+    if (st != SLUICE_OK)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_UNSUPPORTED,
+                                "a result column has a type sluice cannot return; CAST it to "
+                                "VARCHAR");
+    duckdb_destroy_prepare(&c->ps);
+    c->ps = wrapped;
+    return SLUICE_OK;
+}
+
+static sluice_status describe_columns(duck_call *c, sluice_exec_result *out)
+{
+    idx_t n = duckdb_column_count(&c->res);
+    out->columns = sluice_arena_calloc(c->arena, n + 1, sizeof(*out->columns));
+    if (out->columns == NULL)
+        return SLUICE_E_NOMEM;
+    for (idx_t i = 0; i < n; i++) {
+        duckdb_logical_type t = duckdb_column_logical_type(&c->res, i);
+        out->columns[i].name = sluice_arena_strdup(c->arena, duckdb_column_name(&c->res, i));
+        out->columns[i].type = sluice_duck_type_text(c->arena, t);
+        duckdb_destroy_logical_type(&t);
+        if (out->columns[i].name == NULL || out->columns[i].type == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    out->column_count = n;
+    return SLUICE_OK;
+}
+
+static sluice_status fetch_rows(duck_call *c, sluice_exec_result *out)
+{
+    sluice_exec_rows acc;
+    if (sluice_exec_rows_init(&acc, c->arena, &c->req->limits) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    idx_t ncols = out->column_count;
+    duckdb_logical_type *types = sluice_arena_calloc(c->arena, ncols + 1, sizeof(*types));
+    if (types == NULL)
+        return SLUICE_E_NOMEM;
+    for (idx_t i = 0; i < ncols; i++)
+        types[i] = duckdb_column_logical_type(&c->res, i);
+    sluice_status st = SLUICE_OK;
+    bool more = true;
+    while (more && st == SLUICE_OK) {
+        duckdb_data_chunk chunk = duckdb_fetch_chunk(c->res);
+        if (chunk == NULL)
+            break;
+        idx_t rows = duckdb_data_chunk_get_size(chunk);
+        for (idx_t r = 0; r < rows && more && st == SLUICE_OK; r++) {
+            json_t *row = json_array();
+            for (idx_t col = 0; row != NULL && col < ncols; col++) {
+                json_t *v =
+                    sluice_duck_value(duckdb_data_chunk_get_vector(chunk, col), types[col], r);
+                if (json_array_append_new(row, v) != 0 || v == NULL) {
+                    json_decref(row);
+                    row = NULL;
+                }
+            }
+            st = sluice_exec_rows_add(&acc, row, &more);
+        }
+        duckdb_destroy_data_chunk(&chunk);
+    }
+    for (idx_t i = 0; i < ncols; i++)
+        duckdb_destroy_logical_type(&types[i]);
+    if (st != SLUICE_OK)
+        return st;
+    /* A NULL chunk also ends the stream on error (an interrupt arrives this way). */
+    const char *e = duckdb_result_error(&c->res);
+    if (more && e != NULL)
+        return stopped_or(c, e);
+    sluice_exec_rows_finish(&acc, out);
+    return SLUICE_OK;
+}
+
+static sluice_status start_run(duck_call *c)
+{
+    const sluice_exec_request *req = c->req;
+    c->run = run_new(c->arena);
+    if (c->run == NULL)
+        return SLUICE_E_NOMEM;
+    if (duckdb_connect(c->state->db, &c->conn) != DuckDBSuccess)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    if (req->register_cancel != NULL)
+        req->register_cancel(req->cancel_ctx, run_cancel, c->run);
+    pthread_mutex_lock(&c->run->mu);
+    c->run->conn = c->conn;
+    c->run->running = true;
+    bool cancelled = c->run->cancelled;
+    pthread_mutex_unlock(&c->run->mu);
+    if (cancelled)
+        return sluice_exec_cancelled_error(c->err, c->arena);
+    if (req->limits.timeout_ms > 0) {
+        c->run->deadline_ms = sluice_exec_now_ms() + req->limits.timeout_ms;
+        if (pthread_create(&c->watchdog, NULL, run_watchdog, c->run) != 0)
+            return sluice_error_set(c->err, c->arena, SLUICE_E_INTERNAL,
+                                    "could not start the timeout watchdog");
+        c->has_watchdog = true;
+    }
+    return SLUICE_OK;
+}
+
+static void end_run(duck_call *c)
+{
+    if (c->run != NULL) {
+        pthread_mutex_lock(&c->run->mu);
+        c->run->running = false;
+        c->run->done = true;
+        pthread_cond_broadcast(&c->run->cv);
+        pthread_mutex_unlock(&c->run->mu);
+    }
+    if (c->has_watchdog)
+        pthread_join(c->watchdog, NULL);
+    if (c->has_res)
+        duckdb_destroy_result(&c->res);
+    if (c->ps != NULL)
+        duckdb_destroy_prepare(&c->ps);
+    if (c->conn != NULL)
+        duckdb_disconnect(&c->conn);
+}
+
+static sluice_status run_statement(duck_call *c, sluice_exec_result *out)
+{
+    sluice_status st = prepare_one(c, c->code, &c->ps);
+    if (st != SLUICE_OK)
+        return st;
+    int type = (int)duckdb_prepared_statement_type(c->ps);
+    out->statement_type = statement_name(type);
+    if (!statement_allowed(c->state, type))
+        return sluice_error_set(c->err, c->arena, SLUICE_E_DENIED,
+                                "%s statements are not allowed here; only %s", out->statement_type,
+                                c->state->allow_writes || c->state->allow_deletes ||
+                                        c->state->allow_ddl
+                                    ? "SELECT and the write/delete/DDL kinds enabled in "
+                                      "[code_mode] may run"
+                                    : "a single read-only SELECT may run");
+    st = guard_process_functions(c);
+    if (st == SLUICE_OK)
+        st = cast_unsupported(c);
+    if (st == SLUICE_OK)
+        st = bind_variables(c);
+    if (st != SLUICE_OK)
+        return st;
+    if (duckdb_execute_prepared_streaming(c->ps, &c->res) != DuckDBSuccess) {
+        c->has_res = true;
+        return stopped_or(c, duckdb_result_error(&c->res));
+    }
+    c->has_res = true;
+    st = describe_columns(c, out);
+    if (st == SLUICE_OK)
+        st = fetch_rows(c, out);
+    return st;
+}
+
+static sluice_status duck_execute(sluice_executor *ex,
+                                  sluice_arena *arena,
+                                  const sluice_exec_request *req,
+                                  sluice_exec_result *out,
+                                  sluice_error *err)
+{
+    int64_t started = sluice_exec_now_ms();
+    duck_call c = { .state = sluice_executor_state(ex), .req = req, .arena = arena, .err = err };
+    c.code = sluice_arena_strndup(arena, req->code, req->code_len);
+    if (c.code == NULL)
+        return SLUICE_E_NOMEM;
+    sluice_status st = start_run(&c);
+    if (st == SLUICE_OK)
+        st = run_statement(&c, out);
+    end_run(&c);
+    out->elapsed_ms = sluice_exec_now_ms() - started;
+    if (st == SLUICE_E_NOMEM && err != NULL && err->message == NULL)
+        sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory while running the query");
+    return st;
+}

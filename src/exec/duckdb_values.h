@@ -1,0 +1,27 @@
+/*
+ * duckdb_values.h — DuckDB vectors to JSON values and type names, for the DuckDB executor.
+ *
+ * Owns: the mapping of every DuckDB type this build knows to the JSON conventions in
+ * executor.h, and the test for types it cannot convert (those are cast to VARCHAR by the query
+ * wrapper in duckdb.c).
+ * Does not own: fetching (duckdb.c).
+ */
+#ifndef SLUICE_EXEC_DUCKDB_VALUES_H
+#define SLUICE_EXEC_DUCKDB_VALUES_H
+
+#include "core/arena.h"
+
+#include <duckdb.h>
+#include <jansson.h>
+#include <stdbool.h>
+
+/* The value at row of vec (of logical type type) as a new JSON value; NULL when out of memory. */
+json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row);
+
+/* True when sluice_duck_value converts type (recursively for nested types). */
+bool sluice_duck_type_supported(duckdb_logical_type type);
+
+/* SQL text of a type: "INTEGER", "DECIMAL(18,2)", "VARCHAR[]", "STRUCT(a INTEGER)", ... */
+char *sluice_duck_type_text(sluice_arena *arena, duckdb_logical_type type);
+
+#endif

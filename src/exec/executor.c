@@ -1,0 +1,239 @@
+/*
+ * executor.c — dispatch from the configured engine to its implementation, and the parts of the
+ * schema every engine shares: blocked and hidden marks from config, and the version hash.
+ */
+#include "exec/executor.h"
+
+#include "exec/duckdb.h"
+#include "exec/sqlite.h"
+
+#include <sodium.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sluice_executor {
+    const sluice_executor_ops *ops;
+    void *state;
+    sluice_engine_kind kind;
+    sluice_arena *arena;    /* owns the copied lists below */
+    sluice_strlist blocked; /* blocked_fields + sql_blocked_columns */
+    sluice_strlist allowed_tables;
+    sluice_strlist blocked_tables;
+};
+
+bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode)
+{
+    return code_mode != NULL && (code_mode->sql_allow_writes || code_mode->sql_allow_deletes ||
+                                 code_mode->sql_allow_ddl);
+}
+
+static sluice_status copy_lists(sluice_arena *arena,
+                                sluice_strlist *to,
+                                const sluice_strlist *a,
+                                const sluice_strlist *b)
+{
+    size_t n = a->count + (b != NULL ? b->count : 0);
+    to->count = 0;
+    to->items = sluice_arena_calloc(arena, n + 1, sizeof(*to->items));
+    if (to->items == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < a->count; i++)
+        to->items[to->count++] = sluice_arena_strdup(arena, a->items[i]);
+    for (size_t i = 0; b != NULL && i < b->count; i++)
+        to->items[to->count++] = sluice_arena_strdup(arena, b->items[i]);
+    for (size_t i = 0; i < to->count; i++)
+        if (to->items[i] == NULL)
+            return SLUICE_E_NOMEM;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
+                                   void *state,
+                                   sluice_engine_kind kind,
+                                   const sluice_config_code_mode *code_mode,
+                                   sluice_executor **out)
+{
+    *out = NULL;
+    sluice_executor *ex = calloc(1, sizeof(*ex));
+    sluice_arena *arena = sluice_arena_new();
+    if (ex == NULL || arena == NULL)
+        goto nomem;
+    ex->ops = ops;
+    ex->state = state;
+    ex->kind = kind;
+    ex->arena = arena;
+    if (code_mode != NULL) {
+        if (copy_lists(arena, &ex->blocked, &code_mode->blocked_fields,
+                       &code_mode->sql_blocked_columns) != SLUICE_OK ||
+            copy_lists(arena, &ex->allowed_tables, &code_mode->sql_allowed_tables, NULL) !=
+                SLUICE_OK ||
+            copy_lists(arena, &ex->blocked_tables, &code_mode->sql_blocked_tables, NULL) !=
+                SLUICE_OK)
+            goto nomem;
+    }
+    *out = ex;
+    return SLUICE_OK;
+nomem:
+    sluice_arena_free(arena);
+    free(ex);
+    ops->close(state);
+    return SLUICE_E_NOMEM;
+}
+
+void *sluice_executor_state(const sluice_executor *ex)
+{
+    return ex->state;
+}
+
+sluice_status sluice_executor_open(const sluice_config_database *db,
+                                   const sluice_config_code_mode *code_mode,
+                                   sluice_executor **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err)
+{
+    *out = NULL;
+    if (db == NULL || db->path == NULL || db->path[0] == '\0')
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "[database] path is not set; point it at a database file");
+    switch (db->engine) {
+    case SLUICE_ENGINE_DUCKDB:
+        return sluice_exec_duckdb_open(db, code_mode, out, err_arena, err);
+    case SLUICE_ENGINE_SQLITE:
+        return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
+    }
+    return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
+                            (int)db->engine);
+}
+
+/* "table.col" or "col" entries against table/column; schema prefixes on table are ignored. */
+static bool list_has_column(const sluice_strlist *list, const char *table, const char *column)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        const char *item = list->items[i];
+        const char *dot = strrchr(item, '.');
+        if (dot == NULL) {
+            if (strcasecmp(item, column) == 0)
+                return true;
+            continue;
+        }
+        if (strcasecmp(dot + 1, column) != 0 || table == NULL)
+            continue;
+        /* the part before the last dot must end with the table name (after an optional schema) */
+        size_t tlen = strlen(table);
+        size_t plen = (size_t)(dot - item);
+        if (plen >= tlen && strncasecmp(dot - tlen, table, tlen) == 0 &&
+            (plen == tlen || item[plen - tlen - 1] == '.'))
+            return true;
+    }
+    return false;
+}
+
+static bool list_has_table(const sluice_strlist *list, const char *table)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        const char *item = list->items[i];
+        const char *dot = strrchr(item, '.');
+        if (strcasecmp(dot != NULL ? dot + 1 : item, table) == 0)
+            return true;
+    }
+    return false;
+}
+
+bool sluice_executor_column_blocked(const sluice_executor *ex,
+                                    const char *table,
+                                    const char *column)
+{
+    return ex != NULL && column != NULL && list_has_column(&ex->blocked, table, column);
+}
+
+bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table)
+{
+    if (ex == NULL || table == NULL)
+        return false;
+    if (ex->allowed_tables.count > 0 && !list_has_table(&ex->allowed_tables, table))
+        return true;
+    return list_has_table(&ex->blocked_tables, table);
+}
+
+static void hash_str(crypto_hash_sha256_state *st, const char *s)
+{
+    if (s != NULL)
+        crypto_hash_sha256_update(st, (const unsigned char *)s, strlen(s));
+    crypto_hash_sha256_update(st, (const unsigned char *)"\0", 1);
+}
+
+/* Marks from config, then SHA-256 over names and types (exposure marks included, so a config
+ * change that hides a column also changes the context a token was issued for). */
+static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
+{
+    crypto_hash_sha256_state st;
+    crypto_hash_sha256_init(&st);
+    for (size_t t = 0; t < schema->table_count; t++) {
+        sluice_schema_table *table = &schema->tables[t];
+        table->hidden = sluice_executor_table_hidden(ex, table->name);
+        hash_str(&st, table->schema);
+        hash_str(&st, table->name);
+        hash_str(&st, table->is_view ? "view" : "table");
+        hash_str(&st, table->hidden ? "hidden" : "");
+        for (size_t c = 0; c < table->column_count; c++) {
+            sluice_schema_column *col = &table->columns[c];
+            col->blocked = sluice_executor_column_blocked(ex, table->name, col->name);
+            hash_str(&st, col->name);
+            hash_str(&st, col->type);
+            hash_str(&st, col->blocked ? "blocked" : "");
+        }
+        hash_str(&st, "");
+    }
+    unsigned char digest[crypto_hash_sha256_BYTES];
+    crypto_hash_sha256_final(&st, digest);
+    sodium_bin2hex(schema->version_hash, sizeof(schema->version_hash), digest, sizeof(digest));
+}
+
+sluice_status sluice_executor_schema(sluice_executor *ex,
+                                     sluice_arena *arena,
+                                     sluice_schema *out,
+                                     sluice_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    sluice_status st = ex->ops->schema(ex, arena, out, err);
+    if (st == SLUICE_OK)
+        schema_finish(ex, out);
+    return st;
+}
+
+sluice_status sluice_executor_execute(sluice_executor *ex,
+                                      sluice_arena *arena,
+                                      const sluice_exec_request *req,
+                                      sluice_exec_result *out,
+                                      sluice_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (req->code == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "no code to run");
+    if (req->variables != NULL && !json_is_object(req->variables))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "variables must be a JSON object of name -> value");
+    if (memchr(req->code, '\0', req->code_len) != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "the code contains a NUL byte");
+    return ex->ops->execute(ex, arena, req, out, err);
+}
+
+const char *sluice_executor_engine_name(const sluice_executor *ex)
+{
+    return ex->ops->name;
+}
+
+sluice_engine_kind sluice_executor_engine(const sluice_executor *ex)
+{
+    return ex->kind;
+}
+
+void sluice_executor_close(sluice_executor *ex)
+{
+    if (ex == NULL)
+        return;
+    ex->ops->close(ex->state);
+    sluice_arena_free(ex->arena);
+    free(ex);
+}

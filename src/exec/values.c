@@ -1,0 +1,217 @@
+/*
+ * values.c — engine-independent result helpers (see values.h).
+ */
+#include "exec/values.h"
+
+#include "core/buf.h"
+
+#include <math.h>
+#include <sodium.h>
+#include <string.h>
+#include <time.h>
+
+/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
+static size_t utf8_sequence(const unsigned char *s, size_t left)
+{
+    unsigned char c = s[0];
+    size_t n;
+    uint32_t cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        n = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (left < n)
+        return 0;
+    for (size_t i = 1; i < n; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3F);
+    }
+    /* overlong forms, surrogates, beyond U+10FFFF */
+    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
+        (cp >= 0xD800 && cp <= 0xDFFF))
+        return 0;
+    return n;
+}
+
+json_t *sluice_exec_json_text(const char *s, size_t len)
+{
+    json_t *v = json_stringn(s, len);
+    if (v != NULL)
+        return v;
+    /* Invalid UTF-8 (or an embedded NUL): rebuild with replacement characters. */
+    sluice_buf b;
+    sluice_buf_init(&b, NULL, 0);
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = p[i] == 0 ? 0 : utf8_sequence(p + i, len - i);
+        if (n == 0) {
+            sluice_buf_append(&b, "\xEF\xBF\xBD", 3);
+            i++;
+        } else {
+            sluice_buf_append(&b, p + i, n);
+            i += n;
+        }
+    }
+    v = sluice_buf_status(&b) == SLUICE_OK ? json_stringn(b.data != NULL ? b.data : "", b.len)
+                                           : NULL;
+    sluice_buf_dispose(&b);
+    return v;
+}
+
+json_t *sluice_exec_json_blob(const void *data, size_t len)
+{
+    size_t cap = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_ORIGINAL);
+    char *text = malloc(cap);
+    if (text == NULL)
+        return NULL;
+    sodium_bin2base64(text, cap, data, len, sodium_base64_VARIANT_ORIGINAL);
+    json_t *v = json_string(text);
+    free(text);
+    return v;
+}
+
+json_t *sluice_exec_json_real(double value)
+{
+    if (isnan(value))
+        return json_string("NaN");
+    if (isinf(value))
+        return json_string(value > 0 ? "Infinity" : "-Infinity");
+    return json_real(value);
+}
+
+static void rows_release(void *rows)
+{
+    json_decref(rows);
+}
+
+sluice_status
+sluice_exec_rows_init(sluice_exec_rows *acc, sluice_arena *arena, const sluice_exec_limits *limits)
+{
+    memset(acc, 0, sizeof(*acc));
+    acc->rows = json_array();
+    if (acc->rows == NULL)
+        return SLUICE_E_NOMEM;
+    if (sluice_arena_cleanup_add(arena, rows_release, acc->rows) != SLUICE_OK) {
+        acc->rows = NULL;
+        return SLUICE_E_NOMEM;
+    }
+    acc->bytes = 2; /* "[]" */
+    acc->max_rows = limits->max_rows;
+    acc->max_bytes = limits->max_bytes;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more)
+{
+    *more = true;
+    if (row == NULL)
+        return SLUICE_E_NOMEM;
+    if (acc->max_rows > 0 && (int64_t)acc->count >= acc->max_rows) {
+        /* This is row max_rows+1: it exists, so the result is truncated. */
+        json_decref(row);
+        acc->truncated = true;
+        acc->truncated_by = "max_rows";
+        *more = false;
+        return SLUICE_OK;
+    }
+    size_t size = json_dumpb(row, NULL, 0, JSON_COMPACT) + (acc->count > 0 ? 1 : 0);
+    if (acc->max_bytes > 0 && acc->bytes + size > acc->max_bytes) {
+        json_decref(row);
+        acc->truncated = true;
+        acc->truncated_by = "max_bytes";
+        *more = false;
+        return SLUICE_OK;
+    }
+    if (json_array_append_new(acc->rows, row) != 0)
+        return SLUICE_E_NOMEM;
+    acc->bytes += size;
+    acc->count++;
+    return SLUICE_OK;
+}
+
+void sluice_exec_rows_finish(const sluice_exec_rows *acc, sluice_exec_result *out)
+{
+    out->rows = acc->rows;
+    out->row_count = acc->count;
+    out->bytes = acc->bytes;
+    out->truncated = acc->truncated;
+    out->truncated_by = acc->truncated_by;
+}
+
+const json_t *sluice_exec_variable(const json_t *vars, const char *name, bool *used)
+{
+    if (vars == NULL || !json_is_object(vars))
+        return NULL;
+    size_t i = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)vars, key, value)
+    {
+        if (strcmp(key, name) == 0) {
+            used[i] = true;
+            return value;
+        }
+        i++;
+    }
+    return NULL;
+}
+
+sluice_status sluice_exec_variables_all_used(const json_t *vars,
+                                             const bool *used,
+                                             sluice_arena *arena,
+                                             sluice_error *err)
+{
+    if (vars == NULL)
+        return SLUICE_OK;
+    size_t i = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)vars, key, value)
+    {
+        (void)value;
+        if (!used[i])
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "variable '%s' is not used by the statement; refer to it as "
+                                    "$%s or remove it",
+                                    key, key);
+        i++;
+    }
+    return SLUICE_OK;
+}
+
+int64_t sluice_exec_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+sluice_status
+sluice_exec_timeout_error(sluice_error *err, sluice_arena *arena, const sluice_exec_limits *limits)
+{
+    const char *setting = limits->timeout_setting != NULL ? limits->timeout_setting : "timeout";
+    if (limits->timeout_ms % 1000 == 0)
+        return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
+                                "the query was stopped after %lld s (%s)",
+                                (long long)(limits->timeout_ms / 1000), setting);
+    return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
+                            "the query was stopped after %lld ms (%s)",
+                            (long long)limits->timeout_ms, setting);
+}
+
+sluice_status sluice_exec_cancelled_error(sluice_error *err, sluice_arena *arena)
+{
+    return sluice_error_set(err, arena, SLUICE_E_CANCELLED,
+                            "the query was stopped because the client cancelled the request");
+}

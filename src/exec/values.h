@@ -1,0 +1,71 @@
+/*
+ * values.h — what every executor shares when it turns engine output into a result: JSON values
+ * for text and bytes, the row accumulator that enforces max_rows / max_bytes, variable checks,
+ * the clock, and the timeout / cancellation messages.
+ *
+ * Owns: the result conventions listed in executor.h that do not depend on an engine.
+ * Does not own: any engine's types (exec/duckdb.c, exec/sqlite.c convert their own values).
+ */
+#ifndef SLUICE_EXEC_VALUES_H
+#define SLUICE_EXEC_VALUES_H
+
+#include "exec/executor.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* A JSON string from bytes that should be UTF-8; invalid sequences become U+FFFD, never an
+ * error, so hostile data cannot make a result unencodable. NULL only when out of memory. */
+json_t *sluice_exec_json_text(const char *s, size_t len);
+
+/* Base64 (standard alphabet, padded) of the bytes, as a JSON string. */
+json_t *sluice_exec_json_blob(const void *data, size_t len);
+
+/* A JSON number, or the strings "NaN", "Infinity", "-Infinity" which JSON cannot carry. */
+json_t *sluice_exec_json_real(double value);
+
+/* Rows gathered under the limits. The array is owned by the arena given to init. */
+typedef struct sluice_exec_rows {
+    json_t *rows;
+    size_t count;
+    size_t bytes; /* compact JSON size of rows so far, brackets and commas included */
+    bool truncated;
+    const char *truncated_by;
+    int64_t max_rows;
+    size_t max_bytes;
+} sluice_exec_rows;
+
+sluice_status
+sluice_exec_rows_init(sluice_exec_rows *acc, sluice_arena *arena, const sluice_exec_limits *limits);
+
+/* Takes ownership of row. *more becomes false once a limit is reached (the row that reached it
+ * is dropped and truncated is set): the caller stops fetching. */
+sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more);
+
+/* Copies the accumulator into the result. */
+void sluice_exec_rows_finish(const sluice_exec_rows *acc, sluice_exec_result *out);
+
+/* Looks up the variable a parameter refers to; name has no sigil ("id", "1"). Marks it used in
+ * used[] (one flag per json_object key, in iteration order). NULL when absent. */
+const json_t *sluice_exec_variable(const json_t *vars, const char *name, bool *used);
+
+/* After binding: the first variable no parameter used is an error (so a typo is not silently
+ * ignored); SLUICE_OK when all were used. used has json_object_size(vars) flags. */
+sluice_status sluice_exec_variables_all_used(const json_t *vars,
+                                             const bool *used,
+                                             sluice_arena *arena,
+                                             sluice_error *err);
+
+/* Monotonic milliseconds. */
+int64_t sluice_exec_now_ms(void);
+
+/* "the query was stopped after 30 s (execution_timeout_seconds)" as SLUICE_E_TIMEOUT. */
+sluice_status
+sluice_exec_timeout_error(sluice_error *err, sluice_arena *arena, const sluice_exec_limits *limits);
+
+/* "the query was cancelled by the client" as SLUICE_E_CANCELLED. */
+sluice_status sluice_exec_cancelled_error(sluice_error *err, sluice_arena *arena);
+
+#endif

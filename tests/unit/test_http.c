@@ -1,0 +1,649 @@
+/*
+ * test_http.c — Streamable HTTP in-process on an ephemeral 127.0.0.1 port, driven with libcurl:
+ * status codes for every refusal (Origin, Host, session, protocol version, size, JSON, media
+ * types), 202 for notifications, JSON and SSE answers, DELETE, concurrency, a server->client
+ * request on the POST's SSE stream, authentication and session binding, expiry and the cap.
+ */
+#include "transport/http.h"
+#include "unit.h"
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+/* ---- fixture server -----------------------------------------------------------------------------
+ */
+
+static sluice_status
+echo_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)err;
+    (void)ud;
+    const char *who = sluice_mcp_call_identity(call)->user_id;
+    json_t *m = json_object_get(args, "message");
+    *out =
+        json_pack("{s:[{s:s, s:s}], s:{s:s}}", "content", "type", "text", "text",
+                  json_is_string(m) ? json_string_value(m) : "", "structuredContent", "user", who);
+    return SLUICE_OK;
+}
+
+/* How many slow calls ran at once, at most. */
+static atomic_int slow_running;
+static atomic_int slow_peak;
+
+static sluice_status
+slow_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args;
+    (void)err;
+    (void)ud;
+    sluice_mcp_call_progress(call, 1, 2, "half");
+    int now = atomic_fetch_add(&slow_running, 1) + 1;
+    for (int seen = atomic_load(&slow_peak); now > seen;)
+        if (atomic_compare_exchange_weak(&slow_peak, &seen, now))
+            break;
+    usleep(300 * 1000);
+    atomic_fetch_sub(&slow_running, 1);
+    *out = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text", "slept");
+    return SLUICE_OK;
+}
+
+static sluice_status
+elicit_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args;
+    (void)ud;
+    json_t *answer = NULL;
+    json_t *params = json_pack("{s:s, s:{s:s, s:{}}}", "message", "name?", "requestedSchema",
+                               "type", "object", "properties");
+    sluice_status st =
+        sluice_mcp_call_request(call, "elicitation/create", params, 3000, &answer, err);
+    if (st != SLUICE_OK)
+        return st;
+    *out = json_pack("{s:[{s:s, s:O}]}", "content", "type", "text", "text",
+                     json_object_get(answer, "action"));
+    json_decref(answer);
+    return SLUICE_OK;
+}
+
+/* A test authenticator: "Bearer alice-key" is alice, "Bearer bob-key" is bob. */
+static sluice_status fake_auth(const sluice_authenticator *self,
+                               sluice_arena *arena,
+                               const sluice_auth_request *rq,
+                               sluice_identity *out,
+                               sluice_auth_failure *failure)
+{
+    (void)self;
+    const char *a = rq->authorization;
+    const char *user = NULL;
+    if (a != NULL && strcmp(a, "Bearer alice-key") == 0)
+        user = "alice";
+    else if (a != NULL && strcmp(a, "Bearer bob-key") == 0)
+        user = "bob";
+    if (user == NULL) {
+        failure->www_authenticate = "Bearer realm=\"sluice\"";
+        failure->message = "invalid or missing API key";
+        return SLUICE_E_AUTH;
+    }
+    out->user_id = sluice_arena_strdup(arena, user);
+    out->groups = NULL;
+    out->group_count = 0;
+    out->method = "api-key";
+    return SLUICE_OK;
+}
+
+typedef struct fixture {
+    sluice_mcp_server *server;
+    sluice_http_server *http;
+    sluice_authenticator auth;
+    char url[128];
+    uint16_t port;
+} fixture;
+
+static fixture *start(sluice_http_options *o, bool with_auth)
+{
+    static fixture f;
+    memset(&f, 0, sizeof f);
+    sluice_mcp_server_options so = { .name = "http-test", .worker_threads = 6 };
+    assert_int_equal(sluice_mcp_server_new(&so, &f.server, NULL), SLUICE_OK);
+    sluice_mcp_tool tools[] = {
+        { .name = "echo",
+          .description = "d",
+          .input_schema = json_pack("{s:s, s:{s:{s:s}}}", "type", "object", "properties", "message",
+                                    "type", "string"),
+          .fn = echo_tool },
+        { .name = "slow", .description = "d", .fn = slow_tool },
+        { .name = "elicit", .description = "d", .fn = elicit_tool },
+    };
+    for (size_t i = 0; i < 3; i++)
+        assert_int_equal(sluice_mcp_server_add_tool(f.server, &tools[i], NULL), SLUICE_OK);
+    f.auth.authenticate = fake_auth;
+    o->max_body_bytes = o->max_body_bytes > 0 ? o->max_body_bytes : 4096;
+    assert_int_equal(sluice_http_start(f.server, o, with_auth ? &f.auth : NULL, &f.http, NULL),
+                     SLUICE_OK);
+    f.port = sluice_http_port(f.http);
+    assert_true(f.port > 0);
+    snprintf(f.url, sizeof f.url, "http://127.0.0.1:%u/mcp", (unsigned)f.port);
+    return &f;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    sluice_http_stop(f->http);
+    sluice_mcp_server_free(f->server);
+    return 0;
+}
+
+static int setup_plain(void **state)
+{
+    sluice_http_options o = { 0 };
+    *state = start(&o, false);
+    return 0;
+}
+
+static int setup_auth(void **state)
+{
+    sluice_http_options o = { 0 };
+    *state = start(&o, true);
+    return 0;
+}
+
+static int setup_short_lived(void **state)
+{
+    sluice_http_options o = { .session_idle_seconds = 1, .max_sessions = 2 };
+    *state = start(&o, false);
+    return 0;
+}
+
+/* ---- a tiny curl client -------------------------------------------------------------------------
+ */
+
+typedef struct reply {
+    long status;
+    char body[65536];
+    size_t len;
+    char session[129];
+    char content_type[128];
+    char www_authenticate[256];
+    pthread_mutex_t *watch_lock; /* set when another thread reads body while it grows */
+} reply;
+
+static size_t on_body(char *data, size_t size, size_t n, void *ud)
+{
+    reply *r = ud;
+    size_t len = size * n;
+    if (r->watch_lock != NULL)
+        pthread_mutex_lock(r->watch_lock);
+    size_t room = sizeof r->body - 1 - r->len;
+    size_t take = len < room ? len : room;
+    memcpy(r->body + r->len, data, take);
+    r->len += take;
+    r->body[r->len] = '\0';
+    if (r->watch_lock != NULL)
+        pthread_mutex_unlock(r->watch_lock);
+    return len;
+}
+
+static void copy_header_value(char *dst, size_t cap, const char *line, size_t len, size_t skip)
+{
+    size_t start = skip;
+    while (start < len && line[start] == ' ')
+        start++;
+    size_t end = len;
+    while (end > start && (line[end - 1] == '\r' || line[end - 1] == '\n'))
+        end--;
+    size_t n = end - start < cap - 1 ? end - start : cap - 1;
+    memcpy(dst, line + start, n);
+    dst[n] = '\0';
+}
+
+static size_t on_header(char *line, size_t size, size_t n, void *ud)
+{
+    reply *r = ud;
+    size_t len = size * n;
+    if (len > 15 && strncasecmp(line, "mcp-session-id:", 15) == 0)
+        copy_header_value(r->session, sizeof r->session, line, len, 15);
+    else if (len > 13 && strncasecmp(line, "content-type:", 13) == 0)
+        copy_header_value(r->content_type, sizeof r->content_type, line, len, 13);
+    else if (len > 17 && strncasecmp(line, "www-authenticate:", 17) == 0)
+        copy_header_value(r->www_authenticate, sizeof r->www_authenticate, line, len, 17);
+    return len;
+}
+
+/* Performs one request. extra: NULL-terminated header lines. */
+static void
+perform(const fixture *f, const char *method, const char *body, const char *const *extra, reply *r)
+{
+    CURL *curl = curl_easy_init();
+    struct curl_slist *headers = NULL;
+    for (size_t i = 0; extra != NULL && extra[i] != NULL; i++)
+        headers = curl_slist_append(headers, extra[i]);
+    curl_easy_setopt(curl, CURLOPT_URL, f->url);
+    curl_easy_setopt(curl, CURLOPT_CUSTOMREQUEST, method);
+    if (body != NULL) {
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+        curl_easy_setopt(curl, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+    }
+    curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+    curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, on_body);
+    curl_easy_setopt(curl, CURLOPT_WRITEDATA, r);
+    curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
+    curl_easy_setopt(curl, CURLOPT_HEADERDATA, r);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 20L);
+    CURLcode rc = curl_easy_perform(curl);
+    assert_int_equal(rc, CURLE_OK);
+    curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r->status);
+    curl_slist_free_all(headers);
+    curl_easy_cleanup(curl);
+}
+
+static const char *init_body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
+                               "{\"protocolVersion\":\"2025-11-25\",\"capabilities\":{"
+                               "\"elicitation\":{}},\"clientInfo\":{\"name\":\"t\",\"version\":"
+                               "\"1\"}}}";
+
+#define JSON_ONLY "Accept: application/json"
+#define BOTH      "Accept: application/json, text/event-stream"
+#define CT_JSON   "Content-Type: application/json"
+
+/* Initializes a session; returns its id in sid (129 bytes). */
+static void open_session(const fixture *f, const char *auth_header, char *sid)
+{
+    const char *h[] = { JSON_ONLY, CT_JSON, auth_header, NULL };
+    reply r = { 0 };
+    perform(f, "POST", init_body, h, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(strlen(r.session), 64);
+    memcpy(sid, r.session, sizeof r.session);
+    char sid_header[160];
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *h2[] = { JSON_ONLY, CT_JSON, sid_header, auth_header, NULL };
+    reply n = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", h2, &n);
+    assert_int_equal(n.status, 202);
+}
+
+static long rpc_code(const reply *r)
+{
+    json_t *v = json_loads(r->body, 0, NULL);
+    long code = (long)json_integer_value(json_object_get(json_object_get(v, "error"), "code"));
+    json_decref(v);
+    return code;
+}
+
+/* ---- tests --------------------------------------------------------------------------------------
+ */
+
+static void test_http_initialize_issues_session(void **state)
+{
+    fixture *f = *state;
+    const char *h[] = { JSON_ONLY, CT_JSON, NULL };
+    reply r = { 0 };
+    perform(f, "POST", init_body, h, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(strlen(r.session), 64);
+    assert_int_equal(strspn(r.session, "0123456789abcdef"), 64);
+    assert_string_equal(r.content_type, "application/json");
+    json_t *v = json_loads(r.body, 0, NULL);
+    assert_string_equal(
+        json_string_value(json_object_get(json_object_get(v, "result"), "protocolVersion")),
+        "2025-11-25");
+    json_decref(v);
+    assert_int_equal(sluice_http_session_count(f->http), 1);
+    reply r2 = { 0 };
+    perform(f, "POST", init_body, h, &r2);
+    assert_string_not_equal(r.session, r2.session);
+}
+
+static void test_http_rejects_bad_origin_and_host(void **state)
+{
+    fixture *f = *state;
+    const char *bad_origin[] = { JSON_ONLY, CT_JSON, "Origin: http://evil.example.com", NULL };
+    reply r = { 0 };
+    perform(f, "POST", init_body, bad_origin, &r);
+    assert_int_equal(r.status, 403);
+    assert_int_equal(rpc_code(&r), -32600);
+    const char *bad_host[] = { JSON_ONLY, CT_JSON, "Host: evil.example.com", NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", init_body, bad_host, &r2);
+    assert_int_equal(r2.status, 403);
+    const char *lookalike[] = { JSON_ONLY, CT_JSON, "Origin: http://localhost.evil.com", NULL };
+    reply r3 = { 0 };
+    perform(f, "POST", init_body, lookalike, &r3);
+    assert_int_equal(r3.status, 403);
+    char origin[96], host[96];
+    snprintf(origin, sizeof origin, "Origin: http://localhost:%u", (unsigned)f->port);
+    snprintf(host, sizeof host, "Host: localhost:%u", (unsigned)f->port);
+    const char *good[] = { JSON_ONLY, CT_JSON, origin, host, NULL };
+    reply r4 = { 0 };
+    perform(f, "POST", init_body, good, &r4);
+    assert_int_equal(r4.status, 200);
+    const char *v6[] = { JSON_ONLY, CT_JSON, "Host: [::1]:8080", "Origin: http://[::1]:8080",
+                         NULL };
+    reply r5 = { 0 };
+    perform(f, "POST", init_body, v6, &r5);
+    assert_int_equal(r5.status, 200);
+}
+
+static void test_http_session_header_rules(void **state)
+{
+    fixture *f = *state;
+    const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}";
+    const char *none[] = { JSON_ONLY, CT_JSON, NULL };
+    reply r = { 0 };
+    perform(f, "POST", ping, none, &r);
+    assert_int_equal(r.status, 400);
+    const char *unknown[] = { JSON_ONLY, CT_JSON,
+                              "Mcp-Session-Id: "
+                              "00000000000000000000000000000000000000000000000000000000000000000",
+                              NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", ping, unknown, &r2);
+    assert_int_equal(r2.status, 404);
+    const char *short_id[] = { JSON_ONLY, CT_JSON, "Mcp-Session-Id: abc", NULL };
+    reply r3 = { 0 };
+    perform(f, "POST", ping, short_id, &r3);
+    assert_int_equal(r3.status, 404);
+}
+
+static void test_http_protocol_version_header(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}";
+    const char *bad[] = { JSON_ONLY, CT_JSON, sid_header, "MCP-Protocol-Version: 1999-01-01",
+                          NULL };
+    reply r = { 0 };
+    perform(f, "POST", ping, bad, &r);
+    assert_int_equal(r.status, 400);
+    /* Any supported version is fine, not only the negotiated one (the conformance suite sends
+     * 2025-03-26 on raw follow-ups). */
+    const char *old[] = { JSON_ONLY, CT_JSON, sid_header, "MCP-Protocol-Version: 2025-03-26",
+                          NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", ping, old, &r2);
+    assert_int_equal(r2.status, 200);
+}
+
+static void test_http_body_and_media_rules(void **state)
+{
+    fixture *f = *state;
+    char big[6000];
+    memset(big, ' ', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    big[0] = '{';
+    big[sizeof big - 2] = '}';
+    const char *h[] = { JSON_ONLY, CT_JSON, NULL };
+    reply r = { 0 };
+    perform(f, "POST", big, h, &r);
+    assert_int_equal(r.status, 413);
+    assert_int_equal(rpc_code(&r), -32600);
+    reply r2 = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":", h, &r2);
+    assert_int_equal(r2.status, 400);
+    assert_int_equal(rpc_code(&r2), -32700);
+    const char *html[] = { "Accept: text/html", CT_JSON, NULL };
+    reply r3 = { 0 };
+    perform(f, "POST", init_body, html, &r3);
+    assert_int_equal(r3.status, 406);
+    const char *text[] = { JSON_ONLY, "Content-Type: text/plain", NULL };
+    reply r4 = { 0 };
+    perform(f, "POST", init_body, text, &r4);
+    assert_int_equal(r4.status, 415);
+    reply r5 = { 0 };
+    perform(f, "PUT", init_body, h, &r5);
+    assert_int_equal(r5.status, 405);
+    reply r6 = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":null,\"method\":\"ping\"}", h, &r6);
+    assert_int_equal(r6.status, 400);
+    assert_int_equal(rpc_code(&r6), -32600);
+}
+
+static void test_http_notifications_get_202_and_sse_answers(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "POST",
+            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"slow\",\"_meta\":{\"progressToken\":\"p\"}}}",
+            sse, &r);
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.content_type, "text/event-stream");
+    /* progress first, then the response, each one SSE event */
+    const char *progress = strstr(r.body, "notifications/progress");
+    const char *answer = strstr(r.body, "\"id\":7,\"result\"");
+    assert_non_null(progress);
+    assert_non_null(answer);
+    assert_true(progress < answer);
+    assert_non_null(strstr(r.body, "event: message\ndata: {"));
+    const char *json[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":8,\"method\":\"ping\"}", json, &r2);
+    assert_string_equal(r2.body, "{\"jsonrpc\":\"2.0\",\"id\":8,\"result\":{}}");
+}
+
+static void test_http_delete_ends_session(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "DELETE", NULL, h, &r);
+    assert_int_equal(r.status, 200);
+    reply r2 = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", h, &r2);
+    assert_int_equal(r2.status, 404);
+    assert_int_equal(sluice_http_session_count(f->http), 0);
+}
+
+typedef struct worker_arg {
+    const fixture *f;
+    const char *sid_header;
+    int id;
+    reply r;
+} worker_arg;
+
+static void *slow_call(void *p)
+{
+    worker_arg *a = p;
+    char body[160];
+    snprintf(body, sizeof body,
+             "{\"jsonrpc\":\"2.0\",\"id\":%d,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"slow\"}}",
+             a->id);
+    const char *h[] = { JSON_ONLY, CT_JSON, a->sid_header, NULL };
+    perform(a->f, "POST", body, h, &a->r);
+    return NULL;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void test_http_concurrent_requests(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    enum { N = 5 };
+    worker_arg args[N];
+    pthread_t threads[N];
+    atomic_store(&slow_peak, 0);
+    double t0 = now_seconds();
+    for (int i = 0; i < N; i++) {
+        memset(&args[i], 0, sizeof args[i]);
+        args[i] = (worker_arg){ .f = f, .sid_header = sid_header, .id = 100 + i };
+        pthread_create(&threads[i], NULL, slow_call, &args[i]);
+    }
+    for (int i = 0; i < N; i++)
+        pthread_join(threads[i], NULL);
+    double elapsed = now_seconds() - t0;
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(args[i].r.status, 200);
+        assert_non_null(strstr(args[i].r.body, "slept"));
+    }
+    /* The calls overlapped: one blocked request does not hold up the others. */
+    assert_true(atomic_load(&slow_peak) >= 3);
+    fprintf(stderr, "5 concurrent 300 ms calls took %.2f s (peak %d at once)\n", elapsed,
+            atomic_load(&slow_peak));
+}
+
+typedef struct stream_arg {
+    const fixture *f;
+    const char *sid_header;
+    pthread_mutex_t lock;
+    reply r;
+} stream_arg;
+
+static void *elicit_call(void *p)
+{
+    stream_arg *a = p;
+    const char *h[] = { BOTH, CT_JSON, a->sid_header, NULL };
+    perform(a->f, "POST",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"elicit\"}}",
+            h, &a->r);
+    return NULL;
+}
+
+static void test_http_server_request_on_post_stream(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    static stream_arg a;
+    memset(&a, 0, sizeof a);
+    a.f = f;
+    a.sid_header = sid_header;
+    pthread_mutex_init(&a.lock, NULL);
+    a.r.watch_lock = &a.lock;
+    pthread_t t;
+    pthread_create(&t, NULL, elicit_call, &a);
+    char request_id[64] = "";
+    for (int i = 0; i < 300 && request_id[0] == '\0'; i++) {
+        pthread_mutex_lock(&a.lock);
+        const char *data = strstr(a.r.body, "data: ");
+        const char *line_end = data != NULL ? strchr(data, '\n') : NULL;
+        if (data != NULL && line_end != NULL && strstr(data, "elicitation/create") != NULL) {
+            char line[4096];
+            size_t n = (size_t)(line_end - data - 6);
+            memcpy(line, data + 6, n);
+            line[n] = '\0';
+            json_t *req = json_loads(line, 0, NULL);
+            snprintf(request_id, sizeof request_id, "%s",
+                     json_string_value(json_object_get(req, "id")));
+            json_decref(req);
+        }
+        pthread_mutex_unlock(&a.lock);
+        usleep(10000);
+    }
+    assert_true(request_id[0] != '\0');
+    char answer[256];
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{\"action\":\"accept\",\"content\":"
+             "{}}}",
+             request_id);
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "POST", answer, h, &r);
+    assert_int_equal(r.status, 202);
+    pthread_join(t, NULL);
+    assert_non_null(strstr(a.r.body, "\"text\":\"accept\""));
+    pthread_mutex_destroy(&a.lock);
+}
+
+static void test_http_authentication_and_binding(void **state)
+{
+    fixture *f = *state;
+    const char *none[] = { JSON_ONLY, CT_JSON, NULL };
+    reply r = { 0 };
+    perform(f, "POST", init_body, none, &r);
+    assert_int_equal(r.status, 401);
+    assert_string_equal(r.www_authenticate, "Bearer realm=\"sluice\"");
+    char sid[129], sid_header[160];
+    open_session(f, "Authorization: Bearer alice-key", sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *call = "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{"
+                       "\"name\":\"echo\",\"arguments\":{\"message\":\"x\"}}}";
+    const char *alice[] = { JSON_ONLY, CT_JSON, sid_header, "Authorization: Bearer alice-key",
+                            NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", call, alice, &r2);
+    assert_int_equal(r2.status, 200);
+    assert_non_null(strstr(r2.body, "\"user\":\"alice\""));
+    /* Bob holding alice's session id gets nothing. */
+    const char *bob[] = { JSON_ONLY, CT_JSON, sid_header, "Authorization: Bearer bob-key", NULL };
+    reply r3 = { 0 };
+    perform(f, "POST", call, bob, &r3);
+    assert_int_equal(r3.status, 404);
+    const char *nokey[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r4 = { 0 };
+    perform(f, "POST", call, nokey, &r4);
+    assert_int_equal(r4.status, 401);
+}
+
+static void test_http_idle_expiry_and_session_cap(void **state)
+{
+    fixture *f = *state;
+    char a[129], b[129];
+    open_session(f, NULL, a);
+    open_session(f, NULL, b);
+    const char *h[] = { JSON_ONLY, CT_JSON, NULL };
+    reply r = { 0 };
+    perform(f, "POST", init_body, h, &r);
+    assert_int_equal(r.status, 503);
+    sleep(2);
+    char sid_header[160];
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", a);
+    const char *h2[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r2 = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", h2, &r2);
+    assert_int_equal(r2.status, 404);
+    reply r3 = { 0 };
+    perform(f, "POST", init_body, h, &r3);
+    assert_int_equal(r3.status, 200);
+}
+
+int main(void)
+{
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_http_initialize_issues_session, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_rejects_bad_origin_and_host, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_session_header_rules, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_protocol_version_header, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_body_and_media_rules, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_notifications_get_202_and_sse_answers,
+                                        setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_delete_ends_session, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_concurrent_requests, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_server_request_on_post_stream, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_authentication_and_binding, setup_auth, teardown),
+        cmocka_unit_test_setup_teardown(test_http_idle_expiry_and_session_cap, setup_short_lived,
+                                        teardown),
+    };
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    curl_global_cleanup();
+    return failed;
+}
