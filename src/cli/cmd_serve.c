@@ -4,6 +4,7 @@
  *
  * Owns: option parsing and the order things start and stop in. Does not own any protocol.
  */
+#include "auth/apikey.h"
 #include "cli/cli.h"
 #include "codemode/codemode.h"
 #include "codemode/curated.h"
@@ -12,15 +13,14 @@
 #include "config/config.h"
 #include "core/log.h"
 #include "mcp/server.h"
-#include "auth/apikey.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
 
 #include <signal.h>
-#include <stdlib.h>
-#include <unistd.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int sluice_cmd_serve(int argc, char **argv);
 
@@ -151,10 +151,8 @@ serve_stdio(const sluice_config *config, sluice_mcp_server *server, sluice_error
 }
 
 /* "host:port" / "[v6]:port" into the HTTP options (bind address in arena). */
-static sluice_status parse_listen(sluice_arena *arena,
-                                  const char *text,
-                                  sluice_http_options *opts,
-                                  sluice_error *err)
+static sluice_status
+parse_listen(sluice_arena *arena, const char *text, sluice_http_options *opts, sluice_error *err)
 {
     const char *colon = strrchr(text, ':');
     char *end = NULL;
@@ -207,8 +205,10 @@ static sluice_status serve_http(const sluice_config *config,
             return st;
     } else if (strcmp(opts.bind_address, "127.0.0.1") != 0 &&
                strcmp(opts.bind_address, "::1") != 0) {
-        sluice_log(SLUICE_LOG_WARN, "serving on %s without [[api_keys]]: anyone who can reach it "
-                                    "is the anonymous user", opts.bind_address);
+        sluice_log(SLUICE_LOG_WARN,
+                   "serving on %s without [[api_keys]]: anyone who can reach it "
+                   "is the anonymous user",
+                   opts.bind_address);
     }
     sluice_http_server *http = NULL;
     st = sluice_http_start(server, &opts, auth, &http, err);

@@ -13,12 +13,12 @@
 #ifndef SLUICE_CODEMODE_CODEMODE_H
 #define SLUICE_CODEMODE_CODEMODE_H
 
-#include <jansson.h>
-#include <stdbool.h>
-
 #include "auth/identity.h"
 #include "config/config.h"
 #include "exec/executor.h"
+
+#include <jansson.h>
+#include <stdbool.h>
 
 typedef struct sluice_codemode sluice_codemode;
 

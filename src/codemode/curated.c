@@ -74,8 +74,8 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .cancel_ctx = call,
     };
     sluice_exec_result r = { 0 };
-    sluice_status st = sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r,
-                                               err);
+    sluice_status st =
+        sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r, err);
     sluice_codemode_caller caller = { sluice_mcp_call_identity(call),
                                       sluice_mcp_call_session_id(call) };
     json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
@@ -105,10 +105,10 @@ static sluice_status check_statement(sluice_codemode *cm,
     sluice_arena *scratch = sluice_arena_new();
     json_t *vars = sample_variables(tool);
     sluice_codefacts *f = NULL;
-    sluice_status st = scratch == NULL ? SLUICE_E_NOMEM
-                                       : sluice_codemode_analyze(cm, scratch, tool->statement,
-                                                                 strlen(tool->statement), vars,
-                                                                 &f, err);
+    sluice_status st = scratch == NULL
+                           ? SLUICE_E_NOMEM
+                           : sluice_codemode_analyze(cm, scratch, tool->statement,
+                                                     strlen(tool->statement), vars, &f, err);
     json_decref(vars);
     if (st == SLUICE_OK && sluice_codefacts_refused(f))
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,

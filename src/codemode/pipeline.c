@@ -4,16 +4,9 @@
  * The server never trusts the client to carry state: execute re-analyzes the code it is given
  * and checks every claim of the token against what it computes from the live request.
  */
-#include "codemode/codemode.h"
-
-#include <sodium.h>
-#include <stdio.h>
-#include <string.h>
-#include <strings.h>
-#include <time.h>
-
 #include "codemode/audit.h"
 #include "codemode/codefacts.h"
+#include "codemode/codemode.h"
 #include "codemode/present.h"
 #include "codemode/replay.h"
 #include "codemode/risk.h"
@@ -27,6 +20,12 @@
 #include "exec/sqlite.h"
 #include "lang/sql/sql.h"
 
+#include <sodium.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
 struct sluice_codemode {
     const sluice_config *config;
     sluice_arena *arena; /* schema, fingerprints */
@@ -39,6 +38,14 @@ struct sluice_codemode {
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
 };
+
+/* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
+ * sluice_action_name, are capitalised. */
+static const char *action_label(sluice_action action)
+{
+    static const char *const labels[] = { "read", "write", "delete", "admin" };
+    return (unsigned)action <= SLUICE_ACTION_ADMIN ? labels[action] : "admin";
+}
 
 /* ---- fingerprints -------------------------------------------------------------------------- */
 
@@ -55,13 +62,13 @@ static void compute_rules_fingerprint(sluice_codemode *cm)
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
     char scalars[512];
-    int n = snprintf(scalars, sizeof scalars, "%d%d%d%d%d%d|%lld|%lld|%lld|%lld|%d%d%d%d|%d",
-                     c->sql_reads_enabled, c->sql_allow_writes, c->sql_allow_deletes,
-                     c->sql_allow_ddl, c->sql_require_where_on_writes, c->sql_require_limit,
-                     (long long)c->sql_max_rows, (long long)c->sql_max_joins,
-                     (long long)c->execution_timeout_seconds, (long long)c->max_result_bytes,
-                     c->auto_approve[0], c->auto_approve[1], c->auto_approve[2],
-                     c->auto_approve[3], (int)c->schema_exposure);
+    int n =
+        snprintf(scalars, sizeof scalars, "%d%d%d%d%d%d|%lld|%lld|%lld|%lld|%d%d%d%d|%d",
+                 c->sql_reads_enabled, c->sql_allow_writes, c->sql_allow_deletes, c->sql_allow_ddl,
+                 c->sql_require_where_on_writes, c->sql_require_limit, (long long)c->sql_max_rows,
+                 (long long)c->sql_max_joins, (long long)c->execution_timeout_seconds,
+                 (long long)c->max_result_bytes, c->auto_approve[0], c->auto_approve[1],
+                 c->auto_approve[2], c->auto_approve[3], (int)c->schema_exposure);
     sluice_hash_state h;
     sluice_hash_start(&h);
     sluice_hash_update(&h, scalars, (size_t)n);
@@ -128,10 +135,9 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     }
     if (!c->enabled)
         return SLUICE_OK; /* curated tools only: no tokens to sign or spend */
-    sluice_status st = sluice_secret_ring_load(c->token_secret_file, c->token_secret_env,
-                                               c->token_previous_secret_file,
-                                               c->token_previous_secret_env, &cm->ring,
-                                               err_arena, err);
+    sluice_status st = sluice_secret_ring_load(
+        c->token_secret_file, c->token_secret_env, c->token_previous_secret_file,
+        c->token_previous_secret_env, &cm->ring, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     const char *replay_path = c->replay_store;
@@ -155,8 +161,8 @@ sluice_status sluice_codemode_open(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
     cm->config = config;
-    sluice_status st = sluice_executor_open(&config->database, &config->code_mode, &cm->executor,
-                                            err_arena, err);
+    sluice_status st =
+        sluice_executor_open(&config->database, &config->code_mode, &cm->executor, err_arena, err);
     if (st == SLUICE_OK)
         st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
     if (st == SLUICE_OK)
@@ -241,10 +247,10 @@ static json_t *violations_json(const sluice_codefacts *f)
         json_t *o = json_pack("{s:s, s:s}", "rule", v->rule, "message", v->message);
         json_object_set_new(o, "suggestion",
                             v->suggestion != NULL ? json_string(v->suggestion) : json_null());
-        json_object_set_new(o, "line", v->line > 0 ? json_integer((json_int_t)v->line)
-                                                   : json_null());
-        json_object_set_new(o, "column", v->column > 0 ? json_integer((json_int_t)v->column)
-                                                       : json_null());
+        json_object_set_new(o, "line",
+                            v->line > 0 ? json_integer((json_int_t)v->line) : json_null());
+        json_object_set_new(o, "column",
+                            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
         json_array_append_new(list, o);
     }
     return list;
@@ -308,10 +314,9 @@ static sluice_status analyze(sluice_codemode *cm,
         sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
         if (f == NULL)
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        sluice_codefacts_violate(f, "code_too_large", 0, 0,
-                                 "split the work or move logic into SQL aggregates",
-                                 "the code is %zu bytes; the limit is %u bytes", code_len,
-                                 SLUICE_LIMIT_CODE_BYTES);
+        sluice_codefacts_violate(
+            f, "code_too_large", 0, 0, "split the work or move logic into SQL aggregates",
+            "the code is %zu bytes; the limit is %u bytes", code_len, SLUICE_LIMIT_CODE_BYTES);
         *facts = f;
         return SLUICE_OK;
     }
@@ -349,13 +354,12 @@ static json_t *validation_json(const sluice_codemode *cm,
     if (token != NULL)
         iso_time(expires_at, when);
     json_t *meta = sluice_codefacts_to_json(f);
-    json_t *o = json_pack("{s:b, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid,
-                          "action", sluice_action_name(f->action), "risk_level",
-                          sluice_risk_name(risk), "explanation",
-                          explanation != NULL ? explanation : "", "violations",
-                          violations_json(f), "warnings", strings_json(&f->warnings),
-                          "code_hash", f->code_hash, "auto_approved", auto_ok,
-                          "requires_approval", valid && !auto_ok);
+    json_t *o =
+        json_pack("{s:b, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "action",
+                  action_label(f->action), "risk_level", sluice_risk_name(risk), "explanation",
+                  explanation != NULL ? explanation : "", "violations", violations_json(f),
+                  "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
+                  "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
     json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
     json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
     json_object_set_new(o, "metadata", meta != NULL ? meta : json_object());
@@ -406,7 +410,7 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
         free(vars);
         return st;
     }
-    sluice_risk risk = sluice_risk_assess(f, &cm->config->code_mode);
+    sluice_risk risk = sluice_risk_assess(f, NULL);
     const char *explanation = sluice_sql_explain(arena, f);
     char *token = NULL;
     sluice_token_claims claims = { 0 };
@@ -420,12 +424,11 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     }
     free(vars);
     json_t *result = validation_json(cm, f, risk, explanation, token, claims.expires_at);
-    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "decision",
-                               valid ? "validated" : "refused", "code",
-                               code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)",
-                               "code_hash", f->code_hash, "action", sluice_action_name(f->action),
-                               "risk", sluice_risk_name(risk), "violations",
-                               json_object_get(result, "violations"));
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
+                  "code", code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash",
+                  f->code_hash, "action", action_label(f->action), "risk", sluice_risk_name(risk),
+                  "violations", json_object_get(result, "violations"));
     if (token != NULL) {
         char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
         sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
@@ -515,7 +518,7 @@ static sluice_status check_approval(sluice_codemode *cm,
             "this %s statement is %s risk, above the auto-approve levels, and needs human "
             "approval; no approval path is available on this connection, so it was not run. Ask "
             "an administrator, or rewrite it as a lower-risk read",
-            sluice_action_name(f->action), sluice_risk_name(risk));
+            action_label(f->action), sluice_risk_name(risk));
     json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
     sluice_status st = hooks->approve(hooks->approve_ctx, arena, summary, err);
     json_decref(summary);
@@ -569,7 +572,7 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
         free(vars);
         return st;
     }
-    sluice_risk risk = sluice_risk_assess(f, &cm->config->code_mode);
+    sluice_risk risk = sluice_risk_assess(f, NULL);
     sluice_token_claims expected, claims;
     st = expected_claims(cm, arena, caller, f, risk, vars, &expected);
     free(vars);
@@ -625,7 +628,7 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
         return st;
     *out = sluice_present_result_json(&r);
     *out_text = sluice_present_untrusted_text(arena, &r);
-    return *out != NULL && *out_text != NULL ? SLUICE_OK
-                                             : sluice_error_set(err, arena, SLUICE_E_NOMEM,
-                                                                "out of memory");
+    return *out != NULL && *out_text != NULL
+               ? SLUICE_OK
+               : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
 }

@@ -8,9 +8,9 @@
 #ifndef SLUICE_CODEMODE_PRESENT_H
 #define SLUICE_CODEMODE_PRESENT_H
 
-#include <jansson.h>
-
 #include "exec/executor.h"
+
+#include <jansson.h>
 
 /* {columns:[{name,type}], rows, row_count, truncated, elapsed_ms}; new reference. */
 json_t *sluice_present_result_json(const sluice_exec_result *r);

@@ -3,9 +3,9 @@
  */
 #include "codemode/tools.h"
 
-#include <string.h>
-
 #include "codemode/guide.h"
+
+#include <string.h>
 
 static const char validate_description[] =
     "Validate ONE SQL statement before running it. Returns whether it may run, a business-"
@@ -71,9 +71,9 @@ static json_t *execute_output_schema(void)
     return json_pack("{s:s, s:{s:{s:s, s:{s:s}}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}, "
                      "s:[s,s,s,s,s]}",
                      "type", "object", "properties", "columns", "type", "array", "items", "type",
-                     "object", "rows", "type", "array", "row_count", "type", "integer",
-                     "truncated", "type", "boolean", "elapsed_ms", "type", "integer", "required",
-                     "columns", "rows", "row_count", "truncated", "elapsed_ms");
+                     "object", "rows", "type", "array", "row_count", "type", "integer", "truncated",
+                     "type", "boolean", "elapsed_ms", "type", "integer", "required", "columns",
+                     "rows", "row_count", "truncated", "elapsed_ms");
 }
 
 static sluice_codemode_caller caller_of(sluice_mcp_call *call)
@@ -140,8 +140,7 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     json_t *structured = NULL;
     char *text = NULL;
     sluice_status st = sluice_codemode_execute(
-        cm, sluice_mcp_call_arena(call), &caller, json_string_value(code),
-        json_string_length(code),
+        cm, sluice_mcp_call_arena(call), &caller, json_string_value(code), json_string_length(code),
         json_string_value(json_object_get(arguments, "approval_token")),
         json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
     if (st != SLUICE_OK)
@@ -156,9 +155,8 @@ static json_t *annotations(bool read_only, bool destructive, bool idempotent)
                      destructive, "idempotentHint", idempotent, "openWorldHint", 0);
 }
 
-static sluice_status register_tools(sluice_codemode *cm,
-                                    sluice_mcp_server *server,
-                                    sluice_error *err)
+static sluice_status
+register_tools(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     const sluice_config_code_mode *c = &sluice_codemode_config(cm)->code_mode;
     bool writes = c->sql_allow_writes || c->sql_allow_deletes || c->sql_allow_ddl;
@@ -201,8 +199,8 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
     const sluice_config *config = sluice_codemode_config(cm);
     switch (kind) {
     case GUIDE_INSTRUCTIONS:
-        return sluice_guide_instructions(
-            arena, config, sluice_executor_engine_name(sluice_codemode_executor(cm)));
+        return sluice_guide_instructions(arena, config,
+                                         sluice_executor_engine_name(sluice_codemode_executor(cm)));
     case GUIDE_POLICIES:
         return sluice_guide_policies(arena, config, sluice_mcp_call_identity(call));
     case GUIDE_SCHEMA:
@@ -264,15 +262,14 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
     }
     json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
                                               "type", "text", "text", ask));
-    *out_result = json_pack("{s:s, s:o}", "description",
-                            "Loads code mode's instructions, policies and schema", "messages",
-                            messages);
+    *out_result =
+        json_pack("{s:s, s:o}", "description",
+                  "Loads code mode's instructions, policies and schema", "messages", messages);
     return SLUICE_OK;
 }
 
-static sluice_status register_guides(sluice_codemode *cm,
-                                     sluice_mcp_server *server,
-                                     sluice_error *err)
+static sluice_status
+register_guides(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     static const char *const names[] = { "instructions", "policies", "schema" };
     static const char *const descriptions[] = {
@@ -309,9 +306,8 @@ static sluice_status register_guides(sluice_codemode *cm,
     return sluice_mcp_server_add_prompt(server, &prompt, err);
 }
 
-sluice_status sluice_codemode_register(sluice_codemode *cm,
-                                       sluice_mcp_server *server,
-                                       sluice_error *err)
+sluice_status
+sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     sluice_status st = register_tools(cm, server, err);
     return st == SLUICE_OK ? register_guides(cm, server, err) : st;

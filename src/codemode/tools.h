@@ -13,8 +13,7 @@
 #include "mcp/server.h"
 
 /* Registers everything above on server; cm must outlive it. */
-sluice_status sluice_codemode_register(sluice_codemode *cm,
-                                       sluice_mcp_server *server,
-                                       sluice_error *err);
+sluice_status
+sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err);
 
 #endif
