@@ -505,6 +505,7 @@ static const char *blocked_output_name(const sluice_codemode *cm, const sluice_e
 
 static sluice_status check_approval(sluice_codemode *cm,
                                     sluice_arena *arena,
+                                    const sluice_codemode_caller *caller,
                                     const sluice_codefacts *f,
                                     sluice_risk risk,
                                     const sluice_codemode_exec_hooks *hooks,
@@ -522,6 +523,17 @@ static sluice_status check_approval(sluice_codemode *cm,
     json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
     sluice_status st = hooks->approve(hooks->approve_ctx, arena, summary, err);
     json_decref(summary);
+    json_t *record =
+        json_pack("{s:s, s:s, s:s}", "decision", st == SLUICE_OK ? "approved" : "rejected",
+                  "code_hash", f->code_hash, "via", "elicitation");
+    if (st != SLUICE_OK)
+        json_object_set_new(record, "reason", json_string(err->message));
+    sluice_error audit_err = { 0 };
+    if (sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
+        st == SLUICE_OK) {
+        *err = audit_err;
+        return SLUICE_E_IO;
+    }
     return st;
 }
 
@@ -594,7 +606,7 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                          f->violations[0].message);
         return refuse(cm, arena, caller, code, "violations", SLUICE_E_DENIED, err);
     }
-    st = check_approval(cm, arena, f, risk, hooks, err);
+    st = check_approval(cm, arena, caller, f, risk, hooks, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
     if (sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now) != SLUICE_OK) {

@@ -124,6 +124,47 @@ static void register_cancel(void *ctx, void (*fn)(void *), void *data)
     sluice_mcp_call_on_cancel(ctx, fn, data);
 }
 
+/* Human approval through MCP elicitation (form mode): the user sees the explanation and the
+ * risk and must explicitly accept. Only offered when the client declared the capability; a
+ * decline, a cancel, a timeout or a missing answer all mean "do not run". */
+static sluice_status
+elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
+{
+    sluice_mcp_call *call = ctx;
+    const json_t *caps = sluice_mcp_call_client_capabilities(call);
+    if (json_object_get(caps, "elicitation") == NULL)
+        return sluice_error_set(
+            err, arena, SLUICE_E_DENIED,
+            "this statement is %s risk and needs human approval, but this client cannot ask its "
+            "user (it did not declare the elicitation capability); it was not run",
+            json_string_value(json_object_get(validation, "risk_level")));
+    char *message =
+        sluice_arena_printf(arena, "Approve running this %s statement (%s risk)?\n\n%s",
+                            json_string_value(json_object_get(validation, "action")),
+                            json_string_value(json_object_get(validation, "risk_level")),
+                            json_string_value(json_object_get(validation, "explanation")));
+    json_t *params =
+        json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s, s:s, s:s}}, s:[s]}}", "mode", "form", "message",
+                  message != NULL ? message : "Approve?", "requestedSchema", "type", "object",
+                  "properties", "approve", "type", "boolean", "title", "Run it", "description",
+                  "Check to run the statement once", "required", "approve");
+    json_t *answer = NULL;
+    sluice_status st = sluice_mcp_call_request(call, "elicitation/create", params, 0, &answer, err);
+    if (st != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "approval was not given (%s); the statement was not run",
+                                err != NULL && err->message != NULL ? err->message : "no answer");
+    const char *action = json_string_value(json_object_get(answer, "action"));
+    bool yes = action != NULL && strcmp(action, "accept") == 0 &&
+               json_is_true(json_object_get(json_object_get(answer, "content"), "approve"));
+    json_decref(answer);
+    if (!yes)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the user did not approve the statement (%s); it was not run",
+                                action != NULL ? action : "no answer");
+    return SLUICE_OK;
+}
+
 static sluice_status execute_tool(sluice_mcp_call *call,
                                   json_t *arguments,
                                   json_t **out_result,
@@ -136,6 +177,8 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     sluice_codemode_exec_hooks hooks = {
         .register_cancel = register_cancel,
         .cancel_ctx = call,
+        .approve = elicit_approval,
+        .approve_ctx = call,
     };
     json_t *structured = NULL;
     char *text = NULL;
