@@ -4,6 +4,7 @@
  * Owns: the command table, --help and --version. Each command parses its own options.
  */
 #include "cli/cli.h"
+#include "core/hash.h"
 #include "sluice/sluice.h"
 
 #include <stdio.h>
@@ -46,6 +47,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("sluice %s\n", SLUICE_VERSION);
         return SLUICE_EXIT_OK;
+    }
+    if (sluice_hash_init() != SLUICE_OK) {
+        fprintf(stderr, "sluice: libsodium could not be initialised\n");
+        return SLUICE_EXIT_RUNTIME;
     }
     for (const sluice_command *c = commands; c->name != NULL; c++) {
         if (strcmp(argv[1], c->name) == 0)
