@@ -13,6 +13,7 @@
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
 int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
+int sluice_cmd_demo_db(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
 int sluice_cmd_validate(int argc, char **argv);
@@ -20,6 +21,7 @@ int sluice_cmd_validate(int argc, char **argv);
 static const sluice_command commands[] = {
     { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
     { "config", "check a configuration file", sluice_cmd_config },
+    { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { "validate", "show what validate_code answers for a file of code", sluice_cmd_validate },
