@@ -15,6 +15,7 @@ int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
 int sluice_cmd_demo_db(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
+int sluice_cmd_policy(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
 int sluice_cmd_validate(int argc, char **argv);
 
@@ -23,6 +24,7 @@ static const sluice_command commands[] = {
     { "config", "check a configuration file", sluice_cmd_config },
     { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
+    { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { "validate", "show what validate_code answers for a file of code", sluice_cmd_validate },
     { NULL, NULL, NULL },
