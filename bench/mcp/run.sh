@@ -5,7 +5,7 @@
 # the same trivial `echo` tool on both sides, in one run. Prints a table, writes JSON.
 #
 #   bench/mcp/run.sh                  # 10000 calls after 1000 warm-up, Release build in build-bench/
-#   CALLS=300 WARMUP=50 TRANSPORTS=stdio BENCH_BUILD_DIR=build BENCH_OUT=/tmp/mcp.json bench/mcp/run.sh
+#   CALLS=300 WARMUP=50 TRANSPORTS="stdio http" BENCH_BUILD_DIR=build BENCH_OUT=/tmp/mcp.json bench/mcp/run.sh
 #
 # Targets (issue): sluice >= 5x the SDK server's throughput, p99 < 1 ms on loopback. They are
 # reported (targets/met in the JSON), never asserted: this machine's cores are shared.
@@ -13,7 +13,7 @@ set -euo pipefail
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 calls=${CALLS:-10000}
-transports=${TRANSPORTS:-stdio}
+transports=${TRANSPORTS:-stdio http}
 warmup=${WARMUP:-1000}
 out=${BENCH_OUT:-$src/bench/results/mcp.json}
 build=${BENCH_BUILD_DIR:-}

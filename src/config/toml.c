@@ -67,15 +67,23 @@ struct sluice_toml_value {
     } as;
 };
 
+/* A 1-based line and column. Found by scanning forward from the last one asked for, so the
+ * parser asks in source order (errors aside) and the whole parse stays linear. */
+typedef struct place {
+    size_t line, column;
+} place;
+
 /* A dotted key as read: its decoded parts and where each starts. */
 typedef struct key_part {
     const char *text;
     size_t len;
     size_t offset, end; /* source span */
+    place at;
 } key_part;
 
 typedef struct key_path {
-    key_part *parts;
+    key_part *parts; /* `few` until a key has more parts than that, then arena memory */
+    key_part few[4];
     size_t count, cap;
     size_t start, end; /* source span, for messages */
 } key_path;
@@ -247,16 +255,17 @@ static sluice_status fail_lex(parser *p, token t)
                     string_kind_name(t.inside), line, column);
     }
     unsigned char c = (unsigned char)p->src[t.start];
-    const char *where = t.inside == SLUICE_TOML_TOK_EOF ? "here" : "in a ";
+    const char *where = t.inside == SLUICE_TOML_TOK_EOF ? "" : " in a ";
     const char *what = t.inside == SLUICE_TOML_TOK_EOF ? "" : string_kind_name(t.inside);
     if (c == '\r')
-        return fail(p, t.start, 1, "carriage return is only allowed before a newline (%s%s)", where,
+        return fail(p, t.start, 1,
+                    "carriage return without a line feed%s%s; TOML lines end in LF or CR LF", where,
                     what);
     if (t.inside == SLUICE_TOML_TOK_BASIC || t.inside == SLUICE_TOML_TOK_ML_BASIC)
         return fail(p, t.start, 1,
                     "control character U+%04X is not allowed in a %s; write it as \\u%04X", c, what,
                     c);
-    return fail(p, t.start, 1, "control character U+%04X is not allowed %s%s", c, where, what);
+    return fail(p, t.start, 1, "control character U+%04X is not allowed%s%s", c, where, what);
 }
 
 /* "expected X, found Y" — or the lexer's own complaint when Y is an error token. */
@@ -289,7 +298,14 @@ static void advance(parser *p, token t)
 /* ------------------------------------------------------------------------------------------ */
 /* The tree                                                                                    */
 
-static value *new_value(parser *p, sluice_toml_type type, origin how, size_t depth, size_t offset)
+static place place_of(parser *p, size_t offset)
+{
+    place at;
+    locate(p, offset, &at.line, &at.column);
+    return at;
+}
+
+static value *new_value(parser *p, sluice_toml_type type, origin how, size_t depth, place at)
 {
     value *v = sluice_arena_calloc(p->arena, 1, sizeof(*v));
     if (v == NULL)
@@ -297,7 +313,8 @@ static value *new_value(parser *p, sluice_toml_type type, origin how, size_t dep
     v->type = type;
     v->origin = how;
     v->depth = depth;
-    locate(p, offset, &v->line, &v->column);
+    v->line = at.line;
+    v->column = at.column;
     return v;
 }
 
@@ -381,7 +398,8 @@ static sluice_status table_add(parser *p, value *t, const key_part *k, value *v)
     e->key = k->text;
     e->key_len = k->len;
     e->value = v;
-    locate(p, k->offset, &e->line, &e->column);
+    e->line = k->at.line;
+    e->column = k->at.column;
     if (t->as.table.slots != NULL && t->as.table.count * 2 < t->as.table.slot_cap)
         index_insert(t, t->as.table.count - 1);
     else if (!index_grow(p, t))
@@ -410,7 +428,7 @@ static sluice_status add_table(parser *p, value *parent, const key_part *k, orig
 {
     if (parent->depth + 1 > SLUICE_LIMIT_NESTING_DEPTH)
         return fail_depth(p, k->offset);
-    value *t = new_value(p, SLUICE_TOML_TABLE, how, parent->depth + 1, k->offset);
+    value *t = new_value(p, SLUICE_TOML_TABLE, how, parent->depth + 1, k->at);
     if (t == NULL)
         return fail_nomem(p);
     sluice_status st = table_add(p, parent, k, t);
@@ -463,6 +481,7 @@ static sluice_status parse_simple_key(parser *p, key_part *out)
 {
     token t = peek(p, SLUICE_TOML_LEX_KEY);
     out->offset = t.start;
+    out->at = place_of(p, t.start);
     switch (t.kind) {
     case SLUICE_TOML_TOK_BARE:
         out->text = sluice_arena_strndup(p->arena, p->src + t.start, t.end - t.start);
@@ -495,15 +514,16 @@ static sluice_status parse_simple_key(parser *p, key_part *out)
 static sluice_status parse_key(parser *p, key_path *k)
 {
     memset(k, 0, sizeof(*k));
+    k->parts = k->few;
+    k->cap = sizeof(k->few) / sizeof(k->few[0]);
     k->start = peek(p, SLUICE_TOML_LEX_KEY).start;
     for (;;) {
         if (k->count == k->cap) {
-            size_t cap = k->cap == 0 ? 4 : k->cap * 2;
+            size_t cap = k->cap * 2;
             key_part *grown = sluice_arena_calloc(p->arena, cap, sizeof(*grown));
             if (grown == NULL)
                 return fail_nomem(p);
-            if (k->count > 0)
-                memcpy(grown, k->parts, k->count * sizeof(*grown));
+            memcpy(grown, k->parts, k->count * sizeof(*grown));
             k->parts = grown;
             k->cap = cap;
         }
@@ -718,12 +738,16 @@ static size_t scan_digits(const char *s, size_t i, size_t n, int radix)
     return i;
 }
 
+/* A number or date-time atom for a message, straight from the source: atoms hold only
+ * [A-Za-z0-9_+.:-] and one space, so they need no escaping (and no allocation). */
+#define SHOWN(t)    (int)((t).end - (t).start > 40 ? 40 : (t).end - (t).start), p->src + (t).start
+#define SHOWN_DT(r) (int)((r)->n > 40 ? 40 : (r)->n), (r)->s
+
 /* integer = dec-int / hex-int / oct-int / bin-int */
 static sluice_status parse_integer(parser *p, token t, value *v)
 {
     const char *s = p->src + t.start;
     size_t n = t.end - t.start, i = 0;
-    const char *text = quote_span(p, t.start, t.end);
     int radix = 10;
     bool negative = false;
     if (s[0] == '+' || s[0] == '-') {
@@ -734,19 +758,20 @@ static sluice_status parse_integer(parser *p, token t, value *v)
         if (i > 0)
             return fail(p, t.start, n,
                         "a sign is not allowed on a hex, octal or binary "
-                        "integer ('%s')",
-                        text);
+                        "integer ('%.*s')",
+                        SHOWN(t));
         radix = s[1] == 'x' ? 16 : s[1] == 'o' ? 8 : 2;
         i = 2;
     }
     size_t end = scan_digits(s, i, n, radix);
     if (end == SIZE_MAX)
-        return fail(p, t.start, n, "invalid number '%s': an underscore must sit between digits",
-                    text);
+        return fail(p, t.start, n, "invalid number '%.*s': an underscore must sit between digits",
+                    SHOWN(t));
     if (end == i || end != n)
-        return fail(p, t.start, n, "invalid number '%s'", text);
+        return fail(p, t.start, n, "invalid number '%.*s'", SHOWN(t));
     if (radix == 10 && s[i] == '0' && n - i > 1)
-        return fail(p, t.start, n, "invalid number '%s': leading zeros are not allowed", text);
+        return fail(p, t.start, n, "invalid number '%.*s': leading zeros are not allowed",
+                    SHOWN(t));
     uint64_t limit = negative ? (uint64_t)INT64_MAX + 1 : (uint64_t)INT64_MAX, acc = 0;
     for (; i < n; i++) {
         if (s[i] == '_')
@@ -754,9 +779,9 @@ static sluice_status parse_integer(parser *p, token t, value *v)
         uint64_t d = (uint64_t)hex_value((unsigned char)s[i]);
         if (acc > (limit - d) / (uint64_t)radix)
             return fail(p, t.start, n,
-                        "integer '%s' does not fit in 64 bits (range is "
+                        "integer '%.*s' does not fit in 64 bits (range is "
                         "-9223372036854775808 to 9223372036854775807)",
-                        text);
+                        SHOWN(t));
         acc = acc * (uint64_t)radix + d;
     }
     v->type = SLUICE_TOML_INTEGER;
@@ -769,7 +794,6 @@ static sluice_status parse_float(parser *p, token t, value *v)
 {
     const char *s = p->src + t.start;
     size_t n = t.end - t.start, i = 0;
-    const char *text = quote_span(p, t.start, t.end);
     if (s[0] == '+' || s[0] == '-')
         i = 1;
     if (n - i == 3 && (memcmp(s + i, "inf", 3) == 0 || memcmp(s + i, "nan", 3) == 0)) {
@@ -782,7 +806,8 @@ static sluice_status parse_float(parser *p, token t, value *v)
     i = scan_digits(s, i, n, 10);
     bool ok = i != SIZE_MAX && i > int_start;
     if (ok && s[int_start] == '0' && i - int_start > 1)
-        return fail(p, t.start, n, "invalid number '%s': leading zeros are not allowed", text);
+        return fail(p, t.start, n, "invalid number '%.*s': leading zeros are not allowed",
+                    SHOWN(t));
     if (ok && i < n && s[i] == '.') {
         size_t frac = i + 1;
         i = scan_digits(s, frac, n, 10);
@@ -796,7 +821,7 @@ static sluice_status parse_float(parser *p, token t, value *v)
         ok = i != SIZE_MAX && i > exp;
     }
     if (!ok || i != n)
-        return fail(p, t.start, n, "invalid number '%s'", text);
+        return fail(p, t.start, n, "invalid number '%.*s'", SHOWN(t));
     char *clean = sluice_arena_alloc(p->arena, n + 1);
     if (clean == NULL)
         return fail_nomem(p);
@@ -841,7 +866,6 @@ typedef struct dt_reader {
     token t;
     const char *s;
     size_t n;
-    const char *text;
     char out[64]; /* the normalised form */
     size_t out_len;
 } dt_reader;
@@ -857,8 +881,8 @@ static void dt_emit(dt_reader *r, const char *s, size_t n)
 static sluice_status dt_range(dt_reader *r, const char *what, int got, int lo, int hi)
 {
     return fail(r->p, r->t.start, r->n,
-                "invalid date-time '%s': %s %02d is out of range (%02d-%02d)", r->text, what, got,
-                lo, hi);
+                "invalid date-time '%.*s': %s %02d is out of range (%02d-%02d)", SHOWN_DT(r), what,
+                got, lo, hi);
 }
 
 /* full-date = date-fullyear "-" date-month "-" date-mday */
@@ -867,15 +891,15 @@ static sluice_status dt_date(dt_reader *r)
     int year = read_digits(r->s, r->n, 0, 4), month = read_digits(r->s, r->n, 5, 2),
         day = read_digits(r->s, r->n, 8, 2);
     if (year < 0 || month < 0 || day < 0 || r->s[4] != '-' || r->s[7] != '-')
-        return fail(r->p, r->t.start, r->n, "invalid date-time '%s': expected a date as YYYY-MM-DD",
-                    r->text);
+        return fail(r->p, r->t.start, r->n,
+                    "invalid date-time '%.*s': expected a date as YYYY-MM-DD", SHOWN_DT(r));
     if (month < 1 || month > 12)
         return dt_range(r, "month", month, 1, 12);
     int last = days_in_month(year, month);
     if (day < 1 || day > last)
         return fail(r->p, r->t.start, r->n,
-                    "invalid date-time '%s': day %02d is out of range for %04d-%02d (01-%02d)",
-                    r->text, day, year, month, last);
+                    "invalid date-time '%.*s': day %02d is out of range for %04d-%02d (01-%02d)",
+                    SHOWN_DT(r), day, year, month, last);
     dt_emit(r, r->s, 10);
     return SLUICE_OK;
 }
@@ -887,8 +911,8 @@ static sluice_status dt_time(dt_reader *r, size_t at, size_t *end)
         second = read_digits(r->s, r->n, at + 6, 2);
     if (hour < 0 || minute < 0 || second < 0 || r->s[at + 2] != ':' || r->s[at + 5] != ':')
         return fail(r->p, r->t.start, r->n,
-                    "invalid date-time '%s': expected a time as HH:MM:SS (seconds are required)",
-                    r->text);
+                    "invalid date-time '%.*s': expected a time as HH:MM:SS (seconds are required)",
+                    SHOWN_DT(r));
     if (hour > 23)
         return dt_range(r, "hour", hour, 0, 23);
     if (minute > 59)
@@ -903,7 +927,7 @@ static sluice_status dt_time(dt_reader *r, size_t at, size_t *end)
             digits++;
         if (digits == 0)
             return fail(r->p, r->t.start, r->n,
-                        "invalid date-time '%s': expected digits after the '.'", r->text);
+                        "invalid date-time '%.*s': expected digits after the '.'", SHOWN_DT(r));
         /* toml-test writes at least milliseconds: 17:45:56.6 is 17:45:56.600 */
         dt_emit(r, r->s + i, digits + 1);
         for (size_t pad = digits; pad < 3; pad++)
@@ -928,8 +952,8 @@ static sluice_status dt_offset(dt_reader *r, size_t at, bool *has_offset)
     if ((r->s[at] != '+' && r->s[at] != '-') || hour < 0 || minute < 0 || r->s[at + 3] != ':' ||
         at + 6 != r->n)
         return fail(r->p, r->t.start, r->n,
-                    "invalid date-time '%s': expected Z or an offset as +HH:MM after the time",
-                    r->text);
+                    "invalid date-time '%.*s': expected Z or an offset as +HH:MM after the time",
+                    SHOWN_DT(r));
     if (hour > 23)
         return dt_range(r, "offset hour", hour, 0, 23);
     if (minute > 59)
@@ -941,27 +965,26 @@ static sluice_status dt_offset(dt_reader *r, size_t at, bool *has_offset)
 /* date-time = offset-date-time / local-date-time / local-date / local-time */
 static sluice_status parse_datetime(parser *p, token t, value *v)
 {
-    dt_reader r = {
-        p, t, p->src + t.start, t.end - t.start, quote_span(p, t.start, t.end), { 0 }, 0
-    };
+    dt_reader r = { p, t, p->src + t.start, t.end - t.start, { 0 }, 0 };
     sluice_status st;
     size_t end;
     if (r.n > 2 && r.s[2] == ':') {
         st = dt_time(&r, 0, &end);
         if (st == SLUICE_OK && end != r.n)
-            st = fail(p, t.start, r.n, "invalid date-time '%s': unexpected text after the time",
-                      r.text);
+            st = fail(p, t.start, r.n, "invalid date-time '%.*s': unexpected text after the time",
+                      SHOWN(t));
         v->type = SLUICE_TOML_TIME_LOCAL;
     } else {
         st = r.n >= 10 ? dt_date(&r)
                        : fail(p, t.start, r.n,
-                              "invalid date-time '%s': expected a date as YYYY-MM-DD", r.text);
+                              "invalid date-time '%.*s': expected a date as YYYY-MM-DD", SHOWN(t));
         v->type = SLUICE_TOML_DATE_LOCAL;
         if (st == SLUICE_OK && r.n > 10) {
             char sep = r.s[10];
             if (sep != 'T' && sep != 't' && sep != ' ')
                 return fail(p, t.start, r.n,
-                            "invalid date-time '%s': expected 'T' between date and time", r.text);
+                            "invalid date-time '%.*s': expected 'T' between date and time",
+                            SHOWN(t));
             dt_emit(&r, "T", 1);
             bool has_offset;
             st = dt_time(&r, 11, &end);
@@ -1064,21 +1087,27 @@ static sluice_status parse_array(parser *p, value *array)
     }
 }
 
+static sluice_status fail_inline_newline(parser *p, token t)
+{
+    return fail(p, t.start, 1,
+                "newline is not allowed inside an inline table; put it on one line or use a "
+                "[table]");
+}
+
 /* inline-table = '{' ws [ keyval *( ws ',' ws keyval ) ] ws '}' */
 static sluice_status parse_inline_table(parser *p, value *table)
 {
     token open = peek(p, SLUICE_TOML_LEX_KEY);
     advance(p, open);
     token t = peek(p, SLUICE_TOML_LEX_KEY);
-    bool first = true;
-    while (!(first && t.kind == SLUICE_TOML_TOK_RBRACE)) {
-        if (t.kind == SLUICE_TOML_TOK_RBRACE)
-            return fail(p, t.start, 1,
-                        "trailing comma is not allowed in an inline table; remove the ','");
+    if (t.kind == SLUICE_TOML_TOK_RBRACE) {
+        advance(p, t);
+        seal_inline(table);
+        return SLUICE_OK;
+    }
+    for (;;) {
         if (t.kind == SLUICE_TOML_TOK_NEWLINE || t.kind == SLUICE_TOML_TOK_COMMENT)
-            return fail(p, t.start, 1,
-                        "newline is not allowed inside an inline table; put it on one line or "
-                        "use a [table]");
+            return fail_inline_newline(p, t);
         sluice_status st = parse_keyval(p, table);
         if (st != SLUICE_OK)
             return st;
@@ -1086,9 +1115,7 @@ static sluice_status parse_inline_table(parser *p, value *table)
         if (t.kind == SLUICE_TOML_TOK_RBRACE)
             break;
         if (t.kind == SLUICE_TOML_TOK_NEWLINE || t.kind == SLUICE_TOML_TOK_COMMENT)
-            return fail(p, t.start, 1,
-                        "newline is not allowed inside an inline table; put it on one line or "
-                        "use a [table]");
+            return fail_inline_newline(p, t);
         if (t.kind != SLUICE_TOML_TOK_COMMA) {
             size_t line, column;
             locate(p, open.start, &line, &column);
@@ -1097,9 +1124,12 @@ static sluice_status parse_inline_table(parser *p, value *table)
                 column);
             return fail_expected(p, t, want != NULL ? want : "',' or '}'");
         }
-        advance(p, t);
+        token comma = t;
+        advance(p, comma);
         t = peek(p, SLUICE_TOML_LEX_KEY);
-        first = false;
+        if (t.kind == SLUICE_TOML_TOK_RBRACE)
+            return fail(p, comma.start, 1,
+                        "trailing comma is not allowed in an inline table; remove the ','");
     }
     advance(p, t);
     seal_inline(table);
@@ -1118,7 +1148,7 @@ static sluice_status parse_value(parser *p, size_t depth, value **out)
     token t = peek(p, SLUICE_TOML_LEX_VALUE);
     if (depth > SLUICE_LIMIT_NESTING_DEPTH)
         return fail_depth(p, t.start);
-    value *v = new_value(p, SLUICE_TOML_STRING, ORIGIN_NONE, depth, t.start);
+    value *v = new_value(p, SLUICE_TOML_STRING, ORIGIN_NONE, depth, place_of(p, t.start));
     if (v == NULL)
         return fail_nomem(p);
     sluice_status st;
@@ -1251,7 +1281,7 @@ static sluice_status walk_header(parser *p, const key_path *k, value **out)
 }
 
 /* Defines [k] in parent: new, or an implicit table made explicit. */
-static sluice_status define_table(parser *p, value *parent, const key_path *k, size_t at)
+static sluice_status define_table(parser *p, value *parent, const key_path *k)
 {
     const key_part *last = &k->parts[k->count - 1];
     entry *e = table_find(parent, last->text, last->len);
@@ -1260,8 +1290,9 @@ static sluice_status define_table(parser *p, value *parent, const key_path *k, s
     value *v = e->value;
     const char *name = key_text(p, k);
     if (v->type == SLUICE_TOML_TABLE && v->origin == TABLE_IMPLICIT) {
-        v->origin = TABLE_HEADER;
-        locate(p, at, &v->line, &v->column);
+        v->origin = TABLE_HEADER; /* now placed at its header, not where it was implied */
+        v->line = last->at.line;
+        v->column = last->at.column;
         p->table = v;
         return SLUICE_OK;
     }
@@ -1281,8 +1312,9 @@ static sluice_status define_table(parser *p, value *parent, const key_path *k, s
                 type_article(v->type), sluice_toml_type_name(v->type), e->line);
 }
 
-/* Appends a table to the array of tables [[k]] in parent, creating the array if new. */
-static sluice_status append_table(parser *p, value *parent, const key_path *k, size_t at)
+/* Appends a table to the array of tables [[k]] in parent, creating the array if new. Both sit at
+ * the '[[' (config.c reports a missing key of an element there). */
+static sluice_status append_table(parser *p, value *parent, const key_path *k, place at)
 {
     const key_part *last = &k->parts[k->count - 1];
     entry *e = table_find(parent, last->text, last->len);
@@ -1318,6 +1350,7 @@ static sluice_status parse_header(parser *p)
 {
     token open = peek(p, SLUICE_TOML_LEX_KEY);
     bool aot = open.end < p->len && p->src[open.end] == '[';
+    place at = place_of(p, open.start);
     p->pos = open.end + (aot ? 1 : 0);
     key_path k;
     sluice_status st = parse_key(p, &k);
@@ -1336,7 +1369,7 @@ static sluice_status parse_header(parser *p)
     st = walk_header(p, &k, &parent);
     if (st != SLUICE_OK)
         return st;
-    return aot ? append_table(p, parent, &k, open.start) : define_table(p, parent, &k, open.start);
+    return aot ? append_table(p, parent, &k, at) : define_table(p, parent, &k);
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -1425,7 +1458,7 @@ sluice_status sluice_toml_parse(sluice_arena *arena,
         p.pos = 3;
         p.cur_off = 3;
     }
-    p.root = new_value(&p, SLUICE_TOML_TABLE, TABLE_HEADER, 0, p.base);
+    p.root = new_value(&p, SLUICE_TOML_TABLE, TABLE_HEADER, 0, place_of(&p, p.base));
     if (p.root == NULL)
         return fail_nomem(&p);
     p.table = p.root;

@@ -51,7 +51,9 @@ sluice_toml_type sluice_toml_type_of(const sluice_toml_value *value);
  * "local time", "array", "table" — for error messages. */
 const char *sluice_toml_type_name(sluice_toml_type type);
 
-/* 1-based position where the value starts in the source (tables: their header or first key). */
+/* 1-based position where the value starts in the source. Tables: the last key of their header
+ * ("b" in [a.b]) or the key that created them (dotted keys, implicit parents); each [[a.b]]
+ * element and its array: the '[['; the root: 1:1. */
 size_t sluice_toml_line(const sluice_toml_value *value);
 size_t sluice_toml_column(const sluice_toml_value *value);
 

@@ -249,13 +249,30 @@ static bool host_allowed(const sluice_http_server *http, const char *host)
     return false;
 }
 
+/* An allowlist entry without a port matches that scheme and host on any port, as for Host
+ * entries and as docs/config.md promises (the config's loopback defaults carry no port). */
+static bool origin_matches(const char *allowed, const char *origin)
+{
+    size_t n = strlen(allowed);
+    if (strncasecmp(allowed, origin, n) != 0)
+        return false;
+    if (origin[n] == '\0')
+        return true;
+    const char *authority = strstr(allowed, "://");
+    if (origin[n] != ':' || authority == NULL)
+        return false;
+    authority += 3;
+    size_t host = host_part(authority);
+    return host > 0 && authority[host] == '\0' && port_ok(origin + n);
+}
+
 static bool origin_allowed(const sluice_http_server *http, const char *origin)
 {
     if (origin == NULL)
         return true; /* not a browser request */
     if (http->allowed_origin_count > 0) {
         for (size_t i = 0; i < http->allowed_origin_count; i++)
-            if (strcasecmp(http->allowed_origins[i], origin) == 0)
+            if (origin_matches(http->allowed_origins[i], origin))
                 return true;
         return false;
     }

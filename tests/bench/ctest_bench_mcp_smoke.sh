@@ -6,7 +6,7 @@ set -euo pipefail
 : "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"
 out="$SLUICE_BUILD_DIR/bench-smoke/mcp.json"
 rm -f "$out"
-transports="stdio"
+transports="stdio http"
 CALLS=300 WARMUP=30 TRANSPORTS="$transports" BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
     bash "$SLUICE_SOURCE_DIR/bench/mcp/run.sh"
 jq -e --arg ts "$transports" '

@@ -11,4 +11,4 @@ export SLUICE_BUILD_DIR
 # Same Node as the conformance suite (22), from tests/node.
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 cd "$SLUICE_SOURCE_DIR/tests/e2e"
-exec node --test --test-reporter=spec --test-concurrency=1 mcp_core.test.mjs stdio_transport.test.mjs
+exec node --test --test-reporter=spec --test-concurrency=1 mcp_core.test.mjs stdio_transport.test.mjs http_transport.test.mjs

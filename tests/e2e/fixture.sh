@@ -44,7 +44,7 @@ fixture_start() {
 fixture_stop() {
     if [ -n "${FIXTURE_PID:-}" ] && kill -0 "$FIXTURE_PID" 2>/dev/null; then
         kill "$FIXTURE_PID" 2>/dev/null
-        wait "$FIXTURE_PID" 2>/dev/null
+        wait "$FIXTURE_PID" 2>/dev/null || true # killed: non-zero by design
     fi
     FIXTURE_PID=
 }

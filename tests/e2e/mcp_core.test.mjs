@@ -15,7 +15,7 @@ const FIXTURE_TOOLS = 16;
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-for (const kind of ["stdio"]) {
+for (const kind of ["stdio", "http"]) {
   describe(`SDK client over ${kind}`, () => {
     let fixture;
     let conn;

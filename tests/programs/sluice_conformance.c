@@ -7,21 +7,27 @@
  * `test_cancel_stats` (outputSchema + structuredContent) and `--extra-tools N` fillers so tool
  * listings span several pages. Server settings (name, timeouts, the stdio identity) come from a
  * config file (tests/conformance/conformance.toml) when --config is given.
+ * Not registered: test_reconnection (pending scenario server-sse-polling): it must close its own
+ * request's SSE stream mid-call, and a handler has no way to reach the transport.
  * Does not own: any protocol behaviour (mcp/server.c) or wire handling (transport/).
  *
  *   sluice_conformance --stdio [--config FILE] [--extra-tools N]
+ *   sluice_conformance --http HOST:PORT [--config FILE] [--extra-tools N] [--max-body BYTES]
+ * Over HTTP it runs until SIGTERM or SIGINT; --http and --max-body override the config.
  */
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
 #include "mcp/server.h"
 #include "sluice/sluice.h"
+#include "transport/http.h"
 #include "transport/stdio.h"
 
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -657,8 +663,10 @@ static sluice_status build_fixture(sluice_mcp_server *server, long extra_tools, 
 
 typedef struct fixture_options {
     bool stdio;
+    const char *http_listen; /* "host:port"; NULL: [server] listen */
     const char *config_path; /* NULL: built-in defaults */
     long extra_tools;
+    long max_body; /* 0: [server] max_body_bytes */
 } fixture_options;
 
 static bool parse_long(const char *s, long lo, long hi, long *out)
@@ -684,19 +692,22 @@ static bool parse_args(int argc, char **argv, fixture_options *o)
             continue;
         }
         bool ok = strcmp(a, "--config") == 0 ? (o->config_path = v) != NULL
+                  : strcmp(a, "--http") == 0 ? (o->http_listen = v) != NULL
                   : strcmp(a, "--extra-tools") == 0
                       ? parse_long(v, 0, FIXTURE_MAX_EXTRA_TOOLS, &o->extra_tools)
-                      : false;
+                  : strcmp(a, "--max-body") == 0 ? parse_long(v, 1024, 64L << 20, &o->max_body)
+                                                 : false;
         if (!ok) {
             return false;
         }
         i++;
     }
-    return o->stdio;
+    return o->stdio != (o->http_listen != NULL);
 }
 
 /* The stdio caller is who [identity] says (the config default is "local"). */
-static sluice_status serve(sluice_mcp_server *server, const sluice_config *cfg, sluice_error *err)
+static sluice_status
+serve_stdio(sluice_mcp_server *server, const sluice_config *cfg, sluice_error *err)
 {
     sluice_identity who = {
         .user_id = cfg->identity.user,
@@ -705,6 +716,75 @@ static sluice_status serve(sluice_mcp_server *server, const sluice_config *cfg, 
         .method = "stdio-config",
     };
     return sluice_stdio_serve(server, &who, err);
+}
+
+/* Set by SIGTERM/SIGINT: the only way the HTTP fixture ends. */
+static volatile sig_atomic_t stop_requested;
+
+static void on_stop_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+/* Splits "host:port" ("[::1]:port" for IPv6) into host (in arena) and port. */
+static bool split_listen(sluice_arena *arena, const char *listen, const char **host, uint16_t *port)
+{
+    const char *colon = strrchr(listen, ':');
+    long p = 0;
+    if (!colon || !parse_long(colon + 1, 0, 65535, &p)) {
+        return false;
+    }
+    const char *h = listen;
+    size_t len = (size_t)(colon - listen);
+    if (len >= 2 && h[0] == '[' && h[len - 1] == ']') {
+        h++;
+        len -= 2;
+    }
+    *host = sluice_arena_strndup(arena, h, len);
+    *port = (uint16_t)p;
+    return *host != NULL && len > 0;
+}
+
+/* Serves the [server] settings, with --http and --max-body on top, until a stop signal. */
+static sluice_status serve_http(sluice_mcp_server *server,
+                                const sluice_config *cfg,
+                                const fixture_options *o,
+                                sluice_arena *arena,
+                                sluice_error *err)
+{
+    const sluice_config_server *s = &cfg->server;
+    sluice_http_options http = {
+        .bind_address = s->listen_host,
+        .port = s->listen_port,
+        .allowed_origins = s->allowed_origins.items,
+        .allowed_origin_count = s->allowed_origins.count,
+        .allowed_hosts = s->allowed_hosts.items,
+        .allowed_host_count = s->allowed_hosts.count,
+        .max_body_bytes = o->max_body > 0 ? (size_t)o->max_body : s->max_body_bytes,
+        .max_sessions = s->max_sessions,
+        .session_idle_seconds = s->session_idle_seconds,
+    };
+    if (o->http_listen && !split_listen(arena, o->http_listen, &http.bind_address, &http.port)) {
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "--http wants HOST:PORT (e.g. 127.0.0.1:8808), got '%s'",
+                                o->http_listen);
+    }
+    sluice_http_server *running = NULL;
+    sluice_status st = sluice_http_start(server, &http, NULL, &running, err);
+    if (st != SLUICE_OK) {
+        return st;
+    }
+    fprintf(stderr, "sluice_conformance: listening on port %u\n",
+            (unsigned)sluice_http_port(running));
+    struct sigaction sa = { .sa_handler = on_stop_signal };
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGINT, &sa, NULL);
+    while (!stop_requested) {
+        sleep_ms(50);
+    }
+    sluice_http_stop(running);
+    return SLUICE_OK;
 }
 
 static sluice_status load_config(const fixture_options *o,
@@ -720,7 +800,8 @@ int main(int argc, char **argv)
 {
     fixture_options o;
     if (!parse_args(argc, argv, &o)) {
-        fprintf(stderr, "usage: sluice_conformance --stdio [--config FILE] [--extra-tools N]\n");
+        fprintf(stderr, "usage: sluice_conformance (--stdio | --http HOST:PORT) [--config FILE] "
+                        "[--extra-tools N] [--max-body BYTES]\n");
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -743,7 +824,8 @@ int main(int argc, char **argv)
         st = build_fixture(server, o.extra_tools, &err);
     }
     if (st == SLUICE_OK) {
-        st = serve(server, cfg, &err);
+        st =
+            o.stdio ? serve_stdio(server, cfg, &err) : serve_http(server, cfg, &o, err_arena, &err);
     }
     if (st != SLUICE_OK) {
         char *text = err_arena ? sluice_error_render(err_arena, &err, NULL, 0) : NULL;
