@@ -30,14 +30,15 @@ static const char fixture_ddl[] =
     "quarterly_revenue BIGINT, ticket_count INTEGER);"
     "CREATE VIEW customer_directory AS SELECT id, name, ssn FROM customers;"
     "CREATE MACRO leak(x) AS upper(x);"
-    "CREATE SEQUENCE seq;";
+    "CREATE SEQUENCE seq;"
+    "CREATE MACRO sneaky() AS current_setting('threads');";
 
 static duckdb_database fixture_db;
 static sluice_arena *fixture_arena;
 
 static const char *fixture_blocked[] = { "ssn", "customers.email" };
 
-static sluice_config_code_mode fixture_cm(void)
+static inline sluice_config_code_mode fixture_cm(void)
 {
     sluice_config_code_mode cm;
     memset(&cm, 0, sizeof(cm));
@@ -50,7 +51,7 @@ static sluice_config_code_mode fixture_cm(void)
     return cm;
 }
 
-static int fixture_open(void **state)
+static inline int fixture_open(void **state)
 {
     (void)state;
     duckdb_config cfg;
@@ -79,21 +80,21 @@ static int fixture_open(void **state)
     return s == DuckDBError ? -1 : 0;
 }
 
-static int fixture_close(void **state)
+static inline int fixture_close(void **state)
 {
     (void)state;
     duckdb_close(&fixture_db);
     return 0;
 }
 
-static int fixture_arena_new(void **state)
+static inline int fixture_arena_new(void **state)
 {
     (void)state;
     fixture_arena = sluice_arena_new();
     return fixture_arena == NULL ? -1 : 0;
 }
 
-static int fixture_arena_free(void **state)
+static inline int fixture_arena_free(void **state)
 {
     (void)state;
     sluice_arena_free(fixture_arena);
@@ -102,8 +103,8 @@ static int fixture_arena_free(void **state)
 }
 
 /* Analyzes sql with cm (NULL: the fixture's config); aborts the test on analyzer failure. */
-static const sluice_codefacts *fixture_analyze_with(const char *sql,
-                                                    const sluice_config_code_mode *cm)
+static inline const sluice_codefacts *fixture_analyze_with(const char *sql,
+                                                           const sluice_config_code_mode *cm)
 {
     sluice_config_code_mode def = fixture_cm();
     sluice_frontend_context fc;
@@ -122,14 +123,14 @@ static const sluice_codefacts *fixture_analyze_with(const char *sql,
     return facts;
 }
 
-static const sluice_codefacts *fixture_analyze(const char *sql)
+static inline const sluice_codefacts *fixture_analyze(const char *sql)
 {
     return fixture_analyze_with(sql, NULL);
 }
 
 /* The first violation with this rule, or NULL. */
-static const sluice_codefacts_violation *fixture_violation(const sluice_codefacts *f,
-                                                           const char *rule)
+static inline const sluice_codefacts_violation *fixture_violation(const sluice_codefacts *f,
+                                                                  const char *rule)
 {
     for (size_t i = 0; i < f->violation_count; i++)
         if (strcmp(f->violations[i].rule, rule) == 0)
@@ -137,7 +138,7 @@ static const sluice_codefacts_violation *fixture_violation(const sluice_codefact
     return NULL;
 }
 
-static void fixture_dump(const char *sql, const sluice_codefacts *f)
+static inline void fixture_dump(const char *sql, const sluice_codefacts *f)
 {
     fprintf(stderr, "--- %s\n", sql);
     for (size_t i = 0; i < f->violation_count; i++)
@@ -146,7 +147,7 @@ static void fixture_dump(const char *sql, const sluice_codefacts *f)
 }
 
 /* Reads a whole file into arena memory (NUL-terminated); NULL when unreadable. */
-static char *fixture_read_file(const char *path)
+static inline char *fixture_read_file(const char *path)
 {
     FILE *fp = fopen(path, "rb");
     if (fp == NULL)

@@ -84,8 +84,9 @@ static void test_sql_refuses_two_statements_naming_the_second(void **state)
     const sluice_codefacts *f = fixture_analyze("SELECT 1;\n-- harmless?\nDELETE FROM orders");
     const sluice_codefacts_violation *v = fixture_violation(f, "multiple_statements");
     assert_non_null(v);
-    assert_string_equal(v->message,
-                        "exactly one statement is allowed; found 2 (the second starts at line 3)");
+    assert_string_equal(
+        v->message,
+        "exactly one statement is allowed; found 2 (the second starts at line 3, column 1)");
     assert_int_equal(v->line, 3);
     assert_int_equal(v->column, 1);
 }
@@ -155,6 +156,38 @@ static void test_sql_hash_of_non_select_uses_tokens(void **state)
     const sluice_codefacts *f = fixture_analyze("DELETE  FROM orders -- x\n WHERE id = 1;");
     assert_string_equal(f->canonical, "sql/tokens/1\ndelete from orders where id = 1");
     assert_string_not_equal(f->code_hash, hash_of("DELETE FROM orders WHERE id = 2"));
+}
+
+static void test_sql_frontend_vtable_hash(void **state)
+{
+    (void)state;
+    const sluice_frontend *fe = sluice_sql_frontend();
+    assert_string_equal(fe->language, "sql");
+    sluice_config_code_mode cm = fixture_cm();
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    char hex[65];
+    sluice_error err;
+    const char *sql = "SELECT id FROM orders LIMIT 2";
+    assert_int_equal(fe->canonical_hash(fixture_arena, sql, strlen(sql), &fc, hex, &err),
+                     SLUICE_OK);
+    assert_string_equal(hex, hash_of(sql));
+    assert_int_equal(fe->canonical_hash(fixture_arena, "SELEC 1", 7, &fc, hex, &err),
+                     SLUICE_E_INVALID);
+    assert_int_equal(err.line, 1);
+    assert_int_equal(err.column, 1);
+}
+
+static void test_sql_nul_byte_is_refused(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    const char sql[] = "SELECT 1\0; DROP TABLE orders";
+    assert_int_equal(sluice_sql_analyze(fixture_arena, sql, sizeof(sql) - 1, NULL, &fc, &f, &err),
+                     SLUICE_OK);
+    assert_non_null(fixture_violation(f, "syntax_error"));
 }
 
 typedef struct seed_case {
@@ -263,6 +296,8 @@ int main(void)
         T(test_sql_hash_ignores_whitespace_comments_and_keyword_case),
         T(test_sql_hash_changes_with_any_literal),
         T(test_sql_hash_of_non_select_uses_tokens),
+        T(test_sql_frontend_vtable_hash),
+        T(test_sql_nul_byte_is_refused),
         T(test_sql_seed_examples),
         T(test_sql_seed000_facts),
         T(test_sql_seed003_explanation),

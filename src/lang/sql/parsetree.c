@@ -39,6 +39,8 @@ static const char *str(const json_t *node, const char *key)
 static void refuse_show(tree_walk *w, const json_t *node)
 {
     const char *what = str(node, "show_type");
+    if (strcmp(what, "SUMMARY") == 0)
+        what = "SUMMARIZE"; /* the keyword the reader wrote */
     sluice_codefacts_violate(w->ctx->facts, "statement_not_allowed", 0, 0,
                              "read the code-mode://schema resource for tables and columns; "
                              "aggregate with SELECT for statistics",

@@ -933,16 +933,40 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
     }
 }
 
+static bool has_parameters(const sluice_sql_ctx *ctx)
+{
+    size_t p = 0;
+    while (p < ctx->code_len) {
+        sluice_sql_token k;
+        size_t n = sluice_sql_lex(ctx->code, ctx->code_len, p, &k);
+        if (n == 0)
+            break;
+        if (k == SLUICE_SQL_TK_PARAM)
+            return true;
+        p += n;
+    }
+    return false;
+}
+
 sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared)
 {
     json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
     if (doc == NULL)
         return SLUICE_OK;
     if (json_is_true(json_object_get(doc, "error"))) {
-        sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
-                                 "check table and column names against the code-mode://schema "
-                                 "resource",
-                                 "%s", s_of(doc, "error_message"));
+        /* DuckDB cannot plan untyped parameters ("SELECT $1") and says so obscurely. */
+        if (has_parameters(ctx))
+            sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
+                                     "give each parameter a type, e.g. $1::INTEGER or "
+                                     "$name::VARCHAR",
+                                     "the analyzer cannot bind this statement's parameters "
+                                     "(DuckDB: %s)",
+                                     s_of(doc, "error_message"));
+        else
+            sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
+                                     "check table and column names against the "
+                                     "code-mode://schema resource",
+                                     "%s", s_of(doc, "error_message"));
         return SLUICE_OK;
     }
     const json_t *plans = json_object_get(doc, "plans");

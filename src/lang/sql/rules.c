@@ -28,13 +28,15 @@ static bool word_is(const char *t, size_t n, const char *w)
 }
 
 /* Token-level facts of a write (the parse tree serializer only takes SELECT): the target table
- * (the name after INTO / UPDATE / FROM / TABLE) and whether a WHERE appears outside parentheses. */
-static void write_facts(sluice_sql_ctx *ctx, bool *has_where)
+ * (the name after INTO / UPDATE / FROM / TABLE), whether a WHERE appears outside parentheses, and
+ * whether RETURNING appears anywhere (refused: its output is not lineage-checked). */
+static void write_facts(sluice_sql_ctx *ctx, bool *has_where, bool *has_returning)
 {
     const char *t = ctx->code;
     size_t len = ctx->code_len, p = 0, depth = 0;
     bool want_name = false, named = false;
     *has_where = false;
+    *has_returning = false;
     while (p < len) {
         sluice_sql_token k;
         size_t n = sluice_sql_lex(t, len, p, &k);
@@ -46,6 +48,8 @@ static void write_facts(sluice_sql_ctx *ctx, bool *has_where)
             depth--;
         else if (k == SLUICE_SQL_TK_WORD && depth == 0 && word_is(t + p, n, "where"))
             *has_where = true;
+        else if (k == SLUICE_SQL_TK_WORD && word_is(t + p, n, "returning"))
+            *has_returning = true;
         if (!named && (k == SLUICE_SQL_TK_WORD || k == SLUICE_SQL_TK_QUOTED)) {
             if (want_name && !word_is(t + p, n, "table") && !word_is(t + p, n, "from") &&
                 !word_is(t + p, n, "only")) {
@@ -119,8 +123,8 @@ static void check_write(sluice_sql_ctx *ctx)
 {
     const sluice_config_code_mode *cm = ctx->cm;
     sluice_codefacts *f = ctx->facts;
-    bool has_where;
-    write_facts(ctx, &has_where);
+    bool has_where, has_returning;
+    write_facts(ctx, &has_where, &has_returning);
     f->has_where = has_where;
     if (f->action == SLUICE_ACTION_WRITE && !cm->sql_allow_writes)
         sluice_codefacts_violate(f, "sql_allow_writes", 0, 0,
@@ -138,7 +142,7 @@ static void check_write(sluice_sql_ctx *ctx)
         sluice_codefacts_violate(f, "sql_require_where_on_writes", 0, 0,
                                  "add a WHERE clause naming the rows to change",
                                  "%s without WHERE would touch every row", f->statement_kind);
-    if (ctx->result_columns > 0)
+    if (has_returning)
         sluice_codefacts_violate(f, "statement_not_allowed", 0, 0,
                                  "remove RETURNING and read the rows with a SELECT",
                                  "RETURNING is not analyzed for blocked fields; the statement "

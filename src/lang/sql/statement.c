@@ -198,8 +198,8 @@ static void count_violation(sluice_sql_ctx *ctx, size_t count)
         sluice_codefacts_violate(ctx->facts, "multiple_statements", line, column,
                                  "send one statement per validate_code call",
                                  "exactly one statement is allowed; found %zu (the second "
-                                 "starts at line %zu)",
-                                 count, line);
+                                 "starts at line %zu, column %zu)",
+                                 count, line, column);
     else
         sluice_codefacts_violate(ctx->facts, "multiple_statements", 0, 0,
                                  "send one statement per validate_code call",

@@ -1,0 +1,3 @@
+-- rule: statement_not_allowed
+-- message: SUMMARIZE is not allowed
+SUMMARIZE customers
