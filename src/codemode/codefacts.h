@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The unified business action (Read < Write < Delete < Admin in severity). */
+/* The unified business action (Read < Write < Delete < Admin in severity). The numbers are
+ * signed into approval tokens (token.h): append only, never renumber. */
 typedef enum sluice_action {
     SLUICE_ACTION_READ = 0,
     SLUICE_ACTION_WRITE = 1,

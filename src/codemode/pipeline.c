@@ -21,6 +21,7 @@
 #include "lang/sql/sql.h"
 
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -37,6 +38,7 @@ struct sluice_codemode {
     const sluice_frontend *frontend;
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
+    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -232,8 +234,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
         json_object_set_new(fields, "session", json_string(caller->session_id));
         json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
         st = sluice_audit_append(cm->audit, fields, arena, err);
-        if (st != SLUICE_OK)
+        if (st != SLUICE_OK) {
+            atomic_store(&cm->audit_broken, true);
             sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
+        }
     }
     json_decref(fields);
     return st;
@@ -574,6 +578,10 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                                       char **out_text,
                                       sluice_error *err)
 {
+    if (atomic_load(&cm->audit_broken))
+        return sluice_error_set(err, arena, SLUICE_E_IO,
+                                "the audit log cannot be written, so nothing runs until an "
+                                "administrator repairs it (sluice audit verify)");
     char *vars = variables_text(variables);
     sluice_codefacts *f = NULL;
     sluice_status st = analyze(cm, arena, code, code_len, vars, &f, err);
@@ -606,11 +614,20 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     st = check_approval(cm, arena, caller, f, risk, hooks, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
-    if (sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now) != SLUICE_OK) {
+    sluice_status used = sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now);
+    if (used == SLUICE_E_DENIED) {
         sluice_error_set(err, arena, SLUICE_E_TOKEN,
                          "this approval token was already used; tokens run once. Call "
                          "validate_code again to get a new one");
         return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
+    }
+    if (used != SLUICE_OK) {
+        /* Without a durable record of the use, a replay after a restart could not be refused. */
+        sluice_error_set(err, arena, SLUICE_E_IO,
+                         "the server could not record that this token was used (%s), so it "
+                         "refuses to run it; tell the administrator",
+                         sluice_status_name(used));
+        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
     }
     sluice_exec_result r = { 0 };
     st = run(cm, arena, caller, code, code_len, variables, f, hooks, &r, err);
