@@ -9,7 +9,8 @@
 #include <string.h>
 
 #define WIRE_PREFIX "sl1."
-#define MAC_CONTEXT "sluice-token-v1" /* with its NUL: domain separation for the MAC input */
+/* With its NUL: domain separation for the MAC input (tag-token-mac-input: fuzz_token.c too). */
+#define MAC_CONTEXT "sluice-token-v1"
 
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
 #define PAYLOAD_MAX                                                                   \

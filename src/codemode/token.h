@@ -16,6 +16,8 @@
  *     u8 version(=1) | u8 n + key_id | 16 token_id | 32 code_hash | u16 n + user_id |
  *     u16 n + session_id | u16 n + server_id | 32 context_hash | 32 variables_hash |
  *     u8 action | u8 risk | i64 issued_at | i64 expires_at
+ * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
+ * they are signed into live tokens, so those enums must never be renumbered.
  */
 #ifndef SLUICE_CODEMODE_TOKEN_H
 #define SLUICE_CODEMODE_TOKEN_H

@@ -2,18 +2,11 @@
  * test_token.c — approval tokens: round trip, every bound claim, tampering, hostile text,
  * expiry, unknown keys and rotation.
  */
-/* cmocka needs these before it: keep this order. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "codemode/token.h"
+#include "unit.h"
+
 #include <stdio.h>
 #include <string.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include "codemode/token.h"
 
 #define NOW 1800000000
 
