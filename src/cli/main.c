@@ -11,10 +11,12 @@
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
 int sluice_cmd_config(int argc, char **argv);
+int sluice_cmd_demo_db(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
 
 static const sluice_command commands[] = {
     { "config", "check a configuration file", sluice_cmd_config },
+    { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { NULL, NULL, NULL },
 };

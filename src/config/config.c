@@ -2127,6 +2127,24 @@ const char *sluice_risk_name(sluice_risk risk)
     return (unsigned)risk < 4 ? risk_names[risk] : "unknown";
 }
 
+static void each_key(const section_spec *spec,
+                     void (*fn)(const char *table, const char *key, bool built, void *ctx),
+                     void *ctx)
+{
+    for (size_t i = 0; i < spec->key_count; i++) {
+        const key_spec *k = &spec->keys[i];
+        fn(spec->path != NULL ? spec->path : "", k->name, k->status == KEY_BUILT, ctx);
+        if (k->sub != NULL)
+            each_key(k->sub, fn, ctx);
+    }
+}
+
+void sluice_config_each_key(void (*fn)(const char *table, const char *key, bool built, void *ctx),
+                            void *ctx)
+{
+    each_key(&root_section, fn, ctx);
+}
+
 bool sluice_config_error_quotes_secret(const sluice_error *err)
 {
     return err != NULL && err->message != NULL &&

@@ -217,6 +217,12 @@ sluice_status sluice_config_defaults(sluice_config **out);
 
 void sluice_config_free(sluice_config *config);
 
+/* Calls fn once per key sluice recognises: table is its table's path ("code_mode",
+ * "tools.parameters"; "" for the top-level tables themselves), built is false for keys refused
+ * until their feature lands (and for inline secrets). For docs checks and tooling. */
+void sluice_config_each_key(void (*fn)(const char *table, const char *key, bool built, void *ctx),
+                            void *ctx);
+
 /* True when err refuses a secret written inline in the file: render it without the source text
  * (sluice_error_render(arena, err, NULL, 0)) so the secret is not echoed to terminals and logs. */
 bool sluice_config_error_quotes_secret(const sluice_error *err);

@@ -327,14 +327,21 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
         return text_json(out);
     }
     case DUCKDB_TYPE_HUGEINT: {
+        /* sum() of integers is HUGEINT: keep it a number while it fits, text beyond. */
+        duck_i128 v = hugeint_of(((duckdb_hugeint *)data)[row]);
+        if (v >= INT64_MIN && v <= INT64_MAX)
+            return json_integer((json_int_t)v);
         char out[48];
-        i128_text(out, sizeof(out), hugeint_of(((duckdb_hugeint *)data)[row]));
+        i128_text(out, sizeof(out), v);
         return text_json(out);
     }
     case DUCKDB_TYPE_UHUGEINT: {
         duckdb_uhugeint h = ((duckdb_uhugeint *)data)[row];
+        duck_u128 v = ((duck_u128)h.upper << 64) | h.lower;
+        if (v <= INT64_MAX)
+            return json_integer((json_int_t)v);
         char out[48];
-        u128_text(out, sizeof(out), ((duck_u128)h.upper << 64) | h.lower, false);
+        u128_text(out, sizeof(out), v, false);
         return text_json(out);
     }
     case DUCKDB_TYPE_FLOAT:

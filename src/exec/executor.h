@@ -70,8 +70,9 @@ typedef struct sluice_exec_column {
 
 /* Result of one execution; all memory in the request arena (rows are released with it).
  * Values are JSON-typed: integers, doubles, strings, booleans, null; dates and timestamps as ISO
- * 8601 strings; DECIMAL as a number when it fits a double exactly, else a string; HUGEINT and
- * UHUGEINT as strings; LIST/ARRAY as arrays; STRUCT as objects; MAP as an array of
+ * 8601 strings; DECIMAL with scale 0 as an integer, else an exact decimal string; integers
+ * beyond 64 bits (HUGEINT, UHUGEINT, UBIGINT) as exact decimal strings, smaller ones as numbers;
+ * LIST/ARRAY as arrays; STRUCT as objects; MAP as an array of
  * {"key":..,"value":..}; BLOB as base64; anything else as its VARCHAR text. */
 typedef struct sluice_exec_result {
     sluice_exec_column *columns;

@@ -461,6 +461,63 @@ static void test_config_relative_paths_without_dir_stay_relative(void **state)
     sluice_arena_free(arena);
 }
 
+typedef struct docs_check {
+    const char *docs;
+    size_t keys, missing;
+} docs_check;
+
+/* The section of docs/config.md for a table starts at its "## [name]" / "## [[name]]" heading. */
+static const char *docs_section(const char *docs, const char *table)
+{
+    char top[64];
+    size_t n = strcspn(table, ".");
+    snprintf(top, sizeof top, "## [%.*s]", (int)n, table);
+    const char *at = strstr(docs, top);
+    if (at == NULL) {
+        snprintf(top, sizeof top, "## [[%.*s]]", (int)n, table);
+        at = strstr(docs, top);
+    }
+    return at;
+}
+
+static void check_documented(const char *table, const char *key, bool built, void *ctx)
+{
+    docs_check *c = ctx;
+    char row[96], nested[128];
+    snprintf(row, sizeof row, "| `%s` |", key);
+    snprintf(nested, sizeof nested, "[[%s.%s]]`", table, key);
+    const char *section = docs_section(c->docs, table[0] != '\0' ? table : key);
+    bool ok = section != NULL &&
+              (table[0] == '\0' || strstr(section, row) != NULL || strstr(section, nested) != NULL);
+    /* Keys refused until their feature lands must say so in the docs. */
+    if (ok && !built && table[0] != '\0') {
+        const char *r =
+            strstr(section, row) != NULL ? strstr(section, row) : strstr(section, nested);
+        const char *eol = strchr(r, '\n');
+        const char *nb = strstr(r, "not built");
+        const char *refused = strstr(r, "refused");
+        ok = (nb != NULL && nb < eol) || (refused != NULL && refused < eol);
+    }
+    if (!ok) {
+        print_error("docs/config.md does not document %s%s%s%s\n", table, table[0] ? "." : "", key,
+                    built ? "" : " as not built");
+        c->missing++;
+    }
+    c->keys++;
+}
+
+static void test_config_docs_list_every_key(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    docs_check c = { .docs = slurp(arena, SLUICE_SOURCE_DIR "/docs/config.md") };
+    sluice_config_each_key(check_documented, &c);
+    print_message("%zu keys documented\n", c.keys);
+    assert_true(c.keys > 90);
+    assert_int_equal(c.missing, 0);
+    sluice_arena_free(arena);
+}
+
 static void test_suggest_distance_counts_typos(void **state)
 {
     (void)state;
@@ -507,6 +564,7 @@ int main(void)
         cmocka_unit_test(test_config_resource_file_must_be_small_and_regular),
         cmocka_unit_test(test_config_listen_accepts_ipv4_and_bracketed_ipv6),
         cmocka_unit_test(test_config_relative_paths_without_dir_stay_relative),
+        cmocka_unit_test(test_config_docs_list_every_key),
         cmocka_unit_test(test_suggest_distance_counts_typos),
         cmocka_unit_test(test_suggest_picks_closest_within_threshold),
     };

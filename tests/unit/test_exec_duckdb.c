@@ -3,17 +3,10 @@
  * hold on its own (files, extensions, settings, statements, process functions), limits must
  * stop real queries, variables stay data, values convert, and errors can hide blocked values.
  */
-/* cmocka needs these first, in this order */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
 #include "exec/duckdb.h"
 #include "exec/values.h"
 #include "exec_test_util.h"
+#include "unit.h"
 
 #include <duckdb.h>
 
@@ -361,7 +354,8 @@ static void test_value_types_convert(void **state)
                "SELECT 170141183460469231731687303715884105727::HUGEINT, "
                "-170141183460469231731687303715884105727::HUGEINT, 0::HUGEINT",
                "[[\"170141183460469231731687303715884105727\","
-               "\"-170141183460469231731687303715884105727\",\"0\"]]");
+               "\"-170141183460469231731687303715884105727\",0]]");
+    expect_row(f, "SELECT sum(n) FROM nums", "[[4950]]"); /* sum() is HUGEINT */
     expect_row(f,
                "SELECT DATE '2026-04-01', TIME '10:11:12.5', TIMESTAMP '2026-04-01 10:11:12', "
                "TIMESTAMP '2026-04-01 10:11:12.123456', 'infinity'::DATE",

@@ -4,17 +4,10 @@
  * hardening itself; limits stop real queries; variables stay data; the read collector reports
  * what SQLite reads.
  */
-/* cmocka needs these first, in this order */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <cmocka.h>
-/* clang-format on */
 #include "exec/sqlite.h"
 #include "exec/values.h"
 #include "exec_test_util.h"
+#include "unit.h"
 
 #include <sqlite3.h>
 
