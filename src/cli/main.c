@@ -10,13 +10,19 @@
 #include <string.h>
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
+int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
 int sluice_cmd_demo_db(int argc, char **argv);
+int sluice_cmd_keygen(int argc, char **argv);
+int sluice_cmd_policy(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
 
 static const sluice_command commands[] = {
+    { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
     { "config", "check a configuration file", sluice_cmd_config },
     { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
+    { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
+    { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { NULL, NULL, NULL },
 };

@@ -647,7 +647,7 @@ static cedar_expr *parse_primary(parser *p)
     cedar_expr *e;
     switch (p->tok.kind) {
     case TK_INT: {
-        uint64_t v;
+        uint64_t v = 0;
         if (!int_value(p, &v))
             return NULL;
         if (v > (uint64_t)INT64_MAX) {
@@ -767,7 +767,7 @@ static cedar_expr *parse_unary(parser *p)
     cedar_token after = sluice_cedar_lex(p->text, p->len, p->tok.off + p->tok.len);
     if (op == TK_MINUS && count > 0 && p->tok.kind == TK_INT && after.kind != TK_DOT &&
         after.kind != TK_LBRACKET) {
-        uint64_t v;
+        uint64_t v = 0;
         if (!int_value(p, &v))
             return NULL;
         advance(p);

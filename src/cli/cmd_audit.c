@@ -1,0 +1,45 @@
+/*
+ * cmd_audit.c — `sluice audit verify FILE`: check an audit log's hash chain.
+ *
+ * Prints "FILE: N records, chain intact" (exit 0) or "FILE:LINE: <what is wrong>" (exit 1);
+ * exit 3 when the file cannot be read. Does not own the checking (codemode/audit.h).
+ */
+#include "cli/cli.h"
+#include "codemode/audit.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+int sluice_cmd_audit(int argc, char **argv);
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: sluice audit verify FILE\n"
+                 "  checks that no record of the audit log FILE was edited, removed, reordered\n"
+                 "  or cut off the end (using FILE.head)\n");
+}
+
+int sluice_cmd_audit(int argc, char **argv)
+{
+    if (argc == 2 && (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0)) {
+        usage(stdout);
+        return SLUICE_EXIT_OK;
+    }
+    if (argc != 3 || strcmp(argv[1], "verify") != 0) {
+        usage(stderr);
+        return SLUICE_EXIT_USAGE;
+    }
+    const char *path = argv[2];
+    sluice_audit_report report;
+    sluice_status st = sluice_audit_verify(path, &report);
+    if (st == SLUICE_OK) {
+        printf("%s: %" PRIu64 " records, chain intact\n", path, report.records);
+        return SLUICE_EXIT_OK;
+    }
+    if (report.line > 0)
+        printf("%s:%zu: %s\n", path, report.line, report.what);
+    else
+        printf("%s: %s\n", path, report.what);
+    return st == SLUICE_E_IO ? SLUICE_EXIT_RUNTIME : SLUICE_EXIT_FAIL;
+}

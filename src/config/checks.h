@@ -1,0 +1,72 @@
+/*
+ * checks.h — the checks of particular keys and sections (config-internal).
+ *
+ * Owns: value checks hung on key rows (listen address, origins, hosts, environment variable
+ * names, SHA-256 digests, DuckDB memory sizes, mime types, URIs) and the cross-checks that run
+ * once a table is decoded ([[api_keys]], [database], [code_mode] secrets, [[tools]] and their
+ * $placeholders, [[prompts]] and their {{arguments}}, [[resources]] and their files), plus the
+ * bounded file reader they share with config.c. Does not own: the key tables (config.c) or the
+ * generic decoder (keys.c).
+ */
+#ifndef SLUICE_CONFIG_CHECKS_H
+#define SLUICE_CONFIG_CHECKS_H
+
+#include "config/keys.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* Row checks (sluice_key_check_fn). */
+sluice_status sluice_checks_listen(sluice_keys_loader *ld,
+                                   const sluice_toml_value *v,
+                                   const char *key,
+                                   void *obj);
+sluice_status sluice_checks_origins(sluice_keys_loader *ld,
+                                    const sluice_toml_value *v,
+                                    const char *key,
+                                    void *obj);
+sluice_status
+sluice_checks_hosts(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj);
+sluice_status sluice_checks_env_name(sluice_keys_loader *ld,
+                                     const sluice_toml_value *v,
+                                     const char *key,
+                                     void *obj);
+sluice_status sluice_checks_sha256(sluice_keys_loader *ld,
+                                   const sluice_toml_value *v,
+                                   const char *key,
+                                   void *obj);
+sluice_status sluice_checks_memory_limit(sluice_keys_loader *ld,
+                                         const sluice_toml_value *v,
+                                         const char *key,
+                                         void *obj);
+sluice_status
+sluice_checks_mime(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj);
+sluice_status
+sluice_checks_uri(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj);
+
+/* Section cross-checks (sluice_section_spec.finish). */
+sluice_status
+sluice_checks_api_key(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status sluice_checks_tool(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_param(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_prompt(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_resource(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+
+/* Reads a whole file of at most max bytes into arena (NUL-terminated). Returns 0, an errno
+ * value, EFBIG when the file is larger than max, EAGAIN when it grew while being read, or
+ * EINVAL when it is not a regular file and regular_only is set (a FIFO would block forever). */
+int sluice_checks_read_file(sluice_arena *arena,
+                            const char *path,
+                            size_t max,
+                            bool regular_only,
+                            char **out,
+                            size_t *out_len);
+
+#endif

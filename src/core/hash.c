@@ -1,0 +1,129 @@
+/*
+ * hash.c — SHA-256, hex and constant-time comparison over libsodium (see hash.h).
+ */
+#include "core/hash.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <sodium.h>
+#include <string.h>
+
+_Static_assert(sizeof(crypto_hash_sha256_state) <= sizeof(((sluice_hash_state *)0)->opaque),
+               "sluice_hash_state too small for libsodium's state");
+_Static_assert(crypto_hash_sha256_BYTES == SLUICE_HASH_BYTES, "SHA-256 is 32 bytes");
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static int init_result = -1; /* written once under init_once; read after it */
+
+static void init_sodium(void)
+{
+    init_result = sodium_init(); /* 0 first time, 1 if already done, -1 on failure */
+}
+
+sluice_status sluice_hash_init(void)
+{
+    pthread_once(&init_once, init_sodium);
+    return init_result < 0 ? SLUICE_E_INTERNAL : SLUICE_OK;
+}
+
+void sluice_hash_sha256(const void *data, size_t len, uint8_t out[SLUICE_HASH_BYTES])
+{
+    static const unsigned char empty[1] = { 0 };
+    (void)sluice_hash_init();
+    crypto_hash_sha256(out, data != NULL ? data : empty, (unsigned long long)len);
+}
+
+void sluice_hash_start(sluice_hash_state *state)
+{
+    (void)sluice_hash_init();
+    crypto_hash_sha256_init((crypto_hash_sha256_state *)(void *)state->opaque);
+}
+
+void sluice_hash_update(sluice_hash_state *state, const void *data, size_t len)
+{
+    if (len == 0)
+        return;
+    crypto_hash_sha256_update((crypto_hash_sha256_state *)(void *)state->opaque, data,
+                              (unsigned long long)len);
+}
+
+void sluice_hash_finish(sluice_hash_state *state, uint8_t out[SLUICE_HASH_BYTES])
+{
+    crypto_hash_sha256_final((crypto_hash_sha256_state *)(void *)state->opaque, out);
+    sodium_memzero(state, sizeof(*state));
+}
+
+void sluice_hash_hex(const uint8_t *bytes, size_t len, char *out)
+{
+    static const char digits[] = "0123456789abcdef";
+    for (size_t i = 0; i < len; i++) {
+        out[2 * i] = digits[bytes[i] >> 4];
+        out[2 * i + 1] = digits[bytes[i] & 15];
+    }
+    out[2 * len] = '\0';
+}
+
+static int hex_value(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+sluice_status sluice_hash_unhex(const char *hex, size_t hex_len, uint8_t *out, size_t out_len)
+{
+    if (out_len > SIZE_MAX / 2 || hex_len != 2 * out_len)
+        return SLUICE_E_INVALID;
+    for (size_t i = 0; i < hex_len; i++) {
+        if (hex_value((unsigned char)hex[i]) < 0)
+            return SLUICE_E_INVALID;
+    }
+    for (size_t i = 0; i < out_len; i++) {
+        int hi = hex_value((unsigned char)hex[2 * i]);
+        int lo = hex_value((unsigned char)hex[2 * i + 1]);
+        out[i] = (uint8_t)(hi << 4 | lo);
+    }
+    return SLUICE_OK;
+}
+
+void sluice_hash_b64url_encode(const uint8_t *bytes, size_t len, char *out)
+{
+    (void)sluice_hash_init();
+    sodium_bin2base64(out, SLUICE_HASH_B64URL_CHARS(len) + 1, bytes, len,
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+}
+
+/* libsodium 1.0.18 decodes a byte with its high bit set like the same byte without it, which
+ * would give one token many spellings; so the alphabet is checked here first. */
+sluice_status
+sluice_hash_b64url_decode(const char *text, size_t len, uint8_t *out, size_t cap, size_t *out_len)
+{
+    if (len == 0)
+        return SLUICE_E_INVALID;
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)text[i];
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_'))
+            return SLUICE_E_INVALID;
+    }
+    (void)sluice_hash_init();
+    const char *end = NULL;
+    size_t n = 0;
+    errno = 0;
+    if (sodium_base642bin(out, cap, text, len, NULL, &n, &end,
+                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0)
+        return errno == ERANGE ? SLUICE_E_LIMIT : SLUICE_E_INVALID;
+    if (end != text + len)
+        return SLUICE_E_INVALID;
+    *out_len = n;
+    return SLUICE_OK;
+}
+
+bool sluice_hash_equal(const void *a, const void *b, size_t len)
+{
+    return sodium_memcmp(a, b, len) == 0;
+}

@@ -1,0 +1,61 @@
+/*
+ * hash.h — SHA-256, hex, base64url and constant-time comparison over libsodium.
+ *
+ * Owns: initialising libsodium once per process (thread-safe), one-shot and streaming SHA-256,
+ * lower-case hex and unpadded base64url encoding with strict (canonical-only) decoding, and
+ * equality that takes the same time whatever the bytes. Does not own: keys or MACs
+ * (codemode/secret.h), tokens (codemode/token.h).
+ */
+#ifndef SLUICE_CORE_HASH_H
+#define SLUICE_CORE_HASH_H
+
+#include "sluice/sluice.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define SLUICE_HASH_BYTES     32u
+#define SLUICE_HASH_HEX_CHARS 64u /* without the terminating NUL */
+
+/* Streaming state; opaque storage sized for libsodium's crypto_hash_sha256_state. */
+typedef struct sluice_hash_state {
+    _Alignas(16) unsigned char opaque[128];
+} sluice_hash_state;
+
+/* Initialises libsodium once (later calls are cheap and return the first result).
+ * SLUICE_E_INTERNAL when libsodium cannot start (no entropy source). Every function here and
+ * in codemode/secret.h calls it, so callers need not. */
+sluice_status sluice_hash_init(void);
+
+/* out = SHA-256(data[0..len)). data may be NULL when len is 0. */
+void sluice_hash_sha256(const void *data, size_t len, uint8_t out[SLUICE_HASH_BYTES]);
+
+/* Streaming form: start, feed any number of pieces, finish into out. */
+void sluice_hash_start(sluice_hash_state *state);
+void sluice_hash_update(sluice_hash_state *state, const void *data, size_t len);
+void sluice_hash_finish(sluice_hash_state *state, uint8_t out[SLUICE_HASH_BYTES]);
+
+/* Writes 2*len lower-case hex digits and a NUL into out (which holds 2*len+1 bytes). */
+void sluice_hash_hex(const uint8_t *bytes, size_t len, char *out);
+
+/* Decodes exactly out_len bytes from exactly 2*out_len hex digits (either case). SLUICE_E_INVALID
+ * on any other length or a non-hex byte; out is then untouched. */
+sluice_status sluice_hash_unhex(const char *hex, size_t hex_len, uint8_t *out, size_t out_len);
+
+/* Characters sluice_hash_b64url_encode writes for len bytes (no padding, without the NUL). */
+#define SLUICE_HASH_B64URL_CHARS(len) (((len) / 3u) * 4u + ((len) % 3u ? (len) % 3u + 1u : 0u))
+
+/* Writes unpadded base64url of bytes and a NUL into out (SLUICE_HASH_B64URL_CHARS(len) + 1). */
+void sluice_hash_b64url_encode(const uint8_t *bytes, size_t len, char *out);
+
+/* Decodes unpadded base64url text into out (cap bytes), *out_len = bytes written. Only the
+ * canonical spelling is accepted: alphabet [A-Za-z0-9_-], zero unused bits, no padding, nothing
+ * ignored, non-empty. SLUICE_E_INVALID otherwise; SLUICE_E_LIMIT when it does not fit. */
+sluice_status
+sluice_hash_b64url_decode(const char *text, size_t len, uint8_t *out, size_t cap, size_t *out_len);
+
+/* true when a and b (len bytes each) are equal, in time independent of their contents. */
+bool sluice_hash_equal(const void *a, const void *b, size_t len);
+
+#endif

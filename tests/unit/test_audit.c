@@ -1,0 +1,332 @@
+/*
+ * test_audit.c — the hash-chained audit log: an intact chain verifies; editing a byte, deleting
+ * a line, swapping two, cutting the tail or breaking a line is each found at the right line;
+ * reopening continues the chain and refuses a broken one.
+ */
+/* cmocka needs these before it: keep this order. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+/* clang-format on */
+
+#include "codemode/audit.h"
+#include "core/hash.h"
+
+static char dir[64];
+static char path[128];
+static char head[160];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/sluice-test-audit-XXXXXX");
+    if (mkdtemp(dir) == NULL)
+        return -1;
+    snprintf(path, sizeof path, "%s/audit.jsonl", dir);
+    snprintf(head, sizeof head, "%s.head", path);
+    return 0;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static int fresh_log(void **state)
+{
+    (void)state;
+    remove(path);
+    remove(head);
+    return 0;
+}
+
+/* Appends n events "validation" by user-<i> to the log at path. */
+static void write_events(int from, int n)
+{
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
+    for (int i = from; i < from + n; i++) {
+        json_t *event =
+            json_pack("{s:s, s:s, s:s, s:i, s:b}", "event", "validation", "who", "alice", "code",
+                      "SELECT 1 -- newline\nand \"quotes\"", "rows", i, "truncated", i % 2);
+        assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
+        json_decref(event);
+    }
+    assert_int_equal(sluice_audit_count(log), (uint64_t)(from + n - 1));
+    sluice_audit_close(log);
+}
+
+/* The log's lines, each with its newline; count in *n. */
+static char **read_lines(size_t *n)
+{
+    static char *lines[64];
+    static char store[64][1024];
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    *n = 0;
+    while (*n < 64 && fgets(store[*n], sizeof store[*n], f) != NULL) {
+        lines[*n] = store[*n];
+        (*n)++;
+    }
+    fclose(f);
+    return lines;
+}
+
+static void write_lines(char **lines, size_t n)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    for (size_t i = 0; i < n; i++)
+        fputs(lines[i], f);
+    fclose(f);
+}
+
+static void expect_broken(size_t line, const char *what)
+{
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_E_INVALID);
+    if (r.line != line || strstr(r.what, what) == NULL)
+        fail_msg("expected line %zu '%s', got line %zu '%s'", line, what, r.line, r.what);
+}
+
+static void test_audit_chain_intact(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 10);
+    assert_int_equal(r.line, 0);
+    size_t n;
+    char **lines = read_lines(&n);
+    assert_int_equal(n, 10);
+    assert_memory_equal(lines[0], "{\"seq\":1,\"ts\":\"", 15);
+    assert_non_null(strstr(lines[0], "\"prev\":\"000000000000000000000000000000000000000000000000"
+                                     "0000000000000000\",\"event\":\"validation\""));
+    /* The chain field is the hex SHA-256 of the previous line's bytes. */
+    uint8_t hash[SLUICE_HASH_BYTES];
+    char hex[SLUICE_HASH_HEX_CHARS + 1], want[100];
+    sluice_hash_sha256(lines[3], strlen(lines[3]) - 1, hash);
+    sluice_hash_hex(hash, SLUICE_HASH_BYTES, hex);
+    snprintf(want, sizeof want, "\"prev\":\"%s\"", hex);
+    assert_non_null(strstr(lines[4], want));
+    /* An empty log with no head is a valid empty chain. */
+    fresh_log(NULL);
+    FILE *f = fopen(path, "w");
+    fclose(f);
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 0);
+}
+
+static void test_audit_detects_edited_byte(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    char *who = strstr(lines[3], "alice");
+    who[4] = 'f'; /* "alicf" on line 4 */
+    write_lines(lines, n);
+    expect_broken(4, "record 4 was modified");
+}
+
+static void test_audit_detects_edited_last_line(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    strstr(lines[9], "\"rows\":10")[8] = '1'; /* rows 10 -> 11 */
+    write_lines(lines, n);
+    expect_broken(10, "record 10 was modified (its hash does not match the head file)");
+}
+
+/* Editing the prev field itself breaks both of that line's links: still blamed on that line. */
+static void test_audit_detects_edited_prev(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    char *prev = strstr(lines[5], "\"prev\":\"") + 8;
+    prev[10] = prev[10] == 'a' ? 'b' : 'a';
+    write_lines(lines, n);
+    expect_broken(6, "record 6 was modified");
+}
+
+static void test_audit_detects_deleted_line(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    memmove(&lines[4], &lines[5], (n - 5) * sizeof lines[0]); /* drop line 5 */
+    write_lines(lines, n - 1);
+    expect_broken(5, "seq is 6 where 5 was expected: records 5..5 are missing here");
+}
+
+static void test_audit_detects_swapped_lines(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    char *t = lines[6];
+    lines[6] = lines[7];
+    lines[7] = t;
+    write_lines(lines, n);
+    expect_broken(7, "seq is 8 where 7 was expected");
+}
+
+static void test_audit_detects_truncated_tail(void **state)
+{
+    (void)state;
+    write_events(1, 10);
+    size_t n;
+    char **lines = read_lines(&n);
+    write_lines(lines, n - 2);
+    expect_broken(9, "the log ends after record 8 but its head file records 10: the tail was "
+                     "truncated");
+    /* Cut inside a line. */
+    write_lines(lines, n);
+    FILE *f = fopen(path, "w");
+    for (size_t i = 0; i < n - 1; i++)
+        fputs(lines[i], f);
+    fwrite(lines[n - 1], 1, 20, f);
+    fclose(f);
+    expect_broken(10, "incomplete record (no newline at the end)");
+    /* Everything removed. */
+    f = fopen(path, "w");
+    fclose(f);
+    expect_broken(1, "the tail was truncated");
+}
+
+static void test_audit_detects_malformed_line(void **state)
+{
+    (void)state;
+    write_events(1, 5);
+    size_t n;
+    char **lines = read_lines(&n);
+    char garbage[] = "this is not json\n";
+    lines[2] = garbage;
+    write_lines(lines, n);
+    expect_broken(3, "malformed record");
+}
+
+static void test_audit_detects_missing_head(void **state)
+{
+    (void)state;
+    write_events(1, 3);
+    remove(head);
+    expect_broken(0, "is missing, so a truncated tail cannot be ruled out");
+}
+
+static void test_audit_reopen_continues_chain(void **state)
+{
+    (void)state;
+    write_events(1, 3);
+    write_events(4, 2);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 5);
+}
+
+static void test_audit_open_refuses_broken_chain(void **state)
+{
+    (void)state;
+    write_events(1, 5);
+    size_t n;
+    char **lines = read_lines(&n);
+    write_lines(lines, n - 1);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_audit *log = NULL;
+    sluice_error err;
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
+    assert_null(log);
+    assert_non_null(strstr(err.message, "the log ends at seq 4 but its head records seq 5"));
+    assert_non_null(strstr(err.message, "sluice audit verify"));
+    /* Head missing beside records. */
+    write_lines(lines, n);
+    remove(head);
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "is missing beside a non-empty log"));
+    sluice_arena_free(arena);
+}
+
+/* A crash between the log write and the head write leaves the head one behind: repaired. */
+static void test_audit_open_repairs_head_one_behind(void **state)
+{
+    (void)state;
+    write_events(1, 3);
+    char saved[512];
+    FILE *f = fopen(head, "r");
+    size_t len = fread(saved, 1, sizeof saved, f);
+    fclose(f);
+    write_events(4, 1);
+    f = fopen(head, "w");
+    fwrite(saved, 1, len, f);
+    fclose(f);
+    expect_broken(4, "not covered by the head file");
+    write_events(5, 1);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 5);
+}
+
+static void test_audit_rejects_reserved_fields(void **state)
+{
+    (void)state;
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err;
+    json_t *event = json_pack("{s:i}", "seq", 99);
+    assert_int_equal(sluice_audit_append(log, event, arena, &err), SLUICE_E_INVALID);
+    assert_string_equal(err.message, "audit event field 'seq' is reserved for the chain");
+    json_decref(event);
+    event = json_array();
+    assert_int_equal(sluice_audit_append(log, event, arena, &err), SLUICE_E_INVALID);
+    json_decref(event);
+    assert_int_equal(sluice_audit_count(log), 0);
+    sluice_audit_close(log);
+    sluice_arena_free(arena);
+}
+
+static void test_audit_second_writer_refused(void **state)
+{
+    (void)state;
+    sluice_audit *a = NULL, *b = NULL;
+    assert_int_equal(sluice_audit_open(path, &a, NULL, NULL), SLUICE_OK);
+    assert_int_equal(sluice_audit_open(path, &b, NULL, NULL), SLUICE_E_IO);
+    sluice_audit_close(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_audit_chain_intact, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_edited_byte, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_edited_last_line, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_edited_prev, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_deleted_line, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_swapped_lines, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_truncated_tail, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_malformed_line, fresh_log),
+        cmocka_unit_test_setup(test_audit_detects_missing_head, fresh_log),
+        cmocka_unit_test_setup(test_audit_reopen_continues_chain, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_refuses_broken_chain, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_repairs_head_one_behind, fresh_log),
+        cmocka_unit_test_setup(test_audit_rejects_reserved_fields, fresh_log),
+        cmocka_unit_test_setup(test_audit_second_writer_refused, fresh_log),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}

@@ -1,0 +1,294 @@
+/*
+ * test_secret.c — signing keys: format, minimum length, file permissions, the environment
+ * variable path, wiping of the text they came from, HMAC, keyring.
+ */
+/* cmocka needs these before it: keep this order. */
+/* clang-format off */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include <sodium.h>
+/* clang-format on */
+
+#include "codemode/secret.h"
+
+static char dir[64];
+
+static int make_dir(void **state)
+{
+    (void)state;
+    snprintf(dir, sizeof dir, "/tmp/sluice-test-secret-XXXXXX");
+    return mkdtemp(dir) == NULL ? -1 : 0;
+}
+
+static int remove_dir(void **state)
+{
+    (void)state;
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+/* A key line whose secret is n bytes of value v. */
+static void line_with(char *out, size_t cap, const char *id, size_t n, unsigned char v)
+{
+    uint8_t secret[128];
+    char b64[200];
+    memset(secret, v, n);
+    sodium_bin2base64(b64, sizeof b64, secret, n, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    snprintf(out, cap, "sluice-key-v1 %s %s\n", id, b64);
+}
+
+static sluice_status
+parse(const char *text, sluice_secret **key, sluice_arena *arena, sluice_error *err)
+{
+    char copy[512];
+    size_t len = strlen(text);
+    memcpy(copy, text, len);
+    return sluice_secret_parse(copy, len, "test", key, arena, err);
+}
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    assert_int_equal(chmod(path, mode), 0);
+}
+
+static void test_secret_accepts_generated_key(void **state)
+{
+    (void)state;
+    char line[SLUICE_SECRET_LINE_MAX];
+    assert_int_equal(sluice_secret_generate("prod-2026", line, sizeof line), SLUICE_OK);
+    sluice_secret *key = NULL;
+    assert_int_equal(parse(line, &key, NULL, NULL), SLUICE_OK);
+    assert_string_equal(sluice_secret_key_id(key), "prod-2026");
+    sluice_secret_free(key);
+    /* Default ids are k<date>-<hex>, and two keys never share material. */
+    char a[SLUICE_SECRET_LINE_MAX], b[SLUICE_SECRET_LINE_MAX];
+    assert_int_equal(sluice_secret_generate(NULL, a, sizeof a), SLUICE_OK);
+    assert_int_equal(sluice_secret_generate(NULL, b, sizeof b), SLUICE_OK);
+    assert_memory_equal(a, "sluice-key-v1 k", 15);
+    assert_string_not_equal(strrchr(a, ' '), strrchr(b, ' '));
+    assert_int_equal(sluice_secret_generate("bad id", a, sizeof a), SLUICE_E_INVALID);
+    assert_int_equal(sluice_secret_generate("x", a, 16), SLUICE_E_LIMIT);
+}
+
+static void test_secret_short_key_refused(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    char line[256];
+    line_with(line, sizeof line, "k", 31, 7);
+    sluice_secret *key = NULL;
+    sluice_error err;
+    assert_int_equal(parse(line, &key, arena, &err), SLUICE_E_CONFIG);
+    assert_null(key);
+    assert_string_equal(err.message,
+                        "test: the key has 31 bytes; at least 32 random bytes are required; make "
+                        "one with `sluice keygen -o FILE` (or `sluice keygen` for a line to put "
+                        "in the environment variable)");
+    line_with(line, sizeof line, "k", 32, 7);
+    assert_int_equal(parse(line, &key, arena, &err), SLUICE_OK);
+    sluice_secret_free(key);
+    line_with(line, sizeof line, "k", 65, 7);
+    assert_int_equal(parse(line, &key, arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "longer than 64 bytes"));
+    sluice_arena_free(arena);
+}
+
+static void test_secret_malformed_lines_refused(void **state)
+{
+    (void)state;
+    char good[256];
+    line_with(good, sizeof good, "k", 32, 9);
+    const char *b64 = strrchr(good, ' ') + 1;
+    char bad[8][300];
+    snprintf(bad[0], sizeof bad[0], "%s", b64);                        /* bare secret */
+    snprintf(bad[1], sizeof bad[1], "sluice-key-v2 k %s", b64);        /* other version */
+    snprintf(bad[2], sizeof bad[2], "sluice-key-v1 k/1 %s", b64);      /* bad id */
+    snprintf(bad[3], sizeof bad[3], "sluice-key-v1  %s", b64);         /* empty id */
+    snprintf(bad[4], sizeof bad[4], "sluice-key-v1 k %.42s=", b64);    /* padded */
+    snprintf(bad[5], sizeof bad[5], "sluice-key-v1 k %s extra", b64);  /* trailing field */
+    snprintf(bad[6], sizeof bad[6], "sluice-key-v1 k %.42s\xc1", b64); /* high-bit byte */
+    snprintf(bad[7], sizeof bad[7], "%s", "");
+    for (size_t i = 0; i < 8; i++) {
+        sluice_secret *key = NULL;
+        if (parse(bad[i], &key, NULL, NULL) != SLUICE_E_CONFIG)
+            fail_msg("case %zu accepted", i);
+    }
+}
+
+static void test_secret_parse_wipes_its_input(void **state)
+{
+    (void)state;
+    char line[256], zero[256] = { 0 };
+    line_with(line, sizeof line, "k", 32, 0x5a);
+    size_t len = strlen(line);
+    sluice_secret *key = NULL;
+    assert_int_equal(sluice_secret_parse(line, len, "test", &key, NULL, NULL), SLUICE_OK);
+    assert_memory_equal(line, zero, len);
+    sluice_secret_free(key);
+    /* Refused keys are wiped too. */
+    line_with(line, sizeof line, "k", 16, 0x5a);
+    len = strlen(line);
+    assert_int_equal(sluice_secret_parse(line, len, "test", &key, NULL, NULL), SLUICE_E_CONFIG);
+    assert_memory_equal(line, zero, len);
+}
+
+static void test_secret_file_permissions(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/key", dir);
+    line_with(line, sizeof line, "filekey", 32, 3);
+    static const mode_t refused[] = { 0644, 0640, 0604, 0660, 0602, 0620, 0601, 0610 };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        write_file(path, line, refused[i]);
+        sluice_secret *key = NULL;
+        sluice_error err;
+        assert_int_equal(sluice_secret_load_file(path, &key, arena, &err), SLUICE_E_CONFIG);
+        char want[512];
+        snprintf(want, sizeof want,
+                 "%s: the key file is accessible by group or others (mode %04o); run `chmod 600 "
+                 "%s`",
+                 path, (unsigned)refused[i], path);
+        assert_string_equal(err.message, want);
+    }
+    static const mode_t accepted[] = { 0600, 0400 };
+    for (size_t i = 0; i < 2; i++) {
+        write_file(path, line, accepted[i]);
+        sluice_secret *key = NULL;
+        assert_int_equal(sluice_secret_load_file(path, &key, arena, NULL), SLUICE_OK);
+        assert_string_equal(sluice_secret_key_id(key), "filekey");
+        sluice_secret_free(key);
+    }
+    /* A directory and a missing file are refused with the file named. */
+    sluice_secret *key = NULL;
+    sluice_error err;
+    assert_int_equal(chmod(dir, 0700), 0);
+    assert_int_equal(sluice_secret_load_file(dir, &key, arena, &err), SLUICE_E_CONFIG);
+    snprintf(path, sizeof path, "%s/missing", dir);
+    assert_int_equal(sluice_secret_load_file(path, &key, arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "sluice keygen"));
+    sluice_arena_free(arena);
+}
+
+static void test_secret_env_var(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    char line[256];
+    line_with(line, sizeof line, "envkey", 48, 1);
+    line[strlen(line) - 1] = '\0'; /* as $(sluice keygen) would leave it */
+    setenv("SLUICE_TEST_KEY", line, 1);
+    sluice_secret *key = NULL;
+    assert_int_equal(sluice_secret_load_env("SLUICE_TEST_KEY", &key, arena, NULL), SLUICE_OK);
+    assert_string_equal(sluice_secret_key_id(key), "envkey");
+    sluice_secret_free(key);
+    sluice_error err;
+    unsetenv("SLUICE_TEST_KEY");
+    assert_int_equal(sluice_secret_load_env("SLUICE_TEST_KEY", &key, arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "environment variable SLUICE_TEST_KEY is not set"));
+    line_with(line, sizeof line, "envkey", 8, 1);
+    setenv("SLUICE_TEST_KEY", line, 1);
+    assert_int_equal(sluice_secret_load_env("SLUICE_TEST_KEY", &key, arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "environment variable SLUICE_TEST_KEY: the key has 8"));
+    unsetenv("SLUICE_TEST_KEY");
+    sluice_arena_free(arena);
+}
+
+/* The HMAC is libsodium's HMAC-SHA256: for a 32-byte key it equals crypto_auth_hmacsha256. */
+static void test_secret_mac_is_hmac_sha256(void **state)
+{
+    (void)state;
+    char line[256];
+    line_with(line, sizeof line, "k", 32, 0x42);
+    sluice_secret *key = NULL;
+    assert_int_equal(parse(line, &key, NULL, NULL), SLUICE_OK);
+    uint8_t raw[32], mac[32], want[32];
+    memset(raw, 0x42, sizeof raw);
+    crypto_auth_hmacsha256(want, (const unsigned char *)"payload", 7, raw);
+    sluice_secret_mac(key, "payload", 7, mac);
+    assert_memory_equal(mac, want, 32);
+    assert_true(sluice_secret_mac_verify(key, "payload", 7, mac));
+    mac[31] ^= 1;
+    assert_false(sluice_secret_mac_verify(key, "payload", 7, mac));
+    assert_false(sluice_secret_mac_verify(key, "payloae", 7, want));
+    sluice_secret_free(key);
+}
+
+static void test_secret_ring_rejects_duplicate_ids(void **state)
+{
+    (void)state;
+    char a[256], b[256];
+    line_with(a, sizeof a, "same", 32, 1);
+    line_with(b, sizeof b, "same", 32, 2);
+    sluice_secret *ka = NULL, *kb = NULL;
+    assert_int_equal(parse(a, &ka, NULL, NULL), SLUICE_OK);
+    assert_int_equal(parse(b, &kb, NULL, NULL), SLUICE_OK);
+    sluice_secret_ring *ring = NULL;
+    assert_int_equal(sluice_secret_ring_new(ka, &ring), SLUICE_OK);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err;
+    assert_int_equal(sluice_secret_ring_add_previous(ring, kb, arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "two token keys have the id 'same'"));
+    assert_ptr_equal(sluice_secret_ring_find(ring, "same", 4), ka);
+    assert_null(sluice_secret_ring_find(ring, "sam", 3));
+    sluice_secret_ring_free(ring);
+    sluice_arena_free(arena);
+}
+
+static void test_secret_ring_load_from_config(void **state)
+{
+    (void)state;
+    char path[128], line[256];
+    snprintf(path, sizeof path, "%s/current", dir);
+    line_with(line, sizeof line, "cur", 32, 4);
+    write_file(path, line, 0600);
+    line_with(line, sizeof line, "old", 32, 5);
+    setenv("SLUICE_TEST_OLD", line, 1);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_secret_ring *ring = NULL;
+    sluice_error err;
+    assert_int_equal(
+        sluice_secret_ring_load(path, NULL, NULL, "SLUICE_TEST_OLD", &ring, arena, &err),
+        SLUICE_OK);
+    assert_string_equal(sluice_secret_key_id(sluice_secret_ring_current(ring)), "cur");
+    assert_non_null(sluice_secret_ring_find(ring, "old", 3));
+    sluice_secret_ring_free(ring);
+    assert_int_equal(sluice_secret_ring_load(NULL, NULL, NULL, NULL, &ring, arena, &err),
+                     SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "token_secret_file or token_secret_env is required"));
+    assert_int_equal(
+        sluice_secret_ring_load(path, "SLUICE_TEST_OLD", NULL, NULL, &ring, arena, &err),
+        SLUICE_E_CONFIG);
+    unsetenv("SLUICE_TEST_OLD");
+    sluice_arena_free(arena);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_secret_accepts_generated_key),
+        cmocka_unit_test(test_secret_short_key_refused),
+        cmocka_unit_test(test_secret_malformed_lines_refused),
+        cmocka_unit_test(test_secret_parse_wipes_its_input),
+        cmocka_unit_test(test_secret_file_permissions),
+        cmocka_unit_test(test_secret_env_var),
+        cmocka_unit_test(test_secret_mac_is_hmac_sha256),
+        cmocka_unit_test(test_secret_ring_rejects_duplicate_ids),
+        cmocka_unit_test(test_secret_ring_load_from_config),
+    };
+    return cmocka_run_group_tests(tests, make_dir, remove_dir);
+}
