@@ -60,8 +60,12 @@ int sluice_cmd_demo_db(int argc, char **argv)
         usage(stderr);
         return SLUICE_EXIT_USAGE;
     }
-    if (force)
+    if (force) {
+        char wal[4096];
+        snprintf(wal, sizeof(wal), "%s.wal", out);
         unlink(out);
+        unlink(wal);
+    }
     sluice_arena *arena = sluice_arena_new();
     if (arena == NULL)
         return SLUICE_EXIT_RUNTIME;

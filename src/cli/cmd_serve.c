@@ -4,16 +4,23 @@
  *
  * Owns: option parsing and the order things start and stop in. Does not own any protocol.
  */
+#include "auth/apikey.h"
 #include "cli/cli.h"
+#include "codemode/codemode.h"
+#include "codemode/curated.h"
 #include "codemode/surface.h"
+#include "codemode/tools.h"
 #include "config/config.h"
 #include "core/log.h"
 #include "mcp/server.h"
+#include "transport/http.h"
 #include "transport/stdio.h"
 
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 int sluice_cmd_serve(int argc, char **argv);
 
@@ -79,9 +86,35 @@ static bool apply_log_level(const char *name)
     return false;
 }
 
+/* Code mode and curated tools share one hardened executor. */
+static sluice_status add_database_surface(const sluice_config *config,
+                                          sluice_mcp_server *server,
+                                          sluice_codemode **out_cm,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err)
+{
+    if (!config->has_database && !config->code_mode.enabled && config->tool_count == 0)
+        return SLUICE_OK;
+    sluice_codemode *cm = NULL;
+    sluice_status st = sluice_codemode_open(config, &cm, err_arena, err);
+    if (st == SLUICE_OK && config->code_mode.enabled)
+        st = sluice_codemode_register(cm, server, err);
+    if (st == SLUICE_OK)
+        st = sluice_curated_register(cm, server, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_codemode_close(cm);
+        return st;
+    }
+    *out_cm = cm;
+    return SLUICE_OK;
+}
+
 /* Builds the whole MCP surface the config declares. */
-static sluice_status
-build_server(const sluice_config *config, sluice_mcp_server **out, sluice_error *err)
+static sluice_status build_server(const sluice_config *config,
+                                  sluice_mcp_server **out,
+                                  sluice_codemode **out_cm,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
 {
     sluice_mcp_server_options opts = {
         .name = config->server.name,
@@ -93,6 +126,8 @@ build_server(const sluice_config *config, sluice_mcp_server **out, sluice_error 
     sluice_status st = sluice_mcp_server_new(&opts, &server, err);
     if (st == SLUICE_OK)
         st = sluice_surface_register(config, server, err);
+    if (st == SLUICE_OK)
+        st = add_database_surface(config, server, out_cm, err_arena, err);
     if (st != SLUICE_OK) {
         sluice_mcp_server_free(server);
         return st;
@@ -113,6 +148,83 @@ serve_stdio(const sluice_config *config, sluice_mcp_server *server, sluice_error
     sluice_log(SLUICE_LOG_INFO, "serving %s on stdio as user '%s'", config->server.name,
                identity.user_id);
     return sluice_stdio_serve(server, &identity, err);
+}
+
+/* "host:port" / "[v6]:port" into the HTTP options (bind address in arena). */
+static sluice_status
+parse_listen(sluice_arena *arena, const char *text, sluice_http_options *opts, sluice_error *err)
+{
+    const char *colon = strrchr(text, ':');
+    char *end = NULL;
+    long port = colon != NULL ? strtol(colon + 1, &end, 10) : -1;
+    if (colon == NULL || end == colon + 1 || *end != '\0' || port < 0 || port > 65535)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "'%s' is not host:port (e.g. 127.0.0.1:8808)", text);
+    const char *host = text;
+    size_t host_len = (size_t)(colon - text);
+    if (host_len >= 2 && host[0] == '[' && host[host_len - 1] == ']') {
+        host++;
+        host_len -= 2;
+    }
+    opts->bind_address = sluice_arena_strndup(arena, host, host_len);
+    opts->port = (uint16_t)port;
+    return opts->bind_address != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    stop_requested = 1;
+}
+
+static sluice_status serve_http(const sluice_config *config,
+                                sluice_mcp_server *server,
+                                const char *addr,
+                                sluice_arena *arena,
+                                sluice_error *err)
+{
+    const sluice_config_server *sc = &config->server;
+    sluice_http_options opts = {
+        .allowed_origins = sc->allowed_origins.items,
+        .allowed_origin_count = sc->allowed_origins.count,
+        .allowed_hosts = sc->allowed_hosts.items,
+        .allowed_host_count = sc->allowed_hosts.count,
+        .max_body_bytes = sc->max_body_bytes,
+        .max_sessions = sc->max_sessions,
+        .session_idle_seconds = sc->session_idle_seconds,
+    };
+    sluice_status st = parse_listen(arena, addr != NULL ? addr : sc->listen, &opts, err);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_authenticator *auth = NULL;
+    if (config->api_key_count > 0) {
+        st = sluice_apikey_new(config->api_keys, config->api_key_count, &auth, arena, err);
+        if (st != SLUICE_OK)
+            return st;
+    } else if (strcmp(opts.bind_address, "127.0.0.1") != 0 &&
+               strcmp(opts.bind_address, "::1") != 0) {
+        sluice_log(SLUICE_LOG_WARN,
+                   "serving on %s without [[api_keys]]: anyone who can reach it "
+                   "is the anonymous user",
+                   opts.bind_address);
+    }
+    sluice_http_server *http = NULL;
+    st = sluice_http_start(server, &opts, auth, &http, err);
+    if (st == SLUICE_OK) {
+        signal(SIGINT, on_signal);
+        signal(SIGTERM, on_signal);
+        sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", sc->name, opts.bind_address,
+                   (unsigned)sluice_http_port(http));
+        while (!stop_requested)
+            sleep(1); /* a signal cuts the sleep short */
+        sluice_log(SLUICE_LOG_INFO, "stopping");
+        sluice_http_stop(http);
+    }
+    if (auth != NULL && auth->destroy != NULL)
+        auth->destroy(auth);
+    return st;
 }
 
 int sluice_cmd_serve(int argc, char **argv)
@@ -136,7 +248,8 @@ int sluice_cmd_serve(int argc, char **argv)
         goto done;
     }
     sluice_mcp_server *server = NULL;
-    if (build_server(config, &server, &err) != SLUICE_OK) {
+    sluice_codemode *cm = NULL;
+    if (build_server(config, &server, &cm, scratch, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
@@ -145,7 +258,7 @@ int sluice_cmd_serve(int argc, char **argv)
     if (o.stdio) {
         st = serve_stdio(config, server, &err);
     } else {
-        st = sluice_error_set(&err, scratch, SLUICE_E_UNSUPPORTED, "HTTP is not wired yet");
+        st = serve_http(config, server, o.http_addr, scratch, &err);
     }
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);
@@ -154,6 +267,7 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_OK;
     }
     sluice_mcp_server_free(server);
+    sluice_codemode_close(cm);
 done:
     sluice_config_free(config);
     sluice_arena_free(scratch);

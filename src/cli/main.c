@@ -4,6 +4,7 @@
  * Owns: the command table, --help and --version. Each command parses its own options.
  */
 #include "cli/cli.h"
+#include "core/hash.h"
 #include "sluice/sluice.h"
 
 #include <stdio.h>
@@ -16,6 +17,7 @@ int sluice_cmd_demo_db(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
 int sluice_cmd_policy(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
+int sluice_cmd_validate(int argc, char **argv);
 
 static const sluice_command commands[] = {
     { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
@@ -24,6 +26,7 @@ static const sluice_command commands[] = {
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
+    { "validate", "show what validate_code answers for a file of code", sluice_cmd_validate },
     { NULL, NULL, NULL },
 };
 
@@ -50,6 +53,10 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
         printf("sluice %s\n", SLUICE_VERSION);
         return SLUICE_EXIT_OK;
+    }
+    if (sluice_hash_init() != SLUICE_OK) {
+        fprintf(stderr, "sluice: libsodium could not be initialised\n");
+        return SLUICE_EXIT_RUNTIME;
     }
     for (const sluice_command *c = commands; c->name != NULL; c++) {
         if (strcmp(argv[1], c->name) == 0)

@@ -160,7 +160,7 @@ static char *insert_sql(sluice_arena *arena, const char *table, idx_t columns)
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
-static sluice_status copy_rows(sqlite3 *lite, sqlite3_stmt *ins, duckdb_result *res)
+static sluice_status copy_rows(sqlite3_stmt *ins, duckdb_result *res)
 {
     idx_t cols = duckdb_column_count(res), rows = duckdb_row_count(res);
     for (idx_t r = 0; r < rows; r++) {
@@ -176,7 +176,6 @@ static sluice_status copy_rows(sqlite3 *lite, sqlite3_stmt *ins, duckdb_result *
         if (sqlite3_step(ins) != SQLITE_DONE || sqlite3_reset(ins) != SQLITE_OK)
             return SLUICE_E_ENGINE;
     }
-    (void)lite;
     return SLUICE_OK;
 }
 
@@ -199,7 +198,7 @@ static sluice_status copy_table(duckdb_connection conn,
     sluice_status st = SLUICE_OK;
     if (create == NULL || insert == NULL || !lite_exec(lite, create) ||
         sqlite3_prepare_v2(lite, insert, -1, &ins, NULL) != SQLITE_OK ||
-        copy_rows(lite, ins, &res) != SLUICE_OK)
+        copy_rows(ins, &res) != SLUICE_OK)
         st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "cannot copy %s into SQLite: %s", table,
                               sqlite3_errmsg(lite));
     sqlite3_finalize(ins);

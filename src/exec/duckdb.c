@@ -143,10 +143,13 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
 {
     *out = NULL;
     struct stat sb;
-    if (stat(db->path, &sb) != 0 || !S_ISREG(sb.st_mode))
-        return sluice_error_set(
-            err, err_arena, SLUICE_E_IO, "database file '%s' cannot be opened: %s", db->path,
-            errno != 0 && stat(db->path, &sb) != 0 ? strerror(errno) : "not a regular file");
+    if (stat(db->path, &sb) != 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "database file '%s' cannot be opened: %s", db->path,
+                                strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
+                                db->path);
     bool writable = sluice_executor_config_writable(code_mode);
     const char *access_mode = writable ? "read_write" : "read_only";
     duckdb_config config;

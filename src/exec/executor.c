@@ -81,6 +81,17 @@ nomem:
     return SLUICE_E_NOMEM;
 }
 
+sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode *code_mode)
+{
+    sluice_exec_limits limits = { .timeout_setting = "execution_timeout_seconds" };
+    if (code_mode == NULL)
+        return limits;
+    limits.timeout_ms = code_mode->execution_timeout_seconds * 1000;
+    limits.max_rows = code_mode->sql_max_rows;
+    limits.max_bytes = code_mode->max_result_bytes > 0 ? (size_t)code_mode->max_result_bytes : 0;
+    return limits;
+}
+
 void *sluice_executor_state(const sluice_executor *ex)
 {
     return ex->state;

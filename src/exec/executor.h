@@ -38,6 +38,9 @@ typedef struct sluice_exec_limits {
     const char *timeout_setting;
 } sluice_exec_limits;
 
+/* The limits [code_mode] sets: execution_timeout_seconds, sql_max_rows, max_result_bytes. */
+sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode *code_mode);
+
 /* How the caller learns about cancellation without exec depending on the MCP core: execute()
  * calls register_cancel(cancel_ctx, fn, data) once before it starts; whoever owns cancellation
  * calls fn(data) from any thread when the client cancels (sluice_mcp_call_on_cancel fits with a

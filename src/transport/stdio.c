@@ -14,6 +14,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -198,8 +199,14 @@ sluice_status sluice_stdio_serve_fds(sluice_mcp_server *server,
     writer w = { .fd = out_fd };
     pthread_mutex_init(&w.lock, NULL);
     sluice_mcp_sink sink = { writer_send, &w };
+    /* Each stdio process is its own session: approval tokens are bound to it, so two server
+     * processes of the same user must not share a session id. */
+    unsigned char nonce[16];
+    char session_id[6 + 2 * sizeof nonce + 1] = "stdio-";
+    randombytes_buf(nonce, sizeof nonce);
+    sodium_bin2hex(session_id + 6, sizeof session_id - 6, nonce, sizeof nonce);
     sluice_mcp_session *session = NULL;
-    if (sluice_mcp_session_new(server, identity, "stdio", sink, &session) != SLUICE_OK) {
+    if (sluice_mcp_session_new(server, identity, session_id, sink, &session) != SLUICE_OK) {
         pthread_mutex_destroy(&w.lock);
         return fixed_error(err, SLUICE_E_NOMEM, "out of memory creating the session");
     }

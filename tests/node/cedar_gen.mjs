@@ -66,7 +66,9 @@ const STRINGS = ["", "a", "abc", "x y", "a*c", "tab\there", "\u00e9t\u00e9", "qu
 const PATTERNS = ["*", "a*", "*c", "a*c", "\\*", "a\\*c", "", "*b*", "ab*c*", "\u00e9*"];
 
 function strLit(s) {
-  return JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, (_, h) => `\\u{${h}}`);
+  const text = JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, (_, h) => `\\u{${h}}`);
+  // Sometimes spell a plain letter as an escape, to exercise the unescaper.
+  return chance(0.1) ? text.replace(/[a-z]/, (ch) => pick([`\\u{${ch.charCodeAt(0).toString(16)}}`, `\\x${ch.charCodeAt(0).toString(16)}`])) : text;
 }
 function longLit() {
   return pick(["0", "1", "2", "7", "42", "-3", "9223372036854775807", "-9223372036854775808",
@@ -93,12 +95,47 @@ function leaf(type) {
     default: return leaf(anyType());
   }
 }
+// Random extension strings, mostly valid, sometimes just outside what Cedar accepts.
+const digits = (n) => Array.from({ length: n }, () => int(10)).join("");
+const pad = (v, n) => String(v).padStart(n, "0");
+function randomIp() {
+  if (chance(0.6)) {
+    const oct = () => (chance(0.03) ? pick(["256", "01", "00"]) : String(int(256)));
+    return `${oct()}.${oct()}.${oct()}.${oct()}${chance(0.5) ? `/${chance(0.03) ? pick(["33", "08", ""]) : int(33)}` : ""}`;
+  }
+  const groups = Array.from({ length: 8 }, () => (chance(0.4) ? "0" : int(65536).toString(16)));
+  let text = groups.join(":");
+  if (chance(0.5)) text = text.replace(/(^|:)0(:0)+(:|$)/, "::");
+  if (chance(0.03)) text += pick([":", ":1.2.3.4", "1ffff"]);
+  return `${chance(0.5) ? text.toUpperCase() : text}${chance(0.5) ? `/${chance(0.03) ? "129" : int(129)}` : ""}`;
+}
+function randomDecimal() {
+  const d = `${chance(0.3) ? "-" : ""}${digits(1 + int(chance(0.1) ? 17 : 4))}`;
+  return chance(0.05) ? d : `${d}.${digits(chance(0.05) ? 5 : 1 + int(4))}`;
+}
+function randomDatetime() {
+  const y = chance(0.03) ? digits(3) : pad(int(10000), 4);
+  const date = `${y}-${pad(chance(0.05) ? 13 : 1 + int(12), 2)}-${pad(chance(0.05) ? 31 + int(2) : 1 + int(29), 2)}`;
+  if (chance(0.4)) return date;
+  const time = `T${pad(int(chance(0.03) ? 25 : 24), 2)}:${pad(int(60), 2)}:${pad(int(chance(0.03) ? 61 : 60), 2)}`;
+  const ms = chance(0.4) ? `.${digits(chance(0.05) ? 2 : 3)}` : "";
+  const zone = pick(["Z", `${pick(["+", "-"])}${pad(int(chance(0.05) ? 25 : 24), 2)}${pad(int(60), 2)}`, chance(0.05) ? "" : "Z"]);
+  return date + time + ms + zone;
+}
+function randomDuration() {
+  const units = ["d", "h", "m", "s", "ms"].filter(() => chance(0.4));
+  if (chance(0.05)) units.reverse();
+  const num = () => (chance(0.03) ? digits(19) : String(int(chance(0.5) ? 100 : 100000)));
+  const text = units.map((u) => num() + u).join("");
+  return `${chance(0.3) ? "-" : ""}${text}`;
+}
 function extLeaf() {
+  const fresh = chance(0.5);
   switch (int(4)) {
-    case 0: return `ip(${strLit(pick(IPS))})`;
-    case 1: return `decimal(${strLit(pick(DECIMALS))})`;
-    case 2: return `datetime(${strLit(pick(DATETIMES))})`;
-    default: return `duration(${strLit(pick(DURATIONS))})`;
+    case 0: return `ip(${strLit(fresh ? randomIp() : pick(IPS))})`;
+    case 1: return `decimal(${strLit(fresh ? randomDecimal() : pick(DECIMALS))})`;
+    case 2: return `datetime(${strLit(fresh ? randomDatetime() : pick(DATETIMES))})`;
+    default: return `duration(${strLit(fresh ? randomDuration() : pick(DURATIONS))})`;
   }
 }
 function attrOf(d) {
@@ -197,7 +234,8 @@ function jsonValue(d) {
     case 2: return pick(STRINGS);
     case 3: return { __entity: uid() };
     case 4: return { __extn: pick([{ fn: "ip", arg: pick(IPS.slice(0, 10)) }, { fn: "decimal", arg: pick(DECIMALS.slice(0, 6)) },
-      { fn: "datetime", arg: "2024-01-01" }, { fn: "duration", arg: "1h" }]) };
+      { fn: "datetime", arg: pick(["2024-01-01", "2024-06-01T12:00:00Z", "1969-07-20T20:17:40-0500"]) },
+      { fn: "duration", arg: pick(["1h", "-2d", "90s"]) }]) };
     case 5: return pick([5, "a", true]);
     case 6: case 7: return Array.from({ length: int(3) }, () => jsonValue(d - 1));
     default: { const o = {}; for (let i = int(3); i > 0; i--) o[pick(ATTRS)] = jsonValue(d - 1); return o; }
@@ -232,6 +270,7 @@ function genCase() {
   }
   return {
     policies: Array.from({ length: 1 + int(4) }, genPolicy),
+    named: chance(0.15),
     entities,
     principal: uid(),
     action: actionUid(),
@@ -240,7 +279,13 @@ function genCase() {
   };
 }
 
-const wire = (c) => ({ ...c, policies: c.policies.map(policyText).join("\n") });
+// Policies go as one text (ids policy0, policy1, ...) or, for some cases, as a map of our own
+// ids to single-policy texts (sluice_cedar_policyset_add).
+const wire = (c) => ({
+  ...c,
+  named: undefined,
+  policies: c.named ? Object.fromEntries(c.policies.map((p, i) => [`rule-${i}`, policyText(p)])) : c.policies.map(policyText).join("\n"),
+});
 
 function oracle(c) {
   const w = wire(c);
@@ -315,7 +360,7 @@ while (done < COUNT && failures < 3) {
     const small = shrink(cases[i]);
     console.log(`DISAGREEMENT (seed ${SEED}, case ${done + i}), shrunk:`);
     console.log(JSON.stringify(wire(small)));
-    console.log("policies:\n" + wire(small).policies);
+    console.log("policies:\n" + JSON.stringify(wire(small).policies, null, 1));
     console.log("cedar-wasm:", JSON.stringify(oracle(small)));
     console.log("sluice:    ", JSON.stringify(ours([small])[0]));
   }

@@ -190,9 +190,11 @@ static void test_escapes_refused_without_analyzer(void **state)
 static void test_timeout_stops_query(void **state)
 {
     fixture *f = *state;
-    sluice_exec_limits limits = { .timeout_ms = 300,
-                                  .max_rows = 10,
-                                  .timeout_setting = "execution_timeout_seconds" };
+    sluice_config_code_mode cm = { .execution_timeout_seconds = 1, .sql_max_rows = 10 };
+    sluice_exec_limits limits = sluice_exec_limits_from_config(&cm);
+    assert_int_equal(limits.timeout_ms, 1000);
+    assert_int_equal(limits.max_rows, 10);
+    limits.timeout_ms = 300;
     sluice_exec_result r;
     sluice_error err;
     int64_t t0 = sluice_exec_now_ms();

@@ -341,6 +341,15 @@ static void test_toml_rejects_february_29_outside_leap_years(void **state)
                  "invalid date-time '2100-02-29': day 29 is out of range for 2100-02 (01-28)");
 }
 
+static void test_toml_accepts_leap_second(void **state)
+{
+    (void)state;
+    const sluice_toml_value *root = parse_ok("t = 1990-12-31T23:59:60Z\n");
+    assert_string_equal(sluice_toml_datetime_text(get(root, "t")), "1990-12-31T23:59:60Z");
+    expect_error("t = 23:59:61\n", SLUICE_E_INVALID, 1, 5,
+                 "invalid date-time '23:59:61': second 61 is out of range (00-60)");
+}
+
 static void test_toml_rejects_time_without_seconds(void **state)
 {
     (void)state;
@@ -541,6 +550,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_toml_rejects_misplaced_underscore, setup, teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_february_29_outside_leap_years, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_toml_accepts_leap_second, setup, teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_time_without_seconds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_table_defined_twice, setup, teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_header_for_a_dotted_table, setup,

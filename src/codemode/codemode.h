@@ -1,0 +1,110 @@
+/*
+ * codemode.h — the code-mode pipeline: validate_code and execute_code, language-independent.
+ *
+ * Owns: the flow of DESIGN.md §1 — front end analysis → config rules (inside the analysis) →
+ * policy → risk → explanation → signed approval token; and at execute: token verification
+ * against the live request (code, caller, session, server, context, variables), single use,
+ * human approval above the auto-approve level, re-analysis, execution under limits, the output
+ * guard, and one audit record per decision. Also the context hash that binds a token to the
+ * schema, rules and the caller's permissions.
+ * Does not own: parsing (lang/), running code (exec/), keys and token bytes (secret.h,
+ * token.h), MCP plumbing (codemode/tools.c registers the tools on the server).
+ */
+#ifndef SLUICE_CODEMODE_CODEMODE_H
+#define SLUICE_CODEMODE_CODEMODE_H
+
+#include "auth/identity.h"
+#include "config/config.h"
+#include "exec/executor.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+typedef struct sluice_codemode sluice_codemode;
+
+/* Who is asking, and where. */
+typedef struct sluice_codemode_caller {
+    const sluice_identity *identity;
+    const char *session_id; /* MCP session ("stdio" for the stdio transport, "cli" for the CLI) */
+} sluice_codemode_caller;
+
+/* Asks a human (or an administrator's record) whether a validated statement may run; returns
+ * SLUICE_OK to run, SLUICE_E_DENIED (with err) otherwise. The MCP tools wire elicitation here;
+ * NULL means no approval path exists, so anything above the auto-approve level is refused. */
+typedef sluice_status (*sluice_codemode_approve_fn)(void *ctx,
+                                                    sluice_arena *arena,
+                                                    const json_t *validation,
+                                                    sluice_error *err);
+
+typedef struct sluice_codemode_exec_hooks {
+    sluice_exec_register_cancel_fn register_cancel;
+    void *cancel_ctx;
+    sluice_codemode_approve_fn approve;
+    void *approve_ctx;
+} sluice_codemode_exec_hooks;
+
+/* Opens the executor, the keyring, the replay store and the audit log the config names, and
+ * reads the schema once. The config must outlive the returned object. Errors name the setting
+ * that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_codemode **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err);
+void sluice_codemode_close(sluice_codemode *cm);
+
+/* validate_code. *out is the structuredContent object (new reference) for valid AND invalid
+ * code: invalid code is a result with violations, never an error. Non-OK only when sluice itself
+ * failed (memory, audit log unwritable: fail closed). */
+sluice_status sluice_codemode_validate(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       const char *code,
+                                       size_t code_len,
+                                       const json_t *variables,
+                                       bool dry_run,
+                                       json_t **out,
+                                       sluice_error *err);
+
+/* execute_code. SLUICE_OK: *out is the structuredContent {columns, rows, row_count, truncated,
+ * elapsed_ms} and *out_text the untrusted-data presentation for the text content. Otherwise err
+ * says what to do (SLUICE_E_TOKEN, SLUICE_E_DENIED, SLUICE_E_TIMEOUT, SLUICE_E_ENGINE ...). */
+sluice_status sluice_codemode_execute(sluice_codemode *cm,
+                                      sluice_arena *arena,
+                                      const sluice_codemode_caller *caller,
+                                      const char *code,
+                                      size_t code_len,
+                                      const char *token,
+                                      const json_t *variables,
+                                      const sluice_codemode_exec_hooks *hooks,
+                                      json_t **out,
+                                      char **out_text,
+                                      sluice_error *err);
+
+/* The executor (for curated tools) and the schema/config the guide texts are built from. */
+sluice_executor *sluice_codemode_executor(sluice_codemode *cm);
+const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm);
+const sluice_config *sluice_codemode_config(const sluice_codemode *cm);
+
+/* Analysis only (no token, no audit): the front end's CodeFacts for code, for checks made at
+ * start-up such as curated tools. variables may be NULL. */
+struct sluice_codefacts;
+sluice_status sluice_codemode_analyze(sluice_codemode *cm,
+                                      sluice_arena *arena,
+                                      const char *code,
+                                      size_t code_len,
+                                      const json_t *variables,
+                                      struct sluice_codefacts **out,
+                                      sluice_error *err);
+
+/* Memory that lives as long as cm (for registrations that point back into it). */
+sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
+
+/* Appends an audit record (no-op without an audit log). Fails closed: SLUICE_E_IO. */
+sluice_status sluice_codemode_audit(sluice_codemode *cm,
+                                    sluice_arena *arena,
+                                    const sluice_codemode_caller *caller,
+                                    const char *event,
+                                    json_t *fields,
+                                    sluice_error *err);
+
+#endif

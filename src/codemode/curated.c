@@ -1,0 +1,156 @@
+/*
+ * curated.c — config-declared SQL tools (see curated.h).
+ */
+#include "codemode/curated.h"
+
+#include "codemode/codefacts.h"
+#include "codemode/present.h"
+
+#include <string.h>
+
+typedef struct curated_tool {
+    sluice_codemode *cm;
+    const sluice_config_tool *tool;
+    bool scrub_errors; /* the statement reads blocked fields (in filters or joins) */
+} curated_tool;
+
+static const char *const param_types[] = { "string", "integer", "number", "boolean" };
+
+static json_t *input_schema(const sluice_config_tool *tool)
+{
+    json_t *props = json_object();
+    json_t *required = json_array();
+    for (size_t i = 0; i < tool->param_count; i++) {
+        const sluice_config_param *p = &tool->params[i];
+        json_t *prop = json_pack("{s:s}", "type", param_types[p->type]);
+        if (p->description != NULL)
+            json_object_set_new(prop, "description", json_string(p->description));
+        json_object_set_new(props, p->name, prop);
+        if (p->required)
+            json_array_append_new(required, json_string(p->name));
+    }
+    return json_pack("{s:s, s:o, s:o, s:b}", "type", "object", "properties", props, "required",
+                     required, "additionalProperties", 0);
+}
+
+/* Placeholder values of the declared types, so the statement binds during the start-up check. */
+static json_t *sample_variables(const sluice_config_tool *tool)
+{
+    json_t *vars = json_object();
+    for (size_t i = 0; i < tool->param_count; i++) {
+        static const char *const samples[] = { "\"s\"", "1", "1.5", "true" };
+        json_object_set_new(vars, tool->params[i].name,
+                            json_loads(samples[tool->params[i].type], JSON_DECODE_ANY, NULL));
+    }
+    return vars;
+}
+
+static void register_cancel(void *ctx, void (*fn)(void *), void *data)
+{
+    sluice_mcp_call_on_cancel(ctx, fn, data);
+}
+
+static sluice_status call_tool(sluice_mcp_call *call,
+                               json_t *arguments,
+                               json_t **out_result,
+                               sluice_error *err,
+                               void *userdata)
+{
+    const curated_tool *ct = userdata;
+    const sluice_config_code_mode *c = &sluice_codemode_config(ct->cm)->code_mode;
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    const sluice_config_tool *tool = ct->tool;
+    sluice_exec_request req = {
+        .code = tool->statement,
+        .code_len = strlen(tool->statement),
+        .variables = arguments,
+        .limits = { .timeout_ms = c->execution_timeout_seconds * 1000,
+                    .max_rows = c->sql_max_rows,
+                    .max_bytes = (size_t)c->max_result_bytes,
+                    .timeout_setting = "execution_timeout_seconds" },
+        .identity = sluice_mcp_call_identity(call),
+        .scrub_errors = ct->scrub_errors,
+        .register_cancel = register_cancel,
+        .cancel_ctx = call,
+    };
+    sluice_exec_result r = { 0 };
+    sluice_status st =
+        sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r, err);
+    sluice_codemode_caller caller = { sluice_mcp_call_identity(call),
+                                      sluice_mcp_call_session_id(call) };
+    json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
+                               st == SLUICE_OK ? "executed" : "failed", "arguments", arguments,
+                               "rows", (json_int_t)r.row_count, "truncated", r.truncated);
+    sluice_error audit_err = { 0 };
+    if (sluice_codemode_audit(ct->cm, arena, &caller, "tool", record, &audit_err) != SLUICE_OK &&
+        st == SLUICE_OK) {
+        *err = audit_err;
+        return SLUICE_E_IO;
+    }
+    if (st != SLUICE_OK)
+        return st;
+    json_t *structured = sluice_present_result_json(&r);
+    char *text = sluice_present_untrusted_text(arena, &r);
+    *out_result = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
+                            text != NULL ? text : "", "structuredContent", structured);
+    return SLUICE_OK;
+}
+
+static sluice_status check_statement(sluice_codemode *cm,
+                                     const sluice_config_tool *tool,
+                                     curated_tool *ct,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err)
+{
+    sluice_arena *scratch = sluice_arena_new();
+    json_t *vars = sample_variables(tool);
+    sluice_codefacts *f = NULL;
+    sluice_status st = scratch == NULL
+                           ? SLUICE_E_NOMEM
+                           : sluice_codemode_analyze(cm, scratch, tool->statement,
+                                                     strlen(tool->statement), vars, &f, err);
+    json_decref(vars);
+    if (st == SLUICE_OK && sluice_codefacts_refused(f))
+        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                              "tool '%s' (line %zu): its statement is refused: %s", tool->name,
+                              tool->line, f->violations[0].message);
+    else if (st == SLUICE_OK)
+        ct->scrub_errors = f->blocked_used.count > 0;
+    else if (err != NULL && err->message != NULL)
+        sluice_error_set(err, err_arena, st, "tool '%s': %s", tool->name, err->message);
+    sluice_arena_free(scratch);
+    return st;
+}
+
+sluice_status sluice_curated_register(sluice_codemode *cm,
+                                      sluice_mcp_server *server,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    const sluice_config *config = sluice_codemode_config(cm);
+    for (size_t i = 0; i < config->tool_count; i++) {
+        const sluice_config_tool *tool = &config->tools[i];
+        curated_tool *ct = sluice_arena_calloc(sluice_codemode_arena(cm), 1, sizeof *ct);
+        if (ct == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        ct->cm = cm;
+        ct->tool = tool;
+        sluice_status st = check_statement(cm, tool, ct, err_arena, err);
+        if (st != SLUICE_OK)
+            return st;
+        bool writes = config->code_mode.sql_allow_writes || config->code_mode.sql_allow_deletes;
+        sluice_mcp_tool def = {
+            .name = tool->name,
+            .title = tool->title,
+            .description = tool->description,
+            .input_schema = input_schema(tool),
+            .annotations = json_pack("{s:b, s:b}", "readOnlyHint", !writes, "openWorldHint", 0),
+            .fn = call_tool,
+            .userdata = ct,
+        };
+        st = sluice_mcp_server_add_tool(server, &def, err);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}

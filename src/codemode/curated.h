@@ -1,0 +1,24 @@
+/*
+ * curated.h — curated tools from config ([[tools]]): named, parameterised SQL statements with
+ * typed arguments (MCP Toolbox style), sitting beside code mode.
+ *
+ * Owns: turning each [[tools]] entry into an MCP tool (inputSchema from its parameters), checking
+ * at start-up that its statement passes the same analysis as code mode (one statement, allowed
+ * action, no blocked field in the output), and running it with the arguments bound as
+ * parameters under code mode's limits, with an audit record per call.
+ * Does not own: the statement text (the analyst wrote it) or the engine.
+ */
+#ifndef SLUICE_CODEMODE_CURATED_H
+#define SLUICE_CODEMODE_CURATED_H
+
+#include "codemode/codemode.h"
+#include "mcp/server.h"
+
+/* Checks and registers every config tool; a statement the analysis refuses stops start-up with
+ * a message naming the tool and the violation. */
+sluice_status sluice_curated_register(sluice_codemode *cm,
+                                      sluice_mcp_server *server,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err);
+
+#endif

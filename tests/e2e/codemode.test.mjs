@@ -1,0 +1,198 @@
+// codemode.test.mjs — SQL code mode end to end through the official SDK client: the seeds'
+// questions validate and execute on the demo database; the approval token binds code, user,
+// session, server, variables and time; whitespace/comment/case changes still verify.
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { connectHttp, connectStdio, errorText, execute, startHttp, validate, writeConfig } from "./codemode_harness.mjs";
+
+const seedDir = path.join(import.meta.dirname, "..", "unit", "data", "sql", "seeds");
+// Seeds whose SQL reads files or tables of another system (seed 003's DuckDB-file and Pawrly
+// examples): code mode must refuse them with a reason, since external access is off by design.
+const RUNNABLE = new Set(["000_quarterly_metrics.sql", "003_revenue_drop.sql"]);
+
+const SEED_003_VARIANT = readFileSync(path.join(seedDir, "003_revenue_drop.sql"), "utf8");
+
+describe("code mode over stdio (DuckDB demo)", () => {
+  let conn;
+  before(async () => { conn = await connectStdio(writeConfig("stdio")); });
+  after(async () => conn?.close());
+
+  test("lists the code-mode tools, resources and prompt", async () => {
+    const tools = (await conn.client.listTools()).tools.map((t) => t.name);
+    assert.ok(tools.includes("validate_code") && tools.includes("execute_code"), tools.join());
+    const res = (await conn.client.listResources()).resources.map((r) => r.uri);
+    for (const u of ["code-mode://instructions", "code-mode://policies", "code-mode://schema"])
+      assert.ok(res.includes(u), `missing ${u}`);
+    const schema = await conn.client.readResource({ uri: "code-mode://schema" });
+    assert.match(schema.contents[0].text, /ssn \S+ \[join\/filter only\]/);
+    const prompt = await conn.client.getPrompt({ name: "start_code_mode", arguments: { question: "top customers" } });
+    assert.ok(prompt.messages.length >= 4);
+  });
+
+  for (const file of readdirSync(seedDir).filter((f) => f.endsWith(".sql")).sort()) {
+    const code = readFileSync(path.join(seedDir, file), "utf8");
+    if (RUNNABLE.has(file)) {
+      test(`seed ${file} validates and executes verbatim`, async () => {
+        const v = await validate(conn.client, code);
+        assert.equal(v.valid, true, JSON.stringify(v.violations));
+        assert.equal(v.action, "read");
+        assert.ok(v.approval_token && v.explanation.length > 20);
+        const r = await execute(conn.client, code, v.approval_token);
+        assert.ok(!r.isError, errorText(r));
+        assert.ok(r.structuredContent.row_count > 0, "the demo data has the pattern the seed looks for");
+        assert.match(errorText(r), /<untrusted-data-[0-9a-f]+>/);
+      });
+    } else {
+      test(`seed ${file} is refused with a reason`, async () => {
+        const v = await validate(conn.client, code);
+        assert.equal(v.valid, false);
+        assert.ok(v.violations.length > 0 && v.violations[0].message.length > 10);
+        assert.equal(v.approval_token, null);
+      });
+    }
+  }
+
+  test("code changed after validation is refused (one character, one literal)", async () => {
+    const v = await validate(conn.client, SEED_003_VARIANT);
+    for (const changed of [SEED_003_VARIANT.replace("LIMIT 20", "LIMIT 21"),
+                           SEED_003_VARIANT.replace("'enterprise'", "'pro'")]) {
+      assert.notEqual(changed, SEED_003_VARIANT);
+      const r = await execute(conn.client, changed, v.approval_token);
+      assert.equal(r.isError, true);
+      assert.match(errorText(r), /code differs|validate/i);
+    }
+    const ok = await execute(conn.client, SEED_003_VARIANT, v.approval_token);
+    assert.ok(!ok.isError, errorText(ok));
+  });
+
+  test("whitespace, comments and keyword case do not change the hash", async () => {
+    const code = "SELECT plan, count(*) AS n FROM customers GROUP BY plan ORDER BY plan";
+    const v = await validate(conn.client, code);
+    const variant = "select plan,\n  COUNT(*) as n -- per plan\nfrom customers /* all */ group by plan order by plan";
+    const r = await execute(conn.client, variant, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    assert.equal(r.structuredContent.row_count, 3);
+  });
+
+  test("a token is single-use", async () => {
+    const code = "SELECT count(*) AS n FROM orders";
+    const v = await validate(conn.client, code);
+    assert.ok(!(await execute(conn.client, code, v.approval_token)).isError);
+    const again = await execute(conn.client, code, v.approval_token);
+    assert.equal(again.isError, true);
+    assert.match(errorText(again), /already used/);
+  });
+
+  test("variables are bound, and other variables are refused", async () => {
+    const code = "SELECT count(*) AS n FROM customers WHERE plan = $plan";
+    const v = await validate(conn.client, code, { plan: "enterprise" });
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+    const other = await execute(conn.client, code, v.approval_token, { plan: "free" });
+    assert.equal(other.isError, true);
+    assert.match(errorText(other), /variables/);
+    const v2 = await validate(conn.client, code, { plan: "x' OR '1'='1" });
+    const r = await execute(conn.client, code, v2.approval_token, { plan: "x' OR '1'='1" });
+    assert.ok(!r.isError, errorText(r));
+    assert.deepEqual(r.structuredContent.rows, [[0]]);
+  });
+
+  test("row cap reports truncation", async () => {
+    const code = "SELECT id FROM orders ORDER BY id";
+    const v = await validate(conn.client, code);
+    const r = await execute(conn.client, code, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    assert.equal(r.structuredContent.row_count, 1000);
+    assert.equal(r.structuredContent.truncated, true);
+  });
+
+  test("a forged or garbage token is refused", async () => {
+    for (const t of ["", "sl1.AAAA.BBBB", "x".repeat(5000)]) {
+      const r = await conn.client.callTool({ name: "execute_code", arguments: { code: "SELECT 1", approval_token: t || "z" } });
+      assert.equal(r.isError, true);
+    }
+  });
+});
+
+describe("token binding across users, sessions and servers (HTTP)", () => {
+  let server, other, alice, bob, alice2;
+  before(async () => {
+    server = await startHttp(writeConfig("http"));
+    other = await startHttp(writeConfig("http-other", { serverId: "e2e-other" }));
+    alice = await connectHttp(server, "alice");
+    alice2 = await connectHttp(server, "alice");
+    bob = await connectHttp(server, "bob");
+  });
+  after(async () => {
+    for (const c of [alice, alice2, bob]) await c?.close().catch(() => {});
+    server?.stop();
+    other?.stop();
+  });
+  const code = "SELECT segment, count(*) AS n FROM customers GROUP BY segment";
+
+  test("the same user and session may execute", async () => {
+    const v = await validate(alice.client, code);
+    const r = await execute(alice.client, code, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+  });
+
+  test("another user is refused", async () => {
+    const v = await validate(alice.client, code);
+    const r = await execute(bob.client, code, v.approval_token);
+    assert.equal(r.isError, true);
+    assert.match(errorText(r), /user/i);
+  });
+
+  test("another session of the same user is refused", async () => {
+    const v = await validate(alice.client, code);
+    const r = await execute(alice2.client, code, v.approval_token);
+    assert.equal(r.isError, true);
+    assert.match(errorText(r), /session/i);
+  });
+
+  test("another server is refused", async () => {
+    const v = await validate(alice.client, code);
+    const c = await connectHttp(other, "alice");
+    try {
+      const r = await execute(c.client, code, v.approval_token);
+      assert.equal(r.isError, true);
+      assert.match(errorText(r), /server|session/i);
+    } finally { await c.close(); }
+  });
+});
+
+describe("expiry", () => {
+  test("an expired token is refused", { timeout: 30000 }, async () => {
+    const conn = await connectStdio(writeConfig("short-ttl", { ttl: 10 }));
+    try {
+      const code = "SELECT 1 AS one";
+      const v = await validate(conn.client, code);
+      await new Promise((r) => setTimeout(r, 11500));
+      const r = await execute(conn.client, code, v.approval_token);
+      assert.equal(r.isError, true);
+      assert.match(errorText(r), /expired/);
+    } finally { await conn.close(); }
+  });
+});
+
+describe("SQLite engine", () => {
+  let conn;
+  before(async () => { conn = await connectStdio(writeConfig("sqlite", { engine: "sqlite" })); });
+  after(async () => conn?.close());
+
+  test("validates and executes a join with a blocked field used only in a filter", async () => {
+    const code = "SELECT c.plan, count(*) AS orders FROM customers c JOIN orders o ON o.customer_id = c.id WHERE c.ssn IS NOT NULL GROUP BY c.plan ORDER BY c.plan";
+    const v = await validate(conn.client, code);
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+    const r = await execute(conn.client, code, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    assert.equal(r.structuredContent.row_count, 3);
+  });
+
+  test("refuses returning a blocked field", async () => {
+    const v = await validate(conn.client, "SELECT name, ssn FROM customers LIMIT 5");
+    assert.equal(v.valid, false);
+    assert.match(JSON.stringify(v.violations), /ssn/);
+  });
+});

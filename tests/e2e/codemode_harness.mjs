@@ -1,0 +1,107 @@
+// codemode_harness.mjs — starts `sluice serve` with a generated config on the demo database
+// (stdio or HTTP) and connects the official SDK client; helpers to validate and execute.
+import { spawn } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import path from "node:path";
+import { Client, StdioClientTransport, StreamableHTTPClientTransport, freePort, raw } from "./harness.mjs";
+
+export const work = process.env.SLUICE_E2E_WORK;
+export const sluiceBin = process.env.SLUICE_BIN;
+if (!work || !sluiceBin) throw new Error("run through ctest_codemode.sh");
+
+export const API_KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdef" };
+
+// Writes a config file; overrides replace [code_mode]/[database] keys.
+export function writeConfig(name, { engine = "duckdb", serverId = "e2e", ttl = 300, key = "token.key",
+                                    autoApprove = ["low", "medium"], maxRows = 1000, timeout = 5,
+                                    extra = "" } = {}) {
+  const db = engine === "duckdb" ? "demo.duckdb" : "demo.sqlite";
+  const file = path.join(work, `${name}.toml`);
+  writeFileSync(file, `
+[server]
+name = "sluice-e2e"
+[identity]
+user = "stdio-user"
+groups = ["StandardUsers"]
+[[api_keys]]
+user = "alice"
+groups = ["StandardUsers"]
+key_env = "SLUICE_E2E_KEY_ALICE"
+[[api_keys]]
+user = "bob"
+groups = ["StandardUsers"]
+key_env = "SLUICE_E2E_KEY_BOB"
+[database]
+engine = "${engine}"
+path = "${db}"
+[code_mode]
+enabled = true
+server_id = "${serverId}"
+token_secret_file = "${key}"
+token_ttl_seconds = ${ttl}
+auto_approve_levels = ${JSON.stringify(autoApprove)}
+execution_timeout_seconds = ${timeout}
+sql_max_rows = ${maxRows}
+blocked_fields = ["ssn", "email"]
+audit_log = "${name}.audit.jsonl"
+${extra}
+`);
+  return file;
+}
+
+const env = () => ({ ...process.env, SLUICE_E2E_KEY_ALICE: API_KEYS.alice, SLUICE_E2E_KEY_BOB: API_KEYS.bob });
+
+export async function connectStdio(configFile) {
+  const transport = new StdioClientTransport({ command: sluiceBin, args: ["serve", "-c", configFile, "--stdio"],
+                                               env: env(), stderr: "pipe" });
+  const client = new Client({ name: "e2e", version: "1.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+export async function startHttp(configFile) {
+  const port = await freePort();
+  const proc = spawn(sluiceBin, ["serve", "-c", configFile, "--http", `127.0.0.1:${port}`],
+                     { env: env(), stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) throw new Error(`sluice exited (${proc.exitCode}):\n${log}`);
+    try {
+      await raw({ port, method: "GET", path: "/" });
+      return { url: `http://127.0.0.1:${port}/mcp`, port, proc, log: () => log,
+               stop: () => proc.kill("SIGTERM") };
+    } catch { await sleep(100); }
+  }
+  proc.kill();
+  throw new Error(`sluice did not listen:\n${log}`);
+}
+
+export async function connectHttp(server, user = "alice") {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${API_KEYS[user]}` } } });
+  const client = new Client({ name: `e2e-${user}`, version: "1.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  return { client, close: () => client.close() };
+}
+
+export async function validate(client, code, variables) {
+  const args = { code };
+  if (variables) args.variables = variables;
+  const r = await client.callTool({ name: "validate_code", arguments: args });
+  if (r.isError) throw new Error(`validate_code failed: ${JSON.stringify(r.content)}`);
+  return r.structuredContent;
+}
+
+export async function execute(client, code, token, variables) {
+  const args = { code, approval_token: token };
+  if (variables) args.variables = variables;
+  return client.callTool({ name: "execute_code", arguments: args });
+}
+
+export function errorText(result) {
+  return result.content.map((c) => c.text ?? "").join("\n");
+}
