@@ -20,6 +20,11 @@
 
 /* A $ref chain may not recurse deeper than this without consuming instance structure. */
 #define SCHEMA_MAX_DEPTH (2u * SLUICE_LIMIT_NESTING_DEPTH)
+/* Work ceiling for one validation: every (schema, value) visit counts, so a schema whose
+ * anyOf/oneOf branches recurse on the same value cannot go exponential on hostile input. */
+#define SCHEMA_MAX_STEPS 1000000u
+/* uniqueItems compares pairs; larger arrays are refused rather than checked in O(n^2). */
+#define SCHEMA_MAX_UNIQUE_ITEMS 4096u
 /* How much of a value a message quotes. */
 #define SHOW_BYTES 120u
 
@@ -449,6 +454,7 @@ typedef struct val_ctx {
     const json_t *root;
     sluice_arena *arena;
     sluice_error *err;
+    size_t *steps; /* shared by quiet sub-validations */
 } val_ctx;
 
 static sluice_status
@@ -661,6 +667,10 @@ check_array(val_ctx *v, const json_t *schema, const json_t *inst, const path *at
     }
     if (json_is_true(json_object_get(schema, "uniqueItems"))) {
         size_t n = json_array_size(inst);
+        if (n > SCHEMA_MAX_UNIQUE_ITEMS)
+            return fail(v->err, v->arena, SLUICE_E_LIMIT, at,
+                        "too many items to check uniqueItems (limit is %u)",
+                        SCHEMA_MAX_UNIQUE_ITEMS);
         for (size_t a = 0; a < n; a++)
             for (size_t b = a + 1; b < n; b++)
                 if (values_equal(json_array_get(inst, a), json_array_get(inst, b)))
@@ -668,6 +678,18 @@ check_array(val_ctx *v, const json_t *schema, const json_t *inst, const path *at
                                 "items [%zu] and [%zu] are equal; items must be unique", a, b);
     }
     return SLUICE_OK;
+}
+
+/* A quiet branch ran out of budget: the whole validation stops, with a message. A limit is never
+ * mistaken for a mismatch (that would let anyOf try the next branch and keep spending). */
+static sluice_status limit_reached(val_ctx *v, const path *at)
+{
+    if (*v->steps > SCHEMA_MAX_STEPS)
+        return fail(v->err, v->arena, SLUICE_E_LIMIT, at,
+                    "too much work to validate this value (limit is %u schema checks)",
+                    SCHEMA_MAX_STEPS);
+    return fail(v->err, v->arena, SLUICE_E_LIMIT, at, "nested too deeply (limit is %u)",
+                SCHEMA_MAX_DEPTH);
 }
 
 /* anyOf / oneOf / allOf / not. Branch failures are collected quietly; only the verdict speaks. */
@@ -696,10 +718,15 @@ static sluice_status check_combinators(
         {
             sluice_error branch;
             sluice_error_clear(&branch);
-            val_ctx quiet = { v->root, v->arena, &branch };
-            if (validate(&quiet, sub, inst, at, depth + 1) == SLUICE_OK)
+            /* Only the first branch's mismatch is ever reported, so only it pays for messages. */
+            val_ctx quiet = { v->root, v->arena, i == 0 && v->err != NULL ? &branch : NULL,
+                              v->steps };
+            sluice_status st = validate(&quiet, sub, inst, at, depth + 1);
+            if (st == SLUICE_E_LIMIT)
+                return limit_reached(v, at);
+            if (st == SLUICE_OK)
                 matches++;
-            else if (first.message == NULL)
+            else if (i == 0)
                 first = branch;
         }
         if (matches == 0)
@@ -712,8 +739,11 @@ static sluice_status check_combinators(
                         "matches %zu of the schemas in oneOf, expected exactly one", matches);
     }
     if ((sub = json_object_get(schema, "not")) != NULL) {
-        val_ctx quiet = { v->root, v->arena, NULL };
-        if (validate(&quiet, sub, inst, at, depth + 1) == SLUICE_OK)
+        val_ctx quiet = { v->root, v->arena, NULL, v->steps };
+        sluice_status st = validate(&quiet, sub, inst, at, depth + 1);
+        if (st == SLUICE_E_LIMIT)
+            return limit_reached(v, at);
+        if (st == SLUICE_OK)
             return fail(v->err, v->arena, SLUICE_E_INVALID, at,
                         "must not match the schema in 'not'");
     }
@@ -726,6 +756,10 @@ validate(val_ctx *v, const json_t *schema, const json_t *inst, const path *at, s
     if (depth > SCHEMA_MAX_DEPTH)
         return fail(v->err, v->arena, SLUICE_E_LIMIT, at, "nested too deeply (limit is %u)",
                     SCHEMA_MAX_DEPTH);
+    if (++*v->steps > SCHEMA_MAX_STEPS)
+        return fail(v->err, v->arena, SLUICE_E_LIMIT, at,
+                    "too much work to validate this value (limit is %u schema checks)",
+                    SCHEMA_MAX_STEPS);
     if (json_is_false(schema))
         return fail(v->err, v->arena, SLUICE_E_INVALID, at, "no value is allowed here");
     if (!json_is_object(schema))
@@ -775,7 +809,8 @@ sluice_status sluice_json_schema_validate(const json_t *schema,
                                           sluice_arena *arena,
                                           sluice_error *err)
 {
-    val_ctx v = { schema, arena, err };
+    size_t steps = 0;
+    val_ctx v = { schema, arena, err, &steps };
     path top = { NULL, root != NULL ? root : "value", 0 };
     return validate(&v, schema, instance, &top, 0);
 }

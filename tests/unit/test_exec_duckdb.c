@@ -465,6 +465,53 @@ static void test_schema_marks_and_hash(void **state)
     sluice_executor_close(ex2);
 }
 
+/* With writes enabled the engine opens read-write, but only the enabled kinds run. */
+static void test_write_mode_allows_only_enabled_kinds(void **state)
+{
+    fixture *f = *state;
+    sluice_config_code_mode cm = { .sql_allow_writes = true };
+    sluice_executor *ex = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_executor_open(&f->db, &cm, &ex, f->arena, &err), SLUICE_OK);
+    const char *ins = "INSERT INTO people VALUES (3, 'Eve', '000-00-0000')";
+    sluice_exec_request req = { .code = ins, .code_len = strlen(ins) };
+    sluice_exec_result r;
+    assert_int_equal(sluice_executor_execute(ex, f->arena, &req, &r, &err), SLUICE_OK);
+    assert_string_equal(r.statement_type, "INSERT");
+    const char *refused[] = { "DELETE FROM people", "CREATE TABLE t2 AS SELECT 1 AS a",
+                              "DROP TABLE nums", "ATTACH 'x.db'", "SET threads = 1" };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        req.code = refused[i];
+        req.code_len = strlen(refused[i]);
+        sluice_error_clear(&err);
+        if (sluice_executor_execute(ex, f->arena, &req, &r, &err) == SLUICE_OK)
+            fail_msg("ran in write mode: %s", refused[i]);
+    }
+    req.code = "SELECT count(*) FROM people";
+    req.code_len = strlen(req.code);
+    assert_int_equal(sluice_executor_execute(ex, f->arena, &req, &r, &err), SLUICE_OK);
+    assert_int_equal(json_integer_value(json_array_get(json_array_get(r.rows, 0), 0)), 3);
+    sluice_executor_close(ex);
+}
+
+static void test_blocked_column_matching(void **state)
+{
+    fixture *f = *state;
+    static const char *entries[] = { "main.customers.ssn", "email" };
+    sluice_config_code_mode cm = { .blocked_fields = { entries, 2 } };
+    sluice_executor *ex = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_executor_open(&f->db, &cm, &ex, f->arena, &err), SLUICE_OK);
+    assert_true(sluice_executor_column_blocked(ex, "customers", "ssn"));
+    assert_true(sluice_executor_column_blocked(ex, "customers", "SSN"));
+    assert_false(sluice_executor_column_blocked(ex, "people", "ssn"));
+    assert_false(sluice_executor_column_blocked(ex, "xcustomers", "ssn"));
+    assert_true(sluice_executor_column_blocked(ex, "anything", "email"));
+    assert_false(sluice_executor_column_blocked(ex, "anything", "emails"));
+    assert_true(sluice_executor_column_blocked(f->ex, "people", "ssn"));
+    sluice_executor_close(ex);
+}
+
 static void test_open_refuses_missing_file(void **state)
 {
     fixture *f = *state;
@@ -496,6 +543,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_value_types_convert, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors_hide_blocked_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_marks_and_hash, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_blocked_column_matching, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_missing_file, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

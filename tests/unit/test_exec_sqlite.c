@@ -312,6 +312,34 @@ static void test_collect_reads(void **state)
                      SLUICE_E_DENIED);
 }
 
+static void test_write_mode_allows_only_enabled_kinds(void **state)
+{
+    fixture *f = *state;
+    sluice_config_code_mode cm = { .sql_allow_writes = true };
+    sluice_executor *ex = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_executor_open(&f->db, &cm, &ex, f->arena, &err), SLUICE_OK);
+    const char *ins = "INSERT INTO people VALUES (3, 'Eve', '000')";
+    sluice_exec_request req = { .code = ins, .code_len = strlen(ins) };
+    sluice_exec_result r;
+    assert_int_equal(sluice_executor_execute(ex, f->arena, &req, &r, &err), SLUICE_OK);
+    assert_string_equal(r.statement_type, "INSERT");
+    const char *refused[] = {
+        "DELETE FROM people", "CREATE TABLE t2(x)",
+        "DROP TABLE nums",    "INSERT INTO sqlite_schema VALUES ('table','x','x',0,'')",
+        "VACUUM INTO 'x.db'", "PRAGMA journal_mode=WAL"
+    };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        req.code = refused[i];
+        req.code_len = strlen(refused[i]);
+        sluice_error_clear(&err);
+        if (sluice_executor_execute(ex, f->arena, &req, &r, &err) == SLUICE_OK)
+            fail_msg("ran in write mode: %s", refused[i]);
+    }
+    expect_rows(f, "SELECT count(*) FROM people", "[[3]]");
+    sluice_executor_close(ex);
+}
+
 static void test_schema(void **state)
 {
     fixture *f = *state;
@@ -351,6 +379,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_variables_are_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_collect_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

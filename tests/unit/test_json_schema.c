@@ -191,6 +191,33 @@ static void test_schema_check_rejects_bad_refs_and_dialects(void **state)
                         "inputSchema.type: unknown type \"text\"");
 }
 
+static void test_schema_validation_work_is_bounded(void **state)
+{
+    (void)state;
+    /* Two branches that both recurse on the same value: 2^depth without a work ceiling. */
+    const char *schema = "{\"anyOf\":[{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}},"
+                         "{\"type\":\"array\",\"items\":{\"$ref\":\"#\"}}],\"not\":{}}";
+    char instance[200];
+    memset(instance, '[', 60);
+    memset(instance + 60, ']', 60);
+    instance[120] = '\0';
+    const char *msg = run(schema, instance);
+    assert_non_null(msg);
+    assert_non_null(strstr(msg, "too much work to validate this value (limit is 1000000 schema "
+                                "checks)"));
+    json_t *many = json_array();
+    for (int i = 0; i < 5000; i++)
+        json_array_append_new(many, json_integer(i));
+    json_t *unique = json_pack("{s:b}", "uniqueItems", 1);
+    sluice_error err;
+    assert_int_equal(sluice_json_schema_validate(unique, many, "arguments", arena, &err),
+                     SLUICE_E_LIMIT);
+    assert_string_equal(err.message,
+                        "arguments: too many items to check uniqueItems (limit is 4096)");
+    json_decref(unique);
+    json_decref(many);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -203,6 +230,7 @@ int main(void)
         cmocka_unit_test(test_schema_combinators),
         cmocka_unit_test(test_schema_check_fails_closed_on_unknown_keywords),
         cmocka_unit_test(test_schema_check_rejects_bad_refs_and_dialects),
+        cmocka_unit_test(test_schema_validation_work_is_bounded),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
