@@ -27,6 +27,7 @@
 #include "core/error.h"
 #include "core/hash.h"
 
+#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -81,6 +82,12 @@ typedef struct sluice_token_claims {
 
 /* "ok", "malformed", "code_mismatch", ... ; "unknown" out of range. */
 const char *sluice_token_problem_name(sluice_token_problem problem);
+
+/* The variables_hash of a request: SHA-256 of the compact JSON of variables with the keys of
+ * every object sorted, so key order does not matter and any other change does. NULL (no
+ * variables) hashes like {}. SLUICE_E_NOMEM when the JSON cannot be rendered. Validate and
+ * execute must both use this. */
+sluice_status sluice_token_hash_variables(const json_t *variables, uint8_t out[SLUICE_HASH_BYTES]);
 
 /* Signs a token with the ring's current key. Reads the bound claims (code_hash ... risk) from
  * *claims and fills in version, key_id, token_id, issued_at = now and expires_at = now + ttl.

@@ -1,19 +1,20 @@
 /*
  * toml.c — the TOML 1.0 parser: tokens in, a tree of values in the caller's arena out.
  *
- * Owns: the grammar (recursive descent, one function per rule), decoding strings, numbers and
- * date-times, the table rules (what a [header], a [[header]], a dotted key or an inline table may
- * define or extend), the tree and its accessors, and every syntax error message.
- * Does not own: token boundaries and byte-level checks (toml_lex.c), or what keys mean
- * (config.c).
+ * Owns: the grammar (recursive descent, one function per rule, depth-guarded), decoding strings,
+ * numbers and date-times, the table rules (what a [header], a [[header]], a dotted key or an
+ * inline table may define or extend), and every syntax error message.
+ * Does not own: token boundaries and byte-level checks (toml_lex.c), the tree's storage and
+ * accessors (toml_tree.c), or what keys mean (config.c).
  *
- * Every table remembers how it came to be (origin below), which is all the redefinition rules
- * need: a header may define a table that only exists implicitly, dotted keys may extend tables
- * they created, nothing may extend an inline table or a static array.
+ * Every table remembers how it came to be (its origin, toml_tree.h), which is all the
+ * redefinition rules need: a header may define a table that only exists implicitly, dotted keys
+ * may extend tables they created, nothing may extend an inline table or a static array.
  */
 #include "config/toml.h"
 
 #include "config/toml_lex.h"
+#include "config/toml_tree.h"
 #include "core/limits.h"
 
 #include <math.h>
@@ -23,49 +24,8 @@
 
 typedef sluice_toml_token token;
 typedef sluice_toml_value value;
-
-typedef enum origin {
-    ORIGIN_NONE,     /* scalars */
-    TABLE_IMPLICIT,  /* created as a parent in a [a.b.c] header; [a.b] may still define it */
-    TABLE_HEADER,    /* defined by its own [header] (or the root) */
-    TABLE_DOTTED,    /* created by a dotted key "a.b = 1"; only dotted keys may extend it */
-    TABLE_INLINE,    /* { ... } once closed: complete, nothing may extend it */
-    ARRAY_STATIC,    /* [ ... ] literal: complete */
-    ARRAY_OF_TABLES, /* made by [[header]]: each [[header]] appends a table */
-} origin;
-
-typedef struct entry {
-    const char *key;
-    size_t key_len;
-    size_t line, column;
-    value *value;
-} entry;
-
-struct sluice_toml_value {
-    sluice_toml_type type;
-    origin origin;
-    size_t depth; /* 0 for the root; checked against SLUICE_LIMIT_NESTING_DEPTH */
-    size_t line, column;
-    union {
-        struct {
-            const char *text; /* strings and the four date-time kinds; NUL-terminated */
-            size_t len;
-        } str;
-        int64_t integer;
-        double real;
-        bool boolean;
-        struct {
-            entry *entries;
-            size_t count, cap;
-            uint32_t *slots; /* open-addressing index (entry index + 1), once count > 8 */
-            size_t slot_cap;
-        } table;
-        struct {
-            value **items;
-            size_t count, cap;
-        } array;
-    } as;
-};
+typedef sluice_toml_entry entry;
+typedef sluice_toml_origin origin;
 
 /* A 1-based line and column. Found by scanning forward from the last one asked for, so the
  * parser asks in source order (errors aside) and the whole parse stays linear. */
@@ -110,8 +70,6 @@ typedef struct parser {
 /* The largest document we parse. Config files are far smaller; this bounds fuzzing and
  * hostile input while leaving room for generated files. */
 #define TOML_MAX_BYTES (4u * 1024u * 1024u)
-/* Tables index their keys once they hold more than this many (keeps lookups O(1)). */
-#define TABLE_INDEX_FROM 8u
 
 /* ------------------------------------------------------------------------------------------ */
 /* Positions and errors                                                                        */
@@ -139,6 +97,9 @@ static void locate(parser *p, size_t offset, size_t *line, size_t *column)
     *column = p->cur_col;
 }
 
+static sluice_status
+fail_v(parser *p, sluice_status status, size_t offset, size_t length, const char *fmt, va_list ap)
+    __attribute__((format(printf, 5, 0)));
 static sluice_status
 fail_v(parser *p, sluice_status status, size_t offset, size_t length, const char *fmt, va_list ap)
 {
@@ -318,109 +279,15 @@ static value *new_value(parser *p, sluice_toml_type type, origin how, size_t dep
     return v;
 }
 
-/* FNV-1a: small, and good enough for config keys. */
-static uint32_t hash_key(const char *key, size_t len)
-{
-    uint32_t h = 2166136261u;
-    for (size_t i = 0; i < len; i++) {
-        h ^= (unsigned char)key[i];
-        h *= 16777619u;
-    }
-    return h;
-}
-
-static bool key_equals(const entry *e, const char *key, size_t len)
-{
-    return e->key_len == len && memcmp(e->key, key, len) == 0;
-}
-
-static entry *table_find(const value *t, const char *key, size_t len)
-{
-    if (t->as.table.slots == NULL) {
-        for (size_t i = 0; i < t->as.table.count; i++) {
-            if (key_equals(&t->as.table.entries[i], key, len))
-                return &t->as.table.entries[i];
-        }
-        return NULL;
-    }
-    size_t mask = t->as.table.slot_cap - 1;
-    for (size_t s = hash_key(key, len) & mask;; s = (s + 1) & mask) {
-        uint32_t slot = t->as.table.slots[s];
-        if (slot == 0)
-            return NULL;
-        if (key_equals(&t->as.table.entries[slot - 1], key, len))
-            return &t->as.table.entries[slot - 1];
-    }
-}
-
-static void index_insert(value *t, size_t index)
-{
-    const entry *e = &t->as.table.entries[index];
-    size_t mask = t->as.table.slot_cap - 1;
-    size_t s = hash_key(e->key, e->key_len) & mask;
-    while (t->as.table.slots[s] != 0)
-        s = (s + 1) & mask;
-    t->as.table.slots[s] = (uint32_t)(index + 1);
-}
-
-/* Keeps the index at most half full; rebuilt whole when it grows. */
-static bool index_grow(parser *p, value *t)
-{
-    size_t count = t->as.table.count;
-    if (count < TABLE_INDEX_FROM || (t->as.table.slots != NULL && count * 2 < t->as.table.slot_cap))
-        return true;
-    size_t cap = 32;
-    while (cap < count * 4)
-        cap *= 2;
-    uint32_t *slots = sluice_arena_calloc(p->arena, cap, sizeof(*slots));
-    if (slots == NULL)
-        return false;
-    t->as.table.slots = slots;
-    t->as.table.slot_cap = cap;
-    for (size_t i = 0; i < count; i++)
-        index_insert(t, i);
-    return true;
-}
-
 static sluice_status table_add(parser *p, value *t, const key_part *k, value *v)
 {
-    if (t->as.table.count == t->as.table.cap) {
-        size_t cap = t->as.table.cap == 0 ? 4 : t->as.table.cap * 2;
-        entry *grown = sluice_arena_calloc(p->arena, cap, sizeof(*grown));
-        if (grown == NULL || cap > UINT32_MAX)
-            return fail_nomem(p);
-        if (t->as.table.count > 0)
-            memcpy(grown, t->as.table.entries, t->as.table.count * sizeof(*grown));
-        t->as.table.entries = grown;
-        t->as.table.cap = cap;
-    }
-    entry *e = &t->as.table.entries[t->as.table.count++];
-    e->key = k->text;
-    e->key_len = k->len;
-    e->value = v;
-    e->line = k->at.line;
-    e->column = k->at.column;
-    if (t->as.table.slots != NULL && t->as.table.count * 2 < t->as.table.slot_cap)
-        index_insert(t, t->as.table.count - 1);
-    else if (!index_grow(p, t))
-        return fail_nomem(p);
-    return SLUICE_OK;
+    bool ok = sluice_toml_tree_add(p->arena, t, k->text, k->len, k->at.line, k->at.column, v);
+    return ok ? SLUICE_OK : fail_nomem(p);
 }
 
 static sluice_status array_push(parser *p, value *a, value *item)
 {
-    if (a->as.array.count == a->as.array.cap) {
-        size_t cap = a->as.array.cap == 0 ? 4 : a->as.array.cap * 2;
-        value **grown = sluice_arena_calloc(p->arena, cap, sizeof(*grown));
-        if (grown == NULL)
-            return fail_nomem(p);
-        if (a->as.array.count > 0)
-            memcpy(grown, a->as.array.items, a->as.array.count * sizeof(*grown));
-        a->as.array.items = grown;
-        a->as.array.cap = cap;
-    }
-    a->as.array.items[a->as.array.count++] = item;
-    return SLUICE_OK;
+    return sluice_toml_tree_push(p->arena, a, item) ? SLUICE_OK : fail_nomem(p);
 }
 
 /* A new table under parent (depth checked), added as key k. */
@@ -435,17 +302,6 @@ static sluice_status add_table(parser *p, value *parent, const key_part *k, orig
     if (st == SLUICE_OK)
         *out = t;
     return st;
-}
-
-/* An inline table is complete once closed, including tables its dotted keys created. */
-static void seal_inline(value *t)
-{
-    t->origin = TABLE_INLINE;
-    for (size_t i = 0; i < t->as.table.count; i++) {
-        value *child = t->as.table.entries[i].value;
-        if (child->type == SLUICE_TOML_TABLE && child->origin == TABLE_DOTTED)
-            seal_inline(child);
-    }
 }
 
 /* ------------------------------------------------------------------------------------------ */
@@ -986,7 +842,7 @@ static sluice_status parse_datetime(parser *p, token t, value *v)
                             "invalid date-time '%.*s': expected 'T' between date and time",
                             SHOWN(t));
             dt_emit(&r, "T", 1);
-            bool has_offset;
+            bool has_offset = false;
             st = dt_time(&r, 11, &end);
             if (st == SLUICE_OK)
                 st = dt_offset(&r, end, &has_offset);
@@ -1102,7 +958,7 @@ static sluice_status parse_inline_table(parser *p, value *table)
     token t = peek(p, SLUICE_TOML_LEX_KEY);
     if (t.kind == SLUICE_TOML_TOK_RBRACE) {
         advance(p, t);
-        seal_inline(table);
+        sluice_toml_tree_seal(table);
         return SLUICE_OK;
     }
     for (;;) {
@@ -1132,7 +988,7 @@ static sluice_status parse_inline_table(parser *p, value *table)
                         "trailing comma is not allowed in an inline table; remove the ','");
     }
     advance(p, t);
-    seal_inline(table);
+    sluice_toml_tree_seal(table);
     return SLUICE_OK;
 }
 
@@ -1180,7 +1036,7 @@ static sluice_status walk_dotted(parser *p, value *table, const key_path *k, val
 {
     for (size_t i = 0; i + 1 < k->count; i++) {
         const key_part *part = &k->parts[i];
-        entry *e = table_find(table, part->text, part->len);
+        entry *e = sluice_toml_tree_find(table, part->text, part->len);
         if (e == NULL) {
             sluice_status st = add_table(p, table, part, TABLE_DOTTED, &table);
             if (st != SLUICE_OK)
@@ -1230,7 +1086,7 @@ static sluice_status parse_keyval(parser *p, value *table)
     if (st != SLUICE_OK)
         return st;
     const key_part *last = &k.parts[k.count - 1];
-    entry *dup = table_find(target, last->text, last->len);
+    entry *dup = sluice_toml_tree_find(target, last->text, last->len);
     if (dup != NULL)
         return fail(p, last->offset, last->len, "duplicate key '%s' (first defined at line %zu)",
                     key_text(p, &k), dup->line);
@@ -1251,7 +1107,7 @@ static sluice_status walk_header(parser *p, const key_path *k, value **out)
     value *table = p->root;
     for (size_t i = 0; i + 1 < k->count; i++) {
         const key_part *part = &k->parts[i];
-        entry *e = table_find(table, part->text, part->len);
+        entry *e = sluice_toml_tree_find(table, part->text, part->len);
         if (e == NULL) {
             sluice_status st = add_table(p, table, part, TABLE_IMPLICIT, &table);
             if (st != SLUICE_OK)
@@ -1284,7 +1140,7 @@ static sluice_status walk_header(parser *p, const key_path *k, value **out)
 static sluice_status define_table(parser *p, value *parent, const key_path *k)
 {
     const key_part *last = &k->parts[k->count - 1];
-    entry *e = table_find(parent, last->text, last->len);
+    entry *e = sluice_toml_tree_find(parent, last->text, last->len);
     if (e == NULL)
         return add_table(p, parent, last, TABLE_HEADER, &p->table);
     value *v = e->value;
@@ -1317,7 +1173,7 @@ static sluice_status define_table(parser *p, value *parent, const key_path *k)
 static sluice_status append_table(parser *p, value *parent, const key_path *k, place at)
 {
     const key_part *last = &k->parts[k->count - 1];
-    entry *e = table_find(parent, last->text, last->len);
+    entry *e = sluice_toml_tree_find(parent, last->text, last->len);
     value *array;
     if (e == NULL) {
         if (parent->depth + 2 > SLUICE_LIMIT_NESTING_DEPTH)
@@ -1466,130 +1322,4 @@ sluice_status sluice_toml_parse(sluice_arena *arena,
     if (st == SLUICE_OK)
         *out_root = p.root;
     return st;
-}
-
-/* ------------------------------------------------------------------------------------------ */
-/* Accessors                                                                                   */
-
-sluice_toml_type sluice_toml_type_of(const sluice_toml_value *v)
-{
-    return v->type;
-}
-
-const char *sluice_toml_type_name(sluice_toml_type type)
-{
-    static const char *const names[] = {
-        [SLUICE_TOML_STRING] = "string",         [SLUICE_TOML_INTEGER] = "integer",
-        [SLUICE_TOML_FLOAT] = "float",           [SLUICE_TOML_BOOL] = "boolean",
-        [SLUICE_TOML_DATETIME] = "datetime",     [SLUICE_TOML_DATETIME_LOCAL] = "local datetime",
-        [SLUICE_TOML_DATE_LOCAL] = "local date", [SLUICE_TOML_TIME_LOCAL] = "local time",
-        [SLUICE_TOML_ARRAY] = "array",           [SLUICE_TOML_TABLE] = "table",
-    };
-    return (unsigned)type <= SLUICE_TOML_TABLE ? names[type] : "unknown";
-}
-
-size_t sluice_toml_line(const sluice_toml_value *v)
-{
-    return v->line;
-}
-
-size_t sluice_toml_column(const sluice_toml_value *v)
-{
-    return v->column;
-}
-
-size_t sluice_toml_table_count(const sluice_toml_value *t)
-{
-    return t->type == SLUICE_TOML_TABLE ? t->as.table.count : 0;
-}
-
-static const entry *entry_at(const sluice_toml_value *t, size_t index)
-{
-    if (t->type != SLUICE_TOML_TABLE || index >= t->as.table.count)
-        return NULL;
-    return &t->as.table.entries[index];
-}
-
-const char *sluice_toml_table_key(const sluice_toml_value *t, size_t index)
-{
-    const entry *e = entry_at(t, index);
-    return e != NULL ? e->key : NULL;
-}
-
-size_t sluice_toml_table_key_length(const sluice_toml_value *t, size_t index)
-{
-    const entry *e = entry_at(t, index);
-    return e != NULL ? e->key_len : 0;
-}
-
-const sluice_toml_value *sluice_toml_table_value(const sluice_toml_value *t, size_t index)
-{
-    const entry *e = entry_at(t, index);
-    return e != NULL ? e->value : NULL;
-}
-
-void sluice_toml_table_key_position(const sluice_toml_value *t,
-                                    size_t index,
-                                    size_t *out_line,
-                                    size_t *out_column)
-{
-    const entry *e = entry_at(t, index);
-    *out_line = e != NULL ? e->line : 0;
-    *out_column = e != NULL ? e->column : 0;
-}
-
-const sluice_toml_value *sluice_toml_table_get(const sluice_toml_value *t, const char *key)
-{
-    if (t->type != SLUICE_TOML_TABLE || key == NULL)
-        return NULL;
-    const entry *e = table_find(t, key, strlen(key));
-    return e != NULL ? e->value : NULL;
-}
-
-size_t sluice_toml_array_count(const sluice_toml_value *a)
-{
-    return a->type == SLUICE_TOML_ARRAY ? a->as.array.count : 0;
-}
-
-const sluice_toml_value *sluice_toml_array_get(const sluice_toml_value *a, size_t index)
-{
-    if (a->type != SLUICE_TOML_ARRAY || index >= a->as.array.count)
-        return NULL;
-    return a->as.array.items[index];
-}
-
-const char *sluice_toml_string(const sluice_toml_value *v, size_t *out_len)
-{
-    bool ok = v->type == SLUICE_TOML_STRING;
-    if (out_len != NULL)
-        *out_len = ok ? v->as.str.len : 0;
-    return ok ? v->as.str.text : "";
-}
-
-int64_t sluice_toml_integer(const sluice_toml_value *v)
-{
-    return v->type == SLUICE_TOML_INTEGER ? v->as.integer : 0;
-}
-
-double sluice_toml_float(const sluice_toml_value *v)
-{
-    return v->type == SLUICE_TOML_FLOAT ? v->as.real : 0.0;
-}
-
-bool sluice_toml_bool(const sluice_toml_value *v)
-{
-    return v->type == SLUICE_TOML_BOOL && v->as.boolean;
-}
-
-const char *sluice_toml_datetime_text(const sluice_toml_value *v)
-{
-    switch (v->type) {
-    case SLUICE_TOML_DATETIME:
-    case SLUICE_TOML_DATETIME_LOCAL:
-    case SLUICE_TOML_DATE_LOCAL:
-    case SLUICE_TOML_TIME_LOCAL:
-        return v->as.str.text;
-    default:
-        return "";
-    }
 }

@@ -90,46 +90,48 @@ static bool host_query(duckdb_connection conn, const char *sql, duckdb_result *r
     return false;
 }
 
-/* Reads the settings back: sluice refuses to start when any did not take effect. */
-static sluice_status
-verify_settings(duckdb_database db, const char *access_mode, sluice_arena *arena, sluice_error *err)
+#define HARDENING_COUNT (sizeof(hardening) / sizeof(hardening[0]))
+
+/* Reads the settings back: sluice refuses to start when any did not take effect. expect holds
+ * the hardening list plus the settings that depend on config (access_mode, threads). */
+static sluice_status verify_settings(duckdb_database db,
+                                     const duck_setting *expect,
+                                     size_t n,
+                                     sluice_arena *arena,
+                                     sluice_error *err)
 {
     duckdb_connection conn;
     if (duckdb_connect(db, &conn) != DuckDBSuccess)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
     duckdb_result res;
-    sluice_status st = SLUICE_OK;
     if (!host_query(conn, "SELECT name, value FROM duckdb_settings()", &res)) {
         duckdb_disconnect(&conn);
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read DuckDB settings");
     }
-    size_t n = sizeof(hardening) / sizeof(hardening[0]);
-    bool seen[sizeof(hardening) / sizeof(hardening[0]) + 1] = { false };
-    idx_t rows = duckdb_row_count(&res);
-    for (idx_t r = 0; r < rows && st == SLUICE_OK; r++) {
+    sluice_status st = SLUICE_OK;
+    bool seen[HARDENING_COUNT + 2] = { false };
+    for (idx_t r = 0; r < duckdb_row_count(&res) && st == SLUICE_OK; r++) {
         char *name = duckdb_value_varchar(&res, 0, r);
         char *value = duckdb_value_varchar(&res, 1, r);
         const char *v = value != NULL ? value : "";
-        for (size_t i = 0; i <= n && name != NULL; i++) {
-            const char *want_name = i < n ? hardening[i].name : "access_mode";
-            const char *want = i < n ? hardening[i].expect : access_mode;
-            if (strcmp(name, want_name) != 0)
+        for (size_t i = 0; i < n && name != NULL; i++) {
+            if (strcmp(name, expect[i].name) != 0)
                 continue;
             seen[i] = true;
-            if (strcasecmp(v, want) != 0)
+            if (strcasecmp(v, expect[i].expect) != 0)
                 st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                       "DuckDB setting %s is '%s' after open, expected '%s'; "
                                       "refusing to serve an unhardened database",
-                                      name, v, want);
+                                      name, v, expect[i].expect);
         }
         duckdb_free(name);
         duckdb_free(value);
     }
-    for (size_t i = 0; i <= n && st == SLUICE_OK; i++)
+    for (size_t i = 0; i < n && st == SLUICE_OK; i++)
         if (!seen[i])
             st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                   "DuckDB setting %s could not be read back; refusing to start",
-                                  i < n ? hardening[i].name : "access_mode");
+                                  expect[i].name);
     duckdb_destroy_result(&res);
     duckdb_disconnect(&conn);
     return st;
@@ -164,7 +166,7 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
         duckdb_set_config(config, "memory_limit", memory) != DuckDBSuccess)
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                               "DuckDB refused threads=%s or memory_limit='%s'", threads, memory);
-    for (size_t i = 0; st == SLUICE_OK && i < sizeof(hardening) / sizeof(hardening[0]); i++)
+    for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
         if (duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
             st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                   "DuckDB refused setting %s='%s'; refusing to start",
@@ -188,7 +190,11 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
     duckdb_destroy_config(&config);
     if (st != SLUICE_OK)
         return st;
-    st = verify_settings(s->db, access_mode, err_arena, err);
+    duck_setting expect[HARDENING_COUNT + 2];
+    memcpy(expect, hardening, sizeof(hardening));
+    expect[HARDENING_COUNT] = (duck_setting){ "access_mode", access_mode, access_mode };
+    expect[HARDENING_COUNT + 1] = (duck_setting){ "threads", threads, threads };
+    st = verify_settings(s->db, expect, HARDENING_COUNT + 2, err_arena, err);
     if (st != SLUICE_OK) {
         duck_close(s);
         return st;

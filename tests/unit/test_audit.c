@@ -3,20 +3,13 @@
  * a line, swapping two, cutting the tail or breaking a line is each found at the right line;
  * reopening continues the chain and refuses a broken one.
  */
-/* cmocka needs these before it: keep this order. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "codemode/audit.h"
+#include "core/hash.h"
+#include "unit.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include "codemode/audit.h"
-#include "core/hash.h"
 
 static char dir[64];
 static char path[128];

@@ -2,20 +2,13 @@
  * test_replay.c — single use of approval tokens: in memory, across a restart, expiry, growth,
  * torn files, one process per store, and many threads racing for the same ids.
  */
-/* cmocka needs these before it: keep this order. */
-/* clang-format off */
+#include "codemode/replay.h"
+#include "unit.h"
+
 #include <pthread.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <cmocka.h>
-/* clang-format on */
-
-#include "codemode/replay.h"
 
 #define NOW 1800000000
 

@@ -2,22 +2,15 @@
  * test_secret.c — signing keys: format, minimum length, file permissions, the environment
  * variable path, wiping of the text they came from, HMAC, keyring.
  */
-/* cmocka needs these before it: keep this order. */
-/* clang-format off */
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "codemode/secret.h"
+#include "unit.h"
+
+#include <sodium.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <cmocka.h>
-#include <sodium.h>
-/* clang-format on */
-
-#include "codemode/secret.h"
 
 static char dir[64];
 

@@ -1,0 +1,110 @@
+/*
+ * test_hash.c — SHA-256 against published vectors, streaming = one-shot, hex and base64url
+ * round trips, and the strict decoders refusing every non-canonical spelling.
+ */
+#include "core/hash.h"
+#include "unit.h"
+
+#include <string.h>
+
+static void hex_of(const char *data, size_t len, char *out)
+{
+    uint8_t h[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(data, len, h);
+    sluice_hash_hex(h, sizeof h, out);
+}
+
+static void test_hash_sha256_vectors(void **state)
+{
+    (void)state;
+    char hex[SLUICE_HASH_HEX_CHARS + 1];
+    hex_of("abc", 3, hex); /* FIPS 180-2 B.1 */
+    assert_string_equal(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    hex_of(NULL, 0, hex);
+    assert_string_equal(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+}
+
+static void test_hash_streaming_equals_one_shot(void **state)
+{
+    (void)state;
+    const char *text = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+    uint8_t one[SLUICE_HASH_BYTES], streamed[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(text, strlen(text), one);
+    sluice_hash_state st;
+    sluice_hash_start(&st);
+    sluice_hash_update(&st, text, 10);
+    sluice_hash_update(&st, text + 10, 0);
+    sluice_hash_update(&st, text + 10, strlen(text) - 10);
+    sluice_hash_finish(&st, streamed);
+    assert_memory_equal(one, streamed, SLUICE_HASH_BYTES);
+    char hex[SLUICE_HASH_HEX_CHARS + 1];
+    sluice_hash_hex(one, sizeof one, hex); /* FIPS 180-2 B.2 */
+    assert_string_equal(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+static void test_hash_unhex_is_strict(void **state)
+{
+    (void)state;
+    uint8_t out[2] = { 0 };
+    assert_int_equal(sluice_hash_unhex("aB09", 4, out, 2), SLUICE_OK);
+    assert_int_equal(out[0], 0xab);
+    assert_int_equal(out[1], 0x09);
+    assert_int_equal(sluice_hash_unhex("ab0", 3, out, 2), SLUICE_E_INVALID);
+    assert_int_equal(sluice_hash_unhex("ab0g", 4, out, 2), SLUICE_E_INVALID);
+    assert_int_equal(sluice_hash_unhex("ab 0", 4, out, 2), SLUICE_E_INVALID);
+    assert_int_equal(sluice_hash_unhex("ab09ff", 6, out, 2), SLUICE_E_INVALID);
+    assert_int_equal(out[0], 0xab); /* untouched on failure */
+}
+
+static void test_hash_b64url_round_trip_and_strictness(void **state)
+{
+    (void)state;
+    uint8_t bytes[5] = { 0xfb, 0xff, 0x00, 0x10, 0x7f };
+    char text[SLUICE_HASH_B64URL_CHARS(5) + 1];
+    for (size_t n = 0; n <= 5; n++) {
+        sluice_hash_b64url_encode(bytes, n, text);
+        assert_int_equal(strlen(text), SLUICE_HASH_B64URL_CHARS(n));
+    }
+    assert_string_equal(text, "-_8AEH8");
+    uint8_t out[8];
+    size_t len = 0;
+    assert_int_equal(sluice_hash_b64url_decode(text, 7, out, sizeof out, &len), SLUICE_OK);
+    assert_int_equal(len, 5);
+    assert_memory_equal(out, bytes, 5);
+    static const char *const refused[] = {
+        "",           /* empty */
+        "-_8AEH8=",   /* padding */
+        "+/8AEH8",    /* standard alphabet */
+        "-_8A EH8",   /* whitespace */
+        "-_8AEH9",    /* non-zero unused bits: a second spelling of the same bytes */
+        "-_8AE",      /* a lone 6-bit group cannot end the text */
+        "-_8AEH\xb8", /* high bit set: libsodium 1.0.18 would read it as '8' */
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        if (sluice_hash_b64url_decode(refused[i], strlen(refused[i]), out, sizeof out, &len) !=
+            SLUICE_E_INVALID)
+            fail_msg("accepted '%s'", refused[i]);
+    }
+    assert_int_equal(sluice_hash_b64url_decode(text, 7, out, 4, &len), SLUICE_E_LIMIT);
+}
+
+static void test_hash_equal(void **state)
+{
+    (void)state;
+    assert_true(sluice_hash_equal("abcd", "abcd", 4));
+    assert_false(sluice_hash_equal("abcd", "abce", 4));
+    assert_true(sluice_hash_equal("x", "y", 0));
+    assert_int_equal(sluice_hash_init(), SLUICE_OK);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hash_sha256_vectors),
+        cmocka_unit_test(test_hash_streaming_equals_one_shot),
+        cmocka_unit_test(test_hash_unhex_is_strict),
+        cmocka_unit_test(test_hash_b64url_round_trip_and_strictness),
+        cmocka_unit_test(test_hash_equal),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
