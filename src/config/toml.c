@@ -528,7 +528,7 @@ static sluice_status decode_basic(parser *p, token t, bool multiline, const char
             buf[len++] = simple;
             i += 2;
         } else if (e == 'u' || e == 'U') {
-            size_t k;
+            size_t k = 0;
             sluice_status st = decode_unicode(p, i, end, buf + len, &k);
             if (st != SLUICE_OK)
                 return st;
@@ -1081,7 +1081,7 @@ static sluice_status parse_keyval(parser *p, value *table)
         return fail(p, eq.start, eq.end - eq.start, "expected %s", want != NULL ? want : "'='");
     }
     advance(p, eq);
-    value *target;
+    value *target = NULL;
     st = walk_dotted(p, table, &k, &target);
     if (st != SLUICE_OK)
         return st;
@@ -1221,7 +1221,7 @@ static sluice_status parse_header(parser *p)
         return fail_expected(p, close, want != NULL ? want : "']'");
     }
     p->pos = close.end + (aot ? 1 : 0);
-    value *parent;
+    value *parent = NULL;
     st = walk_header(p, &k, &parent);
     if (st != SLUICE_OK)
         return st;

@@ -504,7 +504,7 @@ static bool binop(cedar_eval *ev, const cedar_expr *e, sluice_cedar_value *out)
     sluice_cedar_value a, b;
     if (!sluice_cedar_eval(ev, e->a, &a) || !sluice_cedar_eval(ev, e->b, &b))
         return false;
-    bool r;
+    bool r = false;
     switch (e->kind) {
     case EX_EQ:
         *out = sluice_cedar_value_bool(sluice_cedar_value_equal(&a, &b));
