@@ -4,16 +4,21 @@
 # stdio and over Streamable HTTP, with the same C driver (tests/programs/bench_mcp_driver.c) and
 # the same trivial `echo` tool on both sides, in one run. Prints a table, writes JSON.
 #
-#   bench/mcp/run.sh                  # 10000 calls after 1000 warm-up, Release build in build-bench/
+#   bench/mcp/run.sh                  # 5000 calls after 1000 warm-up, x3, Release build in build-bench/
 #   CALLS=300 WARMUP=50 TRANSPORTS="stdio http" BENCH_BUILD_DIR=build BENCH_OUT=/tmp/mcp.json bench/mcp/run.sh
+#
+# Each (server, transport) pair runs REPEAT times (default 3; a fresh server each time) and the
+# run with the median throughput is reported; all samples are kept in the JSON. The machine is
+# shared, so single runs swing by 4x.
 #
 # Targets (issue): sluice >= 5x the SDK server's throughput, p99 < 1 ms on loopback. They are
 # reported (targets/met in the JSON), never asserted: this machine's cores are shared.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
-calls=${CALLS:-10000}
+calls=${CALLS:-5000}
 transports=${TRANSPORTS:-stdio http}
+repeat=${REPEAT:-3}
 warmup=${WARMUP:-1000}
 out=${BENCH_OUT:-$src/bench/results/mcp.json}
 build=${BENCH_BUILD_DIR:-}
@@ -29,21 +34,31 @@ sdk="$src/bench/mcp/sdk_server.mjs"
 tmp=$(mktemp -d)
 trap 'fixture_stop; rm -rf "$tmp"' EXIT
 
-drive() { # label, then driver transport arguments
+drive_once() { # label, then driver transport arguments
     local label=$1
     shift
     "$driver" --calls "$calls" --warmup "$warmup" --tool echo --args '{"message":"hello"}' \
         --label "$label" "$@" >>"$tmp/runs.jsonl"
 }
 
+drive() { # label, then driver transport arguments
+    local i
+    for i in $(seq 1 "$repeat"); do
+        drive_once "$@"
+    done
+}
+
 drive_http() { # label, server command...
     local label=$1 port
     shift
-    port=$(fixture_free_port)
-    fixture_start "$tmp/$label-http.log" "$@" --http "127.0.0.1:$port"
-    fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/$label-http.log" >&2; exit 1; }
-    drive "$label" --http "http://127.0.0.1:$port/mcp"
-    fixture_stop
+    local i
+    for i in $(seq 1 "$repeat"); do
+        port=$(fixture_free_port)
+        fixture_start "$tmp/$label-http.log" "$@" --http "127.0.0.1:$port"
+        fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/$label-http.log" >&2; exit 1; }
+        drive_once "$label" --http "http://127.0.0.1:$port/mcp"
+        fixture_stop
+    done
 }
 
 for t in $transports; do
@@ -63,14 +78,17 @@ done
 mkdir -p "$(dirname "$out")"
 jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(uname -srm)" \
     --arg cpus "$(nproc)" --arg node "$(node --version)" '
-  . as $runs |
+  . as $samples |
+  [group_by([.label, .transport])[] | sort_by(.calls_per_second) | .[(length - 1) / 2 | floor]]
+  as $runs |
   def run($l; $t): $runs | map(select(.label == $l and .transport == $t))[0];
   def ratios($t): run("sluice"; $t) as $s | run("sdk"; $t) as $k |
     { throughput: ($s.calls_per_second / $k.calls_per_second),
       p50_latency: ($k.p50_us / $s.p50_us), p99_latency: ($k.p99_us / $s.p99_us) };
   ([$runs[].transport] | unique) as $ts |
   { benchmark: "mcp tools/call round trip", date: $date, host: $host, cpus: ($cpus | tonumber),
-    node: $node, tool: "echo", runs: $runs,
+    node: $node, tool: "echo", repeat: (($samples | length) / ($runs | length)),
+    runs: $runs, samples: $samples,
     ratios_sluice_over_sdk: ($ts | map({ key: ., value: ratios(.) }) | from_entries),
     targets: { throughput_ratio_min: 5, p99_us_max: 1000 },
     met: ($ts | map({ key: ., value: { throughput: (ratios(.).throughput >= 5),

@@ -12,7 +12,7 @@
  */
 #include "cli/cli.h"
 #include "core/buf.h"
-#include "policy/cedar/cedar.h"
+#include "policy/cedar/ast.h"
 #include "policy/cedar/schema.h"
 
 #include <errno.h>
@@ -124,6 +124,22 @@ static void print_policy(const sluice_cedar_policy *p, const char *source)
     putchar('\n');
 }
 
+/* The request as evaluated, in Cedar syntax: what the policies saw. */
+static void print_request(sluice_arena *arena, const sluice_cedar_request *req)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 1u << 20);
+    sluice_buf_puts(&b, "request: principal ");
+    sluice_cedar_uid_print(&b, &req->principal);
+    sluice_buf_puts(&b, ", action ");
+    sluice_cedar_uid_print(&b, &req->action);
+    sluice_buf_puts(&b, ", resource ");
+    sluice_cedar_uid_print(&b, &req->resource);
+    sluice_buf_puts(&b, "\ncontext: ");
+    sluice_cedar_value_print(&b, &req->context);
+    puts(sluice_buf_status(&b) == SLUICE_OK ? b.data : "request: (too large to show)");
+}
+
 static int report(const sluice_cedar_decision *d, const char *source)
 {
     printf("decision: %s\n", d->allow ? "allow" : "deny");
@@ -191,6 +207,7 @@ static int eval_with(sluice_arena *arena, const eval_opts *o)
         print_error(arena, &err, NULL, 0);
         return SLUICE_EXIT_RUNTIME;
     }
+    print_request(arena, &req);
     return report(&d, o->policies);
 }
 

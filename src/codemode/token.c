@@ -6,7 +6,6 @@
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define WIRE_PREFIX "sl1."
@@ -48,20 +47,6 @@ const char *sluice_token_problem_name(sluice_token_problem problem)
     if ((unsigned)problem > SLUICE_TOKEN_PROBLEM_MAX)
         return "unknown";
     return problem_names[problem];
-}
-
-sluice_status sluice_token_hash_variables(const json_t *variables, uint8_t out[SLUICE_HASH_BYTES])
-{
-    if (variables == NULL) {
-        sluice_hash_sha256("{}", 2, out);
-        return SLUICE_OK;
-    }
-    char *text = json_dumps(variables, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
-    if (text == NULL)
-        return SLUICE_E_NOMEM;
-    sluice_hash_sha256(text, strlen(text), out);
-    free(text);
-    return SLUICE_OK;
 }
 
 /* ---- encoding ---------------------------------------------------------------------------- */

@@ -16,6 +16,8 @@
  *     u8 version(=1) | u8 n + key_id | 16 token_id | 32 code_hash | u16 n + user_id |
  *     u16 n + session_id | u16 n + server_id | 32 context_hash | 32 variables_hash |
  *     u8 action | u8 risk | i64 issued_at | i64 expires_at
+ * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
+ * they are signed into live tokens, so those enums must never be renumbered.
  */
 #ifndef SLUICE_CODEMODE_TOKEN_H
 #define SLUICE_CODEMODE_TOKEN_H
@@ -27,7 +29,6 @@
 #include "core/error.h"
 #include "core/hash.h"
 
-#include <jansson.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -82,12 +83,6 @@ typedef struct sluice_token_claims {
 
 /* "ok", "malformed", "code_mismatch", ... ; "unknown" out of range. */
 const char *sluice_token_problem_name(sluice_token_problem problem);
-
-/* The variables_hash of a request: SHA-256 of the compact JSON of variables with the keys of
- * every object sorted, so key order does not matter and any other change does. NULL (no
- * variables) hashes like {}. SLUICE_E_NOMEM when the JSON cannot be rendered. Validate and
- * execute must both use this. */
-sluice_status sluice_token_hash_variables(const json_t *variables, uint8_t out[SLUICE_HASH_BYTES]);
 
 /* Signs a token with the ring's current key. Reads the bound claims (code_hash ... risk) from
  * *claims and fills in version, key_id, token_id, issued_at = now and expires_at = now + ttl.

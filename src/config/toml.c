@@ -658,25 +658,37 @@ static sluice_status parse_float(parser *p, token t, value *v)
             s[i] == 'i' ? (s[0] == '-' ? -INFINITY : INFINITY) : (s[0] == '-' ? -NAN : NAN);
         return SLUICE_OK;
     }
+    /* Each part names what it lacks, so "1." and "1e" say more than "invalid number". */
+    const char *why = NULL;
     size_t int_start = i;
     i = scan_digits(s, i, n, 10);
-    bool ok = i != SIZE_MAX && i > int_start;
-    if (ok && s[int_start] == '0' && i - int_start > 1)
-        return fail(p, t.start, n, "invalid number '%.*s': leading zeros are not allowed",
-                    SHOWN(t));
-    if (ok && i < n && s[i] == '.') {
+    if (i == SIZE_MAX)
+        why = "an underscore must sit between digits";
+    else if (i == int_start)
+        why = "a float needs digits before the '.' or exponent (write 0.5, not .5)";
+    else if (s[int_start] == '0' && i - int_start > 1)
+        why = "leading zeros are not allowed";
+    if (why == NULL && i < n && s[i] == '.') {
         size_t frac = i + 1;
         i = scan_digits(s, frac, n, 10);
-        ok = i != SIZE_MAX && i > frac;
+        if (i == SIZE_MAX)
+            why = "an underscore must sit between digits";
+        else if (i == frac)
+            why = "the '.' must be followed by digits (write 1.0, not 1.)";
     }
-    if (ok && i < n && (s[i] == 'e' || s[i] == 'E')) {
+    if (why == NULL && i < n && (s[i] == 'e' || s[i] == 'E')) {
         size_t exp = i + 1;
         if (exp < n && (s[exp] == '+' || s[exp] == '-'))
             exp++;
         i = scan_digits(s, exp, n, 10);
-        ok = i != SIZE_MAX && i > exp;
+        if (i == SIZE_MAX)
+            why = "an underscore must sit between digits";
+        else if (i == exp)
+            why = "the exponent needs digits (write 1e5)";
     }
-    if (!ok || i != n)
+    if (why != NULL)
+        return fail(p, t.start, n, "invalid number '%.*s': %s", SHOWN(t), why);
+    if (i != n)
         return fail(p, t.start, n, "invalid number '%.*s'", SHOWN(t));
     char *clean = sluice_arena_alloc(p->arena, n + 1);
     if (clean == NULL)

@@ -7,7 +7,7 @@ set -euo pipefail
 out="$SLUICE_BUILD_DIR/bench-smoke/mcp.json"
 rm -f "$out"
 transports="stdio http"
-CALLS=300 WARMUP=30 TRANSPORTS="$transports" BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
+REPEAT=1 CALLS=300 WARMUP=30 TRANSPORTS="$transports" BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
     bash "$SLUICE_SOURCE_DIR/bench/mcp/run.sh"
 jq -e --arg ts "$transports" '
   ($ts | split(" ")) as $want |

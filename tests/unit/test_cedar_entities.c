@@ -4,6 +4,8 @@
  * duplicates, cycles, actions with non-action parents).
  */
 #include "cedar_test_util.h"
+#include "core/buf.h"
+#include "policy/cedar/ast.h"
 
 static const char *load_error(sluice_arena *a, const char *json)
 {
@@ -140,12 +142,45 @@ static void context_forms(void **state)
     sluice_arena_free(a);
 }
 
+/* Printing a value gives Cedar text that evaluates back to the same value. */
+static void printed_values_parse_back(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    const char *ctx =
+        "{\"l\": -9223372036854775808, \"s\": \"tab\\t \\\"q\\\" \\\\ \u00e9\", \"b\": true,"
+        " \"set\": [1, \"x\", [true]], \"rec\": {\"a b\": {\"c\": []}, \"\": 0},"
+        " \"e\": {\"__entity\": {\"type\": \"Ns::T\", \"id\": \"i\\\"d\"}},"
+        " \"ip4\": {\"__extn\": {\"fn\": \"ip\", \"arg\": \"10.1.2.3/8\"}},"
+        " \"ip6\": {\"__extn\": {\"fn\": \"ip\", \"arg\": \"fe80::1:2/64\"}},"
+        " \"dec\": {\"__extn\": {\"fn\": \"decimal\", \"arg\": \"-922337203685477.5808\"}},"
+        " \"dt\": {\"__extn\": {\"fn\": \"datetime\", \"arg\": \"1969-07-20T20:17:40.500-0500\"}},"
+        " \"dt2\": {\"__extn\": {\"fn\": \"datetime\", \"arg\": \"9999-12-31\"}},"
+        " \"dur\": {\"__extn\": {\"fn\": \"duration\", \"arg\": \"-1d2h3m4s5ms\"}}}";
+    sluice_cedar_value v;
+    sluice_error err;
+    assert_int_equal(sluice_cedar_context_parse_json(a, ctx, strlen(ctx), "ctx", &v, &err),
+                     SLUICE_OK);
+    assert_int_equal(v.len, 12);
+    for (uint32_t i = 0; i < v.len; i++) {
+        sluice_buf b;
+        sluice_buf_init(&b, a, 4096);
+        sluice_cedar_value_print(&b, &v.u.fields[i].value);
+        const char *expr =
+            sluice_arena_printf(a, "context[\"%s\"] == %s", v.u.fields[i].key, sluice_buf_cstr(&b));
+        if (cedar_eval_expr(a, expr, "[]", ctx) != CEDAR_TRUE)
+            fail_msg("does not round-trip: %s", expr);
+    }
+    sluice_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(entity_errors),
         cmocka_unit_test(hierarchy_closure),
         cmocka_unit_test(context_forms),
+        cmocka_unit_test(printed_values_parse_back),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

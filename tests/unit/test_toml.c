@@ -424,6 +424,50 @@ static void test_toml_rejects_two_values_on_a_line(void **state)
                  "expected a newline after the value, found 'b'");
 }
 
+/* Runs one case of data/toml/errors.txt; returns false (after printing why) on a mismatch. */
+static bool run_error_case(const char *name, const char *input, const char *expected)
+{
+    sluice_toml_value *root = NULL;
+    sluice_error err;
+    sluice_error_clear(&err);
+    sluice_status st = sluice_toml_parse(arena, input, strlen(input), "t.toml", &root, &err);
+    char got[512] = "accepted";
+    if (st != SLUICE_OK)
+        snprintf(got, sizeof got, "%zu:%zu: %s", err.line, err.column, err.message);
+    if (st == SLUICE_E_INVALID && strcmp(got, expected) == 0)
+        return true;
+    fprintf(stderr, "%s:\n  expected: %s\n  actual:   %s\n", name, expected, got);
+    return false;
+}
+
+static void test_toml_error_table_cases(void **state)
+{
+    (void)state;
+    FILE *f = fopen(SLUICE_SOURCE_DIR "/tests/unit/data/toml/errors.txt", "r");
+    assert_non_null(f);
+    char line[1024], name[256] = "", input[4096] = "";
+    size_t cases = 0, failed = 0, len = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        if (strncmp(line, "=== ", 4) == 0) {
+            snprintf(name, sizeof name, "%s", line + 4);
+            name[strcspn(name, "\n")] = '\0';
+            len = 0;
+            input[0] = '\0';
+        } else if (strncmp(line, "--- ", 4) == 0) {
+            line[strcspn(line, "\n")] = '\0';
+            cases++;
+            failed += run_error_case(name, input, line + 4) ? 0 : 1;
+        } else if (name[0] != '\0' && len + strlen(line) < sizeof input) {
+            memcpy(input + len, line, strlen(line) + 1);
+            len += strlen(line);
+        }
+    }
+    fclose(f);
+    printf("%zu toml error cases\n", cases);
+    assert_true(cases >= 30);
+    assert_int_equal(failed, 0);
+}
+
 /* ---- limits and resources ---- */
 
 static void test_toml_rejects_nesting_beyond_the_limit(void **state)
@@ -567,6 +611,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_toml_rejects_unclosed_array_naming_its_opener, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_two_values_on_a_line, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_toml_error_table_cases, setup, teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_nesting_beyond_the_limit, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_toml_rejects_deep_dotted_keys, setup, teardown),

@@ -199,6 +199,8 @@ void sluice_cedar_decimal_print(sluice_buf *buf, int64_t d);
 
 const char *sluice_cedar_datetime_parse(const char *s, size_t len, int64_t *out);
 const char *sluice_cedar_duration_parse(const char *s, size_t len, int64_t *out);
+/* datetime("YYYY-MM-DDThh:mm:ss.SSSZ"), or an offset from the epoch outside years 0-9999. */
+void sluice_cedar_datetime_print(sluice_buf *buf, int64_t ms);
 /* toDate / toTime; false on overflow. */
 bool sluice_cedar_datetime_to_date(int64_t ms, int64_t *out);
 int64_t sluice_cedar_datetime_to_time(int64_t ms);

@@ -44,6 +44,20 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     return era * 146097 + doe - 719468;
 }
 
+/* The inverse of days_from_civil. */
+static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
+{
+    z += 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097;
+    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    int64_t mp = (5 * doy + 2) / 153;
+    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *y = yoe + era * 400 + (*m <= 2);
+}
+
 static int days_in_month(int y, int m)
 {
     static const int days[] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
@@ -174,4 +188,23 @@ int64_t sluice_cedar_datetime_to_time(int64_t ms)
 {
     int64_t rem = ms % MS_PER_DAY;
     return rem < 0 ? rem + MS_PER_DAY : rem;
+}
+
+void sluice_cedar_datetime_print(sluice_buf *buf, int64_t ms)
+{
+    int64_t day = ms / MS_PER_DAY, rem = ms % MS_PER_DAY, y;
+    if (rem < 0) {
+        rem += MS_PER_DAY;
+        day--;
+    }
+    int m, d;
+    civil_from_days(day, &y, &m, &d);
+    if (y < 0 || y > 9999) {
+        sluice_buf_printf(buf, "datetime(\"1970-01-01\").offset(duration(\"%lldms\"))",
+                          (long long)ms);
+        return;
+    }
+    sluice_buf_printf(buf, "datetime(\"%04lld-%02d-%02dT%02lld:%02lld:%02lld.%03lldZ\")",
+                      (long long)y, m, d, (long long)(rem / 3600000), (long long)(rem / 60000 % 60),
+                      (long long)(rem / 1000 % 60), (long long)(rem % 1000));
 }

@@ -703,7 +703,6 @@ static cedar_expr *parse_primary(parser *p)
 /* member := primary ('.' IDENT ['(' list ')'] | '[' STR ']')* */
 static cedar_expr *parse_member(parser *p, cedar_expr *e)
 {
-    uint32_t start = p->tok.off;
     while (e != NULL && (p->tok.kind == TK_DOT || p->tok.kind == TK_LBRACKET)) {
         bool dot = p->tok.kind == TK_DOT;
         advance(p);
@@ -742,7 +741,6 @@ static cedar_expr *parse_member(parser *p, cedar_expr *e)
         attr->len = p->prev_end - attr->off;
         e = link(p, attr);
     }
-    (void)start;
     return e;
 }
 

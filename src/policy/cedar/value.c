@@ -7,7 +7,6 @@
  */
 #include "policy/cedar/ast.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -207,11 +206,6 @@ void sluice_cedar_uid_print(sluice_buf *buf, const sluice_cedar_uid *uid)
     print_string(buf, uid->id, uid->id_len);
 }
 
-static void print_ext(sluice_buf *buf, const char *fn, const char *text)
-{
-    sluice_buf_printf(buf, "%s(\"%s\")", fn, text);
-}
-
 void sluice_cedar_value_print(sluice_buf *buf, const sluice_cedar_value *v)
 {
     switch (v->kind) {
@@ -258,16 +252,11 @@ void sluice_cedar_value_print(sluice_buf *buf, const sluice_cedar_value *v)
         sluice_buf_puts(buf, "\")");
         break;
     case SLUICE_CEDAR_DATETIME:
-    case SLUICE_CEDAR_DURATION: {
-        char text[32];
-        snprintf(text, sizeof(text), "%lldms", (long long)v->u.l);
-        if (v->kind == SLUICE_CEDAR_DURATION) {
-            print_ext(buf, "duration", text);
-        } else {
-            sluice_buf_printf(buf, "datetime(\"1970-01-01\").offset(duration(\"%s\"))", text);
-        }
+        sluice_cedar_datetime_print(buf, v->u.l);
         break;
-    }
+    case SLUICE_CEDAR_DURATION:
+        sluice_buf_printf(buf, "duration(\"%lldms\")", (long long)v->u.l);
+        break;
     default:
         sluice_buf_puts(buf, "<?>");
     }
