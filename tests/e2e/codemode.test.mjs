@@ -176,6 +176,51 @@ describe("expiry", () => {
   });
 });
 
+describe("curated tools, prompts and resources from config", () => {
+  let conn;
+  before(async () => {
+    conn = await connectStdio(writeConfig("curated", { extra: `
+[[tools]]
+name = "customers_by_plan"
+description = "How many customers each plan has, optionally from one segment."
+statement = "SELECT plan, count(*) AS n FROM customers WHERE segment = $segment GROUP BY plan ORDER BY plan"
+[[tools.parameters]]
+name = "segment"
+type = "string"
+description = "Customer segment"
+[[prompts]]
+name = "review"
+description = "Review a customer"
+arguments = [ { name = "customer_id", required = true } ]
+messages = [ { role = "user", text = "Review customer {{customer_id}}." } ]
+[[resources]]
+uri = "sluice://e2e/glossary"
+name = "glossary"
+text = "Revenue is the sum of order totals."
+` }));
+  });
+  after(async () => conn?.close());
+
+  test("a curated tool runs with typed, bound arguments", async () => {
+    const tools = (await conn.client.listTools()).tools;
+    const tool = tools.find((t) => t.name === "customers_by_plan");
+    assert.ok(tool, "listed");
+    assert.equal(tool.inputSchema.properties.segment.type, "string");
+    const segments = await conn.client.callTool({ name: "customers_by_plan", arguments: { segment: "x' OR '1'='1" } });
+    assert.ok(!segments.isError, errorText(segments));
+    assert.equal(segments.structuredContent.row_count, 0, "the argument is data, not SQL");
+    const bad = await conn.client.callTool({ name: "customers_by_plan", arguments: { segment: 42 } });
+    assert.equal(bad.isError, true, "schema validation happens before the statement runs");
+  });
+
+  test("config prompts substitute arguments and config resources are served", async () => {
+    const p = await conn.client.getPrompt({ name: "review", arguments: { customer_id: "17" } });
+    assert.equal(p.messages[0].content.text, "Review customer 17.");
+    const r = await conn.client.readResource({ uri: "sluice://e2e/glossary" });
+    assert.equal(r.contents[0].text, "Revenue is the sum of order totals.");
+  });
+});
+
 describe("SQLite engine", () => {
   let conn;
   before(async () => { conn = await connectStdio(writeConfig("sqlite", { engine: "sqlite" })); });

@@ -26,6 +26,7 @@ const opt = (name, dflt) => {
 const SEED = opt("--seed", Number(process.env.SEED ?? 1));
 const COUNT = opt("--count", Number(process.env.COUNT ?? 100000));
 const BATCH = opt("--batch", 5000);
+const MUTATE = Number(process.env.MUTATE ?? 0.08); // share of cases with a syntax mutation
 
 // mulberry32: small, seeded, reproducible.
 function rng(seed) {
@@ -271,6 +272,7 @@ function genCase() {
   return {
     policies: Array.from({ length: 1 + int(4) }, genPolicy),
     named: chance(0.15),
+    mutation: chance(MUTATE) ? { where: R(), del: chance(0.5), token: chance(0.5) ? ` ${pick(TOKENS)} ` : pick(TOKENS) } : null,
     entities,
     principal: uid(),
     action: actionUid(),
@@ -281,10 +283,22 @@ function genCase() {
 
 // Policies go as one text (ids policy0, policy1, ...) or, for some cases, as a map of our own
 // ids to single-policy texts (sluice_cedar_policyset_add).
+// Some cases carry a syntax mutation (a deleted character or an inserted token at a relative
+// position), so parse acceptance is compared too: both must fail, or both must decide alike.
+const TOKENS = ["(", ")", "[", "]", "{", "}", ",", ";", ".", "::", "==", "!", "-", "&&", "in", "has",
+  "is", "like", "if", "then", "else", "when", "@x", "\"s\"", "\\", "1", "principal", "?principal",
+  "//", "\n", "\u{41}", "true", "*", "<", "=", ":"];
+function mutate(text, m) {
+  if (!m) return text;
+  const at = Math.floor(m.where * text.length);
+  return m.del ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + m.token + text.slice(at);
+}
 const wire = (c) => ({
   ...c,
   named: undefined,
-  policies: c.named ? Object.fromEntries(c.policies.map((p, i) => [`rule-${i}`, policyText(p)])) : c.policies.map(policyText).join("\n"),
+  mutation: undefined,
+  policies: c.named ? Object.fromEntries(c.policies.map((p, i) => [`rule-${i}`, policyText(p)]))
+    : mutate(c.policies.map(policyText).join("\n"), c.mutation),
 });
 
 function oracle(c) {
