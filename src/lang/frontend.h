@@ -33,7 +33,8 @@ typedef struct sluice_frontend_context {
     /* The executor the code will run on (preferred): the SQL front end binds on its DuckDB
      * catalog, or mirrors its SQLite schema and cross-checks SQLite's own reads. */
     struct sluice_executor *executor;
-    /* Without an executor (tests, tools): a duckdb_database* to bind against. */
+    /* Without an executor (tests, tools): the duckdb_database handle itself (the value
+     * sluice_exec_duckdb_database returns, not a pointer to it) to bind against. */
     void *duckdb_database;
 } sluice_frontend_context;
 

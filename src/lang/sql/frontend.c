@@ -147,7 +147,7 @@ static sluice_status catalog(sluice_sql_ctx *ctx,
     if (fc != NULL && fc->executor != NULL)
         *db = sluice_exec_duckdb_database(fc->executor);
     else if (fc != NULL && fc->duckdb_database != NULL)
-        *db = *(duckdb_database *)fc->duckdb_database;
+        *db = (duckdb_database)fc->duckdb_database;
     if (*db == NULL)
         return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
                                 "the SQL analyzer was given no DuckDB catalog to bind against");
