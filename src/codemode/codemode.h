@@ -84,6 +84,9 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
 sluice_executor *sluice_codemode_executor(sluice_codemode *cm);
 const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm);
 const sluice_config *sluice_codemode_config(const sluice_codemode *cm);
+/* The caller routing and policy backend (policy/policy.h), for code-mode://policies. */
+struct sluice_policy;
+const struct sluice_policy *sluice_codemode_policy(const sluice_codemode *cm);
 
 /* Analysis only (no token, no audit): the front end's CodeFacts for code, for checks made at
  * start-up such as curated tools. variables may be NULL. */

@@ -18,9 +18,13 @@ char *sluice_guide_instructions(sluice_arena *arena,
                                 const sluice_config *config,
                                 const char *engine_name);
 
-/* Plain-language summary of what this caller may do. Markdown. */
+/* Plain-language summary of what this caller may do: their route's rules and, with a policy
+ * backend, which actions the policy permits them and the forbids that always apply. policy may
+ * be NULL (configuration rules only). Markdown. */
+struct sluice_policy;
 char *sluice_guide_policies(sluice_arena *arena,
                             const sluice_config *config,
+                            const struct sluice_policy *policy,
                             const sluice_identity *caller);
 
 /* The derived schema: exposed tables and columns with types; blocked fields marked

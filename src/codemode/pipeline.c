@@ -19,8 +19,10 @@
 #include "exec/duckdb.h"
 #include "exec/sqlite.h"
 #include "lang/sql/sql.h"
+#include "policy/policy.h"
 
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -37,6 +39,8 @@ struct sluice_codemode {
     const sluice_frontend *frontend;
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
+    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
+    sluice_policy *policy; /* routes, derived rules and the policy backend */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -84,7 +88,8 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* schema version + rules + the caller's groups (their permissions), in a fixed order. */
+/* schema version + rules + policy version and the caller's route + the caller's groups (their
+ * permissions), in a fixed order. */
 static sluice_status context_hash(const sluice_codemode *cm,
                                   sluice_arena *arena,
                                   const sluice_identity *who,
@@ -94,7 +99,10 @@ static sluice_status context_hash(const sluice_codemode *cm,
     sluice_hash_start(&h);
     sluice_hash_update(&h, cm->schema.version_hash, strlen(cm->schema.version_hash) + 1);
     sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
-    sluice_hash_update(&h, "policy:none", 12);
+    const char *version = sluice_policy_version(cm->policy);
+    const char *route = sluice_policy_route_for(cm->policy, who)->id;
+    sluice_hash_update(&h, version, strlen(version) + 1);
+    sluice_hash_update(&h, route, strlen(route) + 1);
     if (who != NULL && who->group_count > 0) {
         const char **groups = sluice_arena_calloc(arena, who->group_count, sizeof *groups);
         if (groups == NULL)
@@ -161,8 +169,10 @@ sluice_status sluice_codemode_open(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
     cm->config = config;
-    sluice_status st =
-        sluice_executor_open(&config->database, &config->code_mode, &cm->executor, err_arena, err);
+    sluice_status st = sluice_policy_open(config, &cm->policy, err_arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(cm->policy),
+                                  &cm->executor, err_arena, err);
     if (st == SLUICE_OK)
         st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
     if (st == SLUICE_OK)
@@ -190,6 +200,7 @@ void sluice_codemode_close(sluice_codemode *cm)
     sluice_replay_close(cm->replay);
     sluice_secret_ring_free(cm->ring);
     sluice_executor_close(cm->executor);
+    sluice_policy_close(cm->policy);
     sluice_arena_free(cm->arena);
     free(cm);
 }
@@ -207,6 +218,11 @@ const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm)
 const sluice_config *sluice_codemode_config(const sluice_codemode *cm)
 {
     return cm->config;
+}
+
+const sluice_policy *sluice_codemode_policy(const sluice_codemode *cm)
+{
+    return cm->policy;
 }
 
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
@@ -236,8 +252,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
         json_object_set_new(fields, "session", json_string(caller->session_id));
         json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
         st = sluice_audit_append(cm->audit, fields, arena, err);
-        if (st != SLUICE_OK)
+        if (st != SLUICE_OK) {
+            atomic_store(&cm->audit_broken, true);
             sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
+        }
     }
     json_decref(fields);
     return st;
@@ -306,8 +324,10 @@ static sluice_status crosscheck_sqlite(sluice_codemode *cm,
     return sluice_sql_crosscheck_reads(facts, reads, seen.read_count);
 }
 
+/* Front end analysis under the rules of the caller's route. */
 static sluice_status analyze(sluice_codemode *cm,
                              sluice_arena *arena,
+                             const sluice_policy_route *route,
                              const char *code,
                              size_t code_len,
                              const char *vars_text,
@@ -324,8 +344,9 @@ static sluice_status analyze(sluice_codemode *cm,
         *facts = f;
         return SLUICE_OK;
     }
-    sluice_status st =
-        cm->frontend->analyze(arena, code, code_len, vars_text, &cm->fctx, facts, err);
+    sluice_frontend_context fctx = cm->fctx;
+    fctx.code_mode = route->rules;
+    sluice_status st = cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
     if (st != SLUICE_OK || cm->fctx.engine != SLUICE_ENGINE_SQLITE)
         return st;
     return crosscheck_sqlite(cm, arena, code, code_len, *facts, err);
@@ -340,9 +361,42 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       sluice_error *err)
 {
     char *vars = variables_text(variables);
-    sluice_status st = analyze(cm, arena, code, code_len, vars, out, err);
+    sluice_status st =
+        analyze(cm, arena, sluice_policy_default_route(cm->policy), code, code_len, vars, out, err);
     free(vars);
     return st;
+}
+
+/* Policy after the configuration rules: a deny (or an evaluation error: fail closed) adds
+ * violations. Code that does not parse has no facts to judge and is refused already. *summary
+ * (new reference) says what decided, for the result and the audit record. */
+static sluice_status apply_policy(sluice_codemode *cm,
+                                  sluice_arena *arena,
+                                  const sluice_codemode_caller *caller,
+                                  const sluice_policy_route *route,
+                                  sluice_codefacts *f,
+                                  json_t **summary,
+                                  sluice_error *err)
+{
+    *summary = json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy),
+                         "route", route->id, "version", sluice_policy_version(cm->policy));
+    if (f->code_hash[0] == '\0' || !sluice_policy_active(cm->policy))
+        return SLUICE_OK;
+    sluice_policy_decision d;
+    sluice_status st =
+        sluice_policy_evaluate(cm->policy, arena, caller->identity, route, f->action, f, &d, err);
+    json_decref(d.request);
+    if (st != SLUICE_OK)
+        return st;
+    json_t *ids = json_array();
+    for (size_t i = 0; i < d.reason_count; i++)
+        json_array_append_new(ids,
+                              json_string(d.reasons[i].annotation != NULL ? d.reasons[i].annotation
+                                                                          : d.reasons[i].id));
+    json_object_set_new(*summary, "decision", json_string(d.allow ? "allow" : "deny"));
+    json_object_set_new(*summary, "determining", ids);
+    st = sluice_policy_violate(&d, f->action, route, f);
+    return st == SLUICE_OK ? SLUICE_OK : sluice_error_set(err, arena, st, "out of memory");
 }
 
 static json_t *validation_json(const sluice_codemode *cm,
@@ -409,8 +463,13 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
 {
     char *vars = variables_text(variables);
     sluice_codefacts *f = NULL;
-    sluice_status st = analyze(cm, arena, code, code_len, vars, &f, err);
+    const sluice_policy_route *route = sluice_policy_route_for(cm->policy, caller->identity);
+    json_t *policy = NULL;
+    sluice_status st = analyze(cm, arena, route, code, code_len, vars, &f, err);
+    if (st == SLUICE_OK)
+        st = apply_policy(cm, arena, caller, route, f, &policy, err);
     if (st != SLUICE_OK) {
+        json_decref(policy);
         free(vars);
         return st;
     }
@@ -422,12 +481,14 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     if (valid && !dry_run) {
         st = issue_token(cm, arena, caller, f, risk, vars, &claims, &token, err);
         if (st != SLUICE_OK) {
+            json_decref(policy);
             free(vars);
             return st;
         }
     }
     free(vars);
     json_t *result = validation_json(cm, f, risk, explanation, token, claims.expires_at);
+    json_object_set(result, "policy", policy);
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
                   "code", code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash",
@@ -439,6 +500,7 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
         json_object_set_new(record, "token_id", json_string(id));
     }
     json_object_set_new(record, "dry_run", json_boolean(dry_run));
+    json_object_set_new(record, "policy", policy);
     st = sluice_codemode_audit(cm, arena, caller, valid ? "validate" : "deny", record, err);
     if (st != SLUICE_OK) {
         json_decref(result);
@@ -544,6 +606,7 @@ static sluice_status check_approval(sluice_codemode *cm,
 static sluice_status run(sluice_codemode *cm,
                          sluice_arena *arena,
                          const sluice_codemode_caller *caller,
+                         const sluice_config_code_mode *c,
                          const char *code,
                          size_t code_len,
                          const json_t *variables,
@@ -552,7 +615,6 @@ static sluice_status run(sluice_codemode *cm,
                          sluice_exec_result *r,
                          sluice_error *err)
 {
-    const sluice_config_code_mode *c = &cm->config->code_mode;
     sluice_exec_request req = {
         .code = code,
         .code_len = code_len,
@@ -578,9 +640,18 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                                       char **out_text,
                                       sluice_error *err)
 {
+    if (atomic_load(&cm->audit_broken))
+        return sluice_error_set(err, arena, SLUICE_E_IO,
+                                "the audit log cannot be written, so nothing runs until an "
+                                "administrator repairs it (sluice audit verify)");
     char *vars = variables_text(variables);
     sluice_codefacts *f = NULL;
-    sluice_status st = analyze(cm, arena, code, code_len, vars, &f, err);
+    const sluice_policy_route *route = sluice_policy_route_for(cm->policy, caller->identity);
+    json_t *policy = NULL;
+    sluice_status st = analyze(cm, arena, route, code, code_len, vars, &f, err);
+    if (st == SLUICE_OK)
+        st = apply_policy(cm, arena, caller, route, f, &policy, err);
+    json_decref(policy);
     if (st != SLUICE_OK) {
         free(vars);
         return st;
@@ -610,14 +681,23 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     st = check_approval(cm, arena, caller, f, risk, hooks, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
-    if (sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now) != SLUICE_OK) {
+    sluice_status used = sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now);
+    if (used == SLUICE_E_DENIED) {
         sluice_error_set(err, arena, SLUICE_E_TOKEN,
                          "this approval token was already used; tokens run once. Call "
                          "validate_code again to get a new one");
         return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
     }
+    if (used != SLUICE_OK) {
+        /* Without a durable record of the use, a replay after a restart could not be refused. */
+        sluice_error_set(err, arena, SLUICE_E_IO,
+                         "the server could not record that this token was used (%s), so it "
+                         "refuses to run it; tell the administrator",
+                         sluice_status_name(used));
+        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
+    }
     sluice_exec_result r = { 0 };
-    st = run(cm, arena, caller, code, code_len, variables, f, hooks, &r, err);
+    st = run(cm, arena, caller, route->rules, code, code_len, variables, f, hooks, &r, err);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,

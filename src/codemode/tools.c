@@ -245,7 +245,8 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
         return sluice_guide_instructions(arena, config,
                                          sluice_executor_engine_name(sluice_codemode_executor(cm)));
     case GUIDE_POLICIES:
-        return sluice_guide_policies(arena, config, sluice_mcp_call_identity(call));
+        return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
+                                     sluice_mcp_call_identity(call));
     case GUIDE_SCHEMA:
         return sluice_guide_schema(arena, config, sluice_codemode_schema(cm));
     }

@@ -452,6 +452,65 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
     return SLUICE_OK;
 }
 
+/* Each backend takes its own keys; another backend's key is a mistake worth naming. */
+sluice_status
+sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    static const char *const cedar_keys[] = { "policies", "entities", "schema", NULL };
+    static const char *const command_keys[] = { "command", "timeout_ms", NULL };
+    static const char *const names[] = { "none", "cedar", "command" };
+    sluice_config_policy *p = obj;
+    ld->cfg->has_policy = true;
+    const char *const *foreign[2] = { p->backend == SLUICE_POLICY_BACKEND_CEDAR ? NULL : cedar_keys,
+                                      p->backend == SLUICE_POLICY_BACKEND_COMMAND ? NULL
+                                                                                  : command_keys };
+    size_t line, col;
+    for (size_t l = 0; l < 2; l++) {
+        for (size_t i = 0; foreign[l] != NULL && foreign[l][i] != NULL; i++) {
+            if (sluice_toml_table_get(table, foreign[l][i]) == NULL)
+                continue;
+            sluice_keys_value_pos(table, foreign[l][i], &line, &col);
+            return sluice_keys_fail_at(ld, line, col, foreign[l][i],
+                                       "'%s' does not apply to backend \"%s\"; remove it or set "
+                                       "backend = \"%s\"",
+                                       foreign[l][i], names[p->backend],
+                                       l == 0 ? "cedar" : "command");
+        }
+    }
+    if (p->backend == SLUICE_POLICY_BACKEND_CEDAR && p->policies == NULL) {
+        sluice_keys_value_pos(table, "backend", &line, &col);
+        sluice_keys_fail_at(ld, line, col, "policies",
+                            "backend \"cedar\" needs policies = \"file.cedar\"");
+        sluice_keys_hint(ld, "examples/policies/seed000.cedar is a starting point");
+        return SLUICE_E_CONFIG;
+    }
+    if (p->backend == SLUICE_POLICY_BACKEND_COMMAND && p->command.count == 0) {
+        sluice_keys_value_pos(table, "backend", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "command",
+                                   "backend \"command\" needs command = [\"program\", "
+                                   "\"arg\", ...]");
+    }
+    return SLUICE_OK;
+}
+
+/* Which overrides were written: an absent one inherits [code_mode]. */
+sluice_status
+sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    sluice_config_policy_server *s = obj;
+    s->line = sluice_toml_line(table);
+    s->has_allow_writes = sluice_toml_table_get(table, "allow_writes") != NULL;
+    s->has_allow_deletes = sluice_toml_table_get(table, "allow_deletes") != NULL;
+    s->has_allow_admin = sluice_toml_table_get(table, "allow_admin") != NULL;
+    if (s->groups.count > 0)
+        return SLUICE_OK;
+    size_t line, col;
+    sluice_keys_value_pos(table, "groups", &line, &col);
+    return sluice_keys_fail_at(ld, line, col, "groups",
+                               "policy server '%s' has no groups, so no caller is routed to it",
+                               sluice_keys_show(ld, s->id));
+}
+
 static bool has_param(const sluice_config_tool *tool, const char *name, size_t len)
 {
     for (size_t i = 0; i < tool->param_count; i++) {

@@ -51,6 +51,10 @@ sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status
 sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status sluice_checks_tool(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status
 sluice_checks_param(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);

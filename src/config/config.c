@@ -107,17 +107,18 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 
 #define JS_INTERPRETER "the JavaScript/OpenAPI interpreter"
 #define GRAPHQL        "GraphQL code mode"
-#define CEDAR          "the Cedar policy engine"
 
 _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_param_type) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
+_Static_assert(sizeof(sluice_policy_backend) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 
 static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const engines[] = { "duckdb", "sqlite", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
 static const char *const param_types[] = { "string", "integer", "number", "boolean", NULL };
 static const char *const roles[] = { "user", "assistant", NULL };
+static const char *const policy_backends[] = { "none", "cedar", "command", NULL };
 
 #define T sluice_config_server
 static const sluice_key_spec server_keys[] = {
@@ -382,6 +383,39 @@ static const sluice_key_spec resource_keys[] = {
 };
 #undef T
 
+#define T sluice_config_policy_server
+static const sluice_key_spec policy_server_keys[] = {
+    { STR_KEY(T, id), .min = 1, .required = true },
+    { LIST_KEY(T, groups), .required = true },
+    { BOOL_KEY(T, allow_writes, false) },
+    { BOOL_KEY(T, allow_deletes, false) },
+    { BOOL_KEY(T, allow_admin, false) },
+    { LIST_KEY(T, allowed_operations) },
+    { INT_KEY(T, max_rows, 1, 10000000, 0) },
+};
+#undef T
+
+static const sluice_section_spec policy_server_section = {
+    .path = "policy.servers",
+    .array = true,
+    .size = sizeof(sluice_config_policy_server),
+    .keys = policy_server_keys,
+    .key_count = COUNT(policy_server_keys),
+    .finish = sluice_checks_policy_server,
+};
+
+#define T sluice_config_policy
+static const sluice_key_spec policy_keys[] = {
+    { ENUM_KEY(T, backend, policy_backends, SLUICE_POLICY_BACKEND_NONE), .required = true },
+    { PATH_KEY(T, policies) },
+    { PATH_KEY(T, entities) },
+    { PATH_KEY(T, schema) },
+    { LIST_KEY(T, command) },
+    { INT_KEY(T, timeout_ms, 10, 60000, 2000) },
+    { TABLES_KEY("servers", T, servers, server_count, &policy_server_section) },
+};
+#undef T
+
 static const sluice_section_spec server_section = {
     .path = "server",
     .keys = server_keys,
@@ -433,6 +467,13 @@ static const sluice_section_spec code_mode_section = {
     .aliases = code_mode_aliases,
     .init = init_code_mode,
     .finish = sluice_checks_code_mode,
+};
+
+static const sluice_section_spec policy_section = {
+    .path = "policy",
+    .keys = policy_keys,
+    .key_count = COUNT(policy_keys),
+    .finish = sluice_checks_policy,
 };
 
 static const sluice_section_spec tool_section = {
@@ -492,7 +533,10 @@ static const sluice_key_spec root_keys[] = {
     { TABLES_KEY("tools", T, tools, tool_count, &tool_section) },
     { TABLES_KEY("prompts", T, prompts, prompt_count, &prompt_section) },
     { TABLES_KEY("resources", T, resources, resource_count, &resource_section) },
-    { NOT_BUILT("policy", SLUICE_KEY_SECTION, CEDAR) },
+    { .name = "policy",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, policy),
+      .sub = &policy_section },
 };
 #undef T
 
@@ -579,6 +623,11 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
         st = check_unique(ld, root, "resources", "uri", "resource", cfg->resources,
                           cfg->resource_count, sizeof(*cfg->resources),
                           offsetof(sluice_config_resource, uri));
+    const sluice_toml_value *policy = sluice_toml_table_get(root, "policy");
+    if (st == SLUICE_OK && cfg->has_policy)
+        st = check_unique(ld, policy, "servers", "id", "policy server", cfg->policy.servers,
+                          cfg->policy.server_count, sizeof(*cfg->policy.servers),
+                          offsetof(sluice_config_policy_server, id));
     if (st == SLUICE_OK)
         st = check_unique(ld, root, "api_keys", "key_sha256", "api key", cfg->api_keys,
                           cfg->api_key_count, sizeof(*cfg->api_keys),

@@ -91,6 +91,7 @@ typedef struct sluice_config_database {
     int64_t threads;           /* DuckDB threads, default 2, range 1..64 */
 } sluice_config_database;
 
+/* Signed into approval tokens by number (token.h): append only, never renumber. */
 typedef enum sluice_risk {
     SLUICE_RISK_LOW = 0,
     SLUICE_RISK_MEDIUM = 1,
@@ -197,6 +198,37 @@ typedef struct sluice_config_resource {
     const char *file; /* resolved path when the content came from a file */
 } sluice_config_resource;
 
+/* [[policy.servers]] — role-to-server routing: a caller in one of `groups` is evaluated against
+ * this server id, with these overrides of [code_mode] (src/policy/policy.h derives the rules). */
+typedef struct sluice_config_policy_server {
+    const char *id; /* the Cedar resource CodeMode::Server::"<id>" */
+    sluice_strlist groups;
+    bool allow_writes, allow_deletes, allow_admin;
+    /* Set when the key is present; absent keys inherit [code_mode]. */
+    bool has_allow_writes, has_allow_deletes, has_allow_admin;
+    sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
+    int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
+    size_t line;
+} sluice_config_policy_server;
+
+typedef enum sluice_policy_backend {
+    SLUICE_POLICY_BACKEND_NONE = 0,
+    SLUICE_POLICY_BACKEND_CEDAR = 1,
+    SLUICE_POLICY_BACKEND_COMMAND = 2,
+} sluice_policy_backend;
+
+/* [policy] — who may do what, evaluated on every validate and execute. */
+typedef struct sluice_config_policy {
+    sluice_policy_backend backend; /* backend = "cedar" | "none" | "command" (required) */
+    const char *policies;          /* cedar: policy file (required) */
+    const char *entities;          /* cedar: extra entities, Cedar JSON (optional) */
+    const char *schema;            /* cedar: JSON schema the policies must validate against */
+    sluice_strlist command;        /* command: argv */
+    int64_t timeout_ms;            /* command: default 2000, range 10 .. 60000 */
+    sluice_config_policy_server *servers;
+    size_t server_count;
+} sluice_config_policy;
+
 typedef struct sluice_config {
     sluice_arena *arena; /* owns everything below */
     const char *path;    /* the file it came from */
@@ -216,6 +248,8 @@ typedef struct sluice_config {
     size_t prompt_count;
     sluice_config_resource *resources;
     size_t resource_count;
+    sluice_config_policy policy;
+    bool has_policy; /* a [policy] table was present */
 } sluice_config;
 
 /* Loads and validates path. On failure returns SLUICE_E_CONFIG (or E_IO / E_NOMEM), err names

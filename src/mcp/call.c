@@ -59,6 +59,16 @@ void sluice_mcp_call_on_cancel(sluice_mcp_call *call, void (*fn)(void *), void *
         fn(data);
 }
 
+void sluice_mcp_call_clear_cancel_hooks(sluice_mcp_call *call)
+{
+    sluice_mcp_session *s = call->session;
+    pthread_mutex_lock(&s->lock);
+    call->hooks = NULL;
+    while (call->hooks_running > 0)
+        pthread_cond_wait(&s->cond, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+}
+
 /* Emits a notification tied to call, unless the call is over (finished or cancelled). */
 static void notify(sluice_mcp_call *call, const char *method, json_t *params)
 {

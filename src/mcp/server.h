@@ -175,6 +175,11 @@ bool sluice_mcp_call_cancelled(const sluice_mcp_call *call);
  * interrupt a database engine. Runs at once if the call is already cancelled. */
 void sluice_mcp_call_on_cancel(sluice_mcp_call *call, void (*fn)(void *), void *data);
 
+/* Unregisters every hook and waits until none is running, so the handler may then free what the
+ * hooks use (close the engine connection a hook interrupts). The core also waits for running
+ * hooks before it frees the call. */
+void sluice_mcp_call_clear_cancel_hooks(sluice_mcp_call *call);
+
 /* notifications/progress, only when the client sent a progressToken (else a no-op). */
 void sluice_mcp_call_progress(sluice_mcp_call *call,
                               double progress,

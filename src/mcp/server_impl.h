@@ -74,6 +74,7 @@ struct sluice_mcp_call {
     atomic_bool cancelled;
     bool finished; /* the response was committed; nothing related may follow it */
     cancel_hook *hooks;
+    int hooks_running; /* cancellers running this call's hooks right now */
     sluice_mcp_call *next_inflight;
     sluice_mcp_call *next_queued;
 };
@@ -123,10 +124,11 @@ bool sluice_mcp_template_match(const char *tmpl, const char *uri);
 void sluice_mcp_session_emit(sluice_mcp_session *session, json_t *msg, const json_t *related);
 /* Runs one queued call on a worker thread, answers it (unless cancelled) and releases it. */
 void sluice_mcp_call_run(sluice_mcp_call *call);
-/* Marks call cancelled and detaches its hooks; caller holds session->lock and runs the returned
- * hooks after unlocking. */
+/* Marks call cancelled and detaches its hooks (counting them in hooks_running); the caller holds
+ * session->lock and, after unlocking, passes them to sluice_mcp_run_hooks. */
 cancel_hook *sluice_mcp_call_cancel_locked(sluice_mcp_call *call);
-void sluice_mcp_run_hooks(cancel_hook *hooks);
+/* Runs hooks detached from call (NULL does nothing), then releases the call's hooks_running. */
+void sluice_mcp_run_hooks(sluice_mcp_call *call, cancel_hook *hooks);
 /* Index of a log level name (0 = debug .. 7 = emergency), -1 when unknown. */
 int sluice_mcp_log_level_index(const char *level);
 

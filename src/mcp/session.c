@@ -88,20 +88,20 @@ void sluice_mcp_session_free(sluice_mcp_session *session)
         return;
     pthread_mutex_lock(&session->lock);
     session->input_closed = true;
-    cancel_hook *all = NULL;
-    for (sluice_mcp_call *c = session->inflight; c != NULL; c = c->next_inflight) {
-        cancel_hook *hooks = sluice_mcp_call_cancel_locked(c);
-        while (hooks != NULL) { /* splice onto all */
-            cancel_hook *next = hooks->next;
-            hooks->next = all;
-            all = hooks;
-            hooks = next;
-        }
-    }
     pthread_cond_broadcast(&session->cond);
-    pthread_mutex_unlock(&session->lock);
-    sluice_mcp_run_hooks(all);
-    pthread_mutex_lock(&session->lock);
+    /* Cancel one call at a time: its hooks run unlocked, and the call stays alive until they
+     * are done (call_run waits on hooks_running), so restarting the scan is safe. */
+    for (sluice_mcp_call *c = session->inflight; c != NULL;) {
+        cancel_hook *hooks = sluice_mcp_call_cancel_locked(c);
+        if (hooks == NULL) {
+            c = c->next_inflight;
+            continue;
+        }
+        pthread_mutex_unlock(&session->lock);
+        sluice_mcp_run_hooks(c, hooks);
+        pthread_mutex_lock(&session->lock);
+        c = session->inflight;
+    }
     wait_idle_locked(session);
     pthread_mutex_unlock(&session->lock);
     json_decref(session->client_caps);
@@ -146,13 +146,22 @@ cancel_hook *sluice_mcp_call_cancel_locked(sluice_mcp_call *call)
         return NULL;
     cancel_hook *hooks = call->hooks;
     call->hooks = NULL;
+    if (hooks != NULL)
+        call->hooks_running++;
     return hooks;
 }
 
-void sluice_mcp_run_hooks(cancel_hook *hooks)
+void sluice_mcp_run_hooks(sluice_mcp_call *call, cancel_hook *hooks)
 {
-    for (; hooks != NULL; hooks = hooks->next)
-        hooks->fn(hooks->data);
+    if (hooks == NULL)
+        return;
+    for (cancel_hook *h = hooks; h != NULL; h = h->next)
+        h->fn(h->data);
+    sluice_mcp_session *s = call->session;
+    pthread_mutex_lock(&s->lock);
+    call->hooks_running--;
+    pthread_cond_broadcast(&s->cond);
+    pthread_mutex_unlock(&s->lock);
 }
 
 static sluice_mcp_call *find_inflight_locked(sluice_mcp_session *s, const json_t *id)
@@ -174,7 +183,7 @@ static void on_cancelled(sluice_mcp_session *s, const json_t *params)
     cancel_hook *hooks = call != NULL ? sluice_mcp_call_cancel_locked(call) : NULL;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);
-    sluice_mcp_run_hooks(hooks);
+    sluice_mcp_run_hooks(call, hooks);
 }
 
 /* ---- initialize and ping (answered inline, in frame order) -------------------------------------
@@ -258,7 +267,9 @@ call_new(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame, const sluice_
     }
     atomic_init(&call->cancelled, false);
     call->id = json_deep_copy(frame->id);
-    call->params = frame->params != NULL ? json_incref(frame->params) : json_object();
+    /* Deep copies: the frame's root is freed on the feed thread while the worker runs, and
+     * jansson's reference counts give no ordering between threads. */
+    call->params = frame->params != NULL ? json_deep_copy(frame->params) : json_object();
     json_t *token = json_object_get(json_object_get(call->params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         call->progress_token = json_incref(token);
@@ -338,6 +349,9 @@ void sluice_mcp_call_run(sluice_mcp_call *call)
         json_decref(e.data);
     }
     pthread_mutex_lock(&s->lock);
+    /* Hooks being run by a canceller live in this call's arena and use what it points to. */
+    while (call->hooks_running > 0)
+        pthread_cond_wait(&s->cond, &s->lock);
     for (sluice_mcp_call **p = &s->inflight; *p != NULL; p = &(*p)->next_inflight) {
         if (*p == call) {
             *p = call->next_inflight;
@@ -362,8 +376,8 @@ static void on_response(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame
     while (p != NULL && (p->done || !json_equal(p->id, frame->id)))
         p = p->next;
     if (p != NULL) {
-        p->result = frame->result != NULL ? json_incref(frame->result) : NULL;
-        p->error = frame->error != NULL ? json_incref(frame->error) : NULL;
+        p->result = frame->result != NULL ? json_deep_copy(frame->result) : NULL; /* see call_new */
+        p->error = frame->error != NULL ? json_deep_copy(frame->error) : NULL;
         p->done = true;
         pthread_cond_broadcast(&s->cond);
     }

@@ -26,6 +26,7 @@ const opt = (name, dflt) => {
 const SEED = opt("--seed", Number(process.env.SEED ?? 1));
 const COUNT = opt("--count", Number(process.env.COUNT ?? 100000));
 const BATCH = opt("--batch", 5000);
+const MUTATE = Number(process.env.MUTATE ?? 0.08); // share of cases with a syntax mutation
 
 // mulberry32: small, seeded, reproducible.
 function rng(seed) {
@@ -62,6 +63,18 @@ const DATETIMES = ["2024-01-01", "2024-02-29T12:00:00Z", "2023-02-29", "1969-12-
   "2024-01-01T24:00:00Z", "0001-01-01"];
 const DURATIONS = ["1d", "2h30m", "-1h", "1d2h3m4s5ms", "0ms", "90s", "1m1ms", "h", "1s1d",
   "-9223372036854775808ms", "106751991167d"];
+// Edge cases checked one by one against cedar-wasm while writing the engine; kept in the draw.
+IPS.push("::", "1::2::3", "::ffff:0:0", "1:2:3:4:5:6:7:8/128", "1:2:3:4:5:6:7::8", ":1:2:3:4:5:6:7",
+  "1:2:3:4:5:6:7:", "::1:2:3:4:5:6:7", "01::", "00001::", " 1.2.3.4", "1.2.3.04", "1.2.3.4/+8", "::1/00",
+  "fe80::1%eth0", "1.2.3.4/-1", "FFFF::", "1:2:3:4:5:6:7:8:9", "1.2.3.4.5", "", "1.2.3.4//8");
+DECIMALS.push("+1.0", "1.", ".5", "01.0", "-0.0001", "1.0000", "922337203685477.5808", "-922337203685477.5809",
+  "1e3", " 1.0", "1..0", "00000000000000000000001.5");
+DATETIMES.push("2024-02-30", "0000-01-01", "2024-01-01T00:00:00.000+0000", "2024-01-01T00:00:00z",
+  "2024-01-01T00:00:00", "2024-01-01T00:00Z", "2024-01-01 00:00:00Z", "2024-01-01T00:00:00+00:00",
+  "2024-01-01T00:00:00.1234Z", "2024-01-01T00:00:00+2359", "2024-01-01T00:00:00-0060",
+  "9999-12-31T23:59:59.999-2359", "2024-04-31", "+2024-01-01", "2024-01-01Z");
+DURATIONS.push("0d", "1ms1s", "-0ms", "1", "d", "-", "1D", "1.5h", " 1s", "1mm", "1msms", "9223372036854775807ms",
+  "9223372036854775808ms", "-9223372036854775809ms", "106751991168d", "2562047788015h", "1d-1h", "--1h", "01h");
 const STRINGS = ["", "a", "abc", "x y", "a*c", "tab\there", "\u00e9t\u00e9", "quote\"s", "admin"];
 const PATTERNS = ["*", "a*", "*c", "a*c", "\\*", "a\\*c", "", "*b*", "ab*c*", "\u00e9*"];
 
@@ -271,6 +284,7 @@ function genCase() {
   return {
     policies: Array.from({ length: 1 + int(4) }, genPolicy),
     named: chance(0.15),
+    mutation: chance(MUTATE) ? { where: R(), del: chance(0.5), token: chance(0.5) ? ` ${pick(TOKENS)} ` : pick(TOKENS) } : null,
     entities,
     principal: uid(),
     action: actionUid(),
@@ -281,10 +295,22 @@ function genCase() {
 
 // Policies go as one text (ids policy0, policy1, ...) or, for some cases, as a map of our own
 // ids to single-policy texts (sluice_cedar_policyset_add).
+// Some cases carry a syntax mutation (a deleted character or an inserted token at a relative
+// position), so parse acceptance is compared too: both must fail, or both must decide alike.
+const TOKENS = ["(", ")", "[", "]", "{", "}", ",", ";", ".", "::", "==", "!", "-", "&&", "in", "has",
+  "is", "like", "if", "then", "else", "when", "@x", "\"s\"", "\\", "1", "principal", "?principal",
+  "//", "\n", "\u{41}", "true", "*", "<", "=", ":"];
+function mutate(text, m) {
+  if (!m) return text;
+  const at = Math.floor(m.where * text.length);
+  return m.del ? text.slice(0, at) + text.slice(at + 1) : text.slice(0, at) + m.token + text.slice(at);
+}
 const wire = (c) => ({
   ...c,
   named: undefined,
-  policies: c.named ? Object.fromEntries(c.policies.map((p, i) => [`rule-${i}`, policyText(p)])) : c.policies.map(policyText).join("\n"),
+  mutation: undefined,
+  policies: c.named ? Object.fromEntries(c.policies.map((p, i) => [`rule-${i}`, policyText(p)]))
+    : mutate(c.policies.map(policyText).join("\n"), c.mutation),
 });
 
 function oracle(c) {

@@ -503,20 +503,19 @@ static bool parse_options(int argc, char **argv, options *o)
                     .tool = "echo",
                     .args_json = "{\"message\":\"hello\"}",
                     .label = "server" };
-    for (int i = 1; i < argc; i++) {
+    int i = 1;
+    while (i < argc) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--stdio") == 0) {
-            if (i + 1 < argc && strcmp(argv[i + 1], "--") == 0) {
-                i++;
-            }
-            o->argv = i + 1 < argc ? &argv[i + 1] : NULL;
+            int cmd = v && strcmp(v, "--") == 0 ? i + 2 : i + 1;
+            o->argv = cmd < argc ? &argv[cmd] : NULL;
             return o->argv != NULL && !o->url;
         }
         if (!v || !set_option(o, a, v)) {
             return false;
         }
-        i++;
+        i += 2;
     }
     return o->url != NULL;
 }

@@ -684,11 +684,13 @@ static bool parse_long(const char *s, long lo, long hi, long *out)
 static bool parse_args(int argc, char **argv, fixture_options *o)
 {
     *o = (fixture_options){ 0 };
-    for (int i = 1; i < argc; i++) {
+    int i = 1;
+    while (i < argc) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "--stdio") == 0) {
             o->stdio = true;
+            i++;
             continue;
         }
         bool ok = strcmp(a, "--config") == 0 ? (o->config_path = v) != NULL
@@ -700,7 +702,7 @@ static bool parse_args(int argc, char **argv, fixture_options *o)
         if (!ok) {
             return false;
         }
-        i++;
+        i += 2;
     }
     return o->stdio != (o->http_listen != NULL);
 }

@@ -11,8 +11,9 @@ static void accepts_the_grammar(void **state)
     static const char *const ok[] = {
         "permit(principal, action, resource);",
         "forbid(principal == User::\"a\", action == Action::\"r\", resource == Doc::\"d\");",
-        "permit(principal in Ns::Group::\"g\", action in [A::\"x\", A::\"y\",], resource);",
-        "permit(principal is User, action in A::\"x\", resource is Ns::Doc in Ns::F::\"f\");",
+        "permit(principal in Ns::Group::\"g\", action in [Action::\"x\", Ns::Action::\"y\",], "
+        "resource,);",
+        "permit(principal is User, action in Action::\"x\", resource is Ns::Doc in Ns::F::\"f\");",
         "@id(\"p\") @advice(\"x\") @bare permit(principal, action, resource) when { true } "
         "unless { false } when { 1 < 2 };",
         "permit(principal, action, resource) when { -9223372036854775808 < 0 && - - 1 == 1 };",
@@ -69,10 +70,14 @@ static void errors_have_place_and_token(void **state)
           "p.cedar:1:21: templates (?principal, ?resource) are not supported near '?'" },
         { "permit(principal, action, resource) when { \"abc };",
           "p.cedar:1:44: unterminated string literal near '\"abc };'" },
+        { "permit(principal, action, resource) when { \"abc\n  };",
+          "p.cedar:1:44: unterminated string literal near '\"abc...'" },
         { "permit(principal, action, resource) when { 1 # 2 };",
           "p.cedar:1:46: unexpected character near '#'" },
         { "permit(principal, action, resource) when { !-1 };",
           "p.cedar:1:45: mixing '!' and '-' needs parentheses near '-'" },
+        { "permit(principal, action in [Action::\"a\", Acton::\"b\"], resource);",
+          "p.cedar:1:43: expected an entity of type Action in the action scope near 'Acton'" },
         { "permit(principal, action, resource) when { };",
           "p.cedar:1:44: a condition needs an expression near '}'" },
         { "permit(principal, action, resource) when { \"\\u{d800}\" };",

@@ -571,6 +571,81 @@ static void test_http_server_request_on_post_stream(void **state)
     pthread_mutex_destroy(&a.lock);
 }
 
+static void *get_stream(void *p)
+{
+    stream_arg *a = p;
+    const char *h[] = { "Accept: text/event-stream", a->sid_header, NULL };
+    perform(a->f, "GET", NULL, h, &a->r);
+    return NULL;
+}
+
+static void *elicit_json(void *p)
+{
+    stream_arg *a = p;
+    const char *h[] = { JSON_ONLY, CT_JSON, a->sid_header, NULL };
+    perform(a->f, "POST",
+            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+            "\"elicit\"}}",
+            h, &a->r);
+    return NULL;
+}
+
+/* A JSON-mode POST cannot carry the elicitation request, so it goes on the GET stream; a second
+ * GET is refused; DELETE ends the stream. */
+static void test_http_get_stream_carries_unrelated_messages(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    static stream_arg get, post;
+    memset(&get, 0, sizeof get);
+    memset(&post, 0, sizeof post);
+    get.f = post.f = f;
+    get.sid_header = post.sid_header = sid_header;
+    pthread_mutex_init(&get.lock, NULL);
+    get.r.watch_lock = &get.lock;
+    pthread_t tg, tp;
+    pthread_create(&tg, NULL, get_stream, &get);
+    usleep(200 * 1000);
+    const char *again[] = { "Accept: text/event-stream", sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "GET", NULL, again, &r);
+    assert_int_equal(r.status, 409);
+    const char *no_sse[] = { JSON_ONLY, sid_header, NULL };
+    reply r2 = { 0 };
+    perform(f, "GET", NULL, no_sse, &r2);
+    assert_int_equal(r2.status, 406);
+    pthread_create(&tp, NULL, elicit_json, &post);
+    char request_id[64] = "";
+    for (int i = 0; i < 300 && request_id[0] == '\0'; i++) {
+        pthread_mutex_lock(&get.lock);
+        const char *at = strstr(get.r.body, "\"id\":\"sluice-");
+        if (at != NULL && strstr(get.r.body, "elicitation/create") != NULL)
+            sscanf(at, "\"id\":\"%63[^\"]", request_id);
+        pthread_mutex_unlock(&get.lock);
+        usleep(10000);
+    }
+    assert_true(request_id[0] != '\0');
+    char answer[256];
+    snprintf(answer, sizeof answer,
+             "{\"jsonrpc\":\"2.0\",\"id\":\"%s\",\"result\":{\"action\":\"decline\"}}", request_id);
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r3 = { 0 };
+    perform(f, "POST", answer, h, &r3);
+    assert_int_equal(r3.status, 202);
+    pthread_join(tp, NULL);
+    assert_int_equal(post.r.status, 200);
+    assert_non_null(strstr(post.r.body, "\"text\":\"decline\""));
+    reply r4 = { 0 };
+    perform(f, "DELETE", NULL, h, &r4);
+    assert_int_equal(r4.status, 200);
+    pthread_join(tg, NULL); /* the GET stream ended with the session */
+    assert_int_equal(get.r.status, 200);
+    assert_string_equal(get.r.content_type, "text/event-stream");
+    pthread_mutex_destroy(&get.lock);
+}
+
 static void test_http_authentication_and_binding(void **state)
 {
     fixture *f = *state;
@@ -639,6 +714,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_concurrent_requests, setup_plain, teardown),
         cmocka_unit_test_setup_teardown(test_http_server_request_on_post_stream, setup_plain,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_http_get_stream_carries_unrelated_messages,
+                                        setup_plain, teardown),
         cmocka_unit_test_setup_teardown(test_http_authentication_and_binding, setup_auth, teardown),
         cmocka_unit_test_setup_teardown(test_http_idle_expiry_and_session_cap, setup_short_lived,
                                         teardown),

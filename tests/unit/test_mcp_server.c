@@ -174,6 +174,33 @@ slow_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, 
     return SLUICE_OK;
 }
 
+static atomic_bool hook_finished;
+static atomic_bool handler_saw_hook_finished;
+
+/* A cancel hook that takes a while, like interrupting an engine. */
+static void slow_hook(void *data)
+{
+    (void)data;
+    usleep(100 * 1000);
+    atomic_store(&hook_finished, true);
+}
+
+/* Waits for cancellation, then unregisters hooks before "closing the engine" they use. */
+static sluice_status
+hooked_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args;
+    (void)err;
+    (void)ud;
+    sluice_mcp_call_on_cancel(call, slow_hook, NULL);
+    for (int i = 0; i < 500 && !sluice_mcp_call_cancelled(call); i++)
+        usleep(10000);
+    sluice_mcp_call_clear_cancel_hooks(call);
+    atomic_store(&handler_saw_hook_finished, atomic_load(&hook_finished));
+    *out = json_pack("{s:[]}", "content");
+    return SLUICE_OK;
+}
+
 static sluice_status
 elicit_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
 {
@@ -249,6 +276,7 @@ static int setup(void **state)
     add_tool(f.server, "structured", NULL, structured_tool);
     add_tool(f.server, "slow", NULL, slow_tool);
     add_tool(f.server, "elicit", NULL, elicit_tool);
+    add_tool(f.server, "hooked", NULL, hooked_tool);
     sluice_mcp_prompt p = { .name = "greet",
                             .description = "d",
                             .arguments =
@@ -427,7 +455,7 @@ static void test_mcp_tools_list_paginates(void **state)
 {
     fixture *f = *state;
     initialize(f, "{}");
-    const char *expected[] = { "echo", "fail", "structured", "slow", "elicit" };
+    const char *expected[] = { "echo", "fail", "structured", "slow", "elicit", "hooked" };
     size_t seen = 0;
     char params[256] = "{}";
     for (int id = 10; id < 20; id++) {
@@ -449,7 +477,7 @@ static void test_mcp_tools_list_paginates(void **state)
         snprintf(params, sizeof params, "{\"cursor\":\"%s\"}", next);
         json_decref(r);
     }
-    assert_int_equal(seen, 5);
+    assert_int_equal(seen, 6);
 }
 
 static void test_mcp_invalid_cursor(void **state)
@@ -670,6 +698,28 @@ static void test_mcp_duplicate_inflight_id_refused(void **state)
     json_decref(r);
 }
 
+static void test_mcp_clear_cancel_hooks_waits_for_running_hook(void **state)
+{
+    fixture *f = *state;
+    initialize(f, "{}");
+    atomic_store(&hook_finished, false);
+    atomic_store(&handler_saw_hook_finished, false);
+    feed(f,
+         "{\"jsonrpc\":\"2.0\",\"id\":3,\"method\":\"tools/call\",\"params\":{\"name\":"
+         "\"hooked\"}}",
+         NULL);
+    usleep(50 * 1000); /* let the handler register its hook */
+    feed(f,
+         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+         "\"requestId\":3}}",
+         NULL);
+    /* feed returns once the hook ran; by then the handler has waited for it too. */
+    for (int i = 0; i < 300 && !atomic_load(&handler_saw_hook_finished); i++)
+        usleep(10000);
+    assert_true(atomic_load(&hook_finished));
+    assert_true(atomic_load(&handler_saw_hook_finished));
+}
+
 /* ---- server -> client requests -----------------------------------------------------------------
  */
 
@@ -793,6 +843,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mcp_progress_logs_and_cancellation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_no_progress_without_token, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_duplicate_inflight_id_refused, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_clear_cancel_hooks_waits_for_running_hook, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_needs_capability, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_times_out, setup, teardown),

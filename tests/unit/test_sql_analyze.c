@@ -164,7 +164,7 @@ static void test_sql_frontend_vtable_hash(void **state)
     const sluice_frontend *fe = sluice_sql_frontend();
     assert_string_equal(fe->language, "sql");
     sluice_config_code_mode cm = fixture_cm();
-    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = fixture_db };
     char hex[65];
     sluice_error err;
     const char *sql = "SELECT id FROM orders LIMIT 2";
@@ -181,7 +181,7 @@ static void test_sql_nul_byte_is_refused(void **state)
 {
     (void)state;
     sluice_config_code_mode cm = fixture_cm();
-    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = fixture_db };
     sluice_codefacts *f = NULL;
     sluice_error err;
     const char sql[] = "SELECT 1\0; DROP TABLE orders";
@@ -268,6 +268,8 @@ static void test_sql_seed003_explanation(void **state)
     assert_non_null(e);
     assert_non_null(strstr(e, "Reads orders, support_tickets and customers"));
     assert_non_null(strstr(e, "current_revenue.customer_id = c.id"));
+    assert_non_null(strstr(e, "keeps rows where c.plan = 'enterprise'"));
+    assert_non_null(strstr(e, "ticket_counts.ticket_count > 3"));
     assert_non_null(strstr(e, "aggregates per group (using sum and count)"));
     assert_non_null(strstr(e, "returns at most 20 rows."));
 }

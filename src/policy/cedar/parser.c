@@ -55,9 +55,12 @@ static bool fail_at(parser *p, cedar_token at, sluice_status status, const char 
                         what);
         return false;
     }
-    int shown = at.len > 40 ? 40 : (int)at.len;
-    sluice_error_at(p->err, p->arena, status, p->source, line, col, "%s near '%.*s%s'", what, shown,
-                    p->text + at.off, at.len > 40 ? "..." : "");
+    /* Quote at most 40 bytes of the token, and never past the end of its line. */
+    size_t shown = 0;
+    while (shown < at.len && shown < 40 && p->text[at.off + shown] != '\n')
+        shown++;
+    sluice_error_at(p->err, p->arena, status, p->source, line, col, "%s near '%.*s%s'", what,
+                    (int)shown, p->text + at.off, shown < at.len ? "..." : "");
     return false;
 }
 
@@ -1025,6 +1028,17 @@ static cedar_expr *parse_expr(parser *p)
 
 /* ---- policies ------------------------------------------------------------------------- */
 
+/* Cedar requires the entities in an action scope to be actions (Action, Ns::Action). */
+static bool check_action_uid(parser *p, const sluice_cedar_uid *uid, uint32_t at)
+{
+    bool ok = (uid->type_len == 6 && memcmp(uid->type, "Action", 6) == 0) ||
+              (uid->type_len > 8 && memcmp(uid->type + uid->type_len - 8, "::Action", 8) == 0);
+    if (ok)
+        return true;
+    cedar_token t = { TK_IDENT, at, uid->type_len };
+    return fail_at(p, t, SLUICE_E_INVALID, "expected an entity of type Action in the action scope");
+}
+
 /* principal|resource [== entity | in entity | is path [in entity]] ; action [== e | in e |
  * in [e, ...]] */
 static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
@@ -1044,7 +1058,10 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
         scope->kind = SCOPE_EQ;
         scope->count = 1;
         scope->uids = sluice_arena_alloc(p->arena, sizeof(*scope->uids));
-        return scope->uids != NULL ? parse_entity(p, scope->uids) : nomem(p);
+        uint32_t at = p->tok.off;
+        if (scope->uids == NULL)
+            return nomem(p);
+        return parse_entity(p, scope->uids) && (!is_action || check_action_uid(p, scope->uids, at));
     }
     if (tok_is(p, "is") && !is_action) {
         advance(p);
@@ -1078,8 +1095,10 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
                 break; /* a trailing comma */
             if (n == 256)
                 return fail_at(p, p->tok, SLUICE_E_LIMIT, "too many actions (limit is 256)");
-            if (!parse_entity(p, &list[n++]))
+            uint32_t at = p->tok.off;
+            if (!parse_entity(p, &list[n]) || !check_action_uid(p, &list[n], at))
                 return false;
+            n++;
         }
         advance(p);
         scope->kind = SCOPE_IN_LIST;
@@ -1092,7 +1111,10 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
     }
     scope->count = 1;
     scope->uids = sluice_arena_alloc(p->arena, sizeof(*scope->uids));
-    return scope->uids != NULL ? parse_entity(p, scope->uids) : nomem(p);
+    uint32_t at = p->tok.off;
+    if (scope->uids == NULL)
+        return nomem(p);
+    return parse_entity(p, scope->uids) && (!is_action || check_action_uid(p, scope->uids, at));
 }
 
 /* annotation := '@' IDENT ['(' STR ')'] */

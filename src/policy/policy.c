@@ -1,0 +1,374 @@
+/*
+ * policy.c — routing, derived rules, the request model and dispatch to a backend (see policy.h).
+ */
+#include "policy/policy.h"
+
+#include "core/log.h"
+#include "policy/backend.h"
+
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sluice_policy {
+    const sluice_config *config;
+    sluice_arena *arena;
+    const sluice_policy_backend_ops *ops; /* NULL: no evaluator, config rules only */
+    void *state;
+    const char *source;
+    char version[2 * SLUICE_HASH_BYTES + 1];
+    sluice_policy_route default_route;
+    sluice_policy_route *routes;
+    size_t route_count;
+    sluice_config_code_mode engine_rules;
+};
+
+static const sluice_strlist no_strings = { NULL, 0 };
+
+/* [code_mode] with a route's overrides: the built-in rules keep running, with its settings. */
+static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
+                                            const sluice_config_policy_server *s)
+{
+    sluice_config_code_mode r = *base;
+    if (s->has_allow_writes)
+        r.sql_allow_writes = s->allow_writes;
+    if (s->has_allow_deletes)
+        r.sql_allow_deletes = s->allow_deletes;
+    if (s->has_allow_admin)
+        r.sql_allow_ddl = s->allow_admin;
+    if (s->max_rows > 0)
+        r.sql_max_rows = s->max_rows;
+    return r;
+}
+
+static void hash_str(sluice_hash_state *h, const char *s)
+{
+    const char *t = s != NULL ? s : "";
+    sluice_hash_update(h, t, strlen(t) + 1);
+}
+
+static void hash_strlist(sluice_hash_state *h, const sluice_strlist *list)
+{
+    for (size_t i = 0; i < list->count; i++)
+        hash_str(h, list->items[i]);
+    hash_str(h, "|");
+}
+
+static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
+{
+    const sluice_config *c = p->config;
+    const sluice_config_policy *cp = &c->policy;
+    p->default_route = (sluice_policy_route){ .id = c->code_mode.server_id,
+                                              .rules = &c->code_mode,
+                                              .allowed_operations = &no_strings,
+                                              .is_default = true };
+    p->engine_rules = c->code_mode;
+    p->route_count = c->has_policy ? cp->server_count : 0;
+    p->routes = sluice_arena_calloc(p->arena, p->route_count + 1, sizeof *p->routes);
+    sluice_config_code_mode *rules =
+        sluice_arena_calloc(p->arena, p->route_count + 1, sizeof *rules);
+    if (p->routes == NULL || rules == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < p->route_count; i++) {
+        const sluice_config_policy_server *s = &cp->servers[i];
+        rules[i] = derive_rules(&c->code_mode, s);
+        p->routes[i] = (sluice_policy_route){ .id = s->id,
+                                              .rules = &rules[i],
+                                              .allowed_operations = &s->allowed_operations,
+                                              .groups = &s->groups };
+        p->engine_rules.sql_allow_writes |= rules[i].sql_allow_writes;
+        p->engine_rules.sql_allow_deletes |= rules[i].sql_allow_deletes;
+        p->engine_rules.sql_allow_ddl |= rules[i].sql_allow_ddl;
+        if (rules[i].sql_max_rows > p->engine_rules.sql_max_rows)
+            p->engine_rules.sql_max_rows = rules[i].sql_max_rows;
+        char flags[96];
+        int n = snprintf(flags, sizeof flags, "%d%d%d|%lld", rules[i].sql_allow_writes,
+                         rules[i].sql_allow_deletes, rules[i].sql_allow_ddl,
+                         (long long)rules[i].sql_max_rows);
+        hash_str(h, s->id);
+        sluice_hash_update(h, flags, (size_t)n);
+        hash_strlist(h, &s->groups);
+        hash_strlist(h, &s->allowed_operations);
+    }
+    return SLUICE_OK;
+}
+
+sluice_status sluice_policy_open(const sluice_config *config,
+                                 sluice_policy **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    sluice_policy *p = calloc(1, sizeof *p);
+    if (p == NULL || (p->arena = sluice_arena_new()) == NULL) {
+        free(p);
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    p->config = config;
+    sluice_hash_state h;
+    sluice_hash_start(&h);
+    sluice_policy_backend kind =
+        config->has_policy ? config->policy.backend : SLUICE_POLICY_BACKEND_NONE;
+    hash_str(&h, kind == SLUICE_POLICY_BACKEND_CEDAR     ? "cedar"
+                 : kind == SLUICE_POLICY_BACKEND_COMMAND ? "command"
+                                                         : "none");
+    sluice_status st = SLUICE_OK;
+    if (kind == SLUICE_POLICY_BACKEND_CEDAR) {
+        p->ops = &sluice_policy_cedar_ops;
+        p->source = config->policy.policies;
+        st = sluice_policy_cedar_open(&config->policy, &h, &p->state, err_arena, err);
+    } else if (kind == SLUICE_POLICY_BACKEND_COMMAND) {
+        p->ops = &sluice_policy_command_ops;
+        st = sluice_policy_command_open(&config->policy, &h, &p->state, err_arena, err);
+    } else {
+        sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
+                                    "(set [policy] backend = \"cedar\" to evaluate policies)");
+    }
+    if (st == SLUICE_OK && build_routes(p, &h) != SLUICE_OK)
+        st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    if (st != SLUICE_OK) {
+        sluice_policy_close(p);
+        return st;
+    }
+    uint8_t digest[SLUICE_HASH_BYTES];
+    sluice_hash_finish(&h, digest);
+    sluice_hash_hex(digest, sizeof digest, p->version);
+    *out = p;
+    return SLUICE_OK;
+}
+
+void sluice_policy_close(sluice_policy *policy)
+{
+    if (policy == NULL)
+        return;
+    if (policy->ops != NULL && policy->state != NULL)
+        policy->ops->close(policy->state);
+    sluice_arena_free(policy->arena);
+    free(policy);
+}
+
+const char *sluice_policy_backend_name(const sluice_policy *policy)
+{
+    return policy->ops != NULL ? policy->ops->name : "none";
+}
+
+const char *sluice_policy_version(const sluice_policy *policy)
+{
+    return policy->version;
+}
+
+const char *sluice_policy_source(const sluice_policy *policy)
+{
+    return policy->source;
+}
+
+size_t
+sluice_policy_forbids(const sluice_policy *policy, sluice_arena *arena, sluice_policy_reason **out)
+{
+    *out = NULL;
+    return policy->ops != NULL && policy->ops->forbids != NULL
+               ? policy->ops->forbids(policy->state, arena, out)
+               : 0;
+}
+
+bool sluice_policy_active(const sluice_policy *policy)
+{
+    return policy->ops != NULL;
+}
+
+const sluice_policy_route *sluice_policy_route_for(const sluice_policy *policy,
+                                                   const sluice_identity *who)
+{
+    for (size_t i = 0; who != NULL && i < policy->route_count; i++) {
+        const sluice_strlist *groups = policy->routes[i].groups;
+        for (size_t g = 0; g < groups->count; g++) {
+            if (sluice_identity_in_group(who, groups->items[g]))
+                return &policy->routes[i];
+        }
+    }
+    return &policy->default_route;
+}
+
+const sluice_policy_route *sluice_policy_default_route(const sluice_policy *policy)
+{
+    return &policy->default_route;
+}
+
+const sluice_config_code_mode *sluice_policy_engine_rules(const sluice_policy *policy)
+{
+    return &policy->engine_rules;
+}
+
+/* ---- the request model (seed 000) ----------------------------------------------------------- */
+
+static json_t *strlist_json(const sluice_strlist *list)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < list->count; i++)
+        json_array_append_new(a, json_string(list->items[i]));
+    return a;
+}
+
+static json_t *uid_json(const char *type, const char *id)
+{
+    return json_pack("{s:s, s:s}", "type", type, "id", id);
+}
+
+/* The resource's attributes: what the route lets code do, in seed 000's names. serverId is the
+ * server (code_mode.server_id) so policies written for it hold on every route; the route is the
+ * resource's entity id and routeId. */
+static json_t *resource_attrs(const sluice_policy *p, const sluice_policy_route *route)
+{
+    const sluice_config_code_mode *r = route->rules;
+    return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:o, s:o, s:o, s:o, s:I, s:I}",
+                     "serverId", p->config->code_mode.server_id, "routeId", route->id, "serverType",
+                     "sql", "allowRead", r->sql_reads_enabled, "allowWrite", r->sql_allow_writes,
+                     "allowDelete", r->sql_allow_deletes, "allowAdmin", r->sql_allow_ddl,
+                     "allowedOperations", strlist_json(route->allowed_operations),
+                     "outputBlockedFields", strlist_json(&r->sql_blocked_columns), "blockedTables",
+                     strlist_json(&r->sql_blocked_tables), "allowedTables",
+                     strlist_json(&r->sql_allowed_tables), "maxRows", (json_int_t)r->sql_max_rows,
+                     "maxJoins", (json_int_t)r->sql_max_joins);
+}
+
+/* SQL has no named operations; a change is named "<kind>_<table>" ("update_budget_note"), so
+ * allowed_operations and calledOperations work for SQL as they do for API operations. */
+static void sql_operations(const sluice_codefacts *facts, json_t *ops)
+{
+    if (json_array_size(ops) > 0 || facts->statement_kind == NULL)
+        return;
+    char kind[32];
+    size_t n = 0;
+    for (; facts->statement_kind[n] != '\0' && n + 1 < sizeof kind; n++)
+        kind[n] = (char)tolower((unsigned char)facts->statement_kind[n]);
+    kind[n] = '\0';
+    for (size_t i = 0; n > 0 && i < facts->tables_written.count; i++) {
+        const char *table = facts->tables_written.items[i];
+        size_t len = n + 1 + strlen(table) + 1;
+        char *op = malloc(len);
+        if (op == NULL)
+            return;
+        snprintf(op, len, "%s_%s", kind, table);
+        for (char *c = op; *c != '\0'; c++)
+            *c = (char)tolower((unsigned char)*c);
+        json_array_append_new(ops, json_string(op));
+        free(op);
+    }
+}
+
+static json_t *context_json(const sluice_codefacts *facts)
+{
+    if (facts == NULL)
+        return json_object();
+    json_t *ctx = sluice_codefacts_cedar_context(facts);
+    json_t *script = ctx != NULL ? json_object_get(ctx, "script") : NULL;
+    json_t *ops = script != NULL ? json_object_get(script, "calledOperations") : NULL;
+    if (ops != NULL)
+        sql_operations(facts, ops);
+    return ctx;
+}
+
+json_t *sluice_policy_request_json(const sluice_policy *policy,
+                                   const sluice_identity *who,
+                                   const sluice_policy_route *route,
+                                   sluice_action action,
+                                   const sluice_codefacts *facts)
+{
+    json_t *groups = json_array();
+    for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
+        json_array_append_new(groups, json_string(who->groups[i]));
+    json_t *resource = uid_json("CodeMode::Server", route->id);
+    if (resource != NULL)
+        json_object_set_new(resource, "attrs", resource_attrs(policy, route));
+    return json_pack("{s:o, s:o, s:o, s:o, s:o}", "principal",
+                     uid_json("CodeMode::User", who != NULL ? who->user_id : ""), "groups", groups,
+                     "action", uid_json("CodeMode::Action", sluice_action_name(action)), "resource",
+                     resource, "context", context_json(facts));
+}
+
+sluice_status
+sluice_policy_decision_error(sluice_policy_decision *d, sluice_arena *arena, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *msg = sluice_arena_vprintf(arena, fmt, ap);
+    va_end(ap);
+    const char **errors = sluice_arena_calloc(arena, d->error_count + 1, sizeof *errors);
+    if (msg == NULL || errors == NULL)
+        return SLUICE_E_NOMEM;
+    if (d->error_count > 0)
+        memcpy(errors, d->errors, d->error_count * sizeof *errors);
+    errors[d->error_count++] = msg;
+    d->errors = errors;
+    d->allow = false;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_policy_evaluate(const sluice_policy *policy,
+                                     sluice_arena *arena,
+                                     const sluice_identity *who,
+                                     const sluice_policy_route *route,
+                                     sluice_action action,
+                                     const sluice_codefacts *facts,
+                                     sluice_policy_decision *out,
+                                     sluice_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->request = sluice_policy_request_json(policy, who, route, action, facts);
+    if (out->request == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    if (policy->ops == NULL) {
+        out->allow = true;
+        return SLUICE_OK;
+    }
+    sluice_status st = policy->ops->evaluate(policy->state, arena, out->request, out, err);
+    if (st == SLUICE_OK && out->error_count > 0)
+        out->allow = false; /* fail closed: a policy that could not be evaluated never allows */
+    return st;
+}
+
+static const char *action_phrase(sluice_action action)
+{
+    static const char *const phrases[] = { "read data", "change data", "delete data",
+                                           "change the schema or run admin statements" };
+    return (unsigned)action <= SLUICE_ACTION_ADMIN ? phrases[action] : "run this";
+}
+
+sluice_status sluice_policy_violate(const sluice_policy_decision *decision,
+                                    sluice_action action,
+                                    const sluice_policy_route *route,
+                                    sluice_codefacts *facts)
+{
+    if (decision->allow)
+        return SLUICE_OK;
+    for (size_t i = 0; i < decision->error_count; i++) {
+        sluice_status st = sluice_codefacts_violate(
+            facts, "policy_error", 0, 0, "ask the policy administrator to fix the policy",
+            "the policy could not be evaluated, so the request is denied: %s", decision->errors[i]);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    if (decision->error_count > 0 && decision->reason_count == 0)
+        return SLUICE_OK;
+    if (decision->reason_count == 0)
+        return sluice_codefacts_violate(
+            facts, "policy", 0, 0, "read code-mode://policies for what you may do",
+            "no policy permits you to %s (%s) on %s: denied by default", action_phrase(action),
+            sluice_action_name(action), route->id);
+    for (size_t i = 0; i < decision->reason_count; i++) {
+        const sluice_policy_reason *r = &decision->reasons[i];
+        sluice_status st = sluice_codefacts_violate(
+            facts, "policy", 0, 0,
+            r->forbid ? "remove what the policy forbids (see code-mode://policies)"
+                      : "read code-mode://policies for what you may do",
+            "policy %s%s%s%s forbids this %s on %s%s", r->id,
+            r->annotation != NULL ? " @id(\"" : "", r->annotation != NULL ? r->annotation : "",
+            r->annotation != NULL ? "\")" : "", sluice_action_name(action), route->id,
+            r->text != NULL && strstr(r->text, "outputBlockedFields") != NULL
+                ? ": the result would contain a blocked output field"
+                : "");
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}

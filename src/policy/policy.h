@@ -1,0 +1,121 @@
+/*
+ * policy.h — policy on business actions: who may Read, Write, Delete or Admin, evaluated locally
+ * on every validate_code and execute_code.
+ *
+ * Owns: role-to-server routing ([[policy.servers]]: the first route one of whose groups the
+ * caller is in, else the default server), the rules derived for a route (the route's overrides
+ * applied to [code_mode], so the built-in rules always run with the route's settings), the
+ * request model of seed 000 (principal CodeMode::User with its groups as parents, action
+ * CodeMode::Action, resource CodeMode::Server with the route's attributes, the CodeFacts as
+ * context), the backends (cedar_backend.c, command.c, none) and the policy version hash that
+ * binds approval tokens to the policies they were issued under.
+ * Does not own: the Cedar language (policy/cedar/), how a decision becomes violations or a
+ * token (codemode/pipeline.c), or the texts shown to the model (codemode/guide.c).
+ *
+ * Fail closed: an evaluation error, an unreachable command or a malformed answer is a deny.
+ */
+#ifndef SLUICE_POLICY_POLICY_H
+#define SLUICE_POLICY_POLICY_H
+
+#include "auth/identity.h"
+#include "codemode/codefacts.h"
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct sluice_policy sluice_policy;
+
+/* Where a caller is evaluated: the resource id and the rules that apply to them. */
+typedef struct sluice_policy_route {
+    const char *id;                           /* CodeMode::Server::"<id>" */
+    const sluice_config_code_mode *rules;     /* [code_mode] with the route's overrides */
+    const sluice_strlist *allowed_operations; /* empty list on the default route */
+    const sluice_strlist *groups;             /* NULL on the default route */
+    bool is_default;
+} sluice_policy_route;
+
+/* One policy that decided: its id ("policy0", or the command's reason), @id annotation (NULL
+ * when absent), whether it forbids, and where it is (lines 0 when not from a file). */
+typedef struct sluice_policy_reason {
+    const char *id;
+    const char *annotation;
+    const char *text; /* the policy's source text, NULL when unknown */
+    size_t first_line, last_line;
+    bool forbid;
+} sluice_policy_reason;
+
+typedef struct sluice_policy_decision {
+    bool allow;
+    sluice_policy_reason *reasons; /* determining policies */
+    size_t reason_count;
+    const char **errors; /* evaluation errors (any error denies: fail closed) */
+    size_t error_count;
+    json_t *request; /* the facts used (principal, action, resource, context); owned: decref */
+} sluice_policy_decision;
+
+/* Opens the backend the config names (reads and parses policy, entity and schema files, checks
+ * the command exists). Without a [policy] table (or with backend "none") there is no evaluator
+ * and the configuration rules alone decide: a warning is logged saying so. Errors name the file
+ * and place. The config must outlive the policy. */
+sluice_status sluice_policy_open(const sluice_config *config,
+                                 sluice_policy **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err);
+void sluice_policy_close(sluice_policy *policy);
+
+/* "cedar" | "command" | "none" */
+const char *sluice_policy_backend_name(const sluice_policy *policy);
+/* Hex SHA-256 over the backend, its files (policy text, entities, schema), the command and the
+ * routes: any change gives a new version and invalidates tokens issued before it. */
+const char *sluice_policy_version(const sluice_policy *policy);
+/* The policy file's name (for rendering source lines), NULL unless cedar. */
+const char *sluice_policy_source(const sluice_policy *policy);
+
+/* The caller's route (never NULL). */
+const sluice_policy_route *sluice_policy_route_for(const sluice_policy *policy,
+                                                   const sluice_identity *who);
+/* The default route (code_mode.server_id with the [code_mode] rules). */
+const sluice_policy_route *sluice_policy_default_route(const sluice_policy *policy);
+/* The most permissive rules of all routes, for opening the engine: it must be writable when
+ * any route may write. Per caller, the analysis enforces the route's own rules. */
+const sluice_config_code_mode *sluice_policy_engine_rules(const sluice_policy *policy);
+
+/* Evaluates one request. facts NULL means "no code yet" (an empty script context, used to
+ * summarise what a caller may do). Fails only on SLUICE_E_NOMEM; everything else is a deny
+ * with errors. Strings live in arena; out->request must be decref'd. */
+sluice_status sluice_policy_evaluate(const sluice_policy *policy,
+                                     sluice_arena *arena,
+                                     const sluice_identity *who,
+                                     const sluice_policy_route *route,
+                                     sluice_action action,
+                                     const sluice_codefacts *facts,
+                                     sluice_policy_decision *out,
+                                     sluice_error *err);
+
+/* The forbid policies that apply whatever the caller is permitted (cedar; 0 otherwise). */
+size_t
+sluice_policy_forbids(const sluice_policy *policy, sluice_arena *arena, sluice_policy_reason **out);
+
+/* True when the policy has an evaluator (cedar or command). */
+bool sluice_policy_active(const sluice_policy *policy);
+
+/* The request as the backends see it: {principal:{type,id}, groups:[..], action:{type,id},
+ * resource:{type,id,attrs:{..}}, context:{..}}. New reference; NULL on NOMEM. */
+json_t *sluice_policy_request_json(const sluice_policy *policy,
+                                   const sluice_identity *who,
+                                   const sluice_policy_route *route,
+                                   sluice_action action,
+                                   const sluice_codefacts *facts);
+
+/* Adds the decision's reasons to facts as violations (rule "policy", or "policy_error" for
+ * evaluation errors). No-op on allow. */
+sluice_status sluice_policy_violate(const sluice_policy_decision *decision,
+                                    sluice_action action,
+                                    const sluice_policy_route *route,
+                                    sluice_codefacts *facts);
+
+#endif
