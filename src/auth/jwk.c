@@ -189,8 +189,8 @@ static const char *member_bytes(sluice_arena *arena,
     const char *s = json_string_value(json_object_get(jwk, name));
     if (s == NULL)
         return "lacks a string member";
-    if (sluice_jwk_b64url_decode(arena, s, strlen(s), max, out, len) != SLUICE_OK)
-        return "has a member that is not base64url (or too long)";
+    if (sluice_jwk_b64url_decode(arena, s, strlen(s), max, out, len) != SLUICE_OK || *len == 0)
+        return "has a member that is not base64url (or is empty or too long)";
     return NULL;
 }
 

@@ -6,6 +6,7 @@
  */
 #include "auth/from_config.h"
 #include "cli/cli.h"
+#include "codemode/approval_http.h"
 #include "codemode/codemode.h"
 #include "codemode/curated.h"
 #include "codemode/surface.h"
@@ -181,6 +182,7 @@ static void on_signal(int sig)
 
 static sluice_status serve_http(const sluice_config *config,
                                 sluice_mcp_server *server,
+                                sluice_codemode *cm,
                                 const char *addr,
                                 sluice_arena *arena,
                                 sluice_error *err)
@@ -207,6 +209,16 @@ static sluice_status serve_http(const sluice_config *config,
     if (ha.has_prm) {
         opts.get_handler = sluice_prm_get;
         opts.get_ctx = &ha.prm;
+    }
+    sluice_approval_http admin;
+    st = sluice_approval_http_init(&admin, cm, &config->admin, arena, err);
+    if (st == SLUICE_OK) {
+        opts.post_handler = sluice_approval_http_post;
+        opts.post_ctx = &admin;
+    } else if (st != SLUICE_E_NOT_FOUND) {
+        if (ha.auth != NULL)
+            ha.auth->destroy(ha.auth);
+        return st;
     }
     if (auth == NULL && strcmp(opts.bind_address, "127.0.0.1") != 0 &&
         strcmp(opts.bind_address, "::1") != 0) {
@@ -263,7 +275,7 @@ int sluice_cmd_serve(int argc, char **argv)
     if (o.stdio) {
         st = serve_stdio(config, server, &err);
     } else {
-        st = serve_http(config, server, o.http_addr, scratch, &err);
+        st = serve_http(config, server, cm, o.http_addr, scratch, &err);
     }
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);

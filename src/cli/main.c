@@ -11,6 +11,7 @@
 #include <string.h>
 
 /* Commands: add one declaration and one table row per src/cli/cmd_<name>.c. */
+int sluice_cmd_approve(int argc, char **argv);
 int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
 int sluice_cmd_demo_db(int argc, char **argv);
@@ -20,6 +21,7 @@ int sluice_cmd_serve(int argc, char **argv);
 int sluice_cmd_validate(int argc, char **argv);
 
 static const sluice_command commands[] = {
+    { "approve", "approve or reject a pending execute_code request", sluice_cmd_approve },
     { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
     { "config", "check a configuration file", sluice_cmd_config },
     { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },

@@ -99,6 +99,10 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       struct sluice_codefacts **out,
                                       sluice_error *err);
 
+/* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
+struct sluice_approval_store;
+struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
+
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
 

@@ -4,6 +4,7 @@
  * The server never trusts the client to carry state: execute re-analyzes the code it is given
  * and checks every claim of the token against what it computes from the live request.
  */
+#include "codemode/approval_gate.h"
 #include "codemode/audit.h"
 #include "codemode/codefacts.h"
 #include "codemode/codemode.h"
@@ -33,6 +34,7 @@ struct sluice_codemode {
     sluice_schema schema;
     sluice_secret_ring *ring;
     sluice_replay *replay;
+    sluice_approval_store *approvals; /* NULL without an audit log */
     sluice_audit *audit;
     const sluice_frontend *frontend;
     sluice_frontend_context fctx;
@@ -149,7 +151,13 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
-    return sluice_replay_open(replay_path, (int64_t)time(NULL), &cm->replay, err_arena, err);
+    st = sluice_replay_open(replay_path, (int64_t)time(NULL), &cm->replay, err_arena, err);
+    if (st == SLUICE_OK && c->audit_log != NULL) {
+        const char *path = sluice_arena_printf(cm->arena, "%s.approvals", c->audit_log);
+        st = path != NULL ? sluice_approval_open(path, &cm->approvals, err_arena, err)
+                          : SLUICE_E_NOMEM;
+    }
+    return st;
 }
 
 sluice_status sluice_codemode_open(const sluice_config *config,
@@ -197,6 +205,7 @@ void sluice_codemode_close(sluice_codemode *cm)
         return;
     sluice_audit_close(cm->audit);
     sluice_replay_close(cm->replay);
+    sluice_approval_close(cm->approvals);
     sluice_secret_ring_free(cm->ring);
     sluice_executor_close(cm->executor);
     sluice_policy_close(cm->policy);
@@ -230,6 +239,11 @@ sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
 }
 
 /* ---- audit --------------------------------------------------------------------------------- */
+
+struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
+{
+    return cm->approvals;
+}
 
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,
@@ -542,21 +556,37 @@ static sluice_status check_approval(sluice_codemode *cm,
                                     const sluice_codemode_caller *caller,
                                     const sluice_codefacts *f,
                                     sluice_risk risk,
+                                    const sluice_token_claims *claims,
                                     const sluice_codemode_exec_hooks *hooks,
                                     sluice_error *err)
 {
     if (cm->config->code_mode.auto_approve[risk])
         return SLUICE_OK;
-    if (hooks == NULL || hooks->approve == NULL)
+    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+    sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
+    int64_t now = (int64_t)time(NULL);
+    sluice_status verdict =
+        sluice_approval_gate_check(cm, arena, caller, id, f->code_hash, now, err);
+    if (verdict != SLUICE_E_NOT_FOUND)
+        return verdict;
+    json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
+    sluice_status st = hooks != NULL && hooks->approve != NULL
+                           ? hooks->approve(hooks->approve_ctx, arena, summary, err)
+                           : SLUICE_E_UNSUPPORTED;
+    if (st == SLUICE_E_UNSUPPORTED && cm->approvals != NULL) {
+        /* No one to ask here: an administrator decides later (recorded and audited there). */
+        st = sluice_approval_gate_ask(cm, arena, caller, id, claims->expires_at, summary, now, err);
+        json_decref(summary);
+        return st;
+    }
+    json_decref(summary);
+    if (st == SLUICE_E_UNSUPPORTED)
         return sluice_error_set(
             err, arena, SLUICE_E_DENIED,
             "this %s statement is %s risk, above the auto-approve levels, and needs human "
             "approval; no approval path is available on this connection, so it was not run. Ask "
             "an administrator, or rewrite it as a lower-risk read",
             action_label(f->action), sluice_risk_name(risk));
-    json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
-    sluice_status st = hooks->approve(hooks->approve_ctx, arena, summary, err);
-    json_decref(summary);
     json_t *record =
         json_pack("{s:s, s:s, s:s}", "decision", st == SLUICE_OK ? "approved" : "rejected",
                   "code_hash", f->code_hash, "via", "elicitation");
@@ -646,7 +676,7 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                          f->violations[0].message);
         return refuse(cm, arena, caller, code, "violations", SLUICE_E_DENIED, err);
     }
-    st = check_approval(cm, arena, caller, f, risk, hooks, err);
+    st = check_approval(cm, arena, caller, f, risk, &claims, hooks, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
     sluice_status used = sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now);

@@ -126,7 +126,9 @@ static void register_cancel(void *ctx, void (*fn)(void *), void *data)
 
 /* Human approval through MCP elicitation (form mode): the user sees the explanation and the
  * risk and must explicitly accept. Only offered when the client declared the capability; a
- * decline, a cancel, a timeout or a missing answer all mean "do not run". */
+ * decline, a cancel, a timeout or a missing answer all mean "do not run". A client without
+ * the capability gets SLUICE_E_UNSUPPORTED, so the pipeline can record the request for an
+ * administrator instead. */
 static sluice_status
 elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
 {
@@ -134,7 +136,7 @@ elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice
     const json_t *caps = sluice_mcp_call_client_capabilities(call);
     if (json_object_get(caps, "elicitation") == NULL)
         return sluice_error_set(
-            err, arena, SLUICE_E_DENIED,
+            err, arena, SLUICE_E_UNSUPPORTED,
             "this statement is %s risk and needs human approval, but this client cannot ask its "
             "user (it did not declare the elicitation capability); it was not run",
             json_string_value(json_object_get(validation, "risk_level")));
@@ -157,12 +159,12 @@ elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice
     const char *action = json_string_value(json_object_get(answer, "action"));
     bool yes = action != NULL && strcmp(action, "accept") == 0 &&
                json_is_true(json_object_get(json_object_get(answer, "content"), "approve"));
+    if (!yes) /* before the decref: action points into answer */
+        sluice_error_set(err, arena, SLUICE_E_DENIED,
+                         "the user did not approve the statement (%s); it was not run",
+                         action != NULL ? action : "no answer");
     json_decref(answer);
-    if (!yes)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "the user did not approve the statement (%s); it was not run",
-                                action != NULL ? action : "no answer");
-    return SLUICE_OK;
+    return yes ? SLUICE_OK : SLUICE_E_DENIED;
 }
 
 static sluice_status execute_tool(sluice_mcp_call *call,

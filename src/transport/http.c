@@ -102,6 +102,8 @@ struct sluice_http_server {
     sluice_identity anonymous;
     sluice_http_get_fn get_handler;
     void *get_ctx;
+    sluice_http_post_fn post_handler;
+    void *post_ctx;
     pthread_mutex_t table_lock;
     http_session *sessions;
     size_t session_count;
@@ -118,6 +120,7 @@ typedef struct request {
     http_session *hs; /* reference held until the request completes (JSON) */
     sluice_identity identity;
     bool has_identity;
+    const char *side_path; /* a POST to post_handler's paths, answered once the body is in */
 } request;
 
 /* ---- small helpers ------------------------------------------------------------------------------
@@ -849,6 +852,21 @@ handle_delete(struct MHD_Connection *c, sluice_http_server *http, request *rq)
     return send_body(c, MHD_HTTP_OK, NULL, NULL, NULL, NULL);
 }
 
+static enum MHD_Result
+handle_side_post(struct MHD_Connection *c, sluice_http_server *http, request *rq)
+{
+    if (rq->too_large)
+        return refuse_too_large(c, http);
+    const char *body = NULL, *challenge = NULL;
+    int status =
+        http->post_handler(http->post_ctx, rq->side_path, header(c, MHD_HTTP_HEADER_AUTHORIZATION),
+                           rq->body != NULL ? rq->body : "", rq->len, rq->arena, &body, &challenge);
+    if (status == 0)
+        return send_body(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL, NULL);
+    return send_body(c, (unsigned)status, "application/json", body,
+                     challenge != NULL ? MHD_HTTP_HEADER_WWW_AUTHENTICATE : NULL, challenge);
+}
+
 /* Checks that need only the headers; returns true after queueing a refusal. */
 static bool refuse_early(struct MHD_Connection *c,
                          sluice_http_server *http,
@@ -944,7 +962,16 @@ static enum MHD_Result on_request(void *cls,
             if (!host_allowed(http, header(c, MHD_HTTP_HEADER_HOST)))
                 ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                                  "Host header not allowed (DNS rebinding protection)");
-            else {
+            else if (strcmp(method, "POST") == 0 && http->post_handler != NULL) {
+                if (!origin_allowed(http, header(c, MHD_HTTP_HEADER_ORIGIN))) {
+                    ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
+                                     "Origin not allowed");
+                } else if ((rq->side_path = sluice_arena_strdup(rq->arena, url)) != NULL) {
+                    return MHD_YES; /* answered when the body is in */
+                } else {
+                    ret = MHD_NO; /* out of memory */
+                }
+            } else {
                 const char *doc = strcmp(method, "GET") == 0 && http->get_handler != NULL
                                       ? http->get_handler(http->get_ctx, url, rq->arena)
                                       : NULL;
@@ -990,6 +1017,8 @@ static enum MHD_Result on_request(void *cls,
     if (rq->answered)
         return MHD_YES;
     rq->answered = true;
+    if (rq->side_path != NULL)
+        return handle_side_post(c, http, rq);
     if (strcmp(method, "POST") == 0)
         return handle_post(c, http, rq);
     if (strcmp(method, "GET") == 0)
@@ -1056,6 +1085,8 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
         o->anonymous != NULL ? *o->anonymous : (sluice_identity){ "anonymous", NULL, 0, "none" };
     http->get_handler = o->get_handler;
     http->get_ctx = o->get_ctx;
+    http->post_handler = o->post_handler;
+    http->post_ctx = o->post_ctx;
     pthread_mutex_init(&http->table_lock, NULL);
 
     const char *bind = o->bind_address != NULL ? o->bind_address : "127.0.0.1";

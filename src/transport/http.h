@@ -32,6 +32,20 @@ typedef struct sluice_http_server sluice_http_server;
  * paths are public: Host is checked, authentication is not. */
 typedef const char *(*sluice_http_get_fn)(void *ctx, const char *path, sluice_arena *arena);
 
+/* Serves POST requests on paths other than the MCP endpoint (the admin approval endpoint). Gets
+ * the Authorization header and the whole body (at most max_body_bytes, else 413); returns the
+ * HTTP status, or 0 for 404, with *out_body (JSON in arena) and *www_authenticate (a challenge
+ * for 401, else NULL). Host and Origin are checked; MCP authentication is not: the handler
+ * checks its own credential. */
+typedef int (*sluice_http_post_fn)(void *ctx,
+                                   const char *path,
+                                   const char *authorization,
+                                   const char *body,
+                                   size_t len,
+                                   sluice_arena *arena,
+                                   const char **out_body,
+                                   const char **www_authenticate);
+
 typedef struct sluice_http_options {
     const char *bind_address;           /* default "127.0.0.1" (IPv6 literals allowed) */
     uint16_t port;                      /* 0 picks a free port (see sluice_http_port) */
@@ -51,6 +65,8 @@ typedef struct sluice_http_options {
                                          {"anonymous", method "none"} */
     sluice_http_get_fn get_handler;   /* optional, see above */
     void *get_ctx;
+    sluice_http_post_fn post_handler; /* optional, see above */
+    void *post_ctx;
 } sluice_http_options;
 
 /* Starts serving in background threads. auth may be NULL (no authentication: bind to loopback

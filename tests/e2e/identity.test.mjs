@@ -85,7 +85,10 @@ audit_log = "identity.audit.jsonl"
   throw new Error(`sluice did not listen:\n${log}`);
 });
 
-after(() => { if (proc && proc.exitCode === null) proc.kill("SIGTERM"); });
+after(() => {
+  writeFileSync(path.join(work, "server.log"), log);
+  if (proc && proc.exitCode === null) proc.kill("SIGTERM");
+});
 
 async function connect(token, { elicit } = {}) {
   const transport = new StreamableHTTPClientTransport(new URL(resource), {
@@ -190,5 +193,106 @@ describe("bearer JWTs", () => {
     assert.ok(res.status >= 400 && res.status < 500, `status ${res.status}`);
     await alice.close();
     await bob.close();
+  });
+});
+
+describe("approval above the auto-approve level", () => {
+  const WRITE = "UPDATE customers SET name = name WHERE id = 1";
+  const configFile = () => path.join(work, "identity.toml");
+  const text = (r) => r.content.map((c) => c.text ?? "").join("\n");
+  const executedIds = () => auditRecords().filter((x) => x.decision === "executed").map((x) => x.token_id);
+
+  async function pending(client) {
+    const v = (await client.callTool({ name: "validate_code", arguments: { code: WRITE } })).structuredContent;
+    assert.equal(v.valid, true, JSON.stringify(v));
+    assert.equal(v.risk_level, "high");
+    const r = await client.callTool({ name: "execute_code",
+                                      arguments: { code: WRITE, approval_token: v.approval_token } });
+    assert.equal(r.isError, true);
+    const m = text(r).match(/sluice approve ([0-9a-f]{32})/);
+    assert.ok(m, text(r));
+    return { token: v.approval_token, id: m[1] };
+  }
+  const run = (client, token) =>
+    client.callTool({ name: "execute_code", arguments: { code: WRITE, approval_token: token } });
+
+  const adminPost = (id, body, key = ADMIN_KEY) =>
+    fetch(`http://127.0.0.1:${port}/admin/approvals/${id}`, { method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${key}` },
+      body: JSON.stringify(body) });
+
+  test("runs after the user accepts the elicitation, not after a decline", async () => {
+    let asked = 0;
+    const yes = await connect(mint({ sub: "alice" }), { elicit: async () => {
+      asked++; return { action: "accept", content: { approve: true } }; } });
+    const v1 = (await yes.callTool({ name: "validate_code", arguments: { code: WRITE } })).structuredContent;
+    const r1 = await run(yes, v1.approval_token);
+    assert.ok(!r1.isError, text(r1));
+    assert.equal(asked, 1);
+    const no = await connect(mint({ sub: "alice" }), { elicit: async () => ({ action: "decline" }) });
+    const v2 = (await no.callTool({ name: "validate_code", arguments: { code: WRITE } })).structuredContent;
+    const r2 = await run(no, v2.approval_token);
+    assert.equal(r2.isError, true);
+    assert.match(text(r2), /did not approve/);
+    const ids = auditRecords().filter((x) => x.decision === "executed").length;
+    assert.equal(ids, 1, "only the accepted statement ran");
+    await yes.close();
+    await no.close();
+  });
+
+  test("`sluice approve` lets the recorded request run once", async () => {
+    const client = await connect(mint({ sub: "alice" }));
+    const { token, id } = await pending(client);
+    // Still pending: asking again is refused again.
+    assert.equal((await run(client, token)).isError, true);
+    const cli = spawnSync(sluiceBin, ["approve", "-c", configFile(), id, "--as", "root-admin"],
+                          { encoding: "utf8" });
+    assert.equal(cli.status, 0, cli.stderr);
+    assert.match(cli.stdout, /approved by root-admin/);
+    const again = spawnSync(sluiceBin, ["approve", "-c", configFile(), id, "--reject"], { encoding: "utf8" });
+    assert.equal(again.status, 1, "a decided request cannot be decided again");
+    const r = await run(client, token);
+    assert.ok(!r.isError, text(r));
+    assert.equal((await run(client, token)).isError, true, "once");
+    const records = auditRecords();
+    assert.ok(records.some((x) => x.event === "approval_decision" && x.approval_id === id &&
+                                  x.decision === "approved" && x.user === "root-admin"));
+    assert.equal(executedIds().filter((t) => t === id).length, 1);
+    await client.close();
+  });
+
+  test("the admin endpoint needs its own key; a rejection is final", async () => {
+    const client = await connect(mint({ sub: "bob" }));
+    const { token, id } = await pending(client);
+    assert.equal((await adminPost(id, { decision: "approve" }, "wrong-key-0123456789")).status, 401);
+    assert.equal((await adminPost(id, { decision: "approve" }, mint({ sub: "bob" }))).status, 401);
+    assert.equal((await adminPost(id, { decision: "maybe" })).status, 400);
+    assert.equal((await adminPost("0".repeat(32), { decision: "approve" })).status, 404);
+    const res = await adminPost(id, { decision: "reject", as: "carol" });
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { id, state: "rejected", decided_by: "carol" });
+    const r = await run(client, token);
+    assert.equal(r.isError, true);
+    assert.match(text(r), /rejected/);
+    assert.equal((await adminPost(id, { decision: "approve" })).status, 409, "never revived");
+    assert.equal((await run(client, token)).isError, true);
+    assert.equal(executedIds().filter((t) => t === id).length, 0);
+    assert.ok(auditRecords().some((x) => x.event === "approval_decision" && x.approval_id === id &&
+                                         x.decision === "rejected" && x.user === "carol"));
+    await client.close();
+  });
+
+  test("an approval over HTTP runs once, and only for the caller it was made for", async () => {
+    const client = await connect(mint({ sub: "alice" }));
+    const { token, id } = await pending(client);
+    assert.equal((await adminPost(id, { decision: "approve" })).status, 200);
+    const mallory = await connect(mint({ sub: "mallory" }));
+    assert.equal((await run(mallory, token)).isError, true);
+    const r = await run(client, token);
+    assert.ok(!r.isError, text(r));
+    assert.equal((await run(client, token)).isError, true);
+    assert.equal(executedIds().filter((t) => t === id).length, 1);
+    await client.close();
+    await mallory.close();
   });
 });

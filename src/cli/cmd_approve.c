@@ -1,0 +1,151 @@
+/*
+ * cmd_approve.c — `sluice approve [-c CONFIG] ID [--reject] [--as ADMIN]`: an administrator
+ * approves (or rejects) a pending execute_code request recorded in the approval store beside
+ * the config's audit log.
+ *
+ * Owns: option parsing and the audit record of the decision when the audit log is free. While
+ * a server holds the audit log (it is locked against a second writer), the decision is stored
+ * as not yet audited and the server writes its record when it next reads the store.
+ * Does not own: the rules of a decision (codemode/approval.c).
+ */
+#include "cli/cli.h"
+#include "codemode/approval.h"
+#include "codemode/audit.h"
+#include "config/config.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int sluice_cmd_approve(int argc, char **argv);
+
+typedef struct approve_options {
+    const char *config_path;
+    const char *id;
+    const char *admin;
+    bool reject;
+} approve_options;
+
+static void approve_usage(FILE *out)
+{
+    fprintf(out, "usage: sluice approve [-c FILE] ID [--reject] [--as ADMIN]\n\n"
+                 "  -c, --config FILE   configuration (default sluice.toml)\n"
+                 "  ID                  the approval id execute_code named\n"
+                 "  --reject            refuse it instead (final)\n"
+                 "  --as ADMIN          who decides, for the audit log (default $USER)\n");
+}
+
+static int parse(int argc, char **argv, approve_options *o)
+{
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if ((strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) && has_value) {
+            o->config_path = argv[++i];
+        } else if (strcmp(a, "--as") == 0 && has_value) {
+            o->admin = argv[++i];
+        } else if (strcmp(a, "--reject") == 0) {
+            o->reject = true;
+        } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            approve_usage(stdout);
+            return SLUICE_EXIT_OK;
+        } else if (a[0] != '-' && o->id == NULL) {
+            o->id = a;
+        } else {
+            fprintf(stderr, "sluice approve: unknown or incomplete option '%s'\n", a);
+            approve_usage(stderr);
+            return SLUICE_EXIT_USAGE;
+        }
+    }
+    if (o->id == NULL) {
+        fprintf(stderr, "sluice approve: the approval ID is required\n");
+        approve_usage(stderr);
+        return SLUICE_EXIT_USAGE;
+    }
+    if (o->admin == NULL) {
+        const char *user = getenv("SUDO_USER") != NULL ? getenv("SUDO_USER") : getenv("USER");
+        o->admin = user != NULL && user[0] != '\0' ? user : "admin";
+    }
+    return -1;
+}
+
+/* The decision's audit record, written here when no server holds the log. */
+static void audit_decision(sluice_audit *log,
+                           const sluice_config *config,
+                           const sluice_approval *d,
+                           sluice_arena *arena)
+{
+    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:I}", "decision",
+                               d->state == SLUICE_APPROVAL_APPROVED ? "approved" : "rejected",
+                               "approval_id", d->id, "requested_by", d->user, "summary", d->summary,
+                               "event", "approval_decision", "user", d->decided_by, "auth", "cli",
+                               "server", config->code_mode.server_id, "decided_at",
+                               (json_int_t)d->decided_at, "expires_at", (json_int_t)d->expires_at);
+    sluice_error err = { 0 };
+    if (sluice_audit_append(log, record, arena, &err) != SLUICE_OK)
+        fprintf(stderr, "sluice approve: the decision is stored but its audit record failed: %s\n",
+                err.message);
+    json_decref(record);
+}
+
+static int decide(const approve_options *o, const sluice_config *config, sluice_arena *arena)
+{
+    const char *audit_path = config->code_mode.audit_log;
+    if (audit_path == NULL) {
+        fprintf(stderr,
+                "sluice approve: %s has no [code_mode] audit_log, so there is no "
+                "approval store (it lives beside the audit log)\n",
+                config->path);
+        return SLUICE_EXIT_FAIL;
+    }
+    sluice_error err = { 0 };
+    sluice_approval_store *store = NULL;
+    const char *path = sluice_arena_printf(arena, "%s.approvals", audit_path);
+    if (sluice_approval_open(path, &store, arena, &err) != SLUICE_OK) {
+        fprintf(stderr, "sluice approve: %s\n", err.message);
+        return SLUICE_EXIT_RUNTIME;
+    }
+    sluice_audit *log = NULL;
+    sluice_error audit_err = { 0 };
+    if (sluice_audit_open(audit_path, &log, arena, &audit_err) != SLUICE_OK)
+        log = NULL; /* a running server holds it and will audit the decision */
+    sluice_approval d;
+    sluice_status st = sluice_approval_decide(store, o->id, !o->reject, o->admin, log != NULL,
+                                              (int64_t)time(NULL), &d, arena, &err);
+    int rc = SLUICE_EXIT_OK;
+    if (st == SLUICE_OK) {
+        if (log != NULL)
+            audit_decision(log, config, &d, arena);
+        printf("%s %s by %s: %s\n", d.id, sluice_approval_state_name(d.state), d.decided_by,
+               d.summary);
+    } else {
+        fprintf(stderr, "sluice approve: %s\n", err.message);
+        rc = st == SLUICE_E_IO ? SLUICE_EXIT_RUNTIME : SLUICE_EXIT_FAIL;
+    }
+    sluice_audit_close(log);
+    sluice_approval_close(store);
+    return rc;
+}
+
+int sluice_cmd_approve(int argc, char **argv)
+{
+    approve_options o = { .config_path = "sluice.toml" };
+    int rc = parse(argc, argv, &o);
+    if (rc >= 0)
+        return rc;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_config *config = NULL;
+    if (sluice_config_load(o.config_path, &config, arena, &err) != SLUICE_OK) {
+        fputs(sluice_error_render(arena, &err, NULL, 0), stderr);
+        sluice_arena_free(arena);
+        return SLUICE_EXIT_FAIL;
+    }
+    rc = decide(&o, config, arena);
+    sluice_config_free(config);
+    sluice_arena_free(arena);
+    return rc;
+}

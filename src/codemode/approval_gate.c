@@ -1,0 +1,111 @@
+/*
+ * approval_gate.c — administrator approvals inside execute_code (see approval_gate.h).
+ */
+#include "codemode/approval_gate.h"
+
+#include "core/log.h"
+
+#include <stdio.h>
+#include <string.h>
+
+sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
+                                         sluice_arena *arena,
+                                         const sluice_approval *d,
+                                         const char *via,
+                                         sluice_error *err)
+{
+    sluice_identity admin = { .user_id = d->decided_by, .method = via };
+    sluice_codemode_caller caller = { &admin, via };
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "decision",
+                  d->state == SLUICE_APPROVAL_APPROVED ? "approved" : "rejected", "approval_id",
+                  d->id, "requested_by", d->user, "summary", d->summary, "decided_at",
+                  (json_int_t)d->decided_at, "expires_at", (json_int_t)d->expires_at);
+    return sluice_codemode_audit(cm, arena, &caller, "approval_decision", record, err);
+}
+
+void sluice_approval_gate_report(sluice_codemode *cm, sluice_arena *arena)
+{
+    sluice_approval_store *store = sluice_codemode_approvals(cm);
+    sluice_approval batch[16];
+    size_t n;
+    while (store != NULL && (n = sluice_approval_take_unaudited(store, batch, 16)) > 0) {
+        for (size_t i = 0; i < n; i++) {
+            sluice_error err = { 0 };
+            if (sluice_approval_gate_audit(cm, arena, &batch[i], "cli", &err) != SLUICE_OK)
+                sluice_log(SLUICE_LOG_ERROR, "could not audit approval %s: %s", batch[i].id,
+                           err.message != NULL ? err.message : "");
+        }
+    }
+}
+
+sluice_status sluice_approval_gate_check(sluice_codemode *cm,
+                                         sluice_arena *arena,
+                                         const sluice_codemode_caller *caller,
+                                         const char *id,
+                                         const char *code_hash,
+                                         int64_t now,
+                                         sluice_error *err)
+{
+    sluice_approval_store *store = sluice_codemode_approvals(cm);
+    if (store == NULL)
+        return SLUICE_E_NOT_FOUND;
+    sluice_approval_gate_report(cm, arena);
+    sluice_approval a = sluice_approval_get(store, id, now);
+    if (a.state == SLUICE_APPROVAL_NONE || a.state == SLUICE_APPROVAL_PENDING)
+        return SLUICE_E_NOT_FOUND;
+    sluice_status st =
+        a.state == SLUICE_APPROVAL_APPROVED
+            ? SLUICE_OK
+            : sluice_error_set(err, arena, SLUICE_E_DENIED,
+                               "approval request %s is %s%s%s; it will not run. Validate the "
+                               "code again for a new request",
+                               id, sluice_approval_state_name(a.state),
+                               a.decided_by[0] != '\0' ? " by " : "", a.decided_by);
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:s}", "decision",
+                  st == SLUICE_OK ? "approved" : "rejected", "code_hash", code_hash, "via",
+                  "administrator", "approval_id", id, "decided_by", a.decided_by);
+    sluice_error audit_err = { 0 };
+    if (sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
+        st == SLUICE_OK) {
+        *err = audit_err;
+        return SLUICE_E_IO;
+    }
+    return st;
+}
+
+sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       const char *id,
+                                       int64_t expires_at,
+                                       const json_t *validation,
+                                       int64_t now,
+                                       sluice_error *err)
+{
+    char summary[512];
+    snprintf(summary, sizeof summary, "%s statement, %s risk: %s",
+             json_string_value(json_object_get(validation, "action")),
+             json_string_value(json_object_get(validation, "risk_level")),
+             json_string_value(json_object_get(validation, "explanation")));
+    sluice_approval a;
+    sluice_status st =
+        sluice_approval_request(sluice_codemode_approvals(cm), id, expires_at,
+                                caller->identity->user_id, summary, now, &a, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:I}", "decision", "pending", "via", "administrator",
+                  "approval_id", id, "expires_at", (json_int_t)expires_at);
+    sluice_error audit_err = { 0 };
+    sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err);
+    return sluice_error_set(
+        err, arena, SLUICE_E_DENIED,
+        "this %s statement is %s risk, above the auto-approve levels, and needs human approval; "
+        "this client cannot ask its user, so approval request %s was recorded. Ask an "
+        "administrator to run `sluice approve %s`, then call execute_code again with the same "
+        "code and approval_token (before it expires)",
+        json_string_value(json_object_get(validation, "action")),
+        json_string_value(json_object_get(validation, "risk_level")), id, id);
+}

@@ -1,0 +1,51 @@
+/*
+ * approval_gate.h — administrator approvals in the execute_code flow (codemode-internal).
+ *
+ * Owns: what execute_code does with the approval store for a token above the auto-approve
+ * level: an administrator's decision wins (approved runs, rejected or expired never does); a
+ * client that cannot ask its user gets a pending request recorded and a refusal naming the id
+ * to approve; decisions nobody audited yet (`sluice approve` while the server held the audit
+ * log) get their audit records. Does not own: the store (approval.c), elicitation (tools.c),
+ * token checks and single use (pipeline.c).
+ */
+#ifndef SLUICE_CODEMODE_APPROVAL_GATE_H
+#define SLUICE_CODEMODE_APPROVAL_GATE_H
+
+#include "codemode/approval.h"
+#include "codemode/codemode.h"
+
+#include <jansson.h>
+#include <stdint.h>
+
+/* The administrator's verdict on token id: SLUICE_OK (approved; audited), SLUICE_E_DENIED
+ * (rejected or expired; err says so), SLUICE_E_NOT_FOUND (no decision: pending or unknown). */
+sluice_status sluice_approval_gate_check(sluice_codemode *cm,
+                                         sluice_arena *arena,
+                                         const sluice_codemode_caller *caller,
+                                         const char *id,
+                                         const char *code_hash,
+                                         int64_t now,
+                                         sluice_error *err);
+
+/* Records a pending request for id (summary from the validation) and returns SLUICE_E_DENIED
+ * with a message telling the user to ask an administrator to run `sluice approve <id>`. */
+sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       const char *id,
+                                       int64_t expires_at,
+                                       const json_t *validation,
+                                       int64_t now,
+                                       sluice_error *err);
+
+/* Writes the audit record of one administrator decision. */
+sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
+                                         sluice_arena *arena,
+                                         const sluice_approval *decision,
+                                         const char *via,
+                                         sluice_error *err);
+
+/* Audits the decisions read from the store that have no audit record yet. */
+void sluice_approval_gate_report(sluice_codemode *cm, sluice_arena *arena);
+
+#endif
