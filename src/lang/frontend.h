@@ -22,14 +22,20 @@
 
 #include <stddef.h>
 
+struct sluice_executor; /* exec/executor.h */
+
 /* What a front end may consult. Engine handles are opaque here so this header stays free of
  * engine types; each front end documents which it needs. */
 typedef struct sluice_frontend_context {
     const sluice_config_code_mode *code_mode; /* rules; NULL = pmcp defaults */
-    const sluice_schema *schema;              /* may be NULL (DuckDB binds against its catalog) */
+    const sluice_schema *schema; /* NULL: asked of the executor when a front end needs it */
     sluice_engine_kind engine;
-    void *duckdb_database; /* duckdb_database* of the executor's catalog (engine duckdb) */
-    void *sqlite_db;       /* sqlite3* of the executor (engine sqlite), for the read cross-check */
+    /* The executor the code will run on (preferred): the SQL front end binds on its DuckDB
+     * catalog, or mirrors its SQLite schema and cross-checks SQLite's own reads. */
+    struct sluice_executor *executor;
+    /* Without an executor (tests, tools): the duckdb_database handle itself (the value
+     * sluice_exec_duckdb_database returns, not a pointer to it) to bind against. */
+    void *duckdb_database;
 } sluice_frontend_context;
 
 typedef struct sluice_frontend {

@@ -103,7 +103,9 @@ exchange(int fd, const char *request, size_t len, char *out, size_t *out_len, in
         }
         if (p.revents & (POLLIN | POLLHUP)) {
             ssize_t n = recv(fd, out + got, COMMAND_OUTPUT_LIMIT + 1 - got, MSG_DONTWAIT);
-            if (n < 0 && errno != EAGAIN && errno != EINTR)
+            /* ECONNRESET: the program exited without reading all of the request; it is
+             * reported once, and the answer it wrote is still queued behind it. */
+            if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNRESET)
                 return errno;
             if (n == 0)
                 reading = false;

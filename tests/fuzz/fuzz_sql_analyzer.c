@@ -21,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     opened = true;
     sluice_arena *arena = sluice_arena_new();
     sluice_config_code_mode cm = fixture_cm();
-    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = fixture_db };
     sluice_codefacts *facts = NULL;
     sluice_error err;
     if (arena != NULL &&

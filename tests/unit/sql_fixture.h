@@ -111,7 +111,7 @@ static inline const sluice_codefacts *fixture_analyze_with(const char *sql,
     memset(&fc, 0, sizeof(fc));
     fc.code_mode = cm != NULL ? cm : &def;
     fc.engine = SLUICE_ENGINE_DUCKDB;
-    fc.duckdb_database = &fixture_db;
+    fc.duckdb_database = fixture_db;
     sluice_codefacts *facts = NULL;
     sluice_error err;
     sluice_error_clear(&err);

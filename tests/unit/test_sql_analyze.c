@@ -164,7 +164,7 @@ static void test_sql_frontend_vtable_hash(void **state)
     const sluice_frontend *fe = sluice_sql_frontend();
     assert_string_equal(fe->language, "sql");
     sluice_config_code_mode cm = fixture_cm();
-    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = fixture_db };
     char hex[65];
     sluice_error err;
     const char *sql = "SELECT id FROM orders LIMIT 2";
@@ -181,7 +181,7 @@ static void test_sql_nul_byte_is_refused(void **state)
 {
     (void)state;
     sluice_config_code_mode cm = fixture_cm();
-    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = &fixture_db };
+    sluice_frontend_context fc = { .code_mode = &cm, .duckdb_database = fixture_db };
     sluice_codefacts *f = NULL;
     sluice_error err;
     const char sql[] = "SELECT 1\0; DROP TABLE orders";

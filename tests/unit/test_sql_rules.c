@@ -3,8 +3,12 @@
  * the SQLite path (mirror catalog, authorizer cross-check). Each rule is tried both ways.
  */
 #include "codemode/risk.h"
+#include "exec/executor.h"
 #include "sql_fixture.h"
 #include "unit.h"
+
+#include <sqlite3.h>
+#include <unistd.h>
 
 static void test_rules_reads_disabled(void **state)
 {
@@ -258,6 +262,46 @@ static void test_sqlite_crosscheck_disagreement(void **state)
                                     "the statement is refused");
 }
 
+/* A real SQLite executor: the analyzer mirrors its schema and cross-checks its reads. */
+static void test_sqlite_executor_end_to_end(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/sluice_sqlfe_XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    sqlite3 *db = NULL;
+    assert_int_equal(sqlite3_open(path, &db), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(db,
+                                  "CREATE TABLE customers(id INTEGER, name TEXT, ssn TEXT);"
+                                  "INSERT INTO customers VALUES (1, 'a', '123-45-6789');",
+                                  NULL, NULL, NULL),
+                     SQLITE_OK);
+    sqlite3_close(db);
+    sluice_config_database dbc = { .engine = SLUICE_ENGINE_SQLITE, .path = path, .threads = 1 };
+    sluice_config_code_mode cm = fixture_cm();
+    sluice_executor *ex = NULL;
+    sluice_error err;
+    assert_int_equal(sluice_executor_open(&dbc, &cm, &ex, fixture_arena, &err), SLUICE_OK);
+    sluice_frontend_context fc = { .code_mode = &cm,
+                                   .engine = SLUICE_ENGINE_SQLITE,
+                                   .executor = ex };
+    const char *ok = "SELECT name FROM customers WHERE ssn = '1'";
+    sluice_codefacts *f = NULL;
+    assert_int_equal(sluice_sql_analyze(fixture_arena, ok, strlen(ok), NULL, &fc, &f, &err),
+                     SLUICE_OK);
+    if (f->violation_count > 0)
+        fixture_dump(ok, f);
+    assert_int_equal(f->violation_count, 0);
+    assert_true(sluice_codefacts_list_has(&f->blocked_used, "customers.ssn"));
+    const char *leak = "SELECT name || ssn AS x FROM customers";
+    assert_int_equal(sluice_sql_analyze(fixture_arena, leak, strlen(leak), NULL, &fc, &f, &err),
+                     SLUICE_OK);
+    assert_non_null(fixture_violation(f, "blocked_column"));
+    sluice_executor_close(ex);
+    unlink(path);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_arena_new, fixture_arena_free)
@@ -276,6 +320,7 @@ int main(void)
         T(test_sqlite_mirror_binds_and_blocks),
         T(test_sqlite_only_syntax_is_refused),
         T(test_sqlite_crosscheck_disagreement),
+        T(test_sqlite_executor_end_to_end),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);

@@ -7,6 +7,8 @@
  * Does not own: any stage's logic (see internal.h for which file owns which).
  */
 #include "core/limits.h"
+#include "exec/duckdb.h"
+#include "exec/sqlite.h"
 #include "lang/sql/internal.h"
 
 #include <string.h>
@@ -110,23 +112,55 @@ static sluice_status open_mirror(sluice_sql_ctx *ctx,
     return st;
 }
 
-static sluice_status
-connect(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_error *err)
+/* The SQLite schema to mirror: the caller's, else the executor's. */
+static sluice_status sqlite_schema(sluice_sql_ctx *ctx,
+                                   const sluice_frontend_context *fc,
+                                   const sluice_schema **out,
+                                   sluice_error *err)
 {
-    duckdb_database *db;
+    *out = fc->schema;
+    if (*out != NULL || fc->executor == NULL)
+        return SLUICE_OK;
+    sluice_schema *s = sluice_arena_calloc(ctx->arena, 1, sizeof(*s));
+    if (s == NULL)
+        return SLUICE_E_NOMEM;
+    *out = s;
+    return sluice_executor_schema(fc->executor, ctx->arena, s, err);
+}
+
+/* The catalog the statement binds against: a SQLite mirror, the executor's DuckDB, or the
+ * caller's duckdb_database. */
+static sluice_status catalog(sluice_sql_ctx *ctx,
+                             const sluice_frontend_context *fc,
+                             duckdb_database **out,
+                             sluice_error *err)
+{
+    duckdb_database *db = sluice_arena_calloc(ctx->arena, 1, sizeof(*db));
+    if (db == NULL)
+        return SLUICE_E_NOMEM;
+    *out = db;
     if (fc != NULL && fc->engine == SLUICE_ENGINE_SQLITE) {
-        db = sluice_arena_calloc(ctx->arena, 1, sizeof(*db));
-        if (db == NULL)
-            return SLUICE_E_NOMEM;
-        sluice_status st = open_mirror(ctx, fc->schema, db, err);
-        if (st != SLUICE_OK)
-            return st;
-    } else {
-        db = fc != NULL ? fc->duckdb_database : NULL;
-        if (db == NULL)
-            return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
-                                    "the SQL analyzer was given no DuckDB catalog to bind against");
+        const sluice_schema *schema = NULL;
+        sluice_status st = sqlite_schema(ctx, fc, &schema, err);
+        return st != SLUICE_OK ? st : open_mirror(ctx, schema, db, err);
     }
+    if (fc != NULL && fc->executor != NULL)
+        *db = sluice_exec_duckdb_database(fc->executor);
+    else if (fc != NULL && fc->duckdb_database != NULL)
+        *db = (duckdb_database)fc->duckdb_database;
+    if (*db == NULL)
+        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
+                                "the SQL analyzer was given no DuckDB catalog to bind against");
+    return SLUICE_OK;
+}
+
+static sluice_status
+open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_error *err)
+{
+    duckdb_database *db = NULL;
+    sluice_status st = catalog(ctx, fc, &db, err);
+    if (st != SLUICE_OK)
+        return st;
     duckdb_connection *c = sluice_arena_calloc(ctx->arena, 1, sizeof(*c));
     if (c == NULL)
         return SLUICE_E_NOMEM;
@@ -165,6 +199,29 @@ static void refuse_non_query(sluice_sql_ctx *ctx)
                              "are analyzed");
 }
 
+/* SQLite binds what DuckDB bound in the mirror: prepare it in SQLite itself (never stepped)
+ * and compare the columns its authorizer saw with the lineage analysis. */
+static sluice_status sqlite_crosscheck(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
+{
+    sluice_sqlite_reads reads;
+    sluice_error lite_err;
+    sluice_error_clear(&lite_err);
+    sluice_status st = sluice_sqlite_collect_reads(fc->executor, ctx->arena, ctx->code,
+                                                   ctx->code_len, &reads, &lite_err);
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    if (st != SLUICE_OK)
+        return sluice_codefacts_violate(ctx->facts, "engine_refused", lite_err.line,
+                                        lite_err.column, NULL, "sqlite refuses the statement: %s",
+                                        lite_err.message != NULL ? lite_err.message : "unknown");
+    sluice_sql_read *r = sluice_arena_calloc(ctx->arena, reads.read_count + 1, sizeof(*r));
+    if (r == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < reads.read_count; i++)
+        r[i] = (sluice_sql_read){ reads.reads[i].table, reads.reads[i].column };
+    return sluice_sql_crosscheck_reads(ctx->facts, r, reads.read_count);
+}
+
 static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
 {
     duckdb_extracted_statements ex = NULL;
@@ -188,6 +245,10 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
         ctx->facts->statement_kind = "SELECT"; /* refused before binding */
         ctx->facts->action = SLUICE_ACTION_READ;
     }
+    if (st == SLUICE_OK && ctx->facts->violation_count == 0 && fc != NULL &&
+        fc->engine == SLUICE_ENGINE_SQLITE && fc->executor != NULL &&
+        ctx->type == DUCKDB_STATEMENT_TYPE_SELECT)
+        st = sqlite_crosscheck(ctx, fc);
     if (st == SLUICE_OK)
         st = sluice_sql_canonicalize(ctx);
     if (st == SLUICE_OK && ctx->type != DUCKDB_STATEMENT_TYPE_INVALID)
@@ -228,7 +289,7 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
         *out = ctx.facts;
         return SLUICE_OK;
     }
-    st = connect(&ctx, fc, err);
+    st = open_connection(&ctx, fc, err);
     if (st == SLUICE_OK)
         st = run_stages(&ctx, fc);
     if (st != SLUICE_OK)

@@ -17,8 +17,9 @@
 #include "lang/frontend.h"
 
 /* The "sql" front end. Context needs: code_mode (rules, blocked fields), and for engine duckdb
- * duckdb_database (a duckdb_database* the analyzer opens its own connection on; binding only,
- * never executing); for engine sqlite, schema (mirrored into an in-memory DuckDB). */
+ * executor (or, without one, duckdb_database: the handle the analyzer opens its own connection
+ * on; binding only, never executing); for engine sqlite, schema or executor (the schema is
+ * mirrored into an in-memory DuckDB; with an executor SQLite's own reads are cross-checked). */
 const sluice_frontend *sluice_sql_frontend(void);
 
 /* The same as sluice_sql_frontend()->analyze. */

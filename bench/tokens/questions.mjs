@@ -1,0 +1,218 @@
+// questions.mjs — the token benchmark's questions: for each, the ONE SQL statement a code-mode
+// agent sends, and the naive agent — the chain of curated list/get calls (bench/tokens/tools.toml)
+// a model would make, in the order it would make them, with the join and aggregation done in JS
+// (standing in for the model). Both return rows; run.mjs checks they are the same answer.
+//
+// The naive agents are deliberately frugal: they use the most selective filter each tool offers
+// and narrow before they fan out, so the naive token counts are a lower bound, not a straw man.
+// "Today" is 2026-09-30, where the demo data ends.
+
+const cents = (s) => Math.round(Number(s) * 100); // DECIMAL(…,2) arrives as a string
+const countBy = (rows, key) => rows.reduce((m, r) => m.set(r[key], (m.get(r[key]) ?? 0) + 1), new Map());
+const sumBy = (rows, key, val) => rows.reduce((m, r) => m.set(r[key], (m.get(r[key]) ?? 0) + val(r)), new Map());
+
+export const QUESTIONS = [
+  {
+    id: "seed003_enterprise_decline",
+    label: "003 enterprise decline",
+    seed: "003",
+    question: "Which enterprise customers had declining order revenue in 2026-Q2 (vs 2026-Q1) and more than three support tickets in 2026-Q2?",
+    sql: `WITH current_revenue AS (
+  SELECT customer_id, SUM(total_cents) AS current_total_cents
+  FROM orders
+  WHERE order_date >= DATE '2026-04-01' AND order_date < DATE '2026-07-01'
+  GROUP BY customer_id
+),
+previous_revenue AS (
+  SELECT customer_id, SUM(total_cents) AS previous_total_cents
+  FROM orders
+  WHERE order_date >= DATE '2026-01-01' AND order_date < DATE '2026-04-01'
+  GROUP BY customer_id
+),
+ticket_counts AS (
+  SELECT customer_id, COUNT(*) AS ticket_count
+  FROM support_tickets
+  WHERE created_at >= TIMESTAMP '2026-04-01 00:00:00' AND created_at < TIMESTAMP '2026-07-01 00:00:00'
+  GROUP BY customer_id
+)
+SELECT c.id, c.name, current_revenue.current_total_cents, previous_revenue.previous_total_cents,
+       ticket_counts.ticket_count
+FROM customers c
+JOIN current_revenue ON current_revenue.customer_id = c.id
+JOIN previous_revenue ON previous_revenue.customer_id = c.id
+JOIN ticket_counts ON ticket_counts.customer_id = c.id
+WHERE c.plan = 'enterprise'
+  AND current_revenue.current_total_cents < previous_revenue.previous_total_cents
+  AND ticket_counts.ticket_count > 3
+ORDER BY previous_revenue.previous_total_cents - current_revenue.current_total_cents DESC, c.id
+LIMIT 20`,
+    // customers(enterprise) -> Q2 tickets (narrow to > 3) -> each candidate's H1 orders.
+    async naive(a) {
+      const ent = await a.pages("list_customers", { plan: "enterprise" });
+      const byId = new Map(ent.map((c) => [c.id, c]));
+      const tickets = await a.pages("list_support_tickets",
+        { customer_id: 0, status: "", start_date: "2026-04-01", end_date: "2026-07-01" });
+      const tc = countBy(tickets.filter((t) => byId.has(t.customer_id)), "customer_id");
+      const out = [];
+      for (const [id, n] of [...tc].filter(([, n]) => n > 3).sort((x, y) => x[0] - y[0])) {
+        const orders = await a.pages("list_orders",
+          { customer_id: id, start_date: "2026-01-01", end_date: "2026-07-01" });
+        const q2 = orders.filter((o) => o.order_date >= "2026-04-01");
+        const q1 = orders.filter((o) => o.order_date < "2026-04-01");
+        if (!q1.length || !q2.length) continue; // the inner joins need both quarters
+        const cur = q2.reduce((s, o) => s + o.total_cents, 0);
+        const prev = q1.reduce((s, o) => s + o.total_cents, 0);
+        if (cur < prev) out.push([id, byId.get(id).name, cur, prev, n]);
+      }
+      out.sort((x, y) => (y[3] - y[2]) - (x[3] - x[2]) || x[0] - y[0]);
+      return out.slice(0, 20);
+    },
+  },
+  {
+    id: "seed000_three_month_decline",
+    label: "000 3-month decline",
+    seed: "000",
+    question: "The top 20 customers whose spend fell three months in a row (Jun→Jul→Aug→Sep 2026), with their Jul–Sep ticket volume, not contacted in the 14 days before 2026-09-30.",
+    sql: `WITH spend AS (
+  SELECT customer_id,
+         SUM(CASE WHEN order_date < DATE '2026-07-01' THEN total_cents ELSE 0 END) AS jun,
+         SUM(CASE WHEN order_date >= DATE '2026-07-01' AND order_date < DATE '2026-08-01' THEN total_cents ELSE 0 END) AS jul,
+         SUM(CASE WHEN order_date >= DATE '2026-08-01' AND order_date < DATE '2026-09-01' THEN total_cents ELSE 0 END) AS aug,
+         SUM(CASE WHEN order_date >= DATE '2026-09-01' THEN total_cents ELSE 0 END) AS sep
+  FROM orders
+  WHERE order_date >= DATE '2026-06-01' AND order_date < DATE '2026-10-01'
+  GROUP BY customer_id
+),
+tickets AS (
+  SELECT customer_id, COUNT(*) AS ticket_count
+  FROM support_tickets
+  WHERE created_at >= TIMESTAMP '2026-07-01 00:00:00' AND created_at < TIMESTAMP '2026-10-01 00:00:00'
+  GROUP BY customer_id
+)
+SELECT c.id, c.name, s.jun - s.sep AS spend_drop_cents, COALESCE(t.ticket_count, 0) AS ticket_count
+FROM spend s
+JOIN customers c ON c.id = s.customer_id
+JOIN contacts k ON k.customer_id = c.id
+LEFT JOIN tickets t ON t.customer_id = c.id
+WHERE s.jul < s.jun AND s.aug < s.jul AND s.sep < s.aug
+  AND k.last_contacted_at < TIMESTAMP '2026-09-16 00:00:00'
+ORDER BY spend_drop_cents DESC, c.id
+LIMIT 20`,
+    // orders Jun..Sep (no narrower filter exists) -> monthly spend -> contacts -> tickets -> names.
+    async naive(a) {
+      const orders = await a.pages("list_orders",
+        { customer_id: 0, start_date: "2026-06-01", end_date: "2026-10-01" });
+      const months = new Map();
+      for (const o of orders) {
+        const m = months.get(o.customer_id) ?? [0, 0, 0, 0];
+        m[Number(o.order_date.slice(5, 7)) - 6] += o.total_cents;
+        months.set(o.customer_id, m);
+      }
+      const falling = [...months].filter(([, m]) => m[1] < m[0] && m[2] < m[1] && m[3] < m[2]);
+      const stale = new Set((await a.pages("list_contacts", { contacted_before: "2026-09-16" }))
+        .map((k) => k.customer_id));
+      const top = falling.filter(([id]) => stale.has(id))
+        .map(([id, m]) => [id, m[0] - m[3]])
+        .sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 20);
+      const tickets = await a.pages("list_support_tickets",
+        { customer_id: 0, status: "", start_date: "2026-07-01", end_date: "2026-10-01" });
+      const tc = countBy(tickets, "customer_id");
+      const out = [];
+      for (const [id, drop] of top) {
+        const [c] = await a.rows("get_customer", { id });
+        out.push([id, c.name, drop, tc.get(id) ?? 0]);
+      }
+      return out;
+    },
+  },
+  {
+    id: "seed000_rep_steepest_drop",
+    label: "000 rep drop",
+    seed: "000",
+    question: "The five sales reps whose accounts had the steepest revenue drop in 2026-Q1, only where the account opened more than three tickets that quarter.",
+    sql: `SELECT *
+FROM (
+    SELECT
+        rep_id,
+        customer_id,
+        quarterly_revenue,
+        LAG(quarterly_revenue) OVER (
+            PARTITION BY customer_id
+            ORDER BY quarter
+        ) AS previous_quarter_revenue,
+        ticket_count,
+        quarter
+    FROM account_quarterly_metrics
+)
+WHERE quarter = '2026-Q1'
+  AND previous_quarter_revenue IS NOT NULL
+  AND ticket_count > 3
+ORDER BY
+    (quarterly_revenue - previous_quarter_revenue) ASC, customer_id
+LIMIT 5`,
+    // 2026-Q1 metrics (narrow to > 3 tickets) -> 2025-Q4 metrics -> history of accounts lacking Q4.
+    async naive(a) {
+      const q1 = (await a.pages("list_account_quarterly_metrics", { quarter: "2026-Q1", customer_id: 0 }))
+        .filter((r) => r.ticket_count > 3);
+      const q4 = new Map((await a.pages("list_account_quarterly_metrics", { quarter: "2025-Q4", customer_id: 0 }))
+        .map((r) => [r.customer_id, r]));
+      const out = [];
+      for (const r of q1) {
+        let prev = q4.get(r.customer_id);
+        if (!prev) { // LAG takes the latest earlier quarter the account has a row for
+          const hist = (await a.pages("list_account_quarterly_metrics", { quarter: "", customer_id: r.customer_id }))
+            .filter((h) => h.quarter < "2026-Q1");
+          prev = hist[hist.length - 1];
+        }
+        if (prev) out.push([r.rep_id, r.customer_id, r.quarterly_revenue, prev.quarterly_revenue,
+                            r.ticket_count, r.quarter]);
+      }
+      out.sort((x, y) => (cents(x[2]) - cents(x[3])) - (cents(y[2]) - cents(y[3])) || x[1] - y[1]);
+      return out.slice(0, 5);
+    },
+  },
+  {
+    id: "seed004_invoices_by_status",
+    label: "004 invoices",
+    seed: "004",
+    question: "How many invoices were there in 2026 by status, and what was the average total?",
+    sql: `SELECT status, COUNT(*) AS invoice_count, ROUND(AVG(total), 2) AS avg_total
+FROM invoices
+WHERE date >= DATE '2026-01-01'
+GROUP BY status
+ORDER BY status`,
+    // every 2026 invoice: an average needs every row (seed 004's point).
+    async naive(a) {
+      const inv = await a.pages("list_invoices",
+        { status: "", start_date: "2026-01-01", end_date: "2027-01-01" });
+      const n = countBy(inv, "status");
+      const sum = sumBy(inv, "status", (r) => cents(r.total));
+      return [...n.keys()].sort().map((s) => [s, n.get(s), Math.round(sum.get(s) / n.get(s)) / 100]);
+    },
+  },
+  {
+    id: "own_open_ticket_leaders",
+    label: "own open tickets",
+    seed: "own",
+    question: "Which 10 customers have the most open support tickets, and what plan are they on?",
+    sql: `SELECT c.id, c.name, c.plan, COUNT(*) AS open_tickets
+FROM support_tickets t
+JOIN customers c ON c.id = t.customer_id
+WHERE t.status = 'open'
+GROUP BY c.id, c.name, c.plan
+ORDER BY open_tickets DESC, c.id
+LIMIT 10`,
+    // open tickets (status filter) -> count per customer -> get_customer for the top ten.
+    async naive(a) {
+      const open = await a.pages("list_support_tickets",
+        { customer_id: 0, status: "open", start_date: "2025-01-01", end_date: "2026-10-01" });
+      const top = [...countBy(open, "customer_id")].sort((x, y) => y[1] - x[1] || x[0] - y[0]).slice(0, 10);
+      const out = [];
+      for (const [id, n] of top) {
+        const [c] = await a.rows("get_customer", { id });
+        out.push([id, c.name, c.plan, n]);
+      }
+      return out;
+    },
+  },
+];

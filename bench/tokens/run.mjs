@@ -1,0 +1,176 @@
+// run.mjs — the token-economy benchmark. For each question in questions.mjs, two scripted agents
+// (no LLM) answer it against `sluice serve` on the demo database, each through the official SDK
+// client over stdio:
+//   naive     a server with only the curated list/get tools of tools.toml; the agent pages
+//             through them and joins/aggregates in JS (standing in for the model);
+//   codemode  a server with only code mode; the agent loads the start_code_mode prompt, then
+//             validate_code and execute_code with the question's one SQL statement.
+// Everything the model would see counts as context: the tool definitions (tools/list), the prompt
+// messages, every call (name + arguments) and every result (its text content), each once, in
+// o200k_base tokens (gpt-tokenizer 4.0.0). The answers of both paths must agree.
+//
+//   node bench/tokens/run.mjs --sluice BIN --work DIR [--out FILE] [--only id,id] [--tamper]
+// --tamper drops the naive answer's first row: the smoke test's proof that a disagreement fails.
+// DIR must hold demo.duckdb (sluice demo-db) and token.key (sluice keygen).
+// Exit status: 0 all answers agree, 1 some disagree, 2 usage or run error.
+import { writeFileSync, readFileSync, mkdirSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { parseArgs } from "node:util";
+import { QUESTIONS } from "./questions.mjs";
+
+const require = createRequire(new URL("../../tests/node/package.json", import.meta.url));
+const { Client } = require("@modelcontextprotocol/sdk/client/index.js");
+const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio.js");
+const { countTokens } = require("gpt-tokenizer/encoding/o200k_base");
+
+const { values: opt } = parseArgs({ options: {
+  sluice: { type: "string" }, work: { type: "string" }, out: { type: "string" }, only: { type: "string" },
+  tamper: { type: "boolean" } } });
+if (!opt.sluice || !opt.work) {
+  process.stderr.write("usage: run.mjs --sluice BIN --work DIR [--out FILE] [--only id,id]\n");
+  process.exit(2);
+}
+const PAGE = 100; // the page size every naive list call asks for (the tools' cap)
+
+function writeConfigs(work) {
+  const common = `[database]\nengine = "duckdb"\npath = "demo.duckdb"\nthreads = 2\n`;
+  const codeMode = (enabled) => `[code_mode]\nenabled = ${enabled}\ntoken_secret_file = "token.key"
+auto_approve_levels = ["low", "medium"]\nsql_max_rows = 1000\nsql_max_joins = 5
+blocked_fields = ["ssn", "email"]\n`;
+  const naive = path.join(work, "naive.toml");
+  writeFileSync(naive, `[server]\nname = "bench-naive"\n${common}${codeMode(false)}\n` +
+    readFileSync(new URL("./tools.toml", import.meta.url), "utf8"));
+  const cm = path.join(work, "codemode.toml");
+  writeFileSync(cm, `[server]\nname = "bench-codemode"\n${common}${codeMode(true)}`);
+  return { naive, codemode: cm };
+}
+
+async function connect(config) {
+  const transport = new StdioClientTransport({ command: opt.sluice, args: ["serve", "-c", config, "--stdio"],
+                                               stderr: "ignore" });
+  const client = new Client({ name: "bench-tokens", version: "1.0.0" }, { capabilities: {} });
+  await client.connect(transport);
+  return client;
+}
+
+const textOf = (result) => (result.content ?? []).map((c) => c.text ?? "").join("\n");
+
+// The context ledger of one conversation: what the model would read, and how many round trips.
+class Agent {
+  constructor(client) { this.client = client; this.tokens = 0; this.trips = 0; this.calls = 0; this.rowsSeen = 0; }
+  see(text) { this.tokens += countTokens(text); }
+  async listTools() {
+    const { tools } = await this.client.listTools();
+    this.trips++;
+    this.see(JSON.stringify(tools.map(({ name, description, inputSchema }) => ({ name, description, inputSchema }))));
+    return tools;
+  }
+  async prompt(name, args) {
+    const p = await this.client.getPrompt({ name, arguments: args });
+    this.trips++;
+    for (const m of p.messages) this.see(m.content.type === "resource" ? m.content.resource.text : m.content.text);
+  }
+  async call(name, args) {
+    this.see(JSON.stringify({ name, arguments: args }));
+    const r = await this.client.callTool({ name, arguments: args });
+    this.trips++;
+    this.calls++;
+    this.see(textOf(r));
+    if (r.isError) throw new Error(`${name} ${JSON.stringify(args)}: ${textOf(r)}`);
+    return r.structuredContent;
+  }
+  // A curated call's rows as objects (the model reads them from the text; same data).
+  async rows(name, args) {
+    const s = await this.call(name, args);
+    const cols = s.columns.map((c) => c.name);
+    this.rowsSeen += s.rows.length;
+    return s.rows.map((r) => Object.fromEntries(cols.map((c, i) => [c, r[i]])));
+  }
+  // Pages through a list tool until a short page.
+  async pages(name, filters) {
+    const all = [];
+    for (let offset = 0; ; offset += PAGE) {
+      const page = await this.rows(name, { ...filters, limit: PAGE, offset });
+      all.push(...page);
+      if (page.length < PAGE) return all;
+    }
+  }
+}
+
+// Answers compare as values: numbers (and numeric strings such as DECIMALs) to within a cent.
+function same(a, b) {
+  if (a.length !== b.length) return false;
+  const num = (v) => (typeof v === "number" ? v : typeof v === "string" && /^-?\d+(\.\d+)?$/.test(v) ? Number(v) : null);
+  return a.every((row, i) => row.length === b[i].length && row.every((v, j) => {
+    const x = num(v), y = num(b[i][j]);
+    return x !== null && y !== null ? Math.abs(x - y) < 0.011 : v === b[i][j];
+  }));
+}
+
+async function timed(fn) {
+  const t0 = performance.now();
+  const value = await fn();
+  return { value, ms: performance.now() - t0 };
+}
+
+async function main() {
+  const configs = writeConfigs(opt.work);
+  const naiveClient = await connect(configs.naive);
+  const cmClient = await connect(configs.codemode);
+  const only = opt.only ? new Set(opt.only.split(",")) : null;
+  const results = [];
+  for (const q of QUESTIONS.filter((x) => !only || only.has(x.id))) {
+    const na = new Agent(naiveClient);
+    const n = await timed(async () => { await na.listTools(); return q.naive(na); });
+    const ca = new Agent(cmClient);
+    const c = await timed(async () => {
+      await ca.listTools();
+      await ca.prompt("start_code_mode", { question: q.question });
+      const v = await ca.call("validate_code", { code: q.sql });
+      if (!v.valid) throw new Error(`${q.id}: validate_code refused: ${JSON.stringify(v.violations)}`);
+      return (await ca.call("execute_code", { code: q.sql, approval_token: v.approval_token })).rows;
+    });
+    if (opt.tamper) n.value = n.value.slice(1);
+    const agree = same(n.value, c.value) && n.value.length > 0;
+    const r = {
+      id: q.id, label: q.label, seed: q.seed, question: q.question, agree, answer_rows: c.value.length,
+      naive: { tokens: na.tokens, round_trips: na.trips, tool_calls: na.calls, rows_seen: na.rowsSeen, wall_ms: Math.round(n.ms) },
+      codemode: { tokens: ca.tokens, round_trips: ca.trips, tool_calls: ca.calls, wall_ms: Math.round(c.ms) },
+      token_ratio: na.tokens / ca.tokens,
+    };
+    if (!agree) r.mismatch = { naive: n.value.slice(0, 5), codemode: c.value.slice(0, 5) };
+    results.push(r);
+    process.stderr.write(`${q.id}: naive ${na.tokens} tokens / ${na.trips} trips, code mode ${ca.tokens} / ${ca.trips}, ` +
+                         `x${r.token_ratio.toFixed(1)} ${agree ? "agree" : "DISAGREE"}\n`);
+  }
+  await naiveClient.close();
+  await cmClient.close();
+  const ratios = results.map((r) => r.token_ratio).sort((x, y) => x - y);
+  const mid = ratios.length >> 1;
+  const median = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
+  const report = {
+    benchmark: "token economy: naive tool chain vs SQL code mode", date: new Date().toISOString(),
+    tokenizer: "gpt-tokenizer 4.0.0, o200k_base", page_size: PAGE, today: "2026-09-30",
+    counted: "tools/list definitions, prompt messages, every call (name + arguments) and every result's text content, each once",
+    questions: results, median_token_ratio: median,
+    target: { median_token_ratio_min: 50 }, met: median >= 50 && results.every((r) => r.agree),
+    all_agree: results.every((r) => r.agree),
+  };
+  if (opt.out) { mkdirSync(path.dirname(opt.out), { recursive: true }); writeFileSync(opt.out, JSON.stringify(report, null, 2) + "\n"); }
+  printTable(report);
+  process.exit(report.all_agree ? 0 : 1);
+}
+
+function printTable(rep) {
+  const pad = (s, n) => String(s).padStart(n);
+  console.log(`${"question".padEnd(30)} ${pad("naive tok", 10)} ${pad("trips", 6)} ${pad("ms", 7)} ` +
+              `${pad("code tok", 9)} ${pad("trips", 6)} ${pad("ms", 6)} ${pad("ratio", 8)} answer`);
+  for (const r of rep.questions)
+    console.log(`${r.id.padEnd(30)} ${pad(r.naive.tokens, 10)} ${pad(r.naive.round_trips, 6)} ${pad(r.naive.wall_ms, 7)} ` +
+                `${pad(r.codemode.tokens, 9)} ${pad(r.codemode.round_trips, 6)} ${pad(r.codemode.wall_ms, 6)} ` +
+                `${pad("x" + r.token_ratio.toFixed(1), 8)} ${r.agree ? "same" : "DIFFERENT"}`);
+  console.log(`median token ratio x${rep.median_token_ratio.toFixed(1)} (target x50); answers ${rep.all_agree ? "all agree" : "DISAGREE"}`);
+}
+
+main().catch((e) => { process.stderr.write(`bench/tokens: ${e.stack ?? e}\n`); process.exit(2); });
