@@ -16,7 +16,7 @@
  * SIDE once inside measured_once(), for `valgrind --tool=callgrind --toggle-collect=measured_once`.
  * Does not own: generating the database (run.sh calls `sluice demo-db`) or judging any number.
  *
- *   bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] [--out FILE]
+ *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
  *             [--callgrind validate_sluice|validate_duckdb|execute_sluice|execute_fetch|
  *                          execute_fetch_json]
  */
@@ -370,7 +370,10 @@ static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, con
 
 /* ---- setup --------------------------------------------------------------------------------- */
 
-static sluice_config *bench_config(const char *db, const char *audit_dir)
+/* threads: DuckDB's worker threads (the demo config says 2). With 1 no worker thread exists, so
+ * the caller's thread does all the work and never polls for a worker's result: the count
+ * callgrind gives is then the work itself, not the polling of a serialized worker. */
+static sluice_config *bench_config(const char *db, int threads, const char *audit_dir)
 {
     char key[SLUICE_SECRET_LINE_MAX];
     if (sluice_secret_generate("bench", key, sizeof key) != SLUICE_OK ||
@@ -383,12 +386,12 @@ static sluice_config *bench_config(const char *db, const char *audit_dir)
     snprintf(text, sizeof text,
              "[server]\nname = \"bench\"\n"
              "[identity]\nuser = \"bench\"\ngroups = [\"StandardUsers\"]\n"
-             "[database]\nengine = \"duckdb\"\npath = \"%s\"\nthreads = 2\n"
+             "[database]\nengine = \"duckdb\"\npath = \"%s\"\nthreads = %d\n"
              "[code_mode]\nenabled = true\nserver_id = \"bench\"\n"
              "token_secret_env = \"" BENCH_KEY_ENV "\"\n"
              "auto_approve_levels = [\"low\", \"medium\"]\n"
              "blocked_fields = [\"ssn\", \"email\"]\n%s",
-             db, audit);
+             db, threads, audit);
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
     sluice_config *config = NULL;
@@ -451,7 +454,7 @@ static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t sl
 int main(int argc, char **argv)
 {
     const char *db = NULL, *out = NULL, *audit = NULL, *cg = NULL;
-    size_t iterations = 200, warmup = 20;
+    size_t iterations = 200, warmup = 20, threads = 2;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
         if (strcmp(argv[i], "--db") == 0 && more)
@@ -464,16 +467,18 @@ int main(int argc, char **argv)
             iterations = count_arg(argv[++i]);
         else if (strcmp(argv[i], "--warmup") == 0 && more)
             warmup = count_arg(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && more)
+            threads = count_arg(argv[++i]);
         else if (strcmp(argv[i], "--callgrind") == 0 && more)
             cg = argv[++i];
         else
             die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
-                "[--out FILE] [--callgrind SIDE]",
+                "[--threads T] [--out FILE] [--callgrind SIDE]",
                 NULL);
     }
     if (db == NULL)
         die("--db FILE is required", NULL);
-    sluice_config *config = bench_config(db, audit);
+    sluice_config *config = bench_config(db, (int)threads, audit);
     bench b = { 0 };
     sluice_identity who;
     bench_open(&b, config, &who);
@@ -492,6 +497,7 @@ int main(int argc, char **argv)
         for (size_t i = 0; i < iterations; i++)
             iterate(&b, i, samples, i);
         json_t *r = report(samples, iterations, warmup, audit);
+        json_object_set_new(r, "duckdb_threads", json_integer((json_int_t)threads));
         if (out != NULL ? json_dump_file(r, out, JSON_INDENT(2)) != 0
                         : json_dumpf(r, stdout, JSON_INDENT(2)) != 0)
             rc = 1;
