@@ -184,8 +184,11 @@ sluice_status sluice_codemode_open(const sluice_config *config,
     cm->fctx.code_mode = &config->code_mode;
     cm->fctx.schema = &cm->schema;
     cm->fctx.engine = sluice_executor_engine(cm->executor);
+    /* DuckDB only: with an executor, the front end would also cross-check SQLite itself, which
+     * crosscheck_sqlite below already does. duckdb_database wants a duckdb_database*, not the
+     * handle; the executor is the front end's preferred way in. */
     if (cm->fctx.engine == SLUICE_ENGINE_DUCKDB)
-        cm->fctx.duckdb_database = sluice_exec_duckdb_database(cm->executor);
+        cm->fctx.executor = cm->executor;
     *out = cm;
     return SLUICE_OK;
 }
