@@ -15,7 +15,7 @@ build=$(cd "${1:?usage: scripts/bench.sh BUILD}" && pwd)
 sluice="$build/sluice"
 [ -x "$sluice" ] || { echo "bench: no sluice binary at $sluice (build first)" >&2; exit 2; }
 command -v gnuplot >/dev/null || { echo "bench: gnuplot missing (scripts/bootstrap.sh installs it)" >&2; exit 2; }
-only=${BENCH_ONLY:-tokens} # peers joins the default when bench/peers lands
+only=${BENCH_ONLY:-}
 results="$src/bench/results"
 docs="$src/docs/benchmarks.md"
 work=$(mktemp -d)

@@ -5,18 +5,27 @@
  *                      --resource 'T::"id"' [--context JSON|@FILE]
  *     prints the decision, the determining policies (id, @id, where, text) and the errors;
  *     exit 0 allow, 1 deny, 2 usage or unreadable/invalid input, 3 out of memory.
+ *   sluice policy eval -c CONFIG [--user U] [--group G]... CODEFILE
+ *     "would this user be allowed to run this code?": analyzes CODEFILE as code mode does, routes
+ *     the user, evaluates the configured [policy] and prints the decision, the determining
+ *     policies (@id and source lines), the errors and the facts used (principal, action,
+ *     resource attributes, context); exit 0 allow, 1 deny.
  *   sluice policy check FILE [--schema FILE]
  *     parses FILE (and validates it against a Cedar JSON schema); exit 0 good, 1 not.
  *
  * Owns: options, file reading and the rendering. Does not own: Cedar (src/policy/cedar).
  */
 #include "cli/cli.h"
+#include "codemode/codemode.h"
 #include "core/buf.h"
+#include "core/limits.h"
 #include "policy/cedar/ast.h"
 #include "policy/cedar/schema.h"
+#include "policy/policy.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 int sluice_cmd_policy(int argc, char **argv);
@@ -29,9 +38,12 @@ static void usage(FILE *out)
     fprintf(out,
             "usage: sluice policy eval --policies FILE --entities FILE --principal UID\n"
             "                          --action UID --resource UID [--context JSON|@FILE]\n"
+            "       sluice policy eval -c CONFIG [--user U] [--group G]... CODEFILE\n"
             "       sluice policy check FILE [--schema FILE]\n\n"
             "UID is Cedar syntax, e.g. 'CodeMode::User::\"alice\"'. Policies get the ids\n"
             "policy0, policy1, ... in file order (as cedar-wasm does); @id annotations are shown.\n"
+            "With -c, eval asks the configured [policy] whether user U (default: the config's\n"
+            "[identity]) may run the code in CODEFILE, and shows the facts it decided on.\n"
             "eval exits 0 on allow, 1 on deny, 2 on a usage or input error.\n"
             "check exits 0 when FILE parses (and validates against the JSON schema), 1 if not.\n");
 }
@@ -211,6 +223,117 @@ static int eval_with(sluice_arena *arena, const eval_opts *o)
     return report(&d, o->policies);
 }
 
+/* ---- eval -c CONFIG: the configured policy on real code ------------------------------------ */
+
+typedef struct code_opts {
+    const char *config, *user, *code_path;
+    const char *groups[32];
+    size_t group_count;
+} code_opts;
+
+static bool parse_code_opts(int argc, char **argv, code_opts *o)
+{
+    memset(o, 0, sizeof(*o));
+    for (int i = 2; i < argc; i++) {
+        bool more = i + 1 < argc;
+        if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) && more) {
+            o->config = argv[++i];
+        } else if (strcmp(argv[i], "--user") == 0 && more) {
+            o->user = argv[++i];
+        } else if (strcmp(argv[i], "--group") == 0 && more && o->group_count < 32) {
+            o->groups[o->group_count++] = argv[++i];
+        } else if (o->code_path == NULL && (argv[i][0] != '-' || strcmp(argv[i], "-") == 0)) {
+            o->code_path = argv[i];
+        } else {
+            fprintf(stderr, "sluice policy eval: unexpected argument '%s'\n", argv[i]);
+            return false;
+        }
+    }
+    if (o->config == NULL || o->code_path == NULL) {
+        fprintf(stderr, "sluice policy eval: -c CONFIG and CODEFILE are required\n");
+        return false;
+    }
+    return true;
+}
+
+static void print_reason(const sluice_policy_reason *r, const char *source)
+{
+    printf("  %s", r->id);
+    if (r->annotation != NULL)
+        printf(" @id(\"%s\")", r->annotation);
+    if (r->first_line > 0)
+        printf(" (%s %s:%zu-%zu)", r->forbid ? "forbid" : "permit", source, r->first_line,
+               r->last_line);
+    putchar('\n');
+}
+
+static int report_configured(const sluice_policy *policy, const sluice_policy_decision *d)
+{
+    const char *source = sluice_policy_source(policy) ? sluice_policy_source(policy) : "";
+    printf("backend: %s\ndecision: %s\n", sluice_policy_backend_name(policy),
+           d->allow ? "allow" : "deny");
+    if (d->reason_count == 0)
+        printf("determining policies: none%s\n",
+               d->allow ? "" : " (no permit matched: default deny)");
+    else
+        printf("determining policies:\n");
+    for (size_t i = 0; i < d->reason_count; i++)
+        print_reason(&d->reasons[i], source);
+    if (d->error_count > 0)
+        printf("errors (any error denies):\n");
+    for (size_t i = 0; i < d->error_count; i++)
+        printf("  %s\n", d->errors[i]);
+    char *facts = json_dumps(d->request, JSON_INDENT(2));
+    printf("facts used:\n%s\n", facts != NULL ? facts : "(out of memory)");
+    free(facts);
+    return d->allow ? SLUICE_EXIT_OK : SLUICE_EXIT_FAIL;
+}
+
+static int eval_configured(sluice_arena *arena, const code_opts *o)
+{
+    sluice_error err = { 0 };
+    sluice_config *config = NULL;
+    if (sluice_config_load(o->config, &config, arena, &err) != SLUICE_OK) {
+        print_error(arena, &err, NULL, 0);
+        return SLUICE_EXIT_USAGE;
+    }
+    size_t len = 0;
+    char *code = strcmp(o->code_path, "-") == 0 ? NULL : read_file(arena, o->code_path, &len);
+    sluice_codemode *cm = NULL;
+    int rc = SLUICE_EXIT_USAGE;
+    if (code != NULL && sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK)
+        fprintf(stderr, "sluice policy eval: %s\n", err.message);
+    sluice_codefacts *facts = NULL;
+    if (cm != NULL &&
+        sluice_codemode_analyze(cm, arena, code, len, NULL, &facts, &err) != SLUICE_OK)
+        fprintf(stderr, "sluice policy eval: %s\n", err.message);
+    if (facts != NULL) {
+        sluice_identity who = {
+            .user_id = o->user != NULL ? o->user : config->identity.user,
+            .groups = o->group_count > 0 ? o->groups : config->identity.groups.items,
+            .group_count = o->group_count > 0 ? o->group_count : config->identity.groups.count,
+            .method = "cli",
+        };
+        const sluice_policy *policy = sluice_codemode_policy(cm);
+        const sluice_policy_route *route = sluice_policy_route_for(policy, &who);
+        sluice_policy_decision d;
+        printf("route: %s%s\n", route->id, route->is_default ? " (default)" : "");
+        if (sluice_policy_evaluate(policy, arena, &who, route, facts->action, facts, &d, &err) ==
+            SLUICE_OK) {
+            rc = report_configured(policy, &d);
+            json_decref(d.request);
+        } else {
+            rc = SLUICE_EXIT_RUNTIME;
+        }
+        for (size_t i = 0; i < facts->violation_count; i++)
+            printf("%s: %s\n", i == 0 ? "configuration rules refuse it too" : "  and",
+                   facts->violations[i].message);
+    }
+    sluice_codemode_close(cm);
+    sluice_config_free(config);
+    return rc;
+}
+
 static int check_with(sluice_arena *arena, const char *path, const char *schema_path)
 {
     size_t len, slen;
@@ -293,7 +416,13 @@ int sluice_cmd_policy(int argc, char **argv)
     }
     int rc;
     eval_opts o;
-    if (eval)
+    code_opts co;
+    bool configured = false;
+    for (int i = 2; eval && i < argc; i++)
+        configured = configured || strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0;
+    if (eval && configured)
+        rc = parse_code_opts(argc, argv, &co) ? eval_configured(arena, &co) : SLUICE_EXIT_USAGE;
+    else if (eval)
         rc = parse_eval_opts(argc, argv, &o) ? eval_with(arena, &o) : SLUICE_EXIT_USAGE;
     else
         rc = check_cmd(arena, argc, argv);

@@ -21,7 +21,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The unified business action (Read < Write < Delete < Admin in severity). */
+/* The unified business action (Read < Write < Delete < Admin in severity). The numbers are
+ * signed into approval tokens (token.h): append only, never renumber. */
 typedef enum sluice_action {
     SLUICE_ACTION_READ = 0,
     SLUICE_ACTION_WRITE = 1,
@@ -71,9 +72,11 @@ typedef struct sluice_codefacts {
     sluice_codefacts_list functions;  /* functions called, as written */
     sluice_codefacts_list operations; /* calledOperations (named API/tool ops; none for SQL) */
     sluice_codefacts_list cte_names;
-    sluice_codefacts_list blocked_used;   /* blocked fields read but never returned */
-    sluice_codefacts_list join_keys;      /* "o.customer_id = c.id", as written */
-    sluice_codefacts_list filter_columns; /* columns WHERE clauses test, as written */
+    sluice_codefacts_list blocked_used; /* blocked fields read but never returned */
+    sluice_codefacts_list join_keys;    /* "o.customer_id = c.id", as written */
+    /* what WHERE clauses test, as written: "c.plan = 'enterprise'" for a column compared with
+     * a literal, else the column name */
+    sluice_codefacts_list filter_columns;
 
     size_t join_count;
     size_t subquery_count;

@@ -16,12 +16,11 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
-#include "exec/duckdb.h"
-#include "exec/sqlite.h"
 #include "lang/sql/sql.h"
 #include "policy/policy.h"
 
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
@@ -38,6 +37,7 @@ struct sluice_codemode {
     const sluice_frontend *frontend;
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
+    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
     sluice_policy *policy; /* routes, derived rules and the policy backend */
 };
 
@@ -184,11 +184,9 @@ sluice_status sluice_codemode_open(const sluice_config *config,
     cm->fctx.code_mode = &config->code_mode;
     cm->fctx.schema = &cm->schema;
     cm->fctx.engine = sluice_executor_engine(cm->executor);
-    /* DuckDB only: with an executor, the front end would also cross-check SQLite itself, which
-     * crosscheck_sqlite below already does. duckdb_database wants a duckdb_database*, not the
-     * handle; the executor is the front end's preferred way in. */
-    if (cm->fctx.engine == SLUICE_ENGINE_DUCKDB)
-        cm->fctx.executor = cm->executor;
+    /* The front end binds on the executor's own catalog and, for SQLite, cross-checks every
+     * column SQLite's authorizer reads against its lineage. */
+    cm->fctx.executor = cm->executor;
     *out = cm;
     return SLUICE_OK;
 }
@@ -249,8 +247,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
         json_object_set_new(fields, "session", json_string(caller->session_id));
         json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
         st = sluice_audit_append(cm->audit, fields, arena, err);
-        if (st != SLUICE_OK)
+        if (st != SLUICE_OK) {
+            atomic_store(&cm->audit_broken, true);
             sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
+        }
     }
     json_decref(fields);
     return st;
@@ -291,34 +291,6 @@ static void iso_time(int64_t t, char out[32])
 
 /* ---- validate ------------------------------------------------------------------------------ */
 
-/* SQLite has no parse tree to read: the analysis binds the code in a DuckDB mirror of the
- * schema, and every column SQLite's own authorizer reads must be one the analysis saw. */
-static sluice_status crosscheck_sqlite(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const char *code,
-                                       size_t code_len,
-                                       sluice_codefacts *facts,
-                                       sluice_error *err)
-{
-    if (sluice_codefacts_refused(facts))
-        return SLUICE_OK;
-    sluice_sqlite_reads seen = { 0 };
-    sluice_error engine_err = { 0 };
-    if (sluice_sqlite_collect_reads(cm->executor, arena, code, code_len, &seen, &engine_err) !=
-        SLUICE_OK) {
-        sluice_codefacts_violate(facts, "engine_refused", 0, 0, NULL, "%s",
-                                 engine_err.message != NULL ? engine_err.message
-                                                            : "SQLite refused the statement");
-        return SLUICE_OK;
-    }
-    sluice_sql_read *reads = sluice_arena_calloc(arena, seen.read_count + 1, sizeof *reads);
-    if (reads == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < seen.read_count; i++)
-        reads[i] = (sluice_sql_read){ seen.reads[i].table, seen.reads[i].column };
-    return sluice_sql_crosscheck_reads(facts, reads, seen.read_count);
-}
-
 /* Front end analysis under the rules of the caller's route. */
 static sluice_status analyze(sluice_codemode *cm,
                              sluice_arena *arena,
@@ -341,10 +313,7 @@ static sluice_status analyze(sluice_codemode *cm,
     }
     sluice_frontend_context fctx = cm->fctx;
     fctx.code_mode = route->rules;
-    sluice_status st = cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
-    if (st != SLUICE_OK || cm->fctx.engine != SLUICE_ENGINE_SQLITE)
-        return st;
-    return crosscheck_sqlite(cm, arena, code, code_len, *facts, err);
+    return cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
@@ -635,6 +604,10 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                                       char **out_text,
                                       sluice_error *err)
 {
+    if (atomic_load(&cm->audit_broken))
+        return sluice_error_set(err, arena, SLUICE_E_IO,
+                                "the audit log cannot be written, so nothing runs until an "
+                                "administrator repairs it (sluice audit verify)");
     char *vars = variables_text(variables);
     sluice_codefacts *f = NULL;
     const sluice_policy_route *route = sluice_policy_route_for(cm->policy, caller->identity);
@@ -672,11 +645,20 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     st = check_approval(cm, arena, caller, f, risk, hooks, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
-    if (sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now) != SLUICE_OK) {
+    sluice_status used = sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now);
+    if (used == SLUICE_E_DENIED) {
         sluice_error_set(err, arena, SLUICE_E_TOKEN,
                          "this approval token was already used; tokens run once. Call "
                          "validate_code again to get a new one");
         return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
+    }
+    if (used != SLUICE_OK) {
+        /* Without a durable record of the use, a replay after a restart could not be refused. */
+        sluice_error_set(err, arena, SLUICE_E_IO,
+                         "the server could not record that this token was used (%s), so it "
+                         "refuses to run it; tell the administrator",
+                         sluice_status_name(used));
+        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
     }
     sluice_exec_result r = { 0 };
     st = run(cm, arena, caller, route->rules, code, code_len, variables, f, hooks, &r, err);

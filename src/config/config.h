@@ -70,6 +70,7 @@ typedef struct sluice_config_database {
     int64_t threads;           /* DuckDB threads, default 2, range 1..64 */
 } sluice_config_database;
 
+/* Signed into approval tokens by number (token.h): append only, never renumber. */
 typedef enum sluice_risk {
     SLUICE_RISK_LOW = 0,
     SLUICE_RISK_MEDIUM = 1,

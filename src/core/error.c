@@ -39,7 +39,7 @@ void sluice_error_clear(sluice_error *err)
         memset(err, 0, sizeof(*err));
 }
 
-static sluice_status set_message(
+__attribute__((format(printf, 4, 0))) static sluice_status set_message(
     sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, va_list ap)
 {
     if (err == NULL)

@@ -70,6 +70,8 @@ static void errors_have_place_and_token(void **state)
           "p.cedar:1:21: templates (?principal, ?resource) are not supported near '?'" },
         { "permit(principal, action, resource) when { \"abc };",
           "p.cedar:1:44: unterminated string literal near '\"abc };'" },
+        { "permit(principal, action, resource) when { \"abc\n  };",
+          "p.cedar:1:44: unterminated string literal near '\"abc...'" },
         { "permit(principal, action, resource) when { 1 # 2 };",
           "p.cedar:1:46: unexpected character near '#'" },
         { "permit(principal, action, resource) when { !-1 };",

@@ -268,6 +268,8 @@ static void test_sql_seed003_explanation(void **state)
     assert_non_null(e);
     assert_non_null(strstr(e, "Reads orders, support_tickets and customers"));
     assert_non_null(strstr(e, "current_revenue.customer_id = c.id"));
+    assert_non_null(strstr(e, "keeps rows where c.plan = 'enterprise'"));
+    assert_non_null(strstr(e, "ticket_counts.ticket_count > 3"));
     assert_non_null(strstr(e, "aggregates per group (using sum and count)"));
     assert_non_null(strstr(e, "returns at most 20 rows."));
 }

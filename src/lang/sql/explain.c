@@ -40,7 +40,7 @@ static void explain_read(sluice_buf *b, const sluice_codefacts *f)
         sluice_buf_printf(b, " (%zu join%s)", f->join_count, f->join_count == 1 ? "" : "s");
     }
     if (f->filter_columns.count > 0) {
-        sluice_buf_puts(b, ", keeps rows by ");
+        sluice_buf_puts(b, ", keeps rows where ");
         join_list(b, &f->filter_columns, 6);
     } else if (f->has_where) {
         sluice_buf_puts(b, ", keeps only matching rows");

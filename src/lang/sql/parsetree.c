@@ -117,11 +117,53 @@ static const char *column_ref(tree_walk *w, const json_t *e)
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
+/* A literal as the reader wrote it: 'text', a number, or a typed literal (DATE '2026-04-01'
+ * arrives as a cast of a string constant). NULL for anything else. */
+static const char *literal(tree_walk *w, const json_t *e)
+{
+    if (strcmp(str(e, "class"), "CAST") == 0)
+        e = json_object_get(e, "child");
+    if (strcmp(str(e, "class"), "CONSTANT") != 0)
+        return NULL;
+    const json_t *v = json_object_get(json_object_get(e, "value"), "value");
+    if (json_is_string(v))
+        return sluice_arena_printf(w->ctx->arena, "'%s'", json_string_value(v));
+    if (json_is_number(v))
+        return sluice_arena_printf(w->ctx->arena, "%g", json_number_value(v));
+    return NULL;
+}
+
+/* "c.plan = 'enterprise'" for column-versus-literal comparisons, else NULL. */
+static const char *simple_predicate(tree_walk *w, const json_t *e)
+{
+    static const struct {
+        const char *type;
+        const char *op;
+    } ops[] = {
+        { "COMPARE_EQUAL", "=" },
+        { "COMPARE_NOTEQUAL", "<>" },
+        { "COMPARE_LESSTHAN", "<" },
+        { "COMPARE_GREATERTHAN", ">" },
+        { "COMPARE_LESSTHANOREQUALTO", "<=" },
+        { "COMPARE_GREATERTHANOREQUALTO", ">=" },
+    };
+    if (strcmp(str(e, "class"), "COMPARISON") != 0)
+        return NULL;
+    const char *col = column_ref(w, json_object_get(e, "left"));
+    const char *lit = literal(w, json_object_get(e, "right"));
+    for (size_t i = 0; col != NULL && lit != NULL && i < sizeof(ops) / sizeof(ops[0]); i++)
+        if (strcmp(str(e, "type"), ops[i].type) == 0)
+            return sluice_arena_printf(w->ctx->arena, "%s %s %s", col, ops[i].op, lit);
+    return NULL;
+}
+
 static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
 {
     if (depth > SLUICE_SQL_MAX_PLAN_DEPTH)
         return;
-    const char *c = json_is_object(v) ? column_ref(w, v) : NULL;
+    const char *c = json_is_object(v) ? simple_predicate(w, v) : NULL;
+    if (c == NULL && json_is_object(v))
+        c = column_ref(w, v);
     if (c != NULL) {
         sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->filter_columns, c);
         return;

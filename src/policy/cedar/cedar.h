@@ -166,8 +166,7 @@ typedef struct sluice_cedar_request {
     sluice_cedar_uid principal;
     sluice_cedar_uid action;
     sluice_cedar_uid resource;
-    sluice_cedar_value
-        context; /* a record; kind 0 with len 0 is not allowed: use an empty record */
+    sluice_cedar_value context; /* a record; sluice_cedar_value_record(NULL, 0, &v) makes {} */
 } sluice_cedar_request;
 
 typedef struct sluice_cedar_policy_error {

@@ -55,9 +55,12 @@ static bool fail_at(parser *p, cedar_token at, sluice_status status, const char 
                         what);
         return false;
     }
-    int shown = at.len > 40 ? 40 : (int)at.len;
-    sluice_error_at(p->err, p->arena, status, p->source, line, col, "%s near '%.*s%s'", what, shown,
-                    p->text + at.off, at.len > 40 ? "..." : "");
+    /* Quote at most 40 bytes of the token, and never past the end of its line. */
+    size_t shown = 0;
+    while (shown < at.len && shown < 40 && p->text[at.off + shown] != '\n')
+        shown++;
+    sluice_error_at(p->err, p->arena, status, p->source, line, col, "%s near '%.*s%s'", what,
+                    (int)shown, p->text + at.off, shown < at.len ? "..." : "");
     return false;
 }
 
