@@ -38,7 +38,7 @@ struct sluice_codemode {
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
-    sluice_policy *policy; /* routes, derived rules and the policy backend */
+    sluice_policy *policy;    /* routes, derived rules and the policy backend */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
