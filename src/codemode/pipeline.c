@@ -244,6 +244,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
         json_object_set_new(fields, "event", json_string(event));
         json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : ""));
         json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : ""));
+        json_t *groups = json_array();
+        for (size_t i = 0; who != NULL && i < who->group_count; i++)
+            json_array_append_new(groups, json_string(who->groups[i]));
+        json_object_set_new(fields, "groups", groups);
         json_object_set_new(fields, "session", json_string(caller->session_id));
         json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
         st = sluice_audit_append(cm->audit, fields, arena, err);
