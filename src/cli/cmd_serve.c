@@ -4,7 +4,7 @@
  *
  * Owns: option parsing and the order things start and stop in. Does not own any protocol.
  */
-#include "auth/apikey.h"
+#include "auth/from_config.h"
 #include "cli/cli.h"
 #include "codemode/codemode.h"
 #include "codemode/curated.h"
@@ -198,15 +198,20 @@ static sluice_status serve_http(const sluice_config *config,
     sluice_status st = parse_listen(arena, addr != NULL ? addr : sc->listen, &opts, err);
     if (st != SLUICE_OK)
         return st;
-    sluice_authenticator *auth = NULL;
-    if (config->api_key_count > 0) {
-        st = sluice_apikey_new(config->api_keys, config->api_key_count, &auth, arena, err);
-        if (st != SLUICE_OK)
-            return st;
-    } else if (strcmp(opts.bind_address, "127.0.0.1") != 0 &&
-               strcmp(opts.bind_address, "::1") != 0) {
+    sluice_http_auth ha;
+    st = sluice_auth_from_config(config, opts.bind_address, opts.port, arena, &ha, err);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_authenticator *auth = ha.auth;
+    opts.resource_url = ha.resource_url;
+    if (ha.has_prm) {
+        opts.get_handler = sluice_prm_get;
+        opts.get_ctx = &ha.prm;
+    }
+    if (auth == NULL && strcmp(opts.bind_address, "127.0.0.1") != 0 &&
+        strcmp(opts.bind_address, "::1") != 0) {
         sluice_log(SLUICE_LOG_WARN,
-                   "serving on %s without [[api_keys]]: anyone who can reach it "
+                   "serving on %s without [[api_keys]] or [auth]: anyone who can reach it "
                    "is the anonymous user",
                    opts.bind_address);
     }

@@ -16,8 +16,6 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
-#include "exec/duckdb.h"
-#include "exec/sqlite.h"
 #include "lang/sql/sql.h"
 #include "policy/policy.h"
 
@@ -40,7 +38,7 @@ struct sluice_codemode {
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
-    sluice_policy *policy; /* routes, derived rules and the policy backend */
+    sluice_policy *policy;    /* routes, derived rules and the policy backend */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -186,8 +184,9 @@ sluice_status sluice_codemode_open(const sluice_config *config,
     cm->fctx.code_mode = &config->code_mode;
     cm->fctx.schema = &cm->schema;
     cm->fctx.engine = sluice_executor_engine(cm->executor);
-    if (cm->fctx.engine == SLUICE_ENGINE_DUCKDB)
-        cm->fctx.duckdb_database = sluice_exec_duckdb_database(cm->executor);
+    /* The front end binds on the executor's own catalog and, for SQLite, cross-checks every
+     * column SQLite's authorizer reads against its lineage. */
+    cm->fctx.executor = cm->executor;
     *out = cm;
     return SLUICE_OK;
 }
@@ -245,6 +244,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
         json_object_set_new(fields, "event", json_string(event));
         json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : ""));
         json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : ""));
+        json_t *groups = json_array();
+        for (size_t i = 0; who != NULL && i < who->group_count; i++)
+            json_array_append_new(groups, json_string(who->groups[i]));
+        json_object_set_new(fields, "groups", groups);
         json_object_set_new(fields, "session", json_string(caller->session_id));
         json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
         st = sluice_audit_append(cm->audit, fields, arena, err);
@@ -292,34 +295,6 @@ static void iso_time(int64_t t, char out[32])
 
 /* ---- validate ------------------------------------------------------------------------------ */
 
-/* SQLite has no parse tree to read: the analysis binds the code in a DuckDB mirror of the
- * schema, and every column SQLite's own authorizer reads must be one the analysis saw. */
-static sluice_status crosscheck_sqlite(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const char *code,
-                                       size_t code_len,
-                                       sluice_codefacts *facts,
-                                       sluice_error *err)
-{
-    if (sluice_codefacts_refused(facts))
-        return SLUICE_OK;
-    sluice_sqlite_reads seen = { 0 };
-    sluice_error engine_err = { 0 };
-    if (sluice_sqlite_collect_reads(cm->executor, arena, code, code_len, &seen, &engine_err) !=
-        SLUICE_OK) {
-        sluice_codefacts_violate(facts, "engine_refused", 0, 0, NULL, "%s",
-                                 engine_err.message != NULL ? engine_err.message
-                                                            : "SQLite refused the statement");
-        return SLUICE_OK;
-    }
-    sluice_sql_read *reads = sluice_arena_calloc(arena, seen.read_count + 1, sizeof *reads);
-    if (reads == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < seen.read_count; i++)
-        reads[i] = (sluice_sql_read){ seen.reads[i].table, seen.reads[i].column };
-    return sluice_sql_crosscheck_reads(facts, reads, seen.read_count);
-}
-
 /* Front end analysis under the rules of the caller's route. */
 static sluice_status analyze(sluice_codemode *cm,
                              sluice_arena *arena,
@@ -342,10 +317,7 @@ static sluice_status analyze(sluice_codemode *cm,
     }
     sluice_frontend_context fctx = cm->fctx;
     fctx.code_mode = route->rules;
-    sluice_status st = cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
-    if (st != SLUICE_OK || cm->fctx.engine != SLUICE_ENGINE_SQLITE)
-        return st;
-    return crosscheck_sqlite(cm, arena, code, code_len, *facts, err);
+    return cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,

@@ -877,3 +877,83 @@ sluice_checks_resource(sluice_keys_loader *ld, const sluice_toml_value *table, v
     res->text_len = len;
     return SLUICE_OK;
 }
+
+/* ---- [auth], [admin] ----------------------------------------------------------------------- */
+
+static bool is_http_url(const char *s)
+{
+    const char *rest = strncmp(s, "https://", 8) == 0  ? s + 8
+                       : strncmp(s, "http://", 7) == 0 ? s + 7
+                                                       : NULL;
+    return rest != NULL && rest[0] != '\0' && rest[0] != '/' &&
+           strcspn(s, " \t\r\n#\"\\") == strlen(s);
+}
+
+static sluice_status url_item(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key)
+{
+    const char *s = sluice_toml_string(v, NULL);
+    if (is_http_url(s))
+        return SLUICE_OK;
+    return sluice_keys_fail_value(ld, v, key,
+                                  "'%s' must be an http(s) URL such as "
+                                  "\"https://mcp.example.com/mcp\" (no spaces, quotes or "
+                                  "#fragment), got \"%s\"",
+                                  key, sluice_keys_show(ld, s));
+}
+
+sluice_status
+sluice_checks_url(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj)
+{
+    (void)obj;
+    return url_item(ld, v, key);
+}
+
+sluice_status sluice_checks_url_list(sluice_keys_loader *ld,
+                                     const sluice_toml_value *v,
+                                     const char *key,
+                                     void *obj)
+{
+    (void)obj;
+    for (size_t i = 0; i < sluice_toml_array_count(v); i++) {
+        sluice_status st = url_item(ld, sluice_toml_array_get(v, i), key);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}
+
+sluice_status sluice_checks_auth(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    const sluice_config_auth *auth = obj;
+    bool jwt = auth->jwks_file != NULL || auth->hs256_secret_file != NULL;
+    const char *missing = !jwt                                     ? NULL
+                          : auth->issuer == NULL                   ? "issuer"
+                          : auth->authorization_servers.count == 0 ? "authorization_servers"
+                                                                   : NULL;
+    if (missing == NULL)
+        return SLUICE_OK;
+    size_t line, col;
+    sluice_keys_value_pos(table, auth->jwks_file != NULL ? "jwks_file" : "hs256_secret_file", &line,
+                          &col);
+    sluice_keys_fail_at(ld, line, col, missing, "[auth] validates JWTs, so it needs '%s'", missing);
+    sluice_keys_hint(ld, "issuer = the \"iss\" your authorization server puts in tokens; "
+                         "authorization_servers = [its URL], published to clients");
+    return SLUICE_E_CONFIG;
+}
+
+sluice_status sluice_checks_admin(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    sluice_config_admin *admin = obj;
+    if (admin->key_sha256 != NULL && admin->key_env != NULL) {
+        size_t line, col;
+        sluice_keys_value_pos(table, "key_env", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "key_env",
+                                   "set only one of key_sha256 and key_env in [admin]");
+    }
+    if (admin->key_sha256 != NULL) {
+        char *lower = (char *)admin->key_sha256; /* our own arena copy */
+        for (size_t i = 0; lower[i] != '\0'; i++)
+            lower[i] = (char)(lower[i] >= 'A' && lower[i] <= 'F' ? lower[i] - 'A' + 'a' : lower[i]);
+    }
+    return SLUICE_OK;
+}

@@ -73,4 +73,16 @@ int sluice_checks_read_file(sluice_arena *arena,
                             char **out,
                             size_t *out_len);
 
+/* [auth] and [admin]: an http(s) URL without whitespace or fragment; a list of them; the
+ * JWT keys that need each other; exactly one admin credential. */
+sluice_status
+sluice_checks_url(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj);
+sluice_status sluice_checks_url_list(sluice_keys_loader *ld,
+                                     const sluice_toml_value *v,
+                                     const char *key,
+                                     void *obj);
+sluice_status sluice_checks_auth(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status
+sluice_checks_admin(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+
 #endif

@@ -158,6 +158,37 @@ static const sluice_key_spec api_key_keys[] = {
 };
 #undef T
 
+#define T sluice_config_auth
+static const sluice_key_spec auth_keys[] = {
+    { PATH_KEY(T, jwks_file) },
+    { PATH_KEY(T, hs256_secret_file) },
+    { STR_KEY(T, issuer), .min = 1 },
+    { STR_KEY(T, audience), .min = 1 },
+    { STR_KEY(T, user_claim), .min = 1, .def_str = "sub" },
+    { STR_KEY(T, groups_claim), .min = 1, .def_str = "groups" },
+    { INT_KEY(T, clock_skew_seconds, 0, 600, 60) },
+    { LIST_KEY(T, authorization_servers), .check = sluice_checks_url_list },
+    { LIST_KEY(T, scopes_supported) },
+    { STR_KEY(T, resource_url), .check = sluice_checks_url },
+    { STR_KEY(T, resource_name), .min = 1 },
+    { INLINE_SECRET("hs256_secret", "hs256_secret_file") },
+};
+#undef T
+
+#define T sluice_config_admin
+static const sluice_key_spec admin_keys[] = {
+    { .name = "key_sha256",
+      .kind = SLUICE_KEY_STRING,
+      .offset = offsetof(T, key_sha256),
+      .check = sluice_checks_sha256 },
+    { .name = "key_env",
+      .kind = SLUICE_KEY_STRING,
+      .offset = offsetof(T, key_env),
+      .check = sluice_checks_env_name },
+    { INLINE_SECRET("key", "key_sha256 or key_env") },
+};
+#undef T
+
 #define T sluice_config_database
 static const sluice_key_spec database_keys[] = {
     { ENUM_KEY(T, engine, engines, SLUICE_ENGINE_DUCKDB) },
@@ -408,6 +439,20 @@ static const sluice_section_spec api_key_section = {
     .finish = sluice_checks_api_key,
 };
 
+static const sluice_section_spec auth_section = {
+    .path = "auth",
+    .keys = auth_keys,
+    .key_count = COUNT(auth_keys),
+    .finish = sluice_checks_auth,
+};
+
+static const sluice_section_spec admin_section = {
+    .path = "admin",
+    .keys = admin_keys,
+    .key_count = COUNT(admin_keys),
+    .finish = sluice_checks_admin,
+};
+
 static const sluice_section_spec database_section = {
     .path = "database",
     .keys = database_keys,
@@ -469,6 +514,14 @@ static const sluice_key_spec root_keys[] = {
       .offset = offsetof(T, identity),
       .sub = &identity_section },
     { TABLES_KEY("api_keys", T, api_keys, api_key_count, &api_key_section) },
+    { .name = "auth",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, auth),
+      .sub = &auth_section },
+    { .name = "admin",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, admin),
+      .sub = &admin_section },
     { .name = "database",
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, database),

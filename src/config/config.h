@@ -57,6 +57,27 @@ typedef struct sluice_config_api_key {
     size_t line;            /* where it was declared, for messages */
 } sluice_config_api_key;
 
+/* [auth] — OAuth 2.1 bearer JWTs for HTTP (resource server side; see docs/security.md). */
+typedef struct sluice_config_auth {
+    const char *jwks_file;                /* public keys (JWKS JSON); enables JWT authentication */
+    const char *hs256_secret_file;        /* optional shared secret; HS256 only when set */
+    const char *issuer;                   /* required with jwks_file / hs256_secret_file */
+    const char *audience;                 /* default: resource_url */
+    const char *user_claim;               /* default "sub" */
+    const char *groups_claim;             /* default "groups" */
+    int64_t clock_skew_seconds;           /* default 60, range 0 .. 600 */
+    sluice_strlist authorization_servers; /* required with jwks_file / hs256_secret_file */
+    sluice_strlist scopes_supported;      /* advertised in the protected resource metadata */
+    const char *resource_url;  /* canonical https://host/mcp; default http://<listen>/mcp */
+    const char *resource_name; /* default server.name */
+} sluice_config_auth;
+
+/* [admin] — the credential of the HTTP admin endpoint (never an MCP API key). */
+typedef struct sluice_config_admin {
+    const char *key_sha256; /* SHA-256 (hex) of the admin key */
+    const char *key_env;    /* or the environment variable holding it */
+} sluice_config_admin;
+
 typedef enum sluice_engine_kind {
     SLUICE_ENGINE_DUCKDB = 0,
     SLUICE_ENGINE_SQLITE = 1,
@@ -216,6 +237,8 @@ typedef struct sluice_config {
     sluice_config_identity identity;
     sluice_config_api_key *api_keys;
     size_t api_key_count;
+    sluice_config_auth auth;
+    sluice_config_admin admin;
     sluice_config_database database;
     bool has_database;
     sluice_config_code_mode code_mode;

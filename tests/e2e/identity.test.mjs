@@ -1,0 +1,194 @@
+// identity.test.mjs — who the caller is, proven by OAuth bearer JWTs that this test mints with
+// node:crypto (RS256 and ES256 keys made at start, JWKS file written), checked through the SDK's
+// own auth helpers and raw HTTP; and human approval above the auto-approve level, by elicitation
+// and by an administrator (`sluice approve` and POST /admin/approvals/<id>).
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash, createHmac, createSign, generateKeyPairSync } from "node:crypto";
+import { readFileSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { Client, StreamableHTTPClientTransport, freePort, raw, types } from "./harness.mjs";
+
+const require = createRequire(new URL("../node/package.json", import.meta.url));
+const { extractWWWAuthenticateParams, discoverOAuthProtectedResourceMetadata } = require(
+  "@modelcontextprotocol/sdk/client/auth.js");
+
+const work = process.env.SLUICE_E2E_WORK;
+const sluiceBin = process.env.SLUICE_BIN;
+if (!work || !sluiceBin) throw new Error("run through ctest_identity.sh");
+
+const ISSUER = "https://as.example.test";
+const ADMIN_KEY = "admin-key-0123456789abcdef-0123456789";
+const b64u = (b) => Buffer.from(b).toString("base64url");
+const rsa = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const ec = generateKeyPairSync("ec", { namedCurve: "P-256" });
+const stranger = generateKeyPairSync("rsa", { modulusLength: 2048 });
+const jwk = (kp, kid, alg) => ({ ...kp.publicKey.export({ format: "jwk" }), kid, alg, use: "sig" });
+
+let port, resource, proc, log = "";
+const auditFile = () => path.join(work, "identity.audit.jsonl");
+
+function mint(claims = {}, { alg = "RS256", kid, key, header = {} } = {}) {
+  const now = Math.floor(Date.now() / 1000);
+  const body = { iss: ISSUER, aud: resource, sub: "alice", groups: ["analysts", "ops"],
+                 iat: now, exp: now + 600, ...claims };
+  for (const k of Object.keys(body)) if (body[k] === undefined) delete body[k];
+  const h = { alg, typ: "JWT", kid: kid ?? (alg === "ES256" ? "ec-1" : "rsa-1"), ...header };
+  const input = `${b64u(JSON.stringify(h))}.${b64u(JSON.stringify(body))}`;
+  let sig = "";
+  if (alg === "RS256" || alg === "ES256")
+    sig = b64u(createSign("SHA256").update(input).sign({
+      key: key ?? (alg === "ES256" ? ec.privateKey : rsa.privateKey), dsaEncoding: "ieee-p1363" }));
+  else if (alg === "HS256") sig = b64u(createHmac("sha256", key).update(input).digest());
+  return `${input}.${sig}`;
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+before(async () => {
+  port = await freePort();
+  resource = `http://127.0.0.1:${port}/mcp`;
+  writeFileSync(path.join(work, "jwks.json"),
+                JSON.stringify({ keys: [jwk(rsa, "rsa-1", "RS256"), jwk(ec, "ec-1", "ES256")] }));
+  const config = path.join(work, "identity.toml");
+  writeFileSync(config, `
+[server]
+name = "sluice-identity"
+[auth]
+jwks_file = "jwks.json"
+issuer = "${ISSUER}"
+authorization_servers = ["${ISSUER}"]
+scopes_supported = ["mcp"]
+resource_url = "${resource}"
+clock_skew_seconds = 5
+[admin]
+key_sha256 = "${createHash("sha256").update(ADMIN_KEY).digest("hex")}"
+[database]
+path = "demo.duckdb"
+[code_mode]
+enabled = true
+token_secret_file = "token.key"
+auto_approve_levels = ["low"]
+sql_allow_writes = true
+audit_log = "identity.audit.jsonl"
+`);
+  proc = spawn(sluiceBin, ["serve", "-c", config, "--http", `127.0.0.1:${port}`],
+               { stdio: ["ignore", "pipe", "pipe"] });
+  proc.stdout.on("data", (d) => (log += d));
+  proc.stderr.on("data", (d) => (log += d));
+  for (let i = 0; i < 100; i++) {
+    if (proc.exitCode !== null) throw new Error(`sluice exited (${proc.exitCode}):\n${log}`);
+    try { await raw({ port, method: "GET", path: "/" }); return; } catch { await sleep(100); }
+  }
+  throw new Error(`sluice did not listen:\n${log}`);
+});
+
+after(() => { if (proc && proc.exitCode === null) proc.kill("SIGTERM"); });
+
+async function connect(token, { elicit } = {}) {
+  const transport = new StreamableHTTPClientTransport(new URL(resource), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } } });
+  const client = new Client({ name: "e2e-identity", version: "1.0.0" },
+                            { capabilities: elicit ? { elicitation: {} } : {} });
+  if (elicit) client.setRequestHandler(types.ElicitRequestSchema, elicit);
+  await client.connect(transport);
+  return client;
+}
+
+const initBody = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "initialize", params: {
+  protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "raw", version: "1" } } });
+
+function post(token) {
+  const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+  if (token !== undefined) headers.Authorization = `Bearer ${token}`;
+  return fetch(resource, { method: "POST", headers, body: initBody });
+}
+
+const auditRecords = () => readFileSync(auditFile(), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+
+describe("bearer JWTs", () => {
+  test("the metadata is served at both well-known paths", async () => {
+    const prm = await discoverOAuthProtectedResourceMetadata(resource);
+    assert.equal(prm.resource, resource);
+    assert.deepEqual(prm.authorization_servers, [ISSUER]);
+    assert.deepEqual(prm.bearer_methods_supported, ["header"]);
+    assert.deepEqual(prm.scopes_supported, ["mcp"]);
+    for (const p of ["/.well-known/oauth-protected-resource", "/.well-known/oauth-protected-resource/mcp"]) {
+      const res = await raw({ port, method: "GET", path: p });
+      assert.equal(res.status, 200, p);
+      assert.equal(JSON.parse(res.body).resource, resource);
+    }
+    assert.equal((await raw({ port, method: "GET", path: "/.well-known/oauth-protected-resource/x" })).status, 404);
+  });
+
+  test("a missing token gets 401 pointing at the metadata, without an error code", async () => {
+    const res = await post(undefined);
+    assert.equal(res.status, 401);
+    const p = extractWWWAuthenticateParams(res);
+    assert.equal(p.resourceMetadataUrl?.href,
+                 `http://127.0.0.1:${port}/.well-known/oauth-protected-resource/mcp`);
+    assert.equal(p.error, undefined);
+  });
+
+  const now = () => Math.floor(Date.now() / 1000);
+  const bad = {
+    expired: () => mint({ exp: now() - 60 }),
+    "not yet valid": () => mint({ nbf: now() + 120 }),
+    "wrong audience": () => mint({ aud: "https://other.example/mcp" }),
+    "wrong issuer": () => mint({ iss: "https://evil.example" }),
+    "wrongly signed": () => mint({}, { key: stranger.privateKey }),
+    "alg none": () => mint({}, { alg: "none" }),
+    "HS256 keyed with the public key": () =>
+      mint({}, { alg: "HS256", key: rsa.publicKey.export({ format: "pem", type: "spki" }) }),
+    "unknown kid": () => mint({}, { kid: "rsa-2" }),
+    "ES256 signed by the RSA kid": () => mint({}, { alg: "ES256", kid: "rsa-1" }),
+  };
+  for (const [name, make] of Object.entries(bad)) {
+    test(`${name}: 401 invalid_token with the metadata URL`, async () => {
+      const res = await post(make());
+      assert.equal(res.status, 401, name);
+      const p = extractWWWAuthenticateParams(res);
+      assert.equal(p.error, "invalid_token", name);
+      assert.equal(p.resourceMetadataUrl?.pathname, "/.well-known/oauth-protected-resource/mcp");
+      assert.match(res.headers.get("www-authenticate"), /error_description="[^"]+"/);
+    });
+  }
+
+  test("RS256 and ES256 tokens work, and user and groups reach the audit log", async () => {
+    for (const [alg, sub] of [["RS256", "alice"], ["ES256", "erin"]]) {
+      const client = await connect(mint({ sub, groups: "readers writers" }, { alg }));
+      const r = await client.callTool({ name: "validate_code",
+                                        arguments: { code: "SELECT 1 AS one" } });
+      assert.equal(r.isError, undefined, JSON.stringify(r.content));
+      await client.close();
+      const last = auditRecords().filter((x) => x.event === "validate").at(-1);
+      assert.equal(last.user, sub);
+      assert.equal(last.auth, "jwt");
+      assert.deepEqual(last.groups, ["readers", "writers"]);
+    }
+    assert.ok(!log.includes("eyJ"), "no token in the server log");
+    assert.ok(!readFileSync(auditFile(), "utf8").includes("eyJ"), "no token in the audit log");
+  });
+
+  test("what alice's token got cannot be used by bob", async () => {
+    const alice = await connect(mint({ sub: "alice" }));
+    const v = (await alice.callTool({ name: "validate_code",
+                                      arguments: { code: "SELECT 1 AS one" } })).structuredContent;
+    const bob = await connect(mint({ sub: "bob" }));
+    const r = await bob.callTool({ name: "execute_code",
+                                   arguments: { code: "SELECT 1 AS one", approval_token: v.approval_token } });
+    assert.equal(r.isError, true);
+    // Alice's session is not bob's either.
+    const sid = alice.transport.sessionId;
+    const res = await fetch(resource, { method: "POST", headers: {
+      "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+      Authorization: `Bearer ${mint({ sub: "bob" })}`, "Mcp-Session-Id": sid,
+      "MCP-Protocol-Version": "2025-11-25" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 2, method: "tools/list" }) });
+    assert.ok(res.status >= 400 && res.status < 500, `status ${res.status}`);
+    await alice.close();
+    await bob.close();
+  });
+});
