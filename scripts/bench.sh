@@ -3,12 +3,15 @@
 #   1. bench/tokens: token economy of the seeds' questions, naive tool chain vs SQL code mode
 #      (bench/results/tokens.json; table and chart in docs/benchmarks.md);
 #   2. bench/peers: sluice vs a hand-rolled SDK + DuckDB server vs @modelcontextprotocol/
-#      server-postgres, same data and queries (bench/results/peers.json; table in the docs).
+#      server-postgres, same data and queries (bench/results/peers.json; table in the docs);
+#   3. bench/sql: validate/execute vs the bare DuckDB C API (bench/results/sql.json);
+#   4. bench/mcp: tools/call round trips vs the official SDK server (bench/results/mcp.json);
+#   5. bench/cedar: policy decisions vs cedar-wasm (bench/results/cedar.json).
 # Prints the ratio tables. Exits non-zero if the two paths of any token question disagree (or a
 # benchmark fails to run); times are reported, never asserted.
 #
 #   scripts/bench.sh BUILD            BUILD holds the sluice binary (make bench passes $(BUILD))
-#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers (default: both)
+#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar (default: all)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: scripts/bench.sh BUILD}" && pwd)
@@ -37,6 +40,18 @@ if [ -z "$only" ] || [ "$only" = peers ]; then
     SLUICE_BIN="$sluice" BENCH_WORK="$work" BENCH_OUT="$results/peers.json" \
         bash "$src/bench/peers/run.sh" || status=$?
     node "$src/bench/peers/report.mjs" "$results/peers.json" "$docs"
+fi
+if [ -z "$only" ] || [ "$only" = sql ]; then
+    echo "== SQL code mode vs bare DuckDB (bench/sql)"
+    bash "$src/bench/sql/run.sh" || status=$?
+fi
+if [ -z "$only" ] || [ "$only" = mcp ]; then
+    echo "== MCP round trips vs the TypeScript SDK server (bench/mcp)"
+    bash "$src/bench/mcp/run.sh" || status=$?
+fi
+if [ -z "$only" ] || [ "$only" = cedar ]; then
+    echo "== Cedar decisions vs cedar-wasm (bench/cedar)"
+    bash "$src/bench/cedar/run.sh" || status=$?
 fi
 echo "results in $results; tables in $docs"
 exit "$status"

@@ -85,6 +85,9 @@ typedef struct sluice_exec_result {
     bool truncated;           /* more rows existed than were returned */
     const char *truncated_by; /* "max_rows" | "max_bytes" | NULL */
     size_t bytes;             /* compact JSON size of rows */
+    /* Each row's compact JSON followed by a newline, as the row accumulator (values.h) measured
+     * it: the text content shows this instead of serializing every row a second time. */
+    const char *rows_text;
     int64_t elapsed_ms;
     const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
 } sluice_exec_result;

@@ -107,9 +107,17 @@ sluice_exec_rows_init(sluice_exec_rows *acc, sluice_arena *arena, const sluice_e
         return SLUICE_E_NOMEM;
     }
     acc->bytes = 2; /* "[]" */
+    sluice_buf_init(&acc->text, arena, 0);
     acc->max_rows = limits->max_rows;
     acc->max_bytes = limits->max_bytes;
     return SLUICE_OK;
+}
+
+/* json_dump_callback sink: the row's compact text goes straight into the accumulator. */
+static int append_text(const char *buffer, size_t size, void *data)
+{
+    sluice_buf_append(data, buffer, size);
+    return sluice_buf_status(data) == SLUICE_OK ? 0 : -1;
 }
 
 sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more)
@@ -125,15 +133,24 @@ sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *mor
         *more = false;
         return SLUICE_OK;
     }
-    size_t size = json_dumpb(row, NULL, 0, JSON_COMPACT) + (acc->count > 0 ? 1 : 0);
+    size_t start = acc->text.len;
+    if (json_dump_callback(row, append_text, &acc->text, JSON_COMPACT) != 0) {
+        json_decref(row);
+        return SLUICE_E_NOMEM;
+    }
+    size_t size = acc->text.len - start + (acc->count > 0 ? 1 : 0);
     if (acc->max_bytes > 0 && acc->bytes + size > acc->max_bytes) {
+        acc->text.len = start; /* the row is dropped: so is its text */
+        if (acc->text.data != NULL)
+            acc->text.data[start] = '\0';
         json_decref(row);
         acc->truncated = true;
         acc->truncated_by = "max_bytes";
         *more = false;
         return SLUICE_OK;
     }
-    if (json_array_append_new(acc->rows, row) != 0)
+    sluice_buf_putc(&acc->text, '\n');
+    if (json_array_append_new(acc->rows, row) != 0 || sluice_buf_status(&acc->text) != SLUICE_OK)
         return SLUICE_E_NOMEM;
     acc->bytes += size;
     acc->count++;
@@ -145,6 +162,7 @@ void sluice_exec_rows_finish(const sluice_exec_rows *acc, sluice_exec_result *ou
     out->rows = acc->rows;
     out->row_count = acc->count;
     out->bytes = acc->bytes;
+    out->rows_text = acc->text.len > 0 ? sluice_buf_cstr(&acc->text) : "";
     out->truncated = acc->truncated;
     out->truncated_by = acc->truncated_by;
 }

@@ -9,6 +9,7 @@
 #ifndef SLUICE_EXEC_VALUES_H
 #define SLUICE_EXEC_VALUES_H
 
+#include "core/buf.h"
 #include "exec/executor.h"
 
 #include <jansson.h>
@@ -30,7 +31,8 @@ json_t *sluice_exec_json_real(double value);
 typedef struct sluice_exec_rows {
     json_t *rows;
     size_t count;
-    size_t bytes; /* compact JSON size of rows so far, brackets and commas included */
+    size_t bytes;    /* compact JSON size of rows so far, brackets and commas included */
+    sluice_buf text; /* each row's compact JSON and a newline: measured once, shown as is */
     bool truncated;
     const char *truncated_by;
     int64_t max_rows;

@@ -191,6 +191,13 @@ sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
                                       sluice_error *err)
 {
     sluice_mcp_session *s = call->session;
+    if (call->on_reader) { /* on stdio the answer would be read by this very thread: deadlock */
+        json_decref(params);
+        return sluice_error_set(err, call->arena, SLUICE_E_INVALID,
+                                "a tool registered inline_ok cannot send '%s' to the client; "
+                                "register it without inline_ok",
+                                method != NULL ? method : "");
+    }
     sluice_status st = check_capability(call, method, params, err);
     if (st != SLUICE_OK) {
         json_decref(params);

@@ -10,8 +10,11 @@
  * Does not own: bytes on the wire (transport/stdio.c, transport/http.c turn frames into calls
  * to sluice_mcp_session_* and deliver what the session emits), nor what any tool does.
  *
- * Threads: handlers run on worker threads; a session serves many calls at once. Everything a
- * handler allocates goes in its call arena, freed after the response is written.
+ * Threads: handlers run on worker threads; a session serves many calls at once. A request that
+ * cannot block (anything but tools/call, prompts/get and resources/read, and tools/call of a tool
+ * registered inline_ok) runs on the feeding thread instead when the session has no call in
+ * flight, which saves a thread hand-off per call. Everything a handler allocates goes in its
+ * call arena, freed after the response is written.
  * Ownership of jansson values: the *_add functions take ownership of the json_t they are given
  * (they steal the reference); a handler's *out_result is owned by the core after return.
  */
@@ -50,6 +53,10 @@ typedef struct sluice_mcp_tool {
     json_t *annotations;   /* stolen; optional */
     sluice_mcp_tool_fn fn;
     void *userdata;
+    /* The handler is quick and never waits (no I/O, no sluice_mcp_call_request, which fails for
+     * it with SLUICE_E_INVALID): it may run on the transport's reader thread, which reads
+     * nothing else meanwhile (on stdio not even notifications/cancelled). Default false. */
+    bool inline_ok;
 } sluice_mcp_tool;
 
 /* Fills *out_result with a GetPromptResult ({description?, messages}). SLUICE_E_INVALID becomes
@@ -136,8 +143,9 @@ sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
 void sluice_mcp_session_free(sluice_mcp_session *session);
 
 /* Feeds one raw frame (a JSON-RPC message). Malformed frames are answered with the right
- * JSON-RPC error through the sink. Requests are dispatched to worker threads; notifications and
- * responses are handled inline. Returns SLUICE_E_INVALID when the frame was not acceptable
+ * JSON-RPC error through the sink. Requests are dispatched to worker threads (cheap ones may be
+ * answered before this returns, see Threads above); notifications and responses are handled
+ * inline. Returns SLUICE_E_INVALID when the frame was not acceptable
  * (the HTTP transport then answers 400), SLUICE_OK otherwise. *out_kind tells the transport
  * what it was: 'q' request, 'n' notification, 'r' response, 'x' invalid. */
 sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,

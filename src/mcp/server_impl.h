@@ -72,7 +72,8 @@ struct sluice_mcp_call {
     double last_progress;
     bool sent_progress;
     atomic_bool cancelled;
-    bool finished; /* the response was committed; nothing related may follow it */
+    bool finished;  /* the response was committed; nothing related may follow it */
+    bool on_reader; /* runs on the feeding thread: it must not wait for the client */
     cancel_hook *hooks;
     int hooks_running; /* cancellers running this call's hooks right now */
     sluice_mcp_call *next_inflight;
@@ -122,7 +123,8 @@ bool sluice_mcp_template_match(const char *tmpl, const char *uri);
  */
 /* Delivers msg (stolen) through the sink; must be called without session->lock held. */
 void sluice_mcp_session_emit(sluice_mcp_session *session, json_t *msg, const json_t *related);
-/* Runs one queued call on a worker thread, answers it (unless cancelled) and releases it. */
+/* Runs one call (on a worker, or on the feeding thread when call->on_reader), answers it (unless
+ * cancelled) and releases it. */
 void sluice_mcp_call_run(sluice_mcp_call *call);
 /* Marks call cancelled and detaches its hooks (counting them in hooks_running); the caller holds
  * session->lock and, after unlocking, passes them to sluice_mcp_run_hooks. */

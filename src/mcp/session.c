@@ -284,6 +284,22 @@ static void call_release(sluice_mcp_call *call)
     sluice_arena_free(call->arena); /* the call itself lives here */
 }
 
+/* Requests that cannot block run on the feeding thread: handing them to a worker costs a thread
+ * wake-up, which on a loaded machine is milliseconds of tail latency. Prompt and resource
+ * handlers, and tools not registered inline_ok, may take long or wait for the client, and the
+ * reader must stay free for notifications/cancelled and the client's answers. */
+static bool cannot_block(const sluice_mcp_server *server, const sluice_jsonrpc_frame *frame)
+{
+    const char *m = frame->method;
+    if (strcmp(m, "prompts/get") == 0 || strcmp(m, "resources/read") == 0)
+        return false;
+    if (strcmp(m, "tools/call") != 0)
+        return true;
+    const char *name = json_string_value(json_object_get(frame->params, "name"));
+    const tool_entry *tool = name != NULL ? sluice_mcp_find_tool(server, name) : NULL;
+    return tool != NULL && tool->def.inline_ok;
+}
+
 static void on_request(sluice_mcp_session *s,
                        const sluice_jsonrpc_frame *frame,
                        const sluice_identity *identity)
@@ -317,6 +333,8 @@ static void on_request(sluice_mcp_session *s,
         refusal = "out of memory";
         code = SLUICE_JSONRPC_INTERNAL_ERROR;
     } else {
+        /* Only with nothing in flight: a cheap call never queues behind, nor delays, others. */
+        call->on_reader = s->inflight_count == 0 && cannot_block(s->server, frame);
         call->next_inflight = s->inflight;
         s->inflight = call;
         s->inflight_count++;
@@ -326,7 +344,10 @@ static void on_request(sluice_mcp_session *s,
         answer_error(s, frame->id, code, refusal);
         return;
     }
-    sluice_mcp_pool_submit(s->server, call);
+    if (call->on_reader)
+        sluice_mcp_call_run(call);
+    else
+        sluice_mcp_pool_submit(s->server, call);
 }
 
 void sluice_mcp_call_run(sluice_mcp_call *call)

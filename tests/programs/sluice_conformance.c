@@ -422,6 +422,7 @@ static sluice_status add_tool(sluice_mcp_server *server, const fixture_tool *t, 
         .input_schema = json_loads(t->input_schema, 0, NULL),
         .output_schema = t->output_schema ? json_loads(t->output_schema, 0, NULL) : NULL,
         .fn = t->fn,
+        .inline_ok = t->fn == tool_echo, /* trivial and never waits: may skip the worker pool */
     };
     if (!tool.input_schema || (t->output_schema && !tool.output_schema)) {
         fprintf(stderr, "sluice_conformance: bad built-in schema for %s\n", t->name);

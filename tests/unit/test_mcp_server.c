@@ -242,16 +242,42 @@ read_resource(sluice_mcp_call *call, const char *uri, json_t **out, sluice_error
     return SLUICE_OK;
 }
 
-static void
-add_tool(sluice_mcp_server *s, const char *name, const char *schema, sluice_mcp_tool_fn fn)
+static pthread_t where_thread;
+
+/* Records the thread it ran on: inline_ok tools run on the feeding thread when nothing else is
+ * in flight, every other tool on a worker. */
+static sluice_status
+where_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)call;
+    (void)args;
+    (void)err;
+    (void)ud;
+    where_thread = pthread_self();
+    *out = json_pack("{s:[]}", "content");
+    return SLUICE_OK;
+}
+
+static void add_tool_flagged(sluice_mcp_server *s,
+                             const char *name,
+                             const char *schema,
+                             sluice_mcp_tool_fn fn,
+                             bool inline_ok)
 {
     sluice_mcp_tool t = { 0 };
     t.name = name;
     t.description = "test tool";
     t.input_schema = schema != NULL ? json_loads(schema, 0, NULL) : NULL;
     t.fn = fn;
+    t.inline_ok = inline_ok;
     sluice_error err;
     assert_int_equal(sluice_mcp_server_add_tool(s, &t, &err), SLUICE_OK);
+}
+
+static void
+add_tool(sluice_mcp_server *s, const char *name, const char *schema, sluice_mcp_tool_fn fn)
+{
+    add_tool_flagged(s, name, schema, fn, false);
 }
 
 static int setup(void **state)
@@ -277,6 +303,9 @@ static int setup(void **state)
     add_tool(f.server, "slow", NULL, slow_tool);
     add_tool(f.server, "elicit", NULL, elicit_tool);
     add_tool(f.server, "hooked", NULL, hooked_tool);
+    add_tool_flagged(f.server, "where_inline", NULL, where_tool, true);
+    add_tool(f.server, "where_pooled", NULL, where_tool);
+    add_tool_flagged(f.server, "elicit_inline", NULL, elicit_tool, true);
     sluice_mcp_prompt p = { .name = "greet",
                             .description = "d",
                             .arguments =
@@ -455,7 +484,8 @@ static void test_mcp_tools_list_paginates(void **state)
 {
     fixture *f = *state;
     initialize(f, "{}");
-    const char *expected[] = { "echo", "fail", "structured", "slow", "elicit", "hooked" };
+    const char *expected[] = { "echo",   "fail",         "structured",   "slow",         "elicit",
+                               "hooked", "where_inline", "where_pooled", "elicit_inline" };
     size_t seen = 0;
     char params[256] = "{}";
     for (int id = 10; id < 20; id++) {
@@ -477,7 +507,7 @@ static void test_mcp_tools_list_paginates(void **state)
         snprintf(params, sizeof params, "{\"cursor\":\"%s\"}", next);
         json_decref(r);
     }
-    assert_int_equal(seen, 6);
+    assert_int_equal(seen, sizeof expected / sizeof expected[0]);
 }
 
 static void test_mcp_invalid_cursor(void **state)
@@ -720,6 +750,69 @@ static void test_mcp_clear_cancel_hooks_waits_for_running_hook(void **state)
     assert_true(atomic_load(&handler_saw_hook_finished));
 }
 
+/* ---- inline_ok: cheap calls skip the worker pool ------------------------------------------------
+ */
+
+static bool ran_on_this_thread(fixture *f, int id, const char *tool)
+{
+    char params[128];
+    snprintf(params, sizeof params, "{\"name\":\"%s\"}", tool);
+    where_thread = (pthread_t)0;
+    json_t *r = request(f, id, "tools/call", params);
+    assert_false(is_error_result(r));
+    json_decref(r);
+    return pthread_equal(where_thread, pthread_self()) != 0;
+}
+
+static void test_mcp_inline_ok_tool_runs_on_feeding_thread(void **state)
+{
+    fixture *f = *state;
+    initialize(f, "{}");
+    assert_true(ran_on_this_thread(f, 2, "where_inline"));
+    assert_false(ran_on_this_thread(f, 3, "where_pooled")); /* not flagged: a worker runs it */
+}
+
+static void test_mcp_inline_ok_tool_goes_to_pool_while_busy(void **state)
+{
+    fixture *f = *state;
+    initialize(f, "{}");
+    atomic_store(&slow_saw_cancel, false);
+    feed(f,
+         "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"tools/call\",\"params\":{\"name\":"
+         "\"slow\"}}",
+         NULL);
+    /* A call is in flight: the cheap one must not run on the reader, so it queues on a worker. */
+    assert_false(ran_on_this_thread(f, 3, "where_inline"));
+    feed(f,
+         "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
+         "\"requestId\":2}}",
+         NULL);
+    for (int i = 0; i < 300 && !atomic_load(&slow_saw_cancel); i++)
+        usleep(10000);
+    assert_true(atomic_load(&slow_saw_cancel)); /* cancellation still reaches the slow call */
+    /* Once the cancelled call has left (just after its handler returns), back on the reader. */
+    bool inline_again = false;
+    for (int id = 4; id < 200 && !inline_again; id++) {
+        inline_again = ran_on_this_thread(f, id, "where_inline");
+        if (!inline_again)
+            usleep(10000);
+    }
+    assert_true(inline_again);
+}
+
+static void test_mcp_inline_ok_tool_cannot_ask_client(void **state)
+{
+    fixture *f = *state;
+    initialize(f, "{\"elicitation\":{}}");
+    /* On stdio the answer would have to be read by the thread running the tool: refused at once
+     * instead of hanging until the request timeout. */
+    json_t *r = request(f, 2, "tools/call", "{\"name\":\"elicit_inline\"}");
+    assert_true(is_error_result(r));
+    assert_non_null(strstr(first_text(r), "inline_ok"));
+    json_decref(r);
+    assert_null(capture_wait(&f->cap, has_method, "elicitation/create", 50, NULL));
+}
+
 /* ---- server -> client requests -----------------------------------------------------------------
  */
 
@@ -845,6 +938,11 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_mcp_duplicate_inflight_id_refused, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_clear_cancel_hooks_waits_for_running_hook, setup,
                                         teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_inline_ok_tool_runs_on_feeding_thread, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_inline_ok_tool_goes_to_pool_while_busy, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_mcp_inline_ok_tool_cannot_ask_client, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_round_trip, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_needs_capability, setup, teardown),
         cmocka_unit_test_setup_teardown(test_mcp_elicitation_times_out, setup, teardown),

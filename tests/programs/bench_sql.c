@@ -1,0 +1,513 @@
+/*
+ * bench_sql.c — SQL code mode against the bare DuckDB C API, same query, same database, same run
+ * (test-only program behind bench/sql/run.sh).
+ *
+ * Owns: four measured sides, interleaved in every iteration so machine noise hits all of them:
+ *   validate      sluice_codemode_validate of the seed-003 CTE query (analysis, policy, token,
+ *                 audit record) vs. duckdb_extract_statements + duckdb_prepare_extracted_statement
+ *                 on one plain connection (the engine's own parse + bind);
+ *   execute       sluice_codemode_execute of a 1,000-row SELECT (token issued by an untimed
+ *                 validate just before) vs. prepare + streaming execute + fetching every value
+ *                 into memory ("fetch only") and vs. the same plus building the rows as JSON and
+ *                 serializing them once ("fetch + JSON", the work sluice's result must do too).
+ * The bare side connects to the executor's own database instance (same file, same buffer pool,
+ * same settings) and keeps its connection open, as any application would. Prints one JSON
+ * object (medians, p90, ratios) to stdout or --out. With --callgrind SIDE it warms up, then runs
+ * SIDE once inside measured_once(), for `valgrind --tool=callgrind --toggle-collect=measured_once`.
+ * Does not own: generating the database (run.sh calls `sluice demo-db`) or judging any number.
+ *
+ *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
+ *             [--callgrind validate_sluice|validate_duckdb|execute_sluice|execute_fetch|
+ *                          execute_fetch_json]
+ */
+#include "codemode/codemode.h"
+#include "codemode/secret.h"
+#include "exec/duckdb.h"
+
+#include <duckdb.h>
+#include <jansson.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+/* tests/unit/data/sql/seeds/003_revenue_drop.sql: three CTEs, three joins, GROUP BY, ORDER BY. */
+static const char seed003[] =
+    "WITH current_revenue AS (\n"
+    "  SELECT customer_id, SUM(total_cents) AS current_total_cents\n"
+    "  FROM orders\n"
+    "  WHERE order_date >= DATE '2026-04-01' AND order_date <  DATE '2026-07-01'\n"
+    "  GROUP BY customer_id\n"
+    "),\n"
+    "previous_revenue AS (\n"
+    "  SELECT customer_id, SUM(total_cents) AS previous_total_cents\n"
+    "  FROM orders\n"
+    "  WHERE order_date >= DATE '2026-01-01' AND order_date <  DATE '2026-04-01'\n"
+    "  GROUP BY customer_id\n"
+    "),\n"
+    "ticket_counts AS (\n"
+    "  SELECT customer_id, COUNT(*) AS ticket_count\n"
+    "  FROM support_tickets\n"
+    "  WHERE created_at >= TIMESTAMP '2026-04-01 00:00:00'\n"
+    "    AND created_at <  TIMESTAMP '2026-07-01 00:00:00'\n"
+    "  GROUP BY customer_id\n"
+    ")\n"
+    "SELECT c.id, c.name, current_revenue.current_total_cents,\n"
+    "  previous_revenue.previous_total_cents, ticket_counts.ticket_count\n"
+    "FROM customers c\n"
+    "JOIN current_revenue ON current_revenue.customer_id = c.id\n"
+    "JOIN previous_revenue ON previous_revenue.customer_id = c.id\n"
+    "JOIN ticket_counts ON ticket_counts.customer_id = c.id\n"
+    "WHERE c.plan = 'enterprise'\n"
+    "  AND current_revenue.current_total_cents < previous_revenue.previous_total_cents\n"
+    "  AND ticket_counts.ticket_count > 3\n"
+    "ORDER BY previous_revenue.previous_total_cents - current_revenue.current_total_cents DESC\n"
+    "LIMIT 20;\n";
+
+static const char rows1000[] =
+    "SELECT id, customer_id, order_date, total_cents, status FROM orders ORDER BY id LIMIT 1000";
+
+#define BENCH_KEY_ENV "SLUICE_BENCH_SQL_KEY"
+
+typedef enum side {
+    VALIDATE_SLUICE,
+    VALIDATE_DUCKDB,
+    EXECUTE_SLUICE,
+    EXECUTE_FETCH,
+    EXECUTE_FETCH_JSON,
+    SIDE_COUNT
+} side;
+
+static const char *const side_names[SIDE_COUNT] = {
+    "validate_sluice", "validate_duckdb", "execute_sluice", "execute_fetch", "execute_fetch_json",
+};
+
+typedef struct bench {
+    sluice_codemode *cm;
+    sluice_codemode_caller caller;
+    duckdb_connection conn; /* the bare side's plain connection */
+    char *token;            /* for the next execute_sluice; issued outside the timed region */
+    size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
+} bench;
+
+static void die(const char *what, const char *detail)
+{
+    fprintf(stderr, "bench_sql: %s%s%s\n", what, detail != NULL ? ": " : "",
+            detail != NULL ? detail : "");
+    exit(1);
+}
+
+static int64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* ---- sluice sides -------------------------------------------------------------------------- */
+
+static json_t *validate_once(bench *b, const char *code, sluice_arena *arena)
+{
+    sluice_error err = { 0 };
+    json_t *out = NULL;
+    if (sluice_codemode_validate(b->cm, arena, &b->caller, code, strlen(code), NULL, false, &out,
+                                 &err) != SLUICE_OK)
+        die("sluice_codemode_validate failed", err.message);
+    if (!json_is_true(json_object_get(out, "valid")))
+        die("the benchmark query is not valid under the bench config",
+            json_dumps(json_object_get(out, "violations"), 0));
+    return out;
+}
+
+static void run_validate_sluice(bench *b)
+{
+    sluice_arena *arena = sluice_arena_new();
+    json_decref(validate_once(b, seed003, arena));
+    sluice_arena_free(arena);
+}
+
+/* The untimed half of execute_sluice: a fresh single-use token for rows1000. */
+static void issue_token(bench *b)
+{
+    sluice_arena *arena = sluice_arena_new();
+    json_t *v = validate_once(b, rows1000, arena);
+    const char *t = json_string_value(json_object_get(v, "approval_token"));
+    if (t == NULL)
+        die("validate issued no approval token", NULL);
+    free(b->token);
+    b->token = strdup(t);
+    json_decref(v);
+    sluice_arena_free(arena);
+}
+
+static void run_execute_sluice(bench *b)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    json_t *out = NULL;
+    char *text = NULL;
+    if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
+                                NULL, NULL, &out, &text, &err) != SLUICE_OK)
+        die("sluice_codemode_execute failed", err.message);
+    b->rows_seen = json_array_size(json_object_get(out, "rows"));
+    json_decref(out);
+    sluice_arena_free(arena);
+}
+
+/* ---- bare DuckDB sides --------------------------------------------------------------------- */
+
+static void run_validate_duckdb(bench *b)
+{
+    duckdb_extracted_statements ex = NULL;
+    duckdb_prepared_statement ps = NULL;
+    if (duckdb_extract_statements(b->conn, seed003, &ex) != 1)
+        die("duckdb_extract_statements failed", duckdb_extract_statements_error(ex));
+    if (duckdb_prepare_extracted_statement(b->conn, ex, 0, &ps) == DuckDBError)
+        die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
+    duckdb_destroy_prepare(&ps);
+    duckdb_destroy_extracted(&ex);
+}
+
+/* One value as JSON, the way a C application would hand a row on: integers as numbers, dates
+ * as ISO text, strings copied. Only the types the benchmark query returns. */
+static json_t *bare_value(duckdb_vector vec, duckdb_type type, idx_t row)
+{
+    uint64_t *validity = duckdb_vector_get_validity(vec);
+    if (!duckdb_validity_row_is_valid(validity, row))
+        return json_null();
+    void *data = duckdb_vector_get_data(vec);
+    switch (type) {
+    case DUCKDB_TYPE_INTEGER:
+        return json_integer(((int32_t *)data)[row]);
+    case DUCKDB_TYPE_BIGINT:
+        return json_integer(((int64_t *)data)[row]);
+    case DUCKDB_TYPE_DATE: {
+        duckdb_date_struct d = duckdb_from_date(((duckdb_date *)data)[row]);
+        char text[32];
+        int n =
+            snprintf(text, sizeof text, "%04d-%02d-%02d", (int)d.year, (int)d.month, (int)d.day);
+        return json_stringn(text, (size_t)n);
+    }
+    case DUCKDB_TYPE_VARCHAR: {
+        duckdb_string_t *s = &((duckdb_string_t *)data)[row];
+        uint32_t len = duckdb_string_t_length(*s);
+        return json_stringn(duckdb_string_t_data(s), len);
+    }
+    default:
+        die("unexpected column type in the benchmark query", NULL);
+        return NULL;
+    }
+}
+
+/* Into memory: integers summed, dates decoded, strings copied into one buffer. */
+static void fetch_plain(duckdb_data_chunk chunk,
+                        const duckdb_type *types,
+                        idx_t ncols,
+                        char *scratch,
+                        size_t scratch_cap,
+                        int64_t *sink)
+{
+    idx_t rows = duckdb_data_chunk_get_size(chunk);
+    size_t used = 0;
+    for (idx_t col = 0; col < ncols; col++) {
+        duckdb_vector vec = duckdb_data_chunk_get_vector(chunk, col);
+        void *data = duckdb_vector_get_data(vec);
+        for (idx_t r = 0; r < rows; r++) {
+            if (types[col] == DUCKDB_TYPE_INTEGER) {
+                *sink += ((int32_t *)data)[r];
+            } else if (types[col] == DUCKDB_TYPE_BIGINT) {
+                *sink += ((int64_t *)data)[r];
+            } else if (types[col] == DUCKDB_TYPE_DATE) {
+                *sink += duckdb_from_date(((duckdb_date *)data)[r]).day;
+            } else if (types[col] == DUCKDB_TYPE_VARCHAR) {
+                duckdb_string_t *s = &((duckdb_string_t *)data)[r];
+                uint32_t len = duckdb_string_t_length(*s);
+                if (used + len < scratch_cap) {
+                    memcpy(scratch + used, duckdb_string_t_data(s), len);
+                    used += len;
+                }
+            }
+        }
+    }
+}
+
+static void run_execute_bare(bench *b, bool as_json)
+{
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    if (duckdb_prepare(b->conn, rows1000, &ps) == DuckDBError)
+        die("duckdb_prepare failed", duckdb_prepare_error(ps));
+    if (duckdb_execute_prepared_streaming(ps, &res) == DuckDBError)
+        die("duckdb_execute_prepared_streaming failed", duckdb_result_error(&res));
+    idx_t ncols = duckdb_column_count(&res);
+    duckdb_type types[16];
+    if (ncols > 16)
+        die("too many columns", NULL);
+    for (idx_t i = 0; i < ncols; i++)
+        types[i] = duckdb_column_type(&res, i);
+    json_t *rows = as_json ? json_array() : NULL;
+    static char scratch[1 << 16];
+    int64_t sink = 0;
+    size_t seen = 0;
+    duckdb_data_chunk chunk;
+    while ((chunk = duckdb_fetch_chunk(res)) != NULL) {
+        idx_t n = duckdb_data_chunk_get_size(chunk);
+        if (as_json) {
+            for (idx_t r = 0; r < n; r++) {
+                json_t *row = json_array();
+                for (idx_t col = 0; col < ncols; col++)
+                    json_array_append_new(
+                        row, bare_value(duckdb_data_chunk_get_vector(chunk, col), types[col], r));
+                json_array_append_new(rows, row);
+            }
+        } else {
+            fetch_plain(chunk, types, ncols, scratch, sizeof scratch, &sink);
+        }
+        seen += n;
+        duckdb_destroy_data_chunk(&chunk);
+    }
+    if (as_json) {
+        char *text = json_dumps(rows, JSON_COMPACT);
+        if (text == NULL)
+            die("json_dumps failed", NULL);
+        free(text);
+        json_decref(rows);
+    }
+    duckdb_destroy_result(&res);
+    duckdb_destroy_prepare(&ps);
+    b->rows_seen = seen + (sink == INT64_MIN); /* keeps sink alive */
+}
+
+static void run_side(bench *b, side s)
+{
+    switch (s) {
+    case VALIDATE_SLUICE:
+        run_validate_sluice(b);
+        break;
+    case VALIDATE_DUCKDB:
+        run_validate_duckdb(b);
+        break;
+    case EXECUTE_SLUICE:
+        run_execute_sluice(b);
+        break;
+    case EXECUTE_FETCH:
+        run_execute_bare(b, false);
+        break;
+    case EXECUTE_FETCH_JSON:
+        run_execute_bare(b, true);
+        break;
+    default:
+        break;
+    }
+    if (s >= EXECUTE_SLUICE && b->rows_seen != 1000)
+        die("an execute side did not see 1,000 rows", side_names[s]);
+}
+
+/* The one call callgrind counts (--toggle-collect=measured_once). */
+__attribute__((noinline)) void measured_once(bench *b, side s);
+__attribute__((noinline)) void measured_once(bench *b, side s)
+{
+    run_side(b, s);
+}
+
+/* ---- statistics and report ----------------------------------------------------------------- */
+
+static int compare_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Nearest-rank percentile of a sorted sample, in microseconds. */
+static double pct_us(const int64_t *sorted, size_t n, double p)
+{
+    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
+    if (rank < 1)
+        rank = 1;
+    if (rank > n)
+        rank = n;
+    return (double)sorted[rank - 1] / 1000.0;
+}
+
+static json_t *side_stats(int64_t *ns, size_t n)
+{
+    qsort(ns, n, sizeof *ns, compare_i64);
+    double sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)ns[i] / 1000.0;
+    double median = n % 2 == 1 ? (double)ns[n / 2] / 1000.0
+                               : ((double)ns[n / 2 - 1] + (double)ns[n / 2]) / 2000.0;
+    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)n, "median_us", median,
+                     "p90_us", pct_us(ns, n, 90), "mean_us", sum / (double)n, "min_us",
+                     (double)ns[0] / 1000.0, "max_us", (double)ns[n - 1] / 1000.0);
+}
+
+static double median_of(json_t *sides, side s)
+{
+    return json_real_value(json_object_get(json_object_get(sides, side_names[s]), "median_us"));
+}
+
+static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, const char *audit)
+{
+    json_t *sides = json_object();
+    for (int s = 0; s < SIDE_COUNT; s++)
+        json_object_set_new(sides, side_names[s], side_stats(samples[s], n));
+    double v = median_of(sides, VALIDATE_SLUICE) / median_of(sides, VALIDATE_DUCKDB);
+    double ef = median_of(sides, EXECUTE_SLUICE) / median_of(sides, EXECUTE_FETCH);
+    double ej = median_of(sides, EXECUTE_SLUICE) / median_of(sides, EXECUTE_FETCH_JSON);
+    return json_pack(
+        "{s:s, s:s, s:I, s:I, s:b, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f}, s:{s:f, s:f}, "
+        "s:{s:b, s:b}}",
+        "benchmark", "sql code mode vs bare duckdb", "duckdb", duckdb_library_version(),
+        "iterations", (json_int_t)n, "warmup", (json_int_t)warmup, "audit", audit != NULL,
+        "queries", "validate", "tests/unit/data/sql/seeds/003_revenue_drop.sql", "execute",
+        rows1000, "sides", sides, "ratios", "validate_sluice_over_duckdb", v,
+        "execute_sluice_over_fetch", ef, "execute_sluice_over_fetch_json", ej, "targets",
+        "validate_ratio_max", 1.5, "execute_ratio_max", 1.1, "met", "validate", v < 1.5, "execute",
+        ej < 1.1);
+}
+
+/* ---- setup --------------------------------------------------------------------------------- */
+
+/* threads: DuckDB's worker threads (the demo config says 2). With 1 no worker thread exists, so
+ * the caller's thread does all the work and never polls for a worker's result: the count
+ * callgrind gives is then the work itself, not the polling of a serialized worker. */
+static sluice_config *bench_config(const char *db, int threads, const char *audit_dir)
+{
+    char key[SLUICE_SECRET_LINE_MAX];
+    if (sluice_secret_generate("bench", key, sizeof key) != SLUICE_OK ||
+        setenv(BENCH_KEY_ENV, key, 1) != 0)
+        die("cannot make a signing key", NULL);
+    char audit[4096] = "";
+    if (audit_dir != NULL)
+        snprintf(audit, sizeof audit, "audit_log = \"%s/audit.jsonl\"\n", audit_dir);
+    char text[8192];
+    snprintf(text, sizeof text,
+             "[server]\nname = \"bench\"\n"
+             "[identity]\nuser = \"bench\"\ngroups = [\"StandardUsers\"]\n"
+             "[database]\nengine = \"duckdb\"\npath = \"%s\"\nthreads = %d\n"
+             "[code_mode]\nenabled = true\nserver_id = \"bench\"\n"
+             "token_secret_env = \"" BENCH_KEY_ENV "\"\n"
+             "auto_approve_levels = [\"low\", \"medium\"]\n"
+             "blocked_fields = [\"ssn\", \"email\"]\n%s",
+             db, threads, audit);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_config *config = NULL;
+    if (sluice_config_load_text(text, strlen(text), "bench", ".", &config, arena, &err) !=
+        SLUICE_OK)
+        die("bench config refused", sluice_error_render(arena, &err, text, strlen(text)));
+    sluice_arena_free(arena);
+    return config;
+}
+
+static void bench_open(bench *b, const sluice_config *config, sluice_identity *who)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    if (sluice_codemode_open(config, &b->cm, arena, &err) != SLUICE_OK)
+        die("sluice_codemode_open failed", err.message);
+    sluice_arena_free(arena);
+    *who = (sluice_identity){ .user_id = config->identity.user,
+                              .groups = config->identity.groups.items,
+                              .group_count = config->identity.groups.count,
+                              .method = "bench" };
+    b->caller = (sluice_codemode_caller){ who, "bench" };
+    duckdb_database db = sluice_exec_duckdb_database(sluice_codemode_executor(b->cm));
+    if (db == NULL || duckdb_connect(db, &b->conn) == DuckDBError)
+        die("cannot connect to the executor's database", NULL);
+}
+
+static side side_named(const char *name)
+{
+    for (int s = 0; s < SIDE_COUNT; s++)
+        if (strcmp(name, side_names[s]) == 0)
+            return (side)s;
+    die("unknown side", name);
+    return SIDE_COUNT;
+}
+
+static size_t count_arg(const char *text)
+{
+    char *end;
+    unsigned long long v = strtoull(text, &end, 10);
+    if (*end != '\0' || v == 0 || v > 1000000)
+        die("a count must be 1..1000000", text);
+    return (size_t)v;
+}
+
+/* One iteration: every side once, the order rotated so no side always runs first. */
+static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t slot)
+{
+    issue_token(b);
+    for (int k = 0; k < SIDE_COUNT; k++) {
+        side s = (side)((k + it) % SIDE_COUNT);
+        int64_t t0 = now_ns();
+        run_side(b, s);
+        int64_t t1 = now_ns();
+        if (samples != NULL)
+            samples[s][slot] = t1 - t0;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *db = NULL, *out = NULL, *audit = NULL, *cg = NULL;
+    size_t iterations = 200, warmup = 20, threads = 2;
+    for (int i = 1; i < argc; i++) {
+        bool more = i + 1 < argc;
+        if (strcmp(argv[i], "--db") == 0 && more)
+            db = argv[++i];
+        else if (strcmp(argv[i], "--out") == 0 && more)
+            out = argv[++i];
+        else if (strcmp(argv[i], "--audit") == 0 && more)
+            audit = argv[++i];
+        else if (strcmp(argv[i], "--iterations") == 0 && more)
+            iterations = count_arg(argv[++i]);
+        else if (strcmp(argv[i], "--warmup") == 0 && more)
+            warmup = count_arg(argv[++i]);
+        else if (strcmp(argv[i], "--threads") == 0 && more)
+            threads = count_arg(argv[++i]);
+        else if (strcmp(argv[i], "--callgrind") == 0 && more)
+            cg = argv[++i];
+        else
+            die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
+                "[--threads T] [--out FILE] [--callgrind SIDE]",
+                NULL);
+    }
+    if (db == NULL)
+        die("--db FILE is required", NULL);
+    sluice_config *config = bench_config(db, (int)threads, audit);
+    bench b = { 0 };
+    sluice_identity who;
+    bench_open(&b, config, &who);
+    for (size_t i = 0; i < warmup; i++)
+        iterate(&b, i, NULL, 0);
+    int rc = 0;
+    if (cg != NULL) {
+        side s = side_named(cg);
+        issue_token(&b);
+        measured_once(&b, s);
+    } else {
+        int64_t *samples[SIDE_COUNT];
+        for (int s = 0; s < SIDE_COUNT; s++)
+            if ((samples[s] = calloc(iterations, sizeof(int64_t))) == NULL)
+                die("out of memory", NULL);
+        for (size_t i = 0; i < iterations; i++)
+            iterate(&b, i, samples, i);
+        json_t *r = report(samples, iterations, warmup, audit);
+        json_object_set_new(r, "duckdb_threads", json_integer((json_int_t)threads));
+        if (out != NULL ? json_dump_file(r, out, JSON_INDENT(2)) != 0
+                        : json_dumpf(r, stdout, JSON_INDENT(2)) != 0)
+            rc = 1;
+        json_decref(r);
+        for (int s = 0; s < SIDE_COUNT; s++)
+            free(samples[s]);
+    }
+    free(b.token);
+    duckdb_disconnect(&b.conn);
+    sluice_codemode_close(b.cm);
+    sluice_config_free(config);
+    return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * test_exec_rows.c — the row accumulator (exec/values.h): max_rows and max_bytes truncation, the
+ * byte count, and rows_text, the text the untrusted-data presentation shows instead of
+ * serializing each row again. rows_text must always be exactly the rows kept, one compact JSON
+ * line each: a dropped row's text must never reach the client.
+ */
+#include "codemode/present.h"
+#include "exec/values.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* What rows_text must be: json_dumps of every kept row, each followed by a newline. */
+static char *expected_text(const json_t *rows)
+{
+    size_t cap = 1, i;
+    const json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        char *t = json_dumps(row, JSON_COMPACT);
+        cap += strlen(t) + 1;
+        free(t);
+    }
+    char *out = calloc(1, cap);
+    json_array_foreach(rows, i, row)
+    {
+        char *t = json_dumps(row, JSON_COMPACT);
+        size_t len = strlen(out);
+        memcpy(out + len, t, strlen(t));
+        out[len + strlen(t)] = '\n';
+        free(t);
+    }
+    return out;
+}
+
+static void add_rows(sluice_exec_rows *acc, size_t n, bool *stopped)
+{
+    bool more = true;
+    for (size_t i = 0; i < n && more; i++) {
+        json_t *row = json_pack("[i, s, f, n]", (int)i, "row \"quoted\"\n", 1.5);
+        assert_int_equal(sluice_exec_rows_add(acc, row, &more), SLUICE_OK);
+    }
+    *stopped = !more;
+}
+
+static void check_result(const sluice_exec_result *r)
+{
+    char *want = expected_text(r->rows);
+    assert_string_equal(r->rows_text, want);
+    free(want);
+    char *all = json_dumps(r->rows, JSON_COMPACT);
+    assert_int_equal(r->bytes, strlen(all));
+    free(all);
+}
+
+static void test_rows_text_matches_rows_without_limits(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_limits limits = { 0 };
+    sluice_exec_rows acc;
+    assert_int_equal(sluice_exec_rows_init(&acc, arena, &limits), SLUICE_OK);
+    bool stopped;
+    add_rows(&acc, 50, &stopped);
+    assert_false(stopped);
+    sluice_exec_result r = { 0 };
+    sluice_exec_rows_finish(&acc, &r);
+    assert_int_equal(r.row_count, 50);
+    check_result(&r);
+    sluice_arena_free(arena);
+}
+
+static void test_rows_text_drops_the_row_over_max_bytes(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_limits limits = { .max_bytes = 300 };
+    sluice_exec_rows acc;
+    assert_int_equal(sluice_exec_rows_init(&acc, arena, &limits), SLUICE_OK);
+    bool stopped;
+    add_rows(&acc, 50, &stopped);
+    assert_true(stopped);
+    sluice_exec_result r = { 0 };
+    sluice_exec_rows_finish(&acc, &r);
+    assert_true(r.truncated);
+    assert_string_equal(r.truncated_by, "max_bytes");
+    assert_true(r.row_count > 0 && r.row_count < 50);
+    assert_true(r.bytes <= 300);
+    check_result(&r);
+    sluice_arena_free(arena);
+}
+
+static void test_rows_text_stops_at_max_rows(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_limits limits = { .max_rows = 3 };
+    sluice_exec_rows acc;
+    assert_int_equal(sluice_exec_rows_init(&acc, arena, &limits), SLUICE_OK);
+    bool stopped;
+    add_rows(&acc, 10, &stopped);
+    assert_true(stopped);
+    sluice_exec_result r = { 0 };
+    sluice_exec_rows_finish(&acc, &r);
+    assert_int_equal(r.row_count, 3);
+    assert_string_equal(r.truncated_by, "max_rows");
+    check_result(&r);
+    sluice_arena_free(arena);
+}
+
+/* The presentation fences exactly rows_text, and an empty result shows no row lines. */
+static void test_untrusted_text_shows_rows_text(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_limits limits = { 0 };
+    sluice_exec_rows acc;
+    assert_int_equal(sluice_exec_rows_init(&acc, arena, &limits), SLUICE_OK);
+    bool stopped;
+    add_rows(&acc, 2, &stopped);
+    sluice_exec_result r = { 0 };
+    sluice_exec_rows_finish(&acc, &r);
+    const char *text = sluice_present_untrusted_text(arena, &r);
+    assert_non_null(text);
+    const char *open = strstr(text, ">\n");
+    assert_non_null(open);
+    assert_memory_equal(open + 2, r.rows_text, strlen(r.rows_text));
+    assert_int_equal(open[2 + strlen(r.rows_text)], '<');
+
+    sluice_exec_rows empty;
+    assert_int_equal(sluice_exec_rows_init(&empty, arena, &limits), SLUICE_OK);
+    sluice_exec_result none = { 0 };
+    sluice_exec_rows_finish(&empty, &none);
+    assert_string_equal(none.rows_text, "");
+    text = sluice_present_untrusted_text(arena, &none);
+    open = strstr(text, ">\n");
+    assert_non_null(open);
+    assert_int_equal(open[2], '<');
+    sluice_arena_free(arena);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rows_text_matches_rows_without_limits),
+        cmocka_unit_test(test_rows_text_drops_the_row_over_max_bytes),
+        cmocka_unit_test(test_rows_text_stops_at_max_rows),
+        cmocka_unit_test(test_untrusted_text_shows_rows_text),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
