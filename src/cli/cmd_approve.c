@@ -27,15 +27,18 @@ typedef struct approve_options {
     const char *id;
     const char *admin;
     bool reject;
+    bool list;
 } approve_options;
 
 static void approve_usage(FILE *out)
 {
-    fprintf(out, "usage: sluice approve [-c FILE] ID [--reject] [--as ADMIN]\n\n"
+    fprintf(out, "usage: sluice approve [-c FILE] ID [--reject] [--as ADMIN]\n"
+                 "       sluice approve [-c FILE] --list\n\n"
                  "  -c, --config FILE   configuration (default sluice.toml)\n"
                  "  ID                  the approval id execute_code named\n"
                  "  --reject            refuse it instead (final)\n"
-                 "  --as ADMIN          who decides, for the audit log (default $USER)\n");
+                 "  --as ADMIN          who decides, for the audit log (default $USER)\n"
+                 "  --list              show the pending requests (id, who, expiry, what)\n");
 }
 
 static int parse(int argc, char **argv, approve_options *o)
@@ -47,6 +50,8 @@ static int parse(int argc, char **argv, approve_options *o)
             o->config_path = argv[++i];
         } else if (strcmp(a, "--as") == 0 && has_value) {
             o->admin = argv[++i];
+        } else if (strcmp(a, "--list") == 0) {
+            o->list = true;
         } else if (strcmp(a, "--reject") == 0) {
             o->reject = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -60,8 +65,8 @@ static int parse(int argc, char **argv, approve_options *o)
             return SLUICE_EXIT_USAGE;
         }
     }
-    if (o->id == NULL) {
-        fprintf(stderr, "sluice approve: the approval ID is required\n");
+    if ((o->id == NULL) == !o->list) {
+        fprintf(stderr, "sluice approve: give one approval ID, or --list\n");
         approve_usage(stderr);
         return SLUICE_EXIT_USAGE;
     }
@@ -107,6 +112,17 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
     if (sluice_approval_open(path, &store, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice approve: %s\n", err.message);
         return SLUICE_EXIT_RUNTIME;
+    }
+    if (o->list) {
+        sluice_approval items[64];
+        size_t n = sluice_approval_pending(store, (int64_t)time(NULL), items, 64);
+        for (size_t i = 0; i < n && i < 64; i++)
+            printf("%s  %s  expires %lld  %s\n", items[i].id, items[i].user,
+                   (long long)items[i].expires_at, items[i].summary);
+        if (n > 64)
+            printf("... and %zu more\n", n - 64);
+        sluice_approval_close(store);
+        return SLUICE_EXIT_OK;
     }
     sluice_audit *log = NULL;
     sluice_error audit_err = { 0 };

@@ -319,3 +319,21 @@ size_t sluice_approval_take_unaudited(sluice_approval_store *s, sluice_approval 
     pthread_mutex_unlock(&s->lock);
     return n;
 }
+
+size_t
+sluice_approval_pending(sluice_approval_store *s, int64_t now, sluice_approval *out, size_t max)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&s->lock);
+    catch_up(s);
+    for (size_t i = 0; i < s->count; i++) {
+        sluice_approval a = snapshot(&s->items[i], now);
+        if (a.state != SLUICE_APPROVAL_PENDING)
+            continue;
+        if (n < max)
+            out[n] = a;
+        n++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return n;
+}

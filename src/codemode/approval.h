@@ -93,6 +93,13 @@ sluice_status sluice_approval_decide(sluice_approval_store *store,
 size_t
 sluice_approval_take_unaudited(sluice_approval_store *store, sluice_approval *out, size_t max);
 
+/* Requests still pending at now (re-reading the file), oldest first: copies up to max into out
+ * and returns how many there are in all. */
+size_t sluice_approval_pending(sluice_approval_store *store,
+                               int64_t now,
+                               sluice_approval *out,
+                               size_t max);
+
 const char *sluice_approval_state_name(sluice_approval_state state);
 
 #endif

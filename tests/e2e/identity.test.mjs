@@ -245,6 +245,9 @@ describe("approval above the auto-approve level", () => {
     const { token, id } = await pending(client);
     // Still pending: asking again is refused again.
     assert.equal((await run(client, token)).isError, true);
+    const list = spawnSync(sluiceBin, ["approve", "-c", configFile(), "--list"], { encoding: "utf8" });
+    assert.equal(list.status, 0, list.stderr);
+    assert.match(list.stdout, new RegExp(`${id}  alice  expires \\d+  write statement, high risk`));
     const cli = spawnSync(sluiceBin, ["approve", "-c", configFile(), id, "--as", "root-admin"],
                           { encoding: "utf8" });
     assert.equal(cli.status, 0, cli.stderr);

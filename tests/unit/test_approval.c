@@ -74,7 +74,12 @@ static void test_approval_life(void **state)
     assert_int_equal(a.state, SLUICE_APPROVAL_PENDING);
     assert_int_equal(a.expires_at, NOW + 300);
     assert_string_equal(a.user, "alice");
+    sluice_approval list[2];
+    assert_int_equal(sluice_approval_pending(s, NOW, list, 2), 1);
+    assert_string_equal(list[0].id, ID_A);
+    assert_int_equal(sluice_approval_pending(s, NOW + 301, list, 2), 0); /* expired */
     assert_int_equal(decide(s, ID_A, true, NOW + 1), SLUICE_OK);
+    assert_int_equal(sluice_approval_pending(s, NOW, list, 2), 0);
     a = sluice_approval_get(s, ID_A, NOW + 2);
     assert_int_equal(a.state, SLUICE_APPROVAL_APPROVED);
     assert_string_equal(a.decided_by, "root");
