@@ -213,6 +213,24 @@ sluice_status sluice_executor_schema(sluice_executor *ex,
     return st;
 }
 
+void *sluice_executor_bind_catalog(sluice_executor *ex)
+{
+    return ex != NULL && ex->ops->bind_catalog != NULL ? ex->ops->bind_catalog(ex) : NULL;
+}
+
+sluice_status sluice_executor_engine_reads(sluice_executor *ex,
+                                           sluice_arena *arena,
+                                           const char *code,
+                                           size_t code_len,
+                                           sluice_exec_reads *out,
+                                           sluice_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (ex == NULL || ex->ops->engine_reads == NULL)
+        return SLUICE_E_UNSUPPORTED;
+    return ex->ops->engine_reads(ex, arena, code, code_len, out, err);
+}
+
 sluice_status sluice_executor_execute(sluice_executor *ex,
                                       sluice_arena *arena,
                                       const sluice_exec_request *req,

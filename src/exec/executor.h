@@ -92,6 +92,21 @@ typedef struct sluice_exec_result {
     const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
 } sluice_exec_result;
 
+/* One read the engine itself reports it would make for a statement (SQLite's authorizer):
+ * the catalog/bind service's cross-check of a front end's own analysis. */
+typedef struct sluice_exec_read {
+    const char *table;  /* as the engine names it (base table) */
+    const char *column; /* "" for count(*)-style reads of no particular column */
+    const char *via;    /* innermost view or CTE the read came through, or NULL */
+} sluice_exec_read;
+
+typedef struct sluice_exec_reads {
+    sluice_exec_read *reads; /* every read the engine saw, duplicates removed */
+    size_t read_count;
+    const char **functions; /* every function called, lower case, duplicates removed */
+    size_t function_count;
+} sluice_exec_reads;
+
 /* The vtable an engine fills. Engines live in exec/<engine>.c; callers use the functions below. */
 typedef struct sluice_executor_ops {
     const char *name; /* "duckdb", "sqlite" */
@@ -105,6 +120,17 @@ typedef struct sluice_executor_ops {
                              sluice_exec_result *out,
                              sluice_error *err);
     void (*close)(void *state);
+    /* The catalog/bind service (both optional). bind_catalog: a duckdb_database (as void *)
+     * whose catalog is this backend's, to bind SQL against, never to execute; NULL when the
+     * engine has none (the front end mirrors the schema). engine_reads: the reads the engine
+     * itself would make for code, prepared never run. */
+    void *(*bind_catalog)(sluice_executor *ex);
+    sluice_status (*engine_reads)(sluice_executor *ex,
+                                  sluice_arena *arena,
+                                  const char *code,
+                                  size_t code_len,
+                                  sluice_exec_reads *out,
+                                  sluice_error *err);
 } sluice_executor_ops;
 
 /* Opens the database named by db with the hardening for that engine. The code_mode settings
@@ -134,6 +160,22 @@ sluice_status sluice_executor_execute(sluice_executor *ex,
                                       const sluice_exec_request *req,
                                       sluice_exec_result *out,
                                       sluice_error *err);
+
+/* --- the catalog/bind service: what a front end may ask without naming the engine --------- */
+
+/* The DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL against, or NULL
+ * when the backend offers none: the front end then mirrors sluice_executor_schema. */
+void *sluice_executor_bind_catalog(sluice_executor *ex);
+
+/* The reads the engine itself would make for code (prepared, never run), to cross-check an
+ * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with
+ * line/column) when the engine refuses the statement. */
+sluice_status sluice_executor_engine_reads(sluice_executor *ex,
+                                           sluice_arena *arena,
+                                           const char *code,
+                                           size_t code_len,
+                                           sluice_exec_reads *out,
+                                           sluice_error *err);
 
 /* "duckdb" | "sqlite" */
 const char *sluice_executor_engine_name(const sluice_executor *ex);
