@@ -54,6 +54,14 @@ sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err);
+/* As sluice_codemode_open, on an executor the caller opened (a backend plugged in without a
+ * [database] section, e.g. a test's toy engine): cm owns executor from here on, and closes it
+ * on failure too. */
+sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_executor *executor,
+                                      sluice_codemode **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err);
 void sluice_codemode_close(sluice_codemode *cm);
 
 /* validate_code. *out is the structuredContent object (new reference) for valid AND invalid

@@ -211,27 +211,25 @@ const char *sluice_codemode_language(const sluice_codemode *cm, size_t index)
     return index < cm->lang_count ? cm->langs[index]->language : NULL;
 }
 
-sluice_status sluice_codemode_open(const sluice_config *config,
-                                   sluice_codemode **out,
-                                   sluice_arena *err_arena,
-                                   sluice_error *err)
+/* Opens everything but the executor around ex (owned from here on, closed on failure). */
+static sluice_status open_around(const sluice_config *config,
+                                 sluice_executor *ex,
+                                 sluice_policy *policy,
+                                 sluice_codemode **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
 {
-    if (!config->has_database)
-        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "code mode and [[tools]] need a [database] to run against; add "
-                                "a [database] section with engine and path");
     sluice_codemode *cm = calloc(1, sizeof *cm);
     if (cm == NULL || (cm->arena = sluice_arena_new()) == NULL) {
         free(cm);
+        sluice_executor_close(ex);
+        sluice_policy_close(policy);
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
     cm->config = config;
-    sluice_status st = sluice_policy_open(config, &cm->policy, err_arena, err);
-    if (st == SLUICE_OK)
-        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(cm->policy),
-                                  &cm->executor, err_arena, err);
-    if (st == SLUICE_OK)
-        st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
+    cm->executor = ex;
+    cm->policy = policy;
+    sluice_status st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
     if (st == SLUICE_OK)
         st = open_stores(cm, err_arena, err);
     if (st == SLUICE_OK)
@@ -244,11 +242,47 @@ sluice_status sluice_codemode_open(const sluice_config *config,
     cm->fctx.code_mode = &config->code_mode;
     cm->fctx.schema = &cm->schema;
     cm->fctx.engine = sluice_executor_engine(cm->executor);
-    /* The front end binds on the executor's own catalog and, for SQLite, cross-checks every
-     * column SQLite's authorizer reads against its lineage. */
+    /* Front ends reach the backend only through its catalog/bind service. */
     cm->fctx.executor = cm->executor;
     *out = cm;
     return SLUICE_OK;
+}
+
+sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_codemode **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err)
+{
+    if (!config->has_database)
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "code mode and [[tools]] need a [database] to run against; add "
+                                "a [database] section with engine and path");
+    sluice_policy *policy = NULL;
+    sluice_executor *ex = NULL;
+    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(policy), &ex,
+                                  err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_policy_close(policy);
+        return st;
+    }
+    return open_around(config, ex, policy, out, err_arena, err);
+}
+
+sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_executor *executor,
+                                      sluice_codemode **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    sluice_policy *policy = NULL;
+    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_executor_close(executor);
+        return st;
+    }
+    return open_around(config, executor, policy, out, err_arena, err);
 }
 
 void sluice_codemode_close(sluice_codemode *cm)
