@@ -89,6 +89,8 @@ sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode 
     limits.timeout_ms = code_mode->execution_timeout_seconds * 1000;
     limits.max_rows = code_mode->sql_max_rows;
     limits.max_bytes = code_mode->max_result_bytes > 0 ? (size_t)code_mode->max_result_bytes : 0;
+    limits.max_api_calls = code_mode->max_api_calls;
+    limits.max_loop_iterations = code_mode->max_loop_iterations;
     return limits;
 }
 

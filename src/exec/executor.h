@@ -28,11 +28,17 @@
 
 typedef struct sluice_executor sluice_executor;
 
-/* Limits for one execution. 0 in any field means "no limit of this kind". */
+/* Limits for one execution. 0 in any field means "no limit of this kind". An executor enforces
+ * every kind its work has (a database has no API calls; a plan interpreter has no rows of its
+ * own) and names the setting in the error when one is hit. */
 typedef struct sluice_exec_limits {
-    int64_t timeout_ms; /* wall clock; at the deadline the engine is interrupted */
-    int64_t max_rows;   /* rows returned; one more is fetched to tell N from N+1 apart */
-    size_t max_bytes;   /* compact JSON size of the rows array returned */
+    int64_t timeout_ms;          /* wall clock; at the deadline the engine is interrupted */
+    int64_t max_rows;            /* rows returned; one more is fetched to tell N from N+1 apart */
+    size_t max_bytes;            /* compact JSON size of the rows array (or value) returned */
+    int64_t max_api_calls;       /* upstream calls a plan may make (max_api_calls) */
+    int64_t max_loop_iterations; /* iterations of all loops of a plan together */
+    int64_t max_steps;           /* interpreter steps (statements and expressions evaluated) */
+    size_t max_memory_bytes;     /* memory the execution may hold (engine or interpreter) */
     /* Name of the setting the timeout came from, quoted in the error so the reader knows what to
      * change ("execution_timeout_seconds"); NULL = "timeout". */
     const char *timeout_setting;
@@ -77,12 +83,21 @@ typedef struct sluice_exec_column {
  * beyond 64 bits (HUGEINT, UHUGEINT, UBIGINT) as exact decimal strings, smaller ones as numbers;
  * LIST/ARRAY as arrays; STRUCT as objects; MAP as an array of
  * {"key":..,"value":..}; BLOB as base64; anything else as its VARCHAR text. */
+/* What a result holds: a table (columns and rows: SQL) or any JSON value (a GraphQL response's
+ * data, a plan's return value). */
+typedef enum sluice_exec_shape {
+    SLUICE_EXEC_TABLE = 0,
+    SLUICE_EXEC_VALUE = 1,
+} sluice_exec_shape;
+
 typedef struct sluice_exec_result {
+    sluice_exec_shape shape;
+    json_t *value; /* SLUICE_EXEC_VALUE: the result, owned by the arena (do not json_decref) */
     sluice_exec_column *columns;
     size_t column_count;
     json_t *rows; /* array of arrays, owned by the arena (do not json_decref) */
     size_t row_count;
-    bool truncated;           /* more rows existed than were returned */
+    bool truncated;           /* more rows (or list items) existed than were returned */
     const char *truncated_by; /* "max_rows" | "max_bytes" | NULL */
     size_t bytes;             /* compact JSON size of rows */
     /* Each row's compact JSON followed by a newline, as the row accumulator (values.h) measured

@@ -80,12 +80,13 @@ static json_t *execute_input_schema(const sluice_codemode *cm)
 
 static json_t *execute_output_schema(void)
 {
-    return json_pack("{s:s, s:{s:{s:s, s:{s:s}}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}}, "
-                     "s:[s,s,s,s,s]}",
+    /* A table (columns, rows, row_count) or a value, both with truncated and elapsed_ms. */
+    return json_pack("{s:s, s:{s:{s:s, s:{s:s}}, s:{s:s}, s:{s:s}, s:{}, s:{s:s}, s:{s:s}}, "
+                     "s:[s,s]}",
                      "type", "object", "properties", "columns", "type", "array", "items", "type",
-                     "object", "rows", "type", "array", "row_count", "type", "integer", "truncated",
-                     "type", "boolean", "elapsed_ms", "type", "integer", "required", "columns",
-                     "rows", "row_count", "truncated", "elapsed_ms");
+                     "object", "rows", "type", "array", "row_count", "type", "integer", "value",
+                     "truncated", "type", "boolean", "elapsed_ms", "type", "integer", "required",
+                     "truncated", "elapsed_ms");
 }
 
 static sluice_codemode_caller caller_of(sluice_mcp_call *call, const json_t *arguments)

@@ -193,12 +193,14 @@ describe("token_bind_session = false: the principal, not the transport session",
   });
 
   test("arguments the input schema refuses still leave a denial record", async () => {
+    const auditFile = path.join(work, "http-unbound.audit.jsonl");
+    const records = () => readFileSync(auditFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const before = records().length;
     for (const token of [42, null, { t: 1 }, ""]) {
       const r = await execute(alice.client, code, token);
       assert.equal(r.isError, true);
     }
-    const audit = readFileSync(path.join(work, "http-unbound.audit.jsonl"), "utf8")
-      .trim().split("\n").map((l) => JSON.parse(l));
+    const audit = records().slice(before);
     const denials = audit.filter((e) => e.event === "deny" && e.reason === "arguments");
     assert.equal(denials.length, 4, JSON.stringify(audit.slice(-4)));
     assert.equal(denials[0].user, "alice");
