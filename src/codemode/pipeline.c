@@ -31,11 +31,19 @@
 #include <strings.h>
 #include <time.h>
 
-struct sluice_codemode {
-    const sluice_config *config;
-    sluice_arena *arena; /* schema, fingerprints */
+/* One backend code runs on: [database] ("default", always first) or a [[databases]] entry. */
+typedef struct backend {
+    const char *name;
     sluice_executor *executor;
     sluice_schema schema;
+    sluice_frontend_context fctx; /* what front ends may consult for code bound for it */
+} backend;
+
+struct sluice_codemode {
+    const sluice_config *config;
+    sluice_arena *arena; /* schemas, fingerprints */
+    backend backends[SLUICE_LIMIT_BACKENDS];
+    size_t backend_count;
     sluice_secret_ring *ring;
     sluice_replay *replay;
     sluice_approval_store *approvals; /* NULL without an audit log */
@@ -43,7 +51,6 @@ struct sluice_codemode {
     /* The configured languages ([code_mode] languages); the first is the default. */
     const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
     size_t lang_count;
-    sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
     sluice_policy *policy;    /* routes, derived rules and the policy backend */
@@ -100,13 +107,15 @@ static int compare_strings(const void *a, const void *b)
 static sluice_status context_hash(const sluice_codemode *cm,
                                   sluice_arena *arena,
                                   const char *language,
+                                  const backend *be,
                                   const sluice_identity *who,
                                   uint8_t out[SLUICE_HASH_BYTES])
 {
     sluice_hash_state h;
     sluice_hash_start(&h);
     sluice_hash_update(&h, language, strlen(language) + 1);
-    sluice_hash_update(&h, cm->schema.version_hash, strlen(cm->schema.version_hash) + 1);
+    sluice_hash_update(&h, be->name, strlen(be->name) + 1);
+    sluice_hash_update(&h, be->schema.version_hash, strlen(be->schema.version_hash) + 1);
     sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
     const char *version = sluice_policy_version(cm->policy);
     const char *route = sluice_policy_route_for(cm->policy, who)->id;
@@ -211,7 +220,79 @@ const char *sluice_codemode_language(const sluice_codemode *cm, size_t index)
     return index < cm->lang_count ? cm->langs[index]->language : NULL;
 }
 
-/* Opens everything but the executor around ex (owned from here on, closed on failure). */
+/* Adds a backend on ex (owned by cm from here on, closed with it) and reads its schema. */
+static sluice_status add_backend(sluice_codemode *cm,
+                                 const char *name,
+                                 sluice_executor *ex,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    for (size_t i = 0; i < cm->backend_count; i++)
+        if (strcmp(cm->backends[i].name, name) == 0) {
+            sluice_executor_close(ex);
+            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                    "two databases are named '%s'; give each [[databases]] "
+                                    "entry its own name",
+                                    name);
+        }
+    if (cm->backend_count >= SLUICE_LIMIT_BACKENDS) {
+        sluice_executor_close(ex);
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "more than %u databases; the limit is SLUICE_LIMIT_BACKENDS",
+                                SLUICE_LIMIT_BACKENDS);
+    }
+    backend *be = &cm->backends[cm->backend_count++];
+    be->name = name;
+    be->executor = ex;
+    sluice_status st = sluice_executor_schema(ex, cm->arena, &be->schema, err);
+    be->fctx.code_mode = &cm->config->code_mode;
+    be->fctx.schema = &be->schema;
+    be->fctx.engine = sluice_executor_engine(ex);
+    /* Front ends reach the backend only through its catalog/bind service. */
+    be->fctx.executor = ex;
+    return st;
+}
+
+/* The backend a route's code runs on (checked to exist at open). */
+static const backend *backend_for(const sluice_codemode *cm, const sluice_policy_route *route)
+{
+    for (size_t i = 0; route->database != NULL && i < cm->backend_count; i++)
+        if (strcmp(cm->backends[i].name, route->database) == 0)
+            return &cm->backends[i];
+    return &cm->backends[0];
+}
+
+/* Opens the [[databases]] backends and checks that every route names one that exists. */
+static sluice_status
+open_named_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
+{
+    const sluice_config *c = cm->config;
+    sluice_status st = SLUICE_OK;
+    for (size_t i = 0; st == SLUICE_OK && i < c->database_count; i++) {
+        sluice_executor *ex = NULL;
+        st = sluice_executor_open(&c->databases[i], sluice_policy_engine_rules(cm->policy), &ex,
+                                  err_arena, err);
+        if (st == SLUICE_OK)
+            st = add_backend(cm, c->databases[i].name, ex, err_arena, err);
+    }
+    for (size_t i = 0; st == SLUICE_OK && c->has_policy && i < c->policy.server_count; i++) {
+        const char *want = c->policy.servers[i].database;
+        const sluice_policy_route *r = sluice_policy_default_route(cm->policy);
+        bool found = want == NULL;
+        for (size_t k = 0; !found && k < cm->backend_count; k++)
+            found = strcmp(cm->backends[k].name, want) == 0;
+        (void)r;
+        if (!found)
+            st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                  "[[policy.servers]] '%s' runs on database '%s', which no "
+                                  "[[databases]] entry names",
+                                  c->policy.servers[i].id, want);
+    }
+    return st;
+}
+
+/* Opens everything but the default executor around ex (owned from here on, closed on
+ * failure). */
 static sluice_status open_around(const sluice_config *config,
                                  sluice_executor *ex,
                                  sluice_policy *policy,
@@ -227,9 +308,11 @@ static sluice_status open_around(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
     cm->config = config;
-    cm->executor = ex;
     cm->policy = policy;
-    sluice_status st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
+    sluice_status st = add_backend(
+        cm, config->database.name != NULL ? config->database.name : "default", ex, err_arena, err);
+    if (st == SLUICE_OK)
+        st = open_named_backends(cm, err_arena, err);
     if (st == SLUICE_OK)
         st = open_stores(cm, err_arena, err);
     if (st == SLUICE_OK)
@@ -239,11 +322,6 @@ static sluice_status open_around(const sluice_config *config,
         return st;
     }
     compute_rules_fingerprint(cm);
-    cm->fctx.code_mode = &config->code_mode;
-    cm->fctx.schema = &cm->schema;
-    cm->fctx.engine = sluice_executor_engine(cm->executor);
-    /* Front ends reach the backend only through its catalog/bind service. */
-    cm->fctx.executor = cm->executor;
     *out = cm;
     return SLUICE_OK;
 }
@@ -293,7 +371,8 @@ void sluice_codemode_close(sluice_codemode *cm)
     sluice_replay_close(cm->replay);
     sluice_approval_close(cm->approvals);
     sluice_secret_ring_free(cm->ring);
-    sluice_executor_close(cm->executor);
+    for (size_t i = 0; i < cm->backend_count; i++)
+        sluice_executor_close(cm->backends[i].executor);
     sluice_policy_close(cm->policy);
     sluice_arena_free(cm->arena);
     free(cm);
@@ -301,12 +380,12 @@ void sluice_codemode_close(sluice_codemode *cm)
 
 sluice_executor *sluice_codemode_executor(sluice_codemode *cm)
 {
-    return cm->executor;
+    return cm->backends[0].executor;
 }
 
 const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm)
 {
-    return &cm->schema;
+    return &cm->backends[0].schema;
 }
 
 const sluice_config *sluice_codemode_config(const sluice_codemode *cm)
@@ -397,6 +476,7 @@ static void iso_time(int64_t t, char out[32])
 typedef struct judgement {
     const sluice_frontend *fe; /* NULL when the language is not configured */
     const sluice_policy_route *route;
+    const backend *be;       /* the route's backend */
     sluice_codefacts *facts; /* the analyzer's, never written by anyone else */
     sluice_verdict policy;   /* policy's verdict, merged into the result */
     json_t *policy_summary;  /* what decided (owned) */
@@ -445,7 +525,7 @@ static sluice_status refusal_facts(sluice_arena *arena,
 }
 
 /* Front end analysis under the rules of the route. */
-static sluice_status analyze(sluice_codemode *cm,
+static sluice_status analyze(const backend *be,
                              sluice_arena *arena,
                              const sluice_frontend *fe,
                              const sluice_policy_route *route,
@@ -462,7 +542,7 @@ static sluice_status analyze(sluice_codemode *cm,
         return refusal_facts(arena, fe->language, "code_too_large",
                              "split the work or move logic into aggregates", msg, facts, err);
     }
-    sluice_frontend_context fctx = cm->fctx;
+    sluice_frontend_context fctx = be->fctx;
     fctx.code_mode = route->rules;
     return fe->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
 }
@@ -476,9 +556,9 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       sluice_error *err)
 {
     char *vars = variables_text(variables);
-    sluice_status st =
-        analyze(cm, arena, frontend_for(cm, NULL), sluice_policy_default_route(cm->policy), code,
-                code_len, vars, out, err);
+    const sluice_policy_route *route = sluice_policy_default_route(cm->policy);
+    sluice_status st = analyze(backend_for(cm, route), arena, frontend_for(cm, NULL), route, code,
+                               code_len, vars, out, err);
     free(vars);
     return st;
 }
@@ -530,6 +610,7 @@ static sluice_status judge(sluice_codemode *cm,
     j->risk = SLUICE_RISK_CRITICAL; /* until judged otherwise */
     j->vars = variables_text(variables);
     j->route = sluice_policy_route_for(cm->policy, caller->identity);
+    j->be = backend_for(cm, j->route);
     j->fe = frontend_for(cm, caller->language);
     sluice_status st;
     if (j->fe == NULL) {
@@ -539,7 +620,7 @@ static sluice_status judge(sluice_codemode *cm,
                                                 sluice_codemode_languages_text(cm, arena));
         st = refusal_facts(arena, caller->language, "unknown_language", known, msg, &j->facts, err);
     } else {
-        st = analyze(cm, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
+        st = analyze(j->be, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
     }
     if (st == SLUICE_OK && j->fe != NULL)
         st = apply_policy(cm, arena, caller, j, err);
@@ -616,7 +697,7 @@ static sluice_status bound_claims(sluice_codemode *cm,
     variables_hash(j->vars, claims->variables_hash);
     claims->action = (sluice_action)f->action;
     claims->risk = j->risk;
-    return context_hash(cm, arena, j->fe->language, caller->identity, claims->context_hash);
+    return context_hash(cm, arena, j->fe->language, j->be, caller->identity, claims->context_hash);
 }
 
 static sluice_status issue_token(sluice_codemode *cm,
@@ -786,8 +867,7 @@ static sluice_status check_approval(sluice_codemode *cm,
     return st;
 }
 
-static sluice_status run(sluice_codemode *cm,
-                         sluice_arena *arena,
+static sluice_status run(sluice_arena *arena,
                          const sluice_codemode_caller *caller,
                          const judgement *j,
                          const char *code,
@@ -807,7 +887,7 @@ static sluice_status run(sluice_codemode *cm,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
     };
-    return sluice_executor_execute(cm->executor, arena, &req, r, err);
+    return sluice_executor_execute(j->be->executor, arena, &req, r, err);
 }
 
 /* Everything before the engine runs: the token opened (before any analysis), the code judged
@@ -907,7 +987,7 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
         return st;
     }
     sluice_exec_result r = { 0 };
-    st = run(cm, arena, caller, &j, code, code_len, variables, hooks, &r, err);
+    st = run(arena, caller, &j, code, code_len, variables, hooks, &r, err);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,

@@ -405,6 +405,21 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
     return SLUICE_OK;
 }
 
+sluice_status
+sluice_checks_named_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    const sluice_config_database *db = obj;
+    size_t line, col;
+    if (sluice_toml_table_get(table, "name") == NULL || strcmp(db->name, "default") == 0) {
+        sluice_keys_value_pos(table, "name", &line, &col);
+        return sluice_keys_fail_at(ld, line ? line : sluice_toml_line(table), col, "name",
+                                   "each [[databases]] entry needs a name other than "
+                                   "\"default\" (that one is [database]); routes pick it with "
+                                   "[[policy.servers]] database = \"<name>\"");
+    }
+    return sluice_checks_database(ld, table, obj);
+}
+
 /* One of file/env for the signing secret (required when code mode is on), at most one for the
  * previous secret. */
 static sluice_status check_secret_pair(sluice_keys_loader *ld,

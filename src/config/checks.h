@@ -49,6 +49,9 @@ sluice_status
 sluice_checks_api_key(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* [[databases]]: as [database], and a name other than "default" is required. */
+sluice_status
+sluice_checks_named_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status
 sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status

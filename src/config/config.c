@@ -191,6 +191,7 @@ static const sluice_key_spec admin_keys[] = {
 
 #define T sluice_config_database
 static const sluice_key_spec database_keys[] = {
+    { STR_KEY(T, name), .min = 1, .def_str = "default" },
     { ENUM_KEY(T, engine, engines, SLUICE_ENGINE_DUCKDB) },
     { PATH_KEY(T, path) },
     { STR_KEY(T, memory_limit), .def_str = "512MB", .check = sluice_checks_memory_limit },
@@ -394,6 +395,7 @@ static const sluice_key_spec policy_server_keys[] = {
     { BOOL_KEY(T, allow_admin, false) },
     { LIST_KEY(T, allowed_operations) },
     { INT_KEY(T, max_rows, 1, 10000000, 0) },
+    { STR_KEY(T, database), .min = 1 },
 };
 #undef T
 
@@ -462,6 +464,15 @@ static const sluice_section_spec database_section = {
     .finish = sluice_checks_database,
 };
 
+static const sluice_section_spec databases_section = {
+    .path = "databases",
+    .array = true,
+    .size = sizeof(sluice_config_database),
+    .keys = database_keys,
+    .key_count = COUNT(database_keys),
+    .finish = sluice_checks_named_database,
+};
+
 static const sluice_section_spec code_mode_section = {
     .path = "code_mode",
     .keys = code_mode_keys,
@@ -516,6 +527,7 @@ static const sluice_key_spec root_keys[] = {
       .offset = offsetof(T, identity),
       .sub = &identity_section },
     { TABLES_KEY("api_keys", T, api_keys, api_key_count, &api_key_section) },
+    { TABLES_KEY("databases", T, databases, database_count, &databases_section) },
     { .name = "auth",
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, auth),

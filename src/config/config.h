@@ -83,8 +83,10 @@ typedef enum sluice_engine_kind {
     SLUICE_ENGINE_SQLITE = 1,
 } sluice_engine_kind;
 
-/* [database] — the backend code mode runs against. */
+/* [database] — the backend code mode runs against — and [[databases]], more backends by name,
+ * chosen per policy route ([[policy.servers]] database = "<name>"). */
 typedef struct sluice_config_database {
+    const char *name;          /* [[databases]]: required, unique; [database]: "default" */
     sluice_engine_kind engine; /* engine = "duckdb" | "sqlite"; default duckdb */
     const char *path;          /* database file, relative paths resolved against the config dir */
     const char *memory_limit;  /* DuckDB memory_limit, default "512MB" */
@@ -212,6 +214,7 @@ typedef struct sluice_config_policy_server {
     bool has_allow_writes, has_allow_deletes, has_allow_admin;
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
+    const char *database;              /* a [[databases]] name; NULL = [database] */
     size_t line;
 } sluice_config_policy_server;
 
@@ -245,6 +248,8 @@ typedef struct sluice_config {
     sluice_config_admin admin;
     sluice_config_database database;
     bool has_database;
+    sluice_config_database *databases; /* [[databases]] */
+    size_t database_count;
     sluice_config_code_mode code_mode;
     sluice_config_tool *tools;
     size_t tool_count;

@@ -15,6 +15,8 @@
 #define SLUICE_LIMIT_CONFIG_BYTES (1u * 1024u * 1024u)
 /* Length of code submitted to validate_code / execute_code. */
 #define SLUICE_LIMIT_CODE_BYTES (256u * 1024u)
+/* Backends one server opens: [database] and the [[databases]] routes name. */
+#define SLUICE_LIMIT_BACKENDS 16u
 /* Items per page in list methods. */
 #define SLUICE_LIMIT_PAGE_SIZE 50u
 /* Concurrent in-flight requests per session. */

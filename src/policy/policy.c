@@ -62,6 +62,7 @@ static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
     p->default_route = (sluice_policy_route){ .id = c->code_mode.server_id,
                                               .rules = &c->code_mode,
                                               .allowed_operations = &no_strings,
+                                              .database = c->database.name,
                                               .is_default = true };
     p->engine_rules = c->code_mode;
     p->route_count = c->has_policy ? cp->server_count : 0;
@@ -73,10 +74,12 @@ static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
     for (size_t i = 0; i < p->route_count; i++) {
         const sluice_config_policy_server *s = &cp->servers[i];
         rules[i] = derive_rules(&c->code_mode, s);
-        p->routes[i] = (sluice_policy_route){ .id = s->id,
-                                              .rules = &rules[i],
-                                              .allowed_operations = &s->allowed_operations,
-                                              .groups = &s->groups };
+        p->routes[i] =
+            (sluice_policy_route){ .id = s->id,
+                                   .rules = &rules[i],
+                                   .allowed_operations = &s->allowed_operations,
+                                   .database = s->database != NULL ? s->database : c->database.name,
+                                   .groups = &s->groups };
         p->engine_rules.sql_allow_writes |= rules[i].sql_allow_writes;
         p->engine_rules.sql_allow_deletes |= rules[i].sql_allow_deletes;
         p->engine_rules.sql_allow_ddl |= rules[i].sql_allow_ddl;
@@ -87,6 +90,7 @@ static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
                          rules[i].sql_allow_deletes, rules[i].sql_allow_ddl,
                          (long long)rules[i].sql_max_rows);
         hash_str(h, s->id);
+        hash_str(h, p->routes[i].database);
         sluice_hash_update(h, flags, (size_t)n);
         hash_strlist(h, &s->groups);
         hash_strlist(h, &s->allowed_operations);

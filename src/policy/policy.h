@@ -36,6 +36,7 @@ typedef struct sluice_policy_route {
     const sluice_config_code_mode *rules;     /* [code_mode] with the route's overrides */
     const sluice_strlist *allowed_operations; /* empty list on the default route */
     const sluice_strlist *groups;             /* NULL on the default route */
+    const char *database; /* the backend its code runs on: a [database]/[[databases]] name */
     bool is_default;
 } sluice_policy_route;
 
