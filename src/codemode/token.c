@@ -467,6 +467,9 @@ sluice_status sluice_token_verify(const sluice_secret_ring *ring,
     st = check_claims(c, expected, arena, out_problem, err);
     if (st != SLUICE_OK)
         return st;
+    if (sluice_arena_failed(arena)) /* checked last: never a pass built on a lost allocation */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while checking the approval token; retry");
     if (out_claims != NULL)
         *out_claims = *c;
     if (out_problem != NULL)

@@ -55,9 +55,15 @@ void sluice_arena_fail_at(long nth)
     atomic_store(&sluice_arena_fail_countdown, nth > 0 ? nth : 0);
 }
 
+long sluice_arena_fail_remaining(void)
+{
+    long left = atomic_load(&sluice_arena_fail_countdown);
+    return left > 0 ? left : 0;
+}
+
 bool sluice_arena_fail_pending(void)
 {
-    return atomic_load(&sluice_arena_fail_countdown) > 0;
+    return sluice_arena_fail_remaining() > 0;
 }
 
 bool sluice_arena_failed(const sluice_arena *arena)

@@ -62,6 +62,10 @@ void sluice_arena_fail_at(long nth);
  * the first N whose run never reached its Nth allocation point. */
 bool sluice_arena_fail_pending(void);
 
+/* Allocation points left before the armed failure (0 when off or fired): a test saves it, does
+ * uncounted work with sluice_arena_fail_at(0), then re-arms with it. */
+long sluice_arena_fail_remaining(void);
+
 /* Counts one allocation point for sluice_arena_fail_at; true when this one must fail. For
  * allocators outside the arena (sluice_buf's malloc, a test's jansson allocator). */
 bool sluice_arena_fault_point(void);

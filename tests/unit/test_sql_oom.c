@@ -2,8 +2,10 @@
  * test_sql_oom.c — the SQL analyzer under allocation failure: every allocation point (arena,
  * sluice_buf, jansson) is failed in turn, and no run may end in a verdict other than an error
  * or the one the query deserves. Code that must be refused is never OK-without-violation (the
- * fail-open of issue 8 §3: a code hash and no violation would get a token signed).
+ * fail-open of issue 8 §3: a code hash and no violation would get a token signed), and an
+ * allowed verdict has the facts and the risk level of a run without faults.
  */
+#include "codemode/risk.h"
 #include "oom_sweep.h"
 #include "sql_fixture.h"
 #include "unit.h"
@@ -35,7 +37,8 @@ static bool same_facts(const sluice_codefacts *f, const sluice_codefacts *b)
                 same_list(&f->blocked_used, &b->blocked_used) &&
                 same_list(&f->functions, &b->functions) && f->join_count == b->join_count &&
                 f->has_where == b->has_where && f->has_limit == b->has_limit &&
-                f->estimated_rows == b->estimated_rows && f->complexity == b->complexity;
+                f->estimated_rows == b->estimated_rows && f->complexity == b->complexity &&
+                sluice_risk_assess(f, NULL) == sluice_risk_assess(b, NULL);
     for (size_t i = 0; same && i < f->output_count; i++)
         same = strcmp(f->outputs[i].name, b->outputs[i].name) == 0 &&
                same_list(&f->outputs[i].lineage, &b->outputs[i].lineage);
@@ -83,7 +86,7 @@ static long sweep(const char *sql, oom_outcome expect)
     assert_int_equal(analyze_once(&c, fixture_arena, &base), expect);
     assert_non_null(base);
     c.baseline = *base; /* lives in fixture_arena until teardown */
-    long points = oom_sweep(sql, run_case, &c, expect);
+    long points = oom_sweep(sql, run_case, &c, expect, OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(expect));
     fprintf(stderr, "oom sweep: %ld allocation points: %s\n", points, sql);
     assert_true(points > 10);
     return points;
