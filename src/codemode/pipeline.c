@@ -255,15 +255,29 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
     sluice_status st = SLUICE_OK;
     if (cm->audit != NULL) {
         const sluice_identity *who = caller->identity;
-        json_object_set_new(fields, "event", json_string(event));
-        json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : ""));
-        json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : ""));
         json_t *groups = json_array();
-        for (size_t i = 0; who != NULL && i < who->group_count; i++)
-            json_array_append_new(groups, json_string(who->groups[i]));
-        json_object_set_new(fields, "groups", groups);
-        json_object_set_new(fields, "session", json_string(caller->session_id));
-        json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
+        for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
+            if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
+                json_decref(groups);
+                groups = NULL;
+            }
+        bool ok =
+            fields != NULL && groups != NULL &&
+            json_object_set_new(fields, "event", json_string(event)) == 0 &&
+            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
+                0 &&
+            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
+            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
+            json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id)) ==
+                0;
+        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
+            /* a record missing a field is not written: the decision fails with it */
+            if (!ok)
+                json_decref(groups);
+            json_decref(fields);
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                    "out of memory writing the audit record");
+        }
         st = sluice_audit_append(cm->audit, fields, arena, err);
         if (st != SLUICE_OK) {
             atomic_store(&cm->audit_broken, true);
@@ -274,28 +288,34 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
     return st;
 }
 
+/* NULL unless every violation is in the list: a refusal always says why. */
 static json_t *violations_json(const sluice_codefacts *f)
 {
     json_t *list = json_array();
-    for (size_t i = 0; i < f->violation_count; i++) {
+    for (size_t i = 0; list != NULL && i < f->violation_count; i++) {
         const sluice_codefacts_violation *v = &f->violations[i];
-        json_t *o = json_pack("{s:s, s:s}", "rule", v->rule, "message", v->message);
-        json_object_set_new(o, "suggestion",
-                            v->suggestion != NULL ? json_string(v->suggestion) : json_null());
-        json_object_set_new(o, "line",
-                            v->line > 0 ? json_integer((json_int_t)v->line) : json_null());
-        json_object_set_new(o, "column",
-                            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
-        json_array_append_new(list, o);
+        json_t *o = json_pack(
+            "{s:s, s:s, s:o, s:o, s:o}", "rule", v->rule, "message", v->message, "suggestion",
+            v->suggestion != NULL ? json_string(v->suggestion) : json_null(), "line",
+            v->line > 0 ? json_integer((json_int_t)v->line) : json_null(), "column",
+            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
+        if (o == NULL || json_array_append_new(list, o) != 0) {
+            json_decref(list);
+            return NULL;
+        }
     }
     return list;
 }
 
+/* NULL unless every string is in the array. */
 static json_t *strings_json(const sluice_codefacts_list *list)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < list->count; i++)
-        json_array_append_new(a, json_string(list->items[i]));
+    for (size_t i = 0; a != NULL && i < list->count; i++)
+        if (json_array_append_new(a, json_string(list->items[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
 }
 
@@ -400,9 +420,18 @@ static json_t *validation_json(const sluice_codemode *cm,
                   explanation != NULL ? explanation : "", "violations", violations_json(f),
                   "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
                   "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
-    json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
-    json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
-    json_object_set_new(o, "metadata", meta != NULL ? meta : json_object());
+    if (o == NULL) {
+        json_decref(meta);
+        return NULL;
+    }
+    int bad =
+        json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
+    bad |= json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
+    bad |= json_object_set_new(o, "metadata", meta);
+    if (bad != 0) {
+        json_decref(o); /* all or nothing: NULL means out of memory */
+        return NULL;
+    }
     return o;
 }
 
@@ -470,7 +499,14 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     }
     free(vars);
     json_t *result = validation_json(cm, f, risk, explanation, token, claims.expires_at);
-    json_object_set(result, "policy", policy);
+    if (result == NULL || json_object_set(result, "policy", policy) != 0 ||
+        sluice_arena_failed(arena)) {
+        /* checked last: a verdict built while an allocation failed is no verdict */
+        json_decref(result);
+        json_decref(policy);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while validating; nothing was approved");
+    }
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
                   "code", code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash",
@@ -570,6 +606,8 @@ static sluice_status check_approval(sluice_codemode *cm,
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
     json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
+    if (summary == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     sluice_status st = hooks != NULL && hooks->approve != NULL
                            ? hooks->approve(hooks->approve_ctx, arena, summary, err)
                            : SLUICE_E_UNSUPPORTED;
