@@ -134,11 +134,17 @@ static sluice_status context_hash(const sluice_codemode *cm,
     return SLUICE_OK;
 }
 
-/* Canonical JSON (sorted keys, compact) of the variables; "null" when there are none. */
+static bool no_variables(const json_t *variables)
+{
+    return variables == NULL || json_is_null(variables) ||
+           (json_is_object(variables) && json_object_size(variables) == 0);
+}
+
+/* Canonical JSON (sorted keys, compact) of the variables; NULL when there are none (or when
+ * out of memory: callers tell the two apart with no_variables). */
 static char *variables_text(const json_t *variables)
 {
-    if (variables == NULL || json_is_null(variables) ||
-        (json_is_object(variables) && json_object_size(variables) == 0))
+    if (no_variables(variables))
         return NULL;
     return json_dumps(variables, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
 }
@@ -420,15 +426,29 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
     sluice_status st = SLUICE_OK;
     if (cm->audit != NULL) {
         const sluice_identity *who = caller->identity;
-        json_object_set_new(fields, "event", json_string(event));
-        json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : ""));
-        json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : ""));
         json_t *groups = json_array();
-        for (size_t i = 0; who != NULL && i < who->group_count; i++)
-            json_array_append_new(groups, json_string(who->groups[i]));
-        json_object_set_new(fields, "groups", groups);
-        json_object_set_new(fields, "session", json_string(caller->session_id));
-        json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id));
+        for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
+            if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
+                json_decref(groups);
+                groups = NULL;
+            }
+        bool ok =
+            fields != NULL && groups != NULL &&
+            json_object_set_new(fields, "event", json_string(event)) == 0 &&
+            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
+                0 &&
+            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
+            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
+            json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id)) ==
+                0;
+        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
+            /* a record missing a field is not written: the decision fails with it */
+            if (!ok)
+                json_decref(groups);
+            json_decref(fields);
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                    "out of memory writing the audit record");
+        }
         st = sluice_audit_append(cm->audit, fields, arena, err);
         if (st != SLUICE_OK) {
             atomic_store(&cm->audit_broken, true);
@@ -439,26 +459,32 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
     return st;
 }
 
-static void append_violations(json_t *list, const sluice_codefacts_violation *vs, size_t n)
+/* Appends every violation; false (list unusable) unless all of them are in: a refusal always
+ * says why. */
+static bool append_violations(json_t *list, const sluice_codefacts_violation *vs, size_t n)
 {
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; list != NULL && i < n; i++) {
         const sluice_codefacts_violation *v = &vs[i];
-        json_t *o = json_pack("{s:s, s:s}", "rule", v->rule, "message", v->message);
-        json_object_set_new(o, "suggestion",
-                            v->suggestion != NULL ? json_string(v->suggestion) : json_null());
-        json_object_set_new(o, "line",
-                            v->line > 0 ? json_integer((json_int_t)v->line) : json_null());
-        json_object_set_new(o, "column",
-                            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
-        json_array_append_new(list, o);
+        json_t *o = json_pack(
+            "{s:s, s:s, s:o, s:o, s:o}", "rule", v->rule, "message", v->message, "suggestion",
+            v->suggestion != NULL ? json_string(v->suggestion) : json_null(), "line",
+            v->line > 0 ? json_integer((json_int_t)v->line) : json_null(), "column",
+            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
+        if (o == NULL || json_array_append_new(list, o) != 0)
+            return false;
     }
+    return list != NULL;
 }
 
+/* NULL unless every string is in the array. */
 static json_t *strings_json(const sluice_codefacts_list *list)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < list->count; i++)
-        json_array_append_new(a, json_string(list->items[i]));
+    for (size_t i = 0; a != NULL && i < list->count; i++)
+        if (json_array_append_new(a, json_string(list->items[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
 }
 
@@ -572,9 +598,6 @@ static sluice_status apply_policy(sluice_codemode *cm,
                                   sluice_error *err)
 {
     const sluice_codefacts *f = j->facts;
-    j->policy_summary =
-        json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
-                  j->route->id, "version", sluice_policy_version(cm->policy));
     if (f->code_hash[0] == '\0' || !sluice_policy_active(cm->policy))
         return SLUICE_OK;
     sluice_policy_decision d;
@@ -609,8 +632,15 @@ static sluice_status judge(sluice_codemode *cm,
     sluice_verdict_init(&j->policy, arena);
     j->risk = SLUICE_RISK_CRITICAL; /* until judged otherwise */
     j->vars = variables_text(variables);
+    if (j->vars == NULL && !no_variables(variables)) /* never a token for "no variables" */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     j->route = sluice_policy_route_for(cm->policy, caller->identity);
     j->be = backend_for(cm, j->route);
+    j->policy_summary =
+        json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
+                  j->route->id, "version", sluice_policy_version(cm->policy));
+    if (j->policy_summary == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     j->fe = frontend_for(cm, caller->language);
     sluice_status st;
     if (j->fe == NULL) {
@@ -662,17 +692,30 @@ static json_t *validation_json(const sluice_codemode *cm,
         iso_time(expires_at, when);
     json_t *meta = sluice_codefacts_to_json(f);
     json_t *violations = json_array();
-    append_violations(violations, f->violations, f->violation_count);
-    append_violations(violations, j->policy.violations, j->policy.violation_count);
+    if (!append_violations(violations, f->violations, f->violation_count) ||
+        !append_violations(violations, j->policy.violations, j->policy.violation_count)) {
+        json_decref(violations);
+        json_decref(meta);
+        return NULL;
+    }
     json_t *o =
         json_pack("{s:b, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "language",
                   f->language != NULL ? f->language : "", "action", action_label(f->action),
                   "risk_level", sluice_risk_name(j->risk), "explanation", explanation, "violations",
                   violations, "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
                   "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
-    json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
-    json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
-    json_object_set_new(o, "metadata", meta != NULL ? meta : json_object());
+    if (o == NULL) {
+        json_decref(meta);
+        return NULL;
+    }
+    int bad =
+        json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
+    bad |= json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
+    bad |= json_object_set_new(o, "metadata", meta);
+    if (bad != 0) {
+        json_decref(o); /* all or nothing: NULL means out of memory */
+        return NULL;
+    }
     return o;
 }
 
@@ -745,7 +788,14 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     }
     const sluice_codefacts *f = j.facts;
     json_t *result = validation_json(cm, &j, explain(arena, &j), token, claims.expires_at);
-    json_object_set(result, "policy", j.policy_summary);
+    if (result == NULL || json_object_set(result, "policy", j.policy_summary) != 0 ||
+        sluice_arena_failed(arena)) {
+        /* checked last: a verdict built while an allocation failed is no verdict */
+        json_decref(result);
+        judgement_dispose(&j);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while validating; nothing was approved");
+    }
     json_t *record = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
         "language", f->language != NULL ? f->language : "", "code",
@@ -836,6 +886,8 @@ static sluice_status check_approval(sluice_codemode *cm,
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
     json_t *summary = validation_json(cm, j, explain(arena, j), NULL, 0);
+    if (summary == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     sluice_status st = hooks != NULL && hooks->approve != NULL
                            ? hooks->approve(hooks->approve_ctx, arena, summary, err)
                            : SLUICE_E_UNSUPPORTED;

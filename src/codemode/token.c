@@ -463,6 +463,9 @@ sluice_status sluice_token_open(const sluice_secret_ring *ring,
         return refuse(err, arena, out_problem, SLUICE_TOKEN_NOT_YET_VALID,
                       "the approval token was issued %lld s in the future (clock change?); %s",
                       (long long)(c->issued_at - now), REVALIDATE);
+    if (sluice_arena_failed(arena)) /* checked last: never a pass built on a lost allocation */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while checking the approval token; retry");
     *out_claims = *c;
     if (out_problem != NULL)
         *out_problem = SLUICE_TOKEN_OK;
@@ -476,6 +479,9 @@ sluice_status sluice_token_match(const sluice_token_claims *claims,
                                  sluice_error *err)
 {
     sluice_status st = check_claims(claims, expected, arena, out_problem, err);
+    if (st == SLUICE_OK && sluice_arena_failed(arena)) /* never a pass built on a lost allocation */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while checking the approval token; retry");
     if (st == SLUICE_OK && out_problem != NULL)
         *out_problem = SLUICE_TOKEN_OK;
     return st;

@@ -34,12 +34,13 @@ struct sluice_arena {
     arena_block *blocks;  /* every other block, including large ones */
     arena_cleanup *cleanups;
     size_t used;
+    bool failed; /* an allocation from here returned NULL */
 };
 
 /* Failure injection (see globals.c): counts down across all arenas. */
 extern atomic_long sluice_arena_fail_countdown;
 
-static bool injected_failure(void)
+bool sluice_arena_fault_point(void)
 {
     long left = atomic_load(&sluice_arena_fail_countdown);
     while (left > 0) {
@@ -52,6 +53,22 @@ static bool injected_failure(void)
 void sluice_arena_fail_at(long nth)
 {
     atomic_store(&sluice_arena_fail_countdown, nth > 0 ? nth : 0);
+}
+
+long sluice_arena_fail_remaining(void)
+{
+    long left = atomic_load(&sluice_arena_fail_countdown);
+    return left > 0 ? left : 0;
+}
+
+bool sluice_arena_fail_pending(void)
+{
+    return sluice_arena_fail_remaining() > 0;
+}
+
+bool sluice_arena_failed(const sluice_arena *arena)
+{
+    return arena == NULL || arena->failed;
 }
 
 static arena_block *block_new(size_t payload)
@@ -69,7 +86,7 @@ static arena_block *block_new(size_t payload)
 
 sluice_arena *sluice_arena_new(void)
 {
-    if (injected_failure())
+    if (sluice_arena_fault_point())
         return NULL;
     sluice_arena *a = calloc(1, sizeof(*a));
     if (a == NULL)
@@ -108,19 +125,28 @@ static size_t align_up(size_t n)
     return (n + a - 1) & ~(a - 1);
 }
 
+/* Every NULL an arena hands out goes through here, so the failure is remembered. */
+static void *arena_fail(sluice_arena *arena)
+{
+    arena->failed = true;
+    return NULL;
+}
+
 void *sluice_arena_alloc(sluice_arena *arena, size_t size)
 {
-    if (arena == NULL || injected_failure())
+    if (arena == NULL)
         return NULL;
+    if (sluice_arena_fault_point())
+        return arena_fail(arena);
     if (size == 0)
         size = 1;
     if (size > SIZE_MAX / 2)
-        return NULL;
+        return arena_fail(arena);
     size_t need = align_up(size);
     if (need > ARENA_LARGE_LIMIT) {
         arena_block *big = block_new(need);
         if (big == NULL)
-            return NULL;
+            return arena_fail(arena);
         big->used = need;
         big->next = arena->blocks;
         arena->blocks = big;
@@ -131,7 +157,7 @@ void *sluice_arena_alloc(sluice_arena *arena, size_t size)
     if (cur->size - cur->used < need) {
         arena_block *fresh = block_new(ARENA_BLOCK_SIZE);
         if (fresh == NULL)
-            return NULL;
+            return arena_fail(arena);
         cur->next = arena->blocks;
         arena->blocks = cur;
         arena->current = fresh;
@@ -147,7 +173,7 @@ void *sluice_arena_calloc(sluice_arena *arena, size_t count, size_t size)
 {
     size_t total;
     if (__builtin_mul_overflow(count, size, &total))
-        return NULL;
+        return arena != NULL ? arena_fail(arena) : NULL;
     void *p = sluice_arena_alloc(arena, total);
     if (p != NULL)
         memset(p, 0, total);

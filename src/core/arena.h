@@ -1,8 +1,10 @@
 /*
  * arena.h — region allocator: one arena per request (or per long-lived object), freed at once.
  *
- * Owns: bump allocation in blocks, cleanup callbacks run before the memory goes, and the
- * failure-injection hook that lets tests fail the Nth allocation.
+ * Owns: bump allocation in blocks, cleanup callbacks run before the memory goes, the sticky
+ * "an allocation failed here" flag that lets analyses fail closed, and the failure-injection
+ * hook that lets tests fail the Nth allocation point (arena, sluice_buf, or any allocator a
+ * test routes through sluice_arena_fault_point).
  * Does not own: thread safety. An arena belongs to one thread at a time.
  */
 #ifndef SLUICE_CORE_ARENA_H
@@ -11,6 +13,7 @@
 #include "sluice/sluice.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 typedef struct sluice_arena sluice_arena;
@@ -46,8 +49,25 @@ sluice_status sluice_arena_cleanup_add(sluice_arena *arena, void (*fn)(void *), 
 /* Bytes handed out so far (for limits and tests). */
 size_t sluice_arena_used(const sluice_arena *arena);
 
-/* Test hook: the nth allocation from now (1-based) in this process fails; 0 turns it off.
- * Every arena allocation counts, across threads. */
+/* True once any allocation from this arena has failed (sticky, never cleared). A result built
+ * in an arena that lost an allocation is incomplete even when every caller handled the NULL:
+ * deciding code checks this last and fails closed. NULL counts as failed. */
+bool sluice_arena_failed(const sluice_arena *arena);
+
+/* Test hook: the nth allocation point from now (1-based) in this process fails; 0 turns it
+ * off. Every arena allocation counts, across threads, and so does every sluice_buf growth. */
 void sluice_arena_fail_at(long nth);
+
+/* True while an injected failure is armed and has not fired yet: an allocation sweep stops at
+ * the first N whose run never reached its Nth allocation point. */
+bool sluice_arena_fail_pending(void);
+
+/* Allocation points left before the armed failure (0 when off or fired): a test saves it, does
+ * uncounted work with sluice_arena_fail_at(0), then re-arms with it. */
+long sluice_arena_fail_remaining(void);
+
+/* Counts one allocation point for sluice_arena_fail_at; true when this one must fail. For
+ * allocators outside the arena (sluice_buf's malloc, a test's jansson allocator). */
+bool sluice_arena_fault_point(void);
 
 #endif

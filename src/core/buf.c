@@ -36,7 +36,7 @@ static bool grow(sluice_buf *buf, size_t extra)
         if (fresh != NULL && buf->len > 0)
             memcpy(fresh, buf->data, buf->len);
     } else {
-        fresh = realloc(buf->data, cap);
+        fresh = sluice_arena_fault_point() ? NULL : realloc(buf->data, cap);
     }
     if (fresh == NULL) {
         buf->status = SLUICE_E_NOMEM;

@@ -39,7 +39,8 @@ const char *sluice_action_name(sluice_action action)
 
 bool sluice_codefacts_refused(const sluice_codefacts *facts)
 {
-    return facts == NULL || facts->violation_count > 0;
+    return facts == NULL || facts->violation_count > 0 || facts->incomplete ||
+           sluice_arena_failed(facts->arena);
 }
 
 bool sluice_codefacts_list_has(const sluice_codefacts_list *list, const char *s)
@@ -48,6 +49,13 @@ bool sluice_codefacts_list_has(const sluice_codefacts_list *list, const char *s)
         if (strcmp(list->items[i], s) == 0)
             return true;
     return false;
+}
+
+/* Marks the record incomplete (refused) and reports the allocation failure. */
+static sluice_status incomplete(sluice_codefacts *facts)
+{
+    facts->incomplete = true;
+    return SLUICE_E_NOMEM;
 }
 
 /* Grows an arena array of elem-sized items to hold one more; old memory stays in the arena. */
@@ -75,7 +83,7 @@ sluice_codefacts_list_add(sluice_codefacts *facts, sluice_codefacts_list *list, 
         grow(facts->arena, (void *)list->items, list->count, &cap, sizeof(*list->items));
     char *copy = sluice_arena_strdup(facts->arena, s);
     if (items == NULL || copy == NULL)
-        return SLUICE_E_NOMEM;
+        return incomplete(facts);
     list->items = items;
     list->cap = cap;
     list->items[list->count++] = copy;
@@ -93,7 +101,7 @@ sluice_status sluice_codefacts_add_output(sluice_codefacts *facts,
     char *n = sluice_arena_strdup(facts->arena, name != NULL ? name : "");
     char *t = sluice_arena_strdup(facts->arena, type != NULL ? type : "");
     if (outs == NULL || n == NULL || t == NULL)
-        return SLUICE_E_NOMEM;
+        return incomplete(facts);
     facts->outputs = outs;
     facts->output_cap = cap;
     sluice_codefacts_output *o = &outs[facts->output_count++];
@@ -120,8 +128,12 @@ sluice_status sluice_codefacts_violate(sluice_codefacts *facts,
     va_start(ap, fmt);
     char *msg = sluice_arena_vprintf(facts->arena, fmt, ap);
     va_end(ap);
-    if (vs == NULL || msg == NULL) {
-        /* Still refuse: a violation we could not describe must not vanish. */
+    char *rule_copy = sluice_arena_strdup(facts->arena, rule);
+    char *sugg_copy = suggestion != NULL ? sluice_arena_strdup(facts->arena, suggestion) : NULL;
+    if (vs == NULL || msg == NULL || rule_copy == NULL || (suggestion != NULL && !sugg_copy)) {
+        /* Still refuse: a violation we could not describe must not vanish (and if it could
+         * not even be stored, the incomplete flag refuses). */
+        facts->incomplete = true;
         if (vs != NULL) {
             facts->violations = vs;
             facts->violation_cap = cap;
@@ -133,10 +145,8 @@ sluice_status sluice_codefacts_violate(sluice_codefacts *facts,
     }
     facts->violations = vs;
     facts->violation_cap = cap;
-    vs[facts->violation_count++] = (sluice_codefacts_violation){
-        sluice_arena_strdup(facts->arena, rule), msg,
-        suggestion != NULL ? sluice_arena_strdup(facts->arena, suggestion) : NULL, line, column
-    };
+    vs[facts->violation_count++] =
+        (sluice_codefacts_violation){ rule_copy, msg, sugg_copy, line, column };
     return SLUICE_OK;
 }
 
@@ -147,7 +157,7 @@ sluice_status sluice_codefacts_warn(sluice_codefacts *facts, const char *fmt, ..
     char *msg = sluice_arena_vprintf(facts->arena, fmt, ap);
     va_end(ap);
     if (msg == NULL)
-        return SLUICE_E_NOMEM;
+        return incomplete(facts);
     return sluice_codefacts_list_add(facts, &facts->warnings, msg);
 }
 

@@ -89,6 +89,9 @@ typedef struct sluice_codefacts {
     size_t violation_count;
     size_t violation_cap;
     sluice_codefacts_list warnings;
+    /* Sticky: a builder failed (a fact or a violation may be missing) or the analyzer could not
+     * finish. An incomplete record is refused whatever else it says (fail closed). */
+    bool incomplete;
 
     /* The language's own facts (e.g. sluice_sql_facts): only that language's explain and risk
      * read them; ext_ops renders them. NULL when the analysis stopped before it had any. */
@@ -112,11 +115,13 @@ sluice_codefacts *sluice_codefacts_new(sluice_arena *arena, const char *language
 /* "Read" | "Write" | "Delete" | "Admin" — the Cedar action ids. */
 const char *sluice_action_name(sluice_action action);
 
-/* True when the analysis found at least one violation: the program must not run. */
+/* True when the analysis found at least one violation, or is incomplete (a builder failed,
+ * the analyzer gave up, or the arena lost an allocation): the program must not run. */
 bool sluice_codefacts_refused(const sluice_codefacts *facts);
 
 /* Builders (analyzers only). Each copies its strings into the facts' arena and returns
- * SLUICE_E_NOMEM on allocation failure, leaving the record consistent. */
+ * SLUICE_E_NOMEM on allocation failure, leaving the record consistent and marked incomplete
+ * (so a caller that ignores the status still refuses). */
 sluice_status
 sluice_codefacts_list_add(sluice_codefacts *facts, sluice_codefacts_list *list, const char *s);
 bool sluice_codefacts_list_has(const sluice_codefacts_list *list, const char *s);

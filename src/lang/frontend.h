@@ -11,7 +11,9 @@
  * including when the code is refused: everything wrong with the input (syntax, statement count,
  * rules, blocked fields) is a violation inside the CodeFacts, so callers have one shape to
  * render. Non-OK means the analyzer itself failed (SLUICE_E_NOMEM, SLUICE_E_LIMIT for code over
- * SLUICE_LIMIT_CODE_BYTES, SLUICE_E_INTERNAL) and err says why; *out is then untouched.
+ * SLUICE_LIMIT_CODE_BYTES, SLUICE_E_INTERNAL) and err says why; *out is then untouched. An
+ * allocation that failed anywhere during the analysis (even one a stage handled) is non-OK:
+ * never a verdict built from partial facts.
  */
 #ifndef SLUICE_LANG_FRONTEND_H
 #define SLUICE_LANG_FRONTEND_H

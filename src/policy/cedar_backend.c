@@ -160,29 +160,50 @@ static bool same_uid(const json_t *a, const json_t *b)
            json_equal(json_object_get(ua, "id"), json_object_get(b, "id"));
 }
 
-/* The principal entity: the file's (if any) with the identity's groups added as parents. */
+/* Appends v (stolen); a failed append clears *ok. */
+static void append(json_t *array, json_t *v, bool *ok)
+{
+    if (v == NULL || json_array_append_new(array, v) != 0)
+        *ok = false;
+}
+
+/* The principal entity: the file's (if any) with the identity's groups added as parents. NULL
+ * when any part is missing: an entity without one of its groups could skip a forbid. */
 static json_t *principal_entity(const json_t *request, const json_t *file_entity)
 {
     const json_t *who = json_object_get(request, "principal");
     json_t *parents = json_array();
+    json_t *attrs = json_object();
+    bool ok = parents != NULL && attrs != NULL;
     const json_t *g;
     size_t i;
     json_array_foreach(json_object_get(request, "groups"), i, g)
-        json_array_append_new(parents, json_pack("{s:s, s:O}", "type", "CodeMode::Group", "id", g));
-    json_t *attrs = json_object();
-    if (file_entity != NULL) {
-        json_array_extend(parents, json_object_get(file_entity, "parents"));
-        json_object_update(attrs, json_object_get(file_entity, "attrs"));
+    {
+        if (ok)
+            append(parents, json_pack("{s:s, s:O}", "type", "CodeMode::Group", "id", g), &ok);
+    }
+    if (ok && file_entity != NULL) {
+        const json_t *fp = json_object_get(file_entity, "parents");
+        const json_t *fa = json_object_get(file_entity, "attrs");
+        ok = (fp == NULL || json_array_extend(parents, (json_t *)fp) == 0) &&
+             (fa == NULL || json_object_update(attrs, (json_t *)fa) == 0);
+    }
+    if (!ok) {
+        json_decref(parents);
+        json_decref(attrs);
+        return NULL;
     }
     return json_pack("{s:O, s:o, s:o}", "uid", who, "attrs", attrs, "parents", parents);
 }
 
-/* The file's entities, then the principal and the resource as this request defines them. */
+/* The file's entities, then the principal and the resource as this request defines them. NULL
+ * unless every entity made it in (a missing parent or attribute could flip the decision). */
 static json_t *request_entities(const cedar_state *s, const json_t *request)
 {
     const json_t *principal = json_object_get(request, "principal");
     const json_t *resource = json_object_get(request, "resource");
     json_t *all = json_array();
+    bool ok = all != NULL;
     const json_t *file_principal = NULL, *e;
     size_t i;
     json_array_foreach(s->entities, i, e)
@@ -190,25 +211,35 @@ static json_t *request_entities(const cedar_state *s, const json_t *request)
         const json_t *uid = json_object_get(e, "uid");
         if (same_uid(uid, principal))
             file_principal = e;
-        else if (!same_uid(uid, resource))
-            json_array_append(all, (json_t *)e);
+        else if (ok && !same_uid(uid, resource))
+            ok = json_array_append(all, (json_t *)e) == 0;
     }
-    json_array_append_new(all, principal_entity(request, file_principal));
-    json_t *res = json_pack(
-        "{s:{s:O, s:O}, s:O, s:[]}", "uid", "type", json_object_get(resource, "type"), "id",
-        json_object_get(resource, "id"), "attrs", json_object_get(resource, "attrs"), "parents");
-    json_array_append_new(all, res);
+    if (ok)
+        append(all, principal_entity(request, file_principal), &ok);
+    if (ok)
+        append(all,
+               json_pack("{s:{s:O, s:O}, s:O, s:[]}", "uid", "type",
+                         json_object_get(resource, "type"), "id", json_object_get(resource, "id"),
+                         "attrs", json_object_get(resource, "attrs"), "parents"),
+               &ok);
+    if (!ok) {
+        json_decref(all);
+        return NULL;
+    }
     return all;
 }
 
-static void uid_from(sluice_arena *arena, const json_t *j, sluice_cedar_uid *uid)
+/* false on NOMEM (a blank uid would match no policy's scope, including a forbid's) */
+static bool uid_from(sluice_arena *arena, const json_t *j, sluice_cedar_uid *uid)
 {
     const char *type = json_string_value(json_object_get(j, "type"));
     const char *id = json_string_value(json_object_get(j, "id"));
     type = sluice_arena_strdup(arena, type != NULL ? type : "");
     id = sluice_arena_strdup(arena, id != NULL ? id : "");
-    sluice_cedar_uid_make(uid, type != NULL ? type : "", type != NULL ? strlen(type) : 0,
-                          id != NULL ? id : "", id != NULL ? strlen(id) : 0);
+    if (type == NULL || id == NULL)
+        return false;
+    sluice_cedar_uid_make(uid, type, strlen(type), id, strlen(id));
+    return true;
 }
 
 static sluice_policy_reason reason_of(const sluice_cedar_policy *p)
@@ -273,9 +304,10 @@ static sluice_status cedar_evaluate(void *state,
         return sluice_policy_decision_error(out, arena, "%s", e.message) == SLUICE_OK
                    ? SLUICE_OK
                    : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    uid_from(arena, json_object_get(request, "principal"), &req.principal);
-    uid_from(arena, json_object_get(request, "action"), &req.action);
-    uid_from(arena, json_object_get(request, "resource"), &req.resource);
+    if (!uid_from(arena, json_object_get(request, "principal"), &req.principal) ||
+        !uid_from(arena, json_object_get(request, "action"), &req.action) ||
+        !uid_from(arena, json_object_get(request, "resource"), &req.resource))
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     sluice_cedar_decision d;
     st = sluice_cedar_is_authorized(s->set, store, &req, arena, &d, &e);
     if (st == SLUICE_OK)

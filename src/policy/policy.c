@@ -205,12 +205,22 @@ const sluice_config_code_mode *sluice_policy_engine_rules(const sluice_policy *p
 
 /* ---- the request model (seed 000) ----------------------------------------------------------- */
 
-static json_t *strlist_json(const sluice_strlist *list)
+/* A new array of the strings; NULL when any cannot be added: a list missing an item (a group,
+ * a blocked field) could flip a decision, so the request is all or nothing. */
+static json_t *strings_json(const char *const *items, size_t count)
 {
     json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < list->count; i++)
-        json_array_append_new(a, json_string(list->items[i]));
+    for (size_t i = 0; a != NULL && i < count; i++)
+        if (json_array_append_new(a, json_string(items[i])) != 0) {
+            json_decref(a);
+            return NULL;
+        }
     return a;
+}
+
+static json_t *strlist_json(const sluice_strlist *list)
+{
+    return strings_json(list->items, list->count);
 }
 
 static json_t *uid_json(const char *type, const char *id)
@@ -246,12 +256,13 @@ json_t *sluice_policy_request_json(const sluice_policy *policy,
                                    sluice_action action,
                                    const sluice_codefacts *facts)
 {
-    json_t *groups = json_array();
-    for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
-        json_array_append_new(groups, json_string(who->groups[i]));
+    json_t *groups = who != NULL ? strings_json(who->groups, who->group_count) : json_array();
     json_t *resource = uid_json("CodeMode::Server", route->id);
-    if (resource != NULL)
-        json_object_set_new(resource, "attrs", resource_attrs(policy, route));
+    if (resource != NULL &&
+        json_object_set_new(resource, "attrs", resource_attrs(policy, route)) != 0) {
+        json_decref(resource);
+        resource = NULL; /* every part or nothing: json_pack below fails on NULL */
+    }
     return json_pack("{s:o, s:o, s:o, s:o, s:o}", "principal",
                      uid_json("CodeMode::User", who != NULL ? who->user_id : ""), "groups", groups,
                      "action", uid_json("CodeMode::Action", sluice_action_name(action)), "resource",
@@ -287,7 +298,7 @@ sluice_status sluice_policy_evaluate(const sluice_policy *policy,
 {
     memset(out, 0, sizeof *out);
     out->request = sluice_policy_request_json(policy, who, route, action, facts);
-    if (out->request == NULL)
+    if (out->request == NULL || sluice_arena_failed(arena))
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     if (policy->ops == NULL) {
         out->allow = true;
@@ -296,6 +307,14 @@ sluice_status sluice_policy_evaluate(const sluice_policy *policy,
     sluice_status st = policy->ops->evaluate(policy->state, arena, out->request, out, err);
     if (st == SLUICE_OK && out->error_count > 0)
         out->allow = false; /* fail closed: a policy that could not be evaluated never allows */
+    if (st == SLUICE_OK && sluice_arena_failed(arena)) {
+        /* checked last: an evaluation that lost an allocation (even one it handled) may have
+         * skipped a forbid, so it decides nothing */
+        out->allow = false;
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while evaluating "
+                                "the policy; nothing was allowed");
+    }
     return st;
 }
 

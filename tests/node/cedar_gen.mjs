@@ -75,13 +75,38 @@ DATETIMES.push("2024-02-30", "0000-01-01", "2024-01-01T00:00:00.000+0000", "2024
   "9999-12-31T23:59:59.999-2359", "2024-04-31", "+2024-01-01", "2024-01-01Z");
 DURATIONS.push("0d", "1ms1s", "-0ms", "1", "d", "-", "1D", "1.5h", " 1s", "1mm", "1msms", "9223372036854775807ms",
   "9223372036854775808ms", "-9223372036854775809ms", "106751991168d", "2562047788015h", "1d-1h", "--1h", "01h");
-const STRINGS = ["", "a", "abc", "x y", "a*c", "tab\there", "\u00e9t\u00e9", "quote\"s", "admin"];
+const STRINGS = ["", "a", "abc", "x y", "a*c", "tab\there", "\u00e9t\u00e9", "quote\"s", "admin", "*",
+  "h*o", "hello", "\\abc", "a\\*c", "\u2603x", "a\nb"];
 const PATTERNS = ["*", "a*", "*c", "a*c", "\\*", "a\\*c", "", "*b*", "ab*c*", "\u00e9*"];
 
 function strLit(s) {
   const text = JSON.stringify(s).replace(/\\u00([0-9a-f]{2})/g, (_, h) => `\\u{${h}}`);
   // Sometimes spell a plain letter as an escape, to exercise the unescaper.
   return chance(0.1) ? text.replace(/[a-z]/, (ch) => pick([`\\u{${ch.charCodeAt(0).toString(16)}}`, `\\x${ch.charCodeAt(0).toString(16)}`])) : text;
+}
+// A `like` pattern literal with its characters spelled every way Cedar allows: a wildcard as
+// `*`, `\u{2a}` or `\x2a` (all wildcards: only `\*` is a literal star), other characters
+// raw or escaped (\u{..}, \x.., \\, \", \n, \t, \0).
+const PATTERN_CHARS = ["a", "b", "c", "h", "o", "l", "e", " ", "\u00e9", "\u{1f600}", "\\", "\"", "\n", "\t", "\0"];
+function spellChar(ch) {
+  const cp = ch.codePointAt(0), hex = cp.toString(16);
+  const named = { "\\": "\\\\", "\"": "\\\"", "\n": "\\n", "\t": "\\t", "\0": "\\0" };
+  const ways = [`\\u{${hex}}`, `\\u{${hex.padStart(4, "0")}}`];
+  if (cp < 0x80) ways.push(`\\x${hex.padStart(2, "0")}`, `\\x${hex.padStart(2, "0").toUpperCase()}`);
+  if (named[ch] !== undefined) ways.push(named[ch], named[ch]);
+  else if (cp <= 0xffff) ways.push(ch, ch, ch); // raw astral characters could be split by mutate()
+  return pick(ways);
+}
+function patLit() {
+  if (chance(0.3)) return strLit(pick(PATTERNS)).replace(/\\\\\*/g, "\\*");
+  let text = "";
+  for (let n = int(6); n > 0; n--) {
+    const r = R();
+    if (r < 0.3) text += pick(["*", "*", "\\u{2a}", "\\x2a", "\\x2A", "\\u{002a}"]); // wildcards
+    else if (r < 0.4) text += "\\*"; // the only literal star
+    else text += spellChar(pick(PATTERN_CHARS));
+  }
+  return `"${text}"`;
 }
 function longLit() {
   return pick(["0", "1", "2", "7", "42", "-3", "9223372036854775807", "-9223372036854775808",
@@ -170,7 +195,7 @@ const GENS = {
       case 6: { const a = pick(ATTRS); const b = pick(ATTRS);
         const key = /^[a-z]+$/.test(a) ? (chance(0.4) && /^[a-z]+$/.test(b) ? `${a}.${b}` : a) : strLit(a);
         return `${pick([() => maybe("entity", d), () => maybe("record", d)])()} has ${key}`; }
-      case 7: return `${maybe("string", d)} like ${strLit(pick(PATTERNS)).replace(/\\\\\*/g, "\\*")}`;
+      case 7: return `${maybe("string", d)} like ${patLit()}`;
       case 8: return `${maybe("entity", d)} is ${pick(TYPES)}${chance(0.3) ? ` in ${maybe("entity", d)}` : ""}`;
       case 9: return `${maybe("set", d)}.contains(${gen(anyType(), d)})`;
       case 10: return `${maybe("set", d)}.${pick(["containsAll", "containsAny"])}(${maybe("set", d)})`;

@@ -141,6 +141,17 @@ static void hierarchy_is_and_like(void **state)
         { "\"h*o\" like \"h\\*o\"", CEDAR_TRUE },
         { "\"hello\" like \"h\\*o\"", CEDAR_FALSE },
         { "\"\" like \"*\"", CEDAR_TRUE },
+        /* only \* is a literal star: a star spelled \x2a or \u{2a} is a wildcard (cedar-wasm) */
+        { "\"hello\" like \"h\\u{2a}o\"", CEDAR_TRUE },
+        { "\"hello\" like \"h\\x2ao\"", CEDAR_TRUE },
+        { "\"hello\" like \"h\\x2Ao\"", CEDAR_TRUE },
+        { "\"hello\" like \"h\\u{002a}\"", CEDAR_TRUE },
+        { "\"h*o\" like \"h\\u{2a}\\*o\"", CEDAR_TRUE },
+        { "\"hello\" like \"h\\u{2a}\\*o\"", CEDAR_FALSE },
+        { "\"h**o\" like \"h\\u{2a}\\*o\"", CEDAR_TRUE },
+        { "\"\\\\abc\" like \"\\\\*\"", CEDAR_TRUE },
+        { "\"\\\\x\" like \"\\\\\\*\"", CEDAR_FALSE },
+        { "\"\\\\*\" like \"\\\\\\*\"", CEDAR_TRUE },
         { "\"abcabc\" like \"*bc*c\"", CEDAR_TRUE },
         { "1 like \"*\"", CEDAR_ERROR },
     };

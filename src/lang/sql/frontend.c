@@ -263,6 +263,21 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
     return st;
 }
 
+/* Checked last: an analysis that lost an allocation anywhere (a builder, a walk, a serialized
+ * document) is an error, never a verdict, even when every stage returned OK. */
+static sluice_status finish(sluice_sql_ctx *ctx, sluice_codefacts **out, sluice_error *err)
+{
+    if (sluice_arena_failed(ctx->arena))
+        return sluice_error_set(err, ctx->arena, SLUICE_E_NOMEM,
+                                "out of memory while analyzing the SQL; nothing was approved");
+    if (ctx->facts->incomplete)
+        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
+                                "the SQL analysis could not complete, so nothing was approved; "
+                                "retry, and tell the administrator if it persists");
+    *out = ctx->facts;
+    return SLUICE_OK;
+}
+
 sluice_status sluice_sql_analyze(sluice_arena *arena,
                                  const char *code,
                                  size_t code_len,
@@ -292,16 +307,14 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
         sluice_error_locate(ctx.code, ctx.code_len, strlen(ctx.code), &line, &column);
         sluice_codefacts_violate(ctx.facts, "syntax_error", line, column, "remove the NUL byte",
                                  "the SQL contains a NUL byte");
-        *out = ctx.facts;
-        return SLUICE_OK;
+        return finish(&ctx, out, err);
     }
     st = open_connection(&ctx, fc, err);
     if (st == SLUICE_OK)
         st = run_stages(&ctx, fc);
     if (st != SLUICE_OK)
         return st;
-    *out = ctx.facts;
-    return SLUICE_OK;
+    return finish(&ctx, out, err);
 }
 
 static sluice_status canonical_hash(sluice_arena *arena,

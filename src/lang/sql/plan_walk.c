@@ -895,8 +895,10 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
 {
     sluice_codefacts *f = w->ctx->facts;
     uint64_t *returned = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
-    if (returned == NULL)
+    if (returned == NULL) {
+        f->incomplete = true;
         return;
+    }
     for (size_t i = 0; i < root->n; i++) {
         const char *cname = duckdb_prepared_statement_column_name(ps, i);
         sluice_codefacts_output *o = NULL;
@@ -912,6 +914,8 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
             if ((s[id / 64] >> (id % 64) & 1) == 0)
                 continue;
             const char *q = qualified(w, id);
+            if (q == NULL)
+                f->incomplete = true; /* lineage would be missing a column */
             sluice_codefacts_list_add(f, &o->lineage, q);
             if (sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
                 sluice_codefacts_violate(
@@ -926,6 +930,8 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
     }
     for (size_t id = 0; id < w->base_count; id++) {
         const char *q = qualified(w, id);
+        if (q == NULL)
+            f->incomplete = true;
         sluice_codefacts_list_add(f, &f->fields_read, q);
         if ((returned[id / 64] >> (id % 64) & 1) == 0 &&
             sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
@@ -952,7 +958,7 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
 {
     json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
     if (doc == NULL)
-        return SLUICE_OK;
+        return SLUICE_OK; /* a violation, or facts marked incomplete */
     if (json_is_true(json_object_get(doc, "error"))) {
         /* DuckDB cannot plan untyped parameters ("SELECT $1") and says so obscurely. */
         if (has_parameters(ctx))
@@ -981,12 +987,14 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
     if (w.base == NULL)
         return SLUICE_E_NOMEM;
     scan(&w, json_array_get(plans, 0), 0);
-    if (w.failed)
-        return SLUICE_OK;
-    w.nwords = w.base_count / 64 + 1;
     cols root;
-    if (!walk_op(&w, json_array_get(plans, 0), &root))
+    w.nwords = w.base_count / 64 + 1;
+    if (w.failed || !walk_op(&w, json_array_get(plans, 0), &root)) {
+        /* allocation failures stop the walk without a violation: still refuse */
+        if (ctx->facts->violation_count == 0)
+            ctx->facts->incomplete = true;
         return SLUICE_OK;
+    }
     if (root.n != ctx->result_columns) {
         sluice_codefacts_violate(ctx->facts, "unanalyzable", 0, 0, NULL,
                                  "the analysis found %zu result columns but DuckDB reports %zu; "

@@ -130,6 +130,8 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
     duckdb_prepared_statement ps = NULL;
     duckdb_result res;
     json_t *out = NULL;
+    bool was_incomplete = ctx->facts->incomplete;
+    ctx->facts->incomplete = true; /* until a document is in hand (fail closed) */
     if (q == NULL)
         return NULL;
     if (duckdb_prepare(ctx->conn, q, &ps) == DuckDBError) {
@@ -154,6 +156,8 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
         duckdb_free(text);
         if (out != NULL && sluice_arena_cleanup_add(ctx->arena, json_decref_cleanup, out) != 0)
             out = NULL;
+        if (out != NULL && (raw == NULL || *raw != NULL))
+            ctx->facts->incomplete = was_incomplete;
     }
     duckdb_destroy_result(&res);
     duckdb_destroy_prepare(&ps);

@@ -154,7 +154,8 @@ static bool unescape_unicode(const char *s, size_t end, size_t *i, uint32_t *cp)
 }
 
 /* Decodes the current string token (Cedar's escapes; `\*` too when star is given, marking the
- * unescaped '*' wildcards). The result is NUL-terminated. */
+ * '*' wildcards). The result is NUL-terminated. Only `\*` is a literal star in a pattern: a star
+ * written as `\x2a` or `\u{2a}` is a wildcard, as in Cedar (checked against cedar-wasm). */
 static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **star)
 {
     const char *s = p->text + p->tok.off + 1;
@@ -202,7 +203,10 @@ static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **st
             break;
         case 'x':
             if (i + 1 < n && hexdigit(s[i]) >= 0 && hexdigit(s[i + 1]) >= 0 && hexdigit(s[i]) < 8) {
-                buf[o++] = (char)(hexdigit(s[i]) * 16 + hexdigit(s[i + 1]));
+                buf[o] = (char)(hexdigit(s[i]) * 16 + hexdigit(s[i + 1]));
+                if (marks != NULL && buf[o] == '*')
+                    marks[o] = 1;
+                o++;
                 i += 2;
                 break;
             }
@@ -210,6 +214,8 @@ static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **st
         case 'u':
             if (!unescape_unicode(s, n, &i, &cp))
                 return fail(p, "invalid escape `\\u` (expected \\u{hex} naming a character)");
+            if (marks != NULL && cp == '*')
+                marks[o] = 1;
             o += put_utf8((uint8_t *)buf + o, cp); /* never longer than "\u{..}" */
             break;
         default:

@@ -1,0 +1,254 @@
+/*
+ * test_pipeline_oom.c — validate_code and execute_code (codemode.h) under allocation failure:
+ * every allocation point of a call is failed in turn. Code that must be refused is never
+ * validated (no token), a clean read is validated right or not at all, and execute never runs
+ * code whose token is bad, nor returns rows other than the right ones. Written against the
+ * public API only, so it holds whatever the pipeline's inside looks like.
+ */
+#include "codemode/codemode.h"
+#include "codemode/secret.h"
+#include "oom_sweep.h"
+#include "unit.h"
+
+#include <duckdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define KEY_ENV "SLUICE_TEST_PIPELINE_OOM_KEY"
+
+static char dir[] = "/tmp/sluice-pipeline-oom-XXXXXX";
+static char db_path[128];
+static sluice_config *config;
+static sluice_codemode *cm;
+static sluice_identity who = { .user_id = "alice", .method = "test" };
+static const sluice_codemode_caller caller = { .identity = &who, .session_id = "session-1" };
+
+static int make_db(void)
+{
+    duckdb_database db;
+    duckdb_connection c;
+    duckdb_result r;
+    if (duckdb_open(db_path, &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
+        return -1;
+    duckdb_state s =
+        duckdb_query(c,
+                     "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
+                     "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
+                     "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');",
+                     &r);
+    duckdb_destroy_result(&r);
+    duckdb_disconnect(&c);
+    duckdb_close(&db);
+    return s == DuckDBError ? -1 : 0;
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    char key[SLUICE_SECRET_LINE_MAX];
+    if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
+        setenv(KEY_ENV, key, 1) != 0)
+        return -1;
+    snprintf(db_path, sizeof db_path, "%s/db.duckdb", dir);
+    if (make_db() != 0)
+        return -1;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
+             "[code_mode]\nenabled = true\nserver_id = \"oom\"\n"
+             "token_secret_env = \"" KEY_ENV "\"\n"
+             "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n",
+             db_path);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_status st =
+        sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
+    if (st == SLUICE_OK)
+        st = sluice_codemode_open(config, &cm, arena, &err);
+    if (st != SLUICE_OK)
+        fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
+    sluice_arena_free(arena);
+    oom_count_jansson();
+    return st == SLUICE_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    sluice_codemode_close(cm);
+    sluice_config_free(config);
+    unlink(db_path);
+    rmdir(dir);
+    return 0;
+}
+
+typedef struct pipeline_case {
+    const char *code;
+    const char *token;    /* execute: a fixed (bad) token; NULL: validate for a fresh one */
+    char code_hash[65];   /* validate: the baseline's */
+    char risk[16];        /* validate: the baseline's */
+    json_int_t row_count; /* execute: the baseline's */
+} pipeline_case;
+
+/* validate_code's verdict: refused (valid:false, no token) or allowed with the baseline's
+ * hash, risk and a token. Anything else is wrong. */
+static oom_outcome judge_validation(const json_t *v, pipeline_case *c, bool record)
+{
+    if (!json_is_object(v))
+        return OOM_WRONG;
+    const json_t *valid = json_object_get(v, "valid");
+    const char *token = json_string_value(json_object_get(v, "approval_token"));
+    const char *hash = json_string_value(json_object_get(v, "code_hash"));
+    const char *risk = json_string_value(json_object_get(v, "risk_level"));
+    if (json_is_false(valid))
+        return token == NULL && json_array_size(json_object_get(v, "violations")) > 0 ? OOM_REFUSED
+                                                                                      : OOM_WRONG;
+    if (!json_is_true(valid) || token == NULL || hash == NULL || risk == NULL)
+        return OOM_WRONG;
+    if (record) {
+        snprintf(c->code_hash, sizeof c->code_hash, "%s", hash);
+        snprintf(c->risk, sizeof c->risk, "%s", risk);
+        return OOM_ALLOWED;
+    }
+    return strcmp(hash, c->code_hash) == 0 && strcmp(risk, c->risk) == 0 ? OOM_ALLOWED : OOM_WRONG;
+}
+
+static oom_outcome validate(pipeline_case *c, bool record, char **token_out, sluice_arena *arena)
+{
+    json_t *out = NULL;
+    sluice_error err = { 0 };
+    sluice_status st = sluice_codemode_validate(cm, arena, &caller, c->code, strlen(c->code), NULL,
+                                                false, &out, &err);
+    oom_outcome o = st != SLUICE_OK ? OOM_FAILED : judge_validation(out, c, record);
+    if (o == OOM_WRONG) { /* say what was wrong */
+        char *d = out != NULL ? json_dumps(out, 0) : NULL;
+        fprintf(stderr, "wrong validation: %s\n", d != NULL ? d : "(no result)");
+        free(d);
+    }
+    if (token_out != NULL && o == OOM_ALLOWED)
+        *token_out =
+            sluice_arena_strdup(arena, json_string_value(json_object_get(out, "approval_token")));
+    json_decref(out);
+    return o;
+}
+
+static oom_outcome run_validate(void *ctx)
+{
+    sluice_arena *arena = sluice_arena_new();
+    if (arena == NULL)
+        return OOM_FAILED;
+    oom_outcome o = validate(ctx, false, NULL, arena);
+    sluice_arena_free(arena);
+    return o;
+}
+
+/* execute_code with a token from an unfaulted validate (or the case's bad token): refused,
+ * or the baseline's rows. */
+static oom_outcome execute(pipeline_case *c, bool record)
+{
+    long left = sluice_arena_fail_remaining();
+    sluice_arena_fail_at(0);
+    sluice_arena *arena = sluice_arena_new();
+    char *token = (char *)c->token;
+    if (arena == NULL || (token == NULL && validate(c, false, &token, arena) != OOM_ALLOWED)) {
+        sluice_arena_free(arena);
+        return OOM_WRONG; /* the unfaulted validate must issue a token */
+    }
+    sluice_arena_fail_at(left);
+    json_t *out = NULL;
+    char *text = NULL;
+    sluice_error err = { 0 };
+    sluice_status st = sluice_codemode_execute(cm, arena, &caller, c->code, strlen(c->code), token,
+                                               NULL, NULL, &out, &text, &err);
+    oom_outcome o = OOM_FAILED;
+    if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED) {
+        o = OOM_REFUSED;
+    } else if (st == SLUICE_OK) {
+        json_int_t rows = json_integer_value(json_object_get(out, "row_count"));
+        if (record)
+            c->row_count = rows;
+        o = text != NULL && json_is_integer(json_object_get(out, "row_count")) &&
+                    rows == c->row_count
+                ? OOM_ALLOWED
+                : OOM_WRONG;
+    }
+    json_decref(out);
+    sluice_arena_free(arena);
+    return o;
+}
+
+static oom_outcome run_execute(void *ctx)
+{
+    return execute(ctx, false);
+}
+
+static long
+sweep(const char *name, oom_outcome (*run)(void *), pipeline_case *c, oom_outcome expect)
+{
+    unsigned ok = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(expect);
+    if (run == run_execute)
+        ok |= OOM_ACCEPT(OOM_REFUSED); /* refusing to run is always safe */
+    long points = oom_sweep(name, run, c, expect, ok);
+    fprintf(stderr, "oom sweep: %ld allocation points: %s\n", points, name);
+    assert_true(points > 10);
+    return points;
+}
+
+static void test_pipeline_oom_blocked_output_never_gets_a_token(void **state)
+{
+    (void)state;
+    pipeline_case c = { .code = "SELECT upper(ssn) AS x FROM customers" };
+    sluice_arena *arena = sluice_arena_new();
+    assert_int_equal(validate(&c, true, NULL, arena), OOM_REFUSED);
+    sluice_arena_free(arena);
+    sweep("validate upper(ssn)", run_validate, &c, OOM_REFUSED);
+}
+
+static void test_pipeline_oom_clean_read_validates_right_or_not_at_all(void **state)
+{
+    (void)state;
+    pipeline_case c = { .code = "SELECT name FROM customers WHERE plan = 'enterprise' LIMIT 5" };
+    sluice_arena *arena = sluice_arena_new();
+    assert_int_equal(validate(&c, true, NULL, arena), OOM_ALLOWED);
+    sluice_arena_free(arena);
+    sweep("validate a clean read", run_validate, &c, OOM_ALLOWED);
+}
+
+static void test_pipeline_oom_execute_returns_the_right_rows_or_nothing(void **state)
+{
+    (void)state;
+    pipeline_case c = { .code = "SELECT name FROM customers WHERE plan = 'enterprise' LIMIT 5" };
+    sluice_arena *arena = sluice_arena_new();
+    assert_int_equal(validate(&c, true, NULL, arena), OOM_ALLOWED);
+    sluice_arena_free(arena);
+    assert_int_equal(execute(&c, true), OOM_ALLOWED);
+    assert_int_equal(c.row_count, 2);
+    sweep("execute a clean read", run_execute, &c, OOM_ALLOWED);
+}
+
+static void test_pipeline_oom_execute_never_runs_a_forged_token(void **state)
+{
+    (void)state;
+    pipeline_case c = { .code = "SELECT name FROM customers WHERE plan = 'enterprise' LIMIT 5" };
+    sluice_arena *arena = sluice_arena_new();
+    char *token = NULL;
+    assert_int_equal(validate(&c, true, &token, arena), OOM_ALLOWED);
+    size_t n = strlen(token);
+    token[n - 2] = token[n - 2] == 'A' ? 'B' : 'A';
+    c.token = token;
+    sweep("execute with a forged token", run_execute, &c, OOM_REFUSED);
+    sluice_arena_free(arena);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pipeline_oom_blocked_output_never_gets_a_token),
+        cmocka_unit_test(test_pipeline_oom_clean_read_validates_right_or_not_at_all),
+        cmocka_unit_test(test_pipeline_oom_execute_returns_the_right_rows_or_nothing),
+        cmocka_unit_test(test_pipeline_oom_execute_never_runs_a_forged_token),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
