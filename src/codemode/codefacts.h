@@ -86,6 +86,9 @@ typedef struct sluice_codefacts {
     bool has_group_by;
     bool has_order_by;
     bool has_limit;
+    /* a blocked (or tainted) field is compared, grouped or tested in a predicate, even in an
+     * allowed way (docs/security.md): risk is at least high */
+    bool blocked_in_predicate;
     int64_t limit_value;    /* the literal LIMIT, -1 when absent or not a literal */
     int64_t estimated_rows; /* -1 when unknown */
     /* Documented score (docs/risk.md): joins*3 + subqueries*3 + windows*2 + aggregates

@@ -6,6 +6,10 @@
 
 static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
 {
+    if (f->blocked_in_predicate) {
+        *reason = "compares or groups on a blocked field (each such query can confirm a guess)";
+        return SLUICE_RISK_HIGH;
+    }
     if (f->blocked_used.count > 0) {
         *reason = "reads blocked fields (only to join, filter or group)";
         return SLUICE_RISK_MEDIUM;
