@@ -65,8 +65,7 @@ static const refusal refused[] = {
     { "SELECT name FROM customers c ANTI JOIN orders o ON left(c.ssn, 1) = o.status",
       "blocked_predicate", "a function of it" },
     /* binary search */
-    { "SELECT count(*) AS n FROM customers WHERE ssn < '5'", "blocked_predicate",
-      "binary search" },
+    { "SELECT count(*) AS n FROM customers WHERE ssn < '5'", "blocked_predicate", "binary search" },
     { "SELECT name FROM customers WHERE ssn BETWEEN '1' AND '5'", "blocked_predicate",
       "binary search" },
     { "SELECT name FROM customers WHERE email >= 'm'", "blocked_predicate", "binary search" },
@@ -78,8 +77,7 @@ static const refusal refused[] = {
     { "SELECT name FROM customers WHERE starts_with(email, 'a')", "blocked_predicate",
       "starts_with" },
     { "SELECT name FROM customers WHERE ssn IN ('1', '2')", "blocked_predicate", "IN (list)" },
-    { "SELECT name FROM customers WHERE ssn = '1' OR ssn = '2'", "blocked_predicate",
-      "inside OR" },
+    { "SELECT name FROM customers WHERE ssn = '1' OR ssn = '2'", "blocked_predicate", "inside OR" },
     { "SELECT name FROM customers WHERE NOT (ssn = '1')", "blocked_predicate", "<> / != " },
     { "SELECT name FROM customers WHERE NOT (ssn IN ('1', '2') AND plan = 'x')",
       "blocked_predicate", "inside OR" },
@@ -89,8 +87,8 @@ static const refusal refused[] = {
       "AND o.status >= c.ssn",
       "blocked_predicate", "ASOF" },
     /* HAVING, QUALIFY, windows, grouping, ordering */
-    { "SELECT segment FROM customers GROUP BY segment HAVING max(ssn) > '5'",
-      "blocked_predicate", "" },
+    { "SELECT segment FROM customers GROUP BY segment HAVING max(ssn) > '5'", "blocked_predicate",
+      "" },
     { "SELECT segment FROM customers GROUP BY segment HAVING count(DISTINCT ssn) = 2",
       "blocked_predicate", "a function of it" },
     { "SELECT name FROM customers QUALIFY count(*) OVER (PARTITION BY left(ssn, 3)) > 1",
@@ -115,8 +113,9 @@ static const refusal refused[] = {
       "blocked_column", "compares with blocked field customers.email" },
     { "SELECT x FROM (SELECT k.phone AS x FROM contacts k WHERE k.phone IN "
       "(SELECT ssn FROM customers)) t",
-      "blocked_column", "contacts.phone, which the statement compares with blocked field "
-                        "customers.ssn" },
+      "blocked_column",
+      "contacts.phone, which the statement compares with blocked field "
+      "customers.ssn" },
     { "SELECT k.name FROM contacts k SEMI JOIN customers c ON c.ssn = k.name", "blocked_column",
       "contacts.name" },
     { "SELECT r.range FROM range(100000) r JOIN orders o ON o.status = r.range::VARCHAR "

@@ -23,14 +23,15 @@
 
 #include <string.h>
 
-#define ALLOWED_FORMS                                                                              \
-    "a blocked field may only be compared with = (or IS NOT DISTINCT FROM) against another "      \
-    "table's column, one literal or one parameter, tested with IS [NOT] NULL, or grouped on "     \
+#define ALLOWED_FORMS                                                                         \
+    "a blocked field may only be compared with = (or IS NOT DISTINCT FROM) against another "  \
+    "table's column, one literal or one parameter, tested with IS [NOT] NULL, or grouped on " \
     "as is"
 
 static const sluice_sql_pred_rule rules[] = {
-    { SLUICE_SQL_USE_EQ_COLUMN, "= / IS NOT DISTINCT FROM a base-table column (JOIN ... ON, "
-                                "WHERE, USING, IN (SELECT col FROM table), semi/anti join)",
+    { SLUICE_SQL_USE_EQ_COLUMN,
+      "= / IS NOT DISTINCT FROM a base-table column (JOIN ... ON, "
+      "WHERE, USING, IN (SELECT col FROM table), semi/anti join)",
       true, "links rows; the other column is then blocked too" },
     { SLUICE_SQL_USE_EQ_LITERAL, "= a single literal", true, "confirms one guess per query" },
     { SLUICE_SQL_USE_EQ_PARAM, "= a single parameter", true, "confirms one guess per query" },
@@ -49,8 +50,9 @@ static const sluice_sql_pred_rule rules[] = {
       "an inequality against guesses narrows the value down" },
     { SLUICE_SQL_USE_RANGE, "<, <=, >, >=, BETWEEN, ASOF inequality", false,
       "range comparisons allow binary search, one bit per row per query" },
-    { SLUICE_SQL_USE_PATTERN, "LIKE, ILIKE, SIMILAR TO, GLOB, regular expressions, "
-                              "starts_with/contains/prefix/suffix",
+    { SLUICE_SQL_USE_PATTERN,
+      "LIKE, ILIKE, SIMILAR TO, GLOB, regular expressions, "
+      "starts_with/contains/prefix/suffix",
       false, "pattern matches reveal the value a character at a time" },
     { SLUICE_SQL_USE_IN_LIST, "IN (list) / NOT IN (list)", false,
       "a list tests many guesses at once" },
@@ -81,14 +83,39 @@ const sluice_sql_pred_rule *sluice_sql_pred_rule_for(sluice_sql_pred_use use)
 
 bool sluice_sql_is_pattern_function(const char *name)
 {
-    static const char *const names[] = {
-        "~~",        "!~~",          "~~*",          "!~~*",         "~~~",
-        "like",      "not_like",     "ilike",        "not_ilike",    "like_escape",
-        "ilike_escape", "not_like_escape", "not_ilike_escape", "glob", "similar_to",
-        "regexp_matches", "regexp_full_match", "regexp_extract", "regexp_extract_all",
-        "regexp_replace", "regexp_split_to_array", "starts_with", "^@", "prefix", "suffix",
-        "ends_with", "contains", "instr", "strpos", "position", "~", "!~", NULL
-    };
+    static const char *const names[] = { "~~",
+                                         "!~~",
+                                         "~~*",
+                                         "!~~*",
+                                         "~~~",
+                                         "like",
+                                         "not_like",
+                                         "ilike",
+                                         "not_ilike",
+                                         "like_escape",
+                                         "ilike_escape",
+                                         "not_like_escape",
+                                         "not_ilike_escape",
+                                         "glob",
+                                         "similar_to",
+                                         "regexp_matches",
+                                         "regexp_full_match",
+                                         "regexp_extract",
+                                         "regexp_extract_all",
+                                         "regexp_replace",
+                                         "regexp_split_to_array",
+                                         "starts_with",
+                                         "^@",
+                                         "prefix",
+                                         "suffix",
+                                         "ends_with",
+                                         "contains",
+                                         "instr",
+                                         "strpos",
+                                         "position",
+                                         "~",
+                                         "!~",
+                                         NULL };
     for (size_t i = 0; names[i] != NULL; i++)
         if (strcmp(names[i], name) == 0)
             return true;
@@ -104,8 +131,9 @@ static const char *type_id(const json_t *e)
 /* Rank of an integer type (wider is higher), 0 for any other type. */
 static int int_rank(const char *t)
 {
-    static const char *const ints[] = { "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT",
-                                        NULL };
+    static const char *const ints[] = {
+        "TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", NULL
+    };
     for (int i = 0; ints[i] != NULL; i++)
         if (strcmp(ints[i], t) == 0)
             return i + 1;

@@ -5,9 +5,10 @@
  * Owns: the statement's shape as written (joins, subqueries, CTE names, WHERE, GROUP BY,
  * ORDER BY, the literal LIMIT, window functions, functions called) and the refusals that must
  * happen before binding, because binding itself would act: SHOW/SUMMARIZE/DESCRIBE (query)
- * (they read the catalog or every column; DESCRIBE <table> is allowed, see note_describe), table functions outside the allowlist (read_csv binds by opening the
- * file; query() hides SQL in a string) and table names that are file paths (replacement scans).
- * Does not own: lineage (plan_walk.c, which sees views, macros and stars resolved).
+ * (they read the catalog or every column; DESCRIBE <table> is allowed, see note_describe), table
+ * functions outside the allowlist (read_csv binds by opening the file; query() hides SQL in a
+ * string) and table names that are file paths (replacement scans). Does not own: lineage
+ * (plan_walk.c, which sees views, macros and stars resolved).
  */
 #include "core/buf.h"
 #include "core/error.h"
@@ -76,8 +77,8 @@ static const json_t *described_table(const json_t *show)
     static const char *const query_keys[] = { "type", "select_list", "from_table",
                                               "aggregate_handling", NULL };
     static const char *const star_keys[] = { "class", "type", "query_location", "columns", NULL };
-    static const char *const table_keys[] = { "type", "query_location", "table_name",
-                                              "schema_name", "catalog_name", NULL };
+    static const char *const table_keys[] = { "type",        "query_location", "table_name",
+                                              "schema_name", "catalog_name",   NULL };
     const json_t *q = json_object_get(show, "query");
     const json_t *list = json_object_get(q, "select_list");
     const json_t *star = json_array_get(list, 0);

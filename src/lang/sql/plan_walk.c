@@ -291,8 +291,7 @@ static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *o
 /* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
 static const json_t *strip_lossless(const json_t *e)
 {
-    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0 &&
-           sluice_sql_cast_is_lossless(e))
+    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0 && sluice_sql_cast_is_lossless(e))
         e = json_object_get(e, "child");
     return e;
 }
@@ -533,7 +532,8 @@ static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
         return SLUICE_SQL_USE_RANGE;
     if (is_null_test(e, in))
         return SLUICE_SQL_USE_IS_NULL;
-    if (is_type(e, "BOUND_OPERATOR", "COMPARE_IN") || is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
+    if (is_type(e, "BOUND_OPERATOR", "COMPARE_IN") ||
+        is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
         return SLUICE_SQL_USE_IN_LIST;
     if (is_type(e, "BOUND_FUNCTION", NULL) && sluice_sql_is_pattern_function(s_of(e, "name")))
         return SLUICE_SQL_USE_PATTERN;
@@ -591,9 +591,10 @@ static bool group_keys(walker *w, const json_t *list, const cols *in)
         if (!any_sensitive(w, bits))
             continue;
         size_t r = ref_of(e, in);
-        sluice_sql_pred_use use = r != SIZE_MAX && in->bare[r] != NOT_BARE ? SLUICE_SQL_USE_GROUP_KEY
-                                  : is_null_test(e, in)                  ? SLUICE_SQL_USE_IS_NULL
-                                                                         : SLUICE_SQL_USE_FUNCTION;
+        sluice_sql_pred_use use = r != SIZE_MAX && in->bare[r] != NOT_BARE
+                                      ? SLUICE_SQL_USE_GROUP_KEY
+                                  : is_null_test(e, in) ? SLUICE_SQL_USE_IS_NULL
+                                                        : SLUICE_SQL_USE_FUNCTION;
         if (!judge(w, use, e, bits))
             return false;
     }
@@ -842,10 +843,10 @@ static bool project_map(walker *w, const json_t *op, const cols *in, cols *out)
  * blocked-predicate table. */
 static bool op_pass(walker *w, const json_t *op, cols *out)
 {
-    static const char *const known[] = { "expressions",      "orders",         "limit_val",
-                                         "offset_val",       "distinct_targets", "distinct_type",
-                                         "sample_options",   "projection_map", "order_by",
-                                         NULL };
+    static const char *const known[] = {
+        "expressions",   "orders",         "limit_val",      "offset_val", "distinct_targets",
+        "distinct_type", "sample_options", "projection_map", "order_by",   NULL
+    };
     cols in;
     if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
@@ -912,8 +913,8 @@ static bool op_append(walker *w, const json_t *op, cols *out)
     if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     const json_t *ex = json_object_get(op, "expressions");
-    return concat(w, &in, NULL, json_array_size(ex), out) &&
-           list_lineage(w, ex, &in, out, in.n) && window_predicates(w, ex, &in);
+    return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
+           window_predicates(w, ex, &in);
 }
 
 static bool op_setop(walker *w, const json_t *op, cols *out)
@@ -1427,8 +1428,7 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
                     "parameter instead",
                     "output column '%s' is computed from %s, which the statement compares with "
                     "blocked field %s, so it is blocked too",
-                    o->name, q != NULL ? q : w->base[id].column,
-                    field_name(w, w->taint_src[id]));
+                    o->name, q != NULL ? q : w->base[id].column, field_name(w, w->taint_src[id]));
             else if (bit_of(w->sensitive, id))
                 sluice_codefacts_violate(
                     f, "blocked_column", 0, 0,
