@@ -309,6 +309,7 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     put(o, "functions", list_json(&facts->functions), &ok);
     put(o, "cteNames", list_json(&facts->cte_names), &ok);
     put(o, "blockedFieldsUsedOnlyInternally", list_json(&facts->blocked_used), &ok);
+    put(o, "blockedFieldInPredicate", json_boolean(facts->blocked_in_predicate), &ok);
     put(o, "joinCount", json_integer((json_int_t)facts->join_count), &ok);
     put(o, "subqueryCount", json_integer((json_int_t)facts->subquery_count), &ok);
     put(o, "windowCount", json_integer((json_int_t)facts->window_count), &ok);

@@ -218,6 +218,11 @@ static void test_sql_predicates_raise_risk_to_high(void **state)
         assert_true(f->blocked_in_predicate);
         assert_int_equal(sluice_risk_assess(f, &why), SLUICE_RISK_HIGH);
     }
+    const sluice_codefacts *f = fixture_analyze("SELECT name FROM customers WHERE ssn = '1'");
+    json_t *j = sluice_codefacts_to_json(f);
+    assert_non_null(j);
+    assert_true(json_is_true(json_object_get(j, "blockedFieldInPredicate")));
+    json_decref(j);
     const sluice_codefacts *clean = fixture_analyze("SELECT name FROM customers LIMIT 5");
     assert_false(clean->blocked_in_predicate);
     const sluice_codefacts *joined = fixture_analyze(
