@@ -129,6 +129,21 @@ static const refusal refused[] = {
       "blocked_column", "contacts.email" },
     { "SELECT u.x FROM customers c, LATERAL unnest([c.ssn, c.name]) u(x)", "blocked_column",
       "customers.ssn" },
+    { "SELECT c.name FROM customers c, LATERAL unnest(string_split(c.ssn, '-')) t(part) "
+      "WHERE t.part = '123'",
+      "blocked_predicate", "a function of it" },
+    { "SELECT r.range FROM range(10) r JOIN (SELECT ssn FROM customers GROUP BY ssn) g "
+      "ON g.ssn = r.range::VARCHAR",
+      "blocked_predicate", "a generated or computed value" },
+    { "SELECT x FROM (SELECT ssn AS x FROM customers UNION ALL SELECT '1') t WHERE x = '1'",
+      "blocked_predicate", "a function of it" },
+    { "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 9) "
+      "SELECT r.n FROM r JOIN customers c ON c.ssn = r.n::VARCHAR",
+      "blocked_predicate", "a generated or computed value" },
+    { "SELECT name FROM customers WHERE ssn IN (SELECT ssn FROM customers) OR name = 'x'",
+      "blocked_predicate", "inside OR" },
+    { "SELECT name FROM customers LIMIT (SELECT count(*) FROM customers WHERE ssn < '5')",
+      "blocked_predicate", "binary search" },
 };
 
 static const char *const accepted[] = {
