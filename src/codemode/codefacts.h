@@ -72,8 +72,9 @@ typedef struct sluice_codefacts {
     sluice_codefacts_list functions;  /* functions called, as written */
     sluice_codefacts_list operations; /* calledOperations (named API/tool ops; none for SQL) */
     sluice_codefacts_list cte_names;
-    sluice_codefacts_list blocked_used; /* blocked fields read but never returned */
-    sluice_codefacts_list join_keys;    /* "o.customer_id = c.id", as written */
+    /* blocked fields (and columns a predicate equates with them) read but never returned */
+    sluice_codefacts_list blocked_used;
+    sluice_codefacts_list join_keys; /* "o.customer_id = c.id", as written */
     /* what WHERE clauses test, as written: "c.plan = 'enterprise'" for a column compared with
      * a literal, else the column name */
     sluice_codefacts_list filter_columns;

@@ -100,8 +100,9 @@ sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx);
 
 /* --- plan_walk.c -------------------------------------------------------------------------- */
 /* Binds the statement (json_serialize_plan), walks the plan for lineage, fills tables_read,
- * columns_read, outputs, blocked_used; refuses unknown operators/expressions/keys, functions
- * outside the allowlist and blocked fields in the output. */
+ * columns_read, outputs, blocked_used, blocked_in_predicate; refuses unknown
+ * operators/expressions/keys, functions outside the allowlist, blocked (or tainted) fields in
+ * the output and predicates on them outside blocked_predicates.c's table. */
 sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared);
 
 /* True when table.column is blocked for this analysis. */

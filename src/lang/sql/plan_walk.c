@@ -6,11 +6,15 @@
  *      function (scalar, aggregate, window, table; lambda bodies included) is checked against
  *      functions.c;
  *   2. a bottom-up walk computing, for each operator, the set of base columns each output
- *      column is computed from (research note sql-engines.md §3.2). Operators, expression
- *      classes and keys the walker does not know are refused by name (fail closed): the plan
- *      format is internal to DuckDB and may change under us.
+ *      column is computed from (research note sql-engines.md §3.2) and which base column it
+ *      copies unchanged ("bare"). Operators, expression classes and keys the walker does not
+ *      know are refused by name (fail closed): the plan format is internal to DuckDB and may
+ *      change under us. The walk runs twice: the first collects every equality between bare
+ *      base columns, whose closure from the blocked columns is the taint (a column compared
+ *      with a blocked one is blocked too); the second judges every predicate and key touching a
+ *      blocked or tainted column against the table in blocked_predicates.c.
  * Then: the root must have as many columns as the prepared statement, and no output may be
- * computed from a blocked field.
+ * computed from a blocked or tainted field.
  * Does not own: the statement's written shape (parsetree.c) or config rules (rules.c).
  *
  * tag-lineage-ops: the operator table below, docs/sql.md "Operators" and the lineage cases in
@@ -723,6 +727,14 @@ static const char *get_table_name(walker *w, const json_t *op)
     return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
 }
 
+/* Output column i is input column idx, unchanged. */
+static void copy_col(walker *w, cols *out, size_t i, const cols *in, size_t idx)
+{
+    set_or(w, set_at(w, out, i), set_at(w, in, idx));
+    out->bare[i] = in->bare[idx];
+    out->mark[i] = in->mark[idx];
+}
+
 /* A table in-out function (LATERAL unnest(...), unnest in FROM over a column): its columns
  * (column_indexes) are computed from every column of its input, then the input columns listed
  * in projected_input pass through. Only unnest is known to take a table input. */
@@ -746,9 +758,7 @@ static bool op_get_in_out(walker *w, const json_t *op, cols *out)
         size_t idx;
         if (!index_of(v, in.n, &idx))
             return fail(w, "%s", "a projected table-function input outside its input");
-        set_or(w, set_at(w, out, nf + i), set_at(w, &in, idx));
-        out->bare[nf + i] = in.bare[idx];
-        out->mark[nf + i] = in.mark[idx];
+        copy_col(w, out, nf + i, &in, idx);
     }
     return true;
 }
@@ -831,9 +841,7 @@ static bool project_map(walker *w, const json_t *op, const cols *in, cols *out)
         size_t idx;
         if (!index_of(v, in->n, &idx))
             return fail(w, "%s", "a filter projecting a column outside its input");
-        set_or(w, set_at(w, out, i), set_at(w, in, idx));
-        out->bare[i] = in->bare[idx];
-        out->mark[i] = in->mark[idx];
+        copy_col(w, out, i, in, idx);
     }
     return true;
 }
