@@ -287,6 +287,37 @@ static void test_sql_predicates_rule_table_is_complete(void **state)
     assert_false(sluice_sql_pred_rule_for(SLUICE_SQL_USE_ORDER)->allowed);
 }
 
+/* tag-blocked-predicates: docs/security.md has one row per rule, and as many "yes" rows as the
+ * table has allowed uses. */
+static void test_sql_predicates_table_is_documented(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof(path), "%s/docs/security.md", SLUICE_SOURCE_DIR);
+    const char *doc = fixture_read_file(path);
+    assert_non_null(doc);
+    const char *at = strstr(doc, "| Use of a blocked field | Allowed | Why |");
+    assert_non_null(at);
+    size_t rows = 0, yes = 0;
+    const char *line = strchr(at, '\n') + 1;
+    line = strchr(line, '\n') + 1; /* the |---| separator */
+    while (strncmp(line, "| ", 2) == 0) {
+        rows++;
+        const char *end = strchr(line, '\n');
+        const char *cell = strstr(line, " | yes | ");
+        yes += cell != NULL && (end == NULL || cell < end);
+        if (end == NULL)
+            break;
+        line = end + 1;
+    }
+    size_t n = 0, allowed = 0;
+    const sluice_sql_pred_rule *rules = sluice_sql_pred_rules(&n);
+    for (size_t i = 0; i < n; i++)
+        allowed += rules[i].allowed;
+    assert_int_equal(rows, n);
+    assert_int_equal(yes, allowed);
+}
+
 /* DESCRIBE <table> reads the table (rules apply) and marks its blocked fields; DESCRIBE
  * (query), SUMMARIZE and SHOW stay refused; a written error() stays refused. */
 static void test_sql_predicates_describe_and_error(void **state)
@@ -335,6 +366,8 @@ int main(void)
                                         fixture_arena_new, fixture_arena_free),
         cmocka_unit_test_setup_teardown(test_sql_predicates_rule_table_is_complete,
                                         fixture_arena_new, fixture_arena_free),
+        cmocka_unit_test_setup_teardown(test_sql_predicates_table_is_documented, fixture_arena_new,
+                                        fixture_arena_free),
         cmocka_unit_test_setup_teardown(test_sql_predicates_describe_and_error, fixture_arena_new,
                                         fixture_arena_free),
     };

@@ -104,7 +104,12 @@ static void note_describe(tree_walk *w, const json_t *table)
     const char *t = *schema == '\0' || strcmp(schema, "main") == 0
                         ? name
                         : sluice_arena_printf(w->ctx->arena, "%s.%s", schema, name);
-    sluice_codefacts_list_add(f, &f->tables_read, t);
+    /* the table rules (sql_blocked_tables) see only tables_read: no entry, no DESCRIBE */
+    if (t == NULL || sluice_codefacts_list_add(f, &f->tables_read, t) != SLUICE_OK) {
+        sluice_codefacts_violate(f, "unanalyzable", 0, 0, NULL,
+                                 "out of memory while analyzing DESCRIBE");
+        return;
+    }
     for (size_t i = 0; i < w->ctx->blocked_count; i++) {
         const sluice_sql_blocked *b = &w->ctx->blocked[i];
         if (b->table == NULL || strcasecmp(b->table, name) == 0)
