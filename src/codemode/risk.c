@@ -30,6 +30,11 @@ sluice_risk_assess(const sluice_frontend *fe, const sluice_codefacts *facts, con
     sluice_risk risk = SLUICE_RISK_CRITICAL;
     if (facts != NULL && !sluice_codefacts_refused(facts)) {
         risk = floor_for(facts->action, &why);
+        if (facts->blocked_in_predicate && risk < SLUICE_RISK_HIGH) {
+            /* even an allowed point lookup confirms a guess: a human sees each one */
+            risk = SLUICE_RISK_HIGH;
+            why = "compares or groups on a blocked field (each such query can confirm a guess)";
+        }
         const char *lang_why = NULL;
         sluice_risk lang =
             fe != NULL && fe->risk != NULL ? fe->risk(facts, &lang_why) : SLUICE_RISK_LOW;

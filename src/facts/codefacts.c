@@ -313,6 +313,7 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     put(o, "calledOperations", sluice_codefacts_list_json(&facts->operations), &ok);
     put(o, "blockedFieldsUsedOnlyInternally", sluice_codefacts_list_json(&facts->blocked_used),
         &ok);
+    put(o, "blockedFieldInPredicate", json_boolean(facts->blocked_in_predicate), &ok);
     put(o, "estimatedRows",
         facts->estimated_rows >= 0 ? json_integer(facts->estimated_rows) : json_null(), &ok);
     put(o, "complexity", json_integer(facts->complexity), &ok);

@@ -76,7 +76,11 @@ typedef struct sluice_codefacts {
     sluice_codefacts_list functions; /* functions called, as written */
     /* calledOperations: named API/tool operations; SQL names a change "<kind>_<table>" */
     sluice_codefacts_list operations;
-    sluice_codefacts_list blocked_used; /* blocked fields read but never returned */
+    /* blocked fields (and columns a predicate equates with them) read but never returned */
+    sluice_codefacts_list blocked_used;
+    /* a blocked (or tainted) field is compared, grouped or tested in a predicate, even in an
+     * allowed way (docs/security.md): risk is at least high */
+    bool blocked_in_predicate;
 
     /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */

@@ -268,7 +268,8 @@ text = "Revenue is the sum of order totals."
 
 describe("SQLite engine", () => {
   let conn;
-  before(async () => { conn = await connectStdio(writeConfig("sqlite", { engine: "sqlite" })); });
+  // high: a filter on a blocked field is high risk (docs/risk.md) and this suite runs it
+  before(async () => { conn = await connectStdio(writeConfig("sqlite", { engine: "sqlite", autoApprove: ["low", "medium", "high"] })); });
   after(async () => conn?.close());
 
   test("validates and executes a join with a blocked field used only in a filter", async () => {

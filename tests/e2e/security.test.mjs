@@ -141,13 +141,15 @@ describe("security: a hostile client (DuckDB demo)", () => {
     test(`refuses: ${code}`, async () => refused(conn.client, code));
   }
 
-  test("blocked fields still work in joins, filters and grouping", async () => {
-    const code = "SELECT c.plan, count(*) AS n FROM customers c JOIN customers d ON d.ssn = c.ssn WHERE c.email LIKE '%@%' GROUP BY c.plan, c.ssn IS NULL ORDER BY 1";
+  test("blocked fields still work in joins, filters and grouping (high risk: not auto-approved)", async () => {
+    const code = "SELECT c.plan, count(*) AS n FROM customers c JOIN customers d ON d.ssn = c.ssn WHERE c.email IS NOT NULL GROUP BY c.plan, c.ssn IS NULL ORDER BY 1";
     const v = await validate(conn.client, code);
     assert.equal(v.valid, true, JSON.stringify(v.violations));
     assert.match(v.explanation, /ssn|email/);
+    assert.equal(v.risk_level, "high");
     const r = await execute(conn.client, code, v.approval_token);
-    assert.ok(!r.isError, errorText(r));
+    assert.equal(r.isError, true, "a predicate on a blocked field is never auto-approved at low/medium");
+    assert.match(errorText(r), /approv/i);
   });
 
   test("engine errors never echo a blocked value", async () => {
@@ -191,4 +193,88 @@ describe("security: a hostile client (DuckDB demo)", () => {
     assert.ok(!r.isError, errorText(r));
     assert.ok(r.structuredContent.rows[0][0] >= 5000);
   });
+});
+
+// Issue 8 §1/§5: blocked values rebuilt through predicates are refused by rule blocked_predicate
+// (or blocked_column when a compared column is returned); the analytics the contract allows are
+// accepted and run (high risk auto-approved here so they can run without a human).
+const RECONSTRUCTIONS = [
+  // a generated relation equated with the blocked field: the generated value is the secret
+  "SELECT r.range AS n FROM range(1000000000) r JOIN customers c ON c.ssn = r.range::VARCHAR",
+  "SELECT u.x AS guess FROM unnest(['a@example.com', 'b@example.com']) u(x) WHERE u.x IN (SELECT email FROM customers)",
+  "SELECT v.x FROM (VALUES ('000-00-0000'), ('111-11-1111')) v(x) SEMI JOIN customers c ON c.ssn = v.x",
+  // per-character comparison with substr / left
+  "SELECT p.pos, d.ch FROM range(1, 12) p(pos), unnest(['0','1','2','3','4','5','6','7','8','9','-']) d(ch), customers c WHERE c.id = 1 AND substr(c.ssn, p.pos::INTEGER, 1) = d.ch",
+  "SELECT count(*) AS n FROM customers WHERE left(ssn, 3) = '123'",
+  // binary search
+  "SELECT count(*) AS n FROM customers WHERE id = 1 AND ssn < '5'",
+  "SELECT count(*) AS n FROM customers WHERE id = 1 AND ssn BETWEEN '1' AND '5'",
+  "SELECT count(*) AS n FROM customers WHERE id = 1 AND email LIKE 'a%'",
+  "SELECT name FROM customers ORDER BY ssn LIMIT 1",
+  // taint: a column equated with a blocked field is blocked in the output
+  "SELECT x FROM (SELECT r.name AS x FROM sales_reps r JOIN customers c ON c.ssn = r.name) t",
+];
+
+describe("security: blocked values rebuilt through predicates (DuckDB demo)", () => {
+  let conn;
+  before(async () => { conn = await connectStdio(writeConfig("security-predicates", { autoApprove: ["low", "medium", "high"] })); });
+  after(async () => conn?.close());
+
+  for (const code of RECONSTRUCTIONS) {
+    test(`refuses: ${code}`, async () => {
+      const v = await validate(conn.client, code);
+      assert.equal(v.valid, false, `accepted: ${code}`);
+      assert.equal(v.approval_token, null);
+      const rules = v.violations.map((x) => x.rule);
+      assert.ok(rules.includes("blocked_predicate") || rules.includes("blocked_column"), JSON.stringify(v.violations));
+      const message = v.violations.map((x) => x.message).join(" ");
+      if (rules.includes("blocked_predicate")) assert.match(message, /may only be compared with =/);
+      await refused(conn.client, code);
+    });
+  }
+
+  const CONTROLS = [
+    // [what, code, risk, minimum rows]
+    ["a join on a blocked field against another table's column", "SELECT c.name, r.name AS rep FROM customers c JOIN sales_reps r ON r.email = c.email LIMIT 5", "high", 0],
+    ["a join on a blocked field (self-join)", "SELECT c.name, d.segment FROM customers c JOIN customers d ON d.ssn = c.ssn LIMIT 5", "high", 5],
+    ["a blocked field equal to a literal", "SELECT name FROM customers WHERE ssn = '000-00-0000' LIMIT 5", "high", 0],
+    ["an uncorrelated scalar subquery (DuckDB's hidden error())", "SELECT customer_id FROM contacts WHERE last_contacted_at < (SELECT max(last_contacted_at) - INTERVAL 14 DAY FROM contacts) LIMIT 5", "low", 5],
+    ["a scalar subquery against an average", "SELECT id FROM orders WHERE total_cents > (SELECT avg(total_cents) FROM orders) LIMIT 5", "low", 5],
+    ["LATERAL with LIMIT", "SELECT c.name, l.t FROM customers c, LATERAL (SELECT total_cents AS t FROM orders o WHERE o.customer_id = c.id ORDER BY total_cents DESC LIMIT 2) l LIMIT 6", null, 6],
+    ["LATERAL unnest", "SELECT c.name, u.x FROM customers c, LATERAL unnest([c.id, c.rep_id]) u(x) LIMIT 6", null, 6],
+  ];
+  for (const [what, code, risk, minRows] of CONTROLS) {
+    test(`accepts ${what}`, async () => {
+      const v = await validate(conn.client, code);
+      assert.equal(v.valid, true, JSON.stringify(v.violations));
+      if (risk) assert.equal(v.risk_level, risk);
+      const r = await execute(conn.client, code, v.approval_token);
+      assert.ok(!r.isError, errorText(r));
+      assert.ok(r.structuredContent.row_count >= minRows, `${r.structuredContent.row_count} rows`);
+    });
+  }
+
+  test("accepts a blocked field equal to a parameter", async () => {
+    const code = "SELECT count(*) AS n FROM customers WHERE ssn = $ssn::VARCHAR";
+    const v = await validate(conn.client, code, { ssn: "000-00-0000" });
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+    assert.equal(v.risk_level, "high");
+    const r = await execute(conn.client, code, v.approval_token, { ssn: "000-00-0000" });
+    assert.ok(!r.isError, errorText(r));
+  });
+
+  test("DESCRIBE customers shows names and types, marks the blocked fields, and reveals no value", async () => {
+    const v = await validate(conn.client, "DESCRIBE customers");
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+    assert.match(JSON.stringify(v), /customers\.ssn[^"]*blocked field \[join\/filter only\]/);
+    const r = await execute(conn.client, "DESCRIBE customers", v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    const names = r.structuredContent.rows.map((row) => row[0]);
+    assert.ok(names.includes("ssn") && names.includes("email"), JSON.stringify(names));
+    assert.ok(!/\d{3}-\d{2}-\d{4}/.test(errorText(r)));
+  });
+
+  for (const code of ["SUMMARIZE customers", "DESCRIBE (SELECT ssn FROM customers)", "SELECT error('x' || ssn) FROM customers"]) {
+    test(`still refuses: ${code}`, async () => refused(conn.client, code));
+  }
 });

@@ -42,7 +42,9 @@ static const kind_case kind_cases[] = {
     { "PREPARE p AS SELECT 1", "PREPARE", SLUICE_ACTION_ADMIN, "statement_not_allowed" },
     { "EXPLAIN SELECT 1", "EXPLAIN", SLUICE_ACTION_ADMIN, "statement_not_allowed" },
     { "SUMMARIZE customers", "SELECT", SLUICE_ACTION_READ, "statement_not_allowed" },
-    { "DESCRIBE customers", "SELECT", SLUICE_ACTION_READ, "statement_not_allowed" },
+    { "DESCRIBE customers", "SELECT", SLUICE_ACTION_READ, NULL },
+    { "DESCRIBE (SELECT name FROM customers)", "SELECT", SLUICE_ACTION_READ,
+      "statement_not_allowed" },
     { "SHOW TABLES", "SELECT", SLUICE_ACTION_READ, "statement_not_allowed" },
     { "PRAGMA table_info('customers')", "SELECT", SLUICE_ACTION_READ, "statement_not_allowed" },
 };
@@ -207,7 +209,7 @@ static const seed_case seed_cases[] = {
       "table function read_parquet() is not allowed: it reads files" },
     { "003_read_csv_github.sql", "blocked_function",
       "table function read_csv_auto() is not allowed: it reads files" },
-    { "003_describe_view.sql", "statement_not_allowed", "DESCRIBE is not allowed" },
+    { "003_describe_view.sql", "cannot_bind", "github_pulls does not exist" },
     { "003_github_pulls.sql", "cannot_bind", "github_pulls does not exist" },
     { "003_data_accounts.sql", "cannot_bind", "schema \"data\" does not exist" },
 };

@@ -174,7 +174,15 @@ static void test_risk_levels(void **state)
         sluice_risk_assess(sluice_sql_frontend(),
                            fixture_analyze("SELECT name FROM customers WHERE ssn = '1' LIMIT 1"),
                            &why),
-        SLUICE_RISK_MEDIUM);
+        SLUICE_RISK_HIGH);
+    assert_string_equal(why, "compares or groups on a blocked field (each such query can confirm a "
+                             "guess)");
+    /* a blocked field read but never compared, grouped or returned stays medium */
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze("SELECT name FROM (SELECT name, ssn FROM "
+                                                        "customers) t LIMIT 1"),
+                                        &why),
+                     SLUICE_RISK_MEDIUM);
     assert_string_equal(why, "reads blocked fields (only to join, filter or group)");
     assert_int_equal(
         sluice_risk_assess(sluice_sql_frontend(),

@@ -100,12 +100,62 @@ sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx);
 
 /* --- plan_walk.c -------------------------------------------------------------------------- */
 /* Binds the statement (json_serialize_plan), walks the plan for lineage, fills tables_read,
- * columns_read, outputs, blocked_used; refuses unknown operators/expressions/keys, functions
- * outside the allowlist and blocked fields in the output. */
+ * columns_read, outputs, blocked_used, blocked_in_predicate; refuses unknown
+ * operators/expressions/keys, functions outside the allowlist, blocked (or tainted) fields in
+ * the output and predicates on them outside blocked_predicates.c's table. */
 sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared);
 
 /* True when table.column is blocked for this analysis. */
 bool sluice_sql_is_blocked(const sluice_sql_ctx *ctx, const char *table, const char *column);
+
+/* --- blocked_predicates.c ------------------------------------------------------------------ */
+/* How a blocked (or tainted) column is used outside the result: the rows of the documented table
+ * in blocked_predicates.c (docs/security.md "Blocked fields in predicates"). */
+typedef enum sluice_sql_pred_use {
+    SLUICE_SQL_USE_EQ_COLUMN = 0, /* = / IS NOT DISTINCT FROM another base-table column */
+    SLUICE_SQL_USE_EQ_LITERAL,    /* = a single literal */
+    SLUICE_SQL_USE_EQ_PARAM,      /* = a single parameter */
+    SLUICE_SQL_USE_IS_NULL,       /* IS [NOT] NULL */
+    SLUICE_SQL_USE_GROUP_KEY,     /* GROUP BY / PARTITION BY / DISTINCT ON the bare column */
+    SLUICE_SQL_USE_SUBQUERY_TEST, /* the result of an IN/EXISTS/ANY test checked at its join */
+    SLUICE_SQL_USE_EQ_GENERATED,  /* = a generated or computed value (range, VALUES, unnest) */
+    SLUICE_SQL_USE_EQ_EXPRESSION, /* = any other expression */
+    SLUICE_SQL_USE_NOT_EQUAL,     /* <>, IS DISTINCT FROM */
+    SLUICE_SQL_USE_RANGE,         /* <, <=, >, >=, BETWEEN, ASOF inequality */
+    SLUICE_SQL_USE_PATTERN,       /* LIKE, ILIKE, SIMILAR TO, regex, GLOB, prefix/contains */
+    SLUICE_SQL_USE_IN_LIST,       /* IN (list), NOT IN (list) */
+    SLUICE_SQL_USE_FUNCTION,      /* any function, lossy cast, aggregate or arithmetic of it */
+    SLUICE_SQL_USE_NESTED,        /* a comparison inside OR, NOT, CASE or another expression */
+    SLUICE_SQL_USE_ORDER,         /* ORDER BY / window ORDER BY (compares every pair of rows) */
+    SLUICE_SQL_USE_LIMIT,         /* LIMIT / OFFSET computed from it */
+} sluice_sql_pred_use;
+
+typedef struct sluice_sql_pred_rule {
+    sluice_sql_pred_use use;
+    const char *what;    /* the clause or operator, as docs/security.md names it */
+    bool allowed;        /* false: the statement is refused (rule blocked_predicate) */
+    const char *message; /* why, for a refusal; what it reveals, for an allowed use */
+} sluice_sql_pred_rule;
+
+/* The table's row for use; never NULL for a value of the enum. */
+const sluice_sql_pred_rule *sluice_sql_pred_rule_for(sluice_sql_pred_use use);
+
+/* The whole table (for tests and documentation), *count rows. */
+const sluice_sql_pred_rule *sluice_sql_pred_rules(size_t *count);
+
+/* What blocked_predicates.c tells allowed uses from refused ones by: true when the cast e (a
+ * BOUND_CAST) keeps every distinct value distinct (to VARCHAR, integer widening, DATE to
+ * TIMESTAMP, the same type), so a bare column seen through it is still bare. */
+bool sluice_sql_cast_is_lossless(const json_t *e);
+
+/* The BOUND_FUNCTION names that match patterns (LIKE, regex, prefix, ...): the USE_PATTERN row. */
+bool sluice_sql_is_pattern_function(const char *name);
+
+/* Adds the refusal for use at the place of node (its query_location) naming the field. */
+sluice_status sluice_sql_refuse_predicate(sluice_sql_ctx *ctx,
+                                          sluice_sql_pred_use use,
+                                          const json_t *node,
+                                          const char *field);
 
 /* --- functions.c -------------------------------------------------------------------------- */
 typedef enum sluice_sql_fn_kind {

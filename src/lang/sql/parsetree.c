@@ -4,10 +4,11 @@
  *
  * Owns: the statement's shape as written (joins, subqueries, CTE names, WHERE, GROUP BY,
  * ORDER BY, the literal LIMIT, window functions, functions called) and the refusals that must
- * happen before binding, because binding itself would act: DESCRIBE/SHOW/SUMMARIZE (they read
- * the catalog, not data), table functions outside the allowlist (read_csv binds by opening the
- * file; query() hides SQL in a string) and table names that are file paths (replacement scans).
- * Does not own: lineage (plan_walk.c, which sees views, macros and stars resolved).
+ * happen before binding, because binding itself would act: SHOW/SUMMARIZE/DESCRIBE (query)
+ * (they read the catalog or every column; DESCRIBE <table> is allowed, see note_describe), table
+ * functions outside the allowlist (read_csv binds by opening the file; query() hides SQL in a
+ * string) and table names that are file paths (replacement scans). Does not own: lineage
+ * (plan_walk.c, which sees views, macros and stars resolved).
  */
 #include "core/buf.h"
 #include "core/error.h"
@@ -16,6 +17,7 @@
 #include <ctype.h>
 #include <math.h>
 #include <string.h>
+#include <strings.h>
 
 typedef struct tree_walk {
     sluice_sql_ctx *ctx;
@@ -47,6 +49,75 @@ static void refuse_show(tree_walk *w, const json_t *node)
                              "%s is not allowed in code mode: it reports on the catalog or on "
                              "every column, including blocked ones",
                              *what != '\0' ? what : "SHOW");
+}
+
+/* True when every key of node is in keys (NULL-terminated). */
+static bool only_keys(const json_t *node, const char *const *keys)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)node, key, v)
+    {
+        (void)v;
+        size_t i = 0;
+        while (keys[i] != NULL && strcmp(keys[i], key) != 0)
+            i++;
+        if (keys[i] == NULL)
+            return false;
+    }
+    return true;
+}
+
+/* The table DESCRIBE <table> names: its SHOW_REF holds exactly `SELECT * FROM <table>` with
+ * the star not written (DESCRIBE SELECT ... writes it). NULL for DESCRIBE (query), SHOW,
+ * SUMMARIZE or anything else. */
+static const json_t *described_table(const json_t *show)
+{
+    static const char *const show_keys[] = { "type", "query_location", "query", "show_type", NULL };
+    static const char *const query_keys[] = { "type", "select_list", "from_table",
+                                              "aggregate_handling", NULL };
+    static const char *const star_keys[] = { "class", "type", "query_location", "columns", NULL };
+    static const char *const table_keys[] = { "type",        "query_location", "table_name",
+                                              "schema_name", "catalog_name",   NULL };
+    const json_t *q = json_object_get(show, "query");
+    const json_t *list = json_object_get(q, "select_list");
+    const json_t *star = json_array_get(list, 0);
+    const json_t *from = json_object_get(q, "from_table");
+    if (strcmp(str(show, "show_type"), "DESCRIBE") != 0 || !only_keys(show, show_keys) ||
+        strcmp(str(q, "type"), "SELECT_NODE") != 0 || !only_keys(q, query_keys) ||
+        json_array_size(list) != 1 || strcmp(str(star, "class"), "STAR") != 0 ||
+        !only_keys(star, star_keys) || json_is_true(json_object_get(star, "columns")) ||
+        json_number_value(json_object_get(star, "query_location")) < 1.8e19 ||
+        strcmp(str(from, "type"), "BASE_TABLE") != 0 || !only_keys(from, table_keys))
+        return NULL;
+    return from;
+}
+
+/* DESCRIBE <table or view> shows the names and types code-mode://schema already publishes: the
+ * table counts as read (so sql_allowed_tables / sql_blocked_tables apply) and the blocked
+ * fields that apply to it are marked in a warning, as the schema resource marks them. */
+static void note_describe(tree_walk *w, const json_t *table)
+{
+    sluice_codefacts *f = w->ctx->facts;
+    const char *name = str(table, "table_name");
+    const char *schema = str(table, "schema_name");
+    const char *t = *schema == '\0' || strcmp(schema, "main") == 0
+                        ? name
+                        : sluice_arena_printf(w->ctx->arena, "%s.%s", schema, name);
+    /* the table rules (sql_blocked_tables) see only tables_read: no entry, no DESCRIBE */
+    if (t == NULL || sluice_codefacts_list_add(f, &f->resources_read, t) != SLUICE_OK) {
+        sluice_codefacts_violate(f, "unanalyzable", 0, 0, NULL,
+                                 "out of memory while analyzing DESCRIBE");
+        return;
+    }
+    for (size_t i = 0; i < w->ctx->blocked_count; i++) {
+        const sluice_sql_blocked *b = &w->ctx->blocked[i];
+        if (b->table == NULL || strcasecmp(b->table, name) == 0)
+            sluice_codefacts_warn(f,
+                                  "%s.%s%s is a blocked field [join/filter only]: it may be "
+                                  "compared with = but is never returned",
+                                  name, b->column, b->table == NULL ? " (where present)" : "");
+    }
 }
 
 static void check_table_function(tree_walk *w, const json_t *node)
@@ -275,7 +346,11 @@ static void walk_object(tree_walk *w, const json_t *node)
             note_select_node(w, node);
         note_ctes(w, node);
     } else if (strcmp(type, "SHOW_REF") == 0) {
-        refuse_show(w, node);
+        const json_t *table = described_table(node);
+        if (table != NULL)
+            note_describe(w, table);
+        else
+            refuse_show(w, node);
     } else if (strcmp(type, "TABLE_FUNCTION") == 0) {
         check_table_function(w, node);
     } else if (strcmp(type, "BASE_TABLE") == 0) {

@@ -6,11 +6,15 @@
  *      function (scalar, aggregate, window, table; lambda bodies included) is checked against
  *      functions.c;
  *   2. a bottom-up walk computing, for each operator, the set of base columns each output
- *      column is computed from (research note sql-engines.md §3.2). Operators, expression
- *      classes and keys the walker does not know are refused by name (fail closed): the plan
- *      format is internal to DuckDB and may change under us.
+ *      column is computed from (research note sql-engines.md §3.2) and which base column it
+ *      copies unchanged ("bare"). Operators, expression classes and keys the walker does not
+ *      know are refused by name (fail closed): the plan format is internal to DuckDB and may
+ *      change under us. The walk runs twice: the first collects every equality between bare
+ *      base columns, whose closure from the blocked columns is the taint (a column compared
+ *      with a blocked one is blocked too); the second judges every predicate and key touching a
+ *      blocked or tainted column against the table in blocked_predicates.c.
  * Then: the root must have as many columns as the prepared statement, and no output may be
- * computed from a blocked field.
+ * computed from a blocked or tainted field.
  * Does not own: the statement's written shape (parsetree.c) or config rules (rules.c).
  *
  * tag-lineage-ops: the operator table below, docs/sql.md "Operators" and the lineage cases in
@@ -26,10 +30,18 @@
 
 /* --- lineage sets ------------------------------------------------------------------------- */
 
-/* Per-output lineage: n columns, each a bitset of nwords words over the base columns. */
+/* Per-output lineage: n columns, each a bitset of nwords words over the base columns; bare[i]
+ * is the base column output i copies unchanged (NOT_BARE when computed or generated); mark[i]
+ * is set on the result of an IN/EXISTS/ANY test (a MARK join), whose comparison the join
+ * checked. */
+#define NOT_BARE SIZE_MAX
+
 typedef struct cols {
     size_t n;
     uint64_t *bits;
+    size_t *bare;
+    unsigned char *mark;
+    double table_index; /* of the operator whose bindings these are (BOUND_COLUMN_REF), or -1 */
 } cols;
 
 typedef struct base_col {
@@ -54,7 +66,17 @@ typedef struct walker {
     size_t delim_depth;
     size_t depth;
     bool failed;
+    /* taint through comparison (docs/security.md): blocked columns, then every base column an
+     * equality links to one; taint_src[i] is the blocked column that made i sensitive */
+    uint64_t *sensitive;
+    size_t *taint_src;
+    size_t (*edges)[2];
+    size_t edge_count;
+    size_t edge_cap;
+    bool checking; /* second pass: uses are judged against the closed sensitive set */
 } walker;
+
+static bool fail(walker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static uint64_t *set_at(walker *w, const cols *c, size_t i)
 {
@@ -65,9 +87,14 @@ static bool cols_new(walker *w, cols *c, size_t n)
 {
     c->n = n;
     c->bits = sluice_arena_calloc(w->ctx->arena, n == 0 ? 1 : n * w->nwords, sizeof(uint64_t));
-    if (c->bits == NULL)
-        w->failed = true;
-    return c->bits != NULL;
+    c->bare = sluice_arena_calloc(w->ctx->arena, n == 0 ? 1 : n, sizeof(size_t));
+    c->mark = sluice_arena_calloc(w->ctx->arena, n == 0 ? 1 : n, 1);
+    c->table_index = -1;
+    if (c->bits == NULL || c->bare == NULL || c->mark == NULL)
+        return fail(w, "%s", "out of memory while analyzing the plan");
+    for (size_t i = 0; i < n; i++)
+        c->bare[i] = NOT_BARE;
+    return true;
 }
 
 static void set_or(walker *w, uint64_t *dst, const uint64_t *src)
@@ -75,8 +102,6 @@ static void set_or(walker *w, uint64_t *dst, const uint64_t *src)
     for (size_t k = 0; k < w->nwords; k++)
         dst[k] |= src[k];
 }
-
-static bool fail(walker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Refuses the statement (once: the first reason is the one worth reading). */
 static bool fail(walker *w, const char *fmt, ...)
@@ -155,6 +180,7 @@ typedef struct expr_rule {
 
 static const expr_rule expr_rules[] = {
     { "BOUND_REF", { NULL }, { "index", NULL } },
+    { "BOUND_COLUMN_REF", { NULL }, { "binding", "depth", NULL } },
     { "BOUND_CONSTANT", { NULL }, { "value", NULL } },
     { "BOUND_PARAMETER", { NULL }, { "identifier", "parameter_data", NULL } },
     { "BOUND_FUNCTION",
@@ -182,6 +208,22 @@ static const expr_rule expr_rules[] = {
 };
 
 static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out);
+
+/* The input column a BOUND_REF (by position) or a BOUND_COLUMN_REF (by binding; DuckDB leaves
+ * these unresolved under a table in-out function) refers to. A binding is resolved only
+ * against the operator directly below, at depth 0; anything else fails closed. */
+static bool resolve_ref(const json_t *e, const cols *in, size_t *idx)
+{
+    if (in == NULL)
+        return false;
+    if (strcmp(s_of(e, "expression_class"), "BOUND_REF") == 0)
+        return index_of(json_object_get(e, "index"), in->n, idx);
+    const json_t *b = json_object_get(e, "binding");
+    return strcmp(s_of(e, "expression_class"), "BOUND_COLUMN_REF") == 0 && in->table_index >= 0 &&
+           json_number_value(json_object_get(e, "depth")) == 0 &&
+           json_number_value(json_object_get(b, "table_index")) == in->table_index &&
+           index_of(json_object_get(b, "column_index"), in->n, idx);
+}
 
 /* Every expression object inside v (not descending into the expressions found). */
 static bool nested_lineage(walker *w, const json_t *v, const cols *in, uint64_t *out)
@@ -239,15 +281,30 @@ static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *o
         if (!ok)
             break;
     }
-    if (ok && strcmp(cls, "BOUND_REF") == 0) {
+    if (ok && (strcmp(cls, "BOUND_REF") == 0 || strcmp(cls, "BOUND_COLUMN_REF") == 0)) {
         size_t idx;
-        if (in == NULL || !index_of(json_object_get(e, "index"), in->n, &idx))
+        if (!resolve_ref(e, in, &idx))
             ok = fail(w, "%s", "a column reference in the plan points outside its input");
         else
             set_or(w, out, set_at(w, in, idx));
     }
     w->depth--;
     return ok;
+}
+
+/* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
+static const json_t *strip_lossless(const json_t *e)
+{
+    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0 && sluice_sql_cast_is_lossless(e))
+        e = json_object_get(e, "child");
+    return e;
+}
+
+/* The input column e copies (a BOUND_REF, through lossless casts), or SIZE_MAX. */
+static size_t ref_of(const json_t *e, const cols *in)
+{
+    size_t idx;
+    return resolve_ref(strip_lossless(e), in, &idx) ? idx : SIZE_MAX;
 }
 
 /* Lineage of each expression of a list, appended as output columns starting at at. */
@@ -259,6 +316,11 @@ static bool list_lineage(walker *w, const json_t *list, const cols *in, cols *ou
     {
         if (at + i >= out->n || !expr_lineage(w, e, in, set_at(w, out, at + i)))
             return w->failed ? false : fail(w, "%s", "an expression list has the wrong length");
+        size_t r = ref_of(e, in);
+        if (r != SIZE_MAX) {
+            out->bare[at + i] = in->bare[r];
+            out->mark[at + i] = strip_lossless(e) == e && in->mark[r];
+        }
     }
     return true;
 }
@@ -272,6 +334,345 @@ static bool check_exprs(walker *w, const json_t *v, const cols *in)
         return false;
     }
     return nested_lineage(w, v, in, scratch);
+}
+
+static bool concat(walker *w, const cols *a, const cols *b, size_t extra, cols *out);
+
+/* --- taint through comparison; blocked columns in predicates (blocked_predicates.c) ------- */
+
+static bool bit_of(const uint64_t *bits, size_t id)
+{
+    return (bits[id / 64] >> (id % 64) & 1) != 0;
+}
+
+/* The first sensitive base column in bits, or SIZE_MAX. */
+static size_t first_sensitive(const walker *w, const uint64_t *bits)
+{
+    for (size_t id = 0; id < w->base_count; id++)
+        if (bit_of(bits, id) && bit_of(w->sensitive, id))
+            return id;
+    return SIZE_MAX;
+}
+
+static const char *qualified(walker *w, size_t id);
+
+/* "customers.ssn", or for a tainted column "orders.id (compared with blocked field
+ * customers.ssn)". */
+static const char *field_name(walker *w, size_t id)
+{
+    if (id >= w->base_count)
+        return "(a blocked field)";
+    const char *q = qualified(w, id);
+    if (w->taint_src[id] == id || w->taint_src[id] >= w->base_count)
+        return q != NULL ? q : w->base[id].column;
+    const char *src = qualified(w, w->taint_src[id]);
+    const char *s = sluice_arena_printf(w->ctx->arena, "%s (compared with blocked field %s)",
+                                        q != NULL ? q : w->base[id].column,
+                                        src != NULL ? src : w->base[w->taint_src[id]].column);
+    return s != NULL ? s : w->base[id].column;
+}
+
+/* The lineage of e over in, in fresh scratch memory; NULL after fail(). */
+static uint64_t *lineage_of(walker *w, const json_t *e, const cols *in)
+{
+    uint64_t *bits = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
+    if (bits == NULL) {
+        fail(w, "%s", "out of memory while analyzing the plan");
+        return NULL;
+    }
+    return nested_lineage(w, e, in, bits) ? bits : NULL;
+}
+
+/* Records that base columns a and b are compared for equality (first pass). */
+static bool add_edge(walker *w, size_t a, size_t b)
+{
+    if (w->checking || a == b)
+        return true;
+    if (w->edge_count == w->edge_cap) {
+        size_t ncap = w->edge_cap == 0 ? 16 : w->edge_cap * 2;
+        size_t(*n)[2] = sluice_arena_calloc(w->ctx->arena, ncap, sizeof(*n));
+        if (n == NULL)
+            return fail(w, "%s", "out of memory while analyzing the plan");
+        if (w->edge_count > 0)
+            memcpy(n, w->edges, w->edge_count * sizeof(*n));
+        w->edges = n;
+        w->edge_cap = ncap;
+    }
+    w->edges[w->edge_count][0] = a;
+    w->edges[w->edge_count][1] = b;
+    w->edge_count++;
+    return true;
+}
+
+/* Taint closure: every base column an equality links (transitively) to a blocked one becomes
+ * sensitive. Sets only grow, so this ends after at most base_count rounds. */
+static void close_taint(walker *w)
+{
+    bool changed = true;
+    while (changed) {
+        changed = false;
+        for (size_t i = 0; i < w->edge_count; i++)
+            for (int k = 0; k < 2; k++) {
+                size_t from = w->edges[i][k], to = w->edges[i][1 - k];
+                if (bit_of(w->sensitive, from) && !bit_of(w->sensitive, to)) {
+                    w->sensitive[to / 64] |= (uint64_t)1 << (to % 64);
+                    w->taint_src[to] = w->taint_src[from];
+                    changed = true;
+                }
+            }
+    }
+}
+
+/* Applies the rule table to one use of the sensitive lineage bits (second pass only). */
+static bool judge(walker *w, sluice_sql_pred_use use, const json_t *node, const uint64_t *bits)
+{
+    if (!w->checking)
+        return true;
+    if (sluice_sql_pred_rule_for(use)->allowed) {
+        w->ctx->facts->blocked_in_predicate = true;
+        return true;
+    }
+    size_t before = w->ctx->facts->violation_count;
+    if (sluice_sql_refuse_predicate(w->ctx, use, node, field_name(w, first_sensitive(w, bits))) !=
+        SLUICE_OK)
+        return fail(w, "%s", "out of memory while analyzing the plan");
+    /* the same refusal found again (a recursive CTE is walked once per round) says nothing new */
+    sluice_codefacts *f = w->ctx->facts;
+    for (size_t i = 0; f->violation_count > before && i < before; i++)
+        if (strcmp(f->violations[i].message, f->violations[before].message) == 0) {
+            f->violation_count = before;
+            break;
+        }
+    return true;
+}
+
+static bool any_sensitive(const walker *w, const uint64_t *bits)
+{
+    return first_sensitive(w, bits) != SIZE_MAX;
+}
+
+/* What one side of an equality is: a base column (*base set), a literal, a parameter, a
+ * generated or computed column, or another expression. */
+static sluice_sql_pred_use side_use(const json_t *e, const cols *in, size_t *base)
+{
+    size_t r = ref_of(e, in);
+    *base = NOT_BARE;
+    if (r != SIZE_MAX) {
+        *base = in->bare[r];
+        return *base != NOT_BARE ? SLUICE_SQL_USE_EQ_COLUMN : SLUICE_SQL_USE_EQ_GENERATED;
+    }
+    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0)
+        e = json_object_get(e, "child"); /* a cast of one value is still one value */
+    if (strcmp(s_of(e, "expression_class"), "BOUND_CONSTANT") == 0)
+        return SLUICE_SQL_USE_EQ_LITERAL;
+    if (strcmp(s_of(e, "expression_class"), "BOUND_PARAMETER") == 0)
+        return SLUICE_SQL_USE_EQ_PARAM;
+    return SLUICE_SQL_USE_EQ_EXPRESSION;
+}
+
+/* a = b (or IS NOT DISTINCT FROM), each side over its own input (a join has two). */
+static bool equality(walker *w,
+                     const json_t *node,
+                     const json_t *a,
+                     const cols *ain,
+                     const json_t *b,
+                     const cols *bin)
+{
+    uint64_t *abits = lineage_of(w, a, ain), *bbits = abits != NULL ? lineage_of(w, b, bin) : NULL;
+    if (bbits == NULL)
+        return false;
+    size_t ab, bb;
+    sluice_sql_pred_use au = side_use(a, ain, &ab), bu = side_use(b, bin, &bb);
+    if (au == SLUICE_SQL_USE_EQ_COLUMN && bu == SLUICE_SQL_USE_EQ_COLUMN && !add_edge(w, ab, bb))
+        return false;
+    bool as = any_sensitive(w, abits), bs = any_sensitive(w, bbits);
+    if (as && au != SLUICE_SQL_USE_EQ_COLUMN)
+        return judge(w, SLUICE_SQL_USE_FUNCTION, a, abits);
+    if (bs && bu != SLUICE_SQL_USE_EQ_COLUMN)
+        return judge(w, SLUICE_SQL_USE_FUNCTION, b, bbits);
+    if (!as && !bs)
+        return true;
+    return judge(w, as ? bu : au, node, as ? abits : bbits);
+}
+
+static bool is_type(const json_t *e, const char *cls, const char *type)
+{
+    return strcmp(s_of(e, "expression_class"), cls) == 0 &&
+           (type == NULL || strcmp(s_of(e, "type"), type) == 0);
+}
+
+/* A reference to the result of a MARK join (IN / EXISTS / ANY), whose comparison was judged
+ * at the join. */
+static bool is_mark_ref(const json_t *e, const cols *in)
+{
+    size_t idx;
+    return resolve_ref(e, in, &idx) && in->mark[idx];
+}
+
+/* The bare column (through lossless casts) of in that e copies, tested for NULL. */
+static bool is_null_test(const json_t *e, const cols *in)
+{
+    if (!is_type(e, "BOUND_OPERATOR", "OPERATOR_IS_NULL") &&
+        !is_type(e, "BOUND_OPERATOR", "OPERATOR_IS_NOT_NULL"))
+        return false;
+    const json_t *ch = json_object_get(e, "children");
+    size_t r = json_array_size(ch) == 1 ? ref_of(json_array_get(ch, 0), in) : SIZE_MAX;
+    return r != SIZE_MAX && in->bare[r] != NOT_BARE;
+}
+
+/* The row of the table for a predicate over a sensitive column that is not an equality. */
+static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
+{
+    const char *type = s_of(e, "type");
+    if (is_mark_ref(e, in) || (is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT") &&
+                               json_array_size(json_object_get(e, "children")) == 1 &&
+                               is_mark_ref(json_array_get(json_object_get(e, "children"), 0), in)))
+        return SLUICE_SQL_USE_SUBQUERY_TEST;
+    if (is_type(e, "BOUND_COMPARISON", NULL))
+        return strcmp(type, "COMPARE_NOTEQUAL") == 0 || strcmp(type, "COMPARE_DISTINCT_FROM") == 0
+                   ? SLUICE_SQL_USE_NOT_EQUAL
+                   : SLUICE_SQL_USE_RANGE;
+    if (is_type(e, "BOUND_BETWEEN", NULL))
+        return SLUICE_SQL_USE_RANGE;
+    if (is_null_test(e, in))
+        return SLUICE_SQL_USE_IS_NULL;
+    if (is_type(e, "BOUND_OPERATOR", "COMPARE_IN") ||
+        is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
+        return SLUICE_SQL_USE_IN_LIST;
+    if (is_type(e, "BOUND_FUNCTION", NULL) && sluice_sql_is_pattern_function(s_of(e, "name")))
+        return SLUICE_SQL_USE_PATTERN;
+    if (is_type(e, "BOUND_CONJUNCTION", NULL) || is_type(e, "BOUND_CASE", NULL) ||
+        is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT"))
+        return SLUICE_SQL_USE_NESTED;
+    return SLUICE_SQL_USE_FUNCTION;
+}
+
+/* One predicate (a WHERE/HAVING/QUALIFY conjunct, an ANY join's condition): AND is split. */
+static bool predicate(walker *w, const json_t *e, const cols *in)
+{
+    if (is_type(e, "BOUND_CONJUNCTION", "CONJUNCTION_AND")) {
+        size_t i;
+        const json_t *c;
+        json_array_foreach(json_object_get(e, "children"), i, c)
+        {
+            if (!predicate(w, c, in))
+                return false;
+        }
+        return true;
+    }
+    if (is_type(e, "BOUND_COMPARISON", "COMPARE_EQUAL") ||
+        is_type(e, "BOUND_COMPARISON", "COMPARE_NOT_DISTINCT_FROM"))
+        return equality(w, e, json_object_get(e, "left"), in, json_object_get(e, "right"), in);
+    uint64_t *bits = lineage_of(w, e, in);
+    if (bits == NULL)
+        return false;
+    return !any_sensitive(w, bits) || judge(w, predicate_use(e, in), e, bits);
+}
+
+static bool predicates(walker *w, const json_t *list, const cols *in)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        if (!predicate(w, e, in))
+            return false;
+    }
+    return true;
+}
+
+/* GROUP BY, PARTITION BY, DISTINCT ON: a sensitive key must be the bare column (or its NULL
+ * test): grouping compares values for equality only. */
+static bool group_keys(walker *w, const json_t *list, const cols *in)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        uint64_t *bits = lineage_of(w, e, in);
+        if (bits == NULL)
+            return false;
+        if (!any_sensitive(w, bits))
+            continue;
+        size_t r = ref_of(e, in);
+        sluice_sql_pred_use use = r != SIZE_MAX && in->bare[r] != NOT_BARE
+                                      ? SLUICE_SQL_USE_GROUP_KEY
+                                  : is_null_test(e, in) ? SLUICE_SQL_USE_IS_NULL
+                                                        : SLUICE_SQL_USE_FUNCTION;
+        if (!judge(w, use, e, bits))
+            return false;
+    }
+    return true;
+}
+
+/* The first expression inside v (for the place a refusal points at), or v. */
+static const json_t *first_expression(const json_t *v)
+{
+    if (json_is_array(v))
+        return json_array_size(v) > 0 ? first_expression(json_array_get(v, 0)) : v;
+    const json_t *e = json_object_get(v, "expression");
+    return e != NULL ? e : v;
+}
+
+/* ORDER BY and window ORDER BY ({type, null_order, expression} items), LIMIT/OFFSET values:
+ * any sensitive lineage is refused with use. */
+static bool refuse_sensitive(walker *w, const json_t *v, const cols *in, sluice_sql_pred_use use)
+{
+    if (v == NULL)
+        return true;
+    uint64_t *bits = lineage_of(w, v, in);
+    if (bits == NULL)
+        return false;
+    return !any_sensitive(w, bits) || judge(w, use, first_expression(v), bits);
+}
+
+/* JOIN conditions ({left, right, comparison}, each side over its input) and an ANY join's
+ * condition over both inputs. */
+static bool join_predicates(walker *w, const json_t *op, const cols *l, const cols *r)
+{
+    size_t i;
+    const json_t *c;
+    json_array_foreach(json_object_get(op, "conditions"), i, c)
+    {
+        const char *cmp = s_of(c, "comparison");
+        const json_t *left = json_object_get(c, "left"), *right = json_object_get(c, "right");
+        if (strcmp(cmp, "COMPARE_EQUAL") == 0 || strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM") == 0) {
+            if (!equality(w, left, left, l, right, r))
+                return false;
+            continue;
+        }
+        uint64_t *lb = lineage_of(w, left, l), *rb = lb != NULL ? lineage_of(w, right, r) : NULL;
+        if (rb == NULL)
+            return false;
+        bool ne = strcmp(cmp, "COMPARE_NOTEQUAL") == 0 || strcmp(cmp, "COMPARE_DISTINCT_FROM") == 0;
+        if (any_sensitive(w, lb) || any_sensitive(w, rb))
+            if (!judge(w, ne ? SLUICE_SQL_USE_NOT_EQUAL : SLUICE_SQL_USE_RANGE, left,
+                       any_sensitive(w, lb) ? lb : rb))
+                return false;
+    }
+    const json_t *any = json_object_get(op, "condition");
+    if (any == NULL)
+        return true;
+    cols both;
+    return concat(w, l, r, 0, &both) && predicate(w, any, &both);
+}
+
+/* WINDOW expressions: PARTITION BY keys, window ORDER BY, the FILTER clause. */
+static bool window_predicates(walker *w, const json_t *list, const cols *in)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(list, i, e)
+    {
+        if (!group_keys(w, json_object_get(e, "partitions"), in) ||
+            !refuse_sensitive(w, json_object_get(e, "orders"), in, SLUICE_SQL_USE_ORDER) ||
+            !refuse_sensitive(w, json_object_get(e, "arg_orders"), in, SLUICE_SQL_USE_ORDER))
+            return false;
+        const json_t *filter = json_object_get(e, "filter_expr");
+        if (filter != NULL && !predicate(w, filter, in))
+            return false;
+    }
+    return true;
 }
 
 /* --- operators ---------------------------------------------------------------------------- */
@@ -296,8 +697,13 @@ static bool concat(walker *w, const cols *a, const cols *b, size_t extra, cols *
     if (!cols_new(w, out, a->n + (b != NULL ? b->n : 0) + extra))
         return false;
     memcpy(out->bits, a->bits, a->n * w->nwords * sizeof(uint64_t));
-    if (b != NULL)
+    memcpy(out->bare, a->bare, a->n * sizeof(size_t));
+    memcpy(out->mark, a->mark, a->n);
+    if (b != NULL) {
         memcpy(out->bits + a->n * w->nwords, b->bits, b->n * w->nwords * sizeof(uint64_t));
+        memcpy(out->bare + a->n, b->bare, b->n * sizeof(size_t));
+        memcpy(out->mark + a->n, b->mark, b->n);
+    }
     return true;
 }
 
@@ -321,6 +727,42 @@ static const char *get_table_name(walker *w, const json_t *op)
     return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
 }
 
+/* Output column i is input column idx, unchanged. */
+static void copy_col(walker *w, cols *out, size_t i, const cols *in, size_t idx)
+{
+    set_or(w, set_at(w, out, i), set_at(w, in, idx));
+    out->bare[i] = in->bare[idx];
+    out->mark[i] = in->mark[idx];
+}
+
+/* A table in-out function (LATERAL unnest(...), unnest in FROM over a column): its columns
+ * (column_indexes) are computed from every column of its input, then the input columns listed
+ * in projected_input pass through. Only unnest is known to take a table input. */
+static bool op_get_in_out(walker *w, const json_t *op, cols *out)
+{
+    cols in;
+    const json_t *pi = json_object_get(op, "projected_input");
+    size_t nf = json_array_size(json_object_get(op, "column_indexes"));
+    if (strcmp(s_of(op, "name"), "unnest") != 0 ||
+        json_array_size(json_object_get(op, "children")) != 1)
+        return fail(w, "table function %s with a table input", s_of(op, "name"));
+    if (!walk_child(w, op, 0, &in) || !cols_new(w, out, nf + json_array_size(pi)))
+        return false;
+    for (size_t i = 0; i < nf; i++)
+        for (size_t j = 0; j < in.n; j++)
+            set_or(w, set_at(w, out, i), set_at(w, &in, j));
+    size_t i;
+    const json_t *v;
+    json_array_foreach(pi, i, v)
+    {
+        size_t idx;
+        if (!index_of(v, in.n, &idx))
+            return fail(w, "%s", "a projected table-function input outside its input");
+        copy_col(w, out, nf + i, &in, idx);
+    }
+    return true;
+}
+
 static bool op_get(walker *w, const json_t *op, cols *out)
 {
     static const char *const known[] = { "table_index",
@@ -339,11 +781,14 @@ static bool op_get(walker *w, const json_t *op, cols *out)
                                          "catalog_name",
                                          "schema_name",
                                          "named_parameters",
+                                         "projected_input",
                                          NULL };
     if (!keys_known(w, op, known, "LOGICAL_GET"))
         return false;
     if (json_array_size(json_object_get(op, "children")) > 0)
-        return fail(w, "%s", "a table function with a table input");
+        return op_get_in_out(w, op, out);
+    if (json_object_get(op, "projected_input") != NULL)
+        return fail(w, "%s", "a table function projecting an input it does not have");
     const json_t *ci = json_object_get(op, "column_indexes");
     const json_t *names = json_object_get(op, "names");
     if (!cols_new(w, out, json_array_size(ci)))
@@ -362,6 +807,7 @@ static bool op_get(walker *w, const json_t *op, cols *out)
         if (table == NULL || col == NULL || !base_index(w, table, col, &id))
             return fail(w, "%s", "a table scan in the plan names an unknown column");
         set_at(w, out, i)[id / 64] |= (uint64_t)1 << (id % 64);
+        out->bare[i] = id;
     }
     return true;
 }
@@ -373,23 +819,60 @@ static bool op_projection(walker *w, const json_t *op, cols *out)
     if (!keys_known(w, op, known, "LOGICAL_PROJECTION") || !walk_child(w, op, 0, &in))
         return false;
     const json_t *ex = json_object_get(op, "expressions");
-    return cols_new(w, out, json_array_size(ex)) && list_lineage(w, ex, &in, out, 0);
+    if (!cols_new(w, out, json_array_size(ex)) || !list_lineage(w, ex, &in, out, 0))
+        return false;
+    out->table_index = json_number_value(json_object_get(op, "table_index"));
+    return true;
 }
 
-/* FILTER, ORDER_BY, LIMIT, DISTINCT, SAMPLE: rows change, columns pass through. */
+/* FILTER.projection_map: the filter outputs only these input columns, in this order (a
+ * LATERAL subquery with LIMIT is planned as a window and such a filter). Empty: all. */
+static bool project_map(walker *w, const json_t *op, const cols *in, cols *out)
+{
+    const json_t *map = json_object_get(op, "projection_map");
+    if (json_array_size(map) == 0)
+        return concat(w, in, NULL, 0, out);
+    if (!cols_new(w, out, json_array_size(map)))
+        return false;
+    size_t i;
+    const json_t *v;
+    json_array_foreach(map, i, v)
+    {
+        size_t idx;
+        if (!index_of(v, in->n, &idx))
+            return fail(w, "%s", "a filter projecting a column outside its input");
+        copy_col(w, out, i, in, idx);
+    }
+    return true;
+}
+
+/* FILTER, ORDER_BY, LIMIT, DISTINCT, SAMPLE: rows change, columns pass through. Their
+ * expressions are predicates (FILTER: WHERE, HAVING, QUALIFY), orderings or keys, judged by the
+ * blocked-predicate table. */
 static bool op_pass(walker *w, const json_t *op, cols *out)
 {
-    static const char *const known[] = { "expressions",      "orders",
-                                         "limit_val",        "offset_val",
-                                         "distinct_targets", "distinct_type",
-                                         "sample_options",   NULL };
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, out))
+    static const char *const known[] = {
+        "expressions",   "orders",         "limit_val",      "offset_val", "distinct_targets",
+        "distinct_type", "sample_options", "projection_map", "order_by",   NULL
+    };
+    cols in;
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
-    return check_exprs(w, json_object_get(op, "expressions"), out) &&
-           check_exprs(w, json_object_get(op, "orders"), out) &&
-           check_exprs(w, json_object_get(op, "distinct_targets"), out) &&
-           check_exprs(w, json_object_get(op, "limit_val"), out) &&
-           check_exprs(w, json_object_get(op, "offset_val"), out);
+    if (!check_exprs(w, json_object_get(op, "expressions"), &in) ||
+        !check_exprs(w, json_object_get(op, "orders"), &in) ||
+        !check_exprs(w, json_object_get(op, "distinct_targets"), &in) ||
+        !check_exprs(w, json_object_get(op, "limit_val"), &in) ||
+        !check_exprs(w, json_object_get(op, "offset_val"), &in) ||
+        !check_exprs(w, json_object_get(op, "order_by"), &in))
+        return false;
+    if (!predicates(w, json_object_get(op, "expressions"), &in) ||
+        !refuse_sensitive(w, json_object_get(op, "orders"), &in, SLUICE_SQL_USE_ORDER) ||
+        !refuse_sensitive(w, json_object_get(op, "order_by"), &in, SLUICE_SQL_USE_ORDER) ||
+        !group_keys(w, json_object_get(op, "distinct_targets"), &in) ||
+        !refuse_sensitive(w, json_object_get(op, "limit_val"), &in, SLUICE_SQL_USE_LIMIT) ||
+        !refuse_sensitive(w, json_object_get(op, "offset_val"), &in, SLUICE_SQL_USE_LIMIT))
+        return false;
+    return project_map(w, op, &in, out);
 }
 
 static bool op_aggregate(walker *w, const json_t *op, cols *out)
@@ -411,7 +894,8 @@ static bool op_aggregate(walker *w, const json_t *op, cols *out)
     const json_t *gfns = json_object_get(op, "grouping_functions");
     size_t ng = json_array_size(groups), na = json_array_size(aggs);
     if (!cols_new(w, out, ng + na + json_array_size(gfns)) ||
-        !list_lineage(w, groups, &in, out, 0) || !list_lineage(w, aggs, &in, out, ng))
+        !list_lineage(w, groups, &in, out, 0) || !list_lineage(w, aggs, &in, out, ng) ||
+        !group_keys(w, groups, &in))
         return false;
     size_t i;
     const json_t *g;
@@ -437,7 +921,8 @@ static bool op_append(walker *w, const json_t *op, cols *out)
     if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     const json_t *ex = json_object_get(op, "expressions");
-    return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n);
+    return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
+           window_predicates(w, ex, &in);
 }
 
 static bool op_setop(walker *w, const json_t *op, cols *out)
@@ -454,8 +939,12 @@ static bool op_setop(walker *w, const json_t *op, cols *out)
      * both sides count (conservative, like the research prototype). */
     if (!concat(w, &l, NULL, 0, out))
         return false;
-    for (size_t i = 0; i < l.n; i++)
+    for (size_t i = 0; i < l.n; i++) {
         set_or(w, set_at(w, out, i), set_at(w, &r, i));
+        if (r.bare[i] != l.bare[i])
+            out->bare[i] = NOT_BARE; /* a mix of sources is no one base column */
+        out->mark[i] = 0;
+    }
     return true;
 }
 
@@ -510,6 +999,8 @@ static bool join_output(walker *w, const json_t *op, const cols *l, const cols *
     uint64_t *cond = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
     if (cond == NULL || !conditions(w, op, l, r, cond))
         return cond == NULL ? (w->failed = true, false) : false;
+    if (!join_predicates(w, op, l, r))
+        return false;
     switch (shape) {
     case JOIN_LEFT:
         return concat(w, l, NULL, 0, out);
@@ -519,6 +1010,7 @@ static bool join_output(walker *w, const json_t *op, const cols *l, const cols *
         if (!concat(w, l, NULL, 1, out))
             return false;
         set_or(w, set_at(w, out, l->n), cond);
+        out->mark[l->n] = 1;
         return true;
     case JOIN_BOTH:
         break;
@@ -575,7 +1067,10 @@ static bool op_delim_get(walker *w, const json_t *op, cols *out)
     const cols *d = w->delim[w->delim_depth - 1];
     if (json_array_size(json_object_get(op, "chunk_types")) != d->n)
         return fail(w, "%s", "a DELIM_GET whose width differs from its delim join");
-    return concat(w, d, NULL, 0, out);
+    if (!concat(w, d, NULL, 0, out))
+        return false;
+    out->table_index = json_number_value(json_object_get(op, "table_index"));
+    return true;
 }
 
 static cte_entry *cte_find(walker *w, double index)
@@ -639,9 +1134,14 @@ static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
         cols next;
         if (!concat(w, &acc, NULL, 0, &next))
             return false;
-        for (size_t i = 0; i < acc.n; i++)
+        for (size_t i = 0; i < acc.n; i++) {
             set_or(w, set_at(w, &next, i), set_at(w, &step, i));
-        if (memcmp(next.bits, acc.bits, acc.n * w->nwords * sizeof(uint64_t)) == 0) {
+            if (step.bare[i] != acc.bare[i])
+                next.bare[i] = NOT_BARE;
+            next.mark[i] = 0;
+        }
+        if (memcmp(next.bits, acc.bits, acc.n * w->nwords * sizeof(uint64_t)) == 0 &&
+            memcmp(next.bare, acc.bare, acc.n * sizeof(size_t)) == 0) {
             *out = acc;
             return true;
         }
@@ -795,6 +1295,22 @@ static void register_base(walker *w, const json_t *op)
     }
 }
 
+/* DuckDB 1.5 plans every uncorrelated scalar subquery as CASE WHEN count > 1 THEN error('More
+ * than one row returned by a subquery ...') ELSE first(x) END. That error() has one constant
+ * argument, so it can carry no value. An error() the query text wrote is refused on the parse
+ * tree (functions.c denylist), so only the planner's own, or a catalog macro's constant one,
+ * reaches here. */
+static bool planner_error(const json_t *v)
+{
+    static const char prefix[] = "More than one row returned by a subquery used as an expression";
+    const json_t *ch = json_object_get(v, "children");
+    const json_t *arg = json_array_get(ch, 0);
+    const char *text = json_string_value(json_object_get(json_object_get(arg, "value"), "value"));
+    return strcmp(s_of(v, "name"), "error") == 0 && json_array_size(ch) == 1 &&
+           strcmp(s_of(arg, "expression_class"), "BOUND_CONSTANT") == 0 && text != NULL &&
+           strncmp(text, prefix, sizeof(prefix) - 1) == 0;
+}
+
 static void scan(walker *w, const json_t *v, size_t depth)
 {
     if (depth > SLUICE_SQL_MAX_PLAN_DEPTH * 4 || w->failed)
@@ -814,7 +1330,7 @@ static void scan(walker *w, const json_t *v, size_t depth)
                    (strcmp(cls, "BOUND_WINDOW") == 0 && json_object_get(v, "name") != NULL)) {
             const char *name = s_of(v, "name");
             const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
-            if (why != NULL)
+            if (why != NULL && !planner_error(v))
                 refuse_function(w, "function", name, why);
             if (strcmp(cls, "BOUND_AGGREGATE") == 0)
                 sluice_sql_ext(w->ctx->facts)->aggregate_count++;
@@ -917,7 +1433,15 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
             if (q == NULL)
                 f->incomplete = true; /* lineage would be missing a column */
             sluice_codefacts_list_add(f, &o->lineage, q);
-            if (sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
+            if (bit_of(w->sensitive, id) && w->taint_src[id] != id)
+                sluice_codefacts_violate(
+                    f, "blocked_column", 0, 0,
+                    "return another column, or compare the blocked field with a literal or "
+                    "parameter instead",
+                    "output column '%s' is computed from %s, which the statement compares with "
+                    "blocked field %s, so it is blocked too",
+                    o->name, q != NULL ? q : w->base[id].column, field_name(w, w->taint_src[id]));
+            else if (bit_of(w->sensitive, id))
                 sluice_codefacts_violate(
                     f, "blocked_column", 0, 0,
                     sluice_arena_printf(w->ctx->arena,
@@ -933,10 +1457,24 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
         if (q == NULL)
             f->incomplete = true;
         sluice_codefacts_list_add(f, &f->fields_read, q);
-        if ((returned[id / 64] >> (id % 64) & 1) == 0 &&
-            sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
+        if ((returned[id / 64] >> (id % 64) & 1) == 0 && bit_of(w->sensitive, id))
             sluice_codefacts_list_add(f, &f->blocked_used, q);
     }
+}
+
+/* The sensitive set starts as the blocked columns; each is its own taint source. */
+static bool taint_init(walker *w)
+{
+    w->sensitive = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
+    w->taint_src = sluice_arena_calloc(w->ctx->arena, w->base_count + 1, sizeof(size_t));
+    if (w->sensitive == NULL || w->taint_src == NULL)
+        return false;
+    for (size_t id = 0; id < w->base_count; id++) {
+        w->taint_src[id] = id;
+        if (sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
+            w->sensitive[id / 64] |= (uint64_t)1 << (id % 64);
+    }
+    return true;
 }
 
 static bool has_parameters(const sluice_sql_ctx *ctx)
@@ -987,10 +1525,21 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
     if (w.base == NULL)
         return SLUICE_E_NOMEM;
     scan(&w, json_array_get(plans, 0), 0);
-    cols root;
     w.nwords = w.base_count / 64 + 1;
-    if (w.failed || !walk_op(&w, json_array_get(plans, 0), &root)) {
-        /* allocation failures stop the walk without a violation: still refuse */
+    if (!w.failed && !taint_init(&w))
+        return SLUICE_E_NOMEM;
+    /* pass 1 collects the equalities between base columns; pass 2 judges every predicate
+     * against the closed taint (a join higher in the plan can taint a column compared lower) */
+    cols root;
+    bool ok = !w.failed && walk_op(&w, json_array_get(plans, 0), &root);
+    if (ok) {
+        close_taint(&w);
+        w.checking = true;
+        w.cte_count = 0;
+        ok = walk_op(&w, json_array_get(plans, 0), &root);
+    }
+    if (!ok) {
+        /* a walk that stopped without saying why (an allocation failed): still refuse */
         if (ctx->facts->violation_count == 0)
             ctx->facts->incomplete = true;
         return SLUICE_OK;

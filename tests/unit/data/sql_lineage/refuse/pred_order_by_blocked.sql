@@ -1,1 +1,2 @@
+-- rule: blocked_predicate
 SELECT name FROM customers ORDER BY ssn LIMIT 1

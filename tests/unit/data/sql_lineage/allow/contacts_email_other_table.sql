@@ -1,1 +1,0 @@
-SELECT k.email FROM contacts k JOIN customers c ON c.email = k.email

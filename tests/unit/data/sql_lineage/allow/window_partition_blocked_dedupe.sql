@@ -1,0 +1,1 @@
+SELECT DISTINCT ON (ssn) name, id FROM customers WHERE ssn IS NOT NULL
