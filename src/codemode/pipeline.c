@@ -40,9 +40,10 @@ struct sluice_codemode {
     const sluice_frontend *frontend;
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
-    atomic_bool audit_broken;  /* an append failed: no more executions without an audit trail */
-    sluice_policy *policy;     /* routes, derived rules and the policy backend */
-    const sluice_clock *clock; /* NULL: the system clock (tests set a manual one) */
+    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
+    sluice_policy *policy;    /* routes, derived rules and the policy backend */
+    /* NULL: the system clock (tests set a manual one) */
+    const sluice_clock *clock;
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
