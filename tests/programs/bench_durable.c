@@ -108,8 +108,8 @@ static json_t *summary(double *v, int n)
 {
     qsort(v, (size_t)n, sizeof *v, compare_double);
     double median = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-    return json_pack("{s:f, s:f, s:f, s:i}", "median_per_s", median, "min_per_s", v[0],
-                     "max_per_s", v[n - 1], "runs", n);
+    return json_pack("{s:f, s:f, s:f, s:i}", "median_per_s", median, "min_per_s", v[0], "max_per_s",
+                     v[n - 1], "runs", n);
 }
 
 typedef struct options {
@@ -154,8 +154,7 @@ static bool parse_args(int argc, char **argv, options *o)
         o->group = false;
     else if (mode != NULL && strcmp(mode, "group") == 0)
         o->per_record = false;
-    return o->dir != NULL && o->records > 0 && o->runs >= 1 && o->runs <= MAX_RUNS &&
-           argc % 2 == 1;
+    return o->dir != NULL && o->records > 0 && o->runs >= 1 && o->runs <= MAX_RUNS && argc % 2 == 1;
 }
 
 /* Both modes for one thread count, alternating run by run. */
@@ -175,12 +174,12 @@ static bool measure(const options *o, int threads, json_t *group, json_t *per_re
     if (o->per_record)
         json_object_set_new(per_record, key, summary(p, o->runs));
     if (o->group && o->per_record)
-        fprintf(stderr, "threads %3d: group %8.0f/s  per-record %8.0f/s  x%.2f\n", threads,
-                json_real_value(json_object_get(json_object_get(group, key), "median_per_s")),
-                json_real_value(json_object_get(json_object_get(per_record, key), "median_per_s")),
-                json_real_value(json_object_get(json_object_get(group, key), "median_per_s")) /
-                    json_real_value(
-                        json_object_get(json_object_get(per_record, key), "median_per_s")));
+        fprintf(
+            stderr, "threads %3d: group %8.0f/s  per-record %8.0f/s  x%.2f\n", threads,
+            json_real_value(json_object_get(json_object_get(group, key), "median_per_s")),
+            json_real_value(json_object_get(json_object_get(per_record, key), "median_per_s")),
+            json_real_value(json_object_get(json_object_get(group, key), "median_per_s")) /
+                json_real_value(json_object_get(json_object_get(per_record, key), "median_per_s")));
     return true;
 }
 

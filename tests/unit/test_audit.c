@@ -85,6 +85,30 @@ static void write_lines(char **lines, size_t n)
     fclose(f);
 }
 
+/* The head file's bytes, to put an older head back (as a crash before its write would leave). */
+typedef struct saved_head {
+    char bytes[512];
+    size_t len;
+} saved_head;
+
+static saved_head save_head(void)
+{
+    saved_head h;
+    FILE *f = fopen(head, "r");
+    assert_non_null(f);
+    h.len = fread(h.bytes, 1, sizeof h.bytes, f);
+    fclose(f);
+    return h;
+}
+
+static void restore_head(const saved_head *h)
+{
+    FILE *f = fopen(head, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(h->bytes, 1, h->len, f), h->len);
+    fclose(f);
+}
+
 static void expect_broken(size_t line, const char *what)
 {
     sluice_audit_report r;
@@ -262,14 +286,9 @@ static void test_audit_open_repairs_head_one_behind(void **state)
 {
     (void)state;
     write_events(1, 3);
-    char saved[512];
-    FILE *f = fopen(head, "r");
-    size_t len = fread(saved, 1, sizeof saved, f);
-    fclose(f);
+    saved_head saved = save_head();
     write_events(4, 1);
-    f = fopen(head, "w");
-    fwrite(saved, 1, len, f);
-    fclose(f);
+    restore_head(&saved);
     expect_broken(4, "not covered by the head file");
     write_events(5, 1);
     sluice_audit_report r;
@@ -283,14 +302,9 @@ static void test_audit_open_adopts_unsynced_tail(void **state)
 {
     (void)state;
     write_events(1, 3);
-    char saved[512];
-    FILE *f = fopen(head, "r");
-    size_t len = fread(saved, 1, sizeof saved, f);
-    fclose(f);
+    saved_head saved = save_head();
     write_events(4, 5);
-    f = fopen(head, "w");
-    fwrite(saved, 1, len, f);
-    fclose(f);
+    restore_head(&saved);
     expect_broken(4, "not covered by the head file");
     /* One of the uncovered records edited: not adopted. */
     size_t n;
@@ -320,10 +334,7 @@ static void test_audit_open_refuses_head_far_behind(void **state)
 {
     (void)state;
     write_events(1, 1);
-    char saved[512];
-    FILE *f = fopen(head, "r");
-    size_t len = fread(saved, 1, sizeof saved, f);
-    fclose(f);
+    saved_head saved = save_head();
     sluice_audit *log = NULL;
     assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
     json_t *event = json_pack("{s:s}", "event", "x");
@@ -331,9 +342,7 @@ static void test_audit_open_refuses_head_far_behind(void **state)
         assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
     json_decref(event);
     sluice_audit_close(log);
-    f = fopen(head, "w");
-    fwrite(saved, 1, len, f);
-    fclose(f);
+    restore_head(&saved);
     sluice_arena *arena = sluice_arena_new();
     sluice_error err;
     assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
