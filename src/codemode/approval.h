@@ -53,8 +53,10 @@ typedef struct sluice_approval {
  * (sluice_approval_id_valid); all are thread-safe and must hold across processes sharing the
  * store (the server and `sluice approve`). now is the caller's clock: a request past expires_at
  * at now is reported EXPIRED and can no longer be decided.
- * get: the request as of now, SLUICE_APPROVAL_NONE when unknown or when the store cannot be read
- *   (an unreadable store never approves anything: fail closed).
+ * get: the request as of now, SLUICE_APPROVAL_NONE when unknown. A store that cannot be read
+ *   answers from what it last read: states only move forward and a decision is final, so a
+ *   stale answer can say "pending" for an approved request (a refusal) but never "approved"
+ *   for a rejected one.
  * request: atomically records a pending request for id unless one exists (check-and-insert);
  *   durable before SLUICE_OK. *out is the request as it now stands.
  * decide: atomically moves a pending, unexpired request to approved or rejected (of two

@@ -78,7 +78,8 @@ sluice_status sluice_replay_open(
 /* Marks token_id used until expires_at (the consume op, see the contract above). SLUICE_OK the
  * first time; SLUICE_E_DENIED when it was already used; SLUICE_E_LIMIT when the store is full
  * of live ids; SLUICE_E_IO when the record could not be made durable (the id still counts as
- * used: fail closed). */
+ * used, and after a failed fdatasync the file store refuses every later consume too: fail
+ * closed). */
 sluice_status sluice_replay_consume(sluice_replay *store,
                                     const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
                                     int64_t expires_at,
