@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #define MIN_KEY_BYTES 16u
 #define MAX_KEY_BYTES 4096u
