@@ -1,7 +1,7 @@
 /*
  * cmd_validate.c — `sluice validate -c FILE [--user U] [--group G]... [--var NAME=JSON]...
- * CODEFILE`: prints what validate_code would answer for CODEFILE ("-" reads stdin), as the given
- * user, without issuing a token. Exit 0 when the code may run, 1 when it is refused.
+ * [--language L] CODEFILE`: prints what validate_code would answer for CODEFILE ("-" reads stdin),
+ * as the given user, without issuing a token. Exit 0 when the code may run, 1 when it is refused.
  */
 #include "cli/cli.h"
 #include "codemode/codemode.h"
@@ -16,7 +16,7 @@ int sluice_cmd_validate(int argc, char **argv);
 static void validate_usage(FILE *out)
 {
     fprintf(out, "usage: sluice validate -c FILE [--user U] [--group G]... [--var NAME=JSON]... "
-                 "CODEFILE|-\n\n"
+                 "[--language L] CODEFILE|-\n\n"
                  "Shows what validate_code answers for the code in CODEFILE, as user U (default:\n"
                  "the config's [identity]). Issues no token. Exit 0 valid, 1 refused.\n");
 }
@@ -41,6 +41,7 @@ static char *read_code(sluice_arena *arena, const char *path, size_t *len)
 typedef struct validate_args {
     const char *config;
     const char *user;
+    const char *language; /* NULL: the server's default */
     const char *groups[32];
     size_t group_count;
     json_t *vars;
@@ -53,6 +54,8 @@ static int parse_args(int argc, char **argv, validate_args *a)
         bool more = i + 1 < argc;
         if ((strcmp(argv[i], "-c") == 0 || strcmp(argv[i], "--config") == 0) && more) {
             a->config = argv[++i];
+        } else if (strcmp(argv[i], "--language") == 0 && more) {
+            a->language = argv[++i];
         } else if (strcmp(argv[i], "--user") == 0 && more) {
             a->user = argv[++i];
         } else if (strcmp(argv[i], "--group") == 0 && more && a->group_count < 32) {
@@ -107,7 +110,9 @@ static int run_validate(const validate_args *a, const sluice_config *config, slu
         .group_count = a->group_count > 0 ? a->group_count : config->identity.groups.count,
         .method = "cli",
     };
-    sluice_codemode_caller caller = { &who, "cli" };
+    sluice_codemode_caller caller = { .identity = &who,
+                                      .session_id = "cli",
+                                      .language = a->language };
     json_t *result = NULL;
     sluice_status st =
         sluice_codemode_validate(cm, arena, &caller, code, code_len, a->vars, true, &result, &err);

@@ -15,7 +15,7 @@ sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
                                          sluice_error *err)
 {
     sluice_identity admin = { .user_id = d->decided_by, .method = via };
-    sluice_codemode_caller caller = { &admin, via };
+    sluice_codemode_caller caller = { .identity = &admin, .session_id = via };
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:s, s:I, s:I}", "decision",
                   d->state == SLUICE_APPROVAL_APPROVED ? "approved" : "rejected", "approval_id",

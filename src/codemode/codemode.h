@@ -26,6 +26,10 @@ typedef struct sluice_codemode sluice_codemode;
 typedef struct sluice_codemode_caller {
     const sluice_identity *identity;
     const char *session_id; /* MCP session ("stdio" for the stdio transport, "cli" for the CLI) */
+    /* The language the call names (validate_code's `language`); NULL or "" means the server's
+     * default, the first of [code_mode] languages. One the server is not configured for is
+     * refused with the list of those it is. */
+    const char *language;
 } sluice_codemode_caller;
 
 /* Asks a human (or an administrator's record) whether a validated statement may run; returns
@@ -50,6 +54,14 @@ sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err);
+/* As sluice_codemode_open, on an executor the caller opened (a backend plugged in without a
+ * [database] section, e.g. a test's toy engine): cm owns executor from here on, and closes it
+ * on failure too. */
+sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_executor *executor,
+                                      sluice_codemode **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err);
 void sluice_codemode_close(sluice_codemode *cm);
 
 /* validate_code. *out is the structuredContent object (new reference) for valid AND invalid
@@ -112,6 +124,24 @@ const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
 
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
+
+/* The configured languages, in order (the first is the default): index < count. */
+size_t sluice_codemode_language_count(const sluice_codemode *cm);
+const char *sluice_codemode_language(const sluice_codemode *cm, size_t index);
+/* "sql, graphql": the configured languages, for messages (in arena; never NULL). */
+const char *sluice_codemode_languages_text(const sluice_codemode *cm, sluice_arena *arena);
+/* "sql, graphql": every language the registry knows (in arena; never NULL). */
+const char *sluice_codemode_known_languages(sluice_arena *arena);
+
+/* Audits a request refused before the pipeline saw it (its arguments failed the tool's input
+ * schema, for instance): every refused execute_code leaves a denial record. Returns
+ * SLUICE_E_DENIED. */
+sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
+                                             sluice_arena *arena,
+                                             const sluice_codemode_caller *caller,
+                                             const char *code,
+                                             const char *reason,
+                                             const char *message);
 
 /* Appends an audit record (no-op without an audit log). Fails closed: SLUICE_E_IO. */
 sluice_status sluice_codemode_audit(sluice_codemode *cm,

@@ -131,7 +131,7 @@ static void list_policy_actions(sluice_buf *b,
     }
     const sluice_strlist *ops = route->allowed_operations;
     for (size_t i = 0; i < ops->count; i++) {
-        sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
+        sluice_codefacts *f = sluice_codefacts_new(arena, "");
         if (f == NULL || sluice_codefacts_list_add(f, &f->operations, ops->items[i]) != SLUICE_OK)
             return;
         f->action = SLUICE_ACTION_WRITE;

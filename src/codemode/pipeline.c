@@ -1,12 +1,14 @@
 /*
  * pipeline.c — validate_code and execute_code (see codemode.h).
  *
- * The server never trusts the client to carry state: execute re-analyzes the code it is given
- * and checks every claim of the token against what it computes from the live request.
+ * The server never trusts the client to carry state: execute opens the token first (format,
+ * MAC, expiry: garbage costs no analysis), re-analyzes the code it is given with the language's
+ * front end, and checks every claim of the token against what it computes from the live request.
+ * The pipeline names no language and no engine: front ends come from lang/registry.h, the
+ * executor from exec/executor.h.
  */
 #include "codemode/approval_gate.h"
 #include "codemode/audit.h"
-#include "codemode/codefacts.h"
 #include "codemode/codemode.h"
 #include "codemode/present.h"
 #include "codemode/replay.h"
@@ -18,7 +20,9 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
-#include "lang/sql/sql.h"
+#include "facts/codefacts.h"
+#include "facts/verdict.h"
+#include "lang/registry.h"
 #include "policy/policy.h"
 
 #include <sodium.h>
@@ -37,7 +41,9 @@ struct sluice_codemode {
     sluice_replay *replay;
     sluice_approval_store *approvals; /* NULL without an audit log */
     sluice_audit *audit;
-    const sluice_frontend *frontend;
+    /* The configured languages ([code_mode] languages); the first is the default. */
+    const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
+    size_t lang_count;
     sluice_frontend_context fctx;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
@@ -91,15 +97,18 @@ static int compare_strings(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* schema version + rules + policy version and the caller's route + the caller's groups (their
- * permissions), in a fixed order. */
+/* language + schema version + rules + policy version and the caller's route + the caller's
+ * groups (their permissions), in a fixed order. The language is in it so a token for code in one
+ * language never runs the same bytes read as another. */
 static sluice_status context_hash(const sluice_codemode *cm,
                                   sluice_arena *arena,
+                                  const char *language,
                                   const sluice_identity *who,
                                   uint8_t out[SLUICE_HASH_BYTES])
 {
     sluice_hash_state h;
     sluice_hash_start(&h);
+    sluice_hash_update(&h, language, strlen(language) + 1);
     sluice_hash_update(&h, cm->schema.version_hash, strlen(cm->schema.version_hash) + 1);
     sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
     const char *version = sluice_policy_version(cm->policy);
@@ -164,6 +173,85 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     return st;
 }
 
+/* Resolves [code_mode] languages against the registry (default: sql). */
+static sluice_status open_languages(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
+{
+    static const char *const default_languages[] = { "sql" };
+    const sluice_strlist *l = &cm->config->code_mode.languages;
+    size_t n = l->count > 0 ? l->count : 1;
+    if (n > SLUICE_LANG_MAX_FRONTENDS)
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "[code_mode] languages names %zu languages; at most %u", n,
+                                SLUICE_LANG_MAX_FRONTENDS);
+    for (size_t i = 0; i < n; i++) {
+        const char *name = l->count > 0 ? l->items[i] : default_languages[i];
+        const sluice_frontend *fe = sluice_lang_find(name);
+        if (fe == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                    "[code_mode] languages: no front end for '%s' is built in; "
+                                    "known: %s",
+                                    name, sluice_codemode_known_languages(err_arena));
+        cm->langs[cm->lang_count++] = fe;
+    }
+    return SLUICE_OK;
+}
+
+const char *sluice_codemode_known_languages(sluice_arena *arena)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 4096);
+    for (size_t i = 0; i < sluice_lang_count(); i++)
+        sluice_buf_printf(&b, "%s%s", i > 0 ? ", " : "", sluice_lang_at(i)->language);
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "(out of memory)";
+}
+
+size_t sluice_codemode_language_count(const sluice_codemode *cm)
+{
+    return cm->lang_count;
+}
+
+const char *sluice_codemode_language(const sluice_codemode *cm, size_t index)
+{
+    return index < cm->lang_count ? cm->langs[index]->language : NULL;
+}
+
+/* Opens everything but the executor around ex (owned from here on, closed on failure). */
+static sluice_status open_around(const sluice_config *config,
+                                 sluice_executor *ex,
+                                 sluice_policy *policy,
+                                 sluice_codemode **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    sluice_codemode *cm = calloc(1, sizeof *cm);
+    if (cm == NULL || (cm->arena = sluice_arena_new()) == NULL) {
+        free(cm);
+        sluice_executor_close(ex);
+        sluice_policy_close(policy);
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    cm->config = config;
+    cm->executor = ex;
+    cm->policy = policy;
+    sluice_status st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
+    if (st == SLUICE_OK)
+        st = open_stores(cm, err_arena, err);
+    if (st == SLUICE_OK)
+        st = open_languages(cm, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_codemode_close(cm);
+        return st;
+    }
+    compute_rules_fingerprint(cm);
+    cm->fctx.code_mode = &config->code_mode;
+    cm->fctx.schema = &cm->schema;
+    cm->fctx.engine = sluice_executor_engine(cm->executor);
+    /* Front ends reach the backend only through its catalog/bind service. */
+    cm->fctx.executor = cm->executor;
+    *out = cm;
+    return SLUICE_OK;
+}
+
 sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
@@ -173,34 +261,32 @@ sluice_status sluice_codemode_open(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "code mode and [[tools]] need a [database] to run against; add "
                                 "a [database] section with engine and path");
-    sluice_codemode *cm = calloc(1, sizeof *cm);
-    if (cm == NULL || (cm->arena = sluice_arena_new()) == NULL) {
-        free(cm);
-        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-    }
-    cm->config = config;
-    sluice_status st = sluice_policy_open(config, &cm->policy, err_arena, err);
+    sluice_policy *policy = NULL;
+    sluice_executor *ex = NULL;
+    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(cm->policy),
-                                  &cm->executor, err_arena, err);
-    if (st == SLUICE_OK)
-        st = sluice_executor_schema(cm->executor, cm->arena, &cm->schema, err);
-    if (st == SLUICE_OK)
-        st = open_stores(cm, err_arena, err);
+        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(policy), &ex,
+                                  err_arena, err);
     if (st != SLUICE_OK) {
-        sluice_codemode_close(cm);
+        sluice_policy_close(policy);
         return st;
     }
-    compute_rules_fingerprint(cm);
-    cm->frontend = sluice_sql_frontend();
-    cm->fctx.code_mode = &config->code_mode;
-    cm->fctx.schema = &cm->schema;
-    cm->fctx.engine = sluice_executor_engine(cm->executor);
-    /* The front end binds on the executor's own catalog and, for SQLite, cross-checks every
-     * column SQLite's authorizer reads against its lineage. */
-    cm->fctx.executor = cm->executor;
-    *out = cm;
-    return SLUICE_OK;
+    return open_around(config, ex, policy, out, err_arena, err);
+}
+
+sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_executor *executor,
+                                      sluice_codemode **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    sluice_policy *policy = NULL;
+    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_executor_close(executor);
+        return st;
+    }
+    return open_around(config, executor, policy, out, err_arena, err);
 }
 
 void sluice_codemode_close(sluice_codemode *cm)
@@ -288,11 +374,10 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
     return st;
 }
 
-static json_t *violations_json(const sluice_codefacts *f)
+static void append_violations(json_t *list, const sluice_codefacts_violation *vs, size_t n)
 {
-    json_t *list = json_array();
-    for (size_t i = 0; i < f->violation_count; i++) {
-        const sluice_codefacts_violation *v = &f->violations[i];
+    for (size_t i = 0; i < n; i++) {
+        const sluice_codefacts_violation *v = &vs[i];
         json_t *o = json_pack("{s:s, s:s}", "rule", v->rule, "message", v->message);
         json_object_set_new(o, "suggestion",
                             v->suggestion != NULL ? json_string(v->suggestion) : json_null());
@@ -302,7 +387,6 @@ static json_t *violations_json(const sluice_codefacts *f)
                             v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
         json_array_append_new(list, o);
     }
-    return list;
 }
 
 static json_t *strings_json(const sluice_codefacts_list *list)
@@ -321,11 +405,63 @@ static void iso_time(int64_t t, char out[32])
     strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* ---- validate ------------------------------------------------------------------------------ */
+/* ---- judging: language → analysis → policy → risk (validate and execute alike) ------------- */
 
-/* Front end analysis under the rules of the caller's route. */
+/* Everything the pipeline concluded about one program for one caller. */
+typedef struct judgement {
+    const sluice_frontend *fe; /* NULL when the language is not configured */
+    const sluice_policy_route *route;
+    sluice_codefacts *facts; /* the analyzer's, never written by anyone else */
+    sluice_verdict policy;   /* policy's verdict, merged into the result */
+    json_t *policy_summary;  /* what decided (owned) */
+    sluice_risk risk;
+    const char *risk_reason;
+    char *vars; /* canonical variables text (malloc'd) or NULL */
+} judgement;
+
+static void judgement_dispose(judgement *j)
+{
+    json_decref(j->policy_summary);
+    free(j->vars);
+}
+
+static bool judgement_refused(const judgement *j)
+{
+    return j->fe == NULL || j->policy.refused || sluice_codefacts_refused(j->facts);
+}
+
+/* The configured front end the call names (NULL or "" names the default), or NULL. */
+static const sluice_frontend *frontend_for(const sluice_codemode *cm, const char *language)
+{
+    if (language == NULL || language[0] == '\0')
+        return cm->lang_count > 0 ? cm->langs[0] : NULL;
+    for (size_t i = 0; i < cm->lang_count; i++)
+        if (strcmp(cm->langs[i]->language, language) == 0)
+            return cm->langs[i];
+    return NULL;
+}
+
+/* Facts that only carry a refusal made before any front end looked at the code. */
+static sluice_status refusal_facts(sluice_arena *arena,
+                                   const char *language,
+                                   const char *rule,
+                                   const char *suggestion,
+                                   const char *message,
+                                   sluice_codefacts **out,
+                                   sluice_error *err)
+{
+    sluice_codefacts *f = sluice_codefacts_new(arena, language);
+    if (f == NULL ||
+        sluice_codefacts_violate(f, rule, 0, 0, suggestion, "%s", message) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    *out = f;
+    return SLUICE_OK;
+}
+
+/* Front end analysis under the rules of the route. */
 static sluice_status analyze(sluice_codemode *cm,
                              sluice_arena *arena,
+                             const sluice_frontend *fe,
                              const sluice_policy_route *route,
                              const char *code,
                              size_t code_len,
@@ -334,18 +470,15 @@ static sluice_status analyze(sluice_codemode *cm,
                              sluice_error *err)
 {
     if (code_len > SLUICE_LIMIT_CODE_BYTES) {
-        sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
-        if (f == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        sluice_codefacts_violate(
-            f, "code_too_large", 0, 0, "split the work or move logic into SQL aggregates",
-            "the code is %zu bytes; the limit is %u bytes", code_len, SLUICE_LIMIT_CODE_BYTES);
-        *facts = f;
-        return SLUICE_OK;
+        char msg[128];
+        snprintf(msg, sizeof msg, "the code is %zu bytes; the limit is %u bytes", code_len,
+                 SLUICE_LIMIT_CODE_BYTES);
+        return refusal_facts(arena, fe->language, "code_too_large",
+                             "split the work or move logic into aggregates", msg, facts, err);
     }
     sluice_frontend_context fctx = cm->fctx;
     fctx.code_mode = route->rules;
-    return cm->frontend->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
+    return fe->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
@@ -358,29 +491,29 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
 {
     char *vars = variables_text(variables);
     sluice_status st =
-        analyze(cm, arena, sluice_policy_default_route(cm->policy), code, code_len, vars, out, err);
+        analyze(cm, arena, frontend_for(cm, NULL), sluice_policy_default_route(cm->policy), code,
+                code_len, vars, out, err);
     free(vars);
     return st;
 }
 
-/* Policy after the configuration rules: a deny (or an evaluation error: fail closed) adds
- * violations. Code that does not parse has no facts to judge and is refused already. *summary
- * (new reference) says what decided, for the result and the audit record. */
+/* Policy after the configuration rules: a deny (or an evaluation error: fail closed) is a
+ * refusing verdict. Code that does not parse has no facts to judge and is refused already. */
 static sluice_status apply_policy(sluice_codemode *cm,
                                   sluice_arena *arena,
                                   const sluice_codemode_caller *caller,
-                                  const sluice_policy_route *route,
-                                  sluice_codefacts *f,
-                                  json_t **summary,
+                                  judgement *j,
                                   sluice_error *err)
 {
-    *summary = json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy),
-                         "route", route->id, "version", sluice_policy_version(cm->policy));
+    const sluice_codefacts *f = j->facts;
+    j->policy_summary =
+        json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
+                  j->route->id, "version", sluice_policy_version(cm->policy));
     if (f->code_hash[0] == '\0' || !sluice_policy_active(cm->policy))
         return SLUICE_OK;
     sluice_policy_decision d;
-    sluice_status st =
-        sluice_policy_evaluate(cm->policy, arena, caller->identity, route, f->action, f, &d, err);
+    sluice_status st = sluice_policy_evaluate(cm->policy, arena, caller->identity, j->route,
+                                              f->action, f, &d, err);
     json_decref(d.request);
     if (st != SLUICE_OK)
         return st;
@@ -389,30 +522,86 @@ static sluice_status apply_policy(sluice_codemode *cm,
         json_array_append_new(ids,
                               json_string(d.reasons[i].annotation != NULL ? d.reasons[i].annotation
                                                                           : d.reasons[i].id));
-    json_object_set_new(*summary, "decision", json_string(d.allow ? "allow" : "deny"));
-    json_object_set_new(*summary, "determining", ids);
-    st = sluice_policy_violate(&d, f->action, route, f);
+    json_object_set_new(j->policy_summary, "decision", json_string(d.allow ? "allow" : "deny"));
+    json_object_set_new(j->policy_summary, "determining", ids);
+    st = sluice_policy_verdict(&d, f->action, j->route, &j->policy);
     return st == SLUICE_OK ? SLUICE_OK : sluice_error_set(err, arena, st, "out of memory");
 }
 
+/* Judges code for caller: fills *j (dispose it) and returns SLUICE_OK, also when the code is
+ * refused. Non-OK only when sluice itself failed (j->facts may then be NULL). */
+static sluice_status judge(sluice_codemode *cm,
+                           sluice_arena *arena,
+                           const sluice_codemode_caller *caller,
+                           const char *code,
+                           size_t code_len,
+                           const json_t *variables,
+                           judgement *j,
+                           sluice_error *err)
+{
+    memset(j, 0, sizeof *j);
+    sluice_verdict_init(&j->policy, arena);
+    j->risk = SLUICE_RISK_CRITICAL; /* until judged otherwise */
+    j->vars = variables_text(variables);
+    j->route = sluice_policy_route_for(cm->policy, caller->identity);
+    j->fe = frontend_for(cm, caller->language);
+    sluice_status st;
+    if (j->fe == NULL) {
+        char msg[512];
+        snprintf(msg, sizeof msg, "this server does not run '%s' code", caller->language);
+        const char *known = sluice_arena_printf(arena, "use one of the configured languages: %s",
+                                                sluice_codemode_languages_text(cm, arena));
+        st = refusal_facts(arena, caller->language, "unknown_language", known, msg, &j->facts, err);
+    } else {
+        st = analyze(cm, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
+    }
+    if (st == SLUICE_OK && j->fe != NULL)
+        st = apply_policy(cm, arena, caller, j, err);
+    if (st == SLUICE_OK && !judgement_refused(j))
+        j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
+    return st;
+}
+
+static const char *explain(sluice_arena *arena, const judgement *j)
+{
+    if (j->fe == NULL || j->fe->explain == NULL)
+        return "";
+    const char *text = j->fe->explain(arena, j->facts);
+    return text != NULL ? text : "";
+}
+
+const char *sluice_codemode_languages_text(const sluice_codemode *cm, sluice_arena *arena)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 4096);
+    for (size_t i = 0; i < cm->lang_count; i++)
+        sluice_buf_printf(&b, "%s%s", i > 0 ? ", " : "", cm->langs[i]->language);
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "(out of memory)";
+}
+
+/* ---- validate ------------------------------------------------------------------------------ */
+
 static json_t *validation_json(const sluice_codemode *cm,
-                               const sluice_codefacts *f,
-                               sluice_risk risk,
+                               const judgement *j,
                                const char *explanation,
                                const char *token,
                                int64_t expires_at)
 {
-    bool valid = !sluice_codefacts_refused(f);
-    bool auto_ok = valid && cm->config->code_mode.auto_approve[risk];
+    const sluice_codefacts *f = j->facts;
+    bool valid = !judgement_refused(j);
+    bool auto_ok = valid && cm->config->code_mode.auto_approve[j->risk];
     char when[32];
     if (token != NULL)
         iso_time(expires_at, when);
     json_t *meta = sluice_codefacts_to_json(f);
+    json_t *violations = json_array();
+    append_violations(violations, f->violations, f->violation_count);
+    append_violations(violations, j->policy.violations, j->policy.violation_count);
     json_t *o =
-        json_pack("{s:b, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "action",
-                  action_label(f->action), "risk_level", sluice_risk_name(risk), "explanation",
-                  explanation != NULL ? explanation : "", "violations", violations_json(f),
-                  "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
+        json_pack("{s:b, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "language",
+                  f->language != NULL ? f->language : "", "action", action_label(f->action),
+                  "risk_level", sluice_risk_name(j->risk), "explanation", explanation, "violations",
+                  violations, "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
                   "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
     json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
     json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
@@ -420,29 +609,43 @@ static json_t *validation_json(const sluice_codemode *cm,
     return o;
 }
 
+/* The claims every token for this code, caller and request carries (the signer adds version,
+ * key, id and times). SLUICE_E_INVALID when the facts have no code hash (unparseable). */
+static sluice_status bound_claims(sluice_codemode *cm,
+                                  sluice_arena *arena,
+                                  const sluice_codemode_caller *caller,
+                                  const judgement *j,
+                                  sluice_token_claims *claims)
+{
+    const sluice_codefacts *f = j->facts;
+    memset(claims, 0, sizeof *claims);
+    if (sluice_hash_unhex(f->code_hash, strlen(f->code_hash), claims->code_hash,
+                          sizeof claims->code_hash) != SLUICE_OK)
+        return SLUICE_E_INVALID;
+    claims->user_id = caller->identity->user_id;
+    /* Without session binding a token follows its principal across transport sessions (the
+     * stateless protocol revision has none). */
+    claims->session_id = cm->config->code_mode.token_bind_session ? caller->session_id : "";
+    claims->server_id = cm->config->code_mode.server_id;
+    variables_hash(j->vars, claims->variables_hash);
+    claims->action = (sluice_action)f->action;
+    claims->risk = j->risk;
+    return context_hash(cm, arena, j->fe->language, caller->identity, claims->context_hash);
+}
+
 static sluice_status issue_token(sluice_codemode *cm,
                                  sluice_arena *arena,
                                  const sluice_codemode_caller *caller,
-                                 const sluice_codefacts *f,
-                                 sluice_risk risk,
-                                 const char *vars_text,
+                                 const judgement *j,
                                  sluice_token_claims *claims,
                                  char **token,
                                  sluice_error *err)
 {
-    memset(claims, 0, sizeof *claims);
-    if (sluice_hash_unhex(f->code_hash, strlen(f->code_hash), claims->code_hash,
-                          sizeof claims->code_hash) != SLUICE_OK)
+    sluice_status st = bound_claims(cm, arena, caller, j, claims);
+    if (st == SLUICE_E_INVALID)
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "analysis produced no code hash");
-    claims->user_id = caller->identity->user_id;
-    claims->session_id = caller->session_id;
-    claims->server_id = cm->config->code_mode.server_id;
-    sluice_status st = context_hash(cm, arena, caller->identity, claims->context_hash);
     if (st != SLUICE_OK)
         return sluice_error_set(err, arena, st, "out of memory");
-    variables_hash(vars_text, claims->variables_hash);
-    claims->action = (sluice_action)f->action;
-    claims->risk = risk;
     return sluice_token_issue(cm->ring, claims, sluice_clock_now_s(cm->clock),
                               cm->config->code_mode.token_ttl_seconds, arena, token, err);
 }
@@ -457,46 +660,39 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
                                        json_t **out,
                                        sluice_error *err)
 {
-    char *vars = variables_text(variables);
-    sluice_codefacts *f = NULL;
-    const sluice_policy_route *route = sluice_policy_route_for(cm->policy, caller->identity);
-    json_t *policy = NULL;
-    sluice_status st = analyze(cm, arena, route, code, code_len, vars, &f, err);
-    if (st == SLUICE_OK)
-        st = apply_policy(cm, arena, caller, route, f, &policy, err);
+    judgement j;
+    sluice_status st = judge(cm, arena, caller, code, code_len, variables, &j, err);
     if (st != SLUICE_OK) {
-        json_decref(policy);
-        free(vars);
+        judgement_dispose(&j);
         return st;
     }
-    sluice_risk risk = sluice_risk_assess(f, NULL);
-    const char *explanation = sluice_sql_explain(arena, f);
     char *token = NULL;
     sluice_token_claims claims = { 0 };
-    bool valid = !sluice_codefacts_refused(f);
+    bool valid = !judgement_refused(&j);
     if (valid && !dry_run) {
-        st = issue_token(cm, arena, caller, f, risk, vars, &claims, &token, err);
+        st = issue_token(cm, arena, caller, &j, &claims, &token, err);
         if (st != SLUICE_OK) {
-            json_decref(policy);
-            free(vars);
+            judgement_dispose(&j);
             return st;
         }
     }
-    free(vars);
-    json_t *result = validation_json(cm, f, risk, explanation, token, claims.expires_at);
-    json_object_set(result, "policy", policy);
-    json_t *record =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
-                  "code", code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash",
-                  f->code_hash, "action", action_label(f->action), "risk", sluice_risk_name(risk),
-                  "violations", json_object_get(result, "violations"));
+    const sluice_codefacts *f = j.facts;
+    json_t *result = validation_json(cm, &j, explain(arena, &j), token, claims.expires_at);
+    json_object_set(result, "policy", j.policy_summary);
+    json_t *record = json_pack(
+        "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
+        "language", f->language != NULL ? f->language : "", "code",
+        code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash", f->code_hash,
+        "action", action_label(f->action), "risk", sluice_risk_name(j.risk), "violations",
+        json_object_get(result, "violations"));
     if (token != NULL) {
         char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
         sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
         json_object_set_new(record, "token_id", json_string(id));
     }
     json_object_set_new(record, "dry_run", json_boolean(dry_run));
-    json_object_set_new(record, "policy", policy);
+    json_object_set(record, "policy", j.policy_summary);
+    judgement_dispose(&j);
     st = sluice_codemode_audit(cm, arena, caller, valid ? "validate" : "deny", record, err);
     if (st != SLUICE_OK) {
         json_decref(result);
@@ -519,32 +715,21 @@ static sluice_status refuse(sluice_codemode *cm,
 {
     json_t *record = json_pack("{s:s, s:s, s:s}", "decision", "refused", "reason", reason,
                                "message", err != NULL && err->message ? err->message : "");
-    json_object_set_new(record, "code", json_string(code));
+    json_object_set_new(record, "code", json_string(code != NULL ? code : ""));
     sluice_error audit_err = { 0 };
     sluice_codemode_audit(cm, arena, caller, "deny", record, &audit_err);
     return status;
 }
 
-/* The claims a token must carry to run this code for this caller now. */
-static sluice_status expected_claims(sluice_codemode *cm,
-                                     sluice_arena *arena,
-                                     const sluice_codemode_caller *caller,
-                                     const sluice_codefacts *f,
-                                     sluice_risk risk,
-                                     const char *vars_text,
-                                     sluice_token_claims *claims)
+sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
+                                             sluice_arena *arena,
+                                             const sluice_codemode_caller *caller,
+                                             const char *code,
+                                             const char *reason,
+                                             const char *message)
 {
-    memset(claims, 0, sizeof *claims);
-    if (sluice_hash_unhex(f->code_hash, strlen(f->code_hash), claims->code_hash,
-                          sizeof claims->code_hash) != SLUICE_OK)
-        return SLUICE_E_INVALID;
-    claims->user_id = caller->identity->user_id;
-    claims->session_id = caller->session_id;
-    claims->server_id = cm->config->code_mode.server_id;
-    variables_hash(vars_text, claims->variables_hash);
-    claims->action = (sluice_action)f->action;
-    claims->risk = risk;
-    return context_hash(cm, arena, caller->identity, claims->context_hash);
+    sluice_error err = { .message = message };
+    return refuse(cm, arena, caller, code, reason, SLUICE_E_DENIED, &err);
 }
 
 /* A blocked field must never be a result column name either, whatever the lineage says. */
@@ -568,13 +753,13 @@ static const char *blocked_output_name(const sluice_codemode *cm, const sluice_e
 static sluice_status check_approval(sluice_codemode *cm,
                                     sluice_arena *arena,
                                     const sluice_codemode_caller *caller,
-                                    const sluice_codefacts *f,
-                                    sluice_risk risk,
+                                    const judgement *j,
                                     const sluice_token_claims *claims,
                                     const sluice_codemode_exec_hooks *hooks,
                                     sluice_error *err)
 {
-    if (cm->config->code_mode.auto_approve[risk])
+    const sluice_codefacts *f = j->facts;
+    if (cm->config->code_mode.auto_approve[j->risk])
         return SLUICE_OK;
     char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
     sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
@@ -583,7 +768,7 @@ static sluice_status check_approval(sluice_codemode *cm,
         sluice_approval_gate_check(cm, arena, caller, id, f->code_hash, now, err);
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
-    json_t *summary = validation_json(cm, f, risk, sluice_sql_explain(arena, f), NULL, 0);
+    json_t *summary = validation_json(cm, j, explain(arena, j), NULL, 0);
     sluice_status st = hooks != NULL && hooks->approve != NULL
                            ? hooks->approve(hooks->approve_ctx, arena, summary, err)
                            : SLUICE_E_UNSUPPORTED;
@@ -597,10 +782,10 @@ static sluice_status check_approval(sluice_codemode *cm,
     if (st == SLUICE_E_UNSUPPORTED)
         return sluice_error_set(
             err, arena, SLUICE_E_DENIED,
-            "this %s statement is %s risk, above the auto-approve levels, and needs human "
+            "this %s program is %s risk, above the auto-approve levels, and needs human "
             "approval; no approval path is available on this connection, so it was not run. Ask "
             "an administrator, or rewrite it as a lower-risk read",
-            action_label(f->action), sluice_risk_name(risk));
+            action_label(f->action), sluice_risk_name(j->risk));
     json_t *record =
         json_pack("{s:s, s:s, s:s}", "decision", st == SLUICE_OK ? "approved" : "rejected",
                   "code_hash", f->code_hash, "via", "elicitation");
@@ -618,11 +803,10 @@ static sluice_status check_approval(sluice_codemode *cm,
 static sluice_status run(sluice_codemode *cm,
                          sluice_arena *arena,
                          const sluice_codemode_caller *caller,
-                         const sluice_config_code_mode *c,
+                         const judgement *j,
                          const char *code,
                          size_t code_len,
                          const json_t *variables,
-                         const sluice_codefacts *f,
                          const sluice_codemode_exec_hooks *hooks,
                          sluice_exec_result *r,
                          sluice_error *err)
@@ -631,13 +815,84 @@ static sluice_status run(sluice_codemode *cm,
         .code = code,
         .code_len = code_len,
         .variables = variables,
-        .limits = sluice_exec_limits_from_config(c),
+        .limits = sluice_exec_limits_from_config(j->route->rules),
         .identity = caller->identity,
-        .scrub_errors = f->blocked_used.count > 0,
+        .scrub_errors = j->facts->blocked_used.count > 0,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
     };
     return sluice_executor_execute(cm->executor, arena, &req, r, err);
+}
+
+/* Everything before the engine runs: the token opened (before any analysis), the code judged
+ * again, the token matched against the live request, approval, single use. SLUICE_OK: the
+ * program may run now, *claims are the token's. Every refusal is audited. */
+static sluice_status admit(sluice_codemode *cm,
+                           sluice_arena *arena,
+                           const sluice_codemode_caller *caller,
+                           const char *code,
+                           size_t code_len,
+                           const char *token,
+                           const json_t *variables,
+                           const sluice_codemode_exec_hooks *hooks,
+                           judgement *j,
+                           sluice_token_claims *claims,
+                           sluice_error *err)
+{
+    sluice_token_problem problem = SLUICE_TOKEN_OK;
+    int64_t now = sluice_clock_now_s(cm->clock);
+    sluice_status st =
+        sluice_token_open(cm->ring, token, strlen(token), now, arena, claims, &problem, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+    st = judge(cm, arena, caller, code, code_len, variables, j, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, "internal", st, err);
+    sluice_token_claims expected;
+    st = bound_claims(cm, arena, caller, j, &expected);
+    if (st == SLUICE_E_INVALID) {
+        const sluice_codefacts *f = j->facts;
+        sluice_error_set(err, arena, SLUICE_E_DENIED,
+                         "the code does not parse, so it cannot be the code that was validated: "
+                         "%s",
+                         f->violation_count > 0 ? f->violations[0].message : "unparseable");
+        return refuse(cm, arena, caller, code, "unparseable", SLUICE_E_DENIED, err);
+    }
+    if (st != SLUICE_OK) {
+        sluice_error_set(err, arena, st, "out of memory");
+        return refuse(cm, arena, caller, code, "internal", st, err);
+    }
+    st = sluice_token_match(claims, &expected, arena, &problem, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+    if (judgement_refused(j)) {
+        const sluice_codefacts *f = j->facts;
+        const char *why = f->violation_count > 0          ? f->violations[0].message
+                          : j->policy.violation_count > 0 ? j->policy.violations[0].message
+                                                          : "it is refused";
+        sluice_error_set(err, arena, SLUICE_E_DENIED, "the code is no longer allowed: %s", why);
+        return refuse(cm, arena, caller, code, "violations", SLUICE_E_DENIED, err);
+    }
+    st = check_approval(cm, arena, caller, j, claims, hooks, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, "approval", st, err);
+    sluice_status used =
+        sluice_replay_consume(cm->replay, claims->token_id, claims->expires_at, now);
+    if (used == SLUICE_E_DENIED) {
+        sluice_error_set(err, arena, SLUICE_E_TOKEN,
+                         "this approval token was already used; tokens run once. Call "
+                         "validate_code again to get a new one");
+        return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
+    }
+    if (used != SLUICE_OK) {
+        /* Without a durable record of the use, a replay after a restart could not be refused. */
+        sluice_error_set(err, arena, SLUICE_E_IO,
+                         "the server could not record that this token was used (%s), so it "
+                         "refuses to run it; tell the administrator",
+                         sluice_status_name(used));
+        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
+    }
+    return SLUICE_OK;
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
@@ -656,60 +911,17 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "the audit log cannot be written, so nothing runs until an "
                                 "administrator repairs it (sluice audit verify)");
-    char *vars = variables_text(variables);
-    sluice_codefacts *f = NULL;
-    const sluice_policy_route *route = sluice_policy_route_for(cm->policy, caller->identity);
-    json_t *policy = NULL;
-    sluice_status st = analyze(cm, arena, route, code, code_len, vars, &f, err);
-    if (st == SLUICE_OK)
-        st = apply_policy(cm, arena, caller, route, f, &policy, err);
-    json_decref(policy);
+    judgement j;
+    memset(&j, 0, sizeof j);
+    sluice_token_claims claims;
+    sluice_status st =
+        admit(cm, arena, caller, code, code_len, token, variables, hooks, &j, &claims, err);
     if (st != SLUICE_OK) {
-        free(vars);
+        judgement_dispose(&j);
         return st;
     }
-    sluice_risk risk = sluice_risk_assess(f, NULL);
-    sluice_token_claims expected, claims;
-    st = expected_claims(cm, arena, caller, f, risk, vars, &expected);
-    free(vars);
-    if (st != SLUICE_OK) {
-        sluice_error_set(err, arena, SLUICE_E_DENIED,
-                         "the code does not parse, so it cannot be the code that was validated: "
-                         "%s",
-                         f->violation_count > 0 ? f->violations[0].message : "unparseable");
-        return refuse(cm, arena, caller, code, "unparseable", SLUICE_E_DENIED, err);
-    }
-    sluice_token_problem problem = SLUICE_TOKEN_OK;
-    int64_t now = sluice_clock_now_s(cm->clock);
-    st = sluice_token_verify(cm->ring, token, strlen(token), &expected, now, arena, &claims,
-                             &problem, err);
-    if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
-    if (sluice_codefacts_refused(f)) {
-        sluice_error_set(err, arena, SLUICE_E_DENIED, "the code is no longer allowed: %s",
-                         f->violations[0].message);
-        return refuse(cm, arena, caller, code, "violations", SLUICE_E_DENIED, err);
-    }
-    st = check_approval(cm, arena, caller, f, risk, &claims, hooks, err);
-    if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, "approval", st, err);
-    sluice_status used = sluice_replay_consume(cm->replay, claims.token_id, claims.expires_at, now);
-    if (used == SLUICE_E_DENIED) {
-        sluice_error_set(err, arena, SLUICE_E_TOKEN,
-                         "this approval token was already used; tokens run once. Call "
-                         "validate_code again to get a new one");
-        return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
-    }
-    if (used != SLUICE_OK) {
-        /* Without a durable record of the use, a replay after a restart could not be refused. */
-        sluice_error_set(err, arena, SLUICE_E_IO,
-                         "the server could not record that this token was used (%s), so it "
-                         "refuses to run it; tell the administrator",
-                         sluice_status_name(used));
-        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
-    }
     sluice_exec_result r = { 0 };
-    st = run(cm, arena, caller, route->rules, code, code_len, variables, f, hooks, &r, err);
+    st = run(cm, arena, caller, &j, code, code_len, variables, hooks, &r, err);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
@@ -717,10 +929,12 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
                               leaked);
     char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
     sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
-    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                               st == SLUICE_OK ? "executed" : "failed", "code", code, "code_hash",
-                               f->code_hash, "token_id", id, "rows", (json_int_t)r.row_count,
-                               "truncated", r.truncated, "elapsed_ms", (json_int_t)r.elapsed_ms);
+    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                               st == SLUICE_OK ? "executed" : "failed", "language",
+                               j.facts->language, "code", code, "code_hash", j.facts->code_hash,
+                               "token_id", id, "rows", (json_int_t)r.row_count, "truncated",
+                               r.truncated, "elapsed_ms", (json_int_t)r.elapsed_ms);
+    judgement_dispose(&j);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
     sluice_error audit_err = { 0 };

@@ -1,52 +1,41 @@
 /*
- * risk.c — risk level from CodeFacts (see risk.h; the rules and their reasons are in
- * docs/risk.md, which must change with this file: tag-risk-rules).
+ * risk.c — the risk floor shared by every language (see risk.h, docs/risk.md).
  */
 #include "codemode/risk.h"
 
-static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
+/* The least risk an action has in any language, and why. */
+static sluice_risk floor_for(sluice_action action, const char **reason)
 {
-    if (f->blocked_used.count > 0) {
-        *reason = "reads blocked fields (only to join, filter or group)";
-        return SLUICE_RISK_MEDIUM;
+    switch (action) {
+    case SLUICE_ACTION_READ:
+        *reason = "reads data";
+        return SLUICE_RISK_LOW;
+    case SLUICE_ACTION_WRITE:
+        *reason = "changes data";
+        return SLUICE_RISK_HIGH;
+    case SLUICE_ACTION_DELETE:
+        *reason = "deletes data";
+        return SLUICE_RISK_CRITICAL;
+    case SLUICE_ACTION_ADMIN:
+        break;
     }
-    if (f->complexity >= SLUICE_RISK_HIGH_COMPLEXITY) {
-        *reason = "high complexity (many joins, subqueries or windows)";
-        return SLUICE_RISK_MEDIUM;
-    }
-    if (!f->has_limit && (f->estimated_rows < 0 || f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
-        *reason = "no LIMIT and the result may be large";
-        return SLUICE_RISK_MEDIUM;
-    }
-    *reason = "read-only, bounded, no sensitive fields";
-    return SLUICE_RISK_LOW;
+    *reason = "changes the structure of the system or the server";
+    return SLUICE_RISK_CRITICAL;
 }
 
-sluice_risk sluice_risk_assess(const sluice_codefacts *facts, const char **reason)
+sluice_risk
+sluice_risk_assess(const sluice_frontend *fe, const sluice_codefacts *facts, const char **reason)
 {
-    const char *why = "";
-    sluice_risk risk;
-    if (facts == NULL || sluice_codefacts_refused(facts)) {
-        why = "the program was refused";
-        risk = SLUICE_RISK_CRITICAL;
-    } else {
-        switch (facts->action) {
-        case SLUICE_ACTION_READ:
-            risk = read_risk(facts, &why);
-            break;
-        case SLUICE_ACTION_WRITE:
-            risk = facts->has_where ? SLUICE_RISK_HIGH : SLUICE_RISK_CRITICAL;
-            why = facts->has_where ? "changes data" : "changes data with no WHERE clause";
-            break;
-        case SLUICE_ACTION_DELETE:
-            risk = SLUICE_RISK_CRITICAL;
-            why = "deletes data";
-            break;
-        case SLUICE_ACTION_ADMIN:
-        default:
-            risk = SLUICE_RISK_CRITICAL;
-            why = "changes the database structure or the server";
-            break;
+    const char *why = "the program was refused";
+    sluice_risk risk = SLUICE_RISK_CRITICAL;
+    if (facts != NULL && !sluice_codefacts_refused(facts)) {
+        risk = floor_for(facts->action, &why);
+        const char *lang_why = NULL;
+        sluice_risk lang =
+            fe != NULL && fe->risk != NULL ? fe->risk(facts, &lang_why) : SLUICE_RISK_LOW;
+        if (lang_why != NULL && lang >= risk) {
+            risk = lang;
+            why = lang_why;
         }
     }
     if (reason != NULL)

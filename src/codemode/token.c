@@ -431,15 +431,14 @@ static sluice_status check_claims(const sluice_token_claims *got,
     return SLUICE_OK;
 }
 
-sluice_status sluice_token_verify(const sluice_secret_ring *ring,
-                                  const char *token,
-                                  size_t len,
-                                  const sluice_token_claims *expected,
-                                  int64_t now,
-                                  sluice_arena *arena,
-                                  sluice_token_claims *out_claims,
-                                  sluice_token_problem *out_problem,
-                                  sluice_error *err)
+sluice_status sluice_token_open(const sluice_secret_ring *ring,
+                                const char *token,
+                                size_t len,
+                                int64_t now,
+                                sluice_arena *arena,
+                                sluice_token_claims *out_claims,
+                                sluice_token_problem *out_problem,
+                                sluice_error *err)
 {
     decoded d;
     sluice_status st = decode_token(arena, token, len, &d, out_problem, err);
@@ -464,12 +463,39 @@ sluice_status sluice_token_verify(const sluice_secret_ring *ring,
         return refuse(err, arena, out_problem, SLUICE_TOKEN_NOT_YET_VALID,
                       "the approval token was issued %lld s in the future (clock change?); %s",
                       (long long)(c->issued_at - now), REVALIDATE);
-    st = check_claims(c, expected, arena, out_problem, err);
-    if (st != SLUICE_OK)
-        return st;
-    if (out_claims != NULL)
-        *out_claims = *c;
+    *out_claims = *c;
     if (out_problem != NULL)
         *out_problem = SLUICE_TOKEN_OK;
     return SLUICE_OK;
+}
+
+sluice_status sluice_token_match(const sluice_token_claims *claims,
+                                 const sluice_token_claims *expected,
+                                 sluice_arena *arena,
+                                 sluice_token_problem *out_problem,
+                                 sluice_error *err)
+{
+    sluice_status st = check_claims(claims, expected, arena, out_problem, err);
+    if (st == SLUICE_OK && out_problem != NULL)
+        *out_problem = SLUICE_TOKEN_OK;
+    return st;
+}
+
+sluice_status sluice_token_verify(const sluice_secret_ring *ring,
+                                  const char *token,
+                                  size_t len,
+                                  const sluice_token_claims *expected,
+                                  int64_t now,
+                                  sluice_arena *arena,
+                                  sluice_token_claims *out_claims,
+                                  sluice_token_problem *out_problem,
+                                  sluice_error *err)
+{
+    sluice_token_claims c;
+    sluice_status st = sluice_token_open(ring, token, len, now, arena, &c, out_problem, err);
+    if (st == SLUICE_OK)
+        st = sluice_token_match(&c, expected, arena, out_problem, err);
+    if (st == SLUICE_OK && out_claims != NULL)
+        *out_claims = c;
+    return st;
 }

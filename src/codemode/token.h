@@ -22,12 +22,12 @@
 #ifndef SLUICE_CODEMODE_TOKEN_H
 #define SLUICE_CODEMODE_TOKEN_H
 
-#include "codemode/codefacts.h"
 #include "codemode/secret.h"
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "facts/codefacts.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -106,11 +106,33 @@ sluice_status sluice_token_decode(sluice_arena *arena,
                                   sluice_token_problem *out_problem,
                                   sluice_error *err);
 
-/* Verifies a token presented with a live request, at time now (injectable for tests):
- * decode → key id known in ring → MAC (constant-time) → not expired, not issued in the future →
- * each bound claim equals expected's (server, user, session, context, code, variables, action,
- * risk). SLUICE_OK fills *out_claims (may be NULL). Otherwise SLUICE_E_TOKEN with *out_problem
- * (may be NULL) and err->message telling the model what to do. Does not consume the token. */
+/* The first half of verify, which needs no analysis of the code: decode → key id known in ring
+ * → MAC (constant-time) → not expired, not issued in the future. SLUICE_OK fills *out_claims
+ * (now trusted: this server signed them); otherwise SLUICE_E_TOKEN with *out_problem (may be
+ * NULL) and err. Execute runs it before it spends an analysis on the code. */
+sluice_status sluice_token_open(const sluice_secret_ring *ring,
+                                const char *token,
+                                size_t len,
+                                int64_t now,
+                                sluice_arena *arena,
+                                sluice_token_claims *out_claims,
+                                sluice_token_problem *out_problem,
+                                sluice_error *err);
+
+/* The second half: each bound claim of an opened token equals expected's (server, user,
+ * session, context, code, variables, action, risk). SLUICE_E_TOKEN with the first mismatch. */
+sluice_status sluice_token_match(const sluice_token_claims *claims,
+                                 const sluice_token_claims *expected,
+                                 sluice_arena *arena,
+                                 sluice_token_problem *out_problem,
+                                 sluice_error *err);
+
+/* Open and match in one call: verifies a token presented with a live request, at time now
+ * (injectable for tests): decode → key id known in ring → MAC (constant-time) → not expired, not
+ * issued in the future → each bound claim equals expected's (server, user, session, context, code,
+ * variables, action, risk). SLUICE_OK fills *out_claims (may be NULL). Otherwise SLUICE_E_TOKEN
+ * with *out_problem (may be NULL) and err->message telling the model what to do. Does not consume
+ * the token. */
 sluice_status sluice_token_verify(const sluice_secret_ring *ring,
                                   const char *token,
                                   size_t len,

@@ -241,6 +241,8 @@ static const sluice_key_spec code_mode_keys[] = {
     { ENUM_KEY(T, schema_exposure, exposures, SLUICE_EXPOSURE_FULL) },
     { PATH_KEY(T, audit_log) },
     { PATH_KEY(T, replay_store) },
+    { LIST_KEY(T, languages) },
+    { BOOL_KEY(T, token_bind_session, true) },
     { BOOL_KEY(T, sql_reads_enabled, true) },
     { BOOL_KEY(T, sql_allow_writes, false) },
     { BOOL_KEY(T, sql_allow_deletes, false) },

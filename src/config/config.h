@@ -120,6 +120,10 @@ typedef struct sluice_config_code_mode {
     sluice_exposure schema_exposure;   /* "full" | "read_only" | "allowlist"; default full */
     const char *audit_log;             /* path of the hash-chained audit log; NULL = off */
     const char *replay_store;          /* path where used token ids persist; default beside audit */
+    /* The languages validate_code accepts (lang/registry.h names); the first is the default
+     * when a call names none. Default ["sql"]. */
+    sluice_strlist languages;
+    bool token_bind_session; /* bind tokens to the transport session too; default true */
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */

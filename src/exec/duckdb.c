@@ -74,11 +74,17 @@ static sluice_status duck_execute(sluice_executor *ex,
                                   sluice_exec_result *out,
                                   sluice_error *err);
 
+static void *duck_bind_catalog(sluice_executor *ex)
+{
+    return ((duck_state *)sluice_executor_state(ex))->db;
+}
+
 static const sluice_executor_ops duck_ops = {
     .name = "duckdb",
     .schema = duck_schema,
     .execute = duck_execute,
     .close = duck_close,
+    .bind_catalog = duck_bind_catalog,
 };
 
 /* Runs trusted host SQL (never user text) and returns a materialized result. */

@@ -89,6 +89,8 @@ sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode 
     limits.timeout_ms = code_mode->execution_timeout_seconds * 1000;
     limits.max_rows = code_mode->sql_max_rows;
     limits.max_bytes = code_mode->max_result_bytes > 0 ? (size_t)code_mode->max_result_bytes : 0;
+    limits.max_api_calls = code_mode->max_api_calls;
+    limits.max_loop_iterations = code_mode->max_loop_iterations;
     return limits;
 }
 
@@ -211,6 +213,24 @@ sluice_status sluice_executor_schema(sluice_executor *ex,
     if (st == SLUICE_OK)
         schema_finish(ex, out);
     return st;
+}
+
+void *sluice_executor_bind_catalog(sluice_executor *ex)
+{
+    return ex != NULL && ex->ops->bind_catalog != NULL ? ex->ops->bind_catalog(ex) : NULL;
+}
+
+sluice_status sluice_executor_engine_reads(sluice_executor *ex,
+                                           sluice_arena *arena,
+                                           const char *code,
+                                           size_t code_len,
+                                           sluice_exec_reads *out,
+                                           sluice_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (ex == NULL || ex->ops->engine_reads == NULL)
+        return SLUICE_E_UNSUPPORTED;
+    return ex->ops->engine_reads(ex, arena, code, code_len, out, err);
 }
 
 sluice_status sluice_executor_execute(sluice_executor *ex,

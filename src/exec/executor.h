@@ -28,11 +28,17 @@
 
 typedef struct sluice_executor sluice_executor;
 
-/* Limits for one execution. 0 in any field means "no limit of this kind". */
+/* Limits for one execution. 0 in any field means "no limit of this kind". An executor enforces
+ * every kind its work has (a database has no API calls; a plan interpreter has no rows of its
+ * own) and names the setting in the error when one is hit. */
 typedef struct sluice_exec_limits {
-    int64_t timeout_ms; /* wall clock; at the deadline the engine is interrupted */
-    int64_t max_rows;   /* rows returned; one more is fetched to tell N from N+1 apart */
-    size_t max_bytes;   /* compact JSON size of the rows array returned */
+    int64_t timeout_ms;          /* wall clock; at the deadline the engine is interrupted */
+    int64_t max_rows;            /* rows returned; one more is fetched to tell N from N+1 apart */
+    size_t max_bytes;            /* compact JSON size of the rows array (or value) returned */
+    int64_t max_api_calls;       /* upstream calls a plan may make (max_api_calls) */
+    int64_t max_loop_iterations; /* iterations of all loops of a plan together */
+    int64_t max_steps;           /* interpreter steps (statements and expressions evaluated) */
+    size_t max_memory_bytes;     /* memory the execution may hold (engine or interpreter) */
     /* Name of the setting the timeout came from, quoted in the error so the reader knows what to
      * change ("execution_timeout_seconds"); NULL = "timeout". */
     const char *timeout_setting;
@@ -77,12 +83,21 @@ typedef struct sluice_exec_column {
  * beyond 64 bits (HUGEINT, UHUGEINT, UBIGINT) as exact decimal strings, smaller ones as numbers;
  * LIST/ARRAY as arrays; STRUCT as objects; MAP as an array of
  * {"key":..,"value":..}; BLOB as base64; anything else as its VARCHAR text. */
+/* What a result holds: a table (columns and rows: SQL) or any JSON value (a GraphQL response's
+ * data, a plan's return value). */
+typedef enum sluice_exec_shape {
+    SLUICE_EXEC_TABLE = 0,
+    SLUICE_EXEC_VALUE = 1,
+} sluice_exec_shape;
+
 typedef struct sluice_exec_result {
+    sluice_exec_shape shape;
+    json_t *value; /* SLUICE_EXEC_VALUE: the result, owned by the arena (do not json_decref) */
     sluice_exec_column *columns;
     size_t column_count;
     json_t *rows; /* array of arrays, owned by the arena (do not json_decref) */
     size_t row_count;
-    bool truncated;           /* more rows existed than were returned */
+    bool truncated;           /* more rows (or list items) existed than were returned */
     const char *truncated_by; /* "max_rows" | "max_bytes" | NULL */
     size_t bytes;             /* compact JSON size of rows */
     /* Each row's compact JSON followed by a newline, as the row accumulator (values.h) measured
@@ -91,6 +106,21 @@ typedef struct sluice_exec_result {
     int64_t elapsed_ms;
     const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
 } sluice_exec_result;
+
+/* One read the engine itself reports it would make for a statement (SQLite's authorizer):
+ * the catalog/bind service's cross-check of a front end's own analysis. */
+typedef struct sluice_exec_read {
+    const char *table;  /* as the engine names it (base table) */
+    const char *column; /* "" for count(*)-style reads of no particular column */
+    const char *via;    /* innermost view or CTE the read came through, or NULL */
+} sluice_exec_read;
+
+typedef struct sluice_exec_reads {
+    sluice_exec_read *reads; /* every read the engine saw, duplicates removed */
+    size_t read_count;
+    const char **functions; /* every function called, lower case, duplicates removed */
+    size_t function_count;
+} sluice_exec_reads;
 
 /* The vtable an engine fills. Engines live in exec/<engine>.c; callers use the functions below. */
 typedef struct sluice_executor_ops {
@@ -105,6 +135,17 @@ typedef struct sluice_executor_ops {
                              sluice_exec_result *out,
                              sluice_error *err);
     void (*close)(void *state);
+    /* The catalog/bind service (both optional). bind_catalog: a duckdb_database (as void *)
+     * whose catalog is this backend's, to bind SQL against, never to execute; NULL when the
+     * engine has none (the front end mirrors the schema). engine_reads: the reads the engine
+     * itself would make for code, prepared never run. */
+    void *(*bind_catalog)(sluice_executor *ex);
+    sluice_status (*engine_reads)(sluice_executor *ex,
+                                  sluice_arena *arena,
+                                  const char *code,
+                                  size_t code_len,
+                                  sluice_exec_reads *out,
+                                  sluice_error *err);
 } sluice_executor_ops;
 
 /* Opens the database named by db with the hardening for that engine. The code_mode settings
@@ -134,6 +175,22 @@ sluice_status sluice_executor_execute(sluice_executor *ex,
                                       const sluice_exec_request *req,
                                       sluice_exec_result *out,
                                       sluice_error *err);
+
+/* --- the catalog/bind service: what a front end may ask without naming the engine --------- */
+
+/* The DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL against, or NULL
+ * when the backend offers none: the front end then mirrors sluice_executor_schema. */
+void *sluice_executor_bind_catalog(sluice_executor *ex);
+
+/* The reads the engine itself would make for code (prepared, never run), to cross-check an
+ * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with
+ * line/column) when the engine refuses the statement. */
+sluice_status sluice_executor_engine_reads(sluice_executor *ex,
+                                           sluice_arena *arena,
+                                           const char *code,
+                                           size_t code_len,
+                                           sluice_exec_reads *out,
+                                           sluice_error *err);
 
 /* "duckdb" | "sqlite" */
 const char *sluice_executor_engine_name(const sluice_executor *ex);

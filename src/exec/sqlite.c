@@ -157,9 +157,9 @@ static bool function_allowed(const char *name)
 typedef struct lite_auth {
     const lite_state *state;
     sluice_arena *arena;
-    const char *denied;           /* what was refused first, for the message */
-    bool saw_select;              /* a SELECT core was authorized (REINDEX, VACUUM... have none) */
-    sluice_sqlite_reads *collect; /* non-NULL: record reads and functions */
+    const char *denied;         /* what was refused first, for the message */
+    bool saw_select;            /* a SELECT core was authorized (REINDEX, VACUUM... have none) */
+    sluice_exec_reads *collect; /* non-NULL: record reads and functions */
     size_t read_cap;
     size_t function_cap;
 } lite_auth;
@@ -178,14 +178,14 @@ static bool same(const char *x, const char *y)
 
 static void record_read(lite_auth *a, const char *table, const char *column, const char *via)
 {
-    sluice_sqlite_reads *r = a->collect;
+    sluice_exec_reads *r = a->collect;
     for (size_t i = 0; i < r->read_count; i++)
         if (same(r->reads[i].table, table) && same(r->reads[i].column, column) &&
             same(r->reads[i].via, via))
             return;
     if (r->read_count == a->read_cap) {
         size_t cap = a->read_cap ? 2 * a->read_cap : 16;
-        sluice_sqlite_read *n = sluice_arena_calloc(a->arena, cap, sizeof(*n));
+        sluice_exec_read *n = sluice_arena_calloc(a->arena, cap, sizeof(*n));
         if (n == NULL)
             return;
         if (r->read_count > 0)
@@ -193,7 +193,7 @@ static void record_read(lite_auth *a, const char *table, const char *column, con
         r->reads = n;
         a->read_cap = cap;
     }
-    sluice_sqlite_read *e = &r->reads[r->read_count++];
+    sluice_exec_read *e = &r->reads[r->read_count++];
     e->table = sluice_arena_strdup(a->arena, table != NULL ? table : "");
     e->column = sluice_arena_strdup(a->arena, column != NULL ? column : "");
     e->via = sluice_arena_strdup(a->arena, via);
@@ -201,7 +201,7 @@ static void record_read(lite_auth *a, const char *table, const char *column, con
 
 static void record_function(lite_auth *a, const char *name)
 {
-    sluice_sqlite_reads *r = a->collect;
+    sluice_exec_reads *r = a->collect;
     char *lower = sluice_arena_strdup(a->arena, name != NULL ? name : "");
     if (lower == NULL)
         return;
@@ -379,11 +379,19 @@ static sluice_status lite_execute(sluice_executor *ex,
                                   sluice_exec_result *out,
                                   sluice_error *err);
 
+static sluice_status lite_engine_reads(sluice_executor *ex,
+                                       sluice_arena *arena,
+                                       const char *code,
+                                       size_t code_len,
+                                       sluice_exec_reads *out,
+                                       sluice_error *err);
+
 static const sluice_executor_ops lite_ops = {
     .name = "sqlite",
     .schema = lite_schema,
     .execute = lite_execute,
     .close = lite_close,
+    .engine_reads = lite_engine_reads,
 };
 
 sluice_status sluice_exec_sqlite_open(const sluice_config_database *db,
@@ -837,17 +845,14 @@ static sluice_status lite_execute(sluice_executor *ex,
     return st;
 }
 
-sluice_status sluice_sqlite_collect_reads(sluice_executor *ex,
-                                          sluice_arena *arena,
-                                          const char *code,
-                                          size_t code_len,
-                                          sluice_sqlite_reads *out,
-                                          sluice_error *err)
+/* Every SQLITE_READ the authorizer reports while SQLite prepares code (never stepped). */
+static sluice_status lite_engine_reads(sluice_executor *ex,
+                                       sluice_arena *arena,
+                                       const char *code,
+                                       size_t code_len,
+                                       sluice_exec_reads *out,
+                                       sluice_error *err)
 {
-    memset(out, 0, sizeof(*out));
-    if (ex == NULL || sluice_executor_engine(ex) != SLUICE_ENGINE_SQLITE)
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "collecting reads needs a SQLite executor");
     lite_call c = { .state = sluice_executor_state(ex),
                     .code = code,
                     .code_len = code_len,

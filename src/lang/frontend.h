@@ -1,8 +1,10 @@
 /*
- * frontend.h — the language front-end interface: parse, canonicalize, analyze → CodeFacts.
+ * frontend.h — the language front-end interface: parse, canonicalize, analyze → CodeFacts,
+ * explain, risk.
  *
- * Owns: the small vtable every language (sql, graphql, js, mcp) implements, and the context a
- * front end may read while analyzing (configuration, schema, engine handles).
+ * Owns: the small vtable every language (sql, graphql, js, mcp) implements and registers
+ * (lang/registry.h), and the context a front end may read while analyzing (configuration,
+ * schema, the executor's catalog/bind service).
  * Does not own: execution (src/exec/), policy, risk or tokens. A front end never executes.
  *
  * Contract for analyze: it returns SLUICE_OK with *out set whenever it could look at the code,
@@ -14,11 +16,11 @@
 #ifndef SLUICE_LANG_FRONTEND_H
 #define SLUICE_LANG_FRONTEND_H
 
-#include "codemode/codefacts.h"
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
 #include "exec/schema.h"
+#include "facts/codefacts.h"
 
 #include <stddef.h>
 
@@ -30,16 +32,16 @@ typedef struct sluice_frontend_context {
     const sluice_config_code_mode *code_mode; /* rules; NULL = pmcp defaults */
     const sluice_schema *schema; /* NULL: asked of the executor when a front end needs it */
     sluice_engine_kind engine;
-    /* The executor the code will run on (preferred): the SQL front end binds on its DuckDB
-     * catalog, or mirrors its SQLite schema and cross-checks SQLite's own reads. */
+    /* The executor the code will run on (preferred). A front end uses only its catalog/bind
+     * service (exec/executor.h: schema, bind_catalog, engine_reads), never an engine by name. */
     struct sluice_executor *executor;
-    /* Without an executor (tests, tools): the duckdb_database handle itself (the value
-     * sluice_exec_duckdb_database returns, not a pointer to it) to bind against. */
+    /* Without an executor (tests, tools): a duckdb_database handle itself (not a pointer to
+     * it) to bind against. */
     void *duckdb_database;
 } sluice_frontend_context;
 
 typedef struct sluice_frontend {
-    const char *language; /* "sql" */
+    const char *language; /* "sql": the value of validate_code's `language` argument */
 
     /* Analyzes code (code_len bytes, need not be NUL-terminated). variables_json is the
      * execute-time variables object as JSON text, or NULL. See the contract above. */
@@ -59,6 +61,15 @@ typedef struct sluice_frontend {
                                     const sluice_frontend_context *ctx,
                                     char out_hex[65],
                                     sluice_error *err);
+
+    /* A business-language explanation of the facts, in arena; NULL on NOMEM. Called for refused
+     * facts too (they may lack the extension). */
+    const char *(*explain)(sluice_arena *arena, const sluice_codefacts *facts);
+
+    /* The language's own risk for facts that were not refused; *reason gets a static sentence.
+     * The pipeline raises it to the floor of the action (codemode/risk.h). NULL: the floor
+     * alone. */
+    sluice_risk (*risk)(const sluice_codefacts *facts, const char **reason);
 } sluice_frontend;
 
 #endif

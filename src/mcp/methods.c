@@ -161,15 +161,21 @@ static json_t *tools_call(sluice_mcp_call *call, rpc_error *e)
     if (tool == NULL)
         return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS, "unknown tool '%s'", name);
     json_t *args = json_object_get(call->params, "arguments");
-    if (args != NULL && !json_is_object(args) && !json_is_null(args))
+    if (args != NULL && !json_is_object(args) && !json_is_null(args)) {
+        if (tool->def.on_rejected != NULL)
+            tool->def.on_rejected(call, args, "'params.arguments' must be an object",
+                                  tool->def.userdata);
         return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS,
                       "'params.arguments' must be an object, got %s",
                       sluice_jsonrpc_type_name(args));
+    }
     json_t *owned = args != NULL && json_is_object(args) ? json_incref(args) : json_object();
     sluice_error err;
     sluice_error_clear(&err);
     if (sluice_json_schema_validate(tool->def.input_schema, owned, "arguments", call->arena,
                                     &err) != SLUICE_OK) {
+        if (tool->def.on_rejected != NULL)
+            tool->def.on_rejected(call, owned, err.message, tool->def.userdata);
         json_decref(owned);
         return tool_error_result(err.message);
     }

@@ -44,6 +44,14 @@ typedef sluice_status (*sluice_mcp_tool_fn)(sluice_mcp_call *call,
                                             sluice_error *err,
                                             void *userdata);
 
+/* Told when a call's arguments fail the tool's input schema, before the core answers it with
+ * an isError result carrying message; the tool never runs. For a tool whose every refusal must
+ * leave a trace (execute_code's denial record). arguments may be any JSON value. */
+typedef void (*sluice_mcp_tool_rejected_fn)(sluice_mcp_call *call,
+                                            const json_t *arguments,
+                                            const char *message,
+                                            void *userdata);
+
 typedef struct sluice_mcp_tool {
     const char *name;
     const char *title; /* optional */
@@ -53,6 +61,7 @@ typedef struct sluice_mcp_tool {
     json_t *annotations;   /* stolen; optional */
     sluice_mcp_tool_fn fn;
     void *userdata;
+    sluice_mcp_tool_rejected_fn on_rejected; /* optional */
     /* The handler is quick and never waits (no I/O, no sluice_mcp_call_request, which fails for
      * it with SLUICE_E_INVALID): it may run on the transport's reader thread, which reads
      * nothing else meanwhile (on stdio not even notifications/cancelled). Default false. */

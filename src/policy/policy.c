@@ -231,41 +231,9 @@ static json_t *resource_attrs(const sluice_policy *p, const sluice_policy_route 
                      "maxJoins", (json_int_t)r->sql_max_joins);
 }
 
-/* SQL has no named operations; a change is named "<kind>_<table>" ("update_budget_note"), so
- * allowed_operations and calledOperations work for SQL as they do for API operations. */
-static void sql_operations(const sluice_codefacts *facts, json_t *ops)
-{
-    if (json_array_size(ops) > 0 || facts->statement_kind == NULL)
-        return;
-    char kind[32];
-    size_t n = 0;
-    for (; facts->statement_kind[n] != '\0' && n + 1 < sizeof kind; n++)
-        kind[n] = (char)tolower((unsigned char)facts->statement_kind[n]);
-    kind[n] = '\0';
-    for (size_t i = 0; n > 0 && i < facts->tables_written.count; i++) {
-        const char *table = facts->tables_written.items[i];
-        size_t len = n + 1 + strlen(table) + 1;
-        char *op = malloc(len);
-        if (op == NULL)
-            return;
-        snprintf(op, len, "%s_%s", kind, table);
-        for (char *c = op; *c != '\0'; c++)
-            *c = (char)tolower((unsigned char)*c);
-        json_array_append_new(ops, json_string(op));
-        free(op);
-    }
-}
-
 static json_t *context_json(const sluice_codefacts *facts)
 {
-    if (facts == NULL)
-        return json_object();
-    json_t *ctx = sluice_codefacts_cedar_context(facts);
-    json_t *script = ctx != NULL ? json_object_get(ctx, "script") : NULL;
-    json_t *ops = script != NULL ? json_object_get(script, "calledOperations") : NULL;
-    if (ops != NULL)
-        sql_operations(facts, ops);
-    return ctx;
+    return facts == NULL ? json_object() : sluice_codefacts_cedar_context(facts);
 }
 
 json_t *sluice_policy_request_json(const sluice_policy *policy,
@@ -334,16 +302,17 @@ static const char *action_phrase(sluice_action action)
     return (unsigned)action <= SLUICE_ACTION_ADMIN ? phrases[action] : "run this";
 }
 
-sluice_status sluice_policy_violate(const sluice_policy_decision *decision,
+sluice_status sluice_policy_verdict(const sluice_policy_decision *decision,
                                     sluice_action action,
                                     const sluice_policy_route *route,
-                                    sluice_codefacts *facts)
+                                    sluice_verdict *verdict)
 {
     if (decision->allow)
         return SLUICE_OK;
+    verdict->refused = true; /* before anything can fail */
     for (size_t i = 0; i < decision->error_count; i++) {
-        sluice_status st = sluice_codefacts_violate(
-            facts, "policy_error", 0, 0, "ask the policy administrator to fix the policy",
+        sluice_status st = sluice_verdict_refuse(
+            verdict, "policy_error", "ask the policy administrator to fix the policy",
             "the policy could not be evaluated, so the request is denied: %s", decision->errors[i]);
         if (st != SLUICE_OK)
             return st;
@@ -351,14 +320,14 @@ sluice_status sluice_policy_violate(const sluice_policy_decision *decision,
     if (decision->error_count > 0 && decision->reason_count == 0)
         return SLUICE_OK;
     if (decision->reason_count == 0)
-        return sluice_codefacts_violate(
-            facts, "policy", 0, 0, "read code-mode://policies for what you may do",
-            "no policy permits you to %s (%s) on %s: denied by default", action_phrase(action),
-            sluice_action_name(action), route->id);
+        return sluice_verdict_refuse(verdict, "policy",
+                                     "read code-mode://policies for what you may do",
+                                     "no policy permits you to %s (%s) on %s: denied by default",
+                                     action_phrase(action), sluice_action_name(action), route->id);
     for (size_t i = 0; i < decision->reason_count; i++) {
         const sluice_policy_reason *r = &decision->reasons[i];
-        sluice_status st = sluice_codefacts_violate(
-            facts, "policy", 0, 0,
+        sluice_status st = sluice_verdict_refuse(
+            verdict, "policy",
             r->forbid ? "remove what the policy forbids (see code-mode://policies)"
                       : "read code-mode://policies for what you may do",
             "policy %s%s%s%s forbids this %s on %s%s", r->id,

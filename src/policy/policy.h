@@ -18,10 +18,11 @@
 #define SLUICE_POLICY_POLICY_H
 
 #include "auth/identity.h"
-#include "codemode/codefacts.h"
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
+#include "facts/codefacts.h"
+#include "facts/verdict.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -111,11 +112,12 @@ json_t *sluice_policy_request_json(const sluice_policy *policy,
                                    sluice_action action,
                                    const sluice_codefacts *facts);
 
-/* Adds the decision's reasons to facts as violations (rule "policy", or "policy_error" for
- * evaluation errors). No-op on allow. */
-sluice_status sluice_policy_violate(const sluice_policy_decision *decision,
+/* The decision as a verdict: on deny, refused with one violation per reason (rule "policy", or
+ * "policy_error" for evaluation errors). Untouched on allow. SLUICE_E_NOMEM when a reason could
+ * not be recorded (the verdict refuses all the same). */
+sluice_status sluice_policy_verdict(const sluice_policy_decision *decision,
                                     sluice_action action,
                                     const sluice_policy_route *route,
-                                    sluice_codefacts *facts);
+                                    sluice_verdict *verdict);
 
 #endif

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
-import { connectHttp, connectStdio, errorText, execute, startHttp, validate, writeConfig } from "./codemode_harness.mjs";
+import { connectHttp, connectStdio, errorText, execute, startHttp, validate, work, writeConfig } from "./codemode_harness.mjs";
 
 const seedDir = path.join(import.meta.dirname, "..", "unit", "data", "sql", "seeds");
 // Seeds whose SQL reads files or tables of another system (seed 003's DuckDB-file and Pawrly
@@ -159,6 +159,51 @@ describe("token binding across users, sessions and servers (HTTP)", () => {
       assert.equal(r.isError, true);
       assert.match(errorText(r), /server|session/i);
     } finally { await c.close(); }
+  });
+});
+
+describe("token_bind_session = false: the principal, not the transport session", () => {
+  let server, alice, alice2, bob;
+  before(async () => {
+    server = await startHttp(writeConfig("http-unbound", { extra: "token_bind_session = false" }));
+    alice = await connectHttp(server, "alice");
+    alice2 = await connectHttp(server, "alice");
+    bob = await connectHttp(server, "bob");
+  });
+  after(async () => {
+    for (const c of [alice, alice2, bob]) await c?.close().catch(() => {});
+    server?.stop();
+  });
+  const code = "SELECT segment, count(*) AS n FROM customers GROUP BY segment";
+
+  test("another HTTP session of the same principal may execute, once", async () => {
+    const v = await validate(alice.client, code);
+    const r = await execute(alice2.client, code, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    const again = await execute(alice.client, code, v.approval_token);
+    assert.equal(again.isError, true);
+    assert.match(errorText(again), /already used/);
+  });
+
+  test("another principal is still refused", async () => {
+    const v = await validate(alice.client, code);
+    const r = await execute(bob.client, code, v.approval_token);
+    assert.equal(r.isError, true);
+    assert.match(errorText(r), /user/i);
+  });
+
+  test("arguments the input schema refuses still leave a denial record", async () => {
+    const auditFile = path.join(work, "http-unbound.audit.jsonl");
+    const records = () => readFileSync(auditFile, "utf8").trim().split("\n").map((l) => JSON.parse(l));
+    const before = records().length;
+    for (const token of [42, null, { t: 1 }, ""]) {
+      const r = await execute(alice.client, code, token);
+      assert.equal(r.isError, true);
+    }
+    const audit = records().slice(before);
+    const denials = audit.filter((e) => e.event === "deny" && e.reason === "arguments");
+    assert.equal(denials.length, 4, JSON.stringify(audit.slice(-4)));
+    assert.equal(denials[0].user, "alice");
   });
 });
 

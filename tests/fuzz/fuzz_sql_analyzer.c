@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         sluice_sql_analyze(arena, (const char *)data, size, NULL, &fc, &facts, &err) == SLUICE_OK) {
         json_decref(sluice_codefacts_cedar_context(facts));
         (void)sluice_sql_explain(arena, facts);
-        (void)sluice_risk_assess(facts, NULL);
+        (void)sluice_risk_assess(sluice_sql_frontend(), facts, NULL);
     }
     sluice_arena_free(arena);
     return 0;

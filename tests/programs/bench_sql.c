@@ -413,7 +413,7 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
                               .groups = config->identity.groups.items,
                               .group_count = config->identity.groups.count,
                               .method = "bench" };
-    b->caller = (sluice_codemode_caller){ who, "bench" };
+    b->caller = (sluice_codemode_caller){ .identity = who, .session_id = "bench" };
     duckdb_database db = sluice_exec_duckdb_database(sluice_codemode_executor(b->cm));
     if (db == NULL || duckdb_connect(db, &b->conn) == DuckDBError)
         die("cannot connect to the executor's database", NULL);

@@ -27,7 +27,7 @@ static sluice_manual_clock clock_;
 static sluice_arena *arena;
 
 static const sluice_identity alice = { .user_id = "alice", .method = "stdio-config" };
-static const sluice_codemode_caller caller = { &alice, "stdio" };
+static const sluice_codemode_caller caller = { .identity = &alice, .session_id = "stdio" };
 
 static void make_database(void)
 {

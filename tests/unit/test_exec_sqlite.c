@@ -290,15 +290,15 @@ static void test_scrubbed_errors(void **state)
 static void test_collect_reads(void **state)
 {
     fixture *f = *state;
-    sluice_sqlite_reads reads;
+    sluice_exec_reads reads;
     sluice_error err = { 0 };
     const char *sql = "SELECT upper(name) FROM v_people WHERE id IN "
                       "(SELECT id FROM people WHERE ssn = '1')";
-    assert_int_equal(sluice_sqlite_collect_reads(f->ex, f->arena, sql, strlen(sql), &reads, &err),
+    assert_int_equal(sluice_executor_engine_reads(f->ex, f->arena, sql, strlen(sql), &reads, &err),
                      SLUICE_OK);
     bool name = false, ssn = false;
     for (size_t i = 0; i < reads.read_count; i++) {
-        const sluice_sqlite_read *rd = &reads.reads[i];
+        const sluice_exec_read *rd = &reads.reads[i];
         /* base-table reads through the view carry its name in via */
         name = name || (strcmp(rd->table, "people") == 0 && strcmp(rd->column, "name") == 0 &&
                         rd->via != NULL && strcmp(rd->via, "v_people") == 0);
@@ -308,7 +308,7 @@ static void test_collect_reads(void **state)
     assert_int_equal(reads.function_count, 1);
     assert_string_equal(reads.functions[0], "upper");
     const char *bad = "ATTACH 'x.db' AS x";
-    assert_int_equal(sluice_sqlite_collect_reads(f->ex, f->arena, bad, strlen(bad), &reads, &err),
+    assert_int_equal(sluice_executor_engine_reads(f->ex, f->arena, bad, strlen(bad), &reads, &err),
                      SLUICE_E_DENIED);
 }
 

@@ -3,6 +3,7 @@
  * request model, fail-closed errors, the version hash, and the command backend against
  * tests/programs/policy_cmd_stub (allow, deny, hang, crash, garbage, bad exit).
  */
+#include "lang/sql/sql.h"
 #include "policy/policy.h"
 #include "unit.h"
 
@@ -82,13 +83,14 @@ static sluice_codefacts *facts(sluice_arena *arena,
                                const char *written,
                                const char *lineage)
 {
-    sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
+    sluice_codefacts *f = sluice_sql_facts_new(arena);
     assert_non_null(f);
     f->statement_kind = kind;
     f->action = action;
     snprintf(f->code_hash, sizeof f->code_hash, "%064d", 0);
     if (written != NULL)
-        assert_int_equal(sluice_codefacts_list_add(f, &f->tables_written, written), SLUICE_OK);
+        assert_int_equal(sluice_codefacts_list_add(f, &f->resources_written, written), SLUICE_OK);
+    assert_int_equal(sluice_sql_name_operations(f), SLUICE_OK); /* as the analyzer names them */
     if (lineage != NULL) {
         sluice_codefacts_output *o;
         assert_int_equal(sluice_codefacts_add_output(f, "x", "VARCHAR", &o), SLUICE_OK);
@@ -217,10 +219,14 @@ static void test_policy_blocked_output_forbid_holds_for_everyone(void **state)
         assert_true(d.reasons[0].forbid);
         assert_string_equal(d.reasons[0].id, "policy3");
         const sluice_policy_route *route = sluice_policy_route_for(fx.policy, &ids[i]);
-        assert_int_equal(sluice_policy_violate(&d, SLUICE_ACTION_READ, route, leak), SLUICE_OK);
-        assert_string_equal(leak->violations[0].rule, "policy");
-        assert_non_null(strstr(leak->violations[0].message, "policy3"));
-        assert_non_null(strstr(leak->violations[0].message, "blocked output field"));
+        sluice_verdict v;
+        sluice_verdict_init(&v, fx.arena);
+        assert_int_equal(sluice_policy_verdict(&d, SLUICE_ACTION_READ, route, &v), SLUICE_OK);
+        assert_true(v.refused);
+        assert_string_equal(v.violations[0].rule, "policy");
+        assert_non_null(strstr(v.violations[0].message, "policy3"));
+        assert_non_null(strstr(v.violations[0].message, "blocked output field"));
+        assert_int_equal(leak->violation_count, 0); /* policy never writes the analyzer's facts */
     }
     close_fixture(&fx);
 }
@@ -259,11 +265,13 @@ static void test_policy_evaluation_error_fails_closed(void **state)
     assert_false(decide(&fx, &a, SLUICE_ACTION_READ, f, &d));
     assert_int_equal(d.error_count, 1);
     assert_non_null(strstr(d.errors[0], "broken"));
+    sluice_verdict v;
+    sluice_verdict_init(&v, fx.arena);
     assert_int_equal(
-        sluice_policy_violate(&d, SLUICE_ACTION_READ, sluice_policy_route_for(fx.policy, &a), f),
+        sluice_policy_verdict(&d, SLUICE_ACTION_READ, sluice_policy_route_for(fx.policy, &a), &v),
         SLUICE_OK);
-    assert_string_equal(f->violations[0].rule, "policy_error");
-    assert_true(sluice_codefacts_refused(f));
+    assert_string_equal(v.violations[0].rule, "policy_error");
+    assert_true(v.refused);
     close_fixture(&fx);
     unlink(file);
     rmdir(dir);

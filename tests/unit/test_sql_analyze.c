@@ -243,11 +243,11 @@ static void test_sql_seed000_facts(void **state)
              SLUICE_SOURCE_DIR);
     const sluice_codefacts *f = fixture_analyze(fixture_read_file(path));
     assert_int_equal(f->violation_count, 0);
-    assert_int_equal(f->limit_value, 5);
-    assert_true(f->has_where);
-    assert_true(f->has_order_by);
-    assert_int_equal(f->window_count, 1);
-    assert_int_equal(f->subquery_count, 1);
+    assert_int_equal(sluice_sql_ext(f)->limit_value, 5);
+    assert_true(sluice_sql_ext(f)->has_where);
+    assert_true(sluice_sql_ext(f)->has_order_by);
+    assert_int_equal(sluice_sql_ext(f)->window_count, 1);
+    assert_int_equal(sluice_sql_ext(f)->subquery_count, 1);
     assert_int_equal(f->output_count, 6);
     assert_string_equal(f->outputs[3].name, "previous_quarter_revenue");
     assert_true(sluice_codefacts_list_has(&f->outputs[3].lineage,
@@ -261,9 +261,9 @@ static void test_sql_seed003_explanation(void **state)
     snprintf(path, sizeof(path), "%s/tests/unit/data/sql/seeds/003_revenue_drop.sql",
              SLUICE_SOURCE_DIR);
     const sluice_codefacts *f = fixture_analyze(fixture_read_file(path));
-    assert_int_equal(f->join_count, 3);
-    assert_int_equal(f->cte_names.count, 3);
-    assert_int_equal(f->limit_value, 20);
+    assert_int_equal(sluice_sql_ext(f)->join_count, 3);
+    assert_int_equal(sluice_sql_ext(f)->cte_names.count, 3);
+    assert_int_equal(sluice_sql_ext(f)->limit_value, 20);
     const char *e = sluice_sql_explain(fixture_arena, f);
     assert_non_null(e);
     assert_non_null(strstr(e, "Reads orders, support_tickets and customers"));

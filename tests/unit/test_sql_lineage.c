@@ -97,8 +97,8 @@ static void test_sql_lineage_outputs_carry_base_columns(void **state)
     assert_string_equal(f->outputs[1].lineage.items[0], "orders.total_cents");
     assert_int_equal(f->blocked_used.count, 1);
     assert_string_equal(f->blocked_used.items[0], "customers.ssn");
-    assert_true(sluice_codefacts_list_has(&f->columns_read, "orders.customer_id"));
-    assert_true(sluice_codefacts_list_has(&f->tables_read, "orders"));
+    assert_true(sluice_codefacts_list_has(&f->fields_read, "orders.customer_id"));
+    assert_true(sluice_codefacts_list_has(&f->resources_read, "orders"));
 }
 
 static void test_sql_lineage_view_resolves_to_base_table(void **state)
@@ -106,8 +106,8 @@ static void test_sql_lineage_view_resolves_to_base_table(void **state)
     (void)state;
     const sluice_codefacts *f = fixture_analyze("SELECT name FROM customer_directory");
     assert_int_equal(f->violation_count, 0);
-    assert_int_equal(f->tables_read.count, 1);
-    assert_string_equal(f->tables_read.items[0], "customers");
+    assert_int_equal(f->resources_read.count, 1);
+    assert_string_equal(f->resources_read.items[0], "customers");
 }
 
 static void test_sql_lineage_cedar_context_lists_output_fields(void **state)

@@ -113,8 +113,8 @@ static void test_rules_writes_need_config_and_where(void **state)
     const sluice_codefacts *f =
         fixture_analyze_with("UPDATE orders SET status = 'x' WHERE id = 1", &cm);
     assert_int_equal(f->violation_count, 0);
-    assert_string_equal(f->tables_written.items[0], "orders");
-    assert_true(f->has_where);
+    assert_string_equal(f->resources_written.items[0], "orders");
+    assert_true(sluice_sql_ext(f)->has_where);
     assert_non_null(fixture_violation(fixture_analyze_with("UPDATE orders SET status = 'x'", &cm),
                                       "sql_require_where_on_writes"));
     /* a WHERE inside a subquery does not bound an UPDATE */
@@ -159,30 +159,38 @@ static void test_risk_levels(void **state)
     cm.sql_allow_writes = true;
     cm.sql_allow_deletes = true;
     cm.sql_allow_ddl = true;
-    assert_int_equal(
-        sluice_risk_assess(fixture_analyze("SELECT name FROM customers LIMIT 10"), &why),
-        SLUICE_RISK_LOW);
-    assert_int_equal(sluice_risk_assess(fixture_analyze("SELECT count(*) FROM orders"), &why),
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze("SELECT name FROM customers LIMIT 10"),
+                                        &why),
                      SLUICE_RISK_LOW);
-    assert_int_equal(sluice_risk_assess(fixture_analyze("SELECT name FROM customers"), &why),
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze("SELECT count(*) FROM orders"), &why),
+                     SLUICE_RISK_LOW);
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze("SELECT name FROM customers"), &why),
                      SLUICE_RISK_MEDIUM);
     assert_string_equal(why, "no LIMIT and the result may be large");
     assert_int_equal(
-        sluice_risk_assess(fixture_analyze("SELECT name FROM customers WHERE ssn = '1' LIMIT 1"),
+        sluice_risk_assess(sluice_sql_frontend(),
+                           fixture_analyze("SELECT name FROM customers WHERE ssn = '1' LIMIT 1"),
                            &why),
         SLUICE_RISK_MEDIUM);
     assert_string_equal(why, "reads blocked fields (only to join, filter or group)");
     assert_int_equal(
-        sluice_risk_assess(fixture_analyze_with("UPDATE orders SET status = 'x' WHERE id = 1", &cm),
+        sluice_risk_assess(sluice_sql_frontend(),
+                           fixture_analyze_with("UPDATE orders SET status = 'x' WHERE id = 1", &cm),
                            &why),
         SLUICE_RISK_HIGH);
     assert_int_equal(
-        sluice_risk_assess(fixture_analyze_with("DELETE FROM orders WHERE id = 1", &cm), &why),
+        sluice_risk_assess(sluice_sql_frontend(),
+                           fixture_analyze_with("DELETE FROM orders WHERE id = 1", &cm), &why),
         SLUICE_RISK_CRITICAL);
-    assert_int_equal(
-        sluice_risk_assess(fixture_analyze_with("CREATE TABLE t9(a INTEGER)", &cm), &why),
-        SLUICE_RISK_CRITICAL);
-    assert_int_equal(sluice_risk_assess(fixture_analyze("SELECT ssn FROM customers"), &why),
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze_with("CREATE TABLE t9(a INTEGER)", &cm),
+                                        &why),
+                     SLUICE_RISK_CRITICAL);
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(),
+                                        fixture_analyze("SELECT ssn FROM customers"), &why),
                      SLUICE_RISK_CRITICAL);
     assert_string_equal(why, "the program was refused");
 }
@@ -197,7 +205,7 @@ static void test_risk_high_complexity_read_is_medium(void **state)
         "JOIN sales_reps r ON r.id = c.rep_id WHERE c.id IN (SELECT customer_id FROM orders) "
         "LIMIT 5");
     assert_true(f->complexity >= SLUICE_RISK_HIGH_COMPLEXITY);
-    assert_int_equal(sluice_risk_assess(f, &why), SLUICE_RISK_MEDIUM);
+    assert_int_equal(sluice_risk_assess(sluice_sql_frontend(), f, &why), SLUICE_RISK_MEDIUM);
 }
 
 /* --- SQLite: mirror catalog and cross-check ---------------------------------------------- */

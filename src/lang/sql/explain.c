@@ -26,45 +26,49 @@ static void join_list(sluice_buf *b, const sluice_codefacts_list *l, size_t max)
 
 static void explain_read(sluice_buf *b, const sluice_codefacts *f)
 {
-    if (f->tables_read.count == 0) {
+    if (f->resources_read.count == 0) {
         sluice_buf_puts(b, "Computes values without reading any table");
     } else {
         sluice_buf_puts(b, "Reads ");
-        join_list(b, &f->tables_read, 6);
+        join_list(b, &f->resources_read, 6);
     }
-    if (f->join_keys.count > 0) {
+    if (sluice_sql_facts_of(f)->join_keys.count > 0) {
         sluice_buf_puts(b, " (joined on ");
-        join_list(b, &f->join_keys, 4);
+        join_list(b, &sluice_sql_facts_of(f)->join_keys, 4);
         sluice_buf_putc(b, ')');
-    } else if (f->join_count > 0) {
-        sluice_buf_printf(b, " (%zu join%s)", f->join_count, f->join_count == 1 ? "" : "s");
+    } else if (sluice_sql_facts_of(f)->join_count > 0) {
+        sluice_buf_printf(b, " (%zu join%s)", sluice_sql_facts_of(f)->join_count,
+                          sluice_sql_facts_of(f)->join_count == 1 ? "" : "s");
     }
-    if (f->filter_columns.count > 0) {
+    if (sluice_sql_facts_of(f)->filter_columns.count > 0) {
         sluice_buf_puts(b, ", keeps rows where ");
-        join_list(b, &f->filter_columns, 6);
-    } else if (f->has_where) {
+        join_list(b, &sluice_sql_facts_of(f)->filter_columns, 6);
+    } else if (sluice_sql_facts_of(f)->has_where) {
         sluice_buf_puts(b, ", keeps only matching rows");
     }
-    if (f->aggregate_count > 0 || f->has_group_by) {
-        sluice_buf_puts(b, f->has_group_by ? ", aggregates per group" : ", aggregates all rows");
+    if (sluice_sql_facts_of(f)->aggregate_count > 0 || sluice_sql_facts_of(f)->has_group_by) {
+        sluice_buf_puts(b, sluice_sql_facts_of(f)->has_group_by ? ", aggregates per group"
+                                                                : ", aggregates all rows");
         if (f->functions.count > 0) {
             sluice_buf_puts(b, " (using ");
             join_list(b, &f->functions, 6);
             sluice_buf_putc(b, ')');
         }
     }
-    if (f->window_count > 0)
+    if (sluice_sql_facts_of(f)->window_count > 0)
         sluice_buf_printf(b, ", computes %zu window function%s (ranking or running values)",
-                          f->window_count, f->window_count == 1 ? "" : "s");
-    if (f->cte_names.count > 0) {
+                          sluice_sql_facts_of(f)->window_count,
+                          sluice_sql_facts_of(f)->window_count == 1 ? "" : "s");
+    if (sluice_sql_facts_of(f)->cte_names.count > 0) {
         sluice_buf_puts(b, ", builds intermediate results ");
-        join_list(b, &f->cte_names, 6);
+        join_list(b, &sluice_sql_facts_of(f)->cte_names, 6);
     }
-    if (f->has_order_by)
+    if (sluice_sql_facts_of(f)->has_order_by)
         sluice_buf_puts(b, ", sorts the result");
-    if (f->limit_value >= 0)
-        sluice_buf_printf(b, " and returns at most %lld row%s.", (long long)f->limit_value,
-                          f->limit_value == 1 ? "" : "s");
+    if (sluice_sql_facts_of(f)->limit_value >= 0)
+        sluice_buf_printf(b, " and returns at most %lld row%s.",
+                          (long long)sluice_sql_facts_of(f)->limit_value,
+                          sluice_sql_facts_of(f)->limit_value == 1 ? "" : "s");
     else
         sluice_buf_puts(b, " and returns every matching row (capped by the server).");
     if (f->output_count > 0) {
@@ -90,13 +94,13 @@ static void explain_change(sluice_buf *b, const sluice_codefacts *f)
         return;
     }
     sluice_buf_printf(b, "%s ", verb);
-    if (f->tables_written.count > 0)
-        join_list(b, &f->tables_written, 4);
+    if (f->resources_written.count > 0)
+        join_list(b, &f->resources_written, 4);
     else
         sluice_buf_puts(b, "a table");
     sluice_buf_printf(b, " (%s)", f->statement_kind);
-    sluice_buf_puts(b, f->has_where ? ", only rows matching its WHERE clause."
-                                    : ", with no WHERE clause.");
+    sluice_buf_puts(b, sluice_sql_facts_of(f)->has_where ? ", only rows matching its WHERE clause."
+                                                         : ", with no WHERE clause.");
 }
 
 const char *sluice_sql_explain(sluice_arena *arena, const sluice_codefacts *f)

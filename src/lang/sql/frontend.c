@@ -7,8 +7,7 @@
  * Does not own: any stage's logic (see internal.h for which file owns which).
  */
 #include "core/limits.h"
-#include "exec/duckdb.h"
-#include "exec/sqlite.h"
+#include "exec/executor.h"
 #include "lang/sql/internal.h"
 
 #include <string.h>
@@ -112,11 +111,11 @@ static sluice_status open_mirror(sluice_sql_ctx *ctx,
     return st;
 }
 
-/* The SQLite schema to mirror: the caller's, else the executor's. */
-static sluice_status sqlite_schema(sluice_sql_ctx *ctx,
-                                   const sluice_frontend_context *fc,
-                                   const sluice_schema **out,
-                                   sluice_error *err)
+/* The schema to mirror (a backend without a DuckDB catalog): the caller's, else the executor's. */
+static sluice_status mirrored_schema(sluice_sql_ctx *ctx,
+                                     const sluice_frontend_context *fc,
+                                     const sluice_schema **out,
+                                     sluice_error *err)
 {
     *out = fc->schema;
     if (*out != NULL || fc->executor == NULL)
@@ -139,15 +138,16 @@ static sluice_status catalog(sluice_sql_ctx *ctx,
     if (db == NULL)
         return SLUICE_E_NOMEM;
     *out = db;
-    if (fc != NULL && fc->engine == SLUICE_ENGINE_SQLITE) {
-        const sluice_schema *schema = NULL;
-        sluice_status st = sqlite_schema(ctx, fc, &schema, err);
-        return st != SLUICE_OK ? st : open_mirror(ctx, schema, db, err);
-    }
     if (fc != NULL && fc->executor != NULL)
-        *db = sluice_exec_duckdb_database(fc->executor);
+        *db = (duckdb_database)sluice_executor_bind_catalog(fc->executor);
     else if (fc != NULL && fc->duckdb_database != NULL)
         *db = (duckdb_database)fc->duckdb_database;
+    if (*db == NULL && fc != NULL && (fc->executor != NULL || fc->engine == SLUICE_ENGINE_SQLITE)) {
+        /* The backend has no DuckDB catalog of its own: bind in a mirror of its schema. */
+        const sluice_schema *schema = NULL;
+        sluice_status st = mirrored_schema(ctx, fc, &schema, err);
+        return st != SLUICE_OK ? st : open_mirror(ctx, schema, db, err);
+    }
     if (*db == NULL)
         return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL,
                                 "the SQL analyzer was given no DuckDB catalog to bind against");
@@ -175,16 +175,20 @@ open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_e
 /* docs/risk.md "Complexity": joins*3 + subqueries*3 + windows*2 + aggregates + ctes*2 + tables */
 static void score(sluice_codefacts *f, const sluice_schema *schema)
 {
-    f->complexity = (int64_t)(f->join_count * 3 + f->subquery_count * 3 + f->window_count * 2 +
-                              f->aggregate_count + f->cte_names.count * 2 + f->tables_read.count);
-    if (f->limit_value >= 0) {
-        f->estimated_rows = f->limit_value;
-    } else if (f->action == SLUICE_ACTION_READ && f->aggregate_count > 0 && !f->has_group_by) {
+    f->complexity =
+        (int64_t)(sluice_sql_ext(f)->join_count * 3 + sluice_sql_ext(f)->subquery_count * 3 +
+                  sluice_sql_ext(f)->window_count * 2 + sluice_sql_ext(f)->aggregate_count +
+                  sluice_sql_ext(f)->cte_names.count * 2 + f->resources_read.count);
+    if (sluice_sql_ext(f)->limit_value >= 0) {
+        f->estimated_rows = sluice_sql_ext(f)->limit_value;
+    } else if (f->action == SLUICE_ACTION_READ && sluice_sql_ext(f)->aggregate_count > 0 &&
+               !sluice_sql_ext(f)->has_group_by) {
         f->estimated_rows = 1;
-    } else if (f->tables_read.count == 1 && f->join_count == 0 && !f->has_where &&
-               !f->has_group_by && schema != NULL) {
+    } else if (f->resources_read.count == 1 && sluice_sql_ext(f)->join_count == 0 &&
+               !sluice_sql_ext(f)->has_where && !sluice_sql_ext(f)->has_group_by &&
+               schema != NULL) {
         for (size_t i = 0; i < schema->table_count; i++)
-            if (strcmp(schema->tables[i].name, f->tables_read.items[0]) == 0)
+            if (strcmp(schema->tables[i].name, f->resources_read.items[0]) == 0)
                 f->estimated_rows = schema->tables[i].approx_rows;
     }
 }
@@ -199,20 +203,21 @@ static void refuse_non_query(sluice_sql_ctx *ctx)
                              "are analyzed");
 }
 
-/* SQLite binds what DuckDB bound in the mirror: prepare it in SQLite itself (never stepped)
+/* The engine binds what DuckDB bound in the mirror: it prepares the code itself (never run)
  * and compare the columns its authorizer saw with the lineage analysis. */
-static sluice_status sqlite_crosscheck(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
+static sluice_status engine_crosscheck(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
 {
-    sluice_sqlite_reads reads;
+    sluice_exec_reads reads;
     sluice_error lite_err;
     sluice_error_clear(&lite_err);
-    sluice_status st = sluice_sqlite_collect_reads(fc->executor, ctx->arena, ctx->code,
-                                                   ctx->code_len, &reads, &lite_err);
-    if (st == SLUICE_E_NOMEM)
-        return st;
+    sluice_status st = sluice_executor_engine_reads(fc->executor, ctx->arena, ctx->code,
+                                                    ctx->code_len, &reads, &lite_err);
+    if (st == SLUICE_E_NOMEM || st == SLUICE_E_UNSUPPORTED)
+        return st == SLUICE_E_NOMEM ? st : SLUICE_OK;
     if (st != SLUICE_OK)
         return sluice_codefacts_violate(ctx->facts, "engine_refused", lite_err.line,
-                                        lite_err.column, NULL, "sqlite refuses the statement: %s",
+                                        lite_err.column, NULL,
+                                        "the database engine refuses the statement: %s",
                                         lite_err.message != NULL ? lite_err.message : "unknown");
     sluice_sql_read *r = sluice_arena_calloc(ctx->arena, reads.read_count + 1, sizeof(*r));
     if (r == NULL)
@@ -245,14 +250,15 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
         ctx->facts->statement_kind = "SELECT"; /* refused before binding */
         ctx->facts->action = SLUICE_ACTION_READ;
     }
-    if (st == SLUICE_OK && ctx->facts->violation_count == 0 && fc != NULL &&
-        fc->engine == SLUICE_ENGINE_SQLITE && fc->executor != NULL &&
+    if (st == SLUICE_OK && ctx->facts->violation_count == 0 && fc != NULL && fc->executor != NULL &&
         ctx->type == DUCKDB_STATEMENT_TYPE_SELECT)
-        st = sqlite_crosscheck(ctx, fc);
+        st = engine_crosscheck(ctx, fc);
     if (st == SLUICE_OK)
         st = sluice_sql_canonicalize(ctx);
     if (st == SLUICE_OK && ctx->type != DUCKDB_STATEMENT_TYPE_INVALID)
         st = sluice_sql_rules_apply(ctx);
+    if (st == SLUICE_OK)
+        st = sluice_sql_name_operations(ctx->facts);
     score(ctx->facts, fc != NULL ? fc->schema : NULL);
     return st;
 }
@@ -271,7 +277,7 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
                                 "the SQL is too long (%zu bytes; limit is %u)", code_len,
                                 SLUICE_LIMIT_CODE_BYTES);
     sluice_sql_ctx ctx = { .arena = arena };
-    ctx.facts = sluice_codefacts_new(arena, "sql");
+    ctx.facts = sluice_sql_facts_new(arena);
     ctx.code = sluice_arena_strndup(arena, code != NULL ? code : "", code != NULL ? code_len : 0);
     ctx.code_len = code != NULL ? code_len : 0;
     ctx.cm = fc != NULL && fc->code_mode != NULL ? fc->code_mode : &default_code_mode;
@@ -324,6 +330,8 @@ static const sluice_frontend sql_frontend = {
     .language = "sql",
     .analyze = sluice_sql_analyze,
     .canonical_hash = canonical_hash,
+    .explain = sluice_sql_explain,
+    .risk = sluice_sql_risk,
 };
 
 const sluice_frontend *sluice_sql_frontend(void)

@@ -82,8 +82,8 @@ sluice_status sluice_sql_crosscheck_reads(sluice_codefacts *facts,
         if (reads[i].table == NULL || reads[i].column == NULL || *reads[i].column == '\0')
             continue; /* a row read (count(*)) names no column */
         bool seen = false;
-        for (size_t j = 0; j < facts->columns_read.count && !seen; j++) {
-            const char *c = facts->columns_read.items[j];
+        for (size_t j = 0; j < facts->fields_read.count && !seen; j++) {
+            const char *c = facts->fields_read.items[j];
             size_t tl = strlen(reads[i].table);
             seen = strncasecmp(c, reads[i].table, tl) == 0 && c[tl] == '.' &&
                    strcasecmp(c + tl + 1, reads[i].column) == 0;

@@ -96,7 +96,7 @@ static void note_function(tree_walk *w, const json_t *node, bool window)
         sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->functions,
                                   strcmp(name, "count_star") == 0 ? "count" : name);
     if (window)
-        w->ctx->facts->window_count++;
+        sluice_sql_ext(w->ctx->facts)->window_count++;
 }
 
 /* "c.id" from a COLUMN_REF's column_names; NULL for any other expression. */
@@ -165,7 +165,7 @@ static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
     if (c == NULL && json_is_object(v))
         c = column_ref(w, v);
     if (c != NULL) {
-        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->filter_columns, c);
+        sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->filter_columns, c);
         return;
     }
     if (json_is_object(v) && strcmp(str(v, "class"), "SUBQUERY") == 0)
@@ -188,19 +188,20 @@ static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
 
 static void note_join(tree_walk *w, const json_t *node)
 {
-    w->ctx->facts->join_count++;
+    sluice_sql_ext(w->ctx->facts)->join_count++;
     const json_t *cond = json_object_get(node, "condition");
     const char *l = column_ref(w, json_object_get(cond, "left"));
     const char *r = column_ref(w, json_object_get(cond, "right"));
     if (l != NULL && r != NULL && strcmp(str(cond, "type"), "COMPARE_EQUAL") == 0) {
         const char *k = sluice_arena_printf(w->ctx->arena, "%s = %s", l, r);
-        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->join_keys, k);
+        sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->join_keys, k);
     }
     size_t i;
     const json_t *u;
     json_array_foreach(json_object_get(node, "using_columns"), i, u)
     {
-        sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->join_keys, json_string_value(u));
+        sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->join_keys,
+                                  json_string_value(u));
     }
 }
 
@@ -209,11 +210,11 @@ static void note_select_node(tree_walk *w, const json_t *node)
     sluice_codefacts *f = w->ctx->facts;
     const json_t *where = json_object_get(node, "where_clause");
     if (where != NULL) {
-        f->has_where = true;
+        sluice_sql_ext(f)->has_where = true;
         collect_filter_columns(w, where, 0);
     }
     if (json_array_size(json_object_get(node, "group_expressions")) > 0)
-        f->has_group_by = true;
+        sluice_sql_ext(f)->has_group_by = true;
 }
 
 static void note_ctes(tree_walk *w, const json_t *node)
@@ -225,7 +226,8 @@ static void note_ctes(tree_walk *w, const json_t *node)
     {
         const char *name = str(e, "key");
         if (*name != '\0')
-            sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->cte_names, name);
+            sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->cte_names,
+                                      name);
     }
 }
 
@@ -237,17 +239,18 @@ static void note_modifiers(tree_walk *w, const json_t *node, bool top)
     {
         const char *type = str(m, "type");
         if (strcmp(type, "ORDER_MODIFIER") == 0 && top)
-            w->ctx->facts->has_order_by = true;
+            sluice_sql_ext(w->ctx->facts)->has_order_by = true;
         if ((strcmp(type, "LIMIT_MODIFIER") == 0 || strcmp(type, "LIMIT_PERCENT_MODIFIER") == 0) &&
             top && json_object_get(m, "limit") != NULL) {
-            w->ctx->facts->has_limit = true;
+            sluice_sql_ext(w->ctx->facts)->has_limit = true;
             const json_t *lim = json_object_get(m, "limit");
             const json_t *v = json_object_get(json_object_get(lim, "value"), "value");
             if (strcmp(type, "LIMIT_MODIFIER") == 0 && strcmp(str(lim, "class"), "CONSTANT") == 0 &&
                 json_is_number(v)) {
                 double d = json_number_value(v);
                 if (d >= 0 && d == floor(d))
-                    w->ctx->facts->limit_value = d >= 9.2e18 ? INT64_MAX : (int64_t)d;
+                    sluice_sql_ext(w->ctx->facts)->limit_value =
+                        d >= 9.2e18 ? INT64_MAX : (int64_t)d;
             }
         }
     }
@@ -265,7 +268,7 @@ static void walk_object(tree_walk *w, const json_t *node)
         else if (strcmp(cls, "WINDOW") == 0)
             note_function(w, node, true);
         else if (strcmp(cls, "SUBQUERY") == 0)
-            w->ctx->facts->subquery_count++;
+            sluice_sql_ext(w->ctx->facts)->subquery_count++;
     } else if (strcmp(type, "SELECT_NODE") == 0 || strcmp(type, "SET_OPERATION_NODE") == 0 ||
                strcmp(type, "RECURSIVE_CTE_NODE") == 0 || strcmp(type, "CTE_NODE") == 0) {
         if (strcmp(type, "SELECT_NODE") == 0)
@@ -280,7 +283,7 @@ static void walk_object(tree_walk *w, const json_t *node)
     } else if (strcmp(type, "JOIN") == 0) {
         note_join(w, node);
     } else if (strcmp(type, "SUBQUERY") == 0) {
-        w->ctx->facts->subquery_count++;
+        sluice_sql_ext(w->ctx->facts)->subquery_count++;
     }
     const char *key;
     const json_t *child;

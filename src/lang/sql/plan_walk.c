@@ -778,7 +778,7 @@ static void register_base(walker *w, const json_t *op)
     const json_t *c;
     if (table == NULL)
         return;
-    sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->tables_read, table);
+    sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->resources_read, table);
     json_array_foreach(json_object_get(op, "column_indexes"), i, c)
     {
         size_t idx, id;
@@ -817,7 +817,7 @@ static void scan(walker *w, const json_t *v, size_t depth)
             if (why != NULL)
                 refuse_function(w, "function", name, why);
             if (strcmp(cls, "BOUND_AGGREGATE") == 0)
-                w->ctx->facts->aggregate_count++;
+                sluice_sql_ext(w->ctx->facts)->aggregate_count++;
         }
         const char *key;
         const json_t *c;
@@ -926,7 +926,7 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
     }
     for (size_t id = 0; id < w->base_count; id++) {
         const char *q = qualified(w, id);
-        sluice_codefacts_list_add(f, &f->columns_read, q);
+        sluice_codefacts_list_add(f, &f->fields_read, q);
         if ((returned[id / 64] >> (id % 64) & 1) == 0 &&
             sluice_sql_is_blocked(w->ctx, w->base[id].table, w->base[id].column))
             sluice_codefacts_list_add(f, &f->blocked_used, q);

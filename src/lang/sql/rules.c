@@ -56,7 +56,7 @@ static void write_facts(sluice_sql_ctx *ctx, bool *has_where, bool *has_returnin
                 char *name = sluice_arena_strndup(ctx->arena, t + p, n);
                 for (char *c = name; c != NULL && *c != '\0' && k == SLUICE_SQL_TK_WORD; c++)
                     *c = (char)tolower((unsigned char)*c);
-                sluice_codefacts_list_add(ctx->facts, &ctx->facts->tables_written, name);
+                sluice_codefacts_list_add(ctx->facts, &ctx->facts->resources_written, name);
                 named = true;
             }
             if (word_is(t + p, n, "into") || word_is(t + p, n, "update") ||
@@ -103,20 +103,20 @@ static void check_read(sluice_sql_ctx *ctx)
         sluice_codefacts_violate(f, "sql_reads_enabled", 0, 0,
                                  "ask an administrator to enable SQL reads",
                                  "SQL reads are disabled by configuration");
-    if (cm->sql_require_limit && !f->has_limit)
+    if (cm->sql_require_limit && !sluice_sql_ext(f)->has_limit)
         sluice_codefacts_violate(f, "sql_require_limit", 0, 0, "add LIMIT n to the outermost query",
                                  "a LIMIT is required on every query");
-    if (f->limit_value > cm->sql_max_rows)
+    if (sluice_sql_ext(f)->limit_value > cm->sql_max_rows)
         sluice_codefacts_violate(
             f, "sql_max_rows", 0, 0,
             sluice_arena_printf(ctx->arena, "use LIMIT %lld or less", (long long)cm->sql_max_rows),
-            "LIMIT %lld is above sql_max_rows (%lld)", (long long)f->limit_value,
+            "LIMIT %lld is above sql_max_rows (%lld)", (long long)sluice_sql_ext(f)->limit_value,
             (long long)cm->sql_max_rows);
-    if (cm->sql_max_joins >= 0 && f->join_count > (size_t)cm->sql_max_joins)
+    if (cm->sql_max_joins >= 0 && sluice_sql_ext(f)->join_count > (size_t)cm->sql_max_joins)
         sluice_codefacts_violate(f, "sql_max_joins", 0, 0,
                                  "split the question or pre-aggregate in a CTE",
                                  "the statement has %zu joins; sql_max_joins is %lld",
-                                 f->join_count, (long long)cm->sql_max_joins);
+                                 sluice_sql_ext(f)->join_count, (long long)cm->sql_max_joins);
 }
 
 static void check_write(sluice_sql_ctx *ctx)
@@ -125,7 +125,7 @@ static void check_write(sluice_sql_ctx *ctx)
     sluice_codefacts *f = ctx->facts;
     bool has_where, has_returning;
     write_facts(ctx, &has_where, &has_returning);
-    f->has_where = has_where;
+    sluice_sql_ext(f)->has_where = has_where;
     if (f->action == SLUICE_ACTION_WRITE && !cm->sql_allow_writes)
         sluice_codefacts_violate(f, "sql_allow_writes", 0, 0,
                                  "code mode is read-only here; ask for a curated tool or an "
@@ -179,7 +179,7 @@ sluice_status sluice_sql_rules_apply(sluice_sql_ctx *ctx)
         check_admin(ctx);
         break;
     }
-    check_tables(ctx, &ctx->facts->tables_read);
-    check_tables(ctx, &ctx->facts->tables_written);
+    check_tables(ctx, &ctx->facts->resources_read);
+    check_tables(ctx, &ctx->facts->resources_written);
     return SLUICE_OK;
 }

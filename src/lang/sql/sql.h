@@ -3,7 +3,7 @@
  *
  * Owns: the public entry points of src/lang/sql/: the sluice_frontend vtable for "sql", a
  * direct analyze call, and the SQLite mirror catalog the analyzer binds SQLite code against.
- * Does not own: execution (src/exec/), risk (codemode/risk.h), Cedar.
+ * Does not own: execution (src/exec/), the neutral risk floor (codemode/risk.h), Cedar.
  *
  * What it guarantees (docs/sql.md): exactly one statement; its action; a canonical hash that
  * ignores whitespace, comments and keyword case but not literals; base tables and columns read
@@ -15,6 +15,49 @@
 #define SLUICE_LANG_SQL_SQL_H
 
 #include "lang/frontend.h"
+
+/* The SQL extension of CodeFacts (facts->ext): what only SQL's explain and risk read. */
+typedef struct sluice_sql_facts {
+    sluice_codefacts_list cte_names;
+    sluice_codefacts_list join_keys; /* "o.customer_id = c.id", as written */
+    /* what WHERE clauses test, as written: "c.plan = 'enterprise'" for a column compared with
+     * a literal, else the column name */
+    sluice_codefacts_list filter_columns;
+    size_t join_count;
+    size_t subquery_count;
+    size_t window_count;
+    size_t aggregate_count;
+    bool has_where;
+    bool has_group_by;
+    bool has_order_by;
+    bool has_limit;
+    int64_t limit_value; /* the literal LIMIT, -1 when absent or not a literal */
+} sluice_sql_facts;
+
+/* A fresh record for SQL with its extension (limit -1). NULL on NOMEM. */
+sluice_codefacts *sluice_sql_facts_new(sluice_arena *arena);
+
+/* The SQL extension of facts made by sluice_sql_facts_new, for the analyzer to fill. */
+static inline sluice_sql_facts *sluice_sql_ext(const sluice_codefacts *facts)
+{
+    return (sluice_sql_facts *)facts->ext;
+}
+
+/* The SQL extension to read, or an empty one (limit -1) when facts have none (code refused
+ * before analysis, another language). Never NULL. */
+const sluice_sql_facts *sluice_sql_facts_of(const sluice_codefacts *facts);
+
+/* Names each change "<kind>_<table>" in facts->operations ("update_budget_note") unless the
+ * facts name operations already. SLUICE_E_NOMEM on allocation failure. */
+sluice_status sluice_sql_name_operations(sluice_codefacts *facts);
+
+/* Complexity at or above this is "high complexity" (docs/risk.md). */
+#define SLUICE_RISK_HIGH_COMPLEXITY 15
+/* A read that may return more rows than this without a LIMIT is "unbounded". */
+#define SLUICE_RISK_BIG_READ_ROWS 1000
+
+/* The risk of SQL facts that were not refused (docs/risk.md); *reason names the rule. */
+sluice_risk sluice_sql_risk(const sluice_codefacts *facts, const char **reason);
 
 /* The "sql" front end. Context needs: code_mode (rules, blocked fields), and for engine duckdb
  * executor (or, without one, duckdb_database: the handle the analyzer opens its own connection

@@ -1,18 +1,20 @@
 /*
  * codefacts.h — CodeFacts: what a program does, as found by its language front end.
  *
- * Owns: the language-neutral fact record (action, tables, columns, output lineage, shape,
- * violations, warnings), the builders the analyzers use to fill it, and its two JSON renderings:
- * the Cedar context record and the full record for results and audit.
+ * Owns: the language-neutral fact record (action, resources read and written, fields read,
+ * operations called, output lineage, complexity figures, violations, warnings), the slot for a
+ * language's own extension, the builders the analyzers use to fill it, and its two JSON
+ * renderings: the Cedar context record and the full record for results and audit.
  * Does not own: how facts are found (src/lang/<language>/), what they mean for policy (Cedar),
- * risk (risk.h) or the explanation (each front end's explain.c).
+ * risk or the explanation (each front end's own, through the language registry), or policy's
+ * verdict (verdict.h). A leaf: it includes nothing of lang/, policy/ or codemode/.
  *
  * Ownership rule: only an analyzer writes a sluice_codefacts (through the sluice_codefacts_add_*
  * builders below); every consumer receives `const sluice_codefacts *`. Everything lives in the
  * request arena the analyzer was given; nothing is freed singly.
  */
-#ifndef SLUICE_CODEMODE_CODEFACTS_H
-#define SLUICE_CODEMODE_CODEFACTS_H
+#ifndef SLUICE_FACTS_CODEFACTS_H
+#define SLUICE_FACTS_CODEFACTS_H
 
 #include "core/arena.h"
 
@@ -63,44 +65,48 @@ typedef struct sluice_codefacts {
     char code_hash[65];         /* hex SHA-256 of the canonical form; "" when unparseable */
     const char *canonical;      /* the canonical form itself (for audit and tests) */
 
-    sluice_codefacts_list tables_read; /* base tables, after views and CTEs resolve */
-    sluice_codefacts_list tables_written;
-    sluice_codefacts_list columns_read; /* "table.column", read anywhere */
+    /* What the program reads and changes, in its language's terms: base tables (after views and
+     * CTEs resolve), API operations' resources, GraphQL types, MCP tools. */
+    sluice_codefacts_list resources_read;
+    sluice_codefacts_list resources_written;
+    sluice_codefacts_list fields_read; /* "resource.field", read anywhere */
     sluice_codefacts_output *outputs;
     size_t output_count;
     size_t output_cap;
-    sluice_codefacts_list functions;  /* functions called, as written */
-    sluice_codefacts_list operations; /* calledOperations (named API/tool ops; none for SQL) */
-    sluice_codefacts_list cte_names;
+    sluice_codefacts_list functions; /* functions called, as written */
+    /* calledOperations: named API/tool operations; SQL names a change "<kind>_<table>" */
+    sluice_codefacts_list operations;
     sluice_codefacts_list blocked_used; /* blocked fields read but never returned */
-    sluice_codefacts_list join_keys;    /* "o.customer_id = c.id", as written */
-    /* what WHERE clauses test, as written: "c.plan = 'enterprise'" for a column compared with
-     * a literal, else the column name */
-    sluice_codefacts_list filter_columns;
 
-    size_t join_count;
-    size_t subquery_count;
-    size_t window_count;
-    size_t aggregate_count;
-    bool has_where;
-    bool has_group_by;
-    bool has_order_by;
-    bool has_limit;
-    int64_t limit_value;    /* the literal LIMIT, -1 when absent or not a literal */
+    /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */
-    /* Documented score (docs/risk.md): joins*3 + subqueries*3 + windows*2 + aggregates
-     * + ctes*2 + tables. */
-    int64_t complexity;
+    int64_t complexity;     /* the language's documented score (docs/risk.md) */
+    size_t depth;           /* deepest nesting (selection sets, subqueries, blocks) */
+    size_t call_count;      /* upstream calls the program may make */
+    size_t loop_count;      /* loops in the program */
 
     sluice_codefacts_violation *violations;
     size_t violation_count;
     size_t violation_cap;
     sluice_codefacts_list warnings;
 
+    /* The language's own facts (e.g. sluice_sql_facts): only that language's explain and risk
+     * read them; ext_ops renders them. NULL when the analysis stopped before it had any. */
+    void *ext;
+    const struct sluice_codefacts_ext_ops *ext_ops;
+
     sluice_arena *arena; /* where everything above lives */
 } sluice_codefacts;
 
-/* A fresh, empty record for language in arena (action Read, limit/rows -1). NULL on NOMEM. */
+/* How a language's extension joins the two JSON renderings. Each adds its keys to obj and
+ * returns false on allocation failure (the rendering then fails: NULL). */
+typedef struct sluice_codefacts_ext_ops {
+    bool (*cedar_context)(const sluice_codefacts *facts, json_t *script);
+    bool (*to_json)(const sluice_codefacts *facts, json_t *record);
+} sluice_codefacts_ext_ops;
+
+/* A fresh, empty record for language in arena (action Read, estimated rows -1, no extension).
+ * NULL on NOMEM. */
 sluice_codefacts *sluice_codefacts_new(sluice_arena *arena, const char *language);
 
 /* "Read" | "Write" | "Delete" | "Admin" — the Cedar action ids. */
@@ -135,13 +141,17 @@ sluice_status sluice_codefacts_violate(sluice_codefacts *facts,
 sluice_status sluice_codefacts_warn(sluice_codefacts *facts, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* The Cedar context record: {"script": {statementType, action, outputFields, outputNames,
- * calledOperations, functions, tables, tablesWritten, columns, joinCount, subqueryCount,
- * hasWhere, hasLimit, hasAggregation, complexity, [limit], [estimatedRows]}}.
+/* The Cedar context record: {"script": {language, statementType, action, outputFields,
+ * outputNames, calledOperations, functions, tables, tablesWritten, columns, complexity,
+ * [estimatedRows], and the extension's keys}}. The names do not change per language: "tables"
+ * are the resources read, "columns" the fields read.
  * outputFields holds, for every output column, each base column it is computed from in both
  * "table.column" and bare "column" form, so `outputFields.containsAny(blocked)` matches either
  * way blocked fields are written. New reference (caller decrefs); NULL on NOMEM. */
 json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts);
+
+/* A list as a JSON array of strings. New reference; NULL on NOMEM. */
+json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list);
 
 /* The whole record as JSON (validate_code metadata, audit). New reference; NULL on NOMEM. */
 json_t *sluice_codefacts_to_json(const sluice_codefacts *facts);

@@ -6,8 +6,8 @@
  * Owns: their schemas, annotations and handlers (argument extraction, identity and session from
  * the call, cancellation and approval hooks, result shapes). Does not own the pipeline itself.
  */
-#ifndef SLUICE_CODEMODE_TOOLS_H
-#define SLUICE_CODEMODE_TOOLS_H
+#ifndef SLUICE_SURFACE_TOOLS_H
+#define SLUICE_SURFACE_TOOLS_H
 
 #include "codemode/codemode.h"
 #include "mcp/server.h"

@@ -1,7 +1,7 @@
 /*
  * surface.c — config-declared prompts and resources (see surface.h).
  */
-#include "codemode/surface.h"
+#include "surface/surface.h"
 
 #include "core/buf.h"
 

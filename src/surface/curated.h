@@ -8,8 +8,8 @@
  * parameters under code mode's limits, with an audit record per call.
  * Does not own: the statement text (the analyst wrote it) or the engine.
  */
-#ifndef SLUICE_CODEMODE_CURATED_H
-#define SLUICE_CODEMODE_CURATED_H
+#ifndef SLUICE_SURFACE_CURATED_H
+#define SLUICE_SURFACE_CURATED_H
 
 #include "codemode/codemode.h"
 #include "mcp/server.h"

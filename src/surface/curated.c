@@ -1,10 +1,10 @@
 /*
  * curated.c — config-declared SQL tools (see curated.h).
  */
-#include "codemode/curated.h"
+#include "surface/curated.h"
 
-#include "codemode/codefacts.h"
 #include "codemode/present.h"
+#include "facts/codefacts.h"
 
 #include <string.h>
 
@@ -73,8 +73,8 @@ static sluice_status call_tool(sluice_mcp_call *call,
     sluice_exec_result r = { 0 };
     sluice_status st =
         sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r, err);
-    sluice_codemode_caller caller = { sluice_mcp_call_identity(call),
-                                      sluice_mcp_call_session_id(call) };
+    sluice_codemode_caller caller = { .identity = sluice_mcp_call_identity(call),
+                                      .session_id = sluice_mcp_call_session_id(call) };
     json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
                                st == SLUICE_OK ? "executed" : "failed", "arguments", arguments,
                                "rows", (json_int_t)r.row_count, "truncated", r.truncated);

@@ -3,7 +3,7 @@
  *
  * Does not own: finding facts (front ends) or judging them (policy, risk).
  */
-#include "codemode/codefacts.h"
+#include "facts/codefacts.h"
 
 #include <stdarg.h>
 #include <string.h>
@@ -18,7 +18,6 @@ sluice_codefacts *sluice_codefacts_new(sluice_arena *arena, const char *language
     facts->action = SLUICE_ACTION_READ;
     facts->statement_kind = "";
     facts->canonical = "";
-    facts->limit_value = -1;
     facts->estimated_rows = -1;
     return facts;
 }
@@ -154,7 +153,7 @@ sluice_status sluice_codefacts_warn(sluice_codefacts *facts, const char *fmt, ..
 
 /* --- JSON -------------------------------------------------------------------------------- */
 
-static json_t *list_json(const sluice_codefacts_list *list)
+json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < list->count; i++)
@@ -227,22 +226,16 @@ json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
         put(script, "action", json_string(sluice_action_name(facts->action)), &ok);
         put(script, "outputFields", output_fields_json(facts, &ok), &ok);
         put(script, "outputNames", output_names_json(facts), &ok);
-        put(script, "calledOperations", list_json(&facts->operations), &ok);
-        put(script, "functions", list_json(&facts->functions), &ok);
-        put(script, "tables", list_json(&facts->tables_read), &ok);
-        put(script, "tablesWritten", list_json(&facts->tables_written), &ok);
-        put(script, "columns", list_json(&facts->columns_read), &ok);
-        put(script, "joinCount", json_integer((json_int_t)facts->join_count), &ok);
-        put(script, "subqueryCount", json_integer((json_int_t)facts->subquery_count), &ok);
-        put(script, "hasWhere", json_boolean(facts->has_where), &ok);
-        put(script, "hasLimit", json_boolean(facts->has_limit), &ok);
-        put(script, "hasAggregation",
-            json_boolean(facts->aggregate_count > 0 || facts->has_group_by), &ok);
+        put(script, "calledOperations", sluice_codefacts_list_json(&facts->operations), &ok);
+        put(script, "functions", sluice_codefacts_list_json(&facts->functions), &ok);
+        put(script, "tables", sluice_codefacts_list_json(&facts->resources_read), &ok);
+        put(script, "tablesWritten", sluice_codefacts_list_json(&facts->resources_written), &ok);
+        put(script, "columns", sluice_codefacts_list_json(&facts->fields_read), &ok);
         put(script, "complexity", json_integer(facts->complexity), &ok);
-        if (facts->limit_value >= 0)
-            put(script, "limit", json_integer(facts->limit_value), &ok);
         if (facts->estimated_rows >= 0)
             put(script, "estimatedRows", json_integer(facts->estimated_rows), &ok);
+        if (ok && facts->ext_ops != NULL && facts->ext_ops->cedar_context != NULL)
+            ok = facts->ext_ops->cedar_context(facts, script);
         put(ctx, "script", script, &ok);
         script = NULL;
     }
@@ -260,7 +253,7 @@ static json_t *outputs_json(const sluice_codefacts *facts)
     for (size_t i = 0; a != NULL && i < facts->output_count; i++) {
         const sluice_codefacts_output *o = &facts->outputs[i];
         json_t *obj = json_pack("{s:s, s:s, s:o*}", "name", o->name, "type", o->type, "lineage",
-                                list_json(&o->lineage));
+                                sluice_codefacts_list_json(&o->lineage));
         if (obj == NULL || json_array_append_new(a, obj) != 0) {
             json_decref(a);
             return NULL;
@@ -302,27 +295,24 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     put(o, "action", json_string(sluice_action_name(facts->action)), &ok);
     put(o, "statementType", json_string(facts->statement_kind), &ok);
     put(o, "codeHash", json_string(facts->code_hash), &ok);
-    put(o, "tablesRead", list_json(&facts->tables_read), &ok);
-    put(o, "tablesWritten", list_json(&facts->tables_written), &ok);
-    put(o, "columnsRead", list_json(&facts->columns_read), &ok);
+    put(o, "tablesRead", sluice_codefacts_list_json(&facts->resources_read), &ok);
+    put(o, "tablesWritten", sluice_codefacts_list_json(&facts->resources_written), &ok);
+    put(o, "columnsRead", sluice_codefacts_list_json(&facts->fields_read), &ok);
     put(o, "outputs", outputs_json(facts), &ok);
-    put(o, "functions", list_json(&facts->functions), &ok);
-    put(o, "cteNames", list_json(&facts->cte_names), &ok);
-    put(o, "blockedFieldsUsedOnlyInternally", list_json(&facts->blocked_used), &ok);
-    put(o, "joinCount", json_integer((json_int_t)facts->join_count), &ok);
-    put(o, "subqueryCount", json_integer((json_int_t)facts->subquery_count), &ok);
-    put(o, "windowCount", json_integer((json_int_t)facts->window_count), &ok);
-    put(o, "aggregateCount", json_integer((json_int_t)facts->aggregate_count), &ok);
-    put(o, "hasWhere", json_boolean(facts->has_where), &ok);
-    put(o, "hasGroupBy", json_boolean(facts->has_group_by), &ok);
-    put(o, "hasOrderBy", json_boolean(facts->has_order_by), &ok);
-    put(o, "hasLimit", json_boolean(facts->has_limit), &ok);
-    put(o, "limit", facts->limit_value >= 0 ? json_integer(facts->limit_value) : json_null(), &ok);
+    put(o, "functions", sluice_codefacts_list_json(&facts->functions), &ok);
+    put(o, "calledOperations", sluice_codefacts_list_json(&facts->operations), &ok);
+    put(o, "blockedFieldsUsedOnlyInternally", sluice_codefacts_list_json(&facts->blocked_used),
+        &ok);
     put(o, "estimatedRows",
         facts->estimated_rows >= 0 ? json_integer(facts->estimated_rows) : json_null(), &ok);
     put(o, "complexity", json_integer(facts->complexity), &ok);
+    put(o, "depth", json_integer((json_int_t)facts->depth), &ok);
+    put(o, "callCount", json_integer((json_int_t)facts->call_count), &ok);
+    put(o, "loopCount", json_integer((json_int_t)facts->loop_count), &ok);
+    if (ok && facts->ext_ops != NULL && facts->ext_ops->to_json != NULL)
+        ok = facts->ext_ops->to_json(facts, o);
     put(o, "violations", violations_json(facts), &ok);
-    put(o, "warnings", list_json(&facts->warnings), &ok);
+    put(o, "warnings", sluice_codefacts_list_json(&facts->warnings), &ok);
     if (!ok) {
         json_decref(o);
         return NULL;

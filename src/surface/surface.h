@@ -6,8 +6,8 @@
  * prompts/get and resources/read for them. Does not own: code mode's own resources and prompt
  * (codemode/resources.c) nor curated tools (codemode/curated.c).
  */
-#ifndef SLUICE_CODEMODE_SURFACE_H
-#define SLUICE_CODEMODE_SURFACE_H
+#ifndef SLUICE_SURFACE_SURFACE_H
+#define SLUICE_SURFACE_SURFACE_H
 
 #include "config/config.h"
 #include "mcp/server.h"

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# check_layers.sh — fails when a source file includes a header from a higher (or a sibling) layer.
+#
+# The layers, highest first (docs/architecture.md): a file may include headers of its own area
+# and of areas strictly below it, never above and never a different area of the same rank.
+#   cli > transport > surface > mcp > codemode > lang = policy > exec = facts > auth > config > core
+# Two more rules keep the pipeline language- and engine-blind: a language's own headers
+# (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h,
+# anything in exec/ but executor.h, schema.h and values.h) only inside exec/ and cli/.
+# Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
+set -euo pipefail
+src="${1:-$(dirname "$0")/../src}"
+declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [exec]=3 [facts]=3 [lang]=4 [policy]=4
+  [codemode]=5 [mcp]=6 [surface]=7 [transport]=8 [cli]=9)
+status=0
+while IFS= read -r file; do
+  area="${file#"$src"/}"
+  area="${area%%/*}"
+  if [ -z "${rank[$area]+x}" ]; then
+    echo "check_layers: $file: area '$area' has no layer; add it to scripts/check_layers.sh" >&2
+    status=1
+    continue
+  fi
+  while IFS=: read -r line inc; do
+    to="${inc%%/*}"
+    [ "$to" = "$area" ] || [ "$to" = sluice ] && continue
+    if [[ "$inc" == lang/*/* && "$area" != lang ]]; then
+      echo "$file:$line: only lang/ may include a language's own header ($inc); use lang/registry.h" >&2
+      status=1
+    fi
+    if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
+          && "$area" != exec && "$area" != cli ]]; then
+      echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2
+      status=1
+    fi
+    if [ -z "${rank[$to]+x}" ]; then
+      echo "$file:$line: includes \"$inc\" from unknown area '$to'" >&2
+      status=1
+    elif [ "${rank[$to]}" -ge "${rank[$area]}" ]; then
+      echo "$file:$line: $area (layer ${rank[$area]}) must not include $inc (layer ${rank[$to]})" >&2
+      status=1
+    fi
+  done < <(grep -noE '^[[:space:]]*#[[:space:]]*include[[:space:]]+"[a-z_]+/[^"]+"' "$file" \
+           | sed -E 's/^([0-9]+):.*"([^"]+)"/\1:\2/')
+done < <(find "$src" -name '*.[ch]' | sort)
+exit $status

@@ -1,0 +1,96 @@
+/*
+ * facts.c — the SQL extension of CodeFacts (sluice_sql_facts): its constructor, its JSON keys
+ * and the operations a SQL change is named by.
+ *
+ * Owns: the shape facts only SQL has (joins, subqueries, windows, aggregates, CTEs, WHERE,
+ * GROUP BY, ORDER BY, LIMIT) and how they appear in the Cedar context and the full record.
+ * Does not own: the neutral record (facts/codefacts.c) or finding the facts (parsetree.c,
+ * plan_walk.c, rules.c).
+ */
+#include "lang/sql/internal.h"
+
+#include <ctype.h>
+#include <string.h>
+
+/* Sets key to value (stolen); false when either failed. */
+static bool put(json_t *obj, const char *key, json_t *value)
+{
+    return value != NULL && json_object_set_new(obj, key, value) == 0;
+}
+
+static bool sql_cedar_context(const sluice_codefacts *facts, json_t *script)
+{
+    const sluice_sql_facts *x = sluice_sql_ext(facts);
+    bool ok =
+        put(script, "joinCount", json_integer((json_int_t)x->join_count)) &&
+        put(script, "subqueryCount", json_integer((json_int_t)x->subquery_count)) &&
+        put(script, "hasWhere", json_boolean(x->has_where)) &&
+        put(script, "hasLimit", json_boolean(x->has_limit)) &&
+        put(script, "hasAggregation", json_boolean(x->aggregate_count > 0 || x->has_group_by));
+    if (ok && x->limit_value >= 0)
+        ok = put(script, "limit", json_integer(x->limit_value));
+    return ok;
+}
+
+static bool sql_to_json(const sluice_codefacts *facts, json_t *o)
+{
+    const sluice_sql_facts *x = sluice_sql_ext(facts);
+    return put(o, "cteNames", sluice_codefacts_list_json(&x->cte_names)) &&
+           put(o, "joinCount", json_integer((json_int_t)x->join_count)) &&
+           put(o, "subqueryCount", json_integer((json_int_t)x->subquery_count)) &&
+           put(o, "windowCount", json_integer((json_int_t)x->window_count)) &&
+           put(o, "aggregateCount", json_integer((json_int_t)x->aggregate_count)) &&
+           put(o, "hasWhere", json_boolean(x->has_where)) &&
+           put(o, "hasGroupBy", json_boolean(x->has_group_by)) &&
+           put(o, "hasOrderBy", json_boolean(x->has_order_by)) &&
+           put(o, "hasLimit", json_boolean(x->has_limit)) &&
+           put(o, "limit", x->limit_value >= 0 ? json_integer(x->limit_value) : json_null());
+}
+
+static const sluice_codefacts_ext_ops sql_ext_ops = {
+    .cedar_context = sql_cedar_context,
+    .to_json = sql_to_json,
+};
+
+sluice_codefacts *sluice_sql_facts_new(sluice_arena *arena)
+{
+    sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
+    sluice_sql_facts *x = sluice_arena_calloc(arena, 1, sizeof *x);
+    if (f == NULL || x == NULL)
+        return NULL;
+    x->limit_value = -1;
+    f->ext = x;
+    f->ext_ops = &sql_ext_ops;
+    return f;
+}
+
+const sluice_sql_facts *sluice_sql_facts_of(const sluice_codefacts *facts)
+{
+    static const sluice_sql_facts none = { .limit_value = -1 };
+    return facts != NULL && facts->ext_ops == &sql_ext_ops ? facts->ext : &none;
+}
+
+/* SQL has no named operations; a change is named "<kind>_<table>" ("update_budget_note"), so
+ * allowed_operations and calledOperations work for SQL as they do for API operations. */
+sluice_status sluice_sql_name_operations(sluice_codefacts *facts)
+{
+    if (facts->operations.count > 0 || facts->statement_kind == NULL)
+        return SLUICE_OK;
+    char kind[32];
+    size_t n = 0;
+    for (; facts->statement_kind[n] != '\0' && n + 1 < sizeof kind; n++)
+        kind[n] = (char)tolower((unsigned char)facts->statement_kind[n]);
+    kind[n] = '\0';
+    for (size_t i = 0; n > 0 && i < facts->resources_written.count; i++) {
+        char *op =
+            sluice_arena_printf(facts->arena, "%s_%s", kind, facts->resources_written.items[i]);
+        if (op == NULL)
+            return SLUICE_E_NOMEM;
+        for (char *c = op; *c != '\0'; c++)
+            *c = (char)tolower((unsigned char)*c);
+        sluice_status st = sluice_codefacts_list_add(facts, &facts->operations, op);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}

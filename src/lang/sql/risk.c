@@ -1,0 +1,43 @@
+/*
+ * risk.c — the SQL front end's risk rules (docs/risk.md, which must change with this file:
+ * tag-risk-rules). The pipeline applies the neutral floor per action on top (codemode/risk.c).
+ */
+#include "lang/sql/internal.h"
+
+static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
+{
+    if (f->blocked_used.count > 0) {
+        *reason = "reads blocked fields (only to join, filter or group)";
+        return SLUICE_RISK_MEDIUM;
+    }
+    if (f->complexity >= SLUICE_RISK_HIGH_COMPLEXITY) {
+        *reason = "high complexity (many joins, subqueries or windows)";
+        return SLUICE_RISK_MEDIUM;
+    }
+    if (!sluice_sql_facts_of(f)->has_limit &&
+        (f->estimated_rows < 0 || f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
+        *reason = "no LIMIT and the result may be large";
+        return SLUICE_RISK_MEDIUM;
+    }
+    *reason = "read-only, bounded, no sensitive fields";
+    return SLUICE_RISK_LOW;
+}
+
+sluice_risk sluice_sql_risk(const sluice_codefacts *facts, const char **reason)
+{
+    bool where = sluice_sql_facts_of(facts)->has_where;
+    switch (facts->action) {
+    case SLUICE_ACTION_READ:
+        return read_risk(facts, reason);
+    case SLUICE_ACTION_WRITE:
+        *reason = where ? "changes data" : "changes data with no WHERE clause";
+        return where ? SLUICE_RISK_HIGH : SLUICE_RISK_CRITICAL;
+    case SLUICE_ACTION_DELETE:
+        *reason = "deletes data";
+        return SLUICE_RISK_CRITICAL;
+    case SLUICE_ACTION_ADMIN:
+        break;
+    }
+    *reason = "changes the database structure or the server";
+    return SLUICE_RISK_CRITICAL;
+}
