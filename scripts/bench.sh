@@ -6,12 +6,14 @@
 #      server-postgres, same data and queries (bench/results/peers.json; table in the docs);
 #   3. bench/sql: validate/execute vs the bare DuckDB C API (bench/results/sql.json);
 #   4. bench/mcp: tools/call round trips vs the official SDK server (bench/results/mcp.json);
-#   5. bench/cedar: policy decisions vs cedar-wasm (bench/results/cedar.json).
+#   5. bench/cedar: policy decisions vs cedar-wasm (bench/results/cedar.json);
+#   6. bench/durable: audit + consume-once appends, group commit vs one sync per record
+#      (bench/results/durable.json).
 # Prints the ratio tables. Exits non-zero if the two paths of any token question disagree (or a
 # benchmark fails to run); times are reported, never asserted.
 #
 #   scripts/bench.sh BUILD            BUILD holds the sluice binary (make bench passes $(BUILD))
-#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar (default: all)
+#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar, durable (default: all)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: scripts/bench.sh BUILD}" && pwd)
@@ -52,6 +54,10 @@ fi
 if [ -z "$only" ] || [ "$only" = cedar ]; then
     echo "== Cedar decisions vs cedar-wasm (bench/cedar)"
     bash "$src/bench/cedar/run.sh" || status=$?
+fi
+if [ -z "$only" ] || [ "$only" = durable ]; then
+    echo "== durable appends: group commit vs one sync per record (bench/durable)"
+    bash "$src/bench/durable/run.sh" || status=$?
 fi
 echo "results in $results; tables in $docs"
 exit "$status"

@@ -6,19 +6,19 @@
  * Owns: option parsing and the audit record of the decision when the audit log is free. While
  * a server holds the audit log (it is locked against a second writer), the decision is stored
  * as not yet audited and the server writes its record when it next reads the store.
- * Does not own: the rules of a decision (codemode/approval.c).
+ * Does not own: the rules of a decision (codemode/approval_file.c).
  */
 #include "cli/cli.h"
 #include "codemode/approval.h"
 #include "codemode/audit.h"
 #include "config/config.h"
+#include "core/clock.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int sluice_cmd_approve(int argc, char **argv);
 
@@ -115,7 +115,7 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
     }
     if (o->list) {
         sluice_approval items[64];
-        size_t n = sluice_approval_pending(store, (int64_t)time(NULL), items, 64);
+        size_t n = sluice_approval_pending(store, sluice_clock_now_s(NULL), items, 64);
         for (size_t i = 0; i < n && i < 64; i++)
             printf("%s  %s  expires %lld  %s\n", items[i].id, items[i].user,
                    (long long)items[i].expires_at, items[i].summary);
@@ -130,7 +130,7 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
         log = NULL; /* a running server holds it and will audit the decision */
     sluice_approval d;
     sluice_status st = sluice_approval_decide(store, o->id, !o->reject, o->admin, log != NULL,
-                                              (int64_t)time(NULL), &d, arena, &err);
+                                              sluice_clock_now_s(NULL), &d, arena, &err);
     int rc = SLUICE_EXIT_OK;
     if (st == SLUICE_OK) {
         if (log != NULL)

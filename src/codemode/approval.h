@@ -1,17 +1,20 @@
 /*
- * approval.h — the administrator approval store: token id → pending | approved | rejected.
+ * approval.h — the administrator approval store: token id → pending | approved | rejected,
+ * behind a small ops table.
  *
- * Owns: one append-only file of JSON lines (default "<audit_log>.approvals", mode 0600), shared
- * by the server and `sluice approve` in another process: every write takes an exclusive flock,
- * first reads what other processes appended, then checks and appends, so two administrators
- * cannot both decide one request. The life of a request is fixed:
- *     (none) → pending → approved | rejected
- * and it expires with its approval token (expires_at). A rejected or expired request can never
- * be approved later, a decided one never decided again; lines in the file that break these rules
- * (a hand edit) are ignored when read. Thread-safe (one mutex per store).
- * Does not own: what an approval lets run (the pipeline checks the token and consumes it once
- * through the replay store), the audit records of decisions (callers write them), who may decide
- * (the CLI trusts whoever can write the file; the HTTP endpoint checks the [admin] key).
+ * Owns: the store interface (sluice_approval_store_ops + an opaque handle), its contract and the
+ * checks every store shares (well-formed ids), and the file store: one append-only file of JSON
+ * lines (default "<audit_log>.approvals", mode 0600), shared by the server and `sluice approve` in
+ * another process: every write takes an exclusive flock, first reads what other processes appended,
+ * then checks and appends, so two administrators cannot both decide one request. The life of a
+ * request is fixed: (none) → pending → approved | rejected and it expires with its approval token
+ * (expires_at). A rejected or expired request can never be approved later, a decided one never
+ * decided again; lines in the file that break these rules (a hand edit) are ignored when read.
+ * Thread-safe (one mutex per store). Other stores (PostgreSQL, Redis) come with the scale issue as
+ * other implementations of the ops. Does not own: what an approval lets run (the pipeline checks
+ * the token and consumes it once through the replay store), the audit records of decisions (callers
+ * write them), who may decide (the CLI trusts whoever can write the file; the HTTP endpoint checks
+ * the [admin] key).
  */
 #ifndef SLUICE_CODEMODE_APPROVAL_H
 #define SLUICE_CODEMODE_APPROVAL_H
@@ -46,9 +49,54 @@ typedef struct sluice_approval {
     bool audited; /* the decision already has its audit record */
 } sluice_approval;
 
+/* The store contract. Every op is called with the store's own impl pointer, ids already checked
+ * (sluice_approval_id_valid); all are thread-safe and must hold across processes sharing the
+ * store (the server and `sluice approve`). now is the caller's clock: a request past expires_at
+ * at now is reported EXPIRED and can no longer be decided.
+ * get: the request as of now, SLUICE_APPROVAL_NONE when unknown. A store that cannot be read
+ *   answers from what it last read: states only move forward and a decision is final, so a
+ *   stale answer can say "pending" for an approved request (a refusal) but never "approved"
+ *   for a rejected one.
+ * request: atomically records a pending request for id unless one exists (check-and-insert);
+ *   durable before SLUICE_OK. *out is the request as it now stands.
+ * decide: atomically moves a pending, unexpired request to approved or rejected (of two
+ *   concurrent decisions exactly one wins, the other gets SLUICE_E_DENIED); durable before
+ *   SLUICE_OK. SLUICE_E_NOT_FOUND, SLUICE_E_DENIED, SLUICE_E_IO/NOMEM (nothing was decided).
+ * take_unaudited / pending: as the functions below. close: frees impl. */
+typedef struct sluice_approval_store_ops {
+    const char *name;
+    sluice_approval (*get)(void *impl, const char *id, int64_t now);
+    sluice_status (*request)(void *impl,
+                             const char *id,
+                             int64_t expires_at,
+                             const char *user,
+                             const char *summary,
+                             int64_t now,
+                             sluice_approval *out,
+                             sluice_arena *err_arena,
+                             sluice_error *err);
+    sluice_status (*decide)(void *impl,
+                            const char *id,
+                            bool approve,
+                            const char *admin,
+                            bool audited,
+                            int64_t now,
+                            sluice_approval *out,
+                            sluice_arena *err_arena,
+                            sluice_error *err);
+    size_t (*take_unaudited)(void *impl, sluice_approval *out, size_t max);
+    size_t (*pending)(void *impl, int64_t now, sluice_approval *out, size_t max);
+    void (*close)(void *impl);
+} sluice_approval_store_ops;
+
 typedef struct sluice_approval_store sluice_approval_store;
 
-/* Opens (creating, 0600) the store at path and reads it. SLUICE_E_IO when it cannot. */
+/* Wraps an implementation in a handle; on SLUICE_E_NOMEM impl is closed through ops. */
+sluice_status
+sluice_approval_wrap(const sluice_approval_store_ops *ops, void *impl, sluice_approval_store **out);
+
+/* Opens the file store (creating the file, 0600) at path and reads it. SLUICE_E_IO when it
+ * cannot. */
 sluice_status sluice_approval_open(const char *path,
                                    sluice_approval_store **out,
                                    sluice_arena *err_arena,

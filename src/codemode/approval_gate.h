@@ -5,7 +5,7 @@
  * level: an administrator's decision wins (approved runs, rejected or expired never does); a
  * client that cannot ask its user gets a pending request recorded and a refusal naming the id
  * to approve; decisions nobody audited yet (`sluice approve` while the server held the audit
- * log) get their audit records. Does not own: the store (approval.c), elicitation (tools.c),
+ * log) get their audit records. Does not own: the store (approval.h), elicitation (tools.c),
  * token checks and single use (pipeline.c).
  */
 #ifndef SLUICE_CODEMODE_APPROVAL_GATE_H

@@ -5,6 +5,7 @@
 
 #include "codemode/approval.h"
 #include "codemode/approval_gate.h"
+#include "core/clock.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -12,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 #define MIN_KEY_BYTES 16u
 #define MAX_KEY_BYTES 4096u
@@ -123,8 +123,9 @@ int sluice_approval_http_post(void *ctx,
                     "\"name\")");
     sluice_approval d;
     sluice_error err = { 0 };
-    sluice_status st = sluice_approval_decide(sluice_codemode_approvals(h->cm), id, verdict == 1,
-                                              who, true, (int64_t)time(NULL), &d, arena, &err);
+    sluice_status st =
+        sluice_approval_decide(sluice_codemode_approvals(h->cm), id, verdict == 1, who, true,
+                               sluice_clock_now_s(sluice_codemode_clock(h->cm)), &d, arena, &err);
     if (st == SLUICE_OK)
         st = sluice_approval_gate_audit(h->cm, arena, &d, "admin-http", &err);
     if (st != SLUICE_OK)

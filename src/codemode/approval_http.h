@@ -7,7 +7,7 @@
  * MCP API key or token), the request and answer bodies, and the audit record of each decision.
  * Answers: 200 {"id","state","decided_by"}; 400 bad body; 401 bad or missing key (with a
  * WWW-Authenticate challenge); 404 unknown id; 409 already decided or expired.
- * Does not own: the decision rules (approval.c), HTTP itself (transport/http.c).
+ * Does not own: the decision rules (approval.h, approval_file.c), HTTP itself (transport/http.c).
  */
 #ifndef SLUICE_CODEMODE_APPROVAL_HTTP_H
 #define SLUICE_CODEMODE_APPROVAL_HTTP_H

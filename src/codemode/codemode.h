@@ -115,6 +115,13 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
 struct sluice_approval_store;
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
 
+/* The clock token expiry, consume-once pruning and approvals read (NULL: the system clock).
+ * Only tests set another one (a sluice_manual_clock), before any request; no config key
+ * reaches it. The clock must outlive cm. */
+struct sluice_clock;
+void sluice_codemode_set_clock(sluice_codemode *cm, const struct sluice_clock *clock);
+const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
+
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
 

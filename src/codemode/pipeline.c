@@ -16,6 +16,7 @@
 #include "codemode/secret.h"
 #include "codemode/token.h"
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -54,6 +55,8 @@ struct sluice_codemode {
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
     sluice_policy *policy;    /* routes, derived rules and the policy backend */
+    /* NULL: the system clock (tests set a manual one) */
+    const sluice_clock *clock;
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -175,7 +178,8 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
-    st = sluice_replay_open(replay_path, (int64_t)time(NULL), &cm->replay, err_arena, err);
+    st =
+        sluice_replay_open(replay_path, sluice_clock_now_s(cm->clock), &cm->replay, err_arena, err);
     if (st == SLUICE_OK && c->audit_log != NULL) {
         const char *path = sluice_arena_printf(cm->arena, "%s.approvals", c->audit_log);
         st = path != NULL ? sluice_approval_open(path, &cm->approvals, err_arena, err)
@@ -407,6 +411,16 @@ const sluice_policy *sluice_codemode_policy(const sluice_codemode *cm)
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
 {
     return cm->arena;
+}
+
+void sluice_codemode_set_clock(sluice_codemode *cm, const sluice_clock *clock)
+{
+    cm->clock = clock;
+}
+
+const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
+{
+    return cm->clock;
 }
 
 /* ---- audit --------------------------------------------------------------------------------- */
@@ -756,7 +770,7 @@ static sluice_status issue_token(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "analysis produced no code hash");
     if (st != SLUICE_OK)
         return sluice_error_set(err, arena, st, "out of memory");
-    return sluice_token_issue(cm->ring, claims, (int64_t)time(NULL),
+    return sluice_token_issue(cm->ring, claims, sluice_clock_now_s(cm->clock),
                               cm->config->code_mode.token_ttl_seconds, arena, token, err);
 }
 
@@ -880,7 +894,7 @@ static sluice_status check_approval(sluice_codemode *cm,
         return SLUICE_OK;
     char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
     sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = sluice_clock_now_s(cm->clock);
     sluice_status verdict =
         sluice_approval_gate_check(cm, arena, caller, id, f->code_hash, now, err);
     if (verdict != SLUICE_E_NOT_FOUND)
@@ -958,7 +972,7 @@ static sluice_status admit(sluice_codemode *cm,
                            sluice_error *err)
 {
     sluice_token_problem problem = SLUICE_TOKEN_OK;
-    int64_t now = (int64_t)time(NULL);
+    int64_t now = sluice_clock_now_s(cm->clock);
     sluice_status st =
         sluice_token_open(cm->ring, token, strlen(token), now, arena, claims, &problem, err);
     if (st != SLUICE_OK)

@@ -1,12 +1,14 @@
 /*
  * test_audit.c — the hash-chained audit log: an intact chain verifies; editing a byte, deleting
  * a line, swapping two, cutting the tail or breaking a line is each found at the right line;
- * reopening continues the chain and refuses a broken one.
+ * reopening continues the chain and refuses a broken one, adopts a tail a crashed group commit
+ * left uncovered by the head (and only when it links); concurrent appends keep one chain.
  */
 #include "codemode/audit.h"
 #include "core/hash.h"
 #include "unit.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +82,30 @@ static void write_lines(char **lines, size_t n)
     assert_non_null(f);
     for (size_t i = 0; i < n; i++)
         fputs(lines[i], f);
+    fclose(f);
+}
+
+/* The head file's bytes, to put an older head back (as a crash before its write would leave). */
+typedef struct saved_head {
+    char bytes[512];
+    size_t len;
+} saved_head;
+
+static saved_head save_head(void)
+{
+    saved_head h;
+    FILE *f = fopen(head, "r");
+    assert_non_null(f);
+    h.len = fread(h.bytes, 1, sizeof h.bytes, f);
+    fclose(f);
+    return h;
+}
+
+static void restore_head(const saved_head *h)
+{
+    FILE *f = fopen(head, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(h->bytes, 1, h->len, f), h->len);
     fclose(f);
 }
 
@@ -260,19 +286,126 @@ static void test_audit_open_repairs_head_one_behind(void **state)
 {
     (void)state;
     write_events(1, 3);
-    char saved[512];
-    FILE *f = fopen(head, "r");
-    size_t len = fread(saved, 1, sizeof saved, f);
-    fclose(f);
+    saved_head saved = save_head();
     write_events(4, 1);
-    f = fopen(head, "w");
-    fwrite(saved, 1, len, f);
-    fclose(f);
+    restore_head(&saved);
     expect_broken(4, "not covered by the head file");
     write_events(5, 1);
     sluice_audit_report r;
     assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
     assert_int_equal(r.records, 5);
+}
+
+/* A crash during a group commit can leave the head several records behind: open adopts them
+ * when they link to the head, and refuses when one of them was changed. */
+static void test_audit_open_adopts_unsynced_tail(void **state)
+{
+    (void)state;
+    write_events(1, 3);
+    saved_head saved = save_head();
+    write_events(4, 5);
+    restore_head(&saved);
+    expect_broken(4, "not covered by the head file");
+    /* One of the uncovered records edited: not adopted. */
+    size_t n;
+    char **lines = read_lines(&n);
+    char *at = strstr(lines[5], "alice");
+    assert_non_null(at);
+    at[0] = 'A';
+    write_lines(lines, n);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_audit *log = NULL;
+    sluice_error err;
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "the log ends at seq 8 but its head records seq 3"));
+    at[0] = 'a';
+    write_lines(lines, n);
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_OK);
+    assert_int_equal(sluice_audit_count(log), 8);
+    sluice_audit_close(log);
+    sluice_arena_free(arena);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 8);
+}
+
+/* A head further behind than a group commit can leave is not adopted. */
+static void test_audit_open_refuses_head_far_behind(void **state)
+{
+    (void)state;
+    write_events(1, 1);
+    saved_head saved = save_head();
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
+    json_t *event = json_pack("{s:s}", "event", "x");
+    for (unsigned i = 0; i < SLUICE_AUDIT_UNSYNCED_MAX + 1; i++)
+        assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
+    json_decref(event);
+    sluice_audit_close(log);
+    restore_head(&saved);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err;
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "but its head records seq 1 with another hash"));
+    sluice_arena_free(arena);
+}
+
+#define THREADS            8
+#define RECORDS_PER_THREAD 50
+
+static void *appender(void *arg)
+{
+    sluice_audit *log = arg;
+    for (int i = 0; i < RECORDS_PER_THREAD; i++) {
+        json_t *event = json_pack("{s:s, s:i}", "event", "concurrent", "i", i);
+        sluice_status st = sluice_audit_append(log, event, NULL, NULL);
+        json_decref(event);
+        if (st != SLUICE_OK)
+            return (void *)1;
+    }
+    return NULL;
+}
+
+/* Many threads appending at once (sharing group commits) still make one intact chain in which
+ * seq is the append order, and the head covers all of it when the appends have returned. */
+static void test_audit_concurrent_appends_keep_the_chain(void **state)
+{
+    (void)state;
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
+    pthread_t t[THREADS];
+    for (int i = 0; i < THREADS; i++)
+        assert_int_equal(pthread_create(&t[i], NULL, appender, log), 0);
+    for (int i = 0; i < THREADS; i++) {
+        void *rc = NULL;
+        pthread_join(t[i], &rc);
+        assert_null(rc);
+    }
+    assert_int_equal(sluice_audit_count(log), THREADS * RECORDS_PER_THREAD);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK); /* head covers every record */
+    assert_int_equal(r.records, THREADS * RECORDS_PER_THREAD);
+    sluice_audit_close(log);
+}
+
+/* The "ts" of a record comes from the clock the sink was opened with. */
+static void test_audit_timestamps_from_the_clock(void **state)
+{
+    (void)state;
+    sluice_manual_clock clock;
+    sluice_manual_clock_init(&clock, 1800000000); /* 2027-01-15T08:00:00Z */
+    sluice_manual_clock_advance_ms(&clock, 1234);
+    sluice_audit_file_options options = { .clock = &clock.clock };
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open_file(path, &options, &log, NULL, NULL), SLUICE_OK);
+    json_t *event = json_pack("{s:s}", "event", "x");
+    assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
+    json_decref(event);
+    sluice_audit_close(log);
+    size_t n;
+    char **lines = read_lines(&n);
+    assert_int_equal(n, 1);
+    assert_non_null(strstr(lines[0], "\"ts\":\"2027-01-15T08:00:01.234Z\""));
 }
 
 static void test_audit_rejects_reserved_fields(void **state)
@@ -318,6 +451,10 @@ int main(void)
         cmocka_unit_test_setup(test_audit_reopen_continues_chain, fresh_log),
         cmocka_unit_test_setup(test_audit_open_refuses_broken_chain, fresh_log),
         cmocka_unit_test_setup(test_audit_open_repairs_head_one_behind, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_adopts_unsynced_tail, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_refuses_head_far_behind, fresh_log),
+        cmocka_unit_test_setup(test_audit_concurrent_appends_keep_the_chain, fresh_log),
+        cmocka_unit_test_setup(test_audit_timestamps_from_the_clock, fresh_log),
         cmocka_unit_test_setup(test_audit_rejects_reserved_fields, fresh_log),
         cmocka_unit_test_setup(test_audit_second_writer_refused, fresh_log),
     };

@@ -1,0 +1,49 @@
+/*
+ * clock.h — the injectable clock: wall time and monotonic time behind one small struct.
+ *
+ * Owns: the system clock (CLOCK_REALTIME / CLOCK_MONOTONIC) and a manual clock that tests set
+ * and advance, so nothing that has a TTL (approval tokens, consume-once ids, approvals, audit
+ * timestamps) needs a test to sleep. A NULL clock means the system clock everywhere, so code that
+ * was never handed one keeps working. Does not own: what any deadline means (the callers decide);
+ * how a server is told to use a manual clock (only tests construct one; no config reaches it).
+ */
+#ifndef SLUICE_CORE_CLOCK_H
+#define SLUICE_CORE_CLOCK_H
+
+#include <stdatomic.h>
+#include <stdint.h>
+
+typedef struct sluice_clock sluice_clock;
+
+/* A clock is two functions over itself; implementations embed it as their first member. Both
+ * must be thread-safe and never fail (a clock that cannot read time is a broken host). */
+struct sluice_clock {
+    int64_t (*realtime_ns)(const sluice_clock *self);  /* nanoseconds since the Unix epoch */
+    int64_t (*monotonic_ns)(const sluice_clock *self); /* never goes back; arbitrary origin */
+};
+
+/* The process's real clock (a static object: never freed). */
+const sluice_clock *sluice_clock_system(void);
+
+/* Wall time in seconds / milliseconds since the epoch, and monotonic nanoseconds, from clock
+ * (NULL: the system clock). */
+int64_t sluice_clock_now_s(const sluice_clock *clock);
+int64_t sluice_clock_now_ms(const sluice_clock *clock);
+int64_t sluice_clock_monotonic_ns(const sluice_clock *clock);
+
+/* A clock that moves only when told to. Thread-safe: readers and the test that moves it may
+ * run on different threads. */
+typedef struct sluice_manual_clock {
+    sluice_clock clock; /* first: pass &m->clock wherever a clock is wanted */
+    _Atomic int64_t realtime_ns;
+    _Atomic int64_t monotonic_ns;
+} sluice_manual_clock;
+
+/* Starts the clock at now_s seconds since the epoch (monotonic time starts at 0). */
+void sluice_manual_clock_init(sluice_manual_clock *m, int64_t now_s);
+
+/* Moves both wall and monotonic time forward by ms (a negative ms moves only the wall clock
+ * back, as an NTP step would; monotonic time never goes back). */
+void sluice_manual_clock_advance_ms(sluice_manual_clock *m, int64_t ms);
+
+#endif
