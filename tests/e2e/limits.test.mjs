@@ -108,3 +108,22 @@ test("constant generators and run-time generators stay inside the configured bou
     assert.equal(res.isError, undefined, errorText(res));
   } finally { await close(); }
 });
+
+// Issue 8 section 4: a NUL byte in code or in a variable gets a reply with the request's id
+// (the SDK client matches it, so these calls return instead of timing out).
+test("a NUL byte in code is a located refusal; in a variable it is bound exactly", async () => {
+  const { client, close } = await connectStdio(writeConfig("nul", { autoApprove: ["low", "medium", "high"] }));
+  try {
+    const v = await validate(client, "SELECT 1\u0000; DROP TABLE customers");
+    assert.equal(v.valid, false);
+    const nul = v.violations.find((x) => x.rule === "nul_byte");
+    assert.ok(nul, JSON.stringify(v.violations));
+    assert.match(nul.message, /byte offset 8/);
+    assert.ok(!v.approval_token);
+    const ok = await validate(client, "SELECT $v::VARCHAR AS v", { v: "a\u0000b" });
+    assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+    const r = await execute(client, "SELECT $v::VARCHAR AS v", ok.approval_token, { v: "a\u0000b" });
+    assert.equal(r.isError, undefined, errorText(r));
+    assert.deepEqual(r.structuredContent.rows, [["a\u0000b"]]);
+  } finally { await close(); }
+});
