@@ -118,6 +118,8 @@ typedef struct sluice_config_code_mode {
     const char *token_previous_secret_env;
     bool auto_approve[4]; /* auto_approve_levels, indexed by sluice_risk; default low */
     int64_t execution_timeout_seconds; /* default 30, range 1 .. 3600 */
+    int64_t analysis_timeout_ms;       /* default 2000 (0 = default), range 100 .. 60000 */
+    int64_t analysis_memory_mb;        /* default 256 (0 = default), range 32 .. 65536 */
     int64_t max_result_bytes;          /* default 1 MiB */
     sluice_exposure schema_exposure;   /* "full" | "read_only" | "allowlist"; default full */
     const char *audit_log;             /* path of the hash-chained audit log; NULL = off */

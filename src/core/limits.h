@@ -29,4 +29,22 @@
 /* A [[resources]] file read at config load. */
 #define SLUICE_LIMIT_RESOURCE_FILE_BYTES (4u * 1024u * 1024u)
 
+/* [code_mode] analysis_timeout_ms / analysis_memory_mb: defaults and the ranges config accepts.
+ * validate_code's DuckDB binding runs in a child held to these (src/exec/bounded.h). */
+#define SLUICE_LIMIT_ANALYSIS_TIMEOUT_MS     2000
+#define SLUICE_LIMIT_ANALYSIS_TIMEOUT_MS_MIN 100
+#define SLUICE_LIMIT_ANALYSIS_TIMEOUT_MS_MAX 60000
+#define SLUICE_LIMIT_ANALYSIS_MEMORY_MB      256
+#define SLUICE_LIMIT_ANALYSIS_MEMORY_MB_MIN  32
+#define SLUICE_LIMIT_ANALYSIS_MEMORY_MB_MAX  65536
+/* How often a bounded child's resident size is read (its overshoot is what it can touch in
+ * this time, a few tens of MB at memory bandwidth). */
+#define SLUICE_LIMIT_BOUNDED_POLL_MS 5
+/* The execute child may outlive its own interrupt by this much before it is killed. */
+#define SLUICE_LIMIT_EXEC_KILL_GRACE_MS 1000
+/* Memory cap of an execute child when memory_limit cannot be read as a size ("50%"). */
+#define SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES (512ull * 1024u * 1024u)
+/* Bytes an execute child may send back beyond max_result_bytes (metadata, escaping). */
+#define SLUICE_LIMIT_EXEC_REPORT_SLACK_BYTES (4u * 1024u * 1024u)
+
 #endif

@@ -10,7 +10,10 @@
 #include "exec/duckdb.h"
 
 #include "core/buf.h"
+#include "core/limits.h"
+#include "exec/bounded.h"
 #include "exec/duckdb_values.h"
+#include "exec/report.h"
 #include "exec/values.h"
 
 #include <errno.h>
@@ -31,6 +34,8 @@ typedef struct duck_state {
     bool allow_writes;
     bool allow_deletes;
     bool allow_ddl;
+    uint64_t memory_bytes; /* memory_limit in bytes: the execute child's address-space cap */
+    char memory_text[32];  /* memory_limit as configured, quoted in the error */
 } duck_state;
 
 typedef struct duck_setting {
@@ -208,6 +213,10 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
     s->allow_writes = code_mode != NULL && code_mode->sql_allow_writes;
     s->allow_deletes = code_mode != NULL && code_mode->sql_allow_deletes;
     s->allow_ddl = code_mode != NULL && code_mode->sql_allow_ddl;
+    s->memory_bytes = sluice_bounded_parse_size(memory);
+    if (s->memory_bytes == 0)
+        s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
+    snprintf(s->memory_text, sizeof(s->memory_text), "%s", memory);
     return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, code_mode, out);
 }
 
@@ -406,6 +415,8 @@ typedef struct duck_call {
     bool has_res;
     pthread_t watchdog;
     bool has_watchdog;
+    bool in_child;     /* running inside the bounded execute child */
+    bool needs_parent; /* the child found a write: it must run in the server process */
 } duck_call;
 
 /* Class and position from an errors_as_json message; the plain text when it is not JSON. */
@@ -872,6 +883,10 @@ static sluice_status run_statement(duck_call *c, sluice_exec_result *out)
                                     ? "SELECT and the write/delete/DDL kinds enabled in "
                                       "[code_mode] may run"
                                     : "a single read-only SELECT may run");
+    if (c->in_child && type != DUCKDB_STATEMENT_TYPE_SELECT) {
+        c->needs_parent = true; /* its effects must land in the server's own database */
+        return SLUICE_OK;
+    }
     st = guard_process_functions(c);
     if (st == SLUICE_OK)
         st = cast_unsupported(c);
@@ -890,6 +905,88 @@ static sluice_status run_statement(duck_call *c, sluice_exec_result *out)
     return st;
 }
 
+/* ---- the bounded child ------------------------------------------------------------------
+ * A SELECT runs in a forked child (exec/bounded.h): DuckDB builds huge generated lists and
+ * strings (range(x), repeat(s, n), unnest(generate_series(...))) in single vectors, past
+ * memory_limit and between interrupt checks. The child is capped at memory_limit and killed
+ * shortly after the deadline; the server's own memory does not grow. Writes come back with
+ * in_parent and run here, where their effects persist (the analysis bound their binding). */
+
+static void exec_child(void *arg, sluice_buf *out)
+{
+    duck_call *c = arg;
+    sluice_exec_request req = *c->req;
+    req.register_cancel = NULL; /* the parent kills the child instead */
+    sluice_exec_result res;
+    memset(&res, 0, sizeof(res));
+    sluice_error e;
+    sluice_error_clear(&e);
+    c->req = &req;
+    c->err = &e;
+    c->in_child = true;
+    sluice_status st = start_run(c);
+    if (st == SLUICE_OK)
+        st = run_statement(c, &res);
+    end_run(c);
+    if (st == SLUICE_E_NOMEM && e.message == NULL)
+        sluice_error_set(&e, c->arena, st, "out of memory while running the query");
+    sluice_exec_report_write(out, st, &e, &res, c->needs_parent);
+}
+
+static sluice_status died_error(duck_call *c)
+{
+    return sluice_error_set(c->err, c->arena, SLUICE_E_LIMIT,
+                            "the query needed more memory than [database] memory_limit (%s) and "
+                            "was stopped; compute less at once (smaller range/repeat/unnest, "
+                            "LIMIT, aggregates) or raise memory_limit",
+                            c->state->memory_text);
+}
+
+static sluice_status run_bounded(duck_call *c, sluice_exec_result *out, bool *in_parent)
+{
+    const sluice_exec_request *req = c->req;
+    sluice_bounded *b = sluice_bounded_new(c->arena);
+    if (b == NULL)
+        return SLUICE_E_NOMEM;
+    if (req->register_cancel != NULL)
+        req->register_cancel(req->cancel_ctx, sluice_bounded_cancel, b);
+    size_t max_bytes =
+        req->limits.max_bytes > 0 ? req->limits.max_bytes : SLUICE_LIMIT_RESULT_BYTES;
+    sluice_bounded_limits lim = {
+        .timeout_ms = (req->limits.timeout_ms > 0 ? req->limits.timeout_ms : 86400000) +
+                      SLUICE_LIMIT_EXEC_KILL_GRACE_MS,
+        .memory_bytes = c->state->memory_bytes,
+        .rss_bytes = c->state->memory_bytes,
+        .max_report = 6 * max_bytes + SLUICE_LIMIT_EXEC_REPORT_SLACK_BYTES,
+    };
+    sluice_bounded_outcome oc;
+    const char *rep = NULL;
+    size_t rep_len = 0;
+    sluice_status st = sluice_bounded_run(b, &lim, exec_child, c, c->arena, &oc, &rep, &rep_len);
+    if (st == SLUICE_E_INTERNAL)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_INTERNAL,
+                                "could not start the bounded query process; nothing was run");
+    if (st != SLUICE_OK)
+        return st;
+    if (oc == SLUICE_BOUNDED_TIMEOUT)
+        return sluice_exec_timeout_error(c->err, c->arena, &req->limits);
+    if (oc == SLUICE_BOUNDED_CANCELLED)
+        return sluice_exec_cancelled_error(c->err, c->arena);
+    if (oc != SLUICE_BOUNDED_DONE)
+        return died_error(c);
+    st = sluice_exec_report_read(rep, rep_len, &req->limits, c->arena, out, in_parent, c->err);
+    return st == SLUICE_E_INTERNAL ? died_error(c) : st;
+}
+
+static sluice_status run_in_process(duck_call *c, sluice_exec_result *out)
+{
+    sluice_status st = start_run(c);
+    if (st == SLUICE_OK)
+        st = run_statement(c, out);
+    end_run(c);
+    return st;
+}
+
 static sluice_status duck_execute(sluice_executor *ex,
                                   sluice_arena *arena,
                                   const sluice_exec_request *req,
@@ -901,10 +998,12 @@ static sluice_status duck_execute(sluice_executor *ex,
     c.code = sluice_arena_strndup(arena, req->code, req->code_len);
     if (c.code == NULL)
         return SLUICE_E_NOMEM;
-    sluice_status st = start_run(&c);
-    if (st == SLUICE_OK)
-        st = run_statement(&c, out);
-    end_run(&c);
+    bool in_parent = false;
+    sluice_status st = run_bounded(&c, out, &in_parent);
+    if (st == SLUICE_OK && in_parent) {
+        memset(out, 0, sizeof(*out));
+        st = run_in_process(&c, out);
+    }
     out->elapsed_ms = sluice_exec_now_ms() - started;
     if (st == SLUICE_E_NOMEM && err != NULL && err->message == NULL)
         sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory while running the query");

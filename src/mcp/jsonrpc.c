@@ -74,7 +74,10 @@ sluice_status sluice_jsonrpc_parse(
         return SLUICE_E_LIMIT;
     }
     json_error_t jerr;
-    json_t *value = json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY, &jerr);
+    /* NULs are legal in JSON strings (\u0000): refusing them answered with "id": null and hung
+     * the client. Every consumer reads strings with json_string_length (code hash included). */
+    json_t *value =
+        json_loadb(data, len, JSON_REJECT_DUPLICATES | JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (value == NULL) {
         say(message, cap, "invalid JSON at line %d, column %d: %s", jerr.line, jerr.column,
             jerr.text);

@@ -56,7 +56,7 @@ export async function connectStdio(configFile) {
                                                env: env(), stderr: "pipe" });
   const client = new Client({ name: "e2e", version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
-  return { client, close: () => client.close() };
+  return { client, close: () => client.close(), pid: transport.pid };
 }
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));

@@ -109,6 +109,28 @@ static void test_jsonrpc_refuses_batches(void **state)
                    "2025-06-18): send one message per frame");
 }
 
+/* Issue 8 section 4: a \u0000 inside a string is valid JSON; it must parse (so the reply keeps
+ * the request's id) and keep every byte after the NUL. */
+static void test_jsonrpc_parse_keeps_nul_in_strings(void **state)
+{
+    (void)state;
+    char message[256];
+    json_t *v = NULL;
+    const char *text = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":"
+                       "{\"arguments\":{\"code\":\"SELECT 1\\u0000; DROP TABLE t\"}}}";
+    assert_int_equal(sluice_jsonrpc_parse(text, strlen(text), 0, &v, message, sizeof message),
+                     SLUICE_OK);
+    sluice_jsonrpc_frame f;
+    sluice_jsonrpc_classify(v, &f);
+    assert_int_equal(f.kind, SLUICE_JSONRPC_REQUEST);
+    assert_int_equal(json_integer_value(f.id), 7);
+    const json_t *code =
+        json_object_get(json_object_get(json_object_get(v, "params"), "arguments"), "code");
+    assert_int_equal(json_string_length(code), 23);
+    assert_memory_equal(json_string_value(code), "SELECT 1\0; DROP TABLE t", 23);
+    json_decref(v);
+}
+
 static void test_jsonrpc_parse_reports_syntax_error_place(void **state)
 {
     (void)state;
@@ -197,6 +219,7 @@ int main(void)
         cmocka_unit_test(test_jsonrpc_rejects_bad_envelopes),
         cmocka_unit_test(test_jsonrpc_keeps_id_of_invalid_request),
         cmocka_unit_test(test_jsonrpc_refuses_batches),
+        cmocka_unit_test(test_jsonrpc_parse_keeps_nul_in_strings),
         cmocka_unit_test(test_jsonrpc_parse_reports_syntax_error_place),
         cmocka_unit_test(test_jsonrpc_parse_rejects_duplicate_keys),
         cmocka_unit_test(test_jsonrpc_parse_enforces_size_before_parsing),

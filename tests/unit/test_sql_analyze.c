@@ -189,7 +189,67 @@ static void test_sql_nul_byte_is_refused(void **state)
     const char sql[] = "SELECT 1\0; DROP TABLE orders";
     assert_int_equal(sluice_sql_analyze(fixture_arena, sql, sizeof(sql) - 1, NULL, &fc, &f, &err),
                      SLUICE_OK);
-    assert_non_null(fixture_violation(f, "syntax_error"));
+    const sluice_codefacts_violation *v = fixture_violation(f, "nul_byte");
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, "byte offset 8"));
+    assert_int_equal(v->line, 1);
+    assert_int_equal(v->column, 9);
+}
+
+/* Constant folding while binding is bounded by the analysis child (issue 8 section 2): each of
+ * these grew the process by gigabytes when DuckDB prepared it in-process. */
+static const char *const folding_bombs[] = {
+    "SELECT len(range(100000000))",
+    "SELECT len(range(10000 * 10000))",
+    "SELECT len(range(CAST('100000000' AS BIGINT)))",
+    "SELECT count(*) FROM (SELECT unnest(generate_series(1, 100000000)))",
+    "SELECT length(repeat('x', 2000000000))",
+    "SELECT len(list_resize([1], 100000000))",
+    "SELECT len(list_transform(range(20000), x -> range(20000)))",
+};
+
+static void expect_analysis_limit(const char *sql, sluice_config_code_mode *cm, const char *setting)
+{
+    sluice_frontend_context fc = { .code_mode = cm, .duckdb_database = fixture_db };
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    assert_int_equal(sluice_sql_analyze(fixture_arena, sql, strlen(sql), NULL, &fc, &f, &err),
+                     SLUICE_OK);
+    const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+    if (v == NULL)
+        fixture_dump(sql, f);
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, setting));
+    assert_non_null(v->suggestion);
+    assert_non_null(strstr(v->suggestion, setting));
+}
+
+static void test_sql_constant_folding_is_memory_bounded(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_memory_mb = 64;
+    cm.analysis_timeout_ms = 20000; /* so memory, not time, is what stops them */
+    for (size_t i = 0; i < sizeof(folding_bombs) / sizeof(folding_bombs[0]); i++)
+        expect_analysis_limit(folding_bombs[i], &cm, "analysis_memory_mb");
+}
+
+static void test_sql_constant_folding_is_time_bounded(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_memory_mb = 4096;
+    cm.analysis_timeout_ms = 100;
+    expect_analysis_limit("SELECT len(range(100000000))", &cm, "analysis_timeout_ms");
+}
+
+/* The bound refuses only what exceeds it: small generators still analyze cleanly. */
+static void test_sql_small_constant_generators_pass_the_bound(void **state)
+{
+    (void)state;
+    const sluice_codefacts *f = fixture_analyze("SELECT len(range(1000)) AS n");
+    assert_null(fixture_violation(f, "analysis_limit"));
+    assert_int_equal(f->violation_count, 0);
 }
 
 typedef struct seed_case {
@@ -302,6 +362,9 @@ int main(void)
         T(test_sql_hash_of_non_select_uses_tokens),
         T(test_sql_frontend_vtable_hash),
         T(test_sql_nul_byte_is_refused),
+        T(test_sql_constant_folding_is_memory_bounded),
+        T(test_sql_constant_folding_is_time_bounded),
+        T(test_sql_small_constant_generators_pass_the_bound),
         T(test_sql_seed_examples),
         T(test_sql_seed000_facts),
         T(test_sql_seed003_explanation),

@@ -235,6 +235,8 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
     if (st == SLUICE_OK && ex != NULL)
         st = sluice_sql_parsetree_facts(ctx);
     if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
+        st = sluice_sql_bounds_probe(ctx, ex);
+    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
         st = sluice_sql_statement_bind(ctx, ex, &ps);
     if (ps != NULL && ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && st == SLUICE_OK) {
         if (ctx->parse_tree == NULL)
@@ -303,10 +305,11 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
         return st;
     if (strlen(ctx.code) != ctx.code_len) {
         /* DuckDB reads C strings: text after a NUL would be validated but not what runs. */
-        size_t line, column;
-        sluice_error_locate(ctx.code, ctx.code_len, strlen(ctx.code), &line, &column);
-        sluice_codefacts_violate(ctx.facts, "syntax_error", line, column, "remove the NUL byte",
-                                 "the SQL contains a NUL byte");
+        size_t line, column, at = strlen(ctx.code);
+        sluice_error_locate(ctx.code, ctx.code_len, at, &line, &column);
+        sluice_codefacts_violate(ctx.facts, "nul_byte", line, column,
+                                 "remove the NUL byte (\\u0000); SQL text cannot contain one",
+                                 "the SQL contains a NUL byte at byte offset %zu", at);
         return finish(&ctx, out, err);
     }
     st = open_connection(&ctx, fc, err);
@@ -331,7 +334,7 @@ static sluice_status canonical_hash(sluice_arena *arena,
     for (size_t i = 0; i < facts->violation_count; i++) {
         const sluice_codefacts_violation *v = &facts->violations[i];
         if (strcmp(v->rule, "syntax_error") == 0 || strcmp(v->rule, "empty_statement") == 0 ||
-            strcmp(v->rule, "multiple_statements") == 0)
+            strcmp(v->rule, "nul_byte") == 0 || strcmp(v->rule, "multiple_statements") == 0)
             return sluice_error_at(err, arena, SLUICE_E_INVALID, "<code>", v->line, v->column, "%s",
                                    v->message);
     }

@@ -79,6 +79,12 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_extracted_statements ex,
                                         duckdb_prepared_statement *prepared);
 
+/* --- bounds.c ----------------------------------------------------------------------------- */
+/* Binds and plans the extracted statement once in a child process held to analysis_timeout_ms
+ * and analysis_memory_mb: over either, an `analysis_limit` violation naming the setting.
+ * Non-OK (no child could start, no memory) means the analysis must fail. */
+sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_statements ex);
+
 /* Runs `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` for fn json_serialize_sql or
  * json_serialize_plan and parses the JSON (integers decoded as reals: plans hold 2^64-1).
  * When raw is given it receives DuckDB's JSON text as is (exact integers, for the canonical

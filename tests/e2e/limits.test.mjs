@@ -1,0 +1,130 @@
+// limits.test.mjs — issue 8 section 2: validate_code and execute_code stay inside their time and
+// memory bounds whatever the SQL, measured from OUTSIDE the server: `sluice serve` on the demo
+// database over stdio through the official SDK client, its /proc/<pid>/status VmHWM and VmRSS
+// sampled while each call runs, wall time taken around each call. Assertions are bounds, not
+// speeds. Then the server must still answer an ordinary query.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { writeConfig, connectStdio, validate, execute, errorText } from "./codemode_harness.mjs";
+
+const ANALYSIS_TIMEOUT_MS = 2000;
+const ANALYSIS_MEMORY_MB = 256;
+const EXEC_TIMEOUT_S = 5;
+const MEMORY_LIMIT_MB = 512;
+// Slack: one bound's overshoot (RSS polling, page-table copies) and process scheduling on a
+// shared 2-core machine; the bounds under test are the configured values.
+const RSS_SLACK_MB = 64;
+const TIME_SLACK_MS = 3000;
+
+// Folded while binding (constant generators), then the same shapes over table data (run time).
+const FOLDING = [
+  "SELECT len(range(100000000))",
+  "SELECT len(range(10000 * 10000))",
+  "SELECT len(range(CAST(CAST('100000000' AS VARCHAR) AS BIGINT)))",
+  "SELECT count(*) FROM (SELECT unnest(generate_series(1, 100000000)))",
+  "SELECT length(repeat('x', 2000000000))",
+  "SELECT length(repeat(repeat('x', 50000), 50000))",
+  "SELECT len(list_resize([1], 100000000))",
+  "SELECT len(array_resize([1], 100000000))",
+  "SELECT len(list_transform(range(20000), x -> range(20000)))",
+  "SELECT len(flatten([range(50000000), range(50000000)]))",
+];
+const RUNTIME = [
+  // A scalar subquery is not folded at bind time: it runs (bounded) at execute.
+  "SELECT len(range((SELECT 100000000)))",
+  "SELECT len(range((id::BIGINT % 1) + 100000000)) AS n FROM customers",
+  "SELECT length(repeat(name, 100000000)) AS n FROM customers",
+  "SELECT count(*) AS n FROM (SELECT unnest(generate_series(1, (id::BIGINT % 1) + 100000000)) FROM customers)",
+  "SELECT len(list_resize([id], (id::BIGINT % 1) + 100000000)) AS n FROM customers",
+  "SELECT length(string_agg(r::VARCHAR, ',')) AS n FROM range(100000000) t(r)",
+];
+
+function status(pid) {
+  const s = readFileSync(`/proc/${pid}/status`, "utf8");
+  const kb = (k) => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, "m").exec(s)[1]);
+  return { hwm: kb("VmHWM") / 1024, rss: kb("VmRSS") / 1024 };
+}
+
+// Runs fn while sampling the server's RSS every 20 ms; returns its result, time and peaks.
+async function measured(pid, fn) {
+  let peakRss = status(pid).rss;
+  const timer = setInterval(() => { try { peakRss = Math.max(peakRss, status(pid).rss); } catch {} }, 20);
+  const t0 = performance.now();
+  try {
+    const result = await fn();
+    return { result, ms: performance.now() - t0, peakRss, hwm: status(pid).hwm };
+  } finally { clearInterval(timer); }
+}
+
+test("constant generators and run-time generators stay inside the configured bounds", async () => {
+  const cfg = writeConfig("limits", { timeout: EXEC_TIMEOUT_S, autoApprove: ["low", "medium", "high"],
+    extra: `analysis_timeout_ms = ${ANALYSIS_TIMEOUT_MS}\nanalysis_memory_mb = ${ANALYSIS_MEMORY_MB}\n` });
+  const { client, close, pid } = await connectStdio(cfg);
+  try {
+    // Warm up (catalog, first connection), then take the baseline.
+    const warm = await validate(client, "SELECT count(*) AS n FROM customers");
+    assert.equal(warm.valid, true);
+    const ok = await execute(client, "SELECT count(*) AS n FROM customers", warm.approval_token);
+    assert.equal(ok.isError, undefined, errorText(ok));
+    const base = status(pid);
+    const rows = [];
+    let executed = 0;
+    for (const sql of [...FOLDING, ...RUNTIME]) {
+      const v = await measured(pid, () => validate(client, sql));
+      rows.push({ call: "validate", sql, ms: Math.round(v.ms), peakRssMb: Math.round(v.peakRss),
+                  hwmGrowthMb: Math.round(v.hwm - base.hwm), valid: v.result.valid,
+                  rules: (v.result.violations ?? []).map((x) => x.rule).join(",") });
+      assert.ok(v.ms < 2 * ANALYSIS_TIMEOUT_MS + TIME_SLACK_MS, `validate took ${v.ms} ms: ${sql}`);
+      assert.ok(v.hwm - base.hwm < ANALYSIS_MEMORY_MB + RSS_SLACK_MB,
+                `validate grew VmHWM by ${v.hwm - base.hwm} MB: ${sql}`);
+      if (FOLDING.includes(sql) && !v.result.valid) {
+        const lim = v.result.violations.find((x) => x.rule === "analysis_limit");
+        if (lim) assert.match(lim.message + lim.suggestion, /analysis_(timeout_ms|memory_mb)/);
+      }
+      if (!v.result.approval_token) continue;
+      executed++;
+      const e = await measured(pid, () => execute(client, sql, v.result.approval_token));
+      rows.push({ call: "execute", sql, ms: Math.round(e.ms), peakRssMb: Math.round(e.peakRss),
+                  hwmGrowthMb: Math.round(e.hwm - base.hwm), error: e.result.isError === true,
+                  text: errorText(e.result).slice(0, 120) });
+      assert.ok(e.ms < EXEC_TIMEOUT_S * 1000 + TIME_SLACK_MS, `execute took ${e.ms} ms: ${sql}`);
+      assert.ok(e.hwm - base.hwm < MEMORY_LIMIT_MB + RSS_SLACK_MB,
+                `execute grew VmHWM by ${e.hwm - base.hwm} MB: ${sql}`);
+    }
+    console.log(`baseline VmHWM ${base.hwm.toFixed(0)} MB, VmRSS ${base.rss.toFixed(0)} MB`);
+    for (const r of rows)
+      console.log(`${r.call.padEnd(8)} ${String(r.ms).padStart(5)} ms  peak RSS ${r.peakRssMb} MB  ` +
+                  `VmHWM +${r.hwmGrowthMb} MB  ${r.call === "validate" ? `valid=${r.valid} ${r.rules}`
+                  : `error=${r.error} ${r.text.split("\n")[0]}`}  | ${r.sql}`);
+    // The folding family never validates: each is refused, most by the analysis bound itself.
+    for (const r of rows.filter((x) => x.call === "validate" && FOLDING.includes(x.sql)))
+      assert.equal(r.valid, false, `folding bomb validated: ${r.sql}`);
+    assert.ok(rows.some((r) => r.rules.includes("analysis_limit")), "no analysis_limit refusal");
+    // At least two run-time bombs got a token, so the execute bound was exercised.
+    assert.ok(executed >= 2, `only ${executed} run-time cases reached execute_code`);
+    // Still responsive afterwards.
+    const again = await validate(client, "SELECT count(*) AS n FROM customers");
+    const res = await execute(client, "SELECT count(*) AS n FROM customers", again.approval_token);
+    assert.equal(res.isError, undefined, errorText(res));
+  } finally { await close(); }
+});
+
+// Issue 8 section 4: a NUL byte in code or in a variable gets a reply with the request's id
+// (the SDK client matches it, so these calls return instead of timing out).
+test("a NUL byte in code is a located refusal; in a variable it is bound exactly", async () => {
+  const { client, close } = await connectStdio(writeConfig("nul", { autoApprove: ["low", "medium", "high"] }));
+  try {
+    const v = await validate(client, "SELECT 1\u0000; DROP TABLE customers");
+    assert.equal(v.valid, false);
+    const nul = v.violations.find((x) => x.rule === "nul_byte");
+    assert.ok(nul, JSON.stringify(v.violations));
+    assert.match(nul.message, /byte offset 8/);
+    assert.ok(!v.approval_token);
+    const ok = await validate(client, "SELECT $v::VARCHAR AS v", { v: "a\u0000b" });
+    assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+    const r = await execute(client, "SELECT $v::VARCHAR AS v", ok.approval_token, { v: "a\u0000b" });
+    assert.equal(r.isError, undefined, errorText(r));
+    assert.deepEqual(r.structuredContent.rows, [["a\u0000b"]]);
+  } finally { await close(); }
+});
