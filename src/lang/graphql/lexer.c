@@ -130,7 +130,10 @@ static const char *slice_units(gql_lexer *lx, size_t pos, size_t units)
             sluice_buf_puts(&b, "\xEF\xBF\xBD"); /* half a surrogate pair in graphql-js */
             break;
         }
-        sluice_buf_append(&b, lx->text + pos, n);
+        if (cp == 0)
+            sluice_buf_puts(&b, "\xEF\xBF\xBD"); /* a C message cannot hold NUL */
+        else
+            sluice_buf_append(&b, lx->text + pos, n);
         pos += n;
         units -= u;
     }

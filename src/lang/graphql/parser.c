@@ -10,6 +10,7 @@
  * hostile document ends in a SLUICE_E_LIMIT that names the limit, never a stack overflow.
  * Does not own: tokens (lexer.c), printing (printer.c), validation.
  */
+#include "core/buf.h"
 #include "core/limits.h"
 #include "lang/graphql/graphql.h"
 #include "lang/graphql/lexer.h"
@@ -62,9 +63,17 @@ static const char *token_desc(parser *p, const gql_token *t)
     const char *kind = sluice_gql_token_kind_desc(t->kind);
     if (!has_value(t))
         return kind;
-    const char *d =
-        sluice_arena_printf(p->lx.arena, "%s \"%.*s\"", kind, (int)t->value.len, t->value.ptr);
-    return d != NULL ? d : kind;
+    sluice_buf b; /* the value as graphql-js quotes it; NUL (impossible in C text) as U+FFFD */
+    sluice_buf_init(&b, p->lx.arena, 0);
+    sluice_buf_printf(&b, "%s \"", kind);
+    for (size_t i = 0; i < t->value.len; i++) {
+        if (t->value.ptr[i] == '\0')
+            sluice_buf_puts(&b, "\xEF\xBF\xBD");
+        else
+            sluice_buf_putc(&b, t->value.ptr[i]);
+    }
+    sluice_buf_putc(&b, '"');
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : kind;
 }
 
 static bool syntax_error(parser *p, size_t offset, const char *what)
