@@ -111,4 +111,11 @@ export const SPEC_EXAMPLES = [
   'type T { f("""multi\nline""" a: Int, b: Int): Int }',
   'directive @d("""multi\nline""" a: Int) on FIELD',
   'query {\n  a\n}', 'query Q {\n  a\n}', '{ __typename __schema { types { name } } }',
+  '{ a(b: "\u{1F600}") $ }', '{ a(b: "\u{1F600}\u00e9") \u0001 }',
+  // the 80-unit argument rule and the 70-unit block string rule count UTF-16 units: an
+  // astral character is two, a Latin-1 one is one (whatever their UTF-8 length)
+  ...[35, 36, 37, 38].map((k) => `{ f(a: "${'\u{1F600}'.repeat(k)}") }`),
+  ...[72, 73, 74].map((k) => `{ f(a: "${'\u00e9'.repeat(k)}") }`),
+  ...[34, 35, 36].map((k) => `{ f(a: """${'\u{1F600}'.repeat(k)}""") }`),
+  ...[69, 70, 71].map((k) => `{ f(a: """${'\u00e9'.repeat(k)}""") }`),
 ];
