@@ -7,6 +7,8 @@
  * leak or read out of bounds. An accepted document must print, its printed form must parse
  * again and print to the same text (the canonical form is a fixed point, so the code hash of
  * a canonical document is the hash of itself), and the canonical hash must be deterministic.
+ * The same input is also built as a schema: refused with a place, or a model whose every field
+ * and argument type resolved.
  * One exception, graphql-js's own: a type definition without a body followed by a shorthand
  * query (`enum E` then `{ a }`) prints as "enum E\n\n{...}", which reads back as the enum's
  * values. The form stays one-to-one (the differential test matches graphql-js there); it is
@@ -14,6 +16,7 @@
  * validation refuses type definitions in operations) never meet it.
  */
 #include "lang/graphql/graphql.h"
+#include "lang/graphql/schema.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -52,6 +55,34 @@ static bool reads_back_differently(const sluice_gql_document *doc)
     return false;
 }
 
+/* A built schema resolves every type it mentions; a refusal says where. */
+static void check_schema(sluice_arena *arena, const char *text, size_t size)
+{
+    sluice_gql_schema *s;
+    sluice_error err;
+    sluice_error_clear(&err);
+    sluice_status st = sluice_graphql_schema_build(arena, text, size, "fuzz", &s, &err);
+    if (st == SLUICE_E_INVALID && (err.message == NULL || err.line == 0))
+        __builtin_trap();
+    if (st != SLUICE_OK)
+        return;
+    if (s->query == NULL)
+        __builtin_trap();
+    for (size_t i = 0; i < s->type_count; i++) {
+        const sluice_gql_schema_type *t = s->types[i];
+        if (sluice_graphql_schema_type(s, t->name.ptr, t->name.len) != t)
+            __builtin_trap();
+        for (size_t f = 0; f < t->field_count; f++) {
+            if (t->fields[f].named == NULL)
+                __builtin_trap();
+            for (size_t a = 0; a < t->fields[f].arg_count; a++) {
+                if (t->fields[f].args[a].named == NULL)
+                    __builtin_trap();
+            }
+        }
+    }
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sluice_arena *arena = sluice_arena_new();
@@ -72,6 +103,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         char *printed = sluice_graphql_print(arena, doc, &n);
         if (printed != NULL && !reads_back_differently(doc))
             check_fixed_point(arena, printed, n);
+        check_schema(arena, text, size);
         char h1[65], h2[65];
         if (sluice_graphql_canonical_hash(arena, text, size, limits, h1, NULL) == SLUICE_OK &&
             sluice_graphql_canonical_hash(arena, text, size, limits, h2, NULL) == SLUICE_OK &&

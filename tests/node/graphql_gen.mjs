@@ -10,17 +10,7 @@
 // document is valid UTF-8 on the C side.
 // Does not own: comparing (graphql_diff.mjs).
 
-// mulberry32: small, seeded, reproducible.
-export function rng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { prng } from './toml_gen.mjs'; // the project's seeded PRNG (mulberry32)
 
 const NAMES = ['a', 'b', 'id', 'user', '_x', 'A1', '__typename', 'on', 'query', 'mutation',
   'subscription', 'type', 'fragment', 'true', 'false', 'null', 'extend', 'schema', 'input',
@@ -52,10 +42,7 @@ export const LIMIT_DEPTH = 256;
 export const LIMIT_TOKENS = 15000;
 
 export function generator(seed) {
-  const R = rng(seed);
-  const int = (n) => Math.floor(R() * n);
-  const pick = (xs) => xs[int(xs.length)];
-  const chance = (p) => R() < p;
+  const { int, pick, chance } = prng(seed);
   const times = (n, f) => Array.from({ length: n }, f).flat();
 
   const name = () => pick(NAMES);

@@ -163,21 +163,37 @@ void sluice_graphql_locate(
     *out_column = column;
 }
 
+sluice_status sluice_gql_verror(sluice_arena *arena,
+                                sluice_error *err,
+                                const char *source,
+                                const char *text,
+                                size_t len,
+                                sluice_status status,
+                                size_t offset,
+                                const char *prefix,
+                                const char *fmt,
+                                va_list ap)
+{
+    if (err == NULL)
+        return status;
+    char *what = sluice_arena_vprintf(arena, fmt, ap);
+    size_t line, col;
+    sluice_graphql_locate(text, len, offset, &line, &col);
+    sluice_error_at(err, arena, status, source, line, col, "%s%s", prefix,
+                    what != NULL ? what : "(out of memory formatting the error)");
+    err->offset = offset;
+    return status;
+}
+
 sluice_status
 sluice_gql_error_at(gql_lexer *lx, sluice_status status, size_t offset, const char *fmt, ...)
 {
-    if (lx->err == NULL)
-        return status;
     va_list ap;
     va_start(ap, fmt);
-    char *what = sluice_arena_vprintf(lx->arena, fmt, ap);
+    sluice_status st = sluice_gql_verror(lx->arena, lx->err, lx->source, lx->text, lx->len, status,
+                                         offset, "Syntax Error: ", fmt, ap);
     va_end(ap);
-    size_t line, col;
-    sluice_graphql_locate(lx->text, lx->len, offset, &line, &col);
-    sluice_error_at(lx->err, lx->arena, status, lx->source, line, col, "Syntax Error: %s",
-                    what != NULL ? what : "(out of memory formatting the error)");
-    lx->err->offset = offset;
-    return status;
+    return st;
 }
 
 static sluice_status nomem(gql_lexer *lx)
@@ -367,6 +383,22 @@ static sluice_status escape(gql_lexer *lx, size_t p, uint32_t *cp, size_t *size)
     return escape_char(lx, p, cp);
 }
 
+/* Copies the source character at *pos into out (when given) at *o; moves both on. Bytes that
+ * are not UTF-8 are an error inside strings too. */
+static sluice_status source_char(gql_lexer *lx, size_t *pos, char *out, size_t *o)
+{
+    uint32_t cp;
+    size_t n;
+    if (!utf8_at(lx->text, lx->len, *pos, &cp, &n))
+        return sluice_gql_error_at(lx, SLUICE_E_INVALID, *pos,
+                                   "Invalid character within String: %s.", describe_char(lx, *pos));
+    if (out != NULL)
+        memcpy(out + *o, lx->text + *pos, n);
+    *o += n;
+    *pos += n;
+    return SLUICE_OK;
+}
+
 /* One pass over a "..." string from start: with out NULL it validates and measures
  * (*out_len bytes decoded, *end after the closing quote); with out it decodes. */
 static sluice_status
@@ -375,15 +407,14 @@ scan_string(gql_lexer *lx, size_t start, char *out, size_t *out_len, size_t *end
     size_t pos = start + 1, o = 0;
     while (pos < lx->len) {
         char c = lx->text[pos];
-        uint32_t cp;
-        size_t n;
         if (c == '"') {
             *out_len = o;
             *end = pos + 1;
             return SLUICE_OK;
         }
         if (c == '\\') {
-            cp = 0;
+            uint32_t cp = 0;
+            size_t n = 0;
             sluice_status st = escape(lx, pos, &cp, &n);
             if (st != SLUICE_OK)
                 return st;
@@ -395,33 +426,11 @@ scan_string(gql_lexer *lx, size_t start, char *out, size_t *out_len, size_t *end
         }
         if (c == '\n' || c == '\r')
             break;
-        if (!utf8_at(lx->text, lx->len, pos, &cp, &n))
-            return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos,
-                                       "Invalid character within String: %s.",
-                                       describe_char(lx, pos));
-        if (out != NULL)
-            memcpy(out + o, lx->text + pos, n);
-        o += n;
-        pos += n;
+        sluice_status st = source_char(lx, &pos, out, &o);
+        if (st != SLUICE_OK)
+            return st;
     }
     return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos, "Unterminated string.");
-}
-
-static sluice_status read_string(gql_lexer *lx, size_t start, gql_token *out)
-{
-    size_t n, end;
-    sluice_status st = scan_string(lx, start, NULL, &n, &end);
-    if (st != SLUICE_OK)
-        return st;
-    char *value = sluice_arena_alloc(lx->arena, n + 1);
-    if (value == NULL)
-        return nomem(lx);
-    (void)scan_string(lx, start, value, &n, &end);
-    value[n] = '\0';
-    token(out, GT_STRING, lx->text, start, end);
-    out->value.ptr = value;
-    out->value.len = n;
-    return SLUICE_OK;
 }
 
 /* The raw lines of a block string from start: \""" becomes """, every line terminator one \n.
@@ -432,8 +441,6 @@ scan_block(gql_lexer *lx, size_t start, char *out, size_t *out_len, size_t *end)
     size_t pos = start + 3, o = 0;
     while (pos < lx->len) {
         char c = lx->text[pos];
-        uint32_t cp;
-        size_t n;
         if (c == '"' && at(lx, pos + 1) == '"' && at(lx, pos + 2) == '"') {
             *out_len = o;
             *end = pos + 3;
@@ -454,14 +461,9 @@ scan_block(gql_lexer *lx, size_t start, char *out, size_t *out_len, size_t *end)
             pos += (c == '\r' && at(lx, pos + 1) == '\n') ? 2 : 1;
             continue;
         }
-        if (!utf8_at(lx->text, lx->len, pos, &cp, &n))
-            return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos,
-                                       "Invalid character within String: %s.",
-                                       describe_char(lx, pos));
-        if (out != NULL)
-            memcpy(out + o, lx->text + pos, n);
-        o += n;
-        pos += n;
+        sluice_status st = source_char(lx, &pos, out, &o);
+        if (st != SLUICE_OK)
+            return st;
     }
     return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos, "Unterminated string.");
 }
@@ -515,20 +517,25 @@ static size_t dedent(const char *raw, size_t n, char *out)
     return o;
 }
 
-static sluice_status read_block_string(gql_lexer *lx, size_t start, gql_token *out)
+/* A String or BlockString token from start: scanned once to validate and measure, once to
+ * decode into exactly-sized arena memory (a block string is then dedented). */
+static sluice_status read_quoted(gql_lexer *lx, size_t start, gql_tok_kind kind, gql_token *out)
 {
+    sluice_status (*scan)(gql_lexer *, size_t, char *, size_t *, size_t *) =
+        kind == GT_STRING ? scan_string : scan_block;
     size_t n, end;
-    sluice_status st = scan_block(lx, start, NULL, &n, &end);
+    sluice_status st = scan(lx, start, NULL, &n, &end);
     if (st != SLUICE_OK)
         return st;
-    char *raw = sluice_arena_alloc(lx->arena, n + 1);
     char *value = sluice_arena_alloc(lx->arena, n + 1);
+    char *raw = kind == GT_STRING ? value : sluice_arena_alloc(lx->arena, n + 1);
     if (raw == NULL || value == NULL)
         return nomem(lx);
-    (void)scan_block(lx, start, raw, &n, &end);
-    token(out, GT_BLOCK_STRING, lx->text, start, end);
+    (void)scan(lx, start, raw, &n, &end);
+    raw[n] = '\0';
+    token(out, kind, lx->text, start, end);
     out->value.ptr = value;
-    out->value.len = dedent(raw, n, value);
+    out->value.len = kind == GT_STRING ? n : dedent(raw, n, value);
     return SLUICE_OK;
 }
 
@@ -618,8 +625,9 @@ sluice_status sluice_gql_lex(gql_lexer *lx, size_t pos, gql_token *out)
     if (c == '.' && at(lx, pos + 1) == '.' && at(lx, pos + 2) == '.')
         return token(out, GT_SPREAD, lx->text, pos, pos + 3);
     if (c == '"')
-        return at(lx, pos + 1) == '"' && at(lx, pos + 2) == '"' ? read_block_string(lx, pos, out)
-                                                                : read_string(lx, pos, out);
+        return read_quoted(
+            lx, pos, at(lx, pos + 1) == '"' && at(lx, pos + 2) == '"' ? GT_BLOCK_STRING : GT_STRING,
+            out);
     if (is_digit(c) || c == '-')
         return read_number(lx, pos, out);
     if (is_name_start(c)) {

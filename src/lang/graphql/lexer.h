@@ -64,6 +64,19 @@ sluice_status sluice_gql_lex(gql_lexer *lx, size_t pos, gql_token *out);
 /* graphql-js's name of a token kind: "Name", "<EOF>", "\"{\"" ... */
 const char *sluice_gql_token_kind_desc(gql_tok_kind kind);
 
+/* Sets err to prefix + the formatted text at byte offset of text (line and column computed);
+ * returns status. err NULL does nothing. Shared by the lexer, parser and schema builder. */
+sluice_status sluice_gql_verror(sluice_arena *arena,
+                                sluice_error *err,
+                                const char *source,
+                                const char *text,
+                                size_t len,
+                                sluice_status status,
+                                size_t offset,
+                                const char *prefix,
+                                const char *fmt,
+                                va_list ap) __attribute__((format(printf, 9, 0)));
+
 /* Sets err to "Syntax Error: <fmt>" at byte offset of the lexer's text; returns status. */
 sluice_status
 sluice_gql_error_at(gql_lexer *lx, sluice_status status, size_t offset, const char *fmt, ...)

@@ -191,6 +191,39 @@ static bool leave(parser *p, bool ok)
     return ok;
 }
 
+/* ---- lists ---------------------------------------------------------------------------- */
+
+/* One item of a list: parses it and links it at *tail, which it then moves on. */
+typedef bool (*item_fn)(parser *p, void *tail);
+
+/* open Item+ close (graphql-js's many); with optional_open, nothing at all when the current
+ * token is not open (its optionalMany). */
+static bool
+many(parser *p, gql_tok_kind open, gql_tok_kind close, bool optional_open, item_fn item, void *tail)
+{
+    bool hit, done = false;
+    if (optional_open) {
+        if (!optional(p, open, &hit))
+            return false;
+        if (!hit)
+            return true;
+    } else if (!expect(p, open)) {
+        return false;
+    }
+    while (!done) {
+        if (!item(p, tail) || !optional(p, close, &done))
+            return false;
+    }
+    return true;
+}
+
+/* Links node at **tail and moves tail to its next pointer. */
+#define LINK(tail, node)         \
+    do {                         \
+        **(tail) = (node);       \
+        *(tail) = &(node)->next; \
+    } while (0)
+
 /* ---- values, directives, types -------------------------------------------------------- */
 
 static sluice_gql_value *parse_value(parser *p, bool is_const);
@@ -329,27 +362,35 @@ static sluice_gql_value *parse_value(parser *p, bool is_const)
     return ok ? v : NULL;
 }
 
-/* Arguments[Const] : ( Argument+ );  Argument : Name : Value */
+/* Argument[Const] : Name : Value[Const] */
+static bool argument(parser *p, bool is_const, sluice_gql_argument ***tail)
+{
+    sluice_gql_argument *a = node(p, sizeof(*a));
+    if (a == NULL)
+        return false;
+    a->offset = p->tok.start;
+    if (!name(p, &a->name) || !expect(p, GT_COLON) || (a->value = parse_value(p, is_const)) == NULL)
+        return false;
+    LINK(tail, a);
+    return true;
+}
+
+static bool const_argument_item(parser *p, void *tail)
+{
+    return argument(p, true, tail);
+}
+
+static bool argument_item(parser *p, void *tail)
+{
+    return argument(p, false, tail);
+}
+
+/* Arguments[Const] : ( Argument[Const]+ ) */
 static bool parse_arguments(parser *p, bool is_const, sluice_gql_argument **out)
 {
-    bool open, done = false;
     sluice_gql_argument **tail = out;
-    if (!optional(p, GT_LPAREN, &open) || !open)
-        return !p->failed;
-    while (!done) {
-        sluice_gql_argument *a = node(p, sizeof(*a));
-        if (a == NULL)
-            return false;
-        a->offset = p->tok.start;
-        if (!name(p, &a->name) || !expect(p, GT_COLON) ||
-            (a->value = parse_value(p, is_const)) == NULL)
-            return false;
-        *tail = a;
-        tail = &a->next;
-        if (!optional(p, GT_RPAREN, &done))
-            return false;
-    }
-    return true;
+    return many(p, GT_LPAREN, GT_RPAREN, true, is_const ? const_argument_item : argument_item,
+                &tail);
 }
 
 /* Directives[Const] : Directive+;  Directive : @ Name Arguments? */
@@ -454,56 +495,51 @@ static bool parse_field(parser *p, sluice_gql_selection *s)
     return !peek(p, GT_LBRACE) || parse_selection_set(p, &s->selections);
 }
 
+static bool selection_item(parser *p, void *tail)
+{
+    sluice_gql_selection *s = node(p, sizeof(*s));
+    if (s == NULL)
+        return false;
+    s->offset = p->tok.start;
+    if (!(peek(p, GT_SPREAD) ? parse_fragment(p, s) : parse_field(p, s)))
+        return false;
+    LINK((sluice_gql_selection ***)tail, s);
+    return true;
+}
+
 /* SelectionSet : { Selection+ } */
 static bool parse_selection_set(parser *p, sluice_gql_selection **out)
 {
-    bool done = false;
     sluice_gql_selection **tail = out;
     if (!enter(p))
         return false;
-    if (!expect(p, GT_LBRACE))
-        return leave(p, false);
-    while (!done) {
-        sluice_gql_selection *s = node(p, sizeof(*s));
-        if (s == NULL)
-            return leave(p, false);
-        s->offset = p->tok.start;
-        if (!(peek(p, GT_SPREAD) ? parse_fragment(p, s) : parse_field(p, s)))
-            return leave(p, false);
-        *tail = s;
-        tail = &s->next;
-        if (!optional(p, GT_RBRACE, &done))
-            return leave(p, false);
-    }
-    return leave(p, true);
+    return leave(p, many(p, GT_LBRACE, GT_RBRACE, false, selection_item, &tail));
 }
 
 /* VariableDefinition : Description? Variable : Type DefaultValue? Directives[Const]? */
+static bool variable_item(parser *p, void *tail)
+{
+    bool dflt;
+    sluice_gql_variable_definition *v = node(p, sizeof(*v));
+    if (v == NULL)
+        return false;
+    v->offset = p->tok.start;
+    if (!parse_description(p, &v->description) || !expect(p, GT_DOLLAR) || !name(p, &v->name) ||
+        !expect(p, GT_COLON) || (v->type = parse_type(p)) == NULL || !optional(p, GT_EQUALS, &dflt))
+        return false;
+    if (dflt && (v->default_value = parse_value(p, true)) == NULL)
+        return false;
+    if (!parse_directives(p, true, &v->directives))
+        return false;
+    LINK((sluice_gql_variable_definition ***)tail, v);
+    return true;
+}
+
+/* VariableDefinitions : ( VariableDefinition+ ) */
 static bool parse_variable_definitions(parser *p, sluice_gql_variable_definition **out)
 {
-    bool open, done = false, dflt;
     sluice_gql_variable_definition **tail = out;
-    if (!optional(p, GT_LPAREN, &open) || !open)
-        return !p->failed;
-    while (!done) {
-        sluice_gql_variable_definition *v = node(p, sizeof(*v));
-        if (v == NULL)
-            return false;
-        v->offset = p->tok.start;
-        if (!parse_description(p, &v->description) || !expect(p, GT_DOLLAR) || !name(p, &v->name) ||
-            !expect(p, GT_COLON) || (v->type = parse_type(p)) == NULL ||
-            !optional(p, GT_EQUALS, &dflt))
-            return false;
-        if (dflt && (v->default_value = parse_value(p, true)) == NULL)
-            return false;
-        if (!parse_directives(p, true, &v->directives))
-            return false;
-        *tail = v;
-        tail = &v->next;
-        if (!optional(p, GT_RPAREN, &done))
-            return false;
-    }
-    return true;
+    return many(p, GT_LPAREN, GT_RPAREN, true, variable_item, &tail);
 }
 
 /* OperationType : one of query mutation subscription */
@@ -607,104 +643,90 @@ static sluice_gql_input_value *parse_input_value(parser *p)
     return parse_directives(p, true, &v->directives) ? v : NULL;
 }
 
+static bool input_value_item(parser *p, void *tail)
+{
+    sluice_gql_input_value *v = parse_input_value(p);
+    if (v == NULL)
+        return false;
+    LINK((sluice_gql_input_value ***)tail, v);
+    return true;
+}
+
 /* open InputValueDefinition+ close, or nothing when the next token is not open. */
 static bool parse_input_values(parser *p,
                                gql_tok_kind open_kind,
                                gql_tok_kind close_kind,
                                sluice_gql_input_value **out)
 {
-    bool open, done = false;
     sluice_gql_input_value **tail = out;
-    if (!optional(p, open_kind, &open) || !open)
-        return !p->failed;
-    while (!done) {
-        if ((*tail = parse_input_value(p)) == NULL)
-            return false;
-        tail = &(*tail)->next;
-        if (!optional(p, close_kind, &done))
-            return false;
-    }
+    return many(p, open_kind, close_kind, true, input_value_item, &tail);
+}
+
+/* FieldDefinition : Description? Name ArgumentsDefinition? : Type Directives[Const]? */
+static bool field_item(parser *p, void *tail)
+{
+    sluice_gql_field_definition *f = node(p, sizeof(*f));
+    if (f == NULL)
+        return false;
+    f->offset = p->tok.start;
+    if (!parse_description(p, &f->description) || !name(p, &f->name) ||
+        !parse_input_values(p, GT_LPAREN, GT_RPAREN, &f->arguments) || !expect(p, GT_COLON) ||
+        (f->type = parse_type(p)) == NULL || !parse_directives(p, true, &f->directives))
+        return false;
+    LINK((sluice_gql_field_definition ***)tail, f);
     return true;
 }
 
-/* FieldsDefinition : { FieldDefinition+ }
- * FieldDefinition : Description? Name ArgumentsDefinition? : Type Directives[Const]? */
+/* FieldsDefinition : { FieldDefinition+ } */
 static bool parse_fields(parser *p, sluice_gql_field_definition **out)
 {
-    bool open, done = false;
     sluice_gql_field_definition **tail = out;
-    if (!optional(p, GT_LBRACE, &open) || !open)
-        return !p->failed;
-    while (!done) {
-        sluice_gql_field_definition *f = node(p, sizeof(*f));
-        if (f == NULL)
-            return false;
-        f->offset = p->tok.start;
-        if (!parse_description(p, &f->description) || !name(p, &f->name) ||
-            !parse_input_values(p, GT_LPAREN, GT_RPAREN, &f->arguments) || !expect(p, GT_COLON) ||
-            (f->type = parse_type(p)) == NULL || !parse_directives(p, true, &f->directives))
-            return false;
-        *tail = f;
-        tail = &f->next;
-        if (!optional(p, GT_RBRACE, &done))
-            return false;
-    }
+    return many(p, GT_LBRACE, GT_RBRACE, true, field_item, &tail);
+}
+
+/* EnumValueDefinition : Description? EnumValue Directives[Const]? (not true, false, null) */
+static bool enum_value_item(parser *p, void *tail)
+{
+    sluice_gql_enum_value *e = node(p, sizeof(*e));
+    if (e == NULL || !parse_description(p, &e->description))
+        return false;
+    e->offset = p->tok.start;
+    if (value_is(&p->tok, "true") || value_is(&p->tok, "false") || value_is(&p->tok, "null"))
+        return fail_status(
+            p, sluice_gql_error_at(&p->lx, SLUICE_E_INVALID, p->tok.start,
+                                   "%s is reserved and cannot be used for an enum value.",
+                                   token_desc(p, &p->tok)));
+    if (!name(p, &e->name) || !parse_directives(p, true, &e->directives))
+        return false;
+    LINK((sluice_gql_enum_value ***)tail, e);
     return true;
 }
 
-/* EnumValuesDefinition : { EnumValueDefinition+ }
- * EnumValueDefinition : Description? EnumValue Directives[Const]? (not true, false, null) */
+/* EnumValuesDefinition : { EnumValueDefinition+ } */
 static bool parse_enum_values(parser *p, sluice_gql_enum_value **out)
 {
-    bool open, done = false;
     sluice_gql_enum_value **tail = out;
-    if (!optional(p, GT_LBRACE, &open) || !open)
-        return !p->failed;
-    while (!done) {
-        sluice_gql_enum_value *e = node(p, sizeof(*e));
-        if (e == NULL || !parse_description(p, &e->description))
-            return false;
-        e->offset = p->tok.start;
-        if (value_is(&p->tok, "true") || value_is(&p->tok, "false") || value_is(&p->tok, "null"))
-            return fail_status(
-                p, sluice_gql_error_at(&p->lx, SLUICE_E_INVALID, p->tok.start,
-                                       "%s is reserved and cannot be used for an enum value.",
-                                       token_desc(p, &p->tok)));
-        if (!name(p, &e->name) || !parse_directives(p, true, &e->directives))
-            return false;
-        *tail = e;
-        tail = &e->next;
-        if (!optional(p, GT_RBRACE, &done))
-            return false;
-    }
+    return many(p, GT_LBRACE, GT_RBRACE, true, enum_value_item, &tail);
+}
+
+/* OperationTypeDefinition : OperationType : NamedType */
+static bool operation_type_item(parser *p, void *tail)
+{
+    sluice_gql_operation_type *o = node(p, sizeof(*o));
+    if (o == NULL)
+        return false;
+    o->offset = p->tok.start;
+    if (!parse_operation_type(p, &o->operation) || !expect(p, GT_COLON) || !name(p, &o->type))
+        return false;
+    LINK((sluice_gql_operation_type ***)tail, o);
     return true;
 }
 
-/* { OperationTypeDefinition+ } (required unless optional_block);
- * OperationTypeDefinition : OperationType : NamedType */
+/* { OperationTypeDefinition+ }, required unless optional_block. */
 static bool parse_operation_types(parser *p, bool optional_block, sluice_gql_operation_type **out)
 {
-    bool open, done = false;
     sluice_gql_operation_type **tail = out;
-    if (optional_block) {
-        if (!optional(p, GT_LBRACE, &open) || !open)
-            return !p->failed;
-    } else if (!expect(p, GT_LBRACE)) {
-        return false;
-    }
-    while (!done) {
-        sluice_gql_operation_type *o = node(p, sizeof(*o));
-        if (o == NULL)
-            return false;
-        o->offset = p->tok.start;
-        if (!parse_operation_type(p, &o->operation) || !expect(p, GT_COLON) || !name(p, &o->type))
-            return false;
-        *tail = o;
-        tail = &o->next;
-        if (!optional(p, GT_RBRACE, &done))
-            return false;
-    }
-    return true;
+    return many(p, GT_LBRACE, GT_RBRACE, optional_block, operation_type_item, &tail);
 }
 
 /* UnionMemberTypes : = |? NamedType (| NamedType)* */
@@ -883,26 +905,23 @@ static bool parse_definition(parser *p, sluice_gql_definition *d)
     return unexpected(p, &kw);
 }
 
-/* Document : Definition+ */
+static bool definition_item(parser *p, void *tail)
+{
+    sluice_gql_definition *d = node(p, sizeof(*d));
+    if (d == NULL)
+        return false;
+    d->offset = p->tok.start;
+    if (!parse_definition(p, d))
+        return false;
+    LINK((sluice_gql_definition ***)tail, d);
+    return true;
+}
+
+/* Document : Definition+ (from the start-of-file token to the end) */
 static bool parse_document(parser *p, sluice_gql_document *doc)
 {
-    bool done = false;
     sluice_gql_definition **tail = &doc->definitions;
-    if (!advance(p)) /* off the start-of-file token */
-        return false;
-    while (!done) {
-        sluice_gql_definition *d = node(p, sizeof(*d));
-        if (d == NULL)
-            return false;
-        d->offset = p->tok.start;
-        if (!parse_definition(p, d))
-            return false;
-        *tail = d;
-        tail = &d->next;
-        if (!optional(p, GT_EOF, &done))
-            return false;
-    }
-    return true;
+    return many(p, GT_SOF, GT_EOF, false, definition_item, &tail);
 }
 
 /* ---- entry points --------------------------------------------------------------------- */

@@ -407,6 +407,27 @@ static void print_argument_definitions(printer *pr, const sluice_gql_input_value
         emit_items(pr, r, n, multiline, true);
 }
 
+/* open, then each item on its own line one level in, then } — graphql-js's block(). Nothing
+ * at all for an empty list. */
+static void print_block(printer *pr,
+                        const char *open,
+                        const void *first,
+                        const void *(*next_of)(const void *),
+                        render_fn fn)
+{
+    if (first == NULL)
+        return;
+    puts_(pr, open);
+    pr->indent++;
+    for (const void *i = first; i != NULL; i = next_of(i)) {
+        newline(pr);
+        fn(pr, i);
+    }
+    pr->indent--;
+    newline(pr);
+    puts_(pr, "}");
+}
+
 /* ---- selections ----------------------------------------------------------------------- */
 
 static void print_selections(printer *pr, const sluice_gql_selection *s);
@@ -461,18 +482,20 @@ static void print_selection(printer *pr, const sluice_gql_selection *s)
     }
 }
 
+static const void *next_selection(const void *s)
+{
+    return ((const sluice_gql_selection *)s)->next;
+}
+
+static void render_selection(printer *pr, const void *s)
+{
+    print_selection(pr, s);
+}
+
 /* { one selection per line } */
 static void print_selections(printer *pr, const sluice_gql_selection *s)
 {
-    puts_(pr, "{");
-    pr->indent++;
-    for (; s != NULL; s = s->next) {
-        newline(pr);
-        print_selection(pr, s);
-    }
-    pr->indent--;
-    newline(pr);
-    puts_(pr, "}");
+    print_block(pr, "{", s, next_selection, render_selection);
 }
 
 /* ---- definitions ---------------------------------------------------------------------- */
@@ -534,73 +557,47 @@ print_names(printer *pr, const char *lead, const char *sep, const sluice_gql_nam
     }
 }
 
-static void print_field_definitions(printer *pr, const sluice_gql_field_definition *f)
+static const void *next_field_definition(const void *f)
 {
-    if (f == NULL)
-        return;
-    puts_(pr, " {");
-    pr->indent++;
-    for (; f != NULL; f = f->next) {
-        newline(pr);
-        print_description(pr, f->description);
-        str(pr, f->name);
-        print_argument_definitions(pr, f->arguments);
-        puts_(pr, ": ");
-        print_type(pr, f->type);
-        print_directives(pr, f->directives);
-    }
-    pr->indent--;
-    newline(pr);
-    puts_(pr, "}");
+    return ((const sluice_gql_field_definition *)f)->next;
 }
 
-static void print_input_fields(printer *pr, const sluice_gql_input_value *v)
+/* FieldDefinition: description, name(args): Type @directives */
+static void render_field_definition(printer *pr, const void *item)
 {
-    if (v == NULL)
-        return;
-    puts_(pr, " {");
-    pr->indent++;
-    for (; v != NULL; v = v->next) {
-        newline(pr);
-        render_input_value(pr, v);
-    }
-    pr->indent--;
-    newline(pr);
-    puts_(pr, "}");
+    const sluice_gql_field_definition *f = item;
+    print_description(pr, f->description);
+    str(pr, f->name);
+    print_argument_definitions(pr, f->arguments);
+    puts_(pr, ": ");
+    print_type(pr, f->type);
+    print_directives(pr, f->directives);
 }
 
-static void print_enum_values(printer *pr, const sluice_gql_enum_value *e)
+static const void *next_enum_value(const void *e)
 {
-    if (e == NULL)
-        return;
-    puts_(pr, " {");
-    pr->indent++;
-    for (; e != NULL; e = e->next) {
-        newline(pr);
-        print_description(pr, e->description);
-        str(pr, e->name);
-        print_directives(pr, e->directives);
-    }
-    pr->indent--;
-    newline(pr);
-    puts_(pr, "}");
+    return ((const sluice_gql_enum_value *)e)->next;
 }
 
-static void print_operation_types(printer *pr, const sluice_gql_operation_type *o)
+static void render_enum_value(printer *pr, const void *item)
 {
-    if (o == NULL)
-        return;
-    puts_(pr, " {");
-    pr->indent++;
-    for (; o != NULL; o = o->next) {
-        newline(pr);
-        puts_(pr, operation_word(o->operation));
-        puts_(pr, ": ");
-        str(pr, o->type);
-    }
-    pr->indent--;
-    newline(pr);
-    puts_(pr, "}");
+    const sluice_gql_enum_value *e = item;
+    print_description(pr, e->description);
+    str(pr, e->name);
+    print_directives(pr, e->directives);
+}
+
+static const void *next_operation_type(const void *o)
+{
+    return ((const sluice_gql_operation_type *)o)->next;
+}
+
+static void render_operation_type(printer *pr, const void *item)
+{
+    const sluice_gql_operation_type *o = item;
+    puts_(pr, operation_word(o->operation));
+    puts_(pr, ": ");
+    str(pr, o->type);
 }
 
 /* The keyword of a type system definition or extension ("type", "extend union", ...). */
@@ -648,10 +645,10 @@ static void print_type_system(printer *pr, const sluice_gql_definition *d)
     }
     print_names(pr, " implements ", " & ", d->interfaces);
     print_directives(pr, d->directives);
-    print_operation_types(pr, d->operation_types);
-    print_field_definitions(pr, d->fields);
-    print_enum_values(pr, d->values);
-    print_input_fields(pr, d->input_fields);
+    print_block(pr, " {", d->operation_types, next_operation_type, render_operation_type);
+    print_block(pr, " {", d->fields, next_field_definition, render_field_definition);
+    print_block(pr, " {", d->values, next_enum_value, render_enum_value);
+    print_block(pr, " {", d->input_fields, next_input_value, render_input_value);
     print_names(pr, " = ", " | ", d->members);
 }
 

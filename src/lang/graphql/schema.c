@@ -12,6 +12,8 @@
  */
 #include "lang/graphql/schema.h"
 
+#include "lang/graphql/lexer.h"
+
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,18 +58,12 @@ static sluice_status refuse(builder *b, uint32_t offset, const char *hint, const
 
 static sluice_status refuse(builder *b, uint32_t offset, const char *hint, const char *fmt, ...)
 {
-    if (b->err == NULL)
-        return SLUICE_E_INVALID;
     va_list ap;
     va_start(ap, fmt);
-    char *what = sluice_arena_vprintf(b->arena, fmt, ap);
+    sluice_gql_verror(b->arena, b->err, b->source, b->text, b->len, SLUICE_E_INVALID, offset,
+                      "schema: ", fmt, ap);
     va_end(ap);
-    size_t line, col;
-    sluice_graphql_locate(b->text, b->len, offset, &line, &col);
-    sluice_error_at(b->err, b->arena, SLUICE_E_INVALID, b->source, line, col, "schema: %s",
-                    what != NULL ? what : "invalid schema");
-    b->err->offset = offset;
-    if (hint != NULL)
+    if (hint != NULL && b->err != NULL)
         sluice_error_hint(b->err, b->arena, "%s", hint);
     return SLUICE_E_INVALID;
 }
