@@ -252,6 +252,11 @@ static void limits_refuse_with_name_and_value(void **state)
     assert_int_equal(sluice_graphql_parse(a, text, big, "q", NULL, &doc, &err), SLUICE_E_LIMIT);
     sluice_graphql_limits sdl = sluice_graphql_sdl_limits();
     assert_int_equal(sluice_graphql_parse(a, text, big, "q", &sdl, &doc, &err), SLUICE_OK);
+    sluice_graphql_limits tokens_only = { 0, 100, 0 }; /* zero: the operation default */
+    assert_int_equal(sluice_graphql_parse(a, text, big, "q", &tokens_only, &doc, &err),
+                     SLUICE_E_LIMIT);
+    assert_string_equal(err.message,
+                        "the GraphQL document is too large (262145 bytes; limit is 262144)");
     free(text);
     sluice_arena_free(a);
 }

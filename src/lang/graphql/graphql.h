@@ -16,8 +16,11 @@
 
 #include <stddef.h>
 
-/* Ceilings for one parse. Zero fields mean the operation defaults from core/limits.h
- * (SLUICE_LIMIT_GRAPHQL_*); an upstream SDL schema uses sluice_graphql_sdl_limits(). */
+/* Ceilings for one parse. A zero field means the operation default from core/limits.h
+ * (SLUICE_LIMIT_GRAPHQL_*); a larger value is capped at the schema ceiling
+ * (SLUICE_LIMIT_GRAPHQL_SDL_*) and the depth never passes SLUICE_LIMIT_GRAPHQL_DEPTH. An
+ * upstream SDL schema uses sluice_graphql_sdl_limits(); config's graphql_max_tokens and
+ * graphql_max_chars may be passed here to refuse early. */
 typedef struct sluice_graphql_limits {
     size_t max_bytes;   /* document size in bytes */
     size_t max_tokens;  /* significant tokens (graphql-js's maxTokens) */

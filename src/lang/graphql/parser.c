@@ -933,10 +933,13 @@ sluice_graphql_limits sluice_graphql_sdl_limits(void)
     return l;
 }
 
-/* A configured limit may only lower a hard one. */
-static size_t lower(size_t asked, size_t hard)
+/* The limit a parse uses: the asked one (0 = the operation default), never above the hard
+ * ceiling (the schema one, the largest there is). */
+static size_t limit_of(size_t asked, size_t dflt, size_t hard)
 {
-    return asked != 0 && asked < hard ? asked : hard;
+    if (asked == 0)
+        return dflt;
+    return asked < hard ? asked : hard;
 }
 
 sluice_status sluice_graphql_parse(sluice_arena *arena,
@@ -947,14 +950,16 @@ sluice_status sluice_graphql_parse(sluice_arena *arena,
                                    sluice_gql_document **out,
                                    sluice_error *err)
 {
-    sluice_graphql_limits sdl = sluice_graphql_sdl_limits();
+    sluice_graphql_limits none = { 0, 0, 0 };
+    if (limits == NULL)
+        limits = &none;
     parser p = { .lx = { arena, text, len, source != NULL ? source : "<graphql>", err } };
-    p.max_tokens = lower(limits != NULL ? limits->max_tokens : 0,
-                         limits != NULL ? sdl.max_tokens : SLUICE_LIMIT_GRAPHQL_TOKENS);
-    p.max_depth =
-        (unsigned)lower(limits != NULL ? limits->max_depth : 0, SLUICE_LIMIT_GRAPHQL_DEPTH);
-    size_t max_bytes = lower(limits != NULL ? limits->max_bytes : 0,
-                             limits != NULL ? sdl.max_bytes : SLUICE_LIMIT_GRAPHQL_DOCUMENT_BYTES);
+    p.max_tokens =
+        limit_of(limits->max_tokens, SLUICE_LIMIT_GRAPHQL_TOKENS, SLUICE_LIMIT_GRAPHQL_SDL_TOKENS);
+    p.max_depth = (unsigned)limit_of(limits->max_depth, SLUICE_LIMIT_GRAPHQL_DEPTH,
+                                     SLUICE_LIMIT_GRAPHQL_DEPTH);
+    size_t max_bytes = limit_of(limits->max_bytes, SLUICE_LIMIT_GRAPHQL_DOCUMENT_BYTES,
+                                SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
     if (len > max_bytes) {
         sluice_error_at(err, arena, SLUICE_E_LIMIT, p.lx.source, 1, 1,
                         "the GraphQL document is too large (%zu bytes; limit is %zu)", len,
