@@ -359,19 +359,32 @@ static const void *next_input_value(const void *v)
     return ((const sluice_gql_input_value *)v)->next;
 }
 
+/* description, [$]name: Type = default @directives: an input value or a variable. */
+static void print_typed(printer *pr,
+                        const sluice_gql_value *description,
+                        const char *sigil,
+                        sluice_gql_str name,
+                        const sluice_gql_type *type,
+                        const sluice_gql_value *default_value,
+                        const sluice_gql_directive *dirs)
+{
+    print_description(pr, description);
+    puts_(pr, sigil);
+    str(pr, name);
+    puts_(pr, ": ");
+    print_type(pr, type);
+    if (default_value != NULL) {
+        puts_(pr, " = ");
+        print_value(pr, default_value);
+    }
+    print_directives(pr, dirs);
+}
+
 /* InputValueDefinition: description, name: Type = default @directives */
 static void render_input_value(printer *pr, const void *item)
 {
     const sluice_gql_input_value *v = item;
-    print_description(pr, v->description);
-    str(pr, v->name);
-    puts_(pr, ": ");
-    print_type(pr, v->type);
-    if (v->default_value != NULL) {
-        puts_(pr, " = ");
-        print_value(pr, v->default_value);
-    }
-    print_directives(pr, v->directives);
+    print_typed(pr, v->description, "", v->name, v->type, v->default_value, v->directives);
 }
 
 static const void *next_variable(const void *v)
@@ -382,16 +395,7 @@ static const void *next_variable(const void *v)
 static void render_variable(printer *pr, const void *item)
 {
     const sluice_gql_variable_definition *v = item;
-    print_description(pr, v->description);
-    puts_(pr, "$");
-    str(pr, v->name);
-    puts_(pr, ": ");
-    print_type(pr, v->type);
-    if (v->default_value != NULL) {
-        puts_(pr, " = ");
-        print_value(pr, v->default_value);
-    }
-    print_directives(pr, v->directives);
+    print_typed(pr, v->description, "$", v->name, v->type, v->default_value, v->directives);
 }
 
 /* Argument definitions of a field or directive: on their own lines when one spans lines. */
