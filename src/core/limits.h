@@ -47,4 +47,17 @@
 /* Bytes an execute child may send back beyond max_result_bytes (metadata, escaping). */
 #define SLUICE_LIMIT_EXEC_REPORT_SLACK_BYTES (4u * 1024u * 1024u)
 
+/* GraphQL (src/lang/graphql/). An operation: the byte and token ceilings follow Apollo Router's
+ * parser defaults (parser_max_tokens 15000, http_max_request_bytes 2 MB, of which an operation
+ * is a small part); config's graphql_max_tokens/graphql_max_chars refuse far earlier. */
+#define SLUICE_LIMIT_GRAPHQL_DOCUMENT_BYTES (256u * 1024u)
+#define SLUICE_LIMIT_GRAPHQL_TOKENS         15000u
+/* An upstream schema (SDL file or introspection): real schemas run to megabytes. */
+#define SLUICE_LIMIT_GRAPHQL_SDL_BYTES  (16u * 1024u * 1024u)
+#define SLUICE_LIMIT_GRAPHQL_SDL_TOKENS 4000000u
+/* Recursion bound of the parser and printer (selection sets, list/object values, list types):
+ * deep enough for any real document (Apollo Router allows 500 parser recursions, counting more
+ * kinds of step), shallow enough for a 256 KiB thread stack. */
+#define SLUICE_LIMIT_GRAPHQL_DEPTH 256u
+
 #endif
