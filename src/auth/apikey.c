@@ -7,6 +7,8 @@
  */
 #include "auth/apikey.h"
 
+#include "core/limits.h"
+
 #include <sodium.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -74,7 +76,7 @@ static sluice_status authenticate(const sluice_authenticator *self,
     }
     unsigned char digest[crypto_hash_sha256_BYTES];
     crypto_hash_sha256(digest, (const unsigned char *)key,
-                       len > SLUICE_APIKEY_MAX_LENGTH ? 0 : len);
+                       len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len);
     const key_entry *match = NULL;
     for (size_t i = 0; i < st->count; i++) {
         bool same = sodium_memcmp(digest, st->keys[i].digest, sizeof digest) == 0;
@@ -82,7 +84,7 @@ static sluice_status authenticate(const sluice_authenticator *self,
             match = &st->keys[i];
     }
     sodium_memzero(digest, sizeof digest);
-    if (match == NULL || len > SLUICE_APIKEY_MAX_LENGTH) {
+    if (match == NULL || len > SLUICE_LIMIT_CREDENTIAL_BYTES) {
         failure->www_authenticate = challenge_invalid;
         failure->message = "invalid API key";
         return SLUICE_E_AUTH;
@@ -141,12 +143,12 @@ static sluice_status load_digest(const sluice_config_api_key *k,
                                 "not set",
                                 user, k->line, k->env);
     size_t len = strlen(value);
-    if (len < SLUICE_APIKEY_MIN_LENGTH || len > SLUICE_APIKEY_MAX_LENGTH)
+    if (len < SLUICE_APIKEY_MIN_LENGTH || len > SLUICE_LIMIT_CREDENTIAL_BYTES)
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "api key for user '%s' (line %zu): the key in '%s' must be %u to "
                                 "%u characters long (it has %zu)",
                                 user, k->line, k->env, SLUICE_APIKEY_MIN_LENGTH,
-                                SLUICE_APIKEY_MAX_LENGTH, len);
+                                SLUICE_LIMIT_CREDENTIAL_BYTES, len);
     crypto_hash_sha256(e->digest, (const unsigned char *)value, len);
     return SLUICE_OK;
 }

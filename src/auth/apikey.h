@@ -21,8 +21,6 @@
 
 /* Keys read from an environment variable must be at least this long. */
 #define SLUICE_APIKEY_MIN_LENGTH 16u
-/* Longest key accepted on the wire. */
-#define SLUICE_APIKEY_MAX_LENGTH 4096u
 
 /* Builds the authenticator from count config entries. SLUICE_E_CONFIG when an entry has neither
  * or both of sha256_hex and env, a digest is not 64 hex characters, the variable is unset or

@@ -12,6 +12,8 @@
  */
 #include "auth/jwk.h"
 
+#include "core/limits.h"
+
 #include <jansson.h>
 #include <sodium.h>
 #include <stdbool.h>
@@ -268,9 +270,9 @@ parse_keys(sluice_arena *arena, const json_t *keys, sluice_jwks *out, sluice_err
                                     i, kid != NULL ? kid : "");
         if (!usable(jwk, kty))
             continue;
-        if (out->count == SLUICE_JWKS_MAX_KEYS)
+        if (out->count == SLUICE_LIMIT_JWKS_KEYS)
             return sluice_error_set(err, arena, SLUICE_E_LIMIT, "JWKS has more than %u keys",
-                                    SLUICE_JWKS_MAX_KEYS);
+                                    SLUICE_LIMIT_JWKS_KEYS);
         sluice_jwk *key = &out->keys[out->count];
         const char *problem = convert(arena, jwk, kty, key);
         if (problem != NULL)
@@ -290,9 +292,9 @@ sluice_status sluice_jwks_parse(
     sluice_arena *arena, const char *text, size_t len, sluice_jwks *out, sluice_error *err)
 {
     memset(out, 0, sizeof *out);
-    if (len > SLUICE_JWKS_MAX_BYTES)
+    if (len > SLUICE_LIMIT_JWKS_BYTES)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT, "JWKS is larger than %u bytes",
-                                SLUICE_JWKS_MAX_BYTES);
+                                SLUICE_LIMIT_JWKS_BYTES);
     json_error_t jerr;
     json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
     if (doc == NULL)

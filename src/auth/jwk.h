@@ -17,11 +17,6 @@
 
 #include <stddef.h>
 
-/* Largest JWKS file read. */
-#define SLUICE_JWKS_MAX_BYTES (1024u * 1024u)
-/* Keys kept from one JWKS. */
-#define SLUICE_JWKS_MAX_KEYS 64u
-
 typedef enum sluice_jwk_kind {
     SLUICE_JWK_RSA = 0,     /* verifies RS256 */
     SLUICE_JWK_EC_P256 = 1, /* verifies ES256 */

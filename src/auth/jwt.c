@@ -12,6 +12,7 @@
 
 #include "auth/jwk.h"
 #include "config/checks.h"
+#include "core/limits.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -25,9 +26,6 @@
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
-
-#define MAX_HEADER_BYTES 2048u
-#define MAX_CLAIM_BYTES  256u
 
 typedef enum key_family { FAMILY_RSA, FAMILY_EC, FAMILY_HMAC } key_family;
 
@@ -61,7 +59,7 @@ load_keys(jwt_state *st, const struct stat *stamp, sluice_arena *err_arena, slui
     char *text = NULL;
     size_t len = 0;
     int e =
-        sluice_checks_read_file(arena, st->o.jwks_file, SLUICE_JWKS_MAX_BYTES, true, &text, &len);
+        sluice_checks_read_file(arena, st->o.jwks_file, SLUICE_LIMIT_JWKS_BYTES, true, &text, &len);
     sluice_jwks keys;
     sluice_status s =
         e != 0 ? sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "cannot read jwks_file '%s': %s",
@@ -151,7 +149,7 @@ split(sluice_arena *arena, const char *token, size_t len, json_t **header, json_
 {
     static const char alphabet[] =
         "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.";
-    if (len == 0 || len > SLUICE_JWT_MAX_BYTES || strspn(token, alphabet) != len)
+    if (len == 0 || len > SLUICE_LIMIT_JWT_BYTES || strspn(token, alphabet) != len)
         return "the token is not a compact JWT";
     const char *dot1 = memchr(token, '.', len);
     const char *dot2 =
@@ -160,9 +158,9 @@ split(sluice_arena *arena, const char *token, size_t len, json_t **header, json_
         return "the token is not a compact JWT (header.payload.signature)";
     unsigned char *h = NULL, *p = NULL;
     size_t h_len = 0, p_len = 0;
-    if (sluice_jwk_b64url_decode(arena, token, (size_t)(dot1 - token), MAX_HEADER_BYTES, &h,
-                                 &h_len) != SLUICE_OK ||
-        sluice_jwk_b64url_decode(arena, dot1 + 1, (size_t)(dot2 - dot1 - 1), SLUICE_JWT_MAX_BYTES,
+    if (sluice_jwk_b64url_decode(arena, token, (size_t)(dot1 - token),
+                                 SLUICE_LIMIT_JWT_HEADER_BYTES, &h, &h_len) != SLUICE_OK ||
+        sluice_jwk_b64url_decode(arena, dot1 + 1, (size_t)(dot2 - dot1 - 1), SLUICE_LIMIT_JWT_BYTES,
                                  &p, &p_len) != SLUICE_OK)
         return "the token's header or payload is not base64url";
     *header = json_loadb((const char *)h, h_len, JSON_REJECT_DUPLICATES, NULL);
@@ -248,7 +246,7 @@ static bool audience_matches(const json_t *aud, const char *expected)
 /* A claim value usable as a name: non-empty, bounded, no control bytes. */
 static bool is_name(const char *s, size_t len)
 {
-    if (len == 0 || len > MAX_CLAIM_BYTES)
+    if (len == 0 || len > SLUICE_LIMIT_JWT_CLAIM_BYTES)
         return false;
     for (size_t i = 0; i < len; i++)
         if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
@@ -261,7 +259,7 @@ add_group(sluice_arena *arena, const char **groups, size_t *count, const char *s
 {
     if (!is_name(s, len))
         return "a group in the token is empty, too long or has control characters";
-    if (*count == SLUICE_JWT_MAX_GROUPS)
+    if (*count == SLUICE_LIMIT_JWT_GROUPS)
         return "the token has too many groups";
     if ((groups[*count] = sluice_arena_strndup(arena, s, len)) == NULL)
         return "out of memory";
@@ -272,7 +270,7 @@ add_group(sluice_arena *arena, const char **groups, size_t *count, const char *s
 /* Groups from an array of strings or a space-separated string (OAuth "scope" style). */
 static const char *groups_of(sluice_arena *arena, const json_t *claim, sluice_identity *out)
 {
-    const char **groups = sluice_arena_calloc(arena, SLUICE_JWT_MAX_GROUPS, sizeof *groups);
+    const char **groups = sluice_arena_calloc(arena, SLUICE_LIMIT_JWT_GROUPS, sizeof *groups);
     if (groups == NULL)
         return "out of memory";
     size_t count = 0;

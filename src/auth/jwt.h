@@ -24,10 +24,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest bearer token accepted. */
-#define SLUICE_JWT_MAX_BYTES 8192u
-/* Groups kept from one token. */
-#define SLUICE_JWT_MAX_GROUPS 64u
 /* Shortest HS256 secret accepted (RFC 7518 §3.2: at least the hash size). */
 #define SLUICE_JWT_MIN_SECRET_BYTES 32u
 

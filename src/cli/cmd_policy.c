@@ -30,9 +30,6 @@
 
 int sluice_cmd_policy(int argc, char **argv);
 
-/* Largest policy, entities, context or schema file read (entity stores can be big). */
-#define POLICY_FILE_LIMIT (64u * 1024u * 1024u)
-
 static void usage(FILE *out)
 {
     fprintf(out,
@@ -57,7 +54,7 @@ static char *read_file(sluice_arena *arena, const char *path, size_t *len)
         return NULL;
     }
     sluice_buf b;
-    sluice_buf_init(&b, arena, POLICY_FILE_LIMIT);
+    sluice_buf_init(&b, arena, SLUICE_LIMIT_POLICY_FILE_BYTES);
     char chunk[65536];
     size_t n;
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
@@ -65,7 +62,7 @@ static char *read_file(sluice_arena *arena, const char *path, size_t *len)
     fclose(f);
     if (sluice_buf_status(&b) != SLUICE_OK) {
         fprintf(stderr, "sluice policy: %s is too large (limit is %u bytes)\n", path,
-                POLICY_FILE_LIMIT);
+                SLUICE_LIMIT_POLICY_FILE_BYTES);
         return NULL;
     }
     *len = b.len;

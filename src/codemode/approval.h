@@ -27,8 +27,6 @@
 
 /* Hex token id: 2 × SLUICE_TOKEN_ID_BYTES. */
 #define SLUICE_APPROVAL_ID_LEN 32u
-/* Requests kept in memory (older expired ones are dropped first). */
-#define SLUICE_APPROVAL_MAX 65536u
 
 typedef enum sluice_approval_state {
     SLUICE_APPROVAL_NONE = 0, /* never requested */

@@ -7,6 +7,7 @@
  * complete lines are read (a writer appends a line in one write), so readers need no lock.
  */
 #include "codemode/approval.h"
+#include "core/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,8 +19,6 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
-
-#define LINE_MAX_BYTES 4096u
 
 typedef struct approval_file {
     pthread_mutex_t lock;
@@ -40,7 +39,7 @@ static sluice_approval *find(approval_file *s, const char *id)
 /* Room for one more request: grows, or drops requests that expired before now. */
 static sluice_approval *add(approval_file *s, int64_t now)
 {
-    if (s->count == s->cap && s->cap < SLUICE_APPROVAL_MAX) {
+    if (s->count == s->cap && s->cap < SLUICE_LIMIT_PENDING_APPROVALS) {
         size_t cap = s->cap == 0 ? 64 : s->cap * 2;
         sluice_approval *grown = realloc(s->items, cap * sizeof *grown);
         if (grown == NULL)
@@ -115,7 +114,7 @@ static void catch_up(approval_file *s)
     char *p = buf;
     char *nl;
     while ((nl = memchr(p, '\n', (size_t)(buf + got - p))) != NULL) {
-        if ((size_t)(nl - p) <= LINE_MAX_BYTES) {
+        if ((size_t)(nl - p) <= SLUICE_LIMIT_APPROVAL_LINE_BYTES) {
             json_t *line = json_loadb(p, (size_t)(nl - p), 0, NULL);
             if (json_is_object(line))
                 apply(s, line);

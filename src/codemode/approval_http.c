@@ -6,6 +6,7 @@
 #include "codemode/approval.h"
 #include "codemode/approval_gate.h"
 #include "core/clock.h"
+#include "core/limits.h"
 
 #include <jansson.h>
 #include <sodium.h>
@@ -15,7 +16,6 @@
 #include <strings.h>
 
 #define MIN_KEY_BYTES 16u
-#define MAX_KEY_BYTES 4096u
 
 sluice_status sluice_approval_http_init(sluice_approval_http *h,
                                         sluice_codemode *cm,
@@ -41,10 +41,10 @@ sluice_status sluice_approval_http_init(sluice_approval_http *h,
     }
     const char *key = getenv(admin->key_env);
     size_t len = key != NULL ? strlen(key) : 0;
-    if (len < MIN_KEY_BYTES || len > MAX_KEY_BYTES)
+    if (len < MIN_KEY_BYTES || len > SLUICE_LIMIT_CREDENTIAL_BYTES)
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[admin] key_env '%s' must hold a key of %u to %u bytes",
-                                admin->key_env, MIN_KEY_BYTES, MAX_KEY_BYTES);
+                                admin->key_env, MIN_KEY_BYTES, SLUICE_LIMIT_CREDENTIAL_BYTES);
     crypto_hash_sha256(h->digest, (const unsigned char *)key, len);
     return SLUICE_OK;
 }
@@ -56,10 +56,11 @@ static bool key_ok(const sluice_approval_http *h, const char *authorization)
     const char *key = authorization + 7;
     size_t len = strlen(key);
     unsigned char digest[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256(digest, (const unsigned char *)key, len > MAX_KEY_BYTES ? 0 : len);
+    crypto_hash_sha256(digest, (const unsigned char *)key,
+                       len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len);
     bool same = sodium_memcmp(digest, h->digest, sizeof digest) == 0;
     sodium_memzero(digest, sizeof digest);
-    return same && len >= MIN_KEY_BYTES && len <= MAX_KEY_BYTES;
+    return same && len >= MIN_KEY_BYTES && len <= SLUICE_LIMIT_CREDENTIAL_BYTES;
 }
 
 static int answer(sluice_arena *arena, const char **out_body, int status, json_t *doc)

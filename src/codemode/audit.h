@@ -25,19 +25,12 @@
 #include "core/arena.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-/* Longest record line; code is capped at SLUICE_LIMIT_CODE_BYTES, JSON escaping can grow it. */
-#define SLUICE_AUDIT_LINE_MAX (4u * 1024u * 1024u)
-
-/* Records the file sink may have written but not yet covered by its head (a crash during a
- * group commit leaves at most this many, and the next open adopts them after checking their
- * links). Writers wait rather than run further ahead of the last sync. */
-#define SLUICE_AUDIT_UNSYNCED_MAX 1024u
 
 /* The sink contract. Every op is called with the sink's own impl pointer.
  * append: atomic (the record is stored whole, exactly once, or not at all) and durable (it
@@ -65,7 +58,7 @@ sluice_status sluice_audit_wrap(const sluice_audit_sink_ops *ops, void *impl, sl
  * run `sluice audit verify`) when the last line and the head disagree, the head is missing
  * beside a non-empty log, or the log ends in a partial line; SLUICE_E_IO when a file cannot be
  * opened or is locked by another process. Only the tail is read: `sluice audit verify` checks
- * the whole chain. A head up to SLUICE_AUDIT_UNSYNCED_MAX records behind the log (a crash during
+ * the whole chain. A head up to SLUICE_LIMIT_AUDIT_UNSYNCED records behind the log (a crash during
  * a group commit, after the log was written and before the head was) is repaired once the
  * records after it link to it. Same as sluice_audit_open_file with NULL options. */
 sluice_status
@@ -87,8 +80,8 @@ sluice_status sluice_audit_open_file(const char *path,
 
 /* Appends one record made of seq, ts, prev and event's fields (event is not modified; it must be
  * an object without the keys seq, ts and prev: SLUICE_E_INVALID). SLUICE_E_LIMIT over
- * SLUICE_AUDIT_LINE_MAX. SLUICE_E_IO when the record could not be made durable; the log then
- * refuses every later append (the chain may be torn), so callers can fail closed. Returns once
+ * SLUICE_LIMIT_AUDIT_LINE_BYTES. SLUICE_E_IO when the record could not be made durable; the log
+ * then refuses every later append (the chain may be torn), so callers can fail closed. Returns once
  * the record is durable. Thread-safe. */
 sluice_status
 sluice_audit_append(sluice_audit *log, json_t *event, sluice_arena *err_arena, sluice_error *err);

@@ -12,6 +12,7 @@
 #include "codemode/audit.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
+#include "core/limits.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -158,7 +159,7 @@ static bool write_head(int fd, uint64_t seq, const uint8_t *hash)
 /* The last n lines of the log, each with its newline, as one malloc'd block (*block NULL for an
  * empty log). Reads back from the end in growing windows. On failure writes why into what:
  * SLUICE_E_INVALID for a log that ends in a partial line, holds fewer than n lines, or whose
- * lines are longer than SLUICE_AUDIT_LINE_MAX; SLUICE_E_IO, SLUICE_E_NOMEM. */
+ * lines are longer than SLUICE_LIMIT_AUDIT_LINE_BYTES; SLUICE_E_IO, SLUICE_E_NOMEM. */
 static sluice_status
 read_tail_lines(int fd, uint64_t n, char **block, size_t *len, char *what, size_t cap)
 {
@@ -170,7 +171,7 @@ read_tail_lines(int fd, uint64_t n, char **block, size_t *len, char *what, size_
         return SLUICE_E_IO;
     }
     size_t size = (size_t)sb.st_size;
-    uint64_t ceiling = n * (SLUICE_AUDIT_LINE_MAX + 1u);
+    uint64_t ceiling = n * (SLUICE_LIMIT_AUDIT_LINE_BYTES + 1u);
     for (uint64_t window = TAIL_WINDOW_BYTES; size > 0; window *= 2) {
         uint64_t w = window < ceiling ? window : ceiling;
         size_t want = w < size ? (size_t)w : size;
@@ -213,7 +214,8 @@ read_tail_lines(int fd, uint64_t n, char **block, size_t *len, char *what, size_
             return SLUICE_E_INVALID;
         }
         if (w == ceiling) {
-            snprintf(what, cap, "the last record is longer than %u bytes", SLUICE_AUDIT_LINE_MAX);
+            snprintf(what, cap, "the last record is longer than %u bytes",
+                     SLUICE_LIMIT_AUDIT_LINE_BYTES);
             return SLUICE_E_INVALID;
         }
     }
@@ -301,7 +303,7 @@ static sluice_status resume_chain(audit_file *a,
     }
     bool at_end =
         head_seq == last.seq && sluice_hash_equal(head_hash, last.hash, SLUICE_HASH_BYTES);
-    bool behind = head_seq < last.seq && last.seq - head_seq <= SLUICE_AUDIT_UNSYNCED_MAX;
+    bool behind = head_seq < last.seq && last.seq - head_seq <= SLUICE_LIMIT_AUDIT_UNSYNCED;
     if (!at_end && behind) {
         st = adopt_unsynced(a, head_seq, head_hash, last.seq, what, cap);
         if (st != SLUICE_OK && st != SLUICE_E_INVALID)
@@ -382,7 +384,7 @@ static audit_file *file_new(const char *path, const sluice_audit_file_options *o
         free(a);
         return NULL;
     }
-    if (!sluice_group_commit_init(&a->gc, SLUICE_AUDIT_UNSYNCED_MAX)) {
+    if (!sluice_group_commit_init(&a->gc, SLUICE_LIMIT_AUDIT_UNSYNCED)) {
         pthread_mutex_destroy(&a->lock);
         free(a);
         return NULL;
@@ -505,11 +507,11 @@ static sluice_status write_record(
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
                                 "out of memory building an audit record");
     size_t len = strlen(text);
-    if (len > SLUICE_AUDIT_LINE_MAX) {
+    if (len > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
         free(text);
         return sluice_error_set(err, err_arena, SLUICE_E_LIMIT,
                                 "audit record is %zu bytes (limit is %u)", len,
-                                SLUICE_AUDIT_LINE_MAX);
+                                SLUICE_LIMIT_AUDIT_LINE_BYTES);
     }
     uint8_t hash[SLUICE_HASH_BYTES];
     sluice_hash_sha256(text, len, hash);
@@ -594,8 +596,8 @@ static read_result next_record(line_reader *lr, record *rec, sluice_audit_report
         return READ_BAD;
     }
     len--;
-    if (len > SLUICE_AUDIT_LINE_MAX) {
-        report_at(r, lr->line, "record is longer than %u bytes", SLUICE_AUDIT_LINE_MAX);
+    if (len > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
+        report_at(r, lr->line, "record is longer than %u bytes", SLUICE_LIMIT_AUDIT_LINE_BYTES);
         return READ_BAD;
     }
     char what[sizeof r->what];

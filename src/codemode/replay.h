@@ -25,9 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Live (unexpired) token ids a store holds; past it consume fails closed with SLUICE_E_LIMIT. */
-#define SLUICE_REPLAY_MAX_ENTRIES (256u * 1024u)
-
 /* The store contract. Every op is called with the store's own impl pointer; all are
  * thread-safe.
  * consume: an atomic test-and-set of token_id over everyone sharing the store (two concurrent

@@ -10,6 +10,7 @@
 #include "codemode/replay.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
+#include "core/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -85,7 +86,7 @@ static sluice_status make_room(replay_file *s, int64_t now)
         return SLUICE_E_NOMEM;
     if ((s->count + 1) * 2 <= s->cap)
         return SLUICE_OK;
-    if (s->count >= SLUICE_REPLAY_MAX_ENTRIES)
+    if (s->count >= SLUICE_LIMIT_REPLAY_ENTRIES)
         return SLUICE_E_LIMIT;
     return rebuild(s, s->cap * 2, now) ? SLUICE_OK : SLUICE_E_NOMEM;
 }

@@ -3,6 +3,8 @@
  */
 #include "codemode/token.h"
 
+#include "core/limits.h"
+
 #include <sodium.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,12 +17,12 @@
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
 #define PAYLOAD_MAX                                                                   \
     (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES + \
-     3u * (2u + SLUICE_TOKEN_FIELD_MAX) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u)
+     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u)
 
 _Static_assert(sizeof(WIRE_PREFIX) - 1 + SLUICE_HASH_B64URL_CHARS(PAYLOAD_MAX) + 1 +
                        SLUICE_HASH_B64URL_CHARS(SLUICE_SECRET_MAC_BYTES) <=
-                   SLUICE_TOKEN_MAX_CHARS,
-               "the largest token must fit SLUICE_TOKEN_MAX_CHARS");
+                   SLUICE_LIMIT_TOKEN_CHARS,
+               "the largest token must fit SLUICE_LIMIT_TOKEN_CHARS");
 
 static const char *const problem_names[] = {
     [SLUICE_TOKEN_OK] = "ok",
@@ -134,10 +136,10 @@ check_field(const char *value, const char *name, sluice_arena *arena, sluice_err
 {
     if (value == NULL)
         return sluice_error_set(err, arena, SLUICE_E_INVALID, "token claim %s is missing", name);
-    if (strlen(value) > SLUICE_TOKEN_FIELD_MAX)
+    if (strlen(value) > SLUICE_LIMIT_TOKEN_FIELD_BYTES)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                 "token claim %s is too long (limit is %u bytes)", name,
-                                SLUICE_TOKEN_FIELD_MAX);
+                                SLUICE_LIMIT_TOKEN_FIELD_BYTES);
     return SLUICE_OK;
 }
 
@@ -234,7 +236,7 @@ static const char *take_str16(reader *r, sluice_arena *arena)
     size_t n = take_u8(r) << 8;
     n |= take_u8(r);
     const uint8_t *p = take(r, n);
-    if (p == NULL || n > SLUICE_TOKEN_FIELD_MAX || memchr(p, '\0', n) != NULL) {
+    if (p == NULL || n > SLUICE_LIMIT_TOKEN_FIELD_BYTES || memchr(p, '\0', n) != NULL) {
         r->ok = false;
         return NULL;
     }
@@ -322,11 +324,11 @@ static sluice_status decode_token(sluice_arena *arena,
                                   sluice_error *err)
 {
     const size_t prefix = sizeof(WIRE_PREFIX) - 1;
-    if (len > SLUICE_TOKEN_MAX_CHARS)
+    if (len > SLUICE_LIMIT_TOKEN_CHARS)
         return refuse(err, arena, out_problem, SLUICE_TOKEN_TOO_LONG,
                       "the approval token is %zu characters; no sluice token is longer than %u; "
                       "%s",
-                      len, SLUICE_TOKEN_MAX_CHARS, MALFORMED_HOW);
+                      len, SLUICE_LIMIT_TOKEN_CHARS, MALFORMED_HOW);
     if (len >= prefix && token[0] == 's' && token[1] == 'l' && token[3] == '.' && token[2] >= '0' &&
         token[2] <= '9' && token[2] != WIRE_PREFIX[2])
         return refuse(err, arena, out_problem, SLUICE_TOKEN_BAD_VERSION,

@@ -27,6 +27,7 @@
 #include "core/arena.h"
 #include "core/error.h"
 #include "core/hash.h"
+#include "core/limits.h"
 #include "facts/codefacts.h"
 
 #include <stddef.h>
@@ -34,10 +35,6 @@
 
 #define SLUICE_TOKEN_VERSION  1u
 #define SLUICE_TOKEN_ID_BYTES 16u
-/* Longest user, session or server id a token carries. */
-#define SLUICE_TOKEN_FIELD_MAX 512u
-/* Longest token text the decoder looks at; anything longer is refused unread. */
-#define SLUICE_TOKEN_MAX_CHARS 4096u
 /* How far in the future issued_at may be (clock steps) before a token is refused. */
 #define SLUICE_TOKEN_CLOCK_SKEW_SECONDS 60
 
@@ -46,7 +43,7 @@
 typedef enum sluice_token_problem {
     SLUICE_TOKEN_OK = 0,
     SLUICE_TOKEN_MALFORMED = 1,     /* not a sluice token, bad encoding, bad field */
-    SLUICE_TOKEN_TOO_LONG = 2,      /* longer than SLUICE_TOKEN_MAX_CHARS */
+    SLUICE_TOKEN_TOO_LONG = 2,      /* longer than SLUICE_LIMIT_TOKEN_CHARS */
     SLUICE_TOKEN_BAD_VERSION = 3,   /* a token format this build does not know */
     SLUICE_TOKEN_UNKNOWN_KEY = 4,   /* key id not in the keyring (rotated out, or forged) */
     SLUICE_TOKEN_BAD_SIGNATURE = 5, /* MAC does not match: altered or forged */
@@ -70,7 +67,7 @@ typedef struct sluice_token_claims {
     char key_id[SLUICE_SECRET_KEY_ID_MAX + 1]; /* set by issue: the current key */
     uint8_t token_id[SLUICE_TOKEN_ID_BYTES];   /* set by issue: random */
     uint8_t code_hash[SLUICE_HASH_BYTES];      /* SHA-256 of the canonical code */
-    const char *user_id;                       /* NUL-free, <= SLUICE_TOKEN_FIELD_MAX bytes */
+    const char *user_id; /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes */
     const char *session_id;
     const char *server_id;
     uint8_t context_hash[SLUICE_HASH_BYTES];   /* schema + policy set + permissions */

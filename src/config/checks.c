@@ -587,7 +587,7 @@ static sluice_status scan_placeholders(sluice_keys_loader *ld,
             while (is_ident_char(s[end]))
                 end++;
             if (s[end] == '$') { /* $tag$ ... $tag$: a dollar-quoted string */
-                char tag[SLUICE_SUGGEST_MAX_LEN + 3];
+                char tag[SLUICE_LIMIT_SUGGEST_WORD_BYTES + 3];
                 size_t n = end - i + 1;
                 if (n >= sizeof tag) {
                     i = strlen(s);

@@ -6,6 +6,8 @@
  */
 #include "config/suggest.h"
 
+#include "core/limits.h"
+
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
@@ -24,10 +26,10 @@ static int fold(char c)
 size_t sluice_suggest_distance(const char *a, const char *b)
 {
     size_t n = strlen(a), m = strlen(b);
-    if (n > SLUICE_SUGGEST_MAX_LEN || m > SLUICE_SUGGEST_MAX_LEN)
+    if (n > SLUICE_LIMIT_SUGGEST_WORD_BYTES || m > SLUICE_LIMIT_SUGGEST_WORD_BYTES)
         return SIZE_MAX;
     /* Three rolling rows: the swap rule looks two rows back. */
-    size_t rows[3][SLUICE_SUGGEST_MAX_LEN + 1];
+    size_t rows[3][SLUICE_LIMIT_SUGGEST_WORD_BYTES + 1];
     size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2];
     for (size_t j = 0; j <= m; j++)
         prev[j] = j;

@@ -11,10 +11,6 @@
 
 #include <stddef.h>
 
-/* Words longer than this are never corrected (no key is that long; the bound keeps the
- * distance table on the stack). */
-#define SLUICE_SUGGEST_MAX_LEN 64u
-
 /* Collects the best candidate for one misspelled word. Feed candidates with
  * sluice_suggest_consider(); ties keep the first one seen. */
 typedef struct sluice_suggest {
@@ -31,7 +27,7 @@ void sluice_suggest_consider(sluice_suggest *s, const char *candidate);
 const char *sluice_suggest_best(const sluice_suggest *s);
 
 /* Case-insensitive optimal-string-alignment distance between a and b; SIZE_MAX when either is
- * longer than SLUICE_SUGGEST_MAX_LEN. */
+ * longer than SLUICE_LIMIT_SUGGEST_WORD_BYTES. */
 size_t sluice_suggest_distance(const char *a, const char *b);
 
 #endif

@@ -67,10 +67,6 @@ typedef struct parser {
     value *table; /* where key/value pairs go now */
 } parser;
 
-/* The largest document we parse. Config files are far smaller; this bounds fuzzing and
- * hostile input while leaving room for generated files. */
-#define TOML_MAX_BYTES (4u * 1024u * 1024u)
-
 /* ------------------------------------------------------------------------------------------ */
 /* Positions and errors                                                                        */
 
@@ -1311,10 +1307,10 @@ sluice_status sluice_toml_parse(sluice_arena *arena,
     p.err = err;
     p.cur_line = 1;
     p.cur_col = 1;
-    if (len > TOML_MAX_BYTES) {
+    if (len > SLUICE_LIMIT_TOML_BYTES) {
         if (err != NULL)
             sluice_error_set(err, arena, SLUICE_E_LIMIT, "%s is too large (%zu bytes; limit is %u)",
-                             source != NULL ? source : "TOML input", len, TOML_MAX_BYTES);
+                             source != NULL ? source : "TOML input", len, SLUICE_LIMIT_TOML_BYTES);
         return SLUICE_E_LIMIT;
     }
     size_t bad = sluice_toml_lex_utf8_check(src, len);

@@ -60,4 +60,49 @@
  * kinds of step), shallow enough for a 256 KiB thread stack. */
 #define SLUICE_LIMIT_GRAPHQL_DEPTH 256u
 
+/* demo.sql is a few KiB; anything larger is not the file we meant. */
+#define SLUICE_LIMIT_DEMO_SQL_BYTES (1024 * 1024)
+/* SQLite connection limits (sqlite.org/security.html suggests values of this order): string or
+ * BLOB length, expression depth, terms of a compound SELECT. */
+#define SLUICE_LIMIT_SQLITE_LENGTH          10000000
+#define SLUICE_LIMIT_SQLITE_EXPR_DEPTH      100
+#define SLUICE_LIMIT_SQLITE_COMPOUND_SELECT 50
+/* The largest TOML document parsed. Config files are far smaller (SLUICE_LIMIT_CONFIG_BYTES);
+ * this bounds fuzzing and hostile input while leaving room for generated files. */
+#define SLUICE_LIMIT_TOML_BYTES (4u * 1024u * 1024u)
+/* Largest JWKS file read, and keys kept from it. */
+#define SLUICE_LIMIT_JWKS_BYTES (1024u * 1024u)
+#define SLUICE_LIMIT_JWKS_KEYS  64u
+/* Longest bearer JWT accepted, groups taken from its claims, its decoded header, one string
+ * claim. */
+#define SLUICE_LIMIT_JWT_BYTES        8192u
+#define SLUICE_LIMIT_JWT_GROUPS       64u
+#define SLUICE_LIMIT_JWT_HEADER_BYTES 2048u
+#define SLUICE_LIMIT_JWT_CLAIM_BYTES  256u
+/* Longest API key or administrator key accepted on the wire. */
+#define SLUICE_LIMIT_CREDENTIAL_BYTES 4096u
+/* Largest answer read from a policy command. */
+#define SLUICE_LIMIT_POLICY_COMMAND_OUTPUT_BYTES (64u * 1024u)
+/* Largest policy, entities or schema file read (server and CLI alike). */
+#define SLUICE_LIMIT_POLICY_FILE_BYTES (16u * 1024u * 1024u)
+/* Deepest Cedar expression tree accepted: evaluation recurses once per level. */
+#define SLUICE_LIMIT_CEDAR_TREE_DEPTH 1000u
+/* Longest user, session or server id an approval token carries, and the longest token text. */
+#define SLUICE_LIMIT_TOKEN_FIELD_BYTES 512u
+#define SLUICE_LIMIT_TOKEN_CHARS       4096u
+/* Approval requests kept in memory (older expired ones are dropped first). */
+#define SLUICE_LIMIT_PENDING_APPROVALS 65536u
+/* Longest line of the approvals file. */
+#define SLUICE_LIMIT_APPROVAL_LINE_BYTES 4096u
+/* Longest audit record line; code is capped at SLUICE_LIMIT_CODE_BYTES, JSON escaping can
+ * grow it. */
+#define SLUICE_LIMIT_AUDIT_LINE_BYTES (4u * 1024u * 1024u)
+/* Records the audit head may trail the log by after a crash (adopted on the next open). */
+#define SLUICE_LIMIT_AUDIT_UNSYNCED 1024u
+/* Live (unexpired) token ids a replay store holds; past it consume fails closed. */
+#define SLUICE_LIMIT_REPLAY_ENTRIES (256u * 1024u)
+/* Words longer than this are never corrected (no key is that long; the bound keeps the
+ * did-you-mean distance table on the stack). */
+#define SLUICE_LIMIT_SUGGEST_WORD_BYTES 64u
+
 #endif

@@ -5,6 +5,7 @@
 #include "exec/demo_db.h"
 
 #include "core/buf.h"
+#include "core/limits.h"
 
 #include <duckdb.h>
 #include <errno.h>
@@ -14,9 +15,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* demo.sql is a few KiB; anything larger is not the file we meant. */
-#define DEMO_MAX_SQL_BYTES (1024 * 1024)
-
 static char *read_script(const char *path, sluice_arena *arena, sluice_error *err)
 {
     FILE *f = fopen(path, "rb");
@@ -25,7 +23,7 @@ static char *read_script(const char *path, sluice_arena *arena, sluice_error *er
         return NULL;
     }
     sluice_buf b;
-    sluice_buf_init(&b, arena, DEMO_MAX_SQL_BYTES);
+    sluice_buf_init(&b, arena, SLUICE_LIMIT_DEMO_SQL_BYTES);
     char chunk[8192];
     size_t n;
     while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
@@ -35,7 +33,7 @@ static char *read_script(const char *path, sluice_arena *arena, sluice_error *er
     if (failed || sluice_buf_status(&b) != SLUICE_OK) {
         sluice_error_set(err, arena, failed ? SLUICE_E_IO : SLUICE_E_LIMIT,
                          "cannot read %s (larger than %d bytes or unreadable)", path,
-                         DEMO_MAX_SQL_BYTES);
+                         SLUICE_LIMIT_DEMO_SQL_BYTES);
         return NULL;
     }
     return b.data != NULL ? b.data : sluice_arena_strdup(arena, "");

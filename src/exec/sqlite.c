@@ -23,10 +23,6 @@
 
 /* VM steps between two looks at the clock and the cancel flag. */
 #define LITE_PROGRESS_STEPS 1000
-/* Hard limits on the connection (sqlite.org/security.html suggests values of this order). */
-#define LITE_MAX_LENGTH          10000000
-#define LITE_MAX_EXPR_DEPTH      100
-#define LITE_MAX_COMPOUND_SELECT 50
 
 typedef struct lite_state {
     char *uri;
@@ -330,10 +326,10 @@ static int harden(sqlite3 *db)
     ok &= sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_TRIGGER, 0, &v) == SQLITE_OK && v == 0;
     /* ATTACHED=0 also blocks VACUUM INTO (research §5.5). */
     sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
-    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, LITE_MAX_LENGTH);
+    sqlite3_limit(db, SQLITE_LIMIT_LENGTH, SLUICE_LIMIT_SQLITE_LENGTH);
     sqlite3_limit(db, SQLITE_LIMIT_SQL_LENGTH, (int)SLUICE_LIMIT_CODE_BYTES);
-    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, LITE_MAX_EXPR_DEPTH);
-    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, LITE_MAX_COMPOUND_SELECT);
+    sqlite3_limit(db, SQLITE_LIMIT_EXPR_DEPTH, SLUICE_LIMIT_SQLITE_EXPR_DEPTH);
+    sqlite3_limit(db, SQLITE_LIMIT_COMPOUND_SELECT, SLUICE_LIMIT_SQLITE_COMPOUND_SELECT);
     ok &= sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, -1) == 0;
     return ok;
 }

@@ -18,9 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Largest policy, entities or schema file read. */
-#define POLICY_FILE_LIMIT (16u * 1024u * 1024u)
-
 typedef struct cedar_state {
     sluice_arena *arena;
     const sluice_cedar_policyset *set;
@@ -36,7 +33,7 @@ static sluice_status read_text(sluice_arena *arena,
                                sluice_arena *err_arena,
                                sluice_error *err)
 {
-    int e = sluice_checks_read_file(arena, path, POLICY_FILE_LIMIT, true, text, len);
+    int e = sluice_checks_read_file(arena, path, SLUICE_LIMIT_POLICY_FILE_BYTES, true, text, len);
     if (e == ENOMEM)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (e != 0)

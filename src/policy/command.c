@@ -9,6 +9,7 @@
  * exits without reading cannot raise SIGPIPE in the server.
  * Does not own: the request model (policy.c).
  */
+#include "core/limits.h"
 #include "policy/backend.h"
 
 #include <errno.h>
@@ -23,9 +24,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-/* Largest answer read from the program. */
-#define COMMAND_OUTPUT_LIMIT (64u * 1024u)
 
 typedef struct command_state {
     char **argv;
@@ -102,14 +100,15 @@ exchange(int fd, const char *request, size_t len, char *out, size_t *out_len, in
                 shutdown(fd, SHUT_WR);
         }
         if (p.revents & (POLLIN | POLLHUP)) {
-            ssize_t n = recv(fd, out + got, COMMAND_OUTPUT_LIMIT + 1 - got, MSG_DONTWAIT);
+            ssize_t n = recv(fd, out + got, SLUICE_LIMIT_POLICY_COMMAND_OUTPUT_BYTES + 1 - got,
+                             MSG_DONTWAIT);
             /* ECONNRESET: the program exited without reading all of the request; it is
              * reported once, and the answer it wrote is still queued behind it. */
             if (n < 0 && errno != EAGAIN && errno != EINTR && errno != ECONNRESET)
                 return errno;
             if (n == 0)
                 reading = false;
-            if (n > 0 && (got += (size_t)n) > COMMAND_OUTPUT_LIMIT)
+            if (n > 0 && (got += (size_t)n) > SLUICE_LIMIT_POLICY_COMMAND_OUTPUT_BYTES)
                 return EFBIG;
         }
     }
@@ -184,7 +183,7 @@ static sluice_status command_evaluate(void *state,
 {
     const command_state *s = state;
     char *text = json_dumps(request, JSON_COMPACT);
-    char *answer = sluice_arena_alloc(arena, COMMAND_OUTPUT_LIMIT + 1);
+    char *answer = sluice_arena_alloc(arena, SLUICE_LIMIT_POLICY_COMMAND_OUTPUT_BYTES + 1);
     if (text == NULL || answer == NULL) {
         free(text);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");

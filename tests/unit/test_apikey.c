@@ -3,6 +3,7 @@
  * and every way a config entry can be refused.
  */
 #include "auth/apikey.h"
+#include "core/limits.h"
 #include "unit.h"
 
 #include <stdlib.h>
@@ -98,9 +99,9 @@ static void test_apikey_rejects_wrong_and_missing_keys(void **state)
                         "unsupported Authorization scheme: send 'Authorization: Bearer <key>'");
     assert_int_equal(run(auth, "Bearer ", NULL, &who, &f), SLUICE_E_AUTH);
     assert_int_equal(run(auth, "Bearerabc", NULL, &who, &f), SLUICE_E_AUTH);
-    char *huge = malloc(SLUICE_APIKEY_MAX_LENGTH + 2);
-    memset(huge, 'a', SLUICE_APIKEY_MAX_LENGTH + 1);
-    huge[SLUICE_APIKEY_MAX_LENGTH + 1] = '\0';
+    char *huge = malloc(SLUICE_LIMIT_CREDENTIAL_BYTES + 2);
+    memset(huge, 'a', SLUICE_LIMIT_CREDENTIAL_BYTES + 1);
+    huge[SLUICE_LIMIT_CREDENTIAL_BYTES + 1] = '\0';
     assert_int_equal(run(auth, NULL, huge, &who, &f), SLUICE_E_AUTH);
     free(huge);
     auth->destroy(auth);

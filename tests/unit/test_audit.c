@@ -6,6 +6,7 @@
  */
 #include "codemode/audit.h"
 #include "core/hash.h"
+#include "core/limits.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -338,7 +339,7 @@ static void test_audit_open_refuses_head_far_behind(void **state)
     sluice_audit *log = NULL;
     assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
     json_t *event = json_pack("{s:s}", "event", "x");
-    for (unsigned i = 0; i < SLUICE_AUDIT_UNSYNCED_MAX + 1; i++)
+    for (unsigned i = 0; i < SLUICE_LIMIT_AUDIT_UNSYNCED + 1; i++)
         assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
     json_decref(event);
     sluice_audit_close(log);

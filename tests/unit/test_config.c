@@ -526,7 +526,7 @@ static void test_suggest_distance_counts_typos(void **state)
     assert_int_equal(sluice_suggest_distance("Enabled", "enabled"), 0);
     assert_int_equal(sluice_suggest_distance("abc", "xyz"), 3);
     assert_int_equal(sluice_suggest_distance("", "abc"), 3);
-    char longword[SLUICE_SUGGEST_MAX_LEN + 2];
+    char longword[SLUICE_LIMIT_SUGGEST_WORD_BYTES + 2];
     memset(longword, 'a', sizeof longword - 1);
     longword[sizeof longword - 1] = '\0';
     assert_int_equal(sluice_suggest_distance(longword, "a"), SIZE_MAX);

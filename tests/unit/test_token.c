@@ -3,6 +3,7 @@
  * expiry, unknown keys and rotation.
  */
 #include "codemode/token.h"
+#include "core/limits.h"
 #include "unit.h"
 
 #include <stdio.h>
@@ -227,7 +228,7 @@ static void test_token_any_single_byte_change_refused(void **state)
     sluice_token_claims claims = f->want;
     char *token = issue(f, f->ring, &claims);
     size_t len = strlen(token);
-    char copy[SLUICE_TOKEN_MAX_CHARS];
+    char copy[SLUICE_LIMIT_TOKEN_CHARS];
     static const unsigned char flips[] = { 0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80 };
     for (size_t i = 0; i < len; i++) {
         for (size_t k = 0; k < sizeof flips; k++) {
@@ -251,7 +252,7 @@ static void test_token_truncated_refused(void **state)
         assert_true(p == SLUICE_TOKEN_MALFORMED || p == SLUICE_TOKEN_BAD_SIGNATURE);
     }
     /* A byte appended is refused too. */
-    char longer[SLUICE_TOKEN_MAX_CHARS];
+    char longer[SLUICE_LIMIT_TOKEN_CHARS];
     memcpy(longer, token, len);
     longer[len] = 'A';
     assert_int_equal(verify(f, f->ring, longer, len + 1, &f->want, NOW, NULL),
@@ -288,7 +289,7 @@ static void test_token_garbage_refused(void **state)
     /* An embedded NUL inside an otherwise valid token. */
     sluice_token_claims claims = f->want;
     char *token = issue(f, f->ring, &claims);
-    char copy[SLUICE_TOKEN_MAX_CHARS];
+    char copy[SLUICE_LIMIT_TOKEN_CHARS];
     size_t len = strlen(token);
     memcpy(copy, token, len);
     copy[len / 2] = '\0';
@@ -298,7 +299,7 @@ static void test_token_garbage_refused(void **state)
 static void test_token_oversized_refused_unread(void **state)
 {
     fixture *f = *state;
-    static char big[SLUICE_TOKEN_MAX_CHARS * 4];
+    static char big[SLUICE_LIMIT_TOKEN_CHARS * 4];
     memset(big, 'A', sizeof big);
     memcpy(big, "sl1.", 4);
     sluice_error err;
@@ -306,8 +307,8 @@ static void test_token_oversized_refused_unread(void **state)
                      SLUICE_TOKEN_TOO_LONG);
     assert_non_null(strstr(err.message, "no sluice token is longer than 4096"));
     /* Within the limit but a payload larger than any claims can be: malformed, no overflow. */
-    big[SLUICE_TOKEN_MAX_CHARS - 44] = '.';
-    assert_int_equal(verify(f, f->ring, big, SLUICE_TOKEN_MAX_CHARS, &f->want, NOW, NULL),
+    big[SLUICE_LIMIT_TOKEN_CHARS - 44] = '.';
+    assert_int_equal(verify(f, f->ring, big, SLUICE_LIMIT_TOKEN_CHARS, &f->want, NOW, NULL),
                      SLUICE_TOKEN_MALFORMED);
 }
 
@@ -408,8 +409,8 @@ static void test_token_rotation(void **state)
 static void test_token_issue_refuses_bad_claims(void **state)
 {
     fixture *f = *state;
-    static char long_id[SLUICE_TOKEN_FIELD_MAX + 2];
-    memset(long_id, 'u', SLUICE_TOKEN_FIELD_MAX + 1);
+    static char long_id[SLUICE_LIMIT_TOKEN_FIELD_BYTES + 2];
+    memset(long_id, 'u', SLUICE_LIMIT_TOKEN_FIELD_BYTES + 1);
     sluice_token_claims c = f->want;
     char *token = NULL;
     c.user_id = long_id;
@@ -426,11 +427,11 @@ static void test_token_issue_refuses_bad_claims(void **state)
     assert_int_equal(sluice_token_issue(f->ring, &c, NOW, 300, f->arena, &token, NULL),
                      SLUICE_E_INVALID);
     /* The longest ids allowed round-trip. */
-    long_id[SLUICE_TOKEN_FIELD_MAX] = '\0';
+    long_id[SLUICE_LIMIT_TOKEN_FIELD_BYTES] = '\0';
     c = f->want;
     c.user_id = c.session_id = c.server_id = long_id;
     token = issue(f, f->ring, &c);
-    assert_true(strlen(token) <= SLUICE_TOKEN_MAX_CHARS);
+    assert_true(strlen(token) <= SLUICE_LIMIT_TOKEN_CHARS);
     sluice_token_claims live = f->want;
     live.user_id = live.session_id = live.server_id = long_id;
     assert_int_equal(verify(f, f->ring, token, strlen(token), &live, NOW, NULL), SLUICE_TOKEN_OK);

@@ -78,9 +78,6 @@ typedef enum cedar_fn {
     FN_TO_DAYS,
 } cedar_fn;
 
-/* Deepest expression tree accepted: evaluation recurses once per level. */
-#define CEDAR_MAX_TREE_DEPTH 1000u
-
 typedef struct cedar_expr cedar_expr;
 struct cedar_expr {
     uint8_t kind;   /* cedar_expr_kind */

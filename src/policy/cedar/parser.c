@@ -285,7 +285,7 @@ static cedar_expr *link(parser *p, cedar_expr *e)
         if (height(e->args[i]) > h)
             h = height(e->args[i]);
     }
-    if (h + 1 > CEDAR_MAX_TREE_DEPTH) {
+    if (h + 1 > SLUICE_LIMIT_CEDAR_TREE_DEPTH) {
         fail_at(p, p->tok, SLUICE_E_LIMIT, "expression nests too deeply (limit is 1000 levels)");
         return NULL;
     }

@@ -6,6 +6,7 @@
  */
 #include "policy/cedar/schema.h"
 
+#include "core/limits.h"
 #include "policy/cedar/ast.h"
 #include "policy/cedar/json.h"
 
@@ -403,9 +404,9 @@ static void check_chain(checker *c, const cedar_expr *root, const cedar_expr **c
  * frame only, never across the recursion of check_expr. */
 static void check_var_chain(checker *c, const cedar_expr *e)
 {
-    const cedar_expr *chain[CEDAR_MAX_TREE_DEPTH];
+    const cedar_expr *chain[SLUICE_LIMIT_CEDAR_TREE_DEPTH];
     size_t n = 0;
-    for (; e->kind == EX_ATTR && n < CEDAR_MAX_TREE_DEPTH; e = e->a)
+    for (; e->kind == EX_ATTR && n < SLUICE_LIMIT_CEDAR_TREE_DEPTH; e = e->a)
         chain[n++] = e;
     for (size_t i = 0; i < n / 2; i++) {
         const cedar_expr *t = chain[i];
