@@ -143,10 +143,11 @@ sluice_status sluice_exec_report_read(const char *text,
 {
     *in_parent = false;
     json_t *doc = json_loadb(text, len, JSON_ALLOW_NUL, NULL);
-    if (doc == NULL || sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK) {
-        json_decref(doc);
+    if (doc == NULL)
         return SLUICE_E_INTERNAL;
-    }
+    /* On failure cleanup_add has released doc itself. */
+    if (sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the result");
     const json_t *status = json_object_get(doc, "status");
     if (!json_is_integer(status))
         return SLUICE_E_INTERNAL;
