@@ -27,4 +27,12 @@
 /* A [[resources]] file read at config load. */
 #define SLUICE_LIMIT_RESOURCE_FILE_BYTES (4u * 1024u * 1024u)
 
+/* PostgreSQL: rows asked for per FETCH from the cursor (the row cap stops the server's work at
+ * N + 1 rows whatever this is), the password file's size, how long a cancelled statement may
+ * take to stop before its connection is dropped, and how often the wait looks at the clock. */
+#define SLUICE_LIMIT_PG_FETCH_ROWS      1000u
+#define SLUICE_LIMIT_PG_PASSWORD_BYTES  4096u
+#define SLUICE_LIMIT_PG_CANCEL_GRACE_MS 5000
+#define SLUICE_LIMIT_PG_POLL_MS         50
+
 #endif

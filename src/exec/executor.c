@@ -5,6 +5,7 @@
 #include "exec/executor.h"
 
 #include "exec/duckdb.h"
+#include "exec/postgres.h"
 #include "exec/sqlite.h"
 
 #include <sodium.h>
@@ -104,6 +105,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
                                    sluice_error *err)
 {
     *out = NULL;
+    if (db != NULL && db->engine == SLUICE_ENGINE_POSTGRES)
+        return sluice_exec_postgres_open(db, code_mode, out, err_arena, err);
     if (db == NULL || db->path == NULL || db->path[0] == '\0')
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[database] path is not set; point it at a database file");
@@ -112,6 +115,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
         return sluice_exec_duckdb_open(db, code_mode, out, err_arena, err);
     case SLUICE_ENGINE_SQLITE:
         return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
+    case SLUICE_ENGINE_POSTGRES:
+        break; /* opened above: it needs no path */
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);
