@@ -11,11 +11,13 @@ if (!work || !sluiceBin) throw new Error("run through ctest_codemode.sh");
 
 export const API_KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdef" };
 
-// Writes a config file; overrides replace [code_mode]/[database] keys.
+// Writes a config file; overrides replace [code_mode]/[database] keys. database: the whole
+// [database] body instead of engine + the demo file (the PostgreSQL tests pass conninfo).
 export function writeConfig(name, { engine = "duckdb", serverId = "e2e", ttl = 300, key = "token.key",
                                     autoApprove = ["low", "medium"], maxRows = 1000, timeout = 5,
-                                    extra = "" } = {}) {
+                                    extra = "", database = null } = {}) {
   const db = engine === "duckdb" ? "demo.duckdb" : "demo.sqlite";
+  const databaseBody = database ?? `engine = "${engine}"\npath = "${db}"`;
   const file = path.join(work, `${name}.toml`);
   writeFileSync(file, `
 [server]
@@ -32,8 +34,7 @@ user = "bob"
 groups = ["StandardUsers"]
 key_env = "SLUICE_E2E_KEY_BOB"
 [database]
-engine = "${engine}"
-path = "${db}"
+${databaseBody}
 [code_mode]
 enabled = true
 server_id = "${serverId}"

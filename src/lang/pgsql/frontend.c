@@ -87,12 +87,14 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
             if (!sluice_pgsql_blocked(c, base))
                 continue;
             bool tainted = sluice_codefacts_list_has(&c->tainted, base);
-            sluice_codefacts_violate(
-                c->facts, "blocked_column", 0, 0,
-                "use blocked fields only to join or filter with =; never return them",
-                "output column %s is computed from %s, which is %s", col->name, base,
-                tainted ? "compared with a blocked field (so it holds the blocked value)"
-                        : "a blocked field");
+            c->nomem |=
+                SLUICE_OK !=
+                sluice_codefacts_violate(
+                    c->facts, "blocked_column", 0, 0,
+                    "use blocked fields only to join or filter with =; never return them",
+                    "output column %s is computed from %s, which is %s", col->name, base,
+                    tainted ? "compared with a blocked field (so it holds the blocked value)"
+                            : "a blocked field");
             break;
         }
     }

@@ -459,7 +459,8 @@ static pg_rel values_lists(pg_ctx *c, const pg_scope *parent, json_t *lists)
 /* ---- CTEs ---- */
 
 /* A recursive CTE's columns grow until the recursive term adds no lineage. */
-static void recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t *query)
+static void
+recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t *query, json_t *names)
 {
     json_t *body = pg_node_body(query, "SelectStmt");
     const char *op = json_string_value(json_object_get(body, "op"));
@@ -467,7 +468,8 @@ static void recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t
         cte->rel = sluice_pgsql_query(c, parent, cte->next, query);
         return;
     }
-    cte->rel = sluice_pgsql_query(c, parent, cte->next, json_object_get(body, "larg"));
+    cte->rel = rename_cols(
+        c, sluice_pgsql_query(c, parent, cte->next, json_object_get(body, "larg")), names, body);
     for (size_t pass = 0; pass < SLUICE_PGSQL_MAX_TAINT_PASSES; pass++) {
         pg_rel r = sluice_pgsql_query(c, parent, cte, json_object_get(body, "rarg"));
         bool grew = false;
@@ -505,7 +507,7 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
         }
         pg_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
         if (recursive)
-            recursive_cte(c, parent, cte, query);
+            recursive_cte(c, parent, cte, query, json_object_get(body, "aliascolnames"));
         else
             cte->rel = sluice_pgsql_query(c, parent, ctes, query);
         cte->rel = rename_cols(c, cte->rel, json_object_get(body, "aliascolnames"), body);
@@ -561,6 +563,8 @@ static bool refuse_clauses(pg_ctx *c, json_t *body)
 pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node)
 {
     json_t *body = pg_node_body(node, "SelectStmt");
+    if (body == NULL && json_is_string(json_object_get(node, "op")))
+        body = node; /* the two sides of a set operation come unwrapped */
     if (body == NULL) {
         pg_violate(c, NULL, "statement_not_allowed", "only SELECT queries are analyzed",
                    "a %s is not allowed inside a query",
