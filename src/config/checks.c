@@ -423,8 +423,8 @@ check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, 
     if (conninfo_has_password(db->conninfo)) {
         sluice_keys_value_pos(table, "conninfo", &line, &col);
         return sluice_keys_fail_at(ld, line, col, "conninfo",
-                                   "conninfo must not carry a password; use password_file or "
-                                   "password_env");
+                                   "inline secrets are refused: conninfo carries a password; use "
+                                   "password_file or password_env");
     }
     if (db->password_file != NULL && db->password_env != NULL) {
         sluice_keys_value_pos(table, "password_env", &line, &col);
