@@ -122,8 +122,7 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
                             (int)db->engine);
 }
 
-/* "table.col" or "col" entries against table/column; schema prefixes on table are ignored. */
-static bool list_has_column(const sluice_strlist *list, const char *table, const char *column)
+bool sluice_exec_list_has_column(const sluice_strlist *list, const char *table, const char *column)
 {
     for (size_t i = 0; i < list->count; i++) {
         const char *item = list->items[i];
@@ -160,7 +159,7 @@ bool sluice_executor_column_blocked(const sluice_executor *ex,
                                     const char *table,
                                     const char *column)
 {
-    return ex != NULL && column != NULL && list_has_column(&ex->blocked, table, column);
+    return ex != NULL && column != NULL && sluice_exec_list_has_column(&ex->blocked, table, column);
 }
 
 bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table)

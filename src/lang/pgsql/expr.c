@@ -18,29 +18,11 @@
  *
  * Does not own: FROM items and queries (query.c), the function allowlist (functions.c).
  */
+#include "exec/executor.h"
 #include "lang/pgsql/internal.h"
 
 #include <string.h>
 #include <strings.h>
-
-static bool list_item_blocked(const sluice_strlist *list, const char *table, const char *column)
-{
-    for (size_t i = 0; i < list->count; i++) {
-        const char *item = list->items[i];
-        const char *dot = strrchr(item, '.');
-        if (dot == NULL) {
-            if (strcasecmp(item, column) == 0)
-                return true;
-            continue;
-        }
-        size_t tlen = strlen(table), plen = (size_t)(dot - item);
-        if (strcasecmp(dot + 1, column) == 0 && plen >= tlen &&
-            strncasecmp(dot - tlen, table, tlen) == 0 &&
-            (plen == tlen || item[plen - tlen - 1] == '.'))
-            return true;
-    }
-    return false;
-}
 
 bool sluice_pgsql_blocked(const pg_ctx *c, const char *base)
 {
@@ -56,8 +38,8 @@ bool sluice_pgsql_blocked(const pg_ctx *c, const char *base)
     memcpy(table, base, n);
     table[n] = '\0';
     const char *column = dot + 1;
-    if (list_item_blocked(&c->cm->blocked_fields, table, column) ||
-        list_item_blocked(&c->cm->sql_blocked_columns, table, column))
+    if (sluice_exec_list_has_column(&c->cm->blocked_fields, table, column) ||
+        sluice_exec_list_has_column(&c->cm->sql_blocked_columns, table, column))
         return true;
     for (size_t t = 0; c->schema != NULL && t < c->schema->table_count; t++) {
         const sluice_schema_table *st = &c->schema->tables[t];
