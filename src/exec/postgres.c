@@ -467,7 +467,7 @@ static sluice_status start_run(pg_call *c)
     pthread_mutex_init(&c->run->lock, NULL);
     atomic_init(&c->run->cancelled, false);
     if (sluice_arena_cleanup_add(c->arena, run_destroy, c->run) != SLUICE_OK) {
-        pthread_mutex_destroy(&c->run->lock);
+        c->run = NULL; /* cleanup_add ran run_destroy already */
         return SLUICE_E_NOMEM;
     }
     c->run->cancel = PQgetCancel(c->conn);

@@ -36,8 +36,8 @@ sluice_status sluice_pgsql_parse(pg_ctx *c, const char *text, json_t **tree)
     } else {
         json_error_t jerr;
         *tree = json_loads(r.parse_tree, 0, &jerr);
+        /* cleanup_add releases the tree itself when it fails */
         if (*tree == NULL || sluice_arena_cleanup_add(c->arena, tree_release, *tree) != SLUICE_OK) {
-            json_decref(*tree);
             *tree = NULL;
             st = SLUICE_E_NOMEM;
         }
