@@ -59,7 +59,9 @@ static int check(const char *path)
                plural(cfg->prompt_count, "prompt", "prompts"), cfg->resource_count,
                plural(cfg->resource_count, "resource", "resources"),
                cfg->code_mode.enabled ? "enabled" : "disabled",
-               cfg->database.engine == SLUICE_ENGINE_SQLITE ? "sqlite" : "duckdb");
+               cfg->database.engine == SLUICE_ENGINE_SQLITE     ? "sqlite"
+               : cfg->database.engine == SLUICE_ENGINE_POSTGRES ? "postgres"
+                                                                : "duckdb");
         sluice_config_free(cfg);
         rc = SLUICE_EXIT_OK;
     } else {

@@ -385,24 +385,84 @@ sluice_checks_api_key(sluice_keys_loader *ld, const sluice_toml_value *table, vo
     return SLUICE_OK;
 }
 
+/* The first key of names present in table, or NULL. */
+static const char *first_present(const sluice_toml_value *table, const char *const *names)
+{
+    for (size_t i = 0; names[i] != NULL; i++)
+        if (sluice_toml_table_get(table, names[i]) != NULL)
+            return names[i];
+    return NULL;
+}
+
+/* True when a libpq conninfo string or URI carries a password (keyword password=, or
+ * user:password@ in a URI). */
+static bool conninfo_has_password(const char *conninfo)
+{
+    if (strstr(conninfo, "password") != NULL)
+        return true;
+    const char *scheme = strstr(conninfo, "://");
+    if (scheme == NULL)
+        return false;
+    const char *at = strchr(scheme + 3, '@');
+    const char *colon = strchr(scheme + 3, ':');
+    const char *slash = strchr(scheme + 3, '/');
+    return at != NULL && colon != NULL && colon < at && (slash == NULL || at < slash);
+}
+
+static sluice_status
+check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, const void *obj)
+{
+    const sluice_config_database *db = obj;
+    size_t line, col;
+    if (db->conninfo == NULL) {
+        sluice_keys_value_pos(table, "engine", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "conninfo",
+                                   "engine \"postgres\" needs conninfo, e.g. conninfo = "
+                                   "\"host=/run/postgresql dbname=app user=sluice_read\"");
+    }
+    if (conninfo_has_password(db->conninfo)) {
+        sluice_keys_value_pos(table, "conninfo", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "conninfo",
+                                   "inline secrets are refused: conninfo carries a password; use "
+                                   "password_file or password_env");
+    }
+    if (db->password_file != NULL && db->password_env != NULL) {
+        sluice_keys_value_pos(table, "password_env", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "password_env",
+                                   "set only one of password_file and password_env");
+    }
+    return SLUICE_OK;
+}
+
 sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
     static const char *const duckdb_only[] = { "memory_limit", "threads", NULL };
+    static const char *const postgres_only[] = { "conninfo",    "password_file", "password_env",
+                                                 "search_path", "pool_size",     NULL };
+    static const char *const not_postgres[] = { "path", NULL };
     const sluice_config_database *db = obj;
     ld->cfg->has_database = true;
-    for (size_t i = 0; db->engine != SLUICE_ENGINE_DUCKDB && duckdb_only[i] != NULL; i++) {
-        if (sluice_toml_table_get(table, duckdb_only[i]) == NULL)
-            continue;
+    const char *key = NULL;
+    const char *engine = NULL;
+    if (db->engine != SLUICE_ENGINE_DUCKDB && (key = first_present(table, duckdb_only)) != NULL)
+        engine = "duckdb";
+    else if (db->engine != SLUICE_ENGINE_POSTGRES &&
+             (key = first_present(table, postgres_only)) != NULL)
+        engine = "postgres";
+    else if (db->engine == SLUICE_ENGINE_POSTGRES &&
+             (key = first_present(table, not_postgres)) != NULL)
+        engine = "duckdb\" or \"sqlite";
+    if (key != NULL) {
         size_t line, col;
-        sluice_keys_value_pos(table, duckdb_only[i], &line, &col);
-        return sluice_keys_fail_at(
-            ld, line, col, duckdb_only[i],
-            "'%s' applies to engine \"duckdb\" only; remove it or set engine = "
-            "\"duckdb\"",
-            duckdb_only[i]);
+        sluice_keys_value_pos(table, key, &line, &col);
+        return sluice_keys_fail_at(ld, line, col, key,
+                                   "'%s' applies to engine \"%s\" only; remove it or set "
+                                   "engine = \"%s\"",
+                                   key, engine, engine);
     }
-    return SLUICE_OK;
+    return db->engine == SLUICE_ENGINE_POSTGRES ? check_database_postgres(ld, table, obj)
+                                                : SLUICE_OK;
 }
 
 sluice_status

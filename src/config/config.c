@@ -114,7 +114,7 @@ _Static_assert(sizeof(sluice_param_type) == sizeof(int), "SLUICE_KEY_ENUM stores
 _Static_assert(sizeof(sluice_policy_backend) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 
 static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL };
-static const char *const engines[] = { "duckdb", "sqlite", NULL };
+static const char *const engines[] = { "duckdb", "sqlite", "postgres", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
 static const char *const param_types[] = { "string", "integer", "number", "boolean", NULL };
 static const char *const roles[] = { "user", "assistant", NULL };
@@ -196,6 +196,12 @@ static const sluice_key_spec database_keys[] = {
     { PATH_KEY(T, path) },
     { STR_KEY(T, memory_limit), .def_str = "512MB", .check = sluice_checks_memory_limit },
     { INT_KEY(T, threads, 1, 64, 2) },
+    { STR_KEY(T, conninfo), .min = 1 },
+    { PATH_KEY(T, password_file) },
+    { STR_KEY(T, password_env), .check = sluice_checks_env_name },
+    { STR_KEY(T, search_path), .min = 1, .def_str = "public" },
+    { INT_KEY(T, pool_size, 1, 64, 4) },
+    { INLINE_SECRET("password", "password_file or password_env") },
 };
 #undef T
 

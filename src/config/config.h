@@ -81,16 +81,24 @@ typedef struct sluice_config_admin {
 typedef enum sluice_engine_kind {
     SLUICE_ENGINE_DUCKDB = 0,
     SLUICE_ENGINE_SQLITE = 1,
+    SLUICE_ENGINE_POSTGRES = 2,
 } sluice_engine_kind;
 
 /* [database] — the backend code mode runs against — and [[databases]], more backends by name,
  * chosen per policy route ([[policy.servers]] database = "<name>"). */
 typedef struct sluice_config_database {
     const char *name;          /* [[databases]]: required, unique; [database]: "default" */
-    sluice_engine_kind engine; /* engine = "duckdb" | "sqlite"; default duckdb */
+    sluice_engine_kind engine; /* engine = "duckdb" | "sqlite" | "postgres"; default duckdb */
     const char *path;          /* database file, relative paths resolved against the config dir */
     const char *memory_limit;  /* DuckDB memory_limit, default "512MB" */
     int64_t threads;           /* DuckDB threads, default 2, range 1..64 */
+    /* engine "postgres" (docs/postgres.md): libpq keywords or a URI without a password; the
+     * password comes from password_file or password_env only. */
+    const char *conninfo;
+    const char *password_file;
+    const char *password_env;
+    const char *search_path; /* pinned per call, default "public" */
+    int64_t pool_size;       /* connections kept open, default 4, range 1..64 */
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */

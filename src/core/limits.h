@@ -105,4 +105,12 @@
  * did-you-mean distance table on the stack). */
 #define SLUICE_LIMIT_SUGGEST_WORD_BYTES 64u
 
+/* PostgreSQL: rows asked for per FETCH from the cursor (the row cap stops the server's work at
+ * N + 1 rows whatever this is), the password file's size, how long a cancelled statement may
+ * take to stop before its connection is dropped, and how often the wait looks at the clock. */
+#define SLUICE_LIMIT_PG_FETCH_ROWS      1000u
+#define SLUICE_LIMIT_PG_PASSWORD_BYTES  4096u
+#define SLUICE_LIMIT_PG_CANCEL_GRACE_MS 5000
+#define SLUICE_LIMIT_PG_POLL_MS         50
+
 #endif

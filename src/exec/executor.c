@@ -5,6 +5,7 @@
 #include "exec/executor.h"
 
 #include "exec/duckdb.h"
+#include "exec/postgres.h"
 #include "exec/sqlite.h"
 
 #include <sodium.h>
@@ -106,6 +107,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
                                    sluice_error *err)
 {
     *out = NULL;
+    if (db != NULL && db->engine == SLUICE_ENGINE_POSTGRES)
+        return sluice_exec_postgres_open(db, code_mode, out, err_arena, err);
     if (db == NULL || db->path == NULL || db->path[0] == '\0')
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[database] path is not set; point it at a database file");
@@ -114,13 +117,14 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
         return sluice_exec_duckdb_open(db, code_mode, out, err_arena, err);
     case SLUICE_ENGINE_SQLITE:
         return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
+    case SLUICE_ENGINE_POSTGRES:
+        break; /* opened above: it needs no path */
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);
 }
 
-/* "table.col" or "col" entries against table/column; schema prefixes on table are ignored. */
-static bool list_has_column(const sluice_strlist *list, const char *table, const char *column)
+bool sluice_exec_list_has_column(const sluice_strlist *list, const char *table, const char *column)
 {
     for (size_t i = 0; i < list->count; i++) {
         const char *item = list->items[i];
@@ -157,7 +161,7 @@ bool sluice_executor_column_blocked(const sluice_executor *ex,
                                     const char *table,
                                     const char *column)
 {
-    return ex != NULL && column != NULL && list_has_column(&ex->blocked, table, column);
+    return ex != NULL && column != NULL && sluice_exec_list_has_column(&ex->blocked, table, column);
 }
 
 bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table)

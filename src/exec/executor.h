@@ -202,6 +202,10 @@ bool sluice_executor_column_blocked(const sluice_executor *ex,
                                     const char *table,
                                     const char *column);
 
+/* The same test on a list of "table.column" or "column" entries (blocked_fields,
+ * sql_blocked_columns) for callers without an executor; schema prefixes on table are ignored. */
+bool sluice_exec_list_has_column(const sluice_strlist *list, const char *table, const char *column);
+
 /* Closes the engine. Executions must have finished. NULL does nothing. */
 void sluice_executor_close(sluice_executor *ex);
 

@@ -28,6 +28,9 @@ typedef struct sluice_schema_table {
     sluice_schema_column *columns;
     size_t column_count;
     int64_t approx_rows; /* -1 unknown */
+    /* A view's defining query in the engine's dialect, for front ends that resolve names
+     * themselves (PostgreSQL); NULL when the engine does not report it. */
+    const char *definition;
 } sluice_schema_table;
 
 typedef struct sluice_schema {

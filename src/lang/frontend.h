@@ -74,4 +74,12 @@ typedef struct sluice_frontend {
     sluice_risk (*risk)(const sluice_codefacts *facts, const char **reason);
 } sluice_frontend;
 
+/* For canonical_hash implementations that run the full analysis: copies the facts' code hash
+ * into out_hex, or returns SLUICE_E_INVALID (err with line/column) when a violation says the
+ * code does not parse (syntax_error, empty_statement, multiple_statements). */
+sluice_status sluice_frontend_hash_of(sluice_arena *arena,
+                                      const sluice_codefacts *facts,
+                                      char out_hex[65],
+                                      sluice_error *err);
+
 #endif

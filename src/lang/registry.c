@@ -1,10 +1,11 @@
 /*
  * registry.c — the language registry (see registry.h). The built-in front ends are added on
- * first use, so a program that never registers anything still finds "sql".
+ * first use, so a program that never registers anything still finds "sql" (lang/dialect.c:
+ * DuckDB's or PostgreSQL's analyzer by engine).
  */
 #include "lang/registry.h"
 
-#include "lang/sql/sql.h"
+#include "lang/dialect.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -20,7 +21,7 @@ static void add_builtins(void)
     if (builtins_added)
         return;
     builtins_added = true;
-    frontends[frontend_count++] = sluice_sql_frontend();
+    frontends[frontend_count++] = sluice_lang_sql_dialects();
 }
 
 /* Caller holds lock. */

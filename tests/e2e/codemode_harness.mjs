@@ -1,5 +1,6 @@
 // codemode_harness.mjs — starts `sluice serve` with a generated config on the demo database
 // (stdio or HTTP) and connects the official SDK client; helpers to validate and execute.
+import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
@@ -11,11 +12,13 @@ if (!work || !sluiceBin) throw new Error("run through ctest_codemode.sh");
 
 export const API_KEYS = { alice: "alice-key-0123456789abcdef", bob: "bob-key-0123456789abcdef" };
 
-// Writes a config file; overrides replace [code_mode]/[database] keys.
+// Writes a config file; overrides replace [code_mode]/[database] keys. database: the whole
+// [database] body instead of engine + the demo file (the PostgreSQL tests pass conninfo).
 export function writeConfig(name, { engine = "duckdb", serverId = "e2e", ttl = 300, key = "token.key",
                                     autoApprove = ["low", "medium"], maxRows = 1000, timeout = 5,
-                                    extra = "" } = {}) {
+                                    extra = "", database = null } = {}) {
   const db = engine === "duckdb" ? "demo.duckdb" : "demo.sqlite";
+  const databaseBody = database ?? `engine = "${engine}"\npath = "${db}"`;
   const file = path.join(work, `${name}.toml`);
   writeFileSync(file, `
 [server]
@@ -32,8 +35,7 @@ user = "bob"
 groups = ["StandardUsers"]
 key_env = "SLUICE_E2E_KEY_BOB"
 [database]
-engine = "${engine}"
-path = "${db}"
+${databaseBody}
 [code_mode]
 enabled = true
 server_id = "${serverId}"
@@ -104,4 +106,33 @@ export async function execute(client, code, token, variables) {
 
 export function errorText(result) {
   return result.content.map((c) => c.text ?? "").join("\n");
+}
+
+// Validates code that only the time cap can stop, executes it, and checks it was stopped with a
+// timeout message within `withinMs` (not left to finish).
+export async function assertStoppedByTimeout(client, code, withinMs) {
+  const v = await validate(client, code);
+  if (!v.valid) throw new Error(`${code} was refused: ${JSON.stringify(v.violations)}`);
+  const started = Date.now();
+  const r = await execute(client, code, v.approval_token);
+  if (!r.isError) throw new Error(`${code} finished instead of being stopped`);
+  if (!/execution_timeout_seconds|timeout|stopped/i.test(errorText(r)))
+    throw new Error(`${code} failed without a timeout message: ${errorText(r)}`);
+  if (Date.now() - started >= withinMs) throw new Error(`${code} ran ${Date.now() - started} ms`);
+}
+
+// A hostile code must be refused: valid:false with a message a model can act on, or isError at
+// execute; never an ssn in the error text.
+export async function assertRefused(client, code) {
+  const v = await validate(client, code);
+  if (!v.valid) {
+    assert.equal(v.approval_token, null);
+    const message = v.violations.map((x) => x.message).join(" ");
+    assert.ok(message.length > 15, `refusal of ${code} says too little: ${message}`);
+    return;
+  }
+  const r = await execute(client, code, v.approval_token);
+  assert.equal(r.isError, true, `executed: ${code}\n${errorText(r).slice(0, 300)}`);
+  assert.ok(errorText(r).length > 15, `refusal of ${code} says too little`);
+  assert.ok(!/\d{3}-\d{2}-\d{4}/.test(errorText(r)), `an ssn leaked in the error of ${code}`);
 }

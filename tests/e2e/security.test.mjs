@@ -5,7 +5,7 @@
 // must carry a message a model can act on.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
-import { connectStdio, errorText, execute, validate, writeConfig } from "./codemode_harness.mjs";
+import { assertRefused, assertStoppedByTimeout, connectStdio, errorText, execute, validate, writeConfig } from "./codemode_harness.mjs";
 
 const LEAKS = [
   "SELECT ssn FROM customers",
@@ -113,19 +113,7 @@ const ESCAPES = [
   "DESCRIBE SELECT * FROM read_csv_auto('customers.csv')",
 ];
 
-async function refused(client, code) {
-  const v = await validate(client, code);
-  if (!v.valid) {
-    assert.equal(v.approval_token, null);
-    const message = v.violations.map((x) => x.message).join(" ");
-    assert.ok(message.length > 15, `refusal of ${code} says too little: ${message}`);
-    return;
-  }
-  const r = await execute(client, code, v.approval_token);
-  assert.equal(r.isError, true, `executed: ${code}\n${errorText(r).slice(0, 300)}`);
-  assert.ok(errorText(r).length > 15, `refusal of ${code} says too little`);
-  assert.ok(!/\d{3}-\d{2}-\d{4}/.test(errorText(r)), `an ssn leaked in the error of ${code}`);
-}
+const refused = assertRefused;
 
 describe("security: a hostile client (DuckDB demo)", () => {
   let conn;
@@ -164,14 +152,7 @@ describe("security: a hostile client (DuckDB demo)", () => {
   test("the time cap really stops a runaway query", { timeout: 30000 }, async () => {
     // Streams 10^11 rows through an aggregate: long-running but constant memory, so only the
     // time cap can stop it (a cross join could hit the memory limit first under load).
-    const code = "SELECT sum(range % 7) AS s FROM range(100000000000)";
-    const v = await validate(conn.client, code);
-    assert.equal(v.valid, true, JSON.stringify(v.violations));
-    const started = Date.now();
-    const r = await execute(conn.client, code, v.approval_token);
-    assert.equal(r.isError, true);
-    assert.match(errorText(r), /execution_timeout_seconds|timeout|stopped/i);
-    assert.ok(Date.now() - started < 20000, "the query was stopped, not left to finish");
+    await assertStoppedByTimeout(conn.client, "SELECT sum(range % 7) AS s FROM range(100000000000)", 20000);
   });
 
   test("the row cap holds (N and N+1 told apart)", async () => {

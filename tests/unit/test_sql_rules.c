@@ -225,7 +225,7 @@ static sluice_schema_column sq_customers_cols[] = {
     { "balance", "REAL", true, false },
 };
 static sluice_schema_table sq_tables[] = {
-    { "main", "customers", false, false, sq_customers_cols, 4, 10 },
+    { "main", "customers", false, false, sq_customers_cols, 4, 10, NULL },
 };
 
 static const sluice_codefacts *analyze_sqlite(const char *sql)

@@ -331,15 +331,7 @@ static sluice_status canonical_hash(sluice_arena *arena,
     sluice_status st = sluice_sql_analyze(arena, code, code_len, NULL, fc, &facts, err);
     if (st != SLUICE_OK)
         return st;
-    for (size_t i = 0; i < facts->violation_count; i++) {
-        const sluice_codefacts_violation *v = &facts->violations[i];
-        if (strcmp(v->rule, "syntax_error") == 0 || strcmp(v->rule, "empty_statement") == 0 ||
-            strcmp(v->rule, "nul_byte") == 0 || strcmp(v->rule, "multiple_statements") == 0)
-            return sluice_error_at(err, arena, SLUICE_E_INVALID, "<code>", v->line, v->column, "%s",
-                                   v->message);
-    }
-    memcpy(out_hex, facts->code_hash, 65);
-    return SLUICE_OK;
+    return sluice_frontend_hash_of(arena, facts, out_hex, err);
 }
 
 static const sluice_frontend sql_frontend = {

@@ -32,6 +32,8 @@ typedef struct sluice_sql_facts {
     bool has_order_by;
     bool has_limit;
     int64_t limit_value; /* the literal LIMIT, -1 when absent or not a literal */
+    /* "postgresql" when lang/pgsql/ made the facts (its risk rules apply); NULL: DuckDB's. */
+    const char *dialect;
 } sluice_sql_facts;
 
 /* A fresh record for SQL with its extension (limit -1). NULL on NOMEM. */

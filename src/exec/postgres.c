@@ -1,0 +1,515 @@
+/*
+ * postgres.c — the PostgreSQL executor (research §6 recipe): every call runs in
+ * `BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY`, takes its snapshot first (so
+ * transaction_read_only can no longer be flipped), pins statement_timeout, lock_timeout,
+ * idle_in_transaction_session_timeout and search_path with SET LOCAL, sends the statement with
+ * PQexecParams inside `DECLARE ... CURSOR FOR` (one statement at the protocol level, variables
+ * as parameters, DECLARE accepts only queries), fetches N + 1 rows at most so the row cap stops
+ * the server's work, PQcancels at the deadline or on MCP cancellation, and always ROLLs BACK.
+ *
+ * Owns: the executor vtable for engine "postgres" and the open-time checks (password source,
+ * catalog, write probe). Does not own: whether a statement may run (lang/pgsql/ decides), the
+ * pool (pg_conn.c), the catalog queries (pg_schema.c), value conversion (pg_values.c).
+ * Writes: not run yet; every call is read-only, so a write is refused by the server (25006).
+ */
+#include "exec/postgres.h"
+
+#include "core/limits.h"
+#include "core/log.h"
+#include "exec/pg_internal.h"
+#include "exec/values.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char cursor_prefix[] = "DECLARE sluice_cursor NO SCROLL CURSOR FOR ";
+
+/* ---- open / close --------------------------------------------------------------------------- */
+
+static void pg_close(void *state)
+{
+    pg_state *s = state;
+    if (s == NULL)
+        return;
+    sluice_pg_conn_close_all(s);
+    pthread_mutex_destroy(&s->lock);
+    free(s->idle);
+    if (s->password != NULL)
+        explicit_bzero(s->password, strlen(s->password));
+    free(s->password);
+    free(s->conninfo);
+    free(s->search_path);
+    free(s);
+}
+
+/* The password from password_file (one line; the newline is not part of it) or password_env;
+ * NULL in *out when neither is set. */
+static sluice_status
+read_password(const sluice_config_database *db, char **out, sluice_arena *arena, sluice_error *err)
+{
+    *out = NULL;
+    if (db->password_env != NULL) {
+        const char *v = getenv(db->password_env);
+        if (v == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_IO,
+                                    "[database] password_env names %s, which is not set",
+                                    db->password_env);
+        *out = strdup(v);
+        return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    }
+    if (db->password_file == NULL)
+        return SLUICE_OK;
+    FILE *f = fopen(db->password_file, "r");
+    if (f == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot read password_file '%s': %s",
+                                db->password_file, strerror(errno));
+    char *buf = calloc(1, SLUICE_LIMIT_PG_PASSWORD_BYTES + 1);
+    size_t n = buf != NULL ? fread(buf, 1, SLUICE_LIMIT_PG_PASSWORD_BYTES, f) : 0;
+    fclose(f);
+    if (buf == NULL)
+        return SLUICE_E_NOMEM;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    *out = buf;
+    return SLUICE_OK;
+}
+
+static sluice_status
+new_state(const sluice_config_database *db, pg_state **out, sluice_arena *arena, sluice_error *err)
+{
+    pg_state *s = calloc(1, sizeof(*s));
+    if (s == NULL)
+        return SLUICE_E_NOMEM;
+    pthread_mutex_init(&s->lock, NULL);
+    s->pool_size = db->pool_size > 0 ? (size_t)db->pool_size : 4;
+    s->idle = calloc(s->pool_size, sizeof(*s->idle));
+    s->conninfo = strdup(db->conninfo != NULL ? db->conninfo : "");
+    s->search_path = strdup(db->search_path != NULL ? db->search_path : "public");
+    sluice_status st = s->idle != NULL && s->conninfo != NULL && s->search_path != NULL
+                           ? read_password(db, &s->password, arena, err)
+                           : SLUICE_E_NOMEM;
+    if (st != SLUICE_OK) {
+        pg_close(s);
+        return st;
+    }
+    *out = s;
+    return SLUICE_OK;
+}
+
+/* Reads the catalog once and runs the write probe; a role that can write is logged loudly. */
+static sluice_status check_server(pg_state *s, sluice_arena *arena, sluice_error *err)
+{
+    PGconn *conn = NULL;
+    sluice_status st = sluice_pg_conn_take(s, &conn, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_schema schema = { 0 };
+    st = sluice_pg_read_schema(conn, s->search_path, arena, &schema, err);
+    if (st == SLUICE_OK) {
+        const char *can_write = sluice_pg_write_probe(conn, s->search_path, arena);
+        if (can_write != NULL)
+            sluice_log(SLUICE_LOG_WARN,
+                       "WARNING: the PostgreSQL read role can write: %sthe analyzer is then the "
+                       "only wall between a statement and a write; follow the role recipe in "
+                       "docs/postgres.md",
+                       can_write);
+    }
+    sluice_pg_conn_give(s, conn, st == SLUICE_OK);
+    return st;
+}
+
+static sluice_status
+pg_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err);
+static sluice_status pg_execute(sluice_executor *ex,
+                                sluice_arena *arena,
+                                const sluice_exec_request *req,
+                                sluice_exec_result *out,
+                                sluice_error *err);
+
+static const sluice_executor_ops pg_ops = {
+    .name = "postgres",
+    .schema = pg_schema,
+    .execute = pg_execute,
+    .close = pg_close,
+};
+
+sluice_status sluice_exec_postgres_open(const sluice_config_database *db,
+                                        const sluice_config_code_mode *code_mode,
+                                        sluice_executor **out,
+                                        sluice_arena *err_arena,
+                                        sluice_error *err)
+{
+    *out = NULL;
+    if (db->conninfo == NULL || db->conninfo[0] == '\0')
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "[database] engine \"postgres\" needs conninfo");
+    pg_state *s = NULL;
+    sluice_status st = new_state(db, &s, err_arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    st = check_server(s, err_arena, err);
+    if (st != SLUICE_OK) {
+        pg_close(s);
+        return st;
+    }
+    return sluice_executor_wrap(&pg_ops, s, SLUICE_ENGINE_POSTGRES, code_mode, out);
+}
+
+static sluice_status
+pg_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
+{
+    pg_state *s = sluice_executor_state(ex);
+    PGconn *conn = NULL;
+    sluice_status st = sluice_pg_conn_take(s, &conn, arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_pg_read_schema(conn, s->search_path, arena, out, err);
+    sluice_pg_conn_give(s, conn, st == SLUICE_OK);
+    return st;
+}
+
+/* ---- one call ---------------------------------------------------------------------------------
+ */
+
+/* Lives in the request arena: the cancel hook may fire after execute returned (then cancel is
+ * NULL and it does nothing). */
+typedef struct pg_run {
+    pthread_mutex_t lock;
+    PGcancel *cancel;
+    atomic_bool cancelled;
+} pg_run;
+
+static void run_cancel(void *data)
+{
+    pg_run *run = data;
+    atomic_store(&run->cancelled, true);
+    pthread_mutex_lock(&run->lock);
+    char buf[256];
+    if (run->cancel != NULL)
+        PQcancel(run->cancel, buf, (int)sizeof buf);
+    pthread_mutex_unlock(&run->lock);
+}
+
+static void run_destroy(void *data)
+{
+    pg_run *run = data;
+    pthread_mutex_lock(&run->lock);
+    PQfreeCancel(run->cancel);
+    run->cancel = NULL;
+    pthread_mutex_unlock(&run->lock);
+    pthread_mutex_destroy(&run->lock);
+}
+
+typedef struct pg_call {
+    pg_state *state;
+    const sluice_exec_request *req;
+    sluice_arena *arena;
+    sluice_error *err;
+    PGconn *conn;
+    pg_run *run;
+    int64_t deadline_ms; /* 0 = none */
+    bool timed_out;
+    bool broken; /* the connection's state is unknown: never pooled again */
+} pg_call;
+
+/* Waits for the statement sent last, cancelling it at the deadline; the first result (caller
+ * PQclears), NULL when the connection broke. */
+static PGresult *wait_result(pg_call *c)
+{
+    int64_t cancel_sent = 0;
+    while (PQisBusy(c->conn)) {
+        int64_t now = sluice_exec_now_ms();
+        if (cancel_sent == 0 && c->deadline_ms > 0 && now >= c->deadline_ms) {
+            c->timed_out = true;
+            run_cancel(c->run);
+        }
+        if (cancel_sent == 0 && atomic_load(&c->run->cancelled))
+            cancel_sent = now;
+        if (cancel_sent > 0 && now - cancel_sent > SLUICE_LIMIT_PG_CANCEL_GRACE_MS) {
+            c->broken = true;
+            return NULL;
+        }
+        struct pollfd p = { .fd = PQsocket(c->conn), .events = POLLIN };
+        if (poll(&p, 1, SLUICE_LIMIT_PG_POLL_MS) < 0 && errno != EINTR) {
+            c->broken = true;
+            return NULL;
+        }
+        if (!PQconsumeInput(c->conn)) {
+            c->broken = true;
+            return NULL;
+        }
+    }
+    PGresult *first = PQgetResult(c->conn);
+    for (PGresult *r; (r = PQgetResult(c->conn)) != NULL;)
+        PQclear(r);
+    if (first == NULL)
+        c->broken = true;
+    return first;
+}
+
+/* The byte offset of the 1-based character position pos in text (PostgreSQL counts
+ * characters). */
+static size_t char_offset(const char *text, size_t len, long pos)
+{
+    size_t i = 0;
+    for (long chars = 1; i < len && chars < pos; i++)
+        if (((unsigned char)text[i + 1] & 0xC0) != 0x80)
+            chars++;
+    return i < len ? i : len;
+}
+
+/* The server's error as a sluice error: timeout and cancellation by their own messages; scrubbed
+ * to its SQLSTATE and place when blocked columns are involved (values are echoed in cast and
+ * constraint errors); the primary message only otherwise (DETAIL may hold row values). */
+static sluice_status statement_error(pg_call *c, PGresult *r)
+{
+    if (c->timed_out)
+        return sluice_exec_timeout_error(c->err, c->arena, &c->req->limits);
+    if (atomic_load(&c->run->cancelled))
+        return sluice_exec_cancelled_error(c->err, c->arena);
+    const char *state = r != NULL ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+    if (r == NULL || state == NULL)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_ENGINE,
+                                "the connection to PostgreSQL failed");
+    if (strcmp(state, "57014") == 0) /* statement_timeout fired on the server */
+        return sluice_exec_timeout_error(c->err, c->arena, &c->req->limits);
+    sluice_status kind = SLUICE_E_ENGINE;
+    if (strcmp(state, "25006") == 0 || strncmp(state, "42501", 5) == 0)
+        kind = SLUICE_E_DENIED;
+    size_t line = 0, column = 0;
+    const char *pos = PQresultErrorField(r, PG_DIAG_STATEMENT_POSITION);
+    long p = pos != NULL ? strtol(pos, NULL, 10) - (long)(sizeof cursor_prefix - 1) : 0;
+    if (p > 0)
+        sluice_error_locate(c->req->code, c->req->code_len,
+                            char_offset(c->req->code, c->req->code_len, p), &line, &column);
+    const char *primary = PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY);
+    if (c->req->scrub_errors || primary == NULL)
+        return sluice_error_at(c->err, c->arena, kind, "<code>", line, column,
+                               "PostgreSQL error SQLSTATE %s (details withheld: blocked columns "
+                               "are involved)",
+                               state);
+    return sluice_error_at(c->err, c->arena, kind, "<code>", line, column, "PostgreSQL: %s",
+                           primary);
+}
+
+/* Sluice's own statements of the transaction: read only, snapshot taken, limits pinned. */
+static sluice_status begin(pg_call *c)
+{
+    int64_t t = c->req->limits.timeout_ms;
+    char *sql = sluice_arena_printf(c->arena,
+                                    "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT 1; "
+                                    "SET LOCAL statement_timeout = %" PRId64
+                                    "; SET LOCAL lock_timeout = %" PRId64 "; "
+                                    "SET LOCAL idle_in_transaction_session_timeout = %" PRId64,
+                                    t, t, t > 0 ? t + SLUICE_LIMIT_PG_CANCEL_GRACE_MS : 0);
+    if (sql == NULL)
+        return SLUICE_E_NOMEM;
+    sluice_status st = sluice_pg_run(c->conn, sql, c->arena, c->err);
+    const char *params[] = { c->state->search_path };
+    PGresult *r = st == SLUICE_OK ? PQexecParams(c->conn,
+                                                 "SELECT pg_catalog.set_config('search_path', "
+                                                 "$1, true)",
+                                                 1, NULL, params, NULL, NULL, 0)
+                                  : NULL;
+    if (st == SLUICE_OK && (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK))
+        st = sluice_error_set(c->err, c->arena, SLUICE_E_ENGINE,
+                              "PostgreSQL refused search_path '%s'", c->state->search_path);
+    PQclear(r);
+    return st;
+}
+
+/* Variables are positional ("1" for $1 ...), sent as text with types left to the server. */
+static sluice_status variable_texts(pg_call *c, const char ***values, int *count)
+{
+    const json_t *vars = c->req->variables;
+    size_t n = vars != NULL ? json_object_size(vars) : 0;
+    *count = (int)n;
+    *values = sluice_arena_calloc(c->arena, n + 1, sizeof(**values));
+    if (*values == NULL)
+        return SLUICE_E_NOMEM;
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)vars, key, v)
+    {
+        char *end = NULL;
+        long i = strtol(key, &end, 10);
+        if (end == key || *end != '\0' || i < 1 || (size_t)i > n)
+            return sluice_error_set(
+                c->err, c->arena, SLUICE_E_INVALID,
+                "variable '%s': PostgreSQL parameters are positional; name the variables "
+                "\"1\" .. \"%zu\" for $1 .. $%zu",
+                key, n, n);
+        const char *text = NULL;
+        if (json_is_string(v) && strlen(json_string_value(v)) == json_string_length(v))
+            text = json_string_value(v);
+        else if (json_is_integer(v))
+            text = sluice_arena_printf(c->arena, "%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        else if (json_is_real(v))
+            text = sluice_arena_printf(c->arena, "%.17g", json_real_value(v));
+        else if (json_is_boolean(v))
+            text = json_is_true(v) ? "true" : "false";
+        else if (!json_is_null(v))
+            return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
+                                    "variable '%s' must be a string (without NUL), number, "
+                                    "boolean or null",
+                                    key);
+        if (text == NULL && !json_is_null(v))
+            return SLUICE_E_NOMEM;
+        (*values)[i - 1] = text;
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status declare_cursor(pg_call *c)
+{
+    const char **values = NULL;
+    int count = 0;
+    sluice_status st = variable_texts(c, &values, &count);
+    char *sql = st == SLUICE_OK ? sluice_arena_printf(c->arena, "%s%.*s", cursor_prefix,
+                                                      (int)c->req->code_len, c->req->code)
+                                : NULL;
+    if (st != SLUICE_OK || sql == NULL)
+        return st != SLUICE_OK ? st : SLUICE_E_NOMEM;
+    if (!PQsendQueryParams(c->conn, sql, count, NULL, values, NULL, NULL, 0)) {
+        c->broken = true;
+        return statement_error(c, NULL);
+    }
+    PGresult *r = wait_result(c);
+    st = r != NULL && PQresultStatus(r) == PGRES_COMMAND_OK ? SLUICE_OK : statement_error(c, r);
+    PQclear(r);
+    return st;
+}
+
+static sluice_status describe(pg_call *c, PGresult *r, sluice_exec_result *out)
+{
+    out->column_count = (size_t)PQnfields(r);
+    out->columns = sluice_arena_calloc(c->arena, out->column_count + 1, sizeof(*out->columns));
+    if (out->columns == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < out->column_count; i++) {
+        out->columns[i].name = sluice_arena_strdup(c->arena, PQfname(r, (int)i));
+        out->columns[i].type = sluice_pg_type_name(PQftype(r, (int)i));
+        if (out->columns[i].name == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status add_rows(PGresult *r, sluice_exec_rows *acc, bool *more)
+{
+    for (int i = 0; *more && i < PQntuples(r); i++) {
+        json_t *row = json_array();
+        for (int j = 0; row != NULL && j < PQnfields(r); j++) {
+            json_t *v = PQgetisnull(r, i, j) ? json_null()
+                                             : sluice_pg_value(PQgetvalue(r, i, j),
+                                                               PQgetlength(r, i, j), PQftype(r, j));
+            if (v == NULL || json_array_append_new(row, v) != 0) {
+                json_decref(row);
+                row = NULL;
+            }
+        }
+        if (row == NULL)
+            return SLUICE_E_NOMEM;
+        sluice_status st = sluice_exec_rows_add(acc, row, more);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}
+
+/* FETCHes until the rows end or a cap is reached; never more than max_rows + 1 rows are asked
+ * of the server. */
+static sluice_status fetch_rows(pg_call *c, sluice_exec_result *out)
+{
+    sluice_exec_rows acc;
+    sluice_status st = sluice_exec_rows_init(&acc, c->arena, &c->req->limits);
+    bool more = true, described = false;
+    int64_t asked = 0, max = c->req->limits.max_rows;
+    while (st == SLUICE_OK && more) {
+        int64_t batch = SLUICE_LIMIT_PG_FETCH_ROWS;
+        if (max > 0 && max + 1 - asked < batch)
+            batch = max + 1 - asked;
+        char sql[64];
+        snprintf(sql, sizeof sql, "FETCH FORWARD %" PRId64 " FROM sluice_cursor", batch);
+        asked += batch;
+        if (!PQsendQueryParams(c->conn, sql, 0, NULL, NULL, NULL, NULL, 0)) {
+            c->broken = true;
+            return statement_error(c, NULL);
+        }
+        PGresult *r = wait_result(c);
+        if (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK) {
+            st = statement_error(c, r);
+        } else {
+            if (!described)
+                st = describe(c, r, out);
+            described = true;
+            if (st == SLUICE_OK)
+                st = add_rows(r, &acc, &more);
+            if (PQntuples(r) < batch)
+                more = false;
+        }
+        PQclear(r);
+    }
+    if (st == SLUICE_OK)
+        sluice_exec_rows_finish(&acc, out);
+    return st;
+}
+
+static sluice_status start_run(pg_call *c)
+{
+    c->run = sluice_arena_calloc(c->arena, 1, sizeof(*c->run));
+    if (c->run == NULL)
+        return SLUICE_E_NOMEM;
+    pthread_mutex_init(&c->run->lock, NULL);
+    atomic_init(&c->run->cancelled, false);
+    if (sluice_arena_cleanup_add(c->arena, run_destroy, c->run) != SLUICE_OK) {
+        c->run = NULL; /* cleanup_add ran run_destroy already */
+        return SLUICE_E_NOMEM;
+    }
+    c->run->cancel = PQgetCancel(c->conn);
+    if (c->req->register_cancel != NULL)
+        c->req->register_cancel(c->req->cancel_ctx, run_cancel, c->run);
+    return atomic_load(&c->run->cancelled) ? sluice_exec_cancelled_error(c->err, c->arena)
+                                           : SLUICE_OK;
+}
+
+static sluice_status pg_execute(sluice_executor *ex,
+                                sluice_arena *arena,
+                                const sluice_exec_request *req,
+                                sluice_exec_result *out,
+                                sluice_error *err)
+{
+    int64_t started = sluice_exec_now_ms();
+    pg_call c = { .state = sluice_executor_state(ex), .req = req, .arena = arena, .err = err };
+    if (req->limits.timeout_ms > 0)
+        c.deadline_ms = started + req->limits.timeout_ms;
+    sluice_status st = sluice_pg_conn_take(c.state, &c.conn, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    st = start_run(&c);
+    if (st == SLUICE_OK)
+        st = begin(&c);
+    if (st == SLUICE_OK)
+        st = declare_cursor(&c);
+    if (st == SLUICE_OK) {
+        out->statement_type = "SELECT";
+        st = fetch_rows(&c, out);
+    }
+    if (c.run != NULL) {
+        pthread_mutex_lock(&c.run->lock);
+        PQfreeCancel(c.run->cancel);
+        c.run->cancel = NULL;
+        pthread_mutex_unlock(&c.run->lock);
+    }
+    if (!c.broken)
+        PQclear(PQexec(c.conn, "ROLLBACK"));
+    /* After a cancel the server may still deliver it to the next statement: drop the conn. */
+    bool reusable = !c.broken && !c.timed_out && (c.run == NULL || !atomic_load(&c.run->cancelled));
+    sluice_pg_conn_give(c.state, c.conn, reusable);
+    out->elapsed_ms = sluice_exec_now_ms() - started;
+    return st;
+}

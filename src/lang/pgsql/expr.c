@@ -1,0 +1,416 @@
+/*
+ * expr.c — expressions of the PostgreSQL analyzer: name resolution of column references
+ * against the scope chain, the base columns each expression is computed from (its lineage), and
+ * the predicate rules for blocked columns (issue 8, docs/security.md):
+ *
+ *   | where a blocked column appears        | allowed                                        |
+ *   |---------------------------------------|------------------------------------------------|
+ *   | SELECT list (any expression)          | never (blocked_column)                         |
+ *   | WHERE, ON, HAVING, FILTER             | bare, `=` or IS NOT DISTINCT FROM against a    |
+ *   |                                       | base-table column, one parameter, one literal  |
+ *   | GROUP BY                              | bare                                           |
+ *   | ORDER BY, PARTITION BY, window ORDER  | never                                          |
+ *   | IN / ANY / ALL / EXISTS subqueries    | only inside them under the same rules          |
+ *   | a function, cast, LIKE, <, BETWEEN... | never                                          |
+ *
+ * A base-table column compared with a blocked one is blocked in turn (taint; frontend.c runs
+ * another pass with it blocked, so the rules apply to it too).
+ *
+ * Does not own: FROM items and queries (query.c), the function allowlist (functions.c).
+ */
+#include "exec/executor.h"
+#include "lang/pgsql/internal.h"
+
+#include <string.h>
+#include <strings.h>
+
+bool sluice_pgsql_blocked(const pg_ctx *c, const char *base)
+{
+    if (sluice_codefacts_list_has(&c->tainted, base))
+        return true;
+    const char *dot = strrchr(base, '.');
+    if (dot == NULL)
+        return false;
+    char table[256];
+    size_t n = (size_t)(dot - base);
+    if (n >= sizeof table)
+        return true; /* fail closed on names we cannot hold */
+    memcpy(table, base, n);
+    table[n] = '\0';
+    const char *column = dot + 1;
+    if (sluice_exec_list_has_column(&c->cm->blocked_fields, table, column) ||
+        sluice_exec_list_has_column(&c->cm->sql_blocked_columns, table, column))
+        return true;
+    for (size_t t = 0; c->schema != NULL && t < c->schema->table_count; t++) {
+        const sluice_schema_table *st = &c->schema->tables[t];
+        if (strcmp(st->name, table) != 0)
+            continue;
+        for (size_t i = 0; i < st->column_count; i++)
+            if (strcmp(st->columns[i].name, column) == 0 && st->columns[i].blocked)
+                return true;
+    }
+    return false;
+}
+
+bool sluice_pgsql_lineage_blocked(const pg_ctx *c, const sluice_codefacts_list *lineage)
+{
+    for (size_t i = 0; i < lineage->count; i++)
+        if (sluice_pgsql_blocked(c, lineage->items[i]))
+            return true;
+    return false;
+}
+
+/* ---- name resolution ---- */
+
+static const pg_col *col_in(const pg_rel *rel, const char *name)
+{
+    for (size_t i = 0; i < rel->count; i++)
+        if (rel->cols[i].name != NULL && strcmp(rel->cols[i].name, name) == 0)
+            return &rel->cols[i];
+    return NULL;
+}
+
+static const pg_entry *entry_in(const pg_scope *s, const char *alias)
+{
+    for (size_t i = s->count; i-- > 0;)
+        if (strcmp(s->entries[i].alias, alias) == 0)
+            return &s->entries[i];
+    return NULL;
+}
+
+/* Several FROM items have the column (a USING key, or a name PostgreSQL would call
+ * ambiguous): the union of their lineage, never a bare base column unless all agree. */
+static const pg_col *merged(pg_ctx *c, const pg_scope *s, const char *name, const pg_col *first)
+{
+    pg_col *m = sluice_arena_calloc(c->arena, 1, sizeof(*m));
+    if (m == NULL) {
+        c->nomem = true;
+        return first;
+    }
+    m->name = first->name;
+    m->base = first->base;
+    for (size_t i = 0; i < s->count; i++) {
+        const pg_col *x = col_in(&s->entries[i].rel, name);
+        if (x == NULL)
+            continue;
+        pg_add_all(c, &m->lineage, &x->lineage);
+        if (m->base != NULL && (x->base == NULL || strcmp(x->base, m->base) != 0))
+            m->base = NULL;
+    }
+    return m;
+}
+
+const pg_col *sluice_pgsql_find_column(
+    pg_ctx *c, const pg_scope *s, const char *qualifier, const char *name, json_t *body)
+{
+    for (const pg_scope *level = s; level != NULL; level = level->parent) {
+        if (qualifier != NULL) {
+            const pg_entry *e = entry_in(level, qualifier);
+            if (e == NULL)
+                continue;
+            const pg_col *col = col_in(&e->rel, name);
+            if (col == NULL)
+                pg_violate(c, body, "unknown_column",
+                           "use the columns listed in the code-mode://schema resource",
+                           "%s has no column %s", qualifier, name);
+            return col;
+        }
+        const pg_col *found = NULL;
+        size_t hits = 0;
+        for (size_t i = 0; i < level->count; i++) {
+            const pg_col *col = col_in(&level->entries[i].rel, name);
+            if (col != NULL && hits++ == 0)
+                found = col;
+        }
+        if (hits == 1)
+            return found;
+        if (hits > 1)
+            return merged(c, level, name, found);
+        if (level->outputs != NULL && (found = col_in(level->outputs, name)) != NULL)
+            return found;
+    }
+    return NULL;
+}
+
+/* ---- lineage ---- */
+
+static void
+walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_list *out);
+
+static void
+walk_array(pg_ctx *c, const pg_scope *s, json_t *arr, pg_mode mode, sluice_codefacts_list *out)
+{
+    for (size_t i = 0; i < json_array_size(arr); i++)
+        walk(c, s, json_array_get(arr, i), mode, out);
+}
+
+/* The rule's message, once per offending reference. */
+static void refuse_blocked(pg_ctx *c, json_t *body, const char *what)
+{
+    pg_violate(c, body, "blocked_predicate",
+               "compare a blocked column only bare with = to another table's column, a "
+               "parameter or a literal (a join key or a lookup); never transform it, "
+               "range-compare, pattern-match, order or partition by it",
+               "blocked column %s is used in a way that can reveal its value: it may appear in "
+               "a predicate only bare, with = or IS NOT DISTINCT FROM against a base-table "
+               "column, one parameter or one literal",
+               what);
+}
+
+/* Every column of an entry: a whole-row reference (`c`, `c.*`, row_to_json(c)). */
+static void whole_row(pg_ctx *c, const pg_entry *e, sluice_codefacts_list *out)
+{
+    for (size_t i = 0; i < e->rel.count; i++)
+        pg_add_all(c, out, &e->rel.cols[i].lineage);
+}
+
+/* A column reference: one column, or a whole row when the name is a FROM item's alias. *bare
+ * gets the column when it is one (so = may compare it). */
+static const pg_col *
+column_ref(pg_ctx *c, const pg_scope *s, json_t *body, sluice_codefacts_list *out)
+{
+    json_t *fields = json_object_get(body, "fields");
+    size_t n = json_array_size(fields);
+    json_t *last = json_array_get(fields, n - 1);
+    const char *qualifier = n >= 2 ? pg_string(json_array_get(fields, n - 2)) : NULL;
+    if (n == 0 || n > 4 || (n >= 2 && qualifier == NULL)) {
+        pg_violate(c, body, "unsupported_expression", NULL, "a column reference is not resolvable");
+        return NULL;
+    }
+    if (pg_node_body(last, "A_Star") != NULL || n == 1) {
+        const char *alias = n == 1 ? pg_string(last) : qualifier;
+        const pg_col *col =
+            n == 1 && alias != NULL ? sluice_pgsql_find_column(c, s, NULL, alias, body) : NULL;
+        if (col != NULL) {
+            pg_add_all(c, out, &col->lineage);
+            return col;
+        }
+        for (const pg_scope *level = s; alias != NULL && level != NULL; level = level->parent) {
+            const pg_entry *e = entry_in(level, alias);
+            if (e != NULL) {
+                whole_row(c, e, out);
+                return NULL;
+            }
+        }
+        pg_violate(c, body, "unknown_column",
+                   "use the columns listed in the code-mode://schema resource",
+                   "column or table %s is not known here", alias != NULL ? alias : "*");
+        return NULL;
+    }
+    const char *name = pg_string(last);
+    const pg_col *col = name != NULL ? sluice_pgsql_find_column(c, s, qualifier, name, body) : NULL;
+    if (col != NULL)
+        pg_add_all(c, out, &col->lineage);
+    else if (name != NULL && c->facts->violation_count == 0)
+        pg_violate(c, body, "unknown_column",
+                   "use the columns listed in the code-mode://schema resource",
+                   "column %s.%s is not known here", qualifier, name);
+    return col;
+}
+
+/* The column of a bare reference that is one base-table column, else NULL (no violations). */
+static const pg_col *bare_base(pg_ctx *c, const pg_scope *s, json_t *node)
+{
+    json_t *body = pg_node_body(node, "ColumnRef");
+    if (body == NULL)
+        return NULL;
+    size_t before = c->facts->violation_count;
+    sluice_codefacts_list ignore = { 0 };
+    const pg_col *col = column_ref(c, s, body, &ignore);
+    c->facts->violation_count = before; /* reported again by the normal walk */
+    return col != NULL && col->base != NULL ? col : NULL;
+}
+
+static bool is_param_or_literal(json_t *node)
+{
+    json_t *cast = pg_node_body(node, "TypeCast");
+    if (cast != NULL)
+        node = json_object_get(cast, "arg");
+    return pg_node_body(node, "A_Const") != NULL || pg_node_body(node, "ParamRef") != NULL;
+}
+
+static void note_blocked_use(pg_ctx *c, const pg_col *col)
+{
+    pg_add(c, &c->facts->blocked_used, col->base);
+    pg_add(c, &c->facts->fields_read, col->base);
+}
+
+/* `blocked = other` in a predicate: true when it was judged here (allowed, or refused with a
+ * violation); false when neither side is a bare blocked column (the normal walk judges it). */
+static bool blocked_equality(pg_ctx *c, const pg_scope *s, json_t *body)
+{
+    json_t *l = json_object_get(body, "lexpr"), *r = json_object_get(body, "rexpr");
+    const pg_col *lc = bare_base(c, s, l), *rc = bare_base(c, s, r);
+    bool lb = lc != NULL && sluice_pgsql_blocked(c, lc->base);
+    bool rb = rc != NULL && sluice_pgsql_blocked(c, rc->base);
+    if (!lb && !rb)
+        return false;
+    const pg_col *blocked = lb ? lc : rc, *other = lb ? rc : lc;
+    json_t *other_node = lb ? r : l;
+    note_blocked_use(c, blocked);
+    if (other != NULL) {
+        note_blocked_use(c, other);
+        if (!sluice_pgsql_blocked(c, other->base))
+            pg_add(c, &c->new_taint, other->base);
+    } else if (!is_param_or_literal(other_node)) {
+        refuse_blocked(c, body, blocked->base);
+    }
+    return true;
+}
+
+static const char *op_name(json_t *body)
+{
+    json_t *name = json_object_get(body, "name");
+    return json_array_size(name) > 0 ? pg_string(json_array_get(name, json_array_size(name) - 1))
+                                     : NULL;
+}
+
+static void
+a_expr(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
+{
+    const char *kind = json_string_value(json_object_get(body, "kind"));
+    const char *op = op_name(body);
+    bool equality =
+        kind != NULL && ((strcmp(kind, "AEXPR_OP") == 0 && op != NULL && strcmp(op, "=") == 0) ||
+                         strcmp(kind, "AEXPR_NOT_DISTINCT") == 0);
+    if (mode == PG_PREDICATE && equality && blocked_equality(c, s, body))
+        return;
+    walk(c, s, json_object_get(body, "lexpr"), mode, out);
+    walk(c, s, json_object_get(body, "rexpr"), mode, out);
+}
+
+static void
+func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
+{
+    json_t *names = json_object_get(body, "funcname");
+    size_t n = json_array_size(names);
+    const char *name = n > 0 ? pg_string(json_array_get(names, n - 1)) : NULL;
+    const char *schema = n > 1 ? pg_string(json_array_get(names, n - 2)) : NULL;
+    if (name == NULL || n > 2) {
+        pg_violate(c, body, "function_not_allowed", NULL, "a function name is not resolvable");
+        return;
+    }
+    sluice_pgsql_check_function(c, body, schema, name);
+    walk_array(c, s, json_object_get(body, "args"), mode, out);
+    walk_array(c, s, json_object_get(body, "agg_order"), mode, out);
+    walk(c, s, json_object_get(body, "agg_filter"), PG_PREDICATE, out);
+    json_t *over = json_object_get(body, "over");
+    if (over == NULL)
+        return;
+    json_t *win = pg_node_body(over, "WindowDef");
+    if (win == NULL)
+        win = over;
+    if (json_object_get(win, "name") != NULL || json_object_get(win, "refname") != NULL) {
+        pg_violate(c, body, "unsupported_expression", "write the window inline in OVER (...)",
+                   "named windows are not analyzed");
+        return;
+    }
+    sluice_sql_ext(c->facts)->window_count++;
+    /* The value depends on how rows are partitioned and ordered: both are lineage too. */
+    walk_array(c, s, json_object_get(win, "partitionClause"), PG_PREDICATE, out);
+    walk_array(c, s, json_object_get(win, "orderClause"), PG_PREDICATE, out);
+}
+
+static void
+sublink(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
+{
+    sluice_sql_ext(c->facts)->subquery_count++;
+    walk(c, s, json_object_get(body, "testexpr"), mode, out);
+    pg_rel rel = sluice_pgsql_query(c, s, s->ctes, json_object_get(body, "subselect"));
+    const char *type = json_string_value(json_object_get(body, "subLinkType"));
+    if (type != NULL && strcmp(type, "EXISTS_SUBLINK") == 0)
+        return; /* a truth value: what the subquery returns is not part of it */
+    sluice_codefacts_list values = { 0 };
+    for (size_t i = 0; i < rel.count; i++)
+        pg_add_all(c, &values, &rel.cols[i].lineage);
+    if (mode == PG_PREDICATE && sluice_pgsql_lineage_blocked(c, &values))
+        refuse_blocked(c, body, "returned by a subquery");
+    pg_add_all(c, out, &values);
+}
+
+/* Nodes whose children are plain expressions, and where the children are. */
+static const struct {
+    const char *type;
+    const char *keys[3];
+} passthrough[] = {
+    { "BoolExpr", { "args" } },
+    { "NullTest", { "arg" } },
+    { "BooleanTest", { "arg" } },
+    { "TypeCast", { "arg" } },
+    { "CollateClause", { "arg" } },
+    { "NamedArgExpr", { "arg" } },
+    { "CoalesceExpr", { "args" } },
+    { "MinMaxExpr", { "args" } },
+    { "NullIfExpr", { "args" } },
+    { "RowExpr", { "args" } },
+    { "A_ArrayExpr", { "elements" } },
+    { "GroupingFunc", { "args" } },
+    { "CaseExpr", { "arg", "args", "defresult" } },
+    { "CaseWhen", { "expr", "result" } },
+    { "SortBy", { "node" } },
+    { "List", { "items" } },
+    { "A_Indirection", { "arg", "indirection" } },
+    { "A_Indices", { "lidx", "uidx" } },
+};
+
+static void
+walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_list *out)
+{
+    if (node == NULL || json_is_null(node) || c->nomem)
+        return;
+    if (json_is_array(node)) {
+        walk_array(c, s, node, mode, out);
+        return;
+    }
+    const char *type = pg_node_type(node);
+    json_t *body = type != NULL ? json_object_get(node, type) : NULL;
+    if (type == NULL || (json_is_object(node) && json_object_size(node) == 0))
+        return;
+    if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
+        pg_violate(c, body, "too_complex", "simplify the expression",
+                   "the SQL nests deeper than %u levels", SLUICE_PGSQL_MAX_DEPTH);
+        c->depth--;
+        return;
+    }
+    if (strcmp(type, "ColumnRef") == 0) {
+        sluice_codefacts_list here = { 0 };
+        column_ref(c, s, body, &here);
+        pg_add_all(c, &c->facts->fields_read, &here);
+        for (size_t i = 0; mode == PG_PREDICATE && i < here.count; i++)
+            if (sluice_pgsql_blocked(c, here.items[i])) {
+                refuse_blocked(c, body, here.items[i]);
+                break;
+            }
+        pg_add_all(c, out, &here);
+    } else if (strcmp(type, "A_Expr") == 0) {
+        a_expr(c, s, body, mode, out);
+    } else if (strcmp(type, "FuncCall") == 0) {
+        func_call(c, s, body, mode, out);
+    } else if (strcmp(type, "SubLink") == 0) {
+        sublink(c, s, body, mode, out);
+    } else if (strcmp(type, "A_Const") == 0 || strcmp(type, "ParamRef") == 0 ||
+               strcmp(type, "SQLValueFunction") == 0 || strcmp(type, "String") == 0 ||
+               strcmp(type, "Integer") == 0) {
+        /* no columns */
+    } else {
+        size_t i = 0;
+        while (i < sizeof passthrough / sizeof passthrough[0] &&
+               strcmp(passthrough[i].type, type) != 0)
+            i++;
+        if (i == sizeof passthrough / sizeof passthrough[0])
+            pg_violate(c, body, "unsupported_expression",
+                       "rewrite the expression with plain operators and allowed functions",
+                       "the analyzer does not resolve %s expressions", type);
+        for (size_t k = 0; i < sizeof passthrough / sizeof passthrough[0] && k < 3 &&
+                           passthrough[i].keys[k] != NULL;
+             k++)
+            walk(c, s, json_object_get(body, passthrough[i].keys[k]), mode, out);
+    }
+    c->depth--;
+}
+
+void sluice_pgsql_expr(
+    pg_ctx *c, const pg_scope *s, json_t *expr, pg_mode mode, sluice_codefacts_list *out)
+{
+    walk(c, s, expr, mode, out);
+}

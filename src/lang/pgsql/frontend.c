@@ -1,0 +1,246 @@
+/*
+ * frontend.c — the PostgreSQL analyzer's passes: parse once, then resolve the statement as many
+ * times as taint grows (a column compared with a blocked one is blocked in the next pass, so the
+ * predicate rules reach it too), then the blocked-output check, the sql_* rules, the canonical
+ * hash and the scores.
+ *
+ * Owns: the order of the stages and the configuration rules as they apply on PostgreSQL (only
+ * reads run: writes, deletes and DDL are refused here whatever sql_allow_* says, since the
+ * executor runs every call in a read-only transaction).
+ * Does not own: any stage's logic (see internal.h).
+ */
+#include "core/limits.h"
+#include "exec/executor.h"
+#include "lang/pgsql/internal.h"
+
+#include <string.h>
+#include <strings.h>
+
+static const sluice_config_code_mode default_code_mode = {
+    .sql_reads_enabled = true,
+    .sql_require_where_on_writes = true,
+    .sql_max_rows = 10000,
+    .sql_max_joins = 5,
+};
+
+static bool listed(const sluice_strlist *list, const char *table)
+{
+    for (size_t i = 0; i < list->count; i++) {
+        const char *dot = strrchr(list->items[i], '.');
+        if (strcasecmp(dot != NULL ? dot + 1 : list->items[i], table) == 0)
+            return true;
+    }
+    return false;
+}
+
+static void refuse_change(pg_ctx *c)
+{
+    static const char *const keys[] = { "sql_reads_enabled", "sql_allow_writes",
+                                        "sql_allow_deletes", "sql_allow_ddl" };
+    sluice_codefacts *f = c->facts;
+    sluice_codefacts_violate(f, keys[f->action], 0, 0,
+                             "write one SELECT over the tables in the code-mode://schema resource",
+                             "a %s statement is not allowed: on PostgreSQL code mode runs reads "
+                             "only, in a read-only transaction",
+                             f->statement_kind);
+}
+
+/* The sql_* rules of [code_mode] that apply to a read. */
+static void read_rules(pg_ctx *c)
+{
+    const sluice_config_code_mode *cm = c->cm;
+    sluice_codefacts *f = c->facts;
+    sluice_sql_facts *x = sluice_sql_ext(f);
+    if (!cm->sql_reads_enabled)
+        sluice_codefacts_violate(f, "sql_reads_enabled", 0, 0, NULL,
+                                 "reads are disabled by sql_reads_enabled = false");
+    if (cm->sql_max_joins > 0 && (int64_t)x->join_count > cm->sql_max_joins)
+        sluice_codefacts_violate(f, "sql_max_joins", 0, 0,
+                                 "split the question into smaller queries",
+                                 "the query joins %zu times; sql_max_joins allows %lld",
+                                 x->join_count, (long long)cm->sql_max_joins);
+    if (cm->sql_require_limit && !x->has_limit)
+        sluice_codefacts_violate(f, "sql_require_limit", 0, 0, "add LIMIT n",
+                                 "sql_require_limit: the query needs a LIMIT");
+    for (size_t i = 0; i < f->resources_read.count; i++) {
+        const char *t = f->resources_read.items[i];
+        if ((cm->sql_allowed_tables.count > 0 && !listed(&cm->sql_allowed_tables, t)) ||
+            listed(&cm->sql_blocked_tables, t))
+            sluice_codefacts_violate(f, "sql_allowed_tables", 0, 0, NULL,
+                                     "table %s is not exposed to code mode", t);
+    }
+}
+
+/* Blocked fields never in the output, whatever computes them. */
+static void check_outputs(pg_ctx *c, const pg_rel *rel)
+{
+    for (size_t i = 0; i < rel->count; i++) {
+        const pg_col *col = &rel->cols[i];
+        sluice_codefacts_output *out = NULL;
+        if (sluice_codefacts_add_output(c->facts, col->name, "", &out) != SLUICE_OK) {
+            c->nomem = true;
+            return;
+        }
+        pg_add_all(c, &out->lineage, &col->lineage);
+        for (size_t k = 0; k < col->lineage.count; k++) {
+            const char *base = col->lineage.items[k];
+            if (!sluice_pgsql_blocked(c, base))
+                continue;
+            bool tainted = sluice_codefacts_list_has(&c->tainted, base);
+            c->nomem |=
+                SLUICE_OK !=
+                sluice_codefacts_violate(
+                    c->facts, "blocked_column", 0, 0,
+                    "use blocked fields only to join or filter with =; never return them",
+                    "output column %s is computed from %s, which is %s", col->name, base,
+                    tainted ? "compared with a blocked field (so it holds the blocked value)"
+                            : "a blocked field");
+            break;
+        }
+    }
+}
+
+static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
+{
+    c->facts = sluice_sql_facts_new(c->arena);
+    if (c->facts == NULL)
+        return SLUICE_E_NOMEM;
+    c->facts->language = "sql";
+    sluice_sql_ext(c->facts)->dialect = SLUICE_PGSQL_DIALECT;
+    c->new_taint = (sluice_codefacts_list){ 0 };
+    c->depth = 0;
+    sluice_pgsql_classify(c, stmt);
+    if (c->facts->action != SLUICE_ACTION_READ) {
+        refuse_change(c);
+    } else {
+        pg_rel rel = sluice_pgsql_query(c, NULL, NULL, stmt);
+        check_outputs(c, &rel);
+        read_rules(c);
+    }
+    sluice_status st = sluice_pgsql_canonicalize(c, tree);
+    if (st == SLUICE_OK)
+        st = sluice_sql_name_operations(c->facts);
+    return c->nomem ? SLUICE_E_NOMEM : st;
+}
+
+/* Passes until taint stops growing; refused when it does not settle. */
+static sluice_status resolve(pg_ctx *c, json_t *tree, json_t *stmt)
+{
+    for (size_t pass = 0; pass < SLUICE_PGSQL_MAX_TAINT_PASSES; pass++) {
+        sluice_status st = one_pass(c, tree, stmt);
+        if (st != SLUICE_OK || c->new_taint.count == 0)
+            return st;
+        for (size_t i = 0; i < c->new_taint.count; i++)
+            pg_add(c, &c->tainted, c->new_taint.items[i]);
+        if (c->nomem)
+            return SLUICE_E_NOMEM;
+    }
+    return sluice_codefacts_violate(c->facts, "too_complex", 0, 0,
+                                    "compare blocked fields with fewer columns",
+                                    "comparisons with blocked fields chain through more than %u "
+                                    "columns",
+                                    SLUICE_PGSQL_MAX_TAINT_PASSES);
+}
+
+static void score(sluice_codefacts *f, const sluice_schema *schema)
+{
+    const sluice_sql_facts *x = sluice_sql_ext(f);
+    f->complexity =
+        (int64_t)(x->join_count * 3 + x->subquery_count * 3 + x->window_count * 2 +
+                  x->aggregate_count + x->cte_names.count * 2 + f->resources_read.count);
+    if (x->limit_value >= 0)
+        f->estimated_rows = x->limit_value;
+    else if (x->aggregate_count > 0 && !x->has_group_by)
+        f->estimated_rows = 1;
+    else if (f->resources_read.count == 1 && x->join_count == 0 && !x->has_where && schema != NULL)
+        for (size_t i = 0; i < schema->table_count; i++)
+            if (strcmp(schema->tables[i].name, f->resources_read.items[0]) == 0)
+                f->estimated_rows = schema->tables[i].approx_rows;
+}
+
+static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc, sluice_error *err)
+{
+    c->schema = fc != NULL ? fc->schema : NULL;
+    if (c->schema != NULL || fc == NULL || fc->executor == NULL)
+        return SLUICE_OK;
+    sluice_schema *s = sluice_arena_calloc(c->arena, 1, sizeof(*s));
+    if (s == NULL)
+        return SLUICE_E_NOMEM;
+    c->schema = s;
+    return sluice_executor_schema(fc->executor, c->arena, s, err);
+}
+
+/* Facts for code refused before any resolution (NUL byte, syntax, statement count). */
+static sluice_status early_refusal(pg_ctx *c)
+{
+    c->facts->statement_kind = "";
+    return c->nomem ? SLUICE_E_NOMEM : SLUICE_OK;
+}
+
+sluice_status sluice_pgsql_analyze(sluice_arena *arena,
+                                   const char *code,
+                                   size_t code_len,
+                                   const char *variables_json,
+                                   const sluice_frontend_context *fc,
+                                   sluice_codefacts **out,
+                                   sluice_error *err)
+{
+    (void)variables_json; /* bound by the executor as parameters; never part of the text */
+    if (code_len > SLUICE_LIMIT_CODE_BYTES)
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                "the SQL is too long (%zu bytes; limit is %u)", code_len,
+                                SLUICE_LIMIT_CODE_BYTES);
+    pg_ctx c = { .arena = arena, .code_len = code != NULL ? code_len : 0 };
+    c.code = sluice_arena_strndup(arena, code != NULL ? code : "", c.code_len);
+    c.cm = fc != NULL && fc->code_mode != NULL ? fc->code_mode : &default_code_mode;
+    c.facts = sluice_sql_facts_new(arena);
+    if (c.code == NULL || c.facts == NULL)
+        return SLUICE_E_NOMEM;
+    c.facts->language = "sql";
+    sluice_sql_ext(c.facts)->dialect = SLUICE_PGSQL_DIALECT;
+    sluice_status st = context_schema(&c, fc, err);
+    if (st != SLUICE_OK)
+        return st;
+    json_t *tree = NULL, *stmt = NULL;
+    if (strlen(c.code) != c.code_len) {
+        size_t line, column;
+        sluice_error_locate(c.code, c.code_len, strlen(c.code), &line, &column);
+        st = sluice_codefacts_violate(c.facts, "syntax_error", line, column, "remove the NUL byte",
+                                      "the SQL contains a NUL byte");
+    } else {
+        st = sluice_pgsql_parse(&c, c.code, &tree);
+        stmt = st == SLUICE_OK && tree != NULL ? sluice_pgsql_single_statement(&c, tree) : NULL;
+    }
+    if (st == SLUICE_OK && stmt == NULL)
+        st = early_refusal(&c);
+    else if (st == SLUICE_OK)
+        st = resolve(&c, tree, stmt);
+    if (st != SLUICE_OK)
+        return st;
+    score(c.facts, c.schema);
+    *out = c.facts;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_pgsql_canonical_hash(sluice_arena *arena,
+                                          const char *code,
+                                          size_t code_len,
+                                          const sluice_frontend_context *fc,
+                                          char out_hex[65],
+                                          sluice_error *err)
+{
+    sluice_codefacts *facts = NULL;
+    sluice_status st = sluice_pgsql_analyze(arena, code, code_len, NULL, fc, &facts, err);
+    if (st != SLUICE_OK)
+        return st;
+    return sluice_frontend_hash_of(arena, facts, out_hex, err);
+}
+
+sluice_risk sluice_pgsql_risk(const sluice_codefacts *facts, const char **reason)
+{
+    if (facts->action == SLUICE_ACTION_READ && facts->blocked_used.count > 0) {
+        *reason = "a predicate reads blocked fields (a person approves even point lookups)";
+        return SLUICE_RISK_HIGH;
+    }
+    return sluice_sql_risk(facts, reason);
+}

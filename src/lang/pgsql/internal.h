@@ -1,0 +1,137 @@
+/*
+ * internal.h (lang/pgsql) — what the PostgreSQL analyzer's files share.
+ *
+ * Owns: the analysis context, the relation/scope model of name resolution, and one prototype
+ * per stage: parse.c (libpg_query, statement kind, canonical form), query.c (SELECT, FROM,
+ * CTEs, set operations, views), expr.c (expressions, lineage, the predicate rules),
+ * functions.c (the allowlist), frontend.c (passes, rules, scores).
+ * Does not own: the facts record (facts/codefacts.h, lang/sql/sql.h).
+ */
+#ifndef SLUICE_LANG_PGSQL_INTERNAL_H
+#define SLUICE_LANG_PGSQL_INTERNAL_H
+
+#include "lang/pgsql/pgsql.h"
+#include "lang/sql/sql.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+
+/* Nesting of queries, views and expressions the resolver follows before refusing. */
+#define SLUICE_PGSQL_MAX_DEPTH 256u
+/* Passes of taint propagation (each can block more columns) before refusing. */
+#define SLUICE_PGSQL_MAX_TAINT_PASSES 8u
+
+/* One column of a relation: the base columns ("table.column") it is computed from, and base
+ * when it is one base-table column passed through unchanged (a join key may be compared with a
+ * blocked column only then). */
+typedef struct pg_col {
+    const char *name;
+    sluice_codefacts_list lineage;
+    const char *base;
+} pg_col;
+
+typedef struct pg_rel {
+    pg_col *cols;
+    size_t count;
+} pg_rel;
+
+/* A FROM item visible by alias. */
+typedef struct pg_entry {
+    const char *alias;
+    pg_rel rel;
+} pg_entry;
+
+typedef struct pg_cte {
+    const char *name;
+    pg_rel rel;
+    const struct pg_cte *next;
+} pg_cte;
+
+typedef struct pg_scope {
+    const struct pg_scope *parent;
+    pg_entry *entries;
+    size_t count;
+    size_t cap;
+    const pg_cte *ctes;
+    const pg_rel *outputs; /* the SELECT list, for ORDER BY by output name; may be NULL */
+} pg_scope;
+
+typedef enum pg_mode {
+    PG_VALUE,     /* computes a value: lineage only */
+    PG_PREDICATE, /* filters, orders or partitions: blocked columns refused but bare = */
+} pg_mode;
+
+typedef struct pg_ctx {
+    sluice_arena *arena;
+    sluice_codefacts *facts;
+    const char *code;
+    size_t code_len;
+    const sluice_config_code_mode *cm;
+    const sluice_schema *schema;
+    sluice_codefacts_list tainted;   /* equated with blocked ones in an earlier pass */
+    sluice_codefacts_list new_taint; /* found in this pass */
+    size_t depth;
+    bool nomem;
+} pg_ctx;
+
+/* ---- parse.c ---- */
+
+/* Parses text; *tree is the libpg_query JSON (released with arena) or NULL after a syntax error,
+ * which is then a violation. Non-OK only on NOMEM. */
+sluice_status sluice_pgsql_parse(pg_ctx *c, const char *text, json_t **tree);
+
+/* The one statement of a parsed tree (violations for none or several), or NULL. */
+json_t *sluice_pgsql_single_statement(pg_ctx *c, json_t *tree);
+
+/* Sets facts->statement_kind and action from the statement node. */
+void sluice_pgsql_classify(pg_ctx *c, json_t *stmt);
+
+/* Canonical form (the tree without locations, keys sorted) and its hash into facts. */
+sluice_status sluice_pgsql_canonicalize(pg_ctx *c, json_t *tree);
+
+/* ---- node helpers (parse.c) ---- */
+
+/* The node type of {"Type": {...}} (NULL when node is not one), and its body. */
+const char *pg_node_type(json_t *node);
+json_t *pg_node_body(json_t *node, const char *type);
+/* The sval of a {"String":{"sval":..}} node, or NULL. */
+const char *pg_string(json_t *node);
+/* Adds a violation at the node's location (its "location" key, else no place). */
+void pg_violate(
+    pg_ctx *c, json_t *body, const char *rule, const char *suggestion, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+/* Adds s to list, marking the context out of memory on failure. */
+void pg_add(pg_ctx *c, sluice_codefacts_list *list, const char *s);
+void pg_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_list *from);
+
+/* ---- query.c ---- */
+
+/* The relation a query node (SelectStmt) produces, resolved in parent (NULL at the top) with
+ * the CTEs visible there. Problems are violations; the relation may then be partial. */
+pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node);
+
+/* ---- expr.c ---- */
+
+/* Adds the base columns expr is computed from to out, applying the predicate rules in mode. */
+void sluice_pgsql_expr(
+    pg_ctx *c, const pg_scope *s, json_t *expr, pg_mode mode, sluice_codefacts_list *out);
+
+/* True when a base column ("table.column") is blocked: by configuration, by the schema's marks,
+ * or tainted by comparison. */
+bool sluice_pgsql_blocked(const pg_ctx *c, const char *base);
+bool sluice_pgsql_lineage_blocked(const pg_ctx *c, const sluice_codefacts_list *lineage);
+
+/* Resolves an ORDER BY/GROUP BY/USING name against the scope; NULL when unknown. */
+const pg_col *sluice_pgsql_find_column(
+    pg_ctx *c, const pg_scope *s, const char *qualifier, const char *name, json_t *body);
+
+/* ---- functions.c ---- */
+
+/* Checks a called function (lower-case name, schema or NULL): a violation when it is not on the
+ * allowlist, naming why for the dangerous ones. Counts aggregates and windows. */
+void sluice_pgsql_check_function(pg_ctx *c, json_t *body, const char *schema, const char *name);
+
+/* Set-returning functions allowed in FROM (one output column). */
+bool sluice_pgsql_table_function_allowed(const char *name);
+
+#endif

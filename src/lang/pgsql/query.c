@@ -1,0 +1,598 @@
+/*
+ * query.c — queries of the PostgreSQL analyzer: SELECT (FROM items, WHERE, GROUP BY, HAVING,
+ * ORDER BY, LIMIT, the SELECT list with `*` expanded from the catalog), VALUES, set operations,
+ * CTEs (recursive ones to a fixed point), subqueries (LATERAL too), joins (ON, USING), views
+ * (through their definitions, read from the catalog at start-up) and the set-returning functions
+ * the allowlist names. Each yields a relation: columns with their lineage.
+ *
+ * Does not own: expressions and the predicate rules (expr.c).
+ */
+#include "lang/pgsql/internal.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static pg_rel empty_rel(void)
+{
+    return (pg_rel){ 0 };
+}
+
+static pg_col *new_cols(pg_ctx *c, size_t n)
+{
+    pg_col *cols = sluice_arena_calloc(c->arena, n + 1, sizeof(*cols));
+    if (cols == NULL)
+        c->nomem = true;
+    return cols;
+}
+
+static void add_entry(pg_ctx *c, pg_scope *s, const char *alias, pg_rel rel)
+{
+    if (s->count == s->cap) {
+        size_t cap = s->cap == 0 ? 8 : s->cap * 2;
+        pg_entry *n = sluice_arena_calloc(c->arena, cap, sizeof(*n));
+        if (n == NULL) {
+            c->nomem = true;
+            return;
+        }
+        if (s->count > 0)
+            memcpy(n, s->entries, s->count * sizeof(*n));
+        s->entries = n;
+        s->cap = cap;
+    }
+    s->entries[s->count++] = (pg_entry){ alias, rel };
+}
+
+/* Renames columns by an alias list (AS t(a, b)); fewer names keep the rest. */
+static pg_rel rename_cols(pg_ctx *c, pg_rel rel, json_t *names, json_t *at)
+{
+    size_t n = json_array_size(names);
+    if (n == 0)
+        return rel;
+    if (n > rel.count) {
+        pg_violate(c, at, "unknown_column", NULL, "the alias names %zu columns; there are %zu", n,
+                   rel.count);
+        return rel;
+    }
+    pg_col *cols = new_cols(c, rel.count);
+    if (cols == NULL)
+        return rel;
+    memcpy(cols, rel.cols, rel.count * sizeof(*cols));
+    for (size_t i = 0; i < n; i++)
+        cols[i].name = pg_string(json_array_get(names, i));
+    return (pg_rel){ cols, rel.count };
+}
+
+static const sluice_schema_table *catalog_table(pg_ctx *c, const char *schema, const char *name)
+{
+    for (size_t i = 0; c->schema != NULL && i < c->schema->table_count; i++) {
+        const sluice_schema_table *t = &c->schema->tables[i];
+        if (!t->hidden && strcmp(t->name, name) == 0 &&
+            (schema == NULL || (t->schema != NULL && strcmp(t->schema, schema) == 0)))
+            return t;
+    }
+    return NULL;
+}
+
+/* A view's definition, resolved like a subquery; its columns keep the view's names. */
+static pg_rel view_rel(pg_ctx *c, const sluice_schema_table *t, json_t *at)
+{
+    pg_rel rel = empty_rel();
+    json_t *tree = NULL;
+    if (sluice_pgsql_parse(c, t->definition, &tree) != SLUICE_OK) {
+        c->nomem = true;
+        return rel;
+    }
+    json_t *stmts = json_object_get(tree, "stmts");
+    if (json_array_size(stmts) != 1) {
+        pg_violate(c, at, "unresolvable_view", NULL, "the definition of view %s cannot be read",
+                   t->name);
+    } else {
+        rel = sluice_pgsql_query(c, NULL, NULL, json_object_get(json_array_get(stmts, 0), "stmt"));
+        if (rel.count != t->column_count)
+            pg_violate(c, at, "unresolvable_view", NULL,
+                       "view %s resolves to %zu columns; the catalog lists %zu", t->name, rel.count,
+                       t->column_count);
+        for (size_t i = 0; i < rel.count && i < t->column_count; i++)
+            rel.cols[i].name = t->columns[i].name;
+    }
+    return rel; /* the tree lives as long as the arena: names point into it */
+}
+
+static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t)
+{
+    pg_col *cols = new_cols(c, t->column_count);
+    if (cols == NULL)
+        return empty_rel();
+    pg_add(c, &c->facts->resources_read, t->name);
+    for (size_t i = 0; i < t->column_count; i++) {
+        cols[i].name = t->columns[i].name;
+        cols[i].base = sluice_arena_printf(c->arena, "%s.%s", t->name, t->columns[i].name);
+        if (cols[i].base == NULL)
+            c->nomem = true;
+        pg_add(c, &cols[i].lineage, cols[i].base);
+    }
+    return (pg_rel){ cols, t->column_count };
+}
+
+static const pg_cte *find_cte(const pg_cte *ctes, const char *name)
+{
+    for (; ctes != NULL; ctes = ctes->next)
+        if (strcmp(ctes->name, name) == 0)
+            return ctes;
+    return NULL;
+}
+
+static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    const char *name = json_string_value(json_object_get(body, "relname"));
+    const char *schema = json_string_value(json_object_get(body, "schemaname"));
+    json_t *alias = json_object_get(body, "alias");
+    const char *alias_name = json_string_value(json_object_get(alias, "aliasname"));
+    if (name == NULL || json_object_get(body, "catalogname") != NULL) {
+        pg_violate(c, body, "unknown_table", NULL, "a table reference is not resolvable");
+        return;
+    }
+    const pg_cte *cte = schema == NULL ? find_cte(s->ctes, name) : NULL;
+    const sluice_schema_table *t = cte == NULL ? catalog_table(c, schema, name) : NULL;
+    pg_rel rel;
+    if (cte != NULL) {
+        rel = cte->rel;
+    } else if (t == NULL) {
+        pg_violate(c, body, "unknown_table",
+                   "use the tables listed in the code-mode://schema resource",
+                   "table %s%s%s is not known or not exposed", schema != NULL ? schema : "",
+                   schema != NULL ? "." : "", name);
+        return;
+    } else if (t->is_view) {
+        if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
+            pg_violate(c, body, "too_complex", NULL, "views nest too deeply");
+            return;
+        }
+        rel = view_rel(c, t, body);
+        c->depth--;
+    } else {
+        rel = table_rel(c, t);
+    }
+    add_entry(c, s, alias_name != NULL ? alias_name : name,
+              rename_cols(c, rel, json_object_get(alias, "colnames"), body));
+}
+
+static void range_subselect(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    bool lateral = json_is_true(json_object_get(body, "lateral"));
+    json_t *alias = json_object_get(body, "alias");
+    sluice_sql_ext(c->facts)->subquery_count++;
+    pg_rel rel =
+        sluice_pgsql_query(c, lateral ? s : s->parent, s->ctes, json_object_get(body, "subquery"));
+    const char *name = json_string_value(json_object_get(alias, "aliasname"));
+    add_entry(c, s, name != NULL ? name : "",
+              rename_cols(c, rel, json_object_get(alias, "colnames"), body));
+}
+
+/* generate_series(1, 10) AS g(i): one column computed from the arguments (never a base column,
+ * so it can never stand in for a blocked one). */
+static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    json_t *fns = json_object_get(body, "functions");
+    json_t *items = json_object_get(pg_node_body(json_array_get(fns, 0), "List"), "items");
+    json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
+    json_t *alias = json_object_get(body, "alias");
+    json_t *colnames = json_object_get(alias, "colnames");
+    json_t *names = json_object_get(call, "funcname");
+    const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
+    if (json_array_size(fns) != 1 || call == NULL || fname == NULL ||
+        !sluice_pgsql_table_function_allowed(fname) || json_array_size(colnames) > 1 ||
+        json_is_true(json_object_get(body, "ordinality"))) {
+        pg_violate(c, body, "function_not_allowed",
+                   "in FROM use generate_series(...) or unnest(...) with one output column",
+                   "this function in FROM is not allowed (only one-column set-returning "
+                   "functions on the allowlist)");
+        return;
+    }
+    pg_col *col = new_cols(c, 1);
+    if (col == NULL)
+        return;
+    sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_VALUE, &col->lineage);
+    const char *alias_name = json_string_value(json_object_get(alias, "aliasname"));
+    col->name = json_array_size(colnames) == 1 ? pg_string(json_array_get(colnames, 0))
+                : alias_name != NULL           ? alias_name
+                                               : fname;
+    add_entry(c, s, alias_name != NULL ? alias_name : fname, (pg_rel){ col, 1 });
+}
+
+static void from_item(pg_ctx *c, pg_scope *s, json_t *node);
+
+/* "o.customer_id = c.id" for the explanation, when the condition is that simple. */
+static void note_join_key(pg_ctx *c, json_t *quals)
+{
+    json_t *e = pg_node_body(quals, "A_Expr");
+    json_t *l = pg_node_body(json_object_get(e, "lexpr"), "ColumnRef");
+    json_t *r = pg_node_body(json_object_get(e, "rexpr"), "ColumnRef");
+    json_t *lf = json_object_get(l, "fields"), *rf = json_object_get(r, "fields");
+    if (json_array_size(lf) != 2 || json_array_size(rf) != 2)
+        return;
+    char key[512];
+    snprintf(key, sizeof key, "%s.%s = %s.%s", pg_string(json_array_get(lf, 0)),
+             pg_string(json_array_get(lf, 1)), pg_string(json_array_get(rf, 0)),
+             pg_string(json_array_get(rf, 1)));
+    pg_add(c, &sluice_sql_ext(c->facts)->join_keys, key);
+}
+
+/* USING (k): an equality of the two sides' k, so the taint rule applies to it as to ON. */
+static void using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body)
+{
+    json_t *keys = json_object_get(body, "usingClause");
+    for (size_t k = 0; k < json_array_size(keys); k++) {
+        const char *name = pg_string(json_array_get(keys, k));
+        const pg_col *cols[2] = { NULL, NULL };
+        for (size_t i = left; name != NULL && i < s->count; i++)
+            for (size_t j = 0; j < s->entries[i].rel.count; j++)
+                if (strcmp(s->entries[i].rel.cols[j].name, name) == 0)
+                    cols[i < right ? 0 : 1] = &s->entries[i].rel.cols[j];
+        if (cols[0] == NULL || cols[1] == NULL) {
+            pg_violate(c, body, "unknown_column", NULL, "USING (%s) names no column of both sides",
+                       name != NULL ? name : "?");
+            continue;
+        }
+        bool blocked = sluice_pgsql_lineage_blocked(c, &cols[0]->lineage) ||
+                       sluice_pgsql_lineage_blocked(c, &cols[1]->lineage);
+        if (!blocked)
+            continue;
+        if (cols[0]->base == NULL || cols[1]->base == NULL) {
+            pg_violate(c, body, "blocked_predicate", NULL,
+                       "USING (%s) compares a blocked column with a computed value", name);
+            continue;
+        }
+        for (int side = 0; side < 2; side++) {
+            pg_add(c, &c->facts->blocked_used, cols[side]->base);
+            if (!sluice_pgsql_blocked(c, cols[side]->base))
+                pg_add(c, &c->new_taint, cols[side]->base);
+        }
+    }
+}
+
+static void join_expr(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    sluice_sql_ext(c->facts)->join_count++;
+    if (json_is_true(json_object_get(body, "isNatural")) ||
+        json_object_get(body, "alias") != NULL) {
+        pg_violate(c, body, "unsupported_join", "write JOIN ... ON or JOIN ... USING (...)",
+                   "NATURAL joins and aliased joins are not analyzed");
+        return;
+    }
+    size_t left = s->count;
+    from_item(c, s, json_object_get(body, "larg"));
+    size_t right = s->count;
+    from_item(c, s, json_object_get(body, "rarg"));
+    using_keys(c, s, left, right, body);
+    json_t *quals = json_object_get(body, "quals");
+    note_join_key(c, quals);
+    sluice_codefacts_list ignore = { 0 };
+    sluice_pgsql_expr(c, s, quals, PG_PREDICATE, &ignore);
+}
+
+static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
+{
+    const char *type = pg_node_type(node);
+    json_t *body = type != NULL ? json_object_get(node, type) : NULL;
+    if (type != NULL && strcmp(type, "RangeVar") == 0)
+        range_var(c, s, body);
+    else if (type != NULL && strcmp(type, "RangeSubselect") == 0)
+        range_subselect(c, s, body);
+    else if (type != NULL && strcmp(type, "JoinExpr") == 0)
+        join_expr(c, s, body);
+    else if (type != NULL && strcmp(type, "RangeFunction") == 0)
+        range_function(c, s, body);
+    else
+        pg_violate(c, body, "unsupported_from", "read from tables, views, subqueries or CTEs",
+                   "%s in FROM is not analyzed", type != NULL ? type : "this item");
+}
+
+/* ---- the SELECT list ---- */
+
+static const char *derived_name(json_t *val)
+{
+    json_t *ref = pg_node_body(val, "ColumnRef");
+    if (ref != NULL) {
+        json_t *f = json_object_get(ref, "fields");
+        const char *s = pg_string(json_array_get(f, json_array_size(f) - 1));
+        return s != NULL ? s : "?column?";
+    }
+    json_t *fn = pg_node_body(val, "FuncCall");
+    if (fn != NULL) {
+        json_t *n = json_object_get(fn, "funcname");
+        const char *s = pg_string(json_array_get(n, json_array_size(n) - 1));
+        return s != NULL ? s : "?column?";
+    }
+    json_t *cast = pg_node_body(val, "TypeCast");
+    return cast != NULL ? derived_name(json_object_get(cast, "arg")) : "?column?";
+}
+
+/* `*` or `t.*` in the SELECT list: the columns themselves, by name. */
+static bool
+expand_star(pg_ctx *c, const pg_scope *s, json_t *val, pg_col **cols, size_t *count, size_t *cap)
+{
+    json_t *ref = pg_node_body(val, "ColumnRef");
+    json_t *f = json_object_get(ref, "fields");
+    size_t n = json_array_size(f);
+    if (n == 0 || pg_node_body(json_array_get(f, n - 1), "A_Star") == NULL)
+        return false;
+    const char *q = n >= 2 ? pg_string(json_array_get(f, n - 2)) : NULL;
+    for (size_t i = 0; i < s->count; i++) {
+        if (q != NULL && strcmp(s->entries[i].alias, q) != 0)
+            continue;
+        const pg_rel *rel = &s->entries[i].rel;
+        if (*count + rel->count >= *cap) {
+            size_t ncap = (*cap + rel->count) * 2;
+            pg_col *ncols = new_cols(c, ncap);
+            if (ncols == NULL)
+                return true;
+            if (*count > 0)
+                memcpy(ncols, *cols, *count * sizeof(**cols));
+            *cols = ncols;
+            *cap = ncap;
+        }
+        memcpy(*cols + *count, rel->cols, rel->count * sizeof(**cols));
+        *count += rel->count;
+        for (size_t j = 0; j < rel->count; j++)
+            pg_add_all(c, &c->facts->fields_read, &rel->cols[j].lineage);
+    }
+    return true;
+}
+
+static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
+{
+    size_t cap = json_array_size(targets) + 1, count = 0;
+    pg_col *cols = new_cols(c, cap);
+    for (size_t i = 0; cols != NULL && i < json_array_size(targets); i++) {
+        json_t *rt = pg_node_body(json_array_get(targets, i), "ResTarget");
+        json_t *val = json_object_get(rt, "val");
+        if (expand_star(c, s, val, &cols, &count, &cap))
+            continue;
+        if (count + 1 >= cap) {
+            pg_col *ncols = new_cols(c, cap * 2);
+            if (ncols == NULL)
+                break;
+            memcpy(ncols, cols, count * sizeof(*cols));
+            cols = ncols;
+            cap *= 2;
+        }
+        pg_col *col = &cols[count++];
+        const char *name = json_string_value(json_object_get(rt, "name"));
+        col->name = name != NULL ? name : derived_name(val);
+        json_t *ref = pg_node_body(val, "ColumnRef");
+        json_t *f = json_object_get(ref, "fields");
+        if (ref != NULL && json_array_size(f) <= 2) {
+            const pg_col *src = sluice_pgsql_find_column(
+                c, s, json_array_size(f) == 2 ? pg_string(json_array_get(f, 0)) : NULL,
+                pg_string(json_array_get(f, json_array_size(f) - 1)), ref);
+            col->base = src != NULL ? src->base : NULL;
+        }
+        sluice_pgsql_expr(c, s, val, PG_VALUE, &col->lineage);
+    }
+    return (pg_rel){ cols, cols != NULL ? count : 0 };
+}
+
+/* ---- clauses ---- */
+
+static void group_by(pg_ctx *c, const pg_scope *s, json_t *items)
+{
+    for (size_t i = 0; i < json_array_size(items); i++) {
+        json_t *item = json_array_get(items, i);
+        json_t *ref = pg_node_body(item, "ColumnRef");
+        sluice_codefacts_list lineage = { 0 };
+        /* A bare column groups rows without computing anything from its value. */
+        sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_PREDICATE, &lineage);
+        for (size_t k = 0; ref != NULL && k < lineage.count; k++)
+            if (sluice_pgsql_blocked(c, lineage.items[k]))
+                pg_add(c, &c->facts->blocked_used, lineage.items[k]);
+    }
+}
+
+static void limits(pg_ctx *c, const pg_scope *s, json_t *body)
+{
+    sluice_codefacts_list ignore = { 0 };
+    json_t *count = json_object_get(body, "limitCount");
+    sluice_pgsql_expr(c, s, count, PG_PREDICATE, &ignore);
+    sluice_pgsql_expr(c, s, json_object_get(body, "limitOffset"), PG_PREDICATE, &ignore);
+    if (count == NULL || c->depth > 1)
+        return;
+    sluice_sql_facts *x = sluice_sql_ext(c->facts);
+    x->has_limit = true;
+    json_t *ival = json_object_get(json_object_get(pg_node_body(count, "A_Const"), "ival"), "ival");
+    x->limit_value = json_is_integer(ival) ? json_integer_value(ival) : -1;
+}
+
+static void order_by(pg_ctx *c, pg_scope *s, const pg_rel *outputs, json_t *body)
+{
+    json_t *sort = json_object_get(body, "sortClause");
+    if (json_array_size(sort) == 0)
+        return;
+    if (c->depth <= 1)
+        sluice_sql_ext(c->facts)->has_order_by = true;
+    s->outputs = outputs;
+    sluice_codefacts_list ignore = { 0 };
+    sluice_pgsql_expr(c, s, sort, PG_PREDICATE, &ignore);
+    s->outputs = NULL;
+}
+
+static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *body)
+{
+    pg_rel l = sluice_pgsql_query(c, parent, ctes, json_object_get(body, "larg"));
+    pg_rel r = sluice_pgsql_query(c, parent, ctes, json_object_get(body, "rarg"));
+    if (l.count != r.count) {
+        pg_violate(c, body, "unsupported_query", NULL,
+                   "the two sides of a set operation return %zu and %zu columns", l.count, r.count);
+        return l;
+    }
+    pg_col *cols = new_cols(c, l.count);
+    for (size_t i = 0; cols != NULL && i < l.count; i++) {
+        cols[i].name = l.cols[i].name;
+        pg_add_all(c, &cols[i].lineage, &l.cols[i].lineage);
+        pg_add_all(c, &cols[i].lineage, &r.cols[i].lineage);
+    }
+    pg_rel rel = { cols, cols != NULL ? l.count : 0 };
+    pg_scope s = { .parent = parent, .ctes = ctes };
+    order_by(c, &s, &rel, body);
+    limits(c, &s, body);
+    return rel;
+}
+
+static pg_rel values_lists(pg_ctx *c, const pg_scope *parent, json_t *lists)
+{
+    json_t *first = json_object_get(pg_node_body(json_array_get(lists, 0), "List"), "items");
+    size_t n = json_array_size(first);
+    pg_col *cols = new_cols(c, n);
+    for (size_t i = 0; cols != NULL && i < n; i++) {
+        char name[32];
+        snprintf(name, sizeof name, "column%zu", i + 1);
+        cols[i].name = sluice_arena_strdup(c->arena, name);
+        for (size_t r = 0; r < json_array_size(lists); r++) {
+            json_t *items =
+                json_object_get(pg_node_body(json_array_get(lists, r), "List"), "items");
+            sluice_pgsql_expr(c, parent, json_array_get(items, i), PG_VALUE, &cols[i].lineage);
+        }
+    }
+    return (pg_rel){ cols, cols != NULL ? n : 0 };
+}
+
+/* ---- CTEs ---- */
+
+/* A recursive CTE's columns grow until the recursive term adds no lineage. */
+static void
+recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t *query, json_t *names)
+{
+    json_t *body = pg_node_body(query, "SelectStmt");
+    const char *op = json_string_value(json_object_get(body, "op"));
+    if (op == NULL || strcmp(op, "SETOP_UNION") != 0) {
+        cte->rel = sluice_pgsql_query(c, parent, cte->next, query);
+        return;
+    }
+    cte->rel = rename_cols(
+        c, sluice_pgsql_query(c, parent, cte->next, json_object_get(body, "larg")), names, body);
+    for (size_t pass = 0; pass < SLUICE_PGSQL_MAX_TAINT_PASSES; pass++) {
+        pg_rel r = sluice_pgsql_query(c, parent, cte, json_object_get(body, "rarg"));
+        bool grew = false;
+        for (size_t i = 0; i < cte->rel.count && i < r.count; i++) {
+            size_t before = cte->rel.cols[i].lineage.count;
+            pg_add_all(c, &cte->rel.cols[i].lineage, &r.cols[i].lineage);
+            grew = grew || cte->rel.cols[i].lineage.count != before;
+            cte->rel.cols[i].base = NULL;
+        }
+        if (!grew)
+            return;
+    }
+    pg_violate(c, body, "too_complex", NULL, "the recursive CTE %s does not settle", cte->name);
+}
+
+static const pg_cte *
+with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
+{
+    bool recursive = json_is_true(json_object_get(with, "recursive"));
+    json_t *list = json_object_get(with, "ctes");
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        json_t *body = pg_node_body(json_array_get(list, i), "CommonTableExpr");
+        pg_cte *cte = sluice_arena_calloc(c->arena, 1, sizeof(*cte));
+        if (cte == NULL) {
+            c->nomem = true;
+            return ctes;
+        }
+        cte->name = json_string_value(json_object_get(body, "ctename"));
+        cte->next = ctes;
+        json_t *query = json_object_get(body, "ctequery");
+        if (cte->name == NULL || pg_node_body(query, "SelectStmt") == NULL) {
+            pg_violate(c, body, "statement_not_allowed", "a WITH query may only SELECT",
+                       "a WITH query that changes data is not allowed");
+            continue;
+        }
+        pg_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
+        if (recursive)
+            recursive_cte(c, parent, cte, query, json_object_get(body, "aliascolnames"));
+        else
+            cte->rel = sluice_pgsql_query(c, parent, ctes, query);
+        cte->rel = rename_cols(c, cte->rel, json_object_get(body, "aliascolnames"), body);
+        ctes = cte;
+    }
+    return ctes;
+}
+
+/* ---- SELECT ---- */
+
+static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    json_t *from = json_object_get(body, "fromClause");
+    for (size_t i = 0; i < json_array_size(from); i++)
+        from_item(c, s, json_array_get(from, i));
+    if (json_array_size(from) > 1)
+        sluice_sql_ext(c->facts)->join_count += json_array_size(from) - 1;
+    sluice_codefacts_list ignore = { 0 };
+    json_t *where = json_object_get(body, "whereClause");
+    if (where != NULL && c->depth <= 1)
+        sluice_sql_ext(c->facts)->has_where = true;
+    sluice_pgsql_expr(c, s, where, PG_PREDICATE, &ignore);
+    pg_rel rel = target_list(c, s, json_object_get(body, "targetList"));
+    json_t *group = json_object_get(body, "groupClause");
+    if (json_array_size(group) > 0 && c->depth <= 1)
+        sluice_sql_ext(c->facts)->has_group_by = true;
+    group_by(c, s, group);
+    sluice_pgsql_expr(c, s, json_object_get(body, "havingClause"), PG_PREDICATE, &ignore);
+    json_t *distinct = json_object_get(body, "distinctClause");
+    for (size_t i = 0; i < json_array_size(distinct); i++)
+        sluice_pgsql_expr(c, s, json_array_get(distinct, i), PG_PREDICATE, &ignore);
+    order_by(c, s, &rel, body);
+    limits(c, s, body);
+    return rel;
+}
+
+static bool refuse_clauses(pg_ctx *c, json_t *body)
+{
+    if (json_object_get(body, "intoClause") != NULL)
+        pg_violate(c, body, "statement_not_allowed", "drop INTO: results come back to you",
+                   "SELECT INTO creates a table");
+    else if (json_array_size(json_object_get(body, "lockingClause")) > 0)
+        pg_violate(c, body, "statement_not_allowed", "drop FOR UPDATE / FOR SHARE",
+                   "row locks are not allowed on the read path");
+    else if (json_array_size(json_object_get(body, "windowClause")) > 0)
+        pg_violate(c, body, "unsupported_query", "write the window inline in OVER (...)",
+                   "WINDOW clauses are not analyzed");
+    else
+        return false;
+    return true;
+}
+
+pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node)
+{
+    json_t *body = pg_node_body(node, "SelectStmt");
+    if (body == NULL && json_is_string(json_object_get(node, "op")))
+        body = node; /* the two sides of a set operation come unwrapped */
+    if (body == NULL) {
+        pg_violate(c, NULL, "statement_not_allowed", "only SELECT queries are analyzed",
+                   "a %s is not allowed inside a query",
+                   pg_node_type(node) != NULL ? pg_node_type(node) : "statement");
+        return empty_rel();
+    }
+    if (c->nomem || refuse_clauses(c, body))
+        return empty_rel();
+    if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
+        pg_violate(c, body, "too_complex", "simplify the query", "queries nest too deeply");
+        c->depth--;
+        return empty_rel();
+    }
+    json_t *with = json_object_get(body, "withClause");
+    if (with != NULL)
+        ctes = with_clause(
+            c, parent, ctes,
+            pg_node_body(with, "WithClause") != NULL ? pg_node_body(with, "WithClause") : with);
+    const char *op = json_string_value(json_object_get(body, "op"));
+    pg_rel rel;
+    if (op != NULL && strcmp(op, "SETOP_NONE") != 0) {
+        rel = set_operation(c, parent, ctes, body);
+    } else if (json_object_get(body, "valuesLists") != NULL) {
+        rel = values_lists(c, parent, json_object_get(body, "valuesLists"));
+    } else {
+        pg_scope s = { .parent = parent, .ctes = ctes };
+        rel = select_core(c, &s, body);
+    }
+    c->depth--;
+    return rel;
+}

@@ -1,0 +1,1 @@
+SELECT id, name FROM customers LIMIT 5

@@ -1,0 +1,1 @@
+SELECT c.name, o.total_cents FROM customers c JOIN orders o ON o.customer_id = c.id

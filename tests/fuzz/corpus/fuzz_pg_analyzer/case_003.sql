@@ -1,0 +1,1 @@
+WITH t AS (SELECT customer_id, sum(total_cents) AS s FROM orders GROUP BY customer_id) SELECT c.name, t.s FROM customers c JOIN t ON t.customer_id = c.id ORDER BY t.s DESC

@@ -1,0 +1,1 @@
+SELECT c.name, x.total_cents FROM customers c CROSS JOIN LATERAL (SELECT o.total_cents FROM orders o WHERE o.customer_id = c.id ORDER BY o.order_date DESC LIMIT 1) x

@@ -1,0 +1,1 @@
+SELECT name, lag(id) OVER (PARTITION BY plan ORDER BY id) AS prev FROM customers

@@ -1,0 +1,1 @@
+SELECT name FROM customers UNION SELECT note FROM orders

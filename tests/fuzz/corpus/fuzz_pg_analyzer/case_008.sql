@@ -1,0 +1,1 @@
+SELECT i FROM generate_series(1, 10) AS g(i)

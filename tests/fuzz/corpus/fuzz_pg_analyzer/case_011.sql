@@ -1,0 +1,1 @@
+SELECT c.name FROM customers c JOIN customers d ON d.ssn = c.ssn

@@ -1,0 +1,1 @@
+SELECT (SELECT max(total_cents) FROM orders) AS m

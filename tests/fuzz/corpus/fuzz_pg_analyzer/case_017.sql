@@ -1,0 +1,1 @@
+COMMIT; DROP TABLE customers

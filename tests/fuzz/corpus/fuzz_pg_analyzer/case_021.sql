@@ -1,0 +1,1 @@
+INSERT INTO orders (id) VALUES (1)

@@ -1,0 +1,1 @@
+SELECT * INTO t FROM orders

@@ -1,0 +1,1 @@
+SELECT ssn FROM customers

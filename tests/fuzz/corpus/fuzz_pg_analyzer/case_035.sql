@@ -1,0 +1,1 @@
+SELECT to_jsonb(c.*) FROM customers c

@@ -1,0 +1,1 @@
+SELECT email FROM customer_contacts

@@ -1,0 +1,1 @@
+WITH x AS (SELECT ssn AS s FROM customers) SELECT s FROM x

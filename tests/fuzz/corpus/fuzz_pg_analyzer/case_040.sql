@@ -1,0 +1,1 @@
+WITH RECURSIVE r(s, n) AS (SELECT 'x'::text, 1 UNION ALL SELECT c.ssn, r.n + 1 FROM r JOIN customers c ON c.id = r.n WHERE r.n < 3) SELECT s FROM r

@@ -1,0 +1,1 @@
+SELECT name FROM customers UNION ALL SELECT email FROM customers

@@ -1,0 +1,1 @@
+SELECT t.s FROM customers c, LATERAL (SELECT c.ssn AS s) t

@@ -1,0 +1,1 @@
+SELECT count(DISTINCT ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT count(*) FROM customers WHERE ssn BETWEEN '1' AND '2'

@@ -1,0 +1,1 @@
+SELECT count(*) FROM customers WHERE email LIKE '%@x.com'

@@ -1,0 +1,1 @@
+SELECT count(*) FROM customers WHERE substr(ssn, 1, 1) = '1'

@@ -1,0 +1,1 @@
+SELECT g.i FROM generate_series(0, 9) g(i) JOIN customers c ON c.ssn = g.i::text

@@ -1,0 +1,1 @@
+SELECT v.x FROM (VALUES ('1')) v(x) JOIN customers c ON c.ssn = v.x

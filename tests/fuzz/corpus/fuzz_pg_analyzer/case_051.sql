@@ -1,0 +1,1 @@
+SELECT id FROM customers ORDER BY ssn

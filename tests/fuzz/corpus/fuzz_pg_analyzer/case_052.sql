@@ -1,0 +1,1 @@
+SELECT rank() OVER (PARTITION BY email) AS r FROM customers

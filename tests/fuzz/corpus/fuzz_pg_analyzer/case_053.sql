@@ -1,0 +1,1 @@
+SELECT id FROM customers WHERE id IN (SELECT 1 FROM customers WHERE upper(ssn) = 'A')

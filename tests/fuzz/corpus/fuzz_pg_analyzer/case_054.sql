@@ -1,0 +1,1 @@
+SELECT o.note FROM orders o JOIN customers c ON c.ssn = o.note

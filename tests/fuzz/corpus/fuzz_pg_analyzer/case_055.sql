@@ -1,0 +1,1 @@
+SELECT o.id FROM orders o JOIN customers c ON c.ssn = o.note WHERE o.note LIKE '1%'

@@ -1,0 +1,1 @@
+SELECT set_config('a', 'b', false)

@@ -1,0 +1,1 @@
+SELECT * FROM dblink('x', 'y') AS t(a int)

@@ -1,0 +1,253 @@
+/*
+ * test_pgsql_analyze.c — the PostgreSQL analyzer (lang/pgsql/) without a server, on the
+ * fixture catalog: statement gate and actions, the canonical hash, lineage through aliases,
+ * `*`, whole-row references, CTEs (recursive too), subqueries, LATERAL, set operations,
+ * windows and views; the predicate rules for blocked columns (issue 8) and taint; the function
+ * allowlist; and an allocation-failure sweep that never yields a clean verdict for code that
+ * must be refused.
+ */
+#include "pgsql_fixture.h"
+#include "unit.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct pg_case {
+    const char *sql;
+    const char *rule; /* NULL: allowed */
+} pg_case;
+
+static const pg_case cases[] = {
+    /* allowed reads */
+    { "SELECT id, name FROM customers LIMIT 5", NULL },
+    { "SELECT c.name, o.total_cents FROM customers c JOIN orders o ON o.customer_id = c.id", NULL },
+    { "SELECT name FROM customer_contacts", NULL },
+    { "WITH t AS (SELECT customer_id, sum(total_cents) AS s FROM orders GROUP BY customer_id) "
+      "SELECT c.name, t.s FROM customers c JOIN t ON t.customer_id = c.id ORDER BY t.s DESC",
+      NULL },
+    { "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r WHERE n < 5) SELECT n FROM r",
+      NULL },
+    { "SELECT c.name, x.total_cents FROM customers c CROSS JOIN LATERAL (SELECT o.total_cents "
+      "FROM orders o WHERE o.customer_id = c.id ORDER BY o.order_date DESC LIMIT 1) x",
+      NULL },
+    { "SELECT name, lag(id) OVER (PARTITION BY plan ORDER BY id) AS prev FROM customers", NULL },
+    { "SELECT name FROM customers UNION SELECT note FROM orders", NULL },
+    { "SELECT i FROM generate_series(1, 10) AS g(i)", NULL },
+    { "SELECT count(*) FROM customers WHERE ssn = $1", NULL },
+    { "SELECT count(*) FROM customers WHERE ssn = '123-45-6789'", NULL },
+    { "SELECT c.name FROM customers c JOIN customers d ON d.ssn = c.ssn", NULL },
+    { "SELECT count(*) FROM customers GROUP BY ssn", NULL },
+    { "SELECT id FROM customers c WHERE EXISTS (SELECT 1 FROM orders o WHERE o.customer_id = c.id)",
+      NULL },
+    { "VALUES (1, 'a'), (2, 'b')", NULL },
+    { "SELECT (SELECT max(total_cents) FROM orders) AS m", NULL },
+    /* gate */
+    { "SELECT 1; SELECT 2", "multiple_statements" },
+    { "COMMIT; DROP TABLE customers", "multiple_statements" },
+    { "", "empty_statement" },
+    { "SELEC 1", "syntax_error" },
+    { "DELETE FROM orders", "sql_allow_deletes" },
+    { "INSERT INTO orders (id) VALUES (1)", "sql_allow_writes" },
+    { "DO $$ BEGIN NULL; END $$", "sql_allow_ddl" },
+    { "SET ROLE postgres", "sql_allow_ddl" },
+    { "COPY customers TO PROGRAM 'id'", "sql_allow_ddl" },
+    { "SELECT * INTO t FROM orders", "statement_not_allowed" },
+    { "SELECT id FROM orders FOR UPDATE", "statement_not_allowed" },
+    { "WITH d AS (DELETE FROM orders RETURNING id) SELECT id FROM d", "statement_not_allowed" },
+    /* unresolvable */
+    { "SELECT nope FROM customers", "unknown_column" },
+    { "SELECT id FROM nowhere", "unknown_table" },
+    { "SELECT id FROM other.customers", "unknown_table" },
+    /* blocked in output */
+    { "SELECT ssn FROM customers", "blocked_column" },
+    { "SELECT * FROM customers", "blocked_column" },
+    { "SELECT c FROM customers c", "blocked_column" },
+    { "SELECT row_to_json(c) FROM customers c", "blocked_column" },
+    { "SELECT to_jsonb(c.*) FROM customers c", "blocked_column" },
+    { "SELECT (c).name FROM customers c", "blocked_column" },
+    { "SELECT upper(email) FROM customers", "blocked_column" },
+    { "SELECT email FROM customer_contacts", "blocked_column" },
+    { "WITH x AS (SELECT ssn AS s FROM customers) SELECT s FROM x", "blocked_column" },
+    { "WITH RECURSIVE r(s, n) AS (SELECT 'x'::text, 1 UNION ALL SELECT c.ssn, r.n + 1 FROM r "
+      "JOIN customers c ON c.id = r.n WHERE r.n < 3) SELECT s FROM r",
+      "blocked_column" },
+    { "SELECT name FROM customers UNION ALL SELECT email FROM customers", "blocked_column" },
+    { "SELECT t.s FROM customers c, LATERAL (SELECT c.ssn AS s) t", "blocked_column" },
+    { "SELECT count(DISTINCT ssn) FROM customers", "blocked_column" },
+    /* blocked in predicates: only bare = against a base column, parameter or literal */
+    { "SELECT count(*) FROM customers WHERE ssn < '5'", "blocked_predicate" },
+    { "SELECT count(*) FROM customers WHERE ssn BETWEEN '1' AND '2'", "blocked_predicate" },
+    { "SELECT count(*) FROM customers WHERE email LIKE '%@x.com'", "blocked_predicate" },
+    { "SELECT count(*) FROM customers WHERE substr(ssn, 1, 1) = '1'", "blocked_predicate" },
+    { "SELECT count(*) FROM customers WHERE ssn IN ('1', '2')", "blocked_predicate" },
+    { "SELECT g.i FROM generate_series(0, 9) g(i) JOIN customers c ON c.ssn = g.i::text",
+      "blocked_predicate" },
+    { "SELECT v.x FROM (VALUES ('1')) v(x) JOIN customers c ON c.ssn = v.x", "blocked_predicate" },
+    { "SELECT id FROM customers ORDER BY ssn", "blocked_predicate" },
+    { "SELECT rank() OVER (PARTITION BY email) AS r FROM customers", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE id IN (SELECT 1 FROM customers WHERE upper(ssn) = 'A')",
+      "blocked_predicate" },
+    /* taint: what is compared with a blocked column is blocked */
+    { "SELECT o.note FROM orders o JOIN customers c ON c.ssn = o.note", "blocked_column" },
+    { "SELECT o.id FROM orders o JOIN customers c ON c.ssn = o.note WHERE o.note LIKE '1%'",
+      "blocked_predicate" },
+    /* functions */
+    { "SELECT pg_read_file('/etc/passwd')", "function_not_allowed" },
+    { "SELECT pg_sleep(10)", "function_not_allowed" },
+    { "SELECT set_config('a', 'b', false)", "function_not_allowed" },
+    { "SELECT lo_export(1, '/tmp/x')", "function_not_allowed" },
+    { "SELECT nextval('s')", "function_not_allowed" },
+    { "SELECT public.f()", "function_not_allowed" },
+    { "SELECT * FROM dblink('x', 'y') AS t(a int)", "function_not_allowed" },
+};
+
+static const char *first_rule(const sluice_codefacts *f)
+{
+    return f->violation_count > 0 && f->violations[0].rule != NULL ? f->violations[0].rule : NULL;
+}
+
+static bool has_rule(const sluice_codefacts *f, const char *rule)
+{
+    for (size_t i = 0; i < f->violation_count; i++)
+        if (f->violations[i].rule != NULL && strcmp(f->violations[i].rule, rule) == 0)
+            return true;
+    return false;
+}
+
+static void test_pgsql_cases(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = pgfx_analyze(arena, cases[i].sql, strlen(cases[i].sql));
+        assert_non_null(f);
+        bool ok = cases[i].rule == NULL ? f->violation_count == 0 : has_rule(f, cases[i].rule);
+        if (!ok)
+            fail_msg("%s: expected %s, got %s (%s)", cases[i].sql,
+                     cases[i].rule != NULL ? cases[i].rule : "no violation",
+                     first_rule(f) != NULL ? first_rule(f) : "none",
+                     f->violation_count > 0 ? f->violations[0].message : "");
+        if (cases[i].rule == NULL)
+            assert_int_equal(strlen(f->code_hash), 64);
+        sluice_arena_free(arena);
+    }
+}
+
+static const char *hash_of(sluice_arena *arena, const char *sql)
+{
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    return f->code_hash;
+}
+
+static void test_pgsql_hash(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    const char *a = hash_of(arena, "SELECT id FROM orders WHERE total_cents > 5 LIMIT 2");
+    assert_string_equal(a, hash_of(arena, "select  id\n from orders -- c\n where total_cents>5 "
+                                          "/* x */ limit 2"));
+    assert_string_not_equal(a,
+                            hash_of(arena, "SELECT id FROM orders WHERE total_cents > 6 LIMIT 2"));
+    assert_string_not_equal(a,
+                            hash_of(arena, "SELECT id FROM orders WHERE total_cents > 5 LIMIT 3"));
+    sluice_arena_free(arena);
+}
+
+static void test_pgsql_lineage_and_facts(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    const char *sql = "SELECT c.name AS who, sum(o.total_cents) AS total FROM customer_contacts c "
+                      "JOIN orders o ON o.customer_id = c.id WHERE c.id = 1 GROUP BY c.name "
+                      "LIMIT 10";
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_int_equal(f->violation_count, 0);
+    assert_int_equal(f->action, SLUICE_ACTION_READ);
+    assert_string_equal(f->statement_kind, "SELECT");
+    assert_int_equal(f->output_count, 2);
+    assert_string_equal(f->outputs[0].name, "who");
+    assert_true(sluice_codefacts_list_has(&f->outputs[0].lineage, "customers.name"));
+    assert_true(sluice_codefacts_list_has(&f->outputs[1].lineage, "orders.total_cents"));
+    assert_true(sluice_codefacts_list_has(&f->resources_read, "customers")); /* via the view */
+    assert_true(sluice_codefacts_list_has(&f->resources_read, "orders"));
+    const sluice_sql_facts *x = sluice_sql_facts_of(f);
+    assert_int_equal(x->join_count, 1);
+    assert_int_equal(x->limit_value, 10);
+    assert_true(x->has_where && x->has_group_by);
+    assert_true(sluice_codefacts_list_has(&x->join_keys, "o.customer_id = c.id"));
+    sluice_arena_free(arena);
+}
+
+static void test_pgsql_blocked_lookup_is_high_risk(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    const char *sql = "SELECT name FROM customers WHERE ssn = $1";
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_int_equal(f->violation_count, 0);
+    assert_true(sluice_codefacts_list_has(&f->blocked_used, "customers.ssn"));
+    const char *reason = NULL;
+    assert_int_equal(sluice_pgsql_risk(f, &reason), SLUICE_RISK_HIGH);
+    assert_non_null(reason);
+    sluice_arena_free(arena);
+}
+
+static void test_pgsql_violation_has_place(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    const char *sql = "SELECT id\nFROM customers\nWHERE upper(ssn) = 'X'";
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_true(has_rule(f, "blocked_predicate"));
+    assert_int_equal(f->violations[0].line, 3);
+    assert_true(f->violations[0].column > 1);
+    assert_non_null(strstr(f->violations[0].message, "bare"));
+    sluice_arena_free(arena);
+}
+
+/* Fail the Nth arena allocation for every N: the analyzer reports an error or a refusal, never
+ * a clean verdict for code that must be refused. */
+static void test_pgsql_allocation_failure_sweep(void **state)
+{
+    (void)state;
+    static const char *const must_refuse[] = {
+        "SELECT upper(ssn) AS x FROM customers",
+        "SELECT o.note FROM orders o JOIN customers c ON c.ssn = o.note",
+    };
+    for (size_t k = 0; k < 2; k++) {
+        size_t clean = 0, runs = 0;
+        for (long n = 1; n <= 4000; n++) {
+            sluice_arena *arena = sluice_arena_new();
+            assert_non_null(arena);
+            sluice_arena_fail_at(n);
+            sluice_codefacts *f = pgfx_analyze(arena, must_refuse[k], strlen(must_refuse[k]));
+            sluice_arena_fail_at(0);
+            runs++;
+            if (f != NULL && f->violation_count == 0)
+                clean++;
+            bool finished = f != NULL && has_rule(f, "blocked_column");
+            sluice_arena_free(arena);
+            if (finished && n > 200)
+                break; /* past the last allocation: the analysis completed */
+        }
+        assert_int_equal(clean, 0);
+        assert_true(runs > 10);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_pgsql_cases),
+        cmocka_unit_test(test_pgsql_hash),
+        cmocka_unit_test(test_pgsql_lineage_and_facts),
+        cmocka_unit_test(test_pgsql_blocked_lookup_is_high_risk),
+        cmocka_unit_test(test_pgsql_violation_has_place),
+        cmocka_unit_test(test_pgsql_allocation_failure_sweep),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
