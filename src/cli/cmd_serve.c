@@ -8,6 +8,7 @@
 #include "cli/cli.h"
 #include "codemode/approval_http.h"
 #include "codemode/codemode.h"
+#include "codemode/key_store.h"
 #include "config/config.h"
 #include "core/log.h"
 #include "mcp/server.h"
@@ -173,11 +174,34 @@ parse_listen(sluice_arena *arena, const char *text, sluice_http_options *opts, s
 }
 
 static volatile sig_atomic_t stop_requested;
+/* The keyring SIGHUP re-reads; set before the handler is installed. */
+static sluice_key_store *volatile reload_keys;
 
 static void on_signal(int sig)
 {
     (void)sig;
     stop_requested = 1;
+}
+
+/* SIGHUP: re-read the token keys (a lock-free atomic store; the next token use or serve-loop
+ * tick reloads). SA_RESTART so stdio's blocking read carries on. */
+static void on_sighup(int sig)
+{
+    (void)sig;
+    sluice_key_store_request_reload(reload_keys);
+}
+
+static void handle_sighup(sluice_codemode *cm)
+{
+    reload_keys = sluice_codemode_keys(cm);
+    if (reload_keys == NULL)
+        return; /* no code mode, no token keys: SIGHUP keeps its default */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sighup;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGHUP, &sa, NULL);
 }
 
 static sluice_status serve_http(const sluice_config *config,
@@ -234,8 +258,10 @@ static sluice_status serve_http(const sluice_config *config,
         signal(SIGTERM, on_signal);
         sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", sc->name, opts.bind_address,
                    (unsigned)sluice_http_port(http));
-        while (!stop_requested)
-            sleep(1); /* a signal cuts the sleep short */
+        while (!stop_requested) {
+            sleep(1);                                           /* a signal cuts the sleep short */
+            sluice_key_store_refresh(sluice_codemode_keys(cm)); /* SIGHUP, changed key files */
+        }
         sluice_log(SLUICE_LOG_INFO, "stopping");
         sluice_http_stop(http);
     }
@@ -271,6 +297,7 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
     }
+    handle_sighup(cm);
     sluice_status st;
     if (o.stdio) {
         st = serve_stdio(config, server, &err);

@@ -122,6 +122,10 @@ struct sluice_clock;
 void sluice_codemode_set_clock(sluice_codemode *cm, const struct sluice_clock *clock);
 const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
 
+/* The live token keyring (codemode/key_store.h: reload on SIGHUP, key file changes), or NULL
+ * when cm is NULL or code mode is off. */
+struct sluice_key_store *sluice_codemode_keys(sluice_codemode *cm);
+
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
 

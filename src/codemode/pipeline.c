@@ -10,6 +10,7 @@
 #include "codemode/approval_gate.h"
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
+#include "codemode/key_store.h"
 #include "codemode/present.h"
 #include "codemode/replay.h"
 #include "codemode/risk.h"
@@ -45,7 +46,7 @@ struct sluice_codemode {
     sluice_arena *arena; /* schemas, fingerprints */
     backend backends[SLUICE_LIMIT_BACKENDS];
     size_t backend_count;
-    sluice_secret_ring *ring;
+    sluice_key_store *keys; /* the token keyring, re-read on SIGHUP and file change */
     sluice_replay *replay;
     sluice_approval_store *approvals; /* NULL without an audit log */
     sluice_audit *audit;
@@ -170,9 +171,9 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     }
     if (!c->enabled)
         return SLUICE_OK; /* curated tools only: no tokens to sign or spend */
-    sluice_status st = sluice_secret_ring_load(
-        c->token_secret_file, c->token_secret_env, c->token_previous_secret_file,
-        c->token_previous_secret_env, &cm->ring, err_arena, err);
+    const sluice_key_sources keys = { c->token_secret_file, c->token_secret_env,
+                                      c->token_previous_secret_file, c->token_previous_secret_env };
+    sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     const char *replay_path = c->replay_store;
@@ -380,7 +381,7 @@ void sluice_codemode_close(sluice_codemode *cm)
     sluice_audit_close(cm->audit);
     sluice_replay_close(cm->replay);
     sluice_approval_close(cm->approvals);
-    sluice_secret_ring_free(cm->ring);
+    sluice_key_store_close(cm->keys);
     for (size_t i = 0; i < cm->backend_count; i++)
         sluice_executor_close(cm->backends[i].executor);
     sluice_policy_close(cm->policy);
@@ -406,6 +407,11 @@ const sluice_config *sluice_codemode_config(const sluice_codemode *cm)
 const sluice_policy *sluice_codemode_policy(const sluice_codemode *cm)
 {
     return cm->policy;
+}
+
+sluice_key_store *sluice_codemode_keys(sluice_codemode *cm)
+{
+    return cm != NULL ? cm->keys : NULL;
 }
 
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
@@ -770,8 +776,11 @@ static sluice_status issue_token(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "analysis produced no code hash");
     if (st != SLUICE_OK)
         return sluice_error_set(err, arena, st, "out of memory");
-    return sluice_token_issue(cm->ring, claims, sluice_clock_now_s(cm->clock),
-                              cm->config->code_mode.token_ttl_seconds, arena, token, err);
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
+    st = sluice_token_issue(ring, claims, sluice_clock_now_s(cm->clock),
+                            cm->config->code_mode.token_ttl_seconds, arena, token, err);
+    sluice_key_store_release(cm->keys, ring);
+    return st;
 }
 
 sluice_status sluice_codemode_validate(sluice_codemode *cm,
@@ -973,8 +982,10 @@ static sluice_status admit(sluice_codemode *cm,
 {
     sluice_token_problem problem = SLUICE_TOKEN_OK;
     int64_t now = sluice_clock_now_s(cm->clock);
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
     sluice_status st =
-        sluice_token_open(cm->ring, token, strlen(token), now, arena, claims, &problem, err);
+        sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
+    sluice_key_store_release(cm->keys, ring);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
     st = judge(cm, arena, caller, code, code_len, variables, j, err);

@@ -357,6 +357,15 @@ static sluice_status load_one(const char *file,
     return sluice_secret_load_env(env, out, err_arena, err);
 }
 
+/* true when both keys have the same id and the same bytes (compared in constant time). A
+ * rotation copies the current key into the previous key's file before it replaces the current
+ * one; in between, both name one key, which is no conflict. */
+static bool same_key(const sluice_secret *a, const sluice_secret *b)
+{
+    return strcmp(a->key_id, b->key_id) == 0 && a->len == b->len &&
+           sodium_memcmp(a->bytes, b->bytes, a->len) == 0;
+}
+
 sluice_status sluice_secret_ring_load(const char *file,
                                       const char *env,
                                       const char *prev_file,
@@ -379,7 +388,9 @@ sluice_status sluice_secret_ring_load(const char *file,
     if (prev_file != NULL || prev_env != NULL) {
         sluice_secret *previous = NULL;
         st = load_one(prev_file, prev_env, "token_previous_secret", &previous, err_arena, err);
-        if (st == SLUICE_OK)
+        if (st == SLUICE_OK && same_key(current, previous))
+            sluice_secret_free(previous); /* mid-rotation: the previous file got a copy already */
+        else if (st == SLUICE_OK)
             st = sluice_secret_ring_add_previous(ring, previous, err_arena, err);
         if (st != SLUICE_OK) {
             sluice_secret_ring_free(ring);
@@ -393,6 +404,11 @@ sluice_status sluice_secret_ring_load(const char *file,
 const sluice_secret *sluice_secret_ring_current(const sluice_secret_ring *ring)
 {
     return ring->current;
+}
+
+const sluice_secret *sluice_secret_ring_previous(const sluice_secret_ring *ring, size_t index)
+{
+    return index < ring->n_previous ? ring->previous[index] : NULL;
 }
 
 static bool id_is(const sluice_secret *key, const char *id, size_t len)

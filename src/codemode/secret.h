@@ -99,7 +99,8 @@ sluice_status sluice_secret_ring_add_previous(sluice_secret_ring *ring,
                                               sluice_error *err);
 
 /* Builds a ring from the [code_mode] settings: the current key from file or env (exactly one of
- * the two must be set), a previous key from prev_file or prev_env (both NULL: none). */
+ * the two must be set), a previous key from prev_file or prev_env (both NULL: none). A previous
+ * key identical to the current one (same id and bytes: a rotation half done) is dropped. */
 sluice_status sluice_secret_ring_load(const char *file,
                                       const char *env,
                                       const char *prev_file,
@@ -110,6 +111,9 @@ sluice_status sluice_secret_ring_load(const char *file,
 
 /* The signing key. */
 const sluice_secret *sluice_secret_ring_current(const sluice_secret_ring *ring);
+
+/* The index-th verify-only previous key, or NULL past the last one. */
+const sluice_secret *sluice_secret_ring_previous(const sluice_secret_ring *ring, size_t index);
 
 /* The key (current or previous) whose id is the id_len bytes at key_id, or NULL. */
 const sluice_secret *

@@ -11,6 +11,8 @@
 #define SLUICE_LIMIT_MESSAGE_BYTES (4u * 1024u * 1024u)
 /* Nesting depth of any JSON, TOML or Cedar structure we parse. */
 #define SLUICE_LIMIT_NESTING_DEPTH 128u
+/* A string id recovered from a frame that does not parse (sluice_jsonrpc_recover_id). */
+#define SLUICE_LIMIT_RECOVERED_ID_BYTES 128u
 /* Size of a configuration file. */
 #define SLUICE_LIMIT_CONFIG_BYTES (1u * 1024u * 1024u)
 /* Length of code submitted to validate_code / execute_code. */

@@ -87,6 +87,135 @@ sluice_status sluice_jsonrpc_parse(
     return SLUICE_OK;
 }
 
+/* ---- id recovery from broken text --------------------------------------------------------- */
+
+/* A cursor over broken JSON text; every helper stops at len. */
+typedef struct id_scan {
+    const char *p;
+    size_t i, len;
+} id_scan;
+
+static void scan_ws(id_scan *s)
+{
+    while (s->i < s->len &&
+           (s->p[s->i] == ' ' || s->p[s->i] == '\t' || s->p[s->i] == '\n' || s->p[s->i] == '\r'))
+        s->i++;
+}
+
+static bool scan_eat(id_scan *s, char c)
+{
+    scan_ws(s);
+    if (s->i >= s->len || s->p[s->i] != c)
+        return false;
+    s->i++;
+    return true;
+}
+
+/* At '"': moves past the closing quote (escapes respected); false when cut off. */
+static bool scan_string(id_scan *s)
+{
+    for (s->i++; s->i < s->len; s->i++) {
+        if (s->p[s->i] == '\\')
+            s->i++;
+        else if (s->p[s->i] == '"') {
+            s->i++;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* Moves past one value: a string, a nested object/array (strings inside skipped, depth bounded)
+ * or a scalar (a run of number/literal characters). false when broken or cut off. */
+static bool scan_value(id_scan *s)
+{
+    scan_ws(s);
+    size_t depth = 0, start = s->i;
+    while (s->i < s->len) {
+        char c = s->p[s->i];
+        if (c == '"') {
+            if (!scan_string(s))
+                return false;
+        } else if (c == '{' || c == '[') {
+            if (++depth > SLUICE_LIMIT_NESTING_DEPTH)
+                return false;
+            s->i++;
+        } else if ((c == '}' || c == ']') && depth > 0) {
+            depth--;
+            s->i++;
+        } else if (depth > 0) {
+            s->i++;
+        } else if ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+                   c == '+' || c == '-' || c == '.') { /* numbers, true, false, null */
+            s->i++;
+            continue;
+        } else {
+            break;
+        }
+        if (depth == 0)
+            return true;
+    }
+    return depth == 0 && s->i > start;
+}
+
+/* The id text as a JSON value: a short plain string or an integer of at most 18 digits. */
+static json_t *id_from_text(const char *t, size_t n)
+{
+    if (n >= 2 && t[0] == '"' && t[n - 1] == '"') {
+        if (n - 2 > SLUICE_LIMIT_RECOVERED_ID_BYTES)
+            return NULL;
+        for (size_t i = 1; i + 1 < n; i++) {
+            if ((unsigned char)t[i] < 0x20 || t[i] == '\\')
+                return NULL;
+        }
+        return json_stringn(t + 1, n - 2); /* NULL for invalid UTF-8 */
+    }
+    size_t i = n > 0 && t[0] == '-' ? 1 : 0;
+    if (n == i || n - i > 18 || (t[i] == '0' && n - i > 1))
+        return NULL;
+    json_int_t v = 0;
+    for (size_t k = i; k < n; k++) {
+        if (t[k] < '0' || t[k] > '9')
+            return NULL;
+        v = v * 10 + (t[k] - '0');
+    }
+    return json_integer(i == 1 ? -v : v);
+}
+
+json_t *sluice_jsonrpc_recover_id(const char *data, size_t len)
+{
+    id_scan s = { data, 0, len };
+    const char *id = NULL;
+    size_t id_len = 0;
+    if (data == NULL || !scan_eat(&s, '{'))
+        return NULL;
+    do {
+        scan_ws(&s);
+        size_t key = s.i;
+        if (s.i >= len || data[s.i] != '"' || !scan_string(&s))
+            break; /* the end, or where the text breaks */
+        bool is_id = s.i - key == 4 && memcmp(data + key, "\"id\"", 4) == 0;
+        if (memchr(data + key, '\\', s.i - key) != NULL)
+            return NULL; /* "\u0069d" is "id" too: do not guess */
+        if (!scan_eat(&s, ':'))
+            break;
+        scan_ws(&s);
+        size_t value = s.i;
+        if (!scan_value(&s))
+            break;
+        if (is_id && id != NULL)
+            return NULL; /* two ids: ambiguous */
+        if (is_id) {
+            id = data + value;
+            id_len = s.i - value;
+            scan_ws(&s);
+            if (s.i >= len || (data[s.i] != ',' && data[s.i] != '}'))
+                return NULL; /* "id": 12 cut off, or followed by junk */
+        }
+    } while (scan_eat(&s, ','));
+    return id != NULL ? id_from_text(id, id_len) : NULL;
+}
+
 const char *sluice_jsonrpc_type_name(const json_t *value)
 {
     switch (json_typeof(value)) {

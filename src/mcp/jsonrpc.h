@@ -54,6 +54,15 @@ typedef struct sluice_jsonrpc_frame {
 sluice_status sluice_jsonrpc_parse(
     const char *data, size_t len, size_t max_bytes, json_t **out, char *message, size_t cap);
 
+/* The id of a frame that did not parse, read conservatively from its text so the error reply
+ * carries it and the client can match it: the value of the only top-level "id" key (found by a
+ * scanner that skips strings, escapes and nested values), when it is an integer of at most 18
+ * digits or a string of at most SLUICE_LIMIT_RECOVERED_ID_BYTES bytes without escapes or control
+ * characters, followed by ',' or '}'. Returns a new reference, or NULL (answer "id": null) when
+ * the id is absent, repeated, of another shape, cut off, after the point where the text breaks,
+ * or behind a key written with escapes, and when out of memory. Never reads past len. */
+json_t *sluice_jsonrpc_recover_id(const char *data, size_t len);
+
 /* Classifies a parsed value. Never fails: invalid frames get kind INVALID with error_code and
  * message set, and id set when a usable id could still be read (so the error can carry it).
  * Arrays (batches) are INVALID with a message explaining that batching is not supported. */

@@ -463,7 +463,9 @@ sluice_status sluice_mcp_session_feed(sluice_mcp_session *session,
             *out_kind = SLUICE_JSONRPC_INVALID;
         int code =
             st == SLUICE_E_LIMIT ? SLUICE_JSONRPC_INVALID_REQUEST : SLUICE_JSONRPC_PARSE_ERROR;
-        sluice_mcp_session_emit(session, sluice_jsonrpc_error(NULL, code, message, NULL), NULL);
+        json_t *id = sluice_jsonrpc_recover_id(frame, len); /* so the client can match it */
+        sluice_mcp_session_emit(session, sluice_jsonrpc_error(id, code, message, NULL), NULL);
+        json_decref(id);
         return SLUICE_E_INVALID;
     }
     st = sluice_mcp_session_feed_value(session, msg, identity, out_kind);

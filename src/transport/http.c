@@ -769,11 +769,15 @@ static enum MHD_Result handle_post(struct MHD_Connection *c, sluice_http_server 
     json_t *msg = NULL;
     sluice_status st = sluice_jsonrpc_parse(rq->body != NULL ? rq->body : "", rq->len,
                                             http->max_body, &msg, message, sizeof message);
-    if (st != SLUICE_OK)
-        return send_error(c, MHD_HTTP_BAD_REQUEST, NULL,
-                          st == SLUICE_E_LIMIT ? SLUICE_JSONRPC_INVALID_REQUEST
-                                               : SLUICE_JSONRPC_PARSE_ERROR,
-                          message);
+    if (st != SLUICE_OK) {
+        json_t *id = sluice_jsonrpc_recover_id(rq->body, rq->len); /* so the client can match it */
+        enum MHD_Result ret = send_error(c, MHD_HTTP_BAD_REQUEST, id,
+                                         st == SLUICE_E_LIMIT ? SLUICE_JSONRPC_INVALID_REQUEST
+                                                              : SLUICE_JSONRPC_PARSE_ERROR,
+                                         message);
+        json_decref(id);
+        return ret;
+    }
     sluice_jsonrpc_frame frame;
     sluice_jsonrpc_classify(msg, &frame);
     enum MHD_Result ret;

@@ -2,6 +2,7 @@
 # ctest_codemode.sh — SQL code mode end to end through the official TypeScript SDK client:
 # `sluice serve` on the demo database (built here with `sluice demo-db`), over stdio and HTTP.
 # codemode.test.mjs: the seeds' questions, token binding; security.test.mjs: the attacks.
+# key_rotation.test.mjs: the token key rotated in a running server (SIGHUP, file change).
 # Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR.
 set -eu
 : "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"
@@ -14,4 +15,4 @@ mkdir -p "$work"
 export SLUICE_E2E_WORK="$work" SLUICE_BIN
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 cd "$SLUICE_SOURCE_DIR/tests/e2e"
-exec node --test --test-reporter=spec --test-concurrency=1 codemode.test.mjs security.test.mjs
+exec node --test --test-reporter=spec --test-concurrency=1 codemode.test.mjs security.test.mjs key_rotation.test.mjs

@@ -54,6 +54,20 @@ describe("stdio transport rules", () => {
     assert.ok(msgs.some((m) => m.id === 3 && m.result));
   });
 
+  test("a frame that does not parse is answered with its own id when it can be read", async () => {
+    const msgs = await converse([
+      initializeBody(1),
+      '{"jsonrpc":"2.0","id":41,"method":"ping"\u0000}', // a raw NUL byte outside any string
+      '{"jsonrpc":"2.0","id":"req-42","method":"tools/call","params":{"name":', // cut off
+      '{"jsonrpc":"2.0","id":43,"id":44,\u0000}', // two ids: no guess
+      JSON.stringify({ jsonrpc: "2.0", id: 45, method: "ping" }),
+    ], 5);
+    const errors = msgs.filter((m) => m.error?.code === -32700);
+    assert.deepEqual(errors.map((m) => m.id ?? null), [41, "req-42", null], JSON.stringify(msgs));
+    assert.match(errors[0].error.message, /invalid JSON at line 1, column \d+/);
+    assert.ok(msgs.some((m) => m.id === 45 && m.result), "the stream goes on");
+  });
+
   test("progress notifications echo the token, increase, and precede the response", async () => {
     const msgs = await converse([
       initializeBody(1),

@@ -5,6 +5,7 @@
 #include "mcp/jsonrpc.h"
 #include "unit.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,6 +212,92 @@ static void test_jsonrpc_builders_and_compact_dump(void **state)
     json_decref(id);
 }
 
+/* Recovers from len bytes (text may hold NULs); returns the id rendered as JSON, or "none". */
+static const char *recovered(const char *text, size_t len)
+{
+    static char out[256];
+    json_t *id = sluice_jsonrpc_recover_id(text, len);
+    if (id == NULL)
+        return "none";
+    char *dump = json_dumps(id, JSON_ENCODE_ANY);
+    snprintf(out, sizeof out, "%s", dump);
+    free(dump);
+    json_decref(id);
+    return out;
+}
+
+#define RECOVER(lit) recovered(lit, sizeof(lit) - 1)
+
+/* Broken frames whose id can be read: the reply carries it, and the text really is broken. */
+static void test_jsonrpc_recover_id_from_broken_frames(void **state)
+{
+    (void)state;
+    static const char nul_after[] = "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"x\"\0}";
+    char message[128];
+    json_t *v = NULL;
+    assert_int_equal(
+        sluice_jsonrpc_parse(nul_after, sizeof nul_after - 1, 0, &v, message, sizeof message),
+        SLUICE_E_INVALID);
+    assert_string_equal(RECOVER(nul_after), "7");
+    assert_string_equal(RECOVER("{\"id\": \"req-1\", \"method\": \"tools/call\", \"params\": {"),
+                        "\"req-1\"");
+    assert_string_equal(RECOVER(" {\n\"jsonrpc\":\"2.0\",\"id\":-42,\"method\":tools}"), "-42");
+    assert_string_equal(RECOVER("{\"id\":0}garbage"), "0");
+    assert_string_equal(RECOVER("{\"id\":123456789012345678,\"method\":"), "123456789012345678");
+    /* ids inside strings, nested objects and arrays are not the id; the real one is found */
+    assert_string_equal(
+        RECOVER("{\"params\":{\"id\":1,\"a\":[{\"id\":2}]},\"note\":\"\\\"id\\\":3\",\"id\":4,"),
+        "4");
+    /* a string ending in an escaped backslash: its next quote really ends it */
+    assert_string_equal(RECOVER("{\"path\":\"c:\\\\\",\"id\":5,\"m\":\0}"), "5");
+}
+
+/* Hostile or ambiguous: no id is better than a wrong one. */
+static void test_jsonrpc_recover_id_refuses_to_guess(void **state)
+{
+    (void)state;
+    assert_string_equal(RECOVER("{\"id\":1,\"id\":2,\0"), "none");        /* repeated */
+    assert_string_equal(RECOVER("{\"\\u0069d\":1,\0"), "none");           /* escaped key */
+    assert_string_equal(RECOVER("{\"id\":12"), "none");                   /* cut off */
+    assert_string_equal(RECOVER("{\"id\":\"abc"), "none");                /* cut off */
+    assert_string_equal(RECOVER("{\"id\":12 34}"), "none");               /* junk after */
+    assert_string_equal(RECOVER("{\"id\":1234567890123456789}"), "none"); /* 19 digits */
+    assert_string_equal(RECOVER("{\"id\":99999999999999999999999999999}"), "none");
+    assert_string_equal(RECOVER("{\"id\":1.5}"), "none");
+    assert_string_equal(RECOVER("{\"id\":1e3}"), "none");
+    assert_string_equal(RECOVER("{\"id\":007}"), "none");
+    assert_string_equal(RECOVER("{\"id\":null}"), "none");
+    assert_string_equal(RECOVER("{\"id\":true}"), "none");
+    assert_string_equal(RECOVER("{\"id\":{\"id\":1}}"), "none");
+    assert_string_equal(RECOVER("{\"id\":[1]}"), "none");
+    assert_string_equal(RECOVER("{\"id\":\"a\\\"b\"}"), "none");               /* escapes */
+    assert_string_equal(RECOVER("{\"id\":\"a\0b\"}"), "none");                 /* control byte */
+    assert_string_equal(RECOVER("{\"id\":\"\xff\xfe\"}"), "none");             /* not UTF-8 */
+    assert_string_equal(RECOVER("{\"a\":1,\0\"id\":3}"), "none");              /* after the break */
+    assert_string_equal(RECOVER("{\"a\":\"unterminated, \"id\": 3}"), "none"); /* in a string */
+    assert_string_equal(RECOVER("[{\"id\":1}]"), "none");
+    assert_string_equal(RECOVER("\"id\":1"), "none");
+    assert_string_equal(RECOVER(""), "none");
+    assert_string_equal(RECOVER("{"), "none");
+    assert_string_equal(RECOVER("{\"id\""), "none");
+    assert_string_equal(RECOVER("{\"id\\"), "none");
+    assert_null(sluice_jsonrpc_recover_id(NULL, 0));
+    char long_id[SLUICE_LIMIT_RECOVERED_ID_BYTES + 16];
+    memset(long_id, 'a', sizeof long_id);
+    memcpy(long_id, "{\"id\":\"", 7);
+    memcpy(long_id + sizeof long_id - 2, "\"}", 2);
+    assert_string_equal(recovered(long_id, sizeof long_id), "none");
+    /* deep nesting before the id: bounded, never a stack overflow, and the id after it is lost */
+    size_t n = 100000;
+    char *deep = malloc(n + 16);
+    assert_non_null(deep);
+    memcpy(deep, "{\"a\":", 5);
+    memset(deep + 5, '[', n);
+    memcpy(deep + 5 + n, ",\"id\":1}", 8);
+    assert_string_equal(recovered(deep, n + 13), "none");
+    free(deep);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +312,8 @@ int main(void)
         cmocka_unit_test(test_jsonrpc_parse_enforces_size_before_parsing),
         cmocka_unit_test(test_jsonrpc_parse_enforces_depth),
         cmocka_unit_test(test_jsonrpc_builders_and_compact_dump),
+        cmocka_unit_test(test_jsonrpc_recover_id_from_broken_frames),
+        cmocka_unit_test(test_jsonrpc_recover_id_refuses_to_guess),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
