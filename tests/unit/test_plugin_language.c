@@ -40,6 +40,8 @@ static char *calc_canonical(sluice_arena *arena, const char *code, size_t len)
     return out;
 }
 
+static int calc_analyses;
+
 static sluice_status calc_analyze(sluice_arena *arena,
                                   const char *code,
                                   size_t len,
@@ -51,6 +53,7 @@ static sluice_status calc_analyze(sluice_arena *arena,
     (void)vars;
     (void)ctx;
     (void)err;
+    calc_analyses++;
     sluice_codefacts *f = sluice_codefacts_new(arena, "calc");
     char *canon = f != NULL ? calc_canonical(arena, code, len) : NULL;
     if (canon == NULL)
@@ -312,6 +315,13 @@ static void test_plugin_language_runs_through_mcp(void **state)
                                       token);
     assert_true(json_is_true(json_object_get(call(f, 6, "tools/call", other), "isError")));
     assert_int_equal(toy_executions, before + 1);
+    /* A forged or garbage token is refused before the front end spends an analysis on it. */
+    int analyses = calc_analyses;
+    json_t *forged = call(f, 9, "tools/call",
+                          "{\"name\":\"execute_code\",\"arguments\":{\"code\":\"sum 1 2 3\","
+                          "\"approval_token\":\"sl1.AAAA.BBBB\"}}");
+    assert_true(json_is_true(json_object_get(forged, "isError")));
+    assert_int_equal(calc_analyses, analyses);
 }
 
 static void test_plugin_language_unconfigured_is_refused(void **state)
