@@ -6,7 +6,7 @@
 #   cli > transport > surface > mcp > codemode > lang = policy > exec = facts > auth > config > core
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
-# anything in exec/ but the engine-neutral services executor.h, schema.h and bounded.h) only
+# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h and scratch.h) only
 # inside exec/ and cli/.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
@@ -30,7 +30,7 @@ while IFS= read -r file; do
       status=1
     fi
     if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
-          && "$inc" != exec/bounded.h \
+          && "$inc" != exec/bounded.h && "$inc" != exec/scratch.h \
           && "$area" != exec && "$area" != cli ]]; then
       echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2
       status=1
