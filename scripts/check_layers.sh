@@ -3,7 +3,8 @@
 #
 # The layers, highest first (docs/architecture.md): a file may include headers of its own area
 # and of areas strictly below it, never above and never a different area of the same rank.
-#   cli > transport > surface > mcp > codemode > lang = policy > exec = facts > auth > config > core
+#   cli > transport > surface > mcp > querymode > codemode > lang = policy > exec = facts > auth >
+#   config > core
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
 # anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h and scratch.h) only
@@ -12,7 +13,7 @@
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
 declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [exec]=3 [facts]=3 [lang]=4 [policy]=4
-  [codemode]=5 [mcp]=6 [surface]=7 [transport]=8 [cli]=9)
+  [codemode]=5 [querymode]=6 [mcp]=7 [surface]=8 [transport]=9 [cli]=10)
 status=0
 while IFS= read -r file; do
   area="${file#"$src"/}"
