@@ -3,6 +3,8 @@
  */
 #include "surface/querymode_tools.h"
 
+#include "surface/tools.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,16 +29,6 @@ static sluice_qm_caller caller_of(sluice_mcp_call *call)
     if (c.session_id == NULL)
         c.session_id = "stdio";
     return c;
-}
-
-static json_t *tool_result(json_t *structured, const char *text)
-{
-    char *dump = text == NULL ? json_dumps(structured, JSON_COMPACT) : NULL;
-    json_t *r = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
-                          text != NULL ? text : (dump != NULL ? dump : ""), "structuredContent",
-                          structured);
-    free(dump);
-    return r;
 }
 
 static void on_progress(void *ctx, double done, const char *message)
@@ -81,7 +73,7 @@ static sluice_status load_tool(sluice_mcp_call *call,
     sluice_mcp_call_clear_cancel_hooks(call);
     if (st != SLUICE_OK)
         return st;
-    *out_result = tool_result(structured, text);
+    *out_result = sluice_surface_tool_result(structured, text);
     return SLUICE_OK;
 }
 
@@ -100,7 +92,7 @@ static sluice_status query_tool(sluice_mcp_call *call,
                                               &hooks, &structured, &text, err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = tool_result(structured, text);
+    *out_result = sluice_surface_tool_result(structured, text);
     return SLUICE_OK;
 }
 
@@ -126,7 +118,7 @@ static sluice_status catalog_tool(sluice_mcp_call *call,
         fn(qm, sluice_mcp_call_arena(call), &caller, value != NULL ? value : "", &structured, err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = tool_result(structured, NULL);
+    *out_result = sluice_surface_tool_result(structured, NULL);
     return SLUICE_OK;
 }
 

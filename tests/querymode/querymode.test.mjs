@@ -290,3 +290,13 @@ test("the SSRF guard refuses a name that resolves to loopback", async () => {
   assert.match(text(r), /could not be reached.*link-local or private/);
   await alice.close();
 });
+
+test("every call is audited: loads, queries and refusals, with the sources read", async () => {
+  const { readFileSync } = await import("node:fs");
+  const lines = readFileSync(path.join(work, "querymode.audit.jsonl"), "utf8").trim().split("\n")
+    .map((l) => JSON.parse(l));
+  const ev = (e) => lines.filter((l) => l.event === e);
+  assert.ok(ev("query_mode_load").some((l) => l.source === "invoices" && l.rows === count2026 && l.user === "alice"));
+  assert.ok(ev("query_mode_query").some((l) => /GROUP BY Status/.test(l.code) && l.sources.includes("invoices")));
+  assert.ok(ev("query_mode_deny").some((l) => /read_csv/.test(l.code ?? "")));
+});
