@@ -80,6 +80,7 @@ static void session_free(sluice_qm_session *s)
     remove_folder(s->spill_dir);
     pthread_mutex_destroy(&s->lock);
     sluice_arena_free(s->arena);
+    free(s->key);
     free(s);
 }
 
