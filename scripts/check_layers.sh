@@ -3,16 +3,17 @@
 #
 # The layers, highest first (docs/architecture.md): a file may include headers of its own area
 # and of areas strictly below it, never above and never a different area of the same rank.
-#   cli > transport > surface > mcp > codemode > lang = policy > exec = facts > auth > config > core
+#   cli > transport > surface > mcp > querymode > codemode > lang = policy > exec = facts > auth >
+#   config > core
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
-# anything in exec/ but the engine-neutral services executor.h, schema.h and bounded.h) only
+# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h and scratch.h) only
 # inside exec/ and cli/.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
 declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [exec]=3 [facts]=3 [lang]=4 [policy]=4
-  [codemode]=5 [mcp]=6 [surface]=7 [transport]=8 [cli]=9)
+  [codemode]=5 [querymode]=6 [mcp]=7 [surface]=8 [transport]=9 [cli]=10)
 status=0
 while IFS= read -r file; do
   area="${file#"$src"/}"
@@ -30,7 +31,7 @@ while IFS= read -r file; do
       status=1
     fi
     if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
-          && "$inc" != exec/bounded.h \
+          && "$inc" != exec/bounded.h && "$inc" != exec/scratch.h \
           && "$area" != exec && "$area" != cli ]]; then
       echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2
       status=1

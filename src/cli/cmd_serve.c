@@ -12,7 +12,9 @@
 #include "config/config.h"
 #include "core/log.h"
 #include "mcp/server.h"
+#include "querymode/querymode.h"
 #include "surface/curated.h"
+#include "surface/querymode_tools.h"
 #include "surface/surface.h"
 #include "surface/tools.h"
 #include "transport/http.h"
@@ -111,10 +113,27 @@ static sluice_status add_database_surface(const sluice_config *config,
     return SLUICE_OK;
 }
 
+/* Query mode beside code mode: it audits through code mode's log when there is one. */
+static sluice_status add_query_mode(const sluice_config *config,
+                                    sluice_mcp_server *server,
+                                    sluice_codemode *cm,
+                                    sluice_querymode **out_qm,
+                                    sluice_arena *err_arena,
+                                    sluice_error *err)
+{
+    if (!config->query_mode.enabled)
+        return SLUICE_OK;
+    sluice_status st = sluice_querymode_open(config, cm, NULL, out_qm, err_arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_querymode_register(*out_qm, server, err);
+    return st;
+}
+
 /* Builds the whole MCP surface the config declares. */
 static sluice_status build_server(const sluice_config *config,
                                   sluice_mcp_server **out,
                                   sluice_codemode **out_cm,
+                                  sluice_querymode **out_qm,
                                   sluice_arena *err_arena,
                                   sluice_error *err)
 {
@@ -130,8 +149,14 @@ static sluice_status build_server(const sluice_config *config,
         st = sluice_surface_register(config, server, err);
     if (st == SLUICE_OK)
         st = add_database_surface(config, server, out_cm, err_arena, err);
+    if (st == SLUICE_OK)
+        st = add_query_mode(config, server, *out_cm, out_qm, err_arena, err);
     if (st != SLUICE_OK) {
         sluice_mcp_server_free(server);
+        sluice_querymode_close(*out_qm);
+        sluice_codemode_close(*out_cm);
+        *out_qm = NULL;
+        *out_cm = NULL;
         return st;
     }
     *out = server;
@@ -292,7 +317,8 @@ int sluice_cmd_serve(int argc, char **argv)
     }
     sluice_mcp_server *server = NULL;
     sluice_codemode *cm = NULL;
-    if (build_server(config, &server, &cm, scratch, &err) != SLUICE_OK) {
+    sluice_querymode *qm = NULL;
+    if (build_server(config, &server, &cm, &qm, scratch, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
@@ -311,6 +337,7 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_OK;
     }
     sluice_mcp_server_free(server);
+    sluice_querymode_close(qm);
     sluice_codemode_close(cm);
 done:
     sluice_config_free(config);

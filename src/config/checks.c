@@ -60,6 +60,11 @@ static bool is_identifier(const char *s)
     return true;
 }
 
+bool sluice_checks_identifier(const char *s)
+{
+    return is_identifier(s);
+}
+
 static bool is_valid_utf8(const unsigned char *s, size_t len)
 {
     size_t i = 0;

@@ -59,6 +59,11 @@ sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, voi
 sluice_status
 sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status sluice_checks_tool(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* [[sources]] (sources.c): names, URL, credentials, headers, params, columns. */
+sluice_status
+sluice_checks_source(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* ^[A-Za-z_][A-Za-z0-9_]{0,63}$ — SQL parameter, column and environment variable names. */
+bool sluice_checks_identifier(const char *s);
 sluice_status
 sluice_checks_param(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status

@@ -532,6 +532,152 @@ static const sluice_section_spec resource_section = {
     .finish = sluice_checks_resource,
 };
 
+/* ---- query mode and its sources (checks in sources.c) ------------------------------------ */
+
+static const char *const source_kinds[] = { "http", NULL };
+static const char *const source_methods[] = { "GET", NULL };
+static const char *const source_ops[] = { "=", ">=", ">", "<=", "<", NULL };
+static const char *const page_styles[] = { "none", "page",      "offset", "cursor",
+                                           "link", "body_next", NULL };
+
+#define T sluice_config_query_mode
+static const sluice_key_spec query_mode_keys[] = {
+    { BOOL_KEY(T, enabled, false) },
+    { INT_KEY(T, session_ttl_seconds, 10, 86400, 600) },
+    { INT_KEY(T, max_sessions, 1, 4096, 64) },
+    { INT_KEY(T, max_sessions_per_principal, 1, 256, 4) },
+    { STR_KEY(T, session_memory_limit), .min = 1, .def_str = "256MB" },
+    { STR_KEY(T, session_max_spill), .min = 1, .def_str = "1GB" },
+    { PATH_KEY(T, spill_dir) },
+    { INT_KEY(T, max_load_rows, 1, 100000000, 1000000) },
+    { SIZE_KEY(T, max_load_bytes, 1024, 16ll * 1024 * 1024 * 1024, 256 * 1024 * 1024) },
+    { INT_KEY(T, max_pages, 1, 1000000, 1000) },
+    { INT_KEY(T, query_max_rows, 1, 1000000, 1000) },
+    { SIZE_KEY(T, query_max_bytes, 1024, 64 * 1024 * 1024, 1024 * 1024) },
+    { INT_KEY(T, query_timeout_seconds, 1, 3600, 30) },
+};
+#undef T
+
+#define T sluice_config_source_param
+static const sluice_key_spec source_param_keys[] = {
+    { STR_KEY(T, name), .min = 1, .required = true },
+    { .name = "default", .kind = SLUICE_KEY_STRING, .offset = offsetof(T, default_value) },
+    { STR_KEY(T, column), .min = 1 },
+    { .name = "operator",
+      .kind = SLUICE_KEY_CHOICE,
+      .offset = offsetof(T, op),
+      .choices = source_ops,
+      .def_str = "=" },
+    { BOOL_KEY(T, required, false) },
+};
+#undef T
+
+#define T sluice_config_source_column
+static const sluice_key_spec source_column_keys[] = {
+    { STR_KEY(T, name), .min = 1, .required = true },
+    { STR_KEY(T, type), .min = 1, .def_str = "VARCHAR" },
+    { STR_KEY(T, path), .min = 1 },
+};
+#undef T
+
+#define T sluice_config_source_response
+static const sluice_key_spec source_response_keys[] = {
+    { STR_KEY(T, path), .def_str = "" },
+};
+#undef T
+
+#define T sluice_config_source_pagination
+static const sluice_key_spec source_pagination_keys[] = {
+    { CHOICE_KEY(T, style, page_styles, "none") },
+    { STR_KEY(T, page_param), .min = 1, .def_str = "page" },
+    { INT_KEY(T, first_page, 0, 1, 1) },
+    { STR_KEY(T, offset_param), .min = 1, .def_str = "offset" },
+    { STR_KEY(T, size_param), .min = 1, .def_str = "page_size" },
+    { INT_KEY(T, page_size, 1, 10000, 100) },
+    { STR_KEY(T, cursor_param), .min = 1, .def_str = "cursor" },
+    { STR_KEY(T, cursor_path), .min = 1, .def_str = "next_cursor" },
+    { STR_KEY(T, next_path), .min = 1, .def_str = "next" },
+    { INT_KEY(T, max_pages, 0, 1000000, 0) },
+};
+#undef T
+
+static const sluice_section_spec source_param_section = {
+    .path = "sources.params",
+    .array = true,
+    .size = sizeof(sluice_config_source_param),
+    .keys = source_param_keys,
+    .key_count = COUNT(source_param_keys),
+};
+
+static const sluice_section_spec source_column_section = {
+    .path = "sources.columns",
+    .array = true,
+    .size = sizeof(sluice_config_source_column),
+    .keys = source_column_keys,
+    .key_count = COUNT(source_column_keys),
+};
+
+static const sluice_section_spec source_response_section = {
+    .path = "sources.response",
+    .keys = source_response_keys,
+    .key_count = COUNT(source_response_keys),
+};
+
+static const sluice_section_spec source_pagination_section = {
+    .path = "sources.pagination",
+    .keys = source_pagination_keys,
+    .key_count = COUNT(source_pagination_keys),
+};
+
+#define T sluice_config_source
+static const sluice_key_spec source_keys[] = {
+    { STR_KEY(T, name), .min = 1, .required = true },
+    { CHOICE_KEY(T, kind, source_kinds, "http"), .required = true },
+    { STR_KEY(T, description) },
+    { STR_KEY(T, base_url), .min = 1, .required = true },
+    { STR_KEY(T, path), .min = 1, .def_str = "/" },
+    { CHOICE_KEY(T, method, source_methods, "GET") },
+    { LIST_KEY(T, headers) },
+    { STR_KEY(T, auth_header), .min = 1, .def_str = "Authorization" },
+    { STR_KEY(T, auth_scheme), .def_str = "Bearer" },
+    { STR_KEY(T, token_env), .min = 1 },
+    { PATH_KEY(T, token_file) },
+    { INLINE_SECRET("token", "use token_env or token_file") },
+    { TABLES_KEY("params", T, params, param_count, &source_param_section) },
+    { TABLES_KEY("columns", T, columns, column_count, &source_column_section) },
+    { .name = "response",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, response),
+      .sub = &source_response_section },
+    { .name = "pagination",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, pagination),
+      .sub = &source_pagination_section },
+    { INT_KEY(T, requests_per_minute, 0, 1000000, 0) },
+    { INT_KEY(T, max_retries, 0, 20, 5) },
+    { INT_KEY(T, retry_base_ms, 1, 60000, 200) },
+    { INT_KEY(T, retry_after_max_seconds, 0, 3600, 60) },
+    { INT_KEY(T, timeout_seconds, 1, 600, 30) },
+    { BOOL_KEY(T, allow_404_empty, false) },
+    { LIST_KEY(T, blocked_columns) },
+};
+#undef T
+
+static const sluice_section_spec query_mode_section = {
+    .path = "query_mode",
+    .keys = query_mode_keys,
+    .key_count = COUNT(query_mode_keys),
+};
+
+static const sluice_section_spec source_section = {
+    .path = "sources",
+    .array = true,
+    .size = sizeof(sluice_config_source),
+    .keys = source_keys,
+    .key_count = COUNT(source_keys),
+    .finish = sluice_checks_source,
+};
+
 #define T sluice_config
 static const sluice_key_spec root_keys[] = {
     { .name = "server",
@@ -567,6 +713,11 @@ static const sluice_key_spec root_keys[] = {
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, policy),
       .sub = &policy_section },
+    { .name = "query_mode",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, query_mode),
+      .sub = &query_mode_section },
+    { TABLES_KEY("sources", T, sources, source_count, &source_section) },
 };
 #undef T
 
@@ -649,6 +800,9 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
     if (st == SLUICE_OK)
         st = check_unique(ld, root, "prompts", "name", "prompt", cfg->prompts, cfg->prompt_count,
                           sizeof(*cfg->prompts), offsetof(sluice_config_prompt, name));
+    if (st == SLUICE_OK)
+        st = check_unique(ld, root, "sources", "name", "source", cfg->sources, cfg->source_count,
+                          sizeof(*cfg->sources), offsetof(sluice_config_source, name));
     if (st == SLUICE_OK)
         st = check_unique(ld, root, "resources", "uri", "resource", cfg->resources,
                           cfg->resource_count, sizeof(*cfg->resources),

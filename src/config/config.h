@@ -246,6 +246,87 @@ typedef struct sluice_config_policy {
     size_t server_count;
 } sluice_config_policy;
 
+/* [query_mode] — bulk reads into a per-caller scratch DuckDB session (docs/query-mode.md). */
+typedef struct sluice_config_query_mode {
+    bool enabled;
+    int64_t session_ttl_seconds;        /* idle TTL; default 600 */
+    int64_t max_sessions;               /* in total; default 64 */
+    int64_t max_sessions_per_principal; /* default 4 */
+    const char *session_memory_limit;   /* DuckDB memory_limit per session; default "256MB" */
+    const char *session_max_spill;      /* max_temp_directory_size per session; default "1GB" */
+    const char *spill_dir;              /* parent of the per-session folders; default /tmp */
+    int64_t max_load_rows;              /* per load; default 1000000 */
+    size_t max_load_bytes;              /* response bytes per load; default 256 MiB */
+    int64_t max_pages;                  /* per load unless a source says fewer; default 1000 */
+    int64_t query_max_rows;             /* rows a query returns; default 1000 */
+    size_t query_max_bytes;             /* bytes a query returns; default 1 MiB */
+    int64_t query_timeout_seconds;      /* default 30 */
+} sluice_config_query_mode;
+
+/* [[sources.params]] — one request parameter; with `column` a SQL filter that maps onto it. */
+typedef struct sluice_config_source_param {
+    const char *name;          /* the request's query parameter */
+    const char *default_value; /* key "default" */
+    const char *column;        /* the filter column it pushes down; NULL = args only */
+    const char *op;            /* key "operator": "=", ">=", ">", "<=", "<"; default "=" */
+    bool required;             /* a load without it (and without a default) is refused */
+} sluice_config_source_param;
+
+/* [[sources.columns]] — one column of the source's table. */
+typedef struct sluice_config_source_column {
+    const char *name; /* SQL column name */
+    const char *type; /* VARCHAR, BIGINT, INTEGER, DOUBLE, BOOLEAN, DATE, TIMESTAMP, DECIMAL(p,s) */
+    const char *path; /* dotted path in a row object; default name */
+} sluice_config_source_column;
+
+/* [sources.response] */
+typedef struct sluice_config_source_response {
+    const char *path; /* dotted path to the rows array ("Invoices", "data.items"); "" = the body */
+} sluice_config_source_response;
+
+/* [sources.pagination] */
+typedef struct sluice_config_source_pagination {
+    const char *style;        /* "none" | "page" | "offset" | "cursor" | "link" | "body_next" */
+    const char *page_param;   /* page: default "page" */
+    int64_t first_page;       /* page: default 1 */
+    const char *offset_param; /* offset: default "offset" */
+    const char *size_param;   /* the page-size parameter; default "page_size" */
+    int64_t page_size;        /* default 100 */
+    const char *cursor_param; /* cursor: default "cursor" */
+    const char *cursor_path;  /* cursor: dotted path of the next cursor; default "next_cursor" */
+    const char *next_path;    /* body_next: dotted path of the next URL; default "next" */
+    int64_t max_pages;        /* 0 = [query_mode] max_pages */
+} sluice_config_source_pagination;
+
+/* [[sources]] — a read source query mode can load as a table. */
+typedef struct sluice_config_source {
+    const char *name;
+    const char *kind; /* "http" */
+    const char *description;
+    const char *base_url;    /* http(s)://host[:port] */
+    const char *path;        /* request path, default "/" */
+    const char *method;      /* "GET" */
+    sluice_strlist headers;  /* "Name: value", never secrets */
+    const char *auth_header; /* default "Authorization" */
+    const char *auth_scheme; /* default "Bearer"; "" sends the token alone */
+    const char *token_env;   /* credential from the environment ... */
+    const char *token_file;  /* ... or a file; never inline */
+    sluice_config_source_param *params;
+    size_t param_count;
+    sluice_config_source_column *columns; /* none: inferred from the first page */
+    size_t column_count;
+    sluice_config_source_response response;
+    sluice_config_source_pagination pagination;
+    int64_t requests_per_minute;     /* 0 = no limit */
+    int64_t max_retries;             /* on 429 and 5xx; default 5 */
+    int64_t retry_base_ms;           /* first backoff; doubles; default 200 */
+    int64_t retry_after_max_seconds; /* longest Retry-After honoured; default 60 */
+    int64_t timeout_seconds;         /* per request; default 30 */
+    bool allow_404_empty;            /* a 404 is an empty result, not an error */
+    sluice_strlist blocked_columns;  /* join/filter only, never returned */
+    size_t line;
+} sluice_config_source;
+
 typedef struct sluice_config {
     sluice_arena *arena; /* owns everything below */
     const char *path;    /* the file it came from */
@@ -269,6 +350,9 @@ typedef struct sluice_config {
     size_t resource_count;
     sluice_config_policy policy;
     bool has_policy; /* a [policy] table was present */
+    sluice_config_query_mode query_mode;
+    sluice_config_source *sources; /* [[sources]] */
+    size_t source_count;
 } sluice_config;
 
 /* Loads and validates path. On failure returns SLUICE_E_CONFIG (or E_IO / E_NOMEM), err names

@@ -14,6 +14,7 @@
 #include "exec/bounded.h"
 #include "exec/duckdb_values.h"
 #include "exec/report.h"
+#include "exec/scratch.h"
 #include "exec/values.h"
 
 #include <errno.h>
@@ -120,7 +121,7 @@ static sluice_status verify_settings(duckdb_database db,
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read DuckDB settings");
     }
     sluice_status st = SLUICE_OK;
-    bool seen[HARDENING_COUNT + 2] = { false };
+    bool seen[HARDENING_COUNT + 3] = { false };
     for (idx_t r = 0; r < duckdb_row_count(&res) && st == SLUICE_OK; r++) {
         char *name = duckdb_value_varchar(&res, 0, r);
         char *value = duckdb_value_varchar(&res, 1, r);
@@ -129,7 +130,7 @@ static sluice_status verify_settings(duckdb_database db,
             if (strcmp(name, expect[i].name) != 0)
                 continue;
             seen[i] = true;
-            if (strcasecmp(v, expect[i].expect) != 0)
+            if (expect[i].expect != NULL && strcasecmp(v, expect[i].expect) != 0)
                 st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                       "DuckDB setting %s is '%s' after open, expected '%s'; "
                                       "refusing to serve an unhardened database",
@@ -225,6 +226,147 @@ duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex)
     if (ex == NULL || sluice_executor_engine(ex) != SLUICE_ENGINE_DUCKDB)
         return NULL;
     return ((duck_state *)sluice_executor_state(ex))->db;
+}
+
+/* ---- scratch sessions (exec/scratch.h) ---------------------------------------------------
+ * The same hardening list with the spill folder as temp_directory (size-capped). DuckDB takes
+ * allowed_directories only as a runtime SET, and refuses that SET once external access is off, so
+ * the last three steps run on the host's own connection right after the open, before any caller
+ * has one: allowed_directories, enable_external_access = false, lock_configuration = true. */
+
+static void scratch_settings(const sluice_scratch_options *o, duck_setting *out)
+{
+    for (size_t i = 0; i < HARDENING_COUNT; i++) {
+        const char *name = hardening[i].name;
+        out[i] = hardening[i];
+        if (strcmp(name, "temp_directory") == 0)
+            out[i] = (duck_setting){ name, o->spill_dir, o->spill_dir };
+        else if (strcmp(name, "max_temp_directory_size") == 0)
+            out[i] = (duck_setting){ name, o->max_spill, NULL };
+    }
+}
+
+static bool set_at_runtime(const char *name)
+{
+    return strcmp(name, "enable_external_access") == 0 || strcmp(name, "lock_configuration") == 0;
+}
+
+static sluice_status
+lock_scratch(duckdb_database db, const char *allowed, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_connection conn;
+    if (duckdb_connect(db, &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    char set_dirs[SLUICE_SCRATCH_PATH_MAX + 64];
+    snprintf(set_dirs, sizeof(set_dirs), "SET allowed_directories = ['%s']", allowed);
+    const char *steps[] = { set_dirs, "SET enable_external_access = false",
+                            "SET lock_configuration = true" };
+    sluice_status st = SLUICE_OK;
+    for (size_t i = 0; i < 3 && st == SLUICE_OK; i++) {
+        duckdb_result res;
+        if (!host_query(conn, steps[i], &res))
+            st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                  "DuckDB refused '%s' on a session database", steps[i]);
+        else
+            duckdb_destroy_result(&res);
+    }
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+/* allowed_directories reads back as a list ("[/tmp/x/]"): it must name exactly the folder. */
+static sluice_status
+check_allowed_dirs(duckdb_database db, const char *allowed, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_connection conn;
+    if (duckdb_connect(db, &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    duckdb_result res;
+    sluice_status st = SLUICE_E_CONFIG;
+    if (host_query(conn, "SELECT current_setting('allowed_directories')::VARCHAR", &res)) {
+        char *v = duckdb_value_varchar(&res, 0, 0);
+        char want[SLUICE_SCRATCH_PATH_MAX + 8];
+        snprintf(want, sizeof(want), "[%s]", allowed);
+        if (v != NULL && strcmp(v, want) == 0)
+            st = SLUICE_OK;
+        else
+            sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                             "DuckDB allowed_directories is '%s' after open, expected '%s'; "
+                             "refusing to open the session database",
+                             v != NULL ? v : "", want);
+        duckdb_free(v);
+        duckdb_destroy_result(&res);
+    } else {
+        sluice_error_set(err, arena, SLUICE_E_CONFIG, "could not read allowed_directories back");
+    }
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+sluice_status sluice_scratch_open(const sluice_scratch_options *o,
+                                  sluice_executor **out,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
+{
+    *out = NULL;
+    if (o->spill_dir == NULL || strlen(o->spill_dir) >= SLUICE_SCRATCH_PATH_MAX ||
+        strchr(o->spill_dir, '\'') != NULL || o->spill_dir[0] != '/')
+        return sluice_error_set(err, err_arena, SLUICE_E_INVALID,
+                                "the session spill folder must be an absolute path without "
+                                "quotes, shorter than %u bytes",
+                                SLUICE_SCRATCH_PATH_MAX);
+    duck_setting settings[HARDENING_COUNT + 1];
+    scratch_settings(o, settings);
+    duckdb_config config;
+    if (duckdb_create_config(&config) != DuckDBSuccess)
+        return SLUICE_E_NOMEM;
+    char threads[32];
+    snprintf(threads, sizeof(threads), "%d", o->threads > 0 ? o->threads : 1);
+    sluice_status st = SLUICE_OK;
+    if (duckdb_set_config(config, "threads", threads) != DuckDBSuccess ||
+        duckdb_set_config(config, "memory_limit", o->memory_limit) != DuckDBSuccess)
+        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                              "DuckDB refused memory_limit='%s' for a session", o->memory_limit);
+    for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
+        if (!set_at_runtime(settings[i].name) &&
+            duckdb_set_config(config, settings[i].name, settings[i].value) != DuckDBSuccess)
+            st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                  "DuckDB refused setting %s='%s' for a session", settings[i].name,
+                                  settings[i].value);
+    duck_state *s = st == SLUICE_OK ? calloc(1, sizeof(*s)) : NULL;
+    if (st == SLUICE_OK && s == NULL)
+        st = SLUICE_E_NOMEM;
+    if (st == SLUICE_OK) {
+        char *open_err = NULL;
+        if (duckdb_open_ext(NULL, &s->db, config, &open_err) != DuckDBSuccess) {
+            st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
+                                  "DuckDB could not open a session database: %s",
+                                  open_err != NULL ? open_err : "unknown error");
+            free(s);
+            s = NULL;
+        }
+        duckdb_free(open_err);
+    }
+    duckdb_destroy_config(&config);
+    if (st != SLUICE_OK)
+        return st;
+    char allowed[SLUICE_SCRATCH_PATH_MAX + 2];
+    snprintf(allowed, sizeof(allowed), "%s/", o->spill_dir);
+    settings[HARDENING_COUNT] = (duck_setting){ "threads", threads, threads };
+    st = lock_scratch(s->db, allowed, err_arena, err);
+    if (st == SLUICE_OK)
+        st = verify_settings(s->db, settings, HARDENING_COUNT + 1, err_arena, err);
+    if (st == SLUICE_OK)
+        st = check_allowed_dirs(s->db, allowed, err_arena, err);
+    if (st != SLUICE_OK) {
+        duck_close(s);
+        return st;
+    }
+    s->memory_bytes = sluice_bounded_parse_size(o->memory_limit);
+    if (s->memory_bytes == 0)
+        s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
+    snprintf(s->memory_text, sizeof(s->memory_text), "%s", o->memory_limit);
+    return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, NULL, out);
 }
 
 /* ---- schema ----------------------------------------------------------------------------- */

@@ -101,8 +101,7 @@ static sluice_codemode_caller caller_of(sluice_mcp_call *call, const json_t *arg
     return c;
 }
 
-/* The text block carries the structured result as compact JSON, as the spec asks. */
-static json_t *tool_result(json_t *structured, const char *text)
+json_t *sluice_surface_tool_result(json_t *structured, const char *text)
 {
     char *dump = text == NULL ? json_dumps(structured, JSON_COMPACT) : NULL;
     json_t *r = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
@@ -129,7 +128,7 @@ static sluice_status validate_tool(sluice_mcp_call *call,
                                                 code_len, vars, dry_run, &structured, err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = tool_result(structured, NULL);
+    *out_result = sluice_surface_tool_result(structured, NULL);
     return SLUICE_OK;
 }
 
@@ -204,7 +203,7 @@ static sluice_status execute_tool(sluice_mcp_call *call,
         json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = tool_result(structured, text);
+    *out_result = sluice_surface_tool_result(structured, text);
     return SLUICE_OK;
 }
 

@@ -1,0 +1,260 @@
+/*
+ * duckdb_scratch.c — session tables of a query-mode scratch database (see exec/scratch.h): DDL
+ * from checked identifiers and a fixed type list, rows through duckdb_appender.
+ *
+ * Does not own: opening the database (exec/duckdb.c, beside the hardening list it reuses).
+ */
+#include "core/buf.h"
+#include "exec/duckdb.h"
+#include "exec/scratch.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sluice_scratch_table {
+    sluice_executor *ex;
+    sluice_arena *arena;
+    char *name;
+    size_t column_count;
+    duckdb_connection conn;
+    duckdb_appender app;
+    int64_t rows;
+    bool broken; /* an append failed: the appender is invalid */
+    bool done;
+};
+
+bool sluice_scratch_name_ok(const char *name)
+{
+    if (name == NULL || name[0] == '\0' || strlen(name) > SLUICE_SCRATCH_NAME_MAX ||
+        isdigit((unsigned char)name[0]))
+        return false;
+    for (const char *p = name; *p != '\0'; p++)
+        if (!isalnum((unsigned char)*p) && *p != '_')
+            return false;
+    return true;
+}
+
+/* DECIMAL(p,s) with 1 <= p <= 38 and 0 <= s <= p, nothing else in the parentheses. */
+static bool decimal_ok(const char *t)
+{
+    if (strncasecmp(t, "DECIMAL(", 8) != 0)
+        return false;
+    char *end = NULL;
+    long p = strtol(t + 8, &end, 10);
+    if (end == t + 8 || *end != ',')
+        return false;
+    const char *s_at = end + 1;
+    while (*s_at == ' ')
+        s_at++;
+    long s = strtol(s_at, &end, 10);
+    return end != s_at && strcmp(end, ")") == 0 && p >= 1 && p <= 38 && s >= 0 && s <= p;
+}
+
+bool sluice_scratch_type_ok(const char *type)
+{
+    static const char *const plain[] = { "VARCHAR", "BIGINT",    "INTEGER", "DOUBLE",
+                                         "BOOLEAN", "TIMESTAMP", "DATE" };
+    if (type == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof(plain) / sizeof(plain[0]); i++)
+        if (strcasecmp(type, plain[i]) == 0)
+            return true;
+    return decimal_ok(type);
+}
+
+/* Names passed sluice_scratch_name_ok, so quoting is belt and braces. */
+static void quoted(sluice_buf *b, const char *name)
+{
+    sluice_buf_printf(b, "\"%s\"", name);
+}
+
+static sluice_status
+run_ddl(duckdb_connection conn, const char *sql, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_result res;
+    if (duckdb_query(conn, sql, &res) == DuckDBSuccess) {
+        duckdb_destroy_result(&res);
+        return SLUICE_OK;
+    }
+    sluice_status st = sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                        "the session database refused a table change: %s",
+                                        duckdb_result_error(&res));
+    duckdb_destroy_result(&res);
+    return st;
+}
+
+static char *
+create_sql(sluice_arena *arena, const char *table, const sluice_exec_column *cols, size_t n)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    sluice_buf_puts(&b, "CREATE TABLE ");
+    quoted(&b, table);
+    sluice_buf_puts(&b, " (");
+    for (size_t i = 0; i < n; i++) {
+        sluice_buf_puts(&b, i > 0 ? ", " : "");
+        quoted(&b, cols[i].name);
+        sluice_buf_printf(&b, " %s", cols[i].type);
+    }
+    sluice_buf_putc(&b, ')');
+    return sluice_buf_status(&b) == SLUICE_OK ? (char *)sluice_buf_cstr(&b) : NULL;
+}
+
+static sluice_status
+check_columns(const sluice_exec_column *cols, size_t n, sluice_arena *arena, sluice_error *err)
+{
+    if (n == 0)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "a session table needs a column");
+    for (size_t i = 0; i < n; i++) {
+        if (!sluice_scratch_name_ok(cols[i].name))
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "column name '%.64s' is not a plain identifier "
+                                    "([A-Za-z_][A-Za-z0-9_]*)",
+                                    cols[i].name != NULL ? cols[i].name : "");
+        if (!sluice_scratch_type_ok(cols[i].type))
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "column '%s' has type '%.64s'; use VARCHAR, BIGINT, INTEGER, "
+                                    "DOUBLE, BOOLEAN, DATE, TIMESTAMP or DECIMAL(p,s)",
+                                    cols[i].name, cols[i].type != NULL ? cols[i].type : "");
+    }
+    return SLUICE_OK;
+}
+
+static void table_release(void *data)
+{
+    sluice_scratch_table *t = data;
+    if (t->app != NULL)
+        duckdb_appender_destroy(&t->app);
+    if (t->conn != NULL)
+        duckdb_disconnect(&t->conn);
+}
+
+sluice_status
+sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err)
+{
+    if (!sluice_scratch_name_ok(table))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "'%.64s' is not a table name",
+                                table != NULL ? table : "");
+    duckdb_connection conn;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    char *sql = sluice_arena_printf(arena, "DROP TABLE IF EXISTS \"%s\"", table);
+    sluice_status st = sql != NULL ? run_ddl(conn, sql, arena, err) : SLUICE_E_NOMEM;
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+sluice_status sluice_scratch_create(sluice_executor *ex,
+                                    const char *table,
+                                    const sluice_exec_column *columns,
+                                    size_t column_count,
+                                    sluice_arena *arena,
+                                    sluice_scratch_table **out,
+                                    sluice_error *err)
+{
+    *out = NULL;
+    sluice_status st = check_columns(columns, column_count, arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_scratch_drop(ex, table, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_scratch_table *t = sluice_arena_calloc(arena, 1, sizeof(*t));
+    char *sql = create_sql(arena, table, columns, column_count);
+    if (t == NULL || sql == NULL || (t->name = sluice_arena_strdup(arena, table)) == NULL ||
+        sluice_arena_cleanup_add(arena, table_release, t) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    t->ex = ex;
+    t->arena = arena;
+    t->column_count = column_count;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &t->conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    st = run_ddl(t->conn, sql, arena, err);
+    if (st == SLUICE_OK && duckdb_appender_create(t->conn, NULL, table, &t->app) != DuckDBSuccess)
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not open an appender on %s",
+                              table);
+    if (st != SLUICE_OK)
+        return st;
+    *out = t;
+    return SLUICE_OK;
+}
+
+static duckdb_state append_value(duckdb_appender app, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_NULL:
+        return duckdb_append_null(app);
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return duckdb_append_bool(app, json_is_true(v));
+    case JSON_INTEGER:
+        return duckdb_append_int64(app, (int64_t)json_integer_value(v));
+    case JSON_REAL:
+        return duckdb_append_double(app, json_real_value(v));
+    case JSON_STRING:
+        return duckdb_append_varchar_length(app, json_string_value(v), json_string_length(v));
+    case JSON_OBJECT:
+    case JSON_ARRAY: {
+        char *text = json_dumps(v, JSON_COMPACT);
+        duckdb_state s = text != NULL ? duckdb_append_varchar(app, text) : DuckDBError;
+        free(text);
+        return s;
+    }
+    }
+    return DuckDBError;
+}
+
+sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, sluice_error *err)
+{
+    if (t->broken || t->done)
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
+                                "the table %s is no longer being loaded", t->name);
+    if (!json_is_array(row) || json_array_size(row) != t->column_count)
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
+                                "row %lld of %s has %zu values, "
+                                "expected %zu",
+                                (long long)t->rows + 1, t->name, json_array_size(row),
+                                t->column_count);
+    for (size_t i = 0; i < t->column_count; i++) {
+        if (append_value(t->app, json_array_get(row, i)) != DuckDBSuccess) {
+            t->broken = true;
+            const char *why = duckdb_appender_error(t->app);
+            return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
+                                    "row %lld of %s, column %zu: the value does not fit the "
+                                    "column's type (%s)",
+                                    (long long)t->rows + 1, t->name, i + 1,
+                                    why != NULL ? why : "conversion failed");
+        }
+    }
+    if (duckdb_appender_end_row(t->app) != DuckDBSuccess) {
+        t->broken = true;
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID, "row %lld of %s was refused",
+                                (long long)t->rows + 1, t->name);
+    }
+    t->rows++;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err)
+{
+    if (t == NULL || t->done)
+        return SLUICE_OK;
+    t->done = true;
+    sluice_status st = SLUICE_OK;
+    if (keep && !t->broken && duckdb_appender_close(t->app) != DuckDBSuccess) {
+        const char *why = duckdb_appender_error(t->app);
+        st = sluice_error_set(err, t->arena, SLUICE_E_INVALID, "loading %s failed: %s", t->name,
+                              why != NULL ? why : "the engine refused the rows");
+    }
+    duckdb_appender_destroy(&t->app);
+    t->app = NULL;
+    if (!keep || t->broken || st != SLUICE_OK) {
+        char *sql = sluice_arena_printf(t->arena, "DROP TABLE IF EXISTS \"%s\"", t->name);
+        if (sql != NULL)
+            run_ddl(t->conn, sql, t->arena, NULL);
+    }
+    duckdb_disconnect(&t->conn);
+    t->conn = NULL;
+    return st;
+}

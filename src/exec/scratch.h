@@ -1,0 +1,84 @@
+/*
+ * scratch.h — query mode's per-session scratch database: an in-memory engine hardened like code
+ * mode's (no external access, settings locked, no extensions) whose only allowed directory and
+ * temp folder is the session's spill folder, and the loader's way in: tables created from
+ * declared columns and filled through the engine's appender, never through SQL text built from
+ * the data.
+ *
+ * Owns: opening the session database, CREATE/DROP of session tables (identifiers quoted, types
+ * from a fixed list), appending JSON rows. Does not own: which rows arrive (querymode/), what
+ * may be queried (the SQL front end and the executor's statement gate), session lifetimes.
+ * Engine-neutral for its callers: the implementation lives in exec/duckdb_scratch.c and
+ * exec/duckdb.c; a session database is an ordinary sluice_executor for queries.
+ *
+ * Threads: one caller at a time per session database (query mode holds the session's lock).
+ */
+#ifndef SLUICE_EXEC_SCRATCH_H
+#define SLUICE_EXEC_SCRATCH_H
+
+#include "core/arena.h"
+#include "core/error.h"
+#include "exec/executor.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Longest spill folder path. */
+#define SLUICE_SCRATCH_PATH_MAX 512u
+/* Longest table or column name (DuckDB allows more; nobody needs it). */
+#define SLUICE_SCRATCH_NAME_MAX 63u
+
+typedef struct sluice_scratch_options {
+    const char *spill_dir;    /* an existing folder the session owns (no quote characters) */
+    const char *memory_limit; /* "256MB" */
+    const char *max_spill;    /* "1GB": max_temp_directory_size */
+    int threads;              /* 0: 1 */
+} sluice_scratch_options;
+
+/* Opens a fresh, empty, hardened session database; the settings are read back and any that did
+ * not take effect refuses the open (SLUICE_E_CONFIG). SLUICE_E_INVALID for a bad spill folder,
+ * SLUICE_E_ENGINE when the engine cannot open. Close with sluice_executor_close. */
+sluice_status sluice_scratch_open(const sluice_scratch_options *options,
+                                  sluice_executor **out,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err);
+
+/* True for a plain identifier sluice accepts as a table or column name: [A-Za-z_][A-Za-z0-9_]*,
+ * at most SLUICE_SCRATCH_NAME_MAX bytes. */
+bool sluice_scratch_name_ok(const char *name);
+
+/* True for a column type a session table may have: VARCHAR, BIGINT, INTEGER, DOUBLE, BOOLEAN,
+ * DATE, TIMESTAMP, DECIMAL(p,s) (case-insensitive). */
+bool sluice_scratch_type_ok(const char *type);
+
+typedef struct sluice_scratch_table sluice_scratch_table;
+
+/* Replaces table (dropped first if it exists) by an empty one with these columns, and opens an
+ * appender on it. Names must pass sluice_scratch_name_ok and types sluice_scratch_type_ok
+ * (SLUICE_E_INVALID naming the offender). *out lives in arena; end it with
+ * sluice_scratch_finish. */
+sluice_status sluice_scratch_create(sluice_executor *ex,
+                                    const char *table,
+                                    const sluice_exec_column *columns,
+                                    size_t column_count,
+                                    sluice_arena *arena,
+                                    sluice_scratch_table **out,
+                                    sluice_error *err);
+
+/* Appends one row: a JSON array of exactly column_count values (null, string, integer, real,
+ * boolean; objects and arrays are stored as their compact JSON text). The engine casts each
+ * value to its column's type; a value that does not fit is SLUICE_E_INVALID naming the row and
+ * column. After any failure the table refuses further rows. */
+sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, sluice_error *err);
+
+/* Flushes and closes the appender. keep = false (a cancelled or failed load) drops the table.
+ * The rows appended so far become visible on success. Safe to call once after any failure. */
+sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err);
+
+/* Drops table if it exists. SLUICE_E_INVALID for a bad name, SLUICE_E_ENGINE otherwise. */
+sluice_status
+sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err);
+
+#endif

@@ -1,0 +1,70 @@
+/*
+ * http_source.h — fetching a kind = "http" source's pages: parameters, pagination (page, offset,
+ * cursor, Link rel=next, a next URL in the body), rate limit, retries with backoff on 429/5xx
+ * honouring Retry-After, allow_404_empty, the SSRF guard, and rows pulled out of each body at
+ * response.path and mapped onto the source's columns.
+ *
+ * Owns: the libcurl requests and what a page means. Does not own: where rows go (a callback),
+ * which parameters a load sends (querymode.c decides from args and where).
+ * SSRF guard: every connection's address is checked after DNS, at connect time (so a rebinding
+ * name cannot slip through): loopback, link-local, private, unique-local, unspecified and
+ * multicast addresses are refused unless base_url's own host is such an address (or
+ * "localhost"); redirects are never followed; next links must keep base_url's origin.
+ */
+#ifndef SLUICE_QUERYMODE_HTTP_SOURCE_H
+#define SLUICE_QUERYMODE_HTTP_SOURCE_H
+
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* One request parameter (name=value), URL-encoded when sent. */
+typedef struct sluice_qm_param {
+    const char *name;
+    const char *value;
+} sluice_qm_param;
+
+/* Rows of one page arrive here as an array of arrays (one value per column); return non-OK to
+ * stop (SLUICE_E_LIMIT: a cap was reached, the fetch ends with truncated set). */
+typedef sluice_status (*sluice_qm_rows_fn)(void *ctx, const json_t *rows, sluice_error *err);
+
+typedef struct sluice_qm_fetch {
+    const sluice_config_source *source;
+    const sluice_qm_param *params;
+    size_t param_count;
+    int64_t max_pages;
+    size_t max_bytes;
+    /* Columns: the source's, or (none declared) filled from the first row: name/type in arena. */
+    const char **column_names;
+    const char **column_types;
+    const char **column_paths;
+    size_t column_count;
+    sluice_qm_rows_fn on_rows;
+    void (*on_page)(void *ctx, int64_t page, int64_t rows_so_far); /* may be NULL */
+    void *ctx;
+    atomic_bool *cancelled; /* may be NULL */
+    /* results */
+    int64_t pages;
+    size_t bytes;
+    int64_t rows;
+    bool truncated;
+    const char *truncated_by; /* "max_pages" | "max_load_bytes" | "max_load_rows" */
+} sluice_qm_fetch;
+
+/* Fetches every page (until the last, a cap, or cancellation). On SLUICE_OK the fields under
+ * "results" are set. Errors: SLUICE_E_CANCELLED, SLUICE_E_DENIED (SSRF guard, foreign next
+ * link), SLUICE_E_IO (the source kept failing: status and attempts in the message),
+ * SLUICE_E_INVALID (a body that is not JSON or has no rows array at response.path, a repeated
+ * cursor), SLUICE_E_CONFIG (credential missing). Strings in arena. */
+sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluice_error *err);
+
+/* The value at a dotted path ("a.b.c"; "" or "$" is v itself; "$." prefix allowed), or NULL. */
+const json_t *sluice_qm_json_path(const json_t *v, const char *path);
+
+#endif

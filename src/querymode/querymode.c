@@ -1,0 +1,788 @@
+/*
+ * querymode.c — the query-mode operations (see querymode.h).
+ */
+#include "querymode/querymode.h"
+
+#include "codemode/present.h"
+#include "core/buf.h"
+#include "exec/scratch.h"
+#include "lang/registry.h"
+#include "policy/policy.h"
+#include "querymode/http_source.h"
+#include "querymode/session.h"
+#include "querymode/where.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+struct sluice_querymode {
+    const sluice_config *config;
+    sluice_codemode *cm;
+    sluice_qm_registry *sessions;
+    const sluice_frontend *sql;
+};
+
+static const char *server_id(const sluice_querymode *qm)
+{
+    return qm->config->code_mode.server_id != NULL ? qm->config->code_mode.server_id
+                                                   : qm->config->server.name;
+}
+
+static const char *user_of(const sluice_qm_caller *c)
+{
+    return c->identity != NULL && c->identity->user_id != NULL ? c->identity->user_id : "";
+}
+
+sluice_status sluice_querymode_open(const sluice_config *config,
+                                    sluice_codemode *cm,
+                                    const sluice_clock *clock,
+                                    sluice_querymode **out,
+                                    sluice_arena *err_arena,
+                                    sluice_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < config->source_count; i++) {
+        const sluice_config_source *s = &config->sources[i];
+        for (size_t c = 0; c < s->column_count; c++)
+            if (!sluice_scratch_type_ok(s->columns[c].type))
+                return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                        "%s:%zu: source '%s' column '%s' has type '%s'; use "
+                                        "VARCHAR, BIGINT, INTEGER, DOUBLE, BOOLEAN, DATE, "
+                                        "TIMESTAMP or DECIMAL(p,s)",
+                                        config->path != NULL ? config->path : "config", s->line,
+                                        s->name, s->columns[c].name, s->columns[c].type);
+    }
+    sluice_querymode *qm = calloc(1, sizeof(*qm));
+    if (qm == NULL)
+        return SLUICE_E_NOMEM;
+    qm->config = config;
+    qm->cm = cm;
+    qm->sql = sluice_lang_find("sql");
+    if (qm->sql == NULL) {
+        free(qm);
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "query mode needs the SQL front end, which is not registered");
+    }
+    sluice_status st = sluice_qm_registry_new(&config->query_mode, clock, &qm->sessions);
+    if (st != SLUICE_OK) {
+        free(qm);
+        return st;
+    }
+    *out = qm;
+    return SLUICE_OK;
+}
+
+void sluice_querymode_close(sluice_querymode *qm)
+{
+    if (qm == NULL)
+        return;
+    sluice_qm_registry_free(qm->sessions);
+    free(qm);
+}
+
+size_t sluice_querymode_expire(sluice_querymode *qm)
+{
+    return sluice_qm_expire(qm->sessions);
+}
+
+size_t sluice_querymode_session_count(sluice_querymode *qm)
+{
+    return sluice_qm_session_count(qm->sessions);
+}
+
+/* ---- audit ------------------------------------------------------------------------------- */
+
+/* One record per call (fields stolen). Fails closed when the log cannot take it. */
+static sluice_status audit(sluice_querymode *qm,
+                           sluice_arena *arena,
+                           const sluice_qm_caller *c,
+                           const char *event,
+                           json_t *fields,
+                           sluice_error *err)
+{
+    if (qm->cm == NULL) {
+        json_decref(fields);
+        return SLUICE_OK;
+    }
+    return sluice_codemode_audit(qm->cm, arena, c, event, fields, err);
+}
+
+/* A refusal's record; the refusal's own status and message are kept. */
+static sluice_status refused(sluice_querymode *qm,
+                             sluice_arena *arena,
+                             const sluice_qm_caller *c,
+                             const char *tool,
+                             sluice_status st,
+                             sluice_error *err)
+{
+    sluice_error audit_err = { 0 };
+    audit(qm, arena, c, "query_mode_deny",
+          json_pack("{s:s, s:s}", "tool", tool, "message",
+                    err != NULL && err->message != NULL ? err->message : sluice_status_name(st)),
+          &audit_err);
+    return st;
+}
+
+/* ---- load -------------------------------------------------------------------------------- */
+
+static const sluice_config_source *find_source(const sluice_querymode *qm, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < qm->config->source_count; i++)
+        if (strcmp(qm->config->sources[i].name, name) == 0)
+            return &qm->config->sources[i];
+    return NULL;
+}
+
+static const char *source_names(const sluice_querymode *qm, sluice_arena *arena)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    for (size_t i = 0; i < qm->config->source_count; i++)
+        sluice_buf_printf(&b, "%s%s", i > 0 ? ", " : "", qm->config->sources[i].name);
+    if (qm->config->source_count == 0)
+        sluice_buf_puts(&b, "(none configured)");
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "";
+}
+
+/* "Date >=, Date <, Status =": the filters that push down, for messages. */
+static const char *pushable(const sluice_config_source *src, sluice_arena *arena, const char *only)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    size_t n = 0;
+    for (size_t i = 0; i < src->param_count; i++) {
+        const sluice_config_source_param *p = &src->params[i];
+        if (p->column == NULL || (only != NULL && strcasecmp(only, p->column) != 0))
+            continue;
+        sluice_buf_printf(&b, "%s%s %s", n++ > 0 ? ", " : "", p->column, p->op);
+    }
+    if (n == 0)
+        sluice_buf_puts(&b, "none");
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "";
+}
+
+typedef struct param_set {
+    sluice_qm_param *items;
+    size_t count;
+} param_set;
+
+static void param_put(param_set *ps, const char *name, const char *value)
+{
+    for (size_t i = 0; i < ps->count; i++)
+        if (strcmp(ps->items[i].name, name) == 0) {
+            ps->items[i].value = value;
+            return;
+        }
+    ps->items[ps->count++] = (sluice_qm_param){ name, value };
+}
+
+static bool param_has(const param_set *ps, const char *name)
+{
+    for (size_t i = 0; i < ps->count; i++)
+        if (strcmp(ps->items[i].name, name) == 0)
+            return true;
+    return false;
+}
+
+static sluice_status apply_args(const sluice_config_source *src,
+                                const json_t *args,
+                                param_set *ps,
+                                sluice_arena *arena,
+                                sluice_error *err)
+{
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)args, key, v)
+    {
+        bool declared = false;
+        for (size_t i = 0; i < src->param_count; i++)
+            declared = declared || strcmp(src->params[i].name, key) == 0;
+        if (!declared)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "source '%s' has no parameter '%.64s'; declared ones are "
+                                    "[[sources.params]] names",
+                                    src->name, key);
+        char *text = json_is_string(v) ? sluice_arena_strdup(arena, json_string_value(v))
+                     : json_is_number(v) || json_is_boolean(v)
+                         ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT)
+                         : NULL;
+        if (text == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "args.%s must be a string, number or boolean", key);
+        if (!json_is_string(v)) {
+            char *copy = sluice_arena_strdup(arena, text);
+            free(text);
+            text = copy;
+        }
+        if (text == NULL)
+            return SLUICE_E_NOMEM;
+        param_put(ps, key, text);
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status apply_where(const sluice_config_source *src,
+                                 const char *where,
+                                 param_set *ps,
+                                 sluice_arena *arena,
+                                 sluice_error *err)
+{
+    sluice_qm_term *terms = NULL;
+    size_t n = 0;
+    sluice_status st = sluice_qm_where_parse(where, arena, &terms, &n, err);
+    for (size_t t = 0; st == SLUICE_OK && t < n; t++) {
+        const sluice_config_source_param *hit = NULL;
+        for (size_t i = 0; hit == NULL && i < src->param_count; i++) {
+            const sluice_config_source_param *p = &src->params[i];
+            if (p->column != NULL && strcasecmp(p->column, terms[t].column) == 0 &&
+                strcmp(p->op, terms[t].op) == 0)
+                hit = p;
+        }
+        if (hit == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "where, column %zu: source '%s' cannot filter on %s %s; the "
+                                    "filters it pushes down are: %s (filter anything else in "
+                                    "query after the load)",
+                                    terms[t].column_at, src->name, terms[t].column, terms[t].op,
+                                    pushable(src, arena, NULL));
+        param_put(ps, hit->name, terms[t].value);
+    }
+    return st;
+}
+
+/* Defaults, then args, then where; every required parameter must end up set. */
+static sluice_status request_params(const sluice_config_source *src,
+                                    const json_t *args,
+                                    const char *where,
+                                    param_set *ps,
+                                    sluice_arena *arena,
+                                    sluice_error *err)
+{
+    ps->items = sluice_arena_calloc(arena, src->param_count + 1, sizeof(*ps->items));
+    if (ps->items == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < src->param_count; i++)
+        if (src->params[i].default_value != NULL)
+            param_put(ps, src->params[i].name, src->params[i].default_value);
+    sluice_status st = json_is_object(args) ? apply_args(src, args, ps, arena, err) : SLUICE_OK;
+    if (st == SLUICE_OK && where != NULL)
+        st = apply_where(src, where, ps, arena, err);
+    for (size_t i = 0; st == SLUICE_OK && i < src->param_count; i++) {
+        const sluice_config_source_param *p = &src->params[i];
+        if (!p->required || param_has(ps, p->name))
+            continue;
+        if (p->column != NULL)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "source '%s' needs a filter on column %s (operators: %s), "
+                                    "e.g. where: \"%s %s '...'\", or args.%s",
+                                    src->name, p->column, pushable(src, arena, p->column),
+                                    p->column, p->op, p->name);
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "source '%s' needs args.%s",
+                                src->name, p->name);
+    }
+    return st;
+}
+
+typedef struct load_ctx {
+    sluice_querymode *qm;
+    sluice_qm_session *session;
+    sluice_qm_fetch *fetch;
+    const char *table;
+    sluice_scratch_table *t;
+    sluice_exec_column *columns;
+    int64_t appended;
+    int64_t max_rows;
+    sluice_arena *arena;
+    const sluice_qm_hooks *hooks;
+} load_ctx;
+
+static sluice_status create_table(load_ctx *lc, sluice_error *err)
+{
+    sluice_qm_fetch *f = lc->fetch;
+    lc->columns = sluice_arena_calloc(lc->arena, f->column_count + 1, sizeof(*lc->columns));
+    if (lc->columns == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < f->column_count; i++)
+        lc->columns[i] = (sluice_exec_column){ f->column_names[i], f->column_types[i] };
+    return sluice_scratch_create(lc->session->db, lc->table, lc->columns, f->column_count,
+                                 lc->arena, &lc->t, err);
+}
+
+static sluice_status on_rows(void *ctx, const json_t *rows, sluice_error *err)
+{
+    load_ctx *lc = ctx;
+    if (lc->t == NULL) {
+        sluice_status st = create_table(lc, err);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    size_t i;
+    const json_t *row;
+    json_array_foreach(rows, i, row)
+    {
+        if (lc->appended >= lc->max_rows)
+            return SLUICE_E_LIMIT;
+        sluice_status st = sluice_scratch_append(lc->t, row, err);
+        if (st != SLUICE_OK)
+            return st;
+        lc->appended++;
+    }
+    return SLUICE_OK;
+}
+
+static void on_page(void *ctx, int64_t page, int64_t rows)
+{
+    load_ctx *lc = ctx;
+    if (lc->hooks == NULL || lc->hooks->progress == NULL)
+        return;
+    char msg[96];
+    snprintf(msg, sizeof(msg), "page %lld, %lld rows", (long long)page, (long long)rows);
+    lc->hooks->progress(lc->hooks->progress_ctx, (double)page, msg);
+}
+
+static json_t *columns_json(const sluice_exec_column *cols, size_t n)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < n; i++)
+        json_array_append_new(a,
+                              json_pack("{s:s, s:s}", "name", cols[i].name, "type", cols[i].type));
+    return a;
+}
+
+static char *iso_time(sluice_arena *arena, int64_t ms)
+{
+    time_t s = (time_t)(ms / 1000);
+    struct tm tm;
+    gmtime_r(&s, &tm);
+    char buf[40];
+    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
+    return sluice_arena_printf(arena, "%s.%03lldZ", buf, (long long)(ms % 1000));
+}
+
+/* Loads into the held session; the table is recorded on success, dropped otherwise. */
+static sluice_status load_into(load_ctx *lc, const sluice_config_source *src, sluice_error *err)
+{
+    sluice_qm_fetch *f = lc->fetch;
+    for (size_t i = 0; i < src->column_count; i++) {
+        f->column_names[i] = src->columns[i].name;
+        f->column_types[i] = src->columns[i].type;
+        f->column_paths[i] =
+            src->columns[i].path != NULL ? src->columns[i].path : src->columns[i].name;
+    }
+    f->column_count = src->column_count;
+    sluice_status st = sluice_qm_http_fetch(f, lc->arena, err);
+    if (st == SLUICE_OK && lc->t == NULL && f->column_count > 0)
+        st = create_table(lc, err); /* no rows at all: an empty table of the declared columns */
+    if (st == SLUICE_OK && lc->t == NULL)
+        return sluice_error_set(err, lc->arena, SLUICE_E_INVALID,
+                                "source '%s' returned no rows and declares no columns, so there "
+                                "is no table to make",
+                                src->name);
+    sluice_status fin = sluice_scratch_finish(lc->t, st == SLUICE_OK, st == SLUICE_OK ? err : NULL);
+    if (st == SLUICE_OK)
+        st = fin;
+    if (st != SLUICE_OK) {
+        sluice_qm_table_remove(lc->session, lc->table);
+        return st;
+    }
+    sluice_qm_table rec = { .name = lc->table,
+                            .source = src->name,
+                            .row_count = lc->appended,
+                            .columns = lc->columns,
+                            .column_count = f->column_count,
+                            .blocked = &src->blocked_columns };
+    return sluice_qm_table_put(lc->session, &rec);
+}
+
+sluice_status sluice_querymode_load(sluice_querymode *qm,
+                                    sluice_arena *arena,
+                                    const sluice_qm_caller *caller,
+                                    const json_t *arguments,
+                                    const sluice_qm_hooks *hooks,
+                                    json_t **out,
+                                    const char **text,
+                                    sluice_error *err)
+{
+    const char *name = json_string_value(json_object_get(arguments, "source"));
+    const sluice_config_source *src = find_source(qm, name);
+    if (src == NULL) {
+        sluice_error_set(err, arena, SLUICE_E_NOT_FOUND,
+                         "no source named '%.64s'; sources: %s (search_tables lists them)",
+                         name != NULL ? name : "", source_names(qm, arena));
+        return refused(qm, arena, caller, "load", SLUICE_E_NOT_FOUND, err);
+    }
+    const char *table = json_string_value(json_object_get(arguments, "table"));
+    if (table == NULL)
+        table = src->name;
+    if (!sluice_scratch_name_ok(table)) {
+        sluice_error_set(err, arena, SLUICE_E_INVALID,
+                         "table '%.64s' must be a plain identifier ([A-Za-z_][A-Za-z0-9_]*)",
+                         table);
+        return refused(qm, arena, caller, "load", SLUICE_E_INVALID, err);
+    }
+    param_set ps = { 0 };
+    sluice_status st =
+        request_params(src, json_object_get(arguments, "args"),
+                       json_string_value(json_object_get(arguments, "where")), &ps, arena, err);
+    if (st != SLUICE_OK)
+        return refused(qm, arena, caller, "load", st, err);
+    const sluice_config_query_mode *qc = &qm->config->query_mode;
+    sluice_qm_fetch f = {
+        .source = src,
+        .params = ps.items,
+        .param_count = ps.count,
+        .max_pages = src->pagination.max_pages > 0 && src->pagination.max_pages < qc->max_pages
+                         ? src->pagination.max_pages
+                         : qc->max_pages,
+        .max_bytes = qc->max_load_bytes,
+        .column_names = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
+        .column_types = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
+        .column_paths = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
+        .on_rows = on_rows,
+        .on_page = on_page,
+        .cancelled = hooks != NULL ? hooks->cancelled : NULL,
+    };
+    if (f.column_names == NULL || f.column_types == NULL || f.column_paths == NULL)
+        return SLUICE_E_NOMEM;
+    sluice_qm_session *s = NULL;
+    st = sluice_qm_acquire(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s,
+                           arena, err);
+    if (st != SLUICE_OK)
+        return refused(qm, arena, caller, "load", st, err);
+    load_ctx lc = { .qm = qm,
+                    .session = s,
+                    .fetch = &f,
+                    .table = table,
+                    .max_rows = qc->max_load_rows,
+                    .arena = arena,
+                    .hooks = hooks };
+    f.ctx = &lc;
+    st = load_into(&lc, src, err);
+    char *expires = iso_time(arena, sluice_qm_expires_at_ms(qm->sessions, s));
+    sluice_qm_release(qm->sessions, s);
+    if (st != SLUICE_OK)
+        return refused(qm, arena, caller, "load", st, err);
+    json_t *result = json_pack("{s:s, s:s, s:I, s:o, s:I, s:b, s:o, s:s}", "table", table, "source",
+                               src->name, "rowCount", (json_int_t)lc.appended, "columns",
+                               columns_json(lc.columns, f.column_count), "pages",
+                               (json_int_t)f.pages, "truncated", f.truncated, "truncatedBy",
+                               f.truncated_by != NULL ? json_string(f.truncated_by) : json_null(),
+                               "expiresAt", expires != NULL ? expires : "");
+    if (result == NULL)
+        return SLUICE_E_NOMEM;
+    st = audit(qm, arena, caller, "query_mode_load",
+               json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "tool", "load", "source", src->name,
+                         "table", table, "rows", (json_int_t)lc.appended, "pages",
+                         (json_int_t)f.pages, "truncated", f.truncated),
+               err);
+    if (st != SLUICE_OK) {
+        json_decref(result);
+        return st;
+    }
+    *out = result;
+    *text = NULL;
+    return SLUICE_OK;
+}
+
+/* ---- query ------------------------------------------------------------------------------- */
+
+/* The rules the analysis applies: code mode's, read-only, with every session table's blocked
+ * columns as "table.column". */
+static sluice_status query_rules(const sluice_querymode *qm,
+                                 const sluice_qm_session *s,
+                                 sluice_arena *arena,
+                                 sluice_config_code_mode *rules)
+{
+    *rules = qm->config->code_mode;
+    rules->sql_allow_writes = rules->sql_allow_deletes = rules->sql_allow_ddl = false;
+    memset(&rules->sql_allowed_tables, 0, sizeof(rules->sql_allowed_tables));
+    memset(&rules->sql_blocked_tables, 0, sizeof(rules->sql_blocked_tables));
+    memset(&rules->sql_blocked_columns, 0, sizeof(rules->sql_blocked_columns));
+    size_t n = 0;
+    for (size_t i = 0; i < s->table_count; i++)
+        n += s->tables[i].blocked != NULL ? s->tables[i].blocked->count : 0;
+    const char **items = sluice_arena_calloc(arena, n + 1, sizeof(char *));
+    if (items == NULL)
+        return SLUICE_E_NOMEM;
+    size_t k = 0;
+    for (size_t i = 0; i < s->table_count; i++)
+        for (size_t j = 0; s->tables[i].blocked != NULL && j < s->tables[i].blocked->count; j++) {
+            items[k] = sluice_arena_printf(arena, "%s.%s", s->tables[i].name,
+                                           s->tables[i].blocked->items[j]);
+            if (items[k++] == NULL)
+                return SLUICE_E_NOMEM;
+        }
+    rules->blocked_fields.items = items;
+    rules->blocked_fields.count = k;
+    return SLUICE_OK;
+}
+
+static sluice_status
+violation_error(const sluice_codefacts *facts, sluice_arena *arena, sluice_error *err)
+{
+    if (facts->violation_count == 0)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "query mode runs one read-only SELECT; this statement (%s) is "
+                                "refused",
+                                facts->statement_kind != NULL && facts->statement_kind[0] != '\0'
+                                    ? facts->statement_kind
+                                    : "unparseable");
+    const sluice_codefacts_violation *v = &facts->violations[0];
+    return sluice_error_set(err, arena, SLUICE_E_DENIED, "refused (%s)%s%.0zu%s%.0zu: %s%s%s",
+                            v->rule, v->line > 0 ? " at line " : "", v->line,
+                            v->line > 0 ? ", column " : "", v->column, v->message,
+                            v->suggestion != NULL ? " Fix: " : "",
+                            v->suggestion != NULL ? v->suggestion : "");
+}
+
+/* Cedar (or the command backend) sees a Read of the sources the tables came from. */
+static sluice_status check_policy(sluice_querymode *qm,
+                                  sluice_arena *arena,
+                                  const sluice_qm_caller *caller,
+                                  sluice_qm_session *s,
+                                  sluice_codefacts *facts,
+                                  sluice_error *err)
+{
+    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    if (policy == NULL || !sluice_policy_active(policy))
+        return SLUICE_OK;
+    for (size_t i = 0; i < facts->resources_read.count; i++) {
+        const sluice_qm_table *t = sluice_qm_table_find(s, facts->resources_read.items[i]);
+        if (t != NULL)
+            facts->resources_read.items[i] = t->source;
+    }
+    sluice_policy_decision d = { 0 };
+    sluice_status st = sluice_policy_evaluate(policy, arena, caller->identity,
+                                              sluice_policy_route_for(policy, caller->identity),
+                                              SLUICE_ACTION_READ, facts, &d, err);
+    json_decref(d.request);
+    if (st != SLUICE_OK)
+        return st;
+    if (!d.allow)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the policy does not allow you to read these sources%s%s",
+                                d.reason_count > 0 ? ": " : "",
+                                d.reason_count > 0 && d.reasons[0].annotation != NULL
+                                    ? d.reasons[0].annotation
+                                    : (d.reason_count > 0 ? d.reasons[0].id : ""));
+    return SLUICE_OK;
+}
+
+static sluice_status run_query(sluice_querymode *qm,
+                               sluice_arena *arena,
+                               const sluice_qm_caller *caller,
+                               sluice_qm_session *s,
+                               const char *sql,
+                               const sluice_qm_hooks *hooks,
+                               sluice_exec_result *res,
+                               sluice_codefacts **facts_out,
+                               sluice_error *err)
+{
+    sluice_config_code_mode rules;
+    sluice_status st = query_rules(qm, s, arena, &rules);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_frontend_context ctx = { .code_mode = &rules,
+                                    .engine = SLUICE_ENGINE_DUCKDB,
+                                    .executor = s->db };
+    sluice_codefacts *facts = NULL;
+    st = qm->sql->analyze(arena, sql, strlen(sql), NULL, &ctx, &facts, err);
+    if (st != SLUICE_OK)
+        return st;
+    *facts_out = facts;
+    if (facts->incomplete || facts->violation_count > 0 || facts->action != SLUICE_ACTION_READ)
+        return violation_error(facts, arena, err);
+    st = check_policy(qm, arena, caller, s, facts, err);
+    if (st != SLUICE_OK)
+        return st;
+    const sluice_config_query_mode *qc = &qm->config->query_mode;
+    sluice_exec_request req = {
+        .code = sql,
+        .code_len = strlen(sql),
+        .limits = { .timeout_ms = qc->query_timeout_seconds * 1000,
+                    .max_rows = qc->query_max_rows,
+                    .max_bytes = qc->query_max_bytes,
+                    .timeout_setting = "query_timeout_seconds" },
+        .identity = caller->identity,
+        .scrub_errors = facts->blocked_used.count > 0,
+        .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
+        .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
+    };
+    memset(res, 0, sizeof(*res));
+    return sluice_executor_execute(s->db, arena, &req, res, err);
+}
+
+sluice_status sluice_querymode_query(sluice_querymode *qm,
+                                     sluice_arena *arena,
+                                     const sluice_qm_caller *caller,
+                                     const char *sql,
+                                     const sluice_qm_hooks *hooks,
+                                     json_t **out,
+                                     const char **text,
+                                     sluice_error *err)
+{
+    sluice_qm_session *s = NULL;
+    sluice_status st = sluice_qm_acquire(qm->sessions, user_of(caller), server_id(qm),
+                                         caller->session_id, &s, arena, err);
+    if (st != SLUICE_OK)
+        return refused(qm, arena, caller, "query", st, err);
+    sluice_exec_result res;
+    sluice_codefacts *facts = NULL;
+    st = run_query(qm, arena, caller, s, sql, hooks, &res, &facts, err);
+    char *expires = iso_time(arena, sluice_qm_expires_at_ms(qm->sessions, s));
+    sluice_qm_release(qm->sessions, s);
+    if (st != SLUICE_OK) {
+        sluice_error audit_err = { 0 };
+        audit(qm, arena, caller, "query_mode_deny",
+              json_pack("{s:s, s:s, s:s}", "tool", "query", "code", sql, "message",
+                        err != NULL && err->message != NULL ? err->message : ""),
+              &audit_err);
+        return st;
+    }
+    json_t *result = sluice_present_result_json(&res);
+    const char *fenced = sluice_present_untrusted_text(arena, &res);
+    if (result == NULL || fenced == NULL ||
+        json_object_set_new(result, "expiresAt", json_string(expires != NULL ? expires : "")) !=
+            0) {
+        json_decref(result);
+        return SLUICE_E_NOMEM;
+    }
+    json_t *tables = sluice_codefacts_list_json(&facts->resources_read);
+    st = audit(qm, arena, caller, "query_mode_query",
+               json_pack("{s:s, s:s, s:o, s:I, s:b}", "tool", "query", "code", sql, "sources",
+                         tables != NULL ? tables : json_array(), "rows", (json_int_t)res.row_count,
+                         "truncated", res.truncated),
+               err);
+    if (st != SLUICE_OK) {
+        json_decref(result);
+        return st;
+    }
+    *out = result;
+    *text = fenced;
+    return SLUICE_OK;
+}
+
+/* ---- catalog ------------------------------------------------------------------------------ */
+
+static json_t *source_json(const sluice_config_source *src, sluice_arena *arena)
+{
+    json_t *cols = json_array();
+    for (size_t i = 0; cols != NULL && i < src->column_count; i++)
+        json_array_append_new(cols, json_pack("{s:s, s:s, s:b}", "name", src->columns[i].name,
+                                              "type", src->columns[i].type, "blocked", 0));
+    for (size_t i = 0; i < src->blocked_columns.count; i++) {
+        size_t k;
+        json_t *c;
+        json_array_foreach(cols, k, c) if (strcasecmp(json_string_value(json_object_get(c, "name")),
+                                                      src->blocked_columns.items[i]) == 0)
+            json_object_set_new(c, "blocked", json_true());
+    }
+    json_t *required = json_array();
+    json_t *filters = json_array();
+    for (size_t i = 0; i < src->param_count; i++) {
+        const sluice_config_source_param *p = &src->params[i];
+        if (p->column != NULL)
+            json_array_append_new(filters, json_pack("{s:s, s:s, s:b}", "column", p->column,
+                                                     "operator", p->op, "required", p->required));
+        else if (p->required)
+            json_array_append_new(required, json_string(p->name));
+    }
+    (void)arena;
+    return json_pack("{s:s, s:s, s:s, s:o, s:o, s:o}", "name", src->name, "kind", "source",
+                     "description", src->description != NULL ? src->description : "", "columns",
+                     cols, "filters", filters, "requiredArgs", required);
+}
+
+static json_t *table_json(const sluice_qm_table *t)
+{
+    return json_pack("{s:s, s:s, s:s, s:I, s:o}", "name", t->name, "kind", "session_table",
+                     "source", t->source, "rowCount", (json_int_t)t->row_count, "columns",
+                     columns_json(t->columns, t->column_count));
+}
+
+static bool matches(const char *query, const char *a, const char *b)
+{
+    return query == NULL || query[0] == '\0' || strcasestr(a, query) != NULL ||
+           (b != NULL && strcasestr(b, query) != NULL);
+}
+
+sluice_status sluice_querymode_search(sluice_querymode *qm,
+                                      sluice_arena *arena,
+                                      const sluice_qm_caller *caller,
+                                      const char *query,
+                                      json_t **out,
+                                      sluice_error *err)
+{
+    (void)err;
+    json_t *hits = json_array();
+    for (size_t i = 0; hits != NULL && i < qm->config->source_count; i++) {
+        const sluice_config_source *src = &qm->config->sources[i];
+        if (matches(query, src->name, src->description))
+            json_array_append_new(hits, source_json(src, arena));
+    }
+    sluice_qm_session *s = NULL;
+    if (sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s) ==
+        SLUICE_OK) {
+        for (size_t i = 0; hits != NULL && i < s->table_count; i++)
+            if (matches(query, s->tables[i].name, s->tables[i].source))
+                json_array_append_new(hits, table_json(&s->tables[i]));
+        sluice_qm_release(qm->sessions, s);
+    }
+    *out = hits != NULL ? json_pack("{s:o}", "tables", hits) : NULL;
+    return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+sluice_status sluice_querymode_describe(sluice_querymode *qm,
+                                        sluice_arena *arena,
+                                        const sluice_qm_caller *caller,
+                                        const char *table,
+                                        json_t **out,
+                                        sluice_error *err)
+{
+    sluice_qm_session *s = NULL;
+    json_t *found = NULL;
+    if (sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s) ==
+        SLUICE_OK) {
+        const sluice_qm_table *t = sluice_qm_table_find(s, table);
+        found = t != NULL ? table_json(t) : NULL;
+        sluice_qm_release(qm->sessions, s);
+    }
+    const sluice_config_source *src = found == NULL ? find_source(qm, table) : NULL;
+    if (src != NULL)
+        found = source_json(src, arena);
+    if (found == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOT_FOUND,
+                                "no table or source named '%.64s' in your session; sources: %s",
+                                table, source_names(qm, arena));
+    *out = found;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_querymode_drop(sluice_querymode *qm,
+                                    sluice_arena *arena,
+                                    const sluice_qm_caller *caller,
+                                    const char *table,
+                                    json_t **out,
+                                    sluice_error *err)
+{
+    sluice_qm_session *s = NULL;
+    sluice_status st =
+        sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s);
+    if (st == SLUICE_OK) {
+        st = sluice_qm_table_find(s, table) != NULL ? SLUICE_OK : SLUICE_E_NOT_FOUND;
+        if (st == SLUICE_OK)
+            st = sluice_scratch_drop(s->db, table, arena, err);
+        if (st == SLUICE_OK)
+            sluice_qm_table_remove(s, table);
+        sluice_qm_release(qm->sessions, s);
+    }
+    if (st == SLUICE_E_NOT_FOUND)
+        return sluice_error_set(err, arena, st, "your session has no table '%.64s'", table);
+    if (st != SLUICE_OK)
+        return st;
+    *out = json_pack("{s:s, s:b}", "table", table, "dropped", 1);
+    return audit(qm, arena, caller, "query_mode_drop",
+                 json_pack("{s:s, s:s}", "tool", "drop_table", "table", table), err);
+}

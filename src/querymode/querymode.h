@@ -1,0 +1,94 @@
+/*
+ * querymode.h — query mode: `load` a declared read source into the caller's ephemeral session
+ * database, `query` it with one read-only SQL statement, list and describe what is there, drop a
+ * table. Only counts and aggregates need reach the model.
+ *
+ * Owns: the five operations behind the MCP tools (surface/querymode_tools.c), turning `args` and
+ * `where` into request parameters (pushdown of =, >=, >, <=, < onto declared params; required
+ * filters), caps (max_load_rows, max_load_bytes, max_pages → truncated; query rows/bytes/timeout),
+ * the per-query analysis (the SQL front end through lang/registry.h, blocked columns per source)
+ * and its audit records. Does not own: HTTP (http_source.c), sessions (session.c), the engine
+ * fences (exec/scratch.h), the MCP shapes.
+ *
+ * Threads: every operation may run concurrently; one caller's operations serialise on its
+ * session.
+ */
+#ifndef SLUICE_QUERYMODE_QUERYMODE_H
+#define SLUICE_QUERYMODE_QUERYMODE_H
+
+#include "codemode/codemode.h"
+#include "config/config.h"
+#include "core/clock.h"
+
+#include <jansson.h>
+#include <stdatomic.h>
+
+typedef struct sluice_querymode sluice_querymode;
+
+/* Who asks: the same shape code mode uses (identity and transport session). */
+typedef sluice_codemode_caller sluice_qm_caller;
+
+/* Per-call hooks: progress per page (NULL: none) and a flag the caller sets on cancellation. */
+typedef struct sluice_qm_hooks {
+    void (*progress)(void *ctx, double done, const char *message);
+    void *progress_ctx;
+    atomic_bool *cancelled;
+    sluice_exec_register_cancel_fn register_cancel; /* interrupts a running query */
+    void *cancel_ctx;
+} sluice_qm_hooks;
+
+/* Opens query mode for config (sources checked: column types, SQL front end present). cm may be
+ * NULL; when set, its audit log records every call. clock NULL = the system clock. The config,
+ * cm and clock must outlive it. SLUICE_E_CONFIG names the offending source and column. */
+sluice_status sluice_querymode_open(const sluice_config *config,
+                                    sluice_codemode *cm,
+                                    const sluice_clock *clock,
+                                    sluice_querymode **out,
+                                    sluice_arena *err_arena,
+                                    sluice_error *err);
+void sluice_querymode_close(sluice_querymode *qm);
+
+/* Each fills *out (structuredContent, new reference) and *text (for the model, in arena).
+ * Refusals are errors (SLUICE_E_INVALID / DENIED / LIMIT / NOT_FOUND with a message saying how
+ * to fix the call); SLUICE_E_NOMEM and SLUICE_E_IO (audit) fail closed. */
+sluice_status sluice_querymode_load(sluice_querymode *qm,
+                                    sluice_arena *arena,
+                                    const sluice_qm_caller *caller,
+                                    const json_t *arguments,
+                                    const sluice_qm_hooks *hooks,
+                                    json_t **out,
+                                    const char **text,
+                                    sluice_error *err);
+sluice_status sluice_querymode_query(sluice_querymode *qm,
+                                     sluice_arena *arena,
+                                     const sluice_qm_caller *caller,
+                                     const char *sql,
+                                     const sluice_qm_hooks *hooks,
+                                     json_t **out,
+                                     const char **text,
+                                     sluice_error *err);
+sluice_status sluice_querymode_search(sluice_querymode *qm,
+                                      sluice_arena *arena,
+                                      const sluice_qm_caller *caller,
+                                      const char *query,
+                                      json_t **out,
+                                      sluice_error *err);
+sluice_status sluice_querymode_describe(sluice_querymode *qm,
+                                        sluice_arena *arena,
+                                        const sluice_qm_caller *caller,
+                                        const char *table,
+                                        json_t **out,
+                                        sluice_error *err);
+sluice_status sluice_querymode_drop(sluice_querymode *qm,
+                                    sluice_arena *arena,
+                                    const sluice_qm_caller *caller,
+                                    const char *table,
+                                    json_t **out,
+                                    sluice_error *err);
+
+/* The session registry's idle expiry, for tests that move a manual clock: frees the sessions
+ * idle past session_ttl_seconds and returns how many. */
+size_t sluice_querymode_expire(sluice_querymode *qm);
+size_t sluice_querymode_session_count(sluice_querymode *qm);
+
+#endif
