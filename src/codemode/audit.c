@@ -7,6 +7,7 @@
  */
 #include "codemode/audit.h"
 
+#include "core/fdio.h"
 #include "core/hash.h"
 #include "core/log.h"
 
@@ -118,20 +119,6 @@ static head_state read_head(const char *hpath, uint64_t *seq, uint8_t *hash)
         return HEAD_BAD;
     *seq = v;
     return HEAD_OK;
-}
-
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
 }
 
 static bool write_head(int fd, uint64_t seq, const uint8_t *hash)
@@ -382,7 +369,7 @@ append_locked(sluice_audit *a, json_t *event, sluice_arena *err_arena, sluice_er
     uint8_t hash[SLUICE_HASH_BYTES];
     sluice_hash_sha256(text, len, hash);
     text[len] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
-    bool ok = write_all(a->fd, text, len + 1) && fdatasync(a->fd) == 0;
+    bool ok = sluice_write_all(a->fd, text, len + 1) && fdatasync(a->fd) == 0;
     free(text);
     ok = ok && write_head(a->head_fd, a->seq + 1, hash);
     if (!ok) {

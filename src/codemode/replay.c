@@ -7,6 +7,7 @@
  */
 #include "codemode/replay.h"
 
+#include "core/fdio.h"
 #include "core/hash.h"
 
 #include <errno.h>
@@ -108,20 +109,6 @@ static size_t format_line(char *out, const uint8_t *id, int64_t expires_at)
     return n > 0 ? (size_t)n : 0;
 }
 
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Parses "<32 hex> <int64>"; false for anything else (a torn last line after a crash). */
 static bool parse_line(const char *line, size_t len, uint8_t *id, int64_t *expires_at)
 {
@@ -182,7 +169,7 @@ static sluice_status compact(sluice_replay *s, const char *path)
             continue;
         char line[LINE_MAX_BYTES];
         size_t n = format_line(line, s->slots[i].id, s->slots[i].expires_at);
-        ok = write_all(fd, line, n);
+        ok = sluice_write_all(fd, line, n);
     }
     ok = ok && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
@@ -275,7 +262,7 @@ sluice_status sluice_replay_consume(sluice_replay *store,
     if (st == SLUICE_OK && store->fd >= 0) {
         char line[LINE_MAX_BYTES];
         size_t n = format_line(line, token_id, expires_at);
-        if (!write_all(store->fd, line, n) || fdatasync(store->fd) != 0)
+        if (!sluice_write_all(store->fd, line, n) || fdatasync(store->fd) != 0)
             st = SLUICE_E_IO;
     }
     pthread_mutex_unlock(&store->lock);
