@@ -7,15 +7,24 @@
  * throughput and latency percentiles. The same driver measures sluice and the TypeScript SDK
  * server, so the client cost is identical on both sides and small (C, no per-call allocation
  * beyond parsing the response).
+ * It also reports its own CPU time per call (getrusage, timed phase only), and it can be the
+ * floor itself: --serve-echo (stdio) and --serve-echo-http PORT answer every request with a
+ * canned result without parsing JSON, so a run against them measures the driver plus the pipe
+ * or loopback TCP and nothing else. run.sh uses both to say whether the driver is the limit.
  * Does not own: starting HTTP servers, comparing results (run.sh), or judging any number.
  *
  *   bench_mcp_driver [--calls N] [--warmup W] [--tool NAME] [--args JSON] [--label L]
  *                    (--http URL | --stdio -- CMD [ARGS...])
+ *   bench_mcp_driver --serve-echo                 (a canned stdio server, until EOF)
+ *   bench_mcp_driver --serve-echo-http PORT       (a canned HTTP server on 127.0.0.1:PORT)
  * Exit 0 when every call got a non-error result, 1 otherwise (with the reason on stderr).
  */
+#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <jansson.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -23,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -93,6 +104,15 @@ typedef struct conn {
     char session_header[256];
     char content_type[128];
 } conn;
+
+/* CPU time (user + system) this process has used, in nanoseconds. */
+static uint64_t cpu_ns(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
+           ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
 
 static uint64_t now_ns(void)
 {
@@ -441,7 +461,8 @@ run_calls(conn *c, const options *o, const char *args, long first_id, long count
     return true;
 }
 
-static void print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns)
+static void
+print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns, uint64_t cpu)
 {
     double secs = (double)total_ns / 1e9;
     uint64_t sum = 0;
@@ -450,11 +471,13 @@ static void print_result(const options *o, const uint64_t *lat, size_t n, uint64
     }
     printf("{\"label\":\"%s\",\"transport\":\"%s\",\"tool\":\"%s\",\"calls\":%zu,\"warmup\":%ld,"
            "\"seconds\":%.6f,\"calls_per_second\":%.1f,\"mean_us\":%.1f,\"p50_us\":%.1f,"
-           "\"p90_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f}\n",
+           "\"p90_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,\"driver_cpu_us_per_call\":%.2f,"
+           "\"driver_cpu_share\":%.3f}\n",
            o->label, o->url ? "http" : "stdio", o->tool, n, o->warmup, secs,
            secs > 0 ? (double)n / secs : 0.0, (double)sum / (double)n / 1000.0,
            pct_us(lat, n, 0.50), pct_us(lat, n, 0.90), pct_us(lat, n, 0.99),
-           (double)lat[n - 1] / 1000.0);
+           (double)lat[n - 1] / 1000.0, (double)cpu / (double)n / 1000.0,
+           total_ns > 0 ? (double)cpu / (double)total_ns : 0.0);
 }
 
 static int usage(void)
@@ -520,8 +543,134 @@ static bool parse_options(int argc, char **argv, options *o)
     return o->url != NULL;
 }
 
+/* ---- the floor: canned servers that parse nothing ------------------------------------------- */
+
+/* The id of a request line ("id":N or "id":"..." copied verbatim), or false for a notification. */
+static bool canned_id(const char *line, size_t len, char *id, size_t cap)
+{
+    const char *p = NULL;
+    for (size_t i = 0; i + 5 <= len && p == NULL; i++)
+        if (memcmp(line + i, "\"id\":", 5) == 0)
+            p = line + i + 5;
+    if (p == NULL)
+        return false;
+    size_t n = 0;
+    while (p + n < line + len && p[n] != ',' && p[n] != '}' && n + 1 < cap)
+        n++;
+    memcpy(id, p, n);
+    id[n] = '\0';
+    return n > 0;
+}
+
+/* The canned answer to request id (also a fine initialize result for this driver). */
+static int canned_answer(char *out, size_t cap, const char *id)
+{
+    return snprintf(out, cap,
+                    "{\"jsonrpc\":\"2.0\",\"id\":%s,\"result\":{\"content\":[{\"type\":\"text\","
+                    "\"text\":\"hello\"}]}}",
+                    id);
+}
+
+static int serve_echo_stdio(void)
+{
+    growbuf in = { 0 };
+    char chunk[65536], id[64], answer[256];
+    for (;;) {
+        char *nl = in.len ? memchr(in.data, '\n', in.len) : NULL;
+        if (nl) {
+            size_t line_len = (size_t)(nl - in.data);
+            if (canned_id(in.data, line_len, id, sizeof id)) {
+                int n = canned_answer(answer, sizeof answer - 1, id);
+                answer[n++] = '\n';
+                if (!write_all(STDOUT_FILENO, answer, (size_t)n))
+                    return 1;
+            }
+            growbuf_consume(&in, line_len + 1);
+            continue;
+        }
+        ssize_t n = read(STDIN_FILENO, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || !growbuf_add(&in, chunk, (size_t)n))
+            break;
+    }
+    free(in.data);
+    return 0;
+}
+
+/* Answers the HTTP requests of one keep-alive connection until it closes. */
+static void serve_echo_connection(int fd)
+{
+    growbuf in = { 0 };
+    char chunk[65536], id[64], body[256], head[512];
+    for (;;) {
+        char *end = in.len ? strstr(in.data, "\r\n\r\n") : NULL;
+        if (end != NULL) {
+            size_t head_len = (size_t)(end - in.data) + 4, body_len = 0;
+            const char *cl = strcasestr(in.data, "content-length:");
+            if (cl != NULL && cl < end)
+                body_len = strtoul(cl + 15, NULL, 10);
+            if (in.len >= head_len + body_len) {
+                int bn = canned_id(in.data + head_len, body_len, id, sizeof id)
+                             ? canned_answer(body, sizeof body, id)
+                             : 0;
+                int hn =
+                    snprintf(head, sizeof head,
+                             "HTTP/1.1 %s\r\nContent-Type: application/json\r\n"
+                             "Mcp-Session-Id: canned\r\nContent-Length: %d\r\n\r\n%s",
+                             bn > 0 || strncmp(in.data, "POST", 4) != 0 ? "200 OK" : "202 Accepted",
+                             bn, bn > 0 ? body : "");
+                if (!write_all(fd, head, (size_t)hn))
+                    break;
+                growbuf_consume(&in, head_len + body_len);
+                continue;
+            }
+        }
+        ssize_t n = read(fd, chunk, sizeof chunk);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0 || !growbuf_add(&in, chunk, (size_t)n))
+            break;
+    }
+    free(in.data);
+    close(fd);
+}
+
+static int serve_echo_http(const char *port_text)
+{
+    long port = 0;
+    if (!parse_count(port_text, &port) || port < 1 || port > 65535)
+        return usage();
+    int ls = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(ls, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    struct sockaddr_in addr = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (ls < 0 || bind(ls, (struct sockaddr *)&addr, sizeof addr) != 0 || listen(ls, 16) != 0) {
+        perror("bench_mcp_driver: listen");
+        return 1;
+    }
+    fprintf(stderr, "bench_mcp_driver: canned HTTP server on 127.0.0.1:%ld\n", port);
+    for (;;) { /* one connection at a time: the driver uses one; run.sh kills us when done */
+        int fd = accept(ls, NULL, NULL);
+        if (fd < 0) {
+            if (errno == EINTR)
+                continue;
+            return 1;
+        }
+        setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+        serve_echo_connection(fd);
+    }
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 2 && strcmp(argv[1], "--serve-echo") == 0)
+        return serve_echo_stdio();
+    if (argc == 3 && strcmp(argv[1], "--serve-echo-http") == 0) {
+        signal(SIGPIPE, SIG_IGN);
+        return serve_echo_http(argv[2]);
+    }
     options o;
     if (!parse_options(argc, argv, &o)) {
         return usage();
@@ -539,17 +688,18 @@ int main(int argc, char **argv)
     conn c = { .pid = -1 };
     bool ok = o.url ? http_start(&c, o.url) : stdio_start(&c, o.argv);
     uint64_t *lat = calloc((size_t)o.calls, sizeof *lat);
-    uint64_t total = 0;
+    uint64_t total = 0, cpu = 0;
     ok = ok && lat && initialize(&c, &o);
     ok = ok && run_calls(&c, &o, args_compact, 1, o.warmup, NULL);
     if (ok) {
-        uint64_t t0 = now_ns();
+        uint64_t t0 = now_ns(), c0 = cpu_ns();
         ok = run_calls(&c, &o, args_compact, 1 + o.warmup, o.calls, lat);
         total = now_ns() - t0;
+        cpu = cpu_ns() - c0;
     }
     if (ok) {
         qsort(lat, (size_t)o.calls, sizeof *lat, cmp_u64);
-        print_result(&o, lat, (size_t)o.calls, total);
+        print_result(&o, lat, (size_t)o.calls, total, cpu);
     }
     if (o.url) {
         http_stop(&c);
