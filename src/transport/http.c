@@ -162,12 +162,17 @@ static void sse_free(void *cls)
     sluice_http_session_release(hs);
 }
 
-static void add_sse_headers(struct MHD_Response *r, const char *session_id)
+/* Queues r (consumed) as a 200 SSE answer, with the session id when given. */
+static enum MHD_Result
+queue_sse(struct MHD_Connection *c, struct MHD_Response *r, const char *session_id)
 {
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     if (session_id != NULL)
         MHD_add_response_header(r, "Mcp-Session-Id", session_id);
+    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
+    MHD_destroy_response(r);
+    return ret;
 }
 
 /* Answers with an SSE response that drains st; the stream takes over the session reference. */
@@ -180,10 +185,7 @@ send_stream(struct MHD_Connection *c, sluice_http_stream *st, const char *sessio
         sse_free(st);
         return MHD_NO;
     }
-    add_sse_headers(r, session_id);
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return ret;
+    return queue_sse(c, r, session_id);
 }
 
 /* Answers with complete SSE text (taken over, malloc'd) and a Content-Length: no chunked
@@ -197,10 +199,7 @@ send_sse_text(struct MHD_Connection *c, char *events, size_t len, const char *se
         free(events);
         return MHD_NO;
     }
-    add_sse_headers(r, session_id);
-    enum MHD_Result ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-    MHD_destroy_response(r);
-    return ret;
+    return queue_sse(c, r, session_id);
 }
 
 /* A request answered as SSE: when the call answered while it was fed (inline calls), the

@@ -314,6 +314,22 @@ static void open_session(const fixture *f, const char *auth_header, char *sid)
     assert_int_equal(n.status, 202);
 }
 
+/* open_session, and the Mcp-Session-Id header line for it in sid_header (160 bytes). */
+static void open_session_header(const fixture *f, char *sid, char *sid_header)
+{
+    open_session(f, NULL, sid);
+    snprintf(sid_header, 160, "Mcp-Session-Id: %s", sid);
+}
+
+/* POSTs body on the session of sid_header accepting SSE; asserts a 200 SSE answer. */
+static void post_sse(const fixture *f, const char *sid_header, const char *body, reply *r)
+{
+    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    perform(f, "POST", body, sse, r);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(r->content_type, "text/event-stream");
+}
+
 static long rpc_code(const reply *r)
 {
     json_t *v = json_loads(r->body, 0, NULL);
@@ -401,8 +417,7 @@ static void test_http_protocol_version_header(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}";
     const char *bad[] = { JSON_ONLY, CT_JSON, sid_header, "MCP-Protocol-Version: 1999-01-01",
                           NULL };
@@ -456,16 +471,12 @@ static void test_http_notifications_get_202_and_sse_answers(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
-    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    open_session_header(f, sid, sid_header);
     reply r = { 0 };
-    perform(f, "POST",
-            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"slow\",\"_meta\":{\"progressToken\":\"p\"}}}",
-            sse, &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(r.content_type, "text/event-stream");
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"slow\",\"_meta\":{\"progressToken\":\"p\"}}}",
+             &r);
     /* progress first, then the response, each one SSE event */
     const char *progress = strstr(r.body, "notifications/progress");
     const char *answer = strstr(r.body, "\"id\":7,\"result\"");
@@ -483,8 +494,7 @@ static void test_http_delete_ends_session(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
     reply r = { 0 };
     perform(f, "DELETE", NULL, h, &r);
@@ -501,16 +511,12 @@ static void test_http_inline_answer_is_one_sse_buffer(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
-    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    open_session_header(f, sid, sid_header);
     reply r = { 0 };
-    perform(f, "POST",
-            "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"quick\",\"arguments\":{\"message\":\"hi\\n\\u0001\"}}}",
-            sse, &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(r.content_type, "text/event-stream");
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"quick\",\"arguments\":{\"message\":\"hi\\n\\u0001\"}}}",
+             &r);
     assert_string_equal(r.transfer_encoding, "");
     assert_int_equal(strtoul(r.content_length, NULL, 10), r.len);
     const char *prefix = "event: message\ndata: ";
@@ -523,11 +529,10 @@ static void test_http_inline_answer_is_one_sse_buffer(void **state)
                         "hi\n\x01");
     json_decref(v);
     reply pooled = { 0 };
-    perform(f, "POST",
-            "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"echo\",\"arguments\":{\"message\":\"hi\"}}}",
-            sse, &pooled);
-    assert_int_equal(pooled.status, 200);
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"echo\",\"arguments\":{\"message\":\"hi\"}}}",
+             &pooled);
     assert_non_null(strstr(pooled.body, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":10,"));
 }
 
@@ -593,8 +598,7 @@ static void test_http_concurrent_requests(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     enum { N = 5 };
     worker_arg args[N];
     pthread_t threads[N];
@@ -640,8 +644,7 @@ static void test_http_server_request_on_post_stream(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     static stream_arg a;
     memset(&a, 0, sizeof a);
     a.f = f;
@@ -708,8 +711,7 @@ static void test_http_get_stream_carries_unrelated_messages(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     static stream_arg get, post;
     memset(&get, 0, sizeof get);
     memset(&post, 0, sizeof post);

@@ -196,6 +196,15 @@ static void last_msg_done(last_msg *l)
     pthread_cond_destroy(&l->cond);
 }
 
+/* sluice_mcp_session_new for the anonymous caller with l as the sink; returns its status. */
+static sluice_status
+open_session(sluice_mcp_server *server, const char *id, last_msg *l, sluice_mcp_session **out)
+{
+    last_msg_init(l);
+    *out = NULL;
+    return sluice_mcp_session_new(server, NULL, id, (sluice_mcp_sink){ keep_last, l }, out);
+}
+
 /* ---- tests ------------------------------------------------------------------------------------
  */
 
@@ -243,11 +252,8 @@ static void test_close_runs_after_the_last_call_finished(void **state)
     atomic_store(&wait_started, false);
     atomic_store(&wait_done, false);
     last_msg l;
-    last_msg_init(&l);
     sluice_mcp_session *s = NULL;
-    assert_int_equal(
-        sluice_mcp_session_new(server, NULL, "sess-w", (sluice_mcp_sink){ keep_last, &l }, &s),
-        SLUICE_OK);
+    assert_int_equal(open_session(server, "sess-w", &l, &s), SLUICE_OK);
     initialize(s, &l);
     feed(s, "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
             "\"wait\",\"arguments\":{}}}");
@@ -274,11 +280,8 @@ static void test_refusing_attach_fails_the_session(void **state)
     add_hooks(server, &no, NULL);
     add_hooks(server, &never, NULL);
     last_msg l;
-    last_msg_init(&l);
     sluice_mcp_session *s = NULL;
-    assert_int_equal(
-        sluice_mcp_session_new(server, NULL, "sess-x", (sluice_mcp_sink){ keep_last, &l }, &s),
-        SLUICE_E_DENIED);
+    assert_int_equal(open_session(server, "sess-x", &l, &s), SLUICE_E_DENIED);
     assert_null(s);
     assert_int_equal(atomic_load(&ok.attached), 1);
     assert_int_equal(atomic_load(&ok.closed), 1); /* attached before the refusal: released */
