@@ -61,7 +61,7 @@ drive_floor_http() {
         port=$(fixture_free_port)
         fixture_start "$tmp/floor-http.log" "$driver" --serve-echo-http "$port"
         fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/floor-http.log" >&2; exit 1; }
-        drive_once floor --http "http://127.0.0.1:$port/mcp"
+        drive_once floor --server-pid "$FIXTURE_PID" --http "http://127.0.0.1:$port/mcp"
         fixture_stop
     done
 }
@@ -74,7 +74,7 @@ drive_http() { # label, server command...
         port=$(fixture_free_port)
         fixture_start "$tmp/$label-http.log" "$@" --http "127.0.0.1:$port"
         fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/$label-http.log" >&2; exit 1; }
-        drive_once "$label" --http "http://127.0.0.1:$port/mcp"
+        drive_once "$label" --server-pid "$FIXTURE_PID" --http "http://127.0.0.1:$port/mcp"
         fixture_stop
     done
 }
@@ -133,12 +133,14 @@ jq -s --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(uname -srm)" \
                                         else {} end)) })
           | from_entries) }' "$tmp/runs.jsonl" >"$out"
 
-printf '%-8s %-6s %8s %12s %10s %10s %10s\n' server trans calls 'calls/s' 'p50 us' 'p99 us' 'max us'
+printf '%-8s %-6s %8s %12s %10s %10s %10s %10s %10s\n' server trans calls 'calls/s' 'p50 us' 'p99 us' \
+    'max us' 'drv CPU' 'srv CPU'
+echo '(CPU columns: microseconds of CPU per call in the timed phase, the driver and the server process)'
 jq -r '(.floor + .runs)[] | [.label, .transport, .calls, .calls_per_second, .p50_us, .p99_us, .max_us,
-    .driver_cpu_us_per_call] | @tsv' \
-    "$out" | while IFS=$'\t' read -r l t n r p50 p99 mx cpu; do
-    printf '%-8s %-6s %8s %12.0f %10.1f %10.1f %10.1f   driver CPU %.1f us/call\n' \
-        "$l" "$t" "$n" "$r" "$p50" "$p99" "$mx" "$cpu"
+    .driver_cpu_us_per_call, .server_cpu_us_per_call] | @tsv' \
+    "$out" | while IFS=$'\t' read -r l t n r p50 p99 mx cpu scpu; do
+    printf '%-8s %-6s %8s %12.0f %10.1f %10.1f %10.1f %10.1f %10.1f\n' \
+        "$l" "$t" "$n" "$r" "$p50" "$p99" "$mx" "$cpu" "$scpu"
 done
 jq -r '.ratios_sluice_over_sdk | to_entries[] |
   "sluice/sdk \(.key): throughput x\(.value.throughput * 100 | round / 100), " +

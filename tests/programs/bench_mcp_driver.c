@@ -7,20 +7,22 @@
  * throughput and latency percentiles. The same driver measures sluice and the TypeScript SDK
  * server, so the client cost is identical on both sides and small (C, no per-call allocation
  * beyond parsing the response).
- * It also reports its own CPU time per call (getrusage, timed phase only), and it can be the
+ * It also reports its own CPU time per call (getrusage, timed phase only) and the server's
+ * (all its threads' /proc schedstat; the stdio child, or --server-pid), and it can be the
  * floor itself: --serve-echo (stdio) and --serve-echo-http PORT answer every request with a
  * canned result without parsing JSON, so a run against them measures the driver plus the pipe
  * or loopback TCP and nothing else. run.sh uses both to say whether the driver is the limit.
  * Does not own: starting HTTP servers, comparing results (run.sh), or judging any number.
  *
  *   bench_mcp_driver [--calls N] [--warmup W] [--tool NAME] [--args JSON] [--label L]
- *                    (--http URL | --stdio -- CMD [ARGS...])
+ *                    [--server-pid PID] (--http URL | --stdio -- CMD [ARGS...])
  *   bench_mcp_driver --serve-echo                 (a canned stdio server, until EOF)
  *   bench_mcp_driver --serve-echo-http PORT       (a canned HTTP server on 127.0.0.1:PORT)
  * Exit 0 when every call got a non-error result, 1 otherwise (with the reason on stderr).
  */
 #include <arpa/inet.h>
 #include <curl/curl.h>
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <netinet/in.h>
@@ -88,7 +90,8 @@ typedef struct options {
     const char *args_json;
     const char *label;
     const char *url;
-    char **argv; /* stdio command */
+    long server_pid; /* whose CPU to report; stdio: the child */
+    char **argv;     /* stdio command */
 } options;
 
 /* A verified response with its id cut out: a later response that is the same bytes around
@@ -125,6 +128,32 @@ static uint64_t cpu_ns(void)
     getrusage(RUSAGE_SELF, &ru);
     return ((uint64_t)ru.ru_utime.tv_sec + (uint64_t)ru.ru_stime.tv_sec) * 1000000000u +
            ((uint64_t)ru.ru_utime.tv_usec + (uint64_t)ru.ru_stime.tv_usec) * 1000u;
+}
+
+/* CPU time all threads of process pid have used so far (the first field of each
+ * /proc/PID/task/TID/schedstat, in nanoseconds); 0 when unreadable (not Linux, gone). */
+static uint64_t process_cpu_ns(long pid)
+{
+    char dir[64];
+    snprintf(dir, sizeof dir, "/proc/%ld/task", pid);
+    DIR *d = pid > 0 ? opendir(dir) : NULL;
+    uint64_t sum = 0;
+    for (struct dirent *e = d ? readdir(d) : NULL; e != NULL; e = readdir(d)) {
+        char path[128];
+        snprintf(path, sizeof path, "%s/%s/schedstat", dir, e->d_name);
+        FILE *f = e->d_name[0] != '.' ? fopen(path, "r") : NULL;
+        unsigned long long ns = 0;
+        if (f != NULL && fscanf(f, "%llu", &ns) == 1) {
+            sum += ns;
+        }
+        if (f != NULL) {
+            fclose(f);
+        }
+    }
+    if (d != NULL) {
+        closedir(d);
+    }
+    return sum;
 }
 
 static uint64_t now_ns(void)
@@ -535,8 +564,13 @@ run_calls(conn *c, const options *o, const char *args, long first_id, long count
     return true;
 }
 
+/* CPU used in the timed phase, by this driver and by the server (0: unknown). */
+typedef struct cpu_use {
+    uint64_t driver_ns, server_ns;
+} cpu_use;
+
 static void
-print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns, uint64_t cpu)
+print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns, cpu_use cpu)
 {
     double secs = (double)total_ns / 1e9;
     uint64_t sum = 0;
@@ -546,12 +580,13 @@ print_result(const options *o, const uint64_t *lat, size_t n, uint64_t total_ns,
     printf("{\"label\":\"%s\",\"transport\":\"%s\",\"tool\":\"%s\",\"calls\":%zu,\"warmup\":%ld,"
            "\"seconds\":%.6f,\"calls_per_second\":%.1f,\"mean_us\":%.1f,\"p50_us\":%.1f,"
            "\"p90_us\":%.1f,\"p99_us\":%.1f,\"max_us\":%.1f,\"driver_cpu_us_per_call\":%.2f,"
-           "\"driver_cpu_share\":%.3f}\n",
+           "\"driver_cpu_share\":%.3f,\"server_cpu_us_per_call\":%.2f}\n",
            o->label, o->url ? "http" : "stdio", o->tool, n, o->warmup, secs,
            secs > 0 ? (double)n / secs : 0.0, (double)sum / (double)n / 1000.0,
            pct_us(lat, n, 0.50), pct_us(lat, n, 0.90), pct_us(lat, n, 0.99),
-           (double)lat[n - 1] / 1000.0, (double)cpu / (double)n / 1000.0,
-           total_ns > 0 ? (double)cpu / (double)total_ns : 0.0);
+           (double)lat[n - 1] / 1000.0, (double)cpu.driver_ns / (double)n / 1000.0,
+           total_ns > 0 ? (double)cpu.driver_ns / (double)total_ns : 0.0,
+           (double)cpu.server_ns / (double)n / 1000.0);
 }
 
 static int usage(void)
@@ -581,6 +616,9 @@ static bool set_option(options *o, const char *name, const char *v)
     }
     if (strcmp(name, "--warmup") == 0) {
         return parse_count(v, &o->warmup);
+    }
+    if (strcmp(name, "--server-pid") == 0) {
+        return parse_count(v, &o->server_pid);
     }
     const char **slot = strcmp(name, "--tool") == 0    ? &o->tool
                         : strcmp(name, "--args") == 0  ? &o->args_json
@@ -762,14 +800,19 @@ int main(int argc, char **argv)
     conn c = { .pid = -1 };
     bool ok = o.url ? http_start(&c, o.url) : stdio_start(&c, o.argv);
     uint64_t *lat = calloc((size_t)o.calls, sizeof *lat);
-    uint64_t total = 0, cpu = 0;
+    uint64_t total = 0;
+    cpu_use cpu = { 0, 0 };
+    long server = o.server_pid > 0 ? o.server_pid : (long)c.pid;
     ok = ok && lat && initialize(&c, &o);
     ok = ok && run_calls(&c, &o, args_compact, 1, o.warmup, NULL);
     if (ok) {
+        uint64_t s0 = process_cpu_ns(server);
         uint64_t t0 = now_ns(), c0 = cpu_ns();
         ok = run_calls(&c, &o, args_compact, 1 + o.warmup, o.calls, lat);
         total = now_ns() - t0;
-        cpu = cpu_ns() - c0;
+        cpu.driver_ns = cpu_ns() - c0;
+        uint64_t s1 = process_cpu_ns(server);
+        cpu.server_ns = s1 > s0 && s0 > 0 ? s1 - s0 : 0;
     }
     if (ok) {
         qsort(lat, (size_t)o.calls, sizeof *lat, cmp_u64);
