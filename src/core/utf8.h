@@ -3,8 +3,9 @@
  *
  * Owns: the byte layout of UTF-8 (RFC 3629): writing a code point as 1-4 bytes and reading one
  * well-formed sequence back (no overlongs, no surrogates, nothing above U+10FFFF). The TOML and
- * Cedar string unescapers and the JSON writer share these, so every surface agrees on what is
- * valid. Does not own: escapes (each grammar has its own), whole-string validation policy.
+ * Cedar string unescapers, the config's resource-file check, the executor's text values and the
+ * MCP JSON writer share these, so every surface agrees on what is valid. Does not own: escapes
+ * (each grammar has its own), whole-string validation policy.
  */
 #ifndef SLUICE_CORE_UTF8_H
 #define SLUICE_CORE_UTF8_H
