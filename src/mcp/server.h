@@ -13,8 +13,9 @@
  * Threads: handlers run on worker threads; a session serves many calls at once. A request that
  * cannot block (anything but tools/call, prompts/get and resources/read, and tools/call of a tool
  * registered inline_ok) runs on the feeding thread instead when the session has no call in
- * flight, which saves a thread hand-off per call. Everything a handler allocates goes in its
- * call arena, freed after the response is written.
+ * flight, which saves a thread hand-off per call; such a call borrows the frame's values and a
+ * recycled arena instead of copying. Everything a handler allocates goes in its call arena,
+ * freed (or reset) after the response is written.
  * Ownership of jansson values: the *_add functions take ownership of the json_t they are given
  * (they steal the reference); a handler's *out_result is owned by the core after return.
  */

@@ -2,9 +2,11 @@
  * session.c — one MCP conversation: lifecycle, frame intake, cancellation, answer routing.
  *
  * Owns: initialize and version negotiation, refusing anything but ping before it, turning each
- * request into a call with its own arena and queueing it on the worker pool, notifications from
- * the client (initialized, cancelled), routing the client's answers to server->client requests
- * back to the handler waiting for them, and tearing down (drain or cancel, then wait).
+ * request into a call with its own arena (recycled for calls run on the feeding thread) and
+ * running it inline or queueing it on the worker pool, notifications from the client
+ * (initialized, cancelled), routing the client's answers to server->client requests back to the
+ * handler waiting for them, running the session attach/close hooks, and tearing down (drain or
+ * cancel, then wait).
  * Does not own: method semantics (methods.c), what handlers may do (call.c), transports.
  */
 #include "core/limits.h"
@@ -369,6 +371,13 @@ static bool cannot_block(const sluice_mcp_server *server, const sluice_jsonrpc_f
 
 static sluice_arena *run_call(sluice_mcp_call *call);
 
+/* Whether a request that cannot block runs on the feeding thread (caller holds s->lock): only
+ * with nothing in flight, so a cheap call never queues behind, nor delays, others. */
+static bool runs_on_reader(const sluice_mcp_session *s, bool inline_ok)
+{
+    return s->inflight_count == 0 && inline_ok;
+}
+
 static void on_request(sluice_mcp_session *s,
                        const sluice_jsonrpc_frame *frame,
                        const sluice_identity *identity)
@@ -386,8 +395,7 @@ static void on_request(sluice_mcp_session *s,
     const char *refusal = NULL;
     int code = SLUICE_JSONRPC_INVALID_REQUEST;
     char message[256];
-    /* Only with nothing in flight: a cheap call never queues behind, nor delays, others. */
-    bool inline_ok = cannot_block(s->server, frame);
+    bool inline_ok = cannot_block(s->server, frame); /* a registry lookup: outside the lock */
     pthread_mutex_lock(&s->lock);
     if (!s->initialized) {
         snprintf(message, sizeof message,
@@ -400,7 +408,7 @@ static void on_request(sluice_mcp_session *s,
                  SLUICE_LIMIT_INFLIGHT_PER_SESSION);
         refusal = message;
         code = SLUICE_JSONRPC_SERVER_BUSY;
-    } else if ((call = call_new(s, frame, identity, s->inflight_count == 0 && inline_ok)) == NULL) {
+    } else if ((call = call_new(s, frame, identity, runs_on_reader(s, inline_ok))) == NULL) {
         refusal = "out of memory";
         code = SLUICE_JSONRPC_INTERNAL_ERROR;
     } else {
