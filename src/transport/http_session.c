@@ -14,10 +14,13 @@
 /* ---- the table --------------------------------------------------------------------------------
  */
 
+_Static_assert(SLUICE_HTTP_TABLE_KEY_BYTES == crypto_shorthash_KEYBYTES, "SipHash key size");
+
 void sluice_http_table_init(sluice_http_table *table, size_t max, int64_t idle_seconds)
 {
     memset(table, 0, sizeof *table);
     pthread_mutex_init(&table->lock, NULL);
+    crypto_shorthash_keygen(table->hash_key);
     table->max = max;
     table->idle_seconds = idle_seconds;
     atomic_init(&table->stopping, false);
@@ -76,16 +79,46 @@ static void session_close(sluice_http_session *hs)
     pthread_mutex_unlock(&hs->lock);
 }
 
+/* The bucket of a session id (a keyed hash, so which ids share a bucket reveals nothing). */
+static sluice_http_session **bucket_of(sluice_http_table *table, const char *id, size_t len)
+{
+    unsigned char h[crypto_shorthash_BYTES];
+    crypto_shorthash(h, (const unsigned char *)id, len, table->hash_key);
+    uint64_t v = 0;
+    memcpy(&v, h, sizeof v < sizeof h ? sizeof v : sizeof h);
+    return &table->buckets[v % SLUICE_HTTP_TABLE_BUCKETS];
+}
+
+/* Unlinks hs from its bucket (caller holds table->lock). */
+static void bucket_unlink_locked(sluice_http_table *table, sluice_http_session *hs)
+{
+    for (sluice_http_session **p = bucket_of(table, hs->id, sizeof hs->id - 1); *p != NULL;
+         p = &(*p)->bucket_next) {
+        if (*p == hs) {
+            *p = hs->bucket_next;
+            return;
+        }
+    }
+}
+
+/* Idle past the limit with only the table's reference left (no connection or stream uses it);
+ * the caller holds table->lock. */
+static bool is_expired(const sluice_http_table *table, sluice_http_session *hs, time_t now)
+{
+    return atomic_load(&hs->refs) == 1 && now - hs->last_used > table->idle_seconds;
+}
+
 /* Takes sessions idle past the limit out of the table (caller holds table->lock); they are
  * closed and released by the caller after unlocking. */
 static sluice_http_session *take_expired_locked(sluice_http_table *table, time_t now)
 {
     sluice_http_session *expired = NULL;
+    table->last_sweep = now;
     for (sluice_http_session **p = &table->sessions; *p != NULL;) {
         sluice_http_session *hs = *p;
-        /* Only the table's reference left: no connection or stream uses it. */
-        if (atomic_load(&hs->refs) == 1 && now - hs->last_used > table->idle_seconds) {
+        if (is_expired(table, hs, now)) {
             *p = hs->next;
+            bucket_unlink_locked(table, hs);
             table->count--;
             hs->next = expired;
             expired = hs;
@@ -112,6 +145,7 @@ sluice_http_session *sluice_http_table_close_all(sluice_http_table *table)
     pthread_mutex_lock(&table->lock);
     sluice_http_session *all = table->sessions;
     table->sessions = NULL;
+    memset(table->buckets, 0, sizeof table->buckets);
     table->count = 0;
     pthread_mutex_unlock(&table->lock);
     for (sluice_http_session *hs = all; hs != NULL; hs = hs->next)
@@ -131,16 +165,24 @@ void sluice_http_session_release_all(sluice_http_session *list)
 sluice_http_session *sluice_http_table_find(sluice_http_table *table, const char *id)
 {
     time_t now = time(NULL);
-    pthread_mutex_lock(&table->lock);
-    sluice_http_session *expired = take_expired_locked(table, now);
-    sluice_http_session *found = NULL;
     size_t id_len = strlen(id);
-    for (sluice_http_session *hs = table->sessions; hs != NULL && found == NULL; hs = hs->next) {
-        if (id_len == sizeof hs->id - 1 && sodium_memcmp(hs->id, id, sizeof hs->id - 1) == 0) {
-            atomic_fetch_add(&hs->refs, 1);
-            hs->last_used = now;
+    if (id_len != 2 * SLUICE_HTTP_SESSION_ID_BYTES)
+        return NULL; /* not an id we issue: no need to look (the length is public) */
+    pthread_mutex_lock(&table->lock);
+    sluice_http_session *found = NULL;
+    for (sluice_http_session *hs = *bucket_of(table, id, id_len); hs != NULL && found == NULL;
+         hs = hs->bucket_next)
+        if (sodium_memcmp(hs->id, id, id_len) == 0)
             found = hs;
-        }
+    /* Sweep once a second, and whenever the session asked for has expired since (it goes). */
+    bool found_expired = found != NULL && is_expired(table, found, now);
+    sluice_http_session *expired =
+        found_expired || now != table->last_sweep ? take_expired_locked(table, now) : NULL;
+    if (found_expired) {
+        found = NULL;
+    } else if (found != NULL) {
+        atomic_fetch_add(&found->refs, 1);
+        found->last_used = now;
     }
     pthread_mutex_unlock(&table->lock);
     close_and_release_all(expired);
@@ -161,6 +203,7 @@ void sluice_http_table_remove(sluice_http_table *table, sluice_http_session *hs)
     for (sluice_http_session **p = &table->sessions; *p != NULL; p = &(*p)->next) {
         if (*p == hs) {
             *p = hs->next;
+            bucket_unlink_locked(table, hs);
             table->count--;
             was_listed = true;
             break;
@@ -182,6 +225,9 @@ bool sluice_http_table_insert(sluice_http_table *table, sluice_http_session *hs)
         hs->last_used = now;
         hs->next = table->sessions;
         table->sessions = hs;
+        sluice_http_session **bucket = bucket_of(table, hs->id, sizeof hs->id - 1);
+        hs->bucket_next = *bucket;
+        *bucket = hs;
         table->count++;
         atomic_fetch_add(&hs->refs, 1);
     }

@@ -3,7 +3,9 @@
  * src/transport).
  *
  * Owns: HTTP sessions (each wraps one sluice_mcp_session under a random 32-byte hex id bound to
- * the user who created it), the table with its cap and idle expiry, reference counting, and the
+ * the user who created it), the table (hash buckets under a per-table SipHash key, so a lookup
+ * compares few ids; a constant-time compare each) with its cap and idle expiry, reference
+ * counting, and the
  * streams a session's sink routes each outgoing message to: the POST stream of the request it
  * relates to, or the session's GET stream for unrelated ones (dropped if none is open).
  * Does not own: HTTP itself, status codes and libmicrohttpd (http.c), event bytes (sse.c).
@@ -34,6 +36,10 @@
 #define SLUICE_HTTP_STREAM_QUEUE_BYTES (8u * 1024u * 1024u)
 /* Seconds an idle SSE stream waits before it writes a keep-alive comment. */
 #define SLUICE_HTTP_KEEPALIVE_SECONDS 15
+/* Hash buckets of the session table: a lookup compares (in constant time) only the ids in one
+ * bucket, not every live session's. */
+#define SLUICE_HTTP_TABLE_BUCKETS   1024u
+#define SLUICE_HTTP_TABLE_KEY_BYTES 16u /* SipHash key, random per table */
 
 typedef struct sluice_http_table sluice_http_table;
 typedef struct sluice_http_session sluice_http_session;
@@ -68,16 +74,20 @@ struct sluice_http_session {
     sluice_http_stream *get_stream;
     bool closed;
     atomic_int refs;
-    time_t last_used; /* guarded by the table lock */
-    sluice_http_session *next;
+    time_t last_used;                 /* guarded by the table lock */
+    sluice_http_session *next;        /* the table's list of every session */
+    sluice_http_session *bucket_next; /* the chain of its hash bucket */
 };
 
 struct sluice_http_table {
     pthread_mutex_t lock;
     sluice_http_session *sessions;
+    sluice_http_session *buckets[SLUICE_HTTP_TABLE_BUCKETS];
+    unsigned char hash_key[SLUICE_HTTP_TABLE_KEY_BYTES];
     size_t count;
     size_t max;
     int64_t idle_seconds;
+    time_t last_sweep; /* lookups sweep expired sessions at most once a second */
     atomic_bool stopping;
 };
 
@@ -97,7 +107,8 @@ sluice_http_session *sluice_http_session_create(sluice_http_table *table,
                                                 const sluice_identity *who);
 /* Adds hs to the table (which takes its own reference); false at the cap or while stopping. */
 bool sluice_http_table_insert(sluice_http_table *table, sluice_http_session *hs);
-/* Finds a live session by id and takes a reference, or NULL. Also sweeps expired sessions. */
+/* Finds a live session by id and takes a reference, or NULL. Also sweeps expired sessions (at
+ * most once a second: expiry counts whole seconds anyway). */
 sluice_http_session *sluice_http_table_find(sluice_http_table *table, const char *id);
 /* Removes hs from the table (if still there), closes it, drops the table's reference. */
 void sluice_http_table_remove(sluice_http_table *table, sluice_http_session *hs);

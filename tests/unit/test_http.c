@@ -536,6 +536,41 @@ static void test_http_inline_answer_is_one_sse_buffer(void **state)
     assert_non_null(strstr(pooled.body, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":10,"));
 }
 
+/* Answers ping on the session in sid_header with the HTTP status. */
+static long ping_status(const fixture *f, const char *sid_header)
+{
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}", h, &r);
+    return r.status;
+}
+
+/* The table hashes ids into buckets: every one of many sessions is still found by its own id,
+ * and an id one character off, or of another length, by none. */
+static void test_http_many_sessions_each_found_by_its_id(void **state)
+{
+    fixture *f = *state;
+    enum { N = 40 };
+    static char sids[N][129];
+    char header[200];
+    for (int i = 0; i < N; i++)
+        open_session(f, NULL, sids[i]);
+    assert_int_equal(sluice_http_session_count(f->http), N);
+    for (int i = 0; i < N; i++) {
+        snprintf(header, sizeof header, "Mcp-Session-Id: %s", sids[i]);
+        assert_int_equal(ping_status(f, header), 200);
+        char wrong[129];
+        memcpy(wrong, sids[i], sizeof wrong);
+        wrong[63] = wrong[63] == 'a' ? 'b' : 'a';
+        snprintf(header, sizeof header, "Mcp-Session-Id: %s", wrong);
+        assert_int_equal(ping_status(f, header), 404);
+    }
+    snprintf(header, sizeof header, "Mcp-Session-Id: %.63s", sids[0]);
+    assert_int_equal(ping_status(f, header), 404);
+    snprintf(header, sizeof header, "Mcp-Session-Id: %s0", sids[0]);
+    assert_int_equal(ping_status(f, header), 404);
+}
+
 /* The MCP core's session hooks see HTTP sessions come and go, with their ids. */
 static void test_http_session_hooks_follow_sessions(void **state)
 {
@@ -830,6 +865,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_inline_answer_is_one_sse_buffer, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_http_session_hooks_follow_sessions, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_many_sessions_each_found_by_its_id, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_http_concurrent_requests, setup_plain, teardown),
         cmocka_unit_test_setup_teardown(test_http_server_request_on_post_stream, setup_plain,
