@@ -5,9 +5,9 @@
  * Owns: HTTP sessions (each wraps one sluice_mcp_session under a random 32-byte hex id bound to
  * the user who created it), the table (hash buckets under a per-table SipHash key, so a lookup
  * compares few ids; a constant-time compare each) with its cap and idle expiry, reference
- * counting, and the
- * streams a session's sink routes each outgoing message to: the POST stream of the request it
- * relates to, or the session's GET stream for unrelated ones (dropped if none is open).
+ * counting, and the streams a session's sink routes each outgoing message to: the POST stream
+ * of the request it relates to, or the session's GET stream for unrelated ones (dropped if none
+ * is open).
  * Does not own: HTTP itself, status codes and libmicrohttpd (http.c), event bytes (sse.c).
  *
  * Lifetime: the table holds one reference, each connection or stream using a session another;
