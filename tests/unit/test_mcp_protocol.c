@@ -28,11 +28,10 @@ static void test_list_names_exactly_the_table(void **state)
 {
     (void)state;
     char want[256] = "";
-    for (size_t i = 0; i < sluice_mcp_protocol_count; i++) {
-        if (i > 0)
-            strcat(want, ", ");
-        strcat(want, sluice_mcp_protocols[i]);
-    }
+    size_t at = 0;
+    for (size_t i = 0; i < sluice_mcp_protocol_count; i++)
+        at += (size_t)snprintf(want + at, sizeof want - at, "%s%s", i > 0 ? ", " : "",
+                               sluice_mcp_protocols[i]);
     assert_string_equal(sluice_mcp_protocol_list(), want);
 }
 
