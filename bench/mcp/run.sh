@@ -7,9 +7,9 @@
 #   bench/mcp/run.sh                  # 5000 calls after 1000 warm-up, x3, Release build in build-bench/
 #   CALLS=300 WARMUP=50 TRANSPORTS="stdio http" BENCH_BUILD_DIR=build BENCH_OUT=/tmp/mcp.json bench/mcp/run.sh
 #
-# Each (server, transport) pair runs REPEAT times (default 3; a fresh server each time) and the
-# run with the median throughput is reported; all samples are kept in the JSON. The machine is
-# shared, so single runs swing by 4x.
+# Each (server, transport) pair runs REPEAT times (default 3; a fresh server each time), in
+# rounds that rotate the order of the servers, and the run with the median throughput is
+# reported; all samples are kept in the JSON. The machine is shared, so single runs swing by 4x.
 #
 # The floor: the same driver against its own canned server (bench_mcp_driver --serve-echo and
 # --serve-echo-http: answers without parsing JSON), REPEAT times per transport. Its latency is the
@@ -48,51 +48,40 @@ drive_once() { # label, then driver transport arguments
         --label "$label" "$@" >>"$tmp/runs.jsonl"
 }
 
-drive() { # label, then driver transport arguments
-    local i
-    for i in $(seq 1 "$repeat"); do
-        drive_once "$@"
-    done
+drive_stdio() { # label
+    case $1 in
+    floor) drive_once floor --stdio -- "$driver" --serve-echo ;;
+    sluice) drive_once sluice --stdio -- "$FIXTURE_BIN" --stdio ;;
+    sdk) drive_once sdk --stdio -- node "$sdk" --stdio ;;
+    esac
 }
 
-drive_floor_http() {
-    local i port
-    for i in $(seq 1 "$repeat"); do
-        port=$(fixture_free_port)
-        fixture_start "$tmp/floor-http.log" "$driver" --serve-echo-http "$port"
-        fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/floor-http.log" >&2; exit 1; }
-        drive_once floor --server-pid "$FIXTURE_PID" --http "http://127.0.0.1:$port/mcp"
-        fixture_stop
-    done
-}
-
-drive_http() { # label, server command...
+drive_http() { # label: a fresh server on a free port, one run, stopped
     local label=$1 port
-    shift
-    local i
-    for i in $(seq 1 "$repeat"); do
-        port=$(fixture_free_port)
-        fixture_start "$tmp/$label-http.log" "$@" --http "127.0.0.1:$port"
-        fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/$label-http.log" >&2; exit 1; }
-        drive_once "$label" --server-pid "$FIXTURE_PID" --http "http://127.0.0.1:$port/mcp"
-        fixture_stop
-    done
+    port=$(fixture_free_port)
+    case $label in
+    floor) fixture_start "$tmp/$label-http.log" "$driver" --serve-echo-http "$port" ;;
+    sluice) fixture_start "$tmp/$label-http.log" "$FIXTURE_BIN" --http "127.0.0.1:$port" ;;
+    sdk) fixture_start "$tmp/$label-http.log" node "$sdk" --http "127.0.0.1:$port" ;;
+    esac
+    fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$tmp/$label-http.log" >&2; exit 1; }
+    drive_once "$label" --server-pid "$FIXTURE_PID" --http "http://127.0.0.1:$port/mcp"
+    fixture_stop
 }
 
+# Rounds of one run per server, the order rotated each round, so a bad patch of machine load
+# hits every server instead of all the runs of one.
+servers=(floor sluice sdk)
 for t in $transports; do
     case $t in
-    stdio)
-        drive floor --stdio -- "$driver" --serve-echo
-        drive sluice --stdio -- "$FIXTURE_BIN" --stdio
-        drive sdk --stdio -- node "$sdk" --stdio
-        ;;
-    http)
-        drive_floor_http
-        drive_http sluice "$FIXTURE_BIN"
-        drive_http sdk node "$sdk"
-        ;;
+    stdio | http) ;;
     *) echo "unknown transport '$t' (stdio, http)" >&2; exit 2 ;;
     esac
+    for round in $(seq 0 $((repeat - 1))); do
+        for k in 0 1 2; do
+            "drive_$t" "${servers[$(((round + k) % 3))]}"
+        done
+    done
 done
 
 mkdir -p "$(dirname "$out")"
