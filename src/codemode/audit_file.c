@@ -10,6 +10,7 @@
  * between the two leaves the head behind by at most one group, which the next open adopts.
  */
 #include "codemode/audit.h"
+#include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
 #include "core/limits.h"
@@ -129,20 +130,6 @@ static head_state read_head(const char *hpath, uint64_t *seq, uint8_t *hash)
         return HEAD_BAD;
     *seq = v;
     return HEAD_OK;
-}
-
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
 }
 
 static bool write_head(int fd, uint64_t seq, const uint8_t *hash)
@@ -516,7 +503,7 @@ static sluice_status write_record(
     uint8_t hash[SLUICE_HASH_BYTES];
     sluice_hash_sha256(text, len, hash);
     text[len] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
-    bool ok = write_all(a->fd, text, len + 1);
+    bool ok = sluice_write_all(a->fd, text, len + 1);
     free(text);
     if (!ok) {
         a->broken = true;

@@ -8,6 +8,7 @@
  * still waits for its group commit (and if that commit fails, both were refused: fail closed).
  */
 #include "codemode/replay.h"
+#include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
 #include "core/limits.h"
@@ -112,20 +113,6 @@ static size_t format_line(char *out, const uint8_t *id, int64_t expires_at)
     return n > 0 ? (size_t)n : 0;
 }
 
-static bool write_all(int fd, const char *data, size_t len)
-{
-    while (len > 0) {
-        ssize_t n = write(fd, data, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        data += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
 /* Parses "<32 hex> <int64>"; false for anything else (a torn last line after a crash). */
 static bool parse_line(const char *line, size_t len, uint8_t *id, int64_t *expires_at)
 {
@@ -186,7 +173,7 @@ static sluice_status compact(replay_file *s, const char *path)
             continue;
         char line[LINE_MAX_BYTES];
         size_t n = format_line(line, s->slots[i].id, s->slots[i].expires_at);
-        ok = write_all(fd, line, n);
+        ok = sluice_write_all(fd, line, n);
     }
     ok = ok && fsync(fd) == 0;
     ok = close(fd) == 0 && ok;
@@ -328,7 +315,7 @@ static sluice_status persist(replay_file *s, const uint8_t *token_id, int64_t ex
         return SLUICE_E_IO;
     char line[LINE_MAX_BYTES];
     size_t n = format_line(line, token_id, expires_at);
-    if (!write_all(s->fd, line, n)) {
+    if (!sluice_write_all(s->fd, line, n)) {
         sluice_group_commit_fail(&s->gc); /* a torn line may sit in the file */
         return SLUICE_E_IO;
     }

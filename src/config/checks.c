@@ -9,6 +9,7 @@
 
 #include "config/suggest.h"
 #include "core/limits.h"
+#include "core/utf8.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -69,35 +70,10 @@ static bool is_valid_utf8(const unsigned char *s, size_t len)
 {
     size_t i = 0;
     while (i < len) {
-        unsigned char c = s[i];
-        size_t n;
-        uint32_t cp;
-        if (c < 0x80) {
-            i++;
-            continue;
-        } else if (c >= 0xC2 && c <= 0xDF) {
-            n = 1;
-            cp = c & 0x1F;
-        } else if (c >= 0xE0 && c <= 0xEF) {
-            n = 2;
-            cp = c & 0x0F;
-        } else if (c >= 0xF0 && c <= 0xF4) {
-            n = 3;
-            cp = c & 0x07;
-        } else {
+        size_t n = sluice_utf8_decode((const char *)s + i, len - i, NULL);
+        if (n == 0)
             return false;
-        }
-        if (len - i <= n)
-            return false;
-        for (size_t k = 1; k <= n; k++) {
-            if ((s[i + k] & 0xC0) != 0x80)
-                return false;
-            cp = (cp << 6) | (s[i + k] & 0x3F);
-        }
-        if ((n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) || cp > 0x10FFFF ||
-            (cp >= 0xD800 && cp <= 0xDFFF))
-            return false;
-        i += n + 1;
+        i += n;
     }
     return true;
 }

@@ -15,7 +15,9 @@
 
 #include "config/toml_lex.h"
 #include "config/toml_tree.h"
+#include "core/hash.h"
 #include "core/limits.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -396,41 +398,6 @@ static sluice_status parse_key(parser *p, key_path *k)
 /* ------------------------------------------------------------------------------------------ */
 /* Strings                                                                                     */
 
-static int hex_value(unsigned char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-static size_t utf8_encode(uint32_t cp, char *out)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* \uXXXX or \UXXXXXXXX at src[at] (the backslash); writes UTF-8 to out. */
 static sluice_status decode_unicode(parser *p, size_t at, size_t end, char *out, size_t *out_len)
 {
@@ -438,7 +405,7 @@ static sluice_status decode_unicode(parser *p, size_t at, size_t end, char *out,
     uint32_t cp = 0;
     for (size_t k = 0; k < digits; k++) {
         size_t i = at + 2 + k;
-        int h = i < end ? hex_value((unsigned char)p->src[i]) : -1;
+        int h = i < end ? sluice_hex_digit((unsigned char)p->src[i]) : -1;
         if (h < 0)
             return fail(p, at, 2, "invalid escape '%s': \\%c needs %zu hex digits",
                         quote_span(p, at, i < end ? i + 1 : end), p->src[at + 1], digits);
@@ -447,7 +414,7 @@ static sluice_status decode_unicode(parser *p, size_t at, size_t end, char *out,
     if (cp > 0x10FFFF || (cp >= 0xD800 && cp <= 0xDFFF))
         return fail(p, at, digits + 2, "invalid escape '%s': U+%04X is not a Unicode scalar value",
                     quote_span(p, at, at + 2 + digits), (unsigned)cp);
-    *out_len = utf8_encode(cp, out);
+    *out_len = sluice_utf8_encode(cp, out);
     return SLUICE_OK;
 }
 
@@ -568,7 +535,7 @@ static sluice_status decode_string(parser *p, token t, const char **out, size_t 
 
 static bool is_digit_of(unsigned char c, int radix)
 {
-    int h = hex_value(c);
+    int h = sluice_hex_digit(c);
     return h >= 0 && h < radix && (radix == 16 || (c >= '0' && c <= '9'));
 }
 
@@ -628,7 +595,7 @@ static sluice_status parse_integer(parser *p, token t, value *v)
     for (; i < n; i++) {
         if (s[i] == '_')
             continue;
-        uint64_t d = (uint64_t)hex_value((unsigned char)s[i]);
+        uint64_t d = (uint64_t)sluice_hex_digit((unsigned char)s[i]);
         if (acc > (limit - d) / (uint64_t)radix)
             return fail(p, t.start, n,
                         "integer '%.*s' does not fit in 64 bits (range is "

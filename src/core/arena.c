@@ -119,6 +119,20 @@ void sluice_arena_free(sluice_arena *arena)
     free(arena);
 }
 
+void sluice_arena_reset(sluice_arena *arena)
+{
+    if (arena == NULL)
+        return;
+    for (arena_cleanup *c = arena->cleanups; c != NULL; c = c->next)
+        c->fn(c->data);
+    arena->cleanups = NULL;
+    free_chain(arena->blocks);
+    arena->blocks = NULL;
+    arena->current->next = NULL;
+    arena->current->used = 0;
+    arena->used = 0;
+}
+
 static size_t align_up(size_t n)
 {
     size_t a = _Alignof(max_align_t);

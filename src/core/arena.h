@@ -24,6 +24,11 @@ sluice_arena *sluice_arena_new(void);
 /* Runs the cleanups (last registered first), then frees every block. NULL does nothing. */
 void sluice_arena_free(sluice_arena *arena);
 
+/* Runs the cleanups (as sluice_arena_free does) and forgets every allocation, keeping one block
+ * so the next user of a recycled arena (the MCP core keeps one per session for calls run on the
+ * reader) skips malloc. Everything allocated before is invalid afterwards. NULL does nothing. */
+void sluice_arena_reset(sluice_arena *arena);
+
 /* max_align_t-aligned memory owned by the arena, or NULL on failure (or injected failure). */
 void *sluice_arena_alloc(sluice_arena *arena, size_t size);
 

@@ -39,6 +39,16 @@ void sluice_error_clear(sluice_error *err)
         memset(err, 0, sizeof(*err));
 }
 
+sluice_status sluice_error_fixed(sluice_error *err, sluice_status status, const char *message)
+{
+    if (err != NULL) {
+        sluice_error_clear(err);
+        err->status = status;
+        err->message = message;
+    }
+    return status;
+}
+
 __attribute__((format(printf, 4, 0))) static sluice_status set_message(
     sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, va_list ap)
 {

@@ -33,6 +33,10 @@ sluice_status
 sluice_error_set(sluice_error *err, sluice_arena *arena, sluice_status status, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* Sets status and a static message without allocating (for paths with no arena, or that must
+ * not fail: out of memory itself). message must outlive err. Returns status. */
+sluice_status sluice_error_fixed(sluice_error *err, sluice_status status, const char *message);
+
 /* As sluice_error_set, plus the place: source name, 1-based line and column. */
 sluice_status sluice_error_at(sluice_error *err,
                               sluice_arena *arena,

@@ -63,7 +63,7 @@ void sluice_hash_hex(const uint8_t *bytes, size_t len, char *out)
     out[2 * len] = '\0';
 }
 
-static int hex_value(unsigned char c)
+int sluice_hex_digit(unsigned char c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -79,12 +79,12 @@ sluice_status sluice_hash_unhex(const char *hex, size_t hex_len, uint8_t *out, s
     if (out_len > SIZE_MAX / 2 || hex_len != 2 * out_len)
         return SLUICE_E_INVALID;
     for (size_t i = 0; i < hex_len; i++) {
-        if (hex_value((unsigned char)hex[i]) < 0)
+        if (sluice_hex_digit((unsigned char)hex[i]) < 0)
             return SLUICE_E_INVALID;
     }
     for (size_t i = 0; i < out_len; i++) {
-        int hi = hex_value((unsigned char)hex[2 * i]);
-        int lo = hex_value((unsigned char)hex[2 * i + 1]);
+        int hi = sluice_hex_digit((unsigned char)hex[2 * i]);
+        int lo = sluice_hex_digit((unsigned char)hex[2 * i + 1]);
         out[i] = (uint8_t)(hi << 4 | lo);
     }
     return SLUICE_OK;

@@ -58,4 +58,8 @@ sluice_hash_b64url_decode(const char *text, size_t len, uint8_t *out, size_t cap
 /* true when a and b (len bytes each) are equal, in time independent of their contents. */
 bool sluice_hash_equal(const void *a, const void *b, size_t len);
 
+/* The value of one hex digit ('0'-'9', 'a'-'f', 'A'-'F'), or -1 for any other byte. Shared by
+ * every parser of \u escapes and hex text (TOML, Cedar, token ids). */
+int sluice_hex_digit(unsigned char c);
+
 #endif

@@ -13,6 +13,9 @@
 #define SLUICE_LIMIT_NESTING_DEPTH 128u
 /* A string id recovered from a frame that does not parse (sluice_jsonrpc_recover_id). */
 #define SLUICE_LIMIT_RECOVERED_ID_BYTES 128u
+/* Nesting depth of JSON we write (answers may wrap a maximally nested input a few levels
+ * deeper); past it the value is taken for a cycle and refused. */
+#define SLUICE_LIMIT_JSON_WRITE_DEPTH (4u * SLUICE_LIMIT_NESTING_DEPTH)
 /* Size of a configuration file. */
 #define SLUICE_LIMIT_CONFIG_BYTES (1u * 1024u * 1024u)
 /* Length of code submitted to validate_code / execute_code. */

@@ -7,6 +7,7 @@
  */
 #include "exec/bounded.h"
 
+#include "core/fdio.h"
 #include "core/limits.h"
 #include "exec/values.h"
 
@@ -84,20 +85,6 @@ static uint64_t mapped_bytes(void)
     return statm_bytes(0, 0);
 }
 
-static bool write_all(int fd, const char *p, size_t n)
-{
-    while (n > 0) {
-        ssize_t w = write(fd, p, n);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            return false;
-        p += w;
-        n -= (size_t)w;
-    }
-    return true;
-}
-
 /* The child: cap, work, report, _exit (no atexit handlers, no stdio flush of the parent's
  * buffers, no DuckDB destructors). Exit 0 only after the whole report was written. */
 static void child_main(
@@ -122,7 +109,7 @@ static void child_main(
     fn(arg, &out);
     if (sluice_buf_status(&out) != SLUICE_OK)
         _exit(2);
-    _exit(write_all(wfd, out.data != NULL ? out.data : "", out.len) ? 0 : 2);
+    _exit(sluice_write_all(wfd, out.data != NULL ? out.data : "", out.len) ? 0 : 2);
 }
 
 /* What the parent watches while the child works. */

@@ -4,45 +4,12 @@
 #include "exec/values.h"
 
 #include "core/buf.h"
+#include "core/utf8.h"
 
 #include <math.h>
 #include <sodium.h>
 #include <string.h>
 #include <time.h>
-
-/* Length of the valid UTF-8 sequence at s (1..4), or 0 when it is not valid. */
-static size_t utf8_sequence(const unsigned char *s, size_t left)
-{
-    unsigned char c = s[0];
-    size_t n;
-    uint32_t cp;
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-        cp = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        cp = c & 0x0F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (left < n)
-        return 0;
-    for (size_t i = 1; i < n; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3F);
-    }
-    /* overlong forms, surrogates, beyond U+10FFFF */
-    if ((n == 3 && cp < 0x800) || (n == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-        return 0;
-    return n;
-}
 
 json_t *sluice_exec_json_text(const char *s, size_t len)
 {
@@ -54,7 +21,7 @@ json_t *sluice_exec_json_text(const char *s, size_t len)
     sluice_buf_init(&b, NULL, 0);
     const unsigned char *p = (const unsigned char *)s;
     for (size_t i = 0; i < len;) {
-        size_t n = p[i] == 0 ? 0 : utf8_sequence(p + i, len - i);
+        size_t n = p[i] == 0 ? 0 : sluice_utf8_decode((const char *)p + i, len - i, NULL);
         if (n == 0) {
             sluice_buf_append(&b, "\xEF\xBF\xBD", 3);
             i++;

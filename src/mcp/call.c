@@ -32,6 +32,12 @@ const char *sluice_mcp_call_session_id(const sluice_mcp_call *call)
     return call->session->session_id;
 }
 
+void *sluice_mcp_call_session_state(const sluice_mcp_call *call, size_t slot)
+{
+    const sluice_mcp_session *s = call->session;
+    return slot < s->hooks_attached ? s->hook_state[slot] : NULL; /* set before any call */
+}
+
 const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call)
 {
     return call->session->client_caps; /* written once, before any call exists */

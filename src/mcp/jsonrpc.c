@@ -9,6 +9,7 @@
 #include "mcp/jsonrpc.h"
 
 #include "core/limits.h"
+#include "mcp/json_write.h"
 
 #include <stdarg.h>
 #include <stdbool.h>
@@ -427,9 +428,6 @@ json_t *sluice_jsonrpc_notification(const char *method, json_t *params)
 
 char *sluice_jsonrpc_dump(const json_t *msg, size_t *out_len)
 {
-    /* JSON_COMPACT never emits newlines; control characters inside strings are escaped. */
-    char *text = json_dumps(msg, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (text != NULL && out_len != NULL)
-        *out_len = strlen(text);
-    return text;
+    /* Compact text never has newlines; control characters inside strings are escaped. */
+    return sluice_json_write_text(msg, out_len);
 }

@@ -288,6 +288,24 @@ sluice_status sluice_mcp_server_add_prompt(sluice_mcp_server *server,
     return SLUICE_OK;
 }
 
+sluice_status sluice_mcp_server_add_session_hooks(sluice_mcp_server *server,
+                                                  const sluice_mcp_session_hooks *hooks,
+                                                  size_t *out_slot,
+                                                  sluice_error *err)
+{
+    if (hooks == NULL || hooks->attach == NULL)
+        return sluice_error_set(err, server->arena, SLUICE_E_INVALID,
+                                "session hooks need an attach function");
+    if (server->session_hook_count >= SLUICE_MCP_MAX_SESSION_HOOKS)
+        return sluice_error_set(err, server->arena, SLUICE_E_LIMIT,
+                                "too many session hook registrations (limit is %u)",
+                                SLUICE_MCP_MAX_SESSION_HOOKS);
+    if (out_slot != NULL)
+        *out_slot = server->session_hook_count;
+    server->session_hooks[server->session_hook_count++] = *hooks;
+    return SLUICE_OK;
+}
+
 /* A template must have balanced, non-empty {var} expressions. */
 static bool template_ok(const char *tmpl)
 {

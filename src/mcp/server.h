@@ -1,7 +1,7 @@
 /*
  * server.h — the MCP server core: lifecycle, registries, dispatch, and the per-call context.
  *
- * Owns: initialize / version negotiation (2025-11-25, 2025-06-18, 2025-03-26), capabilities,
+ * Owns: initialize / version negotiation (the revisions in mcp/protocol.h), capabilities,
  * ping, tools/prompts/resources registries with cursor pagination, argument validation against
  * each tool's inputSchema before the handler runs, logging/setLevel and log notifications,
  * progress notifications, cancellation (notifications/cancelled really stops the call), and
@@ -13,8 +13,9 @@
  * Threads: handlers run on worker threads; a session serves many calls at once. A request that
  * cannot block (anything but tools/call, prompts/get and resources/read, and tools/call of a tool
  * registered inline_ok) runs on the feeding thread instead when the session has no call in
- * flight, which saves a thread hand-off per call. Everything a handler allocates goes in its
- * call arena, freed after the response is written.
+ * flight, which saves a thread hand-off per call; such a call borrows the frame's values and a
+ * recycled arena instead of copying. Everything a handler allocates goes in its call arena,
+ * freed (or reset) after the response is written.
  * Ownership of jansson values: the *_add functions take ownership of the json_t they are given
  * (they steal the reference); a handler's *out_result is owned by the core after return.
  */
@@ -132,6 +133,36 @@ sluice_status sluice_mcp_server_add_resource(sluice_mcp_server *server,
                                              const sluice_mcp_resource *resource,
                                              sluice_error *err);
 
+/* ---- session lifecycle hooks ----------------------------------------------------------------- */
+
+/* Lets a layer above keep per-session state (query mode's backend per MCP session) without the
+ * transports knowing: attach runs when a transport creates a session (stdio: once per process;
+ * HTTP: at initialize), close when it ends (stdio EOF, HTTP DELETE, idle expiry, shutdown),
+ * after every call of the session has finished, so no handler still sees the state. Both run
+ * on the transport's thread, never under a core lock. */
+typedef struct sluice_mcp_session_hooks {
+    /* May set *state (NULL by default), later read by handlers through
+     * sluice_mcp_call_session_state and handed to close. Non-OK refuses the session:
+     * sluice_mcp_session_new fails with that status (hooks attached before get their close). */
+    sluice_status (*attach)(void *ctx,
+                            const char *session_id,
+                            const sluice_identity *identity,
+                            void **state);
+    /* Must release what attach set up; cannot fail. NULL when there is nothing to release. */
+    void (*close)(void *ctx, const char *session_id, void *state);
+    void *ctx;
+} sluice_mcp_session_hooks;
+
+/* Registers hooks (copied) before the server serves; *out_slot (may be NULL) names them for
+ * sluice_mcp_call_session_state. At most SLUICE_MCP_MAX_SESSION_HOOKS registrations
+ * (SLUICE_E_LIMIT); attach must not be NULL (SLUICE_E_INVALID). Hooks run in registration
+ * order on attach and in reverse order on close. */
+#define SLUICE_MCP_MAX_SESSION_HOOKS 8u
+sluice_status sluice_mcp_server_add_session_hooks(sluice_mcp_server *server,
+                                                  const sluice_mcp_session_hooks *hooks,
+                                                  size_t *out_slot,
+                                                  sluice_error *err);
+
 /* ---- sessions (used by the transports) ------------------------------------------------------ */
 
 /* Where a session's outgoing messages go. The transport decides the stream: for HTTP, messages
@@ -143,12 +174,14 @@ typedef struct sluice_mcp_sink {
     void *ctx;
 } sluice_mcp_sink;
 
+/* Creates a session and runs the attach hooks. SLUICE_E_NOMEM, or the status of a refusing
+ * attach hook; nothing is left allocated then. */
 sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
                                      const sluice_identity *identity,
                                      const char *session_id,
                                      sluice_mcp_sink sink,
                                      sluice_mcp_session **out);
-/* Cancels in-flight calls, waits for them, frees. */
+/* Cancels in-flight calls, waits for them, runs the close hooks, frees. */
 void sluice_mcp_session_free(sluice_mcp_session *session);
 
 /* Feeds one raw frame (a JSON-RPC message). Malformed frames are answered with the right
@@ -184,6 +217,9 @@ bool sluice_mcp_session_initialized(const sluice_mcp_session *session);
 sluice_arena *sluice_mcp_call_arena(sluice_mcp_call *call);
 const sluice_identity *sluice_mcp_call_identity(const sluice_mcp_call *call);
 const char *sluice_mcp_call_session_id(const sluice_mcp_call *call);
+/* The state the attach hook registered as slot set for this call's session (NULL when none or
+ * for an unknown slot). */
+void *sluice_mcp_call_session_state(const sluice_mcp_call *call, size_t slot);
 /* The client's declared capabilities from initialize (may be an empty object). */
 const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call);
 bool sluice_mcp_call_cancelled(const sluice_mcp_call *call);

@@ -12,14 +12,12 @@
 #ifndef SLUICE_MCP_SERVER_IMPL_H
 #define SLUICE_MCP_SERVER_IMPL_H
 
+#include "mcp/protocol.h"
 #include "mcp/server.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
-
-/* The protocol revisions we speak, newest first (the first is the counter-offer). */
-#define SLUICE_MCP_LATEST_PROTOCOL "2025-11-25"
 
 typedef struct tool_entry {
     sluice_mcp_tool def; /* strings point into server->arena */
@@ -53,6 +51,8 @@ struct sluice_mcp_server {
     bool stopping;
     pthread_t *workers;
     size_t worker_count;
+    sluice_mcp_session_hooks session_hooks[SLUICE_MCP_MAX_SESSION_HOOKS];
+    size_t session_hook_count;
 };
 
 typedef struct cancel_hook {
@@ -107,6 +107,11 @@ struct sluice_mcp_session {
     pending_request *pending;
     unsigned long next_request_id;
     bool input_closed; /* no answer can arrive any more (EOF, session ending) */
+    /* A reset arena kept for the next call run on the feeding thread (arena_new and its 8 KiB
+     * block were a tenth of a round trip); NULL while one such call holds it. */
+    sluice_arena *spare_arena;
+    void *hook_state[SLUICE_MCP_MAX_SESSION_HOOKS]; /* what each attach hook set */
+    size_t hooks_attached;                          /* attach hooks that succeeded */
 };
 
 /* ---- server.c ---------------------------------------------------------------------------------

@@ -2,9 +2,11 @@
  * session.c — one MCP conversation: lifecycle, frame intake, cancellation, answer routing.
  *
  * Owns: initialize and version negotiation, refusing anything but ping before it, turning each
- * request into a call with its own arena and queueing it on the worker pool, notifications from
- * the client (initialized, cancelled), routing the client's answers to server->client requests
- * back to the handler waiting for them, and tearing down (drain or cancel, then wait).
+ * request into a call with its own arena (recycled for calls run on the feeding thread) and
+ * running it inline or queueing it on the worker pool, notifications from the client
+ * (initialized, cancelled), routing the client's answers to server->client requests back to the
+ * handler waiting for them, running the session attach/close hooks, and tearing down (drain or
+ * cancel, then wait).
  * Does not own: method semantics (methods.c), what handlers may do (call.c), transports.
  */
 #include "core/limits.h"
@@ -16,9 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const supported_protocols[] = { SLUICE_MCP_LATEST_PROTOCOL, "2025-06-18",
-                                                   "2025-03-26" };
 
 static const char *const log_levels[] = { "debug", "info",     "notice", "warning",
                                           "error", "critical", "alert",  "emergency" };
@@ -35,6 +34,34 @@ static const sluice_identity anonymous = { "anonymous", NULL, 0, "none" };
 
 /* ---- lifetime ----------------------------------------------------------------------------------
  */
+
+/* Runs the server's attach hooks in order; stops at the first refusal (the ones attached so far
+ * are closed by sluice_mcp_session_free). */
+static sluice_status attach_hooks(sluice_mcp_session *s)
+{
+    const sluice_mcp_server *server = s->server;
+    for (size_t i = 0; i < server->session_hook_count; i++) {
+        const sluice_mcp_session_hooks *h = &server->session_hooks[i];
+        void *state = NULL;
+        sluice_status st = h->attach(h->ctx, s->session_id, &s->identity, &state);
+        if (st != SLUICE_OK)
+            return st;
+        s->hook_state[i] = state;
+        s->hooks_attached = i + 1;
+    }
+    return SLUICE_OK;
+}
+
+/* Runs the close hooks of the attached registrations, last attached first. */
+static void close_hooks(sluice_mcp_session *s)
+{
+    for (size_t i = s->hooks_attached; i > 0; i--) {
+        const sluice_mcp_session_hooks *h = &s->server->session_hooks[i - 1];
+        if (h->close != NULL)
+            h->close(h->ctx, s->session_id, s->hook_state[i - 1]);
+    }
+    s->hooks_attached = 0;
+}
 
 sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
                                      const sluice_identity *identity,
@@ -63,6 +90,11 @@ sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
     }
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
+    sluice_status st = attach_hooks(s);
+    if (st != SLUICE_OK) {
+        sluice_mcp_session_free(s);
+        return st;
+    }
     *out = s;
     return SLUICE_OK;
 }
@@ -104,6 +136,8 @@ void sluice_mcp_session_free(sluice_mcp_session *session)
     }
     wait_idle_locked(session);
     pthread_mutex_unlock(&session->lock);
+    close_hooks(session); /* no call is left that could still use the hooks' state */
+    sluice_arena_free(session->spare_arena);
     json_decref(session->client_caps);
     pthread_mutex_destroy(&session->lock);
     pthread_cond_destroy(&session->cond);
@@ -191,10 +225,8 @@ static void on_cancelled(sluice_mcp_session *s, const json_t *params)
 
 static const char *negotiate(const char *requested)
 {
-    for (size_t i = 0; i < sizeof supported_protocols / sizeof supported_protocols[0]; i++)
-        if (strcmp(requested, supported_protocols[i]) == 0)
-            return supported_protocols[i];
-    return SLUICE_MCP_LATEST_PROTOCOL;
+    const char *known = sluice_mcp_protocol_find(requested);
+    return known != NULL ? known : sluice_mcp_protocols[0];
 }
 
 static json_t *initialize_result(const sluice_mcp_server *server, const char *protocol)
@@ -247,15 +279,31 @@ static void on_initialize(sluice_mcp_session *s, const json_t *id, const json_t 
 /* ---- requests ----------------------------------------------------------------------------------
  */
 
-static sluice_mcp_call *
-call_new(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame, const sluice_identity *identity)
+/* A call's arena: the session's spare for a call run on the reader (the caller holds s->lock),
+ * else a new one. */
+static sluice_arena *call_arena_locked(sluice_mcp_session *s, bool on_reader)
 {
-    sluice_arena *arena = sluice_arena_new();
+    if (on_reader && s->spare_arena != NULL) {
+        sluice_arena *arena = s->spare_arena;
+        s->spare_arena = NULL;
+        return arena;
+    }
+    return sluice_arena_new();
+}
+
+/* Builds the call for a request (caller holds s->lock); NULL when out of memory. */
+static sluice_mcp_call *call_new(sluice_mcp_session *s,
+                                 const sluice_jsonrpc_frame *frame,
+                                 const sluice_identity *identity,
+                                 bool on_reader)
+{
+    sluice_arena *arena = call_arena_locked(s, on_reader);
     sluice_mcp_call *call = arena != NULL ? sluice_arena_calloc(arena, 1, sizeof *call) : NULL;
     if (call == NULL) {
         sluice_arena_free(arena);
         return NULL;
     }
+    call->on_reader = on_reader;
     call->session = s;
     call->arena = arena;
     call->method = sluice_arena_strdup(arena, frame->method);
@@ -266,22 +314,43 @@ call_new(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame, const sluice_
         return NULL;
     }
     atomic_init(&call->cancelled, false);
-    call->id = json_deep_copy(frame->id);
-    /* Deep copies: the frame's root is freed on the feed thread while the worker runs, and
-     * jansson's reference counts give no ordering between threads. */
-    call->params = frame->params != NULL ? json_deep_copy(frame->params) : json_object();
+    /* A worker gets deep copies: the frame's root is freed on the feed thread while the worker
+     * runs, and jansson's reference counts give no ordering between threads. A call run on the
+     * feeding thread ends before the frame is freed, so it borrows (copies were a tenth of a
+     * round trip). */
+    call->id = on_reader ? json_incref(frame->id) : json_deep_copy(frame->id);
+    if (frame->params == NULL)
+        call->params = json_object();
+    else
+        call->params = on_reader ? json_incref(frame->params) : json_deep_copy(frame->params);
     json_t *token = json_object_get(json_object_get(call->params, "_meta"), "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         call->progress_token = json_incref(token);
     return call;
 }
 
-static void call_release(sluice_mcp_call *call)
+/* Drops the call's values; returns its arena (where the call itself lives) for the caller to
+ * free or recycle. */
+static sluice_arena *call_release(sluice_mcp_call *call)
 {
     json_decref(call->id);
     json_decref(call->params);
     json_decref(call->progress_token);
-    sluice_arena_free(call->arena); /* the call itself lives here */
+    return call->arena;
+}
+
+/* Keeps a finished reader call's arena as the session's spare (the feeding thread may touch the
+ * session: the transport keeps it alive while it feeds). */
+static void recycle_arena(sluice_mcp_session *s, sluice_arena *arena)
+{
+    sluice_arena_reset(arena);
+    pthread_mutex_lock(&s->lock);
+    if (s->spare_arena == NULL) {
+        s->spare_arena = arena;
+        arena = NULL;
+    }
+    pthread_mutex_unlock(&s->lock);
+    sluice_arena_free(arena);
 }
 
 /* Requests that cannot block run on the feeding thread: handing them to a worker costs a thread
@@ -298,6 +367,15 @@ static bool cannot_block(const sluice_mcp_server *server, const sluice_jsonrpc_f
     const char *name = json_string_value(json_object_get(frame->params, "name"));
     const tool_entry *tool = name != NULL ? sluice_mcp_find_tool(server, name) : NULL;
     return tool != NULL && tool->def.inline_ok;
+}
+
+static sluice_arena *run_call(sluice_mcp_call *call);
+
+/* Whether a request that cannot block runs on the feeding thread (caller holds s->lock): only
+ * with nothing in flight, so a cheap call never queues behind, nor delays, others. */
+static bool runs_on_reader(const sluice_mcp_session *s, bool inline_ok)
+{
+    return s->inflight_count == 0 && inline_ok;
 }
 
 static void on_request(sluice_mcp_session *s,
@@ -317,6 +395,7 @@ static void on_request(sluice_mcp_session *s,
     const char *refusal = NULL;
     int code = SLUICE_JSONRPC_INVALID_REQUEST;
     char message[256];
+    bool inline_ok = cannot_block(s->server, frame); /* a registry lookup: outside the lock */
     pthread_mutex_lock(&s->lock);
     if (!s->initialized) {
         snprintf(message, sizeof message,
@@ -329,12 +408,10 @@ static void on_request(sluice_mcp_session *s,
                  SLUICE_LIMIT_INFLIGHT_PER_SESSION);
         refusal = message;
         code = SLUICE_JSONRPC_SERVER_BUSY;
-    } else if ((call = call_new(s, frame, identity)) == NULL) {
+    } else if ((call = call_new(s, frame, identity, runs_on_reader(s, inline_ok))) == NULL) {
         refusal = "out of memory";
         code = SLUICE_JSONRPC_INTERNAL_ERROR;
     } else {
-        /* Only with nothing in flight: a cheap call never queues behind, nor delays, others. */
-        call->on_reader = s->inflight_count == 0 && cannot_block(s->server, frame);
         call->next_inflight = s->inflight;
         s->inflight = call;
         s->inflight_count++;
@@ -345,12 +422,18 @@ static void on_request(sluice_mcp_session *s,
         return;
     }
     if (call->on_reader)
-        sluice_mcp_call_run(call);
+        recycle_arena(s, run_call(call));
     else
         sluice_mcp_pool_submit(s->server, call);
 }
 
 void sluice_mcp_call_run(sluice_mcp_call *call)
+{
+    sluice_arena_free(run_call(call));
+}
+
+/* Runs call, answers it (unless cancelled), unlinks it; returns its arena to free or recycle. */
+static sluice_arena *run_call(sluice_mcp_call *call)
 {
     sluice_mcp_session *s = call->session;
     json_t *result = NULL;
@@ -382,7 +465,7 @@ void sluice_mcp_call_run(sluice_mcp_call *call)
     s->inflight_count--;
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);
-    call_release(call);
+    return call_release(call);
 }
 
 /* ---- responses from the client -----------------------------------------------------------------

@@ -1,23 +1,25 @@
 /*
- * http.c — Streamable HTTP for MCP on libmicrohttpd (see http.h).
+ * http.c — Streamable HTTP for MCP on libmicrohttpd (see http.h): routing and HTTP answers.
  *
- * Shape: a table of HTTP sessions, each wrapping one sluice_mcp_session whose sink routes every
- * outgoing message to exactly one stream: the POST stream of the request it relates to, or the
- * session's GET stream for unrelated ones (dropped if none is open). A POST answered as JSON
- * blocks its connection thread until the response arrives; a POST answered as SSE hands MHD a
- * content reader that blocks until the next event. MHD runs one thread per connection, so
- * blocking there is safe.
- *
- * Lifetime: sessions are reference counted (the table holds one reference, each connection or
- * stream using it another); removing a session (DELETE, expiry, stop) marks it closed, which
- * wakes and ends its streams; the last reference frees the MCP session (cancelling its calls)
- * and then the wrapper.
+ * Owns: the MHD daemon, per-request state, the checks that need only headers (Host, Origin,
+ * authentication, MCP-Protocol-Version, Content-Type, Accept, body size), dispatching POST /
+ * GET / DELETE on the MCP endpoint and the side handlers on other paths, and turning streams
+ * into HTTP responses. A POST answered as JSON blocks its connection thread until the response
+ * arrives; a POST answered as SSE is sent as one buffer when the call answered while it was fed
+ * (inline calls), else MHD gets a content reader that blocks until the next event. MHD runs one
+ * thread per connection, so blocking there is safe.
+ * Does not own: the session table and streams (http_session.c), Host/Origin rules
+ * (http_guard.c), event bytes (sse.c), the protocol (mcp/).
  */
 #include "transport/http.h"
 
 #include "core/limits.h"
 #include "core/log.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/protocol.h"
+#include "transport/http_guard.h"
+#include "transport/http_session.h"
+#include "transport/sse.h"
 
 #include <arpa/inet.h>
 #include <microhttpd.h>
@@ -36,53 +38,11 @@
 #define DEFAULT_BODY_BYTES   (1u * 1024u * 1024u)
 #define DEFAULT_MAX_SESSIONS 256u
 #define DEFAULT_IDLE_SECONDS 1800
-#define KEEPALIVE_SECONDS    15
 #define CONNECTION_TIMEOUT_S 120u
 #define MAX_CONNECTIONS      512u
-/* Events queued on one stream for a client that does not read; past this the stream is cut. */
-#define STREAM_QUEUE_BYTES (8u * 1024u * 1024u)
-#define SESSION_ID_BYTES   32u
-
-static const char *const supported_protocols[] = { "2025-11-25", "2025-06-18", "2025-03-26" };
 
 /* ---- structures ---------------------------------------------------------------------------------
  */
-
-typedef struct event {
-    char *text; /* a complete SSE event ("event: message\ndata: ...\n\n"), malloc'd */
-    size_t len;
-    struct event *next;
-} event;
-
-typedef struct http_session http_session;
-
-typedef struct stream {
-    http_session *hs;
-    json_t *request_id; /* NULL for the GET stream */
-    bool json_mode;     /* POST answered as application/json: only the response is kept */
-    char *response;     /* json_mode: the response text once it arrived */
-    event *head, *tail;
-    size_t queued_bytes;
-    size_t head_offset; /* bytes of head already handed to MHD */
-    bool done;          /* the response was queued: end after draining */
-    bool closed;        /* client gone, session closed or queue overflow */
-    struct stream *next;
-} stream;
-
-struct http_session {
-    sluice_http_server *http;
-    char id[2 * SESSION_ID_BYTES + 1];
-    char *owner; /* user id of the identity that created it */
-    sluice_mcp_session *mcp;
-    pthread_mutex_t lock;
-    pthread_cond_t cond;
-    stream *streams; /* POST streams and the GET stream */
-    stream *get_stream;
-    bool closed;
-    atomic_int refs;
-    time_t last_used; /* guarded by the table lock */
-    http_session *next;
-};
 
 struct sluice_http_server {
     sluice_mcp_server *server;
@@ -91,23 +51,15 @@ struct sluice_http_server {
     uint16_t port;
     char path[256];
     char resource_url[512];
-    const char *const *allowed_origins;
-    size_t allowed_origin_count;
-    const char *const *allowed_hosts;
-    size_t allowed_host_count;
+    sluice_http_guard guard;
     size_t max_body;
-    size_t max_sessions;
-    int64_t idle_seconds;
     bool prefer_json;
     sluice_identity anonymous;
     sluice_http_get_fn get_handler;
     void *get_ctx;
     sluice_http_post_fn post_handler;
     void *post_ctx;
-    pthread_mutex_t table_lock;
-    http_session *sessions;
-    size_t session_count;
-    atomic_bool stopping;
+    sluice_http_table table;
 };
 
 /* Per-request state kept across MHD's calls for one request. */
@@ -116,8 +68,7 @@ typedef struct request {
     char *body;
     size_t len, cap;
     bool too_large;
-    bool answered;    /* a response was queued on the first call already */
-    http_session *hs; /* reference held until the request completes (JSON) */
+    bool answered; /* a response was queued on the first call already */
     sluice_identity identity;
     bool has_identity;
     const char *side_path; /* a POST to post_handler's paths, answered once the body is in */
@@ -163,14 +114,6 @@ static enum MHD_Result send_error(
     return ret;
 }
 
-static bool protocol_supported(const char *v)
-{
-    for (size_t i = 0; i < sizeof supported_protocols / sizeof supported_protocols[0]; i++)
-        if (strcmp(v, supported_protocols[i]) == 0)
-            return true;
-    return false;
-}
-
 /* Does the Accept header admit type ("application/json", "text/event-stream")? A missing header
  * admits anything, as HTTP says. */
 static bool accepts(const char *accept, const char *type)
@@ -199,382 +142,30 @@ static bool accepts(const char *accept, const char *type)
     return false;
 }
 
-/* ---- Origin and Host (DNS rebinding) ------------------------------------------------------------
- */
-
-static bool loopback_host(const char *host, size_t len)
-{
-    return (len == 9 && strncasecmp(host, "localhost", 9) == 0) ||
-           (len == 9 && strncmp(host, "127.0.0.1", 9) == 0) ||
-           (len == 5 && strncmp(host, "[::1]", 5) == 0);
-}
-
-/* Length of the host part of "host[:port]" (IPv6 in brackets); 0 when malformed. */
-static size_t host_part(const char *value)
-{
-    if (value[0] == '[') {
-        const char *close = strchr(value, ']');
-        if (close == NULL)
-            return 0;
-        size_t n = (size_t)(close - value) + 1;
-        return value[n] == '\0' || value[n] == ':' ? n : 0;
-    }
-    size_t n = strcspn(value, ":");
-    return n;
-}
-
-static bool port_ok(const char *p)
-{
-    if (*p == '\0')
-        return true;
-    if (*p++ != ':' || *p == '\0')
-        return false;
-    for (; *p != '\0'; p++)
-        if (*p < '0' || *p > '9')
-            return false;
-    return true;
-}
-
-static bool host_allowed(const sluice_http_server *http, const char *host)
-{
-    if (host == NULL)
-        return false;
-    size_t n = host_part(host);
-    if (n == 0 || !port_ok(host + n))
-        return false;
-    if (http->allowed_host_count == 0)
-        return loopback_host(host, n);
-    for (size_t i = 0; i < http->allowed_host_count; i++) {
-        const char *a = http->allowed_hosts[i];
-        if (strcasecmp(a, host) == 0 || (strlen(a) == n && strncasecmp(a, host, n) == 0))
-            return true;
-    }
-    return false;
-}
-
-/* An allowlist entry without a port matches that scheme and host on any port, as for Host
- * entries and as docs/config.md promises (the config's loopback defaults carry no port). */
-static bool origin_matches(const char *allowed, const char *origin)
-{
-    size_t n = strlen(allowed);
-    if (strncasecmp(allowed, origin, n) != 0)
-        return false;
-    if (origin[n] == '\0')
-        return true;
-    const char *authority = strstr(allowed, "://");
-    if (origin[n] != ':' || authority == NULL)
-        return false;
-    authority += 3;
-    size_t host = host_part(authority);
-    return host > 0 && authority[host] == '\0' && port_ok(origin + n);
-}
-
-static bool origin_allowed(const sluice_http_server *http, const char *origin)
-{
-    if (origin == NULL)
-        return true; /* not a browser request */
-    if (http->allowed_origin_count > 0) {
-        for (size_t i = 0; i < http->allowed_origin_count; i++)
-            if (origin_matches(http->allowed_origins[i], origin))
-                return true;
-        return false;
-    }
-    const char *rest = NULL;
-    if (strncasecmp(origin, "http://", 7) == 0)
-        rest = origin + 7;
-    else if (strncasecmp(origin, "https://", 8) == 0)
-        rest = origin + 8;
-    if (rest == NULL)
-        return false;
-    size_t n = host_part(rest);
-    return n > 0 && port_ok(rest + n) && loopback_host(rest, n);
-}
-
-/* ---- sessions -----------------------------------------------------------------------------------
- */
-
-static void stream_free_events(stream *st)
-{
-    while (st->head != NULL) {
-        event *e = st->head;
-        st->head = e->next;
-        free(e->text);
-        free(e);
-    }
-    st->tail = NULL;
-}
-
-static void session_destroy(http_session *hs)
-{
-    /* Cancels in-flight calls and waits for them; their messages find no stream and are
-     * dropped by the sink, which is still valid here. */
-    sluice_mcp_session_free(hs->mcp);
-    pthread_mutex_destroy(&hs->lock);
-    pthread_cond_destroy(&hs->cond);
-    free(hs->owner);
-    free(hs);
-}
-
-static void session_release(http_session *hs)
-{
-    if (hs != NULL && atomic_fetch_sub(&hs->refs, 1) == 1)
-        session_destroy(hs);
-}
-
-static void session_close(http_session *hs)
-{
-    pthread_mutex_lock(&hs->lock);
-    hs->closed = true;
-    for (stream *st = hs->streams; st != NULL; st = st->next)
-        st->closed = true;
-    pthread_cond_broadcast(&hs->cond);
-    pthread_mutex_unlock(&hs->lock);
-}
-
-/* Takes sessions idle past the limit out of the table (caller holds table_lock); they are
- * closed and released by the caller after unlocking. */
-static http_session *take_expired_locked(sluice_http_server *http, time_t now)
-{
-    http_session *expired = NULL;
-    for (http_session **p = &http->sessions; *p != NULL;) {
-        http_session *hs = *p;
-        /* Only the table's reference left: no connection or stream uses it. */
-        if (atomic_load(&hs->refs) == 1 && now - hs->last_used > http->idle_seconds) {
-            *p = hs->next;
-            http->session_count--;
-            hs->next = expired;
-            expired = hs;
-        } else {
-            p = &hs->next;
-        }
-    }
-    return expired;
-}
-
-static void close_and_release_all(http_session *list)
-{
-    while (list != NULL) {
-        http_session *next = list->next;
-        session_close(list);
-        session_release(list);
-        list = next;
-    }
-}
-
-/* Finds a live session and takes a reference, or NULL. Also sweeps expired sessions. */
-static http_session *session_find(sluice_http_server *http, const char *id)
-{
-    time_t now = time(NULL);
-    pthread_mutex_lock(&http->table_lock);
-    http_session *expired = take_expired_locked(http, now);
-    http_session *found = NULL;
-    for (http_session *hs = http->sessions; hs != NULL && found == NULL; hs = hs->next) {
-        if (strlen(id) == sizeof hs->id - 1 && sodium_memcmp(hs->id, id, sizeof hs->id - 1) == 0) {
-            atomic_fetch_add(&hs->refs, 1);
-            hs->last_used = now;
-            found = hs;
-        }
-    }
-    pthread_mutex_unlock(&http->table_lock);
-    close_and_release_all(expired);
-    return found;
-}
-
-static void session_touch(sluice_http_server *http, http_session *hs)
-{
-    pthread_mutex_lock(&http->table_lock);
-    hs->last_used = time(NULL);
-    pthread_mutex_unlock(&http->table_lock);
-}
-
-/* Removes hs from the table (if still there) and drops the table's reference. */
-static void session_remove(sluice_http_server *http, http_session *hs)
-{
-    bool was_listed = false;
-    pthread_mutex_lock(&http->table_lock);
-    for (http_session **p = &http->sessions; *p != NULL; p = &(*p)->next) {
-        if (*p == hs) {
-            *p = hs->next;
-            http->session_count--;
-            was_listed = true;
-            break;
-        }
-    }
-    pthread_mutex_unlock(&http->table_lock);
-    session_close(hs);
-    if (was_listed)
-        session_release(hs);
-}
-
-static bool is_response_to(const json_t *msg, const json_t *id)
-{
-    return json_object_get(msg, "method") == NULL && id != NULL &&
-           json_equal(json_object_get(msg, "id"), (json_t *)id);
-}
-
-static void enqueue_locked(stream *st, char *text, size_t len)
-{
-    static const char prefix[] = "event: message\ndata: ";
-    size_t total = sizeof prefix - 1 + len + 2;
-    event *e = malloc(sizeof *e);
-    char *buf = malloc(total + 1);
-    if (e == NULL || buf == NULL || st->queued_bytes + total > STREAM_QUEUE_BYTES) {
-        free(e);
-        free(buf);
-        st->closed = true; /* a client that cannot keep up loses the stream, not the server */
-        return;
-    }
-    memcpy(buf, prefix, sizeof prefix - 1);
-    memcpy(buf + sizeof prefix - 1, text, len);
-    memcpy(buf + sizeof prefix - 1 + len, "\n\n", 3);
-    e->text = buf;
-    e->len = total;
-    e->next = NULL;
-    if (st->tail != NULL)
-        st->tail->next = e;
-    else
-        st->head = e;
-    st->tail = e;
-    st->queued_bytes += total;
-}
-
-/* The MCP session's sink: each message goes on exactly one stream. */
-static void session_sink(void *ctx, json_t *msg, const json_t *related)
-{
-    http_session *hs = ctx;
-    size_t len = 0;
-    char *text = sluice_jsonrpc_dump(msg, &len);
-    pthread_mutex_lock(&hs->lock);
-    stream *target = NULL;
-    for (stream *st = hs->streams; st != NULL && related != NULL; st = st->next)
-        if (!st->closed && !st->done && st->request_id != NULL &&
-            json_equal(st->request_id, (json_t *)related))
-            target = st;
-    /* Requests and notifications with no POST stream able to carry them (none related, or a
-     * JSON-mode POST that carries only its response) go on the GET stream; responses never do. */
-    bool is_message = json_object_get(msg, "method") != NULL;
-    if ((target == NULL || (target->json_mode && is_message)) && is_message &&
-        hs->get_stream != NULL && !hs->get_stream->closed)
-        target = hs->get_stream;
-    if (target != NULL && text != NULL) {
-        bool response = target->request_id != NULL && is_response_to(msg, target->request_id);
-        if (target->json_mode) {
-            if (response) {
-                target->response = text;
-                text = NULL;
-            }
-        } else {
-            enqueue_locked(target, text, len);
-        }
-        if (response)
-            target->done = true;
-        pthread_cond_broadcast(&hs->cond);
-    }
-    pthread_mutex_unlock(&hs->lock);
-    free(text);
-    json_decref(msg);
-}
-
-static stream *stream_open(http_session *hs, const json_t *request_id, bool json_mode)
-{
-    stream *st = calloc(1, sizeof *st);
-    if (st == NULL)
-        return NULL;
-    st->hs = hs;
-    st->request_id = request_id != NULL ? json_deep_copy(request_id) : NULL;
-    st->json_mode = json_mode;
-    pthread_mutex_lock(&hs->lock);
-    st->closed = hs->closed;
-    st->next = hs->streams;
-    hs->streams = st;
-    pthread_mutex_unlock(&hs->lock);
-    return st;
-}
-
-static void stream_close(stream *st)
-{
-    http_session *hs = st->hs;
-    pthread_mutex_lock(&hs->lock);
-    for (stream **p = &hs->streams; *p != NULL; p = &(*p)->next) {
-        if (*p == st) {
-            *p = st->next;
-            break;
-        }
-    }
-    if (hs->get_stream == st)
-        hs->get_stream = NULL;
-    pthread_mutex_unlock(&hs->lock);
-    stream_free_events(st);
-    free(st->response);
-    json_decref(st->request_id);
-    free(st);
-}
-
-/* ---- SSE content reader -------------------------------------------------------------------------
+/* ---- SSE responses ------------------------------------------------------------------------------
  */
 
 static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
 {
     (void)pos;
-    stream *st = cls;
-    http_session *hs = st->hs;
-    pthread_mutex_lock(&hs->lock);
-    while (st->head == NULL && !st->closed && !st->done) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += KEEPALIVE_SECONDS;
-        if (pthread_cond_timedwait(&hs->cond, &hs->lock, &deadline) != 0 && st->head == NULL &&
-            !st->closed && !st->done) {
-            pthread_mutex_unlock(&hs->lock);
-            static const char ping[] = ": keepalive\n\n"; /* detects clients that went away */
-            size_t n = sizeof ping - 1 < max ? sizeof ping - 1 : max;
-            memcpy(buf, ping, n);
-            return (ssize_t)n;
-        }
-    }
-    ssize_t out;
-    if (st->head != NULL) {
-        event *e = st->head;
-        size_t n = e->len - st->head_offset;
-        if (n > max)
-            n = max;
-        memcpy(buf, e->text + st->head_offset, n);
-        st->head_offset += n;
-        if (st->head_offset == e->len) {
-            st->head = e->next;
-            if (st->head == NULL)
-                st->tail = NULL;
-            st->queued_bytes -= e->len;
-            st->head_offset = 0;
-            free(e->text);
-            free(e);
-        }
-        out = (ssize_t)n;
-    } else {
-        out = MHD_CONTENT_READER_END_OF_STREAM; /* response delivered, or closed */
-    }
-    pthread_mutex_unlock(&hs->lock);
-    return out;
+    bool end = false;
+    size_t n = sluice_http_stream_read(cls, buf, max, &end);
+    return end ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
 }
 
 static void sse_free(void *cls)
 {
-    stream *st = cls;
-    http_session *hs = st->hs;
-    stream_close(st);
-    session_touch(hs->http, hs);
-    session_release(hs);
+    sluice_http_stream *st = cls;
+    sluice_http_session *hs = st->hs;
+    sluice_http_stream_close(st);
+    sluice_http_table_touch(hs->table, hs);
+    sluice_http_session_release(hs);
 }
 
-/* Answers with an SSE response that drains st; the stream takes over the session reference. */
-static enum MHD_Result send_stream(struct MHD_Connection *c, stream *st, const char *session_id)
+/* Queues r (consumed) as a 200 SSE answer, with the session id when given. */
+static enum MHD_Result
+queue_sse(struct MHD_Connection *c, struct MHD_Response *r, const char *session_id)
 {
-    struct MHD_Response *r =
-        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, st, sse_free);
-    if (r == NULL) {
-        sse_free(st);
-        return MHD_NO;
-    }
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
     if (session_id != NULL)
@@ -584,18 +175,54 @@ static enum MHD_Result send_stream(struct MHD_Connection *c, stream *st, const c
     return ret;
 }
 
+/* Answers with an SSE response that drains st; the stream takes over the session reference. */
+static enum MHD_Result
+send_stream(struct MHD_Connection *c, sluice_http_stream *st, const char *session_id)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 16 * 1024, sse_read, st, sse_free);
+    if (r == NULL) {
+        sse_free(st);
+        return MHD_NO;
+    }
+    return queue_sse(c, r, session_id);
+}
+
+/* Answers with complete SSE text (taken over, malloc'd) and a Content-Length: no chunked
+ * encoding, no content reader, one write for the whole answer. */
+static enum MHD_Result
+send_sse_text(struct MHD_Connection *c, char *events, size_t len, const char *session_id)
+{
+    struct MHD_Response *r =
+        events != NULL ? MHD_create_response_from_buffer(len, events, MHD_RESPMEM_MUST_FREE) : NULL;
+    if (r == NULL) {
+        free(events);
+        return MHD_NO;
+    }
+    return queue_sse(c, r, session_id);
+}
+
+/* A request answered as SSE: when the call answered while it was fed (inline calls), the
+ * whole stream goes out as one buffer; otherwise MHD drains it as events arrive. */
+static enum MHD_Result send_sse_answer(struct MHD_Connection *c, sluice_http_stream *st)
+{
+    size_t len = 0;
+    char *events = sluice_http_stream_take_finished(st, &len);
+    if (events == NULL)
+        return send_stream(c, st, NULL); /* the stream owns the reference now */
+    sluice_http_session *hs = st->hs;
+    sluice_http_stream_close(st);
+    sluice_http_table_touch(hs->table, hs);
+    sluice_http_session_release(hs);
+    return send_sse_text(c, events, len, NULL);
+}
+
 /* Waits for a JSON-mode response and sends it; closes st. */
 static enum MHD_Result
-send_json_answer(struct MHD_Connection *c, stream *st, const char *session_id)
+send_json_answer(struct MHD_Connection *c, sluice_http_stream *st, const char *session_id)
 {
-    http_session *hs = st->hs;
-    pthread_mutex_lock(&hs->lock);
-    while (st->response == NULL && !st->closed)
-        pthread_cond_wait(&hs->cond, &hs->lock);
-    char *text = st->response;
-    st->response = NULL;
-    pthread_mutex_unlock(&hs->lock);
-    stream_close(st);
+    char *text = sluice_http_stream_take_response(st, true);
+    sluice_http_stream_close(st);
     enum MHD_Result ret;
     if (text == NULL)
         ret = send_error(c, MHD_HTTP_NOT_FOUND, NULL, SLUICE_JSONRPC_SERVER_BUSY,
@@ -610,50 +237,6 @@ send_json_answer(struct MHD_Connection *c, stream *st, const char *session_id)
 /* ---- request handling ---------------------------------------------------------------------------
  */
 
-static http_session *session_create(sluice_http_server *http, const sluice_identity *who)
-{
-    http_session *hs = calloc(1, sizeof *hs);
-    if (hs == NULL)
-        return NULL;
-    unsigned char raw[SESSION_ID_BYTES];
-    randombytes_buf(raw, sizeof raw);
-    sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
-    hs->http = http;
-    hs->owner = strdup(who->user_id != NULL ? who->user_id : "");
-    pthread_mutex_init(&hs->lock, NULL);
-    pthread_cond_init(&hs->cond, NULL);
-    atomic_init(&hs->refs, 1); /* the creating request's */
-    sluice_mcp_sink sink = { session_sink, hs };
-    if (hs->owner == NULL ||
-        sluice_mcp_session_new(http->server, who, hs->id, sink, &hs->mcp) != SLUICE_OK) {
-        pthread_mutex_destroy(&hs->lock);
-        pthread_cond_destroy(&hs->cond);
-        free(hs->owner);
-        free(hs);
-        return NULL;
-    }
-    return hs;
-}
-
-/* Adds hs to the table (taking a reference for it); false when the cap is reached. */
-static bool session_insert(sluice_http_server *http, http_session *hs)
-{
-    time_t now = time(NULL);
-    pthread_mutex_lock(&http->table_lock);
-    http_session *expired = take_expired_locked(http, now);
-    bool ok = http->session_count < http->max_sessions && !atomic_load(&http->stopping);
-    if (ok) {
-        hs->last_used = now;
-        hs->next = http->sessions;
-        http->sessions = hs;
-        http->session_count++;
-        atomic_fetch_add(&hs->refs, 1);
-    }
-    pthread_mutex_unlock(&http->table_lock);
-    close_and_release_all(expired);
-    return ok;
-}
-
 static const sluice_identity *request_identity(sluice_http_server *http, request *rq)
 {
     return rq->has_identity ? &rq->identity : &http->anonymous;
@@ -661,10 +244,10 @@ static const sluice_identity *request_identity(sluice_http_server *http, request
 
 /* Resolves Mcp-Session-Id for a non-initialize request: 400 missing, 404 unknown or owned by
  * someone else (we do not reveal that it exists). */
-static http_session *require_session(struct MHD_Connection *c,
-                                     sluice_http_server *http,
-                                     request *rq,
-                                     enum MHD_Result *ret)
+static sluice_http_session *require_session(struct MHD_Connection *c,
+                                            sluice_http_server *http,
+                                            request *rq,
+                                            enum MHD_Result *ret)
 {
     const char *id = header(c, "Mcp-Session-Id");
     if (id == NULL) {
@@ -673,11 +256,11 @@ static http_session *require_session(struct MHD_Connection *c,
                           "session id it returned on every request");
         return NULL;
     }
-    http_session *hs = session_find(http, id);
+    sluice_http_session *hs = sluice_http_table_find(&http->table, id);
     const char *who = request_identity(http, rq)->user_id;
     if (hs != NULL && strcmp(hs->owner, who != NULL ? who : "") != 0) {
         sluice_log(SLUICE_LOG_WARN, "http: session used by another identity; refused");
-        session_release(hs);
+        sluice_http_session_release(hs);
         hs = NULL;
     }
     if (hs == NULL)
@@ -693,63 +276,43 @@ static enum MHD_Result handle_initialize(struct MHD_Connection *c,
                                          const json_t *id,
                                          bool sse)
 {
-    http_session *hs = session_create(http, request_identity(http, rq));
+    sluice_http_session *hs =
+        sluice_http_session_create(&http->table, http->server, request_identity(http, rq));
     if (hs == NULL)
         return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, id, SLUICE_JSONRPC_INTERNAL_ERROR,
-                          "out of memory");
+                          "cannot create a session (out of memory, or refused by the server)");
     /* initialize is answered inline, so the response is in the stream when feed returns. */
-    stream *st = stream_open(hs, id, true);
+    sluice_http_stream *st = sluice_http_stream_open(hs, id, true);
     if (st == NULL) {
-        session_release(hs);
+        sluice_http_session_release(hs);
         return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, id, SLUICE_JSONRPC_INTERNAL_ERROR,
                           "out of memory");
     }
     sluice_mcp_session_feed_value(hs->mcp, msg, request_identity(http, rq), NULL);
     bool ok = sluice_mcp_session_initialized(hs->mcp);
-    if (ok && !session_insert(http, hs)) {
-        stream_close(st);
-        session_release(hs);
+    if (ok && !sluice_http_table_insert(&http->table, hs)) {
+        sluice_http_stream_close(st);
+        sluice_http_session_release(hs);
         return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, id, SLUICE_JSONRPC_SERVER_BUSY,
                           "too many sessions; try again later");
     }
-    pthread_mutex_lock(&hs->lock);
-    char *text = st->response;
-    st->response = NULL;
-    pthread_mutex_unlock(&hs->lock);
-    stream_close(st);
+    char *text = sluice_http_stream_take_response(st, false);
+    sluice_http_stream_close(st);
+    const char *session_id = ok ? hs->id : NULL;
     enum MHD_Result ret;
     if (text == NULL) {
         ret = send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, id, SLUICE_JSONRPC_INTERNAL_ERROR,
                          "initialize produced no response");
     } else if (sse) {
-        static const char prefix[] = "event: message\ndata: ";
-        char *body = malloc(sizeof prefix + strlen(text) + 2);
-        if (body != NULL) {
-            memcpy(body, prefix, sizeof prefix - 1);
-            memcpy(body + sizeof prefix - 1, text, strlen(text));
-            memcpy(body + sizeof prefix - 1 + strlen(text), "\n\n", 3);
-        }
-        struct MHD_Response *r =
-            body != NULL
-                ? MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE)
-                : NULL;
-        if (r == NULL) {
-            free(body);
-            ret = MHD_NO;
-        } else {
-            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
-            MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
-            if (ok)
-                MHD_add_response_header(r, "Mcp-Session-Id", hs->id);
-            ret = MHD_queue_response(c, MHD_HTTP_OK, r);
-            MHD_destroy_response(r);
-        }
+        size_t len = 0;
+        char *event = sluice_sse_event(text, strlen(text), &len);
+        ret = send_sse_text(c, event, len, session_id);
     } else {
-        ret = send_body(c, MHD_HTTP_OK, "application/json", text, ok ? "Mcp-Session-Id" : NULL,
-                        hs->id);
+        ret = send_body(c, MHD_HTTP_OK, "application/json", text,
+                        session_id != NULL ? "Mcp-Session-Id" : NULL, session_id);
     }
     free(text);
-    session_release(hs); /* the table keeps it when initialize succeeded */
+    sluice_http_session_release(hs); /* the table keeps it when initialize succeeded */
     return ret;
 }
 
@@ -790,24 +353,24 @@ static enum MHD_Result handle_post(struct MHD_Connection *c, sluice_http_server 
                header(c, "Mcp-Session-Id") == NULL) {
         ret = handle_initialize(c, http, rq, msg, frame.id, sse);
     } else {
-        http_session *hs = require_session(c, http, rq, &ret);
+        sluice_http_session *hs = require_session(c, http, rq, &ret);
         if (hs != NULL && frame.kind != SLUICE_JSONRPC_REQUEST) {
             sluice_mcp_session_feed_value(hs->mcp, msg, request_identity(http, rq), NULL);
             ret = send_body(c, MHD_HTTP_ACCEPTED, NULL, NULL, NULL, NULL);
-            session_release(hs);
+            sluice_http_session_release(hs);
         } else if (hs != NULL) {
-            stream *s = stream_open(hs, frame.id, !sse);
+            sluice_http_stream *s = sluice_http_stream_open(hs, frame.id, !sse);
             if (s == NULL) {
-                session_release(hs);
+                sluice_http_session_release(hs);
                 ret = send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, frame.id,
                                  SLUICE_JSONRPC_INTERNAL_ERROR, "out of memory");
             } else {
                 sluice_mcp_session_feed_value(hs->mcp, msg, request_identity(http, rq), NULL);
                 if (sse) {
-                    ret = send_stream(c, s, NULL); /* the stream owns the reference now */
+                    ret = send_sse_answer(c, s); /* the stream owns the reference now */
                 } else {
                     ret = send_json_answer(c, s, NULL);
-                    session_release(hs);
+                    sluice_http_session_release(hs);
                 }
             }
         }
@@ -822,22 +385,15 @@ static enum MHD_Result handle_get(struct MHD_Connection *c, sluice_http_server *
         return send_error(c, MHD_HTTP_NOT_ACCEPTABLE, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "GET opens an SSE stream: send 'Accept: text/event-stream'");
     enum MHD_Result ret;
-    http_session *hs = require_session(c, http, rq, &ret);
+    sluice_http_session *hs = require_session(c, http, rq, &ret);
     if (hs == NULL)
         return ret;
-    stream *st = stream_open(hs, NULL, false);
-    bool taken = false;
-    if (st != NULL) {
-        pthread_mutex_lock(&hs->lock);
-        taken = hs->get_stream != NULL;
-        if (!taken)
-            hs->get_stream = st;
-        pthread_mutex_unlock(&hs->lock);
-    }
+    sluice_http_stream *st = sluice_http_stream_open(hs, NULL, false);
+    bool taken = st != NULL && !sluice_http_stream_set_get(hs, st);
     if (st == NULL || taken) {
         if (st != NULL)
-            stream_close(st);
-        session_release(hs);
+            sluice_http_stream_close(st);
+        sluice_http_session_release(hs);
         return send_error(c, MHD_HTTP_CONFLICT, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "this session already has a GET stream open");
     }
@@ -848,11 +404,11 @@ static enum MHD_Result
 handle_delete(struct MHD_Connection *c, sluice_http_server *http, request *rq)
 {
     enum MHD_Result ret;
-    http_session *hs = require_session(c, http, rq, &ret);
+    sluice_http_session *hs = require_session(c, http, rq, &ret);
     if (hs == NULL)
         return ret;
-    session_remove(http, hs);
-    session_release(hs);
+    sluice_http_table_remove(&http->table, hs);
+    sluice_http_session_release(hs);
     return send_body(c, MHD_HTTP_OK, NULL, NULL, NULL, NULL);
 }
 
@@ -878,12 +434,12 @@ static bool refuse_early(struct MHD_Connection *c,
                          const char *method,
                          enum MHD_Result *ret)
 {
-    if (!host_allowed(http, header(c, MHD_HTTP_HEADER_HOST))) {
+    if (!sluice_http_host_allowed(&http->guard, header(c, MHD_HTTP_HEADER_HOST))) {
         *ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "Host header not allowed (DNS rebinding protection)");
         return true;
     }
-    if (!origin_allowed(http, header(c, MHD_HTTP_HEADER_ORIGIN))) {
+    if (!sluice_http_origin_allowed(&http->guard, header(c, MHD_HTTP_HEADER_ORIGIN))) {
         *ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "Origin not allowed");
         return true;
@@ -909,12 +465,11 @@ static bool refuse_early(struct MHD_Connection *c,
         rq->has_identity = true;
     }
     const char *version = header(c, "MCP-Protocol-Version");
-    if (version != NULL && !protocol_supported(version)) {
+    if (version != NULL && sluice_mcp_protocol_find(version) == NULL) {
         char message[160];
         snprintf(message, sizeof message,
-                 "unsupported MCP-Protocol-Version '%.40s' (supported: 2025-11-25, 2025-06-18, "
-                 "2025-03-26)",
-                 version);
+                 "unsupported MCP-Protocol-Version '%.40s' (supported: %s)", version,
+                 sluice_mcp_protocol_list());
         *ret = send_error(c, MHD_HTTP_BAD_REQUEST, NULL, SLUICE_JSONRPC_INVALID_REQUEST, message);
         return true;
     }
@@ -963,11 +518,11 @@ static enum MHD_Result on_request(void *cls,
         *con_cls = rq;
         enum MHD_Result ret = MHD_YES;
         if (strcmp(url, http->path) != 0) {
-            if (!host_allowed(http, header(c, MHD_HTTP_HEADER_HOST)))
+            if (!sluice_http_host_allowed(&http->guard, header(c, MHD_HTTP_HEADER_HOST)))
                 ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                                  "Host header not allowed (DNS rebinding protection)");
             else if (strcmp(method, "POST") == 0 && http->post_handler != NULL) {
-                if (!origin_allowed(http, header(c, MHD_HTTP_HEADER_ORIGIN))) {
+                if (!sluice_http_origin_allowed(&http->guard, header(c, MHD_HTTP_HEADER_ORIGIN))) {
                     ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                                      "Origin not allowed");
                 } else if ((rq->side_path = sluice_arena_strdup(rq->arena, url)) != NULL) {
@@ -1050,16 +605,6 @@ static void on_completed(void *cls,
 /* ---- start / stop -------------------------------------------------------------------------------
  */
 
-static sluice_status fixed_error(sluice_error *err, sluice_status status, const char *message)
-{
-    if (err != NULL) {
-        sluice_error_clear(err);
-        err->status = status;
-        err->message = message;
-    }
-    return status;
-}
-
 sluice_status sluice_http_start(sluice_mcp_server *server,
                                 const sluice_http_options *options,
                                 sluice_authenticator *auth,
@@ -1069,21 +614,16 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
     static const sluice_http_options defaults = { 0 };
     const sluice_http_options *o = options != NULL ? options : &defaults;
     if (sodium_init() < 0)
-        return fixed_error(err, SLUICE_E_INTERNAL, "libsodium failed to initialize");
+        return sluice_error_fixed(err, SLUICE_E_INTERNAL, "libsodium failed to initialize");
     sluice_http_server *http = calloc(1, sizeof *http);
     if (http == NULL)
-        return fixed_error(err, SLUICE_E_NOMEM, "out of memory");
+        return sluice_error_fixed(err, SLUICE_E_NOMEM, "out of memory");
     http->server = server;
     http->auth = auth;
     snprintf(http->path, sizeof http->path, "%s", o->path != NULL ? o->path : "/mcp");
-    http->allowed_origins = o->allowed_origins;
-    http->allowed_origin_count = o->allowed_origin_count;
-    http->allowed_hosts = o->allowed_hosts;
-    http->allowed_host_count = o->allowed_host_count;
+    http->guard = (sluice_http_guard){ o->allowed_origins, o->allowed_origin_count,
+                                       o->allowed_hosts, o->allowed_host_count };
     http->max_body = o->max_body_bytes > 0 ? o->max_body_bytes : DEFAULT_BODY_BYTES;
-    http->max_sessions = o->max_sessions > 0 ? o->max_sessions : DEFAULT_MAX_SESSIONS;
-    http->idle_seconds =
-        o->session_idle_seconds > 0 ? o->session_idle_seconds : DEFAULT_IDLE_SECONDS;
     http->prefer_json = o->prefer_json;
     http->anonymous =
         o->anonymous != NULL ? *o->anonymous : (sluice_identity){ "anonymous", NULL, 0, "none" };
@@ -1091,7 +631,9 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
     http->get_ctx = o->get_ctx;
     http->post_handler = o->post_handler;
     http->post_ctx = o->post_ctx;
-    pthread_mutex_init(&http->table_lock, NULL);
+    sluice_http_table_init(
+        &http->table, o->max_sessions > 0 ? o->max_sessions : DEFAULT_MAX_SESSIONS,
+        o->session_idle_seconds > 0 ? o->session_idle_seconds : DEFAULT_IDLE_SECONDS);
 
     const char *bind = o->bind_address != NULL ? o->bind_address : "127.0.0.1";
     struct sockaddr_storage addr;
@@ -1108,19 +650,20 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
         v6->sin6_port = htons(o->port);
         flags |= MHD_USE_IPv6;
     } else {
-        pthread_mutex_destroy(&http->table_lock);
+        sluice_http_table_destroy(&http->table);
         free(http);
-        return fixed_error(err, SLUICE_E_INVALID,
-                           "bind address must be an IPv4 or IPv6 literal such as 127.0.0.1");
+        return sluice_error_fixed(err, SLUICE_E_INVALID,
+                                  "bind address must be an IPv4 or IPv6 literal such as 127.0.0.1");
     }
     http->daemon = MHD_start_daemon(
         flags, o->port, NULL, NULL, on_request, http, MHD_OPTION_SOCK_ADDR, &addr,
         MHD_OPTION_NOTIFY_COMPLETED, on_completed, http, MHD_OPTION_CONNECTION_TIMEOUT,
         CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, MHD_OPTION_END);
     if (http->daemon == NULL) {
-        pthread_mutex_destroy(&http->table_lock);
+        sluice_http_table_destroy(&http->table);
         free(http);
-        return fixed_error(err, SLUICE_E_IO, "cannot listen on the configured address and port");
+        return sluice_error_fixed(err, SLUICE_E_IO,
+                                  "cannot listen on the configured address and port");
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(http->daemon, MHD_DAEMON_INFO_BIND_PORT);
     http->port = info != NULL ? info->port : o->port;
@@ -1141,32 +684,18 @@ uint16_t sluice_http_port(const sluice_http_server *http)
 
 size_t sluice_http_session_count(sluice_http_server *http)
 {
-    pthread_mutex_lock(&http->table_lock);
-    size_t n = http->session_count;
-    pthread_mutex_unlock(&http->table_lock);
-    return n;
+    return sluice_http_table_count(&http->table);
 }
 
 void sluice_http_stop(sluice_http_server *http)
 {
     if (http == NULL)
         return;
-    atomic_store(&http->stopping, true);
-    pthread_mutex_lock(&http->table_lock);
-    http_session *all = http->sessions;
-    http->sessions = NULL;
-    http->session_count = 0;
-    pthread_mutex_unlock(&http->table_lock);
     /* Close first so blocked connection threads wake; MHD then joins them. */
-    for (http_session *hs = all; hs != NULL; hs = hs->next)
-        session_close(hs);
+    sluice_http_session *all = sluice_http_table_close_all(&http->table);
     MHD_stop_daemon(http->daemon);
-    while (all != NULL) {
-        http_session *next = all->next;
-        session_release(all);
-        all = next;
-    }
-    pthread_mutex_destroy(&http->table_lock);
+    sluice_http_session_release_all(all);
+    sluice_http_table_destroy(&http->table);
     free(http);
 }
 

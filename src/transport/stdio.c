@@ -7,8 +7,11 @@
  */
 #include "transport/stdio.h"
 
+#include "core/buf.h"
+#include "core/fdio.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "mcp/json_write.h"
 #include "mcp/jsonrpc.h"
 
 #include <errno.h>
@@ -19,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #define READ_CHUNK 65536u
@@ -30,58 +32,31 @@ typedef struct writer {
     bool broken; /* a write failed: the client is gone, drop the rest */
 } writer;
 
-static bool write_all(int fd, struct iovec *iov, int count)
-{
-    while (count > 0) {
-        ssize_t n = writev(fd, iov, count);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            return false;
-        }
-        while (count > 0 && (size_t)n >= iov->iov_len) {
-            n -= (ssize_t)iov->iov_len;
-            iov++;
-            count--;
-        }
-        if (count > 0) {
-            iov->iov_base = (char *)iov->iov_base + n;
-            iov->iov_len -= (size_t)n;
-        }
-    }
-    return true;
-}
-
+/* Serializes msg (stolen) and its newline into one buffer outside the lock, then writes it with
+ * one write(): a line is never split between writers, and a round trip costs one syscall. */
 static void writer_send(void *ctx, json_t *msg, const json_t *related)
 {
     (void)related; /* one stream: everything goes to stdout in order */
     writer *w = ctx;
-    size_t len = 0;
-    char *text = sluice_jsonrpc_dump(msg, &len);
+    sluice_buf line;
+    sluice_buf_init(&line, NULL, 0);
+    sluice_status st = msg != NULL ? sluice_json_write(&line, msg) : SLUICE_E_NOMEM;
+    sluice_buf_putc(&line, '\n');
     json_decref(msg);
-    if (text == NULL) {
-        sluice_log(SLUICE_LOG_ERROR, "stdio: out of memory serializing a message; dropped");
+    if (st != SLUICE_OK || sluice_buf_status(&line) != SLUICE_OK) {
+        sluice_log(SLUICE_LOG_ERROR, "stdio: cannot serialize a message (%s); dropped",
+                   sluice_status_name(st != SLUICE_OK ? st : sluice_buf_status(&line)));
+        sluice_buf_dispose(&line);
         return;
     }
-    struct iovec iov[2] = { { text, len }, { "\n", 1 } };
     pthread_mutex_lock(&w->lock);
-    if (!w->broken && !write_all(w->fd, iov, 2)) {
+    if (!w->broken && !sluice_write_all(w->fd, line.data, line.len)) {
         w->broken = true;
         sluice_log(SLUICE_LOG_WARN, "stdio: writing to the client failed (%s); output dropped",
                    strerror(errno));
     }
     pthread_mutex_unlock(&w->lock);
-    free(text);
-}
-
-static sluice_status fixed_error(sluice_error *err, sluice_status status, const char *message)
-{
-    if (err != NULL) {
-        sluice_error_clear(err);
-        err->status = status;
-        err->message = message;
-    }
-    return status;
+    sluice_buf_dispose(&line);
 }
 
 /* Reads frames from fd until EOF, feeding each complete line to session. */
@@ -151,14 +126,14 @@ read_loop(int fd, sluice_mcp_session *session, writer *out, size_t max, sluice_e
     line_reader r = { .max = max, .out = out };
     char *chunk = malloc(READ_CHUNK);
     if (chunk == NULL)
-        return fixed_error(err, SLUICE_E_NOMEM, "out of memory");
+        return sluice_error_fixed(err, SLUICE_E_NOMEM, "out of memory");
     sluice_status st = SLUICE_OK;
     for (;;) {
         ssize_t n = read(fd, chunk, READ_CHUNK);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0) {
-            st = fixed_error(err, SLUICE_E_IO, "reading the input failed");
+            st = sluice_error_fixed(err, SLUICE_E_IO, "reading the input failed");
             break;
         }
         if (n == 0) {
@@ -171,7 +146,7 @@ read_loop(int fd, sluice_mcp_session *session, writer *out, size_t max, sluice_e
             const char *nl = memchr(p, '\n', (size_t)(end - p));
             size_t take = (size_t)((nl != NULL ? nl : end) - p);
             if (!take_bytes(&r, p, take)) {
-                st = fixed_error(err, SLUICE_E_NOMEM, "out of memory");
+                st = sluice_error_fixed(err, SLUICE_E_NOMEM, "out of memory");
                 goto done;
             }
             p += take;
@@ -208,7 +183,7 @@ sluice_status sluice_stdio_serve_fds(sluice_mcp_server *server,
     sluice_mcp_session *session = NULL;
     if (sluice_mcp_session_new(server, identity, session_id, sink, &session) != SLUICE_OK) {
         pthread_mutex_destroy(&w.lock);
-        return fixed_error(err, SLUICE_E_NOMEM, "out of memory creating the session");
+        return sluice_error_fixed(err, SLUICE_E_NOMEM, "out of memory creating the session");
     }
     sluice_status st = read_loop(in_fd, session, &w, max, err);
     /* EOF: let in-flight calls answer (they cannot ask the client anything any more). */

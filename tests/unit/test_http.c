@@ -97,6 +97,34 @@ static sluice_status fake_auth(const sluice_authenticator *self,
     return SLUICE_OK;
 }
 
+/* Session hooks: what the MCP core reported about HTTP sessions. */
+static atomic_int hooks_attached, hooks_closed;
+static atomic_bool hooks_refuse;
+static char hooks_last_attached[129], hooks_last_closed[129];
+static pthread_mutex_t hooks_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static sluice_status
+hook_attach(void *ctx, const char *session_id, const sluice_identity *who, void **state)
+{
+    (void)ctx, (void)who, (void)state;
+    if (atomic_load(&hooks_refuse))
+        return SLUICE_E_DENIED;
+    pthread_mutex_lock(&hooks_lock);
+    snprintf(hooks_last_attached, sizeof hooks_last_attached, "%s", session_id);
+    pthread_mutex_unlock(&hooks_lock);
+    atomic_fetch_add(&hooks_attached, 1);
+    return SLUICE_OK;
+}
+
+static void hook_close(void *ctx, const char *session_id, void *state)
+{
+    (void)ctx, (void)state;
+    pthread_mutex_lock(&hooks_lock);
+    snprintf(hooks_last_closed, sizeof hooks_last_closed, "%s", session_id);
+    pthread_mutex_unlock(&hooks_lock);
+    atomic_fetch_add(&hooks_closed, 1);
+}
+
 typedef struct fixture {
     sluice_mcp_server *server;
     sluice_http_server *http;
@@ -119,9 +147,20 @@ static fixture *start(sluice_http_options *o, bool with_auth)
           .fn = echo_tool },
         { .name = "slow", .description = "d", .fn = slow_tool },
         { .name = "elicit", .description = "d", .fn = elicit_tool },
+        { .name = "quick",
+          .description = "d",
+          .input_schema = json_pack("{s:s, s:{s:{s:s}}}", "type", "object", "properties", "message",
+                                    "type", "string"),
+          .fn = echo_tool,
+          .inline_ok = true },
     };
-    for (size_t i = 0; i < 3; i++)
+    for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
         assert_int_equal(sluice_mcp_server_add_tool(f.server, &tools[i], NULL), SLUICE_OK);
+    sluice_mcp_session_hooks hooks = { hook_attach, hook_close, NULL };
+    assert_int_equal(sluice_mcp_server_add_session_hooks(f.server, &hooks, NULL, NULL), SLUICE_OK);
+    atomic_store(&hooks_attached, 0);
+    atomic_store(&hooks_closed, 0);
+    atomic_store(&hooks_refuse, false);
     f.auth.authenticate = fake_auth;
     o->max_body_bytes = o->max_body_bytes > 0 ? o->max_body_bytes : 4096;
     assert_int_equal(sluice_http_start(f.server, o, with_auth ? &f.auth : NULL, &f.http, NULL),
@@ -171,6 +210,8 @@ typedef struct reply {
     char session[129];
     char content_type[128];
     char www_authenticate[256];
+    char content_length[32];
+    char transfer_encoding[32];
     pthread_mutex_t *watch_lock; /* set when another thread reads body while it grows */
 } reply;
 
@@ -213,6 +254,10 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
         copy_header_value(r->content_type, sizeof r->content_type, line, len, 13);
     else if (len > 17 && strncasecmp(line, "www-authenticate:", 17) == 0)
         copy_header_value(r->www_authenticate, sizeof r->www_authenticate, line, len, 17);
+    else if (len > 15 && strncasecmp(line, "content-length:", 15) == 0)
+        copy_header_value(r->content_length, sizeof r->content_length, line, len, 15);
+    else if (len > 18 && strncasecmp(line, "transfer-encoding:", 18) == 0)
+        copy_header_value(r->transfer_encoding, sizeof r->transfer_encoding, line, len, 18);
     return len;
 }
 
@@ -267,6 +312,22 @@ static void open_session(const fixture *f, const char *auth_header, char *sid)
     reply n = { 0 };
     perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/initialized\"}", h2, &n);
     assert_int_equal(n.status, 202);
+}
+
+/* open_session, and the Mcp-Session-Id header line for it in sid_header (160 bytes). */
+static void open_session_header(const fixture *f, char *sid, char *sid_header)
+{
+    open_session(f, NULL, sid);
+    snprintf(sid_header, 160, "Mcp-Session-Id: %s", sid);
+}
+
+/* POSTs body on the session of sid_header accepting SSE; asserts a 200 SSE answer. */
+static void post_sse(const fixture *f, const char *sid_header, const char *body, reply *r)
+{
+    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    perform(f, "POST", body, sse, r);
+    assert_int_equal(r->status, 200);
+    assert_string_equal(r->content_type, "text/event-stream");
 }
 
 static long rpc_code(const reply *r)
@@ -356,8 +417,7 @@ static void test_http_protocol_version_header(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     const char *ping = "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}";
     const char *bad[] = { JSON_ONLY, CT_JSON, sid_header, "MCP-Protocol-Version: 1999-01-01",
                           NULL };
@@ -411,16 +471,12 @@ static void test_http_notifications_get_202_and_sse_answers(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
-    const char *sse[] = { BOTH, CT_JSON, sid_header, NULL };
+    open_session_header(f, sid, sid_header);
     reply r = { 0 };
-    perform(f, "POST",
-            "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"slow\",\"_meta\":{\"progressToken\":\"p\"}}}",
-            sse, &r);
-    assert_int_equal(r.status, 200);
-    assert_string_equal(r.content_type, "text/event-stream");
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":7,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"slow\",\"_meta\":{\"progressToken\":\"p\"}}}",
+             &r);
     /* progress first, then the response, each one SSE event */
     const char *progress = strstr(r.body, "notifications/progress");
     const char *answer = strstr(r.body, "\"id\":7,\"result\"");
@@ -438,8 +494,7 @@ static void test_http_delete_ends_session(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
     reply r = { 0 };
     perform(f, "DELETE", NULL, h, &r);
@@ -448,6 +503,103 @@ static void test_http_delete_ends_session(void **state)
     perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", h, &r2);
     assert_int_equal(r2.status, 404);
     assert_int_equal(sluice_http_session_count(f->http), 0);
+}
+
+/* A call answered while it is fed goes out as one SSE buffer with a Content-Length; one that
+ * answers later streams (chunked). Both carry the same events. */
+static void test_http_inline_answer_is_one_sse_buffer(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session_header(f, sid, sid_header);
+    reply r = { 0 };
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"quick\",\"arguments\":{\"message\":\"hi\\n\\u0001\"}}}",
+             &r);
+    assert_string_equal(r.transfer_encoding, "");
+    assert_int_equal(strtoul(r.content_length, NULL, 10), r.len);
+    const char *prefix = "event: message\ndata: ";
+    assert_memory_equal(r.body, prefix, strlen(prefix));
+    assert_string_equal(r.body + r.len - 2, "\n\n");
+    json_t *v = json_loadb(r.body + strlen(prefix), r.len - strlen(prefix) - 2, 0, NULL);
+    assert_int_equal(json_integer_value(json_object_get(v, "id")), 9);
+    const json_t *content = json_object_get(json_object_get(v, "result"), "content");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(content, 0), "text")),
+                        "hi\n\x01");
+    json_decref(v);
+    reply pooled = { 0 };
+    post_sse(f, sid_header,
+             "{\"jsonrpc\":\"2.0\",\"id\":10,\"method\":\"tools/call\",\"params\":{\"name\":"
+             "\"echo\",\"arguments\":{\"message\":\"hi\"}}}",
+             &pooled);
+    assert_non_null(strstr(pooled.body, "event: message\ndata: {\"jsonrpc\":\"2.0\",\"id\":10,"));
+}
+
+/* Answers ping on the session in sid_header with the HTTP status. */
+static long ping_status(const fixture *f, const char *sid_header)
+{
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"ping\"}", h, &r);
+    return r.status;
+}
+
+/* The table hashes ids into buckets: every one of many sessions is still found by its own id,
+ * and an id one character off, or of another length, by none. */
+static void test_http_many_sessions_each_found_by_its_id(void **state)
+{
+    fixture *f = *state;
+    enum { N = 40 };
+    static char sids[N][129];
+    char header[200];
+    for (int i = 0; i < N; i++)
+        open_session(f, NULL, sids[i]);
+    assert_int_equal(sluice_http_session_count(f->http), N);
+    for (int i = 0; i < N; i++) {
+        snprintf(header, sizeof header, "Mcp-Session-Id: %s", sids[i]);
+        assert_int_equal(ping_status(f, header), 200);
+        char wrong[129];
+        memcpy(wrong, sids[i], sizeof wrong);
+        wrong[63] = wrong[63] == 'a' ? 'b' : 'a';
+        snprintf(header, sizeof header, "Mcp-Session-Id: %s", wrong);
+        assert_int_equal(ping_status(f, header), 404);
+    }
+    snprintf(header, sizeof header, "Mcp-Session-Id: %.63s", sids[0]);
+    assert_int_equal(ping_status(f, header), 404);
+    snprintf(header, sizeof header, "Mcp-Session-Id: %s0", sids[0]);
+    assert_int_equal(ping_status(f, header), 404);
+}
+
+/* The MCP core's session hooks see HTTP sessions come and go, with their ids. */
+static void test_http_session_hooks_follow_sessions(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session(f, NULL, sid);
+    assert_int_equal(atomic_load(&hooks_attached), 1);
+    assert_string_equal(hooks_last_attached, sid);
+    assert_int_equal(atomic_load(&hooks_closed), 0);
+    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    reply r = { 0 };
+    perform(f, "DELETE", NULL, h, &r);
+    assert_int_equal(r.status, 200);
+    assert_int_equal(atomic_load(&hooks_closed), 1);
+    assert_string_equal(hooks_last_closed, sid);
+    /* A refusing attach hook refuses the session: no id, nothing in the table. */
+    atomic_store(&hooks_refuse, true);
+    const char *init[] = { JSON_ONLY, CT_JSON, NULL };
+    reply refused = { 0 };
+    perform(f, "POST", init_body, init, &refused);
+    assert_int_equal(refused.status, 500);
+    assert_string_equal(refused.session, "");
+    assert_non_null(strstr(refused.body, "refused by the server"));
+    assert_int_equal(sluice_http_session_count(f->http), 0);
+    atomic_store(&hooks_refuse, false);
+    char other[129];
+    open_session(f, NULL, other); /* closed by sluice_http_stop in teardown */
+    assert_int_equal(atomic_load(&hooks_attached), 2);
 }
 
 typedef struct worker_arg {
@@ -481,8 +633,7 @@ static void test_http_concurrent_requests(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     enum { N = 5 };
     worker_arg args[N];
     pthread_t threads[N];
@@ -528,8 +679,7 @@ static void test_http_server_request_on_post_stream(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     static stream_arg a;
     memset(&a, 0, sizeof a);
     a.f = f;
@@ -596,8 +746,7 @@ static void test_http_get_stream_carries_unrelated_messages(void **state)
 {
     fixture *f = *state;
     char sid[129], sid_header[160];
-    open_session(f, NULL, sid);
-    snprintf(sid_header, sizeof sid_header, "Mcp-Session-Id: %s", sid);
+    open_session_header(f, sid, sid_header);
     static stream_arg get, post;
     memset(&get, 0, sizeof get);
     memset(&post, 0, sizeof post);
@@ -693,6 +842,8 @@ static void test_http_idle_expiry_and_session_cap(void **state)
     reply r2 = { 0 };
     perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":2,\"method\":\"ping\"}", h2, &r2);
     assert_int_equal(r2.status, 404);
+    /* the one refused at the cap (attached, then closed at once) and both expired ones */
+    assert_int_equal(atomic_load(&hooks_closed), 3);
     reply r3 = { 0 };
     perform(f, "POST", init_body, h, &r3);
     assert_int_equal(r3.status, 200);
@@ -711,6 +862,12 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_notifications_get_202_and_sse_answers,
                                         setup_plain, teardown),
         cmocka_unit_test_setup_teardown(test_http_delete_ends_session, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_inline_answer_is_one_sse_buffer, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_session_hooks_follow_sessions, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_many_sessions_each_found_by_its_id, setup_plain,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_http_concurrent_requests, setup_plain, teardown),
         cmocka_unit_test_setup_teardown(test_http_server_request_on_post_stream, setup_plain,
                                         teardown),

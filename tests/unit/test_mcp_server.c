@@ -783,6 +783,11 @@ static void test_mcp_inline_ok_tool_goes_to_pool_while_busy(void **state)
          NULL);
     /* A call is in flight: the cheap one must not run on the reader, so it queues on a worker. */
     assert_false(ran_on_this_thread(f, 3, "where_inline"));
+    /* Cancel only once the slow handler runs: a call cancelled while still queued never starts
+     * its handler, and on a loaded machine the worker may not have reached it yet. */
+    json_t *started = capture_wait(&f->cap, is_log, "info", 3000, NULL);
+    assert_non_null(started);
+    json_decref(started);
     feed(f,
          "{\"jsonrpc\":\"2.0\",\"method\":\"notifications/cancelled\",\"params\":{"
          "\"requestId\":2}}",

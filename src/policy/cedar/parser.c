@@ -8,7 +8,9 @@
  * Does not own: evaluation (eval.c) or extension argument checking (errors at evaluation time,
  * as in Cedar; valid literal arguments are folded to values here so evaluation is cheap).
  */
+#include "core/hash.h"
 #include "core/limits.h"
+#include "core/utf8.h"
 #include "policy/cedar/ast.h"
 #include "policy/cedar/lexer.h"
 
@@ -100,41 +102,6 @@ static bool nomem(parser *p)
 
 /* ---- strings -------------------------------------------------------------------------- */
 
-static int hexdigit(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
-static size_t put_utf8(uint8_t *out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out[0] = (uint8_t)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (uint8_t)(0xC0 | (cp >> 6));
-        out[1] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (uint8_t)(0xE0 | (cp >> 12));
-        out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (uint8_t)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (uint8_t)(0xF0 | (cp >> 18));
-    out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* \u{1-6 hex digits}, a Unicode scalar value; i points after the 'u'. */
 static bool unescape_unicode(const char *s, size_t end, size_t *i, uint32_t *cp)
 {
@@ -142,8 +109,8 @@ static bool unescape_unicode(const char *s, size_t end, size_t *i, uint32_t *cp)
         return false;
     size_t k = *i + 1, n = 0;
     uint32_t v = 0;
-    while (k < end && hexdigit(s[k]) >= 0 && n < 7) {
-        v = v * 16 + (uint32_t)hexdigit(s[k++]);
+    while (k < end && sluice_hex_digit((unsigned char)s[k]) >= 0 && n < 7) {
+        v = v * 16 + (uint32_t)sluice_hex_digit((unsigned char)s[k++]);
         n++;
     }
     if (n == 0 || n > 6 || k >= end || s[k] != '}' || v > 0x10FFFF || (v >= 0xD800 && v <= 0xDFFF))
@@ -202,8 +169,11 @@ static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **st
             buf[o++] = '*';
             break;
         case 'x':
-            if (i + 1 < n && hexdigit(s[i]) >= 0 && hexdigit(s[i + 1]) >= 0 && hexdigit(s[i]) < 8) {
-                buf[o] = (char)(hexdigit(s[i]) * 16 + hexdigit(s[i + 1]));
+            if (i + 1 < n && sluice_hex_digit((unsigned char)s[i]) >= 0 &&
+                sluice_hex_digit((unsigned char)s[i + 1]) >= 0 &&
+                sluice_hex_digit((unsigned char)s[i]) < 8) {
+                buf[o] = (char)(sluice_hex_digit((unsigned char)s[i]) * 16 +
+                                sluice_hex_digit((unsigned char)s[i + 1]));
                 if (marks != NULL && buf[o] == '*')
                     marks[o] = 1;
                 o++;
@@ -216,7 +186,7 @@ static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **st
                 return fail(p, "invalid escape `\\u` (expected \\u{hex} naming a character)");
             if (marks != NULL && cp == '*')
                 marks[o] = 1;
-            o += put_utf8((uint8_t *)buf + o, cp); /* never longer than "\u{..}" */
+            o += sluice_utf8_encode(cp, buf + o); /* never longer than "\u{..}" */
             break;
         default:
             return fail(p, "invalid escape in string literal");

@@ -1,0 +1,182 @@
+/*
+ * json_write.c — compact JSON text of a jansson value (see json_write.h).
+ *
+ * Mirrors jansson 2.14's dump.c for JSON_COMPACT: objects in insertion order with "," and ":"
+ * and no spaces; strings escape '"', '\\' and every byte below 0x20 (\b \f \n \r \t by name,
+ * the rest as \u00XX in upper-case hex) and keep other UTF-8 as is; reals go through json_dumps
+ * itself (rare on the wire, and its "%.17g" clean-up is easy to get subtly wrong).
+ * tests/unit/test_json_write.c compares the two byte for byte.
+ */
+#include "mcp/json_write.h"
+
+#include "core/limits.h"
+#include "core/utf8.h"
+
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Appends s[0..len) as a JSON string literal; false when it is not valid UTF-8. */
+static bool write_string(sluice_buf *buf, const char *s, size_t len)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    sluice_buf_putc(buf, '"');
+    size_t run = 0, i = 0;
+    while (i < len) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x80) {
+            size_t n = sluice_utf8_decode(s + i, len - i, NULL);
+            if (n == 0)
+                return false;
+            i += n;
+            continue;
+        }
+        if (c >= 0x20 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        sluice_buf_append(buf, s + run, i - run);
+        char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+        size_t esc_len = 2;
+        switch (c) {
+        case '"':
+        case '\\':
+            esc[1] = (char)c;
+            break;
+        case '\b':
+            esc[1] = 'b';
+            break;
+        case '\f':
+            esc[1] = 'f';
+            break;
+        case '\n':
+            esc[1] = 'n';
+            break;
+        case '\r':
+            esc[1] = 'r';
+            break;
+        case '\t':
+            esc[1] = 't';
+            break;
+        default:
+            esc_len = sizeof esc;
+        }
+        sluice_buf_append(buf, esc, esc_len);
+        i++;
+        run = i;
+    }
+    sluice_buf_append(buf, s + run, len - run);
+    sluice_buf_putc(buf, '"');
+    return true;
+}
+
+static void write_integer(sluice_buf *buf, json_int_t v)
+{
+    char digits[24];
+    size_t at = sizeof digits;
+    /* Negate in unsigned arithmetic so the most negative value does not overflow. */
+    unsigned long long u = v < 0 ? 0ull - (unsigned long long)v : (unsigned long long)v;
+    do {
+        digits[--at] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        digits[--at] = '-';
+    sluice_buf_append(buf, digits + at, sizeof digits - at);
+}
+
+static bool write_real(sluice_buf *buf, const json_t *value)
+{
+    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
+    if (text == NULL)
+        return false;
+    sluice_buf_puts(buf, text);
+    free(text);
+    return true;
+}
+
+static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth);
+
+static bool write_object(sluice_buf *buf, const json_t *object, unsigned depth)
+{
+    json_t *o = (json_t *)object; /* jansson's iterator API is not const-correct */
+    sluice_buf_putc(buf, '{');
+    bool first = true;
+    for (void *it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
+        if (!first)
+            sluice_buf_putc(buf, ',');
+        first = false;
+        if (!write_string(buf, json_object_iter_key(it), json_object_iter_key_len(it)))
+            return false;
+        sluice_buf_putc(buf, ':');
+        if (!write_value(buf, json_object_iter_value(it), depth + 1))
+            return false;
+    }
+    sluice_buf_putc(buf, '}');
+    return true;
+}
+
+static bool write_array(sluice_buf *buf, const json_t *array, unsigned depth)
+{
+    sluice_buf_putc(buf, '[');
+    size_t n = json_array_size(array);
+    for (size_t i = 0; i < n; i++) {
+        if (i > 0)
+            sluice_buf_putc(buf, ',');
+        if (!write_value(buf, json_array_get(array, i), depth + 1))
+            return false;
+    }
+    sluice_buf_putc(buf, ']');
+    return true;
+}
+
+static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth)
+{
+    if (value == NULL || depth > SLUICE_LIMIT_JSON_WRITE_DEPTH)
+        return false;
+    switch (json_typeof(value)) {
+    case JSON_OBJECT:
+        return write_object(buf, value, depth);
+    case JSON_ARRAY:
+        return write_array(buf, value, depth);
+    case JSON_STRING:
+        return write_string(buf, json_string_value(value), json_string_length(value));
+    case JSON_INTEGER:
+        write_integer(buf, json_integer_value(value));
+        return true;
+    case JSON_REAL:
+        return write_real(buf, value);
+    case JSON_TRUE:
+        sluice_buf_append(buf, "true", 4);
+        return true;
+    case JSON_FALSE:
+        sluice_buf_append(buf, "false", 5);
+        return true;
+    case JSON_NULL:
+        sluice_buf_append(buf, "null", 4);
+        return true;
+    }
+    return false;
+}
+
+sluice_status sluice_json_write(sluice_buf *buf, const json_t *value)
+{
+    if (!write_value(buf, value, 0))
+        return SLUICE_E_INVALID;
+    return sluice_buf_status(buf);
+}
+
+char *sluice_json_write_text(const json_t *value, size_t *out_len)
+{
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    if (sluice_json_write(&buf, value) != SLUICE_OK) {
+        sluice_buf_dispose(&buf);
+        return NULL;
+    }
+    if (buf.data == NULL) /* cannot happen (every value writes something); keep the contract */
+        return NULL;
+    if (out_len != NULL)
+        *out_len = buf.len;
+    return buf.data;
+}

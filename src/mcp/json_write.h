@@ -1,0 +1,28 @@
+/*
+ * json_write.h — compact JSON text of a jansson value, without json_dumps' per-node costs.
+ *
+ * Owns: serializing a json_t into a sluice_buf byte-for-byte as json_dumps(value, JSON_COMPACT |
+ * JSON_ENCODE_ANY) would (insertion key order, the same escapes, jansson's real format), so the
+ * wire does not change. It exists because json_dumps formats every container's address with
+ * snprintf and hashes it for loop detection, which was a fifth of a stdio round trip; here a
+ * depth ceiling (SLUICE_LIMIT_JSON_WRITE_DEPTH) stops a cycle instead.
+ * Does not own: parsing (jansson, mcp/jsonrpc.c), pretty printing, sorted keys.
+ */
+#ifndef SLUICE_MCP_JSON_WRITE_H
+#define SLUICE_MCP_JSON_WRITE_H
+
+#include "core/buf.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Appends value's text to buf. SLUICE_E_INVALID when a string is not valid UTF-8, a real is not
+ * finite, or the nesting passes SLUICE_LIMIT_JSON_WRITE_DEPTH (a cycle); otherwise buf's own
+ * status (SLUICE_E_LIMIT, SLUICE_E_NOMEM). On failure buf holds a partial text: discard it. */
+sluice_status sluice_json_write(sluice_buf *buf, const json_t *value);
+
+/* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be
+ * NULL); NULL on any failure above. */
+char *sluice_json_write_text(const json_t *value, size_t *out_len);
+
+#endif

@@ -1,0 +1,191 @@
+/*
+ * test_json_write.c — the MCP wire writer against jansson's own json_dumps(JSON_COMPACT |
+ * JSON_ENCODE_ANY), byte for byte, over hand-picked and generated values; and its refusals
+ * (invalid UTF-8, a cycle, a size limit) where json_dumps would fail or loop.
+ */
+#include "core/utf8.h"
+#include "mcp/json_write.h"
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Asserts that our text of v equals json_dumps', and returns nothing. */
+static void same_as_jansson(const json_t *v)
+{
+    char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+    size_t len = 0;
+    char *got = sluice_json_write_text(v, &len);
+    assert_non_null(want);
+    assert_non_null(got);
+    assert_int_equal(len, strlen(want));
+    assert_memory_equal(got, want, len);
+    free(want);
+    free(got);
+}
+
+static void test_scalars_and_containers(void **state)
+{
+    (void)state;
+    const char *texts[] = {
+        "null",
+        "true",
+        "false",
+        "0",
+        "-1",
+        "9223372036854775807",
+        "-9223372036854775808",
+        "1.5",
+        "-0.0",
+        "1e300",
+        "2.5e-300",
+        "0.1",
+        "123456789012.0",
+        "\"\"",
+        "[]",
+        "{}",
+        "[1,[2,[3,{}]],{\"a\":[]}]",
+        "{\"jsonrpc\":\"2.0\",\"id\":7,\"result\":{\"content\":[{\"type\":\"text\","
+        "\"text\":\"hello\"}],\"isError\":false}}",
+        "{\"z\":1,\"a\":2,\"m\":{\"y\":null,\"b\":[true,false]}}", /* insertion order kept */
+        "\"quote \\\" backslash \\\\ slash / tab \\t nl \\n cr \\r bs \\b ff \\f\"",
+        "\"\\u0001\\u001f\\u007f \\u00e9 \\u2028 \\ud83d\\ude00 \\u4e2d\"",
+    };
+    for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+        json_error_t e;
+        json_t *v = json_loads(texts[i], JSON_DECODE_ANY, &e);
+        assert_non_null(v);
+        same_as_jansson(v);
+        json_decref(v);
+    }
+}
+
+static void test_strings_with_every_control_byte_and_nul(void **state)
+{
+    (void)state;
+    char bytes[64];
+    for (int c = 0; c < 32; c++) {
+        bytes[0] = 'x';
+        bytes[1] = (char)c;
+        bytes[2] = 'y';
+        json_t *s = json_stringn(bytes, 3); /* c == 0: an embedded NUL */
+        assert_non_null(s);
+        same_as_jansson(s);
+        json_t *o = json_object();
+        json_object_setn_new(o, bytes, 3, json_true()); /* the same as a key */
+        same_as_jansson(o);
+        json_decref(o);
+        json_decref(s);
+    }
+}
+
+/* Deterministic pseudo-random trees (xorshift), so a failure reproduces. */
+static unsigned long long rng = 88172645463325252ull;
+static unsigned next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (unsigned)rng;
+}
+
+static json_t *random_string(void)
+{
+    static const unsigned cps[] = { 'a',   '"',   '\\',   '/',     '\n',     0x1b, 0x7f, 0xe9,
+                                    0x7ff, 0x800, 0xfffd, 0x10000, 0x10ffff, ' ',  '0',  0 };
+    char text[128];
+    size_t len = 0, n = next_rand() % 12;
+    for (size_t i = 0; i < n; i++)
+        len += sluice_utf8_encode(cps[next_rand() % (sizeof cps / sizeof cps[0])], text + len);
+    return json_stringn(text, len);
+}
+
+static json_t *random_value(int depth)
+{
+    switch (next_rand() % (depth > 4 ? 5 : 7)) {
+    case 0:
+        return json_integer((json_int_t)next_rand() - (json_int_t)next_rand());
+    case 1:
+        return json_real((double)next_rand() / ((double)(next_rand() % 1000) + 1.0));
+    case 2:
+        return random_string();
+    case 3:
+        return next_rand() % 2 ? json_true() : json_null();
+    case 4:
+        return json_false();
+    case 5: {
+        json_t *a = json_array();
+        for (unsigned i = next_rand() % 5; i > 0; i--)
+            json_array_append_new(a, random_value(depth + 1));
+        return a;
+    }
+    default: {
+        json_t *o = json_object();
+        for (unsigned i = next_rand() % 5; i > 0; i--) {
+            json_t *key = random_string();
+            json_object_setn_new(o, json_string_value(key), json_string_length(key),
+                                 random_value(depth + 1));
+            json_decref(key);
+        }
+        return o;
+    }
+    }
+}
+
+static void test_generated_trees(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 2000; i++) {
+        json_t *v = random_value(0);
+        assert_non_null(v);
+        same_as_jansson(v);
+        json_decref(v);
+    }
+}
+
+static void test_invalid_utf8_is_refused(void **state)
+{
+    (void)state;
+    const char *bad[] = { "\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        json_t *s = json_stringn_nocheck(bad[i], strlen(bad[i]));
+        size_t len = 12345;
+        assert_null(sluice_json_write_text(s, &len));
+        assert_int_equal(len, 12345);                /* untouched on failure */
+        assert_null(json_dumps(s, JSON_ENCODE_ANY)); /* jansson refuses it too */
+        json_decref(s);
+    }
+}
+
+static void test_cycle_and_limit_are_refused(void **state)
+{
+    (void)state;
+    json_t *outer = json_array();
+    json_t *inner = json_array();
+    json_array_append(outer, inner);
+    json_array_append(inner, outer); /* outer -> inner -> outer -> ... */
+    assert_null(sluice_json_write_text(outer, NULL));
+    json_array_clear(inner); /* break the cycle so both can be freed */
+    json_decref(inner);
+    json_decref(outer);
+
+    json_t *v = json_pack("{s:s}", "text", "0123456789");
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 8);
+    assert_int_equal(sluice_json_write(&buf, v), SLUICE_E_LIMIT);
+    sluice_buf_dispose(&buf);
+    json_decref(v);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_scalars_and_containers),
+        cmocka_unit_test(test_strings_with_every_control_byte_and_nul),
+        cmocka_unit_test(test_generated_trees),
+        cmocka_unit_test(test_invalid_utf8_is_refused),
+        cmocka_unit_test(test_cycle_and_limit_are_refused),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
