@@ -950,6 +950,7 @@ static sluice_status run(sluice_arena *arena,
         .limits = sluice_exec_limits_from_config(j->route->rules),
         .identity = caller->identity,
         .scrub_errors = j->facts->blocked_used.count > 0,
+        .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
     };

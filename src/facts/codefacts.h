@@ -81,6 +81,10 @@ typedef struct sluice_codefacts {
     /* a blocked (or tainted) field is compared, grouped or tested in a predicate, even in an
      * allowed way (docs/security.md): risk is at least high */
     bool blocked_in_predicate;
+    /* The analyzer proved the program cannot build values larger than its inputs, so the
+     * engine's own memory and time limits govern it and the executor may run it without an
+     * outer process bound (SQL: lang/sql/amplify.c). False whenever unsure. */
+    bool engine_bounded;
 
     /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */

@@ -234,7 +234,9 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
     sluice_status st = sluice_sql_statement_extract(ctx, &ex);
     if (st == SLUICE_OK && ex != NULL)
         st = sluice_sql_parsetree_facts(ctx);
-    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
+    /* a query that cannot fold into anything large binds here; any other first in the child */
+    ctx->bind_bounded = ctx->parse_tree != NULL && sluice_sql_tree_bounded(ctx->parse_tree);
+    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0 && !ctx->bind_bounded)
         st = sluice_sql_bounds_probe(ctx, ex);
     if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
         st = sluice_sql_statement_bind(ctx, ex, &ps);
