@@ -2,8 +2,10 @@
  * pipeline.c — validate_code and execute_code (see codemode.h).
  *
  * The server never trusts the client to carry state: execute opens the token first (format,
- * MAC, expiry: garbage costs no analysis), re-analyzes the code it is given with the language's
- * front end, and checks every claim of the token against what it computes from the live request.
+ * MAC, expiry: garbage costs no analysis), judges the code it is given again — reusing the
+ * analysis validate kept (analysis_cache.h) only under the code's own canonical hash and the live
+ * context and variables — and checks every claim of the token against what it computes from the
+ * live request.
  * The pipeline names no language and no engine: front ends come from lang/registry.h, the
  * executor from exec/executor.h.
  */
