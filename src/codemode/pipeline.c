@@ -9,6 +9,7 @@
  * The pipeline names no language and no engine: front ends come from lang/registry.h, the
  * executor from exec/executor.h.
  */
+#include "codemode/analysis_cache.h"
 #include "codemode/approval_gate.h"
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
@@ -18,7 +19,6 @@
 #include "codemode/secret.h"
 #include "codemode/token.h"
 #include "core/buf.h"
-#include "codemode/analysis_cache.h"
 #include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"

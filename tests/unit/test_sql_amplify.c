@@ -109,12 +109,12 @@ static void test_sql_long_constant_takes_the_bounded_path(void **state)
     assert_non_null(sql);
     int n = snprintf(sql, 64, "SELECT upper('");
     memset(sql + n, 'x', SLUICE_SQL_FAST_CONSTANT_BYTES + 1);
-    strcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES + 1, "') AS u");
+    memcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES + 1, "') AS u", 8);
     const sluice_codefacts *f = fixture_analyze(sql);
     assert_int_equal(f->violation_count, 0);
     assert_false(f->engine_bounded);
     /* just under the limit: fast */
-    strcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES, "') AS u");
+    memcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES, "') AS u", 8);
     f = fixture_analyze(sql);
     assert_int_equal(f->violation_count, 0);
     assert_true(f->engine_bounded);
