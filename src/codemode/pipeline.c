@@ -2,11 +2,14 @@
  * pipeline.c — validate_code and execute_code (see codemode.h).
  *
  * The server never trusts the client to carry state: execute opens the token first (format,
- * MAC, expiry: garbage costs no analysis), re-analyzes the code it is given with the language's
- * front end, and checks every claim of the token against what it computes from the live request.
+ * MAC, expiry: garbage costs no analysis), judges the code it is given again — reusing the
+ * analysis validate kept (analysis_cache.h) only under the code's own canonical hash and the live
+ * context and variables — and checks every claim of the token against what it computes from the
+ * live request.
  * The pipeline names no language and no engine: front ends come from lang/registry.h, the
  * executor from exec/executor.h.
  */
+#include "codemode/analysis_cache.h"
 #include "codemode/approval_gate.h"
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
@@ -58,6 +61,7 @@ struct sluice_codemode {
     sluice_policy *policy;    /* routes, derived rules and the policy backend */
     /* NULL: the system clock (tests set a manual one) */
     const sluice_clock *clock;
+    sluice_analysis_cache *analyses; /* validated analyses, for execute */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -328,6 +332,8 @@ static sluice_status open_around(const sluice_config *config,
         st = open_stores(cm, err_arena, err);
     if (st == SLUICE_OK)
         st = open_languages(cm, err_arena, err);
+    if (st == SLUICE_OK && (cm->analyses = sluice_analysis_cache_new(0)) == NULL)
+        st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
         sluice_codemode_close(cm);
         return st;
@@ -385,6 +391,7 @@ void sluice_codemode_close(sluice_codemode *cm)
     for (size_t i = 0; i < cm->backend_count; i++)
         sluice_executor_close(cm->backends[i].executor);
     sluice_policy_close(cm->policy);
+    sluice_analysis_cache_free(cm->analyses);
     sluice_arena_free(cm->arena);
     free(cm);
 }
@@ -637,14 +644,74 @@ static sluice_status apply_policy(sluice_codemode *cm,
     return st == SLUICE_OK ? SLUICE_OK : sluice_error_set(err, arena, st, "out of memory");
 }
 
+/* The cache key of code for caller now: its canonical hash (the front end's parse-only hash),
+ * the live context hash and the request's variables. Non-OK: no key (the code does not parse,
+ * or out of memory); the caller analyses instead. */
+static sluice_status analysis_key(sluice_codemode *cm,
+                                  sluice_arena *arena,
+                                  const sluice_codemode_caller *caller,
+                                  const judgement *j,
+                                  const char *code,
+                                  size_t code_len,
+                                  sluice_analysis_key *key)
+{
+    char hex[65];
+    sluice_error scratch = { 0 };
+    sluice_frontend_context fctx = j->be->fctx;
+    fctx.code_mode = j->route->rules;
+    sluice_status st = j->fe->canonical_hash(arena, code, code_len, &fctx, hex, &scratch);
+    if (st == SLUICE_OK)
+        st = sluice_hash_unhex(hex, strlen(hex), key->code_hash, sizeof key->code_hash);
+    if (st == SLUICE_OK)
+        st = context_hash(cm, arena, j->fe->language, j->be, caller->identity, key->context_hash);
+    variables_hash(j->vars, key->variables_hash);
+    return st;
+}
+
+/* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
+ * hash is the token's and the context and variables are the same now; else a full analysis.
+ * The hint only saves a lookup that could not match: every part of the key is computed here. */
+static sluice_status recall_or_analyze(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       judgement *j,
+                                       const char *code,
+                                       size_t code_len,
+                                       const sluice_token_claims *hint,
+                                       sluice_error *err)
+{
+    sluice_analysis_key key;
+    if (hint != NULL && code_len <= SLUICE_LIMIT_CODE_BYTES &&
+        analysis_key(cm, arena, caller, j, code, code_len, &key) == SLUICE_OK &&
+        memcmp(key.code_hash, hint->code_hash, sizeof key.code_hash) == 0 &&
+        sluice_analysis_cache_get(cm->analyses, &key, sluice_clock_now_s(cm->clock), arena,
+                                  &j->facts) == SLUICE_OK)
+        return SLUICE_OK;
+    return analyze(j->be, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
+}
+
+/* Keeps the facts of code just validated for its token's lifetime, under the claims' hashes
+ * (the same ones analysis_key computes at execute). A failure only costs execute an analysis. */
+static void remember(sluice_codemode *cm, const sluice_token_claims *claims, const judgement *j)
+{
+    sluice_analysis_key key;
+    memcpy(key.code_hash, claims->code_hash, sizeof key.code_hash);
+    memcpy(key.context_hash, claims->context_hash, sizeof key.context_hash);
+    memcpy(key.variables_hash, claims->variables_hash, sizeof key.variables_hash);
+    sluice_analysis_cache_put(cm->analyses, &key, j->facts, claims->expires_at,
+                              sluice_clock_now_s(cm->clock));
+}
+
 /* Judges code for caller: fills *j (dispose it) and returns SLUICE_OK, also when the code is
- * refused. Non-OK only when sluice itself failed (j->facts may then be NULL). */
+ * refused. Non-OK only when sluice itself failed (j->facts may then be NULL). hint: the opened
+ * token, on execute (NULL on validate). */
 static sluice_status judge(sluice_codemode *cm,
                            sluice_arena *arena,
                            const sluice_codemode_caller *caller,
                            const char *code,
                            size_t code_len,
                            const json_t *variables,
+                           const sluice_token_claims *hint,
                            judgement *j,
                            sluice_error *err)
 {
@@ -670,7 +737,7 @@ static sluice_status judge(sluice_codemode *cm,
                                                 sluice_codemode_languages_text(cm, arena));
         st = refusal_facts(arena, caller->language, "unknown_language", known, msg, &j->facts, err);
     } else {
-        st = analyze(j->be, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
+        st = recall_or_analyze(cm, arena, caller, j, code, code_len, hint, err);
     }
     if (st == SLUICE_OK && j->fe != NULL)
         st = apply_policy(cm, arena, caller, j, err);
@@ -794,7 +861,7 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
                                        sluice_error *err)
 {
     judgement j;
-    sluice_status st = judge(cm, arena, caller, code, code_len, variables, &j, err);
+    sluice_status st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
     if (st != SLUICE_OK) {
         judgement_dispose(&j);
         return st;
@@ -808,6 +875,7 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
             judgement_dispose(&j);
             return st;
         }
+        remember(cm, &claims, &j);
     }
     const sluice_codefacts *f = j.facts;
     json_t *result = validation_json(cm, &j, explain(arena, &j), token, claims.expires_at);
@@ -959,6 +1027,7 @@ static sluice_status run(sluice_arena *arena,
         .limits = sluice_exec_limits_from_config(j->route->rules),
         .identity = caller->identity,
         .scrub_errors = j->facts->blocked_used.count > 0,
+        .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
     };
@@ -988,7 +1057,7 @@ static sluice_status admit(sluice_codemode *cm,
     sluice_key_store_release(cm->keys, ring);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
-    st = judge(cm, arena, caller, code, code_len, variables, j, err);
+    st = judge(cm, arena, caller, code, code_len, variables, claims, j, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "internal", st, err);
     sluice_token_claims expected;

@@ -51,6 +51,9 @@
 #define SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES (512ull * 1024u * 1024u)
 /* Bytes an execute child may send back beyond max_result_bytes (metadata, escaping). */
 #define SLUICE_LIMIT_EXEC_REPORT_SLACK_BYTES (4u * 1024u * 1024u)
+/* Validated analyses kept for execute (codemode/analysis_cache.c): each entry is one arena of
+ * a few KiB, so the cache stays under ~2 MiB; the least recently used entry is evicted. */
+#define SLUICE_LIMIT_ANALYSIS_CACHE_ENTRIES 128u
 
 /* GraphQL (src/lang/graphql/). An operation: the byte and token ceilings follow Apollo Router's
  * parser defaults (parser_max_tokens 15000, http_max_request_bytes 2 MB, of which an operation

@@ -1140,8 +1140,11 @@ static sluice_status duck_execute(sluice_executor *ex,
     c.code = sluice_arena_strndup(arena, req->code, req->code_len);
     if (c.code == NULL)
         return SLUICE_E_NOMEM;
-    bool in_parent = false;
-    sluice_status st = run_bounded(&c, out, &in_parent);
+    /* A statement the analysis proved non-amplifying (lang/sql/amplify.c) is governed by
+     * memory_limit and the interrupt watchdog alone, as ordinary operators are; any other goes
+     * through the capped child. */
+    bool in_parent = req->engine_bounded;
+    sluice_status st = in_parent ? SLUICE_OK : run_bounded(&c, out, &in_parent);
     if (st == SLUICE_OK && in_parent) {
         memset(out, 0, sizeof(*out));
         st = run_in_process(&c, out);

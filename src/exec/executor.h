@@ -68,6 +68,9 @@ typedef struct sluice_exec_request {
     /* Set when blocked columns are involved: engine errors are then replaced by their class and
      * position ("Conversion Error at line 1, column 8"), never echoing values (research D8). */
     bool scrub_errors;
+    /* The analysis proved the program uses only operations the engine's own limits govern
+     * (CodeFacts engine_bounded): the backend may skip its outer process bound. */
+    bool engine_bounded;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
 } sluice_exec_request;

@@ -81,6 +81,10 @@ typedef struct sluice_codefacts {
     /* a blocked (or tainted) field is compared, grouped or tested in a predicate, even in an
      * allowed way (docs/security.md): risk is at least high */
     bool blocked_in_predicate;
+    /* The analyzer proved the program cannot build values larger than its inputs, so the
+     * engine's own memory and time limits govern it and the executor may run it without an
+     * outer process bound (SQL: lang/sql/amplify.c). False whenever unsure. */
+    bool engine_bounded;
 
     /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */
@@ -110,6 +114,9 @@ typedef struct sluice_codefacts {
 typedef struct sluice_codefacts_ext_ops {
     bool (*cedar_context)(const sluice_codefacts *facts, json_t *script);
     bool (*to_json)(const sluice_codefacts *facts, json_t *record);
+    /* A deep copy of facts->ext in arena (sluice_codefacts_copy); NULL on NOMEM. A language
+     * without one has facts that cannot be copied (or cached). */
+    void *(*copy)(const sluice_codefacts *facts, sluice_arena *arena);
 } sluice_codefacts_ext_ops;
 
 /* A fresh, empty record for language in arena (action Read, estimated rows -1, no extension).
@@ -158,6 +165,16 @@ sluice_status sluice_codefacts_warn(sluice_codefacts *facts, const char *fmt, ..
  * "table.column" and bare "column" form, so `outputFields.containsAny(blocked)` matches either
  * way blocked fields are written. New reference (caller decrefs); NULL on NOMEM. */
 json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts);
+
+/* A deep copy of facts — every string, list, output, violation and the extension — in arena
+ * (codefacts_copy.c), so it outlives the arena facts live in. NULL on NOMEM, or when the
+ * extension has no copy hook. */
+sluice_codefacts *sluice_codefacts_copy(const sluice_codefacts *facts, sluice_arena *arena);
+
+/* Copies list's strings into arena as *out; SLUICE_E_NOMEM on failure (for extension copiers). */
+sluice_status sluice_codefacts_list_copy(sluice_arena *arena,
+                                         const sluice_codefacts_list *list,
+                                         sluice_codefacts_list *out);
 
 /* A list as a JSON array of strings. New reference; NULL on NOMEM. */
 json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list);

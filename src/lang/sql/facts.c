@@ -47,9 +47,24 @@ static bool sql_to_json(const sluice_codefacts *facts, json_t *o)
            put(o, "limit", x->limit_value >= 0 ? json_integer(x->limit_value) : json_null());
 }
 
+static void *sql_copy(const sluice_codefacts *facts, sluice_arena *arena)
+{
+    const sluice_sql_facts *x = sluice_sql_ext(facts);
+    sluice_sql_facts *c = sluice_arena_alloc(arena, sizeof *c);
+    if (c == NULL)
+        return NULL;
+    *c = *x; /* counts and flags; the lists are replaced */
+    if (sluice_codefacts_list_copy(arena, &x->cte_names, &c->cte_names) != SLUICE_OK ||
+        sluice_codefacts_list_copy(arena, &x->join_keys, &c->join_keys) != SLUICE_OK ||
+        sluice_codefacts_list_copy(arena, &x->filter_columns, &c->filter_columns) != SLUICE_OK)
+        return NULL;
+    return c;
+}
+
 static const sluice_codefacts_ext_ops sql_ext_ops = {
     .cedar_context = sql_cedar_context,
     .to_json = sql_to_json,
+    .copy = sql_copy,
 };
 
 sluice_codefacts *sluice_sql_facts_new(sluice_arena *arena)

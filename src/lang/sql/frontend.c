@@ -234,7 +234,9 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
     sluice_status st = sluice_sql_statement_extract(ctx, &ex);
     if (st == SLUICE_OK && ex != NULL)
         st = sluice_sql_parsetree_facts(ctx);
-    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
+    /* a query that cannot fold into anything large binds here; any other first in the child */
+    ctx->bind_bounded = ctx->parse_tree != NULL && sluice_sql_tree_bounded(ctx->parse_tree);
+    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0 && !ctx->bind_bounded)
         st = sluice_sql_bounds_probe(ctx, ex);
     if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
         st = sluice_sql_statement_bind(ctx, ex, &ps);
@@ -280,15 +282,28 @@ static sluice_status finish(sluice_sql_ctx *ctx, sluice_codefacts **out, sluice_
     return SLUICE_OK;
 }
 
-sluice_status sluice_sql_analyze(sluice_arena *arena,
-                                 const char *code,
-                                 size_t code_len,
-                                 const char *variables_json,
-                                 const sluice_frontend_context *fc,
-                                 sluice_codefacts **out,
-                                 sluice_error *err)
+/* What canonical_hash needs and no more: the statement split and its parse tree (DuckDB's
+ * parser only; nothing binds), then the same canonical form as the full analysis. */
+static sluice_status parse_stages(sluice_sql_ctx *ctx)
 {
-    (void)variables_json; /* bound by the executor as parameters; never part of the text */
+    duckdb_extracted_statements ex = NULL;
+    sluice_status st = sluice_sql_statement_extract(ctx, &ex);
+    if (st == SLUICE_OK && ex != NULL)
+        st = sluice_sql_parsetree_facts(ctx);
+    if (ex != NULL)
+        duckdb_destroy_extracted(&ex);
+    return st == SLUICE_OK ? sluice_sql_canonicalize(ctx) : st;
+}
+
+/* The full analysis, or (parse_only) the stages the canonical hash needs. */
+static sluice_status analyze_mode(sluice_arena *arena,
+                                  const char *code,
+                                  size_t code_len,
+                                  const sluice_frontend_context *fc,
+                                  bool parse_only,
+                                  sluice_codefacts **out,
+                                  sluice_error *err)
+{
     if (code_len > SLUICE_LIMIT_CODE_BYTES)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                 "the SQL is too long (%zu bytes; limit is %u)", code_len,
@@ -314,10 +329,22 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
     }
     st = open_connection(&ctx, fc, err);
     if (st == SLUICE_OK)
-        st = run_stages(&ctx, fc);
+        st = parse_only ? parse_stages(&ctx) : run_stages(&ctx, fc);
     if (st != SLUICE_OK)
         return st;
     return finish(&ctx, out, err);
+}
+
+sluice_status sluice_sql_analyze(sluice_arena *arena,
+                                 const char *code,
+                                 size_t code_len,
+                                 const char *variables_json,
+                                 const sluice_frontend_context *fc,
+                                 sluice_codefacts **out,
+                                 sluice_error *err)
+{
+    (void)variables_json; /* bound by the executor as parameters; never part of the text */
+    return analyze_mode(arena, code, code_len, fc, false, out, err);
 }
 
 static sluice_status canonical_hash(sluice_arena *arena,
@@ -328,7 +355,7 @@ static sluice_status canonical_hash(sluice_arena *arena,
                                     sluice_error *err)
 {
     sluice_codefacts *facts = NULL;
-    sluice_status st = sluice_sql_analyze(arena, code, code_len, NULL, fc, &facts, err);
+    sluice_status st = analyze_mode(arena, code, code_len, fc, true, &facts, err);
     if (st != SLUICE_OK)
         return st;
     return sluice_frontend_hash_of(arena, facts, out_hex, err);

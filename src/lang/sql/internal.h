@@ -21,6 +21,8 @@
 #define SLUICE_SQL_MAX_PLAN_DEPTH       200u  /* operator and expression nesting in a plan */
 #define SLUICE_SQL_MAX_BASE_COLUMNS     4096u /* distinct base columns one statement reads */
 #define SLUICE_SQL_MAX_RECURSION_ROUNDS 64u   /* recursive CTE lineage fixpoint rounds */
+/* Longest string constant a statement may hold and still bind without the bounded child. */
+#define SLUICE_SQL_FAST_CONSTANT_BYTES 4096u
 
 /* A blocked field: column in table, or in any table when table is NULL. */
 typedef struct sluice_sql_blocked {
@@ -41,6 +43,7 @@ typedef struct sluice_sql_ctx {
     size_t result_columns;      /* prepared statement column count */
     bool is_query;              /* a SELECT the lineage walk covers */
     json_t *parse_tree;         /* json_serialize_sql output (SELECT only), owned by the arena */
+    bool bind_bounded;          /* the parse tree cannot fold into anything large (amplify.c) */
     const char *parse_tree_raw; /* the same as DuckDB's text */
 } sluice_sql_ctx;
 
@@ -172,9 +175,32 @@ typedef enum sluice_sql_fn_kind {
 /* NULL when name may be called; else why not, for the message ("it reads files", ...). */
 const char *sluice_sql_function_refusal(sluice_sql_fn_kind kind, const char *name);
 
+/* May the function's result outgrow its input? (the tag on its allowlist entry) */
+typedef enum sluice_sql_fn_growth {
+    SLUICE_SQL_AMPLIFIES = 0, /* it may, or nobody reviewed it for that: the safe default */
+    SLUICE_SQL_BOUNDED = 1,   /* never larger than its largest input plus a fixed amount */
+} sluice_sql_fn_growth;
+
+/* The tag of an allowed scalar, aggregate or window function; SLUICE_SQL_AMPLIFIES for any name
+ * not on the allowlist (denied, unknown, a macro, NULL). */
+sluice_sql_fn_growth sluice_sql_function_growth(const char *name);
+
 /* The explicit denylist alone (names as written, macros included): NULL or the reason. Used on
  * the parse tree, where macro names the plan later expands are not on the allowlist. */
 const char *sluice_sql_function_denied(const char *name);
+
+/* --- amplify.c --------------------------------------------------------------------------- */
+/* True when the parse tree of a query can be bound in the server, without the bounded child:
+ * every node is of a known harmless kind, every function is tagged SLUICE_SQL_BOUNDED, no
+ * table function, lambda or cast to a nested type, and every string constant is at most
+ * SLUICE_SQL_FAST_CONSTANT_BYTES. Anything else (or NULL) is false. Allocates nothing. */
+bool sluice_sql_tree_bounded(const json_t *tree);
+
+/* True when the bound plan (one element of json_serialize_plan's "plans") can run inside the
+ * server under DuckDB's memory_limit and interrupt alone: only the ordinary relational operators,
+ * base-table scans, BOUNDED functions and aggregates, ranking and offset windows, casts to
+ * non-nested types; no recursive CTE, unnest or windowed aggregate. Anything else is false. */
+bool sluice_sql_plan_bounded(const json_t *plan);
 
 /* --- rules.c ------------------------------------------------------------------------------ */
 /* Applies the sql_* configuration rules to the facts gathered so far. */

@@ -1552,5 +1552,7 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
         return SLUICE_OK;
     }
     report_outputs(&w, &root, prepared);
+    ctx->facts->engine_bounded =
+        ctx->bind_bounded && sluice_sql_plan_bounded(json_array_get(plans, 0));
     return SLUICE_OK;
 }

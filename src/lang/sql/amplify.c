@@ -1,0 +1,223 @@
+/*
+ * amplify.c — which statements are provably too small to need the bounded child.
+ *
+ * Owns: the two judgements that let a statement skip a fork. sluice_sql_tree_bounded reads the
+ * parse tree before anything binds: DuckDB folds constant expressions while binding, and only
+ * a function that can make its result larger than its input (repeat, lpad, range, list_*, ...)
+ * turns a short text into a large fold; with every function tagged SLUICE_SQL_BOUNDED
+ * (functions.c) and short constants, the fold is no larger than the text, so bounds.c binds in
+ * the server. sluice_sql_plan_bounded reads the bound plan (views and macros expanded): with
+ * only ordinary operators, scans and BOUNDED functions, every value a row carries is no larger
+ * than a value in a table or the text, and the engine's own memory_limit (hash tables, sorts,
+ * materialized CTEs are in its buffer manager) and interrupt (checked between vectors) govern
+ * the run, so the executor may run it in-process. DuckDB's known blind spots — lists and
+ * strings built inside one vector (range, repeat, string_agg, list), recursion, windowed
+ * aggregates' segment trees — are each excluded here.
+ * Does not own: the tags (functions.c), the child (bounds.c, exec/bounded.c), or the refusals:
+ * a statement judged false here is only slower, never refused.
+ *
+ * Both judgements are allowlists over node kinds: a kind this file does not name is false, so a
+ * new DuckDB node can only cost a fork.
+ */
+#include "lang/sql/internal.h"
+
+#include <string.h>
+
+/* Deeper than any plan the analyzer accepts (plan_walk.c refuses past its own depth). */
+#define AMPLIFY_MAX_DEPTH (SLUICE_SQL_MAX_PLAN_DEPTH * 4u)
+
+static const char *s_of(const json_t *o, const char *key)
+{
+    const char *s = json_string_value(json_object_get(o, key));
+    return s != NULL ? s : "";
+}
+
+static bool in(const char *s, const char *const *list)
+{
+    for (size_t i = 0; list[i] != NULL; i++)
+        if (strcmp(s, list[i]) == 0)
+            return true;
+    return false;
+}
+
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), m = strlen(suffix);
+    return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* A type object ({"id": ...}) that holds other values: LIST, ARRAY, MAP, STRUCT, UNION. */
+static bool nested_type(const json_t *type)
+{
+    static const char *const nested[] = { "LIST", "ARRAY", "MAP", "STRUCT", "UNION", NULL };
+    return type == NULL || in(s_of(type, "id"), nested);
+}
+
+typedef bool (*judge_fn)(const json_t *node);
+
+/* Every object in v passes judge; arrays and objects are walked to the bottom. */
+static bool all_nodes(const json_t *v, judge_fn judge, size_t depth)
+{
+    if (depth > AMPLIFY_MAX_DEPTH)
+        return false;
+    if (json_is_array(v)) {
+        size_t i;
+        const json_t *e;
+        json_array_foreach(v, i, e)
+        {
+            if (!all_nodes(e, judge, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    if (!json_is_object(v))
+        return true;
+    if (!judge(v))
+        return false;
+    const char *key;
+    const json_t *child;
+    json_object_foreach((json_t *)v, key, child)
+    {
+        (void)key;
+        if (!all_nodes(child, judge, depth + 1))
+            return false;
+    }
+    return true;
+}
+
+/* ---- the parse tree (before binding) ------------------------------------------------------ */
+
+static const char *const tree_operators[] = {
+    "OPERATOR_NOT",   "OPERATOR_IS_NULL",  "OPERATOR_IS_NOT_NULL", "COMPARE_IN",
+    "COMPARE_NOT_IN", "OPERATOR_COALESCE", "OPERATOR_NULLIF",      NULL,
+};
+
+static const char *const tree_classes[] = {
+    "COLUMN_REF", "COMPARISON", "CONJUNCTION", "CASE",    "SUBQUERY",
+    "STAR",       "BETWEEN",    "PARAMETER",   "COLLATE", NULL,
+};
+
+/* Query nodes, table references, modifiers and ORDER BY terms: the shapes of a SELECT. */
+static const char *const tree_shapes[] = {
+    "SELECT_NODE",
+    "SET_OPERATION_NODE",
+    "CTE_NODE",
+    "RECURSIVE_CTE_NODE",
+    "BASE_TABLE",
+    "JOIN",
+    "SUBQUERY",
+    "EXPRESSION_LIST",
+    "EMPTY",
+    "ORDER_MODIFIER",
+    "LIMIT_MODIFIER",
+    "LIMIT_PERCENT_MODIFIER",
+    "DISTINCT_MODIFIER",
+    "ORDER_DEFAULT",
+    "ASCENDING",
+    "DESCENDING",
+    NULL,
+};
+
+static bool small_constant(const json_t *node)
+{
+    const json_t *value = json_object_get(node, "value");
+    const json_t *v = json_object_get(value, "value");
+    if (json_is_true(json_object_get(value, "is_null")))
+        return true;
+    if (nested_type(json_object_get(value, "type")))
+        return false;
+    return !json_is_string(v) || json_string_length(v) <= SLUICE_SQL_FAST_CONSTANT_BYTES;
+}
+
+static bool tree_node(const json_t *node)
+{
+    const char *cls = s_of(node, "class");
+    if (*cls != '\0') {
+        if (strcmp(cls, "FUNCTION") == 0 || strcmp(cls, "WINDOW") == 0)
+            return sluice_sql_function_growth(s_of(node, "function_name")) == SLUICE_SQL_BOUNDED;
+        if (strcmp(cls, "CONSTANT") == 0)
+            return small_constant(node);
+        if (strcmp(cls, "CAST") == 0)
+            return !nested_type(json_object_get(node, "cast_type"));
+        if (strcmp(cls, "OPERATOR") == 0)
+            return in(s_of(node, "type"), tree_operators);
+        return in(cls, tree_classes);
+    }
+    const char *type = s_of(node, "type");
+    return *type == '\0' || ends_with(type, "_TYPE_INFO") || in(type, tree_shapes);
+}
+
+bool sluice_sql_tree_bounded(const json_t *tree)
+{
+    const json_t *stmts = json_object_get(tree, "statements");
+    return json_array_size(stmts) == 1 && all_nodes(stmts, tree_node, 0);
+}
+
+/* ---- the bound plan (before running in-process) ------------------------------------------- */
+
+static const char *const plan_operators[] = {
+    "LOGICAL_PROJECTION",
+    "LOGICAL_FILTER",
+    "LOGICAL_AGGREGATE_AND_GROUP_BY",
+    "LOGICAL_ORDER_BY",
+    "LOGICAL_LIMIT",
+    "LOGICAL_TOP_N",
+    "LOGICAL_COMPARISON_JOIN",
+    "LOGICAL_CROSS_PRODUCT",
+    "LOGICAL_ANY_JOIN",
+    "LOGICAL_DELIM_JOIN",
+    "LOGICAL_DELIM_GET",
+    "LOGICAL_MATERIALIZED_CTE",
+    "LOGICAL_CTE_REF",
+    "LOGICAL_WINDOW",
+    "LOGICAL_UNION",
+    "LOGICAL_EXCEPT",
+    "LOGICAL_INTERSECT",
+    "LOGICAL_DISTINCT",
+    "LOGICAL_EMPTY_RESULT",
+    "LOGICAL_DUMMY_SCAN",
+    "LOGICAL_EXPRESSION_GET",
+    "LOGICAL_CHUNK_GET",
+    NULL,
+};
+
+static const char *const plan_classes[] = {
+    "BOUND_REF",        "BOUND_COLUMN_REF",  "BOUND_CONSTANT",
+    "BOUND_COMPARISON", "BOUND_CONJUNCTION", "BOUND_CASE",
+    "BOUND_BETWEEN",    "BOUND_PARAMETER",   NULL,
+};
+
+static bool plan_expression(const json_t *node, const char *cls)
+{
+    if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0)
+        return sluice_sql_function_growth(s_of(node, "name")) == SLUICE_SQL_BOUNDED;
+    if (strcmp(cls, "BOUND_WINDOW") == 0)
+        /* ranking and offsets read the partition; a windowed aggregate builds a segment tree
+         * outside the buffer manager */
+        return strcmp(s_of(node, "type"), "WINDOW_AGGREGATE") != 0 &&
+               (json_object_get(node, "name") == NULL ||
+                sluice_sql_function_growth(s_of(node, "name")) == SLUICE_SQL_BOUNDED);
+    if (strcmp(cls, "BOUND_CAST") == 0)
+        return !nested_type(json_object_get(node, "return_type"));
+    if (strcmp(cls, "BOUND_OPERATOR") == 0)
+        return in(s_of(node, "type"), tree_operators);
+    return in(cls, plan_classes);
+}
+
+static bool plan_node(const json_t *node)
+{
+    const char *cls = s_of(node, "expression_class");
+    if (*cls != '\0')
+        return plan_expression(node, cls);
+    const char *type = s_of(node, "type");
+    if (strncmp(type, "LOGICAL_", 8) != 0)
+        return true; /* a part of an operator (filters, conditions, types): judged by content */
+    if (strcmp(type, "LOGICAL_GET") == 0)
+        return strcmp(s_of(node, "name"), "seq_scan") == 0;
+    return in(type, plan_operators);
+}
+
+bool sluice_sql_plan_bounded(const json_t *plan)
+{
+    return plan != NULL && all_nodes(plan, plan_node, 0);
+}

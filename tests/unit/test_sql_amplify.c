@@ -1,0 +1,174 @@
+/*
+ * test_sql_amplify.c — the amplification tags (functions.c) and the fast-path decisions they
+ * drive (amplify.c): which statements bind in the server and may run in-process, and that
+ * every amplifying one still goes to the bounded child and is refused there when too large.
+ */
+#include "lang/sql/internal.h"
+#include "sql_fixture.h"
+#include "unit.h"
+
+typedef struct tag_case {
+    const char *name;
+    sluice_sql_fn_growth growth;
+} tag_case;
+
+/* The decisions that matter: builders amplify, the seed queries' functions do not. */
+static const tag_case tag_cases[] = {
+    { "upper", SLUICE_SQL_BOUNDED },
+    { "lower", SLUICE_SQL_BOUNDED },
+    { "substr", SLUICE_SQL_BOUNDED },
+    { "trim", SLUICE_SQL_BOUNDED },
+    { "count", SLUICE_SQL_BOUNDED },
+    { "count_star", SLUICE_SQL_BOUNDED },
+    { "sum", SLUICE_SQL_BOUNDED },
+    { "avg", SLUICE_SQL_BOUNDED },
+    { "min", SLUICE_SQL_BOUNDED },
+    { "max", SLUICE_SQL_BOUNDED },
+    { "date_trunc", SLUICE_SQL_BOUNDED },
+    { "lag", SLUICE_SQL_BOUNDED },
+    { "+", SLUICE_SQL_BOUNDED },
+    { "range", SLUICE_SQL_AMPLIFIES },
+    { "generate_series", SLUICE_SQL_AMPLIFIES },
+    { "repeat", SLUICE_SQL_AMPLIFIES },
+    { "lpad", SLUICE_SQL_AMPLIFIES },
+    { "rpad", SLUICE_SQL_AMPLIFIES },
+    { "list_value", SLUICE_SQL_AMPLIFIES },
+    { "list_resize", SLUICE_SQL_AMPLIFIES },
+    { "array_agg", SLUICE_SQL_AMPLIFIES },
+    { "list", SLUICE_SQL_AMPLIFIES },
+    { "string_agg", SLUICE_SQL_AMPLIFIES },
+    { "printf", SLUICE_SQL_AMPLIFIES },
+    { "format", SLUICE_SQL_AMPLIFIES },
+    { "regexp_replace", SLUICE_SQL_AMPLIFIES },
+    { "replace", SLUICE_SQL_AMPLIFIES },
+    { "concat", SLUICE_SQL_AMPLIFIES },
+    { "||", SLUICE_SQL_AMPLIFIES },
+    { "to_base64", SLUICE_SQL_AMPLIFIES }, /* each nesting multiplies by 4/3 */
+    { "regexp_escape", SLUICE_SQL_AMPLIFIES },
+    { "bar", SLUICE_SQL_AMPLIFIES },
+    { "unnest", SLUICE_SQL_AMPLIFIES },  /* not a scalar on the allowlist */
+    { "error", SLUICE_SQL_AMPLIFIES },   /* denied */
+    { "no_such", SLUICE_SQL_AMPLIFIES }, /* unknown */
+    { "", SLUICE_SQL_AMPLIFIES },
+};
+
+static void test_sql_amplification_tags(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(tag_cases) / sizeof(tag_cases[0]); i++) {
+        if (sluice_sql_function_growth(tag_cases[i].name) != tag_cases[i].growth)
+            fprintf(stderr, "tag of '%s' is wrong\n", tag_cases[i].name);
+        assert_int_equal(sluice_sql_function_growth(tag_cases[i].name), tag_cases[i].growth);
+    }
+    assert_int_equal(sluice_sql_function_growth(NULL), SLUICE_SQL_AMPLIFIES);
+}
+
+typedef struct path_case {
+    const char *sql;
+    bool fast; /* bound and run without the child */
+} path_case;
+
+static const path_case path_cases[] = {
+    { "SELECT upper(name) AS n, length(trim(plan)) AS l FROM customers", true },
+    { "SELECT status, count(*) AS n, avg(total_cents) AS a FROM orders GROUP BY status", true },
+    { "SELECT id, lag(total_cents) OVER (ORDER BY id) AS prev FROM orders", true },
+    { "SELECT id FROM orders WHERE order_date >= DATE '2026-01-01' AND status IN ('paid', 'open')",
+      true },
+    { "SELECT lpad(name, 5, ' ') AS p FROM customers", false },
+    { "SELECT name || 'x' AS p FROM customers", false },
+    { "SELECT range AS r FROM range(3)", false },
+    { "SELECT [id] AS l FROM customers", false },
+    { "SELECT CAST(id AS INTEGER[]) AS l FROM customers", false },
+    { "SELECT list_transform([1], x -> x + 1) AS l", false },
+    { "SELECT leak(name) AS n FROM customers", false },            /* a macro: not reviewed */
+    { "SELECT sum(total_cents) OVER () AS s FROM orders", false }, /* windowed aggregate */
+    { "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) "
+      "SELECT n FROM t",
+      false },
+};
+
+static void test_sql_fast_path_decisions(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof(path_cases) / sizeof(path_cases[0]); i++) {
+        const sluice_codefacts *f = fixture_analyze(path_cases[i].sql);
+        if (f->violation_count != 0 || f->engine_bounded != path_cases[i].fast) {
+            fixture_dump(path_cases[i].sql, f);
+            fprintf(stderr, "  engine_bounded %d, expected %d\n", f->engine_bounded,
+                    path_cases[i].fast);
+        }
+        assert_int_equal(f->violation_count, 0);
+        assert_int_equal(f->engine_bounded, path_cases[i].fast);
+    }
+}
+
+static void test_sql_long_constant_takes_the_bounded_path(void **state)
+{
+    (void)state;
+    char *sql = sluice_arena_alloc(fixture_arena, SLUICE_SQL_FAST_CONSTANT_BYTES + 64);
+    assert_non_null(sql);
+    int n = snprintf(sql, 64, "SELECT upper('");
+    memset(sql + n, 'x', SLUICE_SQL_FAST_CONSTANT_BYTES + 1);
+    memcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES + 1, "') AS u", 8);
+    const sluice_codefacts *f = fixture_analyze(sql);
+    assert_int_equal(f->violation_count, 0);
+    assert_false(f->engine_bounded);
+    /* just under the limit: fast */
+    memcpy(sql + n + SLUICE_SQL_FAST_CONSTANT_BYTES, "') AS u", 8);
+    f = fixture_analyze(sql);
+    assert_int_equal(f->violation_count, 0);
+    assert_true(f->engine_bounded);
+}
+
+/* The seed queries are what the fast path is for. */
+static void test_sql_seed_queries_take_the_fast_path(void **state)
+{
+    (void)state;
+    static const char *const seeds[] = { "000_quarterly_metrics.sql", "003_revenue_drop.sql" };
+    for (size_t i = 0; i < sizeof(seeds) / sizeof(seeds[0]); i++) {
+        char path[512];
+        snprintf(path, sizeof(path), "%s/tests/unit/data/sql/seeds/%s", SLUICE_SOURCE_DIR,
+                 seeds[i]);
+        const sluice_codefacts *f = fixture_analyze(fixture_read_file(path));
+        if (!f->engine_bounded)
+            fprintf(stderr, "%s did not take the fast path\n", seeds[i]);
+        assert_int_equal(f->violation_count, 0);
+        assert_true(f->engine_bounded);
+    }
+}
+
+/* Amplifying constants still go to the child, which refuses them over the cap. */
+static void test_sql_amplifying_constants_are_still_bounded(void **state)
+{
+    (void)state;
+    static const char *const bombs[] = {
+        "SELECT length(lpad('x', 2000000000, 'y')) AS n",
+        "SELECT length(rpad('x', 2000000000, 'y')) AS n",
+        "SELECT length(repeat('ab', 1000000000)) AS n",
+    };
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_memory_mb = 64;
+    cm.analysis_timeout_ms = 20000;
+    for (size_t i = 0; i < sizeof(bombs) / sizeof(bombs[0]); i++) {
+        const sluice_codefacts *f = fixture_analyze_with(bombs[i], &cm);
+        const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+        if (v == NULL)
+            fixture_dump(bombs[i], f);
+        assert_non_null(v);
+        assert_false(f->engine_bounded);
+    }
+}
+
+int main(void)
+{
+#define T(name) cmocka_unit_test_setup_teardown(name, fixture_arena_new, fixture_arena_free)
+    const struct CMUnitTest tests[] = {
+        T(test_sql_amplification_tags),
+        T(test_sql_fast_path_decisions),
+        T(test_sql_long_constant_takes_the_bounded_path),
+        T(test_sql_seed_queries_take_the_fast_path),
+        T(test_sql_amplifying_constants_are_still_bounded),
+    };
+#undef T
+    return cmocka_run_group_tests(tests, fixture_open, fixture_close);
+}
