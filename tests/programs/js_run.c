@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "exec/js/interp.h"
 #include "exec/js/parse.h"
+#include "lang/js/js.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -30,8 +31,34 @@ static sluice_status fake_api(
     return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 
+static int facts_mode;
+
+/* --facts: the front end's CodeFacts record instead of a run (max_api_calls = 10). */
+static void facts_one(const char *code, size_t len)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_config_code_mode cm = { .max_api_calls = 10, .openapi_reads_enabled = true };
+    sluice_frontend_context ctx = { .code_mode = &cm };
+    sluice_codefacts *f = NULL;
+    sluice_error err = { 0 };
+    if (sluice_js_frontend()->analyze(arena, code, len, NULL, &ctx, &f, &err) == SLUICE_OK) {
+        json_t *j = sluice_codefacts_to_json(f);
+        char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+        puts(text != NULL ? text : "{}");
+        free(text);
+        json_decref(j);
+    } else {
+        printf("{\"analyzer_error\":\"%s\"}\n", err.message);
+    }
+    sluice_arena_free(arena);
+}
+
 static void run_one(const char *code, size_t len)
 {
+    if (facts_mode) {
+        facts_one(code, len);
+        return;
+    }
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
     sluice_js_program prog;
@@ -65,8 +92,9 @@ static void run_one(const char *code, size_t len)
     sluice_arena_free(arena);
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    facts_mode = argc > 1 && strcmp(argv[1], "--facts") == 0;
     size_t cap = 1 << 20, len = 0;
     char *buf = malloc(cap);
     if (buf == NULL)
