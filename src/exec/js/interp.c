@@ -16,6 +16,7 @@
 static int eval(interp *in, env *e, const sluice_js_node *n, jv *out);
 static int exec_stmt(interp *in, env *e, const sluice_js_node *n);
 static int exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
+static int spread_into_array(interp *in, jarr *a, jv v);
 
 /* --- limits -------------------------------------------------------------------------------- */
 
@@ -558,6 +559,14 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
                             v.t == JV_UNDEF  ? "undefined"
                             : v.t == JV_NULL ? "null"
                                              : js_typeof(v));
+        if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
+            jarr *chars = js_arr_new(in, 0);
+            if (chars == NULL)
+                return C_FATAL;
+            if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
+                return rc;
+            v = jv_arr(chars);
+        }
         for (size_t i = 0; i < pat->n; i++) {
             const sluice_js_node *el = pat->list[i];
             if (el->kind == JS_REST) {

@@ -980,6 +980,8 @@ static sluice_js_node *to_pattern(parser *p, sluice_js_node *e, const sluice_js_
         CHECK(e->a = to_pattern(p, e->a, t));
         return e;
     case JS_ASSIGN_PAT:
+    case JS_ARRAY_PAT:
+    case JS_OBJECT_PAT:
         return e;
     case JS_ARRAY:
         e->kind = JS_ARRAY_PAT;
