@@ -574,11 +574,13 @@ static int arr_sort(interp *in, jv self, const jv *args, size_t argc, jv *out)
     jv *work = js_alloc(in, (a->len + 1) * sizeof *work);
     if (work == NULL)
         return C_FATAL;
-    memcpy(work, a->v, a->len * sizeof *work);
+    if (a->len > 0)
+        memcpy(work, a->v, a->len * sizeof *work);
     int rc = merge_sort(in, fn, work, tmp, a->len);
     if (rc != C_NORMAL)
         return rc;
-    memcpy(a->v, work, a->len * sizeof *work);
+    if (a->len > 0)
+        memcpy(a->v, work, a->len * sizeof *work);
     *out = self;
     return C_NORMAL;
 }

@@ -430,26 +430,8 @@ static int eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, 
         if (rc != C_NORMAL)
             return rc;
         if (arg->kind == JS_SPREAD) {
-            if (v.t == JV_ARR) {
-                for (size_t k = 0; k < v.u.a->len; k++)
-                    if (js_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
-                        return C_FATAL;
-            } else if (v.t == JV_STR) {
-                for (size_t k = 0; k < v.u.s->len; k++) {
-                    size_t w =
-                        (v.u.s->u[k] >= 0xD800 && v.u.s->u[k] <= 0xDBFF && k + 1 < v.u.s->len &&
-                         v.u.s->u[k + 1] >= 0xDC00 && v.u.s->u[k + 1] <= 0xDFFF)
-                            ? 2
-                            : 1;
-                    sluice_js_str *c = js_str_units(in, &v.u.s->u[k], w);
-                    if (c == NULL || js_arr_push(in, a, jv_str(c)) != C_NORMAL)
-                        return C_FATAL;
-                    k += w - 1;
-                }
-            } else {
-                return js_throw(in, "TypeError", "Spread syntax requires an iterable (got %s)",
-                                js_typeof(v));
-            }
+            if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
+                return rc;
         } else if (js_arr_push(in, a, v) != C_NORMAL) {
             return C_FATAL;
         }
