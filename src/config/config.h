@@ -149,9 +149,14 @@ typedef struct sluice_config_code_mode {
     sluice_strlist sql_blocked_tables;
     sluice_strlist sql_blocked_columns; /* "col" or "table.col"; merged with blocked_fields */
     sluice_strlist blocked_fields;
-    /* Accepted for the later interpreters (seed 000's cost-coach keys), refused while unbuilt. */
-    int64_t max_api_calls;
-    int64_t max_loop_iterations;
+    /* JavaScript plans over an OpenAPI upstream (seed 000's cost-coach keys; docs/js-plans.md) */
+    int64_t max_api_calls;                          /* every upstream call counts; default 50 */
+    int64_t max_loop_iterations;                    /* all loops of a plan together; default 100 */
+    bool openapi_reads_enabled;                     /* default true */
+    bool openapi_allow_writes;                      /* default false */
+    bool openapi_allow_deletes;                     /* default false */
+    sluice_strlist openapi_output_blocked_fields;   /* never in a plan's result, any depth */
+    sluice_strlist openapi_internal_blocked_fields; /* stripped from responses before the plan */
 } sluice_config_code_mode;
 
 /* [[tools]] — curated, parameterised SQL tools (MCP Toolbox style) beside code mode. */

@@ -121,4 +121,15 @@
 #define SLUICE_LIMIT_PG_CANCEL_GRACE_MS 5000
 #define SLUICE_LIMIT_PG_POLL_MS         50
 
+/* The JavaScript plan language (src/exec/js/): tokens and AST nodes one plan may have, how deep
+ * its syntax may nest (parser recursion), and the defaults of the run-time limits a route does
+ * not set (interpreter steps, plan memory, call depth of the plan's own functions). */
+#define SLUICE_LIMIT_JS_TOKENS         65536u
+#define SLUICE_LIMIT_JS_NODES          131072u
+#define SLUICE_LIMIT_JS_NESTING        96u
+#define SLUICE_LIMIT_JS_STEPS_DEFAULT  10000000
+#define SLUICE_LIMIT_JS_MEMORY_DEFAULT (64u * 1024u * 1024u)
+#define SLUICE_LIMIT_JS_CALL_DEPTH     200u
+#define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
+
 #endif

@@ -6,6 +6,7 @@
 #include "lang/registry.h"
 
 #include "lang/dialect.h"
+#include "lang/js/js.h"
 
 #include <pthread.h>
 #include <string.h>
@@ -22,6 +23,7 @@ static void add_builtins(void)
         return;
     builtins_added = true;
     frontends[frontend_count++] = sluice_lang_sql_dialects();
+    frontends[frontend_count++] = sluice_js_frontend();
 }
 
 /* Caller holds lock. */

@@ -1,10 +1,10 @@
 /*
  * registry.h — the language registry: which front ends exist, found by their `language` name.
  *
- * Owns: the built-in front ends (sql) and the ones registered at start-up (a plugin, a test's
- * toy language), and the lookup validate_code and execute_code dispatch through.
- * Does not own: which languages a server is configured for ([code_mode] languages, the
- * pipeline checks that), or any front end's behaviour.
+ * Owns: the built-in front ends (sql, javascript) and the ones registered at start-up (a plugin, a
+ * test's toy language), and the lookup validate_code and execute_code dispatch through. Does not
+ * own: which languages a server is configured for ([code_mode] languages, the pipeline checks
+ * that), or any front end's behaviour.
  *
  * Threads: register before serving; lookups may then run on any thread (a mutex guards both).
  */

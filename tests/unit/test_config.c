@@ -259,15 +259,15 @@ static void test_config_full_file_lands_in_the_struct(void **state)
 }
 
 /* Seed 000's cost-coach block: every key is recognised, so each refusal is about the missing
- * feature, one at a time, never "unknown key". */
+ * feature, one at a time, never "unknown key". The JavaScript plan keys (openapi_allow_writes,
+ * max_api_calls, max_loop_iterations) are built; [[code_mode.operations]] is not yet. */
 static void test_config_cost_coach_refused_feature_by_feature(void **state)
 {
     (void)state;
-    static const char *const refused[] = { "openapi_allow_writes", "max_api_calls",
-                                           "max_loop_iterations", "operations" };
+    static const char *const refused[] = { "operations" };
     sluice_arena *arena = sluice_arena_new();
     char *text = slurp(arena, "cost_coach.toml");
-    for (size_t i = 0; i < 4; i++) {
+    for (size_t i = 0; i < 1; i++) {
         sluice_config *cfg = NULL;
         sluice_error err;
         sluice_status st =
@@ -281,7 +281,7 @@ static void test_config_cost_coach_refused_feature_by_feature(void **state)
         for (size_t l = 1; l < err.line; l++)
             line = strchr(line, '\n') + 1;
         char *next = strchr(line, '\n');
-        if (i == 3)
+        if (i == 0)
             *line = '\0';
         else
             memmove(line, next + 1, strlen(next + 1) + 1);

@@ -1,0 +1,1639 @@
+/*
+ * interp.c — the plan language's tree-walking evaluator (see interp.h).
+ *
+ * Owns: scopes and bindings (let/const with the temporal dead zone, function hoisting),
+ * statements, expressions, destructuring, calls and closures, async functions and await over
+ * settled promises, optional chains, the step/loop/memory/deadline checks, and the run entry.
+ * Does not own: the built-in methods (builtins.c), conversions (value.c), or any I/O (the host).
+ */
+#include "core/limits.h"
+#include "exec/js/value.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+static int eval(interp *in, env *e, const sluice_js_node *n, jv *out);
+static int exec_stmt(interp *in, env *e, const sluice_js_node *n);
+static int exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
+static int spread_into_array(interp *in, jarr *a, jv v);
+
+/* --- limits -------------------------------------------------------------------------------- */
+
+int js_step(interp *in)
+{
+    if (in->fatal != SLUICE_OK)
+        return C_FATAL;
+    in->steps++;
+    if (in->max_steps > 0 && in->steps > in->max_steps)
+        return js_fatal(in, SLUICE_E_LIMIT, "max_steps",
+                        "the plan ran %zu steps, past max_steps = %zu (line %u)", in->steps,
+                        in->max_steps, in->line);
+    if (in->deadline_ns > 0 && (in->steps & 255u) == 0 &&
+        sluice_clock_monotonic_ns(in->opts.clock) > in->deadline_ns) {
+        const char *setting =
+            in->opts.limits.timeout_setting != NULL ? in->opts.limits.timeout_setting : "timeout";
+        return js_fatal(in, SLUICE_E_TIMEOUT, setting, "the plan ran past %s (%lld ms) at line %u",
+                        setting, (long long)in->opts.limits.timeout_ms, in->line);
+    }
+    return C_NORMAL;
+}
+
+int js_loop_tick(interp *in)
+{
+    in->loops++;
+    int64_t max = in->opts.limits.max_loop_iterations;
+    if (max > 0 && (int64_t)in->loops > max)
+        return js_fatal(in, SLUICE_E_LIMIT, "max_loop_iterations",
+                        "the plan's loops ran %zu iterations, past max_loop_iterations = %lld "
+                        "(line %u)",
+                        in->loops, (long long)max, in->line);
+    return js_step(in);
+}
+
+/* --- scopes -------------------------------------------------------------------------------- */
+
+static env *env_new(interp *in, env *parent)
+{
+    env *e = js_alloc(in, sizeof *e);
+    if (e != NULL) {
+        e->first = NULL;
+        e->parent = parent;
+    }
+    return e;
+}
+
+static binding *env_own(env *e, const sluice_js_str *name)
+{
+    for (binding *b = e->first; b != NULL; b = b->next)
+        if (sluice_js_str_eq(b->name, name))
+            return b;
+    return NULL;
+}
+
+static binding *env_lookup(env *e, const sluice_js_str *name)
+{
+    for (; e != NULL; e = e->parent) {
+        binding *b = env_own(e, name);
+        if (b != NULL)
+            return b;
+    }
+    return NULL;
+}
+
+static int name_error(interp *in, const char *kind, const sluice_js_str *name)
+{
+    char *u8 = sluice_js_str_utf8(in->arena, name);
+    if (u8 == NULL)
+        return js_nomem(in);
+    if (strcmp(kind, "undefined") == 0)
+        return js_throw(in, "ReferenceError", "%s is not defined", u8);
+    if (strcmp(kind, "tdz") == 0)
+        return js_throw(in, "ReferenceError", "Cannot access '%s' before initialization", u8);
+    if (strcmp(kind, "const") == 0)
+        return js_throw(in, "TypeError", "Assignment to constant variable.");
+    return js_throw(in, "SyntaxError", "Identifier '%s' has already been declared", u8);
+}
+
+static int
+declare(interp *in, env *e, const sluice_js_str *name, bool konst, bool ready, binding **out)
+{
+    binding *b = env_own(e, name);
+    if (b != NULL)
+        return name_error(in, "redeclared", name);
+    b = js_alloc(in, sizeof *b);
+    if (b == NULL)
+        return C_FATAL;
+    b->name = name;
+    b->v = jv_undef();
+    b->konst = konst;
+    b->ready = ready;
+    b->next = e->first;
+    e->first = b;
+    *out = b;
+    return C_NORMAL;
+}
+
+/* Declares (without initializing) the let/const names of a block and hoists its functions, so
+ * closures see later declarations and the dead zone throws as in JavaScript. */
+static void
+collect_names(const sluice_js_node *pat, const sluice_js_str **names, size_t *n, size_t cap)
+{
+    if (pat == NULL)
+        return;
+    switch (pat->kind) {
+    case JS_IDENT:
+        if (*n < cap)
+            names[(*n)++] = pat->str;
+        break;
+    case JS_ASSIGN_PAT:
+        collect_names(pat->a, names, n, cap);
+        break;
+    case JS_REST:
+        collect_names(pat->a, names, n, cap);
+        break;
+    case JS_ARRAY_PAT:
+        for (size_t i = 0; i < pat->n; i++)
+            collect_names(pat->list[i], names, n, cap);
+        break;
+    case JS_OBJECT_PAT:
+        for (size_t i = 0; i < pat->n; i++)
+            collect_names(pat->list[i]->kind == JS_REST ? pat->list[i] : pat->list[i]->b, names, n,
+                          cap);
+        break;
+    default:
+        break;
+    }
+}
+
+static jv make_closure(interp *in, env *e, const sluice_js_node *fn)
+{
+    jfunc *f = js_alloc(in, sizeof *f);
+    if (f == NULL)
+        return jv_undef();
+    memset(f, 0, sizeof *f);
+    f->node = fn;
+    f->closure = e;
+    jv v = { .t = JV_FUNC, .u.f = f };
+    return v;
+}
+
+static int hoist(interp *in, env *e, sluice_js_node **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        const sluice_js_node *s = list[i];
+        binding *b;
+        if (s->kind == JS_VAR) {
+            for (size_t d = 0; d < s->n; d++) {
+                const sluice_js_str *names[64];
+                size_t n = 0;
+                collect_names(s->list[d]->a, names, &n, 64);
+                for (size_t k = 0; k < n; k++) {
+                    int rc = declare(in, e, names[k], s->flags & JS_F_CONST, false, &b);
+                    if (rc != C_NORMAL)
+                        return rc;
+                }
+            }
+        } else if (s->kind == JS_FUNC_DECL) {
+            binding *old = env_own(e, s->a->str);
+            if (old == NULL) {
+                int rc = declare(in, e, s->a->str, false, true, &b);
+                if (rc != C_NORMAL)
+                    return rc;
+                old = b;
+            }
+            old->v = make_closure(in, e, s->a);
+            if (old->v.t == JV_UNDEF)
+                return C_FATAL;
+        }
+    }
+    return C_NORMAL;
+}
+
+/* --- promises ------------------------------------------------------------------------------ */
+
+static jv make_promise(interp *in, bool rejected, jv v)
+{
+    if (!rejected && v.t == JV_PROMISE)
+        return v; /* adopt: resolving with a promise takes its state */
+    jpromise *p = js_alloc(in, sizeof *p);
+    if (p == NULL)
+        return jv_undef();
+    p->rejected = rejected;
+    p->v = v;
+    jv r = { .t = JV_PROMISE, .u.p = p };
+    return r;
+}
+
+/* --- members ------------------------------------------------------------------------------- */
+
+static int nullish_read(interp *in, jv obj, const sluice_js_str *key)
+{
+    char *k = sluice_js_str_utf8(in->arena, key);
+    if (k == NULL)
+        return js_nomem(in);
+    return js_throw(in, "TypeError", "Cannot read properties of %s (reading '%s')",
+                    obj.t == JV_NULL ? "null" : "undefined", k);
+}
+
+static int refused_key(const sluice_js_str *k)
+{
+    return sluice_js_str_eq_ascii(k, "__proto__") || sluice_js_str_eq_ascii(k, "constructor") ||
+           sluice_js_str_eq_ascii(k, "prototype");
+}
+
+static int get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
+{
+    if (refused_key(key))
+        return js_fatal(
+            in, SLUICE_E_DENIED, "js_refused", "prototype access ('%s') is refused at line %u",
+            sluice_js_str_eq_ascii(key, "__proto__") ? "__proto__" : "constructor", in->line);
+    if (obj.t == JV_UNDEF || obj.t == JV_NULL)
+        return nullish_read(in, obj, key);
+    if (obj.t == JV_OBJ) {
+        jv *v = js_obj_get(obj.u.o, key);
+        if (v != NULL) {
+            *out = *v;
+            return C_NORMAL;
+        }
+        if (obj.u.o->is_error) {
+            if (sluice_js_str_eq_ascii(key, "name")) {
+                *out = obj.u.o->err_name;
+                return C_NORMAL;
+            }
+            if (sluice_js_str_eq_ascii(key, "message")) {
+                *out = obj.u.o->err_message;
+                return C_NORMAL;
+            }
+        }
+    }
+    if (obj.t == JV_ARR) {
+        int64_t idx = js_index_of_key(key);
+        if (idx >= 0) {
+            *out = (size_t)idx < obj.u.a->len ? obj.u.a->v[idx] : jv_undef();
+            return C_NORMAL;
+        }
+    }
+    if (obj.t == JV_STR) {
+        int64_t idx = js_index_of_key(key);
+        if (idx >= 0) {
+            if ((size_t)idx >= obj.u.s->len) {
+                *out = jv_undef();
+                return C_NORMAL;
+            }
+            sluice_js_str *c = js_str_units(in, &obj.u.s->u[idx], 1);
+            if (c == NULL)
+                return C_FATAL;
+            *out = jv_str(c);
+            return C_NORMAL;
+        }
+    }
+    return js_builtin_member(in, obj, key, out);
+}
+
+static int get_member_v(interp *in, jv obj, jv key, jv *out)
+{
+    if (obj.t == JV_ARR && key.t == JV_NUM) {
+        double d = key.u.n;
+        if (d >= 0 && d == floor(d) && d < 4294967295.0) {
+            size_t i = (size_t)d;
+            *out = i < obj.u.a->len ? obj.u.a->v[i] : jv_undef();
+            return C_NORMAL;
+        }
+    }
+    const sluice_js_str *k = js_to_key(in, key);
+    if (k == NULL)
+        return C_FATAL;
+    return get_member(in, obj, k, out);
+}
+
+static int set_member(interp *in, jv obj, jv key, jv v)
+{
+    const sluice_js_str *k = js_to_key(in, key);
+    if (k == NULL)
+        return C_FATAL;
+    if (refused_key(k))
+        return js_fatal(in, SLUICE_E_DENIED, "js_refused", "prototype access is refused at line %u",
+                        in->line);
+    if (obj.t == JV_UNDEF || obj.t == JV_NULL) {
+        char *u8 = sluice_js_str_utf8(in->arena, k);
+        return u8 == NULL ? js_nomem(in)
+                          : js_throw(in, "TypeError", "Cannot set properties of %s (setting '%s')",
+                                     obj.t == JV_NULL ? "null" : "undefined", u8);
+    }
+    if (obj.t == JV_ARR) {
+        jarr *a = obj.u.a;
+        int64_t idx = js_index_of_key(k);
+        if (idx >= 0) {
+            if ((size_t)idx > a->len + 1000000u)
+                return js_throw(in, "RangeError", "array index %lld is too far past the end",
+                                (long long)idx);
+            while (a->len <= (size_t)idx)
+                if (js_arr_push(in, a, jv_undef()) != C_NORMAL)
+                    return C_FATAL;
+            a->v[idx] = v;
+            return C_NORMAL;
+        }
+        if (sluice_js_str_eq_ascii(k, "length")) {
+            double d = js_to_number(v);
+            if (!(d >= 0 && d == floor(d) && d < 4294967296.0))
+                return js_throw(in, "RangeError", "Invalid array length");
+            size_t len = (size_t)d;
+            while (a->len < len)
+                if (js_arr_push(in, a, jv_undef()) != C_NORMAL)
+                    return C_FATAL;
+            a->len = len;
+            return C_NORMAL;
+        }
+        return js_throw(in, "TypeError", "plans cannot add named properties to arrays");
+    }
+    if (obj.t == JV_OBJ) {
+        if (obj.u.o->is_error &&
+            (sluice_js_str_eq_ascii(k, "message") || sluice_js_str_eq_ascii(k, "name"))) {
+            if (sluice_js_str_eq_ascii(k, "message"))
+                obj.u.o->err_message = v;
+            else
+                obj.u.o->err_name = v;
+            return C_NORMAL;
+        }
+        return js_obj_set(in, obj.u.o, k, v);
+    }
+    return C_NORMAL; /* primitives: silently ignored, as in sloppy and module code alike */
+}
+
+/* --- calls --------------------------------------------------------------------------------- */
+
+static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int declare_kind);
+
+enum { BIND_ASSIGN = 0, BIND_LET = 1, BIND_CONST = 2 };
+
+static int call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv *out)
+{
+    const sluice_js_node *fn = f->node;
+    if (in->depth >= SLUICE_LIMIT_JS_CALL_DEPTH)
+        return js_fatal(in, SLUICE_E_LIMIT, "max_call_depth",
+                        "the plan's functions nest %zu calls deep (limit is "
+                        "SLUICE_LIMIT_JS_CALL_DEPTH = %u) at line %u",
+                        in->depth, SLUICE_LIMIT_JS_CALL_DEPTH, in->line);
+    env *scope = env_new(in, f->closure);
+    if (scope == NULL)
+        return C_FATAL;
+    in->depth++;
+    int rc = C_NORMAL;
+    for (size_t i = 0; i < fn->n && rc == C_NORMAL; i++) {
+        const sluice_js_node *p = fn->list[i];
+        if (p->kind == JS_REST) {
+            jarr *rest = js_arr_new(in, argc > i ? argc - i : 0);
+            if (rest == NULL) {
+                rc = C_FATAL;
+                break;
+            }
+            for (size_t k = i; k < argc; k++)
+                rest->v[rest->len++] = args[k];
+            rc = bind_pattern(in, scope, p->a, jv_arr(rest), BIND_LET);
+        } else {
+            rc = bind_pattern(in, scope, p, i < argc ? args[i] : jv_undef(), BIND_LET);
+        }
+    }
+    jv result = jv_undef();
+    if (rc == C_NORMAL) {
+        if (fn->flags & JS_F_EXPR_BODY) {
+            rc = eval(in, scope, fn->a, &result);
+        } else {
+            env *body = env_new(in, scope);
+            rc = body == NULL ? C_FATAL : hoist(in, body, fn->a->list, fn->a->n);
+            if (rc == C_NORMAL)
+                rc = exec_list(in, body, fn->a->list, fn->a->n);
+            if (rc == C_RETURN) {
+                result = in->ret;
+                rc = C_NORMAL;
+            }
+        }
+    }
+    in->depth--;
+    if (fn->flags & JS_F_ASYNC) {
+        if (rc == C_NORMAL || rc == C_THROW) {
+            *out = make_promise(in, rc == C_THROW, rc == C_THROW ? in->thrown : result);
+            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+        }
+        return rc;
+    }
+    if (rc == C_NORMAL)
+        *out = result;
+    return rc;
+}
+
+int js_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)self;
+    if (fn.t != JV_FUNC)
+        return js_throw(in, "TypeError", "%s is not a function", js_typeof(fn));
+    int rc = js_step(in);
+    if (rc != C_NORMAL)
+        return rc;
+    jfunc *f = fn.u.f;
+    if (f->native != NULL)
+        return f->native(in, f->self, args, argc, out);
+    return call_closure(in, f, args, argc, out);
+}
+
+/* Evaluates call arguments (spreads expanded) into a fresh array. */
+static int eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc)
+{
+    jarr *a = js_arr_new(in, call->n);
+    if (a == NULL)
+        return C_FATAL;
+    for (size_t i = 0; i < call->n; i++) {
+        const sluice_js_node *arg = call->list[i];
+        jv v;
+        int rc = eval(in, e, arg->kind == JS_SPREAD ? arg->a : arg, &v);
+        if (rc != C_NORMAL)
+            return rc;
+        if (arg->kind == JS_SPREAD) {
+            if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
+                return rc;
+        } else if (js_arr_push(in, a, v) != C_NORMAL) {
+            return C_FATAL;
+        }
+    }
+    *args = a->v;
+    *argc = a->len;
+    return C_NORMAL;
+}
+
+static int callee_name_error(interp *in, const sluice_js_node *callee)
+{
+    const char *what = "expression";
+    if (callee->kind == JS_IDENT || (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED)))
+        what =
+            sluice_js_str_utf8(in->arena, callee->kind == JS_IDENT ? callee->str : callee->b->str);
+    if (what == NULL)
+        return js_nomem(in);
+    return js_throw(in, "TypeError", "%s is not a function", what);
+}
+
+static int eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv fn, self = jv_undef();
+    int rc;
+    const sluice_js_node *callee = n->a;
+    if (callee->kind == JS_MEMBER) {
+        rc = eval(in, e, callee->a, &self);
+        if (rc != C_NORMAL)
+            return rc;
+        if ((callee->flags & JS_F_OPTIONAL) && (self.t == JV_UNDEF || self.t == JV_NULL))
+            return C_SHORT;
+        if (callee->flags & JS_F_COMPUTED) {
+            jv key;
+            if ((rc = eval(in, e, callee->b, &key)) != C_NORMAL)
+                return rc;
+            rc = get_member_v(in, self, key, &fn);
+        } else {
+            rc = get_member(in, self, callee->b->str, &fn);
+        }
+    } else {
+        rc = eval(in, e, callee, &fn);
+    }
+    if (rc != C_NORMAL)
+        return rc;
+    if ((n->flags & JS_F_OPTIONAL) && (fn.t == JV_UNDEF || fn.t == JV_NULL))
+        return C_SHORT;
+    jv *args;
+    size_t argc;
+    if ((rc = eval_args(in, e, n, &args, &argc)) != C_NORMAL)
+        return rc;
+    if (fn.t != JV_FUNC)
+        return callee_name_error(in, callee);
+    uint32_t line = in->line;
+    rc = js_call(in, fn, self, args, argc, out);
+    in->line = line;
+    return rc;
+}
+
+/* --- patterns ------------------------------------------------------------------------------ */
+
+static int assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, int kind)
+{
+    binding *b = kind == BIND_ASSIGN ? env_lookup(e, name) : env_own(e, name);
+    if (b == NULL && kind != BIND_ASSIGN) {
+        int rc = declare(in, e, name, kind == BIND_CONST, true, &b);
+        if (rc != C_NORMAL)
+            return rc;
+    }
+    if (b == NULL)
+        return name_error(in, "undefined", name);
+    if (kind == BIND_ASSIGN) {
+        if (!b->ready)
+            return name_error(in, "tdz", name);
+        if (b->konst)
+            return name_error(in, "const", name);
+    }
+    b->v = v;
+    b->ready = true;
+    return C_NORMAL;
+}
+
+static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+{
+    int rc;
+    switch (pat->kind) {
+    case JS_IDENT:
+        return assign_ident(in, e, pat->str, v, kind);
+    case JS_MEMBER: {
+        jv obj, key;
+        if ((rc = eval(in, e, pat->a, &obj)) != C_NORMAL)
+            return rc;
+        if (pat->flags & JS_F_COMPUTED) {
+            if ((rc = eval(in, e, pat->b, &key)) != C_NORMAL)
+                return rc;
+        } else {
+            key = jv_str(pat->b->str);
+        }
+        return set_member(in, obj, key, v);
+    }
+    case JS_ASSIGN_PAT:
+        if (v.t == JV_UNDEF && (rc = eval(in, e, pat->b, &v)) != C_NORMAL)
+            return rc;
+        return bind_pattern(in, e, pat->a, v, kind);
+    case JS_ARRAY_PAT: {
+        if (v.t != JV_ARR && v.t != JV_STR)
+            return js_throw(in, "TypeError", "%s is not iterable",
+                            v.t == JV_UNDEF  ? "undefined"
+                            : v.t == JV_NULL ? "null"
+                                             : js_typeof(v));
+        if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
+            jarr *chars = js_arr_new(in, 0);
+            if (chars == NULL)
+                return C_FATAL;
+            if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
+                return rc;
+            v = jv_arr(chars);
+        }
+        for (size_t i = 0; i < pat->n; i++) {
+            const sluice_js_node *el = pat->list[i];
+            if (el->kind == JS_REST) {
+                jarr *rest = js_arr_new(in, 0);
+                if (rest == NULL)
+                    return C_FATAL;
+                size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
+                for (size_t k = i; k < len; k++) {
+                    jv item;
+                    if ((rc = get_member_v(in, v, jv_num((double)k), &item)) != C_NORMAL)
+                        return rc;
+                    if (js_arr_push(in, rest, item) != C_NORMAL)
+                        return C_FATAL;
+                }
+                return bind_pattern(in, e, el->a, jv_arr(rest), kind);
+            }
+            jv item;
+            if ((rc = get_member_v(in, v, jv_num((double)i), &item)) != C_NORMAL)
+                return rc;
+            if ((rc = bind_pattern(in, e, el, item, kind)) != C_NORMAL)
+                return rc;
+        }
+        return C_NORMAL;
+    }
+    case JS_OBJECT_PAT: {
+        if (v.t == JV_UNDEF || v.t == JV_NULL)
+            return js_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
+                            v.t == JV_NULL ? "null" : "undefined",
+                            v.t == JV_NULL ? "null" : "undefined");
+        const sluice_js_str **used = js_alloc(in, (pat->n + 1) * sizeof *used);
+        if (used == NULL)
+            return C_FATAL;
+        size_t nused = 0;
+        for (size_t i = 0; i < pat->n; i++) {
+            const sluice_js_node *pr = pat->list[i];
+            if (pr->kind == JS_REST) {
+                jobj *rest = js_obj_new(in);
+                if (rest == NULL)
+                    return C_FATAL;
+                if (v.t == JV_OBJ) {
+                    size_t nk;
+                    const sluice_js_str **keys = js_obj_keys(in, v.u.o, &nk);
+                    if (keys == NULL)
+                        return C_FATAL;
+                    for (size_t k = 0; k < nk; k++) {
+                        int skip = 0;
+                        for (size_t u = 0; u < nused; u++)
+                            skip |= sluice_js_str_eq(used[u], keys[k]);
+                        if (!skip &&
+                            js_obj_set(in, rest, keys[k], *js_obj_get(v.u.o, keys[k])) != C_NORMAL)
+                            return C_FATAL;
+                    }
+                }
+                return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
+            }
+            jv key;
+            if (pr->flags & JS_F_COMPUTED) {
+                if ((rc = eval(in, e, pr->a, &key)) != C_NORMAL)
+                    return rc;
+            } else if (pr->a->kind == JS_NUM) {
+                key = jv_num(pr->a->num);
+            } else {
+                key = jv_str(pr->a->str);
+            }
+            const sluice_js_str *ks = js_to_key(in, key);
+            if (ks == NULL)
+                return C_FATAL;
+            used[nused++] = ks;
+            jv item;
+            if ((rc = get_member(in, v, ks, &item)) != C_NORMAL)
+                return rc;
+            if ((rc = bind_pattern(in, e, pr->b, item, kind)) != C_NORMAL)
+                return rc;
+        }
+        return C_NORMAL;
+    }
+    default:
+        return js_throw(in, "SyntaxError", "Invalid destructuring assignment target");
+    }
+}
+
+/* --- operators ----------------------------------------------------------------------------- */
+
+static int32_t to_int32(double d)
+{
+    if (!isfinite(d))
+        return 0;
+    d = trunc(d);
+    d = fmod(d, 4294967296.0);
+    if (d < 0)
+        d += 4294967296.0;
+    uint32_t u = (uint32_t)d;
+    return (int32_t)u;
+}
+
+static int is_primitive_string_like(jv v)
+{
+    return v.t == JV_STR || v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
+}
+
+static int binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+{
+    double x, y;
+    switch (op) {
+    case JS_OP_ADD:
+        if (is_primitive_string_like(a) || is_primitive_string_like(b)) {
+            const sluice_js_str *sa = js_to_string(in, a), *sb = sa ? js_to_string(in, b) : NULL;
+            if (sb == NULL)
+                return C_FATAL;
+            sluice_js_str *r = js_str_units(in, NULL, 0);
+            if (r == NULL)
+                return C_FATAL;
+            if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
+                return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                                "a string passes the plan's string limit (%u characters) at "
+                                "line %u",
+                                SLUICE_LIMIT_JS_STRING_UNITS, in->line);
+            r = js_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
+            if (r == NULL)
+                return C_FATAL;
+            r->len = sa->len + sb->len;
+            memcpy(r->u, sa->u, sa->len * 2);
+            memcpy(r->u + sa->len, sb->u, sb->len * 2);
+            *out = jv_str(r);
+            return C_NORMAL;
+        }
+        *out = jv_num(js_to_number(a) + js_to_number(b));
+        return C_NORMAL;
+    case JS_OP_SUB:
+        *out = jv_num(js_to_number(a) - js_to_number(b));
+        return C_NORMAL;
+    case JS_OP_MUL:
+        *out = jv_num(js_to_number(a) * js_to_number(b));
+        return C_NORMAL;
+    case JS_OP_DIV:
+        *out = jv_num(js_to_number(a) / js_to_number(b));
+        return C_NORMAL;
+    case JS_OP_MOD:
+        x = js_to_number(a);
+        y = js_to_number(b);
+        *out = jv_num(fmod(x, y));
+        return C_NORMAL;
+    case JS_OP_EXP:
+        x = js_to_number(a);
+        y = js_to_number(b);
+        /* JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says 1) */
+        *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
+        return C_NORMAL;
+    case JS_OP_SEQ:
+        *out = jv_bool(js_strict_equals(a, b));
+        return C_NORMAL;
+    case JS_OP_SNE:
+        *out = jv_bool(!js_strict_equals(a, b));
+        return C_NORMAL;
+    case JS_OP_EQ:
+        *out = jv_bool(js_loose_equals(in, a, b));
+        return in->fatal ? C_FATAL : C_NORMAL;
+    case JS_OP_NE:
+        *out = jv_bool(!js_loose_equals(in, a, b));
+        return in->fatal ? C_FATAL : C_NORMAL;
+    case JS_OP_LT:
+    case JS_OP_GT:
+    case JS_OP_LE:
+    case JS_OP_GE: {
+        /* ToPrimitive: arrays and objects compare by their string form */
+        if (a.t == JV_ARR || a.t == JV_OBJ) {
+            const sluice_js_str *s = js_to_string(in, a);
+            if (s == NULL)
+                return C_FATAL;
+            a = jv_str(s);
+        }
+        if (b.t == JV_ARR || b.t == JV_OBJ) {
+            const sluice_js_str *s = js_to_string(in, b);
+            if (s == NULL)
+                return C_FATAL;
+            b = jv_str(s);
+        }
+        int r;
+        if (a.t == JV_STR && b.t == JV_STR) {
+            int c = js_str_cmp(a.u.s, b.u.s);
+            r = op == JS_OP_LT ? c < 0 : op == JS_OP_GT ? c > 0 : op == JS_OP_LE ? c <= 0 : c >= 0;
+        } else {
+            x = js_to_number(a);
+            y = js_to_number(b);
+            r = op == JS_OP_LT ? x < y : op == JS_OP_GT ? x > y : op == JS_OP_LE ? x <= y : x >= y;
+        }
+        *out = jv_bool(r);
+        return C_NORMAL;
+    }
+    case JS_OP_BITAND:
+        *out = jv_num(to_int32(js_to_number(a)) & to_int32(js_to_number(b)));
+        return C_NORMAL;
+    case JS_OP_BITOR:
+        *out = jv_num(to_int32(js_to_number(a)) | to_int32(js_to_number(b)));
+        return C_NORMAL;
+    case JS_OP_BITXOR:
+        *out = jv_num(to_int32(js_to_number(a)) ^ to_int32(js_to_number(b)));
+        return C_NORMAL;
+    case JS_OP_SHL:
+        *out = jv_num((int32_t)((uint32_t)to_int32(js_to_number(a))
+                                << ((uint32_t)to_int32(js_to_number(b)) & 31)));
+        return C_NORMAL;
+    case JS_OP_SHR:
+        *out = jv_num(to_int32(js_to_number(a)) >> ((uint32_t)to_int32(js_to_number(b)) & 31));
+        return C_NORMAL;
+    case JS_OP_USHR:
+        *out = jv_num((uint32_t)to_int32(js_to_number(a)) >>
+                      ((uint32_t)to_int32(js_to_number(b)) & 31));
+        return C_NORMAL;
+    case JS_OP_IN: {
+        if (b.t != JV_OBJ && b.t != JV_ARR)
+            return js_throw(in, "TypeError", "Cannot use 'in' operator to search for a key in %s",
+                            js_typeof(b));
+        const sluice_js_str *k = js_to_key(in, a);
+        if (k == NULL)
+            return C_FATAL;
+        if (b.t == JV_OBJ) {
+            *out = jv_bool(js_obj_get(b.u.o, k) != NULL ||
+                           (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
+                                                sluice_js_str_eq_ascii(k, "message"))));
+        } else {
+            int64_t idx = js_index_of_key(k);
+            *out = jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) ||
+                           sluice_js_str_eq_ascii(k, "length"));
+        }
+        return C_NORMAL;
+    }
+    default:
+        return js_throw(in, "SyntaxError", "unknown operator");
+    }
+}
+
+/* --- expressions --------------------------------------------------------------------------- */
+
+static int eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    binding *b = env_lookup(e, n->str);
+    if (b == NULL) {
+        if (sluice_js_str_eq_ascii(n->str, "undefined")) {
+            *out = jv_undef();
+            return C_NORMAL;
+        }
+        return name_error(in, "undefined", n->str);
+    }
+    if (!b->ready)
+        return name_error(in, "tdz", n->str);
+    *out = b->v;
+    return C_NORMAL;
+}
+
+static int eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv acc = jv_str(n->list[0]->str);
+    for (size_t i = 1; i + 1 < n->n; i += 2) {
+        jv v;
+        int rc = eval(in, e, n->list[i], &v);
+        if (rc != C_NORMAL)
+            return rc;
+        if (v.t == JV_FUNC || v.t == JV_PROMISE || v.t == JV_OBJ || v.t == JV_ARR ||
+            v.t != JV_STR) {
+            const sluice_js_str *s = js_to_string(in, v);
+            if (s == NULL)
+                return C_FATAL;
+            v = jv_str(s);
+        }
+        if ((rc = binary(in, JS_OP_ADD, acc, v, &acc)) != C_NORMAL)
+            return rc;
+        if ((rc = binary(in, JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) != C_NORMAL)
+            return rc;
+    }
+    *out = acc;
+    return C_NORMAL;
+}
+
+static int spread_into_array(interp *in, jarr *a, jv v)
+{
+    if (v.t == JV_ARR) {
+        for (size_t k = 0; k < v.u.a->len; k++)
+            if (js_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
+                return C_FATAL;
+        return C_NORMAL;
+    }
+    if (v.t == JV_STR) {
+        for (size_t k = 0; k < v.u.s->len; k++) {
+            size_t w = (v.u.s->u[k] >= 0xD800 && v.u.s->u[k] <= 0xDBFF && k + 1 < v.u.s->len &&
+                        v.u.s->u[k + 1] >= 0xDC00 && v.u.s->u[k + 1] <= 0xDFFF)
+                           ? 2
+                           : 1;
+            sluice_js_str *c = js_str_units(in, &v.u.s->u[k], w);
+            if (c == NULL || js_arr_push(in, a, jv_str(c)) != C_NORMAL)
+                return C_FATAL;
+            k += w - 1;
+        }
+        return C_NORMAL;
+    }
+    return js_throw(in, "TypeError", "%s is not iterable",
+                    v.t == JV_UNDEF  ? "undefined"
+                    : v.t == JV_NULL ? "null"
+                                     : js_typeof(v));
+}
+
+static int eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jarr *a = js_arr_new(in, n->n);
+    if (a == NULL)
+        return C_FATAL;
+    for (size_t i = 0; i < n->n; i++) {
+        const sluice_js_node *el = n->list[i];
+        jv v;
+        int rc = eval(in, e, el->kind == JS_SPREAD ? el->a : el, &v);
+        if (rc != C_NORMAL)
+            return rc;
+        if (el->kind == JS_SPREAD) {
+            if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
+                return rc;
+        } else if (js_arr_push(in, a, v) != C_NORMAL) {
+            return C_FATAL;
+        }
+    }
+    *out = jv_arr(a);
+    return C_NORMAL;
+}
+
+static int spread_into_object(interp *in, jobj *o, jv v)
+{
+    if (v.t == JV_OBJ) {
+        size_t nk;
+        const sluice_js_str **keys = js_obj_keys(in, v.u.o, &nk);
+        if (keys == NULL)
+            return C_FATAL;
+        for (size_t k = 0; k < nk; k++)
+            if (js_obj_set(in, o, keys[k], *js_obj_get(v.u.o, keys[k])) != C_NORMAL)
+                return C_FATAL;
+    } else if (v.t == JV_ARR || v.t == JV_STR) {
+        size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
+        for (size_t k = 0; k < len; k++) {
+            char idx[24];
+            snprintf(idx, sizeof idx, "%zu", k);
+            sluice_js_str *ks = js_str_ascii(in, idx);
+            jv item;
+            if (ks == NULL || get_member(in, v, ks, &item) != C_NORMAL ||
+                js_obj_set(in, o, ks, item) != C_NORMAL)
+                return in->fatal ? C_FATAL : C_THROW;
+        }
+    }
+    return C_NORMAL; /* null, undefined and other primitives spread nothing */
+}
+
+static int eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jobj *o = js_obj_new(in);
+    if (o == NULL)
+        return C_FATAL;
+    for (size_t i = 0; i < n->n; i++) {
+        const sluice_js_node *pr = n->list[i];
+        jv v;
+        int rc;
+        if (pr->kind == JS_SPREAD) {
+            if ((rc = eval(in, e, pr->a, &v)) != C_NORMAL)
+                return rc;
+            if ((rc = spread_into_object(in, o, v)) != C_NORMAL)
+                return rc;
+            continue;
+        }
+        jv key;
+        if (pr->flags & JS_F_COMPUTED) {
+            if ((rc = eval(in, e, pr->a, &key)) != C_NORMAL)
+                return rc;
+        } else if (pr->a->kind == JS_NUM) {
+            key = jv_num(pr->a->num);
+        } else {
+            key = jv_str(pr->a->str);
+        }
+        const sluice_js_str *ks = js_to_key(in, key);
+        if (ks == NULL)
+            return C_FATAL;
+        if (refused_key(ks))
+            return js_fatal(in, SLUICE_E_DENIED, "js_refused",
+                            "prototype access is refused at line %u", in->line);
+        if (pr->b->kind == JS_ASSIGN_PAT)
+            return js_throw(in, "SyntaxError", "Invalid shorthand property initializer");
+        if ((rc = eval(in, e, pr->b, &v)) != C_NORMAL)
+            return rc;
+        if (js_obj_set(in, o, ks, v) != C_NORMAL)
+            return C_FATAL;
+    }
+    *out = jv_obj(o);
+    return C_NORMAL;
+}
+
+static int eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv obj;
+    int rc = eval(in, e, n->a, &obj);
+    if (rc != C_NORMAL)
+        return rc;
+    if ((n->flags & JS_F_OPTIONAL) && (obj.t == JV_UNDEF || obj.t == JV_NULL))
+        return C_SHORT;
+    if (n->flags & JS_F_COMPUTED) {
+        jv key;
+        if ((rc = eval(in, e, n->b, &key)) != C_NORMAL)
+            return rc;
+        return get_member_v(in, obj, key, out);
+    }
+    return get_member(in, obj, n->b->str, out);
+}
+
+static int eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv v;
+    int rc;
+    if (n->op == JS_OP_TYPEOF && n->a->kind == JS_IDENT) {
+        binding *b = env_lookup(e, n->a->str);
+        if (b == NULL) {
+            *out = jv_str(js_str_ascii(in, "undefined"));
+            return out->u.s != NULL ? C_NORMAL : C_FATAL;
+        }
+    }
+    if (n->op == JS_OP_DELETE) {
+        jv obj, key;
+        if ((rc = eval(in, e, n->a->a, &obj)) != C_NORMAL)
+            return rc;
+        if (n->a->flags & JS_F_COMPUTED) {
+            if ((rc = eval(in, e, n->a->b, &key)) != C_NORMAL)
+                return rc;
+        } else {
+            key = jv_str(n->a->b->str);
+        }
+        const sluice_js_str *k = js_to_key(in, key);
+        if (k == NULL)
+            return C_FATAL;
+        if (obj.t == JV_OBJ)
+            js_obj_delete(obj.u.o, k);
+        else if (obj.t == JV_ARR && js_index_of_key(k) >= 0 &&
+                 (size_t)js_index_of_key(k) < obj.u.a->len)
+            return js_throw(in, "TypeError", "plans cannot delete array elements; use splice");
+        else if (obj.t == JV_UNDEF || obj.t == JV_NULL)
+            return js_throw(in, "TypeError", "Cannot convert undefined or null to object");
+        *out = jv_bool(1);
+        return C_NORMAL;
+    }
+    if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+        return rc;
+    switch (n->op) {
+    case JS_OP_NOT:
+        *out = jv_bool(!js_truthy(v));
+        break;
+    case JS_OP_NEG:
+        *out = jv_num(-js_to_number(v));
+        break;
+    case JS_OP_PLUS:
+        *out = jv_num(js_to_number(v));
+        break;
+    case JS_OP_BITNOT:
+        *out = jv_num(~to_int32(js_to_number(v)));
+        break;
+    case JS_OP_VOID:
+        *out = jv_undef();
+        break;
+    case JS_OP_TYPEOF: {
+        sluice_js_str *s = js_str_ascii(in, js_typeof(v));
+        if (s == NULL)
+            return C_FATAL;
+        *out = jv_str(s);
+        break;
+    }
+    default:
+        return js_throw(in, "SyntaxError", "unknown unary operator");
+    }
+    return C_NORMAL;
+}
+
+/* Reads a simple target (name or property) for compound assignment and updates. */
+static int read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, jv *key, jv *cur)
+{
+    int rc;
+    if (t->kind == JS_IDENT)
+        return eval_ident(in, e, t, cur);
+    if ((rc = eval(in, e, t->a, obj)) != C_NORMAL)
+        return rc;
+    if (t->flags & JS_F_COMPUTED) {
+        if ((rc = eval(in, e, t->b, key)) != C_NORMAL)
+            return rc;
+    } else {
+        *key = jv_str(t->b->str);
+    }
+    return get_member_v(in, *obj, *key, cur);
+}
+
+static int write_target(interp *in, env *e, const sluice_js_node *t, jv obj, jv key, jv v)
+{
+    if (t->kind == JS_IDENT)
+        return assign_ident(in, e, t->str, v, BIND_ASSIGN);
+    return set_member(in, obj, key, v);
+}
+
+static int eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv obj = jv_undef(), key = jv_undef(), cur;
+    int rc = read_target(in, e, n->a, &obj, &key, &cur);
+    if (rc != C_NORMAL)
+        return rc;
+    double old = js_to_number(cur);
+    double nv = n->op == JS_OP_INC ? old + 1 : old - 1;
+    if ((rc = write_target(in, e, n->a, obj, key, jv_num(nv))) != C_NORMAL)
+        return rc;
+    *out = jv_num((n->flags & JS_F_PREFIX) ? nv : old);
+    return C_NORMAL;
+}
+
+static int eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv v;
+    int rc;
+    if (n->op == JS_OP_ASSIGN) {
+        if (n->a->kind == JS_MEMBER) { /* the target's object and key go first */
+            jv obj, key;
+            if ((rc = eval(in, e, n->a->a, &obj)) != C_NORMAL)
+                return rc;
+            if (n->a->flags & JS_F_COMPUTED) {
+                if ((rc = eval(in, e, n->a->b, &key)) != C_NORMAL)
+                    return rc;
+            } else {
+                key = jv_str(n->a->b->str);
+            }
+            if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+                return rc;
+            if ((rc = set_member(in, obj, key, v)) != C_NORMAL)
+                return rc;
+            *out = v;
+            return C_NORMAL;
+        }
+        if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+            return rc;
+        if ((rc = bind_pattern(in, e, n->a, v, BIND_ASSIGN)) != C_NORMAL)
+            return rc;
+        *out = v;
+        return C_NORMAL;
+    }
+    jv obj = jv_undef(), key = jv_undef(), cur;
+    if ((rc = read_target(in, e, n->a, &obj, &key, &cur)) != C_NORMAL)
+        return rc;
+    if (n->op == JS_OP_AND || n->op == JS_OP_OR || n->op == JS_OP_NULLISH) {
+        int keep = n->op == JS_OP_AND  ? !js_truthy(cur)
+                   : n->op == JS_OP_OR ? js_truthy(cur)
+                                       : (cur.t != JV_UNDEF && cur.t != JV_NULL);
+        if (keep) {
+            *out = cur;
+            return C_NORMAL;
+        }
+        if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+            return rc;
+    } else {
+        jv rhs;
+        if ((rc = eval(in, e, n->b, &rhs)) != C_NORMAL)
+            return rc;
+        if ((rc = binary(in, (sluice_js_op)n->op, cur, rhs, &v)) != C_NORMAL)
+            return rc;
+    }
+    if ((rc = write_target(in, e, n->a, obj, key, v)) != C_NORMAL)
+        return rc;
+    *out = v;
+    return C_NORMAL;
+}
+
+static int eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv *args;
+    size_t argc;
+    int rc = eval_args(in, e, n, &args, &argc);
+    if (rc != C_NORMAL)
+        return rc;
+    const sluice_js_str *name = n->a->str;
+    if (env_lookup(e, name) != NULL && env_lookup(e, name) != env_lookup(in->global, name))
+        return js_throw(in, "TypeError", "plans construct only the built-in Error types");
+    char *u8 = sluice_js_str_utf8(in->arena, name);
+    if (u8 == NULL)
+        return js_nomem(in);
+    if (strstr(u8, "Error") == NULL)
+        return js_throw(in, "TypeError", "%s is not supported as a constructor in plans", u8);
+    const sluice_js_str *msg = NULL;
+    if (argc > 0 && args[0].t != JV_UNDEF) {
+        msg = js_to_string(in, args[0]);
+    } else {
+        msg = js_str_units(in, NULL, 0);
+    }
+    if (msg == NULL)
+        return C_FATAL;
+    *out = js_make_error(in, u8, msg);
+    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+}
+
+static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    int rc = js_step(in);
+    if (rc != C_NORMAL)
+        return rc;
+    in->line = n->line;
+    jv a, b;
+    switch (n->kind) {
+    case JS_NUM:
+        *out = jv_num(n->num);
+        return C_NORMAL;
+    case JS_STR:
+        *out = jv_str(n->str);
+        return C_NORMAL;
+    case JS_TRUE:
+        *out = jv_bool(1);
+        return C_NORMAL;
+    case JS_FALSE:
+        *out = jv_bool(0);
+        return C_NORMAL;
+    case JS_NULL:
+        *out = jv_null();
+        return C_NORMAL;
+    case JS_TEMPLATE:
+        return eval_template(in, e, n, out);
+    case JS_IDENT:
+        return eval_ident(in, e, n, out);
+    case JS_ARRAY:
+        return eval_array(in, e, n, out);
+    case JS_OBJECT:
+        return eval_object(in, e, n, out);
+    case JS_FUNC:
+        *out = make_closure(in, e, n);
+        return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    case JS_CALL:
+        return eval_call(in, e, n, out);
+    case JS_NEW:
+        return eval_new(in, e, n, out);
+    case JS_MEMBER:
+        return eval_member(in, e, n, out);
+    case JS_CHAIN:
+        rc = eval(in, e, n->a, out);
+        if (rc == C_SHORT) {
+            *out = jv_undef();
+            return C_NORMAL;
+        }
+        return rc;
+    case JS_UNARY:
+        return eval_unary(in, e, n, out);
+    case JS_UPDATE:
+        return eval_update(in, e, n, out);
+    case JS_BINARY:
+        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL || (rc = eval(in, e, n->b, &b)) != C_NORMAL)
+            return rc;
+        in->line = n->line;
+        return binary(in, (sluice_js_op)n->op, a, b, out);
+    case JS_LOGICAL:
+        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
+            return rc;
+        if (n->op == JS_OP_AND  ? !js_truthy(a)
+            : n->op == JS_OP_OR ? js_truthy(a)
+                                : (a.t != JV_UNDEF && a.t != JV_NULL)) {
+            *out = a;
+            return C_NORMAL;
+        }
+        return eval(in, e, n->b, out);
+    case JS_COND:
+        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
+            return rc;
+        return eval(in, e, js_truthy(a) ? n->b : n->c, out);
+    case JS_ASSIGN:
+        return eval_assign(in, e, n, out);
+    case JS_SEQ:
+        for (size_t i = 0; i < n->n; i++)
+            if ((rc = eval(in, e, n->list[i], out)) != C_NORMAL)
+                return rc;
+        return C_NORMAL;
+    case JS_AWAIT:
+        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
+            return rc;
+        if (a.t == JV_PROMISE) {
+            if (a.u.p->rejected) {
+                in->thrown = a.u.p->v;
+                return C_THROW;
+            }
+            a = a.u.p->v;
+        }
+        *out = a;
+        return C_NORMAL;
+    default:
+        return js_throw(in, "SyntaxError", "unexpected syntax at line %u", n->line);
+    }
+}
+
+/* --- statements ---------------------------------------------------------------------------- */
+
+static int exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
+{
+    for (size_t i = 0; i < count; i++) {
+        int rc = exec_stmt(in, e, list[i]);
+        if (rc != C_NORMAL)
+            return rc;
+    }
+    return C_NORMAL;
+}
+
+static int exec_block(interp *in, env *e, const sluice_js_node *blk)
+{
+    env *scope = env_new(in, e);
+    if (scope == NULL)
+        return C_FATAL;
+    int rc = hoist(in, scope, blk->list, blk->n);
+    return rc != C_NORMAL ? rc : exec_list(in, scope, blk->list, blk->n);
+}
+
+static int exec_var(interp *in, env *e, const sluice_js_node *n)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        const sluice_js_node *d = n->list[i];
+        jv v = jv_undef();
+        int rc;
+        if (d->b != NULL && (rc = eval(in, e, d->b, &v)) != C_NORMAL)
+            return rc;
+        /* names were declared by hoist(); initialize them in this scope */
+        const sluice_js_str *names[64];
+        size_t count = 0;
+        collect_names(d->a, names, &count, 64);
+        for (size_t k = 0; k < count; k++) {
+            binding *b = env_own(e, names[k]);
+            if (b != NULL)
+                b->konst = false; /* writable until initialized below */
+        }
+        if ((rc = bind_pattern(in, e, d->a, v, BIND_LET)) != C_NORMAL)
+            return rc;
+        for (size_t k = 0; k < count; k++) {
+            binding *b = env_own(e, names[k]);
+            if (b != NULL) {
+                b->konst = (n->flags & JS_F_CONST) != 0;
+                b->ready = true;
+            }
+        }
+    }
+    return C_NORMAL;
+}
+
+/* A loop body's completion: break/continue consumed, the rest passed on. */
+static int loop_result(int rc, int *stop)
+{
+    *stop = 0;
+    if (rc == C_BREAK) {
+        *stop = 1;
+        return C_NORMAL;
+    }
+    if (rc == C_CONTINUE)
+        return C_NORMAL;
+    if (rc != C_NORMAL)
+        *stop = 1;
+    return rc;
+}
+
+static int exec_for(interp *in, env *e, const sluice_js_node *n)
+{
+    env *scope = env_new(in, e);
+    if (scope == NULL)
+        return C_FATAL;
+    int rc = C_NORMAL;
+    jv tmp;
+    if (n->a != NULL) {
+        if (n->a->kind == JS_VAR) {
+            sluice_js_node *one[1] = { n->a };
+            if ((rc = hoist(in, scope, one, 1)) != C_NORMAL ||
+                (rc = exec_var(in, scope, n->a)) != C_NORMAL)
+                return rc;
+        } else if ((rc = eval(in, scope, n->a, &tmp)) != C_NORMAL) {
+            return rc;
+        }
+    }
+    for (;;) {
+        if (n->b != NULL) {
+            if ((rc = eval(in, scope, n->b, &tmp)) != C_NORMAL)
+                return rc;
+            if (!js_truthy(tmp))
+                return C_NORMAL;
+        }
+        if ((rc = js_loop_tick(in)) != C_NORMAL)
+            return rc;
+        /* per-iteration copy of the loop variables, so closures capture this iteration's */
+        env *iter = env_new(in, e);
+        if (iter == NULL)
+            return C_FATAL;
+        for (binding *b = scope->first; b != NULL; b = b->next) {
+            binding *c;
+            if ((rc = declare(in, iter, b->name, b->konst, b->ready, &c)) != C_NORMAL)
+                return rc;
+            c->v = b->v;
+        }
+        int stop;
+        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        for (binding *b = scope->first; b != NULL; b = b->next)
+            b->v = env_own(iter, b->name)->v;
+        if (stop)
+            return rc;
+        if (n->c != NULL && (rc = eval(in, scope, n->c, &tmp)) != C_NORMAL)
+            return rc;
+    }
+}
+
+static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
+{
+    jv coll;
+    int rc = eval(in, e, n->b, &coll);
+    if (rc != C_NORMAL)
+        return rc;
+    jarr *items = NULL;
+    if (n->kind == JS_FOR_IN) {
+        items = js_arr_new(in, 0);
+        if (items == NULL)
+            return C_FATAL;
+        if (coll.t == JV_OBJ || coll.t == JV_ARR || coll.t == JV_STR) {
+            size_t len = coll.t == JV_ARR ? coll.u.a->len : coll.t == JV_STR ? coll.u.s->len : 0;
+            for (size_t i = 0; i < len; i++) {
+                char idx[24];
+                snprintf(idx, sizeof idx, "%zu", i);
+                sluice_js_str *k = js_str_ascii(in, idx);
+                if (k == NULL || js_arr_push(in, items, jv_str(k)) != C_NORMAL)
+                    return C_FATAL;
+            }
+            if (coll.t == JV_OBJ) {
+                size_t nk;
+                const sluice_js_str **keys = js_obj_keys(in, coll.u.o, &nk);
+                if (keys == NULL)
+                    return C_FATAL;
+                for (size_t i = 0; i < nk; i++)
+                    if (js_arr_push(in, items, jv_str(keys[i])) != C_NORMAL)
+                        return C_FATAL;
+            }
+        }
+    } else {
+        items = js_arr_new(in, 0);
+        if (items == NULL)
+            return C_FATAL;
+        if (coll.t == JV_ARR) {
+            items = coll.u.a; /* iterate live: elements pushed during the loop are visited */
+        } else if ((rc = spread_into_array(in, items, coll)) != C_NORMAL) {
+            return rc;
+        }
+    }
+    const sluice_js_node *target = n->a;
+    for (size_t i = 0; i < items->len; i++) {
+        if ((rc = js_loop_tick(in)) != C_NORMAL)
+            return rc;
+        env *iter = env_new(in, e);
+        if (iter == NULL)
+            return C_FATAL;
+        if (target->kind == JS_VAR) {
+            rc = bind_pattern(in, iter, target->list[0]->a, items->v[i],
+                              (target->flags & JS_F_CONST) ? BIND_CONST : BIND_LET);
+        } else {
+            rc = bind_pattern(in, e, target, items->v[i], BIND_ASSIGN);
+        }
+        if (rc != C_NORMAL)
+            return rc;
+        int stop;
+        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        if (stop)
+            return rc;
+    }
+    return C_NORMAL;
+}
+
+static int exec_while(interp *in, env *e, const sluice_js_node *n)
+{
+    int first = n->kind == JS_DO_WHILE;
+    for (;;) {
+        jv t;
+        int rc;
+        if (!first) {
+            if ((rc = eval(in, e, n->a, &t)) != C_NORMAL)
+                return rc;
+            if (!js_truthy(t))
+                return C_NORMAL;
+        }
+        first = 0;
+        if ((rc = js_loop_tick(in)) != C_NORMAL)
+            return rc;
+        int stop;
+        rc = loop_result(exec_stmt(in, e, n->d), &stop);
+        if (stop)
+            return rc;
+    }
+}
+
+static int exec_try(interp *in, env *e, const sluice_js_node *n)
+{
+    int rc = exec_block(in, e, n->a);
+    if (rc == C_THROW && n->c != NULL) {
+        env *scope = env_new(in, e);
+        if (scope == NULL)
+            return C_FATAL;
+        jv thrown = in->thrown;
+        rc = n->b != NULL ? bind_pattern(in, scope, n->b, thrown, BIND_LET) : C_NORMAL;
+        if (rc == C_NORMAL)
+            rc = exec_block(in, scope, n->c);
+    }
+    if (n->d != NULL && rc != C_FATAL) {
+        jv saved_ret = in->ret, saved_thrown = in->thrown;
+        int frc = exec_block(in, e, n->d);
+        if (frc != C_NORMAL)
+            return frc;
+        in->ret = saved_ret;
+        in->thrown = saved_thrown;
+    }
+    return rc;
+}
+
+static int exec_switch(interp *in, env *e, const sluice_js_node *n)
+{
+    jv d;
+    int rc = eval(in, e, n->a, &d);
+    if (rc != C_NORMAL)
+        return rc;
+    env *scope = env_new(in, e);
+    if (scope == NULL)
+        return C_FATAL;
+    for (size_t i = 0; i < n->n; i++)
+        if ((rc = hoist(in, scope, n->list[i]->list, n->list[i]->n)) != C_NORMAL)
+            return rc;
+    size_t start = n->n;
+    for (size_t i = 0; i < n->n && start == n->n; i++) {
+        if (n->list[i]->a == NULL)
+            continue;
+        jv c;
+        if ((rc = eval(in, scope, n->list[i]->a, &c)) != C_NORMAL)
+            return rc;
+        if (js_strict_equals(d, c))
+            start = i;
+    }
+    for (size_t i = 0; i < n->n && start == n->n; i++)
+        if (n->list[i]->a == NULL)
+            start = i;
+    for (size_t i = start; i < n->n; i++) {
+        rc = exec_list(in, scope, n->list[i]->list, n->list[i]->n);
+        if (rc == C_BREAK)
+            return C_NORMAL;
+        if (rc != C_NORMAL)
+            return rc;
+    }
+    return C_NORMAL;
+}
+
+static int exec_stmt(interp *in, env *e, const sluice_js_node *n)
+{
+    int rc = js_step(in);
+    if (rc != C_NORMAL)
+        return rc;
+    in->line = n->line;
+    jv v;
+    switch (n->kind) {
+    case JS_VAR:
+        return exec_var(in, e, n);
+    case JS_FUNC_DECL:
+        return C_NORMAL; /* hoisted */
+    case JS_RETURN:
+        in->ret = jv_undef();
+        if (n->a != NULL && (rc = eval(in, e, n->a, &in->ret)) != C_NORMAL)
+            return rc;
+        return C_RETURN;
+    case JS_IF:
+        if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+            return rc;
+        if (js_truthy(v))
+            return exec_stmt(in, e, n->b);
+        return n->c != NULL ? exec_stmt(in, e, n->c) : C_NORMAL;
+    case JS_FOR:
+        return exec_for(in, e, n);
+    case JS_FOR_OF:
+    case JS_FOR_IN:
+        return exec_for_of(in, e, n);
+    case JS_WHILE:
+    case JS_DO_WHILE:
+        return exec_while(in, e, n);
+    case JS_BREAK:
+        return C_BREAK;
+    case JS_CONTINUE:
+        return C_CONTINUE;
+    case JS_THROW:
+        if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+            return rc;
+        in->thrown = v;
+        return C_THROW;
+    case JS_TRY:
+        return exec_try(in, e, n);
+    case JS_BLOCK:
+        return exec_block(in, e, n);
+    case JS_EXPR_STMT:
+        return eval(in, e, n->a, &v);
+    case JS_EMPTY:
+        return C_NORMAL;
+    case JS_SWITCH:
+        return exec_switch(in, e, n);
+    default:
+        return js_throw(in, "SyntaxError", "unexpected statement at line %u", n->line);
+    }
+}
+
+/* --- the run ------------------------------------------------------------------------------- */
+
+static void record_throw(interp *in, sluice_js_run_result *out)
+{
+    jv t = in->thrown;
+    out->threw = true;
+    out->error_line = in->line;
+    if (t.t == JV_OBJ && t.u.o->is_error) {
+        const sluice_js_str *name = js_to_string(in, t.u.o->err_name);
+        const sluice_js_str *msg = js_to_string(in, t.u.o->err_message);
+        out->error_name = name != NULL ? sluice_js_str_utf8(in->out_arena, name) : "Error";
+        out->error_message = msg != NULL ? sluice_js_str_utf8(in->out_arena, msg) : "";
+        return;
+    }
+    out->error_name = "throw";
+    sluice_buf b;
+    sluice_buf_init(&b, in->out_arena, 64 * 1024);
+    bool undef;
+    if (js_json_stringify(in, t, NULL, &b, &undef) == C_NORMAL && !undef)
+        out->error_message = sluice_buf_cstr(&b);
+    else
+        out->error_message = "undefined";
+}
+
+sluice_status sluice_js_run(sluice_arena *arena,
+                            const sluice_js_program *prog,
+                            const sluice_js_run_options *opts,
+                            sluice_js_run_result *out,
+                            sluice_error *err)
+{
+    memset(out, 0, sizeof *out);
+    sluice_arena *values = sluice_arena_new();
+    if (values == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory starting the plan");
+    interp in = { .arena = values, .out_arena = arena, .opts = *opts, .res = out, .err = err };
+    if (in.opts.clock == NULL)
+        in.opts.clock = sluice_clock_system();
+    in.mem_base = sluice_arena_used(values);
+    in.max_steps = opts->limits.max_steps > 0 ? (size_t)opts->limits.max_steps
+                                              : (size_t)SLUICE_LIMIT_JS_STEPS_DEFAULT;
+    in.max_memory = opts->limits.max_memory_bytes > 0 ? opts->limits.max_memory_bytes
+                                                      : SLUICE_LIMIT_JS_MEMORY_DEFAULT;
+    if (opts->limits.timeout_ms > 0)
+        in.deadline_ns =
+            sluice_clock_monotonic_ns(in.opts.clock) + opts->limits.timeout_ms * 1000000;
+    out->logs = json_array();
+    if (out->logs != NULL)
+        sluice_arena_cleanup_add(arena, (void (*)(void *))json_decref, out->logs);
+    env *global = env_new(&in, NULL);
+    env *top = global != NULL ? env_new(&in, global) : NULL;
+    in.global = global;
+    int rc = top == NULL || out->logs == NULL ? js_nomem(&in) : js_install_globals(&in, global);
+    if (rc == C_NORMAL)
+        rc = hoist(&in, top, prog->root->list, prog->root->n);
+    if (rc == C_NORMAL)
+        rc = exec_list(&in, top, prog->root->list, prog->root->n);
+    jv result = jv_undef();
+    if (rc == C_RETURN) {
+        result = in.ret;
+        rc = C_NORMAL;
+    }
+    if (rc == C_NORMAL && result.t == JV_PROMISE) { /* the plan is an async body: adopt */
+        if (result.u.p->rejected) {
+            in.thrown = result.u.p->v;
+            rc = C_THROW;
+        } else {
+            result = result.u.p->v;
+        }
+    }
+    if (rc == C_NORMAL) {
+        sluice_buf b;
+        sluice_buf_init(&b, arena,
+                        opts->limits.max_bytes > 0 ? opts->limits.max_bytes * 2 + 64 : 0);
+        bool undef = false;
+        rc = js_json_stringify(&in, result, NULL, &b, &undef);
+        if (rc == C_NORMAL && !undef)
+            out->json = sluice_buf_cstr(&b);
+    }
+    if (rc == C_THROW)
+        record_throw(&in, out);
+    if (rc == C_BREAK || rc == C_CONTINUE || rc == C_SHORT)
+        rc = C_NORMAL;
+    out->api_calls = in.calls;
+    out->loop_iterations = in.loops;
+    out->steps = in.steps;
+    out->memory_bytes = sluice_arena_used(values) - in.mem_base;
+    sluice_status st =
+        rc == C_FATAL ? (in.fatal != SLUICE_OK ? in.fatal : SLUICE_E_INTERNAL) : SLUICE_OK;
+    sluice_arena_free(values);
+    return st;
+}

@@ -1,0 +1,90 @@
+/*
+ * interp.h — the plan language's interpreter: runs a parsed plan with no capabilities except
+ * the ones handed to it.
+ *
+ * Owns: the run entry point, the capability interface (a host function that receives every
+ * `api.<verb>(...)` / `mcp.call(...)` the plan makes), the limits the interpreter enforces itself
+ * (max_api_calls counting every call, max_loop_iterations over all loops together, max_steps,
+ * max_memory_bytes of the plan's values, the wall-clock deadline, call depth) and the run's
+ * result record.
+ * Does not own: HTTP or MCP (the host does that: exec/openapi.c), policy, or parsing.
+ *
+ * Semantics are JavaScript's for everything the parser accepts (tests/node/js_diff.mjs checks
+ * them against Node) with one documented difference: an async function runs to completion when
+ * called, so `Promise.all` over api calls issues them one after another, in array order.
+ */
+#ifndef SLUICE_EXEC_JS_INTERP_H
+#define SLUICE_EXEC_JS_INTERP_H
+
+#include "core/arena.h"
+#include "core/clock.h"
+#include "core/error.h"
+#include "exec/executor.h"
+#include "exec/js/parse.h"
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+/* One capability call as the plan made it. */
+typedef struct sluice_js_call {
+    const char *object; /* "api" | "mcp" */
+    const char *method; /* "get", "post", "put", "patch", "delete" | "call" */
+    json_t *args;       /* JSON array of the arguments (undefined as null) */
+    size_t index;       /* 0-based: this run's n-th capability call (idempotency keys use it) */
+    uint32_t line, column;
+} sluice_js_call;
+
+/* The host answers a call. SLUICE_OK with *result (a new reference) on success. A failure the
+ * plan may catch (the upstream said 4xx/5xx, a network error): SLUICE_E_ENGINE with err's
+ * message; it becomes a thrown Error and is recorded among the failed calls. Anything else
+ * (SLUICE_E_DENIED by the request policy, SLUICE_E_TIMEOUT, SLUICE_E_NOMEM) stops the plan at
+ * once: no try/catch can swallow it. */
+typedef sluice_status (*sluice_js_call_fn)(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err);
+
+typedef struct sluice_js_host {
+    sluice_js_call_fn call; /* NULL: the plan has no api/mcp globals at all */
+    void *ctx;
+    bool has_api; /* the `api` global exists */
+    bool has_mcp; /* the `mcp` global exists */
+} sluice_js_host;
+
+typedef struct sluice_js_run_options {
+    sluice_exec_limits limits; /* 0 = default (core/limits.h) for steps and memory, else none */
+    const json_t *args;        /* the `args` global (NULL: an empty object) */
+    sluice_js_host host;
+    const sluice_clock *clock; /* NULL: the system clock */
+} sluice_js_run_options;
+
+/* One failed capability call the plan survived (caught) or died of. */
+typedef struct sluice_js_failed_call {
+    const char *object, *method, *path; /* path: first argument when a string, else NULL */
+    const char *message;
+    size_t index;
+} sluice_js_failed_call;
+
+typedef struct sluice_js_run_result {
+    bool threw;             /* the plan threw (error_name/message set); else it returned */
+    const char *json;       /* JSON.stringify of the returned value; NULL for undefined */
+    const char *error_name; /* "TypeError", ..., or "throw" for a non-Error value */
+    const char *error_message;
+    uint32_t error_line;
+    size_t api_calls, loop_iterations, steps, memory_bytes;
+    json_t *logs; /* console.log lines (array of strings), owned by the arena */
+    sluice_js_failed_call *failed;
+    size_t failed_count;
+} sluice_js_run_result;
+
+/* Runs prog. SLUICE_OK when the plan returned or threw (see out->threw). A limit that stops the
+ * plan: SLUICE_E_LIMIT (err->key = the setting: "max_api_calls", "max_loop_iterations",
+ * "max_steps", "max_memory_bytes", "max_call_depth") or SLUICE_E_TIMEOUT (the timeout setting),
+ * with out's counters filled (calls made so far); a host refusal passes its status through;
+ * SLUICE_E_NOMEM. Everything out holds lives in arena. */
+sluice_status sluice_js_run(sluice_arena *arena,
+                            const sluice_js_program *prog,
+                            const sluice_js_run_options *opts,
+                            sluice_js_run_result *out,
+                            sluice_error *err);
+
+#endif

@@ -1,0 +1,914 @@
+/*
+ * value.c — values, allocation under max_memory_bytes, and JavaScript's conversions (see
+ * value.h): ToString, ToNumber, the equalities, Number::toString, JSON.stringify, and values from
+ * JSON.
+ * Does not own: evaluation (interp.c) or the built-in methods (builtins.c).
+ */
+#include "exec/js/value.h"
+
+#include "core/limits.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int js_nomem(interp *in)
+{
+    return js_fatal(in, SLUICE_E_NOMEM, "max_memory_bytes", "out of memory running the plan");
+}
+
+void *js_alloc(interp *in, size_t size)
+{
+    if (in->fatal != SLUICE_OK)
+        return NULL;
+    if (in->max_memory > 0 && sluice_arena_used(in->arena) - in->mem_base + size > in->max_memory) {
+        js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                 "the plan's values passed max_memory_bytes = %zu at line %u", in->max_memory,
+                 in->line);
+        return NULL;
+    }
+    void *p = sluice_arena_alloc(in->arena, size);
+    if (p == NULL)
+        js_nomem(in);
+    return p;
+}
+
+sluice_js_str *js_str_units(interp *in, const uint16_t *u, size_t len)
+{
+    if (len > SLUICE_LIMIT_JS_STRING_UNITS) {
+        js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                 "a string of %zu characters passes the plan's string limit (%u) at line %u", len,
+                 SLUICE_LIMIT_JS_STRING_UNITS, in->line);
+        return NULL;
+    }
+    sluice_js_str *s = js_alloc(in, sizeof *s + (len + 1) * sizeof(uint16_t));
+    if (s == NULL)
+        return NULL;
+    s->len = len;
+    if (len > 0)
+        memcpy(s->u, u, len * sizeof(uint16_t));
+    return s;
+}
+
+sluice_js_str *js_str_ascii(interp *in, const char *s)
+{
+    size_t n = strlen(s);
+    sluice_js_str *r = js_alloc(in, sizeof *r + (n + 1) * sizeof(uint16_t));
+    if (r == NULL)
+        return NULL;
+    r->len = n;
+    for (size_t i = 0; i < n; i++)
+        r->u[i] = (unsigned char)s[i];
+    return r;
+}
+
+jarr *js_arr_new(interp *in, size_t cap)
+{
+    jarr *a = js_alloc(in, sizeof *a);
+    if (a == NULL)
+        return NULL;
+    a->len = 0;
+    a->cap = cap;
+    a->v = cap > 0 ? js_alloc(in, cap * sizeof(jv)) : NULL;
+    if (cap > 0 && a->v == NULL)
+        return NULL;
+    return a;
+}
+
+int js_arr_push(interp *in, jarr *a, jv v)
+{
+    if (a->len == a->cap) {
+        size_t cap = a->cap ? a->cap * 2 : 4;
+        jv *nv = js_alloc(in, cap * sizeof(jv));
+        if (nv == NULL)
+            return C_FATAL;
+        if (a->len > 0)
+            memcpy(nv, a->v, a->len * sizeof(jv));
+        a->v = nv;
+        a->cap = cap;
+    }
+    a->v[a->len++] = v;
+    return C_NORMAL;
+}
+
+jobj *js_obj_new(interp *in)
+{
+    jobj *o = js_alloc(in, sizeof *o);
+    if (o != NULL)
+        memset(o, 0, sizeof *o);
+    return o;
+}
+
+jv *js_obj_get(const jobj *o, const sluice_js_str *k)
+{
+    for (size_t i = 0; i < o->len; i++)
+        if (sluice_js_str_eq(o->k[i], k))
+            return &o->v[i];
+    return NULL;
+}
+
+int js_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
+{
+    jv *slot = js_obj_get(o, k);
+    if (slot != NULL) {
+        *slot = v;
+        return C_NORMAL;
+    }
+    if (o->len == o->cap) {
+        size_t cap = o->cap ? o->cap * 2 : 4;
+        const sluice_js_str **nk = js_alloc(in, cap * sizeof *nk);
+        jv *nv = nk != NULL ? js_alloc(in, cap * sizeof *nv) : NULL;
+        if (nv == NULL)
+            return C_FATAL;
+        if (o->len > 0) {
+            memcpy(nk, o->k, o->len * sizeof *nk);
+            memcpy(nv, o->v, o->len * sizeof *nv);
+        }
+        o->k = nk;
+        o->v = nv;
+        o->cap = cap;
+    }
+    o->k[o->len] = k;
+    o->v[o->len] = v;
+    o->len++;
+    return C_NORMAL;
+}
+
+int js_obj_delete(jobj *o, const sluice_js_str *k)
+{
+    for (size_t i = 0; i < o->len; i++) {
+        if (!sluice_js_str_eq(o->k[i], k))
+            continue;
+        memmove(&o->k[i], &o->k[i + 1], (o->len - i - 1) * sizeof *o->k);
+        memmove(&o->v[i], &o->v[i + 1], (o->len - i - 1) * sizeof *o->v);
+        o->len--;
+        return 1;
+    }
+    return 0;
+}
+
+int64_t js_index_of_key(const sluice_js_str *s)
+{
+    if (s->len == 0 || s->len > 10 || (s->len > 1 && s->u[0] == '0'))
+        return -1;
+    int64_t v = 0;
+    for (size_t i = 0; i < s->len; i++) {
+        if (s->u[i] < '0' || s->u[i] > '9')
+            return -1;
+        v = v * 10 + (s->u[i] - '0');
+    }
+    return v < 4294967295LL ? v : -1;
+}
+
+const sluice_js_str **js_obj_keys(interp *in, const jobj *o, size_t *count)
+{
+    const sluice_js_str **keys = js_alloc(in, (o->len + 1) * sizeof *keys);
+    if (keys == NULL)
+        return NULL;
+    size_t n = 0;
+    /* integer keys first, ascending (insertion sort: objects are small) */
+    for (size_t i = 0; i < o->len; i++) {
+        int64_t idx = js_index_of_key(o->k[i]);
+        if (idx < 0)
+            continue;
+        size_t j = n++;
+        while (j > 0 && js_index_of_key(keys[j - 1]) > idx) {
+            keys[j] = keys[j - 1];
+            j--;
+        }
+        keys[j] = o->k[i];
+    }
+    for (size_t i = 0; i < o->len; i++)
+        if (js_index_of_key(o->k[i]) < 0)
+            keys[n++] = o->k[i];
+    *count = n;
+    return keys;
+}
+
+jv js_make_error(interp *in, const char *name, const sluice_js_str *message)
+{
+    jobj *o = js_obj_new(in);
+    sluice_js_str *n = js_str_ascii(in, name);
+    if (o == NULL || n == NULL)
+        return jv_undef();
+    o->is_error = true;
+    o->err_name = jv_str(n);
+    o->err_message = jv_str(message);
+    return jv_obj(o);
+}
+
+int js_throw(interp *in, const char *name, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sluice_js_str *m = sluice_js_str_from_utf8(in->arena, msg, strlen(msg));
+    if (m == NULL)
+        return js_nomem(in);
+    jv e = js_make_error(in, name, m);
+    if (e.t == JV_UNDEF)
+        return C_FATAL;
+    in->thrown = e;
+    return C_THROW;
+}
+
+int js_fatal(interp *in, sluice_status status, const char *key, const char *fmt, ...)
+{
+    if (in->fatal != SLUICE_OK)
+        return C_FATAL;
+    in->fatal = status;
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    sluice_error_set(in->err, in->out_arena, status, "%s", msg);
+    in->err->key = key;
+    in->err->line = in->line;
+    return C_FATAL;
+}
+
+int js_truthy(jv v)
+{
+    switch (v.t) {
+    case JV_UNDEF:
+    case JV_NULL:
+        return 0;
+    case JV_BOOL:
+        return v.u.b;
+    case JV_NUM:
+        return !(v.u.n == 0 || isnan(v.u.n));
+    case JV_STR:
+        return v.u.s->len > 0;
+    default:
+        return 1;
+    }
+}
+
+static int is_space_unit(uint16_t c)
+{
+    return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0xA0 ||
+           c == 0xFEFF || c == 0x2028 || c == 0x2029 || c == 0x1680 ||
+           (c >= 0x2000 && c <= 0x200A) || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+/* StringToNumber: whitespace-trimmed decimal, Infinity, or 0x/0o/0b; else NaN. */
+static double string_to_number(const sluice_js_str *s)
+{
+    size_t b = 0, e = s->len;
+    while (b < e && is_space_unit(s->u[b]))
+        b++;
+    while (e > b && is_space_unit(s->u[e - 1]))
+        e--;
+    if (b == e)
+        return 0;
+    char tmp[400];
+    if (e - b >= sizeof tmp)
+        return NAN;
+    size_t n = 0;
+    for (size_t i = b; i < e; i++) {
+        if (s->u[i] > 0x7F)
+            return NAN;
+        tmp[n++] = (char)s->u[i];
+    }
+    tmp[n] = '\0';
+    const char *p = tmp;
+    if (n > 2 && p[0] == '0' && strchr("xXoObB", p[1]) != NULL) {
+        int radix = (p[1] == 'x' || p[1] == 'X') ? 16 : (p[1] == 'o' || p[1] == 'O') ? 8 : 2;
+        double v = 0;
+        for (size_t i = 2; i < n; i++) {
+            int c = p[i], d = c >= '0' && c <= '9'   ? c - '0'
+                              : c >= 'a' && c <= 'f' ? c - 'a' + 10
+                              : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                                     : 99;
+            if (d >= radix)
+                return NAN;
+            v = v * radix + d;
+        }
+        return v;
+    }
+    int sign = 1;
+    if (*p == '+' || *p == '-') {
+        sign = *p == '-' ? -1 : 1;
+        p++;
+    }
+    if (strcmp(p, "Infinity") == 0)
+        return sign * INFINITY;
+    /* validate the StrDecimalLiteral shape before strtod (which accepts more) */
+    const char *q = p;
+    size_t digits = 0;
+    while (*q >= '0' && *q <= '9') {
+        q++;
+        digits++;
+    }
+    if (*q == '.') {
+        q++;
+        while (*q >= '0' && *q <= '9') {
+            q++;
+            digits++;
+        }
+    }
+    if (digits == 0)
+        return NAN;
+    if (*q == 'e' || *q == 'E') {
+        q++;
+        if (*q == '+' || *q == '-')
+            q++;
+        if (!(*q >= '0' && *q <= '9'))
+            return NAN;
+        while (*q >= '0' && *q <= '9')
+            q++;
+    }
+    if (*q != '\0')
+        return NAN;
+    return sign * strtod(p, NULL);
+}
+
+double js_to_number(jv v)
+{
+    switch (v.t) {
+    case JV_UNDEF:
+        return NAN;
+    case JV_NULL:
+        return 0;
+    case JV_BOOL:
+        return v.u.b;
+    case JV_NUM:
+        return v.u.n;
+    case JV_STR:
+        return string_to_number(v.u.s);
+    case JV_ARR:
+        /* ToPrimitive of an array is its join: [] is 0, [5] is 5 */
+        if (v.u.a->len == 0)
+            return 0;
+        if (v.u.a->len == 1) {
+            jv e = v.u.a->v[0];
+            if (e.t == JV_NUM || e.t == JV_STR)
+                return js_to_number(e);
+            if (e.t == JV_NULL || e.t == JV_UNDEF)
+                return 0;
+        }
+        return NAN;
+    default:
+        return NAN;
+    }
+}
+
+size_t js_number_format(double n, char *buf)
+{
+    if (isnan(n))
+        return (size_t)snprintf(buf, 32, "NaN");
+    if (n == 0)
+        return (size_t)snprintf(buf, 32, "0");
+    if (isinf(n))
+        return (size_t)snprintf(buf, 32, n < 0 ? "-Infinity" : "Infinity");
+    char tmp[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, n);
+        if (strtod(tmp, NULL) == n)
+            break;
+    }
+    /* tmp: [-]d[.ddd]e[+-]xx */
+    char digits[20];
+    size_t k = 0;
+    const char *p = tmp;
+    int neg = 0;
+    if (*p == '-') {
+        neg = 1;
+        p++;
+    }
+    for (; *p != 'e'; p++)
+        if (*p != '.')
+            digits[k++] = *p;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    int e = (int)strtol(p + 1, NULL, 10);
+    int pos = e + 1; /* the decimal point sits after this many digits */
+    size_t o = 0;
+    if (neg)
+        buf[o++] = '-';
+    if ((int)k <= pos && pos <= 21) {
+        memcpy(buf + o, digits, k);
+        o += k;
+        for (int i = (int)k; i < pos; i++)
+            buf[o++] = '0';
+    } else if (0 < pos && pos <= 21) {
+        memcpy(buf + o, digits, (size_t)pos);
+        o += (size_t)pos;
+        buf[o++] = '.';
+        memcpy(buf + o, digits + pos, k - (size_t)pos);
+        o += k - (size_t)pos;
+    } else if (-6 < pos && pos <= 0) {
+        buf[o++] = '0';
+        buf[o++] = '.';
+        for (int i = 0; i < -pos; i++)
+            buf[o++] = '0';
+        memcpy(buf + o, digits, k);
+        o += k;
+    } else {
+        buf[o++] = digits[0];
+        if (k > 1) {
+            buf[o++] = '.';
+            memcpy(buf + o, digits + 1, k - 1);
+            o += k - 1;
+        }
+        o += (size_t)snprintf(buf + o, 16, "e%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    }
+    buf[o] = '\0';
+    return o;
+}
+
+/* Appends UTF-16 units to a growing unit buffer in the interpreter arena. */
+typedef struct ubuf {
+    uint16_t *u;
+    size_t len, cap;
+} ubuf;
+
+static int ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t cap = b->cap ? b->cap * 2 : 32;
+        while (cap < b->len + n)
+            cap *= 2;
+        if (cap > SLUICE_LIMIT_JS_STRING_UNITS + 1)
+            cap = b->len + n;
+        if (b->len + n > SLUICE_LIMIT_JS_STRING_UNITS)
+            return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                            "a string passes the plan's string limit (%u characters) at line %u",
+                            SLUICE_LIMIT_JS_STRING_UNITS, in->line);
+        uint16_t *nu = js_alloc(in, cap * sizeof *nu);
+        if (nu == NULL)
+            return C_FATAL;
+        if (b->len > 0)
+            memcpy(nu, b->u, b->len * sizeof *nu);
+        b->u = nu;
+        b->cap = cap;
+    }
+    if (n > 0)
+        memcpy(b->u + b->len, u, n * sizeof *u);
+    b->len += n;
+    return C_NORMAL;
+}
+
+static int ub_ascii(interp *in, ubuf *b, const char *s)
+{
+    uint16_t tmp[64];
+    size_t n = strlen(s);
+    for (size_t i = 0; i < n && i < 64; i++)
+        tmp[i] = (unsigned char)s[i];
+    return ub_put(in, b, tmp, n < 64 ? n : 64);
+}
+
+static int to_string_into(interp *in, jv v, ubuf *b, int depth);
+
+static int join_into(interp *in, const jarr *a, ubuf *b, int depth)
+{
+    if (depth > 64)
+        return ub_ascii(in, b, "");
+    for (size_t i = 0; i < a->len; i++) {
+        if (i > 0 && ub_ascii(in, b, ",") != C_NORMAL)
+            return C_FATAL;
+        if (a->v[i].t != JV_UNDEF && a->v[i].t != JV_NULL &&
+            to_string_into(in, a->v[i], b, depth + 1) != C_NORMAL)
+            return C_FATAL;
+    }
+    return C_NORMAL;
+}
+
+static int to_string_into(interp *in, jv v, ubuf *b, int depth)
+{
+    char num[40];
+    switch (v.t) {
+    case JV_UNDEF:
+        return ub_ascii(in, b, "undefined");
+    case JV_NULL:
+        return ub_ascii(in, b, "null");
+    case JV_BOOL:
+        return ub_ascii(in, b, v.u.b ? "true" : "false");
+    case JV_NUM:
+        js_number_format(v.u.n, num);
+        return ub_ascii(in, b, num);
+    case JV_STR:
+        return ub_put(in, b, v.u.s->u, v.u.s->len);
+    case JV_ARR:
+        return join_into(in, v.u.a, b, depth);
+    case JV_OBJ:
+        if (v.u.o->is_error) {
+            /* Error.prototype.toString: "Name: message" (or just the name) */
+            if (to_string_into(in, v.u.o->err_name, b, depth) != C_NORMAL)
+                return C_FATAL;
+            if (v.u.o->err_message.t == JV_STR && v.u.o->err_message.u.s->len > 0) {
+                if (ub_ascii(in, b, ": ") != C_NORMAL)
+                    return C_FATAL;
+                return to_string_into(in, v.u.o->err_message, b, depth);
+            }
+            return C_NORMAL;
+        }
+        return ub_ascii(in, b, "[object Object]");
+    case JV_PROMISE:
+        return ub_ascii(in, b, "[object Promise]");
+    case JV_FUNC:
+        return ub_ascii(in, b, "function () { [native code] }");
+    default:
+        return ub_ascii(in, b, "");
+    }
+}
+
+const sluice_js_str *js_to_string(interp *in, jv v)
+{
+    if (v.t == JV_STR)
+        return v.u.s;
+    ubuf b = { 0 };
+    if (to_string_into(in, v, &b, 0) != C_NORMAL)
+        return NULL;
+    return js_str_units(in, b.u, b.len);
+}
+
+const sluice_js_str *js_to_key(interp *in, jv v)
+{
+    return js_to_string(in, v);
+}
+
+int js_strict_equals(jv a, jv b)
+{
+    if (a.t != b.t)
+        return 0;
+    switch (a.t) {
+    case JV_UNDEF:
+    case JV_NULL:
+        return 1;
+    case JV_BOOL:
+        return a.u.b == b.u.b;
+    case JV_NUM:
+        return a.u.n == b.u.n;
+    case JV_STR:
+        return sluice_js_str_eq(a.u.s, b.u.s);
+    default:
+        return a.u.a == b.u.a; /* identity (the union's pointers alias) */
+    }
+}
+
+int js_same_value_zero(jv a, jv b)
+{
+    if (a.t == JV_NUM && b.t == JV_NUM && isnan(a.u.n) && isnan(b.u.n))
+        return 1;
+    return js_strict_equals(a, b);
+}
+
+static int is_object(jv v)
+{
+    return v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
+}
+
+int js_loose_equals(interp *in, jv a, jv b)
+{
+    if (a.t == b.t)
+        return js_strict_equals(a, b);
+    int an = a.t == JV_NULL || a.t == JV_UNDEF, bn = b.t == JV_NULL || b.t == JV_UNDEF;
+    if (an || bn)
+        return an && bn;
+    if (is_object(a) && is_object(b))
+        return 0;
+    if (is_object(a)) {
+        const sluice_js_str *s = js_to_string(in, a);
+        return s != NULL && js_loose_equals(in, jv_str(s), b);
+    }
+    if (is_object(b)) {
+        const sluice_js_str *s = js_to_string(in, b);
+        return s != NULL && js_loose_equals(in, a, jv_str(s));
+    }
+    return js_to_number(a) == js_to_number(b);
+}
+
+int js_str_cmp(const sluice_js_str *a, const sluice_js_str *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    for (size_t i = 0; i < n; i++)
+        if (a->u[i] != b->u[i])
+            return a->u[i] < b->u[i] ? -1 : 1;
+    return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
+}
+
+const char *js_typeof(jv v)
+{
+    switch (v.t) {
+    case JV_UNDEF:
+        return "undefined";
+    case JV_BOOL:
+        return "boolean";
+    case JV_NUM:
+        return "number";
+    case JV_STR:
+        return "string";
+    case JV_FUNC:
+        return "function";
+    default:
+        return "object";
+    }
+}
+
+/* --- JSON.stringify ------------------------------------------------------------------------ */
+
+static void json_quote(sluice_buf *b, const sluice_js_str *s)
+{
+    sluice_buf_putc(b, '"');
+    for (size_t i = 0; i < s->len; i++) {
+        uint32_t c = s->u[i];
+        switch (c) {
+        case '"':
+            sluice_buf_puts(b, "\\\"");
+            continue;
+        case '\\':
+            sluice_buf_puts(b, "\\\\");
+            continue;
+        case '\b':
+            sluice_buf_puts(b, "\\b");
+            continue;
+        case '\f':
+            sluice_buf_puts(b, "\\f");
+            continue;
+        case '\n':
+            sluice_buf_puts(b, "\\n");
+            continue;
+        case '\r':
+            sluice_buf_puts(b, "\\r");
+            continue;
+        case '\t':
+            sluice_buf_puts(b, "\\t");
+            continue;
+        default:
+            break;
+        }
+        if (c < 0x20) {
+            sluice_buf_printf(b, "\\u%04x", c);
+            continue;
+        }
+        if (c >= 0xD800 && c <= 0xDBFF && i + 1 < s->len && s->u[i + 1] >= 0xDC00 &&
+            s->u[i + 1] <= 0xDFFF) {
+            c = 0x10000 + ((c - 0xD800) << 10) + (s->u[i + 1] - 0xDC00);
+            i++;
+        } else if (c >= 0xD800 && c <= 0xDFFF) {
+            sluice_buf_printf(b, "\\u%04x", c); /* well-formed JSON.stringify (ES2019) */
+            continue;
+        }
+        char u8[4];
+        size_t n;
+        if (c < 0x80) {
+            u8[0] = (char)c;
+            n = 1;
+        } else if (c < 0x800) {
+            u8[0] = (char)(0xC0 | (c >> 6));
+            u8[1] = (char)(0x80 | (c & 0x3F));
+            n = 2;
+        } else if (c < 0x10000) {
+            u8[0] = (char)(0xE0 | (c >> 12));
+            u8[1] = (char)(0x80 | ((c >> 6) & 0x3F));
+            u8[2] = (char)(0x80 | (c & 0x3F));
+            n = 3;
+        } else {
+            u8[0] = (char)(0xF0 | (c >> 18));
+            u8[1] = (char)(0x80 | ((c >> 12) & 0x3F));
+            u8[2] = (char)(0x80 | ((c >> 6) & 0x3F));
+            u8[3] = (char)(0x80 | (c & 0x3F));
+            n = 4;
+        }
+        sluice_buf_append(b, u8, n);
+    }
+    sluice_buf_putc(b, '"');
+}
+
+typedef struct stringifier {
+    interp *in;
+    sluice_buf *b;
+    const char *indent; /* UTF-8 indent unit, "" for compact */
+    const void *stack[SLUICE_LIMIT_NESTING_DEPTH * 4];
+    size_t depth;
+} stringifier;
+
+static void newline_indent(stringifier *s)
+{
+    if (s->indent[0] == '\0')
+        return;
+    sluice_buf_putc(s->b, '\n');
+    for (size_t i = 0; i < s->depth; i++)
+        sluice_buf_puts(s->b, s->indent);
+}
+
+static int serializable(jv v)
+{
+    return v.t != JV_UNDEF && v.t != JV_FUNC;
+}
+
+static int stringify_value(stringifier *s, jv v);
+
+static int enter_value(stringifier *s, const void *p)
+{
+    for (size_t i = 0; i < s->depth; i++)
+        if (s->stack[i] == p)
+            return js_throw(s->in, "TypeError", "Converting circular structure to JSON");
+    if (s->depth >= sizeof s->stack / sizeof s->stack[0])
+        return js_throw(s->in, "RangeError", "value nests too deep to serialize (limit %zu)",
+                        sizeof s->stack / sizeof s->stack[0]);
+    s->stack[s->depth++] = p;
+    return C_NORMAL;
+}
+
+static int stringify_array(stringifier *s, const jarr *a)
+{
+    int rc = enter_value(s, a);
+    if (rc != C_NORMAL)
+        return rc;
+    sluice_buf_putc(s->b, '[');
+    for (size_t i = 0; i < a->len; i++) {
+        if (i > 0)
+            sluice_buf_putc(s->b, ',');
+        newline_indent(s);
+        if (!serializable(a->v[i]))
+            sluice_buf_puts(s->b, "null");
+        else if ((rc = stringify_value(s, a->v[i])) != C_NORMAL)
+            return rc;
+    }
+    s->depth--;
+    if (a->len > 0)
+        newline_indent(s);
+    sluice_buf_putc(s->b, ']');
+    return C_NORMAL;
+}
+
+static int stringify_object(stringifier *s, const jobj *o)
+{
+    int rc = enter_value(s, o);
+    if (rc != C_NORMAL)
+        return rc;
+    size_t n;
+    const sluice_js_str **keys = js_obj_keys(s->in, o, &n);
+    if (keys == NULL)
+        return C_FATAL;
+    sluice_buf_putc(s->b, '{');
+    int any = 0;
+    for (size_t i = 0; i < n; i++) {
+        jv v = *js_obj_get(o, keys[i]);
+        if (!serializable(v))
+            continue;
+        if (any++)
+            sluice_buf_putc(s->b, ',');
+        newline_indent(s);
+        json_quote(s->b, keys[i]);
+        sluice_buf_putc(s->b, ':');
+        if (s->indent[0] != '\0')
+            sluice_buf_putc(s->b, ' ');
+        if ((rc = stringify_value(s, v)) != C_NORMAL)
+            return rc;
+    }
+    s->depth--;
+    if (any)
+        newline_indent(s);
+    sluice_buf_putc(s->b, '}');
+    return C_NORMAL;
+}
+
+static int stringify_value(stringifier *s, jv v)
+{
+    char num[40];
+    if (js_step(s->in) != C_NORMAL)
+        return C_FATAL;
+    switch (v.t) {
+    case JV_NULL:
+        sluice_buf_puts(s->b, "null");
+        break;
+    case JV_BOOL:
+        sluice_buf_puts(s->b, v.u.b ? "true" : "false");
+        break;
+    case JV_NUM:
+        if (!isfinite(v.u.n)) {
+            sluice_buf_puts(s->b, "null");
+        } else {
+            js_number_format(v.u.n, num);
+            sluice_buf_puts(s->b, num);
+        }
+        break;
+    case JV_STR:
+        json_quote(s->b, v.u.s);
+        break;
+    case JV_ARR:
+        return stringify_array(s, v.u.a);
+    case JV_OBJ:
+        return stringify_object(s, v.u.o);
+    case JV_PROMISE:
+        sluice_buf_puts(s->b, "{}");
+        break;
+    default:
+        sluice_buf_puts(s->b, "null");
+        break;
+    }
+    if (sluice_buf_status(s->b) != SLUICE_OK)
+        return js_fatal(s->in, SLUICE_E_LIMIT, "max_memory_bytes",
+                        "the serialized value passes max_memory_bytes");
+    return C_NORMAL;
+}
+
+int js_json_stringify(
+    interp *in, jv v, const sluice_js_str *indent, sluice_buf *b, bool *undefined_out)
+{
+    *undefined_out = !serializable(v);
+    if (*undefined_out)
+        return C_NORMAL;
+    stringifier *s = js_alloc(in, sizeof *s);
+    if (s == NULL)
+        return C_FATAL;
+    memset(s, 0, sizeof *s);
+    s->in = in;
+    s->b = b;
+    s->indent = "";
+    if (indent != NULL) {
+        char *u8 = sluice_js_str_utf8(in->arena, indent);
+        if (u8 == NULL)
+            return js_nomem(in);
+        s->indent = u8;
+    }
+    int rc = stringify_value(s, v);
+    if (rc == C_NORMAL && sluice_buf_status(b) != SLUICE_OK)
+        return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                        "the serialized value passes max_memory_bytes");
+    return rc;
+}
+
+/* --- values from JSON ---------------------------------------------------------------------- */
+
+static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
+{
+    if (depth > (int)SLUICE_LIMIT_NESTING_DEPTH)
+        return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes", "JSON nests too deep");
+    switch (json_typeof(j)) {
+    case JSON_NULL:
+        *out = jv_null();
+        return C_NORMAL;
+    case JSON_TRUE:
+        *out = jv_bool(1);
+        return C_NORMAL;
+    case JSON_FALSE:
+        *out = jv_bool(0);
+        return C_NORMAL;
+    case JSON_INTEGER:
+        *out = jv_num((double)json_integer_value(j));
+        return C_NORMAL;
+    case JSON_REAL:
+        *out = jv_num(json_real_value(j));
+        return C_NORMAL;
+    case JSON_STRING: {
+        sluice_js_str *s =
+            sluice_js_str_from_utf8(in->arena, json_string_value(j), json_string_length(j));
+        if (s == NULL)
+            return js_nomem(in);
+        *out = jv_str(s);
+        return C_NORMAL;
+    }
+    case JSON_ARRAY: {
+        jarr *a = js_arr_new(in, json_array_size(j));
+        if (a == NULL)
+            return C_FATAL;
+        size_t i;
+        const json_t *e;
+        json_array_foreach(j, i, e)
+        {
+            jv v;
+            if (from_json_depth(in, e, &v, depth + 1) != C_NORMAL)
+                return C_FATAL;
+            a->v[a->len++] = v;
+        }
+        *out = jv_arr(a);
+        return C_NORMAL;
+    }
+    case JSON_OBJECT: {
+        jobj *o = js_obj_new(in);
+        if (o == NULL)
+            return C_FATAL;
+        const char *k;
+        const json_t *e;
+        json_object_foreach((json_t *)j, k, e)
+        {
+            jv v;
+            sluice_js_str *ks = sluice_js_str_from_utf8(in->arena, k, strlen(k));
+            if (ks == NULL)
+                return js_nomem(in);
+            if (from_json_depth(in, e, &v, depth + 1) != C_NORMAL ||
+                js_obj_set(in, o, ks, v) != C_NORMAL)
+                return C_FATAL;
+        }
+        *out = jv_obj(o);
+        return C_NORMAL;
+    }
+    }
+    *out = jv_undef();
+    return C_NORMAL;
+}
+
+int js_from_json(interp *in, const json_t *j, jv *out)
+{
+    return from_json_depth(in, j, out, 0);
+}

@@ -1,0 +1,606 @@
+/*
+ * analyze.c — the static analysis of a JavaScript plan (see js.h): call sites, actions, the
+ * upstream-call bound, loops, depth, output fields, and the rules that refuse a plan.
+ *
+ * Owns: the walk over the syntax tree and what it concludes.
+ * Does not own: parsing (exec/js/parse.c), the canonical hash and the vtable (frontend.c).
+ *
+ * The call bound: a call site contributes how often it can run — 1 in straight-line code, N
+ * inside a callback of .map/.forEach/.flatMap/.filter/... over a value known to hold at most N
+ * items (`.slice(0, N)`, an array literal, a const bound to one of those), B - A inside
+ * `for (let i = A; i < B; i++)`, and unknown inside while loops and functions called by name.
+ * Unknown is not refused: the run enforces max_api_calls on every call.
+ */
+#include "core/buf.h"
+#include "exec/js/parse.h"
+#include "lang/js/js.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#define MAX_SIZED 128
+
+typedef struct walker {
+    sluice_codefacts *f;
+    sluice_js_facts *x;
+    sluice_arena *arena;
+    const sluice_config_code_mode *cfg;
+    sluice_buf why; /* the bound's terms, "1 + 10 from ... " */
+    int64_t bound;  /* -1 once unknown */
+    struct {
+        const sluice_js_str *name;
+        int64_t n;
+        uint32_t line;
+        const char *origin;
+    } sized[MAX_SIZED];
+    size_t nsized;
+    int in_catch;
+} walker;
+
+typedef struct mult {
+    int64_t n;       /* how often the code runs; -1 unknown */
+    const char *why; /* NULL for 1 */
+} mult;
+
+static char *u8(walker *w, const sluice_js_str *s)
+{
+    char *r = sluice_js_str_utf8(w->arena, s);
+    if (r == NULL)
+        w->f->incomplete = true;
+    return r != NULL ? r : "";
+}
+
+static int is_ident(const sluice_js_node *n, const char *name)
+{
+    return n != NULL && n->kind == JS_IDENT && sluice_js_str_eq_ascii(n->str, name);
+}
+
+static int is_member_named(const sluice_js_node *n, const char *name)
+{
+    return n != NULL && n->kind == JS_MEMBER && !(n->flags & JS_F_COMPUTED) &&
+           sluice_js_str_eq_ascii(n->b->str, name);
+}
+
+static int literal_int(const sluice_js_node *n, int64_t *out)
+{
+    if (n == NULL || n->kind != JS_NUM || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
+        return 0;
+    *out = (int64_t)n->num;
+    return 1;
+}
+
+/* At most how many items expr holds, or -1; *line and *origin say where the bound was set. */
+static int64_t size_of(walker *w, const sluice_js_node *e, uint32_t *line, const char **origin)
+{
+    if (e == NULL)
+        return -1;
+    if (e->kind == JS_CHAIN)
+        return size_of(w, e->a, line, origin);
+    if (e->kind == JS_ARRAY) {
+        for (size_t i = 0; i < e->n; i++)
+            if (e->list[i]->kind == JS_SPREAD)
+                return -1;
+        *line = e->line;
+        *origin = "an array literal";
+        return (int64_t)e->n;
+    }
+    if (e->kind == JS_IDENT) {
+        for (size_t i = w->nsized; i > 0; i--)
+            if (sluice_js_str_eq(w->sized[i - 1].name, e->str)) {
+                *line = w->sized[i - 1].line;
+                *origin = w->sized[i - 1].origin;
+                return w->sized[i - 1].n;
+            }
+        return -1;
+    }
+    if (e->kind != JS_CALL || e->a->kind != JS_MEMBER)
+        return -1;
+    const sluice_js_node *callee = e->a;
+    int64_t a, b;
+    if (is_member_named(callee, "slice") && e->n == 2 && literal_int(e->list[0], &a) &&
+        literal_int(e->list[1], &b)) {
+        *line = e->line;
+        *origin = sluice_arena_printf(w->arena, ".slice(%lld, %lld)", (long long)a, (long long)b);
+        return b > a ? b - a : 0;
+    }
+    /* these never grow their receiver */
+    static const char *const keep[] = { "filter", "sort", "map", "slice", "reverse" };
+    for (size_t i = 0; i < sizeof keep / sizeof keep[0]; i++)
+        if (is_member_named(callee, keep[i]))
+            return size_of(w, callee->a, line, origin);
+    return -1;
+}
+
+static void add_term(walker *w, mult m)
+{
+    if (w->bound < 0)
+        return;
+    if (m.n < 0) {
+        w->bound = -1;
+        return;
+    }
+    w->bound += m.n;
+    if (w->why.len > 0)
+        sluice_buf_puts(&w->why, " + ");
+    if (m.why == NULL)
+        sluice_buf_printf(&w->why, "%lld", (long long)m.n);
+    else
+        sluice_buf_printf(&w->why, "%lld from %s", (long long)m.n, m.why);
+}
+
+static sluice_action verb_action(const char *verb)
+{
+    if (strcmp(verb, "get") == 0)
+        return SLUICE_ACTION_READ;
+    if (strcmp(verb, "delete") == 0)
+        return SLUICE_ACTION_DELETE;
+    return SLUICE_ACTION_WRITE;
+}
+
+/* The path template of a call's first argument: "/users/{}" for `/users/${id}`. NULL (and a
+ * violation) when it is not a string or template literal. */
+static const char *path_template(walker *w, const sluice_js_node *call, const char *what)
+{
+    const sluice_js_node *p = call->n > 0 ? call->list[0] : NULL;
+    if (p != NULL && p->kind == JS_STR) {
+        return u8(w, p->str);
+    }
+    if (p != NULL && p->kind == JS_TEMPLATE) {
+        sluice_buf b;
+        sluice_buf_init(&b, w->arena, 4096);
+        for (size_t i = 0; i < p->n; i++)
+            sluice_buf_puts(&b, i % 2 == 0 ? u8(w, p->list[i]->str) : "{}");
+        if (sluice_buf_status(&b) != SLUICE_OK)
+            w->f->incomplete = true;
+        return sluice_buf_cstr(&b);
+    }
+    sluice_codefacts_violate(w->f, "js_dynamic_path", call->line, call->column,
+                             "write the path as a string or a template literal: "
+                             "api.get(`/users/${id}`)",
+                             "the path of %s at line %u is computed; it must be a string or a "
+                             "template literal so the operation is known before the plan runs",
+                             what, call->line);
+    return NULL;
+}
+
+static void check_path(walker *w, const sluice_js_node *call, const char *path)
+{
+    if (path[0] != '/')
+        sluice_codefacts_violate(w->f, "js_path", call->line, call->column,
+                                 "start the path with '/': the base URL is the server's",
+                                 "the path '%s' at line %u does not start with '/'", path,
+                                 call->line);
+    else if (strstr(path, "..") != NULL || strchr(path, '\\') != NULL || strstr(path, "//") != NULL)
+        sluice_codefacts_violate(w->f, "js_path", call->line, call->column, NULL,
+                                 "the path '%s' at line %u leaves its template ('..', '\\\\' "
+                                 "or '//')",
+                                 path, call->line);
+}
+
+static void check_action(walker *w, const sluice_js_node *call, sluice_action act, const char *op)
+{
+    const sluice_config_code_mode *c = w->cfg;
+    if (act == SLUICE_ACTION_READ && c != NULL && !c->openapi_reads_enabled)
+        sluice_codefacts_violate(w->f, "openapi_reads_enabled", call->line, call->column,
+                                 "set openapi_reads_enabled = true",
+                                 "%s at line %u reads, and "
+                                 "openapi_reads_enabled = false",
+                                 op, call->line);
+    if (act == SLUICE_ACTION_WRITE && (c == NULL || !c->openapi_allow_writes))
+        sluice_codefacts_violate(w->f, "openapi_allow_writes", call->line, call->column,
+                                 "an administrator may set openapi_allow_writes = true",
+                                 "%s at line %u writes, and writes are not allowed "
+                                 "(openapi_allow_writes = false)",
+                                 op, call->line);
+    if (act == SLUICE_ACTION_DELETE && (c == NULL || !c->openapi_allow_deletes))
+        sluice_codefacts_violate(w->f, "openapi_allow_deletes", call->line, call->column,
+                                 "an administrator may set openapi_allow_deletes = true",
+                                 "%s at line %u deletes, and deletes are not allowed "
+                                 "(openapi_allow_deletes = false)",
+                                 op, call->line);
+}
+
+static void record_api_call(walker *w, const sluice_js_node *call, const char *verb, mult m)
+{
+    char what[32];
+    snprintf(what, sizeof what, "api.%s", verb);
+    const char *path = path_template(w, call, what);
+    add_term(w, m);
+    w->f->call_count++;
+    if (path == NULL)
+        return;
+    check_path(w, call, path);
+    char method[8];
+    size_t i = 0;
+    for (; verb[i] != '\0' && i + 1 < sizeof method; i++)
+        method[i] = (char)(verb[i] - 'a' + 'A');
+    method[i] = '\0';
+    char *op = sluice_arena_printf(w->arena, "%s %s", method, path);
+    if (op == NULL) {
+        w->f->incomplete = true;
+        return;
+    }
+    sluice_action act = verb_action(verb);
+    if (act > w->f->action)
+        w->f->action = act;
+    sluice_codefacts_list_add(w->f, &w->f->operations, op);
+    sluice_codefacts_list_add(
+        w->f, act == SLUICE_ACTION_READ ? &w->f->resources_read : &w->f->resources_written, path);
+    if (act == SLUICE_ACTION_READ)
+        w->x->read_calls++;
+    else if (act == SLUICE_ACTION_WRITE)
+        w->x->write_calls++;
+    else
+        w->x->delete_calls++;
+    if (act != SLUICE_ACTION_READ && w->in_catch)
+        w->x->retries_write = true;
+    check_action(w, call, act, op);
+}
+
+static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
+{
+    add_term(w, m);
+    w->f->call_count++;
+    const sluice_js_node *srv = call->n > 0 ? call->list[0] : NULL;
+    const sluice_js_node *tool = call->n > 1 ? call->list[1] : NULL;
+    if (srv == NULL || tool == NULL || srv->kind != JS_STR || tool->kind != JS_STR) {
+        sluice_codefacts_violate(w->f, "js_dynamic_path", call->line, call->column,
+                                 "write mcp.call(\"server\", \"tool\", {...})",
+                                 "mcp.call at line %u must name its server and tool with string "
+                                 "literals",
+                                 call->line);
+        return;
+    }
+    char *op = sluice_arena_printf(w->arena, "mcp:%s/%s", u8(w, srv->str), u8(w, tool->str));
+    if (op == NULL) {
+        w->f->incomplete = true;
+        return;
+    }
+    sluice_codefacts_list_add(w->f, &w->f->operations, op);
+    sluice_codefacts_list_add(w->f, &w->f->resources_read, op);
+    /* a downstream tool's action comes from its annotations, known only at start-up: until
+     * then every composition counts as a write */
+    if (w->f->action < SLUICE_ACTION_WRITE)
+        w->f->action = SLUICE_ACTION_WRITE;
+    sluice_codefacts_violate(w->f, "mcp_servers", call->line, call->column,
+                             "configure [[code_mode.mcp_servers]] (not built in this version)",
+                             "mcp.call at line %u needs a downstream MCP server, and none is "
+                             "configured",
+                             call->line);
+}
+
+static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth);
+
+/* outer times n; desc says where n comes from (NULL when n is unknown). */
+static mult times(walker *w, mult outer, int64_t n, const char *desc)
+{
+    mult r = { -1, NULL };
+    if (outer.n < 0 || n < 0)
+        return r;
+    r.n = outer.n * n;
+    r.why =
+        outer.why == NULL ? desc : sluice_arena_printf(w->arena, "%s within %s", desc, outer.why);
+    return r;
+}
+
+static void walk_list(walker *w, sluice_js_node *const *list, size_t count, mult m, size_t depth)
+{
+    for (size_t i = 0; i < count; i++)
+        walk(w, list[i], m, depth);
+}
+
+static const char *const iterating[] = { "map",   "forEach", "flatMap",   "filter", "some",
+                                         "every", "find",    "findIndex", "reduce" };
+
+/* A call: api/mcp call sites, callbacks multiplied by their receiver's size. */
+static void walk_call(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    const sluice_js_node *callee = n->a;
+    if (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED) &&
+        is_ident(callee->a, "api")) {
+        static const char *const verbs[] = { "get", "post", "put", "patch", "delete" };
+        const char *verb = NULL;
+        for (size_t i = 0; i < 5; i++)
+            if (sluice_js_str_eq_ascii(callee->b->str, verbs[i]))
+                verb = verbs[i];
+        if (verb == NULL)
+            sluice_codefacts_violate(w->f, "js_api_method", n->line, n->column,
+                                     "use api.get, api.post, api.put, api.patch or api.delete",
+                                     "api.%s at line %u is not an API method",
+                                     u8(w, callee->b->str), n->line);
+        else
+            record_api_call(w, n, verb, m);
+        walk_list(w, n->list, n->n, m, depth);
+        return;
+    }
+    if (is_member_named(callee, "call") && is_ident(callee->a, "mcp")) {
+        record_mcp_call(w, n, m);
+        walk_list(w, n->list, n->n, m, depth);
+        return;
+    }
+    if (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED)) {
+        for (size_t i = 0; i < sizeof iterating / sizeof iterating[0]; i++) {
+            if (!sluice_js_str_eq_ascii(callee->b->str, iterating[i]) || n->n == 0 ||
+                n->list[0]->kind != JS_FUNC)
+                continue;
+            walk(w, callee->a, m, depth);
+            uint32_t line = n->line;
+            const char *origin = "";
+            int64_t size = size_of(w, callee->a, &line, &origin);
+            const char *desc = sluice_arena_printf(w->arena, "%s at line %u, .%s at line %u",
+                                                   origin, line, iterating[i], n->line);
+            mult inner = times(w, m, size, desc);
+            const sluice_js_node *fn = n->list[0];
+            walk_list(w, fn->list, fn->n, inner, depth + 1);
+            walk(w, fn->a, inner, depth + 1);
+            walk_list(w, n->list + 1, n->n - 1, m, depth);
+            return;
+        }
+    }
+    walk(w, callee, m, depth);
+    walk_list(w, n->list, n->n, m, depth);
+}
+
+static void walk_for(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    w->f->loop_count++;
+    int64_t a, b;
+    int64_t count = -1;
+    const sluice_js_node *init = n->a, *test = n->b;
+    if (init != NULL && init->kind == JS_VAR && init->n == 1 &&
+        init->list[0]->a->kind == JS_IDENT && literal_int(init->list[0]->b, &a) && test != NULL &&
+        test->kind == JS_BINARY && (test->op == JS_OP_LT || test->op == JS_OP_LE) &&
+        test->a->kind == JS_IDENT && sluice_js_str_eq(test->a->str, init->list[0]->a->str) &&
+        literal_int(test->b, &b) && n->c != NULL && n->c->kind == JS_UPDATE &&
+        n->c->op == JS_OP_INC)
+        count = (b > a ? b - a : 0) + (test->op == JS_OP_LE && b >= a ? 1 : 0);
+    if (count < 0)
+        w->x->has_unbounded_loop = true;
+    walk(w, n->a, m, depth);
+    walk(w, n->b, m, depth);
+    walk(w, n->c, m, depth);
+    walk(w, n->d,
+         times(w, m, count,
+               sluice_arena_printf(w->arena, "a loop of %lld iterations at line %u",
+                                   (long long)count, n->line)),
+         depth + 1);
+}
+
+static void walk_for_of(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    w->f->loop_count++;
+    uint32_t line = n->line;
+    const char *origin = "";
+    int64_t size = n->kind == JS_FOR_OF ? size_of(w, n->b, &line, &origin) : -1;
+    if (size < 0)
+        w->x->has_unbounded_loop = true;
+    walk(w, n->b, m, depth);
+    walk(w, n->d,
+         times(w, m, size,
+               sluice_arena_printf(w->arena, "%s at line %u, for...of at line %u", origin, line,
+                                   n->line)),
+         depth + 1);
+}
+
+static void check_reserved_binding(walker *w, const sluice_js_node *pat)
+{
+    if (pat == NULL)
+        return;
+    if (pat->kind == JS_IDENT) {
+        static const char *const names[] = { "api",  "mcp",  "args",   "console", "Promise",
+                                             "JSON", "Math", "Object", "Array",   "undefined" };
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            if (sluice_js_str_eq_ascii(pat->str, names[i]))
+                sluice_codefacts_violate(
+                    w->f, "js_refused", pat->line, pat->column, "pick another name",
+                    "'%s' at line %u would shadow a built-in of the plan", names[i], pat->line);
+        return;
+    }
+    check_reserved_binding(w, pat->a);
+    if (pat->kind == JS_OBJECT_PAT)
+        for (size_t i = 0; i < pat->n; i++)
+            check_reserved_binding(w,
+                                   pat->list[i]->kind == JS_REST ? pat->list[i] : pat->list[i]->b);
+    if (pat->kind == JS_ARRAY_PAT)
+        for (size_t i = 0; i < pat->n; i++)
+            check_reserved_binding(w, pat->list[i]);
+}
+
+static void walk_var(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    for (size_t i = 0; i < n->n; i++) {
+        const sluice_js_node *d = n->list[i];
+        check_reserved_binding(w, d->a);
+        walk(w, d->b, m, depth);
+        uint32_t line = d->line;
+        const char *origin = "";
+        int64_t size = (n->flags & JS_F_CONST) && d->a->kind == JS_IDENT
+                           ? size_of(w, d->b, &line, &origin)
+                           : -1;
+        if (size >= 0 && w->nsized < MAX_SIZED) {
+            w->sized[w->nsized].name = d->a->str;
+            w->sized[w->nsized].n = size;
+            w->sized[w->nsized].line = line;
+            w->sized[w->nsized].origin = origin;
+            w->nsized++;
+        }
+    }
+}
+
+static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    if (n == NULL || w->f->incomplete)
+        return;
+    if (depth > w->f->depth)
+        w->f->depth = depth;
+    mult unknown = { -1, NULL };
+    switch (n->kind) {
+    case JS_CALL:
+        walk_call(w, n, m, depth);
+        return;
+    case JS_VAR:
+        walk_var(w, n, m, depth);
+        return;
+    case JS_FOR:
+        walk_for(w, n, m, depth);
+        return;
+    case JS_FOR_OF:
+    case JS_FOR_IN:
+        walk_for_of(w, n, m, depth);
+        return;
+    case JS_WHILE:
+    case JS_DO_WHILE:
+        w->f->loop_count++;
+        w->x->has_unbounded_loop = true;
+        walk(w, n->a, unknown, depth);
+        walk(w, n->d, unknown, depth + 1);
+        return;
+    case JS_FUNC:
+        /* a function value called by name may run any number of times */
+        walk_list(w, n->list, n->n, unknown, depth + 1);
+        walk(w, n->a, unknown, depth + 1);
+        return;
+    case JS_FUNC_DECL:
+        walk(w, n->a, m, depth);
+        return;
+    case JS_TRY:
+        walk(w, n->a, m, depth + 1);
+        w->in_catch++;
+        walk(w, n->c, m, depth + 1);
+        w->in_catch--;
+        walk(w, n->d, m, depth + 1);
+        return;
+    case JS_IDENT:
+        if (is_ident(n, "api") || is_ident(n, "mcp"))
+            sluice_codefacts_violate(
+                w->f, "js_refused", n->line, n->column, "call it directly: api.get(\"/path\")",
+                "'%s' at line %u is used as a value; plans may only call "
+                "its methods directly",
+                sluice_js_str_eq_ascii(n->str, "api") ? "api" : "mcp", n->line);
+        return;
+    case JS_MEMBER:
+        if (is_ident(n->a, "api") || is_ident(n->a, "mcp")) {
+            sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
+                                     "call it directly: api.get(\"/path\")",
+                                     "api/mcp methods at line %u may only be called directly, "
+                                     "not passed around",
+                                     n->line);
+            return;
+        }
+        walk(w, n->a, m, depth);
+        if (n->flags & JS_F_COMPUTED)
+            walk(w, n->b, m, depth);
+        return;
+    case JS_PROPERTY:
+        if (n->flags & JS_F_COMPUTED)
+            walk(w, n->a, m, depth);
+        walk(w, n->b, m, depth);
+        return;
+    case JS_BLOCK:
+    case JS_PROGRAM:
+        walk_list(w, n->list, n->n, m, depth + (n->kind == JS_BLOCK));
+        return;
+    default:
+        walk(w, n->a, m, depth);
+        walk(w, n->b, m, depth);
+        walk(w, n->c, m, depth);
+        walk(w, n->d, m, depth);
+        walk_list(w, n->list, n->n, m, depth);
+        return;
+    }
+}
+
+/* Output fields: the keys of an object literal the plan returns, directly or from a .map. */
+static void output_fields(walker *w, const sluice_js_node *ret)
+{
+    const sluice_js_node *e = ret;
+    while (e != NULL && e->kind == JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
+           e->list[0]->kind == JS_FUNC) {
+        const sluice_js_node *fn = e->list[0];
+        e = (fn->flags & JS_F_EXPR_BODY) ? fn->a : NULL;
+    }
+    if (e == NULL || e->kind != JS_OBJECT)
+        return;
+    for (size_t i = 0; i < e->n; i++) {
+        const sluice_js_node *p = e->list[i];
+        if (p->kind != JS_PROPERTY || (p->flags & JS_F_COMPUTED) || p->a->kind != JS_STR)
+            continue;
+        sluice_codefacts_output *o;
+        const char *name = u8(w, p->a->str);
+        sluice_codefacts_add_output(w->f, name, "json", &o);
+        const sluice_strlist *blocked[2] = { w->cfg != NULL ? &w->cfg->openapi_output_blocked_fields
+                                                            : NULL,
+                                             w->cfg != NULL ? &w->cfg->blocked_fields : NULL };
+        for (size_t b = 0; b < 2; b++)
+            for (size_t k = 0; blocked[b] != NULL && k < blocked[b]->count; k++)
+                if (strcasecmp(blocked[b]->items[k], name) == 0)
+                    sluice_codefacts_violate(
+                        w->f, "openapi_output_blocked_fields", p->line, p->column,
+                        "leave the field out of the result",
+                        "the plan returns '%s' at line %u, a blocked output field", name, p->line);
+    }
+}
+
+static void find_returns(walker *w, const sluice_js_node *n)
+{
+    if (n == NULL || n->kind == JS_FUNC)
+        return;
+    if (n->kind == JS_RETURN) {
+        output_fields(w, n->a);
+        return;
+    }
+    find_returns(w, n->a);
+    find_returns(w, n->b);
+    find_returns(w, n->c);
+    find_returns(w, n->d);
+    if (n->kind == JS_BLOCK || n->kind == JS_PROGRAM || n->kind == JS_IF || n->kind == JS_TRY)
+        for (size_t i = 0; i < n->n; i++)
+            find_returns(w, n->list[i]);
+}
+
+void sluice_js_analyze_program(sluice_codefacts *f,
+                               sluice_js_facts *x,
+                               const sluice_js_program *prog,
+                               const sluice_config_code_mode *cfg);
+
+void sluice_js_analyze_program(sluice_codefacts *f,
+                               sluice_js_facts *x,
+                               const sluice_js_program *prog,
+                               const sluice_config_code_mode *cfg)
+{
+    walker *w = sluice_arena_calloc(f->arena, 1, sizeof *w);
+    if (w == NULL) {
+        f->incomplete = true;
+        return;
+    }
+    w->f = f;
+    w->x = x;
+    w->arena = f->arena;
+    w->cfg = cfg;
+    sluice_buf_init(&w->why, f->arena, 4096);
+    mult once = { 1, NULL };
+    walk(w, prog->root, once, 0);
+    find_returns(w, prog->root);
+    x->call_bound = w->bound;
+    x->bound_why = w->bound >= 0 ? (w->why.len > 0 ? sluice_buf_cstr(&w->why) : "no calls")
+                                 : "unknown: a loop or a function call has no static bound";
+    if (sluice_buf_status(&w->why) != SLUICE_OK)
+        f->incomplete = true;
+    int64_t max = cfg != NULL && cfg->max_api_calls > 0 ? cfg->max_api_calls : 50;
+    if (w->bound > max)
+        sluice_codefacts_violate(f, "max_api_calls", 0, 0,
+                                 "raise max_api_calls, or make fewer calls (a smaller .slice)",
+                                 "the plan may make %lld upstream calls (%s) but max_api_calls = "
+                                 "%lld",
+                                 (long long)w->bound, x->bound_why, (long long)max);
+    else if (w->bound < 0 && f->call_count > 0)
+        sluice_codefacts_warn(f,
+                              "the number of upstream calls has no static bound; the run stops "
+                              "at max_api_calls = %lld",
+                              (long long)max);
+    if (x->retries_write)
+        sluice_codefacts_warn(f, "a write call inside a catch block may repeat a write that "
+                                 "reached the upstream");
+}

@@ -1,0 +1,127 @@
+/*
+ * js_run.c — runs JavaScript plans through the plan interpreter for the differential test
+ * against Node (tests/node/js_diff.mjs).
+ *
+ * Input (stdin): plans separated by a line holding only "\x1e" (ASCII RS). Output (stdout): one
+ * line per plan: {"ok":<JSON text or "undefined">} | {"error":"<name>"} | {"refused":"<rule>"}
+ * | {"limit":"<setting>"}. A deterministic fake `api` answers every call with
+ * {"method","path","body","n"} so both sides see the same data.
+ */
+#include "core/arena.h"
+#include "core/buf.h"
+#include "exec/js/interp.h"
+#include "exec/js/parse.h"
+#include "lang/js/js.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static sluice_status fake_api(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
+{
+    (void)ctx;
+    const json_t *path = json_array_get(call->args, 0);
+    if (json_is_string(path) && strstr(json_string_value(path), "fail") != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "HTTP 500 from %s",
+                                json_string_value(path));
+    *result = json_pack("{s:s,s:O?,s:O?,s:I}", "method", call->method, "path", path, "body",
+                        json_array_get(call->args, 1), "n", (json_int_t)call->index);
+    return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static int facts_mode;
+
+/* --facts: the front end's CodeFacts record instead of a run (max_api_calls = 10). */
+static void facts_one(const char *code, size_t len)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_config_code_mode cm = { .max_api_calls = 10, .openapi_reads_enabled = true };
+    sluice_frontend_context ctx = { .code_mode = &cm };
+    sluice_codefacts *f = NULL;
+    sluice_error err = { 0 };
+    if (sluice_js_frontend()->analyze(arena, code, len, NULL, &ctx, &f, &err) == SLUICE_OK) {
+        json_t *j = sluice_codefacts_to_json(f);
+        char *text = j != NULL ? json_dumps(j, JSON_COMPACT) : NULL;
+        puts(text != NULL ? text : "{}");
+        free(text);
+        json_decref(j);
+    } else {
+        printf("{\"analyzer_error\":\"%s\"}\n", err.message);
+    }
+    sluice_arena_free(arena);
+}
+
+static void run_one(const char *code, size_t len)
+{
+    if (facts_mode) {
+        facts_one(code, len);
+        return;
+    }
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_js_program prog;
+    json_t *line = NULL;
+    sluice_status st = sluice_js_parse(arena, code, len, &prog, &err);
+    if (st != SLUICE_OK) {
+        line = json_pack("{s:s,s:s}", "refused", err.key != NULL ? err.key : "syntax_error",
+                         "message", err.message != NULL ? err.message : "");
+    } else {
+        sluice_js_run_options o = { 0 };
+        o.limits.max_steps = 2000000;
+        o.limits.max_memory_bytes = 64u * 1024u * 1024u;
+        o.limits.max_api_calls = 1000;
+        o.host.call = fake_api;
+        o.host.has_api = true;
+        sluice_js_run_result r;
+        st = sluice_js_run(arena, &prog, &o, &r, &err);
+        if (st != SLUICE_OK)
+            line = json_pack("{s:s,s:s}", "limit", err.key != NULL ? err.key : "?", "message",
+                             err.message != NULL ? err.message : "");
+        else if (r.threw)
+            line = json_pack("{s:s,s:s}", "error", r.error_name, "message",
+                             r.error_message != NULL ? r.error_message : "");
+        else
+            line = json_pack("{s:s}", "ok", r.json != NULL ? r.json : "undefined");
+    }
+    char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
+    puts(text != NULL ? text : "{\"crash\":\"nomem\"}");
+    free(text);
+    json_decref(line);
+    sluice_arena_free(arena);
+}
+
+int main(int argc, char **argv)
+{
+    facts_mode = argc > 1 && strcmp(argv[1], "--facts") == 0;
+    size_t cap = 1 << 20, len = 0;
+    char *buf = malloc(cap);
+    if (buf == NULL)
+        return 1;
+    for (;;) {
+        if (len + 65536 > cap) {
+            char *nb = realloc(buf, cap * 2);
+            if (nb == NULL)
+                return 1;
+            buf = nb;
+            cap *= 2;
+        }
+        size_t n = fread(buf + len, 1, 65536, stdin);
+        if (n == 0)
+            break;
+        len += n;
+    }
+    size_t start = 0;
+    for (size_t i = 0; i <= len; i++) {
+        if (i == len || (buf[i] == '\x1e' && (i + 1 == len || buf[i + 1] == '\n'))) {
+            if (i > start || i < len)
+                run_one(buf + start, i - start);
+            start = i + 2;
+            i++;
+        }
+    }
+    fflush(stdout);
+    free(buf);
+    return 0;
+}
