@@ -47,6 +47,10 @@
 #define SLUICE_LIMIT_BOUNDED_POLL_MS 5
 /* The execute child may outlive its own interrupt by this much before it is killed. */
 #define SLUICE_LIMIT_EXEC_KILL_GRACE_MS 1000
+/* Deadline of an execute child whose request set no timeout (tests, tools; config always sets
+ * execution_timeout_seconds): a child stalled on a lock another thread held at fork time
+ * is killed at this point instead of waiting a day. */
+#define SLUICE_LIMIT_EXEC_UNTIMED_CHILD_MS (60 * 1000)
 /* Memory cap of an execute child when memory_limit cannot be read as a size ("50%"). */
 #define SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES (512ull * 1024u * 1024u)
 /* Bytes an execute child may send back beyond max_result_bytes (metadata, escaping). */

@@ -1095,7 +1095,8 @@ static sluice_status run_bounded(duck_call *c, sluice_exec_result *out, bool *in
     size_t max_bytes =
         req->limits.max_bytes > 0 ? req->limits.max_bytes : SLUICE_LIMIT_RESULT_BYTES;
     sluice_bounded_limits lim = {
-        .timeout_ms = (req->limits.timeout_ms > 0 ? req->limits.timeout_ms : 86400000) +
+        .timeout_ms = (req->limits.timeout_ms > 0 ? req->limits.timeout_ms
+                                                  : SLUICE_LIMIT_EXEC_UNTIMED_CHILD_MS) +
                       SLUICE_LIMIT_EXEC_KILL_GRACE_MS,
         .memory_bytes = c->state->memory_bytes,
         .rss_bytes = c->state->memory_bytes,
