@@ -7,6 +7,7 @@
  */
 #include "cli/cli.h"
 #include "codemode/secret.h"
+#include "core/limits.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +84,7 @@ int sluice_cmd_keygen(int argc, char **argv)
             return SLUICE_EXIT_USAGE;
         }
     }
-    char line[SLUICE_SECRET_LINE_MAX];
+    char line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     sluice_status st = sluice_secret_generate(key_id, line, sizeof line);
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice keygen: %s\n",

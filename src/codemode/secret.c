@@ -8,6 +8,7 @@
 #include "codemode/secret.h"
 
 #include "core/hash.h"
+#include "core/limits.h"
 #include "core/log.h"
 
 #include <errno.h>
@@ -32,7 +33,7 @@ struct sluice_secret {
 
 struct sluice_secret_ring {
     sluice_secret *current;
-    sluice_secret *previous[SLUICE_SECRET_PREVIOUS_MAX];
+    sluice_secret *previous[SLUICE_LIMIT_PREVIOUS_KEYS];
     size_t n_previous;
 };
 
@@ -164,10 +165,11 @@ check_file(int fd, const char *path, sluice_arena *err_arena, sluice_error *err)
                                 "%s: the key file is accessible by group or others (mode %04o); "
                                 "run `chmod 600 %s`",
                                 path, (unsigned)(sb.st_mode & 07777), path);
-    if (sb.st_size > (off_t)SLUICE_SECRET_LINE_MAX)
+    if (sb.st_size > (off_t)SLUICE_LIMIT_SECRET_LINE_BYTES)
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "%s: the key file is %lld bytes; a key line is at most %u; %s",
-                                path, (long long)sb.st_size, SLUICE_SECRET_LINE_MAX, HOW_TO_MAKE);
+                                path, (long long)sb.st_size, SLUICE_LIMIT_SECRET_LINE_BYTES,
+                                HOW_TO_MAKE);
     return SLUICE_OK;
 }
 
@@ -186,7 +188,7 @@ sluice_status sluice_secret_load_file(const char *path,
         close(fd);
         return st;
     }
-    char text[SLUICE_SECRET_LINE_MAX + 1];
+    char text[SLUICE_LIMIT_SECRET_LINE_BYTES + 1];
     size_t len = 0;
     ssize_t n;
     while (len < sizeof text && (n = read(fd, text + len, sizeof text - len)) != 0) {
@@ -200,10 +202,10 @@ sluice_status sluice_secret_load_file(const char *path,
         len += (size_t)n;
     }
     close(fd);
-    if (st == SLUICE_OK && len > SLUICE_SECRET_LINE_MAX)
+    if (st == SLUICE_OK && len > SLUICE_LIMIT_SECRET_LINE_BYTES)
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                               "%s: the key file is longer than a key line (%u bytes); %s", path,
-                              SLUICE_SECRET_LINE_MAX, HOW_TO_MAKE);
+                              SLUICE_LIMIT_SECRET_LINE_BYTES, HOW_TO_MAKE);
     if (st == SLUICE_OK)
         return sluice_secret_parse(text, len, path, out, err_arena, err);
     sodium_memzero(text, sizeof text);
@@ -221,11 +223,11 @@ sluice_status sluice_secret_load_env(const char *name,
                                 "environment variable %s is not set or empty; %s", name,
                                 HOW_TO_MAKE);
     size_t len = strlen(value);
-    if (len > SLUICE_SECRET_LINE_MAX)
+    if (len > SLUICE_LIMIT_SECRET_LINE_BYTES)
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "environment variable %s is longer than a key line (%u bytes); %s",
-                                name, SLUICE_SECRET_LINE_MAX, HOW_TO_MAKE);
-    char text[SLUICE_SECRET_LINE_MAX];
+                                name, SLUICE_LIMIT_SECRET_LINE_BYTES, HOW_TO_MAKE);
+    char text[SLUICE_LIMIT_SECRET_LINE_BYTES];
     memcpy(text, value, len);
     char source[128];
     snprintf(source, sizeof source, "environment variable %s", name);
@@ -276,7 +278,7 @@ bool sluice_secret_mac_verify(const sluice_secret *key,
 
 sluice_status sluice_secret_generate(const char *key_id, char *out, size_t cap)
 {
-    if (cap < SLUICE_SECRET_LINE_MAX)
+    if (cap < SLUICE_LIMIT_SECRET_LINE_BYTES)
         return SLUICE_E_LIMIT;
     if (sluice_hash_init() != SLUICE_OK)
         return SLUICE_E_INTERNAL;
@@ -332,11 +334,11 @@ sluice_status sluice_secret_ring_add_previous(sluice_secret_ring *ring,
         sluice_secret_free(previous);
         return st;
     }
-    if (ring->n_previous == SLUICE_SECRET_PREVIOUS_MAX) {
+    if (ring->n_previous == SLUICE_LIMIT_PREVIOUS_KEYS) {
         sluice_secret_free(previous);
         return sluice_error_set(err, err_arena, SLUICE_E_LIMIT,
                                 "too many previous token keys (limit is %u)",
-                                SLUICE_SECRET_PREVIOUS_MAX);
+                                SLUICE_LIMIT_PREVIOUS_KEYS);
     }
     ring->previous[ring->n_previous++] = previous;
     return SLUICE_OK;

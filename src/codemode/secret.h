@@ -20,6 +20,7 @@
 
 #include "core/arena.h"
 #include "core/error.h"
+#include "core/limits.h"
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -29,10 +30,6 @@
 #define SLUICE_SECRET_MAX_BYTES  64u
 #define SLUICE_SECRET_KEY_ID_MAX 64u
 #define SLUICE_SECRET_MAC_BYTES  32u
-/* Longest key line we read: tag, id, base64url of the largest secret, separators, newline. */
-#define SLUICE_SECRET_LINE_MAX 256u
-/* Previous keys a keyring may hold besides the current one. */
-#define SLUICE_SECRET_PREVIOUS_MAX 8u
 
 typedef struct sluice_secret sluice_secret;
 typedef struct sluice_secret_ring sluice_secret_ring;
@@ -85,14 +82,15 @@ bool sluice_secret_mac_verify(const sluice_secret *key,
 
 /* Writes a fresh key line ("sluice-key-v1 <id> <secret>\n", NUL-terminated) into out. key_id
  * NULL picks "k<UTC yyyymmdd>-<8 random hex>". SLUICE_E_INVALID for a bad key_id, SLUICE_E_LIMIT
- * when cap is under SLUICE_SECRET_LINE_MAX. The caller wipes out (sodium_memzero) after use. */
+ * when cap is under SLUICE_LIMIT_SECRET_LINE_BYTES. The caller wipes out (sodium_memzero) after
+ * use. */
 sluice_status sluice_secret_generate(const char *key_id, char *out, size_t cap);
 
 /* A keyring whose current key is `current` (taken over: freed with the ring, even on failure). */
 sluice_status sluice_secret_ring_new(sluice_secret *current, sluice_secret_ring **out);
 
 /* Adds a verify-only previous key (taken over, even on failure). SLUICE_E_CONFIG when its id
- * equals one already in the ring, SLUICE_E_LIMIT past SLUICE_SECRET_PREVIOUS_MAX. */
+ * equals one already in the ring, SLUICE_E_LIMIT past SLUICE_LIMIT_PREVIOUS_KEYS. */
 sluice_status sluice_secret_ring_add_previous(sluice_secret_ring *ring,
                                               sluice_secret *previous,
                                               sluice_arena *err_arena,

@@ -26,8 +26,8 @@
 #define SLUICE_LIMIT_PAGE_SIZE 50u
 /* Concurrent in-flight requests per session. */
 #define SLUICE_LIMIT_INFLIGHT_PER_SESSION 64u
-/* Live HTTP sessions. */
-#define SLUICE_LIMIT_SESSIONS 1024u
+/* Live HTTP sessions (the transport may be given fewer); past it a new session is refused. */
+#define SLUICE_LIMIT_SESSIONS 256u
 /* Bytes of a tool result sent back to the client by default. */
 #define SLUICE_LIMIT_RESULT_BYTES (1u * 1024u * 1024u)
 
@@ -135,5 +135,18 @@
 #define SLUICE_LIMIT_JS_MEMORY_DEFAULT (64u * 1024u * 1024u)
 #define SLUICE_LIMIT_JS_CALL_DEPTH     200u
 #define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
+
+/* SQL analysis: operator and expression nesting in a bound plan, */
+#define SLUICE_LIMIT_SQL_PLAN_DEPTH 200u
+/* distinct base columns one statement reads, */
+#define SLUICE_LIMIT_SQL_BASE_COLUMNS 4096u
+/* and recursive CTE lineage fixpoint rounds. */
+#define SLUICE_LIMIT_SQL_RECURSION_ROUNDS 64u
+/* Longest key line read from a key file or variable, */
+#define SLUICE_LIMIT_SECRET_LINE_BYTES 256u
+/* and previous keys kept for verification during rotation. */
+#define SLUICE_LIMIT_PREVIOUS_KEYS 8u
+/* Open HTTP connections at once (libmicrohttpd's connection limit). */
+#define SLUICE_LIMIT_HTTP_CONNECTIONS 512u
 
 #endif

@@ -36,10 +36,8 @@
 #include <unistd.h>
 
 #define DEFAULT_BODY_BYTES   (1u * 1024u * 1024u)
-#define DEFAULT_MAX_SESSIONS 256u
 #define DEFAULT_IDLE_SECONDS 1800
 #define CONNECTION_TIMEOUT_S 120u
-#define MAX_CONNECTIONS      512u
 
 /* ---- structures ---------------------------------------------------------------------------------
  */
@@ -632,7 +630,7 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
     http->post_handler = o->post_handler;
     http->post_ctx = o->post_ctx;
     sluice_http_table_init(
-        &http->table, o->max_sessions > 0 ? o->max_sessions : DEFAULT_MAX_SESSIONS,
+        &http->table, o->max_sessions > 0 ? o->max_sessions : SLUICE_LIMIT_SESSIONS,
         o->session_idle_seconds > 0 ? o->session_idle_seconds : DEFAULT_IDLE_SECONDS);
 
     const char *bind = o->bind_address != NULL ? o->bind_address : "127.0.0.1";
@@ -655,10 +653,11 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
         return sluice_error_fixed(err, SLUICE_E_INVALID,
                                   "bind address must be an IPv4 or IPv6 literal such as 127.0.0.1");
     }
-    http->daemon = MHD_start_daemon(
-        flags, o->port, NULL, NULL, on_request, http, MHD_OPTION_SOCK_ADDR, &addr,
-        MHD_OPTION_NOTIFY_COMPLETED, on_completed, http, MHD_OPTION_CONNECTION_TIMEOUT,
-        CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT, MAX_CONNECTIONS, MHD_OPTION_END);
+    http->daemon = MHD_start_daemon(flags, o->port, NULL, NULL, on_request, http,
+                                    MHD_OPTION_SOCK_ADDR, &addr, MHD_OPTION_NOTIFY_COMPLETED,
+                                    on_completed, http, MHD_OPTION_CONNECTION_TIMEOUT,
+                                    CONNECTION_TIMEOUT_S, MHD_OPTION_CONNECTION_LIMIT,
+                                    SLUICE_LIMIT_HTTP_CONNECTIONS, MHD_OPTION_END);
     if (http->daemon == NULL) {
         sluice_http_table_destroy(&http->table);
         free(http);

@@ -22,6 +22,7 @@
  */
 #include "codemode/codemode.h"
 #include "codemode/secret.h"
+#include "core/limits.h"
 #include "exec/duckdb.h"
 
 #include <duckdb.h>
@@ -375,7 +376,7 @@ static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, con
  * callgrind gives is then the work itself, not the polling of a serialized worker. */
 static sluice_config *bench_config(const char *db, int threads, const char *audit_dir)
 {
-    char key[SLUICE_SECRET_LINE_MAX];
+    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
     if (sluice_secret_generate("bench", key, sizeof key) != SLUICE_OK ||
         setenv(BENCH_KEY_ENV, key, 1) != 0)
         die("cannot make a signing key", NULL);

@@ -8,6 +8,7 @@
  */
 #include "codemode/key_store.h"
 #include "codemode/token.h"
+#include "core/limits.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -55,9 +56,9 @@ static void put_file(const char *path, const char *text, mode_t mode)
     assert_int_equal(rename(tmp, path), 0);
 }
 
-static void new_line(const char *id, char line[SLUICE_SECRET_LINE_MAX])
+static void new_line(const char *id, char line[SLUICE_LIMIT_SECRET_LINE_BYTES])
 {
-    assert_int_equal(sluice_secret_generate(id, line, SLUICE_SECRET_LINE_MAX), SLUICE_OK);
+    assert_int_equal(sluice_secret_generate(id, line, SLUICE_LIMIT_SECRET_LINE_BYTES), SLUICE_OK);
 }
 
 static sluice_token_claims claims_for_test(void)
@@ -89,8 +90,8 @@ static char *sign_with_store(sluice_key_store *ks, sluice_arena *arena)
 /* A token signed with a key that was never in any store. */
 static char *sign_with_line(const char *line, sluice_arena *arena)
 {
-    char copy[SLUICE_SECRET_LINE_MAX];
-    memcpy(copy, line, SLUICE_SECRET_LINE_MAX);
+    char copy[SLUICE_LIMIT_SECRET_LINE_BYTES];
+    memcpy(copy, line, SLUICE_LIMIT_SECRET_LINE_BYTES);
     sluice_secret *key = NULL;
     assert_int_equal(sluice_secret_parse(copy, strlen(copy), "k0", &key, NULL, NULL), SLUICE_OK);
     sluice_secret_ring *ring = NULL;
@@ -137,8 +138,9 @@ static sluice_key_store *open_files(sluice_arena *arena)
 static void test_key_store_rotates_on_file_change(void **state)
 {
     (void)state;
-    char k0[SLUICE_SECRET_LINE_MAX], k1[SLUICE_SECRET_LINE_MAX], k2[SLUICE_SECRET_LINE_MAX];
-    char kold[SLUICE_SECRET_LINE_MAX];
+    char k0[SLUICE_LIMIT_SECRET_LINE_BYTES], k1[SLUICE_LIMIT_SECRET_LINE_BYTES],
+        k2[SLUICE_LIMIT_SECRET_LINE_BYTES];
+    char kold[SLUICE_LIMIT_SECRET_LINE_BYTES];
     new_line("k0", k0);
     new_line("k1", k1);
     new_line("k2", k2);
@@ -180,8 +182,9 @@ static void test_key_store_rotates_on_file_change(void **state)
 static void test_key_store_failed_reload_keeps_keys(void **state)
 {
     (void)state;
-    char k1[SLUICE_SECRET_LINE_MAX], kold[SLUICE_SECRET_LINE_MAX], k2[SLUICE_SECRET_LINE_MAX];
-    char clash[SLUICE_SECRET_LINE_MAX];
+    char k1[SLUICE_LIMIT_SECRET_LINE_BYTES], kold[SLUICE_LIMIT_SECRET_LINE_BYTES],
+        k2[SLUICE_LIMIT_SECRET_LINE_BYTES];
+    char clash[SLUICE_LIMIT_SECRET_LINE_BYTES];
     new_line("k1", k1);
     new_line("kold", kold);
     new_line("k2", k2);
@@ -225,7 +228,7 @@ static void test_key_store_failed_reload_keeps_keys(void **state)
 static void test_key_store_request_rereads_env(void **state)
 {
     (void)state;
-    char k1[SLUICE_SECRET_LINE_MAX], k2[SLUICE_SECRET_LINE_MAX];
+    char k1[SLUICE_LIMIT_SECRET_LINE_BYTES], k2[SLUICE_LIMIT_SECRET_LINE_BYTES];
     new_line("k1", k1);
     new_line("k2", k2);
     setenv("SLUICE_TEST_KS_KEY", k1, 1);
@@ -251,7 +254,7 @@ static void test_key_store_request_rereads_env(void **state)
 static void test_key_store_held_ring_survives_rotation(void **state)
 {
     (void)state;
-    char k1[SLUICE_SECRET_LINE_MAX], k2[SLUICE_SECRET_LINE_MAX];
+    char k1[SLUICE_LIMIT_SECRET_LINE_BYTES], k2[SLUICE_LIMIT_SECRET_LINE_BYTES];
     new_line("k1", k1);
     new_line("k2", k2);
     put_file(current_path, k1, 0600);
@@ -309,7 +312,7 @@ static void *reader(void *arg)
 static void test_key_store_readers_during_reloads(void **state)
 {
     (void)state;
-    char lines[2][SLUICE_SECRET_LINE_MAX];
+    char lines[2][SLUICE_LIMIT_SECRET_LINE_BYTES];
     new_line("ka", lines[0]);
     new_line("kb", lines[1]);
     put_file(current_path, lines[0], 0600);

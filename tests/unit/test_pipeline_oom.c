@@ -7,6 +7,7 @@
  */
 #include "codemode/codemode.h"
 #include "codemode/secret.h"
+#include "core/limits.h"
 #include "oom_sweep.h"
 #include "unit.h"
 
@@ -47,7 +48,7 @@ static int make_db(void)
 static int setup(void **state)
 {
     (void)state;
-    char key[SLUICE_SECRET_LINE_MAX];
+    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
     if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
         setenv(KEY_ENV, key, 1) != 0)
         return -1;

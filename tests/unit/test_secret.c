@@ -3,6 +3,7 @@
  * variable path, wiping of the text they came from, HMAC, keyring.
  */
 #include "codemode/secret.h"
+#include "core/limits.h"
 #include "unit.h"
 
 #include <sodium.h>
@@ -60,14 +61,14 @@ static void write_file(const char *path, const char *text, mode_t mode)
 static void test_secret_accepts_generated_key(void **state)
 {
     (void)state;
-    char line[SLUICE_SECRET_LINE_MAX];
+    char line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     assert_int_equal(sluice_secret_generate("prod-2026", line, sizeof line), SLUICE_OK);
     sluice_secret *key = NULL;
     assert_int_equal(parse(line, &key, NULL, NULL), SLUICE_OK);
     assert_string_equal(sluice_secret_key_id(key), "prod-2026");
     sluice_secret_free(key);
     /* Default ids are k<date>-<hex>, and two keys never share material. */
-    char a[SLUICE_SECRET_LINE_MAX], b[SLUICE_SECRET_LINE_MAX];
+    char a[SLUICE_LIMIT_SECRET_LINE_BYTES], b[SLUICE_LIMIT_SECRET_LINE_BYTES];
     assert_int_equal(sluice_secret_generate(NULL, a, sizeof a), SLUICE_OK);
     assert_int_equal(sluice_secret_generate(NULL, b, sizeof b), SLUICE_OK);
     assert_memory_equal(a, "sluice-key-v1 k", 15);

@@ -20,7 +20,7 @@ typedef struct fixture {
 /* A key parsed from a fresh key line; same_as reuses the material of an earlier line. */
 static sluice_secret *make_key(const char *id, char *line_out)
 {
-    char line[SLUICE_SECRET_LINE_MAX];
+    char line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     assert_int_equal(sluice_secret_generate(id, line, sizeof line), SLUICE_OK);
     if (line_out != NULL)
         memcpy(line_out, line, sizeof line);
@@ -31,8 +31,8 @@ static sluice_secret *make_key(const char *id, char *line_out)
 
 static sluice_secret *key_from_line(const char *line)
 {
-    char copy[SLUICE_SECRET_LINE_MAX];
-    memcpy(copy, line, SLUICE_SECRET_LINE_MAX);
+    char copy[SLUICE_LIMIT_SECRET_LINE_BYTES];
+    memcpy(copy, line, SLUICE_LIMIT_SECRET_LINE_BYTES);
     sluice_secret *key = NULL;
     assert_int_equal(sluice_secret_parse(copy, strlen(copy), "test", &key, NULL, NULL), SLUICE_OK);
     return key;
@@ -377,13 +377,13 @@ static void test_token_forged_with_same_key_id(void **state)
 static void test_token_rotation(void **state)
 {
     fixture *f = *state;
-    char old_line[SLUICE_SECRET_LINE_MAX];
+    char old_line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     sluice_secret_ring *before = ring_of(make_key("k1", old_line));
     sluice_token_claims c1 = f->want;
     char *t1 = issue(f, before, &c1);
 
     /* Rotated: k2 signs, k1 still verifies. */
-    char new_line[SLUICE_SECRET_LINE_MAX];
+    char new_line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     sluice_secret_ring *after = ring_of(make_key("k2", new_line));
     assert_int_equal(sluice_secret_ring_add_previous(after, key_from_line(old_line), NULL, NULL),
                      SLUICE_OK);

@@ -4,6 +4,7 @@
  * lost an allocation never passes, and a bad token is never accepted.
  */
 #include "codemode/token.h"
+#include "core/limits.h"
 #include "oom_sweep.h"
 #include "unit.h"
 
@@ -17,7 +18,7 @@ static sluice_token_claims want;
 static int setup(void **state)
 {
     (void)state;
-    char line[SLUICE_SECRET_LINE_MAX];
+    char line[SLUICE_LIMIT_SECRET_LINE_BYTES];
     sluice_secret *key = NULL;
     if (sluice_secret_generate("cur", line, sizeof line) != SLUICE_OK ||
         sluice_secret_parse(line, strlen(line), "test", &key, NULL, NULL) != SLUICE_OK ||

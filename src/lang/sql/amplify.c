@@ -19,12 +19,13 @@
  * Both judgements are allowlists over node kinds: a kind this file does not name is false, so a
  * new DuckDB node can only cost a fork.
  */
+#include "core/limits.h"
 #include "lang/sql/internal.h"
 
 #include <string.h>
 
 /* Deeper than any plan the analyzer accepts (plan_walk.c refuses past its own depth). */
-#define AMPLIFY_MAX_DEPTH (SLUICE_SQL_MAX_PLAN_DEPTH * 4u)
+#define AMPLIFY_MAX_DEPTH (SLUICE_LIMIT_SQL_PLAN_DEPTH * 4u)
 
 static const char *s_of(const json_t *o, const char *key)
 {

@@ -17,10 +17,6 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Ceilings specific to SQL analysis (the code size itself is SLUICE_LIMIT_CODE_BYTES). */
-#define SLUICE_SQL_MAX_PLAN_DEPTH       200u  /* operator and expression nesting in a plan */
-#define SLUICE_SQL_MAX_BASE_COLUMNS     4096u /* distinct base columns one statement reads */
-#define SLUICE_SQL_MAX_RECURSION_ROUNDS 64u   /* recursive CTE lineage fixpoint rounds */
 /* Longest string constant a statement may hold and still bind without the bounded child. */
 #define SLUICE_SQL_FAST_CONSTANT_BYTES 4096u
 

@@ -12,6 +12,7 @@
  */
 #include "core/buf.h"
 #include "core/error.h"
+#include "core/limits.h"
 #include "lang/sql/internal.h"
 
 #include <ctype.h>
@@ -230,7 +231,7 @@ static const char *simple_predicate(tree_walk *w, const json_t *e)
 
 static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
 {
-    if (depth > SLUICE_SQL_MAX_PLAN_DEPTH)
+    if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return;
     const char *c = json_is_object(v) ? simple_predicate(w, v) : NULL;
     if (c == NULL && json_is_object(v))
@@ -370,13 +371,13 @@ static void walk_object(tree_walk *w, const json_t *node)
 
 static void walk(tree_walk *w, const json_t *v)
 {
-    if (w->depth >= SLUICE_SQL_MAX_PLAN_DEPTH) {
-        if (w->depth == SLUICE_SQL_MAX_PLAN_DEPTH)
+    if (w->depth >= SLUICE_LIMIT_SQL_PLAN_DEPTH) {
+        if (w->depth == SLUICE_LIMIT_SQL_PLAN_DEPTH)
             sluice_codefacts_violate(w->ctx->facts, "too_complex", 0, 0,
                                      "split the statement or flatten its nesting",
                                      "the statement nests too deeply to analyze (limit is %u)",
-                                     SLUICE_SQL_MAX_PLAN_DEPTH);
-        w->depth = SLUICE_SQL_MAX_PLAN_DEPTH + 1;
+                                     SLUICE_LIMIT_SQL_PLAN_DEPTH);
+        w->depth = SLUICE_LIMIT_SQL_PLAN_DEPTH + 1;
         return;
     }
     w->depth++;
@@ -390,7 +391,7 @@ static void walk(tree_walk *w, const json_t *v)
             walk(w, e);
         }
     }
-    if (w->depth <= SLUICE_SQL_MAX_PLAN_DEPTH)
+    if (w->depth <= SLUICE_LIMIT_SQL_PLAN_DEPTH)
         w->depth--;
 }
 

@@ -20,6 +20,7 @@
  * tag-lineage-ops: the operator table below, docs/sql.md "Operators" and the lineage cases in
  * tests/unit/data/sql_lineage/ change together.
  */
+#include "core/limits.h"
 #include "lang/sql/internal.h"
 
 #include <math.h>
@@ -266,7 +267,7 @@ static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *o
     if (r == NULL)
         return fail(w, "cannot analyze expression class %s; the statement is refused",
                     *cls != '\0' ? cls : "(none)");
-    if (w->depth++ > SLUICE_SQL_MAX_PLAN_DEPTH)
+    if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
     const char *key;
     const json_t *v;
@@ -1126,7 +1127,7 @@ static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
     if (!keys_known(w, op, known, "LOGICAL_RECURSIVE_CTE") || !walk_child(w, op, 0, &acc) ||
         !cte_set(w, index, &acc))
         return false;
-    for (unsigned round = 0; round < SLUICE_SQL_MAX_RECURSION_ROUNDS; round++) {
+    for (unsigned round = 0; round < SLUICE_LIMIT_SQL_RECURSION_ROUNDS; round++) {
         if (!walk_child(w, op, 1, &step))
             return false;
         if (step.n != acc.n)
@@ -1239,7 +1240,7 @@ static bool walk_op(walker *w, const json_t *op, cols *out)
     if (w->failed)
         return false;
     const char *type = s_of(op, "type");
-    if (w->depth++ > SLUICE_SQL_MAX_PLAN_DEPTH)
+    if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
     bool ok = false, found = false;
     for (size_t i = 0; i < sizeof(op_table) / sizeof(op_table[0]); i++)
@@ -1287,7 +1288,7 @@ static void register_base(walker *w, const json_t *op)
         const char *col = json_string_value(json_array_get(names, idx));
         if (col == NULL || base_index(w, table, col, &id))
             continue;
-        if (w->base_count >= SLUICE_SQL_MAX_BASE_COLUMNS) {
+        if (w->base_count >= SLUICE_LIMIT_SQL_BASE_COLUMNS) {
             fail(w, "%s", "a statement reading too many distinct columns");
             return;
         }
@@ -1313,7 +1314,7 @@ static bool planner_error(const json_t *v)
 
 static void scan(walker *w, const json_t *v, size_t depth)
 {
-    if (depth > SLUICE_SQL_MAX_PLAN_DEPTH * 4 || w->failed)
+    if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed)
         return;
     if (json_is_object(v)) {
         const char *cls = s_of(v, "expression_class");
@@ -1521,7 +1522,7 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
         return SLUICE_OK;
     }
     walker w = { .ctx = ctx };
-    w.base = sluice_arena_calloc(ctx->arena, SLUICE_SQL_MAX_BASE_COLUMNS, sizeof(base_col));
+    w.base = sluice_arena_calloc(ctx->arena, SLUICE_LIMIT_SQL_BASE_COLUMNS, sizeof(base_col));
     if (w.base == NULL)
         return SLUICE_E_NOMEM;
     scan(&w, json_array_get(plans, 0), 0);
