@@ -384,6 +384,9 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
     }
+    if (cm != NULL && (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
+        sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
+                                    "(set [policy] backend = \"cedar\" to evaluate policies)");
     handle_sighup(cm);
     sluice_status st;
     if (o.stdio) {

@@ -10,6 +10,7 @@
 #include "sluice/sluice.h"
 
 #include <duckdb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,6 +19,7 @@ int sluice_cmd_approve(int argc, char **argv);
 int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
 int sluice_cmd_demo_db(int argc, char **argv);
+int sluice_cmd_execute(int argc, char **argv);
 int sluice_cmd_init(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
 int sluice_cmd_policy(int argc, char **argv);
@@ -29,6 +31,7 @@ static const sluice_command commands[] = {
     { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
     { "config", "check a configuration file", sluice_cmd_config },
     { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
+    { "execute", "validate and run a file of code as execute_code would", sluice_cmd_execute },
     { "init", "write a starter config for a database file", sluice_cmd_init },
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
@@ -44,6 +47,15 @@ static void usage(FILE *out)
         fprintf(out, "  %-10s %s\n", c->name, c->summary);
     fprintf(out, "\n  --help     show this help\n  --version  print the version\n"
                  "\nRun 'sluice <command> --help' for a command's options.\n");
+}
+
+/* True when -h or --help is any argument after the command name. */
+static bool asks_help(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
 }
 
 /* "unknown command 'serv'; did you mean 'serve'?" — or the list when nothing is close. */
@@ -83,8 +95,15 @@ int main(int argc, char **argv)
         return SLUICE_EXIT_RUNTIME;
     }
     for (const sluice_command *c = commands; c->name != NULL; c++) {
-        if (strcmp(argv[1], c->name) == 0)
-            return c->run(argc - 1, argv + 1);
+        if (strcmp(argv[1], c->name) != 0)
+            continue;
+        if (asks_help(argc, argv)) {
+            /* Wherever --help stands (`config check --help`, `audit verify --help`), the
+             * command's help is the answer, never an attempt to open a file called --help. */
+            char *help_argv[] = { argv[1], (char *)"--help", NULL };
+            return c->run(2, help_argv);
+        }
+        return c->run(argc - 1, argv + 1);
     }
     unknown_command(argv[1]);
     return SLUICE_EXIT_USAGE;
