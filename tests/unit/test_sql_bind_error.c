@@ -54,6 +54,23 @@ static void test_wrong_function_and_type_mismatch(void **state)
     assert_true(strlen(v->message) < 700);
 }
 
+/* A refused statement is not explained as a program that "computes values without reading any
+ * table": the explanation says it was not understood, then why. */
+static void test_unparsed_or_unbound_is_not_explained_as_a_program(void **state)
+{
+    (void)state;
+    static const char *const codes[] = { "SELEC 1", "SELECT * FROM customer" };
+    for (size_t i = 0; i < 2; i++) {
+        const char *e = sluice_sql_explain(fixture_arena, fixture_analyze(codes[i]));
+        assert_non_null(e);
+        assert_null(strstr(e, "without reading any table"));
+        assert_non_null(strstr(e, "could not be analyzed"));
+        assert_non_null(strstr(e, "Refused: "));
+    }
+    const char *ok = sluice_sql_explain(fixture_arena, fixture_analyze("SELECT 1"));
+    assert_non_null(strstr(ok, "without reading any table"));
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_arena_new, fixture_arena_free)
@@ -61,6 +78,7 @@ int main(void)
         T(test_wrong_table_names_the_table_and_suggests),
         T(test_wrong_column_is_placed_and_suggested),
         T(test_wrong_function_and_type_mismatch),
+        T(test_unparsed_or_unbound_is_not_explained_as_a_program),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);
