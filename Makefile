@@ -3,12 +3,15 @@
 #   make test   bootstrap, build, run every test (ctest)
 #   make asan   unit tests under ASan+UBSan      make fuzz   bounded libFuzzer runs
 #   make bench  benchmarks, results in bench/results/
+#   make install PREFIX=/usr/local [DESTDIR=...]  binary, its DuckDB copy, man page, completion,
+#               systemd unit (relocatable: the binary finds lib/sluice relative to itself)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 DEMO_ADDR ?= 127.0.0.1:8808
+PREFIX ?= /usr/local
 
-.PHONY: bootstrap build demo test asan fuzz bench clean
+.PHONY: bootstrap build demo test asan fuzz bench clean install
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -33,6 +36,9 @@ fuzz: bootstrap
 
 bench: build
 	scripts/bench.sh $(BUILD)
+
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -6,6 +6,8 @@
 #ifndef SLUICE_CLI_CLI_H
 #define SLUICE_CLI_CLI_H
 
+#include <stdbool.h>
+
 #define SLUICE_EXIT_OK      0
 #define SLUICE_EXIT_FAIL    1
 #define SLUICE_EXIT_USAGE   2
@@ -16,5 +18,9 @@ typedef struct sluice_command {
     const char *summary;
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } sluice_command;
+
+/* Writes a key line to a new file, mode 0600 (cmd_keygen.c); with force, replaces it
+ * atomically. Returns an exit status; the reason is printed on failure. */
+int sluice_cli_write_key_file(const char *path, const char *line, bool force);
 
 #endif

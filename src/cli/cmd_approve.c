@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 int sluice_cmd_approve(int argc, char **argv);
 
@@ -77,6 +78,15 @@ static int parse(int argc, char **argv, approve_options *o)
     return -1;
 }
 
+/* "2026-12-01T09:51:12Z" (UTC), what a person reads and a script can parse. */
+static void iso_time(int64_t epoch_s, char *out, size_t cap)
+{
+    time_t t = (time_t)epoch_s;
+    struct tm tm;
+    if (gmtime_r(&t, &tm) == NULL || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+        snprintf(out, cap, "@%lld", (long long)epoch_s);
+}
+
 /* The decision's audit record, written here when no server holds the log. */
 static void audit_decision(sluice_audit *log,
                            const sluice_config *config,
@@ -116,9 +126,13 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
     if (o->list) {
         sluice_approval items[64];
         size_t n = sluice_approval_pending(store, sluice_clock_now_s(NULL), items, 64);
-        for (size_t i = 0; i < n && i < 64; i++)
-            printf("%s  %s  expires %lld  %s\n", items[i].id, items[i].user,
-                   (long long)items[i].expires_at, items[i].summary);
+        if (n == 0)
+            printf("no pending approvals (store %s)\n", path);
+        for (size_t i = 0; i < n && i < 64; i++) {
+            char when[32];
+            iso_time(items[i].expires_at, when, sizeof when);
+            printf("%s  %s  expires %s  %s\n", items[i].id, items[i].user, when, items[i].summary);
+        }
         if (n > 64)
             printf("... and %zu more\n", n - 64);
         sluice_approval_close(store);

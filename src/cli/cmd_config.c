@@ -2,11 +2,17 @@
  * cmd_config.c — `sluice config check FILE`: load and validate a configuration, say what it has.
  *
  * Owns: the command's options, the one-line summary of a good config and the rendering of the
- * first error (source line, caret, hint). Does not own: validation itself (config/config.c).
+ * first error (source line, caret, hint). Does not own: validation itself (config/config.c) nor
+ * the start-up checks, which are serve's own (cli/startup.c): the database opened hardened, the
+ * token keys, the Cedar files, the curated tools' SQL. Only the audit log and the stores beside
+ * it are left closed: a running server holds them, and checking must not disturb it.
  */
 #include "cli/cli.h"
+#include "cli/startup.h"
+#include "codemode/codemode.h"
 #include "config/config.h"
 #include "core/limits.h"
+#include "querymode/querymode.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -15,10 +21,12 @@ int sluice_cmd_config(int argc, char **argv);
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: sluice config check FILE\n\n"
-            "Loads FILE and validates every key. Prints a summary and exits 0 when it is\n"
-            "good; prints the first problem (where, what, how to fix) and exits 1 when not.\n");
+    fprintf(out, "usage: sluice config check FILE\n\n"
+                 "Loads FILE and validates every key, then runs every start-up check serve runs\n"
+                 "(the database file opened hardened, the token key, the Cedar policies parsed\n"
+                 "and validated, each curated tool's SQL analyzed) without serving. Prints a\n"
+                 "summary and exits 0 when it is good; prints the first problem (where, what,\n"
+                 "how to fix) and exits 1 when not.\n");
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -42,6 +50,25 @@ static char *read_text(sluice_arena *arena, const char *path, size_t *out_len)
     return text;
 }
 
+/* Builds what serve would build and takes it down again. The audit log, the replay store and
+ * the approval store are runtime state, not configuration: a serving process holds them (the
+ * audit log is locked), so they are not opened here. */
+static sluice_status startup_checks(sluice_config *cfg, sluice_arena *arena, sluice_error *err)
+{
+    cfg->code_mode.audit_log = NULL;
+    cfg->code_mode.replay_store = NULL;
+    sluice_mcp_server *server = NULL;
+    sluice_codemode *cm = NULL;
+    sluice_querymode *qm = NULL;
+    sluice_status st = sluice_cli_build_server(cfg, &server, &cm, &qm, arena, err);
+    if (st == SLUICE_OK) {
+        sluice_mcp_server_free(server);
+        sluice_querymode_close(qm);
+        sluice_codemode_close(cm);
+    }
+    return st;
+}
+
 static int check(const char *path)
 {
     sluice_arena *arena = sluice_arena_new();
@@ -53,6 +80,12 @@ static int check(const char *path)
     sluice_error err;
     sluice_status st = sluice_config_load(path, &cfg, arena, &err);
     int rc;
+    if (st == SLUICE_OK && (st = startup_checks(cfg, arena, &err)) != SLUICE_OK) {
+        fputs(sluice_error_render(arena, &err, NULL, 0), stderr);
+        sluice_config_free(cfg);
+        sluice_arena_free(arena);
+        return st == SLUICE_E_NOMEM ? SLUICE_EXIT_RUNTIME : SLUICE_EXIT_FAIL;
+    }
     if (st == SLUICE_OK) {
         printf("%s: ok (%zu %s, %zu %s, %zu %s; code mode %s, engine %s)\n", path, cfg->tool_count,
                plural(cfg->tool_count, "tool", "tools"), cfg->prompt_count,

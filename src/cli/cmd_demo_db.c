@@ -14,15 +14,14 @@ int sluice_cmd_demo_db(int argc, char **argv);
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: sluice demo-db [--engine duckdb|sqlite] [--sql FILE] [--force] OUT\n"
-            "  Writes the demo database (customers, orders, support_tickets, sales_reps,\n"
-            "  contacts, account_quarterly_metrics, invoices) to OUT. The same file content\n"
-            "  comes out on every run.\n"
-            "  --engine  duckdb (default) or sqlite\n"
-            "  --sql     the generator script (default %s)\n"
-            "  --force   replace OUT if it exists\n",
-            SLUICE_DEMO_SQL_DEFAULT);
+    fprintf(out, "usage: sluice demo-db [--engine duckdb|sqlite] [--sql FILE] [--force] OUT\n"
+                 "  Writes the demo database (customers, orders, support_tickets, sales_reps,\n"
+                 "  contacts, account_quarterly_metrics, invoices) to OUT. The same file content\n"
+                 "  comes out on every run.\n"
+                 "  --engine  duckdb (default) or sqlite\n"
+                 "  --sql     the generator script (default: examples/demo/demo.sql of the\n"
+                 "            source tree this sluice was built from)\n"
+                 "  --force   replace OUT if it exists\n");
 }
 
 int sluice_cmd_demo_db(int argc, char **argv)

@@ -32,8 +32,9 @@ static void usage(FILE *out)
 }
 
 /* Writes line to a new file with mode 0600; with force, replaces an existing one through a
- * temporary file so the old key is never half-overwritten. */
-static int write_key_file(const char *path, const char *line, bool force)
+ * temporary file so the old key is never half-overwritten. Returns an exit status, with the
+ * reason printed. */
+int sluice_cli_write_key_file(const char *path, const char *line, bool force)
 {
     char tmp[4096];
     const char *target = path;
@@ -100,7 +101,7 @@ int sluice_cmd_keygen(int argc, char **argv)
     if (out_path == NULL) {
         fputs(line, stdout);
     } else {
-        rc = write_key_file(out_path, line, force);
+        rc = sluice_cli_write_key_file(out_path, line, force);
         if (rc == SLUICE_EXIT_OK)
             printf("wrote key %.*s to %s (mode 0600)\n", id_len, id, out_path);
     }

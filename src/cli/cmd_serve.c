@@ -1,11 +1,14 @@
 /*
  * cmd_serve.c — `sluice serve -c FILE [--stdio | --http ADDR]`: load the config, build the MCP
  * server (config surface, code mode, curated tools) and serve it on one transport.
+ * `sluice serve --db FILE` serves one database with the built-in config (cli/quickstart.h).
  *
  * Owns: option parsing and the order things start and stop in. Does not own any protocol.
  */
 #include "auth/from_config.h"
 #include "cli/cli.h"
+#include "cli/quickstart.h"
+#include "cli/startup.h"
 #include "codemode/approval_http.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
@@ -13,10 +16,6 @@
 #include "core/log.h"
 #include "mcp/server.h"
 #include "querymode/querymode.h"
-#include "surface/curated.h"
-#include "surface/querymode_tools.h"
-#include "surface/surface.h"
-#include "surface/tools.h"
 #include "transport/http.h"
 #include "transport/stdio.h"
 
@@ -30,15 +29,22 @@ int sluice_cmd_serve(int argc, char **argv);
 
 typedef struct serve_options {
     const char *config_path;
-    const char *http_addr; /* NULL with stdio */
+    const char *db_path;    /* --db: zero-config start */
+    const char *audit_path; /* --audit, with --db */
+    const char *http_addr;  /* NULL with stdio */
     bool stdio;
     const char *log_level;
 } serve_options;
 
 static void serve_usage(FILE *out)
 {
-    fprintf(out, "usage: sluice serve -c FILE [--stdio | --http ADDR] [--log-level LEVEL]\n\n"
+    fprintf(out, "usage: sluice serve -c FILE [--stdio | --http ADDR] [--log-level LEVEL]\n"
+                 "       sluice serve --db DBFILE [--audit FILE] [--stdio | --http ADDR]\n\n"
                  "  -c, --config FILE   configuration (see docs/config.md)\n"
+                 "  --db DBFILE         no config: read-only SQL code mode on DBFILE (.duckdb,\n"
+                 "                      .ddb: DuckDB; .sqlite, .sqlite3, .db: SQLite) with an\n"
+                 "                      ephemeral signing key and no audit log\n"
+                 "  --audit FILE        with --db: keep a hash-chained audit log in FILE\n"
                  "  --stdio             serve one client on stdin/stdout (logs go to stderr)\n"
                  "  --http ADDR         serve Streamable HTTP on ADDR (default: [server] listen)\n"
                  "  --log-level LEVEL   debug | info | warn | error\n");
@@ -51,6 +57,10 @@ static int parse_options(int argc, char **argv, serve_options *o)
         bool has_value = i + 1 < argc;
         if ((strcmp(a, "-c") == 0 || strcmp(a, "--config") == 0) && has_value) {
             o->config_path = argv[++i];
+        } else if (strcmp(a, "--db") == 0 && has_value) {
+            o->db_path = argv[++i];
+        } else if (strcmp(a, "--audit") == 0 && has_value) {
+            o->audit_path = argv[++i];
         } else if (strcmp(a, "--stdio") == 0) {
             o->stdio = true;
         } else if (strcmp(a, "--http") == 0 && has_value) {
@@ -66,9 +76,22 @@ static int parse_options(int argc, char **argv, serve_options *o)
             return SLUICE_EXIT_USAGE;
         }
     }
-    if (o->config_path == NULL) {
-        fprintf(stderr, "sluice serve: -c FILE is required\n");
+    if ((o->config_path == NULL) == (o->db_path == NULL)) {
+        fprintf(stderr, "sluice serve: give -c FILE or --db DBFILE (one of them)\n");
         serve_usage(stderr);
+        return SLUICE_EXIT_USAGE;
+    }
+    if (o->audit_path != NULL && o->db_path == NULL) {
+        fprintf(stderr, "sluice serve: --audit goes with --db (with -c, set [code_mode] "
+                        "audit_log)\n");
+        return SLUICE_EXIT_USAGE;
+    }
+    if (o->db_path != NULL && sluice_quickstart_engine(o->db_path) == NULL) {
+        fprintf(stderr,
+                "sluice serve: cannot tell the engine of '%s' from its name: use .duckdb "
+                "or .ddb (DuckDB), .sqlite, .sqlite3 or .db (SQLite), or write a config "
+                "(sluice init)\n",
+                o->db_path);
         return SLUICE_EXIT_USAGE;
     }
     if (o->stdio && o->http_addr != NULL) {
@@ -88,79 +111,6 @@ static bool apply_log_level(const char *name)
         }
     }
     return false;
-}
-
-/* Code mode and curated tools share one hardened executor. */
-static sluice_status add_database_surface(const sluice_config *config,
-                                          sluice_mcp_server *server,
-                                          sluice_codemode **out_cm,
-                                          sluice_arena *err_arena,
-                                          sluice_error *err)
-{
-    if (!config->has_database && !config->code_mode.enabled && config->tool_count == 0)
-        return SLUICE_OK;
-    sluice_codemode *cm = NULL;
-    sluice_status st = sluice_codemode_open(config, &cm, err_arena, err);
-    if (st == SLUICE_OK && config->code_mode.enabled)
-        st = sluice_codemode_register(cm, server, err);
-    if (st == SLUICE_OK)
-        st = sluice_curated_register(cm, server, err_arena, err);
-    if (st != SLUICE_OK) {
-        sluice_codemode_close(cm);
-        return st;
-    }
-    *out_cm = cm;
-    return SLUICE_OK;
-}
-
-/* Query mode beside code mode: it audits through code mode's log when there is one. */
-static sluice_status add_query_mode(const sluice_config *config,
-                                    sluice_mcp_server *server,
-                                    sluice_codemode *cm,
-                                    sluice_querymode **out_qm,
-                                    sluice_arena *err_arena,
-                                    sluice_error *err)
-{
-    if (!config->query_mode.enabled)
-        return SLUICE_OK;
-    sluice_status st = sluice_querymode_open(config, cm, NULL, out_qm, err_arena, err);
-    if (st == SLUICE_OK)
-        st = sluice_querymode_register(*out_qm, server, err);
-    return st;
-}
-
-/* Builds the whole MCP surface the config declares. */
-static sluice_status build_server(const sluice_config *config,
-                                  sluice_mcp_server **out,
-                                  sluice_codemode **out_cm,
-                                  sluice_querymode **out_qm,
-                                  sluice_arena *err_arena,
-                                  sluice_error *err)
-{
-    sluice_mcp_server_options opts = {
-        .name = config->server.name,
-        .version = SLUICE_VERSION,
-        .instructions = config->server.instructions,
-        .request_timeout_ms = (int)(config->server.request_timeout_seconds * 1000),
-    };
-    sluice_mcp_server *server = NULL;
-    sluice_status st = sluice_mcp_server_new(&opts, &server, err);
-    if (st == SLUICE_OK)
-        st = sluice_surface_register(config, server, err);
-    if (st == SLUICE_OK)
-        st = add_database_surface(config, server, out_cm, err_arena, err);
-    if (st == SLUICE_OK)
-        st = add_query_mode(config, server, *out_cm, out_qm, err_arena, err);
-    if (st != SLUICE_OK) {
-        sluice_mcp_server_free(server);
-        sluice_querymode_close(*out_qm);
-        sluice_codemode_close(*out_cm);
-        *out_qm = NULL;
-        *out_cm = NULL;
-        return st;
-    }
-    *out = server;
-    return SLUICE_OK;
 }
 
 static sluice_status
@@ -295,6 +245,36 @@ static sluice_status serve_http(const sluice_config *config,
     return st;
 }
 
+/* The built-in config for --db, through the same loader and checks as a file. The key is
+ * made here and put in the environment for the key store to read once. */
+static sluice_status
+load_quickstart(const serve_options *o, sluice_config **out, sluice_arena *arena, sluice_error *err)
+{
+    const char *engine = sluice_quickstart_engine(o->db_path);
+    char *db = realpath(o->db_path, NULL);
+    if (db == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_IO, "%s: no such database file", o->db_path);
+    const char *text = sluice_quickstart_config(arena, engine, db, o->audit_path);
+    free(db);
+    if (text == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    if (!sluice_quickstart_ephemeral_key())
+        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot make a signing key");
+    sluice_status st =
+        sluice_config_load_text(text, strlen(text), "(serve --db)", ".", out, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    fprintf(stderr,
+            "sluice serve: no config: read-only SQL code mode on %s (%s)\n"
+            "sluice serve: WARNING: EPHEMERAL signing key: approval tokens die with this "
+            "process; for a lasting key run 'sluice init %s -o sluice.toml'\n"
+            "sluice serve: %s%s\n",
+            o->db_path, engine, o->db_path,
+            o->audit_path != NULL ? "audit log: " : "no audit log (add --audit FILE to keep one)",
+            o->audit_path != NULL ? o->audit_path : "");
+    return SLUICE_OK;
+}
+
 int sluice_cmd_serve(int argc, char **argv)
 {
     serve_options o = { 0 };
@@ -304,7 +284,10 @@ int sluice_cmd_serve(int argc, char **argv)
     sluice_arena *scratch = sluice_arena_new();
     sluice_error err = { 0 };
     sluice_config *config = NULL;
-    if (sluice_config_load(o.config_path, &config, scratch, &err) != SLUICE_OK) {
+    sluice_status loaded = o.db_path != NULL
+                               ? load_quickstart(&o, &config, scratch, &err)
+                               : sluice_config_load(o.config_path, &config, scratch, &err);
+    if (loaded != SLUICE_OK) {
         fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
         sluice_arena_free(scratch);
         return SLUICE_EXIT_FAIL;
@@ -318,11 +301,16 @@ int sluice_cmd_serve(int argc, char **argv)
     sluice_mcp_server *server = NULL;
     sluice_codemode *cm = NULL;
     sluice_querymode *qm = NULL;
-    if (build_server(config, &server, &cm, &qm, scratch, &err) != SLUICE_OK) {
-        fprintf(stderr, "sluice serve: %s\n", err.message);
+    sluice_status built = sluice_cli_build_server(config, &server, &cm, &qm, scratch, &err);
+    unsetenv(SLUICE_QUICKSTART_KEY_ENV); /* read once; no child process inherits it */
+    if (built != SLUICE_OK) {
+        fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
     }
+    if (cm != NULL && (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
+        sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
+                                    "(set [policy] backend = \"cedar\" to evaluate policies)");
     handle_sighup(cm);
     sluice_status st;
     if (o.stdio) {

@@ -1,12 +1,16 @@
 /*
  * main.c — the sluice command line: `sluice <command> [options]`, one file per command.
  *
- * Owns: the command table, --help and --version. Each command parses its own options.
+ * Owns: the command table, --help, --version and "did you mean" for a mistyped command. Each
+ * command parses its own options and answers its own --help (exit 0); usage errors exit 2.
  */
 #include "cli/cli.h"
+#include "config/suggest.h"
 #include "core/hash.h"
 #include "sluice/sluice.h"
 
+#include <duckdb.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,6 +19,8 @@ int sluice_cmd_approve(int argc, char **argv);
 int sluice_cmd_audit(int argc, char **argv);
 int sluice_cmd_config(int argc, char **argv);
 int sluice_cmd_demo_db(int argc, char **argv);
+int sluice_cmd_execute(int argc, char **argv);
+int sluice_cmd_init(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
 int sluice_cmd_policy(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
@@ -25,6 +31,8 @@ static const sluice_command commands[] = {
     { "audit", "verify the hash chain of an audit log", sluice_cmd_audit },
     { "config", "check a configuration file", sluice_cmd_config },
     { "demo-db", "write the deterministic demo database", sluice_cmd_demo_db },
+    { "execute", "validate and run a file of code as execute_code would", sluice_cmd_execute },
+    { "init", "write a starter config for a database file", sluice_cmd_init },
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
@@ -41,6 +49,31 @@ static void usage(FILE *out)
                  "\nRun 'sluice <command> --help' for a command's options.\n");
 }
 
+/* True when -h or --help is any argument after the command name. */
+static bool asks_help(int argc, char **argv)
+{
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0)
+            return true;
+    return false;
+}
+
+/* "unknown command 'serv'; did you mean 'serve'?" — or the list when nothing is close. */
+static void unknown_command(const char *word)
+{
+    sluice_suggest s;
+    sluice_suggest_init(&s, word);
+    for (const sluice_command *c = commands; c->name != NULL; c++)
+        sluice_suggest_consider(&s, c->name);
+    const char *best = sluice_suggest_best(&s);
+    if (best != NULL) {
+        fprintf(stderr, "sluice: unknown command '%s'; did you mean '%s'?\n", word, best);
+        return;
+    }
+    fprintf(stderr, "sluice: unknown command '%s'\n", word);
+    usage(stderr);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -53,7 +86,8 @@ int main(int argc, char **argv)
         return SLUICE_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "version") == 0) {
-        printf("sluice %s\n", SLUICE_VERSION);
+        printf("sluice %s (commit %s, DuckDB %s)\n", SLUICE_VERSION, SLUICE_GIT_COMMIT,
+               duckdb_library_version());
         return SLUICE_EXIT_OK;
     }
     if (sluice_hash_init() != SLUICE_OK) {
@@ -61,10 +95,16 @@ int main(int argc, char **argv)
         return SLUICE_EXIT_RUNTIME;
     }
     for (const sluice_command *c = commands; c->name != NULL; c++) {
-        if (strcmp(argv[1], c->name) == 0)
-            return c->run(argc - 1, argv + 1);
+        if (strcmp(argv[1], c->name) != 0)
+            continue;
+        if (asks_help(argc, argv)) {
+            /* Wherever --help stands (`config check --help`, `audit verify --help`), the
+             * command's help is the answer, never an attempt to open a file called --help. */
+            char *help_argv[] = { argv[1], (char *)"--help", NULL };
+            return c->run(2, help_argv);
+        }
+        return c->run(argc - 1, argv + 1);
     }
-    fprintf(stderr, "sluice: unknown command '%s'\n", argv[1]);
-    usage(stderr);
+    unknown_command(argv[1]);
     return SLUICE_EXIT_USAGE;
 }

@@ -8,6 +8,8 @@
 
 #include <math.h>
 #include <sodium.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -87,6 +89,43 @@ static int append_text(const char *buffer, size_t size, void *data)
     return sluice_buf_status(data) == SLUICE_OK ? 0 : -1;
 }
 
+/* The shortest %.Ng that reads back as the same double (8943927.12, not jansson's 17 digits
+ * 8943927.1199999992: what a model reads should be what a person would write), with ".0" kept
+ * on integral values as jansson writes them. */
+static void append_real(sluice_buf *b, double value)
+{
+    char text[40];
+    for (int digits = 1; digits <= 17; digits++) {
+        snprintf(text, sizeof text, "%.*g", digits, value);
+        if (strtod(text, NULL) == value)
+            break;
+    }
+    sluice_buf_puts(b, text);
+    if (strpbrk(text, ".eEn") == NULL)
+        sluice_buf_puts(b, ".0");
+}
+
+/* A row's compact JSON text; arrays (rows, LIST values) walked so their reals print shortest,
+ * everything else as jansson writes it. False when out of memory. */
+static bool dump_value(const json_t *value, sluice_buf *b)
+{
+    if (json_is_real(value)) {
+        append_real(b, json_real_value(value));
+    } else if (json_is_array(value)) {
+        sluice_buf_putc(b, '[');
+        for (size_t i = 0; i < json_array_size(value); i++) {
+            if (i > 0)
+                sluice_buf_putc(b, ',');
+            if (!dump_value(json_array_get(value, i), b))
+                return false;
+        }
+        sluice_buf_putc(b, ']');
+    } else if (json_dump_callback(value, append_text, b, JSON_COMPACT | JSON_ENCODE_ANY) != 0) {
+        return false;
+    }
+    return sluice_buf_status(b) == SLUICE_OK;
+}
+
 sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more)
 {
     *more = true;
@@ -101,7 +140,7 @@ sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *mor
         return SLUICE_OK;
     }
     size_t start = acc->text.len;
-    if (json_dump_callback(row, append_text, &acc->text, JSON_COMPACT) != 0) {
+    if (!dump_value(row, &acc->text)) {
         json_decref(row);
         return SLUICE_E_NOMEM;
     }

@@ -3,7 +3,6 @@
  */
 #include "policy/policy.h"
 
-#include "core/log.h"
 #include "policy/backend.h"
 
 #include <ctype.h>
@@ -124,10 +123,7 @@ sluice_status sluice_policy_open(const sluice_config *config,
     } else if (kind == SLUICE_POLICY_BACKEND_COMMAND) {
         p->ops = &sluice_policy_command_ops;
         st = sluice_policy_command_open(&config->policy, &h, &p->state, err_arena, err);
-    } else {
-        sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
-                                    "(set [policy] backend = \"cedar\" to evaluate policies)");
-    }
+    } /* no backend: only the configuration rules decide; `sluice serve` says so once */
     if (st == SLUICE_OK && build_routes(p, &h) != SLUICE_OK)
         st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {

@@ -247,7 +247,7 @@ describe("approval above the auto-approve level", () => {
     assert.equal((await run(client, token)).isError, true);
     const list = spawnSync(sluiceBin, ["approve", "-c", configFile(), "--list"], { encoding: "utf8" });
     assert.equal(list.status, 0, list.stderr);
-    assert.match(list.stdout, new RegExp(`${id}  alice  expires \\d+  write statement, high risk`));
+    assert.match(list.stdout, new RegExp(`${id}  alice  expires \\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\dZ  write statement, high risk`));
     const cli = spawnSync(sluiceBin, ["approve", "-c", configFile(), id, "--as", "root-admin"],
                           { encoding: "utf8" });
     assert.equal(cli.status, 0, cli.stderr);

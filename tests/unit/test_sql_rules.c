@@ -216,6 +216,31 @@ static void test_risk_high_complexity_read_is_medium(void **state)
     assert_int_equal(sluice_risk_assess(sluice_sql_frontend(), f, &why), SLUICE_RISK_MEDIUM);
 }
 
+/* A constant result reads nothing: low. Anything that can generate rows without a table (a
+ * table function, a recursive CTE, VALUES) keeps the no-LIMIT rule. */
+static void test_risk_constant_read_is_low(void **state)
+{
+    (void)state;
+    const char *why = NULL;
+    static const char *const low[] = { "SELECT 1", "SELECT 2 * 21 AS answer, 'x' AS y",
+                                       "SELECT 1 UNION ALL SELECT 2" };
+    for (size_t i = 0; i < sizeof low / sizeof low[0]; i++) {
+        assert_int_equal(sluice_risk_assess(sluice_sql_frontend(), fixture_analyze(low[i]), &why),
+                         SLUICE_RISK_LOW);
+        assert_string_equal(why, "a constant result: reads no table and calls no function");
+    }
+    static const char *const medium[] = {
+        "SELECT * FROM range(100000000000)",
+        "SELECT * FROM generate_series(1, 100000000000)",
+        "WITH RECURSIVE r(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM r) SELECT * FROM r",
+        "SELECT * FROM (VALUES (1), (2)) t(x)",
+    };
+    for (size_t i = 0; i < sizeof medium / sizeof medium[0]; i++)
+        assert_int_equal(
+            sluice_risk_assess(sluice_sql_frontend(), fixture_analyze(medium[i]), &why),
+            SLUICE_RISK_MEDIUM);
+}
+
 /* --- SQLite: mirror catalog and cross-check ---------------------------------------------- */
 
 static sluice_schema_column sq_customers_cols[] = {
@@ -333,6 +358,7 @@ int main(void)
         T(test_rules_deletes_need_config),
         T(test_risk_levels),
         T(test_risk_high_complexity_read_is_medium),
+        T(test_risk_constant_read_is_low),
         T(test_sqlite_mirror_binds_and_blocks),
         T(test_sqlite_only_syntax_is_refused),
         T(test_sqlite_crosscheck_disagreement),

@@ -103,11 +103,25 @@ static void explain_change(sluice_buf *b, const sluice_codefacts *f)
                                                          : ", with no WHERE clause.");
 }
 
+/* A statement that did not parse or bind has no facts to explain: saying it "computes values
+ * without reading any table" would describe a program that does not exist. */
+static bool not_understood(const sluice_codefacts *f)
+{
+    for (size_t i = 0; i < f->violation_count; i++) {
+        const char *rule = f->violations[i].rule;
+        if (strcmp(rule, "syntax_error") == 0 || strcmp(rule, "cannot_bind") == 0)
+            return true;
+    }
+    return false;
+}
+
 const char *sluice_sql_explain(sluice_arena *arena, const sluice_codefacts *f)
 {
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);
-    if (f->action == SLUICE_ACTION_READ)
+    if (not_understood(f))
+        sluice_buf_puts(&b, "The statement could not be analyzed, so what it would do is unknown.");
+    else if (f->action == SLUICE_ACTION_READ)
         explain_read(&b, f);
     else
         explain_change(&b, f);

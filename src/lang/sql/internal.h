@@ -78,6 +78,12 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_extracted_statements ex,
                                         duckdb_prepared_statement *prepared);
 
+/* --- bind_error.c ------------------------------------------------------------------------ */
+/* Adds the `cannot_bind` violation for DuckDB's prepare error text (its JSON form or plain text;
+ * NULL when there was none): the sentence, line and column, "Did you mean" when DuckDB has a
+ * candidate. Allocation failure marks the facts incomplete (sluice_codefacts_violate). */
+void sluice_sql_bind_violation(sluice_sql_ctx *ctx, const char *error);
+
 /* --- bounds.c ----------------------------------------------------------------------------- */
 /* Binds and plans the extracted statement once in a child process held to analysis_timeout_ms
  * and analysis_memory_mb: over either, an `analysis_limit` violation naming the setting.

@@ -4,6 +4,15 @@
  */
 #include "lang/sql/internal.h"
 
+/* SELECT 1, SELECT 2 * 21: no table, no function (so no range() or generate_series() either),
+ * no subquery, no CTE (a recursive one is an endless generator): a few rows of constants. */
+static bool reads_nothing(const sluice_codefacts *f)
+{
+    const sluice_sql_facts *sf = sluice_sql_facts_of(f);
+    return f->resources_read.count == 0 && f->functions.count == 0 && sf->subquery_count == 0 &&
+           sf->cte_names.count == 0 && f->violation_count == 0;
+}
+
 static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
 {
     if (f->blocked_used.count > 0) {
@@ -13,6 +22,10 @@ static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
     if (f->complexity >= SLUICE_RISK_HIGH_COMPLEXITY) {
         *reason = "high complexity (many joins, subqueries or windows)";
         return SLUICE_RISK_MEDIUM;
+    }
+    if (reads_nothing(f)) {
+        *reason = "a constant result: reads no table and calls no function";
+        return SLUICE_RISK_LOW;
     }
     if (!sluice_sql_facts_of(f)->has_limit &&
         (f->estimated_rows < 0 || f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {

@@ -259,10 +259,7 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
     duckdb_prepared_statement ps = NULL;
     if (duckdb_prepare_extracted_statement(ctx->conn, ex, 0, &ps) == DuckDBError) {
         classify_by_keyword(ctx);
-        sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
-                                 "check table and column names against the code-mode://schema "
-                                 "resource",
-                                 "%s", first_line(ctx->arena, duckdb_prepare_error(ps)));
+        sluice_sql_bind_violation(ctx, duckdb_prepare_error(ps));
         duckdb_destroy_prepare(&ps);
         return SLUICE_OK;
     }
