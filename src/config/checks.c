@@ -389,8 +389,22 @@ sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
     static const char *const duckdb_only[] = { "memory_limit", "threads", NULL };
+    static const char *const graphql_only[] = { "endpoint", "auth_token_env",     "auth_token_file",
+                                                "ca_file",  "max_response_bytes", NULL };
     const sluice_config_database *db = obj;
     ld->cfg->has_database = true;
+    for (size_t i = 0; db->engine != SLUICE_ENGINE_GRAPHQL && graphql_only[i] != NULL; i++) {
+        size_t line, col;
+        if (sluice_toml_table_get(table, graphql_only[i]) == NULL)
+            continue;
+        sluice_keys_value_pos(table, graphql_only[i], &line, &col);
+        return sluice_keys_fail_at(ld, line, col, graphql_only[i],
+                                   "'%s' applies to engine \"graphql\" only", graphql_only[i]);
+    }
+    if (db->engine == SLUICE_ENGINE_GRAPHQL && (db->endpoint == NULL || db->path == NULL))
+        return sluice_keys_fail_at(ld, sluice_toml_line(table), 0, "endpoint",
+                                   "engine \"graphql\" needs endpoint (the upstream URL) and "
+                                   "path (its schema as an SDL file)");
     for (size_t i = 0; db->engine != SLUICE_ENGINE_DUCKDB && duckdb_only[i] != NULL; i++) {
         if (sluice_toml_table_get(table, duckdb_only[i]) == NULL)
             continue;
@@ -459,6 +473,20 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
                                "token_previous_secret_env", false);
     if (st != SLUICE_OK)
         return st;
+    for (size_t i = 0; i < cm->operation_count; i++) {
+        const sluice_config_operation *op = &cm->operations[i];
+        if (op->category == NULL || strcmp(op->category, "delete") != 0)
+            continue;
+        const char **items =
+            sluice_arena_calloc(ld->arena, cm->delete_operations.count + 1, sizeof *items);
+        if (items == NULL)
+            return sluice_keys_nomem(ld);
+        for (size_t k = 0; k < cm->delete_operations.count; k++)
+            items[k] = cm->delete_operations.items[k];
+        items[cm->delete_operations.count] = op->id;
+        cm->delete_operations.items = items;
+        cm->delete_operations.count++;
+    }
     if (cm->audit_log != NULL && cm->replay_store == NULL) {
         cm->replay_store = sluice_arena_printf(ld->arena, "%s.replay", cm->audit_log);
         if (cm->replay_store == NULL)

@@ -5,6 +5,7 @@
 #include "exec/executor.h"
 
 #include "exec/duckdb.h"
+#include "exec/graphql_http.h"
 #include "exec/sqlite.h"
 
 #include <sodium.h>
@@ -114,6 +115,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
         return sluice_exec_duckdb_open(db, code_mode, out, err_arena, err);
     case SLUICE_ENGINE_SQLITE:
         return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
+    case SLUICE_ENGINE_GRAPHQL:
+        return sluice_exec_graphql_open(db, code_mode, out, err_arena, err);
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);

@@ -4,6 +4,7 @@
  */
 #include "lang/registry.h"
 
+#include "lang/graphql/front.h"
 #include "lang/sql/sql.h"
 
 #include <pthread.h>
@@ -21,6 +22,7 @@ static void add_builtins(void)
         return;
     builtins_added = true;
     frontends[frontend_count++] = sluice_sql_frontend();
+    frontends[frontend_count++] = sluice_graphql_frontend();
 }
 
 /* Caller holds lock. */

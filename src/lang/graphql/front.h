@@ -1,0 +1,31 @@
+/*
+ * front.h — the GraphQL front end as the rest of sluice sees it: the sluice_frontend the
+ * language registry adds, its explanation, its facts extension, and the response shaper it
+ * hands the GraphQL executor.
+ *
+ * Owns: these entry points (frontend.c, explain.c, shape.c).
+ * Does not own: the rules (validate.h), parsing (graphql.h), the HTTP executor.
+ */
+#ifndef SLUICE_LANG_GRAPHQL_FRONT_H
+#define SLUICE_LANG_GRAPHQL_FRONT_H
+
+#include "exec/graphql_http.h"
+#include "lang/frontend.h"
+#include "lang/graphql/validate.h"
+
+/* The front end (language "graphql"); also registers the response shaper with the executor. */
+const sluice_frontend *sluice_graphql_frontend(void);
+
+/* The GraphQL extension of f, or an empty one when f is not GraphQL's. */
+const sluice_graphql_facts *sluice_graphql_facts_of(const sluice_codefacts *f);
+
+/* "Reads customers (limit 3) with id, name; their orders ..." in arena; NULL on NOMEM. */
+const char *sluice_graphql_explain(sluice_arena *arena, const sluice_codefacts *f);
+
+/* The response walk (sluice_exec_graphql_shaper, see exec/graphql_http.h). */
+sluice_status sluice_graphql_shape(sluice_arena *arena,
+                                   json_t *data,
+                                   sluice_exec_graphql_shape *sh,
+                                   sluice_error *err);
+
+#endif
