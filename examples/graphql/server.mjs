@@ -93,6 +93,7 @@ const rootValue = {
     return rs.map(customer);
   },
   async customer({ id }) {
+    if (!/^[0-9]+$/.test(id)) throw new Error(`no customer has the id "${id}"`);
     const rs = await rows(`SELECT ${CUSTOMER_COLUMNS} FROM customers WHERE id = $1`, [Number(id)]);
     return rs.length ? customer(rs[0]) : null;
   },

@@ -219,6 +219,21 @@ static bool blocked_on(opw *w, const sluice_gql_schema_type *t, sluice_gql_str n
     return false;
 }
 
+/* An input field carrying a blocked field's name (a filter on it): input types are not the
+ * output type, so the field part of every blocked entry counts. */
+static bool blocked_input(const sluice_graphql_rules *r, sluice_gql_str name)
+{
+    for (size_t k = 0; k < 2; k++)
+        for (size_t i = 0; r->blocked[k] != NULL && i < r->blocked[k]->count; i++) {
+            const char *item = r->blocked[k]->items[i];
+            const char *dot = strrchr(item, '.');
+            const char *field = dot != NULL ? dot + 1 : item;
+            if (strlen(field) == name.len && strncasecmp(field, name.ptr, name.len) == 0)
+                return true;
+        }
+    return false;
+}
+
 /* A blocked field named inside an argument (a filter): allowed, recorded, risk raised. */
 static void note_input(opw *w, const sluice_gql_value *v, const sluice_gql_schema_type *t)
 {
@@ -233,7 +248,7 @@ static void note_input(opw *w, const sluice_gql_value *v, const sluice_gql_schem
         const sluice_gql_schema_input *in = sluice_gql_input_field(t, of->name);
         if (in == NULL)
             continue;
-        if (sluice_graphql_blocked(w->r, t->name.ptr, t->name.len, of->name.ptr, of->name.len)) {
+        if (blocked_input(w->r, of->name)) {
             add(w, &w->v.f->blocked_used,
                 sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
                                     (int)of->name.len, of->name.ptr));
@@ -608,7 +623,7 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
         static const char *const kinds[] = { "QUERY", "MUTATION", "SUBSCRIPTION" };
         x->operation_type = types[op->operation];
         f->statement_kind = kinds[op->operation];
-        f->action = op->operation == SLUICE_GQL_QUERY ? SLUICE_ACTION_READ : SLUICE_ACTION_WRITE;
+        f->action = op->operation == SLUICE_GQL_MUTATION ? SLUICE_ACTION_WRITE : SLUICE_ACTION_READ;
         f->call_count = 1;
         if (op->operation == SLUICE_GQL_SUBSCRIPTION)
             sluice_gql_bad(&w->v, op->offset, "graphql_subscriptions", "ask with a query instead",
