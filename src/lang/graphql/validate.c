@@ -207,6 +207,17 @@ static void check_value(walker *w,
 
 /* ---- arguments and directives ------------------------------------------------------------ */
 
+/* The variables inside a value no type is known for (an unknown argument): used, not typed. */
+static void note_variables(walker *w, const sluice_gql_value *v)
+{
+    if (v->kind == SLUICE_GQL_VARIABLE)
+        add_usage(w, v, NULL, false);
+    for (const sluice_gql_value *i = v->items; i != NULL; i = i->next)
+        note_variables(w, i);
+    for (const sluice_gql_object_field *f = v->fields; f != NULL; f = f->next)
+        note_variables(w, f->value);
+}
+
 static void check_arguments(walker *w,
                             const sluice_gql_argument *args,
                             const sluice_gql_schema_input *defs,
@@ -228,6 +239,7 @@ static void check_arguments(walker *w,
             if (sluice_gql_same(defs[i].name, a->name))
                 d = &defs[i];
         if (d == NULL) {
+            note_variables(w, a->value);
             sluice_gql_bad(&w->v, a->offset, "KnownArgumentNames",
                            "use an argument the schema defines",
                            "Unknown argument \"%.*s\" on %s \"%.*s\".", (int)a->name.len,
@@ -313,14 +325,28 @@ static void check_field(walker *w, const sluice_gql_selection *s, const sluice_g
 {
     check_directives(w, s->directives, "FIELD");
     if (sluice_gql_is(s->name.ptr, s->name.len, "__typename")) {
+        check_arguments(w, s->arguments, NULL, 0, s->offset, "field", s->name);
         if (s->selections != NULL)
             sluice_gql_bad(&w->v, s->offset, "ScalarLeafs", NULL,
                            "Field \"__typename\" must not have a selection since type "
                            "\"String!\" has no subfields.");
         return;
     }
-    if (sluice_gql_introspection_root(s->name) && t == w->v.schema->query)
-        return; /* the introspection schema is not modelled: upstream validates inside */
+    if (sluice_gql_introspection_root(s->name) && t == w->v.schema->query) {
+        /* __type(name: String!), __schema: no arguments. The introspection schema is not
+         * modelled past its entry points: upstream validates inside. */
+        static const sluice_gql_type string_type = {
+            SLUICE_GQL_NAMED_TYPE, 0, { "String", 6 }, NULL
+        };
+        static const sluice_gql_type name_type = {
+            SLUICE_GQL_NON_NULL_TYPE, 0, { NULL, 0 }, (sluice_gql_type *)&string_type
+        };
+        sluice_gql_schema_input name_arg = { { "name", 4 }, &name_type, NULL, NULL };
+        name_arg.named = sluice_gql_type_named(w->v.schema, string_type.name);
+        bool type = sluice_gql_is(s->name.ptr, s->name.len, "__type");
+        check_arguments(w, s->arguments, &name_arg, type ? 1 : 0, s->offset, "field", s->name);
+        return;
+    }
     const sluice_gql_schema_field *fd = sluice_graphql_schema_field(t, s->name.ptr, s->name.len);
     if (fd == NULL) {
         sluice_gql_bad(&w->v, s->offset, "FieldsOnCorrectType",
@@ -621,7 +647,7 @@ static void check_operation_variables(walker *w, defn *op)
                     op->def->name.ptr != NULL
                         ? sluice_arena_strndup(w->v.arena, op->def->name.ptr, op->def->name.len)
                         : "");
-            else if (sluice_gql_named(w->v.schema, vd->type) != NULL)
+            else if (u->type != NULL && sluice_gql_named(w->v.schema, vd->type) != NULL)
                 check_position(w, vd, u);
         }
     }
