@@ -179,8 +179,9 @@ static sluice_status gql_analyze(sluice_arena *arena,
     }
     sluice_gql_document *doc = NULL;
     if (!parse_into(arena, code, code_len, &r, f, &doc))
-        return f->incomplete ? sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory")
-                             : SLUICE_OK;
+        return f->incomplete || sluice_arena_failed(arena)
+                   ? sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory")
+                   : SLUICE_OK;
     const sluice_gql_schema *schema = NULL;
     sluice_error se = { 0 };
     sluice_status st = model_of(arena, ctx, &schema, &se);

@@ -203,17 +203,20 @@ static void add(opw *w, sluice_codefacts_list *list, const char *s)
         w->v.nomem = true;
 }
 
-static bool blocked_on(opw *w, const sluice_gql_schema_type *t, sluice_gql_str name)
+bool sluice_graphql_blocked_on(const sluice_graphql_rules *rules,
+                               const sluice_gql_schema *schema,
+                               const sluice_gql_schema_type *t,
+                               sluice_gql_str name)
 {
-    if (sluice_graphql_blocked(w->r, t->name.ptr, t->name.len, name.ptr, name.len))
+    if (sluice_graphql_blocked(rules, t->name.ptr, t->name.len, name.ptr, name.len))
         return true;
     if (t->kind == SLUICE_GQL_KIND_OBJECT)
         return false;
     /* through an interface or union: blocked when it is on any type it can be */
-    for (size_t i = 0; i < w->v.schema->type_count; i++) {
-        const sluice_gql_schema_type *o = w->v.schema->types[i];
+    for (size_t i = 0; i < schema->type_count; i++) {
+        const sluice_gql_schema_type *o = schema->types[i];
         if (o->kind == SLUICE_GQL_KIND_OBJECT && sluice_graphql_schema_possible(t, o) &&
-            sluice_graphql_blocked(w->r, o->name.ptr, o->name.len, name.ptr, name.len))
+            sluice_graphql_blocked(rules, o->name.ptr, o->name.len, name.ptr, name.len))
             return true;
     }
     return false;
@@ -370,9 +373,10 @@ static void field(opw *w,
                   int64_t mult,
                   bool root)
 {
+    size_t saved = push_path(w, s->alias.ptr != NULL ? s->alias : s->name);
     if (s->alias.ptr != NULL)
         count(w, &w->x->alias_count, LIM_ALIASES, w->r->max_aliases, s->offset);
-    size_t saved = push_path(w, s->alias.ptr != NULL ? s->alias : s->name);
+    count_directives(w, s->directives, s->offset);
     if (root)
         root_field(w, s, w->x->operation);
     if (level + 1 > w->v.f->depth)
@@ -392,7 +396,7 @@ static void field(opw *w,
         add(w, &w->v.f->fields_read,
             sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
                                 (int)s->name.len, s->name.ptr));
-        if (blocked_on(w, t, s->name))
+        if (sluice_graphql_blocked_on(w->r, w->v.schema, t, s->name))
             sluice_gql_bad(&w->v, s->offset, "graphql_blocked_fields",
                            "remove it from the selection; a blocked field may be used in a "
                            "filter argument, never returned",
@@ -432,11 +436,11 @@ static void walk(opw *w,
             over(w, LIM_EXPANSION, 0, 0, s->offset);
             return;
         }
-        count_directives(w, s->directives, s->offset);
         if (s->kind == SLUICE_GQL_FIELD) {
             field(w, s, t, level, mult, root);
             continue;
         }
+        count_directives(w, s->directives, s->offset);
         const sluice_gql_definition *fd = NULL;
         sluice_gql_str cond = s->type_condition;
         const sluice_gql_selection *inner = s->selections;

@@ -95,7 +95,7 @@ static void match_in(shaper *s,
             m->leaf = true;
             continue;
         }
-        if (sluice_graphql_blocked(&s->rules, t->name.ptr, t->name.len, x->name.ptr, x->name.len))
+        if (sluice_graphql_blocked_on(&s->rules, s->schema, t, x->name))
             m->blocked = true;
         const sluice_gql_schema_field *fd =
             sluice_graphql_schema_field(t, x->name.ptr, x->name.len);

@@ -86,6 +86,13 @@ bool sluice_graphql_blocked(const sluice_graphql_rules *rules,
                             const char *field,
                             size_t field_len);
 
+/* As sluice_graphql_blocked for field name selected on type t; on an interface or union, true
+ * when it is blocked on any object type t can be. */
+bool sluice_graphql_blocked_on(const sluice_graphql_rules *rules,
+                               const sluice_gql_schema *schema,
+                               const sluice_gql_schema_type *t,
+                               sluice_gql_str name);
+
 /* The operationName a variables object carries under the reserved key "$operationName" (a key
  * no GraphQL variable can have), or NULL. */
 const char *sluice_graphql_operation_name(const json_t *variables);
