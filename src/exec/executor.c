@@ -194,7 +194,9 @@ static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
         hash_str(&st, table->hidden ? "hidden" : "");
         for (size_t c = 0; c < table->column_count; c++) {
             sluice_schema_column *col = &table->columns[c];
-            col->blocked = sluice_executor_column_blocked(ex, table->name, col->name);
+            /* an engine's own mark stays (GraphQL: graphql_blocked_fields) */
+            col->blocked =
+                col->blocked || sluice_executor_column_blocked(ex, table->name, col->name);
             hash_str(&st, col->name);
             hash_str(&st, col->type);
             hash_str(&st, col->blocked ? "blocked" : "");

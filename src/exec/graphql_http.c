@@ -37,10 +37,13 @@ typedef struct gql_state {
 } gql_state;
 
 static sluice_exec_graphql_shaper shaper_fn;
+static sluice_exec_graphql_describer describer_fn;
 
-void sluice_exec_graphql_set_shaper(sluice_exec_graphql_shaper fn)
+void sluice_exec_graphql_set_hooks(sluice_exec_graphql_shaper shape,
+                                   sluice_exec_graphql_describer describe)
 {
-    __atomic_store_n(&shaper_fn, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&shaper_fn, shape, __ATOMIC_RELEASE);
+    __atomic_store_n(&describer_fn, describe, __ATOMIC_RELEASE);
 }
 
 /* ---- open -------------------------------------------------------------------------------- */
@@ -130,10 +133,13 @@ static void gql_close(void *state)
 static sluice_status
 gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
 {
-    (void)arena;
-    (void)err;
     const gql_state *s = sluice_executor_state(ex);
     memset(out, 0, sizeof *out);
+    sluice_exec_graphql_describer fn = __atomic_load_n(&describer_fn, __ATOMIC_ACQUIRE);
+    const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
+    sluice_status st = fn != NULL ? fn(arena, s->sdl, s->sdl_len, blocked, out, err) : SLUICE_OK;
+    if (st != SLUICE_OK)
+        return st;
     memcpy(out->version_hash, s->version, sizeof out->version_hash);
     out->document = s->sdl;
     out->document_len = s->sdl_len;

@@ -47,8 +47,19 @@ typedef sluice_status (*sluice_exec_graphql_shaper)(sluice_arena *arena,
                                                     sluice_exec_graphql_shape *sh,
                                                     sluice_error *err);
 
-/* Sets the shaper (the GraphQL front end does, when the language registry adds it). */
-void sluice_exec_graphql_set_shaper(sluice_exec_graphql_shaper fn);
+/* Describes the upstream schema sdl[0..len) as tables (object and interface types) and
+ * columns (their fields, "Type (arguments)" as the type text, blocked marks from the two
+ * lists) for code-mode://schema. Everything in arena. SLUICE_E_INVALID when it does not build. */
+typedef sluice_status (*sluice_exec_graphql_describer)(sluice_arena *arena,
+                                                       const char *sdl,
+                                                       size_t len,
+                                                       const sluice_strlist *const blocked[2],
+                                                       sluice_schema *out,
+                                                       sluice_error *err);
+
+/* Sets the shaper and the describer (the GraphQL front end does, at program start). */
+void sluice_exec_graphql_set_hooks(sluice_exec_graphql_shaper shape,
+                                   sluice_exec_graphql_describer describe);
 
 /* Opens the backend db describes (engine graphql): reads the schema file and the credential
  * once. SLUICE_E_IO (schema or credential file unreadable), SLUICE_E_CONFIG (no endpoint, an

@@ -131,6 +131,14 @@ test("seed 000's RecentCustomersSnapshot, verbatim: validated, tokened, run upst
   assert.equal(r.structuredContent.value.customers.length, 3);
 });
 
+test("code-mode://schema shows the upstream types, fields with arguments, blocked marks", async () => {
+  const r = await clients.alice.readResource({ uri: "code-mode://schema" });
+  const text = r.contents[0].text;
+  assert.match(text, /## Customer\n/);
+  assert.match(text, /- orders \[Order!\]! \(orderBy: OrderOrder, limit: Int\)/);
+  assert.match(text, /- ssn String \[join\/filter only\]/);
+});
+
 test("the upstream gets sluice's own credential, never the caller's token", async () => {
   // the upstream answers 401 without UPSTREAM_SECRET: the seed read proved sluice sent it
   const res = await fetch(`http://127.0.0.1:${upstreamPort}/graphql`, {

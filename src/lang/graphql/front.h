@@ -3,7 +3,7 @@
  * language registry adds, its explanation, its facts extension, and the response shaper it
  * hands the GraphQL executor.
  *
- * Owns: these entry points (frontend.c, explain.c, shape.c).
+ * Owns: these entry points (frontend.c, explain.c, shape.c, describe.c).
  * Does not own: the rules (validate.h), parsing (graphql.h), the HTTP executor.
  */
 #ifndef SLUICE_LANG_GRAPHQL_FRONT_H
@@ -13,8 +13,17 @@
 #include "lang/frontend.h"
 #include "lang/graphql/validate.h"
 
-/* The front end (language "graphql"); also registers the response shaper with the executor. */
+/* The front end (language "graphql"). Its hooks (shaper, describer) are handed to the GraphQL
+ * executor at program start. */
 const sluice_frontend *sluice_graphql_frontend(void);
+
+/* The schema description for code-mode://schema (sluice_exec_graphql_describer). */
+sluice_status sluice_graphql_describe(sluice_arena *arena,
+                                      const char *sdl,
+                                      size_t len,
+                                      const sluice_strlist *const blocked[2],
+                                      sluice_schema *out,
+                                      sluice_error *err);
 
 /* The GraphQL extension of f, or an empty one when f is not GraphQL's. */
 const sluice_graphql_facts *sluice_graphql_facts_of(const sluice_codefacts *f);

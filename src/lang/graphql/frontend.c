@@ -241,9 +241,16 @@ static const sluice_frontend gql_frontend = {
     .risk = gql_risk,
 };
 
+/* At program start, so the GraphQL executor has its response walk and schema description
+ * before any backend opens (the registry adds front ends lazily, after backends open). This
+ * object is always linked: the registry names sluice_graphql_frontend. */
+__attribute__((constructor)) static void register_hooks(void)
+{
+    sluice_exec_graphql_set_hooks(sluice_graphql_shape, sluice_graphql_describe);
+}
+
 const sluice_frontend *sluice_graphql_frontend(void)
 {
-    sluice_exec_graphql_set_shaper(sluice_graphql_shape);
     return &gql_frontend;
 }
 
