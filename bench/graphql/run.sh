@@ -11,7 +11,7 @@ seconds=${2:-2}
 [ -f "$build/CMakeCache.txt" ] || cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release >/dev/null
 cmake --build "$build" -j2 --target graphql_bench >/dev/null # incremental: never a stale driver
 schema=$root/examples/graphql/schema.graphql
-op=$root/tests/e2e/graphql_seed000.graphql
+op=$root/tests/fuzz/corpus/fuzz_graphql/seed000_snapshot.graphql
 ours=$("$build/graphql_bench" "$schema" "$op" "$seconds")
 js=$(node "$root/bench/graphql/js_bench.mjs" "$schema" "$op" "$seconds")
 mkdir -p "$root/bench/results"

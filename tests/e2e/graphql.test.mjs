@@ -17,7 +17,7 @@ const require = createRequire(path.join(src, "tests/node/package.json"));
 const { DuckDBInstance } = require("@duckdb/node-api");
 const users = { alice: "StandardUsers", pat: "PowerUsers", ada: "Admins" };
 const UPSTREAM_SECRET = "upstream-server-credential-42";
-const SEED = readFileSync(path.join(src, "tests/e2e/graphql_seed000.graphql"), "utf8");
+const SEED = readFileSync(path.join(src, "tests/fuzz/corpus/fuzz_graphql/seed000_snapshot.graphql"), "utf8");
 
 let upstream, upstreamPort;
 const servers = {};

@@ -62,7 +62,7 @@ static void value(ex *e, const sluice_gql_value *v)
     }
 }
 
-static const sluice_gql_selection *fragment_body(ex *e, sluice_gql_str name)
+static const sluice_gql_selection *fragment_body(const ex *e, sluice_gql_str name)
 {
     for (const sluice_gql_definition *d = e->doc->definitions; d != NULL; d = d->next)
         if (d->kind == SLUICE_GQL_FRAGMENT_DEFINITION && d->name.len == name.len &&
@@ -71,15 +71,21 @@ static const sluice_gql_selection *fragment_body(ex *e, sluice_gql_str name)
     return NULL;
 }
 
+/* The selections a fragment (spread or inline) adds at this level, NULL for a field or past
+ * the fragment depth the text follows. */
+static const sluice_gql_selection *inner_of(const ex *e, const sluice_gql_selection *s)
+{
+    if (e->fragments >= SLUICE_GRAPHQL_EXPLAIN_FRAGMENTS || s->kind == SLUICE_GQL_FIELD)
+        return NULL;
+    return s->kind == SLUICE_GQL_INLINE_FRAGMENT ? s->selections : fragment_body(e, s->name);
+}
+
 /* The leaf fields of one level (fragments followed), comma-separated. */
 static void leaves(ex *e, const sluice_gql_selection *sel, bool *first)
 {
     for (const sluice_gql_selection *s = sel; s != NULL; s = s->next) {
-        const sluice_gql_selection *inner = s->kind == SLUICE_GQL_INLINE_FRAGMENT ? s->selections
-                                            : s->kind == SLUICE_GQL_FRAGMENT_SPREAD
-                                                ? fragment_body(e, s->name)
-                                                : NULL;
-        if (inner != NULL && e->fragments < SLUICE_GRAPHQL_EXPLAIN_FRAGMENTS) {
+        const sluice_gql_selection *inner = inner_of(e, s);
+        if (inner != NULL) {
             e->fragments++;
             leaves(e, inner, first);
             e->fragments--;
@@ -122,11 +128,8 @@ static void level(ex *e, const sluice_gql_selection *sel, const char *lead)
 {
     bool first = true;
     for (const sluice_gql_selection *s = sel; s != NULL; s = s->next) {
-        const sluice_gql_selection *inner = s->kind == SLUICE_GQL_INLINE_FRAGMENT ? s->selections
-                                            : s->kind == SLUICE_GQL_FRAGMENT_SPREAD
-                                                ? fragment_body(e, s->name)
-                                                : NULL;
-        if (inner != NULL && e->fragments < SLUICE_GRAPHQL_EXPLAIN_FRAGMENTS) {
+        const sluice_gql_selection *inner = inner_of(e, s);
+        if (inner != NULL) {
             e->fragments++;
             level(e, inner, first ? lead : "; and ");
             e->fragments--;
