@@ -401,10 +401,11 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
         return sluice_keys_fail_at(ld, line, col, graphql_only[i],
                                    "'%s' applies to engine \"graphql\" only", graphql_only[i]);
     }
-    if (db->engine == SLUICE_ENGINE_GRAPHQL && (db->endpoint == NULL || db->path == NULL))
+    if (db->engine == SLUICE_ENGINE_GRAPHQL && db->endpoint == NULL)
         return sluice_keys_fail_at(ld, sluice_toml_line(table), 0, "endpoint",
-                                   "engine \"graphql\" needs endpoint (the upstream URL) and "
-                                   "path (its schema as an SDL file)");
+                                   "engine \"graphql\" needs endpoint (the upstream URL); path "
+                                   "(its schema as an SDL file) is optional, else the schema is "
+                                   "fetched by introspection at start-up");
     for (size_t i = 0; db->engine != SLUICE_ENGINE_DUCKDB && duckdb_only[i] != NULL; i++) {
         if (sluice_toml_table_get(table, duckdb_only[i]) == NULL)
             continue;

@@ -107,7 +107,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
                                    sluice_error *err)
 {
     *out = NULL;
-    if (db == NULL || db->path == NULL || db->path[0] == '\0')
+    if (db == NULL ||
+        (db->engine != SLUICE_ENGINE_GRAPHQL && (db->path == NULL || db->path[0] == '\0')))
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[database] path is not set; point it at a database file");
     switch (db->engine) {

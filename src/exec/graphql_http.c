@@ -14,6 +14,7 @@
 
 #include "core/hash.h"
 #include "core/limits.h"
+#include "exec/graphql_introspect.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -28,7 +29,7 @@ typedef struct gql_state {
     const char *endpoint;
     const char *credential_header; /* "Authorization: Bearer ..." or NULL */
     const char *ca_file;
-    char *sdl;
+    const char *sdl;
     size_t sdl_len;
     char version[65];
     size_t max_response;
@@ -159,6 +160,51 @@ static const sluice_executor_ops gql_ops = {
     .close = gql_close,
 };
 
+typedef struct body body;
+static sluice_status exchange(const gql_state *s,
+                              const sluice_exec_request *req,
+                              const char *text,
+                              body *b,
+                              long *status,
+                              sluice_error *err,
+                              sluice_arena *arena);
+static sluice_status introspect(gql_state *s,
+                                const sluice_config_code_mode *code_mode,
+                                sluice_arena *err_arena,
+                                sluice_error *err);
+
+/* The schema: the SDL file [database] path names, or, without one, the upstream's answer to
+ * introspection at start-up. */
+static sluice_status load_schema(const sluice_config_database *db,
+                                 const sluice_config_code_mode *code_mode,
+                                 gql_state *s,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    sluice_status st = SLUICE_OK;
+    if (db->path == NULL) {
+        st = introspect(s, code_mode, err_arena, err);
+    } else {
+        char *text = read_file(db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES, &s->sdl_len);
+        if (text == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                    "cannot read the GraphQL schema %s (an SDL file, at most %u "
+                                    "bytes)",
+                                    db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
+        if (sluice_arena_cleanup_add(s->arena, free_cb, text) != SLUICE_OK) {
+            free(text);
+            return SLUICE_E_NOMEM;
+        }
+        s->sdl = text;
+    }
+    if (st != SLUICE_OK)
+        return st;
+    uint8_t h[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(s->sdl, s->sdl_len, h);
+    sluice_hash_hex(h, sizeof h, s->version);
+    return SLUICE_OK;
+}
+
 sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
                                        const sluice_config_code_mode *code_mode,
                                        sluice_executor **out,
@@ -183,18 +229,9 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
     s->endpoint = sluice_arena_strdup(a, db->endpoint);
     s->ca_file = db->ca_file != NULL ? sluice_arena_strdup(a, db->ca_file) : NULL;
     s->refuse = code_mode != NULL && code_mode->graphql_blocked_output == SLUICE_GRAPHQL_REFUSE;
-    s->sdl = read_file(db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES, &s->sdl_len);
-    if (s->sdl == NULL) {
-        gql_close(s);
-        return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                "cannot read the GraphQL schema %s (an SDL file, at most %u bytes)",
-                                db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
-    }
-    sluice_arena_cleanup_add(a, free_cb, s->sdl);
-    uint8_t h[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(s->sdl, s->sdl_len, h);
-    sluice_hash_hex(h, sizeof h, s->version);
     sluice_status st = credential(db, s, err_arena, err);
+    if (st == SLUICE_OK)
+        st = load_schema(db, code_mode, s, err_arena, err);
     if (st == SLUICE_OK &&
         (copy_list(a, &s->blocked[0], code_mode ? &code_mode->graphql_blocked_fields : &none) !=
              SLUICE_OK ||
@@ -211,14 +248,14 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
 
 /* ---- one exchange ------------------------------------------------------------------------ */
 
-typedef struct body {
+struct body {
     char *data;
     size_t len;
     size_t max;
     bool too_large;
     volatile int cancelled;
     sluice_arena *arena;
-} body;
+};
 
 static size_t on_data(char *ptr, size_t size, size_t n, void *user)
 {
@@ -401,6 +438,40 @@ static sluice_status exchange(const gql_state *s,
     return sluice_error_set(err, arena, SLUICE_E_ENGINE,
                             "the upstream GraphQL server could not be reached: %s",
                             curl_easy_strerror(rc));
+}
+
+static sluice_status introspect(gql_state *s,
+                                const sluice_config_code_mode *code_mode,
+                                sluice_arena *err_arena,
+                                sluice_error *err)
+{
+    sluice_exec_request req = {
+        .code = SLUICE_GRAPHQL_INTROSPECTION_QUERY,
+        .code_len = strlen(SLUICE_GRAPHQL_INTROSPECTION_QUERY),
+        .limits = sluice_exec_limits_from_config(code_mode),
+    };
+    const char *ignored = NULL;
+    char *text = request_text(&req, &ignored);
+    body b = { .max = s->max_response };
+    long status = 0;
+    sluice_status st =
+        text != NULL ? exchange(s, &req, text, &b, &status, err, err_arena) : SLUICE_E_NOMEM;
+    free(text);
+    json_t *resp = st == SLUICE_OK && b.data != NULL ? json_loadb(b.data, b.len, 0, NULL) : NULL;
+    free(b.data);
+    if (st == SLUICE_OK && !json_is_object(json_object_get(resp, "data")))
+        st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
+                              "the upstream answered introspection with HTTP %ld and no data; "
+                              "set [database] path to its schema (SDL) instead",
+                              status);
+    if (st == SLUICE_OK)
+        st = sluice_graphql_introspection_sdl(s->arena, json_object_get(resp, "data"), &s->sdl,
+                                              &s->sdl_len, err);
+    json_decref(resp);
+    if (st != SLUICE_OK && err != NULL)
+        err->message = sluice_arena_printf(err_arena, "schema by introspection from %s: %s",
+                                           s->endpoint, err->message);
+    return st;
 }
 
 static int64_t now_ms(void)

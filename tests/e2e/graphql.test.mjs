@@ -139,6 +139,20 @@ test("code-mode://schema shows the upstream types, fields with arguments, blocke
   assert.match(text, /- ssn String \[join\/filter only\]/);
 });
 
+test("without a schema file the schema is fetched by introspection at start-up, and is the same", async () => {
+  const f = config("graphql-introspected");
+  writeFileSync(f, readFileSync(f, "utf8").replace(/^path = .*$/m, ""));
+  const s = await startHttp(f);
+  const c = await connect(s, "alice");
+  const fetched = (await c.readResource({ uri: "code-mode://schema" })).contents[0].text;
+  const fromFile = (await clients.alice.readResource({ uri: "code-mode://schema" })).contents[0].text;
+  assert.equal(fetched, fromFile);
+  const v = await validate(c, SEED);
+  assert.equal(v.valid, true, JSON.stringify(v.violations));
+  await c.close();
+  s.stop();
+});
+
 test("the upstream gets sluice's own credential, never the caller's token", async () => {
   // the upstream answers 401 without UPSTREAM_SECRET: the seed read proved sluice sent it
   const res = await fetch(`http://127.0.0.1:${upstreamPort}/graphql`, {
