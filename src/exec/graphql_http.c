@@ -191,10 +191,8 @@ static sluice_status load_schema(const sluice_config_database *db,
                                     "cannot read the GraphQL schema %s (an SDL file, at most %u "
                                     "bytes)",
                                     db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
-        if (sluice_arena_cleanup_add(s->arena, free_cb, text) != SLUICE_OK) {
-            free(text);
-            return SLUICE_E_NOMEM;
-        }
+        if (sluice_arena_cleanup_add(s->arena, free_cb, text) != SLUICE_OK)
+            return SLUICE_E_NOMEM; /* the cleanup ran at once: text is freed */
         s->sdl = text;
     }
     if (st != SLUICE_OK)
@@ -545,7 +543,8 @@ static sluice_status gql_execute(sluice_executor *ex,
                                 "response",
                                 status);
     }
-    sluice_arena_cleanup_add(arena, decref_cb, resp);
+    if (sluice_arena_cleanup_add(arena, decref_cb, resp) != SLUICE_OK) /* resp is gone */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     const json_t *errors = json_object_get(resp, "errors");
     if (json_is_array(errors) && json_array_size(errors) > 0)
         return upstream_errors(arena, errors, err);

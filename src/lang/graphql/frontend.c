@@ -174,8 +174,9 @@ static sluice_status gql_analyze(sluice_arena *arena,
     json_t *vars = NULL;
     if (variables_json != NULL) {
         vars = json_loads(variables_json, 0, NULL);
-        if (vars != NULL)
-            sluice_arena_cleanup_add(arena, decref, vars);
+        /* a cleanup that cannot be registered runs at once: vars is gone, fail closed */
+        if (vars != NULL && sluice_arena_cleanup_add(arena, decref, vars) != SLUICE_OK)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
     sluice_gql_document *doc = NULL;
     if (!parse_into(arena, code, code_len, &r, f, &doc))
