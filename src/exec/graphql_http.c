@@ -37,16 +37,6 @@ typedef struct gql_state {
     bool refuse;
 } gql_state;
 
-static sluice_exec_graphql_shaper shaper_fn;
-static sluice_exec_graphql_describer describer_fn;
-
-void sluice_exec_graphql_set_hooks(sluice_exec_graphql_shaper shape,
-                                   sluice_exec_graphql_describer describe)
-{
-    __atomic_store_n(&shaper_fn, shape, __ATOMIC_RELEASE);
-    __atomic_store_n(&describer_fn, describe, __ATOMIC_RELEASE);
-}
-
 /* ---- open -------------------------------------------------------------------------------- */
 
 static char *read_file(const char *path, size_t max, size_t *len)
@@ -136,7 +126,8 @@ gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_
 {
     const gql_state *s = sluice_executor_state(ex);
     memset(out, 0, sizeof *out);
-    sluice_exec_graphql_describer fn = __atomic_load_n(&describer_fn, __ATOMIC_ACQUIRE);
+    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
+    sluice_exec_describer fn = h != NULL ? h->describe : NULL;
     const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
     sluice_status st = fn != NULL ? fn(arena, s->sdl, s->sdl_len, blocked, out, err) : SLUICE_OK;
     if (st != SLUICE_OK)
@@ -487,17 +478,18 @@ static sluice_status shape(const gql_state *s,
                            sluice_exec_result *out,
                            sluice_error *err)
 {
-    sluice_exec_graphql_shaper fn = __atomic_load_n(&shaper_fn, __ATOMIC_ACQUIRE);
+    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
+    sluice_exec_shaper fn = h != NULL ? h->shape : NULL;
     if (fn == NULL)
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
                                 "no GraphQL response shaper is registered; refusing to return "
                                 "an unshaped response");
-    sluice_exec_graphql_shape sh = {
+    sluice_exec_walk sh = {
         .code = req->code,
         .code_len = req->code_len,
         .operation_name = operation_name,
-        .sdl = s->sdl,
-        .sdl_len = s->sdl_len,
+        .document = s->sdl,
+        .document_len = s->sdl_len,
         .blocked = { &s->blocked[0], &s->blocked[1] },
         .refuse = s->refuse,
         .max_list_items = req->limits.max_rows,

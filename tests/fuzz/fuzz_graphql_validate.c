@@ -69,11 +69,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                       "\"customer\":null,\"x\":{\"y\":[1,2,3]}}",
                                       0, NULL);
             static const sluice_strlist blocked = { BLOCKED, 2 };
-            sluice_exec_graphql_shape sh = {
+            sluice_exec_walk sh = {
                 .code = code,
                 .code_len = size,
-                .sdl = SDL,
-                .sdl_len = sizeof SDL - 1,
+                .document = SDL,
+                .document_len = sizeof SDL - 1,
                 .blocked = { &blocked, &blocked },
                 .refuse = tiny,
                 .max_list_items = 2,

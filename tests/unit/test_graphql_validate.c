@@ -312,19 +312,19 @@ static json_t *shaped(const char *code,
                       bool refuse,
                       int64_t cap,
                       sluice_status *st,
-                      sluice_exec_graphql_shape *sh)
+                      sluice_exec_walk *sh)
 {
     static const sluice_strlist blocked = { BLOCKED, 2 };
     static const sluice_strlist none = { 0 };
     json_t *data = json_loads(response, 0, NULL);
     assert_non_null(data);
-    *sh = (sluice_exec_graphql_shape){ .code = code,
-                                       .code_len = strlen(code),
-                                       .sdl = sdl,
-                                       .sdl_len = sdl_len,
-                                       .blocked = { &blocked, &none },
-                                       .refuse = refuse,
-                                       .max_list_items = cap };
+    *sh = (sluice_exec_walk){ .code = code,
+                              .code_len = strlen(code),
+                              .document = sdl,
+                              .document_len = sdl_len,
+                              .blocked = { &blocked, &none },
+                              .refuse = refuse,
+                              .max_list_items = cap };
     sluice_arena *a = sluice_arena_new();
     sluice_error err;
     *st = sluice_graphql_shape(a, data, sh, &err);
@@ -337,7 +337,7 @@ static void test_shaper(void **state)
 {
     (void)state;
     sluice_status st;
-    sluice_exec_graphql_shape sh;
+    sluice_exec_walk sh;
     /* an alias hiding a blocked field, through a fragment; and a key nobody asked for */
     json_t *d = shaped("{ customers { id ...F } } fragment F on Customer { x: ssn }",
                        "{\"customers\":[{\"id\":\"1\",\"x\":\"123-45-6789\",\"email\":\"a@b\"}]}",

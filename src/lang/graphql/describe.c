@@ -5,7 +5,7 @@
  * (for GraphQL: usable in a filter, never selected), and the input types and enums the
  * arguments need as their own entries (is_view marks them: not queryable themselves).
  *
- * Owns: that mapping (sluice_exec_graphql_describer, see exec/graphql_http.h).
+ * Owns: that mapping (sluice_exec_describer, see exec/executor.h).
  * Does not own: building the model (model_cache.c), rendering (codemode/guide.c).
  */
 #include "core/buf.h"

@@ -9,7 +9,7 @@
 #ifndef SLUICE_LANG_GRAPHQL_FRONT_H
 #define SLUICE_LANG_GRAPHQL_FRONT_H
 
-#include "exec/graphql_http.h"
+#include "exec/executor.h"
 #include "lang/frontend.h"
 #include "lang/graphql/validate.h"
 
@@ -17,7 +17,7 @@
  * executor at program start. */
 const sluice_frontend *sluice_graphql_frontend(void);
 
-/* The schema description for code-mode://schema (sluice_exec_graphql_describer). */
+/* The schema description for code-mode://schema (sluice_exec_describer). */
 sluice_status sluice_graphql_describe(sluice_arena *arena,
                                       const char *sdl,
                                       size_t len,
@@ -31,10 +31,8 @@ const sluice_graphql_facts *sluice_graphql_facts_of(const sluice_codefacts *f);
 /* "Reads customers (limit 3) with id, name; their orders ..." in arena; NULL on NOMEM. */
 const char *sluice_graphql_explain(sluice_arena *arena, const sluice_codefacts *f);
 
-/* The response walk (sluice_exec_graphql_shaper, see exec/graphql_http.h). */
-sluice_status sluice_graphql_shape(sluice_arena *arena,
-                                   json_t *data,
-                                   sluice_exec_graphql_shape *sh,
-                                   sluice_error *err);
+/* The response walk (sluice_exec_shaper, see exec/executor.h). */
+sluice_status
+sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sluice_error *err);
 
 #endif

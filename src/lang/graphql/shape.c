@@ -1,8 +1,8 @@
 /*
  * shape.c — the response walk: the upstream's `data` read with the validated operation, so a
  * blocked field never leaves whatever alias or fragment asked for it, keys the operation did
- * not ask for are dropped, and lists are capped (sluice_exec_graphql_shaper, see
- * exec/graphql_http.h).
+ * not ask for are dropped, and lists are capped (sluice_exec_shaper, see
+ * exec/executor.h).
  *
  * Owns: matching each response key to the field selections that produce it (aliases resolved,
  * fragments and inline fragments followed, their type conditions kept as the field's parent
@@ -30,7 +30,7 @@ typedef struct shaper {
     const sluice_gql_document *doc;
     const sluice_gql_schema *schema;
     sluice_graphql_rules rules;
-    sluice_exec_graphql_shape *sh;
+    sluice_exec_walk *sh;
     sluice_error *err;
     bool nomem;
     bool refused;
@@ -168,10 +168,8 @@ static void walk_value(shaper *s, json_t *v, frame *frames, const char *path)
     }
 }
 
-sluice_status sluice_graphql_shape(sluice_arena *arena,
-                                   json_t *data,
-                                   sluice_exec_graphql_shape *sh,
-                                   sluice_error *err)
+sluice_status
+sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sluice_error *err)
 {
     shaper s = { .arena = arena, .sh = sh, .err = err };
     sluice_graphql_rules r = sluice_graphql_rules_of(NULL);
@@ -182,7 +180,7 @@ sluice_status sluice_graphql_shape(sluice_arena *arena,
     sluice_status st =
         sluice_graphql_parse(arena, sh->code, sh->code_len, "operation", NULL, &doc, err);
     if (st == SLUICE_OK)
-        st = sluice_graphql_model(arena, sh->sdl, sh->sdl_len, &s.schema, err);
+        st = sluice_graphql_model(arena, sh->document, sh->document_len, &s.schema, err);
     if (st != SLUICE_OK)
         return st;
     s.doc = doc;
