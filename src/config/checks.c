@@ -488,6 +488,13 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
         cm->delete_operations.items = items;
         cm->delete_operations.count++;
     }
+    if (cm->graphql_persisted_only && cm->graphql_persisted_manifest == NULL) {
+        size_t line, col;
+        sluice_keys_value_pos(table, "graphql_persisted_only", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "graphql_persisted_only",
+                                   "graphql_persisted_only needs graphql_persisted_manifest (an "
+                                   "Apollo persisted-query manifest file)");
+    }
     if (cm->audit_log != NULL && cm->replay_store == NULL) {
         cm->replay_store = sluice_arena_printf(ld->arena, "%s.replay", cm->audit_log);
         if (cm->replay_store == NULL)

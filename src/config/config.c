@@ -315,6 +315,8 @@ static const sluice_key_spec code_mode_keys[] = {
     { LIST_KEY(T, graphql_blocked_fields) },
     { LIST_KEY(T, graphql_delete_patterns) },
     { ENUM_KEY(T, graphql_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
+    { BOOL_KEY(T, graphql_persisted_only, false) },
+    { PATH_KEY(T, graphql_persisted_manifest) },
     { NOT_BUILT("max_field_count", SLUICE_KEY_INT, GRAPHQL) },
     { NOT_BUILT("action_tags", SLUICE_KEY_ACTIONS, "the per-operation action override") },
 };

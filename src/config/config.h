@@ -181,7 +181,9 @@ typedef struct sluice_config_code_mode {
     sluice_strlist graphql_blocked_fields;  /* "Type.field" or "field": never returned */
     sluice_strlist graphql_delete_patterns; /* mutation names (globs) that are deletes */
     sluice_graphql_blocked_output graphql_blocked_output; /* "strip" | "refuse"; default strip */
-    bool allow_mutations; /* default false: only allowed_mutations run */
+    bool graphql_persisted_only;                          /* only operations in the manifest run */
+    const char *graphql_persisted_manifest; /* Apollo persisted-query manifest (JSON) */
+    bool allow_mutations;                   /* default false: only allowed_mutations run */
     sluice_strlist allowed_mutations, blocked_mutations, allowed_queries, blocked_queries;
 } sluice_config_code_mode;
 

@@ -153,6 +153,26 @@ test("without a schema file the schema is fetched by introspection at start-up, 
   s.stop();
 });
 
+test("graphql_persisted_only: only manifest operations run, matched by canonical hash", async () => {
+  const manifest = path.join(work, "persisted.json");
+  writeFileSync(manifest, JSON.stringify({ format: "apollo-persisted-query-manifest", version: 1,
+    operations: [{ id: "x", name: "RecentCustomersSnapshot", type: "query",
+                   body: SEED.replace(/\s+/g, " ").replace("segment", "segment,") }] }));
+  const f = config("graphql-persisted");
+  writeFileSync(f, readFileSync(f, "utf8").replace(/^graphql_max_cost = 5000$/m,
+    `graphql_max_cost = 5000\ngraphql_persisted_only = true\ngraphql_persisted_manifest = "${manifest}"`));
+  const s = await startHttp(f);
+  const c = await connect(s, "alice");
+  const ok = await validate(c, SEED);
+  assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+  const other = await validate(c, "{ customers(limit: 1) { id } }");
+  assert.equal(other.valid, false);
+  const v = other.violations.find((x) => x.rule === "graphql_persisted_only");
+  assert.match(v.message, new RegExp(`${other.code_hash} is not in the manifest`));
+  await c.close();
+  s.stop();
+});
+
 test("the upstream gets sluice's own credential, never the caller's token", async () => {
   // the upstream answers 401 without UPSTREAM_SECRET: the seed read proved sluice sent it
   const res = await fetch(`http://127.0.0.1:${upstreamPort}/graphql`, {

@@ -14,6 +14,7 @@
 #include "lang/graphql/front.h"
 #include "lang/graphql/graphql.h"
 #include "lang/graphql/model_cache.h"
+#include "lang/graphql/persisted.h"
 #include "lang/graphql/validate.h"
 
 #include <string.h>
@@ -152,6 +153,24 @@ static bool parse_into(sluice_arena *arena,
     return hs == SLUICE_OK;
 }
 
+/* graphql_persisted_only: the operation's canonical hash must be in the manifest. */
+static void persisted_check(const sluice_config_code_mode *cm, sluice_codefacts *f)
+{
+    bool found = false;
+    const char *why = NULL;
+    sluice_graphql_persisted(cm->graphql_persisted_manifest, f->code_hash, &found, &why);
+    if (why != NULL)
+        sluice_codefacts_violate(f, "graphql_persisted_only", 0, 0,
+                                 "fix graphql_persisted_manifest", "the manifest %s %s",
+                                 cm->graphql_persisted_manifest, why);
+    else if (!found)
+        sluice_codefacts_violate(f, "graphql_persisted_only", 1, 1,
+                                 "run one of the persisted operations (whitespace, commas and "
+                                 "comments may differ)",
+                                 "only persisted operations may run; %s is not in the manifest",
+                                 f->code_hash);
+}
+
 static sluice_status gql_analyze(sluice_arena *arena,
                                  const char *code,
                                  size_t code_len,
@@ -183,6 +202,8 @@ static sluice_status gql_analyze(sluice_arena *arena,
         return f->incomplete || sluice_arena_failed(arena)
                    ? sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory")
                    : SLUICE_OK;
+    if (ctx != NULL && ctx->code_mode != NULL && ctx->code_mode->graphql_persisted_only)
+        persisted_check(ctx->code_mode, f);
     const sluice_gql_schema *schema = NULL;
     sluice_error se = { 0 };
     sluice_status st = model_of(arena, ctx, &schema, &se);
