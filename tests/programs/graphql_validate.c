@@ -9,6 +9,7 @@
  * Does not own: any rule. Exit 2 on a malformed input line or an unusable schema.
  * usage: graphql_validate SCHEMA.graphql [FILE.jsonl]
  */
+#include "jsonl_docs.h"
 #include "lang/graphql/validate.h"
 
 #include <jansson.h>
@@ -66,6 +67,11 @@ static char *slurp(const char *path, size_t *len)
     return buf;
 }
 
+static json_t *run_doc(const void *ctx, const char *doc, size_t len)
+{
+    return run_one(ctx, doc, len);
+}
+
 int main(int argc, char **argv)
 {
     size_t sdl_len = 0;
@@ -82,29 +88,7 @@ int main(int argc, char **argv)
                 err.message != NULL ? err.message : "unreadable");
         return 2;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = 0;
-    while ((got = getline(&line, &cap, in)) > 0) {
-        json_error_t jerr;
-        json_t *item = json_loadb(line, (size_t)got, JSON_ALLOW_NUL, &jerr);
-        json_t *doc = item != NULL ? json_object_get(item, "doc") : NULL;
-        if (!json_is_string(doc)) {
-            fprintf(stderr, "%s: bad input line: %s\n", argv[0], jerr.text);
-            json_decref(item);
-            rc = 2;
-            break;
-        }
-        json_t *result = run_one(schema, json_string_value(doc), json_string_length(doc));
-        char *text = json_dumps(result, JSON_COMPACT);
-        if (text != NULL)
-            puts(text);
-        free(text);
-        json_decref(result);
-        json_decref(item);
-    }
-    free(line);
+    int rc = sluice_jsonl_docs(in, argv[0], run_doc, schema);
     free(sdl);
     sluice_arena_free(schema_arena);
     if (in != stdin)
