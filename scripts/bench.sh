@@ -8,12 +8,14 @@
 #   4. bench/mcp: tools/call round trips vs the official SDK server (bench/results/mcp.json);
 #   5. bench/cedar: policy decisions vs cedar-wasm (bench/results/cedar.json);
 #   6. bench/durable: audit + consume-once appends, group commit vs one sync per record
-#      (bench/results/durable.json).
+#      (bench/results/durable.json);
+#   7. bench/graphql: GraphQL validate of seed 000's operation vs graphql-js parse+validate
+#      (bench/results/graphql.json).
 # Prints the ratio tables. Exits non-zero if the two paths of any token question disagree (or a
 # benchmark fails to run); times are reported, never asserted.
 #
 #   scripts/bench.sh BUILD            BUILD holds the sluice binary (make bench passes $(BUILD))
-#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar, durable (default: all)
+#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar, durable, graphql (default: all)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: scripts/bench.sh BUILD}" && pwd)
@@ -58,6 +60,10 @@ fi
 if [ -z "$only" ] || [ "$only" = durable ]; then
     echo "== durable appends: group commit vs one sync per record (bench/durable)"
     bash "$src/bench/durable/run.sh" || status=$?
+fi
+if [ -z "$only" ] || [ "$only" = graphql ]; then
+    echo "== GraphQL validate vs graphql-js (bench/graphql)"
+    bash "$src/bench/graphql/run.sh" || status=$?
 fi
 echo "results in $results; tables in $docs"
 exit "$status"

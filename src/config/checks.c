@@ -421,6 +421,8 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
     static const char *const duckdb_only[] = { "memory_limit", "threads", NULL };
     static const char *const postgres_only[] = { "conninfo",    "password_file", "password_env",
                                                  "search_path", "pool_size",     NULL };
+    static const char *const graphql_only[] = { "endpoint", "auth_token_env",     "auth_token_file",
+                                                "ca_file",  "max_response_bytes", NULL };
     static const char *const not_postgres[] = { "path", NULL };
     const sluice_config_database *db = obj;
     ld->cfg->has_database = true;
@@ -431,6 +433,9 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
     else if (db->engine != SLUICE_ENGINE_POSTGRES &&
              (key = first_present(table, postgres_only)) != NULL)
         engine = "postgres";
+    else if (db->engine != SLUICE_ENGINE_GRAPHQL &&
+             (key = first_present(table, graphql_only)) != NULL)
+        engine = "graphql";
     else if (db->engine == SLUICE_ENGINE_POSTGRES &&
              (key = first_present(table, not_postgres)) != NULL)
         engine = "duckdb\" or \"sqlite";
@@ -442,6 +447,11 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
                                    "engine = \"%s\"",
                                    key, engine, engine);
     }
+    if (db->engine == SLUICE_ENGINE_GRAPHQL && db->endpoint == NULL)
+        return sluice_keys_fail_at(ld, sluice_toml_line(table), 0, "endpoint",
+                                   "engine \"graphql\" needs endpoint (the upstream URL); path "
+                                   "(its schema as an SDL file) is optional, else the schema is "
+                                   "fetched by introspection at start-up");
     return db->engine == SLUICE_ENGINE_POSTGRES ? check_database_postgres(ld, table, obj)
                                                 : SLUICE_OK;
 }
@@ -500,6 +510,27 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
                                "token_previous_secret_env", false);
     if (st != SLUICE_OK)
         return st;
+    for (size_t i = 0; i < cm->operation_count; i++) {
+        const sluice_config_operation *op = &cm->operations[i];
+        if (op->category == NULL || strcmp(op->category, "delete") != 0)
+            continue;
+        const char **items =
+            sluice_arena_calloc(ld->arena, cm->delete_operations.count + 1, sizeof *items);
+        if (items == NULL)
+            return sluice_keys_nomem(ld);
+        for (size_t k = 0; k < cm->delete_operations.count; k++)
+            items[k] = cm->delete_operations.items[k];
+        items[cm->delete_operations.count] = op->id;
+        cm->delete_operations.items = items;
+        cm->delete_operations.count++;
+    }
+    if (cm->graphql_persisted_only && cm->graphql_persisted_manifest == NULL) {
+        size_t line, col;
+        sluice_keys_value_pos(table, "graphql_persisted_only", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "graphql_persisted_only",
+                                   "graphql_persisted_only needs graphql_persisted_manifest (an "
+                                   "Apollo persisted-query manifest file)");
+    }
     if (cm->audit_log != NULL && cm->replay_store == NULL) {
         cm->replay_store = sluice_arena_printf(ld->arena, "%s.replay", cm->audit_log);
         if (cm->replay_store == NULL)

@@ -112,9 +112,12 @@ _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM store
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_param_type) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_policy_backend) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
+_Static_assert(sizeof(sluice_graphql_blocked_output) == sizeof(int),
+               "SLUICE_KEY_ENUM stores an int");
 
 static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL };
-static const char *const engines[] = { "duckdb", "sqlite", "postgres", NULL };
+static const char *const engines[] = { "duckdb", "sqlite", "postgres", "graphql", NULL };
+static const char *const blocked_outputs[] = { "strip", "refuse", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
 static const char *const param_types[] = { "string", "integer", "number", "boolean", NULL };
 static const char *const roles[] = { "user", "assistant", NULL };
@@ -202,27 +205,31 @@ static const sluice_key_spec database_keys[] = {
     { STR_KEY(T, search_path), .min = 1, .def_str = "public" },
     { INT_KEY(T, pool_size, 1, 64, 4) },
     { INLINE_SECRET("password", "password_file or password_env") },
+    { STR_KEY(T, endpoint), .check = sluice_checks_url },
+    { STR_KEY(T, auth_header), .min = 1, .def_str = "Authorization" },
+    { STR_KEY(T, auth_token_env), .check = sluice_checks_env_name },
+    { PATH_KEY(T, auth_token_file) },
+    { STR_KEY(T, auth_scheme), .def_str = "Bearer" },
+    { INT_KEY(
+        T, max_response_bytes, 1024, 1024 * 1024 * 1024, SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES) },
+    { PATH_KEY(T, ca_file) },
+    { INLINE_SECRET("auth_token", "auth_token_env or auth_token_file") },
 };
 #undef T
 
+#define T sluice_config_operation
 static const sluice_key_spec operation_keys[] = {
-    { .name = "id",
-      .kind = SLUICE_KEY_STRING,
-      .offset = SLUICE_KEY_NO_FIELD,
-      .min = 1,
-      .required = true },
-    { .name = "category",
-      .kind = SLUICE_KEY_CHOICE,
-      .offset = SLUICE_KEY_NO_FIELD,
-      .choices = sluice_keys_action_names,
-      .required = true },
-    { .name = "description", .kind = SLUICE_KEY_STRING, .offset = SLUICE_KEY_NO_FIELD },
-    { .name = "path", .kind = SLUICE_KEY_STRING, .offset = SLUICE_KEY_NO_FIELD },
+    { STR_KEY(T, id), .min = 1, .required = true },
+    { CHOICE_KEY(T, category, sluice_keys_action_names, NULL), .required = true },
+    { STR_KEY(T, description) },
+    { STR_KEY(T, path) },
 };
+#undef T
 
 static const sluice_section_spec operation_section = {
     .path = "code_mode.operations",
     .array = true,
+    .size = sizeof(sluice_config_operation),
     .keys = operation_keys,
     .key_count = COUNT(operation_keys),
 };
@@ -296,24 +303,37 @@ static const sluice_key_spec code_mode_keys[] = {
       .max = 100000000,
       .def = 100 },
     { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
-    { NOT_BUILT("operations", SLUICE_KEY_TABLES, JS_INTERPRETER), .sub = &operation_section },
-    /* GraphQL code mode. */
-    { NOT_BUILT("allow_mutations", SLUICE_KEY_BOOL, GRAPHQL) },
-    { NOT_BUILT("allowed_mutations", SLUICE_KEY_STRLIST, GRAPHQL) },
-    { NOT_BUILT("blocked_mutations", SLUICE_KEY_STRLIST, GRAPHQL) },
-    { NOT_BUILT("allow_introspection", SLUICE_KEY_BOOL, GRAPHQL) },
-    { NOT_BUILT("allowed_queries", SLUICE_KEY_STRLIST, GRAPHQL) },
-    { NOT_BUILT("blocked_queries", SLUICE_KEY_STRLIST, GRAPHQL) },
-    { NOT_BUILT("max_depth", SLUICE_KEY_INT, GRAPHQL) },
+    { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
+    /* GraphQL code mode (lang/graphql/validate.h). */
+    { BOOL_KEY(T, allow_mutations, false) },
+    { LIST_KEY(T, allowed_mutations) },
+    { LIST_KEY(T, blocked_mutations) },
+    { LIST_KEY(T, allowed_queries) },
+    { LIST_KEY(T, blocked_queries) },
+    { INT_KEY(T, graphql_max_depth, 1, 256, 10) },
+    { INT_KEY(T, graphql_max_aliases, 0, 10000, 15) },
+    { INT_KEY(T, graphql_max_root_fields, 1, 10000, 20) },
+    { INT_KEY(T, graphql_max_directives, 0, 10000, 50) },
+    { INT_KEY(T, graphql_max_tokens, 1, SLUICE_LIMIT_GRAPHQL_TOKENS, 1000) },
+    { INT_KEY(T, graphql_max_chars, 1, SLUICE_LIMIT_GRAPHQL_DOCUMENT_BYTES, 15000) },
+    { INT_KEY(T, graphql_max_cost, 1, 1000000000, 5000) },
+    { BOOL_KEY(T, graphql_allow_introspection, false) },
+    { LIST_KEY(T, graphql_blocked_fields) },
+    { LIST_KEY(T, graphql_delete_patterns) },
+    { ENUM_KEY(T, graphql_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
+    { BOOL_KEY(T, graphql_persisted_only, false) },
+    { PATH_KEY(T, graphql_persisted_manifest) },
     { NOT_BUILT("max_field_count", SLUICE_KEY_INT, GRAPHQL) },
-    { NOT_BUILT("max_cost", SLUICE_KEY_INT, GRAPHQL) },
     { NOT_BUILT("action_tags", SLUICE_KEY_ACTIONS, "the per-operation action override") },
 };
 #undef T
 
 /* Names from pmcp-code-mode's README and toolkit that are not real keys anywhere. */
 static const sluice_key_alias code_mode_aliases[] = {
-    { "max_query_depth", "max_depth" },
+    { "max_query_depth", "graphql_max_depth" },
+    { "max_depth", "graphql_max_depth" },
+    { "max_cost", "graphql_max_cost" },
+    { "allow_introspection", "graphql_allow_introspection" },
     { "max_query_fields", "max_field_count" },
     { "auto_approve_threshold", "auto_approve_levels" },
     { "query_timeout_seconds", "execution_timeout_seconds" },

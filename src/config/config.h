@@ -82,6 +82,7 @@ typedef enum sluice_engine_kind {
     SLUICE_ENGINE_DUCKDB = 0,
     SLUICE_ENGINE_SQLITE = 1,
     SLUICE_ENGINE_POSTGRES = 2,
+    SLUICE_ENGINE_GRAPHQL = 3, /* an upstream GraphQL server over HTTP (exec/graphql_http.c) */
 } sluice_engine_kind;
 
 /* [database] — the backend code mode runs against — and [[databases]], more backends by name,
@@ -99,6 +100,14 @@ typedef struct sluice_config_database {
     const char *password_env;
     const char *search_path; /* pinned per call, default "public" */
     int64_t pool_size;       /* connections kept open, default 4, range 1..64 */
+    /* engine = "graphql": the upstream server. path is then the schema (SDL file). */
+    const char *endpoint;        /* http(s) URL the operation is POSTed to */
+    const char *auth_header;     /* header name for the credential; default Authorization */
+    const char *auth_token_env;  /* credential from this environment variable, or */
+    const char *auth_token_file; /* from this file (first line) */
+    const char *auth_scheme;     /* prefix, default "Bearer" ("" = the raw value) */
+    int64_t max_response_bytes;  /* default 8 MiB */
+    const char *ca_file;         /* extra CA bundle for https (verification stays on) */
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */
@@ -114,6 +123,19 @@ typedef enum sluice_exposure {
     SLUICE_EXPOSURE_READ_ONLY = 1,
     SLUICE_EXPOSURE_ALLOWLIST = 2,
 } sluice_exposure;
+
+/* [[code_mode.operations]] — the named operations code may call, with their category. */
+typedef struct sluice_config_operation {
+    const char *id;
+    const char *category; /* "read" | "write" | "delete" | "admin" */
+    const char *description;
+    const char *path;
+} sluice_config_operation;
+
+typedef enum sluice_graphql_blocked_output {
+    SLUICE_GRAPHQL_STRIP = 0,
+    SLUICE_GRAPHQL_REFUSE = 1,
+} sluice_graphql_blocked_output;
 
 /* [code_mode] — the pmcp-code-mode key names, enforced natively. */
 typedef struct sluice_config_code_mode {
@@ -157,6 +179,25 @@ typedef struct sluice_config_code_mode {
     bool openapi_allow_deletes;                     /* default false */
     sluice_strlist openapi_output_blocked_fields;   /* never in a plan's result, any depth */
     sluice_strlist openapi_internal_blocked_fields; /* stripped from responses before the plan */
+    sluice_config_operation *operations;            /* [[code_mode.operations]] */
+    size_t operation_count;
+    sluice_strlist delete_operations; /* ids of the operations with category "delete" */
+    /* GraphQL (lang/graphql/validate.h): limits counted with fragments expanded. */
+    int64_t graphql_max_depth;              /* default 10 */
+    int64_t graphql_max_aliases;            /* default 15 */
+    int64_t graphql_max_root_fields;        /* default 20 */
+    int64_t graphql_max_directives;         /* default 50 */
+    int64_t graphql_max_tokens;             /* default 1000 */
+    int64_t graphql_max_chars;              /* default 15000 */
+    int64_t graphql_max_cost;               /* default 5000 */
+    bool graphql_allow_introspection;       /* default false: introspection is an Admin action */
+    sluice_strlist graphql_blocked_fields;  /* "Type.field" or "field": never returned */
+    sluice_strlist graphql_delete_patterns; /* mutation names (globs) that are deletes */
+    sluice_graphql_blocked_output graphql_blocked_output; /* "strip" | "refuse"; default strip */
+    bool graphql_persisted_only;                          /* only operations in the manifest run */
+    const char *graphql_persisted_manifest; /* Apollo persisted-query manifest (JSON) */
+    bool allow_mutations;                   /* default false: only allowed_mutations run */
+    sluice_strlist allowed_mutations, blocked_mutations, allowed_queries, blocked_queries;
 } sluice_config_code_mode;
 
 /* [[tools]] — curated, parameterised SQL tools (MCP Toolbox style) beside code mode. */

@@ -71,6 +71,14 @@
  * deep enough for any real document (Apollo Router allows 500 parser recursions, counting more
  * kinds of step), shallow enough for a 256 KiB thread stack. */
 #define SLUICE_LIMIT_GRAPHQL_DEPTH 256u
+/* Operation analysis: fields visited with fragments expanded before the document is refused
+ * (an exponential fan-out of fragments costs bounded time), the response-key path quoted in a
+ * limit refusal, and the size assumed for a list field without limit/first/last in the cost. */
+#define SLUICE_LIMIT_GRAPHQL_EXPANDED_FIELDS   100000u
+#define SLUICE_LIMIT_GRAPHQL_PATH_CHARS        512u
+#define SLUICE_LIMIT_GRAPHQL_DEFAULT_LIST_SIZE 10
+/* The upstream GraphQL server: response body cap when [database] max_response_bytes is unset. */
+#define SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES (8u * 1024u * 1024u)
 
 /* demo.sql is a few KiB; anything larger is not the file we meant. */
 #define SLUICE_LIMIT_DEMO_SQL_BYTES (1024 * 1024)

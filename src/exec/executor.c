@@ -5,6 +5,7 @@
 #include "exec/executor.h"
 
 #include "exec/duckdb.h"
+#include "exec/graphql_http.h"
 #include "exec/postgres.h"
 #include "exec/sqlite.h"
 
@@ -109,7 +110,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
     *out = NULL;
     if (db != NULL && db->engine == SLUICE_ENGINE_POSTGRES)
         return sluice_exec_postgres_open(db, code_mode, out, err_arena, err);
-    if (db == NULL || db->path == NULL || db->path[0] == '\0')
+    if (db == NULL ||
+        (db->engine != SLUICE_ENGINE_GRAPHQL && (db->path == NULL || db->path[0] == '\0')))
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[database] path is not set; point it at a database file");
     switch (db->engine) {
@@ -119,6 +121,8 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
         return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
     case SLUICE_ENGINE_POSTGRES:
         break; /* opened above: it needs no path */
+    case SLUICE_ENGINE_GRAPHQL:
+        return sluice_exec_graphql_open(db, code_mode, out, err_arena, err);
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);
@@ -195,7 +199,9 @@ static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
         hash_str(&st, table->hidden ? "hidden" : "");
         for (size_t c = 0; c < table->column_count; c++) {
             sluice_schema_column *col = &table->columns[c];
-            col->blocked = sluice_executor_column_blocked(ex, table->name, col->name);
+            /* an engine's own mark stays (GraphQL: graphql_blocked_fields) */
+            col->blocked =
+                col->blocked || sluice_executor_column_blocked(ex, table->name, col->name);
             hash_str(&st, col->name);
             hash_str(&st, col->type);
             hash_str(&st, col->blocked ? "blocked" : "");
@@ -271,4 +277,26 @@ void sluice_executor_close(sluice_executor *ex)
     ex->ops->close(ex->state);
     sluice_arena_free(ex->arena);
     free(ex);
+}
+
+static const sluice_exec_hooks *hooks[SLUICE_EXEC_MAX_HOOKS];
+static size_t hook_count;
+
+sluice_status sluice_exec_set_hooks(const sluice_exec_hooks *h)
+{
+    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
+    if (n >= SLUICE_EXEC_MAX_HOOKS)
+        return SLUICE_E_LIMIT;
+    hooks[n] = h;
+    __atomic_store_n(&hook_count, n + 1, __ATOMIC_RELEASE);
+    return SLUICE_OK;
+}
+
+const sluice_exec_hooks *sluice_exec_hooks_for(const char *language)
+{
+    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(hooks[i]->language, language) == 0)
+            return hooks[i];
+    return NULL;
 }

@@ -37,6 +37,10 @@ typedef struct sluice_schema {
     sluice_schema_table *tables;
     size_t table_count;
     char version_hash[65]; /* hex SHA-256 over names and types, for the token's context hash */
+    /* An API backend's own schema document (GraphQL SDL), NULL for databases; the front end
+     * of that language builds its model from it. */
+    const char *document;
+    size_t document_len;
 } sluice_schema;
 
 #endif

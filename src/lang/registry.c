@@ -6,6 +6,7 @@
 #include "lang/registry.h"
 
 #include "lang/dialect.h"
+#include "lang/graphql/front.h"
 #include "lang/js/js.h"
 
 #include <pthread.h>
@@ -24,6 +25,7 @@ static void add_builtins(void)
     builtins_added = true;
     frontends[frontend_count++] = sluice_lang_sql_dialects();
     frontends[frontend_count++] = sluice_js_frontend();
+    frontends[frontend_count++] = sluice_graphql_frontend();
 }
 
 /* Caller holds lock. */

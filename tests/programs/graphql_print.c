@@ -8,6 +8,7 @@
  * "column": N}. One process serves a whole batch (tests/node/graphql_diff.mjs sends thousands).
  * Does not own: parsing or printing (src/lang/graphql/). Exit 2 on a malformed input line.
  */
+#include "jsonl_docs.h"
 #include "lang/graphql/graphql.h"
 
 #include <jansson.h>
@@ -55,6 +56,12 @@ static json_t *run_one(const char *doc, size_t len)
     return out;
 }
 
+static json_t *run_doc(const void *ctx, const char *doc, size_t len)
+{
+    (void)ctx;
+    return run_one(doc, len);
+}
+
 int main(int argc, char **argv)
 {
     FILE *in = argc > 1 ? fopen(argv[1], "rb") : stdin;
@@ -62,29 +69,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "usage: %s [FILE.jsonl]\n", argv[0]);
         return 2;
     }
-    char *line = NULL;
-    size_t cap = 0;
-    ssize_t got;
-    int rc = 0;
-    while ((got = getline(&line, &cap, in)) > 0) {
-        json_error_t jerr;
-        json_t *item = json_loadb(line, (size_t)got, JSON_ALLOW_NUL, &jerr);
-        json_t *doc = item != NULL ? json_object_get(item, "doc") : NULL;
-        if (!json_is_string(doc)) {
-            fprintf(stderr, "%s: bad input line: %s\n", argv[0], jerr.text);
-            json_decref(item);
-            rc = 2;
-            break;
-        }
-        json_t *result = run_one(json_string_value(doc), json_string_length(doc));
-        char *text = json_dumps(result, JSON_COMPACT);
-        if (text != NULL)
-            puts(text);
-        free(text);
-        json_decref(result);
-        json_decref(item);
-    }
-    free(line);
+    int rc = sluice_jsonl_docs(in, argv[0], run_doc, NULL);
     if (in != stdin)
         fclose(in);
     return rc;

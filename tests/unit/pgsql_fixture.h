@@ -32,7 +32,7 @@ static sluice_schema_table pgfx_tables[] = {
     { "public", "customer_contacts", true, false, pgfx_contacts, 3, -1,
       " SELECT customers.id,\n    customers.name,\n    customers.email\n   FROM customers;" },
 };
-static sluice_schema pgfx_schema = { pgfx_tables, 3, "" };
+static sluice_schema pgfx_schema = { .tables = pgfx_tables, .table_count = 3 };
 
 static const char *pgfx_blocked[] = { "ssn", "email" };
 

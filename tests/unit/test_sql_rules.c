@@ -255,7 +255,7 @@ static sluice_schema_table sq_tables[] = {
 
 static const sluice_codefacts *analyze_sqlite(const char *sql)
 {
-    sluice_schema schema = { sq_tables, 1, "" };
+    sluice_schema schema = { .tables = sq_tables, .table_count = 1 };
     sluice_config_code_mode cm = fixture_cm();
     cm.blocked_fields.count = 0; /* the schema's own blocked mark must be enough */
     sluice_frontend_context fc;

@@ -1,0 +1,565 @@
+/*
+ * graphql_http.c — the GraphQL backend (see graphql_http.h): one POST per execution.
+ *
+ * Owns: the request ({"query", "variables", "operationName"} as JSON; the variables object's
+ * reserved "$operationName" key becomes operationName and is never sent as a variable), the
+ * server-side credential header (read once at open from an environment variable or a file;
+ * the caller's own token is never passed through), libcurl's hardening (http/https only, no
+ * redirects, TLS peer and host verification on, timeout from the limits, the response body
+ * capped while it is read), upstream `errors` as an engine error with values scrubbed, and the
+ * call to the registered shaper.
+ * Does not own: what may run (the pipeline), GraphQL syntax (lang/graphql/).
+ */
+#include "exec/graphql_http.h"
+
+#include "core/hash.h"
+#include "core/limits.h"
+#include "exec/graphql_introspect.h"
+
+#include <ctype.h>
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+typedef struct gql_state {
+    sluice_arena *arena;
+    const char *endpoint;
+    const char *credential_header; /* "Authorization: Bearer ..." or NULL */
+    const char *ca_file;
+    const char *sdl;
+    size_t sdl_len;
+    char version[65];
+    size_t max_response;
+    sluice_strlist blocked[2];
+    bool refuse;
+} gql_state;
+
+/* ---- open -------------------------------------------------------------------------------- */
+
+static char *read_file(const char *path, size_t max, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return NULL;
+    char *buf = malloc(max + 1);
+    size_t n = buf != NULL ? fread(buf, 1, max + 1, f) : 0;
+    fclose(f);
+    if (buf == NULL || n > max) {
+        free(buf);
+        return NULL;
+    }
+    buf[n] = '\0';
+    *len = n;
+    return buf;
+}
+
+static void free_cb(void *p)
+{
+    free(p);
+}
+
+/* The credential's value, trimmed of the line end; NULL when none is configured. */
+static sluice_status credential(const sluice_config_database *db,
+                                gql_state *s,
+                                sluice_arena *err_arena,
+                                sluice_error *err)
+{
+    const char *value = NULL;
+    char *file_text = NULL;
+    if (db->auth_token_env != NULL) {
+        value = getenv(db->auth_token_env);
+        if (value == NULL || value[0] == '\0')
+            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                    "[database] auth_token_env names %s, which is not set",
+                                    db->auth_token_env);
+    } else if (db->auth_token_file != NULL) {
+        size_t len = 0;
+        file_text = read_file(db->auth_token_file, 64 * 1024, &len);
+        if (file_text == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                    "cannot read [database] auth_token_file %s",
+                                    db->auth_token_file);
+        file_text[strcspn(file_text, "\r\n")] = '\0';
+        value = file_text;
+    } else {
+        return SLUICE_OK;
+    }
+    bool bad = value[0] == '\0';
+    for (const char *p = value; *p != '\0'; p++)
+        bad = bad || iscntrl((unsigned char)*p);
+    const char *scheme = db->auth_scheme != NULL ? db->auth_scheme : "Bearer";
+    if (!bad)
+        s->credential_header = sluice_arena_printf(
+            s->arena, "%s: %s%s%s", db->auth_header != NULL ? db->auth_header : "Authorization",
+            scheme, scheme[0] != '\0' ? " " : "", value);
+    free(file_text);
+    if (bad)
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "the upstream credential is empty or has control characters");
+    return s->credential_header != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
+{
+    to->count = 0;
+    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
+    if (to->items == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < from->count; i++)
+        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
+            return SLUICE_E_NOMEM;
+    return SLUICE_OK;
+}
+
+static void gql_close(void *state)
+{
+    gql_state *s = state;
+    if (s != NULL)
+        sluice_arena_free(s->arena);
+}
+
+static sluice_status
+gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
+{
+    const gql_state *s = sluice_executor_state(ex);
+    memset(out, 0, sizeof *out);
+    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
+    sluice_exec_describer fn = h != NULL ? h->describe : NULL;
+    const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
+    sluice_status st = fn != NULL ? fn(arena, s->sdl, s->sdl_len, blocked, out, err) : SLUICE_OK;
+    if (st != SLUICE_OK)
+        return st;
+    memcpy(out->version_hash, s->version, sizeof out->version_hash);
+    out->document = s->sdl;
+    out->document_len = s->sdl_len;
+    return SLUICE_OK;
+}
+
+static sluice_status gql_execute(sluice_executor *ex,
+                                 sluice_arena *arena,
+                                 const sluice_exec_request *req,
+                                 sluice_exec_result *out,
+                                 sluice_error *err);
+
+static const sluice_executor_ops gql_ops = {
+    .name = "graphql",
+    .schema = gql_schema,
+    .execute = gql_execute,
+    .close = gql_close,
+};
+
+typedef struct body body;
+static sluice_status exchange(const gql_state *s,
+                              const sluice_exec_request *req,
+                              const char *text,
+                              body *b,
+                              long *status,
+                              sluice_error *err,
+                              sluice_arena *arena);
+static sluice_status introspect(gql_state *s,
+                                const sluice_config_code_mode *code_mode,
+                                sluice_arena *err_arena,
+                                sluice_error *err);
+
+/* The schema: the SDL file [database] path names, or, without one, the upstream's answer to
+ * introspection at start-up. */
+static sluice_status load_schema(const sluice_config_database *db,
+                                 const sluice_config_code_mode *code_mode,
+                                 gql_state *s,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    sluice_status st = SLUICE_OK;
+    if (db->path == NULL) {
+        st = introspect(s, code_mode, err_arena, err);
+    } else {
+        char *text = read_file(db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES, &s->sdl_len);
+        if (text == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                    "cannot read the GraphQL schema %s (an SDL file, at most %u "
+                                    "bytes)",
+                                    db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
+        if (sluice_arena_cleanup_add(s->arena, free_cb, text) != SLUICE_OK)
+            return SLUICE_E_NOMEM; /* the cleanup ran at once: text is freed */
+        s->sdl = text;
+    }
+    if (st != SLUICE_OK)
+        return st;
+    uint8_t h[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(s->sdl, s->sdl_len, h);
+    sluice_hash_hex(h, sizeof h, s->version);
+    return SLUICE_OK;
+}
+
+sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
+                                       const sluice_config_code_mode *code_mode,
+                                       sluice_executor **out,
+                                       sluice_arena *err_arena,
+                                       sluice_error *err)
+{
+    static const sluice_strlist none = { 0 };
+    *out = NULL;
+    if (db->endpoint == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "[database] engine = \"graphql\" needs endpoint = \"https://...\"");
+    curl_global_init(CURL_GLOBAL_DEFAULT);
+    gql_state *s = NULL;
+    sluice_arena *a = sluice_arena_new();
+    if (a == NULL || (s = sluice_arena_calloc(a, 1, sizeof *s)) == NULL) {
+        sluice_arena_free(a);
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    s->arena = a;
+    s->max_response = db->max_response_bytes > 0 ? (size_t)db->max_response_bytes
+                                                 : SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES;
+    s->endpoint = sluice_arena_strdup(a, db->endpoint);
+    s->ca_file = db->ca_file != NULL ? sluice_arena_strdup(a, db->ca_file) : NULL;
+    s->refuse = code_mode != NULL && code_mode->graphql_blocked_output == SLUICE_GRAPHQL_REFUSE;
+    sluice_status st = credential(db, s, err_arena, err);
+    if (st == SLUICE_OK)
+        st = load_schema(db, code_mode, s, err_arena, err);
+    if (st == SLUICE_OK &&
+        (copy_list(a, &s->blocked[0], code_mode ? &code_mode->graphql_blocked_fields : &none) !=
+             SLUICE_OK ||
+         copy_list(a, &s->blocked[1], code_mode ? &code_mode->blocked_fields : &none) !=
+             SLUICE_OK ||
+         s->endpoint == NULL))
+        st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    if (st != SLUICE_OK) {
+        gql_close(s);
+        return st;
+    }
+    return sluice_executor_wrap(&gql_ops, s, SLUICE_ENGINE_GRAPHQL, code_mode, out);
+}
+
+/* ---- one exchange ------------------------------------------------------------------------ */
+
+struct body {
+    char *data;
+    size_t len;
+    size_t max;
+    bool too_large;
+    volatile int cancelled;
+    sluice_arena *arena;
+};
+
+static size_t on_data(char *ptr, size_t size, size_t n, void *user)
+{
+    body *b = user;
+    size_t add = size * n;
+    if (b->len + add > b->max) {
+        b->too_large = true;
+        return 0;
+    }
+    char *grown = realloc(b->data, b->len + add + 1);
+    if (grown == NULL)
+        return 0;
+    b->data = grown;
+    memcpy(b->data + b->len, ptr, add);
+    b->len += add;
+    b->data[b->len] = '\0';
+    return add;
+}
+
+static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
+{
+    (void)dt;
+    (void)dn;
+    (void)ut;
+    (void)un;
+    return ((body *)user)->cancelled ? 1 : 0;
+}
+
+static void cancel_cb(void *data)
+{
+    ((body *)data)->cancelled = 1;
+}
+
+static char *request_text(const sluice_exec_request *req, const char **operation_name)
+{
+    json_t *vars = json_object();
+    const char *key;
+    json_t *val;
+    *operation_name = NULL;
+    if (json_is_object(req->variables))
+        json_object_foreach((json_t *)req->variables, key, val)
+        {
+            if (strcmp(key, "$operationName") == 0)
+                *operation_name = json_string_value(val);
+            else
+                json_object_set(vars, key, val);
+        }
+    json_t *doc = json_pack("{s:s%, s:o}", "query", req->code, req->code_len, "variables", vars);
+    if (doc != NULL && *operation_name != NULL)
+        json_object_set_new(doc, "operationName", json_string(*operation_name));
+    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+/* Upstream error messages may quote values: keep names, replace quoted non-names, long digit
+ * runs and anything with '@' so no blocked value reaches the caller through an error. */
+static char *scrub(sluice_arena *arena, const char *msg)
+{
+    size_t n = strlen(msg);
+    char *out = sluice_arena_calloc(arena, n * 3 + 4, 1);
+    size_t o = 0;
+    for (size_t i = 0; out != NULL && i < n;) {
+        if (msg[i] == '"') {
+            size_t j = i + 1;
+            bool name = j < n && (isalpha((unsigned char)msg[j]) || msg[j] == '_');
+            while (j < n && msg[j] != '"') {
+                name = name && (isalnum((unsigned char)msg[j]) || msg[j] == '_' || msg[j] == '.');
+                j++;
+            }
+            if (name) {
+                memcpy(out + o, msg + i, j - i + (j < n));
+                o += j - i + (j < n);
+            } else {
+                memcpy(out + o, "\"...\"", 5);
+                o += 5;
+            }
+            i = j + (j < n);
+        } else if (isdigit((unsigned char)msg[i]) || msg[i] == '@') {
+            size_t j = i;
+            bool at = false;
+            while (j < n && !isspace((unsigned char)msg[j]) && msg[j] != '"' && msg[j] != ',') {
+                at = at || msg[j] == '@';
+                j++;
+            }
+            bool keep = !at && j - i < 3;
+            memcpy(out + o, keep ? msg + i : "#", keep ? j - i : 1);
+            o += keep ? j - i : 1;
+            i = j;
+        } else {
+            out[o++] = msg[i++];
+        }
+    }
+    return out;
+}
+
+static sluice_status upstream_errors(sluice_arena *arena, const json_t *errors, sluice_error *err)
+{
+    char buf[1024];
+    size_t used = 0;
+    size_t i;
+    const json_t *e;
+    buf[0] = '\0';
+    json_array_foreach(errors, i, e)
+    {
+        const char *m = json_string_value(json_object_get(e, "message"));
+        char *clean = scrub(arena, m != NULL ? m : "(no message)");
+        int w = snprintf(buf + used, sizeof buf - used, "%s%s", i > 0 ? "; " : "",
+                         clean != NULL ? clean : "?");
+        if (w < 0 || (size_t)w >= sizeof buf - used)
+            break;
+        used += (size_t)w;
+    }
+    return sluice_error_set(err, arena, SLUICE_E_ENGINE, "the upstream GraphQL server said: %s",
+                            buf);
+}
+
+static void decref_cb(void *p)
+{
+    json_decref(p);
+}
+
+/* The HTTP exchange; fills b. */
+static sluice_status exchange(const gql_state *s,
+                              const sluice_exec_request *req,
+                              const char *text,
+                              body *b,
+                              long *status,
+                              sluice_error *err,
+                              sluice_arena *arena)
+{
+    CURL *c = curl_easy_init();
+    struct curl_slist *h = NULL;
+    h = curl_slist_append(h, "Content-Type: application/json");
+    h = curl_slist_append(h, "Accept: application/graphql-response+json, application/json");
+    if (s->credential_header != NULL)
+        h = curl_slist_append(h, s->credential_header);
+    if (c == NULL || h == NULL) {
+        curl_slist_free_all(h);
+        curl_easy_cleanup(c);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    curl_easy_setopt(c, CURLOPT_URL, s->endpoint);
+    curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+    curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
+    curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
+    if (s->ca_file != NULL)
+        curl_easy_setopt(c, CURLOPT_CAINFO, s->ca_file);
+    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
+    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+    curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
+    curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
+    curl_easy_setopt(c, CURLOPT_XFERINFODATA, b);
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->max);
+    if (req->limits.timeout_ms > 0)
+        curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->limits.timeout_ms);
+    CURLcode rc = curl_easy_perform(c);
+    curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, status);
+    curl_slist_free_all(h);
+    curl_easy_cleanup(c);
+    if (rc == CURLE_OK)
+        return SLUICE_OK;
+    if (b->cancelled)
+        return sluice_error_set(err, arena, SLUICE_E_CANCELLED, "cancelled by the client");
+    if (b->too_large || rc == CURLE_FILESIZE_EXCEEDED)
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                "the upstream response is larger than %zu bytes "
+                                "([database] max_response_bytes); nothing was returned",
+                                b->max);
+    if (rc == CURLE_OPERATION_TIMEDOUT)
+        return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
+                                "the upstream GraphQL server did not answer within %lld ms (%s)",
+                                (long long)req->limits.timeout_ms,
+                                req->limits.timeout_setting != NULL ? req->limits.timeout_setting
+                                                                    : "timeout");
+    return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                            "the upstream GraphQL server could not be reached: %s",
+                            curl_easy_strerror(rc));
+}
+
+static sluice_status introspect(gql_state *s,
+                                const sluice_config_code_mode *code_mode,
+                                sluice_arena *err_arena,
+                                sluice_error *err)
+{
+    sluice_exec_request req = {
+        .code = SLUICE_GRAPHQL_INTROSPECTION_QUERY,
+        .code_len = strlen(SLUICE_GRAPHQL_INTROSPECTION_QUERY),
+        .limits = sluice_exec_limits_from_config(code_mode),
+    };
+    const char *ignored = NULL;
+    char *text = request_text(&req, &ignored);
+    body b = { .max = s->max_response };
+    long status = 0;
+    sluice_status st =
+        text != NULL ? exchange(s, &req, text, &b, &status, err, err_arena) : SLUICE_E_NOMEM;
+    free(text);
+    json_t *resp = st == SLUICE_OK && b.data != NULL ? json_loadb(b.data, b.len, 0, NULL) : NULL;
+    free(b.data);
+    if (st == SLUICE_OK && !json_is_object(json_object_get(resp, "data")))
+        st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
+                              "the upstream answered introspection with HTTP %ld and no data; "
+                              "set [database] path to its schema (SDL) instead",
+                              status);
+    if (st == SLUICE_OK)
+        st = sluice_graphql_introspection_sdl(s->arena, json_object_get(resp, "data"), &s->sdl,
+                                              &s->sdl_len, err);
+    json_decref(resp);
+    if (st != SLUICE_OK && err != NULL)
+        err->message = sluice_arena_printf(err_arena, "schema by introspection from %s: %s",
+                                           s->endpoint, err->message);
+    return st;
+}
+
+static int64_t now_ms(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+static sluice_status shape(const gql_state *s,
+                           sluice_arena *arena,
+                           const sluice_exec_request *req,
+                           const char *operation_name,
+                           json_t *data,
+                           sluice_exec_result *out,
+                           sluice_error *err)
+{
+    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
+    sluice_exec_shaper fn = h != NULL ? h->shape : NULL;
+    if (fn == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
+                                "no GraphQL response shaper is registered; refusing to return "
+                                "an unshaped response");
+    sluice_exec_walk sh = {
+        .code = req->code,
+        .code_len = req->code_len,
+        .operation_name = operation_name,
+        .document = s->sdl,
+        .document_len = s->sdl_len,
+        .blocked = { &s->blocked[0], &s->blocked[1] },
+        .refuse = s->refuse,
+        .max_list_items = req->limits.max_rows,
+    };
+    sluice_status st = fn(arena, data, &sh, err);
+    if (st != SLUICE_OK)
+        return st;
+    out->truncated = sh.truncated;
+    out->truncated_by = sh.truncated ? "max_rows" : NULL;
+    return SLUICE_OK;
+}
+
+static sluice_status gql_execute(sluice_executor *ex,
+                                 sluice_arena *arena,
+                                 const sluice_exec_request *req,
+                                 sluice_exec_result *out,
+                                 sluice_error *err)
+{
+    const gql_state *s = sluice_executor_state(ex);
+    int64_t start = now_ms();
+    const char *operation_name = NULL;
+    char *text = request_text(req, &operation_name);
+    body *b = sluice_arena_calloc(arena, 1, sizeof *b);
+    if (text == NULL || b == NULL) {
+        free(text);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    b->max = s->max_response;
+    if (req->register_cancel != NULL)
+        req->register_cancel(req->cancel_ctx, cancel_cb, b);
+    long status = 0;
+    sluice_status st = exchange(s, req, text, b, &status, err, arena);
+    free(text);
+    json_t *resp = st == SLUICE_OK && b->data != NULL ? json_loadb(b->data, b->len, 0, NULL) : NULL;
+    free(b->data);
+    b->data = NULL;
+    if (st != SLUICE_OK)
+        return st;
+    if (!json_is_object(resp)) {
+        json_decref(resp);
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                "the upstream GraphQL server answered HTTP %ld without a GraphQL "
+                                "response",
+                                status);
+    }
+    if (sluice_arena_cleanup_add(arena, decref_cb, resp) != SLUICE_OK) /* resp is gone */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    const json_t *errors = json_object_get(resp, "errors");
+    if (json_is_array(errors) && json_array_size(errors) > 0)
+        return upstream_errors(arena, errors, err);
+    json_t *data = json_object_get(resp, "data");
+    if (status < 200 || status > 299 || !json_is_object(data))
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                "the upstream GraphQL server answered HTTP %ld without data",
+                                status);
+    memset(out, 0, sizeof *out);
+    st = shape(s, arena, req, operation_name, data, out, err);
+    if (st != SLUICE_OK)
+        return st;
+    char *compact = json_dumps(data, JSON_COMPACT);
+    out->bytes = compact != NULL ? strlen(compact) : 0;
+    free(compact);
+    if (req->limits.max_bytes > 0 && out->bytes > req->limits.max_bytes)
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                "the result is %zu bytes; max_result_bytes is %zu: ask for fewer "
+                                "fields or smaller lists",
+                                out->bytes, req->limits.max_bytes);
+    out->shape = SLUICE_EXEC_VALUE;
+    out->value = data;
+    out->statement_type = "GRAPHQL";
+    out->elapsed_ms = now_ms() - start;
+    return SLUICE_OK;
+}

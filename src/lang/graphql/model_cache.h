@@ -1,0 +1,18 @@
+/*
+ * model_cache.h — the schema model of an upstream schema document, built once (see
+ * model_cache.c).
+ */
+#ifndef SLUICE_LANG_GRAPHQL_MODEL_CACHE_H
+#define SLUICE_LANG_GRAPHQL_MODEL_CACHE_H
+
+#include "lang/graphql/schema.h"
+
+/* The model of sdl[0..len), which must stay alive and unchanged for the process (a backend's
+ * schema document). Same failures as sluice_graphql_schema_build, err's strings in arena. */
+sluice_status sluice_graphql_model(sluice_arena *arena,
+                                   const char *sdl,
+                                   size_t len,
+                                   const sluice_gql_schema **out,
+                                   sluice_error *err);
+
+#endif

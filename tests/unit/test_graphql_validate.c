@@ -1,0 +1,413 @@
+/*
+ * test_graphql_validate.c — the GraphQL front end against the example API's schema
+ * (examples/graphql/schema.graphql): seed 000's facts, every limit through fragments and
+ * aliases, blocked fields through alias / fragment / interface, introspection, actions, the
+ * response shaper (strip, refuse, unrequested keys, list cap), and fail-closed on every
+ * allocation failure.
+ */
+#include "exec/executor.h"
+#include "lang/graphql/front.h"
+#include "unit.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static char *sdl;
+static size_t sdl_len;
+static sluice_schema backend_schema;
+
+static const char SEED[] =
+    "query RecentCustomersSnapshot {\n"
+    "  customers(orderBy: { createdAt: DESC }, limit: 3) {\n"
+    "    id\n    name\n    segment\n"
+    "    orders(orderBy: { placedAt: DESC }, limit: 2) { id total placedAt }\n"
+    "    supportTickets(filter: { status: OPEN }) { id subject priority }\n"
+    "  }\n}\n";
+
+static int setup(void **state)
+{
+    (void)state;
+    FILE *f = fopen(SLUICE_SOURCE_DIR "/examples/graphql/schema.graphql", "rb");
+    assert_non_null(f);
+    sdl = calloc(1, 1 << 16);
+    sdl_len = fread(sdl, 1, (1 << 16) - 1, f);
+    fclose(f);
+    backend_schema.document = sdl;
+    backend_schema.document_len = sdl_len;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    free(sdl);
+    return 0;
+}
+
+static const char *BLOCKED[] = { "Customer.ssn", "Customer.email" };
+
+static sluice_config_code_mode rules(void)
+{
+    sluice_config_code_mode cm = { 0 };
+    cm.graphql_max_depth = 10;
+    cm.graphql_max_aliases = 15;
+    cm.graphql_max_root_fields = 20;
+    cm.graphql_max_directives = 50;
+    cm.graphql_max_tokens = 1000;
+    cm.graphql_max_chars = 15000;
+    cm.graphql_max_cost = 5000;
+    cm.graphql_blocked_fields = (sluice_strlist){ BLOCKED, 2 };
+    return cm;
+}
+
+static const sluice_codefacts *
+analyze_with(sluice_arena *a, const sluice_config_code_mode *cm, const char *code, const char *vars)
+{
+    sluice_frontend_context ctx = { .code_mode = cm, .schema = &backend_schema };
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    assert_int_equal(
+        sluice_graphql_frontend()->analyze(a, code, strlen(code), vars, &ctx, &f, &err), SLUICE_OK);
+    return f;
+}
+
+static const sluice_codefacts *analyze(sluice_arena *a, const char *code)
+{
+    static sluice_config_code_mode cm;
+    cm = rules();
+    return analyze_with(a, &cm, code, NULL);
+}
+
+static const sluice_codefacts_violation *violation(const sluice_codefacts *f, const char *rule)
+{
+    for (size_t i = 0; i < f->violation_count; i++)
+        if (strcmp(f->violations[i].rule, rule) == 0)
+            return &f->violations[i];
+    return NULL;
+}
+
+static void test_seed_facts(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    const sluice_codefacts *f = analyze(a, SEED);
+    assert_false(sluice_codefacts_refused(f));
+    assert_int_equal(f->action, SLUICE_ACTION_READ);
+    assert_string_equal(f->statement_kind, "QUERY");
+    assert_int_equal(f->depth, 3);
+    /* 1 (customers) + 3 x 3 leaves + 3 orders + 6 x 3 + 3 tickets + 30 x 3 (10 assumed) */
+    assert_int_equal(f->complexity, 124);
+    assert_int_equal(f->operations.count, 1);
+    assert_string_equal(f->operations.items[0], "customers");
+    assert_true(sluice_codefacts_list_has(&f->fields_read, "Order.total"));
+    assert_int_equal(f->output_count, 9);
+    assert_string_equal(f->outputs[4].name, "customers.orders.total");
+    assert_string_equal(f->outputs[4].lineage.items[0], "Order.total");
+    assert_string_equal(sluice_graphql_facts_of(f)->operation_name, "RecentCustomersSnapshot");
+    assert_string_equal(sluice_graphql_frontend()->explain(a, f),
+                        "Reads customers (orderBy: {createdAt: DESC}, limit: 3) with id, name, "
+                        "segment; for each, orders (orderBy: {placedAt: DESC}, limit: 2) with id, "
+                        "total, placedAt; and supportTickets (filter: {status: OPEN}) with id, "
+                        "subject, priority.");
+    const char *why = NULL;
+    assert_int_equal(sluice_graphql_frontend()->risk(f, &why), SLUICE_RISK_LOW);
+    /* the canonical hash ignores whitespace and commas, not order */
+    char h1[65], h2[65];
+    sluice_error err;
+    const char *other =
+        "query RecentCustomersSnapshot{customers(orderBy:{createdAt:DESC},limit:3)"
+        "{id,name,segment,orders(orderBy:{placedAt:DESC},limit:2){id total placedAt}"
+        " supportTickets(filter:{status:OPEN}){id subject priority}}}";
+    assert_int_equal(
+        sluice_graphql_frontend()->canonical_hash(a, SEED, strlen(SEED), NULL, h1, &err),
+        SLUICE_OK);
+    assert_int_equal(
+        sluice_graphql_frontend()->canonical_hash(a, other, strlen(other), NULL, h2, &err),
+        SLUICE_OK);
+    assert_string_equal(h1, h2);
+    assert_string_equal(h1, f->code_hash);
+    sluice_arena_free(a);
+}
+
+/* Each limit, exceeded only once fragments are expanded (the text alone stays under it). */
+static void test_limits_through_fragments(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *rule, *code, *message;
+    } cases[] = {
+        { "graphql_max_aliases",
+          "{ customers { ...A ...A2 } } fragment A on Customer { a1: id a2: id a3: id a4: id a5: "
+          "id a6: id a7: id a8: id } fragment A2 on Customer { ...A }",
+          "graphql_max_aliases is 15; the operation reaches 16 at customers.a8" },
+        { "graphql_max_root_fields",
+          "{ ...R ...R2 ...R3 } fragment R on Query { a: customers { id } b: customers { id } c: "
+          "customers { id } d: customers { id } e: customers { id } f: customers { id } g: "
+          "customers { id } } fragment R2 on Query { ...R } fragment R3 on Query { ...R }",
+          "graphql_max_root_fields is 20; the operation reaches 21 at g" },
+        { "graphql_max_directives",
+          "{ customers { ...D ...D ...D ...D ...D ...D } } fragment D on Customer { id "
+          "@include(if: true) name @skip(if: false) a: id @include(if: true) b: id @include(if: "
+          "true) c: id @include(if: true) d: id @include(if: true) e: id @include(if: true) f: id "
+          "@include(if: true) g: id @include(if: true) }",
+          "graphql_max_directives is 50; the operation reaches 51 at customers.d" },
+        { "graphql_max_cost",
+          "{ customers(limit: 62) { ...C } } fragment C on Customer { orders(limit: 80) { id } }",
+          "graphql_max_cost is 5000; the operation reaches 5023 at customers.orders.id" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        const sluice_codefacts *f = analyze(a, cases[i].code);
+        const sluice_codefacts_violation *v = violation(f, cases[i].rule);
+        if (v == NULL)
+            fail_msg("%s: not refused (%zu violations)", cases[i].rule, f->violation_count);
+        if (strstr(v->message, cases[i].message) == NULL)
+            fail_msg("%s: %s", cases[i].rule, v->message);
+        assert_true(v->line > 0 && v->column > 0);
+        sluice_arena_free(a);
+    }
+}
+
+static void test_depth_tokens_chars(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    cm.graphql_max_depth = 2;
+    const sluice_codefacts *f = analyze_with(
+        a, &cm, "{ customers { ...O } } fragment O on Customer { x: orders { id } }", NULL);
+    const sluice_codefacts_violation *v = violation(f, "graphql_max_depth");
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, "graphql_max_depth is 2; the operation reaches 3 at "
+                                       "customers.x.id"));
+    cm = rules();
+    cm.graphql_max_tokens = 10;
+    assert_non_null(violation(
+        analyze_with(a, &cm, "{ customers { id name segment plan orders { id } } }", NULL),
+        "graphql_max_tokens"));
+    cm = rules();
+    cm.graphql_max_chars = 20;
+    assert_non_null(violation(analyze_with(a, &cm, "{ customers { id name segment } }", NULL),
+                              "graphql_max_chars"));
+    sluice_arena_free(a);
+}
+
+/* 2^30 expanded fields from 30 fragments: refused quickly, not walked. */
+static void test_exponential_fragments_bounded(void **state)
+{
+    (void)state;
+    char doc[8192];
+    int n =
+        snprintf(doc, sizeof doc, "{ customer(id: 1) { ...F30 } } fragment F0 on Customer { id }");
+    for (int i = 1; i <= 30; i++)
+        n += snprintf(doc + n, sizeof doc - (size_t)n,
+                      " fragment F%d on Customer { ...F%d ...F%d }", i, i - 1, i - 1);
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    cm.graphql_max_cost = 1000000000;
+    cm.graphql_max_tokens = 5000;
+    const sluice_codefacts *f = analyze_with(a, &cm, doc, NULL);
+    assert_non_null(violation(f, "graphql_expansion"));
+    sluice_arena_free(a);
+}
+
+static void test_blocked_fields(void **state)
+{
+    (void)state;
+    static const char *const refused[] = {
+        "{ customers { x: ssn } }",
+        "{ customers { ...F } } fragment F on Customer { e: email }",
+        "{ customers { ... on Party { email } } }",
+        "{ customers { ... { ... on Customer { ssn } } } }",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        if (violation(analyze(a, refused[i]), "graphql_blocked_fields") == NULL)
+            fail_msg("not refused: %s", refused[i]);
+        sluice_arena_free(a);
+    }
+    sluice_arena *a = sluice_arena_new();
+    const sluice_codefacts *f = analyze(a, "{ customers(filter: { email: \"x@y\" }) { name } }");
+    assert_false(sluice_codefacts_refused(f));
+    assert_true(f->blocked_in_predicate);
+    const char *why;
+    assert_int_equal(sluice_graphql_frontend()->risk(f, &why), SLUICE_RISK_HIGH);
+    sluice_arena_free(a);
+}
+
+static void test_actions(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    assert_int_equal(analyze_with(a, &cm, "{ a: __schema { types { name } } }", NULL)->action,
+                     SLUICE_ACTION_ADMIN);
+    assert_int_equal(
+        analyze_with(a, &cm, "{ ...I } fragment I on Query { __type(name: \"Customer\") { name } }",
+                     NULL)
+            ->action,
+        SLUICE_ACTION_ADMIN);
+    cm.graphql_allow_introspection = true;
+    assert_int_equal(analyze_with(a, &cm, "{ __schema { types { name } } }", NULL)->action,
+                     SLUICE_ACTION_READ);
+    cm = rules();
+    const sluice_codefacts *m = analyze_with(
+        a, &cm, "mutation { updateCustomerSegment(id: 1, segment: \"SMB\") { id } }", NULL);
+    assert_int_equal(m->action, SLUICE_ACTION_WRITE);
+    assert_non_null(violation(m, "allowed_mutations"));
+    static const char *ops[] = { "deleteSupportTicket" };
+    static const char *allowed[] = { "deleteSupportTicket", "updateCustomerSegment" };
+    cm.delete_operations = (sluice_strlist){ ops, 1 };
+    cm.allowed_mutations = (sluice_strlist){ allowed, 2 };
+    m = analyze_with(a, &cm,
+                     "mutation { a: updateCustomerSegment(id: 1, segment: \"SMB\") { id } b: "
+                     "deleteSupportTicket(id: 2) }",
+                     NULL);
+    assert_false(sluice_codefacts_refused(m));
+    assert_int_equal(m->action, SLUICE_ACTION_DELETE);
+    assert_int_equal(m->operations.count, 2);
+    static const char *pattern[] = { "delete*" };
+    cm.delete_operations.count = 0;
+    cm.graphql_delete_patterns = (sluice_strlist){ pattern, 1 };
+    assert_int_equal(analyze_with(a, &cm, "mutation { deleteSupportTicket(id: 2) }", NULL)->action,
+                     SLUICE_ACTION_DELETE);
+    assert_non_null(violation(analyze_with(a, &cm, "subscription { customers { id } }", NULL),
+                              "graphql_subscriptions"));
+    assert_non_null(violation(analyze_with(a, &cm, "type T { a: Int } { customers { id } }", NULL),
+                              "ExecutableDefinitions"));
+    sluice_arena_free(a);
+}
+
+static void test_operation_name_and_variables(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    const char *doc =
+        "query A { customers { id } } query B($id: ID!) { customer(id: $id) { name } }";
+    assert_non_null(violation(analyze_with(a, &cm, doc, NULL), "graphql_operation_name"));
+    const sluice_codefacts *f = analyze_with(a, &cm, doc, "{\"$operationName\": \"A\"}");
+    assert_false(sluice_codefacts_refused(f));
+    assert_string_equal(f->operations.items[0], "customers");
+    assert_non_null(
+        violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\"}"), "graphql_variables"));
+    f = analyze_with(a, &cm, doc, "{\"$operationName\": \"B\", \"id\": \"4\"}");
+    assert_false(sluice_codefacts_refused(f));
+    assert_string_equal(f->operations.items[0], "customer");
+    assert_non_null(
+        violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\", \"id\": true}"),
+                  "graphql_variables"));
+    assert_non_null(violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"C\"}"),
+                              "graphql_operation_name"));
+    /* a variable's list size counts in the cost */
+    f = analyze_with(a, &cm, "query Q($n: Int) { customers(limit: $n) { id name } }",
+                     "{\"n\": 4000}");
+    assert_non_null(violation(f, "graphql_max_cost"));
+    sluice_arena_free(a);
+}
+
+static json_t *shaped(const char *code,
+                      const char *response,
+                      bool refuse,
+                      int64_t cap,
+                      sluice_status *st,
+                      sluice_exec_walk *sh)
+{
+    static const sluice_strlist blocked = { BLOCKED, 2 };
+    static const sluice_strlist none = { 0 };
+    json_t *data = json_loads(response, 0, NULL);
+    assert_non_null(data);
+    *sh = (sluice_exec_walk){ .code = code,
+                              .code_len = strlen(code),
+                              .document = sdl,
+                              .document_len = sdl_len,
+                              .blocked = { &blocked, &none },
+                              .refuse = refuse,
+                              .max_list_items = cap };
+    sluice_arena *a = sluice_arena_new();
+    sluice_error err;
+    *st = sluice_graphql_shape(a, data, sh, &err);
+    sh->first_hit = sh->first_hit != NULL ? "set" : NULL; /* the arena goes */
+    sluice_arena_free(a);
+    return data;
+}
+
+static void test_shaper(void **state)
+{
+    (void)state;
+    sluice_status st;
+    sluice_exec_walk sh;
+    /* an alias hiding a blocked field, through a fragment; and a key nobody asked for */
+    json_t *d = shaped("{ customers { id ...F } } fragment F on Customer { x: ssn }",
+                       "{\"customers\":[{\"id\":\"1\",\"x\":\"123-45-6789\",\"email\":\"a@b\"}]}",
+                       false, 0, &st, &sh);
+    assert_int_equal(st, SLUICE_OK);
+    char *text = json_dumps(d, JSON_COMPACT | JSON_SORT_KEYS);
+    assert_string_equal(text, "{\"customers\":[{\"id\":\"1\"}]}");
+    assert_int_equal(sh.stripped, 2);
+    free(text);
+    json_decref(d);
+    d = shaped("{ customers { ... on Party { e: email } } }", "{\"customers\":[{\"e\":\"a@b\"}]}",
+               true, 0, &st, &sh);
+    assert_int_equal(st, SLUICE_E_DENIED);
+    json_decref(d);
+    d = shaped("{ customers { id orders { id } } }",
+               "{\"customers\":[{\"id\":\"1\",\"orders\":[{\"id\":\"1\"},{\"id\":\"2\"},{\"id\":"
+               "\"3\"}]},{\"id\":\"2\",\"orders\":[]},{\"id\":\"3\",\"orders\":[]}]}",
+               false, 2, &st, &sh);
+    assert_int_equal(st, SLUICE_OK);
+    assert_true(sh.truncated);
+    assert_int_equal(json_array_size(json_object_get(d, "customers")), 2);
+    assert_int_equal(json_array_size(json_object_get(
+                         json_array_get(json_object_get(d, "customers"), 0), "orders")),
+                     2);
+    json_decref(d);
+}
+
+/* Every allocation failure is an error or an incomplete (refused) record, never a clean one. */
+static void test_fail_closed(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = rules();
+    sluice_frontend_context ctx = { .code_mode = &cm, .schema = &backend_schema };
+    const char *doc = "query Q($n: Int) { customers(limit: $n) { ...F orders { id } } } fragment F "
+                      "on Customer { id name }";
+    for (long n = 1;; n++) {
+        sluice_arena *a = sluice_arena_new();
+        assert_non_null(a);
+        sluice_codefacts *f = NULL;
+        sluice_error err;
+        sluice_arena_fail_at(n);
+        sluice_status st =
+            sluice_graphql_frontend()->analyze(a, doc, strlen(doc), "{\"n\": 2}", &ctx, &f, &err);
+        bool pending = sluice_arena_fail_pending();
+        sluice_arena_fail_at(0);
+        if (pending) { /* the run never reached its nth allocation: the sweep is done */
+            assert_int_equal(st, SLUICE_OK);
+            assert_false(sluice_codefacts_refused(f));
+            sluice_arena_free(a);
+            break;
+        }
+        if (!(st != SLUICE_OK || sluice_codefacts_refused(f)))
+            fail_msg("allocation %ld failed and the analysis was clean", n);
+        sluice_arena_free(a);
+        assert_true(n < 100000);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_seed_facts),
+        cmocka_unit_test(test_limits_through_fragments),
+        cmocka_unit_test(test_depth_tokens_chars),
+        cmocka_unit_test(test_exponential_fragments_bounded),
+        cmocka_unit_test(test_blocked_fields),
+        cmocka_unit_test(test_actions),
+        cmocka_unit_test(test_operation_name_and_variables),
+        cmocka_unit_test(test_shaper),
+        cmocka_unit_test(test_fail_closed),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
