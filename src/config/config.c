@@ -202,6 +202,10 @@ static const sluice_key_spec database_keys[] = {
     { STR_KEY(T, search_path), .min = 1, .def_str = "public" },
     { INT_KEY(T, pool_size, 1, 64, 4) },
     { INLINE_SECRET("password", "password_file or password_env") },
+    { STR_KEY(T, write_conninfo), .min = 1 },
+    { PATH_KEY(T, write_password_file) },
+    { STR_KEY(T, write_password_env), .check = sluice_checks_env_name },
+    { INLINE_SECRET("write_password", "write_password_file or write_password_env") },
 };
 #undef T
 

@@ -99,6 +99,11 @@ typedef struct sluice_config_database {
     const char *password_env;
     const char *search_path; /* pinned per call, default "public" */
     int64_t pool_size;       /* connections kept open, default 4, range 1..64 */
+    /* The separate write role that routes allowing writes run as (docs/postgres.md); NULL:
+     * every call runs on the read role, so the server refuses any change. */
+    const char *write_conninfo;
+    const char *write_password_file;
+    const char *write_password_env;
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */

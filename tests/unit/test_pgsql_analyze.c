@@ -48,9 +48,9 @@ static const pg_case cases[] = {
     { "SELEC 1", "syntax_error" },
     { "DELETE FROM orders", "sql_allow_deletes" },
     { "INSERT INTO orders (id) VALUES (1)", "sql_allow_writes" },
-    { "DO $$ BEGIN NULL; END $$", "sql_allow_ddl" },
-    { "SET ROLE postgres", "sql_allow_ddl" },
-    { "COPY customers TO PROGRAM 'id'", "sql_allow_ddl" },
+    { "DO $$ BEGIN NULL; END $$", "statement_not_allowed" },
+    { "SET ROLE postgres", "statement_not_allowed" },
+    { "COPY customers TO PROGRAM 'id'", "statement_not_allowed" },
     { "SELECT * INTO t FROM orders", "statement_not_allowed" },
     { "SELECT id FROM orders FOR UPDATE", "statement_not_allowed" },
     { "WITH d AS (DELETE FROM orders RETURNING id) SELECT id FROM d", "statement_not_allowed" },
@@ -129,6 +129,71 @@ static void test_pgsql_cases(void **state)
                      f->violation_count > 0 ? f->violations[0].message : "");
         if (cases[i].rule == NULL)
             assert_int_equal(strlen(f->code_hash), 64);
+        sluice_arena_free(arena);
+    }
+}
+
+/* Changes where a route allows them: resolved like reads, named "<kind>_<table>". */
+static const struct {
+    const char *sql;
+    const char *rule;      /* NULL: valid */
+    const char *operation; /* with rule NULL: the operation it is named by */
+} change_cases[] = {
+    { "UPDATE orders SET note = 'x' WHERE id = 1", NULL, "update_orders" },
+    { "UPDATE orders o SET note = c.name FROM customers c WHERE c.id = o.customer_id", NULL,
+      "update_orders" },
+    { "INSERT INTO orders (id, note) VALUES (1, 'a')", NULL, "insert_orders" },
+    { "INSERT INTO orders (id) VALUES (1) ON CONFLICT DO NOTHING", NULL, "insert_orders" },
+    { "DELETE FROM orders WHERE id = $1", NULL, "delete_orders" },
+    { "UPDATE customers SET name = 'x' WHERE ssn = $1", NULL, "update_customers" },
+    { "UPDATE orders SET note = 'x'", "sql_require_where_on_writes", NULL },
+    { "DELETE FROM orders", "sql_require_where_on_writes", NULL },
+    { "TRUNCATE orders", "sql_require_where_on_writes", NULL },
+    { "UPDATE customers SET name = ssn WHERE id = 1", "blocked_column", NULL },
+    { "UPDATE orders o SET note = c.email FROM customers c WHERE c.id = o.customer_id",
+      "blocked_column", NULL },
+    { "INSERT INTO orders (id, note) SELECT id, email FROM customers", "blocked_column", NULL },
+    { "UPDATE customers SET name = 'x' WHERE ssn LIKE '1%'", "blocked_predicate", NULL },
+    { "DELETE FROM orders o USING customers c WHERE c.id = o.customer_id AND c.ssn < '5'",
+      "blocked_predicate", NULL },
+    { "UPDATE orders SET note = 'x' WHERE id = 1 RETURNING note", "statement_not_allowed", NULL },
+    { "WITH x AS (SELECT 1) UPDATE orders SET note = 'x' WHERE id = 1", "statement_not_allowed",
+      NULL },
+    { "INSERT INTO orders (id) VALUES (1) ON CONFLICT (id) DO UPDATE SET note = 'x'",
+      "statement_not_allowed", NULL },
+    { "MERGE INTO orders o USING customers c ON o.customer_id = c.id WHEN MATCHED THEN UPDATE "
+      "SET note = 'x'",
+      "statement_not_allowed", NULL },
+    { "UPDATE customer_contacts SET name = 'x' WHERE id = 1", "unknown_table", NULL },
+    { "UPDATE nowhere SET a = 1 WHERE b = 2", "unknown_table", NULL },
+    { "CREATE TABLE t (a int)", "statement_not_allowed", NULL },
+};
+
+static void test_pgsql_changes(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = pgfx_cm();
+    cm.sql_allow_writes = cm.sql_allow_deletes = cm.sql_allow_ddl = true;
+    cm.sql_require_where_on_writes = true;
+    sluice_frontend_context fc = { .code_mode = &cm,
+                                   .schema = &pgfx_schema,
+                                   .engine = SLUICE_ENGINE_POSTGRES };
+    for (size_t i = 0; i < sizeof change_cases / sizeof change_cases[0]; i++) {
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = NULL;
+        sluice_error err;
+        const char *sql = change_cases[i].sql;
+        assert_int_equal(sluice_pgsql_analyze(arena, sql, strlen(sql), NULL, &fc, &f, &err),
+                         SLUICE_OK);
+        bool ok = change_cases[i].rule == NULL ? f->violation_count == 0
+                                               : has_rule(f, change_cases[i].rule);
+        if (!ok)
+            fail_msg("%s: expected %s, got %s (%s)", sql,
+                     change_cases[i].rule != NULL ? change_cases[i].rule : "no violation",
+                     first_rule(f) != NULL ? first_rule(f) : "none",
+                     f->violation_count > 0 ? f->violations[0].message : "");
+        if (change_cases[i].operation != NULL)
+            assert_true(sluice_codefacts_list_has(&f->operations, change_cases[i].operation));
         sluice_arena_free(arena);
     }
 }
@@ -243,6 +308,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_pgsql_cases),
+        cmocka_unit_test(test_pgsql_changes),
         cmocka_unit_test(test_pgsql_hash),
         cmocka_unit_test(test_pgsql_lineage_and_facts),
         cmocka_unit_test(test_pgsql_blocked_lookup_is_high_risk),

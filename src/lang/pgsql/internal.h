@@ -3,7 +3,8 @@
  *
  * Owns: the analysis context, the relation/scope model of name resolution, and one prototype
  * per stage: parse.c (libpg_query, statement kind, canonical form), query.c (SELECT, FROM,
- * CTEs, set operations, views), expr.c (expressions, lineage, the predicate rules),
+ * CTEs, set operations, views), write.c (changes), expr.c (expressions, lineage, the predicate
+ * rules),
  * functions.c (the allowlist), frontend.c (passes, rules, scores).
  * Does not own: the facts record (facts/codefacts.h, lang/sql/sql.h).
  */
@@ -109,6 +110,18 @@ void pg_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_l
 /* The relation a query node (SelectStmt) produces, resolved in parent (NULL at the top) with
  * the CTEs visible there. Problems are violations; the relation may then be partial. */
 pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node);
+
+/* The FROM items of a list (FROM, UPDATE ... FROM, DELETE ... USING) added to s. */
+void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from);
+
+/* The table a change writes (a RangeVar of a base table in the catalog; never a view or a CTE):
+ * added to resources_written and to s by its alias. False (a violation) when it is not one. */
+bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *range_var);
+
+/* ---- write.c ---- */
+
+/* Resolves an INSERT, UPDATE, DELETE, TRUNCATE or MERGE and applies the rules of changes. */
+void sluice_pgsql_change(pg_ctx *c, json_t *stmt);
 
 /* ---- expr.c ---- */
 

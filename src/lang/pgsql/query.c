@@ -98,12 +98,13 @@ static pg_rel view_rel(pg_ctx *c, const sluice_schema_table *t, json_t *at)
     return rel; /* the tree lives as long as the arena: names point into it */
 }
 
-static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t)
+/* A base table's columns; the table counts as read, or as written (a change's target). */
+static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t, bool written)
 {
     pg_col *cols = new_cols(c, t->column_count);
     if (cols == NULL)
         return empty_rel();
-    pg_add(c, &c->facts->resources_read, t->name);
+    pg_add(c, written ? &c->facts->resources_written : &c->facts->resources_read, t->name);
     for (size_t i = 0; i < t->column_count; i++) {
         cols[i].name = t->columns[i].name;
         cols[i].base = sluice_arena_printf(c->arena, "%s.%s", t->name, t->columns[i].name);
@@ -151,7 +152,7 @@ static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
         rel = view_rel(c, t, body);
         c->depth--;
     } else {
-        rel = table_rel(c, t);
+        rel = table_rel(c, t, false);
     }
     add_entry(c, s, alias_name != NULL ? alias_name : name,
               rename_cols(c, rel, json_object_get(alias, "colnames"), body));
@@ -286,6 +287,34 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
     else
         pg_violate(c, body, "unsupported_from", "read from tables, views, subqueries or CTEs",
                    "%s in FROM is not analyzed", type != NULL ? type : "this item");
+}
+
+void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from)
+{
+    for (size_t i = 0; i < json_array_size(from); i++)
+        from_item(c, s, json_array_get(from, i));
+    if (json_array_size(from) > 1)
+        sluice_sql_ext(c->facts)->join_count += json_array_size(from) - 1;
+}
+
+bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    const char *name = json_string_value(json_object_get(body, "relname"));
+    const char *schema = json_string_value(json_object_get(body, "schemaname"));
+    const sluice_schema_table *t = name != NULL && json_object_get(body, "catalogname") == NULL
+                                       ? catalog_table(c, schema, name)
+                                       : NULL;
+    if (t == NULL || t->is_view) {
+        pg_violate(c, body, "unknown_table",
+                   "change one of the tables listed in the code-mode://schema resource",
+                   "%s %s is not a table that can be changed here", t != NULL ? "view" : "table",
+                   name != NULL ? name : "?");
+        return false;
+    }
+    const char *alias =
+        json_string_value(json_object_get(json_object_get(body, "alias"), "aliasname"));
+    add_entry(c, s, alias != NULL ? alias : name, table_rel(c, t, true));
+    return true;
 }
 
 /* ---- the SELECT list ---- */
@@ -520,11 +549,7 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
 
 static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
 {
-    json_t *from = json_object_get(body, "fromClause");
-    for (size_t i = 0; i < json_array_size(from); i++)
-        from_item(c, s, json_array_get(from, i));
-    if (json_array_size(from) > 1)
-        sluice_sql_ext(c->facts)->join_count += json_array_size(from) - 1;
+    sluice_pgsql_from_list(c, s, json_object_get(body, "fromClause"));
     sluice_codefacts_list ignore = { 0 };
     json_t *where = json_object_get(body, "whereClause");
     if (where != NULL && c->depth <= 1)
