@@ -50,4 +50,4 @@ export SLUICE_PG_WRITE="host=$PG_SOCKET port=$port dbname=demo user=sluice_write
 "${psql[@]}" -d demo -c "UPDATE budget_note SET note = 'note ' || id" >/dev/null
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 cd "$SLUICE_SOURCE_DIR/tests/pg"
-node --test --test-reporter=spec --test-concurrency=1 postgres.test.mjs
+node --test --test-reporter=spec --test-concurrency=1 postgres.test.mjs writes.test.mjs
