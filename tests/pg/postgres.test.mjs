@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { assertRefused, assertStoppedByTimeout, connectStdio, errorText, execute, sluiceBin, validate, work,
          writeConfig }
   from "../e2e/codemode_harness.mjs";
+import { admin } from "./pg_admin.mjs";
 
 const READ = process.env.SLUICE_PG_READ;
 const ADMIN = process.env.SLUICE_PG_ADMIN;
@@ -228,5 +229,34 @@ describe("the start-up write probe", () => {
     const r = probe(READ);
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /can write/);
+  });
+});
+
+describe("the catalog is re-read on SIGHUP", () => {
+  test("a new view is unknown until SIGHUP; a redefined view is judged by its new definition", async () => {
+    admin("CREATE VIEW sighup_view AS SELECT id, name FROM customers; GRANT SELECT ON sighup_view TO sluice_read");
+    const s = await connectStdio(writeConfig("pg-sighup", { database: pgDatabase(READ), autoApprove: ["low", "medium", "high"] }));
+    try {
+      const judge = (code) => validate(s.client, code);
+      assert.equal((await judge("SELECT name FROM sighup_view")).valid, true);
+      admin("CREATE VIEW sighup_late AS SELECT id, name FROM customers; GRANT SELECT ON sighup_late TO sluice_read; " +
+            "CREATE OR REPLACE VIEW sighup_view AS SELECT id, ssn AS name FROM customers");
+      const late = await judge("SELECT name FROM sighup_late");
+      assert.equal(late.valid, false, "known before the reload");
+      assert.match(JSON.stringify(late.violations), /unknown_table/);
+      process.kill(s.pid, "SIGHUP");
+      let now = late;
+      for (let i = 0; i < 40 && !now.valid; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        now = await judge("SELECT name FROM sighup_late");
+      }
+      assert.equal(now.valid, true, JSON.stringify(now.violations));
+      const redefined = await judge("SELECT name FROM sighup_view");
+      assert.equal(redefined.valid, false);
+      assert.match(JSON.stringify(redefined.violations), /blocked_column/);
+    } finally {
+      await s.close();
+      admin("DROP VIEW sighup_view, sighup_late");
+    }
   });
 });

@@ -4,11 +4,11 @@
 // write role of examples/postgres/write_role.sql. psql, as the admin, is the witness of what the
 // server holds afterwards.
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
 import { API_KEYS, connectHttp, errorText, execute, startHttp, validate, work } from "../e2e/codemode_harness.mjs";
+import { admin } from "./pg_admin.mjs";
 
 const { SLUICE_PG_READ: READ, SLUICE_PG_WRITE: WRITE, SLUICE_PG_ADMIN: ADMIN, SLUICE_SOURCE_DIR: src } = process.env;
 if (!READ || !WRITE || !ADMIN) throw new Error("run through ctest_postgres.sh");
@@ -16,13 +16,6 @@ if (!READ || !WRITE || !ADMIN) throw new Error("run through ctest_postgres.sh");
 const users = { alice: "StandardUsers", pat: "PowerUsers" };
 let server;
 const clients = {};
-
-// What the server holds, asked as the admin (never through sluice).
-function admin(sql) {
-  const r = spawnSync("psql", ["-X", "-A", "-t", "-d", ADMIN, "-c", sql], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  return r.stdout.trim();
-}
 
 before(async () => {
   let keys = "";

@@ -10,6 +10,7 @@
  * Does not own: any stage's logic (see internal.h).
  */
 #include "core/limits.h"
+#include "exec/catalog.h"
 #include "exec/executor.h"
 #include "lang/pgsql/internal.h"
 
@@ -168,8 +169,12 @@ static void score(sluice_codefacts *f, const sluice_schema *schema)
                 f->estimated_rows = schema->tables[i].approx_rows;
 }
 
+/* The live catalog of the backend (re-read on SIGHUP, exec/catalog.h) when there is one; the
+ * context's fixed schema otherwise (unit tests, fuzzing). */
 static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc, sluice_error *err)
 {
+    if (fc != NULL && fc->executor != NULL)
+        return sluice_executor_catalog(fc->executor, c->arena, &c->schema, err);
     c->schema = fc != NULL ? fc->schema : NULL;
     if (c->schema != NULL || fc == NULL || fc->executor == NULL)
         return SLUICE_OK;
