@@ -84,7 +84,8 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
     for (size_t i = 0; i < rel->count; i++) {
         const pg_col *col = &rel->cols[i];
         sluice_codefacts_output *out = NULL;
-        if (sluice_codefacts_add_output(c->facts, col->name, "", &out) != SLUICE_OK) {
+        if (sluice_codefacts_add_output(c->facts, col->name, col->type != NULL ? col->type : "",
+                                        &out) != SLUICE_OK) {
             c->nomem = true;
             return;
         }

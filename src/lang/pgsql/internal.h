@@ -29,6 +29,7 @@ typedef struct pg_col {
     const char *name;
     sluice_codefacts_list lineage;
     const char *base;
+    const char *type; /* the catalog's type when known (base columns, casts), else NULL */
 } pg_col;
 
 typedef struct pg_rel {
@@ -55,6 +56,7 @@ typedef struct pg_scope {
     size_t cap;
     const pg_cte *ctes;
     const pg_rel *outputs; /* the SELECT list, for ORDER BY by output name; may be NULL */
+    json_t *windows;       /* the SELECT's WINDOW clause (WindowDef nodes); may be NULL */
 } pg_scope;
 
 typedef enum pg_mode {
@@ -137,6 +139,9 @@ bool sluice_pgsql_lineage_blocked(const pg_ctx *c, const sluice_codefacts_list *
 /* Resolves an ORDER BY/GROUP BY/USING name against the scope; NULL when unknown. */
 const pg_col *sluice_pgsql_find_column(
     pg_ctx *c, const pg_scope *s, const char *qualifier, const char *name, json_t *body);
+
+/* `(alias).field` (an A_Indirection body) as the column it names, or NULL when it is not one. */
+const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *body);
 
 /* ---- functions.c ---- */
 
