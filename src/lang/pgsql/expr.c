@@ -7,8 +7,9 @@
  *   |---------------------------------------|------------------------------------------------|
  *   | SELECT list (any expression)          | never (blocked_column)                         |
  *   | WHERE, ON, HAVING, FILTER             | bare, `=` or IS NOT DISTINCT FROM against a    |
- *   |                                       | base-table column, one parameter, one literal  |
- *   | GROUP BY                              | bare                                           |
+ *   |                                       | base-table column, one parameter, one literal; |
+ *   |                                       | IS [NOT] NULL; IN (SELECT one base column)     |
+ *   | GROUP BY, DISTINCT ON, GROUPING SETS  | bare                                           |
  *   | ORDER BY, PARTITION BY, window ORDER  | never                                          |
  *   | IN / ANY / ALL / EXISTS subqueries    | only inside them under the same rules          |
  *   | a function, cast, LIKE, <, BETWEEN... | never                                          |
@@ -457,8 +458,12 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
         c->depth--;
         return;
     }
-    const pg_col *field = NULL;
-    if (strcmp(type, "ColumnRef") == 0) {
+    const pg_col *field = NULL, *bare = NULL;
+    if (mode == PG_PREDICATE && strcmp(type, "NullTest") == 0 &&
+        (bare = bare_base(c, s, json_object_get(body, "arg"))) != NULL &&
+        sluice_pgsql_blocked(c, bare->base)) {
+        note_blocked_use(c, bare); /* `blocked IS [NOT] NULL` filters by presence only */
+    } else if (strcmp(type, "ColumnRef") == 0) {
         sluice_codefacts_list here = { 0 };
         column_ref(c, s, body, &here);
         use_columns(c, body, mode, &here, out);

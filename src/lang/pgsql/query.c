@@ -555,13 +555,22 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
 
 /* ---- clauses ---- */
 
+/* GROUP BY and DISTINCT ON items: a bare column groups rows without computing anything from
+ * its value, so a blocked one is allowed there (and noted); GROUPING SETS, ROLLUP and CUBE
+ * group by their members the same way. */
 static void group_by(pg_ctx *c, const pg_scope *s, json_t *items)
 {
     for (size_t i = 0; i < json_array_size(items); i++) {
         json_t *item = json_array_get(items, i);
+        json_t *set = pg_node_body(item, "GroupingSet");
+        json_t *row = pg_node_body(item, "RowExpr");
+        if (set != NULL || row != NULL) {
+            group_by(c, s,
+                     json_object_get(set != NULL ? set : row, set != NULL ? "content" : "args"));
+            continue;
+        }
         json_t *ref = pg_node_body(item, "ColumnRef");
         sluice_codefacts_list lineage = { 0 };
-        /* A bare column groups rows without computing anything from its value. */
         sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_PREDICATE, &lineage);
         for (size_t k = 0; ref != NULL && k < lineage.count; k++)
             if (sluice_pgsql_blocked(c, lineage.items[k]))
@@ -719,9 +728,7 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
         sluice_sql_ext(c->facts)->has_group_by = true;
     group_by(c, s, group);
     sluice_pgsql_expr(c, s, json_object_get(body, "havingClause"), PG_PREDICATE, &ignore);
-    json_t *distinct = json_object_get(body, "distinctClause");
-    for (size_t i = 0; i < json_array_size(distinct); i++)
-        sluice_pgsql_expr(c, s, json_array_get(distinct, i), PG_PREDICATE, &ignore);
+    group_by(c, s, json_object_get(body, "distinctClause")); /* DISTINCT ON (...) */
     order_by(c, s, &rel, body);
     limits(c, s, body);
     return rel;
