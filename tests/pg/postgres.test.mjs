@@ -227,6 +227,34 @@ describe("code mode on PostgreSQL (least-privilege role)", () => {
     assert.match(text, /"bigint"/);
   });
 
+  test("an MCP cancellation reaches PostgreSQL: the backend's query is gone", { timeout: 30000 }, async () => {
+    const code = "SELECT count(*) AS n FROM orders a, orders b, orders c WHERE a.id > 0";
+    const running = () => Number(admin("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sluice' " +
+                                       "AND state = 'active' AND query LIKE 'FETCH%sluice_cursor'"));
+    const slow = await connectStdio(writeConfig("pg-cancel", { database: pgDatabase(READ), timeout: 60,
+                                                               autoApprove: ["low", "medium", "high"] }));
+    try {
+      const v = await validate(slow.client, code);
+      assert.equal(v.valid, true, JSON.stringify(v.violations));
+      const ac = new AbortController();
+      const call = slow.client.callTool({ name: "execute_code", arguments: { code, approval_token: v.approval_token } },
+                                        undefined, { signal: ac.signal, timeout: 60000 });
+      call.catch(() => {});
+      let seen = 0;
+      for (let i = 0; i < 100 && seen === 0; i++) { await new Promise((r) => setTimeout(r, 50)); seen = running(); }
+      assert.equal(seen, 1, "the query never ran on the server");
+      const t0 = Date.now();
+      ac.abort("e2e cancel");
+      await assert.rejects(call, /e2e cancel/);
+      let left = seen;
+      for (let i = 0; i < 100 && left !== 0; i++) { await new Promise((r) => setTimeout(r, 50)); left = running(); }
+      assert.equal(left, 0, "the query still runs on the server");
+      assert.ok(Date.now() - t0 < 5000, `the server stopped only after ${Date.now() - t0} ms`);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test("the server survived every attempt and wrote nothing", async () => {
     await pg.client.ping();
     const t = await rows(pg.client, "SELECT count(*) AS n FROM customers");
