@@ -23,15 +23,13 @@ cleanup() {
     rm -rf "$tmp"
 }
 trap cleanup EXIT
-mkdir -p "$tmp/csv" "$tmp/work"
+mkdir -p "$tmp/work"
 "$SLUICE_BIN" demo-db "$tmp/work/demo.duckdb" >/dev/null
 "$SLUICE_BIN" keygen -o "$tmp/work/token.key" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 pg_cluster_start "$tmp" "$port" bench
 psql=(psql -q -X -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -p "$port" -U bench)
-"${psql[@]}" -d postgres -c "CREATE DATABASE demo" >/dev/null
-node "$src/bench/peers/load_pg.mjs" "$tmp/work/demo.duckdb" "$tmp/csv" >"$tmp/load.sql"
-"${psql[@]}" -d demo -f "$tmp/load.sql" >/dev/null
+pg_cluster_demo "$tmp/work/demo.duckdb" "$tmp"
 "${psql[@]}" -d demo -f "$src/examples/postgres/read_role.sql" >/dev/null
 conninfo="host=$PG_SOCKET port=$port dbname=demo user=sluice_read"
 url="postgresql://sluice_read@localhost/demo?host=$PG_SOCKET&port=$port"

@@ -17,7 +17,7 @@ if [ ! -x "$PG_BIN/initdb" ]; then
 fi
 work="$SLUICE_BUILD_DIR/e2e-postgres"
 rm -rf "$work"
-mkdir -p "$work/csv"
+mkdir -p "$work"
 tmp=$(mktemp -d)
 cleanup() {
     pg_cluster_stop
@@ -29,9 +29,7 @@ trap cleanup EXIT
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 pg_cluster_start "$tmp" "$port" sluice_admin
 psql=(psql -q -X -v ON_ERROR_STOP=1 -h "$PG_SOCKET" -p "$port" -U sluice_admin)
-"${psql[@]}" -d postgres -c "CREATE DATABASE demo" >/dev/null
-node "$SLUICE_SOURCE_DIR/bench/peers/load_pg.mjs" "$work/demo.duckdb" "$work/csv" >"$work/load.sql"
-"${psql[@]}" -d demo -f "$work/load.sql" >/dev/null
+pg_cluster_demo "$work/demo.duckdb" "$work"
 # Seed 000's budget notes: the table the power users' write policy names.
 "${psql[@]}" -d demo -c "CREATE TABLE budget_note AS SELECT i AS id, 'note ' || i AS note FROM generate_series(1, 10) AS g(i)" >/dev/null
 "${psql[@]}" -d demo -f "$SLUICE_SOURCE_DIR/examples/postgres/read_role.sql" >/dev/null

@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { API_KEYS, connectHttp, errorText, execute, startHttp, validate, work } from "../e2e/codemode_harness.mjs";
+import { apiKeyUsers, connectHttp, errorText, execute, startHttp, validate, work } from "../e2e/codemode_harness.mjs";
 import { admin } from "./pg_admin.mjs";
 
 const { SLUICE_PG_READ: READ, SLUICE_PG_WRITE: WRITE, SLUICE_PG_ADMIN: ADMIN, SLUICE_SOURCE_DIR: src } = process.env;
@@ -18,12 +18,7 @@ let server;
 const clients = {};
 
 before(async () => {
-  let keys = "";
-  for (const [user, group] of Object.entries(users)) {
-    API_KEYS[user] = `${user}-key-0123456789abcdef`;
-    process.env[`SLUICE_E2E_KEY_${user.toUpperCase()}`] = API_KEYS[user];
-    keys += `[[api_keys]]\nuser = "${user}"\ngroups = ["${group}"]\nkey_env = "SLUICE_E2E_KEY_${user.toUpperCase()}"\n`;
-  }
+  const keys = apiKeyUsers(users);
   const file = path.join(work, "pg-writes.toml");
   writeFileSync(file, `
 [server]

@@ -94,28 +94,6 @@ static void truncate_stmt(pg_ctx *c, json_t *body)
     }
 }
 
-/* The sql_* rules of [code_mode] that apply to a change. */
-static void change_rules(pg_ctx *c, const char *type)
-{
-    const sluice_config_code_mode *cm = c->cm;
-    sluice_codefacts *f = c->facts;
-    if (f->action == SLUICE_ACTION_WRITE && !cm->sql_allow_writes)
-        sluice_codefacts_violate(f, "sql_allow_writes", 0, 0,
-                                 "code mode is read-only here; ask for a curated tool or an "
-                                 "administrator",
-                                 "%s statements are not allowed: writes are disabled",
-                                 f->statement_kind);
-    if (f->action == SLUICE_ACTION_DELETE && !cm->sql_allow_deletes)
-        sluice_codefacts_violate(
-            f, "sql_allow_deletes", 0, 0, "code mode is read-only here; ask an administrator",
-            "%s statements are not allowed: deletes are disabled", f->statement_kind);
-    bool needs_where = strcmp(type, "InsertStmt") != 0;
-    if (needs_where && cm->sql_require_where_on_writes && !sluice_sql_ext(f)->has_where)
-        sluice_codefacts_violate(f, "sql_require_where_on_writes", 0, 0,
-                                 "add a WHERE clause naming the rows to change",
-                                 "%s without WHERE would touch every row", f->statement_kind);
-}
-
 void sluice_pgsql_change(pg_ctx *c, json_t *stmt)
 {
     const char *type = pg_node_type(stmt);
@@ -139,5 +117,5 @@ void sluice_pgsql_change(pg_ctx *c, json_t *stmt)
         else
             delete_stmt(c, &s, body);
     }
-    change_rules(c, type);
+    sluice_sql_change_rules(c->facts, c->cm, strcmp(type, "InsertStmt") != 0);
 }
