@@ -11,7 +11,7 @@
 #include "codemode/key_store.h"
 #include "config/config.h"
 #include "core/log.h"
-#include "exec/catalog.h"
+#include "exec/executor.h"
 #include "mcp/server.h"
 #include "querymode/querymode.h"
 #include "surface/curated.h"

@@ -16,18 +16,8 @@
 
 typedef struct sluice_exec_catalog sluice_exec_catalog;
 
-/* Asks every executor of the process to re-read its catalog at its next use. Async-signal-safe
- * (one lock-free atomic increment): the SIGHUP handler calls it. */
-void sluice_executor_request_catalog_reload(void);
-
-/* The catalog of ex (sluice_executor_schema's, marks included), read at the first use and again
- * after a reload request; held until arena is freed. When a re-read fails, the previous catalog
- * stays (logged as a warning): names it does not know are still refused. Errors (first read
- * only): as sluice_executor_schema; SLUICE_E_NOMEM. */
-sluice_status sluice_executor_catalog(sluice_executor *ex,
-                                      sluice_arena *arena,
-                                      const sluice_schema **out,
-                                      sluice_error *err);
+/* The public half (sluice_executor_catalog, sluice_executor_request_catalog_reload) is in
+ * executor.h, with the rest of the catalog/bind service. */
 
 /* For executor.c: the holder each executor owns. NULL on NOMEM. */
 sluice_exec_catalog *sluice_exec_catalog_new(void);

@@ -10,7 +10,6 @@
  * Does not own: any stage's logic (see internal.h).
  */
 #include "core/limits.h"
-#include "exec/catalog.h"
 #include "exec/executor.h"
 #include "lang/pgsql/internal.h"
 
@@ -170,8 +169,8 @@ static void score(sluice_codefacts *f, const sluice_schema *schema)
                 f->estimated_rows = schema->tables[i].approx_rows;
 }
 
-/* The live catalog of the backend (re-read on SIGHUP, exec/catalog.h) when there is one; the
- * context's fixed schema otherwise (unit tests, fuzzing). */
+/* The live catalog of the backend (re-read on SIGHUP, sluice_executor_catalog) when there is one;
+ * the context's fixed schema otherwise (unit tests, fuzzing). */
 static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc, sluice_error *err)
 {
     if (fc != NULL && fc->executor != NULL)
