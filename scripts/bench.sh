@@ -15,7 +15,7 @@
 # benchmark fails to run); times are reported, never asserted.
 #
 #   scripts/bench.sh BUILD            BUILD holds the sluice binary (make bench passes $(BUILD))
-#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar, durable, graphql (default: all)
+#   BENCH_ONLY=tokens scripts/bench.sh build      one of: tokens, peers, sql, mcp, cedar, pg, durable, graphql (default: all)
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:?usage: scripts/bench.sh BUILD}" && pwd)
@@ -56,6 +56,10 @@ fi
 if [ -z "$only" ] || [ "$only" = cedar ]; then
     echo "== Cedar decisions vs cedar-wasm (bench/cedar)"
     bash "$src/bench/cedar/run.sh" || status=$?
+fi
+if [ -z "$only" ] || [ "$only" = pg ]; then
+    echo "== SQL code mode on PostgreSQL (bench/pg)"
+    SLUICE_BIN="$sluice" BENCH_PG="$build/bench_pg" bash "$src/bench/pg/run.sh" || status=$?
 fi
 if [ -z "$only" ] || [ "$only" = durable ]; then
     echo "== durable appends: group commit vs one sync per record (bench/durable)"

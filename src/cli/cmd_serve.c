@@ -14,6 +14,7 @@
 #include "codemode/key_store.h"
 #include "config/config.h"
 #include "core/log.h"
+#include "exec/executor.h"
 #include "mcp/server.h"
 #include "querymode/querymode.h"
 #include "transport/http.h"
@@ -158,12 +159,14 @@ static void on_signal(int sig)
     stop_requested = 1;
 }
 
-/* SIGHUP: re-read the token keys (a lock-free atomic store; the next token use or serve-loop
- * tick reloads). SA_RESTART so stdio's blocking read carries on. */
+/* SIGHUP: re-read the token keys and the backends' catalogs (lock-free atomic stores; the next
+ * token use or serve-loop tick reloads the keys, the next analysis the catalog). SA_RESTART so
+ * stdio's blocking read carries on. */
 static void on_sighup(int sig)
 {
     (void)sig;
     sluice_key_store_request_reload(reload_keys);
+    sluice_executor_request_catalog_reload();
 }
 
 static void handle_sighup(sluice_codemode *cm)

@@ -412,6 +412,17 @@ check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, 
         return sluice_keys_fail_at(ld, line, col, "password_env",
                                    "set only one of password_file and password_env");
     }
+    if (db->write_conninfo != NULL && conninfo_has_password(db->write_conninfo)) {
+        sluice_keys_value_pos(table, "write_conninfo", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "write_conninfo",
+                                   "inline secrets are refused: write_conninfo carries a "
+                                   "password; use write_password_file or write_password_env");
+    }
+    if (db->write_password_file != NULL && db->write_password_env != NULL) {
+        sluice_keys_value_pos(table, "write_password_env", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "write_password_env",
+                                   "set only one of write_password_file and write_password_env");
+    }
     return SLUICE_OK;
 }
 
@@ -419,8 +430,10 @@ sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
     static const char *const duckdb_only[] = { "memory_limit", "threads", NULL };
-    static const char *const postgres_only[] = { "conninfo",    "password_file", "password_env",
-                                                 "search_path", "pool_size",     NULL };
+    static const char *const postgres_only[] = {
+        "conninfo",       "password_file",       "password_env",       "search_path", "pool_size",
+        "write_conninfo", "write_password_file", "write_password_env", NULL
+    };
     static const char *const graphql_only[] = { "endpoint", "auth_token_env",     "auth_token_file",
                                                 "ca_file",  "max_response_bytes", NULL };
     static const char *const not_postgres[] = { "path", NULL };

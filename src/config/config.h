@@ -100,6 +100,11 @@ typedef struct sluice_config_database {
     const char *password_env;
     const char *search_path; /* pinned per call, default "public" */
     int64_t pool_size;       /* connections kept open, default 4, range 1..64 */
+    /* The separate write role that routes allowing writes run as (docs/postgres.md); NULL:
+     * every call runs on the read role, so the server refuses any change. */
+    const char *write_conninfo;
+    const char *write_password_file;
+    const char *write_password_env;
     /* engine = "graphql": the upstream server. path is then the schema (SDL file). */
     const char *endpoint;        /* http(s) URL the operation is POSTed to */
     const char *auth_header;     /* header name for the credential; default Authorization */

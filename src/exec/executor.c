@@ -4,6 +4,7 @@
  */
 #include "exec/executor.h"
 
+#include "exec/catalog.h"
 #include "exec/duckdb.h"
 #include "exec/graphql_http.h"
 #include "exec/postgres.h"
@@ -22,6 +23,7 @@ struct sluice_executor {
     sluice_strlist blocked; /* blocked_fields + sql_blocked_columns */
     sluice_strlist allowed_tables;
     sluice_strlist blocked_tables;
+    sluice_exec_catalog *catalog; /* the shared, reloadable catalog (catalog.c) */
 };
 
 bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode)
@@ -65,6 +67,9 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
     ex->state = state;
     ex->kind = kind;
     ex->arena = arena;
+    ex->catalog = sluice_exec_catalog_new();
+    if (ex->catalog == NULL)
+        goto nomem;
     if (code_mode != NULL) {
         if (copy_lists(arena, &ex->blocked, &code_mode->blocked_fields,
                        &code_mode->sql_blocked_columns) != SLUICE_OK ||
@@ -77,6 +82,8 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
     *out = ex;
     return SLUICE_OK;
 nomem:
+    if (ex != NULL)
+        sluice_exec_catalog_free(ex->catalog);
     sluice_arena_free(arena);
     free(ex);
     ops->close(state);
@@ -94,6 +101,11 @@ sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode 
     limits.max_api_calls = code_mode->max_api_calls;
     limits.max_loop_iterations = code_mode->max_loop_iterations;
     return limits;
+}
+
+sluice_exec_catalog *sluice_executor_catalog_of(sluice_executor *ex)
+{
+    return ex != NULL ? ex->catalog : NULL;
 }
 
 void *sluice_executor_state(const sluice_executor *ex)
@@ -274,6 +286,7 @@ void sluice_executor_close(sluice_executor *ex)
 {
     if (ex == NULL)
         return;
+    sluice_exec_catalog_free(ex->catalog);
     ex->ops->close(ex->state);
     sluice_arena_free(ex->arena);
     free(ex);

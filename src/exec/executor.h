@@ -181,6 +181,20 @@ sluice_status sluice_executor_execute(sluice_executor *ex,
 
 /* --- the catalog/bind service: what a front end may ask without naming the engine --------- */
 
+/* The catalog of ex (sluice_executor_schema's, marks included) as last read: at the first use,
+ * and again after a reload request (SIGHUP); one refcounted snapshot shared by every request,
+ * held until arena is freed (exec/catalog.c). When a re-read fails, the previous catalog stays
+ * (logged as a warning): names it does not know are still refused. Errors (first read only): as
+ * sluice_executor_schema; SLUICE_E_NOMEM. */
+sluice_status sluice_executor_catalog(sluice_executor *ex,
+                                      sluice_arena *arena,
+                                      const sluice_schema **out,
+                                      sluice_error *err);
+
+/* Asks every executor of the process to re-read its catalog at its next use. Async-signal-safe
+ * (one lock-free atomic increment): the SIGHUP handler calls it. */
+void sluice_executor_request_catalog_reload(void);
+
 /* The DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL against, or NULL
  * when the backend offers none: the front end then mirrors sluice_executor_schema. */
 void *sluice_executor_bind_catalog(sluice_executor *ex);

@@ -1,17 +1,84 @@
 /*
- * pg_conn.c — PostgreSQL connections: opening one (conninfo plus the password from the state,
- * application_name = sluice, UTC), the small pool of idle ones, and running sluice's own fixed
- * SQL on them.
+ * pg_conn.c — PostgreSQL connections: one pool per role (the read role, and the write role when
+ * configured), each with its conninfo and the password read from a file or the environment;
+ * opening one (application_name = sluice, UTC), the small pool of idle ones, and running
+ * sluice's own fixed SQL on them.
  *
  * Owns: the rule that a connection goes back to the pool only after DISCARD ALL succeeded (so a
  * session setting, advisory lock or LISTEN a statement managed to leave behind never reaches the
  * next call) and only when the caller says its state is known.
  * Does not own: transactions and statements (postgres.c).
  */
+#include "core/limits.h"
 #include "exec/pg_internal.h"
 
+#include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* The password from password_file (one line; the newline is not part of it) or password_env;
+ * NULL in *out when neither is set. */
+static sluice_status
+read_password(const char *file, const char *env, char **out, sluice_arena *arena, sluice_error *err)
+{
+    *out = NULL;
+    if (env != NULL) {
+        const char *v = getenv(env);
+        if (v == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_IO,
+                                    "[database] the password variable %s is not set", env);
+        *out = strdup(v);
+        return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    }
+    if (file == NULL)
+        return SLUICE_OK;
+    FILE *f = fopen(file, "r");
+    if (f == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot read password file '%s': %s", file,
+                                strerror(errno));
+    char *buf = calloc(1, SLUICE_LIMIT_PG_PASSWORD_BYTES + 1);
+    size_t n = buf != NULL ? fread(buf, 1, SLUICE_LIMIT_PG_PASSWORD_BYTES, f) : 0;
+    fclose(f);
+    if (buf == NULL)
+        return SLUICE_E_NOMEM;
+    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+        buf[--n] = '\0';
+    *out = buf;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_pg_pool_init(pg_pool *pool,
+                                  const char *conninfo,
+                                  const char *password_file,
+                                  const char *password_env,
+                                  size_t size,
+                                  sluice_arena *arena,
+                                  sluice_error *err)
+{
+    memset(pool, 0, sizeof(*pool));
+    pthread_mutex_init(&pool->lock, NULL);
+    pool->size = size;
+    pool->idle = calloc(size, sizeof(*pool->idle));
+    pool->conninfo = strdup(conninfo);
+    if (pool->idle == NULL || pool->conninfo == NULL)
+        return SLUICE_E_NOMEM;
+    return read_password(password_file, password_env, &pool->password, arena, err);
+}
+
+void sluice_pg_pool_free(pg_pool *pool)
+{
+    for (size_t i = 0; i < pool->idle_count; i++)
+        PQfinish(pool->idle[i]);
+    pool->idle_count = 0;
+    pthread_mutex_destroy(&pool->lock);
+    free(pool->idle);
+    if (pool->password != NULL)
+        explicit_bzero(pool->password, strlen(pool->password));
+    free(pool->password);
+    free(pool->conninfo);
+    memset(pool, 0, sizeof(*pool));
+}
 
 /* libpq's error text without the trailing newline, in arena. */
 static const char *conn_message(PGconn *conn, sluice_arena *arena)
@@ -24,7 +91,7 @@ static const char *conn_message(PGconn *conn, sluice_arena *arena)
     return copy != NULL ? copy : "unknown error";
 }
 
-static sluice_status connect_new(pg_state *s, PGconn **out, sluice_arena *arena, sluice_error *err)
+static sluice_status connect_new(pg_pool *s, PGconn **out, sluice_arena *arena, sluice_error *err)
 {
     /* dbname first and expanded: the later keywords override what conninfo says. */
     const char *keys[] = { "dbname", "application_name", "options", "password", NULL };
@@ -41,7 +108,7 @@ static sluice_status connect_new(pg_state *s, PGconn **out, sluice_arena *arena,
     return SLUICE_OK;
 }
 
-sluice_status sluice_pg_conn_take(pg_state *s, PGconn **out, sluice_arena *arena, sluice_error *err)
+sluice_status sluice_pg_conn_take(pg_pool *s, PGconn **out, sluice_arena *arena, sluice_error *err)
 {
     *out = NULL;
     pthread_mutex_lock(&s->lock);
@@ -56,7 +123,7 @@ sluice_status sluice_pg_conn_take(pg_state *s, PGconn **out, sluice_arena *arena
     return connect_new(s, out, arena, err);
 }
 
-void sluice_pg_conn_give(pg_state *s, PGconn *conn, bool reusable)
+void sluice_pg_conn_give(pg_pool *s, PGconn *conn, bool reusable)
 {
     if (conn == NULL)
         return;
@@ -68,19 +135,12 @@ void sluice_pg_conn_give(pg_state *s, PGconn *conn, bool reusable)
         reusable = false;
     }
     pthread_mutex_lock(&s->lock);
-    if (reusable && s->idle_count < s->pool_size) {
+    if (reusable && s->idle_count < s->size) {
         s->idle[s->idle_count++] = conn;
         conn = NULL;
     }
     pthread_mutex_unlock(&s->lock);
     PQfinish(conn);
-}
-
-void sluice_pg_conn_close_all(pg_state *s)
-{
-    for (size_t i = 0; i < s->idle_count; i++)
-        PQfinish(s->idle[i]);
-    s->idle_count = 0;
 }
 
 sluice_status sluice_pg_run(PGconn *conn, const char *sql, sluice_arena *arena, sluice_error *err)

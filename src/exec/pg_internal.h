@@ -16,27 +16,52 @@
 #include <pthread.h>
 #include <stdbool.h>
 
-typedef struct pg_state {
+/* The connections of one role. */
+typedef struct pg_pool {
     char *conninfo;
     char *password; /* NULL: libpq's own sources (.pgpass, PGPASSWORD) */
-    char *search_path;
-    size_t pool_size;
+    size_t size;
     pthread_mutex_t lock;
-    PGconn **idle; /* pool_size slots */
+    PGconn **idle; /* size slots */
     size_t idle_count;
+} pg_pool;
+
+typedef struct pg_state {
+    pg_pool read;
+    pg_pool write; /* write.conninfo NULL: no write role, every call reads */
+    bool allow_writes, allow_deletes;
+    char *search_path;
 } pg_state;
+
+/* Fills pool for conninfo, the password from password_file or password_env (NULL: libpq's own
+ * sources). SLUICE_E_IO (file unreadable, env unset; err in arena), SLUICE_E_NOMEM. The pool
+ * needs sluice_pg_pool_free even on failure. */
+sluice_status sluice_pg_pool_init(pg_pool *pool,
+                                  const char *conninfo,
+                                  const char *password_file,
+                                  const char *password_env,
+                                  size_t size,
+                                  sluice_arena *arena,
+                                  sluice_error *err);
+
+/* Closes every pooled connection and wipes the password. */
+void sluice_pg_pool_free(pg_pool *pool);
 
 /* A live connection: from the pool or new. SLUICE_E_ENGINE (err: libpq's reason, password never
  * included) when none can be made. */
 sluice_status
-sluice_pg_conn_take(pg_state *s, PGconn **out, sluice_arena *arena, sluice_error *err);
+sluice_pg_conn_take(pg_pool *pool, PGconn **out, sluice_arena *arena, sluice_error *err);
 
 /* Returns a connection after its transaction ended: DISCARD ALL, then back into the pool, or
  * closed when the pool is full, the connection broke, or reusable is false. */
-void sluice_pg_conn_give(pg_state *s, PGconn *conn, bool reusable);
+void sluice_pg_conn_give(pg_pool *pool, PGconn *conn, bool reusable);
 
-/* Closes every pooled connection. */
-void sluice_pg_conn_close_all(pg_state *s);
+/* The statement the executor itself sees in code (libpg_query, independent of the analyzer):
+ * the change kind when it is exactly one INSERT, UPDATE, MERGE (PG_CHANGE_WRITE), DELETE or
+ * TRUNCATE (PG_CHANGE_DELETE) without a WITH clause; PG_CHANGE_NONE for anything else, which
+ * then runs on the read path and is refused by the server. */
+typedef enum pg_change { PG_CHANGE_NONE, PG_CHANGE_WRITE, PG_CHANGE_DELETE } pg_change;
+pg_change sluice_pg_change_kind(const char *code, size_t code_len);
 
 /* Runs fixed sluice SQL (never user code) and checks its status; SLUICE_E_ENGINE with the
  * server's message otherwise. */

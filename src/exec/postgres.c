@@ -10,7 +10,10 @@
  * Owns: the executor vtable for engine "postgres" and the open-time checks (password source,
  * catalog, write probe). Does not own: whether a statement may run (lang/pgsql/ decides), the
  * pool (pg_conn.c), the catalog queries (pg_schema.c), value conversion (pg_values.c).
- * Writes: not run yet; every call is read-only, so a write is refused by the server (25006).
+ * Changes: with write_conninfo set and a route allowing writes (or deletes), an INSERT, UPDATE,
+ * MERGE (DELETE, TRUNCATE) that the executor itself recognises (pg_statement.c) runs as the write
+ * role in its own READ WRITE transaction with the same limits, and commits. Anything else runs on
+ * the read path, where the read role and the read-only transaction refuse a change.
  */
 #include "exec/postgres.h"
 
@@ -36,63 +39,33 @@ static void pg_close(void *state)
     pg_state *s = state;
     if (s == NULL)
         return;
-    sluice_pg_conn_close_all(s);
-    pthread_mutex_destroy(&s->lock);
-    free(s->idle);
-    if (s->password != NULL)
-        explicit_bzero(s->password, strlen(s->password));
-    free(s->password);
-    free(s->conninfo);
+    sluice_pg_pool_free(&s->read);
+    sluice_pg_pool_free(&s->write);
     free(s->search_path);
     free(s);
 }
 
-/* The password from password_file (one line; the newline is not part of it) or password_env;
- * NULL in *out when neither is set. */
-static sluice_status
-read_password(const sluice_config_database *db, char **out, sluice_arena *arena, sluice_error *err)
-{
-    *out = NULL;
-    if (db->password_env != NULL) {
-        const char *v = getenv(db->password_env);
-        if (v == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_IO,
-                                    "[database] password_env names %s, which is not set",
-                                    db->password_env);
-        *out = strdup(v);
-        return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
-    }
-    if (db->password_file == NULL)
-        return SLUICE_OK;
-    FILE *f = fopen(db->password_file, "r");
-    if (f == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot read password_file '%s': %s",
-                                db->password_file, strerror(errno));
-    char *buf = calloc(1, SLUICE_LIMIT_PG_PASSWORD_BYTES + 1);
-    size_t n = buf != NULL ? fread(buf, 1, SLUICE_LIMIT_PG_PASSWORD_BYTES, f) : 0;
-    fclose(f);
-    if (buf == NULL)
-        return SLUICE_E_NOMEM;
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    *out = buf;
-    return SLUICE_OK;
-}
-
-static sluice_status
-new_state(const sluice_config_database *db, pg_state **out, sluice_arena *arena, sluice_error *err)
+static sluice_status new_state(const sluice_config_database *db,
+                               const sluice_config_code_mode *code_mode,
+                               pg_state **out,
+                               sluice_arena *arena,
+                               sluice_error *err)
 {
     pg_state *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return SLUICE_E_NOMEM;
-    pthread_mutex_init(&s->lock, NULL);
-    s->pool_size = db->pool_size > 0 ? (size_t)db->pool_size : 4;
-    s->idle = calloc(s->pool_size, sizeof(*s->idle));
-    s->conninfo = strdup(db->conninfo != NULL ? db->conninfo : "");
+    size_t size = db->pool_size > 0 ? (size_t)db->pool_size : 4;
     s->search_path = strdup(db->search_path != NULL ? db->search_path : "public");
-    sluice_status st = s->idle != NULL && s->conninfo != NULL && s->search_path != NULL
-                           ? read_password(db, &s->password, arena, err)
-                           : SLUICE_E_NOMEM;
+    sluice_status st = s->search_path != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    if (st == SLUICE_OK)
+        st = sluice_pg_pool_init(&s->read, db->conninfo, db->password_file, db->password_env, size,
+                                 arena, err);
+    s->allow_writes = code_mode != NULL && code_mode->sql_allow_writes;
+    s->allow_deletes = code_mode != NULL && code_mode->sql_allow_deletes;
+    /* The write role is connected only when some route may change data. */
+    if (st == SLUICE_OK && db->write_conninfo != NULL && (s->allow_writes || s->allow_deletes))
+        st = sluice_pg_pool_init(&s->write, db->write_conninfo, db->write_password_file,
+                                 db->write_password_env, size, arena, err);
     if (st != SLUICE_OK) {
         pg_close(s);
         return st;
@@ -105,7 +78,7 @@ new_state(const sluice_config_database *db, pg_state **out, sluice_arena *arena,
 static sluice_status check_server(pg_state *s, sluice_arena *arena, sluice_error *err)
 {
     PGconn *conn = NULL;
-    sluice_status st = sluice_pg_conn_take(s, &conn, arena, err);
+    sluice_status st = sluice_pg_conn_take(&s->read, &conn, arena, err);
     if (st != SLUICE_OK)
         return st;
     sluice_schema schema = { 0 };
@@ -119,7 +92,12 @@ static sluice_status check_server(pg_state *s, sluice_arena *arena, sluice_error
                        "docs/postgres.md",
                        can_write);
     }
-    sluice_pg_conn_give(s, conn, st == SLUICE_OK);
+    sluice_pg_conn_give(&s->read, conn, st == SLUICE_OK);
+    if (st == SLUICE_OK && s->write.conninfo != NULL) {
+        /* A bad write conninfo or password is reported at start-up, not at the first write. */
+        st = sluice_pg_conn_take(&s->write, &conn, arena, err);
+        sluice_pg_conn_give(&s->write, conn, st == SLUICE_OK);
+    }
     return st;
 }
 
@@ -149,7 +127,7 @@ sluice_status sluice_exec_postgres_open(const sluice_config_database *db,
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[database] engine \"postgres\" needs conninfo");
     pg_state *s = NULL;
-    sluice_status st = new_state(db, &s, err_arena, err);
+    sluice_status st = new_state(db, code_mode, &s, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     st = check_server(s, err_arena, err);
@@ -165,10 +143,10 @@ pg_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_e
 {
     pg_state *s = sluice_executor_state(ex);
     PGconn *conn = NULL;
-    sluice_status st = sluice_pg_conn_take(s, &conn, arena, err);
+    sluice_status st = sluice_pg_conn_take(&s->read, &conn, arena, err);
     if (st == SLUICE_OK)
         st = sluice_pg_read_schema(conn, s->search_path, arena, out, err);
-    sluice_pg_conn_give(s, conn, st == SLUICE_OK);
+    sluice_pg_conn_give(&s->read, conn, st == SLUICE_OK);
     return st;
 }
 
@@ -206,6 +184,8 @@ static void run_destroy(void *data)
 
 typedef struct pg_call {
     pg_state *state;
+    pg_pool *pool; /* the read role's, or the write role's for a change */
+    bool change;   /* runs as the write role, in a read-write transaction that commits */
     const sluice_exec_request *req;
     sluice_arena *arena;
     sluice_error *err;
@@ -296,15 +276,19 @@ static sluice_status statement_error(pg_call *c, PGresult *r)
                            primary);
 }
 
-/* Sluice's own statements of the transaction: read only, snapshot taken, limits pinned. */
+/* Sluice's own statements of the transaction: read only with the snapshot taken (a read), or
+ * read-write (a change, on the write role); limits pinned either way. */
 static sluice_status begin(pg_call *c)
 {
     int64_t t = c->req->limits.timeout_ms;
     char *sql = sluice_arena_printf(c->arena,
-                                    "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; SELECT 1; "
+                                    "%s; "
                                     "SET LOCAL statement_timeout = %" PRId64
                                     "; SET LOCAL lock_timeout = %" PRId64 "; "
                                     "SET LOCAL idle_in_transaction_session_timeout = %" PRId64,
+                                    c->change ? "BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE"
+                                              : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
+                                                "SELECT 1",
                                     t, t, t > 0 ? t + SLUICE_LIMIT_PG_CANCEL_GRACE_MS : 0);
     if (sql == NULL)
         return SLUICE_E_NOMEM;
@@ -364,24 +348,63 @@ static sluice_status variable_texts(pg_call *c, const char ***values, int *count
     return SLUICE_OK;
 }
 
-static sluice_status declare_cursor(pg_call *c)
+/* Sends the code with its variables as parameters: a read inside DECLARE (whose rows FETCH
+ * reads), a change as it is (one statement at the protocol level either way); *r the result
+ * (caller PQclears) when the server accepted it. */
+static sluice_status send_code(pg_call *c, PGresult **r)
 {
+    *r = NULL;
     const char **values = NULL;
     int count = 0;
     sluice_status st = variable_texts(c, &values, &count);
-    char *sql = st == SLUICE_OK ? sluice_arena_printf(c->arena, "%s%.*s", cursor_prefix,
-                                                      (int)c->req->code_len, c->req->code)
-                                : NULL;
+    char *sql = st == SLUICE_OK
+                    ? sluice_arena_printf(c->arena, "%s%.*s", c->change ? "" : cursor_prefix,
+                                          (int)c->req->code_len, c->req->code)
+                    : NULL;
     if (st != SLUICE_OK || sql == NULL)
         return st != SLUICE_OK ? st : SLUICE_E_NOMEM;
     if (!PQsendQueryParams(c->conn, sql, count, NULL, values, NULL, NULL, 0)) {
         c->broken = true;
         return statement_error(c, NULL);
     }
-    PGresult *r = wait_result(c);
-    st = r != NULL && PQresultStatus(r) == PGRES_COMMAND_OK ? SLUICE_OK : statement_error(c, r);
-    PQclear(r);
+    PGresult *res = wait_result(c);
+    if (res != NULL && PQresultStatus(res) == PGRES_COMMAND_OK) {
+        *r = res;
+        return SLUICE_OK;
+    }
+    st = statement_error(c, res);
+    PQclear(res);
     return st;
+}
+
+/* A change: the rows it touched as one "count" column, then COMMIT. */
+static sluice_status run_change(pg_call *c, sluice_exec_result *out)
+{
+    PGresult *r = NULL;
+    sluice_status st = send_code(c, &r);
+    if (st != SLUICE_OK)
+        return st;
+    out->statement_type = sluice_arena_strdup(c->arena, PQcmdStatus(r));
+    char *space = out->statement_type != NULL ? strchr(out->statement_type, ' ') : NULL;
+    if (space != NULL)
+        *space = '\0';
+    long long touched = strtoll(PQcmdTuples(r), NULL, 10);
+    PQclear(r);
+    out->columns = sluice_arena_calloc(c->arena, 2, sizeof(*out->columns));
+    if (out->columns == NULL || out->statement_type == NULL)
+        return SLUICE_E_NOMEM;
+    out->columns[0] = (sluice_exec_column){ .name = "count", .type = "bigint" };
+    out->column_count = 1;
+    sluice_exec_rows acc;
+    bool more = true;
+    st = sluice_exec_rows_init(&acc, c->arena, &c->req->limits);
+    json_t *row = st == SLUICE_OK ? json_pack("[I]", (json_int_t)touched) : NULL;
+    if (st == SLUICE_OK)
+        st = row != NULL ? sluice_exec_rows_add(&acc, row, &more) : SLUICE_E_NOMEM;
+    if (st != SLUICE_OK)
+        return st;
+    sluice_exec_rows_finish(&acc, out);
+    return sluice_pg_run(c->conn, "COMMIT", c->arena, c->err);
 }
 
 static sluice_status describe(pg_call *c, PGresult *r, sluice_exec_result *out)
@@ -485,17 +508,27 @@ static sluice_status pg_execute(sluice_executor *ex,
 {
     int64_t started = sluice_exec_now_ms();
     pg_call c = { .state = sluice_executor_state(ex), .req = req, .arena = arena, .err = err };
+    c.pool = &c.state->read;
+    if (c.state->write.conninfo != NULL) {
+        pg_change kind = sluice_pg_change_kind(req->code, req->code_len);
+        c.change = (kind == PG_CHANGE_WRITE && c.state->allow_writes) ||
+                   (kind == PG_CHANGE_DELETE && c.state->allow_deletes);
+        if (c.change)
+            c.pool = &c.state->write;
+    }
     if (req->limits.timeout_ms > 0)
         c.deadline_ms = started + req->limits.timeout_ms;
-    sluice_status st = sluice_pg_conn_take(c.state, &c.conn, arena, err);
+    sluice_status st = sluice_pg_conn_take(c.pool, &c.conn, arena, err);
     if (st != SLUICE_OK)
         return st;
     st = start_run(&c);
     if (st == SLUICE_OK)
         st = begin(&c);
-    if (st == SLUICE_OK)
-        st = declare_cursor(&c);
-    if (st == SLUICE_OK) {
+    PGresult *declared = NULL;
+    if (st == SLUICE_OK && c.change) {
+        st = run_change(&c, out);
+    } else if (st == SLUICE_OK && (st = send_code(&c, &declared)) == SLUICE_OK) {
+        PQclear(declared);
         out->statement_type = "SELECT";
         st = fetch_rows(&c, out);
     }
@@ -505,11 +538,11 @@ static sluice_status pg_execute(sluice_executor *ex,
         c.run->cancel = NULL;
         pthread_mutex_unlock(&c.run->lock);
     }
-    if (!c.broken)
-        PQclear(PQexec(c.conn, "ROLLBACK"));
+    if (!c.broken && PQtransactionStatus(c.conn) != PQTRANS_IDLE)
+        PQclear(PQexec(c.conn, "ROLLBACK")); /* a read always; a change that did not commit */
     /* After a cancel the server may still deliver it to the next statement: drop the conn. */
     bool reusable = !c.broken && !c.timed_out && (c.run == NULL || !atomic_load(&c.run->cancelled));
-    sluice_pg_conn_give(c.state, c.conn, reusable);
+    sluice_pg_conn_give(c.pool, c.conn, reusable);
     out->elapsed_ms = sluice_exec_now_ms() - started;
     return st;
 }

@@ -51,6 +51,19 @@ ${extra}
   return file;
 }
 
+// Gives each user ({ name: group }) an API key in API_KEYS and in SLUICE_E2E_KEY_<NAME>, and
+// returns the [[api_keys]] entries a config names them by.
+export function apiKeyUsers(users) {
+  let toml = "";
+  for (const [user, group] of Object.entries(users)) {
+    const envName = `SLUICE_E2E_KEY_${user.toUpperCase()}`;
+    API_KEYS[user] = `${user}-key-0123456789abcdef`;
+    process.env[envName] = API_KEYS[user];
+    toml += `[[api_keys]]\nuser = "${user}"\ngroups = ["${group}"]\nkey_env = "${envName}"\n`;
+  }
+  return toml;
+}
+
 const env = () => ({ ...process.env, SLUICE_E2E_KEY_ALICE: API_KEYS.alice, SLUICE_E2E_KEY_BOB: API_KEYS.bob });
 
 export async function connectStdio(configFile) {

@@ -4,7 +4,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { API_KEYS, work, startHttp, connectHttp, validate, execute, errorText } from "./codemode_harness.mjs";
+import { apiKeyUsers, work, startHttp, connectHttp, validate, execute, errorText } from "./codemode_harness.mjs";
 
 const src = process.env.SLUICE_SOURCE_DIR;
 const users = { alice: "StandardUsers", pat: "PowerUsers", ada: "Admins" };
@@ -12,12 +12,7 @@ let server;
 const clients = {};
 
 before(async () => {
-  let keys = "";
-  for (const [user, group] of Object.entries(users)) {
-    API_KEYS[user] = `${user}-key-0123456789abcdef`;
-    process.env[`SLUICE_E2E_KEY_${user.toUpperCase()}`] = API_KEYS[user];
-    keys += `[[api_keys]]\nuser = "${user}"\ngroups = ["${group}"]\nkey_env = "SLUICE_E2E_KEY_${user.toUpperCase()}"\n`;
-  }
+  const keys = apiKeyUsers(users);
   const file = path.join(work, "policy.toml");
   writeFileSync(file, `
 [server]

@@ -11,6 +11,7 @@ import { after, before, describe, test } from "node:test";
 import { assertRefused, assertStoppedByTimeout, connectStdio, errorText, execute, sluiceBin, validate, work,
          writeConfig }
   from "../e2e/codemode_harness.mjs";
+import { admin } from "./pg_admin.mjs";
 
 const READ = process.env.SLUICE_PG_READ;
 const ADMIN = process.env.SLUICE_PG_ADMIN;
@@ -200,6 +201,60 @@ describe("code mode on PostgreSQL (least-privilege role)", () => {
     await assertStoppedByTimeout(pg.client, "SELECT count(*) AS n FROM orders a, orders b, orders c", 15000);
   });
 
+  // Forms the first version refused though nothing blocked reaches the output: each runs and gives
+  // the answer psql gets as the admin.
+  const RESOLVED = [
+    "SELECT c.plan, count(*) AS n FROM customers c WHERE c.email IN (SELECT d.email FROM customers d WHERE d.id < 100) GROUP BY c.plan ORDER BY c.plan",
+    "SELECT (c).name FROM customers c ORDER BY c.id LIMIT 3",
+    "SELECT count(*) AS n FROM orders NATURAL JOIN contacts",
+    "SELECT j.plan, sum(j.total_cents) AS s FROM (customers c JOIN orders o ON o.customer_id = c.id) AS j GROUP BY j.plan ORDER BY j.plan",
+    "SELECT id, rank() OVER w AS r FROM customers WINDOW w AS (PARTITION BY plan ORDER BY id) ORDER BY id LIMIT 5",
+    "SELECT a, b FROM unnest(ARRAY[1, 2], ARRAY['x', 'y']) AS u(a, b)",
+    "SELECT i, n FROM generate_series(10, 12) WITH ORDINALITY AS g(i, n)",
+  ];
+  for (const code of RESOLVED)
+    test(`resolves: ${code.slice(0, 70)}`, async () => {
+      const t = await rows(pg.client, code);
+      assert.ok(t.row_count > 0);
+      assert.deepEqual(t.rows.map((r) => r.join("|")), admin(code).split("\n"));
+    });
+
+  test("output columns carry their types from the catalog", async () => {
+    const v = await validate(pg.client, "SELECT c.name, count(*) AS n, c.id::text AS t FROM customers c GROUP BY c.name, c.id LIMIT 1");
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+    const text = JSON.stringify(v);
+    assert.match(text, /"text"/);
+    assert.match(text, /"bigint"/);
+  });
+
+  test("an MCP cancellation reaches PostgreSQL: the backend's query is gone", { timeout: 30000 }, async () => {
+    const code = "SELECT count(*) AS n FROM orders a, orders b, orders c WHERE a.id > 0";
+    const running = () => Number(admin("SELECT count(*) FROM pg_stat_activity WHERE application_name = 'sluice' " +
+                                       "AND state = 'active' AND query LIKE 'FETCH%sluice_cursor'"));
+    const slow = await connectStdio(writeConfig("pg-cancel", { database: pgDatabase(READ), timeout: 60,
+                                                               autoApprove: ["low", "medium", "high"] }));
+    try {
+      const v = await validate(slow.client, code);
+      assert.equal(v.valid, true, JSON.stringify(v.violations));
+      const ac = new AbortController();
+      const call = slow.client.callTool({ name: "execute_code", arguments: { code, approval_token: v.approval_token } },
+                                        undefined, { signal: ac.signal, timeout: 60000 });
+      call.catch(() => {});
+      let seen = 0;
+      for (let i = 0; i < 100 && seen === 0; i++) { await new Promise((r) => setTimeout(r, 50)); seen = running(); }
+      assert.equal(seen, 1, "the query never ran on the server");
+      const t0 = Date.now();
+      ac.abort("e2e cancel");
+      await assert.rejects(call, /e2e cancel/);
+      let left = seen;
+      for (let i = 0; i < 100 && left !== 0; i++) { await new Promise((r) => setTimeout(r, 50)); left = running(); }
+      assert.equal(left, 0, "the query still runs on the server");
+      assert.ok(Date.now() - t0 < 5000, `the server stopped only after ${Date.now() - t0} ms`);
+    } finally {
+      await slow.close();
+    }
+  });
+
   test("the server survived every attempt and wrote nothing", async () => {
     await pg.client.ping();
     const t = await rows(pg.client, "SELECT count(*) AS n FROM customers");
@@ -228,5 +283,34 @@ describe("the start-up write probe", () => {
     const r = probe(READ);
     assert.equal(r.status, 0, r.stderr);
     assert.doesNotMatch(r.stderr, /can write/);
+  });
+});
+
+describe("the catalog is re-read on SIGHUP", () => {
+  test("a new view is unknown until SIGHUP; a redefined view is judged by its new definition", async () => {
+    admin("CREATE VIEW sighup_view AS SELECT id, name FROM customers; GRANT SELECT ON sighup_view TO sluice_read");
+    const s = await connectStdio(writeConfig("pg-sighup", { database: pgDatabase(READ), autoApprove: ["low", "medium", "high"] }));
+    try {
+      const judge = (code) => validate(s.client, code);
+      assert.equal((await judge("SELECT name FROM sighup_view")).valid, true);
+      admin("CREATE VIEW sighup_late AS SELECT id, name FROM customers; GRANT SELECT ON sighup_late TO sluice_read; " +
+            "CREATE OR REPLACE VIEW sighup_view AS SELECT id, ssn AS name FROM customers");
+      const late = await judge("SELECT name FROM sighup_late");
+      assert.equal(late.valid, false, "known before the reload");
+      assert.match(JSON.stringify(late.violations), /unknown_table/);
+      process.kill(s.pid, "SIGHUP");
+      let now = late;
+      for (let i = 0; i < 40 && !now.valid; i++) {
+        await new Promise((r) => setTimeout(r, 50));
+        now = await judge("SELECT name FROM sighup_late");
+      }
+      assert.equal(now.valid, true, JSON.stringify(now.violations));
+      const redefined = await judge("SELECT name FROM sighup_view");
+      assert.equal(redefined.valid, false);
+      assert.match(JSON.stringify(redefined.violations), /blocked_column/);
+    } finally {
+      await s.close();
+      admin("DROP VIEW sighup_view, sighup_late");
+    }
   });
 });

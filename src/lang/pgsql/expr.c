@@ -7,8 +7,9 @@
  *   |---------------------------------------|------------------------------------------------|
  *   | SELECT list (any expression)          | never (blocked_column)                         |
  *   | WHERE, ON, HAVING, FILTER             | bare, `=` or IS NOT DISTINCT FROM against a    |
- *   |                                       | base-table column, one parameter, one literal  |
- *   | GROUP BY                              | bare                                           |
+ *   |                                       | base-table column, one parameter, one literal; |
+ *   |                                       | IS [NOT] NULL; IN (SELECT one base column)     |
+ *   | GROUP BY, DISTINCT ON, GROUPING SETS  | bare                                           |
  *   | ORDER BY, PARTITION BY, window ORDER  | never                                          |
  *   | IN / ANY / ALL / EXISTS subqueries    | only inside them under the same rules          |
  *   | a function, cast, LIKE, <, BETWEEN... | never                                          |
@@ -279,6 +280,42 @@ a_expr(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefact
     walk(c, s, json_object_get(body, "rexpr"), mode, out);
 }
 
+/* The WindowDef named name in the SELECT's WINDOW clause, or NULL. */
+static json_t *named_window(const pg_scope *s, const char *name)
+{
+    for (size_t i = 0; name != NULL && i < json_array_size(s->windows); i++) {
+        json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
+        const char *n = json_string_value(json_object_get(def, "name"));
+        if (n != NULL && strcmp(n, name) == 0)
+            return def;
+    }
+    return NULL;
+}
+
+/* A window's PARTITION BY and ORDER BY, and those of the named windows it builds on (OVER w,
+ * OVER (w ORDER BY x), WINDOW w2 AS (w ...)): the value depends on both, so both are lineage and
+ * follow the predicate rules. */
+static void
+window_lineage(pg_ctx *c, const pg_scope *s, json_t *win, json_t *at, sluice_codefacts_list *out)
+{
+    for (size_t hops = 0; win != NULL; hops++) {
+        walk_array(c, s, json_object_get(win, "partitionClause"), PG_PREDICATE, out);
+        walk_array(c, s, json_object_get(win, "orderClause"), PG_PREDICATE, out);
+        const char *ref = json_string_value(json_object_get(win, "refname"));
+        if (ref == NULL && hops == 0)
+            ref = json_string_value(json_object_get(win, "name")); /* OVER w */
+        if (ref == NULL)
+            return;
+        json_t *next = named_window(s, ref);
+        if (next == NULL || hops > json_array_size(s->windows)) {
+            pg_violate(c, at, "unknown_column", "define the window in this query's WINDOW clause",
+                       "window %s is not defined here", ref);
+            return;
+        }
+        win = next;
+    }
+}
+
 static void
 func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
 {
@@ -298,25 +335,46 @@ func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codef
     if (over == NULL)
         return;
     json_t *win = pg_node_body(over, "WindowDef");
-    if (win == NULL)
-        win = over;
-    if (json_object_get(win, "name") != NULL || json_object_get(win, "refname") != NULL) {
-        pg_violate(c, body, "unsupported_expression", "write the window inline in OVER (...)",
-                   "named windows are not analyzed");
-        return;
-    }
     sluice_sql_ext(c->facts)->window_count++;
-    /* The value depends on how rows are partitioned and ordered: both are lineage too. */
-    walk_array(c, s, json_object_get(win, "partitionClause"), PG_PREDICATE, out);
-    walk_array(c, s, json_object_get(win, "orderClause"), PG_PREDICATE, out);
+    window_lineage(c, s, win != NULL ? win : over, body, out);
+}
+
+/* `a IN (SELECT b ...)` / `a = ANY (SELECT b ...)` in a predicate, with a and b both one
+ * base-table column each: an equality like a join's, so a blocked a or b is allowed and the other
+ * side is blocked in turn (taint). True when judged here. */
+static bool blocked_in(pg_ctx *c, const pg_scope *s, json_t *body, const pg_rel *rel)
+{
+    const char *type = json_string_value(json_object_get(body, "subLinkType"));
+    json_t *op = json_object_get(body, "operName");
+    const char *opname =
+        json_array_size(op) > 0 ? pg_string(json_array_get(op, json_array_size(op) - 1)) : "=";
+    if (type == NULL || strcmp(type, "ANY_SUBLINK") != 0 || opname == NULL ||
+        strcmp(opname, "=") != 0 || rel->count != 1 || rel->cols[0].base == NULL)
+        return false;
+    const pg_col *test = bare_base(c, s, json_object_get(body, "testexpr"));
+    const pg_col *sub = &rel->cols[0];
+    if (test == NULL)
+        return false;
+    bool tb = sluice_pgsql_blocked(c, test->base), sb = sluice_pgsql_blocked(c, sub->base);
+    if (!tb && !sb)
+        return false;
+    note_blocked_use(c, test);
+    note_blocked_use(c, sub);
+    if (!tb)
+        pg_add(c, &c->new_taint, test->base);
+    if (!sb)
+        pg_add(c, &c->new_taint, sub->base);
+    return true;
 }
 
 static void
 sublink(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
 {
     sluice_sql_ext(c->facts)->subquery_count++;
-    walk(c, s, json_object_get(body, "testexpr"), mode, out);
     pg_rel rel = sluice_pgsql_query(c, s, s->ctes, json_object_get(body, "subselect"));
+    if (mode == PG_PREDICATE && blocked_in(c, s, body, &rel))
+        return;
+    walk(c, s, json_object_get(body, "testexpr"), mode, out);
     const char *type = json_string_value(json_object_get(body, "subLinkType"));
     if (type != NULL && strcmp(type, "EXISTS_SUBLINK") == 0)
         return; /* a truth value: what the subquery returns is not part of it */
@@ -353,6 +411,34 @@ static const struct {
     { "A_Indices", { "lidx", "uidx" } },
 };
 
+/* The lineage of one column reference (in here), refused in a predicate when blocked. */
+static void use_columns(
+    pg_ctx *c, json_t *body, pg_mode mode, sluice_codefacts_list *here, sluice_codefacts_list *out)
+{
+    pg_add_all(c, &c->facts->fields_read, here);
+    for (size_t i = 0; mode == PG_PREDICATE && i < here->count; i++)
+        if (sluice_pgsql_blocked(c, here->items[i])) {
+            refuse_blocked(c, body, here->items[i]);
+            break;
+        }
+    pg_add_all(c, out, here);
+}
+
+const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *body)
+{
+    json_t *ref = pg_node_body(json_object_get(body, "arg"), "ColumnRef");
+    json_t *ind = json_object_get(body, "indirection");
+    json_t *fields = json_object_get(ref, "fields");
+    const char *row = json_array_size(fields) == 1 ? pg_string(json_array_get(fields, 0)) : NULL;
+    const char *field = json_array_size(ind) == 1 ? pg_string(json_array_get(ind, 0)) : NULL;
+    if (row == NULL || field == NULL || sluice_pgsql_find_column(c, s, NULL, row, ref) != NULL)
+        return NULL; /* not (alias).field: a composite column, an array subscript, ... */
+    for (const pg_scope *level = s; level != NULL; level = level->parent)
+        if (entry_in(level, row) != NULL)
+            return sluice_pgsql_find_column(c, s, row, field, ref);
+    return NULL;
+}
+
 static void
 walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_list *out)
 {
@@ -372,16 +458,20 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
         c->depth--;
         return;
     }
-    if (strcmp(type, "ColumnRef") == 0) {
+    const pg_col *field = NULL, *bare = NULL;
+    if (mode == PG_PREDICATE && strcmp(type, "NullTest") == 0 &&
+        (bare = bare_base(c, s, json_object_get(body, "arg"))) != NULL &&
+        sluice_pgsql_blocked(c, bare->base)) {
+        note_blocked_use(c, bare); /* `blocked IS [NOT] NULL` filters by presence only */
+    } else if (strcmp(type, "ColumnRef") == 0) {
         sluice_codefacts_list here = { 0 };
         column_ref(c, s, body, &here);
-        pg_add_all(c, &c->facts->fields_read, &here);
-        for (size_t i = 0; mode == PG_PREDICATE && i < here.count; i++)
-            if (sluice_pgsql_blocked(c, here.items[i])) {
-                refuse_blocked(c, body, here.items[i]);
-                break;
-            }
-        pg_add_all(c, out, &here);
+        use_columns(c, body, mode, &here, out);
+    } else if (strcmp(type, "A_Indirection") == 0 &&
+               (field = sluice_pgsql_field_of_row(c, s, body)) != NULL) {
+        sluice_codefacts_list here = { 0 }; /* (c).name: that one column, not the whole row */
+        pg_add_all(c, &here, &field->lineage);
+        use_columns(c, body, mode, &here, out);
     } else if (strcmp(type, "A_Expr") == 0) {
         a_expr(c, s, body, mode, out);
     } else if (strcmp(type, "FuncCall") == 0) {

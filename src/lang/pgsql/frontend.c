@@ -4,9 +4,9 @@
  * predicate rules reach it too), then the blocked-output check, the sql_* rules, the canonical
  * hash and the scores.
  *
- * Owns: the order of the stages and the configuration rules as they apply on PostgreSQL (only
- * reads run: writes, deletes and DDL are refused here whatever sql_allow_* says, since the
- * executor runs every call in a read-only transaction).
+ * Owns: the order of the stages and the configuration rules as they apply on PostgreSQL (reads;
+ * changes where sql_allow_writes / sql_allow_deletes allow them, see write.c; DDL and every
+ * other Admin statement never, whatever sql_allow_ddl says).
  * Does not own: any stage's logic (see internal.h).
  */
 #include "core/limits.h"
@@ -33,16 +33,15 @@ static bool listed(const sluice_strlist *list, const char *table)
     return false;
 }
 
-static void refuse_change(pg_ctx *c)
+/* DDL, SET, COPY, DO, ...: never run on PostgreSQL, whatever sql_allow_ddl says (the write
+ * role has DML grants only). */
+static void refuse_admin(pg_ctx *c)
 {
-    static const char *const keys[] = { "sql_reads_enabled", "sql_allow_writes",
-                                        "sql_allow_deletes", "sql_allow_ddl" };
     sluice_codefacts *f = c->facts;
-    sluice_codefacts_violate(f, keys[f->action], 0, 0,
-                             "write one SELECT over the tables in the code-mode://schema resource",
-                             "a %s statement is not allowed: on PostgreSQL code mode runs reads "
-                             "only, in a read-only transaction",
-                             f->statement_kind);
+    sluice_codefacts_violate(f, "statement_not_allowed", 0, 0,
+                             "write one SELECT (or, where a route allows it, INSERT, UPDATE or "
+                             "DELETE) over the tables in the code-mode://schema resource",
+                             "a %s statement is never allowed on PostgreSQL", f->statement_kind);
 }
 
 /* The sql_* rules of [code_mode] that apply to a read. */
@@ -62,8 +61,15 @@ static void read_rules(pg_ctx *c)
     if (cm->sql_require_limit && !x->has_limit)
         sluice_codefacts_violate(f, "sql_require_limit", 0, 0, "add LIMIT n",
                                  "sql_require_limit: the query needs a LIMIT");
-    for (size_t i = 0; i < f->resources_read.count; i++) {
-        const char *t = f->resources_read.items[i];
+}
+
+/* sql_allowed_tables and sql_blocked_tables, on the tables read and written. */
+static void table_rules(pg_ctx *c, const sluice_codefacts_list *tables)
+{
+    const sluice_config_code_mode *cm = c->cm;
+    sluice_codefacts *f = c->facts;
+    for (size_t i = 0; i < tables->count; i++) {
+        const char *t = tables->items[i];
         if ((cm->sql_allowed_tables.count > 0 && !listed(&cm->sql_allowed_tables, t)) ||
             listed(&cm->sql_blocked_tables, t))
             sluice_codefacts_violate(f, "sql_allowed_tables", 0, 0, NULL,
@@ -77,7 +83,8 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
     for (size_t i = 0; i < rel->count; i++) {
         const pg_col *col = &rel->cols[i];
         sluice_codefacts_output *out = NULL;
-        if (sluice_codefacts_add_output(c->facts, col->name, "", &out) != SLUICE_OK) {
+        if (sluice_codefacts_add_output(c->facts, col->name, col->type != NULL ? col->type : "",
+                                        &out) != SLUICE_OK) {
             c->nomem = true;
             return;
         }
@@ -110,13 +117,17 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
     c->new_taint = (sluice_codefacts_list){ 0 };
     c->depth = 0;
     sluice_pgsql_classify(c, stmt);
-    if (c->facts->action != SLUICE_ACTION_READ) {
-        refuse_change(c);
+    if (c->facts->action == SLUICE_ACTION_ADMIN) {
+        refuse_admin(c);
+    } else if (c->facts->action != SLUICE_ACTION_READ) {
+        sluice_pgsql_change(c, stmt);
     } else {
         pg_rel rel = sluice_pgsql_query(c, NULL, NULL, stmt);
         check_outputs(c, &rel);
         read_rules(c);
     }
+    table_rules(c, &c->facts->resources_read);
+    table_rules(c, &c->facts->resources_written);
     sluice_status st = sluice_pgsql_canonicalize(c, tree);
     if (st == SLUICE_OK)
         st = sluice_sql_name_operations(c->facts);
@@ -158,8 +169,12 @@ static void score(sluice_codefacts *f, const sluice_schema *schema)
                 f->estimated_rows = schema->tables[i].approx_rows;
 }
 
+/* The live catalog of the backend (re-read on SIGHUP, sluice_executor_catalog) when there is one;
+ * the context's fixed schema otherwise (unit tests, fuzzing). */
 static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc, sluice_error *err)
 {
+    if (fc != NULL && fc->executor != NULL)
+        return sluice_executor_catalog(fc->executor, c->arena, &c->schema, err);
     c->schema = fc != NULL ? fc->schema : NULL;
     if (c->schema != NULL || fc == NULL || fc->executor == NULL)
         return SLUICE_OK;

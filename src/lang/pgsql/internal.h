@@ -3,7 +3,8 @@
  *
  * Owns: the analysis context, the relation/scope model of name resolution, and one prototype
  * per stage: parse.c (libpg_query, statement kind, canonical form), query.c (SELECT, FROM,
- * CTEs, set operations, views), expr.c (expressions, lineage, the predicate rules),
+ * CTEs, set operations, views), write.c (changes), expr.c (expressions, lineage, the predicate
+ * rules),
  * functions.c (the allowlist), frontend.c (passes, rules, scores).
  * Does not own: the facts record (facts/codefacts.h, lang/sql/sql.h).
  */
@@ -28,6 +29,7 @@ typedef struct pg_col {
     const char *name;
     sluice_codefacts_list lineage;
     const char *base;
+    const char *type; /* the catalog's type when known (base columns, casts), else NULL */
 } pg_col;
 
 typedef struct pg_rel {
@@ -54,6 +56,7 @@ typedef struct pg_scope {
     size_t cap;
     const pg_cte *ctes;
     const pg_rel *outputs; /* the SELECT list, for ORDER BY by output name; may be NULL */
+    json_t *windows;       /* the SELECT's WINDOW clause (WindowDef nodes); may be NULL */
 } pg_scope;
 
 typedef enum pg_mode {
@@ -110,6 +113,18 @@ void pg_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_l
  * the CTEs visible there. Problems are violations; the relation may then be partial. */
 pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node);
 
+/* The FROM items of a list (FROM, UPDATE ... FROM, DELETE ... USING) added to s. */
+void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from);
+
+/* The table a change writes (a RangeVar of a base table in the catalog; never a view or a CTE):
+ * added to resources_written and to s by its alias. False (a violation) when it is not one. */
+bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *range_var);
+
+/* ---- write.c ---- */
+
+/* Resolves an INSERT, UPDATE, DELETE, TRUNCATE or MERGE and applies the rules of changes. */
+void sluice_pgsql_change(pg_ctx *c, json_t *stmt);
+
 /* ---- expr.c ---- */
 
 /* Adds the base columns expr is computed from to out, applying the predicate rules in mode. */
@@ -124,6 +139,9 @@ bool sluice_pgsql_lineage_blocked(const pg_ctx *c, const sluice_codefacts_list *
 /* Resolves an ORDER BY/GROUP BY/USING name against the scope; NULL when unknown. */
 const pg_col *sluice_pgsql_find_column(
     pg_ctx *c, const pg_scope *s, const char *qualifier, const char *name, json_t *body);
+
+/* `(alias).field` (an A_Indirection body) as the column it names, or NULL when it is not one. */
+const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *body);
 
 /* ---- functions.c ---- */
 

@@ -98,14 +98,16 @@ static pg_rel view_rel(pg_ctx *c, const sluice_schema_table *t, json_t *at)
     return rel; /* the tree lives as long as the arena: names point into it */
 }
 
-static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t)
+/* A base table's columns; the table counts as read, or as written (a change's target). */
+static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t, bool written)
 {
     pg_col *cols = new_cols(c, t->column_count);
     if (cols == NULL)
         return empty_rel();
-    pg_add(c, &c->facts->resources_read, t->name);
+    pg_add(c, written ? &c->facts->resources_written : &c->facts->resources_read, t->name);
     for (size_t i = 0; i < t->column_count; i++) {
         cols[i].name = t->columns[i].name;
+        cols[i].type = t->columns[i].type;
         cols[i].base = sluice_arena_printf(c->arena, "%s.%s", t->name, t->columns[i].name);
         if (cols[i].base == NULL)
             c->nomem = true;
@@ -151,7 +153,7 @@ static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
         rel = view_rel(c, t, body);
         c->depth--;
     } else {
-        rel = table_rel(c, t);
+        rel = table_rel(c, t, false);
     }
     add_entry(c, s, alias_name != NULL ? alias_name : name,
               rename_cols(c, rel, json_object_get(alias, "colnames"), body));
@@ -169,35 +171,73 @@ static void range_subselect(pg_ctx *c, pg_scope *s, json_t *body)
               rename_cols(c, rel, json_object_get(alias, "colnames"), body));
 }
 
-/* generate_series(1, 10) AS g(i): one column computed from the arguments (never a base column,
- * so it can never stand in for a blocked one). */
+/* The columns one set-returning function in FROM yields: unnest(a, b, ...) one per argument,
+ * the others one. */
+static size_t function_width(json_t *call, const char *fname)
+{
+    size_t args = json_array_size(json_object_get(call, "args"));
+    return strcmp(fname, "unnest") == 0 && args > 1 ? args : 1;
+}
+
+/* generate_series(1, 10) AS g(i), unnest(a, b) AS u(x, y), ROWS FROM (f(), g()), WITH
+ * ORDINALITY: each column is computed from its function's arguments (never a base column, so it
+ * can never stand in for a blocked one); the ordinality column from nothing. */
 static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
 {
     json_t *fns = json_object_get(body, "functions");
-    json_t *items = json_object_get(pg_node_body(json_array_get(fns, 0), "List"), "items");
-    json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
     json_t *alias = json_object_get(body, "alias");
     json_t *colnames = json_object_get(alias, "colnames");
-    json_t *names = json_object_get(call, "funcname");
-    const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
-    if (json_array_size(fns) != 1 || call == NULL || fname == NULL ||
-        !sluice_pgsql_table_function_allowed(fname) || json_array_size(colnames) > 1 ||
-        json_is_true(json_object_get(body, "ordinality"))) {
-        pg_violate(c, body, "function_not_allowed",
-                   "in FROM use generate_series(...) or unnest(...) with one output column",
-                   "this function in FROM is not allowed (only one-column set-returning "
-                   "functions on the allowlist)");
+    const char *alias_name = json_string_value(json_object_get(alias, "aliasname"));
+    bool ordinality = json_is_true(json_object_get(body, "ordinality"));
+    size_t n = json_array_size(fns), width = ordinality ? 1 : 0;
+    const char *first = NULL;
+    for (size_t f = 0; f < n; f++) {
+        json_t *items = json_object_get(pg_node_body(json_array_get(fns, f), "List"), "items");
+        json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
+        json_t *names = json_object_get(call, "funcname");
+        const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
+        if (call == NULL || fname == NULL || json_array_size(names) > 2 ||
+            !sluice_pgsql_table_function_allowed(fname) ||
+            json_array_size(
+                json_object_get(pg_node_body(json_array_get(items, 1), "List"), "items")) > 0) {
+            pg_violate(c, body, "function_not_allowed",
+                       "in FROM use generate_series(...) or unnest(...)",
+                       "this function in FROM is not allowed (only the set-returning functions "
+                       "on the allowlist)");
+            return;
+        }
+        first = first != NULL ? first : fname;
+        width += function_width(call, fname);
+    }
+    if (n == 0 || json_array_size(colnames) > width) {
+        pg_violate(c, body, "unknown_column", NULL, "the alias names %zu columns; there are %zu",
+                   json_array_size(colnames), width);
         return;
     }
-    pg_col *col = new_cols(c, 1);
-    if (col == NULL)
+    pg_col *cols = new_cols(c, width);
+    if (cols == NULL)
         return;
-    sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_VALUE, &col->lineage);
-    const char *alias_name = json_string_value(json_object_get(alias, "aliasname"));
-    col->name = json_array_size(colnames) == 1 ? pg_string(json_array_get(colnames, 0))
-                : alias_name != NULL           ? alias_name
-                                               : fname;
-    add_entry(c, s, alias_name != NULL ? alias_name : fname, (pg_rel){ col, 1 });
+    size_t k = 0;
+    for (size_t f = 0; f < n; f++) {
+        json_t *items = json_object_get(pg_node_body(json_array_get(fns, f), "List"), "items");
+        json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
+        json_t *names = json_object_get(call, "funcname");
+        const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
+        sluice_codefacts_list lineage = { 0 };
+        sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_VALUE, &lineage);
+        for (size_t w = function_width(call, fname); w > 0; w--, k++) {
+            cols[k].lineage = lineage;
+            cols[k].name = fname;
+        }
+    }
+    if (ordinality)
+        cols[k++].name = "ordinality";
+    /* One unnamed column takes the alias's name, as PostgreSQL does. */
+    if (width == 1 && alias_name != NULL)
+        cols[0].name = alias_name;
+    for (size_t i = 0; i < json_array_size(colnames); i++)
+        cols[i].name = pg_string(json_array_get(colnames, i));
+    add_entry(c, s, alias_name != NULL ? alias_name : first, (pg_rel){ cols, width });
 }
 
 static void from_item(pg_ctx *c, pg_scope *s, json_t *node);
@@ -218,10 +258,38 @@ static void note_join_key(pg_ctx *c, json_t *quals)
     pg_add(c, &sluice_sql_ext(c->facts)->join_keys, key);
 }
 
-/* USING (k): an equality of the two sides' k, so the taint rule applies to it as to ON. */
-static void using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body)
+static void release_json(void *p)
 {
-    json_t *keys = json_object_get(body, "usingClause");
+    json_decref(p);
+}
+
+/* The names a NATURAL join equates: the columns both sides have, as a list of String nodes
+ * (what USING (...) would be); NULL on NOMEM. */
+static json_t *natural_keys(pg_ctx *c, const pg_scope *s, size_t left, size_t right)
+{
+    json_t *keys = json_array();
+    if (keys == NULL || sluice_arena_cleanup_add(c->arena, release_json, keys) != SLUICE_OK) {
+        c->nomem = true;
+        return NULL;
+    }
+    for (size_t i = left; i < right; i++)
+        for (size_t k = 0; k < s->entries[i].rel.count; k++) {
+            const char *name = s->entries[i].rel.cols[k].name;
+            bool both = false;
+            for (size_t j = right; name != NULL && j < s->count; j++)
+                for (size_t m = 0; m < s->entries[j].rel.count; m++)
+                    both = both || (s->entries[j].rel.cols[m].name != NULL &&
+                                    strcmp(s->entries[j].rel.cols[m].name, name) == 0);
+            if (both)
+                json_array_append_new(keys, json_pack("{s:{s:s}}", "String", "sval", name));
+        }
+    return keys;
+}
+
+/* USING (k): an equality of the two sides' k, so the taint rule applies to it as to ON. */
+static void
+using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json_t *keys)
+{
     for (size_t k = 0; k < json_array_size(keys); k++) {
         const char *name = pg_string(json_array_get(keys, k));
         const pg_col *cols[2] = { NULL, NULL };
@@ -251,24 +319,76 @@ static void using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t
     }
 }
 
+static bool key_listed(json_t *keys, const char *name)
+{
+    for (size_t k = 0; name != NULL && k < json_array_size(keys); k++)
+        if (strcmp(pg_string(json_array_get(keys, k)), name) == 0)
+            return true;
+    return false;
+}
+
+/* (a JOIN b ...) AS j: the join's entries become one, j, whose columns are the merged keys (their
+ * lineage from both sides) and then every other column, as PostgreSQL orders them. */
+static void collapse_join(pg_ctx *c, pg_scope *s, size_t left, json_t *keys, json_t *alias)
+{
+    size_t total = 0;
+    for (size_t i = left; i < s->count; i++)
+        total += s->entries[i].rel.count;
+    pg_col *cols = new_cols(c, total);
+    if (cols == NULL)
+        return;
+    size_t n = 0;
+    for (size_t k = 0; k < json_array_size(keys); k++) {
+        const char *name = pg_string(json_array_get(keys, k));
+        pg_col *m = &cols[n++];
+        m->name = name;
+        bool first = true;
+        for (size_t i = left; i < s->count; i++)
+            for (size_t j = 0; j < s->entries[i].rel.count; j++) {
+                const pg_col *x = &s->entries[i].rel.cols[j];
+                if (x->name == NULL || strcmp(x->name, name) != 0)
+                    continue;
+                pg_add_all(c, &m->lineage, &x->lineage);
+                m->base = first ? x->base
+                          : m->base != NULL && x->base != NULL && strcmp(m->base, x->base) == 0
+                              ? m->base
+                              : NULL;
+                first = false;
+            }
+    }
+    for (size_t i = left; i < s->count; i++)
+        for (size_t j = 0; j < s->entries[i].rel.count; j++)
+            if (!key_listed(keys, s->entries[i].rel.cols[j].name))
+                cols[n++] = s->entries[i].rel.cols[j];
+    s->count = left;
+    const char *name = json_string_value(json_object_get(alias, "aliasname"));
+    add_entry(c, s, name != NULL ? name : "",
+              rename_cols(c, (pg_rel){ cols, n }, json_object_get(alias, "colnames"), alias));
+}
+
 static void join_expr(pg_ctx *c, pg_scope *s, json_t *body)
 {
     sluice_sql_ext(c->facts)->join_count++;
-    if (json_is_true(json_object_get(body, "isNatural")) ||
-        json_object_get(body, "alias") != NULL) {
-        pg_violate(c, body, "unsupported_join", "write JOIN ... ON or JOIN ... USING (...)",
-                   "NATURAL joins and aliased joins are not analyzed");
+    if (json_object_get(body, "join_using_alias") != NULL) {
+        pg_violate(c, body, "unsupported_join", "write JOIN ... USING (...) without AS",
+                   "a USING alias is not analyzed");
         return;
     }
     size_t left = s->count;
     from_item(c, s, json_object_get(body, "larg"));
     size_t right = s->count;
     from_item(c, s, json_object_get(body, "rarg"));
-    using_keys(c, s, left, right, body);
+    json_t *keys = json_is_true(json_object_get(body, "isNatural"))
+                       ? natural_keys(c, s, left, right)
+                       : json_object_get(body, "usingClause");
+    using_keys(c, s, left, right, body, keys);
     json_t *quals = json_object_get(body, "quals");
     note_join_key(c, quals);
     sluice_codefacts_list ignore = { 0 };
     sluice_pgsql_expr(c, s, quals, PG_PREDICATE, &ignore);
+    json_t *alias = json_object_get(body, "alias");
+    if (alias != NULL)
+        collapse_join(c, s, left, keys, alias);
 }
 
 static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
@@ -286,6 +406,34 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
     else
         pg_violate(c, body, "unsupported_from", "read from tables, views, subqueries or CTEs",
                    "%s in FROM is not analyzed", type != NULL ? type : "this item");
+}
+
+void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from)
+{
+    for (size_t i = 0; i < json_array_size(from); i++)
+        from_item(c, s, json_array_get(from, i));
+    if (json_array_size(from) > 1)
+        sluice_sql_ext(c->facts)->join_count += json_array_size(from) - 1;
+}
+
+bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *body)
+{
+    const char *name = json_string_value(json_object_get(body, "relname"));
+    const char *schema = json_string_value(json_object_get(body, "schemaname"));
+    const sluice_schema_table *t = name != NULL && json_object_get(body, "catalogname") == NULL
+                                       ? catalog_table(c, schema, name)
+                                       : NULL;
+    if (t == NULL || t->is_view) {
+        pg_violate(c, body, "unknown_table",
+                   "change one of the tables listed in the code-mode://schema resource",
+                   "%s %s is not a table that can be changed here", t != NULL ? "view" : "table",
+                   name != NULL ? name : "?");
+        return false;
+    }
+    const char *alias =
+        json_string_value(json_object_get(json_object_get(body, "alias"), "aliasname"));
+    add_entry(c, s, alias != NULL ? alias : name, table_rel(c, t, true));
+    return true;
 }
 
 /* ---- the SELECT list ---- */
@@ -306,6 +454,35 @@ static const char *derived_name(json_t *val)
     }
     json_t *cast = pg_node_body(val, "TypeCast");
     return cast != NULL ? derived_name(json_object_get(cast, "arg")) : "?column?";
+}
+
+/* The type of a SELECT-list value when its form says it: a cast names it, count() is bigint, a
+ * literal has its kind; NULL otherwise (the engine's type is in the result's columns). */
+static const char *value_type(json_t *val)
+{
+    json_t *cast = pg_node_body(val, "TypeCast");
+    if (cast != NULL) {
+        json_t *names =
+            json_object_get(pg_node_body(json_object_get(cast, "typeName"), "TypeName"), "names");
+        if (names == NULL)
+            names = json_object_get(json_object_get(cast, "typeName"), "names");
+        return pg_string(json_array_get(names, json_array_size(names) - 1));
+    }
+    json_t *fn = pg_node_body(val, "FuncCall");
+    json_t *fname = json_object_get(fn, "funcname");
+    const char *name = pg_string(json_array_get(fname, json_array_size(fname) - 1));
+    if (name != NULL && strcmp(name, "count") == 0 && json_object_get(fn, "over") == NULL)
+        return "bigint";
+    json_t *k = pg_node_body(val, "A_Const");
+    if (k == NULL)
+        return NULL;
+    if (json_object_get(k, "ival") != NULL)
+        return "integer";
+    if (json_object_get(k, "sval") != NULL)
+        return "text";
+    if (json_object_get(k, "boolval") != NULL)
+        return "boolean";
+    return json_object_get(k, "fval") != NULL ? "numeric" : NULL;
 }
 
 /* `*` or `t.*` in the SELECT list: the columns themselves, by name. */
@@ -367,7 +544,10 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
                 c, s, json_array_size(f) == 2 ? pg_string(json_array_get(f, 0)) : NULL,
                 pg_string(json_array_get(f, json_array_size(f) - 1)), ref);
             col->base = src != NULL ? src->base : NULL;
+            col->type = src != NULL ? src->type : NULL;
         }
+        if (col->type == NULL)
+            col->type = value_type(val);
         sluice_pgsql_expr(c, s, val, PG_VALUE, &col->lineage);
     }
     return (pg_rel){ cols, cols != NULL ? count : 0 };
@@ -375,13 +555,22 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
 
 /* ---- clauses ---- */
 
+/* GROUP BY and DISTINCT ON items: a bare column groups rows without computing anything from
+ * its value, so a blocked one is allowed there (and noted); GROUPING SETS, ROLLUP and CUBE
+ * group by their members the same way. */
 static void group_by(pg_ctx *c, const pg_scope *s, json_t *items)
 {
     for (size_t i = 0; i < json_array_size(items); i++) {
         json_t *item = json_array_get(items, i);
+        json_t *set = pg_node_body(item, "GroupingSet");
+        json_t *row = pg_node_body(item, "RowExpr");
+        if (set != NULL || row != NULL) {
+            group_by(c, s,
+                     json_object_get(set != NULL ? set : row, set != NULL ? "content" : "args"));
+            continue;
+        }
         json_t *ref = pg_node_body(item, "ColumnRef");
         sluice_codefacts_list lineage = { 0 };
-        /* A bare column groups rows without computing anything from its value. */
         sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_PREDICATE, &lineage);
         for (size_t k = 0; ref != NULL && k < lineage.count; k++)
             if (sluice_pgsql_blocked(c, lineage.items[k]))
@@ -520,12 +709,15 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
 
 static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
 {
-    json_t *from = json_object_get(body, "fromClause");
-    for (size_t i = 0; i < json_array_size(from); i++)
-        from_item(c, s, json_array_get(from, i));
-    if (json_array_size(from) > 1)
-        sluice_sql_ext(c->facts)->join_count += json_array_size(from) - 1;
+    sluice_pgsql_from_list(c, s, json_object_get(body, "fromClause"));
     sluice_codefacts_list ignore = { 0 };
+    /* Named windows: resolved where OVER names them, and each checked here even if unused. */
+    s->windows = json_object_get(body, "windowClause");
+    for (size_t i = 0; i < json_array_size(s->windows); i++) {
+        json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
+        sluice_pgsql_expr(c, s, json_object_get(def, "partitionClause"), PG_PREDICATE, &ignore);
+        sluice_pgsql_expr(c, s, json_object_get(def, "orderClause"), PG_PREDICATE, &ignore);
+    }
     json_t *where = json_object_get(body, "whereClause");
     if (where != NULL && c->depth <= 1)
         sluice_sql_ext(c->facts)->has_where = true;
@@ -536,9 +728,7 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
         sluice_sql_ext(c->facts)->has_group_by = true;
     group_by(c, s, group);
     sluice_pgsql_expr(c, s, json_object_get(body, "havingClause"), PG_PREDICATE, &ignore);
-    json_t *distinct = json_object_get(body, "distinctClause");
-    for (size_t i = 0; i < json_array_size(distinct); i++)
-        sluice_pgsql_expr(c, s, json_array_get(distinct, i), PG_PREDICATE, &ignore);
+    group_by(c, s, json_object_get(body, "distinctClause")); /* DISTINCT ON (...) */
     order_by(c, s, &rel, body);
     limits(c, s, body);
     return rel;
@@ -552,9 +742,6 @@ static bool refuse_clauses(pg_ctx *c, json_t *body)
     else if (json_array_size(json_object_get(body, "lockingClause")) > 0)
         pg_violate(c, body, "statement_not_allowed", "drop FOR UPDATE / FOR SHARE",
                    "row locks are not allowed on the read path");
-    else if (json_array_size(json_object_get(body, "windowClause")) > 0)
-        pg_violate(c, body, "unsupported_query", "write the window inline in OVER (...)",
-                   "WINDOW clauses are not analyzed");
     else
         return false;
     return true;

@@ -119,13 +119,10 @@ static void check_read(sluice_sql_ctx *ctx)
                                  sluice_sql_ext(f)->join_count, (long long)cm->sql_max_joins);
 }
 
-static void check_write(sluice_sql_ctx *ctx)
+void sluice_sql_change_rules(sluice_codefacts *f,
+                             const sluice_config_code_mode *cm,
+                             bool needs_where)
 {
-    const sluice_config_code_mode *cm = ctx->cm;
-    sluice_codefacts *f = ctx->facts;
-    bool has_where, has_returning;
-    write_facts(ctx, &has_where, &has_returning);
-    sluice_sql_ext(f)->has_where = has_where;
     if (f->action == SLUICE_ACTION_WRITE && !cm->sql_allow_writes)
         sluice_codefacts_violate(f, "sql_allow_writes", 0, 0,
                                  "code mode is read-only here; ask for a curated tool or an "
@@ -136,12 +133,22 @@ static void check_write(sluice_sql_ctx *ctx)
         sluice_codefacts_violate(
             f, "sql_allow_deletes", 0, 0, "code mode is read-only here; ask an administrator",
             "%s statements are not allowed: deletes are disabled", f->statement_kind);
-    bool needs_where =
-        ctx->type == DUCKDB_STATEMENT_TYPE_UPDATE || ctx->type == DUCKDB_STATEMENT_TYPE_DELETE;
-    if (needs_where && cm->sql_require_where_on_writes && !has_where)
+    if (needs_where && cm->sql_require_where_on_writes && !sluice_sql_ext(f)->has_where)
         sluice_codefacts_violate(f, "sql_require_where_on_writes", 0, 0,
                                  "add a WHERE clause naming the rows to change",
                                  "%s without WHERE would touch every row", f->statement_kind);
+}
+
+static void check_write(sluice_sql_ctx *ctx)
+{
+    const sluice_config_code_mode *cm = ctx->cm;
+    sluice_codefacts *f = ctx->facts;
+    bool has_where, has_returning;
+    write_facts(ctx, &has_where, &has_returning);
+    sluice_sql_ext(f)->has_where = has_where;
+    sluice_sql_change_rules(f, cm,
+                            ctx->type == DUCKDB_STATEMENT_TYPE_UPDATE ||
+                                ctx->type == DUCKDB_STATEMENT_TYPE_DELETE);
     if (has_returning)
         sluice_codefacts_violate(f, "statement_not_allowed", 0, 0,
                                  "remove RETURNING and read the rows with a SELECT",

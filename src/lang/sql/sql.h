@@ -49,6 +49,13 @@ static inline sluice_sql_facts *sluice_sql_ext(const sluice_codefacts *facts)
  * before analysis, another language). Never NULL. */
 const sluice_sql_facts *sluice_sql_facts_of(const sluice_codefacts *facts);
 
+/* The rules of [code_mode] for a change, shared by both SQL analyzers: sql_allow_writes (Write),
+ * sql_allow_deletes (Delete), and sql_require_where_on_writes when needs_where (UPDATE, DELETE,
+ * TRUNCATE) and the SQL extension's has_where is false. Violations into f. */
+void sluice_sql_change_rules(sluice_codefacts *f,
+                             const sluice_config_code_mode *cm,
+                             bool needs_where);
+
 /* Names each change "<kind>_<table>" in facts->operations ("update_budget_note") unless the
  * facts name operations already. SLUICE_E_NOMEM on allocation failure. */
 sluice_status sluice_sql_name_operations(sluice_codefacts *facts);
