@@ -3,12 +3,16 @@
 #   make test   bootstrap, build, run every test (ctest)
 #   make asan   unit tests under ASan+UBSan      make fuzz   bounded libFuzzer runs
 #   make bench  benchmarks, results in bench/results/
+#   make property N=1000000 [SEED=1]   the blocked-field property (tests/property/), long run
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 DEMO_ADDR ?= 127.0.0.1:8808
 
-.PHONY: bootstrap build demo test asan fuzz bench clean
+N ?= 1000000
+SEED ?= 1
+
+.PHONY: bootstrap build demo test asan fuzz bench property clean
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -33,6 +37,11 @@ fuzz: bootstrap
 
 bench: build
 	scripts/bench.sh $(BUILD)
+
+property: build
+	PATH="$(CURDIR)/tests/node/node_modules/.bin:$$PATH" node tests/property/run.mjs \
+	  --bin $(BUILD)/sluice --work $(BUILD)/property-long --regress tests/property/regressions.txt \
+	  --power 400 --seed $(SEED) --count $(N)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -20,7 +20,9 @@
 // Does not own: generation, canaries, the server driver.
 //
 // usage: node run.mjs --bin SLUICE --work DIR [--seed S] [--count N] [--seconds T]
-//                     [--regress FILE] [--corpus DIR --corpus-count K] [--concurrency C]
+//                     [--regress FILE] [--power N] [--concurrency C]
+// --power N first runs the attack statements of N seeds straight on the canary database and fails
+// unless the checker recovers the canary from at least 95% of them (power.mjs).
 import { createHash, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -28,6 +30,7 @@ import { createServer } from "node:net";
 import path from "node:path";
 import { buildCanaryDb } from "./canary_db.mjs";
 import { Checker } from "./canary.mjs";
+import { checkerPower } from "./power.mjs";
 import { Server, verdict, writeConfig } from "./pipeline.mjs";
 import { Draws, generate } from "./sql_gen.mjs";
 
@@ -42,8 +45,8 @@ const SEED = Number(opt("--seed", process.env.SEED ?? 1));
 const COUNT = Number(opt("--count", process.env.N ?? 1000));
 const SECONDS = Number(opt("--seconds", 0)); // 0: no time bound
 const REGRESS = opt("--regress", null);
-const CORPUS = opt("--corpus", null);
-const CORPUS_COUNT = Number(opt("--corpus-count", 40));
+const POWER = Number(opt("--power", 0));
+const MIN_POWER = 0.95;
 const CONCURRENCY = Number(opt("--concurrency", 4));
 const MAX_SHRINK_RUNS = 300;
 const BLOCKED_FIELDS = ["ssn", "email"];
@@ -81,6 +84,14 @@ async function setup() {
 
 const env = await setup();
 const checker = new Checker(env.dbs.canary.info.canaries);
+if (POWER > 0) {
+  const p = await checkerPower(env.dbs.canary.db, env.dbs.canary.info, SEED, POWER);
+  console.log(`checker power: the canary came back from ${p.detected} of ${p.tried} reconstruction attacks run without sluice`);
+  if (p.tried === 0 || p.detected < MIN_POWER * p.tried) {
+    console.log(`the checker is too weak (below ${MIN_POWER * 100}%); missed: ${JSON.stringify(p.missed)}`);
+    process.exit(1);
+  }
+}
 const primary = new Server(BIN, env.dbs.canary.config);
 await primary.start();
 let twin = null;
@@ -99,6 +110,9 @@ function texts(r) {
     const width = Math.max(...rows.map((row) => (Array.isArray(row) ? row.length : 0)));
     for (let c = 0; c < width; c++) out.push(rows.map((row) => (Array.isArray(row) ? String(row[c] ?? "") : "")).join(""));
   }
+  // a list or struct cell joined without its JSON punctuation (list(c ORDER BY pos) is the value)
+  const flat = (v) => (Array.isArray(v) ? v.map(flat).join("") : v && typeof v === "object" ? Object.values(v).map(flat).join("") : String(v ?? ""));
+  if (Array.isArray(rows)) for (const row of rows) if (Array.isArray(row)) for (const v of row) if (v && typeof v === "object") out.push(flat(v));
   return out;
 }
 const scanAll = (list) => list.flatMap((t) => checker.scan(t));
@@ -135,7 +149,6 @@ const stats = { run: 0, accepted: 0, executed: 0, clean: 0, cleanRefused: 0, cle
 const perTag = new Map(); // tag -> {clean, over, dirty, dirtyAccepted}
 const counterexamples = [];
 const contractFindings = new Map(); // reason -> [{seed, sql}]
-const corpus = [];
 
 function account(g, r, seed) {
   const v = verdict(r);
@@ -242,7 +255,6 @@ async function checkStderr() {
 async function one(seed) {
   const g = generate(new Draws(seed), env.dbs.canary.info.blocked);
   const code = fill(g.sql);
-  if (CORPUS && corpus.length < CORPUS_COUNT && !g.refusedFn) corpus.push({ seed, sql: g.sql });
   const r = await primary.run(code);
   window.push({ seed, g });
   if (r.crash) {
@@ -301,10 +313,6 @@ for (const a of after) {
   console.log(`COUNTEREXAMPLE (after the run): ${a}`);
 }
 
-if (CORPUS) {
-  mkdirSync(CORPUS, { recursive: true });
-  for (const { seed, sql } of corpus) writeFileSync(path.join(CORPUS, `property_seed_${seed}`), sql.replaceAll("{DIR}", "/nonexistent").replaceAll("{URL}", "http://127.0.0.1:9"));
-}
 
 // ---- report -------------------------------------------------------------------------------------
 const secs = (Date.now() - started) / 1000;

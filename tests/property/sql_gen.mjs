@@ -269,17 +269,20 @@ export class Gen {
     }
   }
 
+  // Every early return drops the uses recorded for what it throws away (mark).
   subqueryPred(cols, nested) {
     const d = this.d;
+    const mark = this.uses.length;
+    const none = () => { this.uses.length = mark; return lit("true", "bool"); };
     const k = d.int(4);
     const t = this.table(d.pick(["customers", "sales_reps", "orders", "contacts"]));
     const tcols = this.colsOf([t]);
     if (k === 0) { // IN (SELECT col FROM table)
       this.tag("subquery:in");
       const a = this.pickColBiased(cols, "str") ?? this.pickColBiased(cols, "int");
-      if (!a) return lit("true", "bool");
+      if (!a) return none();
       const inner = d.chance(0.7) ? this.pickColBiased(tcols, a.type) : this.expr(tcols, a.type, 2);
-      if (!inner) return lit("true", "bool");
+      if (!inner) return none();
       this.use("in_subquery", [a, inner], nested);
       return E(`${a.sql} ${d.chance(0.2) ? "NOT " : ""}IN (SELECT ${inner.sql} FROM ${t.sql})`, "bool", uniq(a.deps, inner.deps));
     }
@@ -287,7 +290,7 @@ export class Gen {
       this.tag("subquery:exists");
       const a = this.pickColBiased(cols, "str") ?? this.pickColBiased(cols, "int");
       const inner = a && this.pickColBiased(tcols, a.type);
-      if (!a || !inner) return lit("true", "bool");
+      if (!a || !inner) return none();
       this.use("eq", [inner, a], nested);
       return E(`${d.chance(0.2) ? "NOT " : ""}EXISTS (SELECT 1 FROM ${t.sql} WHERE ${inner.sql} = ${a.sql})`, "bool", uniq(a.deps, inner.deps));
     }
@@ -295,10 +298,12 @@ export class Gen {
       this.tag("subquery:any");
       const a = this.pickColBiased(cols, "str");
       const inner = a && this.pickColBiased(tcols, "str");
-      if (!a || !inner) return lit("true", "bool");
+      if (!a || !inner) return none();
       const op = d.pick(["=", "<", ">"]);
-      this.use(op === "=" ? "in_subquery" : "range", [a, inner], nested);
-      return E(`${a.sql} ${op} ${d.pick(["ANY", "ALL"])} (SELECT ${inner.sql} FROM ${t.sql})`, "bool", uniq(a.deps, inner.deps));
+      const q = d.pick(["ANY", "ALL"]);
+      // = ANY is IN; = ALL holds when no value differs (an inequality test); < / > are ranges
+      this.use(op === "=" ? (q === "ANY" ? "in_subquery" : "ne") : "range", [a, inner], nested);
+      return E(`${a.sql} ${op} ${q} (SELECT ${inner.sql} FROM ${t.sql})`, "bool", uniq(a.deps, inner.deps));
     }
     // a predicate inside the subquery over its own columns
     this.tag("subquery:exists");
@@ -375,7 +380,8 @@ export class Gen {
           const o = this.colExpr(d.pick(corr));
           const k3 = this.pickCol(tc, "int");
           this.use("eq", [k3, o], false);
-          return E(`(SELECT ${inner.sql} FROM ${t.sql} WHERE ${k3.sql} = ${o.sql} LIMIT 1)`, inner.type, uniq(inner.deps, o.deps, k3.deps));
+          // a subquery returning a column is that column (lineage), the key is a predicate
+          return E(`(SELECT ${inner.sql} FROM ${t.sql} WHERE ${k3.sql} = ${o.sql} LIMIT 1)`, inner.type, inner.deps, { bare: inner.bare });
         }
         return E(`(SELECT ${d.pick(["max", "min", "count"])}(${inner.sql}) FROM ${t.sql})`, inner.type, inner.deps);
       }
@@ -567,6 +573,7 @@ export class Gen {
     }
     // ON condition: a foreign key, a blocked-field key, or a random predicate
     let on;
+    const mark = this.uses.length;
     const fk = FKS.find(([t1, , t2]) => (t1 === left.table && t2 === right.table) || (t2 === left.table && t1 === right.table));
     const r = d.int(4);
     if ((r <= 1 || !SMALL.has(right.table ?? "generated")) && fk) {
@@ -582,12 +589,15 @@ export class Gen {
       const a = this.pickColBiased(lc, "str"); const b = a && this.pickColBiased(rc, "str");
       if (a && b) { this.use("eq", [a, b], false); on = `${a.sql} = ${b.sql}`; }
     }
-    if (!on) on = this.boolExpr(this.colsOf([left, right]), 1, false).sql;
+    let asof = "";
     if (kind === 7) { // ASOF needs an inequality
       const a = this.pickColBiased(lc, "int"); const b = a && this.pickColBiased(rc, "int");
-      if (a && b) { this.use("range", [a, b], false); on += ` AND ${a.sql} >= ${b.sql}`; }
-      else { rels.push(right); return ` CROSS JOIN ${right.sql}`; }
+      if (!a || !b) { this.uses.length = mark; rels.push(right); return ` CROSS JOIN ${right.sql}`; }
+      this.use("range", [a, b], false);
+      asof = ` AND ${a.sql} >= ${b.sql}`;
     }
+    if (!on) on = this.boolExpr(this.colsOf([left, right]), 1, false).sql;
+    on += asof;
     const kw = { 0: "JOIN", 1: "LEFT JOIN", 2: "RIGHT JOIN", 3: "FULL JOIN", 5: "SEMI JOIN", 6: "ANTI JOIN", 7: "ASOF JOIN" }[kind];
     if (kind !== 5 && kind !== 6) rels.push(right);
     return ` ${kw} ${right.sql} ON ${on}`;
@@ -602,7 +612,8 @@ export class Gen {
     else if (k < 11) body = this.setop();
     else if (k < 13) body = this.cte();
     else if (k < 14) body = this.recursive();
-    else if (k < 17) body = this.attack();
+    else if (k < 16) body = this.attack();
+    else if (k < 17) body = this.attackSimple();
     else if (k < 18) body = this.pivot();
     else if (k < 19) body = this.errorChannel();
     else body = this.escape();
@@ -660,33 +671,96 @@ export class Gen {
 
   // The known reconstructions: a generated domain equated with a blocked value or a function of
   // it (per character, per prefix, by comparison), with outputs from the generated side only.
+  // Combines a source of the value (the column, or the column passed through a derived table,
+  // CTE, set operation, LATERAL, struct, list, map, JSON, aggregate, window, VALUES, cast), a
+  // test (per-character equality, indexing, ranges, patterns, positions, IN, joins), where the
+  // test sits (WHERE, JOIN ON, HAVING, QUALIFY, a column a subquery computed, an aggregate's
+  // FILTER, IN / EXISTS subqueries) and how the answer comes back (rows ordered by position, or
+  // the whole value in one cell with string_agg / list). Every one is refused by the contract.
   attack() {
+    const d = this.d;
+    const tbl = d.pick(["customers", "customers", "sales_reps"]);
+    const col = tbl === "customers" ? d.pick(["ssn", "email"]) : "email";
+    const t = this.table(tbl);
+    const id = 1 + d.int(40);
+    const C = `${t.alias}.${col}`;
+    const srcKinds = ["column", "derived", "cte", "union", "lateral", "struct", "list", "map", "json", "agg", "window", "values", "cast", "coalesce", "concat", "unnest"];
+    const sk = d.int(srcKinds.length);
+    this.tag("attack:source:" + srcKinds[sk]);
+    // src: {from, T, where}: FROM items, the expression holding the value, the row filter
+    const base = { from: t.sql, where: `${t.alias}.id = ${id}` };
+    const src = [
+      () => ({ ...base, T: C }),
+      () => ({ from: `(SELECT ${col} AS v, id FROM ${tbl}) sv`, T: "sv.v", where: `sv.id = ${id}` }),
+      () => ({ cte: `WITH sv AS (SELECT ${col} AS v FROM ${tbl} WHERE id = ${id}) `, from: "sv", T: "sv.v", where: "true" }),
+      () => ({ from: `(SELECT ${col} AS v FROM ${tbl} WHERE id = ${id} UNION ALL SELECT 'zz') sv`, T: "sv.v", where: "true" }),
+      () => ({ from: `${t.sql}, LATERAL (SELECT ${C} AS v) sv`, T: "sv.v", where: base.where }),
+      () => ({ from: `(SELECT {'v': ${col}} AS s, id FROM ${tbl}) sv`, T: "sv.s.v", where: `sv.id = ${id}` }),
+      () => ({ ...base, T: `[${C}, 'x'][1]` }),
+      () => ({ ...base, T: `map(['k'], [${C}])['k']` }),
+      () => ({ ...base, T: `(to_json(${C}) ->> '$')` }),
+      () => ({ from: `(SELECT string_agg(${col}, '') AS v FROM ${tbl} WHERE id = ${id}) sv`, T: "sv.v", where: "true" }),
+      () => ({ from: `(SELECT first_value(${col}) OVER (ORDER BY id) AS v, id FROM ${tbl}) sv`, T: "sv.v", where: `sv.id = ${id}` }),
+      () => ({ from: `(VALUES ((SELECT ${col} FROM ${tbl} WHERE id = ${id}))) sv(v)`, T: "sv.v", where: "true" }),
+      () => ({ ...base, T: `CAST(${C} AS VARCHAR)` }),
+      () => ({ ...base, T: `coalesce(${C}, '')` }),
+      () => ({ ...base, T: `(${C} || '')` }),
+      () => ({ from: `${t.sql}, LATERAL unnest([${C}]) sv(v)`, T: "sv.v", where: base.where }),
+    ][sk]();
+    const P = "range(0, 32) p(pos)";
+    const D = `unnest([${CHARS.map((c) => `'${c}'`).join(", ")}]) ch(c)`;
+    const T = src.T;
+    const tests = [
+      `substr(${T}, p.pos::INTEGER, 1) = ch.c`, `${T}[p.pos::INTEGER] = ch.c`, `string_split(${T}, '')[p.pos::INTEGER] = ch.c`,
+      `substring(${T}, p.pos::INTEGER, 1) >= ch.c AND substring(${T}, p.pos::INTEGER, 1) <= ch.c`,
+      `strpos(${T}, ch.c) = p.pos`, `instr(${T}, ch.c) = p.pos`, `substr(${T}, p.pos::INTEGER, 1) LIKE ch.c`,
+      `starts_with(substr(${T}, p.pos::INTEGER), ch.c)`, `regexp_matches(substr(${T}, p.pos::INTEGER, 1), '^' || regexp_escape(ch.c) || '$')`,
+      `ascii(substr(${T}, p.pos::INTEGER, 1)) = ascii(ch.c)`, `substr(${T}, p.pos::INTEGER, 1) IN (ch.c)`,
+      `list_contains([substr(${T}, p.pos::INTEGER, 1)], ch.c)`, `hash(substr(${T}, p.pos::INTEGER, 1)) = hash(ch.c)`,
+      `substr(${T}, p.pos::INTEGER, 1) IS NOT DISTINCT FROM ch.c`, `NOT (substr(${T}, p.pos::INTEGER, 1) <> ch.c)`,
+      `CASE WHEN substr(${T}, p.pos::INTEGER, 1) = ch.c THEN true ELSE false END`,
+    ];
+    const ti = d.int(tests.length);
+    const test = tests[ti];
+    this.tag("attack:test:" + ["substr", "index", "split", "range", "strpos", "instr", "like", "starts_with", "regexp", "ascii", "in", "list_contains", "hash", "not_distinct", "not", "case"][ti]);
+    this.dirtyNow.add("predicate:attack");
+    const where = `${src.where} AND `;
+    const cte = src.cte ?? "";
+    const places = ["where", "join_on", "having", "qualify", "computed", "filter", "in", "exists", "semi"];
+    const pl = d.int(places.length);
+    this.tag("attack:place:" + places[pl]);
+    const genCols = [{ name: "pos", type: "int", deps: new Set() }, { name: "c", type: "str", deps: new Set() }];
+    const one = [{ name: "v", type: "str", deps: new Set() }];
+    const agg = d.pick([`string_agg(ch.c, '' ORDER BY p.pos)`, `list(ch.c ORDER BY p.pos)`]);
+    switch (places[pl]) {
+      case "where": return d.chance(0.5)
+        ? { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D}, ${src.from} WHERE ${where}${test} ORDER BY p.pos`, cols: genCols }
+        : { sql: `${cte}SELECT ${agg} AS v FROM ${P}, ${D}, ${src.from} WHERE ${where}${test}`, cols: one };
+      case "join_on": return { sql: `${cte}SELECT p.pos, ch.c FROM ${src.from} JOIN ${P} ON ${src.where} JOIN ${D} ON ${test} ORDER BY p.pos`, cols: genCols };
+      case "having": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D}, ${src.from} WHERE ${src.where} GROUP BY p.pos, ch.c HAVING bool_or(${test}) ORDER BY p.pos`, cols: genCols };
+      case "qualify": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D}, ${src.from} WHERE ${src.where} QUALIFY bool_or(${test}) OVER (PARTITION BY p.pos, ch.c) ORDER BY p.pos`, cols: genCols };
+      case "computed": return { sql: `${cte}SELECT pos, c FROM (SELECT p.pos, ch.c, (${test}) AS hit FROM ${P}, ${D}, ${src.from} WHERE ${src.where}) WHERE hit ORDER BY pos`, cols: genCols };
+      case "filter": return { sql: `${cte}SELECT ${agg} FILTER (WHERE ${test}) AS v FROM ${P}, ${D}, ${src.from} WHERE ${src.where}`, cols: one };
+      case "in": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE ch.c IN (SELECT substr(${T}, p.pos::INTEGER, 1) FROM ${src.from} WHERE ${src.where}) ORDER BY p.pos`, cols: genCols };
+      case "exists": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE EXISTS (SELECT 1 FROM ${src.from} WHERE ${where}${test}) ORDER BY p.pos`, cols: genCols };
+      default: return { sql: `${cte}SELECT p.pos, ch.c FROM ${P} CROSS JOIN ${D} SEMI JOIN (SELECT ${T} AS v FROM ${src.from} WHERE ${src.where}) z ON ${test.replaceAll(T, "z.v")} ORDER BY p.pos`, cols: genCols };
+    }
+  }
+
+  // The older single-shape attacks: domain joins, binary search, ORDER BY ... LIMIT.
+  attackSimple() {
     const d = this.d;
     const t = this.table(d.pick(["customers", "customers", "sales_reps"]));
     const want = d.pick(t.table === "customers" ? ["ssn", "email"] : ["email"]);
     const target = this.colExpr(this.colsOf([t]).find((c) => c.name === want));
     const id = `${t.alias}.id = ${1 + d.int(40)}`;
-    const k = d.int(8);
-    this.tag("attack:" + ["per_char", "per_char_range", "prefix", "domain_join", "in_generated", "binary_search", "contains", "order_limit"][k]);
-    const P = `range(1, 32) p(pos)`;
-    const D = `unnest([${CHARS.map((c) => `'${c}'`).join(", ")}]) ch(c)`;
-    const genCols = [{ name: "pos", type: "int", deps: new Set() }, { name: "c", type: "str", deps: new Set() }];
-    const fnOf = E(`substr(${target.sql}, p.pos::INTEGER, 1)`, "str", target.deps);
+    const k = d.int(3);
+    this.tag("attack:" + ["domain_join", "binary_search", "order_limit"][k]);
     switch (k) {
-      case 0: this.use("eq", [fnOf, E("ch.c", "str", new Set(), { generated: true })], false);
-        return { sql: `SELECT p.pos, ch.c FROM ${P}, ${D}, ${t.sql} WHERE ${id} AND ${fnOf.sql} = ch.c ORDER BY p.pos`, cols: genCols };
-      case 1: this.use("range", [fnOf], false);
-        return { sql: `SELECT p.pos, max(ch.c) AS c FROM ${P}, ${D}, ${t.sql} WHERE ${id} AND ${fnOf.sql} >= ch.c GROUP BY p.pos ORDER BY p.pos`, cols: genCols };
-      case 2: { const pre = E(`left(${target.sql}, p.pos::INTEGER)`, "str", target.deps); this.use("eq", [pre, E("x", "str")], false);
-        return { sql: `SELECT p.pos, ch.c FROM ${P}, ${D}, ${t.sql} WHERE ${id} AND ${d.pick([`starts_with(${target.sql}, ch.c)`, `${pre.sql} LIKE '%' || ch.c`])} ORDER BY p.pos`, cols: genCols }; }
-      case 3: { const g = this.generated(); const gx = `${g.alias}.x`; this.use("eq", [target, E(gx, "str", new Set(), { generated: true })], false);
+      case 0: { const g = this.generated(); const gx = `${g.alias}.x`; this.use("eq", [target, E(gx, "str", new Set(), { generated: true })], false);
         return { sql: `SELECT ${gx} AS guess FROM ${g.sql} JOIN ${t.sql} ON ${target.sql} = CAST(${gx} AS VARCHAR)`, cols: [{ name: "guess", type: "str", deps: new Set() }] }; }
-      case 4: this.use("in_subquery", [E("ch.c", "str", new Set(), { generated: true }), E("f", "str", target.deps)], false);
-        return { sql: `SELECT p.pos, ch.c FROM ${P}, ${D} WHERE ch.c IN (SELECT substr(${target.sql}, p.pos::INTEGER, 1) FROM ${t.sql} WHERE ${id}) ORDER BY p.pos`, cols: genCols };
-      case 5: this.use("range", [target], false);
+      case 1: this.use("range", [target], false);
         return { sql: `SELECT count(*) AS n FROM ${t.sql} WHERE ${id} AND ${target.sql} ${d.pick(["<", ">=", "BETWEEN 'j' AND"])} '${d.pick(CHARS)}'`, cols: [{ name: "n", type: "int", deps: new Set() }] };
-      case 6: this.use("pattern", [target], false);
-        return { sql: `SELECT p.pos, ch.c FROM ${P}, ${D}, ${t.sql} WHERE ${id} AND ${d.pick([`strpos(${target.sql}, ch.c) = p.pos`, `instr(${target.sql}, ch.c) = p.pos`, `${target.sql}[p.pos::INTEGER] = ch.c`])} ORDER BY p.pos`, cols: genCols };
       default: this.use("order", [target], false);
         return { sql: `SELECT ${t.alias}.id FROM ${t.sql} ORDER BY ${target.sql} LIMIT ${1 + d.int(3)}`, cols: [{ name: "id", type: "int", deps: new Set() }] };
     }
