@@ -148,6 +148,7 @@ const stats = { run: 0, accepted: 0, executed: 0, clean: 0, cleanRefused: 0, cle
                 dirtyAccepted: 0, falseHits: 0, crashes: 0, rules: {} };
 const perTag = new Map(); // tag -> {clean, over, dirty, dirtyAccepted}
 const counterexamples = [];
+const overCauses = new Map(); // refusal message (names blanked) -> {n, first seed, sql}
 const contractFindings = new Map(); // reason -> [{seed, sql}]
 
 function account(g, r, seed) {
@@ -160,7 +161,14 @@ function account(g, r, seed) {
   const over = clean && !v.accepted && v.rules.some((x) => OVERBLOCK_RULES.has(x));
   if (clean) {
     stats.clean++;
-    if (over) stats.cleanRefused++;
+    if (over) {
+      stats.cleanRefused++;
+      // group by the message with names and numbers blanked: one line per cause
+      const key = (v.messages.find((m, i) => OVERBLOCK_RULES.has(v.rules[i])) ?? "").replace(/'[^']*'|\b[a-z_]+\.[a-z_]+\b|\d+/g, "_").slice(0, 150);
+      const o = overCauses.get(key) ?? { n: 0, seed, sql: g.sql };
+      o.n++;
+      overCauses.set(key, o);
+    }
     else if (!v.accepted) stats.cleanOtherRefused++;
   } else if (!g.refusedFn) {
     stats.dirty++;
@@ -325,6 +333,9 @@ console.log(`contract: ${stats.dirtyAccepted} of ${stats.dirty} statements the c
 console.log("\nconstruct                      allowed  over-blocked  rate    | refused-by-contract  accepted");
 for (const [t, s] of [...perTag].sort((a, b) => a[0].localeCompare(b[0])))
   console.log(`${t.padEnd(30)} ${String(s.clean).padStart(7)} ${String(s.over).padStart(13)}  ${pct(s.over, s.clean).padStart(6)}  | ${String(s.dirty).padStart(19)} ${String(s.dirtyAccepted).padStart(9)}`);
+console.log("\nover-blocking by cause (refusal message, names blanked):");
+for (const [k, o] of [...overCauses].sort((a, b) => b[1].n - a[1].n).slice(0, 12))
+  console.log(`${String(o.n).padStart(6)}  ${k}\n        e.g. seed ${o.seed}: ${o.sql.slice(0, 300)}`);
 if (process.env.PROPERTY_VERBOSE) {
   for (const [t, s] of perTag) if (s.overExample) console.log(`over-blocked example [${t}] seed ${s.overExample.seed}: ${s.overExample.sql}\n    ${s.overExample.why}`);
   for (const [reason, list] of contractFindings) for (const f of list) console.log(`contract [${reason}] seed ${f.seed}: ${f.sql}`);

@@ -364,10 +364,11 @@ export class Gen {
       case 5: { // unpacking
         this.tag("unpack");
         const a = this.pickColBiased(cols); const b = this.pickColBiased(cols);
-        const deps = uniq(a.deps, b.deps);
-        return E(d.pick([`{'a': ${a.sql}, 'b': ${b.sql}}.a`, `[CAST(${a.sql} AS VARCHAR), CAST(${b.sql} AS VARCHAR)][1]`,
-          `struct_extract({'p': ${a.sql}, 'q': ${b.sql}}, 'q')`, `list_transform([${a.sql}], x -> x)[1]`,
-          `map([CAST(${a.sql} AS VARCHAR)], [CAST(${b.sql} AS VARCHAR)])[CAST(${a.sql} AS VARCHAR)]`]), "any", deps);
+        const deps = uniq(a.deps, b.deps); // a whole struct / list / map: both
+        const [sql, dep] = d.pick([[`{'a': ${a.sql}, 'b': ${b.sql}}.a`, deps], [`[CAST(${a.sql} AS VARCHAR), CAST(${b.sql} AS VARCHAR)][1]`, deps],
+          [`struct_extract({'p': ${a.sql}, 'q': ${b.sql}}, 'q')`, deps], [`list_transform([${a.sql}], x -> x)[1]`, a.deps],
+          [`map([CAST(${a.sql} AS VARCHAR)], [CAST(${b.sql} AS VARCHAR)])[CAST(${a.sql} AS VARCHAR)]`, deps]]);
+        return E(sql, "any", dep);
       }
       case 6: { // scalar subquery, correlated or not
         this.tag("subquery:select");
@@ -614,7 +615,7 @@ export class Gen {
     else if (k < 14) body = this.recursive();
     else if (k < 16) body = this.attack();
     else if (k < 17) body = this.attackSimple();
-    else if (k < 18) body = this.pivot();
+    else if (k < 18) body = d.chance(0.2) ? this.pivot() : this.shapes();
     else if (k < 19) body = this.errorChannel();
     else body = this.escape();
     this.outputs = body.cols;
@@ -726,7 +727,8 @@ export class Gen {
     this.dirtyNow.add("predicate:attack");
     const where = `${src.where} AND `;
     const cte = src.cte ?? "";
-    const places = ["where", "join_on", "having", "qualify", "computed", "filter", "in", "exists", "semi"];
+    const places = ["where", "join_on", "having", "qualify", "computed", "filter", "in", "exists", "semi",
+      "left_join", "recursive", "using", "intersect", "in_tuple", "scalar", "lateral", "order_subquery", "argmax", "case_output", "window_pick"];
     const pl = d.int(places.length);
     this.tag("attack:place:" + places[pl]);
     const genCols = [{ name: "pos", type: "int", deps: new Set() }, { name: "c", type: "str", deps: new Set() }];
@@ -743,6 +745,28 @@ export class Gen {
       case "filter": return { sql: `${cte}SELECT ${agg} FILTER (WHERE ${test}) AS v FROM ${P}, ${D}, ${src.from} WHERE ${src.where}`, cols: one };
       case "in": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE ch.c IN (SELECT substr(${T}, p.pos::INTEGER, 1) FROM ${src.from} WHERE ${src.where}) ORDER BY p.pos`, cols: genCols };
       case "exists": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE EXISTS (SELECT 1 FROM ${src.from} WHERE ${where}${test}) ORDER BY p.pos`, cols: genCols };
+      case "left_join": return { sql: `${cte}SELECT p.pos, CASE WHEN z.hit IS NULL THEN '' ELSE ch.c END AS c FROM ${P} CROSS JOIN ${D} LEFT JOIN (SELECT 1 AS hit, ${T} AS v FROM ${src.from} WHERE ${src.where}) z ON ${test.replaceAll(T, "z.v")} ORDER BY p.pos`, cols: genCols };
+      case "recursive": return { sql: `${cte}${cte ? ", " : "WITH "}RECURSIVE r(pos, acc) AS (SELECT 0, '' UNION ALL SELECT r.pos + 1, r.acc || coalesce((SELECT max(ch.c) FROM ${D}, (SELECT r.pos + 1 AS pos) p, ${src.from} WHERE ${where}${test}), '') FROM r WHERE r.pos < 31) SELECT max(acc) AS v FROM r`.replace("WITH sv AS", "WITH sv AS").replace(/^WITH (.*?) , RECURSIVE/, "WITH RECURSIVE $1, "), cols: one };
+      case "using": return { sql: `${cte}SELECT z.pos, ch.c FROM (SELECT p.pos, substr(${T}, p.pos::INTEGER, 1) AS c FROM ${P}, ${src.from} WHERE ${src.where}) z JOIN ${D} USING (c) ORDER BY z.pos`, cols: genCols };
+      case "intersect": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} INTERSECT SELECT p.pos, substr(${T}, p.pos::INTEGER, 1) FROM ${P}, ${src.from} WHERE ${src.where} ORDER BY 1`, cols: genCols };
+      case "in_tuple": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE (p.pos, ch.c) IN (SELECT q.pos, substr(${T}, q.pos::INTEGER, 1) FROM range(0, 32) q(pos), ${src.from} WHERE ${src.where}) ORDER BY p.pos`, cols: genCols };
+      case "scalar": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D} WHERE ch.c = (SELECT substr(${T}, p.pos::INTEGER, 1) FROM ${src.from} WHERE ${src.where} LIMIT 1) ORDER BY p.pos`, cols: genCols };
+      case "lateral": return { sql: `${cte}SELECT p.pos, ch.c FROM ${P}, ${D}, LATERAL (SELECT 1 AS ok FROM ${src.from} WHERE ${where}${test}) l ORDER BY p.pos`, cols: genCols };
+      case "order_subquery": return { sql: `${cte}SELECT p.pos, (SELECT ch.c FROM ${D}, ${src.from} WHERE ${src.where} ORDER BY (${test}) DESC LIMIT 1) AS c FROM ${P} ORDER BY p.pos`, cols: genCols };
+      case "argmax": {
+        const pickAgg = d.pick([`arg_max(ch.c, (${test})::INTEGER)`, `max_by(ch.c, (${test})::INTEGER)`, `arg_min(ch.c, (NOT (${test}))::INTEGER)`,
+          `first(ch.c ORDER BY (${test}) DESC)`, `list(ch.c ORDER BY (${test}) DESC)[1]`, `string_agg(ch.c, '' ORDER BY (${test}) DESC)[1]`,
+          `last(ch.c ORDER BY (${test}))`, `min(CASE WHEN ${test} THEN ch.c END)`]);
+        return { sql: `${cte}SELECT p.pos, ${pickAgg} AS c FROM ${P}, ${D}, ${src.from} WHERE ${src.where} GROUP BY p.pos ORDER BY p.pos`, cols: genCols };
+      }
+      case "case_output": {
+        const out = d.pick([`CASE WHEN ${test} THEN ch.c ELSE '' END`, `if(${test}, ch.c, '')`, `repeat(ch.c, (${test})::INTEGER)`,
+          `left(ch.c, (${test})::INTEGER)`, `substr(ch.c, 1, (${test})::INTEGER)`, `coalesce(CASE WHEN ${test} THEN ch.c END, '')`,
+          `array_to_string(list_filter([ch.c], x -> ${test}), '')`, `[ch.c, ''][1 + (NOT (${test}))::INTEGER]`,
+          `CASE (${test}) WHEN true THEN ch.c ELSE '' END`, `concat_ws('', CASE WHEN ${test} THEN ch.c END)`]);
+        return { sql: `${cte}SELECT string_agg(${out}, '' ORDER BY p.pos) AS v FROM ${P}, ${D}, ${src.from} WHERE ${src.where}`, cols: one };
+      }
+      case "window_pick": return { sql: `${cte}SELECT DISTINCT p.pos, first_value(ch.c) OVER (PARTITION BY p.pos ORDER BY (${test}) DESC) AS c FROM ${P}, ${D}, ${src.from} WHERE ${src.where} ORDER BY p.pos`, cols: genCols };
       default: return { sql: `${cte}SELECT p.pos, ch.c FROM ${P} CROSS JOIN ${D} SEMI JOIN (SELECT ${T} AS v FROM ${src.from} WHERE ${src.where}) z ON ${test.replaceAll(T, "z.v")} ORDER BY p.pos`, cols: genCols };
     }
   }
@@ -764,6 +788,68 @@ export class Gen {
       default: this.use("order", [target], false);
         return { sql: `SELECT ${t.alias}.id FROM ${t.sql} ORDER BY ${target.sql} LIMIT ${1 + d.int(3)}`, cols: [{ name: "id", type: "int", deps: new Set() }] };
     }
+  }
+
+  // Fixed shapes with a known verdict (true: the contract refuses it), spelled many ways:
+  // whole-row values, FROM-first syntax, qualified and quoted names, UNPIVOT, struct stars,
+  // aggregate and window orderings by a blocked field, samples, EXPLAIN / DESCRIBE / SHOW.
+  shapes() {
+    const d = this.d;
+    const S = [
+      [true, "SELECT customers FROM customers LIMIT 2"], [true, "SELECT c FROM customers c LIMIT 2"],
+      [true, "SELECT to_json(c) AS j FROM customers c LIMIT 2"], [true, "SELECT list(c) AS l FROM (SELECT * FROM customers LIMIT 2) c"],
+      [true, "FROM customers SELECT ssn LIMIT 2"], [false, "FROM customers SELECT * EXCLUDE (ssn, email) LIMIT 2"],
+      [true, "FROM customers LIMIT 2"], [true, "TABLE sales_reps"], [true, "SELECT \"SSN\" FROM CUSTOMERS LIMIT 2"],
+      [true, "SELECT main.customers.ssn FROM main.customers LIMIT 2"], [true, "SELECT c.SsN AS x FROM customers AS c LIMIT 2"],
+      [true, "UNPIVOT (SELECT id, ssn, email FROM customers WHERE id <= 2) ON ssn, email INTO NAME k VALUE v"],
+      [false, "UNPIVOT (SELECT id, plan, segment FROM customers WHERE id <= 2) ON plan, segment INTO NAME k VALUE v"],
+      [true, "SELECT s.* FROM (SELECT {'a': ssn, 'b': name} AS s FROM customers LIMIT 2)"],
+      [false, "SELECT s.b FROM (SELECT {'a': id, 'b': name} AS s FROM customers LIMIT 2)"],
+      [true, "SELECT unnest(s) FROM (SELECT {'a': email} AS s FROM sales_reps LIMIT 2)"],
+      [true, "SELECT arg_min(name, ssn) AS n FROM customers"], [true, "SELECT arg_max(id, email) AS n FROM sales_reps"],
+      [true, "SELECT string_agg(name, ',' ORDER BY ssn) AS n FROM (SELECT * FROM customers LIMIT 5)"],
+      [true, "SELECT list(id ORDER BY email) AS n FROM sales_reps"], [true, "SELECT first(name ORDER BY ssn) AS n FROM customers"],
+      [true, "SELECT id, row_number() OVER (ORDER BY ssn) AS r FROM customers LIMIT 5"],
+      [true, "SELECT id, ntile(4) OVER (ORDER BY email) AS r FROM sales_reps"],
+      [true, "SELECT id, percent_rank() OVER (ORDER BY ssn) AS r FROM customers LIMIT 5"],
+      [true, "SELECT max(name) FILTER (WHERE ssn < 'm') AS n FROM customers"],
+      [true, "SELECT count(*) FILTER (WHERE email LIKE 'k%') AS n FROM customers"],
+      [true, "SELECT min(ssn) IS NULL AS n FROM customers"], [true, "SELECT max(length(email)) AS n FROM sales_reps"],
+      [false, "SELECT name FROM customers USING SAMPLE 3 ROWS"], [true, "SELECT ssn FROM customers USING SAMPLE 3 ROWS"],
+      [false, "SELECT count(*) AS n FROM customers c NATURAL JOIN sales_reps r"], [true, "SELECT * FROM customers c NATURAL JOIN sales_reps r"],
+      [false, "DESCRIBE customers"], [true, "SHOW customers"], [true, "SUMMARIZE sales_reps"], [true, "EXPLAIN SELECT ssn FROM customers"],
+      [false, "EXPLAIN SELECT name FROM customers WHERE ssn = 'x'"], [true, "SELECT (SELECT ssn) AS x FROM customers LIMIT 2"],
+      [true, "VALUES ((SELECT ssn FROM customers LIMIT 1))"], [true, "SELECT json_group_array(ssn) AS j FROM customers"],
+      [true, "SELECT min(struct_pack(s := ssn)) AS m FROM customers"], [true, "SELECT max(row(email, 1)) AS m FROM sales_reps"],
+      [true, "SELECT #6 FROM customers LIMIT 2"], [true, "SELECT * FROM customers ORDER BY ALL LIMIT 1"],
+      [false, "SELECT id FROM customers ORDER BY ALL LIMIT 1"], [true, "SELECT id FROM customers ORDER BY email LIMIT 1"],
+      [true, "SELECT COLUMNS(c -> c LIKE '%ss%') FROM customers LIMIT 2"], [false, "SELECT COLUMNS(c -> c NOT IN ('ssn', 'email')) FROM customers LIMIT 2"],
+      [true, "SELECT * REPLACE (ssn AS name) FROM customers LIMIT 2"], [true, "SELECT * RENAME (ssn AS name) FROM customers LIMIT 2"],
+      [false, "SELECT * EXCLUDE (ssn, email) RENAME (name AS n) FROM customers LIMIT 2"],
+      [true, "SELECT name FROM customers GROUP BY name, ssn HAVING count(*) > 0 AND min(ssn) > 'm'"],
+      [false, "SELECT count(*) AS n FROM customers GROUP BY ssn HAVING count(*) > 1"],
+      [true, "SELECT id FROM customers WHERE ssn = ANY(SELECT email FROM sales_reps) OR id = 1"],
+      [true, "SELECT id FROM customers LIMIT (SELECT length(ssn) FROM customers LIMIT 1)"],
+      [true, "SELECT id FROM customers OFFSET (SELECT ascii(email) FROM sales_reps LIMIT 1) LIMIT 1"],
+      [true, "SELECT DISTINCT ON (left(ssn, 3)) id FROM customers"], [false, "SELECT DISTINCT ON (ssn) id FROM customers LIMIT 3"],
+      [true, "SELECT id FROM customers GROUP BY id, left(email, 2) LIMIT 3"],
+      [true, "WITH t AS (SELECT ssn FROM customers) SELECT * FROM t LIMIT 2"],
+      [true, "SELECT * FROM (SELECT * FROM customers) t(a, b, c, d, e, f) LIMIT 2"],
+      [true, "SELECT * FROM customers c, LATERAL (SELECT c.ssn AS s) l LIMIT 2"],
+      [true, "SELECT g.x FROM customers c, generate_series(1, 2) g(x) WHERE c.id = 1 AND c.ssn > 'm'"],
+      [true, "SELECT id, lead(ssn) OVER () IS NULL AS k FROM customers LIMIT 3"],
+      [true, "SELECT id FROM customers WINDOW w AS (ORDER BY ssn) QUALIFY row_number() OVER w = 1"],
+      [true, "SELECT id FROM customers WHERE (ssn, id) > ('m', 0)"], [true, "SELECT id FROM customers WHERE ssn COLLATE NOCASE = 'x'"],
+      [true, "SELECT id FROM customers WHERE ssn::VARCHAR(4) = 'x'"], [true, "SELECT id FROM customers WHERE ssn ^@ 'k'"],
+      [true, "SELECT id FROM customers WHERE ssn ~~ 'k%'"], [true, "SELECT id FROM customers WHERE ssn !~~ 'k%'"],
+      [true, "SELECT id FROM customers WHERE ssn ~ '^k'"], [true, "SELECT id FROM customers WHERE ssn @> 'k'"],
+      [true, "SELECT id FROM customers WHERE greatest(ssn, 'm') = 'm'"], [true, "SELECT id FROM customers WHERE nullif(ssn, 'x') IS NULL"],
+      [true, "SELECT id FROM customers WHERE ifnull(ssn, 'x') = 'x'"], [true, "SELECT id FROM customers WHERE ssn IN ('a', 'b')"],
+    ];
+    const [dirty, sql] = d.pick(S);
+    this.tag("shape");
+    if (dirty) this.dirtyNow.add("shape");
+    return { sql, cols: [] };
   }
 
   pivot() {
