@@ -14,7 +14,8 @@
 //     (either case, either direction): substrings of 4+ characters (except those inside the
 //     digits, which no checker can tell from a number), concatenations, JSON, URL-encoding;
 //   * the 9 digits, forward or reversed (digits only, arithmetic on the digit part);
-//   * hex of any 6-character window of the canary, its upper case or its reverse (12 hex digits);
+//   * hex of any 6-character window of the canary with a letter in it, its upper case or its
+//     reverse (12 hex digits; hex of six digits is "3d3d3d..." which numbers spell by chance);
 //   * base64 of the canary (and its upper case / reverse) at the three byte alignments, as any
 //     8-character window of whole groups (6 bytes);
 //   * the first 16 hex digits of md5 / sha1 / sha256 of the canary, its lower and upper case.
@@ -83,7 +84,8 @@ export class Checker {
     this.digits.set(d, c);
     this.digits.set(reverse(d), c);
     for (const v of [c, c.toUpperCase(), reverse(c), reverse(c).toUpperCase()]) {
-      for (let i = 0; i + HEX_CHARS <= v.length; i++) this.hex.set(hex(v.slice(i, i + HEX_CHARS)), c);
+      for (let i = 0; i + HEX_CHARS <= v.length; i++)
+        if (/[a-z]/i.test(v.slice(i, i + HEX_CHARS))) this.hex.set(hex(v.slice(i, i + HEX_CHARS)), c);
       for (let o = 0; o < 3; o++) {
         const enc = b64(v.slice(o)).replace(/=+$/, "");
         const whole = enc.length - ((v.length - o) % 3 === 0 ? 0 : 4); // drop a partial last group

@@ -70,14 +70,15 @@ export class Server {
 
   // validate_code, then execute_code when the code is valid. Never throws for a refusal: a
   // transport or protocol failure is reported as {crash}.
-  async run(code) {
+  async run(code, variables = null) {
     const out = { code };
+    const vars = variables ? { variables } : {};
     try {
-      const v = await this.client.callTool({ name: "validate_code", arguments: { code } }, undefined, { timeout: 30000 });
+      const v = await this.client.callTool({ name: "validate_code", arguments: { code, ...vars } }, undefined, { timeout: 30000 });
       out.validate = v;
       const s = v.structuredContent;
       if (v.isError || !s || !s.valid || !s.approval_token) return out;
-      out.execute = await this.client.callTool({ name: "execute_code", arguments: { code, approval_token: s.approval_token } },
+      out.execute = await this.client.callTool({ name: "execute_code", arguments: { code, approval_token: s.approval_token, ...vars } },
                                                undefined, { timeout: 30000 });
     } catch (e) {
       out.crash = String(e?.message ?? e);

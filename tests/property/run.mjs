@@ -108,7 +108,10 @@ function texts(r) {
   const rows = r.execute?.structuredContent?.rows;
   if (Array.isArray(rows) && rows.length > 1) {
     const width = Math.max(...rows.map((row) => (Array.isArray(row) ? row.length : 0)));
-    for (let c = 0; c < width; c++) out.push(rows.map((row) => (Array.isArray(row) ? String(row[c] ?? "") : "")).join(""));
+    // only text columns: numbers concatenated spell any digit string by chance
+    for (let c = 0; c < width; c++)
+      if (rows.every((row) => !Array.isArray(row) || row[c] === null || typeof row[c] === "string"))
+        out.push(rows.map((row) => (Array.isArray(row) ? String(row[c] ?? "") : "")).join(""));
   }
   // a list or struct cell joined without its JSON punctuation (list(c ORDER BY pos) is the value)
   const flat = (v) => (Array.isArray(v) ? v.map(flat).join("") : v && typeof v === "object" ? Object.values(v).map(flat).join("") : String(v ?? ""));
@@ -126,10 +129,10 @@ async function twinServer() {
 }
 
 // A leak: hits on the primary whose fragment the twin (other canaries) does not also return.
-async function leakOf(r, code) {
+async function leakOf(r, code, vars) {
   const hits = scanAll(texts(r));
   if (!hits.length) return null;
-  const t = await (await twinServer()).run(code);
+  const t = await (await twinServer()).run(code, vars);
   const other = texts(t).join("\n").toLowerCase();
   const real = hits.filter((h) => !other.includes(h.fragment.toLowerCase()));
   return real.length ? real : null;
@@ -228,15 +231,15 @@ async function shrink(stream, fails) {
 async function reportLeak(seed, g, hits, kind) {
   const blocked = env.dbs.canary.info.blocked;
   const fails = async (cand) => {
-    const r = await primary.run(fill(cand.sql));
-    return kind === "leak" ? Boolean(await leakOf(r, fill(cand.sql))) : Boolean(escapeOf(r, cand));
+    const r = await primary.run(fill(cand.sql), cand.vars);
+    return kind === "leak" ? Boolean(await leakOf(r, fill(cand.sql), cand.vars)) : Boolean(escapeOf(r, cand));
   };
   const draws = new Draws(seed);
   generate(draws, blocked);
   const small = await shrink(draws.stream, fails);
-  const cx = { kind, seed, sql: fill(g.sql), minimal: fill(small.sql), shrinkRuns: small.runs, evidence: hits };
+  const cx = { kind, seed, sql: fill(g.sql), vars: g.vars, minimal: fill(small.sql), shrinkRuns: small.runs, evidence: hits };
   counterexamples.push(cx);
-  console.log(`COUNTEREXAMPLE (${kind}, seed ${seed}):\n  minimal: ${cx.minimal}\n  original: ${cx.sql}\n  evidence: ${JSON.stringify(hits).slice(0, 400)}`);
+  console.log(`COUNTEREXAMPLE (${kind}, seed ${seed}):\n  minimal: ${cx.minimal}\n  original: ${cx.sql}${g.vars ? `\n  variables: ${JSON.stringify(g.vars)}` : ""}\n  evidence: ${JSON.stringify(hits).slice(0, 400)}`);
 }
 
 // ---- stderr -------------------------------------------------------------------------------------
@@ -250,7 +253,7 @@ async function checkStderr() {
   const suspects = window;
   window = [];
   for (const { seed, g } of suspects) {
-    await primary.run(fill(g.sql));
+    await primary.run(fill(g.sql), g.vars);
     await new Promise((res) => setTimeout(res, 100));
     const h = checker.scan(primary.takeStderr());
     if (h.length) { await reportLeak(seed, g, [{ where: "stderr", ...h[0] }], "leak"); return; }
@@ -263,7 +266,7 @@ async function checkStderr() {
 async function one(seed) {
   const g = generate(new Draws(seed), env.dbs.canary.info.blocked);
   const code = fill(g.sql);
-  const r = await primary.run(code);
+  const r = await primary.run(code, g.vars);
   window.push({ seed, g });
   if (r.crash) {
     stats.crashes++;
@@ -278,7 +281,7 @@ async function one(seed) {
   if (esc) await reportLeak(seed, g, esc, "escape");
   const hits = scanAll(texts(r));
   if (hits.length) {
-    const real = await leakOf(r, code);
+    const real = await leakOf(r, code, g.vars);
     if (real) await reportLeak(seed, g, real, "leak");
     else stats.falseHits++;
   }

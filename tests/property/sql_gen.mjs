@@ -94,12 +94,23 @@ export class Gen {
     this.outputs = []; // expressions the statement returns
     this.dirtyNow = new Set(); // reasons known at generation time
     this.refusedFn = false;
+    this.vars = {}; // parameters the statement uses: name -> value (execute_code "variables")
     this.aliasN = 0;
     this.depth = 0;
   }
   tag(t) { this.tags.add(t); }
   alias(p = "t") { return `${p}${++this.aliasN}`; }
   use(form, ops, nested) { this.uses.push({ form, ops, nested }); }
+  // A parameter: a literal to the contract ("= a single parameter"); its value's JSON type may
+  // differ from the column's (the executor binds it as given).
+  param(type) {
+    const name = `p${Object.keys(this.vars).length + 1}`;
+    const d = this.d;
+    this.vars[name] = type === "int" ? d.pick([0, 1, 7, -3, 2147483648, 9007199254740991, 1.5, null])
+      : d.pick(["abc", "", "000-00-0000", "x@example.com", "free", "%", "'; SELECT 1 --", "\u00e9", "5", null, 5, true]);
+    this.tag("param");
+    return E(`$${name}`, type, new Set(), { lit: true });
+  }
 
   // A base table as a relation.
   table(name = this.d.pick(TABLES)) {
@@ -225,7 +236,8 @@ export class Gen {
     const colOrExpr = (type) => (d.chance(0.6) ? this.pickColBiased(cols, type) : null) ?? this.expr(cols, type, depth + 1);
     const cmp = (form, op, type = "str") => {
       const a = colOrExpr(type);
-      const b = d.chance(0.5) ? lit(type === "str" ? d.pick(STR_LITS) : String(d.int(50)), type) : (this.pickCol(cols, type) ?? (type === "str" ? lit("'1'", "str") : lit("1", "int")));
+      const b = d.chance(0.1) ? this.param(type)
+        : d.chance(0.5) ? lit(type === "str" ? d.pick(STR_LITS) : String(d.int(50)), type) : (this.pickCol(cols, type) ?? (type === "str" ? lit("'1'", "str") : lit("1", "int")));
       if (type === "str" && b.lit && b.type !== "str") b.type = "str";
       this.use(form, [a, b], nested);
       this.tag("pred:" + form);
@@ -446,7 +458,12 @@ export class Gen {
         outCols.push({ name, type: e.type, deps: e.deps, bare: e.bare });
       }
     }
-    let sql = `SELECT ${d.chance(0.1) ? (this.tag("distinct"), "DISTINCT ") : ""}${items.join(", ")} FROM ${rels[0].sql}${joins.join("")}`;
+    const distinct = d.chance(0.1);
+    if (distinct) { // DISTINCT groups by every output: a key like GROUP BY
+      this.tag("distinct");
+      for (const c of outCols) this.use(c.bare ? "group" : "func_key", [E("", c.type, c.deps, { bare: c.bare ?? null })], false);
+    }
+    let sql = `SELECT ${distinct ? "DISTINCT " : ""}${items.join(", ")} FROM ${rels[0].sql}${joins.join("")}`;
     if (where.length) sql += ` WHERE ${where.map((w) => w.sql).join(" AND ")}`;
     sql += groupSql;
     if (grouped && groupSql && d.chance(0.3)) {
@@ -817,8 +834,8 @@ export class Gen {
       [true, "SELECT min(ssn) IS NULL AS n FROM customers"], [true, "SELECT max(length(email)) AS n FROM sales_reps"],
       [false, "SELECT name FROM customers USING SAMPLE 3 ROWS"], [true, "SELECT ssn FROM customers USING SAMPLE 3 ROWS"],
       [false, "SELECT count(*) AS n FROM customers c NATURAL JOIN sales_reps r"], [true, "SELECT * FROM customers c NATURAL JOIN sales_reps r"],
-      [false, "DESCRIBE customers"], [true, "SHOW customers"], [true, "SUMMARIZE sales_reps"], [true, "EXPLAIN SELECT ssn FROM customers"],
-      [false, "EXPLAIN SELECT name FROM customers WHERE ssn = 'x'"], [true, "SELECT (SELECT ssn) AS x FROM customers LIMIT 2"],
+      [false, "DESCRIBE customers"], [false, "SHOW customers"], [true, "SUMMARIZE sales_reps"], [true, "EXPLAIN SELECT ssn FROM customers"],
+      [true, "EXPLAIN SELECT name FROM customers WHERE ssn = 'x'"], [true, "SELECT (SELECT ssn) AS x FROM customers LIMIT 2"],
       [true, "VALUES ((SELECT ssn FROM customers LIMIT 1))"], [true, "SELECT json_group_array(ssn) AS j FROM customers"],
       [true, "SELECT min(struct_pack(s := ssn)) AS m FROM customers"], [true, "SELECT max(row(email, 1)) AS m FROM sales_reps"],
       [true, "SELECT #6 FROM customers LIMIT 2"], [true, "SELECT * FROM customers ORDER BY ALL LIMIT 1"],
@@ -930,10 +947,10 @@ export class Gen {
   }
 }
 
-// One statement from a draw stream: {sql, tags, dirty, refusedFn}.
+// One statement from a draw stream: {sql, vars, tags, dirty, refusedFn}.
 export function generate(draws, blocked) {
   const g = new Gen(draws, blocked);
   const sql = g.statement();
   const { dirty } = g.judge();
-  return { sql, tags: [...g.tags], dirty, refusedFn: g.refusedFn };
+  return { sql, vars: Object.keys(g.vars).length ? g.vars : null, tags: [...g.tags], dirty, refusedFn: g.refusedFn };
 }
