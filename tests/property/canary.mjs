@@ -22,24 +22,13 @@
 // Not recognised (stated in the report): shorter fragments (1..3 characters, a 4..5 character
 // window with fewer rare letters than above, fewer than 9 consecutive digits) and lossy functions (length, ascii, hash()).
 import { createHash } from "node:crypto";
+import { prng } from "../node/toml_gen.mjs";
 
 export const RARE = "jkqvwxz";
 export const DIGITS = 9;
 const HEX_CHARS = 6; // canary characters per hex window (12 hex digits)
 const B64_WINDOW = 8;
 const DIGEST_PREFIX = 16;
-
-export function prng(seed) {
-  let a = seed >>> 0;
-  const next = () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-  return { next, int: (n) => Math.floor(next() * n) };
-}
 
 // Makes `count` distinct canaries of the given kind ("ssn" or "email") from one seed.
 export function makeCanaries(seed, kinds) {

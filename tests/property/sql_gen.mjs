@@ -21,6 +21,8 @@
 // (a struct field is computed from the whole struct), so a "clean" statement is one the contract
 // plainly allows.
 
+import { prng } from "../node/toml_gen.mjs";
+
 // ---- draws ------------------------------------------------------------------------------------
 export class Draws {
   constructor(seedOrStream) {
@@ -28,14 +30,7 @@ export class Draws {
       this.stream = seedOrStream;
       this.replay = true;
     } else {
-      let a = seedOrStream >>> 0;
-      this.rand = () => {
-        a = (a + 0x6d2b79f5) >>> 0;
-        let t = a;
-        t = Math.imul(t ^ (t >>> 15), t | 1);
-        t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-        return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-      };
+      this.rand = prng(seedOrStream).next; // mulberry32, shared with the TOML generator
       this.stream = [];
       this.replay = false;
     }
@@ -731,7 +726,7 @@ export class Gen {
     const tests = [
       `substr(${T}, p.pos::INTEGER, 1) = ch.c`, `${T}[p.pos::INTEGER] = ch.c`, `string_split(${T}, '')[p.pos::INTEGER] = ch.c`,
       `substring(${T}, p.pos::INTEGER, 1) >= ch.c AND substring(${T}, p.pos::INTEGER, 1) <= ch.c`,
-      `strpos(${T}, ch.c) = p.pos`, `instr(${T}, ch.c) = p.pos`, `substr(${T}, p.pos::INTEGER, 1) LIKE ch.c`,
+      `strpos(substr(${T}, p.pos::INTEGER), ch.c) = 1`, `instr(substr(${T}, p.pos::INTEGER), ch.c) = 1`, `substr(${T}, p.pos::INTEGER, 1) LIKE ch.c`,
       `starts_with(substr(${T}, p.pos::INTEGER), ch.c)`, `regexp_matches(substr(${T}, p.pos::INTEGER, 1), '^' || regexp_escape(ch.c) || '$')`,
       `ascii(substr(${T}, p.pos::INTEGER, 1)) = ascii(ch.c)`, `substr(${T}, p.pos::INTEGER, 1) IN (ch.c)`,
       `list_contains([substr(${T}, p.pos::INTEGER, 1)], ch.c)`, `hash(substr(${T}, p.pos::INTEGER, 1)) = hash(ch.c)`,
