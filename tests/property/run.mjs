@@ -39,7 +39,7 @@ const opt = (name, dflt) => {
   const i = args.indexOf(name);
   return i >= 0 ? args[i + 1] : dflt;
 };
-const BIN = opt("--bin", process.env.SLUICE_BIN);
+const BIN_ARG = opt("--bin", process.env.SLUICE_BIN);
 const WORK = path.resolve(opt("--work", "property-work"));
 const SEED = Number(opt("--seed", process.env.SEED ?? 1));
 const COUNT = Number(opt("--count", process.env.N ?? 1000));
@@ -51,7 +51,8 @@ const CONCURRENCY = Number(opt("--concurrency", 4));
 const MAX_SHRINK_RUNS = 300;
 const BLOCKED_FIELDS = ["ssn", "email"];
 const OVERBLOCK_RULES = new Set(["blocked_column", "blocked_predicate", "unanalyzable"]);
-if (!BIN) throw new Error("--bin SLUICE (or SLUICE_BIN) is required");
+if (!BIN_ARG) throw new Error("--bin SLUICE (or SLUICE_BIN) is required");
+const BIN = path.resolve(BIN_ARG); // the server runs in the work directory
 
 const sha = (file) => createHash("sha256").update(readFileSync(file)).digest("hex");
 
