@@ -5,13 +5,17 @@
 #   make bench  benchmarks, results in bench/results/
 #   make install PREFIX=/usr/local [DESTDIR=...]  binary, its DuckDB copy, man page, completion,
 #               systemd unit (relocatable: the binary finds lib/sluice relative to itself)
+#   make property N=1000000 [SEED=1]   the blocked-field property (tests/property/), long run
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
 DEMO_ADDR ?= 127.0.0.1:8808
 PREFIX ?= /usr/local
 
-.PHONY: bootstrap build demo test asan fuzz bench clean install
+N ?= 1000000
+SEED ?= 1
+
+.PHONY: bootstrap build demo test asan fuzz bench property clean install
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -39,6 +43,11 @@ bench: build
 
 install: build
 	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
+
+property: build
+	PATH="$(CURDIR)/tests/node/node_modules/.bin:$$PATH" node tests/property/run.mjs \
+	  --bin $(BUILD)/sluice --work $(BUILD)/property-long --regress tests/property/regressions.txt \
+	  --power 400 --seed $(SEED) --count $(N)
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz
