@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # ctest_conformance.sh — runs the official MCP conformance suite (@modelcontextprotocol/conformance
 # 0.1.16, spec 2025-11-25, default scenarios) against the sluice fixture server over Streamable
-# HTTP. Fails on any failure not listed in baseline.yml, and on baseline entries that now pass
+# HTTP (by path: the 0.2.x pre-release, alias conformance-next, installs the same `conformance`
+# bin name). Fails on any failure not listed in baseline.yml, and on baseline entries that now pass
 # (the suite reports them as stale), so the baseline only ever shrinks.
 #
 # Env (set by ctest): SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR. Results: $SLUICE_BUILD_DIR/conformance/.
@@ -29,7 +30,8 @@ fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$out/server.log" >&2; exit 1;
 
 # A localhost URL: the DNS-rebinding scenario only judges localhost servers.
 (cd "$SLUICE_SOURCE_DIR/tests/node" &&
-    npx --no-install conformance server --url "http://localhost:$port/mcp" \
+    node node_modules/@modelcontextprotocol/conformance/dist/index.js server \
+        --url "http://localhost:$port/mcp" \
         --spec-version 2025-11-25 \
         --expected-failures "$SLUICE_SOURCE_DIR/tests/conformance/baseline.yml" \
         -o "$out/results") >"$out/suite.log" 2>&1
