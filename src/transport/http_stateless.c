@@ -38,6 +38,22 @@ unsigned sluice_http_stateless_status(int code)
     return 200;
 }
 
+/* value without the optional whitespace (SP, HTAB) around a field value, which RFC 9110 says is
+ * not part of it, copied into buf; NULL when it does not fit. */
+static const char *trimmed(const char *value, char *buf, size_t cap)
+{
+    while (*value == ' ' || *value == '\t')
+        value++;
+    size_t len = strlen(value);
+    while (len > 0 && (value[len - 1] == ' ' || value[len - 1] == '\t'))
+        len--;
+    if (len >= cap)
+        return NULL;
+    memcpy(buf, value, len);
+    buf[len] = '\0';
+    return buf;
+}
+
 /* The header value as the client meant it: Base64-decoded from the sentinel form into buf, or
  * the value itself. NULL when the sentinel form does not decode or does not fit. */
 static const char *decoded(const char *value, char *buf, size_t cap)
@@ -79,11 +95,12 @@ static json_t *method_headers(const sluice_http_mcp_headers *h,
                               unsigned *status,
                               bool *refused)
 {
-    char message[256];
+    char message[256], method[NAME_HEADER_MAX];
     if (h->method == NULL)
         return mismatch(frame, status, refused,
                         "Header mismatch: the Mcp-Method header is required");
-    if (strcmp(h->method, frame->method) != 0) {
+    const char *m = trimmed(h->method, method, sizeof method);
+    if (m == NULL || strcmp(m, frame->method) != 0) {
         snprintf(message, sizeof message,
                  "Header mismatch: Mcp-Method header value '%.64s' does not match body value "
                  "'%.64s'",
@@ -101,8 +118,9 @@ static json_t *method_headers(const sluice_http_mcp_headers *h,
                  frame->method, field);
         return mismatch(frame, status, refused, message);
     }
-    char buf[NAME_HEADER_MAX];
-    const char *name = strlen(h->name) < NAME_HEADER_MAX ? decoded(h->name, buf, sizeof buf) : NULL;
+    char raw[NAME_HEADER_MAX], buf[NAME_HEADER_MAX];
+    const char *plain = trimmed(h->name, raw, sizeof raw);
+    const char *name = plain != NULL ? decoded(plain, buf, sizeof buf) : NULL;
     if (name == NULL || strcmp(name, body) != 0) {
         snprintf(message, sizeof message,
                  "Header mismatch: Mcp-Name header value '%.64s' does not match body value "
