@@ -147,6 +147,23 @@ sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
                                              const char *reason,
                                              const char *message);
 
+/* Human approval under MCP 2026-07-28 (codemode/approval_state.h): seals the requestState of an
+ * approval asked for caller's principal and approval_token (into *out, arena; SLUICE_E_NOMEM),
+ * and opens one, consuming it once (SLUICE_E_TOKEN tampered, expired or misbound,
+ * SLUICE_E_DENIED replayed, the replay store's failure otherwise: fail closed). */
+sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
+                                                  sluice_arena *arena,
+                                                  const sluice_codemode_caller *caller,
+                                                  const char *approval_token,
+                                                  char **out,
+                                                  sluice_error *err);
+sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
+                                                  sluice_arena *arena,
+                                                  const sluice_codemode_caller *caller,
+                                                  const char *approval_token,
+                                                  const char *state,
+                                                  sluice_error *err);
+
 /* Appends an audit record (no-op without an audit log). Fails closed: SLUICE_E_IO. */
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,

@@ -11,6 +11,7 @@
  */
 #include "codemode/analysis_cache.h"
 #include "codemode/approval_gate.h"
+#include "codemode/approval_state.h"
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
@@ -1162,4 +1163,36 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     return *out != NULL && *out_text != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
+/* ---- approval requestStates (MCP 2026-07-28) ---------------------------------------------- */
+
+static const char *user_of_caller(const sluice_codemode_caller *caller)
+{
+    const char *user = caller->identity != NULL ? caller->identity->user_id : NULL;
+    return user != NULL ? user : "";
+}
+
+sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
+                                                  sluice_arena *arena,
+                                                  const sluice_codemode_caller *caller,
+                                                  const char *approval_token,
+                                                  char **out,
+                                                  sluice_error *err)
+{
+    return sluice_approval_state_seal(cm->keys, user_of_caller(caller),
+                                      approval_token != NULL ? approval_token : "",
+                                      sluice_clock_now_s(cm->clock), arena, out, err);
+}
+
+sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
+                                                  sluice_arena *arena,
+                                                  const sluice_codemode_caller *caller,
+                                                  const char *approval_token,
+                                                  const char *state,
+                                                  sluice_error *err)
+{
+    return sluice_approval_state_open(cm->keys, cm->replay, state, user_of_caller(caller),
+                                      approval_token != NULL ? approval_token : "",
+                                      sluice_clock_now_s(cm->clock), arena, err);
 }

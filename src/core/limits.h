@@ -114,6 +114,9 @@
 #define SLUICE_LIMIT_PENDING_APPROVALS 65536u
 /* Longest line of the approvals file. */
 #define SLUICE_LIMIT_APPROVAL_LINE_BYTES 4096u
+/* Seconds an approval requestState (MCP 2026-07-28 input_required) stays good: long enough for
+ * a person to read and answer, short enough that a leaked state is soon worthless. */
+#define SLUICE_LIMIT_APPROVAL_STATE_TTL_S 600
 /* Longest audit record line; code is capped at SLUICE_LIMIT_CODE_BYTES, JSON escaping can
  * grow it. */
 #define SLUICE_LIMIT_AUDIT_LINE_BYTES (4u * 1024u * 1024u)

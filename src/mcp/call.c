@@ -29,7 +29,7 @@ const sluice_identity *sluice_mcp_call_identity(const sluice_mcp_call *call)
 
 const char *sluice_mcp_call_session_id(const sluice_mcp_call *call)
 {
-    return call->session->session_id;
+    return call->stateless ? "" : call->session->session_id; /* a stateless request has none */
 }
 
 void *sluice_mcp_call_session_state(const sluice_mcp_call *call, size_t slot)
@@ -40,7 +40,50 @@ void *sluice_mcp_call_session_state(const sluice_mcp_call *call, size_t slot)
 
 const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call)
 {
+    if (call->stateless)
+        return call->client_caps;
     return call->session->client_caps; /* written once, before any call exists */
+}
+
+bool sluice_mcp_call_stateless(const sluice_mcp_call *call)
+{
+    return call->stateless;
+}
+
+const json_t *sluice_mcp_call_input_responses(const sluice_mcp_call *call)
+{
+    const json_t *v = json_object_get(call->params, "inputResponses");
+    return json_is_object(v) ? v : NULL;
+}
+
+const char *sluice_mcp_call_request_state(const sluice_mcp_call *call)
+{
+    return json_string_value(json_object_get(call->params, "requestState"));
+}
+
+json_t *sluice_mcp_input_required(json_t *input_requests, const char *request_state)
+{
+    json_t *result = NULL;
+    if (input_requests != NULL || request_state != NULL)
+        result = json_pack("{s:s}", "resultType", "input_required");
+    if (result != NULL && input_requests != NULL)
+        json_object_set(result, "inputRequests", input_requests);
+    if (result != NULL && request_state != NULL)
+        json_object_set_new(result, "requestState", json_string(request_state));
+    json_decref(input_requests);
+    return result;
+}
+
+void sluice_mcp_call_fail(sluice_mcp_call *call, int code, const char *message, json_t *data)
+{
+    if (call->fail_code != 0 || code == 0) {
+        json_decref(data);
+        return;
+    }
+    const char *copy = sluice_arena_strdup(call->arena, message != NULL ? message : "");
+    call->fail_code = code;
+    call->fail_message = copy != NULL ? copy : "out of memory";
+    call->fail_data = data;
 }
 
 bool sluice_mcp_call_cancelled(const sluice_mcp_call *call)
@@ -115,7 +158,9 @@ void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *l
     int index = sluice_mcp_log_level_index(level);
     sluice_mcp_session *s = call->session;
     pthread_mutex_lock(&s->lock);
-    bool wanted = index >= 0 && index >= s->log_level;
+    /* A stateless request gets log messages only when its _meta asked for a level. */
+    int floor = call->stateless ? call->log_level : s->log_level;
+    bool wanted = index >= 0 && floor >= 0 && index >= floor;
     pthread_mutex_unlock(&s->lock);
     if (!wanted) {
         json_decref(data);
@@ -132,7 +177,7 @@ void sluice_mcp_call_log(sluice_mcp_call *call, const char *level, const char *l
 static sluice_status
 check_capability(sluice_mcp_call *call, const char *method, const json_t *params, sluice_error *err)
 {
-    const json_t *caps = call->session->client_caps;
+    const json_t *caps = sluice_mcp_call_client_capabilities(call);
     const char *need = NULL;
     if (strcmp(method, "elicitation/create") == 0)
         need = "elicitation";
@@ -197,6 +242,13 @@ sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
                                       sluice_error *err)
 {
     sluice_mcp_session *s = call->session;
+    if (call->stateless) { /* 2026-07-28 has no server->client requests on any stream */
+        json_decref(params);
+        return sluice_error_set(err, call->arena, SLUICE_E_UNSUPPORTED,
+                                "MCP 2026-07-28 sends no '%s' to the client: the tool must "
+                                "return an input_required result instead",
+                                method != NULL ? method : "");
+    }
     if (call->on_reader) { /* on stdio the answer would be read by this very thread: deadlock */
         json_decref(params);
         return sluice_error_set(err, call->arena, SLUICE_E_INVALID,

@@ -25,6 +25,10 @@
 #define SLUICE_JSONRPC_RESOURCE_NOT_FOUND (-32002)
 /* Implementation-defined (-32000..-32099): a server limit was reached (too many in flight). */
 #define SLUICE_JSONRPC_SERVER_BUSY (-32000)
+/* Defined by MCP 2026-07-28 (its reserved range -32020..-32099). */
+#define SLUICE_JSONRPC_HEADER_MISMATCH      (-32020)
+#define SLUICE_JSONRPC_MISSING_CLIENT_CAP   (-32021)
+#define SLUICE_JSONRPC_UNSUPPORTED_PROTOCOL (-32022)
 
 typedef enum sluice_jsonrpc_kind {
     SLUICE_JSONRPC_REQUEST = 'q',

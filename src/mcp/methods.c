@@ -129,6 +129,13 @@ static json_t *list_page(sluice_mcp_call *call,
     return result;
 }
 
+/* True for a handler's InputRequiredResult (sluice_mcp_input_required). */
+static bool input_required(const json_t *result)
+{
+    const char *type = json_string_value(json_object_get(result, "resultType"));
+    return type != NULL && strcmp(type, "input_required") == 0;
+}
+
 /* ---- tools -------------------------------------------------------------------------------------
  */
 
@@ -194,6 +201,8 @@ static json_t *tools_call(sluice_mcp_call *call, rpc_error *e)
         json_decref(result);
         return tool_error_result("internal error: the tool returned no result object");
     }
+    if (input_required(result)) /* an interim result: no content of its own */
+        return result;
     /* Clients render content; a structured-only result also gets its JSON as text. */
     if (json_object_get(result, "content") == NULL) {
         json_t *structured = json_object_get(result, "structuredContent");
@@ -294,7 +303,10 @@ static json_t *resource_item(const sluice_mcp_server *server, size_t i)
 
 static json_t *not_found(sluice_mcp_call *call, rpc_error *e, const char *uri)
 {
-    refuse(call, e, SLUICE_JSONRPC_RESOURCE_NOT_FOUND, "resource not found: %s", uri);
+    /* 2026-07-28 moved "resource not found" from -32002 to -32602 (Invalid Params). */
+    refuse(call, e,
+           call->stateless ? SLUICE_JSONRPC_INVALID_PARAMS : SLUICE_JSONRPC_RESOURCE_NOT_FOUND,
+           "resource not found: %s", uri);
     e->data = json_pack("{s:s}", "uri", uri);
     return NULL;
 }
@@ -405,7 +417,7 @@ json_t *sluice_mcp_dispatch(sluice_mcp_call *call, rpc_error *e)
         return resources_subscribe(call, e);
     if (strcmp(m, "completion/complete") == 0)
         return completion_complete(call, e);
-    if (strcmp(m, "logging/setLevel") == 0)
+    if (strcmp(m, "logging/setLevel") == 0 && !call->stateless)
         return logging_set_level(call, e);
     return refuse(call, e, SLUICE_JSONRPC_METHOD_NOT_FOUND, "method '%s' not found", m);
 }

@@ -25,3 +25,22 @@ const char *sluice_mcp_protocol_list(void)
 {
     return protocol_list;
 }
+
+bool sluice_mcp_protocol_is_stateless(const char *version)
+{
+    return version != NULL && strcmp(version, SLUICE_MCP_STATELESS_PROTOCOL) == 0;
+}
+
+json_t *sluice_mcp_protocol_all_json(void)
+{
+    json_t *all = json_array();
+    bool ok =
+        all != NULL && json_array_append_new(all, json_string(SLUICE_MCP_STATELESS_PROTOCOL)) == 0;
+    for (size_t i = 0; ok && i < sluice_mcp_protocol_count; i++)
+        ok = json_array_append_new(all, json_string(sluice_mcp_protocols[i])) == 0;
+    if (!ok) {
+        json_decref(all);
+        return NULL;
+    }
+    return all;
+}

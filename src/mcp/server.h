@@ -181,6 +181,15 @@ sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
                                      const char *session_id,
                                      sluice_mcp_sink sink,
                                      sluice_mcp_session **out);
+/* A session for stateless (2026-07-28) requests only, e.g. one per HTTP request: no attach
+ * hooks run (there is no session to keep state for; sluice_mcp_call_session_state is NULL) and
+ * its id is "". It still serves handshake requests if fed some; the HTTP transport does not.
+ * SLUICE_E_NOMEM. */
+sluice_status sluice_mcp_session_new_stateless(sluice_mcp_server *server,
+                                               const sluice_identity *identity,
+                                               sluice_mcp_sink sink,
+                                               sluice_mcp_session **out);
+
 /* Cancels in-flight calls, waits for them, runs the close hooks, frees. */
 void sluice_mcp_session_free(sluice_mcp_session *session);
 
@@ -220,8 +229,32 @@ const char *sluice_mcp_call_session_id(const sluice_mcp_call *call);
 /* The state the attach hook registered as slot set for this call's session (NULL when none or
  * for an unknown slot). */
 void *sluice_mcp_call_session_state(const sluice_mcp_call *call, size_t slot);
-/* The client's declared capabilities from initialize (may be an empty object). */
+/* The client's declared capabilities: from initialize, or for a stateless request from its own
+ * _meta (may be an empty object; NULL before initialize). */
 const json_t *sluice_mcp_call_client_capabilities(const sluice_mcp_call *call);
+
+/* ---- stateless requests (2026-07-28) and multi round-trip results ------------------------------
+ * A stateless request has no session: sluice_mcp_call_session_id is "" and
+ * sluice_mcp_call_request fails (SLUICE_E_UNSUPPORTED). A handler that needs the client's input
+ * returns sluice_mcp_input_required(...) as its result instead; the client retries the same
+ * request with params.inputResponses and the echoed params.requestState. requestState comes
+ * back from the client: a handler that trusts it must verify its integrity (a MAC) first. */
+bool sluice_mcp_call_stateless(const sluice_mcp_call *call);
+/* params.inputResponses when it is an object, else NULL (also for handshake requests). */
+const json_t *sluice_mcp_call_input_responses(const sluice_mcp_call *call);
+/* params.requestState when it is a string, else NULL. */
+const char *sluice_mcp_call_request_state(const sluice_mcp_call *call);
+/* An InputRequiredResult {resultType:"input_required", inputRequests?, requestState?};
+ * input_requests (an object of {method, params}) is stolen and may be NULL, request_state may
+ * be NULL, but not both. NULL when out of memory or both are missing. Tool and prompt handlers
+ * may return it (the revision allows it on tools/call, prompts/get and resources/read); the core
+ * passes it through unchanged but for resultType's siblings in _meta. */
+json_t *sluice_mcp_input_required(json_t *input_requests, const char *request_state);
+/* Makes the call answer with the JSON-RPC error {code, message, data} instead of whatever the
+ * handler returns (for errors the protocol defines as errors, not tool results: -32021
+ * MissingRequiredClientCapability, -32602 for a tampered requestState). data is stolen, may be
+ * NULL. The first failure wins. */
+void sluice_mcp_call_fail(sluice_mcp_call *call, int code, const char *message, json_t *data);
 bool sluice_mcp_call_cancelled(const sluice_mcp_call *call);
 
 /* Registers fn(data) to run (on another thread) the moment the call is cancelled; used to

@@ -76,6 +76,15 @@ struct sluice_mcp_call {
     bool on_reader; /* runs on the feeding thread: it must not wait for the client */
     cancel_hook *hooks;
     int hooks_running; /* cancellers running this call's hooks right now */
+    /* A 2026-07-28 request (mcp/stateless.h): the capabilities and log level are this request's
+     * own, never the session's, and no server->client request can be sent. */
+    bool stateless;
+    json_t *client_caps; /* stateless: params._meta clientCapabilities (own reference) */
+    int log_level;       /* stateless: index of _meta logLevel; -1 sends no notifications/message */
+    /* sluice_mcp_call_fail: answer with this JSON-RPC error instead of the handler's result. */
+    int fail_code;            /* 0 = not failed */
+    const char *fail_message; /* in the call arena */
+    json_t *fail_data;        /* own reference or NULL */
     sluice_mcp_call *next_inflight;
     sluice_mcp_call *next_queued;
 };

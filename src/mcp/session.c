@@ -1,7 +1,9 @@
 /*
  * session.c — one MCP conversation: lifecycle, frame intake, cancellation, answer routing.
  *
- * Owns: initialize and version negotiation, refusing anything but ping before it, turning each
+ * Owns: initialize and version negotiation, refusing anything but ping before it (a stateless
+ * 2026-07-28 request needs no initialize: mcp/stateless.h checks its envelope and it runs with
+ * its own _meta capabilities and log level), turning each
  * request into a call with its own arena (recycled for calls run on the feeding thread) and
  * running it inline or queueing it on the worker pool, notifications from the client
  * (initialized, cancelled), routing the client's answers to server->client requests back to the
@@ -14,6 +16,7 @@
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
+#include "mcp/stateless.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,11 +66,36 @@ static void close_hooks(sluice_mcp_session *s)
     s->hooks_attached = 0;
 }
 
+static sluice_status session_new(sluice_mcp_server *server,
+                                 const sluice_identity *identity,
+                                 const char *session_id,
+                                 sluice_mcp_sink sink,
+                                 bool hooks,
+                                 sluice_mcp_session **out);
+
 sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
                                      const sluice_identity *identity,
                                      const char *session_id,
                                      sluice_mcp_sink sink,
                                      sluice_mcp_session **out)
+{
+    return session_new(server, identity, session_id, sink, true, out);
+}
+
+sluice_status sluice_mcp_session_new_stateless(sluice_mcp_server *server,
+                                               const sluice_identity *identity,
+                                               sluice_mcp_sink sink,
+                                               sluice_mcp_session **out)
+{
+    return session_new(server, identity, "", sink, false, out);
+}
+
+static sluice_status session_new(sluice_mcp_server *server,
+                                 const sluice_identity *identity,
+                                 const char *session_id,
+                                 sluice_mcp_sink sink,
+                                 bool hooks,
+                                 sluice_mcp_session **out)
 {
     sluice_mcp_session *s = calloc(1, sizeof *s);
     sluice_arena *arena = sluice_arena_new();
@@ -90,7 +118,7 @@ sluice_status sluice_mcp_session_new(sluice_mcp_server *server,
     }
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cond, NULL);
-    sluice_status st = attach_hooks(s);
+    sluice_status st = hooks ? attach_hooks(s) : SLUICE_OK;
     if (st != SLUICE_OK) {
         sluice_mcp_session_free(s);
         return st;
@@ -295,7 +323,8 @@ static sluice_arena *call_arena_locked(sluice_mcp_session *s, bool on_reader)
 static sluice_mcp_call *call_new(sluice_mcp_session *s,
                                  const sluice_jsonrpc_frame *frame,
                                  const sluice_identity *identity,
-                                 bool on_reader)
+                                 bool on_reader,
+                                 bool stateless)
 {
     sluice_arena *arena = call_arena_locked(s, on_reader);
     sluice_mcp_call *call = arena != NULL ? sluice_arena_calloc(arena, 1, sizeof *call) : NULL;
@@ -323,9 +352,16 @@ static sluice_mcp_call *call_new(sluice_mcp_session *s,
         call->params = json_object();
     else
         call->params = on_reader ? json_incref(frame->params) : json_deep_copy(frame->params);
-    json_t *token = json_object_get(json_object_get(call->params, "_meta"), "progressToken");
+    json_t *meta = json_object_get(call->params, "_meta");
+    json_t *token = json_object_get(meta, "progressToken");
     if (json_is_string(token) || json_is_integer(token))
         call->progress_token = json_incref(token);
+    call->stateless = stateless;
+    if (stateless) { /* the envelope was checked: both fields are there and well typed */
+        call->client_caps = json_incref(json_object_get(meta, SLUICE_MCP_META_CLIENT_CAPS));
+        call->log_level = sluice_mcp_log_level_index(
+            json_string_value(json_object_get(meta, SLUICE_MCP_META_LOG_LEVEL)));
+    }
     return call;
 }
 
@@ -336,6 +372,8 @@ static sluice_arena *call_release(sluice_mcp_call *call)
     json_decref(call->id);
     json_decref(call->params);
     json_decref(call->progress_token);
+    json_decref(call->client_caps);
+    json_decref(call->fail_data);
     return call->arena;
 }
 
@@ -371,6 +409,25 @@ static bool cannot_block(const sluice_mcp_server *server, const sluice_jsonrpc_f
 
 static sluice_arena *run_call(sluice_mcp_call *call);
 
+/* A stateless request answered without a call: a refused envelope, or server/discover (it
+ * reads only the registry). True when answered. */
+static bool answer_stateless_inline(sluice_mcp_session *s, const sluice_jsonrpc_frame *frame)
+{
+    json_t *msg = NULL;
+    bool ok = sluice_mcp_stateless_check(frame->id, frame->method, frame->params, &msg);
+    if (ok && strcmp(frame->method, "server/discover") != 0)
+        return false;
+    if (ok) {
+        json_t *result = sluice_mcp_discover_result(s->server);
+        msg = result != NULL ? sluice_jsonrpc_result(frame->id, result) : NULL;
+    }
+    if (msg == NULL)
+        answer_error(s, frame->id, SLUICE_JSONRPC_INTERNAL_ERROR, "out of memory");
+    else
+        sluice_mcp_session_emit(s, msg, frame->id);
+    return true;
+}
+
 /* Whether a request that cannot block runs on the feeding thread (caller holds s->lock): only
  * with nothing in flight, so a cheap call never queues behind, nor delays, others. */
 static bool runs_on_reader(const sluice_mcp_session *s, bool inline_ok)
@@ -383,11 +440,14 @@ static void on_request(sluice_mcp_session *s,
                        const sluice_identity *identity)
 {
     const char *method = frame->method;
-    if (strcmp(method, "initialize") == 0) {
+    bool stateless = sluice_mcp_stateless_request(method, frame->params);
+    if (stateless) {
+        if (answer_stateless_inline(s, frame))
+            return;
+    } else if (strcmp(method, "initialize") == 0) {
         on_initialize(s, frame->id, frame->params);
         return;
-    }
-    if (strcmp(method, "ping") == 0) {
+    } else if (strcmp(method, "ping") == 0) {
         sluice_mcp_session_emit(s, sluice_jsonrpc_result(frame->id, json_object()), frame->id);
         return;
     }
@@ -397,7 +457,7 @@ static void on_request(sluice_mcp_session *s,
     char message[256];
     bool inline_ok = cannot_block(s->server, frame); /* a registry lookup: outside the lock */
     pthread_mutex_lock(&s->lock);
-    if (!s->initialized) {
+    if (!stateless && !s->initialized) {
         snprintf(message, sizeof message,
                  "the session is not initialized: send 'initialize' before '%.64s'", method);
         refusal = message;
@@ -408,7 +468,8 @@ static void on_request(sluice_mcp_session *s,
                  SLUICE_LIMIT_INFLIGHT_PER_SESSION);
         refusal = message;
         code = SLUICE_JSONRPC_SERVER_BUSY;
-    } else if ((call = call_new(s, frame, identity, runs_on_reader(s, inline_ok))) == NULL) {
+    } else if ((call = call_new(s, frame, identity, runs_on_reader(s, inline_ok), stateless)) ==
+               NULL) {
         refusal = "out of memory";
         code = SLUICE_JSONRPC_INTERNAL_ERROR;
     } else {
@@ -440,6 +501,14 @@ static sluice_arena *run_call(sluice_mcp_call *call)
     rpc_error e = { SLUICE_JSONRPC_INTERNAL_ERROR, "internal error", NULL };
     if (!atomic_load(&call->cancelled))
         result = sluice_mcp_dispatch(call, &e);
+    if (call->fail_code != 0) { /* sluice_mcp_call_fail: a protocol error, not the result */
+        json_decref(result);
+        result = NULL;
+        e = (rpc_error){ call->fail_code, call->fail_message, call->fail_data };
+        call->fail_data = NULL;
+    }
+    if (result != NULL && call->stateless)
+        sluice_mcp_stateless_decorate(s->server, call->method, result);
     pthread_mutex_lock(&s->lock);
     bool answer = !atomic_load(&call->cancelled);
     call->finished = true;

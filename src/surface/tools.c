@@ -4,6 +4,7 @@
 #include "surface/tools.h"
 
 #include "codemode/guide.h"
+#include "mcp/jsonrpc.h"
 
 #include <string.h>
 
@@ -137,47 +138,129 @@ static void register_cancel(void *ctx, void (*fn)(void *), void *data)
     sluice_mcp_call_on_cancel(ctx, fn, data);
 }
 
-/* Human approval through MCP elicitation (form mode): the user sees the explanation and the
- * risk and must explicitly accept. Only offered when the client declared the capability; a
- * decline, a cancel, a timeout or a missing answer all mean "do not run". A client without
- * the capability gets SLUICE_E_UNSUPPORTED, so the pipeline can record the request for an
- * administrator instead. */
+/* The form that asks a person to approve one statement: they see the explanation and the risk
+ * and must explicitly accept. Used as elicitation/create params (2025-11-25) and as the
+ * inputRequests entry (2026-07-28). New reference; NULL when out of memory. */
+static json_t *approval_form(sluice_arena *arena, const json_t *validation)
+{
+    char *message =
+        sluice_arena_printf(arena, "Approve running this %s statement (%s risk)?\n\n%s",
+                            json_string_value(json_object_get(validation, "action")),
+                            json_string_value(json_object_get(validation, "risk_level")),
+                            json_string_value(json_object_get(validation, "explanation")));
+    return json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s, s:s, s:s}}, s:[s]}}", "mode", "form", "message",
+                     message != NULL ? message : "Approve?", "requestedSchema", "type", "object",
+                     "properties", "approve", "type", "boolean", "title", "Run it", "description",
+                     "Check to run the statement once", "required", "approve");
+}
+
+/* Whether an ElicitResult approves: accepted with approve:true. Anything else (a decline, a
+ * cancel, a missing or malformed answer) means "do not run", with err saying which. */
+static sluice_status approval_answer(const json_t *answer, sluice_arena *arena, sluice_error *err)
+{
+    const char *action = json_string_value(json_object_get(answer, "action"));
+    bool yes = action != NULL && strcmp(action, "accept") == 0 &&
+               json_is_true(json_object_get(json_object_get(answer, "content"), "approve"));
+    if (yes)
+        return SLUICE_OK;
+    return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                            "the user did not approve the statement (%s); it was not run",
+                            action != NULL ? action : "no answer");
+}
+
+/* No approval path on this connection: the pipeline then records the request for an
+ * administrator. */
+static sluice_status
+no_elicitation(sluice_arena *arena, const json_t *validation, sluice_error *err)
+{
+    return sluice_error_set(
+        err, arena, SLUICE_E_UNSUPPORTED,
+        "this statement is %s risk and needs human approval, but this client cannot ask its "
+        "user (it did not declare the elicitation capability); it was not run",
+        json_string_value(json_object_get(validation, "risk_level")));
+}
+
+/* Human approval through MCP elicitation (form mode), 2025-11-25: a server->client request. Only
+ * offered when the client declared the capability; a timeout or a missing answer mean "do not
+ * run". A client without the capability gets SLUICE_E_UNSUPPORTED, so the pipeline can record
+ * the request for an administrator instead. */
 static sluice_status
 elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
 {
     sluice_mcp_call *call = ctx;
     const json_t *caps = sluice_mcp_call_client_capabilities(call);
     if (json_object_get(caps, "elicitation") == NULL)
-        return sluice_error_set(
-            err, arena, SLUICE_E_UNSUPPORTED,
-            "this statement is %s risk and needs human approval, but this client cannot ask its "
-            "user (it did not declare the elicitation capability); it was not run",
-            json_string_value(json_object_get(validation, "risk_level")));
-    char *message =
-        sluice_arena_printf(arena, "Approve running this %s statement (%s risk)?\n\n%s",
-                            json_string_value(json_object_get(validation, "action")),
-                            json_string_value(json_object_get(validation, "risk_level")),
-                            json_string_value(json_object_get(validation, "explanation")));
-    json_t *params =
-        json_pack("{s:s, s:s, s:{s:s, s:{s:{s:s, s:s, s:s}}, s:[s]}}", "mode", "form", "message",
-                  message != NULL ? message : "Approve?", "requestedSchema", "type", "object",
-                  "properties", "approve", "type", "boolean", "title", "Run it", "description",
-                  "Check to run the statement once", "required", "approve");
+        return no_elicitation(arena, validation, err);
+    json_t *params = approval_form(arena, validation);
     json_t *answer = NULL;
     sluice_status st = sluice_mcp_call_request(call, "elicitation/create", params, 0, &answer, err);
     if (st != SLUICE_OK)
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "approval was not given (%s); the statement was not run",
                                 err != NULL && err->message != NULL ? err->message : "no answer");
-    const char *action = json_string_value(json_object_get(answer, "action"));
-    bool yes = action != NULL && strcmp(action, "accept") == 0 &&
-               json_is_true(json_object_get(json_object_get(answer, "content"), "approve"));
-    if (!yes) /* before the decref: action points into answer */
-        sluice_error_set(err, arena, SLUICE_E_DENIED,
-                         "the user did not approve the statement (%s); it was not run",
-                         action != NULL ? action : "no answer");
+    st = approval_answer(answer, arena, err);
     json_decref(answer);
-    return yes ? SLUICE_OK : SLUICE_E_DENIED;
+    return st;
+}
+
+/* The key of the approval in inputRequests / inputResponses (2026-07-28). */
+#define APPROVAL_INPUT_KEY "approval"
+
+/* What the 2026-07-28 approval hook reads, and the input_required result it leaves when the
+ * user must still be asked. */
+typedef struct mrtr_approval {
+    sluice_mcp_call *call;
+    sluice_codemode *cm;
+    const sluice_codemode_caller *caller;
+    const char *approval_token;
+    json_t *input_required; /* owned; set when the client must ask its user first */
+} mrtr_approval;
+
+/* Asks (through the result) with a freshly sealed requestState; the statement does not run. */
+static sluice_status
+ask_approval(mrtr_approval *m, sluice_arena *arena, const json_t *validation, sluice_error *err)
+{
+    char *state = NULL;
+    sluice_status st = sluice_codemode_approval_state_seal(m->cm, arena, m->caller,
+                                                           m->approval_token, &state, err);
+    json_t *form = st == SLUICE_OK ? approval_form(arena, validation) : NULL;
+    json_t *request = form != NULL ? json_pack("{s:{s:s, s:o}}", APPROVAL_INPUT_KEY, "method",
+                                               "elicitation/create", "params", form)
+                                   : NULL;
+    m->input_required = request != NULL ? sluice_mcp_input_required(request, state) : NULL;
+    if (m->input_required == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory while asking for approval; nothing ran");
+    return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                            "waiting for the user's approval (asked through an input_required "
+                            "result); nothing ran yet");
+}
+
+/* Human approval under 2026-07-28 (multi round-trip): the first call gets an input_required
+ * result whose requestState is sealed and bound to the principal and this approval token; the
+ * retry must bring that state back untouched (verified and consumed once, so a tampered or
+ * replayed state is refused with -32602) and the user's accepting answer. The server decides:
+ * nothing runs without both. */
+static sluice_status
+mrtr_approve(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
+{
+    mrtr_approval *m = ctx;
+    if (json_object_get(sluice_mcp_call_client_capabilities(m->call), "elicitation") == NULL)
+        return no_elicitation(arena, validation, err);
+    const char *state = sluice_mcp_call_request_state(m->call);
+    if (state == NULL)
+        return ask_approval(m, arena, validation, err);
+    sluice_status st =
+        sluice_codemode_approval_state_open(m->cm, arena, m->caller, m->approval_token, state, err);
+    if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED)
+        sluice_mcp_call_fail(m->call, SLUICE_JSONRPC_INVALID_PARAMS, err->message, NULL);
+    if (st != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", err->message);
+    const json_t *answer =
+        json_object_get(sluice_mcp_call_input_responses(m->call), APPROVAL_INPUT_KEY);
+    if (!json_is_object(answer)) /* the state was good but the answer is missing: ask again */
+        return ask_approval(m, arena, validation, err);
+    return approval_answer(answer, arena, err);
 }
 
 static sluice_status execute_tool(sluice_mcp_call *call,
@@ -189,18 +272,25 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     sluice_codemode *cm = userdata;
     json_t *code = json_object_get(arguments, "code");
     sluice_codemode_caller caller = caller_of(call, arguments);
+    const char *token = json_string_value(json_object_get(arguments, "approval_token"));
+    mrtr_approval m = { call, cm, &caller, token, NULL };
+    bool stateless = sluice_mcp_call_stateless(call);
     sluice_codemode_exec_hooks hooks = {
         .register_cancel = register_cancel,
         .cancel_ctx = call,
-        .approve = elicit_approval,
-        .approve_ctx = call,
+        .approve = stateless ? mrtr_approve : elicit_approval,
+        .approve_ctx = stateless ? (void *)&m : (void *)call,
     };
     json_t *structured = NULL;
     char *text = NULL;
     sluice_status st = sluice_codemode_execute(
         cm, sluice_mcp_call_arena(call), &caller, json_string_value(code), json_string_length(code),
-        json_string_value(json_object_get(arguments, "approval_token")),
-        json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
+        token, json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
+    if (m.input_required != NULL) { /* not run: the client asks its user, then retries */
+        json_decref(structured);
+        *out_result = m.input_required;
+        return SLUICE_OK;
+    }
     if (st != SLUICE_OK)
         return st;
     *out_result = sluice_surface_tool_result(structured, text);

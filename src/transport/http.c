@@ -19,6 +19,7 @@
 #include "mcp/protocol.h"
 #include "transport/http_guard.h"
 #include "transport/http_session.h"
+#include "transport/http_stateless.h"
 #include "transport/sse.h"
 
 #include <arpa/inet.h>
@@ -314,6 +315,67 @@ static enum MHD_Result handle_initialize(struct MHD_Connection *c,
     return ret;
 }
 
+/* ---- 2026-07-28: one request, no session (http_stateless.h) -----------------------------------
+ */
+
+/* Sends a stateless answer's JSON text with the status its error code calls for. */
+static enum MHD_Result send_stateless_json(struct MHD_Connection *c, sluice_http_stream *st)
+{
+    char *text = sluice_http_stream_take_response(st, true);
+    enum MHD_Result ret =
+        text != NULL ? send_body(c, sluice_http_stateless_status(st->response_code),
+                                 "application/json", text, NULL, NULL)
+                     : send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, SLUICE_JSONRPC_SERVER_BUSY,
+                                  "the server stopped before the request was answered");
+    free(text);
+    return ret;
+}
+
+/* Serves a POST of the stateless revision on a session of its own that ends with the answer:
+ * any replica can serve any request, and nothing outlives it but what the tools store. The
+ * answer is JSON (with its status) unless a notification (progress, a log) comes first and the
+ * client accepts SSE; closing that stream cancels the call, as 2026-07-28 says. */
+static enum MHD_Result handle_stateless(struct MHD_Connection *c,
+                                        sluice_http_server *http,
+                                        request *rq,
+                                        json_t *msg,
+                                        const sluice_jsonrpc_frame *frame,
+                                        const sluice_http_mcp_headers *mh,
+                                        bool sse)
+{
+    json_t *refusal = NULL;
+    unsigned status = 200;
+    if (!sluice_http_stateless_admit(mh, frame, &refusal, &status)) {
+        char *text = refusal != NULL ? sluice_jsonrpc_dump(refusal, NULL) : NULL;
+        json_decref(refusal);
+        enum MHD_Result ret = text != NULL
+                                  ? send_body(c, status, "application/json", text, NULL, NULL)
+                                  : send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, frame->id,
+                                               SLUICE_JSONRPC_INTERNAL_ERROR, "out of memory");
+        free(text);
+        return ret;
+    }
+    const sluice_identity *who = request_identity(http, rq);
+    if (frame->kind != SLUICE_JSONRPC_REQUEST) /* 2026-07-28 defines none over HTTP: accepted */
+        return send_body(c, MHD_HTTP_ACCEPTED, NULL, NULL, NULL, NULL);
+    sluice_http_session *hs = sluice_http_session_create_stateless(&http->table, http->server, who);
+    sluice_http_stream *st = hs != NULL ? (sse ? sluice_http_stream_open_lazy(hs, frame->id)
+                                               : sluice_http_stream_open(hs, frame->id, true))
+                                        : NULL;
+    if (st == NULL) {
+        sluice_http_session_release(hs);
+        return send_error(c, MHD_HTTP_INTERNAL_SERVER_ERROR, frame->id,
+                          SLUICE_JSONRPC_INTERNAL_ERROR, "out of memory");
+    }
+    sluice_mcp_session_feed_value(hs->mcp, msg, who, NULL);
+    if (sse && !sluice_http_stream_wait_lazy(st))
+        return send_stream(c, st, NULL); /* the stream owns the session reference now */
+    enum MHD_Result ret = send_stateless_json(c, st);
+    sluice_http_stream_close(st);
+    sluice_http_session_release(hs);
+    return ret;
+}
+
 /* 413 with a JSON-RPC body; a body without Content-Length is drained first, then refused. */
 static enum MHD_Result refuse_too_large(struct MHD_Connection *c, const sluice_http_server *http)
 {
@@ -345,8 +407,12 @@ static enum MHD_Result handle_post(struct MHD_Connection *c, sluice_http_server 
     const char *accept = header(c, MHD_HTTP_HEADER_ACCEPT);
     bool sse = accepts(accept, "text/event-stream") &&
                !(http->prefer_json && accepts(accept, "application/json"));
+    sluice_http_mcp_headers mh = { header(c, "MCP-Protocol-Version"), header(c, "Mcp-Method"),
+                                   header(c, "Mcp-Name"), header(c, "Mcp-Session-Id") };
     if (frame.kind == SLUICE_JSONRPC_INVALID) {
         ret = send_error(c, MHD_HTTP_BAD_REQUEST, frame.id, frame.error_code, frame.message);
+    } else if (sluice_http_stateless_selected(&mh, &frame)) {
+        ret = handle_stateless(c, http, rq, msg, &frame, &mh, sse);
     } else if (frame.kind == SLUICE_JSONRPC_REQUEST && strcmp(frame.method, "initialize") == 0 &&
                header(c, "Mcp-Session-Id") == NULL) {
         ret = handle_initialize(c, http, rq, msg, frame.id, sse);
@@ -462,8 +528,18 @@ static bool refuse_early(struct MHD_Connection *c,
         }
         rq->has_identity = true;
     }
+    /* A POST's version is judged with its body (http_stateless.c): 2026-07-28, or
+     * UnsupportedProtocolVersion carrying the request id. */
     const char *version = header(c, "MCP-Protocol-Version");
-    if (version != NULL && sluice_mcp_protocol_find(version) == NULL) {
+    if (strcmp(method, "POST") != 0 && sluice_mcp_protocol_is_stateless(version)) {
+        *ret = send_body(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain",
+                         "MCP " SLUICE_MCP_STATELESS_PROTOCOL " has no GET stream or DELETE: "
+                         "POST each request\n",
+                         MHD_HTTP_HEADER_ALLOW, "POST");
+        return true;
+    }
+    if (strcmp(method, "POST") != 0 && version != NULL &&
+        sluice_mcp_protocol_find(version) == NULL) {
         char message[160];
         snprintf(message, sizeof message,
                  "unsupported MCP-Protocol-Version '%.40s' (supported: %s)", version,

@@ -9,6 +9,9 @@
  * allowlist and Host against DNS rebinding (403); body size limit (413); idle session expiry and
  * a session cap; per-request authentication through a sluice_authenticator (401 with its
  * WWW-Authenticate), sessions bound to the identity that created them.
+ * The same endpoint serves MCP 2026-07-28 (transport/http_stateless.h), chosen per POST by what
+ * the client sends: no session, no Mcp-Session-Id, the headers checked against the body (400
+ * -32020), each request authenticated on its own; GET and DELETE under it are 405.
  * One thread per connection, so long SSE streams and blocking handlers never starve others.
  * Does not own: the protocol (mcp/), how identities are proven (auth/).
  */

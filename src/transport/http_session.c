@@ -286,13 +286,17 @@ static void session_sink(void *ctx, json_t *msg, const json_t *related)
         target = hs->get_stream;
     if (target != NULL && text != NULL) {
         bool response = target->request_id != NULL && is_response_to(msg, target->request_id);
-        if (target->json_mode) {
+        if (response)
+            target->response_code =
+                (int)json_integer_value(json_object_get(json_object_get(msg, "error"), "code"));
+        if (target->json_mode || (target->lazy && response && !target->had_events)) {
             if (response) {
                 target->response = text;
                 text = NULL;
             }
         } else {
             enqueue_locked(target, text, len);
+            target->had_events = true;
         }
         if (response)
             target->done = true;
@@ -303,24 +307,49 @@ static void session_sink(void *ctx, json_t *msg, const json_t *related)
     json_decref(msg);
 }
 
+static sluice_http_session *session_create(sluice_http_table *table,
+                                           sluice_mcp_server *server,
+                                           const sluice_identity *who,
+                                           bool stateless);
+
 sluice_http_session *sluice_http_session_create(sluice_http_table *table,
                                                 sluice_mcp_server *server,
                                                 const sluice_identity *who)
 {
+    return session_create(table, server, who, false);
+}
+
+sluice_http_session *sluice_http_session_create_stateless(sluice_http_table *table,
+                                                          sluice_mcp_server *server,
+                                                          const sluice_identity *who)
+{
+    return session_create(table, server, who, true);
+}
+
+static sluice_http_session *session_create(sluice_http_table *table,
+                                           sluice_mcp_server *server,
+                                           const sluice_identity *who,
+                                           bool stateless)
+{
     sluice_http_session *hs = calloc(1, sizeof *hs);
     if (hs == NULL)
         return NULL;
-    unsigned char raw[SLUICE_HTTP_SESSION_ID_BYTES];
-    randombytes_buf(raw, sizeof raw);
-    sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+    if (!stateless) { /* a stateless request has no session id to mint */
+        unsigned char raw[SLUICE_HTTP_SESSION_ID_BYTES];
+        randombytes_buf(raw, sizeof raw);
+        sodium_bin2hex(hs->id, sizeof hs->id, raw, sizeof raw);
+    }
     hs->table = table;
     hs->owner = strdup(who->user_id != NULL ? who->user_id : "");
     pthread_mutex_init(&hs->lock, NULL);
     pthread_cond_init(&hs->cond, NULL);
     atomic_init(&hs->refs, 1); /* the creating request's */
     sluice_mcp_sink sink = { session_sink, hs };
-    if (hs->owner == NULL ||
-        sluice_mcp_session_new(server, who, hs->id, sink, &hs->mcp) != SLUICE_OK) {
+    sluice_status st = SLUICE_E_NOMEM;
+    if (hs->owner != NULL)
+        st = stateless ? sluice_mcp_session_new_stateless(server, who, sink, &hs->mcp)
+                       : sluice_mcp_session_new(server, who, hs->id, sink, &hs->mcp);
+    if (st != SLUICE_OK) {
         pthread_mutex_destroy(&hs->lock);
         pthread_cond_destroy(&hs->cond);
         free(hs->owner);
@@ -348,6 +377,28 @@ sluice_http_stream_open(sluice_http_session *hs, const json_t *request_id, bool 
     hs->streams = st;
     pthread_mutex_unlock(&hs->lock);
     return st;
+}
+
+sluice_http_stream *sluice_http_stream_open_lazy(sluice_http_session *hs, const json_t *request_id)
+{
+    sluice_http_stream *st = sluice_http_stream_open(hs, request_id, false);
+    if (st != NULL) {
+        pthread_mutex_lock(&hs->lock); /* the sink may already look at it */
+        st->lazy = true;
+        pthread_mutex_unlock(&hs->lock);
+    }
+    return st;
+}
+
+bool sluice_http_stream_wait_lazy(sluice_http_stream *st)
+{
+    sluice_http_session *hs = st->hs;
+    pthread_mutex_lock(&hs->lock);
+    while (st->response == NULL && !st->had_events && !st->closed)
+        pthread_cond_wait(&hs->cond, &hs->lock);
+    bool response = st->response != NULL;
+    pthread_mutex_unlock(&hs->lock);
+    return response;
 }
 
 bool sluice_http_stream_set_get(sluice_http_session *hs, sluice_http_stream *st)

@@ -58,6 +58,10 @@ typedef struct sluice_http_stream {
     sluice_http_event *head, *tail;
     size_t queued_bytes;
     size_t head_offset; /* bytes of head already handed out */
+    bool lazy;          /* stateless POST: the response alone is kept as JSON (like json_mode)
+                           unless a notification came first, which makes it an SSE stream */
+    bool had_events;    /* an event was queued: the answer is an SSE stream */
+    int response_code;  /* the response's JSON-RPC error code, 0 for a result */
     bool done;          /* the response was queued: end after draining */
     bool closed;        /* client gone, session closed or queue overflow */
     struct sluice_http_stream *next;
@@ -105,6 +109,12 @@ size_t sluice_http_table_count(sluice_http_table *table);
 sluice_http_session *sluice_http_session_create(sluice_http_table *table,
                                                 sluice_mcp_server *server,
                                                 const sluice_identity *who);
+/* A session for one stateless (2026-07-28) request: never put in the table, no attach hooks, no
+ * id; the caller's reference is the only one until a stream takes it over. NULL when out of
+ * memory. */
+sluice_http_session *sluice_http_session_create_stateless(sluice_http_table *table,
+                                                          sluice_mcp_server *server,
+                                                          const sluice_identity *who);
 /* Adds hs to the table (which takes its own reference); false at the cap or while stopping. */
 bool sluice_http_table_insert(sluice_http_table *table, sluice_http_session *hs);
 /* Finds a live session by id and takes a reference, or NULL. Also sweeps expired sessions (at
@@ -121,6 +131,12 @@ void sluice_http_session_release(sluice_http_session *hs);
  * it as hs->get_stream); NULL when out of memory. */
 sluice_http_stream *
 sluice_http_stream_open(sluice_http_session *hs, const json_t *request_id, bool json_mode);
+/* A lazy stream (see sluice_http_stream.lazy) for request_id; NULL when out of memory. */
+sluice_http_stream *sluice_http_stream_open_lazy(sluice_http_session *hs, const json_t *request_id);
+/* Lazy stream: waits until the response arrived with nothing before it (true: take it with
+ * sluice_http_stream_take_response) or an event was queued or the stream closed (false: answer
+ * as an SSE stream, which ends at once when closed). */
+bool sluice_http_stream_wait_lazy(sluice_http_stream *st);
 /* Unlinks and frees st (its queued events are dropped). */
 void sluice_http_stream_close(sluice_http_stream *st);
 /* Installs st as hs's GET stream; false when one is open already. */

@@ -5,37 +5,6 @@
 # (the suite reports them as stale), so the baseline only ever shrinks.
 #
 # Env (set by ctest): SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR. Results: $SLUICE_BUILD_DIR/conformance/.
-set -u
-. "$SLUICE_SOURCE_DIR/tests/e2e/fixture.sh"
-
-out="$SLUICE_BUILD_DIR/conformance"
-rm -rf "$out"
-mkdir -p "$out"
-
-# The suite needs Node 22 (fs.globSync); tests/node ships it as the `node` bin.
-export PATH="$NODE_BIN_DIR:$PATH"
-case "$(node --version)" in
-v22.*) ;;
-*) echo "conformance needs Node 22, found $(node --version) (npm ci in tests/node?)" >&2; exit 1 ;;
-esac
-
-port=$(fixture_free_port)
-# Server settings from the conformance config (its Origin/Host defaults included); only the
-# listen address is overridden, with a free port.
-fixture_start "$out/server.log" "$FIXTURE_BIN" \
-    --config "$SLUICE_SOURCE_DIR/tests/conformance/conformance.toml" --http "127.0.0.1:$port"
-trap fixture_stop EXIT
-fixture_wait_http "$port" "$FIXTURE_PID" || { cat "$out/server.log" >&2; exit 1; }
-
-# A localhost URL: the DNS-rebinding scenario only judges localhost servers.
-(cd "$SLUICE_SOURCE_DIR/tests/node" &&
-    npx --no-install conformance server --url "http://localhost:$port/mcp" \
-        --spec-version 2025-11-25 \
-        --expected-failures "$SLUICE_SOURCE_DIR/tests/conformance/baseline.yml" \
-        -o "$out/results") >"$out/suite.log" 2>&1
-rc=$?
-cat "$out/suite.log"
-echo "---- server log (tail) ----"
-tail -n 40 "$out/server.log"
-grep -E '^Total: ' "$out/suite.log" >/dev/null || { echo "suite produced no Total line" >&2; exit 1; }
-exit $rc
+. "$SLUICE_SOURCE_DIR/tests/conformance/run_suite.sh"
+run_suite "$SLUICE_BUILD_DIR/conformance" "@modelcontextprotocol/conformance" \
+    "$SLUICE_SOURCE_DIR/tests/conformance/baseline.yml" --spec-version 2025-11-25

@@ -299,3 +299,132 @@ describe("approval above the auto-approve level", () => {
     await mallory.close();
   });
 });
+
+// MCP 2026-07-28 on the same endpoint: no session, the principal from each request's bearer JWT,
+// and the approval through an input_required result whose requestState the server sealed. Each
+// test tries to get a high-risk write run without the user's acceptance.
+describe("approval under MCP 2026-07-28 (stateless, input_required)", () => {
+  const WRITE = "UPDATE customers SET name = name WHERE id = 2";
+  const V = "2026-07-28";
+  let rpcId = 1000;
+  const executed = () => auditRecords().filter((x) => x.decision === "executed").length;
+
+  async function rpc(token, method, params, { name, caps = { elicitation: {} }, headers = {} } = {}) {
+    const h = { "Content-Type": "application/json", Accept: "application/json, text/event-stream",
+                Authorization: `Bearer ${token}`, "MCP-Protocol-Version": V, "Mcp-Method": method,
+                ...headers };
+    if (name !== undefined) h["Mcp-Name"] = name;
+    const body = { jsonrpc: "2.0", id: ++rpcId, method, params: { ...params, _meta: {
+      "io.modelcontextprotocol/protocolVersion": V,
+      "io.modelcontextprotocol/clientCapabilities": caps } } };
+    const r = await fetch(resource, { method: "POST", headers: h, body: JSON.stringify(body) });
+    return { status: r.status, session: r.headers.get("mcp-session-id"), body: await r.json() };
+  }
+  const tool = (token, name, args, extra = {}, opts = {}) =>
+    rpc(token, "tools/call", { name, arguments: args, ...extra }, { name, ...opts });
+
+  async function validated(token) {
+    const v = await tool(token, "validate_code", { code: WRITE });
+    assert.equal(v.status, 200);
+    assert.equal(v.session, null, "2026-07-28 mints no session");
+    assert.equal(v.body.result.resultType, "complete");
+    const s = v.body.result.structuredContent;
+    assert.equal(s.requires_approval, true, JSON.stringify(s));
+    return s.approval_token;
+  }
+
+  async function asked(token, approval_token) {
+    const r = await tool(token, "execute_code", { code: WRITE, approval_token });
+    assert.equal(r.status, 200);
+    const res = r.body.result;
+    assert.equal(res.resultType, "input_required", JSON.stringify(r.body));
+    assert.equal(res.inputRequests.approval.method, "elicitation/create");
+    assert.match(res.inputRequests.approval.params.message, /Approve running this write/);
+    assert.equal(typeof res.requestState, "string");
+    return res.requestState;
+  }
+
+  const accept = { approval: { action: "accept", content: { approve: true } } };
+
+  test("runs once after the user's acceptance comes back with the sealed state", async () => {
+    const alice = mint({ sub: "alice" });
+    const approval_token = await validated(alice);
+    const before = executed();
+    const state = await asked(alice, approval_token);
+    assert.equal(executed(), before, "asking ran nothing");
+    const ok = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                          { inputResponses: accept, requestState: state });
+    assert.equal(ok.body.result.resultType, "complete", JSON.stringify(ok.body));
+    assert.ok(!ok.body.result.isError, JSON.stringify(ok.body));
+    assert.equal(executed(), before + 1);
+    const replay = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                              { inputResponses: accept, requestState: state });
+    assert.ok(replay.body.error || replay.body.result.isError, "a replay does not run");
+    assert.equal(executed(), before + 1);
+  });
+
+  test("a tampered, a foreign or a missing state never runs", async () => {
+    const alice = mint({ sub: "alice" });
+    const approval_token = await validated(alice);
+    const state = await asked(alice, approval_token);
+    const before = executed();
+    const flip = state.slice(0, -3) + (state.at(-3) === "A" ? "B" : "A") + state.slice(-2);
+    for (const bad of [state + "-TAMPERED", flip, "k1.AAAA", ""]) {
+      const r = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                           { inputResponses: accept, requestState: bad });
+      assert.equal(r.body.error?.code, -32602, `${bad}: ${JSON.stringify(r.body)}`);
+    }
+    // A state sealed for another approval token of the same user.
+    const other = await validated(alice);
+    const r = await tool(alice, "execute_code", { code: WRITE, approval_token: other },
+                         { inputResponses: accept, requestState: state });
+    assert.equal(r.body.error?.code, -32602, JSON.stringify(r.body));
+    assert.match(r.body.error.message, /another approval token/);
+    // An acceptance without any state is a first call: it is asked, not run.
+    const none = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                            { inputResponses: accept });
+    assert.equal(none.body.result.resultType, "input_required");
+    assert.equal(executed(), before, "nothing ran");
+    // The genuine state still works once after all that.
+    const ok = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                          { inputResponses: accept, requestState: state });
+    assert.ok(!ok.body.result.isError, JSON.stringify(ok.body));
+    assert.equal(executed(), before + 1);
+  });
+
+  test("a decline, or a client without elicitation, does not run", async () => {
+    const alice = mint({ sub: "alice" });
+    const approval_token = await validated(alice);
+    const state = await asked(alice, approval_token);
+    const before = executed();
+    const no = await tool(alice, "execute_code", { code: WRITE, approval_token },
+                          { inputResponses: { approval: { action: "decline" } }, requestState: state });
+    assert.equal(no.body.result.isError, true);
+    assert.match(no.body.result.content[0].text, /did not approve/);
+    const blind = await tool(alice, "execute_code", { code: WRITE, approval_token: await validated(alice) },
+                             {}, { caps: {} });
+    assert.equal(blind.body.result.isError, true, JSON.stringify(blind.body));
+    assert.equal(executed(), before);
+  });
+
+  test("a header that disagrees with the body is -32020, and the old session is not needed", async () => {
+    const alice = mint({ sub: "alice" });
+    const r = await tool(alice, "execute_code", { code: WRITE, approval_token: "x" }, {},
+                         { name: "validate_code" });
+    assert.equal(r.status, 400);
+    assert.equal(r.body.error.code, -32020);
+    const m = await rpc(alice, "tools/list", {}, { headers: { "Mcp-Method": "prompts/list" } });
+    assert.equal(m.status, 400);
+    assert.equal(m.body.error.code, -32020);
+    const d = await rpc(alice, "server/discover", {});
+    assert.deepEqual(d.body.result.supportedVersions.slice(0, 2), ["2026-07-28", "2025-11-25"]);
+    const gone = await rpc(alice, "ping", {});
+    assert.equal(gone.status, 404);
+    assert.equal(gone.body.error.code, -32601);
+    const anon = await fetch(resource, { method: "POST", headers: { "Content-Type": "application/json",
+      Accept: "application/json", "MCP-Protocol-Version": V, "Mcp-Method": "tools/list" },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 9, method: "tools/list", params: { _meta: {
+        "io.modelcontextprotocol/protocolVersion": V, "io.modelcontextprotocol/clientCapabilities": {} } } }) });
+    assert.equal(anon.status, 401, "every stateless request is authenticated on its own");
+  });
+});

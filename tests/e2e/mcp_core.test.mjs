@@ -11,7 +11,7 @@ const CONFIG = new URL("../conformance/conformance.toml", import.meta.url).pathn
 
 // Enough filler tools that tools/list needs several pages (the core's page size is 50).
 const EXTRA_TOOLS = 120;
-const FIXTURE_TOOLS = 16;
+const FIXTURE_TOOLS = 27; // 16 for 2025-11-25 and 11 multi round-trip tools for 2026-07-28
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 

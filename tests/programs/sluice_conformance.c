@@ -7,6 +7,9 @@
  * `test_cancel_stats` (outputSchema + structuredContent) and `--extra-tools N` fillers so tool
  * listings span several pages. Server settings (name, timeouts, the stdio identity) come from a
  * config file (tests/conformance/conformance.toml) when --config is given.
+ * For 2026-07-28 (conformance 0.2.x) also the multi round-trip tools (test_input_required_result_*,
+ * test_streaming_elicitation, test_missing_capability, test_logging_tool) and the prompt
+ * test_input_required_result_prompt, which answer with input_required results.
  * Not registered: test_reconnection (pending scenario server-sse-polling): it must close its own
  * request's SSE stream mid-call, and a handler has no way to reach the transport.
  * Does not own: any protocol behaviour (mcp/server.c) or wire handling (transport/).
@@ -26,6 +29,7 @@
 #include <errno.h>
 #include <jansson.h>
 #include <signal.h>
+#include <sodium.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -352,6 +356,351 @@ tool_filler(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err
     return text_result("filler", out);
 }
 
+/* ---- 2026-07-28 multi round-trip tools (conformance-next, SEP-2322) ----------------------------
+ * Each returns an input_required result until the client's retry carries what it asked for. The
+ * requestState is "<base64url payload>.<base64url HMAC-SHA256>" under a key drawn at start-up,
+ * so a tampered state fails verification (-32602) and a state is only meaningful to this process.
+ */
+
+static unsigned char state_key[crypto_auth_hmacsha256_KEYBYTES];
+
+/* Seals payload into a requestState (in the call arena); NULL when out of memory. */
+static const char *seal_state(sluice_mcp_call *call, const char *payload)
+{
+    unsigned char mac[crypto_auth_hmacsha256_BYTES];
+    size_t len = strlen(payload);
+    crypto_auth_hmacsha256(mac, (const unsigned char *)payload, len, state_key);
+    size_t plen = sodium_base64_ENCODED_LEN(len, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    size_t mlen = sodium_base64_ENCODED_LEN(sizeof mac, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    char *out = sluice_arena_alloc(sluice_mcp_call_arena(call), plen + mlen + 1);
+    if (!out) {
+        return NULL;
+    }
+    sodium_bin2base64(out, plen, (const unsigned char *)payload, len,
+                      sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    size_t at = strlen(out);
+    out[at++] = '.';
+    sodium_bin2base64(out + at, mlen, mac, sizeof mac, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    return out;
+}
+
+/* The payload of a requestState that verifies (in the call arena), or NULL. */
+static const char *open_state(sluice_mcp_call *call, const char *state)
+{
+    const char *dot = state ? strchr(state, '.') : NULL;
+    if (!dot) {
+        return NULL;
+    }
+    size_t cap = strlen(state) + 1, plen = 0, mlen = 0;
+    unsigned char *payload = sluice_arena_alloc(sluice_mcp_call_arena(call), cap);
+    unsigned char mac[crypto_auth_hmacsha256_BYTES];
+    const char *end = NULL;
+    if (!payload ||
+        sodium_base642bin(payload, cap - 1, state, (size_t)(dot - state), NULL, &plen, NULL,
+                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+        sodium_base642bin(mac, sizeof mac, dot + 1, strlen(dot + 1), NULL, &mlen, &end,
+                          sodium_base64_VARIANT_URLSAFE_NO_PADDING) != 0 ||
+        mlen != sizeof mac || *end != '\0' ||
+        crypto_auth_hmacsha256_verify(mac, payload, plen, state_key) != 0) {
+        return NULL;
+    }
+    payload[plen] = '\0';
+    return (const char *)payload;
+}
+
+/* Refuses the call with -32602: the state failed verification or belongs to another step. */
+static sluice_status bad_state(sluice_mcp_call *call, json_t **out)
+{
+    sluice_mcp_call_fail(call, -32602,
+                         "requestState failed integrity verification or does not belong to this "
+                         "request; start over without requestState",
+                         NULL);
+    return text_result("refused", out);
+}
+
+static json_t *elicit_request(const char *message, const char *property, const char *type)
+{
+    return json_pack("{s:s, s:{s:s, s:s, s:{s:s, s:{s:{s:s}}, s:[s]}}}", "method",
+                     "elicitation/create", "params", "mode", "form", "message", message,
+                     "requestedSchema", "type", "object", "properties", property, "type", type,
+                     "required", property);
+}
+
+static json_t *sampling_request(const char *text, int max_tokens)
+{
+    return json_pack("{s:s, s:{s:[{s:s, s:{s:s, s:s}}], s:i}}", "method", "sampling/createMessage",
+                     "params", "messages", "role", "user", "content", "type", "text", "text", text,
+                     "maxTokens", max_tokens);
+}
+
+static json_t *roots_request(void)
+{
+    return json_pack("{s:s, s:{}}", "method", "roots/list", "params");
+}
+
+/* The client's answer to the input request key when it is an object, else NULL (a missing or
+ * malformed answer is asked for again). */
+static const json_t *answer_of(sluice_mcp_call *call, const char *key)
+{
+    const json_t *a = json_object_get(sluice_mcp_call_input_responses(call), key);
+    return json_is_object(a) ? a : NULL;
+}
+
+/* An accepted elicitation's content field, or NULL. */
+static const char *accepted_field(const json_t *answer, const char *field)
+{
+    const char *action = json_string_value(json_object_get(answer, "action"));
+    if (!action || strcmp(action, "accept") != 0) {
+        return NULL;
+    }
+    return json_string_value(json_object_get(json_object_get(answer, "content"), field));
+}
+
+/* Refuses with -32021 when the client did not declare capability need. */
+static bool require_capability(sluice_mcp_call *call, const char *need)
+{
+    if (json_object_get(sluice_mcp_call_client_capabilities(call), need)) {
+        return true;
+    }
+    json_t *data = json_pack("{s:{s:{}}}", "requiredCapabilities", need);
+    char message[128];
+    snprintf(message, sizeof message, "this tool needs the client capability '%s'", need);
+    sluice_mcp_call_fail(call, -32021, message, data);
+    return false;
+}
+
+static sluice_status ask(json_t *requests, const char *state, json_t **out)
+{
+    *out = sluice_mcp_input_required(requests, state);
+    return *out ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+static sluice_status tool_mrtr_elicitation(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    if (!require_capability(call, "elicitation")) {
+        return text_result("refused", out);
+    }
+    const char *name = accepted_field(answer_of(call, "user_name"), "name");
+    if (!name) {
+        return ask(
+            json_pack("{s:o}", "user_name", elicit_request("What is your name?", "name", "string")),
+            NULL, out);
+    }
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call), "Hello, %s!", name);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+static sluice_status
+tool_mrtr_sampling(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    if (!require_capability(call, "sampling")) {
+        return text_result("refused", out);
+    }
+    const json_t *a = answer_of(call, "capital_question");
+    const char *text = json_string_value(json_object_get(json_object_get(a, "content"), "text"));
+    if (!text) {
+        return ask(json_pack("{s:o}", "capital_question",
+                             sampling_request("What is the capital of France?", 100)),
+                   NULL, out);
+    }
+    char *reply = sluice_arena_printf(sluice_mcp_call_arena(call), "LLM response: %s", text);
+    return reply ? text_result(reply, out) : SLUICE_E_NOMEM;
+}
+
+/* The roots of a ListRootsResult as "uri, uri", or NULL when it is not one. */
+static const char *roots_text(sluice_mcp_call *call, const json_t *answer)
+{
+    const json_t *roots = json_object_get(answer, "roots");
+    if (!json_is_array(roots)) {
+        return NULL;
+    }
+    const char *text = "";
+    size_t i;
+    const json_t *r;
+    json_array_foreach(roots, i, r)
+    {
+        const char *uri = json_string_value(json_object_get(r, "uri"));
+        text = sluice_arena_printf(sluice_mcp_call_arena(call), "%s%s%s", text, i ? ", " : "",
+                                   uri ? uri : "?");
+        if (!text) {
+            return NULL;
+        }
+    }
+    return text;
+}
+
+static sluice_status
+tool_mrtr_roots(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    if (!require_capability(call, "roots")) {
+        return text_result("refused", out);
+    }
+    const char *roots = roots_text(call, answer_of(call, "client_roots"));
+    if (!roots) {
+        return ask(json_pack("{s:o}", "client_roots", roots_request()), NULL, out);
+    }
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call), "Client roots: %s", roots);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+/* Shared by the request-state and tampered-state tools: round 1 seals "tool:round1", round 2
+ * needs that exact state back with an answer to "confirm". */
+static sluice_status stateful_confirm(sluice_mcp_call *call, const char *tool, json_t **out)
+{
+    const char *given = sluice_mcp_call_request_state(call);
+    char *expected = sluice_arena_printf(sluice_mcp_call_arena(call), "%s:round1", tool);
+    if (!expected) {
+        return SLUICE_E_NOMEM;
+    }
+    if (given) {
+        const char *payload = open_state(call, given);
+        if (!payload || strcmp(payload, expected) != 0) {
+            return bad_state(call, out);
+        }
+    }
+    if (!given || !answer_of(call, "confirm")) {
+        const char *state = seal_state(call, expected);
+        return state ? ask(json_pack("{s:o}", "confirm",
+                                     elicit_request("Please confirm", "ok", "boolean")),
+                           state, out)
+                     : SLUICE_E_NOMEM;
+    }
+    return text_result("Confirmed: state-ok", out);
+}
+
+static sluice_status
+tool_mrtr_state(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    return stateful_confirm(call, "request_state", out);
+}
+
+static sluice_status
+tool_mrtr_tampered(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    return stateful_confirm(call, "tampered_state", out);
+}
+
+static sluice_status
+tool_mrtr_multiple(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    const char *given = sluice_mcp_call_request_state(call);
+    const char *payload = given ? open_state(call, given) : NULL;
+    if (given && (!payload || strcmp(payload, "multiple") != 0)) {
+        return bad_state(call, out);
+    }
+    const char *name = accepted_field(answer_of(call, "user_name"), "name");
+    const char *roots = roots_text(call, answer_of(call, "client_roots"));
+    if (!given || !name || !roots || !answer_of(call, "greeting")) {
+        const char *state = seal_state(call, "multiple");
+        json_t *requests =
+            json_pack("{s:o, s:o, s:o}", "user_name",
+                      elicit_request("What is your name?", "name", "string"), "greeting",
+                      sampling_request("Generate a greeting", 50), "client_roots", roots_request());
+        return state ? ask(requests, state, out) : (json_decref(requests), SLUICE_E_NOMEM);
+    }
+    char *text = sluice_arena_printf(sluice_mcp_call_arena(call),
+                                     "All inputs received: name=%s, roots=%s", name, roots);
+    return text ? text_result(text, out) : SLUICE_E_NOMEM;
+}
+
+/* Round 1 asks step1 (state "round1"); round 2 asks step2 (state "round2:<name>"); round 3
+ * completes. */
+static sluice_status tool_mrtr_multi_round(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    const char *given = sluice_mcp_call_request_state(call);
+    const char *payload = given ? open_state(call, given) : NULL;
+    if (given && !payload) {
+        return bad_state(call, out);
+    }
+    if (payload && strncmp(payload, "round2:", 7) == 0) {
+        const char *color = accepted_field(answer_of(call, "step2"), "color");
+        if (color) {
+            char *text = sluice_arena_printf(arena, "Hello %s, your favorite color is %s",
+                                             payload + 7, color);
+            return text ? text_result(text, out) : SLUICE_E_NOMEM;
+        }
+        return ask(
+            json_pack("{s:o}", "step2",
+                      elicit_request("Step 2: What is your favorite color?", "color", "string")),
+            given, out);
+    }
+    const char *name = payload && strcmp(payload, "round1") == 0
+                           ? accepted_field(answer_of(call, "step1"), "name")
+                           : NULL;
+    if (name) {
+        char *next = sluice_arena_printf(arena, "round2:%s", name);
+        const char *state = next ? seal_state(call, next) : NULL;
+        return state ? ask(json_pack("{s:o}", "step2",
+                                     elicit_request("Step 2: What is your favorite color?", "color",
+                                                    "string")),
+                           state, out)
+                     : SLUICE_E_NOMEM;
+    }
+    const char *state = seal_state(call, "round1");
+    return state ? ask(json_pack("{s:o}", "step1",
+                                 elicit_request("Step 1: What is your name?", "name", "string")),
+                       state, out)
+                 : SLUICE_E_NOMEM;
+}
+
+/* Asks only for what the client declared it can answer. */
+static sluice_status tool_mrtr_capabilities(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    const json_t *caps = sluice_mcp_call_client_capabilities(call);
+    json_t *requests = json_object();
+    if (json_object_get(caps, "elicitation")) {
+        json_object_set_new(requests, "user_name",
+                            elicit_request("What is your name?", "name", "string"));
+    }
+    if (json_object_get(caps, "sampling")) {
+        json_object_set_new(requests, "greeting", sampling_request("Generate a greeting", 50));
+    }
+    if (json_object_get(caps, "roots")) {
+        json_object_set_new(requests, "client_roots", roots_request());
+    }
+    if (json_object_size(requests) == 0 || sluice_mcp_call_input_responses(call)) {
+        json_decref(requests);
+        return text_result("Capabilities respected", out);
+    }
+    return ask(requests, NULL, out);
+}
+
+/* Under 2026-07-28 this cannot be a server->client request on the stream: it is an input
+ * request in the result. */
+static sluice_status tool_streaming_elicitation(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    if (answer_of(call, "confirm")) {
+        return text_result("Streaming elicitation answered", out);
+    }
+    return ask(json_pack("{s:o}", "confirm", elicit_request("Please confirm", "ok", "boolean")),
+               NULL, out);
+}
+
+/* Needs sampling, which the stateless scenario never declares: -32021. */
+static sluice_status tool_missing_capability(
+    sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    if (!require_capability(call, "sampling")) {
+        return text_result("refused", out);
+    }
+    return ask(json_pack("{s:o}", "llm", sampling_request("Say something", 20)), NULL, out);
+}
+
 typedef struct fixture_tool {
     const char *name;
     const char *description;
@@ -407,6 +756,29 @@ static const fixture_tool fixture_tools[] = {
       "\"step_ms\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":1000}},"
       "\"additionalProperties\":false}",
       NULL, tool_slow },
+    { "test_input_required_result_elicitation", "MRTR: asks the user's name by elicitation",
+      NO_ARGS, NULL, tool_mrtr_elicitation },
+    { "test_input_required_result_sampling", "MRTR: asks the client's LLM a question", NO_ARGS,
+      NULL, tool_mrtr_sampling },
+    { "test_input_required_result_list_roots", "MRTR: asks the client's roots", NO_ARGS, NULL,
+      tool_mrtr_roots },
+    { "test_input_required_result_request_state", "MRTR: round-trips an HMAC'd requestState",
+      NO_ARGS, NULL, tool_mrtr_state },
+    { "test_input_required_result_tampered_state", "MRTR: refuses a tampered requestState", NO_ARGS,
+      NULL, tool_mrtr_tampered },
+    { "test_input_required_result_multiple_inputs",
+      "MRTR: elicitation, sampling and roots in one round", NO_ARGS, NULL, tool_mrtr_multiple },
+    { "test_input_required_result_multi_round", "MRTR: two rounds with an evolving requestState",
+      NO_ARGS, NULL, tool_mrtr_multi_round },
+    { "test_input_required_result_capabilities",
+      "MRTR: asks only for what the client declared it supports", NO_ARGS, NULL,
+      tool_mrtr_capabilities },
+    { "test_streaming_elicitation", "MRTR: an elicitation as an input request, never on a stream",
+      NO_ARGS, NULL, tool_streaming_elicitation },
+    { "test_missing_capability", "Needs the sampling client capability (-32021 without it)",
+      NO_ARGS, NULL, tool_missing_capability },
+    { "test_logging_tool", "Logs three messages when the request's _meta sets a log level", NO_ARGS,
+      NULL, tool_with_logging },
     { "test_cancel_stats", "How many test_slow calls were cancelled and how many completed",
       NO_ARGS,
       "{\"type\":\"object\",\"properties\":{\"cancelled\":{\"type\":\"integer\"},"
@@ -611,6 +983,24 @@ prompt_with_image(sluice_mcp_call *call, json_t *args, json_t **out, sluice_erro
                            out);
 }
 
+static sluice_status
+prompt_mrtr(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args, (void)err, (void)ud;
+    const char *context = accepted_field(answer_of(call, "user_context"), "context");
+    if (!context) {
+        return ask(
+            json_pack("{s:o}", "user_context",
+                      elicit_request("What context should the prompt use?", "context", "string")),
+            NULL, out);
+    }
+    char *text =
+        sluice_arena_printf(sluice_mcp_call_arena(call), "Prompt with context: %s", context);
+    return text ? messages_result(
+                      json_pack("[{s:s, s:o}]", "role", "user", "content", text_block(text)), out)
+                : SLUICE_E_NOMEM;
+}
+
 typedef struct fixture_prompt {
     const char *name;
     const char *title;
@@ -633,6 +1023,8 @@ static const fixture_prompt fixture_prompts[] = {
       prompt_with_embedded_resource },
     { "test_prompt_with_image", "Prompt With Image", "A prompt that includes image content", NULL,
       prompt_with_image },
+    { "test_input_required_result_prompt", "Prompt Needing Input",
+      "MRTR: asks for context by elicitation before it answers", NULL, prompt_mrtr },
 };
 
 /* ---- assembly and serving ------------------------------------------------------------------- */
@@ -808,6 +1200,11 @@ int main(int argc, char **argv)
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
+    if (sodium_init() < 0) {
+        fprintf(stderr, "sluice_conformance: libsodium failed to initialize\n");
+        return 1;
+    }
+    crypto_auth_hmacsha256_keygen(state_key);
     sluice_error err;
     sluice_error_clear(&err);
     sluice_arena *err_arena = sluice_arena_new();
