@@ -22,9 +22,7 @@ static const char *rows_text_of(sluice_arena *arena, json_t *row)
     sluice_exec_result out;
     memset(&out, 0, sizeof out);
     sluice_exec_rows_finish(&acc, &out);
-    const char *text = sluice_arena_strdup(arena, out.rows_text);
-    json_decref(acc.rows);
-    return text;
+    return sluice_arena_strdup(arena, out.rows_text); /* the rows belong to the arena */
 }
 
 static void test_shortest_round_trip_digits(void **state)
