@@ -92,6 +92,11 @@ uint64_t sluice_audit_count(sluice_audit *log);
 /* Closes the sink (files, connections) and frees the handle. NULL does nothing. */
 void sluice_audit_close(sluice_audit *log);
 
+/* The last records of the log at path (at most max, newest first), each as its JSON object;
+ * lines that do not parse are skipped (verify reports them). NULL when the file cannot be read
+ * or memory runs out. Reads only the end of the current file (audit_tail.c). */
+json_t *sluice_audit_tail(const char *path, size_t max);
+
 typedef struct sluice_audit_report {
     uint64_t records; /* records checked and intact (all of them when the chain is intact) */
     size_t line;      /* 1-based line of the first problem; 0 when intact or file-wide */

@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -468,7 +469,11 @@ static void group_begin(void *ctx)
 static bool group_sync(void *ctx)
 {
     audit_file *a = ctx;
-    return fdatasync(a->fd) == 0 && write_head(a->head_fd, a->sync_seq, a->sync_hash);
+    int64_t start = sluice_metric_now_ns();
+    bool ok = fdatasync(a->fd) == 0 && write_head(a->head_fd, a->sync_seq, a->sync_hash);
+    sluice_metric_observe_ns(SLUICE_METRIC_AUDIT_FSYNC_SECONDS, sluice_metric_now_ns() - start,
+                             NULL, NULL);
+    return ok;
 }
 
 static const sluice_group_commit_ops group_ops = { group_begin, group_sync };
@@ -513,6 +518,7 @@ static sluice_status write_record(
     }
     a->seq++;
     memcpy(a->last_hash, hash, sizeof hash);
+    sluice_metric_inc(SLUICE_METRIC_AUDIT_RECORDS, NULL, NULL, NULL);
     *ticket = sluice_group_commit_ticket(&a->gc);
     return SLUICE_OK;
 }

@@ -14,6 +14,7 @@
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
+#include "codemode/observe.h"
 #include "codemode/present.h"
 #include "codemode/replay.h"
 #include "codemode/risk.h"
@@ -24,6 +25,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "facts/codefacts.h"
 #include "facts/verdict.h"
 #include "lang/registry.h"
@@ -438,6 +440,11 @@ const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
 
 /* ---- audit --------------------------------------------------------------------------------- */
 
+bool sluice_codemode_audit_broken(const sluice_codemode *cm)
+{
+    return atomic_load(&cm->audit_broken);
+}
+
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
 {
     return cm->approvals;
@@ -451,6 +458,7 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_error *err)
 {
     sluice_status st = SLUICE_OK;
+    sluice_codemode_observe_record(event, fields);
     if (cm->audit != NULL) {
         const sluice_identity *who = caller->identity;
         json_t *groups = json_array();
@@ -850,15 +858,15 @@ static sluice_status issue_token(sluice_codemode *cm,
     return st;
 }
 
-sluice_status sluice_codemode_validate(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       const char *code,
-                                       size_t code_len,
-                                       const json_t *variables,
-                                       bool dry_run,
-                                       json_t **out,
-                                       sluice_error *err)
+static sluice_status validate(sluice_codemode *cm,
+                              sluice_arena *arena,
+                              const sluice_codemode_caller *caller,
+                              const char *code,
+                              size_t code_len,
+                              const json_t *variables,
+                              bool dry_run,
+                              json_t **out,
+                              sluice_error *err)
 {
     judgement j;
     sluice_status st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
@@ -910,6 +918,22 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     return SLUICE_OK;
 }
 
+sluice_status sluice_codemode_validate(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       const char *code,
+                                       size_t code_len,
+                                       const json_t *variables,
+                                       bool dry_run,
+                                       json_t **out,
+                                       sluice_error *err)
+{
+    int64_t start = sluice_metric_now_ns();
+    sluice_status st = validate(cm, arena, caller, code, code_len, variables, dry_run, out, err);
+    sluice_codemode_observe_time(cm, caller, false, sluice_metric_now_ns() - start);
+    return st;
+}
+
 /* ---- execute ------------------------------------------------------------------------------- */
 
 /* Audits a refused execution and passes the status through. */
@@ -927,6 +951,20 @@ static sluice_status refuse(sluice_codemode *cm,
     sluice_error audit_err = { 0 };
     sluice_codemode_audit(cm, arena, caller, "deny", record, &audit_err);
     return status;
+}
+
+/* A token check failed: counted by the check, then refused like any other. */
+static sluice_status refuse_token(sluice_codemode *cm,
+                                  sluice_arena *arena,
+                                  const sluice_codemode_caller *caller,
+                                  const char *code,
+                                  sluice_token_problem problem,
+                                  sluice_status status,
+                                  sluice_error *err)
+{
+    const char *check = sluice_token_problem_name(problem);
+    sluice_metric_inc(SLUICE_METRIC_TOKEN_REFUSALS, check, NULL, NULL);
+    return refuse(cm, arena, caller, code, check, status, err);
 }
 
 sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
@@ -1056,7 +1094,7 @@ static sluice_status admit(sluice_codemode *cm,
         sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
     sluice_key_store_release(cm->keys, ring);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+        return refuse_token(cm, arena, caller, code, problem, st, err);
     st = judge(cm, arena, caller, code, code_len, variables, claims, j, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "internal", st, err);
@@ -1076,7 +1114,7 @@ static sluice_status admit(sluice_codemode *cm,
     }
     st = sluice_token_match(claims, &expected, arena, &problem, err);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+        return refuse_token(cm, arena, caller, code, problem, st, err);
     if (judgement_refused(j)) {
         const sluice_codefacts *f = j->facts;
         const char *why = f->violation_count > 0          ? f->violations[0].message
@@ -1107,17 +1145,17 @@ static sluice_status admit(sluice_codemode *cm,
     return SLUICE_OK;
 }
 
-sluice_status sluice_codemode_execute(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const sluice_codemode_caller *caller,
-                                      const char *code,
-                                      size_t code_len,
-                                      const char *token,
-                                      const json_t *variables,
-                                      const sluice_codemode_exec_hooks *hooks,
-                                      json_t **out,
-                                      char **out_text,
-                                      sluice_error *err)
+static sluice_status execute(sluice_codemode *cm,
+                             sluice_arena *arena,
+                             const sluice_codemode_caller *caller,
+                             const char *code,
+                             size_t code_len,
+                             const char *token,
+                             const json_t *variables,
+                             const sluice_codemode_exec_hooks *hooks,
+                             json_t **out,
+                             char **out_text,
+                             sluice_error *err)
 {
     if (atomic_load(&cm->audit_broken))
         return sluice_error_set(err, arena, SLUICE_E_IO,
@@ -1134,6 +1172,8 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     }
     sluice_exec_result r = { 0 };
     st = run(arena, caller, &j, code, code_len, variables, hooks, &r, err);
+    if (st != SLUICE_OK)
+        sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
@@ -1162,4 +1202,23 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     return *out != NULL && *out_text != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
+sluice_status sluice_codemode_execute(sluice_codemode *cm,
+                                      sluice_arena *arena,
+                                      const sluice_codemode_caller *caller,
+                                      const char *code,
+                                      size_t code_len,
+                                      const char *token,
+                                      const json_t *variables,
+                                      const sluice_codemode_exec_hooks *hooks,
+                                      json_t **out,
+                                      char **out_text,
+                                      sluice_error *err)
+{
+    int64_t start = sluice_metric_now_ns();
+    sluice_status st =
+        execute(cm, arena, caller, code, code_len, token, variables, hooks, out, out_text, err);
+    sluice_codemode_observe_time(cm, caller, true, sluice_metric_now_ns() - start);
+    return st;
 }

@@ -136,4 +136,13 @@
 #define SLUICE_LIMIT_JS_CALL_DEPTH     200u
 #define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
 
+/* Series one metric keeps (label combinations); more fall into its "_overflow" series. */
+#define SLUICE_LIMIT_METRIC_SERIES 256u
+/* Bytes of one label value kept in a metric series (longer values are cut). */
+#define SLUICE_LIMIT_METRIC_LABEL_BYTES 64u
+/* Audit records the admin console's trail shows at most per request. */
+#define SLUICE_LIMIT_ADMIN_AUDIT_RECORDS 200u
+/* Bytes read back from the end of the audit log for the admin console's trail. */
+#define SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES (1024u * 1024u)
+
 #endif

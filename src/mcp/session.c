@@ -11,6 +11,7 @@
  */
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/request.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
@@ -438,8 +439,11 @@ static sluice_arena *run_call(sluice_mcp_call *call)
     sluice_mcp_session *s = call->session;
     json_t *result = NULL;
     rpc_error e = { SLUICE_JSONRPC_INTERNAL_ERROR, "internal error", NULL };
+    sluice_request rq;
+    sluice_mcp_observe_begin(&rq, call);
     if (!atomic_load(&call->cancelled))
         result = sluice_mcp_dispatch(call, &e);
+    sluice_mcp_observe_end(&rq, result, e.code);
     pthread_mutex_lock(&s->lock);
     bool answer = !atomic_load(&call->cancelled);
     call->finished = true;
