@@ -171,7 +171,10 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
     if (c->audit_log != NULL) {
-        sluice_status st = sluice_audit_open(c->audit_log, &cm->audit, err_arena, err);
+        const sluice_audit_file_options o = { .clock = NULL,
+                                              .rotate_bytes = c->audit_rotate_bytes,
+                                              .rotate_seconds = c->audit_rotate_seconds };
+        sluice_status st = sluice_audit_open_file(c->audit_log, &o, &cm->audit, err_arena, err);
         if (st != SLUICE_OK)
             return st;
     }
