@@ -2,9 +2,8 @@
  * metrics.c — the metrics registry (see metrics.h).
  *
  * Why slots claimed by compare-and-swap: a series is created once and then only counted, so
- * the common path is a hash, a probe and an atomic add. A slot goes EMPTY -> CLAIMED (its
- * label text is being written by the one thread that won the CAS) -> READY; a thread that
- * meets a CLAIMED slot waits the few instructions it takes to become READY, then compares.
+ * the common path is a hash, a probe and an atomic add. A new series' name is built first and
+ * published whole with one CAS on the slot, so no thread ever waits for another.
  */
 #include "core/metrics.h"
 
@@ -13,13 +12,13 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #define MAX_LABELS   3
 #define LABEL_TEXT   (MAX_LABELS * (SLUICE_LIMIT_METRIC_LABEL_BYTES * 2 + 24))
 #define BUCKET_COUNT 15
-#define CLAIM_SPINS  100000
 
 typedef enum kind { COUNTER, GAUGE, HISTOGRAM } kind;
 
@@ -97,13 +96,16 @@ static const char *const bucket_text[BUCKET_COUNT] = {
     "0.25",   "0.5",   "1",      "2.5",   "5",    "10",    "30",
 };
 
-enum { SLOT_EMPTY = 0, SLOT_CLAIMED = 1, SLOT_READY = 2 };
+/* A series' identity, allocated once by the thread that creates the series and published with
+ * one compare-and-swap: a reader sees no name or a complete one, never half of one. */
+typedef struct series_name {
+    uint64_t hash;
+    char labels[LABEL_TEXT]; /* rendered: name="value",... (escaped) */
+} series_name;
 
 typedef struct series {
-    atomic_int state;
-    uint64_t hash;
-    char labels[LABEL_TEXT];   /* rendered: name="value",... (escaped) */
-    atomic_int_fast64_t value; /* counter, gauge */
+    _Atomic(series_name *) name; /* NULL: the slot is free */
+    atomic_int_fast64_t value;   /* counter, gauge */
     atomic_uint_fast64_t buckets[BUCKET_COUNT + 1];
     atomic_uint_fast64_t sum_ns;
 } series;
@@ -116,7 +118,8 @@ typedef struct family {
 } family;
 
 /* The registry is process-global for the same reason the log threshold is (globals.c): every
- * layer counts into the one /metrics page. Static here because its type is private. */
+ * layer counts into the one /metrics page. Static here because its type is private. Series
+ * names are never freed: at most SLUICE_LIMIT_METRIC_SERIES per metric, for the process's life. */
 static family registry[SLUICE_METRIC_COUNT];
 
 int64_t sluice_metric_now_ns(void)
@@ -147,8 +150,8 @@ static void render_labels(const metric_def *d, const char *const values[MAX_LABE
 {
     size_t at = 0;
     for (int i = 0; i < MAX_LABELS && d->labels[i] != NULL; i++) {
-        at +=
-            (size_t)snprintf(out + at, LABEL_TEXT - at, "%s%s=\"", i > 0 ? "," : "", d->labels[i]);
+        at += (size_t)snprintf(out + at, LABEL_TEXT - at, "%s%s=\"", i > 0 ? "," : "",
+                               d->labels[i]);
         at = escape_value(out, at, LABEL_TEXT, values[i] != NULL ? values[i] : "");
         out[at++] = '"';
     }
@@ -163,16 +166,8 @@ static uint64_t fnv1a(const char *s)
     return h;
 }
 
-static bool wait_ready(series *s)
-{
-    for (int i = 0; i < CLAIM_SPINS; i++)
-        if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_READY)
-            return true;
-    return false;
-}
-
-/* The series for these label values: found, or claimed now; the overflow series when the
- * table is full (or a claimer stalls, which a bounded wait turns into a miscount, not a hang). */
+/* The series for these label values: found, or created now; the overflow series when the table
+ * is full or the name cannot be allocated (a miscount, never a failure). */
 static series *find_series(sluice_metric_id id, const char *l1, const char *l2, const char *l3)
 {
     family *f = &registry[id];
@@ -182,27 +177,31 @@ static series *find_series(sluice_metric_id id, const char *l1, const char *l2, 
     char text[LABEL_TEXT];
     render_labels(&defs[id], values, text);
     uint64_t h = fnv1a(text);
+    series_name *mine = NULL;
     for (size_t probe = 0; probe < SLUICE_LIMIT_METRIC_SERIES; probe++) {
         size_t i = (size_t)((h + probe) % SLUICE_LIMIT_METRIC_SERIES);
         series *s = &f->slots[i];
-        int state = atomic_load_explicit(&s->state, memory_order_acquire);
-        if (state == SLOT_EMPTY) {
-            int expected = SLOT_EMPTY;
-            if (atomic_compare_exchange_strong(&s->state, &expected, SLOT_CLAIMED)) {
-                s->hash = h;
-                memcpy(s->labels, text, sizeof text);
-                atomic_store_explicit(&s->state, SLOT_READY, memory_order_release);
+        series_name *name = atomic_load_explicit(&s->name, memory_order_acquire);
+        if (name == NULL) {
+            if (mine == NULL && (mine = malloc(sizeof *mine)) != NULL) {
+                mine->hash = h;
+                memcpy(mine->labels, text, sizeof text);
+            }
+            if (mine == NULL)
+                return &f->overflow;
+            if (atomic_compare_exchange_strong(&s->name, &name, mine)) {
                 unsigned at = atomic_fetch_add(&f->created, 1u);
                 atomic_store_explicit(&f->order[at], (unsigned)i + 1u, memory_order_release);
                 return s;
             }
-            state = expected;
+            /* another thread took the slot first: name is theirs now; compare with it */
         }
-        if (state == SLOT_CLAIMED && !wait_ready(s))
-            return &f->overflow;
-        if (s->hash == h && strcmp(s->labels, text) == 0)
+        if (name->hash == h && strcmp(name->labels, text) == 0) {
+            free(mine);
             return s;
+        }
     }
+    free(mine);
     return &f->overflow;
 }
 
@@ -290,8 +289,9 @@ static void render_family(sluice_buf *out, sluice_metric_id id)
         if (i == 0) /* claimed a moment ago, not yet listed */
             continue;
         series *s = &f->slots[i - 1];
-        if (atomic_load_explicit(&s->state, memory_order_acquire) == SLOT_READY)
-            render_series(out, d, s->labels, s);
+        series_name *name = atomic_load_explicit(&s->name, memory_order_acquire);
+        if (name != NULL)
+            render_series(out, d, name->labels, s);
     }
     bool used = atomic_load(&f->overflow.value) != 0;
     for (size_t b = 0; b <= BUCKET_COUNT && !used; b++)

@@ -3,8 +3,8 @@
  * histograms, each with up to three labels, rendered in the Prometheus text format.
  *
  * Owns: the metric names, help texts, label names and buckets (one table in metrics.c), the
- * series storage (a fixed array of slots per metric, claimed once with a compare-and-swap and
- * then only read; every update is an atomic add: no lock on the hot path), label escaping and
+ * series storage (a fixed array of slots per metric, each claimed once by publishing its name
+ * with a compare-and-swap; every update is an atomic add: no lock, no wait), label escaping and
  * the text exposition. Label sets beyond SLUICE_LIMIT_METRIC_SERIES per metric fall into one
  * series whose labels are all "_overflow", so a client inventing names cannot grow memory.
  * Does not own: what is measured where (the callers), serving /metrics (transport/http_admin.c).

@@ -189,7 +189,16 @@ static json_t *strlist_json(const sluice_strlist *l)
 
 /* What the configuration says, as loaded, with nothing secret: key and password settings are
  * never read here, and a PostgreSQL conninfo is shown as "set" only. */
-static json_t *summary_json(const sluice_config *cfg)
+/* The languages code mode accepts (the configured list, or its default). */
+static json_t *languages_json(const sluice_codemode *cm)
+{
+    json_t *a = json_array();
+    for (size_t i = 0; a != NULL && i < sluice_codemode_language_count(cm); i++)
+        json_array_append_new(a, json_string(sluice_codemode_language(cm, i)));
+    return a;
+}
+
+static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
 {
     static const char *const risks[] = { "low", "medium", "high", "critical" };
     static const char *const engines[] = { "duckdb", "sqlite", "postgres" };
@@ -211,7 +220,7 @@ static json_t *summary_json(const sluice_config *cfg)
         "{s:{s:s, s:s?}, s:{s:b, s:s?, s:o, s:o, s:o, s:I, s:s?, s:I}, s:{s:s, s:s?, s:b}, "
         "s:{s:s, s:s?, s:o}}",
         "server", "name", cfg->server.name, "listen", cfg->server.listen, "code_mode", "enabled",
-        cmode->enabled, "server_id", cmode->server_id, "languages", strlist_json(&cmode->languages),
+        cmode->enabled, "server_id", cmode->server_id, "languages", languages_json(cm),
         "auto_approve_levels", auto_approve, "blocked_fields", strlist_json(&cmode->blocked_fields),
         "token_ttl_seconds", (json_int_t)cmode->token_ttl_seconds, "audit_log", cmode->audit_log,
         "sql_max_rows", (json_int_t)cmode->sql_max_rows, "database", "engine",
@@ -246,7 +255,7 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
     if (strcmp(what, "audit") == 0)
         return api_audit(admin, c);
     if (strcmp(what, "summary") == 0 && admin->config != NULL)
-        return reply_json(c, 200, summary_json(admin->config));
+        return reply_json(c, 200, summary_json(admin->config, admin->cm));
     return reply_error(c, 404, "unknown admin API path");
 }
 

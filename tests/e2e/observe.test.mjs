@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { after, before, test } from "node:test";
 import { connectHttp, errorText, execute, startHttp, validate, work, writeConfig } from "./codemode_harness.mjs";
-import { raw } from "./harness.mjs";
+import { freePort, raw } from "./harness.mjs";
 
 const ADMIN_KEY = "observe-admin-key-0123456789";
 process.env.SLUICE_E2E_ADMIN = ADMIN_KEY;
@@ -187,4 +187,37 @@ test("stderr has one JSON line per request, and its request id is in the audit r
     assert.ok(line, `audit record ${a.seq} has request id ${a.request_id}, which no log line has`);
     assert.equal(line.rows, a.rows);
   }
+});
+
+test("[admin] listen moves /metrics, the probes and the console off the MCP listener", async () => {
+  const adminPort = await freePort();
+  const file = writeConfig("observe-admin", { extra: `
+[admin]
+key_env = "SLUICE_E2E_ADMIN"
+listen = "127.0.0.1:${adminPort}"
+` });
+  const other = await startHttp(file);
+  try {
+    for (const p of ["/metrics", "/healthz", "/readyz", "/admin/"]) {
+      const a = await raw({ port: adminPort, method: "GET", path: p });
+      assert.equal(a.status, 200, `${p} on the admin listener: ${a.status}`);
+      const m = await raw({ port: other.port, method: "GET", path: p });
+      assert.equal(m.status, 404, `${p} still on the MCP listener`);
+    }
+    const mcp = await raw({ port: adminPort, method: "POST", path: "/mcp", headers: { "Content-Type": "application/json" }, body: "{}" });
+    assert.equal(mcp.status, 404, "the admin listener must not serve MCP");
+    const decide = await raw({ port: other.port, method: "POST", path: `/admin/approvals/${"0".repeat(32)}`,
+      headers: { Authorization: `Bearer ${ADMIN_KEY}`, "Content-Type": "application/json" }, body: '{"decision":"approve"}' });
+    assert.equal(decide.status, 404, "the approval endpoint is on the admin listener only");
+  } finally { other.stop(); }
+});
+
+test("a wrong admin key is rate limited: after ten in a minute even the right key waits", async () => {
+  // (the earlier test's request without a key was one failure already)
+  const seen = [];
+  for (let i = 0; i < 11 && seen.at(-1) !== 429; i++)
+    seen.push((await raw({ port: server.port, method: "GET", path: "/admin/api/summary", headers: { Authorization: "Bearer wrong-key-0123456789" } })).status);
+  assert.deepEqual(seen, [...Array(9).fill(401), 429]);
+  const r = await raw({ port: server.port, method: "GET", path: "/admin/api/summary", headers: { Authorization: `Bearer ${ADMIN_KEY}` } });
+  assert.equal(r.status, 429);
 });
