@@ -150,8 +150,8 @@ static void render_labels(const metric_def *d, const char *const values[MAX_LABE
 {
     size_t at = 0;
     for (int i = 0; i < MAX_LABELS && d->labels[i] != NULL; i++) {
-        at += (size_t)snprintf(out + at, LABEL_TEXT - at, "%s%s=\"", i > 0 ? "," : "",
-                               d->labels[i]);
+        at +=
+            (size_t)snprintf(out + at, LABEL_TEXT - at, "%s%s=\"", i > 0 ? "," : "", d->labels[i]);
         at = escape_value(out, at, LABEL_TEXT, values[i] != NULL ? values[i] : "");
         out[at++] = '"';
     }

@@ -36,28 +36,35 @@ static void test_counter_labels_render_escaped(void **state)
     (void)state;
     sluice_metric_inc(SLUICE_METRIC_DENIALS, "blocked \"field\"\\\n", NULL, NULL);
     sluice_metric_inc(SLUICE_METRIC_DENIALS, "blocked \"field\"\\\n", NULL, NULL);
-    assert_int_equal(sluice_metric_value(SLUICE_METRIC_DENIALS, "blocked \"field\"\\\n", NULL, NULL),
-                     2);
+    assert_int_equal(
+        sluice_metric_value(SLUICE_METRIC_DENIALS, "blocked \"field\"\\\n", NULL, NULL), 2);
     char *text = render();
     assert_non_null(strstr(text, "# TYPE sluice_denials_total counter\n"));
-    assert_non_null(strstr(text, "sluice_denials_total{reason=\"blocked \\\"field\\\"\\\\\\n\"} 2\n"));
+    assert_non_null(
+        strstr(text, "sluice_denials_total{reason=\"blocked \\\"field\\\"\\\\\\n\"} 2\n"));
     free(text);
 }
 
 static void test_histogram_buckets_are_cumulative(void **state)
 {
     (void)state;
-    sluice_metric_observe_ns(SLUICE_METRIC_VALIDATE_SECONDS, 300000, "sql", NULL);    /* 0.3 ms */
-    sluice_metric_observe_ns(SLUICE_METRIC_VALIDATE_SECONDS, 7000000, "sql", NULL);   /* 7 ms */
+    sluice_metric_observe_ns(SLUICE_METRIC_VALIDATE_SECONDS, 300000, "sql", NULL);      /* 0.3 ms */
+    sluice_metric_observe_ns(SLUICE_METRIC_VALIDATE_SECONDS, 7000000, "sql", NULL);     /* 7 ms */
     sluice_metric_observe_ns(SLUICE_METRIC_VALIDATE_SECONDS, 99000000000, "sql", NULL); /* 99 s */
     char *text = render();
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.0005\"} 1\n"));
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.005\"} 1\n"));
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.01\"} 2\n"));
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"30\"} 2\n"));
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"+Inf\"} 3\n"));
+    assert_non_null(strstr(
+        text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.0005\"} 1\n"));
+    assert_non_null(
+        strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.005\"} 1\n"));
+    assert_non_null(
+        strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"0.01\"} 2\n"));
+    assert_non_null(
+        strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"30\"} 2\n"));
+    assert_non_null(
+        strstr(text, "sluice_validate_duration_seconds_bucket{language=\"sql\",le=\"+Inf\"} 3\n"));
     assert_non_null(strstr(text, "sluice_validate_duration_seconds_count{language=\"sql\"} 3\n"));
-    assert_non_null(strstr(text, "sluice_validate_duration_seconds_sum{language=\"sql\"} 99.007300000\n"));
+    assert_non_null(
+        strstr(text, "sluice_validate_duration_seconds_sum{language=\"sql\"} 99.007300000\n"));
     free(text);
 }
 
@@ -131,7 +138,8 @@ static char *one_request(const char *decision)
 static void test_request_line_json_and_text(void **state)
 {
     (void)state;
-    int64_t before = sluice_metric_value(SLUICE_METRIC_REQUESTS, "tools/call", "execute_code", "ok");
+    int64_t before =
+        sluice_metric_value(SLUICE_METRIC_REQUESTS, "tools/call", "execute_code", "ok");
     sluice_log_set_format(SLUICE_LOG_JSON);
     sluice_log_set_level(SLUICE_LOG_INFO);
     char *text = one_request("executed");
@@ -159,8 +167,9 @@ static void test_request_line_json_and_text(void **state)
     assert_non_null(strstr(text, "tools/call execute_code ok decision=refused rows=7"));
     free(text);
     sluice_log_set_level(SLUICE_LOG_INFO);
-    assert_int_equal(sluice_metric_value(SLUICE_METRIC_REQUESTS, "tools/call", "execute_code", "ok"),
-                     before + 3);
+    assert_int_equal(
+        sluice_metric_value(SLUICE_METRIC_REQUESTS, "tools/call", "execute_code", "ok"),
+        before + 3);
 }
 
 int main(void)
