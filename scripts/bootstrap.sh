@@ -2,7 +2,8 @@
 # bootstrap.sh — installs what sluice needs on a Debian machine, idempotently.
 #   Debian -dev packages with apt-get (only the missing ones);
 #   DuckDB (libduckdb.so + duckdb.h) from npm into third_party/duckdb (git-ignored);
-#   the Node test tools (MCP SDK, conformance suite, oracles) into tests/node/node_modules.
+#   the Node test tools (MCP SDK, conformance suite, oracles, playwright-core for the console
+#   test, which drives Debian's chromium: no browser download) into tests/node/node_modules.
 # Usage: scripts/bootstrap.sh [--no-node]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,7 +13,8 @@ DUCKDB_HDR_PKG="duckdb@1.4.4"
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
   libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
-  valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox)
+  valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
+  chromium) # chromium: the admin console's browser test (tests/console, playwright-core drives it)
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 

@@ -17,7 +17,8 @@ static void usage(FILE *out)
 {
     fprintf(out, "usage: sluice audit verify FILE\n"
                  "  checks that no record of the audit log FILE was edited, removed, reordered\n"
-                 "  or cut off the end (using FILE.head)\n");
+                 "  or cut off the end (using FILE.head); rotated files FILE.1, FILE.2, ...\n"
+                 "  are checked first, and each must continue the one before\n");
 }
 
 int sluice_cmd_audit(int argc, char **argv)
@@ -34,9 +35,14 @@ int sluice_cmd_audit(int argc, char **argv)
     sluice_audit_report report;
     sluice_status st = sluice_audit_verify(path, &report);
     if (st == SLUICE_OK) {
-        printf("%s: %" PRIu64 " records, chain intact\n", path, report.records);
+        printf("%s: %" PRIu64 " records, chain intact", path, report.records);
+        if (report.files > 1)
+            printf(" across %u files (%u rotated)", report.files, report.files - 1);
+        printf("\n");
         return SLUICE_EXIT_OK;
     }
+    if (report.file[0] != '\0')
+        path = report.file; /* the problem is in a rotated file */
     if (report.line > 0)
         printf("%s:%zu: %s\n", path, report.line, report.what);
     else

@@ -18,6 +18,7 @@
 #include "mcp/server.h"
 #include "querymode/querymode.h"
 #include "transport/http.h"
+#include "transport/http_admin.h"
 #include "transport/stdio.h"
 
 #include <signal.h>
@@ -182,6 +183,32 @@ static void handle_sighup(sluice_codemode *cm)
     sigaction(SIGHUP, &sa, NULL);
 }
 
+/* [admin] listen: /metrics, /healthz, /readyz, the console and the approval endpoint on their
+ * own address, served by a second listener with no MCP endpoint; the MCP listener (*mcp) then
+ * stops serving them. */
+static sluice_status start_admin_listener(sluice_mcp_server *server,
+                                          sluice_http_options *mcp,
+                                          const char *listen,
+                                          sluice_http_server **out,
+                                          sluice_arena *arena,
+                                          sluice_error *err)
+{
+    sluice_http_options o = *mcp;
+    o.path = "";
+    o.get_handler = NULL;
+    o.resource_url = NULL;
+    sluice_status st = parse_listen(arena, listen, &o, err);
+    if (st == SLUICE_OK)
+        st = sluice_http_start(server, &o, NULL, out, err);
+    if (st != SLUICE_OK)
+        return st;
+    sluice_log(SLUICE_LOG_INFO, "admin: /metrics, /healthz, /readyz and /admin/ on http://%s:%u",
+               o.bind_address, (unsigned)sluice_http_port(*out));
+    mcp->admin = NULL;
+    mcp->post_handler = NULL;
+    return SLUICE_OK;
+}
+
 static sluice_status serve_http(const sluice_config *config,
                                 sluice_mcp_server *server,
                                 sluice_codemode *cm,
@@ -213,14 +240,26 @@ static sluice_status serve_http(const sluice_config *config,
         opts.get_ctx = &ha.prm;
     }
     sluice_approval_http admin;
+    sluice_http_admin console = { cm, NULL, config };
     st = sluice_approval_http_init(&admin, cm, &config->admin, arena, err);
     if (st == SLUICE_OK) {
+        console.approvals = &admin;
         opts.post_handler = sluice_approval_http_post;
         opts.post_ctx = &admin;
     } else if (st != SLUICE_E_NOT_FOUND) {
         if (ha.auth != NULL)
             ha.auth->destroy(ha.auth);
         return st;
+    }
+    opts.admin = &console;
+    sluice_http_server *admin_http = NULL;
+    if (config->admin.listen != NULL) {
+        st = start_admin_listener(server, &opts, config->admin.listen, &admin_http, arena, err);
+        if (st != SLUICE_OK) {
+            if (ha.auth != NULL)
+                ha.auth->destroy(ha.auth);
+            return st;
+        }
     }
     if (auth == NULL && strcmp(opts.bind_address, "127.0.0.1") != 0 &&
         strcmp(opts.bind_address, "::1") != 0) {
@@ -243,6 +282,7 @@ static sluice_status serve_http(const sluice_config *config,
         sluice_log(SLUICE_LOG_INFO, "stopping");
         sluice_http_stop(http);
     }
+    sluice_http_stop(admin_http);
     if (auth != NULL && auth->destroy != NULL)
         auth->destroy(auth);
     return st;
@@ -295,6 +335,8 @@ int sluice_cmd_serve(int argc, char **argv)
         sluice_arena_free(scratch);
         return SLUICE_EXIT_FAIL;
     }
+    if (config->server.log_format != NULL && strcmp(config->server.log_format, "json") == 0)
+        sluice_log_set_format(SLUICE_LOG_JSON);
     const char *level = o.log_level != NULL ? o.log_level : config->server.log_level;
     if (level != NULL && !apply_log_level(level)) {
         fprintf(stderr, "sluice serve: unknown log level '%s'\n", level);

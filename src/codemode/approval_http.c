@@ -10,6 +10,7 @@
 
 #include <jansson.h>
 #include <sodium.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@ sluice_status sluice_approval_http_init(sluice_approval_http *h,
                                         sluice_error *err)
 {
     memset(h, 0, sizeof *h);
+    atomic_init(&h->failures, 0);
+    atomic_init(&h->window_start, 0);
     h->cm = cm;
     if (cm == NULL || sluice_codemode_approvals(cm) == NULL ||
         (admin->key_sha256 == NULL && admin->key_env == NULL))
@@ -49,6 +52,18 @@ sluice_status sluice_approval_http_init(sluice_approval_http *h,
     return SLUICE_OK;
 }
 
+/* Failed credential checks are limited to SLUICE_ADMIN_FAILURES_PER_WINDOW per window: past
+ * it every check fails (even a right key) until the window ends, so guessing is slow. */
+static bool throttled(sluice_approval_http *h, int64_t now)
+{
+    int64_t start = atomic_load(&h->window_start);
+    if (now - start >= SLUICE_ADMIN_FAILURE_WINDOW_S) {
+        atomic_store(&h->window_start, now);
+        atomic_store(&h->failures, 0);
+    }
+    return atomic_load(&h->failures) >= SLUICE_ADMIN_FAILURES_PER_WINDOW;
+}
+
 static bool key_ok(const sluice_approval_http *h, const char *authorization)
 {
     if (authorization == NULL || strncasecmp(authorization, "Bearer ", 7) != 0)
@@ -61,6 +76,17 @@ static bool key_ok(const sluice_approval_http *h, const char *authorization)
     bool same = sodium_memcmp(digest, h->digest, sizeof digest) == 0;
     sodium_memzero(digest, sizeof digest);
     return same && len >= MIN_KEY_BYTES && len <= SLUICE_LIMIT_CREDENTIAL_BYTES;
+}
+
+sluice_admin_auth sluice_approval_http_check(sluice_approval_http *h, const char *authorization)
+{
+    int64_t now = sluice_clock_now_s(sluice_codemode_clock(h->cm));
+    if (throttled(h, now))
+        return SLUICE_ADMIN_THROTTLED;
+    if (key_ok(h, authorization))
+        return SLUICE_ADMIN_OK;
+    atomic_fetch_add(&h->failures, 1);
+    return SLUICE_ADMIN_BAD_KEY;
 }
 
 static int answer(sluice_arena *arena, const char **out_body, int status, json_t *doc)
@@ -108,10 +134,12 @@ int sluice_approval_http_post(void *ctx,
     size_t prefix = strlen(SLUICE_APPROVAL_HTTP_PREFIX);
     if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, prefix) != 0)
         return 0;
-    if (!key_ok(h, authorization)) {
+    sluice_admin_auth auth = sluice_approval_http_check(h, authorization);
+    if (auth == SLUICE_ADMIN_THROTTLED)
+        return fail(arena, out_body, 429, SLUICE_ADMIN_THROTTLED_TEXT);
+    if (auth != SLUICE_ADMIN_OK) {
         *www_authenticate = "Bearer realm=\"sluice-admin\"";
-        return fail(arena, out_body, 401,
-                    "send the administrator key ([admin]) as 'Authorization: Bearer <key>'");
+        return fail(arena, out_body, 401, SLUICE_ADMIN_BAD_KEY_TEXT);
     }
     const char *id = path + prefix;
     if (!sluice_approval_id_valid(id))

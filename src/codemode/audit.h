@@ -70,6 +70,14 @@ sluice_audit_open(const char *path, sluice_audit **out, sluice_arena *err_arena,
 typedef struct sluice_audit_file_options {
     const sluice_clock *clock;
     bool per_record_sync;
+    /* Rotation ([code_mode] audit_rotate_bytes / audit_rotate_seconds; 0 = never): once the
+     * file is larger than rotate_bytes, or has been written for rotate_seconds (counted from
+     * its creation or from this open), the next append that finds every record durable (no
+     * group commit running) moves it to "<path>.<N>" (N = 1, 2, ... oldest first, its head
+     * beside it) and continues the same chain in a new file whose first record, event
+     * "audit_rotated", links to the last one of the old file. */
+    size_t rotate_bytes;
+    int64_t rotate_seconds;
 } sluice_audit_file_options;
 
 sluice_status sluice_audit_open_file(const char *path,
@@ -92,13 +100,23 @@ uint64_t sluice_audit_count(sluice_audit *log);
 /* Closes the sink (files, connections) and frees the handle. NULL does nothing. */
 void sluice_audit_close(sluice_audit *log);
 
+/* The last records of the log at path (at most max, newest first), each as its JSON object;
+ * lines that do not parse are skipped (verify reports them). NULL when the file cannot be read
+ * or memory runs out. Reads only the end of the current file (audit_tail.c). */
+json_t *sluice_audit_tail(const char *path, size_t max);
+
 typedef struct sluice_audit_report {
     uint64_t records; /* records checked and intact (all of them when the chain is intact) */
     size_t line;      /* 1-based line of the first problem; 0 when intact or file-wide */
     char what[256];   /* the first problem, for "FILE:LINE: what"; "" when intact */
+    char file[4096];  /* the rotated file the problem is in; "" for path itself */
+    unsigned files;   /* files checked (1 + the rotated ones) */
 } sluice_audit_report;
 
-/* Checks the whole chain at path against itself and its head file. SLUICE_OK when intact;
+/* Checks the whole chain at path against itself and its head file, following rotated files:
+ * "<path>.1", "<path>.2", ... are checked first, oldest first, each against its own head, and
+ * each file's first record must continue the one before (report->file names the file of the
+ * first problem, "" when it is path itself). SLUICE_OK when intact;
  * SLUICE_E_INVALID with report->line and report->what for the first problem found: an edited
  * record (hash mismatch), a deleted or moved record (seq gap, prev mismatch), a truncated tail
  * (head mismatch), a malformed line; records after the head (a group commit cut off by a

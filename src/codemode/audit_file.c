@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -32,6 +33,7 @@
 
 #define HEAD_TAG    "sluice-audit-head-v1"
 #define HEAD_SUFFIX ".head"
+#define NEXT_SUFFIX ".next" /* the new file a rotation prepares before it moves the old one */
 /* "<tag> <20-digit seq> <64 hex>\n": fixed width, so an update is one pwrite at offset 0. */
 #define HEAD_BYTES     (sizeof(HEAD_TAG) - 1 + 1 + 20 + 1 + SLUICE_HASH_HEX_CHARS + 1)
 #define PATH_MAX_BYTES 4096u
@@ -51,6 +53,11 @@ typedef struct audit_file {
     uint8_t sync_hash[SLUICE_HASH_BYTES];
     bool broken; /* a write failed: refuse further appends */
     const sluice_clock *clock;
+    size_t rotate_bytes;     /* 0: never by size */
+    int64_t rotate_ms;       /* 0: never by age */
+    size_t file_bytes;       /* size of the current file */
+    int64_t file_started_ms; /* when the current file was created or opened */
+    unsigned next_rotation;  /* N of the next "<path>.N" */
     char path[PATH_MAX_BYTES];
 } audit_file;
 
@@ -366,6 +373,8 @@ static audit_file *file_new(const char *path, const sluice_audit_file_options *o
         return NULL;
     a->fd = a->head_fd = -1;
     a->clock = options != NULL ? options->clock : NULL;
+    a->rotate_bytes = options != NULL ? options->rotate_bytes : 0;
+    a->rotate_ms = options != NULL ? options->rotate_seconds * 1000 : 0;
     snprintf(a->path, sizeof a->path, "%s", path);
     if (pthread_mutex_init(&a->lock, NULL) != 0) {
         free(a);
@@ -378,6 +387,51 @@ static audit_file *file_new(const char *path, const sluice_audit_file_options *o
     }
     a->gc.per_record = options != NULL && options->per_record_sync;
     return a;
+}
+
+/* "<path><suffix>" into out (PATH_MAX_BYTES); false when it does not fit. */
+static bool path_with(const char *path, const char *suffix, unsigned n, char *out)
+{
+    int len = n > 0 ? snprintf(out, PATH_MAX_BYTES, "%s.%u%s", path, n, suffix)
+                    : snprintf(out, PATH_MAX_BYTES, "%s%s", path, suffix);
+    return len > 0 && (size_t)len < PATH_MAX_BYTES;
+}
+
+/* The first N with no "<path>.N": where the next rotation goes, and where verify stops. */
+static unsigned first_free_rotation(const char *path)
+{
+    char p[PATH_MAX_BYTES];
+    unsigned n = 1;
+    while (n < UINT32_MAX && path_with(path, "", n, p) && access(p, F_OK) == 0)
+        n++;
+    return n;
+}
+
+/* A crash between a rotation's renames leaves "<path>.next" (the new file, complete and
+ * durable) and no "<path>": finish the move so the chain continues from it. */
+static sluice_status finish_rotation(const char *path, char *what, size_t cap)
+{
+    char next[PATH_MAX_BYTES], next_head[PATH_MAX_BYTES], head[PATH_MAX_BYTES];
+    if (!path_with(path, NEXT_SUFFIX, 0, next) ||
+        !path_with(path, NEXT_SUFFIX HEAD_SUFFIX, 0, next_head) ||
+        !path_with(path, HEAD_SUFFIX, 0, head) || access(path, F_OK) == 0 ||
+        access(next, F_OK) != 0)
+        return SLUICE_OK;
+    if (rename(next_head, head) != 0 || rename(next, path) != 0) {
+        snprintf(what, cap, "cannot finish an interrupted rotation (%s): %s", next,
+                 strerror(errno));
+        return SLUICE_E_IO;
+    }
+    sluice_log(SLUICE_LOG_WARN, "%s: finished a rotation a crash interrupted", path);
+    return SLUICE_OK;
+}
+
+static void note_file(audit_file *a)
+{
+    struct stat sb;
+    a->file_bytes = fstat(a->fd, &sb) == 0 ? (size_t)sb.st_size : 0;
+    a->file_started_ms = sluice_clock_now_ms(a->clock);
+    a->next_rotation = first_free_rotation(a->path);
 }
 
 static const sluice_audit_sink_ops file_ops;
@@ -397,7 +451,11 @@ sluice_status sluice_audit_open_file(const char *path,
     char what[512] = "";
     sluice_status st = sluice_hash_init();
     if (st == SLUICE_OK)
+        st = finish_rotation(path, what, sizeof what);
+    if (st == SLUICE_OK)
         st = open_files(a, hpath, what, sizeof what);
+    if (st == SLUICE_OK)
+        note_file(a);
     if (st != SLUICE_OK) {
         file_close(a);
         return sluice_error_set(err, err_arena, st,
@@ -468,7 +526,11 @@ static void group_begin(void *ctx)
 static bool group_sync(void *ctx)
 {
     audit_file *a = ctx;
-    return fdatasync(a->fd) == 0 && write_head(a->head_fd, a->sync_seq, a->sync_hash);
+    int64_t start = sluice_metric_now_ns();
+    bool ok = fdatasync(a->fd) == 0 && write_head(a->head_fd, a->sync_seq, a->sync_hash);
+    sluice_metric_observe_ns(SLUICE_METRIC_AUDIT_FSYNC_SECONDS, sluice_metric_now_ns() - start,
+                             NULL, NULL);
+    return ok;
 }
 
 static const sluice_group_commit_ops group_ops = { group_begin, group_sync };
@@ -481,30 +543,151 @@ static sluice_status broken_error(const audit_file *a, sluice_arena *err_arena, 
                             a->path, a->path);
 }
 
+/* The next record as one line (newline included, malloc'd), its length and hash. NULL with
+ * *len 0: out of memory; NULL with *len set: longer than the limit. */
+static char *render_record(audit_file *a, json_t *event, size_t *len, uint8_t *hash)
+{
+    *len = 0;
+    json_t *rec = build_record(a, event);
+    char *text = rec != NULL ? json_dumps(rec, JSON_COMPACT) : NULL;
+    json_decref(rec);
+    if (text == NULL)
+        return NULL;
+    size_t n = strlen(text);
+    if (n > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
+        free(text);
+        *len = n;
+        return NULL;
+    }
+    sluice_hash_sha256(text, n, hash);
+    text[n] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
+    *len = n + 1;
+    return text;
+}
+
+/* Rotation is due, and possible now: every record written is durable and no sync runs (so the
+ * old file's head names its last record and no leader still uses its descriptors). */
+static bool rotation_due(const audit_file *a)
+{
+    bool big = a->rotate_bytes > 0 && a->file_bytes >= a->rotate_bytes;
+    bool old =
+        a->rotate_ms > 0 && sluice_clock_now_ms(a->clock) - a->file_started_ms >= a->rotate_ms;
+    return (big || old) && a->seq > 0 && !a->gc.syncing && a->gc.durable == a->gc.written;
+}
+
+/* Writes the new file's first record (the link to the old file) and its head, durably. */
+static bool
+prepare_next(audit_file *a, int fd, int head_fd, const char *rotated, size_t *len, uint8_t *hash)
+{
+    const char *base = strrchr(rotated, '/');
+    json_t *event =
+        json_pack("{s:s, s:s, s:I}", "event", "audit_rotated", "previous_file",
+                  base != NULL ? base + 1 : rotated, "previous_seq", (json_int_t)a->seq);
+    char *text = event != NULL ? render_record(a, event, len, hash) : NULL;
+    json_decref(event);
+    bool ok = text != NULL && sluice_write_all(fd, text, *len) && fdatasync(fd) == 0 &&
+              write_head(head_fd, a->seq + 1, hash);
+    free(text);
+    return ok;
+}
+
+static void fsync_dir_of(const char *path)
+{
+    char dir[PATH_MAX_BYTES];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash == NULL)
+        snprintf(dir, sizeof dir, ".");
+    else
+        slash[slash == dir ? 1 : 0] = '\0';
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+/* Moves the log to "<path>.N" and continues the chain in a fresh file (caller holds the mutex,
+ * rotation_due said yes). A failure before the old file moves leaves it in use (logged);
+ * a failure while moving breaks the sink (SLUICE_E_IO), as a failed write would. */
+static sluice_status rotate(audit_file *a, sluice_arena *err_arena, sluice_error *err)
+{
+    char next[PATH_MAX_BYTES], next_head[PATH_MAX_BYTES], head[PATH_MAX_BYTES];
+    char rotated[PATH_MAX_BYTES], rotated_head[PATH_MAX_BYTES];
+    if (!path_with(a->path, NEXT_SUFFIX, 0, next) ||
+        !path_with(a->path, NEXT_SUFFIX HEAD_SUFFIX, 0, next_head) ||
+        !path_with(a->path, HEAD_SUFFIX, 0, head) ||
+        !path_with(a->path, "", a->next_rotation, rotated) ||
+        !path_with(a->path, HEAD_SUFFIX, a->next_rotation, rotated_head))
+        return SLUICE_OK; /* the names do not fit: keep the one file */
+    int fd = open(next, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0600);
+    int head_fd = open(next_head, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    size_t len = 0;
+    uint8_t hash[SLUICE_HASH_BYTES];
+    if (fd < 0 || head_fd < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+        !prepare_next(a, fd, head_fd, rotated, &len, hash)) {
+        sluice_log(SLUICE_LOG_WARN, "%s: cannot rotate (%s); the current file stays in use",
+                   a->path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        if (head_fd >= 0)
+            close(head_fd);
+        unlink(next);
+        unlink(next_head);
+        a->file_started_ms = sluice_clock_now_ms(a->clock); /* try again later, not each time */
+        return SLUICE_OK;
+    }
+    if (rename(a->path, rotated) != 0 || rename(head, rotated_head) != 0 ||
+        rename(next_head, head) != 0 || rename(next, a->path) != 0) {
+        a->broken = true;
+        sluice_group_commit_fail(&a->gc);
+        close(fd);
+        close(head_fd);
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "audit log %s: rotation to %s failed half-way: %s", a->path,
+                                rotated, strerror(errno));
+    }
+    fsync_dir_of(a->path);
+    close(a->fd);
+    close(a->head_fd);
+    a->fd = fd;
+    a->head_fd = head_fd;
+    a->seq++;
+    memcpy(a->last_hash, hash, sizeof hash);
+    a->file_bytes = len;
+    a->file_started_ms = sluice_clock_now_ms(a->clock);
+    a->next_rotation++;
+    sluice_metric_inc(SLUICE_METRIC_AUDIT_ROTATIONS, NULL, NULL, NULL);
+    sluice_metric_inc(SLUICE_METRIC_AUDIT_RECORDS, NULL, NULL, NULL);
+    sluice_log(SLUICE_LOG_INFO, "%s: rotated to %s at seq %llu", a->path, rotated,
+               (unsigned long long)(a->seq - 1));
+    return SLUICE_OK;
+}
+
 /* Writes the record (caller holds the mutex); *ticket is its group-commit ticket. */
 static sluice_status write_record(
     audit_file *a, json_t *event, uint64_t *ticket, sluice_arena *err_arena, sluice_error *err)
 {
     if (a->broken || !sluice_group_commit_reserve(&a->gc, &a->lock))
         return broken_error(a, err_arena, err);
-    json_t *rec = build_record(a, event);
-    char *text = rec != NULL ? json_dumps(rec, JSON_COMPACT) : NULL;
-    json_decref(rec);
-    if (text == NULL)
+    if (rotation_due(a)) {
+        sluice_status st = rotate(a, err_arena, err);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    size_t len = 0;
+    uint8_t hash[SLUICE_HASH_BYTES];
+    char *text = render_record(a, event, &len, hash);
+    if (text == NULL && len == 0)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
                                 "out of memory building an audit record");
-    size_t len = strlen(text);
-    if (len > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
-        free(text);
+    if (text == NULL)
         return sluice_error_set(err, err_arena, SLUICE_E_LIMIT,
                                 "audit record is %zu bytes (limit is %u)", len,
                                 SLUICE_LIMIT_AUDIT_LINE_BYTES);
-    }
-    uint8_t hash[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(text, len, hash);
-    text[len] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
-    bool ok = sluice_write_all(a->fd, text, len + 1);
+    bool ok = sluice_write_all(a->fd, text, len);
     free(text);
+    a->file_bytes += len;
     if (!ok) {
         a->broken = true;
         sluice_group_commit_fail(&a->gc);
@@ -513,6 +696,7 @@ static sluice_status write_record(
     }
     a->seq++;
     memcpy(a->last_hash, hash, sizeof hash);
+    sluice_metric_inc(SLUICE_METRIC_AUDIT_RECORDS, NULL, NULL, NULL);
     *ticket = sluice_group_commit_ticket(&a->gc);
     return SLUICE_OK;
 }
@@ -531,6 +715,8 @@ file_append(void *impl, json_t *event, sluice_arena *err_arena, sluice_error *er
                               "log or its head failed); refusing further appends",
                               a->path);
     }
+    if (st == SLUICE_OK && rotation_due(a)) /* a second chance: the group just became durable */
+        st = rotate(a, err_arena, err);
     pthread_mutex_unlock(&a->lock);
     return st;
 }
@@ -637,8 +823,7 @@ static bool walk_chain(line_reader *lr,
                        sluice_audit_report *r,
                        uint8_t *last_hash)
 {
-    memcpy(last_hash, genesis, SLUICE_HASH_BYTES);
-    record rec;
+    record rec; /* last_hash comes in as the end of the files before this one (or genesis) */
     read_result rr;
     while ((rr = next_record(lr, &rec, r)) == READ_OK) {
         uint64_t want = r->records + 1;
@@ -657,7 +842,11 @@ static bool walk_chain(line_reader *lr,
             return false;
         }
         if (!sluice_hash_equal(rec.prev, last_hash, SLUICE_HASH_BYTES)) {
-            if (rec.seq == 1)
+            if (rec.seq > 1 && lr->line == 1)
+                report_at(r, lr->line,
+                          "the first record's prev does not match the last record of the "
+                          "rotated file before it: a file is missing, replaced or reordered");
+            else if (rec.seq == 1)
                 report_at(r, lr->line,
                           "the first record's prev is not the genesis value: the "
                           "log does not start at its beginning");
@@ -704,12 +893,14 @@ static bool check_head(const sluice_audit_report *in,
     return true;
 }
 
-sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
+/* Checks one file of the chain; report->records and last_hash carry the chain's end from the
+ * files before it (0 and genesis for the first). */
+static sluice_status
+verify_file(const char *path, sluice_audit_report *report, uint8_t last_hash[SLUICE_HASH_BYTES])
 {
-    memset(report, 0, sizeof(*report));
     char hpath[PATH_MAX_BYTES];
-    if (!head_path(path, hpath) || sluice_hash_init() != SLUICE_OK) {
-        report_at(report, 0, "path too long or libsodium unavailable");
+    if (!head_path(path, hpath)) {
+        report_at(report, 0, "path too long");
         return SLUICE_E_IO;
     }
     FILE *f = fopen(path, "re");
@@ -721,14 +912,14 @@ sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
     uint8_t head_hash[SLUICE_HASH_BYTES];
     head_state hs = read_head(hpath, &head_seq, head_hash);
     line_reader lr = { f, NULL, 0, 0 };
-    uint8_t last_hash[SLUICE_HASH_BYTES];
+    uint64_t before = report->records;
     bool ok = walk_chain(&lr, hs == HEAD_OK, head_seq, head_hash, report, last_hash);
     bool io_error = ferror(f) != 0;
     free(lr.buf);
     fclose(f);
     if (io_error)
         return SLUICE_E_IO;
-    if (ok && hs != HEAD_OK && (hs != HEAD_MISSING || report->records > 0)) {
+    if (ok && hs != HEAD_OK && (hs != HEAD_MISSING || report->records > before)) {
         report_at(report, 0, "the head file %s is %s, so a truncated tail cannot be ruled out",
                   hpath,
                   hs == HEAD_MISSING ? "missing"
@@ -739,4 +930,31 @@ sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
     if (ok && hs == HEAD_OK)
         ok = check_head(report, head_seq, head_hash, last_hash, report);
     return ok ? SLUICE_OK : SLUICE_E_INVALID;
+}
+
+sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
+{
+    memset(report, 0, sizeof(*report));
+    if (strlen(path) >= PATH_MAX_BYTES - 16 || sluice_hash_init() != SLUICE_OK) {
+        report_at(report, 0, "path too long or libsodium unavailable");
+        return SLUICE_E_IO;
+    }
+    uint8_t last_hash[SLUICE_HASH_BYTES];
+    memcpy(last_hash, genesis, sizeof last_hash);
+    unsigned rotated = first_free_rotation(path) - 1; /* "<path>.1" .. "<path>.<rotated>" */
+    for (unsigned n = 1; n <= rotated + 1; n++) {
+        char file[PATH_MAX_BYTES];
+        if (n <= rotated)
+            path_with(path, "", n, file);
+        else
+            snprintf(file, sizeof file, "%s", path);
+        report->files++;
+        sluice_status st = verify_file(file, report, last_hash);
+        if (st != SLUICE_OK) {
+            if (n <= rotated)
+                snprintf(report->file, sizeof report->file, "%s", file);
+            return st;
+        }
+    }
+    return SLUICE_OK;
 }

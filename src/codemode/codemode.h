@@ -111,6 +111,9 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       struct sluice_codefacts **out,
                                       sluice_error *err);
 
+/* True once an audit write failed (then nothing runs until the log is repaired). */
+bool sluice_codemode_audit_broken(const sluice_codemode *cm);
+
 /* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
 struct sluice_approval_store;
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);

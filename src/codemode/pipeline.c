@@ -15,6 +15,7 @@
 #include "codemode/audit.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
+#include "codemode/observe.h"
 #include "codemode/present.h"
 #include "codemode/replay.h"
 #include "codemode/risk.h"
@@ -25,6 +26,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/metrics.h"
 #include "facts/codefacts.h"
 #include "facts/verdict.h"
 #include "lang/registry.h"
@@ -170,7 +172,10 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
     if (c->audit_log != NULL) {
-        sluice_status st = sluice_audit_open(c->audit_log, &cm->audit, err_arena, err);
+        const sluice_audit_file_options o = { .clock = NULL,
+                                              .rotate_bytes = c->audit_rotate_bytes,
+                                              .rotate_seconds = c->audit_rotate_seconds };
+        sluice_status st = sluice_audit_open_file(c->audit_log, &o, &cm->audit, err_arena, err);
         if (st != SLUICE_OK)
             return st;
     }
@@ -439,6 +444,11 @@ const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
 
 /* ---- audit --------------------------------------------------------------------------------- */
 
+bool sluice_codemode_audit_broken(const sluice_codemode *cm)
+{
+    return atomic_load(&cm->audit_broken);
+}
+
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
 {
     return cm->approvals;
@@ -452,6 +462,7 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_error *err)
 {
     sluice_status st = SLUICE_OK;
+    sluice_codemode_observe_record(event, fields);
     if (cm->audit != NULL) {
         const sluice_identity *who = caller->identity;
         json_t *groups = json_array();
@@ -851,15 +862,15 @@ static sluice_status issue_token(sluice_codemode *cm,
     return st;
 }
 
-sluice_status sluice_codemode_validate(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       const char *code,
-                                       size_t code_len,
-                                       const json_t *variables,
-                                       bool dry_run,
-                                       json_t **out,
-                                       sluice_error *err)
+static sluice_status validate(sluice_codemode *cm,
+                              sluice_arena *arena,
+                              const sluice_codemode_caller *caller,
+                              const char *code,
+                              size_t code_len,
+                              const json_t *variables,
+                              bool dry_run,
+                              json_t **out,
+                              sluice_error *err)
 {
     judgement j;
     sluice_status st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
@@ -911,6 +922,22 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
     return SLUICE_OK;
 }
 
+sluice_status sluice_codemode_validate(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
+                                       const char *code,
+                                       size_t code_len,
+                                       const json_t *variables,
+                                       bool dry_run,
+                                       json_t **out,
+                                       sluice_error *err)
+{
+    int64_t start = sluice_metric_now_ns();
+    sluice_status st = validate(cm, arena, caller, code, code_len, variables, dry_run, out, err);
+    sluice_codemode_observe_time(cm, caller, false, sluice_metric_now_ns() - start);
+    return st;
+}
+
 /* ---- execute ------------------------------------------------------------------------------- */
 
 /* Audits a refused execution and passes the status through. */
@@ -928,6 +955,20 @@ static sluice_status refuse(sluice_codemode *cm,
     sluice_error audit_err = { 0 };
     sluice_codemode_audit(cm, arena, caller, "deny", record, &audit_err);
     return status;
+}
+
+/* A token check failed: counted by the check, then refused like any other. */
+static sluice_status refuse_token(sluice_codemode *cm,
+                                  sluice_arena *arena,
+                                  const sluice_codemode_caller *caller,
+                                  const char *code,
+                                  sluice_token_problem problem,
+                                  sluice_status status,
+                                  sluice_error *err)
+{
+    const char *check = sluice_token_problem_name(problem);
+    sluice_metric_inc(SLUICE_METRIC_TOKEN_REFUSALS, check, NULL, NULL);
+    return refuse(cm, arena, caller, code, check, status, err);
 }
 
 sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
@@ -1057,7 +1098,7 @@ static sluice_status admit(sluice_codemode *cm,
         sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
     sluice_key_store_release(cm->keys, ring);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+        return refuse_token(cm, arena, caller, code, problem, st, err);
     st = judge(cm, arena, caller, code, code_len, variables, claims, j, err);
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "internal", st, err);
@@ -1077,7 +1118,7 @@ static sluice_status admit(sluice_codemode *cm,
     }
     st = sluice_token_match(claims, &expected, arena, &problem, err);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, sluice_token_problem_name(problem), st, err);
+        return refuse_token(cm, arena, caller, code, problem, st, err);
     if (judgement_refused(j)) {
         const sluice_codefacts *f = j->facts;
         const char *why = f->violation_count > 0          ? f->violations[0].message
@@ -1108,17 +1149,17 @@ static sluice_status admit(sluice_codemode *cm,
     return SLUICE_OK;
 }
 
-sluice_status sluice_codemode_execute(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const sluice_codemode_caller *caller,
-                                      const char *code,
-                                      size_t code_len,
-                                      const char *token,
-                                      const json_t *variables,
-                                      const sluice_codemode_exec_hooks *hooks,
-                                      json_t **out,
-                                      char **out_text,
-                                      sluice_error *err)
+static sluice_status execute(sluice_codemode *cm,
+                             sluice_arena *arena,
+                             const sluice_codemode_caller *caller,
+                             const char *code,
+                             size_t code_len,
+                             const char *token,
+                             const json_t *variables,
+                             const sluice_codemode_exec_hooks *hooks,
+                             json_t **out,
+                             char **out_text,
+                             sluice_error *err)
 {
     if (atomic_load(&cm->audit_broken))
         return sluice_error_set(err, arena, SLUICE_E_IO,
@@ -1135,6 +1176,8 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     }
     sluice_exec_result r = { 0 };
     st = run(arena, caller, &j, code, code_len, variables, hooks, &r, err);
+    if (st != SLUICE_OK)
+        sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
@@ -1195,4 +1238,23 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
     return sluice_approval_state_open(cm->keys, cm->replay, state, user_of_caller(caller),
                                       approval_token != NULL ? approval_token : "",
                                       sluice_clock_now_s(cm->clock), arena, err);
+}
+
+sluice_status sluice_codemode_execute(sluice_codemode *cm,
+                                      sluice_arena *arena,
+                                      const sluice_codemode_caller *caller,
+                                      const char *code,
+                                      size_t code_len,
+                                      const char *token,
+                                      const json_t *variables,
+                                      const sluice_codemode_exec_hooks *hooks,
+                                      json_t **out,
+                                      char **out_text,
+                                      sluice_error *err)
+{
+    int64_t start = sluice_metric_now_ns();
+    sluice_status st =
+        execute(cm, arena, caller, code, code_len, token, variables, hooks, out, out_text, err);
+    sluice_codemode_observe_time(cm, caller, true, sluice_metric_now_ns() - start);
+    return st;
 }

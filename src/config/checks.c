@@ -1041,6 +1041,17 @@ sluice_status sluice_checks_auth(sluice_keys_loader *ld, const sluice_toml_value
     return SLUICE_E_CONFIG;
 }
 
+/* [admin] listen: the same form as [server] listen; nothing is stored beside it (the server
+ * parses it when it starts the admin listener). */
+sluice_status sluice_checks_admin_listen(sluice_keys_loader *ld,
+                                         const sluice_toml_value *v,
+                                         const char *key,
+                                         void *obj)
+{
+    (void)obj;
+    return sluice_checks_listen(ld, v, key, NULL);
+}
+
 sluice_status sluice_checks_admin(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
     sluice_config_admin *admin = obj;

@@ -90,6 +90,10 @@ sluice_status sluice_checks_url_list(sluice_keys_loader *ld,
                                      const char *key,
                                      void *obj);
 sluice_status sluice_checks_auth(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+sluice_status sluice_checks_admin_listen(sluice_keys_loader *ld,
+                                         const sluice_toml_value *v,
+                                         const char *key,
+                                         void *obj);
 sluice_status
 sluice_checks_admin(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 

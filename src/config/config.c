@@ -116,6 +116,7 @@ _Static_assert(sizeof(sluice_graphql_blocked_output) == sizeof(int),
                "SLUICE_KEY_ENUM stores an int");
 
 static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL };
+static const char *const log_formats[] = { "text", "json", NULL };
 static const char *const engines[] = { "duckdb", "sqlite", "postgres", "graphql", NULL };
 static const char *const blocked_outputs[] = { "strip", "refuse", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
@@ -135,6 +136,7 @@ static const sluice_key_spec server_keys[] = {
     { INT_KEY(T, session_idle_seconds, 10, 604800, 1800) },
     { INT_KEY(T, request_timeout_seconds, 1, 3600, 60) },
     { CHOICE_KEY(T, log_level, log_levels, "info") },
+    { CHOICE_KEY(T, log_format, log_formats, "text") },
 };
 #undef T
 
@@ -189,6 +191,7 @@ static const sluice_key_spec admin_keys[] = {
       .offset = offsetof(T, key_env),
       .check = sluice_checks_env_name },
     { INLINE_SECRET("key", "key_sha256 or key_env") },
+    { STR_KEY(T, listen), .check = sluice_checks_admin_listen },
 };
 #undef T
 
@@ -268,6 +271,8 @@ static const sluice_key_spec code_mode_keys[] = {
     { INT_KEY(T, max_result_bytes, 1024, 64 * 1024 * 1024, 1024 * 1024) },
     { ENUM_KEY(T, schema_exposure, exposures, SLUICE_EXPOSURE_FULL) },
     { PATH_KEY(T, audit_log) },
+    { SIZE_KEY(T, audit_rotate_bytes, 0, 1024LL * 1024 * 1024 * 1024, 0) },
+    { INT_KEY(T, audit_rotate_seconds, 0, 366 * 86400, 0) },
     { PATH_KEY(T, replay_store) },
     { LIST_KEY(T, languages) },
     { BOOL_KEY(T, token_bind_session, true) },

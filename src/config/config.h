@@ -39,6 +39,7 @@ typedef struct sluice_config_server {
     int64_t session_idle_seconds;    /* default 1800, range 10 .. 604800 */
     int64_t request_timeout_seconds; /* server->client requests (elicitation...); default 60 */
     const char *log_level;           /* debug|info|warn|error; default info */
+    const char *log_format;          /* text|json; default text */
 } sluice_config_server;
 
 /* [identity] — who the stdio caller is (HTTP callers authenticate per request). */
@@ -76,6 +77,7 @@ typedef struct sluice_config_auth {
 typedef struct sluice_config_admin {
     const char *key_sha256; /* SHA-256 (hex) of the admin key */
     const char *key_env;    /* or the environment variable holding it */
+    const char *listen;     /* "host:port" of a separate admin listener; NULL = the MCP one */
 } sluice_config_admin;
 
 typedef enum sluice_engine_kind {
@@ -158,6 +160,8 @@ typedef struct sluice_config_code_mode {
     int64_t max_result_bytes;          /* default 1 MiB */
     sluice_exposure schema_exposure;   /* "full" | "read_only" | "allowlist"; default full */
     const char *audit_log;             /* path of the hash-chained audit log; NULL = off */
+    size_t audit_rotate_bytes;         /* rotate the log past this size; 0 = never */
+    int64_t audit_rotate_seconds;      /* rotate a log older than this; 0 = never */
     const char *replay_store;          /* path where used token ids persist; default beside audit */
     /* The languages validate_code accepts (lang/registry.h names); the first is the default
      * when a call names none. Default ["sql"]. */

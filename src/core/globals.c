@@ -11,3 +11,8 @@ atomic_long sluice_arena_fail_countdown;
 /* Written by sluice_log_set_level() at start-up and by SIGUSR-free CLI flags. Global because
  * every module logs to the same stderr sink. */
 atomic_int sluice_log_threshold = 1; /* SLUICE_LOG_INFO */
+
+/* Written by sluice_log_set_format() at start-up ([server] log_format). Global with the
+ * threshold: the same stderr sink. (The metrics registry, core/metrics.c, is the other
+ * process-wide state: static there because its type is private.) */
+atomic_int sluice_log_format_global = 0; /* SLUICE_LOG_TEXT */

@@ -159,5 +159,13 @@
 #define SLUICE_LIMIT_PREVIOUS_KEYS 8u
 /* Open HTTP connections at once (libmicrohttpd's connection limit). */
 #define SLUICE_LIMIT_HTTP_CONNECTIONS 512u
+/* Series one metric keeps (label combinations); more fall into its "_overflow" series. */
+#define SLUICE_LIMIT_METRIC_SERIES 256u
+/* Bytes of one label value kept in a metric series (longer values are cut). */
+#define SLUICE_LIMIT_METRIC_LABEL_BYTES 64u
+/* Audit records the admin console's trail shows at most per request. */
+#define SLUICE_LIMIT_ADMIN_AUDIT_RECORDS 200u
+/* Bytes read back from the end of the audit log for the admin console's trail. */
+#define SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES (1024u * 1024u)
 
 #endif

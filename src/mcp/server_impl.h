@@ -145,6 +145,11 @@ void sluice_mcp_call_run(sluice_mcp_call *call);
 cancel_hook *sluice_mcp_call_cancel_locked(sluice_mcp_call *call);
 /* Runs hooks detached from call (NULL does nothing), then releases the call's hooks_running. */
 void sluice_mcp_run_hooks(sluice_mcp_call *call, cancel_hook *hooks);
+/* ---- observe.c: the request log line and metrics of one call ---------------------------------
+ */
+struct sluice_request;
+void sluice_mcp_observe_begin(struct sluice_request *rq, const sluice_mcp_call *call);
+void sluice_mcp_observe_end(struct sluice_request *rq, const json_t *result, int error_code);
 /* Index of a log level name (0 = debug .. 7 = emergency), -1 when unknown. */
 int sluice_mcp_log_level_index(const char *level);
 

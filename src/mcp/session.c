@@ -13,6 +13,7 @@
  */
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/request.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
@@ -499,6 +500,8 @@ static sluice_arena *run_call(sluice_mcp_call *call)
     sluice_mcp_session *s = call->session;
     json_t *result = NULL;
     rpc_error e = { SLUICE_JSONRPC_INTERNAL_ERROR, "internal error", NULL };
+    sluice_request rq;
+    sluice_mcp_observe_begin(&rq, call);
     if (!atomic_load(&call->cancelled))
         result = sluice_mcp_dispatch(call, &e);
     if (call->fail_code != 0) { /* sluice_mcp_call_fail: a protocol error, not the result */
@@ -509,6 +512,7 @@ static sluice_arena *run_call(sluice_mcp_call *call)
     }
     if (result != NULL && call->stateless)
         sluice_mcp_stateless_decorate(s->server, call->method, result);
+    sluice_mcp_observe_end(&rq, result, e.code);
     pthread_mutex_lock(&s->lock);
     bool answer = !atomic_load(&call->cancelled);
     call->finished = true;

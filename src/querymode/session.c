@@ -3,6 +3,7 @@
  */
 #include "querymode/session.h"
 
+#include "core/metrics.h"
 #include "exec/scratch.h"
 
 #include <dirent.h>
@@ -76,6 +77,7 @@ static void remove_folder(const char *dir)
 
 static void session_free(sluice_qm_session *s)
 {
+    sluice_metric_add(SLUICE_METRIC_QUERYMODE_OPEN, -1, NULL, NULL, NULL);
     sluice_executor_close(s->db);
     remove_folder(s->spill_dir);
     pthread_mutex_destroy(&s->lock);
@@ -211,6 +213,8 @@ static sluice_status session_new(sluice_qm_registry *r,
         return st;
     }
     pthread_mutex_init(&s->lock, NULL);
+    sluice_metric_inc(SLUICE_METRIC_QUERYMODE_SESSIONS, NULL, NULL, NULL);
+    sluice_metric_add(SLUICE_METRIC_QUERYMODE_OPEN, 1, NULL, NULL, NULL);
     *out = s;
     return SLUICE_OK;
 }

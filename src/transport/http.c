@@ -17,6 +17,7 @@
 #include "core/log.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/protocol.h"
+#include "transport/http_admin.h"
 #include "transport/http_guard.h"
 #include "transport/http_session.h"
 #include "transport/http_stateless.h"
@@ -58,6 +59,7 @@ struct sluice_http_server {
     void *get_ctx;
     sluice_http_post_fn post_handler;
     void *post_ctx;
+    sluice_http_admin *admin;
     sluice_http_table table;
 };
 
@@ -591,10 +593,14 @@ static enum MHD_Result on_request(void *cls,
         }
         *con_cls = rq;
         enum MHD_Result ret = MHD_YES;
+        int admin_ret = MHD_NO;
         if (strcmp(url, http->path) != 0) {
             if (!sluice_http_host_allowed(&http->guard, header(c, MHD_HTTP_HEADER_HOST)))
                 ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                                  "Host header not allowed (DNS rebinding protection)");
+            else if (strcmp(method, "GET") == 0 && http->admin != NULL &&
+                     sluice_http_admin_get(http->admin, c, url, &admin_ret))
+                ret = (enum MHD_Result)admin_ret; /* http_admin.c */
             else if (strcmp(method, "POST") == 0 && http->post_handler != NULL) {
                 if (!sluice_http_origin_allowed(&http->guard, header(c, MHD_HTTP_HEADER_ORIGIN))) {
                     ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
@@ -705,6 +711,7 @@ sluice_status sluice_http_start(sluice_mcp_server *server,
     http->get_ctx = o->get_ctx;
     http->post_handler = o->post_handler;
     http->post_ctx = o->post_ctx;
+    http->admin = o->admin;
     sluice_http_table_init(
         &http->table, o->max_sessions > 0 ? o->max_sessions : SLUICE_LIMIT_SESSIONS,
         o->session_idle_seconds > 0 ? o->session_idle_seconds : DEFAULT_IDLE_SECONDS);

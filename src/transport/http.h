@@ -1,14 +1,15 @@
 /*
  * http.h — the MCP Streamable HTTP transport (2025-11-25) on libmicrohttpd.
  *
- * Owns: one endpoint (default /mcp) taking POST (one JSON-RPC message; the answer as JSON or as
- * an SSE stream per the Accept header; 202 for notifications and responses), GET (an SSE stream
- * for messages not tied to a request) and DELETE (ends the session); Mcp-Session-Id issued at
- * initialize (32 random bytes, hex) and required after (400 missing, 404 unknown or expired);
- * MCP-Protocol-Version checked against the supported set (400); Origin checked against an
- * allowlist and Host against DNS rebinding (403); body size limit (413); idle session expiry and
- * a session cap; per-request authentication through a sluice_authenticator (401 with its
- * WWW-Authenticate), sessions bound to the identity that created them.
+ * Owns: one endpoint (default /mcp; "" serves no MCP endpoint: an admin-only listener) taking POST
+ * (one JSON-RPC message; the answer as JSON or as an SSE stream per the Accept header; 202 for
+ * notifications and responses), GET (an SSE stream for messages not tied to a request) and DELETE
+ * (ends the session); Mcp-Session-Id issued at initialize (32 random bytes, hex) and required after
+ * (400 missing, 404 unknown or expired); MCP-Protocol-Version checked against the supported set
+ * (400); Origin checked against an allowlist and Host against DNS rebinding (403); body size limit
+ * (413); idle session expiry and a session cap; per-request authentication through a
+ * sluice_authenticator (401 with its WWW-Authenticate), sessions bound to the identity that created
+ * them.
  * The same endpoint serves MCP 2026-07-28 (transport/http_stateless.h), chosen per POST by what
  * the client sends: no session, no Mcp-Session-Id, the headers checked against the body (400
  * -32020), each request authenticated on its own; GET and DELETE under it are 405.
@@ -70,6 +71,7 @@ typedef struct sluice_http_options {
     void *get_ctx;
     sluice_http_post_fn post_handler; /* optional, see above */
     void *post_ctx;
+    struct sluice_http_admin *admin; /* optional: /metrics, /healthz, /readyz, /admin/ (GET) */
 } sluice_http_options;
 
 /* Starts serving in background threads. auth may be NULL (no authentication: bind to loopback

@@ -1,0 +1,257 @@
+// app.js — the sluice admin console (no framework, no third-party code). Every value from the
+// server is put on the page as text (textContent), never as HTML, so an audit record or a
+// program's code cannot become markup; the Content-Security-Policy allows only this file.
+// The administrator key is kept in sessionStorage (this tab only) and sent as a bearer header.
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+const state = { key: sessionStorage.getItem("sluice-admin-key") || "",
+                who: sessionStorage.getItem("sluice-admin-who") || "admin", tab: "approvals", audit: [] };
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (k === "class") e.className = v;
+    else if (k.startsWith("on")) e.addEventListener(k.slice(2), v);
+    else e.setAttribute(k, v);
+  }
+  for (const c of children) e.append(c instanceof Node ? c : document.createTextNode(String(c ?? "")));
+  return e;
+}
+
+function toast(text) {
+  const t = $("toast");
+  t.textContent = text;
+  t.hidden = false;
+  clearTimeout(toast.timer);
+  toast.timer = setTimeout(() => { t.hidden = true; }, 4000);
+}
+
+async function api(path, options = {}) {
+  const headers = { Authorization: `Bearer ${state.key}`, ...(options.headers || {}) };
+  const r = await fetch(path, { ...options, headers, cache: "no-store" });
+  let body = null;
+  try { body = await r.json(); } catch { body = null; }
+  if (r.status === 401 || r.status === 429) { signOut(body?.error || "sign in again"); throw new Error("unauthorized"); }
+  if (!r.ok) throw new Error(body?.error || `HTTP ${r.status}`);
+  return body;
+}
+
+// ---- SQL highlighting: a small tokenizer, each token a span with text -------------------------
+const KEYWORDS = new Set(("select from where and or not in is null as join left right inner outer full cross on " +
+  "group by order having limit offset union all distinct case when then else end with insert into values " +
+  "update set delete create drop alter table view like ilike between exists asc desc cast over partition " +
+  "qualify returning true false").split(" "));
+
+function highlight(code) {
+  const pre = el("pre", { class: "code" });
+  const re = /(--[^\n]*|\/\*[\s\S]*?\*\/)|('(?:[^']|'')*')|(\$[A-Za-z_][A-Za-z0-9_]*)|(\b\d+(?:\.\d+)?\b)|([A-Za-z_][A-Za-z0-9_]*)|(\s+|.)/g;
+  let m;
+  while ((m = re.exec(code)) !== null) {
+    if (m[1]) pre.append(el("span", { class: "tok-com" }, m[1]));
+    else if (m[2]) pre.append(el("span", { class: "tok-str" }, m[2]));
+    else if (m[3]) pre.append(el("span", { class: "tok-var" }, m[3]));
+    else if (m[4]) pre.append(el("span", { class: "tok-num" }, m[4]));
+    else if (m[5] && KEYWORDS.has(m[5].toLowerCase())) pre.append(el("span", { class: "tok-kw" }, m[5]));
+    else pre.append(document.createTextNode(m[0]));
+  }
+  return pre;
+}
+
+// ---- approvals -----------------------------------------------------------------------------------
+function expiresIn(expiresAt, now) {
+  const s = Math.max(0, expiresAt - now);
+  return s >= 60 ? `${Math.floor(s / 60)} min ${s % 60} s` : `${s} s`;
+}
+
+async function decide(id, decision, card) {
+  for (const b of card.querySelectorAll("button")) b.disabled = true;
+  try {
+    const r = await api(`/admin/approvals/${id}`, { method: "POST", headers: { "Content-Type": "application/json" },
+                                                    body: JSON.stringify({ decision, as: state.who }) });
+    toast(`${id.slice(0, 8)}… ${r.state} by ${r.decided_by}`);
+  } catch (e) {
+    toast(`not decided: ${e.message}`);
+  }
+  await loadApprovals();
+}
+
+function approvalCard(p, now) {
+  const risk = (p.risk || "unknown").toLowerCase();
+  const card = el("article", { class: "card approval", "data-id": p.id },
+    el("div", { class: "top" },
+      el("span", { class: `badge risk-${risk}` }, `${risk} risk`),
+      el("span", { class: "badge action" }, p.action || "?"),
+      el("strong", {}, p.user),
+      el("span", { class: "meta" }, `asked ${p.requested_at ? new Date(p.requested_at).toLocaleString() : ""} · expires in ${expiresIn(p.expires_at, now)} · ${p.language || ""}`)),
+    el("p", { class: "explanation" }, p.explanation || p.summary),
+    p.code ? highlight(p.code) : el("p", { class: "hint" }, "(the code is not in the recent audit trail)"),
+    el("div", { class: "meta" }, `approval id ${p.id}`));
+  const actions = el("div", { class: "actions" },
+    el("button", { class: "approve", onclick: () => decide(p.id, "approve", card) }, "Approve"),
+    el("button", { class: "reject", onclick: () => decide(p.id, "reject", card) }, "Reject"));
+  card.append(actions);
+  return card;
+}
+
+async function loadApprovals() {
+  const data = await api("/admin/api/approvals");
+  const list = $("approval-list");
+  list.replaceChildren(...data.pending.map((p) => approvalCard(p, data.now)));
+  $("no-approvals").hidden = data.pending.length > 0;
+  $("pending-count").textContent = String(data.total);
+}
+
+// ---- audit trail ----------------------------------------------------------------------------------
+function what(r) {
+  if (r.code) return r.code.replace(/\s+/g, " ");
+  if (r.message) return r.message;
+  if (r.summary) return r.summary;
+  if (r.approval_id) return `approval ${r.approval_id}`;
+  return Object.entries(r).filter(([k]) => !["seq", "ts", "prev", "event", "decision", "user", "auth", "session", "server", "groups", "request_id"].includes(k))
+    .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(" ");
+}
+
+function renderAudit() {
+  const q = $("audit-search").value.trim().toLowerCase();
+  const ev = $("audit-event").value;
+  const rows = state.audit.filter((r) => (!ev || r.event === ev) && (!q || JSON.stringify(r).toLowerCase().includes(q)));
+  $("audit-table").tBodies[0].replaceChildren(...rows.map((r) => el("tr", {},
+    el("td", {}, r.seq), el("td", {}, new Date(r.ts).toLocaleString()), el("td", {}, r.event),
+    el("td", { class: `d-${r.decision}` }, r.decision ?? ""), el("td", {}, r.user ?? ""),
+    el("td", { class: "what" }, r.request_id ?? ""), el("td", { class: "what", title: what(r) }, what(r)))));
+}
+
+async function loadAudit() {
+  const data = await api("/admin/api/audit?limit=200");
+  state.audit = data.records;
+  const events = [...new Set(data.records.map((r) => r.event))].sort();
+  const sel = $("audit-event");
+  const keep = sel.value;
+  sel.replaceChildren(el("option", { value: "" }, "every event"), ...events.map((e) => el("option", { value: e }, e)));
+  sel.value = events.includes(keep) ? keep : "";
+  $("audit-file").textContent = data.enabled ? `The last ${data.records.length} records of ${data.file}, newest first. \`sluice audit verify\` checks the whole chain.` : "No audit log is configured.";
+  renderAudit();
+}
+
+// ---- metrics --------------------------------------------------------------------------------------
+function parseMetrics(text) {
+  const out = [];
+  for (const line of text.split("\n")) {
+    const m = line.match(/^([a-zA-Z_:][a-zA-Z0-9_:]*)(?:\{(.*)\})? (\S+)$/);
+    if (!m) continue;
+    const labels = {};
+    for (const l of (m[2] || "").matchAll(/([a-zA-Z_]\w*)="((?:[^"\\]|\\.)*)"/g)) labels[l[1]] = l[2];
+    out.push({ name: m[1], labels, value: Number(m[3]) });
+  }
+  return out;
+}
+
+const total = (ms, name, where = {}) => ms.filter((s) => s.name === name && Object.entries(where).every(([k, v]) => s.labels[k] === v))
+  .reduce((a, s) => a + s.value, 0);
+
+function quantile(ms, name, q) {
+  const buckets = ms.filter((s) => s.name === `${name}_bucket`);
+  const byLe = new Map();
+  for (const b of buckets) byLe.set(b.labels.le, (byLe.get(b.labels.le) || 0) + b.value);
+  const les = [...byLe.keys()].sort((a, b) => Number(a) - Number(b));
+  const count = byLe.get("+Inf") || 0;
+  if (count === 0) return "–";
+  for (const le of les) if (byLe.get(le) >= q * count) return le === "+Inf" ? "> 30 s" : `≤ ${Number(le) * 1000} ms`;
+  return "–";
+}
+
+async function loadMetrics() {
+  const r = await fetch("/metrics", { cache: "no-store" });
+  const ms = parseMetrics(await r.text());
+  const tiles = [
+    ["MCP requests", total(ms, "sluice_requests_total")],
+    ["executions run", total(ms, "sluice_requests_total", { tool: "execute_code", status: "ok" })],
+    ["denials", total(ms, "sluice_denials_total")],
+    ["approvals asked", total(ms, "sluice_approvals_total", { outcome: "requested" })],
+    ["approved", total(ms, "sluice_approvals_total", { outcome: "approved" })],
+    ["rejected", total(ms, "sluice_approvals_total", { outcome: "rejected" })],
+    ["token refusals", total(ms, "sluice_token_refusals_total")],
+    ["engine errors", total(ms, "sluice_engine_errors_total")],
+    ["validate p95", quantile(ms, "sluice_validate_duration_seconds", 0.95)],
+    ["execute p95", quantile(ms, "sluice_execute_duration_seconds", 0.95)],
+    ["audit records", total(ms, "sluice_audit_records_total")],
+    ["query-mode sessions", total(ms, "sluice_querymode_sessions_open")],
+  ];
+  $("tiles").replaceChildren(...tiles.map(([k, v]) => el("div", { class: "tile" }, el("div", { class: "v" }, v), el("div", { class: "k" }, k))));
+  const rows = (name, label) => {
+    const m = new Map();
+    for (const s of ms.filter((x) => x.name === name)) m.set(s.labels[label], (m.get(s.labels[label]) || 0) + s.value);
+    return [...m.entries()].sort((a, b) => b[1] - a[1]).map(([k, v]) => el("tr", {}, el("td", {}, k || "(none)"), el("td", {}, v)));
+  };
+  $("denials").tBodies[0].replaceChildren(...rows("sluice_denials_total", "reason"));
+  $("by-tool").tBodies[0].replaceChildren(...rows("sluice_requests_total", "tool"));
+}
+
+// ---- configuration --------------------------------------------------------------------------------
+function dl(obj) {
+  const d = el("dl");
+  for (const [k, v] of Object.entries(obj)) {
+    d.append(el("dt", {}, k), el("dd", {}, v === null || v === undefined ? "—" : Array.isArray(v) ? (v.length ? v.map((x) => typeof x === "object" ? JSON.stringify(x) : x).join(", ") : "[]") : String(v)));
+  }
+  return d;
+}
+
+async function loadConfig() {
+  const s = await api("/admin/api/summary");
+  $("config-body").replaceChildren(
+    el("div", { class: "card" }, el("h3", {}, "Policy"), dl(s.policy)),
+    el("div", { class: "card" }, el("h3", {}, "Code mode"), dl(s.code_mode)),
+    el("div", { class: "card" }, el("h3", {}, "Database"), dl(s.database)),
+    el("div", { class: "card" }, el("h3", {}, "Server"), dl(s.server)));
+}
+
+// ---- navigation -------------------------------------------------------------------------------------
+const loaders = { approvals: loadApprovals, audit: loadAudit, metrics: loadMetrics, config: loadConfig };
+
+async function show(tab) {
+  state.tab = tab;
+  for (const b of document.querySelectorAll("nav button[data-tab]")) b.classList.toggle("active", b.dataset.tab === tab);
+  for (const s of document.querySelectorAll("section.tab")) s.hidden = s.id !== tab;
+  try { await loaders[tab](); } catch (e) { if (e.message !== "unauthorized") toast(e.message); }
+}
+
+function signOut(message) {
+  sessionStorage.removeItem("sluice-admin-key");
+  state.key = "";
+  $("tabs").hidden = true;
+  for (const s of document.querySelectorAll("section.tab")) s.hidden = true;
+  $("signin").hidden = false;
+  $("signin-error").textContent = message || "";
+}
+
+async function signIn(event) {
+  event?.preventDefault();
+  if (event) {
+    state.key = $("key").value;
+    state.who = $("who").value.trim() || "admin";
+  }
+  try {
+    await api("/admin/api/summary");
+  } catch (e) {
+    $("signin-error").textContent = e.message === "unauthorized" ? "That is not the administrator key." : e.message;
+    return;
+  }
+  sessionStorage.setItem("sluice-admin-key", state.key);
+  sessionStorage.setItem("sluice-admin-who", state.who);
+  $("signin").hidden = true;
+  $("tabs").hidden = false;
+  await show(state.tab);
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("signin-form").addEventListener("submit", signIn);
+  for (const b of document.querySelectorAll("nav button[data-tab]")) b.addEventListener("click", () => show(b.dataset.tab));
+  $("sign-out").addEventListener("click", () => signOut("Signed out."));
+  $("audit-search").addEventListener("input", renderAudit);
+  $("audit-event").addEventListener("change", renderAudit);
+  $("audit-refresh").addEventListener("click", loadAudit);
+  $("who").value = state.who;
+  if (state.key) signIn();
+  setInterval(() => { if (state.key && (state.tab === "approvals" || state.tab === "metrics")) show(state.tab); }, 3000);
+});

@@ -1,0 +1,40 @@
+/*
+ * http_admin.h — the operator's side of the HTTP listener: GET /metrics (Prometheus text),
+ * /healthz (liveness), /readyz (readiness), and the admin console at /admin/ with its JSON API.
+ *
+ * Owns: those routes and their answers. /metrics, /healthz and /readyz are public (Host is
+ * checked by http.c; they carry counts and rule names, never data or secrets), like the
+ * protected resource metadata. The console's page, script and style are public too (static
+ * files embedded at build time, served with a Content-Security-Policy that allows only
+ * themselves); its data — /admin/api/approvals, /admin/api/audit, /admin/api/summary — needs the
+ * administrator key as "Authorization: Bearer <key>" (codemode/approval_http.h: the same
+ * credential and rate limit as POST /admin/approvals/<id>, through which the console decides).
+ * A bearer header, not a cookie, so no other site can make the browser act (no CSRF).
+ * Does not own: the MCP endpoint and request plumbing (http.c), the checks (codemode/ready.h),
+ * the metrics (core/metrics.h).
+ */
+#ifndef SLUICE_TRANSPORT_HTTP_ADMIN_H
+#define SLUICE_TRANSPORT_HTTP_ADMIN_H
+
+#include "codemode/approval_http.h"
+#include "codemode/codemode.h"
+#include "config/config.h"
+
+#include <stdbool.h>
+
+struct MHD_Connection;
+
+typedef struct sluice_http_admin {
+    sluice_codemode *cm;             /* NULL: no code mode (readiness has nothing to check) */
+    sluice_approval_http *approvals; /* NULL: no [admin] key: the console's API answers 404 */
+    const sluice_config *config;     /* for the summary page; may be NULL */
+} sluice_http_admin;
+
+/* Answers a GET for url when it is one of the routes above: returns true with *ret the MHD
+ * result; false (nothing queued) when url is not an admin route. */
+bool sluice_http_admin_get(sluice_http_admin *admin,
+                           struct MHD_Connection *c,
+                           const char *url,
+                           int *ret);
+
+#endif
