@@ -23,7 +23,7 @@
 /* The deadline a stalled child runs into: short, so a stall costs little wall time. */
 #define STRESS_DEADLINE_MS 2000
 /* Forks per run; each background thread loops until they are done. */
-#define STRESS_ROUNDS 120
+#define STRESS_ROUNDS 200
 /* Stop counting after this many stalls: the verdict is already clear. */
 #define STRESS_MAX_STALLS 6
 
