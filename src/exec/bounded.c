@@ -189,14 +189,14 @@ static void await_exit(pid_t pid, int64_t deadline, bool *timed_out)
     }
 }
 
-sluice_status sluice_bounded_run(sluice_bounded *b,
-                                 const sluice_bounded_limits *lim,
-                                 sluice_bounded_fn fn,
-                                 void *arg,
-                                 sluice_arena *arena,
-                                 sluice_bounded_outcome *outcome,
-                                 const char **report,
-                                 size_t *report_len)
+static sluice_status run_child(sluice_bounded *b,
+                               const sluice_bounded_limits *lim,
+                               sluice_bounded_fn fn,
+                               void *arg,
+                               sluice_arena *arena,
+                               sluice_bounded_outcome *outcome,
+                               const char **report,
+                               size_t *report_len)
 {
     *outcome = SLUICE_BOUNDED_DIED;
     *report = NULL;
@@ -214,8 +214,7 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
     }
     /* No thread may be inside DuckDB at the fork (fork_gate.h); waiting for them has its own
      * budget, so the child's deadline is all the child's. */
-    unsigned held = 0;
-    if (!sluice_fork_gate_close(sluice_exec_now_ms() + lim->timeout_ms, &b->abandon, &held)) {
+    if (!sluice_fork_gate_close(sluice_exec_now_ms() + lim->timeout_ms, &b->abandon)) {
         close(fds[0]);
         close(fds[1]);
         *outcome = atomic_load(&b->abandon) ? SLUICE_BOUNDED_CANCELLED : SLUICE_BOUNDED_BUSY;
@@ -232,7 +231,7 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
     if (pid > 0)
         b->pid = pid;
     pthread_mutex_unlock(&b->mu);
-    sluice_fork_gate_open(held);
+    sluice_fork_gate_open();
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
@@ -272,6 +271,24 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
             return SLUICE_E_NOMEM;
     }
     return SLUICE_OK;
+}
+
+/* The caller's own fork-gate regions are set aside for the whole run: it does not call DuckDB
+ * while it forks and waits, and a region held across the child's run would make every other
+ * fork wait for this child. */
+sluice_status sluice_bounded_run(sluice_bounded *b,
+                                 const sluice_bounded_limits *lim,
+                                 sluice_bounded_fn fn,
+                                 void *arg,
+                                 sluice_arena *arena,
+                                 sluice_bounded_outcome *outcome,
+                                 const char **report,
+                                 size_t *report_len)
+{
+    unsigned held = sluice_fork_gate_suspend();
+    sluice_status st = run_child(b, lim, fn, arg, arena, outcome, report, report_len);
+    sluice_fork_gate_resume(held);
+    return st;
 }
 
 uint64_t sluice_bounded_parse_size(const char *text)

@@ -64,48 +64,58 @@ void sluice_fork_gate_leave(void)
     pthread_mutex_unlock(&gate_mu);
 }
 
-bool sluice_fork_gate_close(int64_t deadline_ms, const atomic_bool *abandon, unsigned *held)
+unsigned sluice_fork_gate_suspend(void)
 {
-    *held = gate_depth;
+    unsigned held = gate_depth;
+    if (gate_child || held == 0)
+        return 0;
+    gate_depth = 1;
+    sluice_fork_gate_leave();
+    return held;
+}
+
+void sluice_fork_gate_resume(unsigned held)
+{
+    if (gate_child || held == 0)
+        return;
+    sluice_fork_gate_enter();
+    gate_depth = held;
+}
+
+bool sluice_fork_gate_close(int64_t deadline_ms, const atomic_bool *abandon)
+{
     if (gate_child)
         return true;
+    if (gate_depth > 0)
+        return false; /* would wait for itself: the caller must suspend first */
     pthread_once(&gate_once, gate_init);
     struct timespec at = { .tv_sec = (time_t)(deadline_ms / 1000),
                            .tv_nsec = (long)(deadline_ms % 1000) * 1000000L };
     pthread_mutex_lock(&gate_mu);
-    if (*held > 0)
-        reader_out();
     gate_waiting++;
-    bool timed_out = false;
-    while ((gate_closed || gate_readers > 0) && !timed_out) {
-        timed_out = pthread_cond_timedwait(&gate_cv, &gate_mu, &at) != 0 &&
-                    (gate_closed || gate_readers > 0);
+    bool gave_up = false;
+    while ((gate_closed || gate_readers > 0) && !gave_up) {
+        gave_up = pthread_cond_timedwait(&gate_cv, &gate_mu, &at) != 0 &&
+                  (gate_closed || gate_readers > 0);
         if (abandon != NULL && atomic_load(abandon))
-            timed_out = true;
+            gave_up = true;
     }
     gate_waiting--;
-    if (!timed_out) {
+    if (!gave_up)
         gate_closed = true;
-        gate_depth = 0;
-    } else {
+    else
         pthread_cond_broadcast(&gate_cv); /* regions held back by this fork may enter */
-        if (*held > 0)
-            reader_in();
-    }
     pthread_mutex_unlock(&gate_mu);
-    return !timed_out;
+    return !gave_up;
 }
 
-void sluice_fork_gate_open(unsigned held)
+void sluice_fork_gate_open(void)
 {
     if (gate_child)
         return;
     pthread_mutex_lock(&gate_mu);
     gate_closed = false;
     pthread_cond_broadcast(&gate_cv);
-    if (held > 0)
-        reader_in();
-    gate_depth = held;
     pthread_mutex_unlock(&gate_mu);
 }
 

@@ -14,8 +14,9 @@
  * Rules: regions nest per thread (only the outermost takes the gate), so a region may call
  * another gated function. A region must not wait for another thread's region (writer
  * preference would deadlock it behind a waiting fork). sluice_bounded_run may be called inside a
- * region: the calling thread's own hold is set aside around the fork (it is not inside DuckDB at
- * that moment), and must have no query running in the background (no open streaming result).
+ * region: the calling thread's own hold is set aside for the whole run (it is not inside DuckDB
+ * while it forks and waits for the child), so it must have no query running in the background
+ * (no open streaming result).
  * In the forked child the gate does nothing: the child is single-threaded.
  */
 #ifndef SLUICE_EXEC_FORK_GATE_H
@@ -31,18 +32,25 @@ void sluice_fork_gate_enter(void);
 /* Leaves the region entered last by this thread. */
 void sluice_fork_gate_leave(void);
 
-/* Closes the gate for one fork: sets aside this thread's own hold, waits until no other thread
- * is in a region, and keeps new regions out until sluice_fork_gate_open. false when that did
- * not happen by deadline_ms (sluice_exec_now_ms clock) or *abandon (may be NULL) became true
- * (see sluice_fork_gate_wake); the gate and the thread's hold are then as before. *held
- * receives what to give sluice_fork_gate_open. */
-bool sluice_fork_gate_close(int64_t deadline_ms, const atomic_bool *abandon, unsigned *held);
+/* Sets aside this thread's regions (it must not be inside a DuckDB call, nor have a query of
+ * its own in flight) and returns what sluice_fork_gate_resume needs; 0 when it held none. */
+unsigned sluice_fork_gate_suspend(void);
+
+/* Takes back the regions sluice_fork_gate_suspend set aside (waits while a fork is pending). */
+void sluice_fork_gate_resume(unsigned held);
+
+/* Closes the gate for one fork: waits until no thread is in a region and keeps new regions out
+ * until sluice_fork_gate_open. false when that did not happen by deadline_ms
+ * (sluice_exec_now_ms clock), when *abandon (may be NULL) became true (see
+ * sluice_fork_gate_wake), or when this thread is itself in a region (suspend first); the gate is
+ * then as before. */
+bool sluice_fork_gate_close(int64_t deadline_ms, const atomic_bool *abandon);
+
+/* Reopens the gate after a successful close. */
+void sluice_fork_gate_open(void);
 
 /* Wakes the forks waiting in sluice_fork_gate_close so they see their abandon flag. */
 void sluice_fork_gate_wake(void);
-
-/* Reopens the gate after a successful close and restores this thread's hold. */
-void sluice_fork_gate_open(unsigned held);
 
 /* Forks waiting in sluice_fork_gate_close now (diagnostics and tests). */
 unsigned sluice_fork_gate_waiting(void);

@@ -87,9 +87,9 @@ int main(int argc, char **argv)
         if (strcmp(argv[i], "--db") == 0)
             db = argv[i + 1];
         else if (strcmp(argv[i], "--iterations") == 0)
-            iterations = atoi(argv[i + 1]);
+            iterations = (int)strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--warmup") == 0)
-            warmup = atoi(argv[i + 1]);
+            warmup = (int)strtol(argv[i + 1], NULL, 10);
     }
     if (db == NULL || iterations < 1 || warmup < 0)
         die("usage: bench_fork --db FILE [--iterations N] [--warmup N]");
