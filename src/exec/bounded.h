@@ -22,11 +22,11 @@
  * needs the caller's exact in-memory state (the analysis connection and extracted statement,
  * in-memory session databases, the SQLite mirror), which only a fork of the caller has.
  * Residual risk: a lock outside DuckDB that another thread holds at the fork and the child then
- * takes (glibc's malloc, stdio and loader locks are fork-safe; the child uses nothing else but
- * its own arena), and a DuckDB worker thread still in the tail of a finished task's destructor;
- * the deadline ends such a child (fail closed). Cost: a fork waits for the in-process DuckDB
- * work in flight to finish (at most lim->timeout_ms, then BUSY), and DuckDB work that arrives
- * meanwhile waits for the fork.
+ * takes (glibc's malloc and stdio locks and DuckDB's jemalloc have fork handlers; the child uses
+ * nothing else but its own arena), and a DuckDB worker thread still in the tail of a finished
+ * task's destructor; the deadline ends such a child (fail closed). Cost: a fork waits for the
+ * in-process DuckDB work in flight to finish (at most lim->timeout_ms, then BUSY), and DuckDB work
+ * that arrives meanwhile waits for the fork.
  */
 #ifndef SLUICE_EXEC_BOUNDED_H
 #define SLUICE_EXEC_BOUNDED_H
