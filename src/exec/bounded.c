@@ -9,6 +9,7 @@
 
 #include "core/fdio.h"
 #include "core/limits.h"
+#include "exec/fork_gate.h"
 #include "exec/values.h"
 
 #include <ctype.h>
@@ -17,6 +18,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,6 +34,7 @@ struct sluice_bounded {
     pthread_mutex_t mu;
     pid_t pid; /* the live (or zombie) child; 0 = none */
     bool cancelled;
+    atomic_bool abandon; /* cancelled, for a run still waiting at the fork gate */
 };
 
 static void bounded_release(void *p)
@@ -45,6 +48,7 @@ sluice_bounded *sluice_bounded_new(sluice_arena *arena)
     if (b == NULL)
         return NULL;
     pthread_mutex_init(&b->mu, NULL);
+    atomic_init(&b->abandon, false);
     if (sluice_arena_cleanup_add(arena, bounded_release, b) != SLUICE_OK) {
         pthread_mutex_destroy(&b->mu);
         return NULL;
@@ -60,6 +64,8 @@ void sluice_bounded_cancel(void *bounded)
     if (b->pid > 0)
         kill(b->pid, SIGKILL);
     pthread_mutex_unlock(&b->mu);
+    atomic_store(&b->abandon, true);
+    sluice_fork_gate_wake();
 }
 
 /* Field 0 (size) or 1 (resident) of /proc/<pid>/statm in bytes; 0 when unreadable. */
@@ -183,14 +189,14 @@ static void await_exit(pid_t pid, int64_t deadline, bool *timed_out)
     }
 }
 
-sluice_status sluice_bounded_run(sluice_bounded *b,
-                                 const sluice_bounded_limits *lim,
-                                 sluice_bounded_fn fn,
-                                 void *arg,
-                                 sluice_arena *arena,
-                                 sluice_bounded_outcome *outcome,
-                                 const char **report,
-                                 size_t *report_len)
+static sluice_status run_child(sluice_bounded *b,
+                               const sluice_bounded_limits *lim,
+                               sluice_bounded_fn fn,
+                               void *arg,
+                               sluice_arena *arena,
+                               sluice_bounded_outcome *outcome,
+                               const char **report,
+                               size_t *report_len)
 {
     *outcome = SLUICE_BOUNDED_DIED;
     *report = NULL;
@@ -200,20 +206,32 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
     int fds[2];
     if (pipe2(fds, O_CLOEXEC) != 0)
         return SLUICE_E_INTERNAL;
-    int64_t deadline = sluice_exec_now_ms() + lim->timeout_ms;
-    watch w = { .deadline = deadline, .rss_cap = lim->rss_bytes };
+    watch w = { .rss_cap = lim->rss_bytes };
     if (w.rss_cap > 0 && (w.rss_base = statm_bytes(0, 1)) == 0) {
         close(fds[0]);
         close(fds[1]);
         return SLUICE_E_INTERNAL; /* cannot watch: refuse rather than run unwatched */
     }
+    /* No thread may be inside DuckDB at the fork (fork_gate.h); waiting for them has its own
+     * budget, so the child's deadline is all the child's. */
+    if (!sluice_fork_gate_close(sluice_exec_now_ms() + lim->timeout_ms, &b->abandon)) {
+        close(fds[0]);
+        close(fds[1]);
+        *outcome = atomic_load(&b->abandon) ? SLUICE_BOUNDED_CANCELLED : SLUICE_BOUNDED_BUSY;
+        return SLUICE_OK;
+    }
+    int64_t deadline = sluice_exec_now_ms() + lim->timeout_ms;
+    w.deadline = deadline;
     pthread_mutex_lock(&b->mu);
     pid_t pid = b->cancelled ? -1 : fork();
-    if (pid == 0)
+    if (pid == 0) {
+        sluice_fork_gate_in_child();
         child_main(fds[1], lim, fn, arg, arena);
+    }
     if (pid > 0)
         b->pid = pid;
     pthread_mutex_unlock(&b->mu);
+    sluice_fork_gate_open();
     close(fds[1]);
     if (pid < 0) {
         close(fds[0]);
@@ -253,6 +271,24 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
             return SLUICE_E_NOMEM;
     }
     return SLUICE_OK;
+}
+
+/* The caller's own fork-gate regions are set aside for the whole run: it does not call DuckDB
+ * while it forks and waits, and a region held across the child's run would make every other
+ * fork wait for this child. */
+sluice_status sluice_bounded_run(sluice_bounded *b,
+                                 const sluice_bounded_limits *lim,
+                                 sluice_bounded_fn fn,
+                                 void *arg,
+                                 sluice_arena *arena,
+                                 sluice_bounded_outcome *outcome,
+                                 const char **report,
+                                 size_t *report_len)
+{
+    unsigned held = sluice_fork_gate_suspend();
+    sluice_status st = run_child(b, lim, fn, arg, arena, outcome, report, report_len);
+    sluice_fork_gate_resume(held);
+    return st;
 }
 
 uint64_t sluice_bounded_parse_size(const char *text)

@@ -15,8 +15,18 @@
  * failed allocation of a constant fold and silently leaves the expression to run time, so a
  * probe that must learn whether folding fits polls the child's resident size instead. The child is
  * a fork of a threaded process: it only runs the caller's function on the calling thread's state
- * and leaves with _exit. A DuckDB lock held by another thread at fork time would stall the child;
- * the deadline then ends it (fail closed).
+ * and leaves with _exit. A DuckDB lock held by another thread at fork time would stall the child
+ * (fork copies only the calling thread), so the fork waits at the process-wide fork gate
+ * (exec/fork_gate.h) until no thread is inside DuckDB, and keeps new DuckDB work out for the
+ * instant of the fork. Chosen over a zygote process or spawning sluice as a worker: the child
+ * needs the caller's exact in-memory state (the analysis connection and extracted statement,
+ * in-memory session databases, the SQLite mirror), which only a fork of the caller has.
+ * Residual risk: a lock outside DuckDB that another thread holds at the fork and the child then
+ * takes (glibc's malloc and stdio locks and DuckDB's jemalloc have fork handlers; the child uses
+ * nothing else but its own arena), and a DuckDB worker thread still in the tail of a finished
+ * task's destructor; the deadline ends such a child (fail closed). Cost: a fork waits for the
+ * in-process DuckDB work in flight to finish (at most lim->timeout_ms, then BUSY), and DuckDB work
+ * that arrives meanwhile waits for the fork.
  */
 #ifndef SLUICE_EXEC_BOUNDED_H
 #define SLUICE_EXEC_BOUNDED_H
@@ -40,6 +50,8 @@ typedef enum sluice_bounded_outcome {
     SLUICE_BOUNDED_TIMEOUT = 1,   /* killed at the deadline */
     SLUICE_BOUNDED_DIED = 2,      /* died, or exited without a full report (memory cap hit) */
     SLUICE_BOUNDED_CANCELLED = 3, /* killed by sluice_bounded_cancel */
+    SLUICE_BOUNDED_BUSY = 4,      /* not started: other threads stayed inside DuckDB for
+                                   * timeout_ms (the fork gate did not close) */
 } sluice_bounded_outcome;
 
 /* Runs in the child: appends its report to out (an arena buffer of the child's copy). */
@@ -56,7 +68,9 @@ sluice_bounded *sluice_bounded_new(sluice_arena *arena);
  * that has not started yet ends CANCELLED as soon as it starts. */
 void sluice_bounded_cancel(void *bounded);
 
-/* Forks, runs fn(arg) in the child under lim, waits for its report or the deadline.
+/* Waits at the fork gate (at most lim->timeout_ms; BUSY past it), forks, runs fn(arg) in the
+ * child under lim, waits for its report or the deadline (lim->timeout_ms from the fork). May be
+ * called inside a fork-gate region with no DuckDB query of this thread in flight.
  * SLUICE_OK with *outcome set (and *report / *report_len, NUL-terminated in arena, when DONE);
  * SLUICE_E_NOMEM, or SLUICE_E_INTERNAL when no child could be started (fork or pipe failed):
  * callers must then refuse, never run the work unbounded. */

@@ -13,6 +13,7 @@
 #include "core/limits.h"
 #include "exec/bounded.h"
 #include "exec/duckdb_values.h"
+#include "exec/fork_gate.h"
 #include "exec/report.h"
 #include "exec/scratch.h"
 #include "exec/values.h"
@@ -68,7 +69,9 @@ static void duck_close(void *state)
     duck_state *s = state;
     if (s == NULL)
         return;
+    sluice_fork_gate_enter();
     duckdb_close(&s->db);
+    sluice_fork_gate_leave();
     free(s);
 }
 
@@ -149,11 +152,11 @@ static sluice_status verify_settings(duckdb_database db,
     return st;
 }
 
-sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
-                                      const sluice_config_code_mode *code_mode,
-                                      sluice_executor **out,
-                                      sluice_arena *err_arena,
-                                      sluice_error *err)
+static sluice_status open_database(const sluice_config_database *db,
+                                   const sluice_config_code_mode *code_mode,
+                                   sluice_executor **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err)
 {
     *out = NULL;
     struct stat sb;
@@ -219,6 +222,19 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
         s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
     snprintf(s->memory_text, sizeof(s->memory_text), "%s", memory);
     return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, code_mode, out);
+}
+
+/* Opening starts DuckDB's worker threads and takes its locks: a fork-gate region. */
+sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
+                                      const sluice_config_code_mode *code_mode,
+                                      sluice_executor **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = open_database(db, code_mode, out, err_arena, err);
+    sluice_fork_gate_leave();
+    return st;
 }
 
 duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex)
@@ -303,7 +319,7 @@ check_allowed_dirs(duckdb_database db, const char *allowed, sluice_arena *arena,
     return st;
 }
 
-sluice_status sluice_scratch_open(const sluice_scratch_options *o,
+static sluice_status open_scratch(const sluice_scratch_options *o,
                                   sluice_executor **out,
                                   sluice_arena *err_arena,
                                   sluice_error *err)
@@ -367,6 +383,17 @@ sluice_status sluice_scratch_open(const sluice_scratch_options *o,
         s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
     snprintf(s->memory_text, sizeof(s->memory_text), "%s", o->memory_limit);
     return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, NULL, out);
+}
+
+sluice_status sluice_scratch_open(const sluice_scratch_options *o,
+                                  sluice_executor **out,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = open_scratch(o, out, err_arena, err);
+    sluice_fork_gate_leave();
+    return st;
 }
 
 /* ---- schema ----------------------------------------------------------------------------- */
@@ -462,12 +489,17 @@ duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
 {
     duck_state *s = sluice_executor_state(ex);
     duckdb_connection conn;
-    if (duckdb_connect(s->db, &conn) != DuckDBSuccess)
+    sluice_fork_gate_enter();
+    sluice_status st = SLUICE_E_INTERNAL;
+    if (duckdb_connect(s->db, &conn) == DuckDBSuccess) {
+        st = schema_tables(conn, arena, out);
+        if (st == SLUICE_OK)
+            st = schema_columns(conn, arena, out);
+        duckdb_disconnect(&conn);
+    }
+    sluice_fork_gate_leave();
+    if (st == SLUICE_E_INTERNAL)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
-    sluice_status st = schema_tables(conn, arena, out);
-    if (st == SLUICE_OK)
-        st = schema_columns(conn, arena, out);
-    duckdb_disconnect(&conn);
     if (st == SLUICE_E_ENGINE)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read the DuckDB catalog");
     return st;
@@ -1115,18 +1147,28 @@ static sluice_status run_bounded(duck_call *c, sluice_exec_result *out, bool *in
         return sluice_exec_timeout_error(c->err, c->arena, &req->limits);
     if (oc == SLUICE_BOUNDED_CANCELLED)
         return sluice_exec_cancelled_error(c->err, c->arena);
+    if (oc == SLUICE_BOUNDED_BUSY)
+        return sluice_error_set(c->err, c->arena, SLUICE_E_TIMEOUT,
+                                "the query did not start: other queries kept the engine busy for "
+                                "%lld ms, and its bounded process cannot start while they run; "
+                                "nothing was run, retry",
+                                (long long)lim.timeout_ms);
     if (oc != SLUICE_BOUNDED_DONE)
         return died_error(c);
     st = sluice_exec_report_read(rep, rep_len, &req->limits, c->arena, out, in_parent, c->err);
     return st == SLUICE_E_INTERNAL ? died_error(c) : st;
 }
 
+/* One fork-gate region from connect to disconnect: DuckDB's worker threads run this query's
+ * tasks until end_run has destroyed the result (exec/fork_gate.h). */
 static sluice_status run_in_process(duck_call *c, sluice_exec_result *out)
 {
+    sluice_fork_gate_enter();
     sluice_status st = start_run(c);
     if (st == SLUICE_OK)
         st = run_statement(c, out);
     end_run(c);
+    sluice_fork_gate_leave();
     return st;
 }
 

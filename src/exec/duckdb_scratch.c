@@ -2,10 +2,13 @@
  * duckdb_scratch.c — session tables of a query-mode scratch database (see exec/scratch.h): DDL
  * from checked identifiers and a fixed type list, rows through duckdb_appender.
  *
+ * Every public call is one fork-gate region (exec/fork_gate.h); a table's connection and appender
+ * stay open between calls, but no DuckDB work runs then.
  * Does not own: opening the database (exec/duckdb.c, beside the hardening list it reuses).
  */
 #include "core/buf.h"
 #include "exec/duckdb.h"
+#include "exec/fork_gate.h"
 #include "exec/scratch.h"
 
 #include <ctype.h>
@@ -125,14 +128,16 @@ check_columns(const sluice_exec_column *cols, size_t n, sluice_arena *arena, slu
 static void table_release(void *data)
 {
     sluice_scratch_table *t = data;
+    sluice_fork_gate_enter();
     if (t->app != NULL)
         duckdb_appender_destroy(&t->app);
     if (t->conn != NULL)
         duckdb_disconnect(&t->conn);
+    sluice_fork_gate_leave();
 }
 
-sluice_status
-sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err)
+static sluice_status
+drop_table(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err)
 {
     if (!sluice_scratch_name_ok(table))
         return sluice_error_set(err, arena, SLUICE_E_INVALID, "'%.64s' is not a table name",
@@ -146,18 +151,18 @@ sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena,
     return st;
 }
 
-sluice_status sluice_scratch_create(sluice_executor *ex,
-                                    const char *table,
-                                    const sluice_exec_column *columns,
-                                    size_t column_count,
-                                    sluice_arena *arena,
-                                    sluice_scratch_table **out,
-                                    sluice_error *err)
+static sluice_status create_table(sluice_executor *ex,
+                                  const char *table,
+                                  const sluice_exec_column *columns,
+                                  size_t column_count,
+                                  sluice_arena *arena,
+                                  sluice_scratch_table **out,
+                                  sluice_error *err)
 {
     *out = NULL;
     sluice_status st = check_columns(columns, column_count, arena, err);
     if (st == SLUICE_OK)
-        st = sluice_scratch_drop(ex, table, arena, err);
+        st = drop_table(ex, table, arena, err);
     if (st != SLUICE_OK)
         return st;
     sluice_scratch_table *t = sluice_arena_calloc(arena, 1, sizeof(*t));
@@ -205,7 +210,7 @@ static duckdb_state append_value(duckdb_appender app, const json_t *v)
     return DuckDBError;
 }
 
-sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, sluice_error *err)
+static sluice_status append_row(sluice_scratch_table *t, const json_t *row, sluice_error *err)
 {
     if (t->broken || t->done)
         return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
@@ -236,7 +241,7 @@ sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, 
     return SLUICE_OK;
 }
 
-sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err)
+static sluice_status finish_table(sluice_scratch_table *t, bool keep, sluice_error *err)
 {
     if (t == NULL || t->done)
         return SLUICE_OK;
@@ -256,5 +261,46 @@ sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_e
     }
     duckdb_disconnect(&t->conn);
     t->conn = NULL;
+    return st;
+}
+
+/* ---- the public calls: each one fork-gate region ------------------------------------------ */
+
+sluice_status
+sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = drop_table(ex, table, arena, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status sluice_scratch_create(sluice_executor *ex,
+                                    const char *table,
+                                    const sluice_exec_column *columns,
+                                    size_t column_count,
+                                    sluice_arena *arena,
+                                    sluice_scratch_table **out,
+                                    sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = create_table(ex, table, columns, column_count, arena, out, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = append_row(t, row, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = finish_table(t, keep, err);
+    sluice_fork_gate_leave();
     return st;
 }

@@ -80,6 +80,14 @@ sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_stat
         return st; /* no child: the caller fails the analysis, never binds unbounded */
     if (oc == SLUICE_BOUNDED_DONE && strcmp(rep, "ok") == 0)
         return SLUICE_OK;
+    if (oc == SLUICE_BOUNDED_BUSY)
+        return sluice_codefacts_violate(
+            ctx->facts, "analysis_limit", 0, 0,
+            "retry when the server is less busy, or raise [code_mode] analysis_timeout_ms",
+            "the statement could not be bound: other queries kept the engine busy for "
+            "analysis_timeout_ms (%lld ms), and the bounded binding process cannot start while "
+            "they run",
+            (long long)lim.timeout_ms);
     if (oc == SLUICE_BOUNDED_TIMEOUT)
         return sluice_codefacts_violate(
             ctx->facts, "analysis_limit", 0, 0,

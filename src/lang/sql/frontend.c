@@ -8,6 +8,7 @@
  */
 #include "core/limits.h"
 #include "exec/executor.h"
+#include "exec/fork_gate.h"
 #include "lang/sql/internal.h"
 
 #include <string.h>
@@ -20,14 +21,19 @@ static const sluice_config_code_mode default_code_mode = {
     .sql_max_joins = 5,
 };
 
+/* The arena runs these after the analysis region ended: each is a fork-gate region itself. */
 static void disconnect_cleanup(void *p)
 {
+    sluice_fork_gate_enter();
     duckdb_disconnect(p);
+    sluice_fork_gate_leave();
 }
 
 static void close_cleanup(void *p)
 {
+    sluice_fork_gate_enter();
     duckdb_close(p);
+    sluice_fork_gate_leave();
 }
 
 /* "col" blocks the column in every table; "table.col" in one table. */
@@ -327,9 +333,13 @@ static sluice_status analyze_mode(sluice_arena *arena,
                                  "the SQL contains a NUL byte at byte offset %zu", at);
         return finish(&ctx, out, err);
     }
+    /* One fork-gate region for every DuckDB call of the analysis; the bounds probe's fork sets
+     * it aside (no statement of ours runs then). */
+    sluice_fork_gate_enter();
     st = open_connection(&ctx, fc, err);
     if (st == SLUICE_OK)
         st = parse_only ? parse_stages(&ctx) : run_stages(&ctx, fc);
+    sluice_fork_gate_leave();
     if (st != SLUICE_OK)
         return st;
     return finish(&ctx, out, err);
