@@ -92,6 +92,11 @@ size_t sluice_querymode_session_count(sluice_querymode *qm)
     return sluice_qm_session_count(qm->sessions);
 }
 
+void sluice_querymode_session_closed(sluice_querymode *qm, const char *transport_session)
+{
+    sluice_qm_close_transport(qm->sessions, transport_session != NULL ? transport_session : "");
+}
+
 /* ---- audit ------------------------------------------------------------------------------- */
 
 /* One record per call (fields stolen). Fails closed when the log cannot take it. */

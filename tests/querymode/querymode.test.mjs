@@ -5,7 +5,7 @@
 // 500s are survived, required filters are enforced, the SSRF guard holds.
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import { readdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -163,8 +163,11 @@ async function connect(user) {
     requestInit: { headers: { Authorization: `Bearer ${KEYS[user]}` } } });
   const client = new Client({ name: `qm-${user}`, version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
+  client.transportRef = transport;
   return client;
 }
+
+const spillFolders = () => readdirSync(work).filter((n) => n.startsWith("sluice-qm-")).sort();
 
 const text = (r) => r.content.map((c) => c.text ?? "").join("\n");
 
@@ -224,6 +227,19 @@ test("one caller cannot see another's tables", async () => {
   assert.ok(drop.isError);
   await alice.close();
   await bob.close();
+});
+
+test("closing the MCP session frees its query-mode session and spill folder at once", async () => {
+  const alice = await connect("alice");
+  const before = spillFolders();
+  const l = await alice.callTool({ name: "load", arguments: { source: "invoices", where: "Date >= '2026-12-01'" } });
+  assert.ok(!l.isError, text(l));
+  const during = spillFolders();
+  const mine = during.filter((d) => !before.includes(d));
+  assert.equal(mine.length, 1, `one new session folder: ${during}`);
+  await alice.transportRef.terminateSession();
+  await alice.close();
+  assert.ok(!spillFolders().includes(mine[0]), "the folder is removed with the MCP session");
 });
 
 test("hostile SQL is refused: read_csv, ATTACH, SET, COPY, INSTALL, writes, two statements", async () => {
