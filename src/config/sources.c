@@ -2,7 +2,8 @@
  * sources.c — the cross-checks of a [[sources]] table (query mode's read sources): what the
  * generic decoder cannot see from one key alone.
  *
- * Owns: source, column and parameter names usable as SQL identifiers; base_url shape; one
+ * Owns: source, column and parameter names usable as SQL identifiers; what each kind needs
+ * (http: base_url; file: file and no base_url); base_url shape; one
  * credential, never inline and never as a plain header; unique params and columns; blocked
  * columns that exist. Does not own: the key rows (config.c), reaching the source (querymode/).
  */
@@ -158,7 +159,17 @@ sluice_checks_source(sluice_keys_loader *ld, const sluice_toml_value *table, voi
                                    "source name '%s' must be a SQL identifier "
                                    "([A-Za-z_][A-Za-z0-9_]*): it names the table it loads",
                                    sluice_keys_show(ld, src->name));
-    sluice_status st = check_base_url(ld, table, src);
+    sluice_keys_value_pos(table, "kind", &line, &col);
+    bool http = strcmp(src->kind, "http") == 0;
+    if (http && src->base_url == NULL)
+        return sluice_keys_fail_at(ld, line, col, "base_url",
+                                   "source '%s' is kind = \"http\" and needs base_url", src->name);
+    if (!http && (src->file == NULL || src->base_url != NULL))
+        return sluice_keys_fail_at(ld, line, col, "file",
+                                   "source '%s' is kind = \"file\": set file (a CSV, Parquet or "
+                                   "JSON path) and no base_url",
+                                   src->name);
+    sluice_status st = http ? check_base_url(ld, table, src) : SLUICE_OK;
     if (st == SLUICE_OK)
         st = check_credentials(ld, table, src);
     if (st == SLUICE_OK)

@@ -136,4 +136,9 @@
 #define SLUICE_LIMIT_JS_CALL_DEPTH     200u
 #define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
 
+/* Query mode: most requests one load fans out into (IN lists and JOIN values multiplied), and
+ * most distinct values a JOIN or IN subquery may hand a required filter. */
+#define SLUICE_LIMIT_QM_FANOUT      1024u
+#define SLUICE_LIMIT_QM_JOIN_VALUES 1024u
+
 #endif

@@ -258,3 +258,95 @@ sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_e
     t->conn = NULL;
     return st;
 }
+
+static void json_decref_cleanup(void *p)
+{
+    json_decref(p);
+}
+
+sluice_status sluice_scratch_parse(
+    sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err)
+{
+    *out = NULL;
+    duckdb_connection conn;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    sluice_status st = SLUICE_OK;
+    if (duckdb_prepare(conn,
+                       "SELECT json_serialize_sql($1::VARCHAR, skip_null := true, "
+                       "skip_empty := true)",
+                       &ps) != DuckDBSuccess ||
+        duckdb_bind_varchar(ps, 1, sql) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "the SQL parser is not available");
+    } else if (duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "the SQL parser failed");
+        duckdb_destroy_result(&res);
+    } else {
+        char *text = duckdb_row_count(&res) == 1 ? duckdb_value_varchar(&res, 0, 0) : NULL;
+        json_t *doc = text != NULL ? json_loads(text, JSON_DECODE_INT_AS_REAL, NULL) : NULL;
+        duckdb_free(text);
+        duckdb_destroy_result(&res);
+        const json_t *stmts = json_object_get(doc, "statements");
+        json_t *node =
+            json_array_size(stmts) == 1 ? json_object_get(json_array_get(stmts, 0), "node") : NULL;
+        if (node != NULL && !json_is_true(json_object_get(doc, "error"))) {
+            *out = json_incref(node);
+            if (sluice_arena_cleanup_add(arena, json_decref_cleanup, *out) != 0) {
+                json_decref(*out);
+                *out = NULL;
+                st = SLUICE_E_NOMEM;
+            }
+        }
+        json_decref(doc);
+    }
+    duckdb_destroy_prepare(&ps);
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+sluice_status sluice_scratch_distinct(sluice_executor *ex,
+                                      const char *table,
+                                      const char *column,
+                                      size_t max,
+                                      sluice_arena *arena,
+                                      const char ***values,
+                                      size_t *count,
+                                      sluice_error *err)
+{
+    *values = NULL;
+    *count = 0;
+    if (!sluice_scratch_name_ok(table) || !sluice_scratch_name_ok(column))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID, "'%.64s.%.64s' is not a column name",
+                                table != NULL ? table : "", column != NULL ? column : "");
+    char *sql = sluice_arena_printf(arena,
+                                    "SELECT DISTINCT CAST(\"%s\" AS VARCHAR) AS v FROM \"%s\" "
+                                    "WHERE \"%s\" IS NOT NULL ORDER BY v LIMIT %zu",
+                                    column, table, column, max + 1);
+    const char **out = sluice_arena_calloc(arena, max + 2, sizeof(*out));
+    if (sql == NULL || out == NULL)
+        return SLUICE_E_NOMEM;
+    duckdb_connection conn;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    duckdb_result res;
+    sluice_status st = SLUICE_OK;
+    if (duckdb_query(conn, sql, &res) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "cannot read %s.%s: %s", table, column,
+                              duckdb_result_error(&res));
+    } else {
+        idx_t rows = duckdb_row_count(&res);
+        for (idx_t r = 0; st == SLUICE_OK && r < rows && r <= max; r++) {
+            char *v = duckdb_value_varchar(&res, 0, r);
+            out[r] = v != NULL ? sluice_arena_strdup(arena, v) : NULL;
+            duckdb_free(v);
+            st = out[r] != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+        }
+        *count = rows <= max + 1 ? (size_t)rows : max + 1;
+    }
+    duckdb_destroy_result(&res);
+    duckdb_disconnect(&conn);
+    *values = out;
+    return st;
+}

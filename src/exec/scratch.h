@@ -77,6 +77,25 @@ sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, 
  * The rows appended so far become visible on success. Safe to call once after any failure. */
 sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err);
 
+/* The parse tree of sql (DuckDB's json_serialize_sql: the first statement's "node"), parsed
+ * only — nothing is bound or run, so no table needs to exist. *out is NULL when sql is not one
+ * parseable SELECT (the caller's analysis reports why); it lives in arena. Numbers come back as
+ * reals. SLUICE_E_ENGINE / SLUICE_E_NOMEM when the parser itself cannot run. */
+sluice_status sluice_scratch_parse(
+    sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err);
+
+/* The distinct non-null values of table.column as text (at most max + 1, so the caller can tell
+ * "more than max"), sorted. Names must pass sluice_scratch_name_ok (SLUICE_E_INVALID);
+ * SLUICE_E_ENGINE when the table or column does not exist. Strings in arena. */
+sluice_status sluice_scratch_distinct(sluice_executor *ex,
+                                      const char *table,
+                                      const char *column,
+                                      size_t max,
+                                      sluice_arena *arena,
+                                      const char ***values,
+                                      size_t *count,
+                                      sluice_error *err);
+
 /* Drops table if it exists. SLUICE_E_INVALID for a bad name, SLUICE_E_ENGINE otherwise. */
 sluice_status
 sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err);

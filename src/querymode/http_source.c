@@ -630,7 +630,7 @@ sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, slui
     if (strcmp(f->source->pagination.style, "offset") == 0 && st == SLUICE_OK)
         url = page_url(&h, 0, NULL);
     for (int64_t page = 1; st == SLUICE_OK && url != NULL && !f->truncated; page++) {
-        if (page > f->max_pages) {
+        if (f->pages >= f->max_pages) { /* across every request of one load */
             stop_truncated(f, "max_pages");
             break;
         }

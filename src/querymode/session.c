@@ -354,6 +354,9 @@ sluice_status sluice_qm_table_put(sluice_qm_session *s, const sluice_qm_table *t
     sluice_qm_table copy = *t;
     copy.name = sluice_arena_strdup(s->arena, t->name);
     copy.source = sluice_arena_strdup(s->arena, t->source);
+    copy.load_key = t->load_key != NULL ? sluice_arena_strdup(s->arena, t->load_key) : NULL;
+    if (t->load_key != NULL && copy.load_key == NULL)
+        return SLUICE_E_NOMEM;
     copy.columns = sluice_arena_calloc(s->arena, t->column_count + 1, sizeof(*copy.columns));
     if (copy.name == NULL || copy.source == NULL || copy.columns == NULL)
         return SLUICE_E_NOMEM;

@@ -35,6 +35,7 @@ typedef struct sluice_qm_table {
     sluice_exec_column *columns;
     size_t column_count;
     const sluice_strlist *blocked; /* the source's blocked_columns (config-owned) */
+    const char *load_key; /* auto-loaded by a query: the request plan it holds; NULL: `load` */
 } sluice_qm_table;
 
 typedef struct sluice_qm_session {
