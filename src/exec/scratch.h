@@ -84,12 +84,30 @@ sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_e
 sluice_status sluice_scratch_parse(
     sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err);
 
-/* The distinct non-null values of table.column as text (at most max + 1, so the caller can tell
- * "more than max"), sorted. Names must pass sluice_scratch_name_ok (SLUICE_E_INVALID);
- * SLUICE_E_ENGINE when the table or column does not exist. Strings in arena. */
+/* One condition on a row: column op value (op "=", ">=", ">", "<=", "<"; several values for
+ * "=" mean IN), each value bound as text and cast to type (a sluice_scratch_type_ok type). */
+typedef struct sluice_scratch_filter {
+    const char *column;
+    const char *type;
+    const char *op;
+    const char *const *values;
+    size_t value_count;
+} sluice_scratch_filter;
+
+/* Most filters and bound values one sluice_scratch_distinct takes. */
+#define SLUICE_SCRATCH_MAX_FILTERS 32u
+#define SLUICE_SCRATCH_MAX_BOUND   512u
+
+/* The distinct non-null values of table.column as text among the rows passing every filter (at
+ * most max + 1, so the caller can tell "more than max"), sorted. Names must pass
+ * sluice_scratch_name_ok, types sluice_scratch_type_ok, ops the list above (SLUICE_E_INVALID);
+ * SLUICE_E_LIMIT past the limits above; SLUICE_E_ENGINE when the table or column does not exist.
+ * Values are bound, never spliced. Strings in arena. */
 sluice_status sluice_scratch_distinct(sluice_executor *ex,
                                       const char *table,
                                       const char *column,
+                                      const sluice_scratch_filter *filters,
+                                      size_t filter_count,
                                       size_t max,
                                       sluice_arena *arena,
                                       const char ***values,

@@ -77,6 +77,33 @@ static bool ready(const sluice_qm_need *nd, const sluice_qm_need *needs, const b
     return true;
 }
 
+static const char *column_type(const sluice_qm_table *t, const char *column)
+{
+    for (size_t i = 0; i < t->column_count; i++)
+        if (strcasecmp(t->columns[i].name, column) == 0)
+            return t->columns[i].type;
+    return NULL;
+}
+
+/* The other table's constant filters as engine filters (typed by its columns); those on columns
+ * it lacks are left out, which only widens the values. */
+static sluice_scratch_filter *other_filters(const sluice_qm_table *t,
+                                            const sluice_qm_term *terms,
+                                            size_t n,
+                                            size_t *count,
+                                            sluice_arena *arena)
+{
+    sluice_scratch_filter *f = sluice_arena_calloc(arena, n + 1, sizeof(*f));
+    *count = 0;
+    for (size_t i = 0; f != NULL && i < n && *count < SLUICE_SCRATCH_MAX_FILTERS; i++) {
+        const char *type = column_type(t, terms[i].column);
+        if (type != NULL)
+            f[(*count)++] = (sluice_scratch_filter){ terms[i].column, type, terms[i].op,
+                                                     terms[i].values, terms[i].value_count };
+    }
+    return f;
+}
+
 /* The terms with JOIN / IN-subquery values filled in; a term whose table is not in the session
  * is dropped (the query filters again; a required filter then reports what is missing). */
 static sluice_status resolve_terms(env_ctx *e,
@@ -91,14 +118,19 @@ static sluice_status resolve_terms(env_ctx *e,
         sluice_qm_term term = nd->terms[t];
         const char *table = nd->from_table[t];
         if (table != NULL) {
-            if (sluice_qm_table_find(e->session, table) == NULL ||
-                strcasecmp(table, nd->source->name) == 0)
+            const sluice_qm_table *other = sluice_qm_table_find(e->session, table);
+            if (other == NULL || strcasecmp(table, nd->source->name) == 0)
                 continue;
+            size_t nf = 0;
+            sluice_scratch_filter *filters =
+                other_filters(other, nd->from_filters[t], nd->from_filter_count[t], &nf, arena);
+            if (filters == NULL)
+                return SLUICE_E_NOMEM;
             const char **values = NULL;
             size_t n = 0;
             sluice_status st =
-                sluice_scratch_distinct(e->session->db, table, nd->from_column[t],
-                                        SLUICE_LIMIT_QM_JOIN_VALUES, arena, &values, &n, err);
+                sluice_scratch_distinct(e->session->db, other->name, nd->from_column[t], filters,
+                                        nf, SLUICE_LIMIT_QM_JOIN_VALUES, arena, &values, &n, err);
             if (st != SLUICE_OK)
                 return st;
             if (n > SLUICE_LIMIT_QM_JOIN_VALUES)

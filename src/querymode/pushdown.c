@@ -33,6 +33,7 @@ typedef struct walk {
     size_t count;
     sluice_arena *arena;
     sluice_error *err;
+    bool constants_only; /* gathering another table's filters: no JOIN/IN values */
 } walk;
 
 static const char *str(const json_t *node, const char *key)
@@ -194,6 +195,8 @@ typedef struct terms {
     sluice_qm_term items[SLUICE_QM_PUSHDOWN_MAX_TERMS];
     const char *from_table[SLUICE_QM_PUSHDOWN_MAX_TERMS];
     const char *from_column[SLUICE_QM_PUSHDOWN_MAX_TERMS];
+    const sluice_qm_term *from_filters[SLUICE_QM_PUSHDOWN_MAX_TERMS];
+    size_t from_filter_count[SLUICE_QM_PUSHDOWN_MAX_TERMS];
     size_t count;
 } terms;
 
@@ -228,8 +231,28 @@ static bool add_term(walk *w,
     };
     ts->from_table[ts->count] = from_table;
     ts->from_column[ts->count] = from_column;
+    ts->from_filters[ts->count] = NULL;
+    ts->from_filter_count[ts->count] = 0;
     ts->count++;
     return true;
+}
+
+static bool conjunct_terms(walk *w, const scope *sc, size_t at, const json_t *c, terms *ts);
+
+/* The constant filters of ref `at` in sc, attached to the last term of ts (the JOIN/IN term
+ * whose values that table gives). Best effort: without them the values are only wider. */
+static void attach_filters(walk *w, const scope *sc, size_t at, terms *ts)
+{
+    terms *own = sluice_arena_calloc(w->arena, 1, sizeof(*own));
+    if (own == NULL || ts->count == 0)
+        return;
+    bool was = w->constants_only;
+    w->constants_only = true;
+    for (size_t c = 0; c < sc->conj_count; c++)
+        conjunct_terms(w, sc, at, sc->conj[c], own);
+    w->constants_only = was;
+    ts->from_filters[ts->count - 1] = own->items;
+    ts->from_filter_count[ts->count - 1] = own->count;
 }
 
 /* The ref (other than at) a column reference names, with its column, for JOIN values. */
@@ -238,7 +261,8 @@ static bool other_column(const walk *w,
                          size_t at,
                          const json_t *expr,
                          const char **table,
-                         const char **column)
+                         const char **column,
+                         size_t *index)
 {
     for (size_t i = 0; i < sc->ref_count; i++) {
         if (i == at || sc->refs[i].table == NULL)
@@ -247,6 +271,7 @@ static bool other_column(const walk *w,
         if (c != NULL) {
             *table = sc->refs[i].table;
             *column = c;
+            *index = i;
             return true;
         }
     }
@@ -273,9 +298,13 @@ static bool comparison_term(walk *w, const scope *sc, size_t at, const json_t *c
     if (v != NULL)
         return add_term(w, ts, col, op, &v, 1, NULL, NULL, at_of(l));
     const char *table = NULL, *column = NULL;
-    if (strcmp(op, "=") == 0 && other_column(w, sc, at, r, &table, &column))
-        return add_term(w, ts, col, op, NULL, 0, table, column, at_of(l));
-    return false;
+    size_t other = 0;
+    if (w->constants_only || strcmp(op, "=") != 0 ||
+        !other_column(w, sc, at, r, &table, &column, &other) ||
+        !add_term(w, ts, col, op, NULL, 0, table, column, at_of(l)))
+        return false;
+    attach_filters(w, sc, other, ts);
+    return true;
 }
 
 static bool in_term(walk *w, const scope *sc, size_t at, const json_t *c, terms *ts)
@@ -315,14 +344,22 @@ static bool subquery_term(walk *w, const scope *sc, size_t at, const json_t *c, 
     const json_t *list = json_object_get(node, "select_list");
     const json_t *from = json_object_get(node, "from_table");
     const json_t *names = json_object_get(json_array_get(list, 0), "column_names");
-    if (col == NULL || !is(c, "subquery_type", "ANY") ||
+    if (w->constants_only || col == NULL || !is(c, "subquery_type", "ANY") ||
         !is(c, "comparison_type", "COMPARE_EQUAL") || !is(node, "type", "SELECT_NODE") ||
         json_array_size(list) != 1 || !is(json_array_get(list, 0), "class", "COLUMN_REF") ||
         json_array_size(names) == 0 || !is(from, "type", "BASE_TABLE") ||
         json_object_get(from, "schema_name") != NULL)
         return false;
     const char *column = json_string_value(json_array_get(names, json_array_size(names) - 1));
-    return add_term(w, ts, col, "=", NULL, 0, str(from, "table_name"), column, at_of(child));
+    if (!add_term(w, ts, col, "=", NULL, 0, str(from, "table_name"), column, at_of(child)))
+        return false;
+    scope *inner = sluice_arena_calloc(w->arena, 1, sizeof(*inner));
+    if (inner != NULL) {
+        add_refs(w, inner, from);
+        add_conjuncts(inner, json_object_get(node, "where_clause"));
+        attach_filters(w, inner, 0, ts);
+    }
+    return true;
 }
 
 /* True when conjunct c became terms of ref at. */
@@ -418,8 +455,13 @@ record(walk *w, const sluice_config_source *src, const terms *ts, int64_t limit)
     n->terms = sluice_arena_calloc(w->arena, ts->count + 1, sizeof(*n->terms));
     n->from_table = sluice_arena_calloc(w->arena, ts->count + 1, sizeof(char *));
     n->from_column = sluice_arena_calloc(w->arena, ts->count + 1, sizeof(char *));
-    if (n->terms == NULL || n->from_table == NULL || n->from_column == NULL)
+    n->from_filters = sluice_arena_calloc(w->arena, ts->count + 1, sizeof(*n->from_filters));
+    n->from_filter_count = sluice_arena_calloc(w->arena, ts->count + 1, sizeof(size_t));
+    if (n->terms == NULL || n->from_table == NULL || n->from_column == NULL ||
+        n->from_filters == NULL || n->from_filter_count == NULL)
         return SLUICE_E_NOMEM;
+    memcpy(n->from_filters, ts->from_filters, ts->count * sizeof(*n->from_filters));
+    memcpy(n->from_filter_count, ts->from_filter_count, ts->count * sizeof(size_t));
     memcpy(n->terms, ts->items, ts->count * sizeof(*n->terms));
     memcpy(n->from_table, ts->from_table, ts->count * sizeof(char *));
     memcpy(n->from_column, ts->from_column, ts->count * sizeof(char *));
@@ -439,6 +481,8 @@ static sluice_status select_node(walk *w, const json_t *node)
         size_t used = 0;
         for (size_t c = 0; c < sc.conj_count; c++)
             used += conjunct_terms(w, &sc, at, sc.conj[c], &ts);
+        if (ts.count == SLUICE_QM_PUSHDOWN_MAX_TERMS)
+            sc.overflow = true;
         int64_t limit =
             node == w->root && sc.ref_count == 1 && !sc.overflow && used == sc.conj_count
                 ? plain_limit(node)

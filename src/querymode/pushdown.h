@@ -39,6 +39,10 @@ typedef struct sluice_qm_need {
     sluice_qm_term *terms; /* values NULL where from_table is set (resolved by the caller) */
     const char **from_table;
     const char **from_column;
+    /* per term: the other table's own constant filters (its WHERE / ON conjuncts, or the IN
+     * subquery's), which narrow the values handed over */
+    const sluice_qm_term **from_filters;
+    size_t *from_filter_count;
     size_t term_count;
     int64_t limit; /* > 0: the loader may stop after this many rows */
     size_t refs;   /* how many times the statement names the source */

@@ -239,6 +239,8 @@ test("closing the MCP session frees its query-mode session and spill folder at o
   assert.equal(mine.length, 1, `one new session folder: ${during}`);
   await alice.transportRef.terminateSession();
   await alice.close();
+  // The MCP session is freed when its last stream lets go of it (right after the DELETE).
+  for (let i = 0; i < 50 && spillFolders().includes(mine[0]); i++) await sleep(20);
   assert.ok(!spillFolders().includes(mine[0]), "the folder is removed with the MCP session");
 });
 
