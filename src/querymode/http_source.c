@@ -37,6 +37,7 @@ typedef struct http_ctx {
     bool allow_private;
     int64_t interval_ms; /* from requests_per_minute */
     int64_t next_slot_ms;
+    bool guard_refused; /* the SSRF guard refused an address of the last attempt */
     const char **seen_cursors;
     size_t seen_count;
 } http_ctx;
@@ -113,9 +114,11 @@ static bool addr_private(const struct sockaddr *sa)
 static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
 {
     (void)purpose;
-    const http_ctx *h = clientp;
-    if (!h->allow_private && addr_private(&addr->addr))
+    http_ctx *h = clientp;
+    if (!h->allow_private && addr_private(&addr->addr)) {
+        h->guard_refused = true;
         return CURL_SOCKET_BAD;
+    }
     return socket(addr->family, addr->socktype, addr->protocol);
 }
 
@@ -225,6 +228,7 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
     io->over = false;
     io->next_link[0] = '\0';
     io->retry_after_s = -1;
+    h->guard_refused = false;
     curl_easy_setopt(h->curl, CURLOPT_URL, url);
     curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, io);
     curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, io);
@@ -234,10 +238,8 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
         return SLUICE_E_CANCELLED;
     if (io->over)
         return SLUICE_E_LIMIT;
-    if (rc == CURLE_COULDNT_CONNECT) {
-        /* The guard refused every address, or nothing listens: tell them apart for the user. */
-        return SLUICE_E_IO;
-    }
+    if (rc != CURLE_OK && h->guard_refused)
+        return SLUICE_E_DENIED; /* a refusal, not a failure: retrying cannot change the address */
     if (rc != CURLE_OK)
         return SLUICE_E_IO;
     curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, status);
@@ -253,6 +255,13 @@ static sluice_status get_page(http_ctx *h, const char *url, page_io *io, long *s
         sluice_status st = get_once(h, url, io, status);
         if (st == SLUICE_E_CANCELLED || st == SLUICE_E_LIMIT)
             return st;
+        if (st == SLUICE_E_DENIED)
+            return sluice_error_set(h->err, h->arena, SLUICE_E_DENIED,
+                                    "source '%s': the SSRF guard refused the connection on the "
+                                    "first attempt (the address is loopback, link-local or "
+                                    "private, which only a base_url naming such an address "
+                                    "allows); not retried",
+                                    src->name);
         if (st == SLUICE_OK &&
             ((*status >= 200 && *status < 300) || (*status == 404 && src->allow_404_empty)))
             return SLUICE_OK;
@@ -261,13 +270,13 @@ static sluice_status get_page(http_ctx *h, const char *url, page_io *io, long *s
                                     "source '%s' answered HTTP %ld; the load stopped", src->name,
                                     *status);
         if (attempt >= src->max_retries) {
-            if (st != SLUICE_OK && !h->allow_private)
-                return sluice_error_set(
-                    h->err, h->arena, SLUICE_E_IO,
-                    "source '%s' could not be reached after %lld attempts (connection failed, "
-                    "or its address is loopback, link-local or private, which only a base_url "
-                    "naming such an address allows)",
-                    src->name, (long long)attempt + 1);
+            if (st != SLUICE_OK)
+                return sluice_error_set(h->err, h->arena, SLUICE_E_IO,
+                                        "source '%s' could not be reached after %lld attempts "
+                                        "(connection failed or timed out after "
+                                        "timeout_seconds = %lld)",
+                                        src->name, (long long)attempt + 1,
+                                        (long long)src->timeout_seconds);
             return sluice_error_set(h->err, h->arena, SLUICE_E_IO,
                                     "source '%s' kept failing (HTTP %ld) after %lld attempts",
                                     src->name, *status, (long long)attempt + 1);
