@@ -236,6 +236,22 @@ sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, 
     return SLUICE_OK;
 }
 
+sluice_status
+sluice_scratch_append_chunk(sluice_scratch_table *t, duckdb_data_chunk chunk, sluice_error *err)
+{
+    if (t->broken || t->done)
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
+                                "the table %s is no longer being loaded", t->name);
+    if (duckdb_append_data_chunk(t->app, chunk) != DuckDBSuccess) {
+        t->broken = true;
+        const char *why = duckdb_appender_error(t->app);
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID, "loading %s failed: %s", t->name,
+                                why != NULL ? why : "the engine refused the rows");
+    }
+    t->rows += (int64_t)duckdb_data_chunk_get_size(chunk);
+    return SLUICE_OK;
+}
+
 sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err)
 {
     if (t == NULL || t->done)

@@ -114,6 +114,34 @@ sluice_status sluice_scratch_distinct(sluice_executor *ex,
                                       size_t *count,
                                       sluice_error *err);
 
+/* A file source: format "csv", "parquet", "json" or "auto" (by the path's suffix). */
+typedef struct sluice_scratch_import {
+    const char *path; /* absolute, no quote characters */
+    const char *format;
+    const sluice_exec_column *columns; /* declared (read and cast), or NULL: the file's own */
+    size_t column_count;
+    int64_t max_rows;
+    size_t max_bytes; /* the file's size cap */
+    /* results */
+    sluice_exec_column *out_columns; /* in arena */
+    size_t out_column_count;
+    int64_t rows;
+    bool truncated;
+} sluice_scratch_import;
+
+/* Reads a file into a new session table (replacing one of that name). The file is read by a
+ * transient engine of its own, allowed that one path and locked before it reads; the session
+ * database never gets file access. The file's columns keep their names when they are plain
+ * identifiers (others are skipped) and their types when sluice_scratch_type_ok allows them
+ * (others become VARCHAR). Errors: SLUICE_E_INVALID (bad path or format, a file that does not
+ * parse or lacks a declared column: the engine's message), SLUICE_E_LIMIT (larger than
+ * max_bytes), SLUICE_E_IO (cannot stat it), SLUICE_E_ENGINE. */
+sluice_status sluice_scratch_import_file(sluice_executor *ex,
+                                         const char *table,
+                                         sluice_scratch_import *im,
+                                         sluice_arena *arena,
+                                         sluice_error *err);
+
 /* Drops table if it exists. SLUICE_E_INVALID for a bad name, SLUICE_E_ENGINE otherwise. */
 sluice_status
 sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err);

@@ -104,6 +104,20 @@ static sluice_scratch_filter *other_filters(const sluice_qm_table *t,
     return f;
 }
 
+/* How the source takes values for column: 0 not at all (the values would be useless), 1 as an
+ * optional filter, 2 as a required one. */
+static int takes_values(const sluice_config_source *src, const char *column)
+{
+    int how = 0;
+    for (size_t i = 0; i < src->param_count; i++) {
+        const sluice_config_source_param *p = &src->params[i];
+        if (p->column != NULL && strcasecmp(p->column, column) == 0 &&
+            (strcmp(p->op, "=") == 0 || strcmp(p->op, ">=") == 0 || strcmp(p->op, "<=") == 0))
+            how = p->required ? 2 : (how > 1 ? how : 1);
+    }
+    return how;
+}
+
 /* The terms with JOIN / IN-subquery values filled in; a term whose table is not in the session
  * is dropped (the query filters again; a required filter then reports what is missing). */
 static sluice_status resolve_terms(env_ctx *e,
@@ -119,7 +133,8 @@ static sluice_status resolve_terms(env_ctx *e,
         const char *table = nd->from_table[t];
         if (table != NULL) {
             const sluice_qm_table *other = sluice_qm_table_find(e->session, table);
-            if (other == NULL || strcasecmp(table, nd->source->name) == 0)
+            int how = takes_values(nd->source, term.column);
+            if (other == NULL || how == 0 || strcasecmp(table, nd->source->name) == 0)
                 continue;
             size_t nf = 0;
             sluice_scratch_filter *filters =
@@ -133,6 +148,8 @@ static sluice_status resolve_terms(env_ctx *e,
                                         nf, SLUICE_LIMIT_QM_JOIN_VALUES, arena, &values, &n, err);
             if (st != SLUICE_OK)
                 return st;
+            if (n > SLUICE_LIMIT_QM_JOIN_VALUES && how == 1)
+                continue; /* optional: load without it rather than fan out that far */
             if (n > SLUICE_LIMIT_QM_JOIN_VALUES)
                 return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                         "query, column %zu: %s.%s gives more than %u distinct "

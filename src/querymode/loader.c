@@ -165,6 +165,50 @@ record_table(load_ctx *lc, const sluice_qm_load_spec *spec, sluice_qm_load_resul
     return sluice_qm_table_put(lc->session, &rec);
 }
 
+/* kind = "file": sluice reads it (exec/scratch.h), never the session engine. */
+static sluice_status load_file(sluice_querymode *qm,
+                               sluice_arena *arena,
+                               sluice_qm_session *session,
+                               const sluice_qm_load_spec *spec,
+                               sluice_qm_load_result *out,
+                               sluice_error *err)
+{
+    const sluice_config_source *src = spec->source;
+    const sluice_config_query_mode *qc = &qm->config->query_mode;
+    sluice_exec_column *cols = sluice_arena_calloc(arena, src->column_count + 1, sizeof(*cols));
+    if (cols == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < src->column_count; i++)
+        cols[i] = (sluice_exec_column){ src->columns[i].name, src->columns[i].type };
+    sluice_scratch_import im = { .path = src->file,
+                                 .format = src->format,
+                                 .columns = cols,
+                                 .column_count = src->column_count,
+                                 .max_rows = spec->limit > 0 && spec->limit < qc->max_load_rows
+                                                 ? spec->limit
+                                                 : qc->max_load_rows,
+                                 .max_bytes = qc->max_load_bytes };
+    sluice_status st = sluice_scratch_import_file(session->db, spec->table, &im, arena, err);
+    if (st != SLUICE_OK) {
+        sluice_qm_table_remove(session, spec->table);
+        return st;
+    }
+    bool by_limit = spec->limit > 0 && im.rows >= spec->limit;
+    out->truncated = im.truncated && !by_limit;
+    out->truncated_by = out->truncated ? "max_load_rows" : NULL;
+    out->rows = im.rows;
+    out->columns = im.out_columns;
+    out->column_count = im.out_column_count;
+    sluice_qm_table rec = { .name = spec->table,
+                            .source = src->name,
+                            .row_count = im.rows,
+                            .columns = im.out_columns,
+                            .column_count = im.out_column_count,
+                            .blocked = &src->blocked_columns,
+                            .load_key = spec->load_key };
+    return sluice_qm_table_put(session, &rec);
+}
+
 sluice_status sluice_qm_load_source(sluice_querymode *qm,
                                     sluice_arena *arena,
                                     const sluice_qm_caller *caller,
@@ -176,6 +220,8 @@ sluice_status sluice_qm_load_source(sluice_querymode *qm,
 {
     memset(out, 0, sizeof(*out));
     const sluice_config_source *src = spec->source;
+    if (strcmp(src->kind, "file") == 0)
+        return load_file(qm, arena, session, spec, out, err);
     const sluice_config_query_mode *qc = &qm->config->query_mode;
     sluice_qm_fetch f = {
         .source = src,

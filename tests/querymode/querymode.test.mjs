@@ -40,6 +40,11 @@ async function demoData() {
   const agg = (await c.runAndReadAll(
     `SELECT status, count(*)::INTEGER AS n, avg(total) AS a FROM invoices
      WHERE date >= DATE '2026-01-01' GROUP BY status ORDER BY status`)).getRowsJson();
+  // File sources: a CSV of contacts and a Parquet copy of the 2026 invoices.
+  await c.run(`COPY (SELECT DISTINCT customer_id AS ContactID, ['EU','US','APAC'][customer_id % 3 + 1] AS Region
+                FROM invoices ORDER BY 1) TO '${work}/contacts.csv' (HEADER)`);
+  await c.run(`COPY (SELECT id AS InvoiceID, customer_id AS ContactID, date AS Date, status AS Status,
+                total AS Total FROM invoices WHERE date >= DATE '2026-01-01') TO '${work}/invoices2026.parquet'`);
   c.closeSync();
   inst.closeSync();
   const file = path.join(work, "invoices.json");
@@ -197,6 +202,22 @@ timeout_seconds = 1
 max_retries = 1
 retry_base_ms = 10
 `).join("")}
+[[sources]]
+name = "contacts_csv"
+kind = "file"
+file = "${work}/contacts.csv"
+description = "Contacts with their region (CSV)"
+[[sources]]
+name = "invoices_parquet"
+kind = "file"
+file = "${work}/invoices2026.parquet"
+auto_load = true
+[[sources]]
+name = "bad_file"
+kind = "file"
+file = "${work}/contacts.csv"
+[[sources.columns]]
+name = "NoSuchColumn"
 [policy]
 backend = "cedar"
 policies = "${work}/qm.cedar"
@@ -515,6 +536,33 @@ test("cancelling a load mid-way stops the requests and drops the partial table",
   assert.ok(after1 < 20, `the load stopped early (${after1} requests)`);
   const q = await alice.callTool({ name: "query", arguments: { sql: "SELECT count(*) FROM slowload" } });
   assert.ok(q.isError, "the partial table was dropped");
+  await alice.close();
+});
+
+test("file sources: CSV and Parquet read by sluice, joined in the session; the engine still has no file access", async () => {
+  const alice = await connect("alice");
+  const l = await alice.callTool({ name: "load", arguments: { source: "contacts_csv" } });
+  assert.ok(!l.isError, text(l));
+  const contacts = new Set(invoicesAll.map((i) => i.ContactID));
+  assert.equal(l.structuredContent.rowCount, contacts.size);
+  assert.deepEqual(l.structuredContent.columns, [{ name: "ContactID", type: "BIGINT" }, { name: "Region", type: "VARCHAR" }]);
+  // invoices_parquet auto-loads (columns and types from the file) and joins the CSV table.
+  const q = await alice.callTool({ name: "query", arguments: { sql:
+    `SELECT c.Region, count(*) FROM invoices_parquet i JOIN contacts_csv c ON c.ContactID = i.ContactID
+     GROUP BY 1 ORDER BY 1` } });
+  assert.ok(!q.isError, text(q));
+  const want = {};
+  for (const i of invoicesAll.filter((i) => i.Date >= "2026-01-01"))
+    want[["EU", "US", "APAC"][i.ContactID % 3]] = (want[["EU", "US", "APAC"][i.ContactID % 3]] ?? 0) + 1;
+  assert.deepEqual(Object.fromEntries(rowsOf(q)), want);
+  assert.equal(q.structuredContent.autoLoaded[0].rowCount, count2026);
+  const d = await alice.callTool({ name: "describe_table", arguments: { table: "invoices_parquet" } });
+  assert.deepEqual(d.structuredContent.columns.map((c) => c.type), ["INTEGER", "INTEGER", "DATE", "VARCHAR", "DECIMAL(12,2)"]);
+  const direct = await alice.callTool({ name: "query", arguments: { sql: `SELECT * FROM read_csv('${work}/contacts.csv')` } });
+  assert.ok(direct.isError, "the declared file is not readable by path");
+  const bad = await alice.callTool({ name: "load", arguments: { source: "bad_file" } });
+  assert.ok(bad.isError);
+  assert.match(text(bad), /cannot read .*contacts\.csv.*NoSuchColumn/);
   await alice.close();
 });
 
