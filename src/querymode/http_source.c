@@ -35,8 +35,9 @@ typedef struct http_ctx {
     struct curl_slist *headers;
     char origin[512]; /* scheme://host[:port] of base_url */
     bool allow_private;
-    int64_t interval_ms; /* from requests_per_minute */
-    int64_t next_slot_ms;
+    int64_t interval_ms;     /* from requests_per_minute */
+    sluice_qm_rate own_rate; /* when the fetch brings no shared one */
+    sluice_qm_rate *rate;
     bool guard_refused; /* the SSRF guard refused an address of the last attempt */
     const char **seen_cursors;
     size_t seen_count;
@@ -220,10 +221,17 @@ static bool retryable(long status)
 /* GETs url once into io; *status is the HTTP status (0: no response). */
 static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *status)
 {
-    int64_t now = mono_ms();
-    if (h->interval_ms > 0 && now < h->next_slot_ms && !wait_ms(h, h->next_slot_ms - now))
-        return SLUICE_E_CANCELLED;
-    h->next_slot_ms = mono_ms() + h->interval_ms;
+    if (h->interval_ms > 0) {
+        /* Reserve the next slot under the lock, wait for it outside: concurrent loads of one
+         * source queue behind each other instead of each spending the whole budget. */
+        pthread_mutex_lock(&h->rate->mu);
+        int64_t now = mono_ms();
+        int64_t slot = h->rate->next_slot_ms > now ? h->rate->next_slot_ms : now;
+        h->rate->next_slot_ms = slot + h->interval_ms;
+        pthread_mutex_unlock(&h->rate->mu);
+        if (slot > now && !wait_ms(h, slot - now))
+            return SLUICE_E_CANCELLED;
+    }
     io->body.len = 0;
     io->over = false;
     io->next_link[0] = '\0';
@@ -629,7 +637,8 @@ static sluice_status setup(http_ctx *h)
 
 sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluice_error *err)
 {
-    http_ctx h = { .f = f, .arena = arena, .err = err };
+    http_ctx h = { .f = f, .arena = arena, .err = err, .own_rate = SLUICE_QM_RATE_INIT };
+    h.rate = f->rate != NULL ? f->rate : &h.own_rate;
     page_io io = { .cancelled = f->cancelled };
     sluice_buf_init(&io.body, arena, 0);
     sluice_status st = setup(&h);

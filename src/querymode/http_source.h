@@ -19,6 +19,7 @@
 #include "core/error.h"
 
 #include <jansson.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -34,8 +35,20 @@ typedef struct sluice_qm_param {
  * stop (SLUICE_E_LIMIT: a cap was reached, the fetch ends with truncated set). */
 typedef sluice_status (*sluice_qm_rows_fn)(void *ctx, const json_t *rows, sluice_error *err);
 
+/* A source's request spacing (requests_per_minute), shared by every load of that source so
+ * concurrent callers together stay under it. Initialise with SLUICE_QM_RATE_INIT. */
+typedef struct sluice_qm_rate {
+    pthread_mutex_t mu;
+    int64_t next_slot_ms; /* monotonic: the earliest the next request may start */
+} sluice_qm_rate;
+#define SLUICE_QM_RATE_INIT          \
+    {                                \
+        PTHREAD_MUTEX_INITIALIZER, 0 \
+    }
+
 typedef struct sluice_qm_fetch {
     const sluice_config_source *source;
+    sluice_qm_rate *rate; /* NULL: spacing within this fetch only */
     const sluice_qm_param *params;
     size_t param_count;
     int64_t max_pages;

@@ -12,6 +12,7 @@
 #include "lang/frontend.h"
 #include "querymode/cache.h"
 #include "querymode/fanout.h"
+#include "querymode/http_source.h"
 #include "querymode/querymode.h"
 #include "querymode/session.h"
 
@@ -20,6 +21,7 @@ struct sluice_querymode {
     sluice_codemode *cm;
     sluice_qm_registry *sessions;
     sluice_qm_cache *cache;
+    sluice_qm_rate *rates; /* one per config source, shared by all its loads */
     const sluice_frontend *sql;
 };
 

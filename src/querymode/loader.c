@@ -225,6 +225,7 @@ sluice_status sluice_qm_load_source(sluice_querymode *qm,
     const sluice_config_query_mode *qc = &qm->config->query_mode;
     sluice_qm_fetch f = {
         .source = src,
+        .rate = &qm->rates[src - qm->config->sources],
         .max_pages = src->pagination.max_pages > 0 && src->pagination.max_pages < qc->max_pages
                          ? src->pagination.max_pages
                          : qc->max_pages,

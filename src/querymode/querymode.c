@@ -61,8 +61,15 @@ sluice_status sluice_querymode_open(const sluice_config *config,
     sluice_status st = sluice_qm_registry_new(&config->query_mode, clock, &qm->sessions);
     if (st == SLUICE_OK)
         st = sluice_qm_cache_new(config->query_mode.cache_max_bytes, clock, &qm->cache);
+    qm->rates = calloc(config->source_count + 1, sizeof(*qm->rates));
+    if (st == SLUICE_OK && qm->rates == NULL)
+        st = SLUICE_E_NOMEM;
+    for (size_t i = 0; st == SLUICE_OK && i < config->source_count; i++)
+        pthread_mutex_init(&qm->rates[i].mu, NULL);
     if (st != SLUICE_OK) {
         sluice_qm_registry_free(qm->sessions);
+        sluice_qm_cache_free(qm->cache);
+        free(qm->rates);
         free(qm);
         return st;
     }
@@ -76,6 +83,9 @@ void sluice_querymode_close(sluice_querymode *qm)
         return;
     sluice_qm_registry_free(qm->sessions);
     sluice_qm_cache_free(qm->cache);
+    for (size_t i = 0; i < qm->config->source_count; i++)
+        pthread_mutex_destroy(&qm->rates[i].mu);
+    free(qm->rates);
     free(qm);
 }
 

@@ -29,6 +29,7 @@ let sluice;
 let flakyPort;
 let fastPort;
 let slowPort;
+let limitedPort;
 let invoicesAll; // every invoice row, as the REST server serves them
 
 async function demoData() {
@@ -123,6 +124,7 @@ before(async () => {
   const data = await demoData();
   fastPort = await startRest(data, []);
   slowPort = await startRest(data, ["--delay-ms", "150"]);
+  limitedPort = await startRest(data, ["--rpm", "5", "--window-ms", "1000", "--max-page-size", "1000"]);
   flakyPort = await startRest(data, ["--rpm", "4", "--window-ms", "2000", "--fail-every", "3",
                                      "--max-page-size", "1000"]);
   const config = path.join(work, "querymode.toml");
@@ -170,6 +172,7 @@ ${invoicesSource("rebound", fastPort, "none").replace("127.0.0.1", "rebound.loca
 ${invoicesSource("invoices_auto", fastPort, "cursor", "auto_load = true")}
 ${invoicesSource("invoices_secret", fastPort, "cursor", "auto_load = true")}
 ${invoicesSource("slowload", slowPort, "cursor")}
+${invoicesSource("invoices_rated", limitedPort, "cursor", "requests_per_minute = 240").replace("page_size = 100", "page_size = 1000")}
 ${invoicesSource("contact_invoices", fastPort, "cursor", "auto_load = true")}
 [[sources.params]]
 name = "contact_id"
@@ -564,6 +567,23 @@ test("file sources: CSV and Parquet read by sluice, joined in the session; the e
   assert.ok(bad.isError);
   assert.match(text(bad), /cannot read .*contacts\.csv.*NoSuchColumn/);
   await alice.close();
+});
+
+test("requests_per_minute holds across concurrent loads of two callers", async () => {
+  const [alice, bob] = await Promise.all([connect("alice"), connect("bob")]);
+  const before = await stats(limitedPort);
+  const args = { source: "invoices_rated", where: "Date >= '2026-08-01'" };
+  const [a, b] = await Promise.all([alice.callTool({ name: "load", arguments: args }),
+                                    bob.callTool({ name: "load", arguments: args })]);
+  assert.ok(!a.isError && !b.isError, text(a) + text(b));
+  const want = invoicesAll.filter((i) => i.Date >= "2026-08-01").length;
+  assert.equal(a.structuredContent.rowCount, want);
+  assert.equal(b.structuredContent.rowCount, want);
+  const after = await stats(limitedPort);
+  assert.ok(after.served - before.served >= 2 * Math.ceil(want / 1000));
+  // 4 per second shared keeps under the server's 5 per second; two separate budgets (8/s) would not.
+  assert.equal(after.limited, before.limited, `the server answered ${after.limited - before.limited} 429s`);
+  await Promise.all([alice.close(), bob.close()]);
 });
 
 test("every call is audited: loads, queries and refusals, with the sources read", async () => {
