@@ -33,7 +33,9 @@ typedef struct walk {
     size_t count;
     sluice_arena *arena;
     sluice_error *err;
-    bool constants_only; /* gathering another table's filters: no JOIN/IN values */
+    bool constants_only;        /* gathering another table's filters: no JOIN/IN values */
+    const char *ctes[MAX_REFS]; /* WITH names seen: they shadow sources of the same name */
+    size_t cte_count;
 } walk;
 
 static const char *str(const json_t *node, const char *key)
@@ -88,6 +90,9 @@ static void add_refs(walk *w, scope *sc, const json_t *from)
         return;
     r->table = str(from, "table_name");
     r->alias = json_object_get(from, "alias") != NULL ? str(from, "alias") : r->table;
+    for (size_t i = 0; i < w->cte_count; i++)
+        if (strcasecmp(w->ctes[i], r->table) == 0)
+            return; /* a WITH name, not the source (the walk reaches the CTE's own SELECT) */
     r->source = w->env->source_of(w->env->ctx, r->table);
 }
 
@@ -469,8 +474,23 @@ record(walk *w, const sluice_config_source *src, const terms *ts, int64_t limit)
     return SLUICE_OK;
 }
 
+/* Remembers the WITH names of node (statement-wide: a CTE name shadows the source anywhere below).
+ */
+static void note_ctes(walk *w, const json_t *node)
+{
+    size_t i;
+    const json_t *e;
+    json_array_foreach(json_object_get(json_object_get(node, "cte_map"), "map"), i, e)
+    {
+        const char *name = json_string_value(json_object_get(e, "key"));
+        if (name != NULL && w->cte_count < MAX_REFS)
+            w->ctes[w->cte_count++] = name;
+    }
+}
+
 static sluice_status select_node(walk *w, const json_t *node)
 {
+    note_ctes(w, node);
     scope sc = { .ref_count = 0 };
     add_refs(w, &sc, json_object_get(node, "from_table"));
     add_conjuncts(&sc, json_object_get(node, "where_clause"));

@@ -215,13 +215,23 @@ static void twice_with_other_filters_conflicts(void **state)
                      1);
     assert_false(n[0].conflict);
     assert_int_equal(n[0].term_count, 1);
+    /* a CTE over the source: the source inside it is still found, with its own filter */
+    assert_int_equal(needs_of(f,
+                              "WITH paid AS (SELECT * FROM invoices WHERE Status = 'paid') "
+                              "SELECT count(*) FROM paid",
+                              &n),
+                     1);
+    assert_string_equal(show(f, &n[0], 0), "Status=paid");
 }
 
 static void not_a_select_gives_nothing(void **state)
 {
     fixture *f = *state;
     static const char *const texts[] = { "SELEC * FROM invoices", "DELETE FROM invoices",
-                                         "SELECT 1; SELECT 2", "", "SELECT * FROM customers" };
+                                         "SELECT 1; SELECT 2", "", "SELECT * FROM customers",
+                                         /* a WITH name shadows the source */
+                                         "WITH invoices AS (SELECT 1 AS Status) SELECT * FROM "
+                                         "invoices WHERE Status = 1" };
     for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
         sluice_qm_need *n = NULL;
         assert_int_equal(needs_of(f, texts[i], &n), 0);
