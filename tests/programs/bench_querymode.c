@@ -136,9 +136,9 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--base") == 0)
             base = argv[i + 1];
         else if (strcmp(argv[i], "--iterations") == 0)
-            iterations = atoi(argv[i + 1]);
+            iterations = (int)strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--warmup") == 0)
-            warmup = atoi(argv[i + 1]);
+            warmup = (int)strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--out") == 0)
             out_path = argv[i + 1];
     }
