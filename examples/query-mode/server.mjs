@@ -12,7 +12,8 @@
 // date_from / date_to (inclusive, YYYY-MM-DD), status. With --token, requests need
 // "Authorization: Bearer T". --rpm is the number of requests allowed per --window-ms (a minute
 // unless the tests shorten it); past it the answer is 429 with an honest Retry-After. GET /stats
-// reports what was served. Prints "listening <port>" once ready.
+// reports what was served (and the most requests ever in flight at once). Prints
+// "listening <port>" once ready.
 //
 // Also: contact_id (one ContactID) filters /invoices; GET /contacts lists the distinct contacts
 // as {ContactID, Region} (Region = EU, US or APAC by ContactID % 3; filters region, page
@@ -36,7 +37,8 @@ const contacts = [...new Set(invoices.map((i) => i.ContactID))].sort((a, b) => a
   .map((id) => ({ ContactID: id, Region: regions[id % 3] }));
 let requests = 0;
 let window = [];
-const stats = { requests: 0, served: 0, limited: 0, failed: 0 };
+const stats = { requests: 0, served: 0, limited: 0, failed: 0, peak_in_flight: 0 };
+let inFlight = 0;
 
 function send(res, status, body, headers = {}) {
   res.writeHead(status, { "content-type": "application/json", ...headers });
@@ -96,6 +98,10 @@ function answer(req, res) {
 }
 
 const server = createServer((req, res) => {
+  if (!req.url.startsWith("/stats")) {
+    stats.peak_in_flight = Math.max(stats.peak_in_flight, ++inFlight);
+    res.on("close", () => inFlight--);
+  }
   if (delayMs > 0) setTimeout(() => answer(req, res), delayMs);
   else answer(req, res);
 });

@@ -666,6 +666,7 @@ static const sluice_key_spec source_keys[] = {
     { LIST_KEY(T, blocked_columns) },
     { BOOL_KEY(T, auto_load, false) },
     { INT_KEY(T, cache_ttl_seconds, 0, 86400, 300) },
+    { INT_KEY(T, max_concurrency, 1, 16, 1) },
 };
 #undef T
 

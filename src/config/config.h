@@ -334,6 +334,7 @@ typedef struct sluice_config_source {
     sluice_strlist blocked_columns;  /* join/filter only, never returned */
     bool auto_load;                  /* `query` naming it loads it, with its filters pushed down */
     int64_t cache_ttl_seconds;       /* the per-principal cache of its loads; 0 = none; 300 */
+    int64_t max_concurrency;         /* page/offset pages of one load in flight at once; 1 */
     size_t line;
 } sluice_config_source;
 

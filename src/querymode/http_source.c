@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,13 +513,13 @@ static sluice_status next_url(
     return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 
-static sluice_status
-one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **next)
+/* What a fetched page (get_page's result st, status and body in io) means: rows delivered, the
+ * next URL. */
+static sluice_status process_page(
+    http_ctx *h, page_io *io, sluice_status st, long status, int64_t page, const char **next)
 {
     sluice_qm_fetch *f = h->f;
-    long status = 0;
-    io->limit = f->max_bytes - f->bytes;
-    sluice_status st = get_page(h, url, io, &status);
+    *next = NULL;
     if (st == SLUICE_E_LIMIT)
         return stop_truncated(f, "max_load_bytes");
     if (st == SLUICE_E_CANCELLED)
@@ -527,7 +528,6 @@ one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **n
         return st;
     f->bytes += io->body.len;
     f->pages++;
-    *next = NULL;
     if (status == 404)
         return SLUICE_OK;
     json_error_t je;
@@ -551,6 +551,111 @@ one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **n
     json_decref(body);
     if (f->on_page != NULL)
         f->on_page(f->ctx, page, f->rows);
+    return st;
+}
+
+static sluice_status
+one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **next)
+{
+    long status = 0;
+    io->limit = h->f->max_bytes - h->f->bytes;
+    sluice_status st = get_page(h, url, io, &status);
+    return process_page(h, io, st, status, page, next);
+}
+
+/* ---- concurrent pages (page and offset styles: every URL is known in advance) ------------- */
+
+typedef struct worker {
+    http_ctx h; /* a copy with its own handle, arena and error; rate and cancel flag shared */
+    page_io io;
+    sluice_error err;
+    const char *url;
+    long status;
+    sluice_status st;
+    pthread_t tid;
+    bool started;
+} worker;
+
+static void *worker_run(void *arg)
+{
+    worker *w = arg;
+    w->st = get_page(&w->h, w->url, &w->io, &w->status);
+    return NULL;
+}
+
+static bool worker_start(worker *w, const http_ctx *h, const char *url)
+{
+    memset(w, 0, sizeof(*w));
+    w->h = *h;
+    w->h.arena = sluice_arena_new();
+    w->h.err = &w->err;
+    w->h.curl = w->h.arena != NULL ? curl_easy_duphandle(h->curl) : NULL;
+    w->url = url != NULL && w->h.arena != NULL ? sluice_arena_strdup(w->h.arena, url) : NULL;
+    if (w->h.curl == NULL || w->url == NULL)
+        return false;
+    curl_easy_setopt(w->h.curl, CURLOPT_OPENSOCKETDATA, &w->h);
+    w->io = (page_io){ .cancelled = h->f->cancelled, .limit = h->f->max_bytes - h->f->bytes };
+    sluice_buf_init(&w->io.body, w->h.arena, 0);
+    w->started = pthread_create(&w->tid, NULL, worker_run, w) == 0;
+    return w->started;
+}
+
+static void worker_end(worker *w)
+{
+    if (w->started)
+        pthread_join(w->tid, NULL);
+    if (w->h.curl != NULL)
+        curl_easy_cleanup(w->h.curl);
+    w->h.curl = NULL;
+    w->started = false;
+}
+
+/* The URL of the k-th page (0-based) of a page or offset source. */
+static const char *nth_url(http_ctx *h, int64_t k)
+{
+    const sluice_config_source_pagination *pg = &h->f->source->pagination;
+    return page_url(h, strcmp(pg->style, "page") == 0 ? pg->first_page + k : k * pg->page_size,
+                    NULL);
+}
+
+/* Up to n pages at once, then delivered in page order; the first short (last) page, error or
+ * cap ends the load and the pages fetched past it are dropped. */
+static sluice_status fetch_windows(http_ctx *h, int n)
+{
+    sluice_qm_fetch *f = h->f;
+    worker ws[SLUICE_QM_MAX_CONCURRENCY];
+    sluice_status st = SLUICE_OK;
+    bool done = false;
+    for (int64_t k = 0; st == SLUICE_OK && !done && !f->truncated;) {
+        int64_t room = f->max_pages - f->pages;
+        if (room <= 0) {
+            stop_truncated(f, "max_pages");
+            break;
+        }
+        int m = room < n ? (int)room : n;
+        int started = 0;
+        for (int i = 0; i < m; i++, started++)
+            if (!worker_start(&ws[i], h, nth_url(h, k + i))) {
+                started++;
+                st = SLUICE_E_NOMEM;
+                break;
+            }
+        for (int i = 0; i < started; i++)
+            worker_end(&ws[i]);
+        for (int i = 0; st == SLUICE_OK && i < m && !done && !f->truncated; i++) {
+            sluice_status got = ws[i].st;
+            if (got != SLUICE_OK && got != SLUICE_E_LIMIT && got != SLUICE_E_CANCELLED)
+                got = sluice_error_set(h->err, h->arena, got, "%s",
+                                       ws[i].err.message != NULL ? ws[i].err.message
+                                                                 : sluice_status_name(got));
+            const char *next = NULL;
+            st = process_page(h, &ws[i].io, got, ws[i].status, k + i + 1, &next);
+            done = next == NULL;
+        }
+        for (int i = 0; i < started; i++)
+            sluice_arena_free(ws[i].h.arena);
+        k += m;
+    }
     return st;
 }
 
@@ -647,6 +752,15 @@ sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, slui
         st = SLUICE_E_NOMEM;
     if (strcmp(f->source->pagination.style, "offset") == 0 && st == SLUICE_OK)
         url = page_url(&h, 0, NULL);
+    const char *style = f->source->pagination.style;
+    int conc = f->source->max_concurrency > SLUICE_QM_MAX_CONCURRENCY
+                   ? (int)SLUICE_QM_MAX_CONCURRENCY
+                   : (int)f->source->max_concurrency;
+    if (st == SLUICE_OK && conc > 1 &&
+        (strcmp(style, "page") == 0 || strcmp(style, "offset") == 0)) {
+        st = fetch_windows(&h, conc);
+        url = NULL;
+    }
     for (int64_t page = 1; st == SLUICE_OK && url != NULL && !f->truncated; page++) {
         if (f->pages >= f->max_pages) { /* across every request of one load */
             stop_truncated(f, "max_pages");

@@ -4,7 +4,9 @@
  * honouring Retry-After, allow_404_empty, the SSRF guard, and rows pulled out of each body at
  * response.path and mapped onto the source's columns.
  *
- * Owns: the libcurl requests and what a page means. Does not own: where rows go (a callback),
+ * Owns: the libcurl requests and what a page means; with max_concurrency > 1, page and offset
+ * pages are fetched that many at a time (one handle and thread each, the rate budget shared) and
+ * delivered in page order. Does not own: where rows go (a callback),
  * which parameters a load sends (querymode.c decides from args and where).
  * SSRF guard: every connection's address is checked after DNS, at connect time (so a rebinding
  * name cannot slip through): loopback, link-local, private, unique-local, unspecified and
@@ -24,6 +26,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* Most pages one load fetches at once (a source's max_concurrency is capped here). */
+#define SLUICE_QM_MAX_CONCURRENCY 16u
 
 /* One request parameter (name=value), URL-encoded when sent. */
 typedef struct sluice_qm_param {

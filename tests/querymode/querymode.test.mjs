@@ -172,6 +172,7 @@ ${invoicesSource("rebound", fastPort, "none").replace("127.0.0.1", "rebound.loca
 ${invoicesSource("invoices_auto", fastPort, "cursor", "auto_load = true")}
 ${invoicesSource("invoices_secret", fastPort, "cursor", "auto_load = true")}
 ${invoicesSource("slowload", slowPort, "cursor")}
+${invoicesSource("invoices_parallel", slowPort, "page", "max_concurrency = 4")}
 ${invoicesSource("invoices_rated", limitedPort, "cursor", "requests_per_minute = 240").replace("page_size = 100", "page_size = 1000")}
 ${invoicesSource("contact_invoices", fastPort, "cursor", "auto_load = true")}
 [[sources.params]]
@@ -494,16 +495,17 @@ test("Cedar gates load and auto-load by source name", async () => {
   const alice = await connect("alice");
   const bob = await connect("bob");
   const before = await stats(fastPort);
-  const l = await alice.callTool({ name: "load", arguments: { source: "invoices_secret", where: "Date >= '2026-12-01'" } });
+  const l = await alice.callTool({ name: "load", arguments: { source: "invoices_secret", where: "Date >= '2026-09-15'" } });
   assert.ok(l.isError, "alice is not in Finance");
   assert.match(text(l), /policy does not allow you to read.*secret-is-finance-only/);
-  const q = await alice.callTool({ name: "query", arguments: { sql: "SELECT count(*) FROM invoices_secret WHERE Date >= '2026-12-01'" } });
+  const q = await alice.callTool({ name: "query", arguments: { sql: "SELECT count(*) FROM invoices_secret WHERE Date >= '2026-09-15'" } });
   assert.ok(q.isError);
   assert.match(text(q), /policy does not allow/);
   assert.equal((await stats(fastPort)).served, before.served, "nothing was fetched for a denied caller");
-  const ok = await bob.callTool({ name: "query", arguments: { sql: "SELECT count(*) FROM invoices_secret WHERE Date >= '2026-12-01'" } });
+  const ok = await bob.callTool({ name: "query", arguments: { sql: "SELECT count(*) FROM invoices_secret WHERE Date >= '2026-09-15'" } });
   assert.ok(!ok.isError, text(ok));
-  assert.equal(rowsOf(ok)[0][0], invoicesAll.filter((i) => i.Date >= "2026-12-01").length);
+  assert.equal(rowsOf(ok)[0][0], invoicesAll.filter((i) => i.Date >= "2026-09-15").length);
+  assert.ok(rowsOf(ok)[0][0] > 0);
   await Promise.all([alice.close(), bob.close()]);
 });
 
@@ -584,6 +586,21 @@ test("requests_per_minute holds across concurrent loads of two callers", async (
   // 4 per second shared keeps under the server's 5 per second; two separate budgets (8/s) would not.
   assert.equal(after.limited, before.limited, `the server answered ${after.limited - before.limited} 429s`);
   await Promise.all([alice.close(), bob.close()]);
+});
+
+test("max_concurrency fetches page-style pages four at a time, rows in page order", async () => {
+  const alice = await connect("alice");
+  assert.equal((await stats(slowPort)).peak_in_flight, 1, "every earlier load was sequential");
+  const l = await alice.callTool({ name: "load", arguments: { source: "invoices_parallel", where: "Date >= '2026-09-01'" } });
+  assert.ok(!l.isError, text(l));
+  const want = invoicesAll.filter((i) => i.Date >= "2026-09-01");
+  assert.equal(l.structuredContent.rowCount, want.length);
+  assert.equal((await stats(slowPort)).peak_in_flight, 4);
+  // page order is kept: the table's row order is the API's (InvoiceID ascending)
+  const q = await alice.callTool({ name: "query", arguments: { sql:
+    "SELECT count(*), min(InvoiceID), max(InvoiceID), count(DISTINCT InvoiceID) FROM invoices_parallel" } });
+  assert.deepEqual(rowsOf(q)[0], [want.length, want[0].InvoiceID, want[want.length - 1].InvoiceID, want.length]);
+  await alice.close();
 });
 
 test("every call is audited: loads, queries and refusals, with the sources read", async () => {
