@@ -9,10 +9,10 @@ rm -f "$out"
 ITERATIONS=2 WARMUP=0 BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
     bash "$SLUICE_SOURCE_DIR/bench/querymode/run.sh" >/dev/null
 jq -e '
-  (.sides | keys) == ["curl", "load"] and
+  (.sides | keys) == ["curl", "load", "load_invoices_pages1", "load_invoices_pages4"] and
   ([.sides[] | .n] | all(. == 2)) and
   ([.sides[] | .median_ms, .p90_ms] | all(. > 0)) and
   .rows == .expected_rows and .rows > 0 and .pages == ((.rows + 99) / 100 | floor) and
-  .ratio > 0 and (.met | type) == "boolean"
+  .ratio > 0 and (.met | type) == "boolean" and .concurrency_speedup > 0
 ' "$out" >/dev/null || { echo "malformed bench report:" >&2; cat "$out" >&2; exit 1; }
 echo "bench smoke ok: $out"

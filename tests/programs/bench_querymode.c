@@ -9,11 +9,14 @@
  *   curl   one reused libcurl handle GETting the same URLs (date_from, page_size, cursor),
  *          parsing each body with jansson only to find the rows and the next cursor — the least
  *          any client must do to walk the pages.
+ * --extra a,b adds loader sides for more sources of the config (the same filter; e.g. page-style
+ * pagination with max_concurrency), reported as load_<name> with their ratio to curl.
  * Prints one JSON object (medians, p90, ratio, pages, rows) to stdout or --out; exits non-zero
  * when the sides disagree on the row count. Does not own: starting the server (run.sh) or judging
  * any number.
  *
  *   bench_querymode --config FILE --base URL [--iterations N] [--warmup W] [--out FILE]
+ *                   [--extra SOURCE,SOURCE]
  */
 #include "querymode/querymode.h"
 
@@ -91,11 +94,12 @@ static int64_t curl_side(CURL *c, const char *base, int64_t *pages)
 }
 
 /* The loader side. -1 on failure (message on stderr). */
-static int64_t load_side(sluice_querymode *qm, const sluice_qm_caller *caller, int64_t *pages)
+static int64_t
+load_side(sluice_querymode *qm, const sluice_qm_caller *caller, const char *source, int64_t *pages)
 {
     sluice_arena *arena = sluice_arena_new();
-    json_t *args = json_pack("{s:s, s:s, s:s}", "source", "invoices", "where",
-                             "Date >= '2026-01-01'", "table", "bench");
+    json_t *args = json_pack("{s:s, s:s, s:s}", "source", source, "where", "Date >= '2026-01-01'",
+                             "table", "bench");
     json_t *out = NULL;
     const char *text = NULL;
     sluice_error err = { 0 };
@@ -129,6 +133,9 @@ static double pct(double *v, int n, double p)
 int main(int argc, char **argv)
 {
     const char *config_path = NULL, *base = NULL, *out_path = NULL;
+    char extra_list[256] = "";
+    const char *extra[4];
+    int extra_count = 0;
     int iterations = 10, warmup = 1;
     for (int i = 1; i + 1 < argc; i += 2) {
         if (strcmp(argv[i], "--config") == 0)
@@ -141,7 +148,12 @@ int main(int argc, char **argv)
             warmup = (int)strtol(argv[i + 1], NULL, 10);
         else if (strcmp(argv[i], "--out") == 0)
             out_path = argv[i + 1];
+        else if (strcmp(argv[i], "--extra") == 0)
+            snprintf(extra_list, sizeof(extra_list), "%s", argv[i + 1]);
     }
+    for (char *save = NULL, *t = strtok_r(extra_list, ",", &save); t != NULL && extra_count < 4;
+         t = strtok_r(NULL, ",", &save))
+        extra[extra_count++] = t;
     if (config_path == NULL || base == NULL || iterations < 1 || iterations > 10000) {
         fprintf(stderr, "usage: bench_querymode --config FILE --base URL [--iterations N] "
                         "[--warmup W] [--out FILE]\n");
@@ -164,6 +176,9 @@ int main(int argc, char **argv)
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
     double *load_us = calloc((size_t)iterations, sizeof(double));
     double *curl_us = calloc((size_t)iterations, sizeof(double));
+    double *extra_us[4] = { 0 };
+    for (int e = 0; e < extra_count; e++)
+        extra_us[e] = calloc((size_t)iterations, sizeof(double));
     int64_t rows_load = 0, rows_curl = 0, pages_load = 0, pages_curl = 0;
     int status = 0;
     for (int i = -warmup; i < iterations && status == 0; i++) {
@@ -173,10 +188,22 @@ int main(int argc, char **argv)
             if ((k == 0) == curl_first)
                 rows_curl = curl_side(c, base, &pages_curl);
             else
-                rows_load = load_side(qm, &caller, &pages_load);
+                rows_load = load_side(qm, &caller, "invoices", &pages_load);
             double dt = now_us() - t0;
             if (i >= 0)
                 ((k == 0) == curl_first ? curl_us : load_us)[i] = dt;
+        }
+        for (int e = 0; e < extra_count && status == 0; e++) {
+            int64_t pages = 0;
+            double t0 = now_us();
+            int64_t rows = load_side(qm, &caller, extra[e], &pages);
+            if (i >= 0)
+                extra_us[e][i] = now_us() - t0;
+            if (rows != rows_curl) {
+                fprintf(stderr, "%s loaded %lld rows, curl saw %lld\n", extra[e], (long long)rows,
+                        (long long)rows_curl);
+                status = 1;
+            }
         }
         if (rows_load <= 0 || rows_load != rows_curl || pages_load != pages_curl) {
             fprintf(stderr, "sides disagree: load %lld rows / %lld pages, curl %lld / %lld\n",
@@ -193,6 +220,15 @@ int main(int argc, char **argv)
             "curl", "n", iterations, "median_ms", cm / 1e3, "p90_ms",
             pct(curl_us, iterations, 0.9) / 1e3, "ratio", lm / cm, "rows", (json_int_t)rows_load,
             "pages", (json_int_t)pages_load, "target_ratio", 1.2, "met", lm / cm <= 1.2);
+        for (int e = 0; e < extra_count && report != NULL; e++) {
+            char name[96];
+            snprintf(name, sizeof(name), "load_%s", extra[e]);
+            double em = pct(extra_us[e], iterations, 0.5);
+            json_object_set_new(
+                json_object_get(report, "sides"), name,
+                json_pack("{s:i, s:f, s:f, s:f}", "n", iterations, "median_ms", em / 1e3, "p90_ms",
+                          pct(extra_us[e], iterations, 0.9) / 1e3, "ratio_to_curl", em / cm));
+        }
         if (out_path != NULL)
             json_dump_file(report, out_path, JSON_INDENT(2));
         else
@@ -201,6 +237,8 @@ int main(int argc, char **argv)
     }
     free(load_us);
     free(curl_us);
+    for (int e = 0; e < extra_count; e++)
+        free(extra_us[e]);
     curl_easy_cleanup(c);
     sluice_querymode_close(qm);
     sluice_config_free(config);
