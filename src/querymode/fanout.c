@@ -162,6 +162,8 @@ static sluice_status apply_term(plan *pl, const sluice_qm_term *t)
                                 pl->o->label, t->column_at, pl->src->name, t->column, t->op,
                                 sluice_qm_pushable(pl->src, pl->arena, NULL));
     pl->exact = pl->exact && exact && n > 0;
+    if (n == 0)
+        return SLUICE_OK; /* widened: nothing takes it, the caller filters the rows again */
     for (size_t k = 0; k < n; k++) {
         size_t idx = (size_t)(p[k] - pl->src->params);
         if (!pl->by_term[idx])
