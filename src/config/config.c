@@ -534,7 +534,7 @@ static const sluice_section_spec resource_section = {
 
 /* ---- query mode and its sources (checks in sources.c) ------------------------------------ */
 
-static const char *const source_kinds[] = { "http", "file", NULL };
+static const char *const source_kinds[] = { "http", "file", "mcp", NULL };
 static const char *const file_formats[] = { "auto", "csv", "parquet", "json", NULL };
 static const char *const source_methods[] = { "GET", NULL };
 static const char *const source_ops[] = { "=", ">=", ">", "<=", "<", NULL };
@@ -638,6 +638,8 @@ static const sluice_key_spec source_keys[] = {
     { STR_KEY(T, description) },
     { PATH_KEY(T, file) },
     { CHOICE_KEY(T, format, file_formats, "auto") },
+    { LIST_KEY(T, command) },
+    { STR_KEY(T, tool), .min = 1 },
     { STR_KEY(T, base_url), .min = 1 },
     { STR_KEY(T, path), .min = 1, .def_str = "/" },
     { CHOICE_KEY(T, method, source_methods, "GET") },

@@ -307,10 +307,12 @@ typedef struct sluice_config_source_pagination {
 /* [[sources]] — a read source query mode can load as a table. */
 typedef struct sluice_config_source {
     const char *name;
-    const char *kind; /* "http" | "file" */
+    const char *kind; /* "http" | "file" | "mcp" */
     const char *description;
     const char *file;        /* kind = "file": the CSV, Parquet or JSON file (config-relative) */
     const char *format;      /* kind = "file": "csv" | "parquet" | "json" | "auto" (by suffix) */
+    sluice_strlist command;  /* kind = "mcp": the downstream server's argv (stdio) */
+    const char *tool;        /* kind = "mcp": the read tool called */
     const char *base_url;    /* kind = "http": http(s)://host[:port] */
     const char *path;        /* request path, default "/" */
     const char *method;      /* "GET" */

@@ -447,6 +447,13 @@ static sluice_status deliver(http_ctx *h, const json_t *items)
     return st;
 }
 
+sluice_status
+sluice_qm_deliver(sluice_qm_fetch *f, const json_t *items, sluice_arena *arena, sluice_error *err)
+{
+    http_ctx h = { .f = f, .arena = arena, .err = err };
+    return deliver(&h, items);
+}
+
 /* ---- the page loop -------------------------------------------------------------------------- */
 
 static sluice_status stop_truncated(sluice_qm_fetch *f, const char *by)

@@ -82,6 +82,12 @@ typedef struct sluice_qm_fetch {
  * cursor), SLUICE_E_CONFIG (credential missing). Strings in arena. */
 sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluice_error *err);
 
+/* Maps one response's rows (an array of objects) onto f's columns (inferred from the first row
+ * when f has none) and hands them to f->on_rows; f->rows counts them. For other transports
+ * (mcp_source.c). Errors as on_rows', SLUICE_E_INVALID for rows that are not objects. */
+sluice_status
+sluice_qm_deliver(sluice_qm_fetch *f, const json_t *items, sluice_arena *arena, sluice_error *err);
+
 /* The value at a dotted path ("a.b.c"; "" or "$" is v itself; "$." prefix allowed), or NULL. */
 const json_t *sluice_qm_json_path(const json_t *v, const char *path);
 

@@ -4,12 +4,13 @@
  *
  * Owns: the table's columns (declared, or inferred from the first rows), the row and byte caps
  * across all requests of one load, a LIMIT that stops paging, what goes into and comes out of
- * the cache. Does not own: requests and pages (http_source.c), files (exec/scratch.h), which
- * requests to send (fanout.c).
+ * the cache. Does not own: requests and pages (http_source.c, mcp_source.c), files
+ * (exec/scratch.h), which requests to send (fanout.c).
  */
 #include "exec/scratch.h"
 #include "querymode/http_source.h"
 #include "querymode/internal.h"
+#include "querymode/mcp_source.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -97,7 +98,8 @@ static sluice_status fetch_all(load_ctx *lc,
     for (size_t k = 0; st == SLUICE_OK && k < spec->requests->count && !f->truncated; k++) {
         f->params = spec->requests->sets[k].items;
         f->param_count = spec->requests->sets[k].count;
-        st = sluice_qm_http_fetch(f, lc->arena, err);
+        st = strcmp(spec->source->kind, "mcp") == 0 ? sluice_qm_mcp_fetch(f, lc->arena, err)
+                                                    : sluice_qm_http_fetch(f, lc->arena, err);
         out->requests++;
     }
     return st;

@@ -222,6 +222,15 @@ kind = "file"
 file = "${work}/contacts.csv"
 [[sources.columns]]
 name = "NoSuchColumn"
+${invoicesSource("mcp_invoices", 0, "none", `auto_load = true
+tool = "list_invoices"
+command = ["${process.execPath}", "${path.join(here, "mcp_invoices.mjs")}", "${work}/invoices.json"]`)
+  .replace(/base_url = .*\n/, "").replace(/path = "\/invoices"\n/, "").replace('kind = "http"', 'kind = "mcp"')}
+[[sources]]
+name = "mcp_broken"
+kind = "mcp"
+tool = "broken"
+command = ["${process.execPath}", "${path.join(here, "mcp_invoices.mjs")}", "${work}/invoices.json"]
 [policy]
 backend = "cedar"
 policies = "${work}/qm.cedar"
@@ -600,6 +609,22 @@ test("max_concurrency fetches page-style pages four at a time, rows in page orde
   const q = await alice.callTool({ name: "query", arguments: { sql:
     "SELECT count(*), min(InvoiceID), max(InvoiceID), count(DISTINCT InvoiceID) FROM invoices_parallel" } });
   assert.deepEqual(rowsOf(q)[0], [want.length, want[0].InvoiceID, want[want.length - 1].InvoiceID, want.length]);
+  await alice.close();
+});
+
+test("kind = mcp: a downstream MCP server's read tool as a table, filters pushed as its arguments", async () => {
+  const alice = await connect("alice");
+  const q = await alice.callTool({ name: "query", arguments: { sql:
+    "SELECT Status, count(*) FROM mcp_invoices WHERE Date >= '2026-09-01' AND Status IN ('paid', 'overdue') GROUP BY 1 ORDER BY 1" } });
+  assert.ok(!q.isError, text(q));
+  const want = {};
+  for (const i of invoicesAll.filter((i) => i.Date >= "2026-09-01" && (i.Status === "paid" || i.Status === "overdue")))
+    want[i.Status] = (want[i.Status] ?? 0) + 1;
+  assert.deepEqual(Object.fromEntries(rowsOf(q)), want);
+  assert.equal(q.structuredContent.autoLoaded[0].requests, 2, "one tools/call per status");
+  const b = await alice.callTool({ name: "load", arguments: { source: "mcp_broken" } });
+  assert.ok(b.isError);
+  assert.match(text(b), /source 'mcp_broken': tool 'broken' failed: the vendor API is down/);
   await alice.close();
 });
 
