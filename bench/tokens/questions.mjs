@@ -189,6 +189,13 @@ ORDER BY status`,
       const sum = sumBy(inv, "status", (r) => cents(r.total));
       return [...n.keys()].sort().map((s) => [s, n.get(s), Math.round(sum.get(s) / n.get(s)) / 100]);
     },
+    // seed 004's own flow through query mode: the vendor REST API (examples/query-mode) loaded
+    // into a session table, then one aggregate. The model sees a count, then four rows.
+    async querymode(a) {
+      await a.call("load", { source: "invoices", where: "Date >= '2026-01-01'" });
+      return (await a.call("query", { sql: `SELECT Status, count(*) AS invoice_count, round(avg(Total), 2) AS avg_total
+FROM invoices GROUP BY Status ORDER BY Status` })).rows;
+    },
   },
   {
     id: "own_open_ticket_leaders",

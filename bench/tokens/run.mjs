@@ -8,11 +8,15 @@
 // Everything the model would see counts as context: the tool definitions (tools/list), the prompt
 // messages, every call (name + arguments) and every result (its text content), each once, in
 // o200k_base tokens (gpt-tokenizer 4.0.0). The answers of both paths must agree.
+// Questions with a `querymode` agent (seed 004) also run a third path: a server with only query
+// mode, its invoices source served by examples/query-mode/server.mjs from the demo database; that
+// answer must agree too, and its tokens are reported beside (not in the median).
 //
 //   node bench/tokens/run.mjs --sluice BIN --work DIR [--out FILE] [--only id,id] [--tamper]
 // --tamper drops the naive answer's first row: the smoke test's proof that a disagreement fails.
 // DIR must hold demo.duckdb (sluice demo-db) and token.key (sluice keygen).
 // Exit status: 0 all answers agree, 1 some disagree, 2 usage or run error.
+import { spawn } from "node:child_process";
 import { writeFileSync, readFileSync, mkdirSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
@@ -44,6 +48,33 @@ blocked_fields = ["ssn", "email"]\n`;
   const cm = path.join(work, "codemode.toml");
   writeFileSync(cm, `[server]\nname = "bench-codemode"\n${common}${codeMode(true)}`);
   return { naive, codemode: cm };
+}
+
+// The vendor-style REST server of examples/query-mode over the demo invoices, and a query-mode
+// config pointing at it. Returns { config, stop }.
+async function startQueryMode(work) {
+  const { DuckDBInstance } = require("@duckdb/node-api");
+  const inst = await DuckDBInstance.create(path.join(work, "demo.duckdb"), { access_mode: "READ_ONLY" });
+  const c = await inst.connect();
+  const rows = (await c.runAndReadAll(`SELECT id AS InvoiceID, customer_id AS ContactID,
+    strftime(date, '%Y-%m-%d') AS Date, status AS Status, total::DOUBLE AS Total FROM invoices ORDER BY id`))
+    .getRowObjectsJson().map((r) => ({ ...r, InvoiceID: Number(r.InvoiceID), ContactID: Number(r.ContactID) }));
+  c.closeSync();
+  inst.closeSync();
+  const data = path.join(work, "qm-invoices.json");
+  writeFileSync(data, JSON.stringify(rows));
+  const server = spawn(process.execPath, [new URL("../../examples/query-mode/server.mjs", import.meta.url).pathname,
+                                          "--data", data], { stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise((resolve, reject) => {
+    server.stdout.on("data", (d) => { const m = /listening (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); });
+    server.on("exit", () => reject(new Error("the query-mode REST server exited")));
+  });
+  const example = readFileSync(new URL("../../examples/query-mode/sluice.toml", import.meta.url), "utf8")
+    .replace("127.0.0.1:8810", `127.0.0.1:${port}`).replace("requests_per_minute = 60\n", "")
+    .replace("session_ttl_seconds = 600", `session_ttl_seconds = 600\nspill_dir = "${work}"`);
+  const config = path.join(work, "querymode.toml");
+  writeFileSync(config, example);
+  return { config, stop: () => server.kill("SIGTERM") };
 }
 
 async function connect(config) {
@@ -119,8 +150,11 @@ async function main() {
   const naiveClient = await connect(configs.naive);
   const cmClient = await connect(configs.codemode);
   const only = opt.only ? new Set(opt.only.split(",")) : null;
+  const asked = QUESTIONS.filter((x) => !only || only.has(x.id));
+  const qm = asked.some((q) => q.querymode) ? await startQueryMode(opt.work) : null;
+  const qmClient = qm ? await connect(qm.config) : null;
   const results = [];
-  for (const q of QUESTIONS.filter((x) => !only || only.has(x.id))) {
+  for (const q of asked) {
     const na = new Agent(naiveClient);
     const n = await timed(async () => { await na.listTools(); return q.naive(na); });
     const ca = new Agent(cmClient);
@@ -140,12 +174,24 @@ async function main() {
       token_ratio: na.tokens / ca.tokens,
     };
     if (!agree) r.mismatch = { naive: n.value.slice(0, 5), codemode: c.value.slice(0, 5) };
+    if (q.querymode) {
+      const qa = new Agent(qmClient);
+      const m = await timed(async () => { await qa.listTools(); return q.querymode(qa); });
+      const qmAgree = same(m.value, c.value) && m.value.length > 0;
+      r.querymode = { tokens: qa.tokens, round_trips: qa.trips, tool_calls: qa.calls, wall_ms: Math.round(m.ms),
+                      agree: qmAgree, token_ratio: na.tokens / qa.tokens };
+      r.agree = r.agree && qmAgree;
+      if (!qmAgree) r.mismatch = { ...r.mismatch, querymode: m.value.slice(0, 5), codemode: c.value.slice(0, 5) };
+      process.stderr.write(`${q.id}: query mode ${qa.tokens} tokens / ${qa.trips} trips, x${r.querymode.token_ratio.toFixed(1)} vs naive\n`);
+    }
     results.push(r);
     process.stderr.write(`${q.id}: naive ${na.tokens} tokens / ${na.trips} trips, code mode ${ca.tokens} / ${ca.trips}, ` +
                          `x${r.token_ratio.toFixed(1)} ${agree ? "agree" : "DISAGREE"}\n`);
   }
   await naiveClient.close();
   await cmClient.close();
+  if (qmClient) await qmClient.close();
+  qm?.stop();
   const ratios = results.map((r) => r.token_ratio).sort((x, y) => x - y);
   const mid = ratios.length >> 1;
   const median = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;
@@ -169,7 +215,9 @@ function printTable(rep) {
   for (const r of rep.questions)
     console.log(`${r.id.padEnd(30)} ${pad(r.naive.tokens, 10)} ${pad(r.naive.round_trips, 6)} ${pad(r.naive.wall_ms, 7)} ` +
                 `${pad(r.codemode.tokens, 9)} ${pad(r.codemode.round_trips, 6)} ${pad(r.codemode.wall_ms, 6)} ` +
-                `${pad("x" + r.token_ratio.toFixed(1), 8)} ${r.agree ? "same" : "DIFFERENT"}`);
+                `${pad("x" + r.token_ratio.toFixed(1), 8)} ${r.agree ? "same" : "DIFFERENT"}` +
+                (r.querymode ? `  (query mode: ${r.querymode.tokens} tok, ${r.querymode.round_trips} trips, ` +
+                               `${r.querymode.wall_ms} ms, x${r.querymode.token_ratio.toFixed(1)})` : ""));
   console.log(`median token ratio x${rep.median_token_ratio.toFixed(1)} (target x50); answers ${rep.all_agree ? "all agree" : "DISAGREE"}`);
 }
 

@@ -563,7 +563,8 @@ static const sluice_section_spec resource_section = {
 
 /* ---- query mode and its sources (checks in sources.c) ------------------------------------ */
 
-static const char *const source_kinds[] = { "http", NULL };
+static const char *const source_kinds[] = { "http", "file", "mcp", NULL };
+static const char *const file_formats[] = { "auto", "csv", "parquet", "json", NULL };
 static const char *const source_methods[] = { "GET", NULL };
 static const char *const source_ops[] = { "=", ">=", ">", "<=", "<", NULL };
 static const char *const page_styles[] = { "none", "page",      "offset", "cursor",
@@ -584,6 +585,7 @@ static const sluice_key_spec query_mode_keys[] = {
     { INT_KEY(T, query_max_rows, 1, 1000000, 1000) },
     { SIZE_KEY(T, query_max_bytes, 1024, 64 * 1024 * 1024, 1024 * 1024) },
     { INT_KEY(T, query_timeout_seconds, 1, 3600, 30) },
+    { SIZE_KEY(T, cache_max_bytes, 0, 16ll * 1024 * 1024 * 1024, 64 * 1024 * 1024) },
 };
 #undef T
 
@@ -663,7 +665,11 @@ static const sluice_key_spec source_keys[] = {
     { STR_KEY(T, name), .min = 1, .required = true },
     { CHOICE_KEY(T, kind, source_kinds, "http"), .required = true },
     { STR_KEY(T, description) },
-    { STR_KEY(T, base_url), .min = 1, .required = true },
+    { PATH_KEY(T, file) },
+    { CHOICE_KEY(T, format, file_formats, "auto") },
+    { LIST_KEY(T, command) },
+    { STR_KEY(T, tool), .min = 1 },
+    { STR_KEY(T, base_url), .min = 1 },
     { STR_KEY(T, path), .min = 1, .def_str = "/" },
     { CHOICE_KEY(T, method, source_methods, "GET") },
     { LIST_KEY(T, headers) },
@@ -689,6 +695,9 @@ static const sluice_key_spec source_keys[] = {
     { INT_KEY(T, timeout_seconds, 1, 600, 30) },
     { BOOL_KEY(T, allow_404_empty, false) },
     { LIST_KEY(T, blocked_columns) },
+    { BOOL_KEY(T, auto_load, false) },
+    { INT_KEY(T, cache_ttl_seconds, 0, 86400, 300) },
+    { INT_KEY(T, max_concurrency, 1, 16, 1) },
 };
 #undef T
 

@@ -316,6 +316,7 @@ typedef struct sluice_config_query_mode {
     int64_t query_max_rows;             /* rows a query returns; default 1000 */
     size_t query_max_bytes;             /* bytes a query returns; default 1 MiB */
     int64_t query_timeout_seconds;      /* default 30 */
+    size_t cache_max_bytes;             /* the per-principal source cache, all users; 64 MiB */
 } sluice_config_query_mode;
 
 /* [[sources.params]] — one request parameter; with `column` a SQL filter that maps onto it. */
@@ -356,9 +357,13 @@ typedef struct sluice_config_source_pagination {
 /* [[sources]] — a read source query mode can load as a table. */
 typedef struct sluice_config_source {
     const char *name;
-    const char *kind; /* "http" */
+    const char *kind; /* "http" | "file" | "mcp" */
     const char *description;
-    const char *base_url;    /* http(s)://host[:port] */
+    const char *file;        /* kind = "file": the CSV, Parquet or JSON file (config-relative) */
+    const char *format;      /* kind = "file": "csv" | "parquet" | "json" | "auto" (by suffix) */
+    sluice_strlist command;  /* kind = "mcp": the downstream server's argv (stdio) */
+    const char *tool;        /* kind = "mcp": the read tool called */
+    const char *base_url;    /* kind = "http": http(s)://host[:port] */
     const char *path;        /* request path, default "/" */
     const char *method;      /* "GET" */
     sluice_strlist headers;  /* "Name: value", never secrets */
@@ -379,6 +384,9 @@ typedef struct sluice_config_source {
     int64_t timeout_seconds;         /* per request; default 30 */
     bool allow_404_empty;            /* a 404 is an empty result, not an error */
     sluice_strlist blocked_columns;  /* join/filter only, never returned */
+    bool auto_load;                  /* `query` naming it loads it, with its filters pushed down */
+    int64_t cache_ttl_seconds;       /* the per-principal cache of its loads; 0 = none; 300 */
+    int64_t max_concurrency;         /* page/offset pages of one load in flight at once; 1 */
     size_t line;
 } sluice_config_source;
 

@@ -2,7 +2,8 @@
  * sources.c — the cross-checks of a [[sources]] table (query mode's read sources): what the
  * generic decoder cannot see from one key alone.
  *
- * Owns: source, column and parameter names usable as SQL identifiers; base_url shape; one
+ * Owns: source, column and parameter names usable as SQL identifiers; what each kind needs
+ * (http: base_url; file: file and no base_url; mcp: command and tool); base_url shape; one
  * credential, never inline and never as a plain header; unique params and columns; blocked
  * columns that exist. Does not own: the key rows (config.c), reaching the source (querymode/).
  */
@@ -158,7 +159,28 @@ sluice_checks_source(sluice_keys_loader *ld, const sluice_toml_value *table, voi
                                    "source name '%s' must be a SQL identifier "
                                    "([A-Za-z_][A-Za-z0-9_]*): it names the table it loads",
                                    sluice_keys_show(ld, src->name));
-    sluice_status st = check_base_url(ld, table, src);
+    sluice_keys_value_pos(table, "kind", &line, &col);
+    bool http = strcmp(src->kind, "http") == 0;
+    if (strcmp(src->kind, "mcp") == 0) {
+        if (src->command.count == 0 || src->tool == NULL || src->base_url != NULL ||
+            src->file != NULL)
+            return sluice_keys_fail_at(ld, line, col, "command",
+                                       "source '%s' is kind = \"mcp\": set command (the "
+                                       "server's argv, e.g. [\"node\", \"server.mjs\"]) and tool, "
+                                       "and no base_url or file",
+                                       src->name);
+        sluice_status st = check_params(ld, table, src);
+        return st == SLUICE_OK ? check_columns(ld, table, src) : st;
+    }
+    if (http && src->base_url == NULL)
+        return sluice_keys_fail_at(ld, line, col, "base_url",
+                                   "source '%s' is kind = \"http\" and needs base_url", src->name);
+    if (!http && (src->file == NULL || src->base_url != NULL))
+        return sluice_keys_fail_at(ld, line, col, "file",
+                                   "source '%s' is kind = \"file\": set file (a CSV, Parquet or "
+                                   "JSON path) and no base_url",
+                                   src->name);
+    sluice_status st = http ? check_base_url(ld, table, src) : SLUICE_OK;
     if (st == SLUICE_OK)
         st = check_credentials(ld, table, src);
     if (st == SLUICE_OK)

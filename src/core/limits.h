@@ -167,5 +167,9 @@
 #define SLUICE_LIMIT_ADMIN_AUDIT_RECORDS 200u
 /* Bytes read back from the end of the audit log for the admin console's trail. */
 #define SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES (1024u * 1024u)
+/* Query mode: most requests one load fans out into (IN lists and JOIN values multiplied), and
+ * most distinct values a JOIN or IN subquery may hand a required filter. */
+#define SLUICE_LIMIT_QM_FANOUT      1024u
+#define SLUICE_LIMIT_QM_JOIN_VALUES 1024u
 
 #endif

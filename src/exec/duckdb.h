@@ -24,4 +24,11 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
  * connection with duckdb_connect and close it with duckdb_disconnect; never change settings. */
 duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex);
 
+/* For exec/duckdb_import.c: appends a whole chunk (its types must be the table's) to a session
+ * table being loaded; SLUICE_E_INVALID after which the table refuses further rows. */
+struct sluice_scratch_table;
+sluice_status sluice_scratch_append_chunk(struct sluice_scratch_table *t,
+                                          duckdb_data_chunk chunk,
+                                          sluice_error *err);
+
 #endif

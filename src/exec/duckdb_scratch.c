@@ -241,6 +241,22 @@ static sluice_status append_row(sluice_scratch_table *t, const json_t *row, slui
     return SLUICE_OK;
 }
 
+static sluice_status
+append_chunk(sluice_scratch_table *t, duckdb_data_chunk chunk, sluice_error *err)
+{
+    if (t->broken || t->done)
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID,
+                                "the table %s is no longer being loaded", t->name);
+    if (duckdb_append_data_chunk(t->app, chunk) != DuckDBSuccess) {
+        t->broken = true;
+        const char *why = duckdb_appender_error(t->app);
+        return sluice_error_set(err, t->arena, SLUICE_E_INVALID, "loading %s failed: %s", t->name,
+                                why != NULL ? why : "the engine refused the rows");
+    }
+    t->rows += (int64_t)duckdb_data_chunk_get_size(chunk);
+    return SLUICE_OK;
+}
+
 static sluice_status finish_table(sluice_scratch_table *t, bool keep, sluice_error *err)
 {
     if (t == NULL || t->done)
@@ -261,6 +277,171 @@ static sluice_status finish_table(sluice_scratch_table *t, bool keep, sluice_err
     }
     duckdb_disconnect(&t->conn);
     t->conn = NULL;
+    return st;
+}
+
+static void json_decref_cleanup(void *p)
+{
+    json_decref(p);
+}
+
+static sluice_status scratch_parse(
+    sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err)
+{
+    *out = NULL;
+    duckdb_connection conn;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    sluice_status st = SLUICE_OK;
+    if (duckdb_prepare(conn,
+                       "SELECT json_serialize_sql($1::VARCHAR, skip_null := true, "
+                       "skip_empty := true)",
+                       &ps) != DuckDBSuccess ||
+        duckdb_bind_varchar(ps, 1, sql) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "the SQL parser is not available");
+    } else if (duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "the SQL parser failed");
+        duckdb_destroy_result(&res);
+    } else {
+        char *text = duckdb_row_count(&res) == 1 ? duckdb_value_varchar(&res, 0, 0) : NULL;
+        json_t *doc = text != NULL ? json_loads(text, JSON_DECODE_INT_AS_REAL, NULL) : NULL;
+        duckdb_free(text);
+        duckdb_destroy_result(&res);
+        const json_t *stmts = json_object_get(doc, "statements");
+        json_t *node =
+            json_array_size(stmts) == 1 ? json_object_get(json_array_get(stmts, 0), "node") : NULL;
+        if (node != NULL && !json_is_true(json_object_get(doc, "error"))) {
+            *out = json_incref(node);
+            if (sluice_arena_cleanup_add(arena, json_decref_cleanup, *out) != 0) {
+                json_decref(*out);
+                *out = NULL;
+                st = SLUICE_E_NOMEM;
+            }
+        }
+        json_decref(doc);
+    }
+    duckdb_destroy_prepare(&ps);
+    duckdb_disconnect(&conn);
+    return st;
+}
+
+static bool filter_ok(const sluice_scratch_filter *f, size_t *bound)
+{
+    static const char *const ops[] = { "=", ">=", ">", "<=", "<" };
+    bool op = false;
+    for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+        op = op || (f->op != NULL && strcmp(f->op, ops[i]) == 0);
+    *bound += f->value_count;
+    return op && sluice_scratch_name_ok(f->column) && sluice_scratch_type_ok(f->type) &&
+           f->value_count > 0 && (f->value_count == 1 || strcmp(f->op, "=") == 0);
+}
+
+/* SELECT DISTINCT ... WHERE "c" op CAST($n AS T) AND "d" IN (CAST($m AS U), ...): identifiers
+ * and types checked, values as parameters. */
+static const char *distinct_sql(sluice_arena *arena,
+                                const char *table,
+                                const char *column,
+                                const sluice_scratch_filter *filters,
+                                size_t n,
+                                size_t max)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    sluice_buf_printf(&b,
+                      "SELECT DISTINCT CAST(\"%s\" AS VARCHAR) AS v FROM \"%s\" WHERE \"%s\" IS "
+                      "NOT NULL",
+                      column, table, column);
+    size_t param = 1;
+    for (size_t i = 0; i < n; i++) {
+        const sluice_scratch_filter *f = &filters[i];
+        sluice_buf_printf(&b, " AND \"%s\" %s ", f->column, f->value_count > 1 ? "IN" : f->op);
+        sluice_buf_puts(&b, f->value_count > 1 ? "(" : "");
+        for (size_t v = 0; v < f->value_count; v++)
+            sluice_buf_printf(&b, "%sTRY_CAST($%zu AS %s)", v > 0 ? ", " : "", param++, f->type);
+        sluice_buf_puts(&b, f->value_count > 1 ? ")" : "");
+    }
+    sluice_buf_printf(&b, " ORDER BY v LIMIT %zu", max + 1);
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+static sluice_status
+bind_filters(duckdb_prepared_statement ps, const sluice_scratch_filter *filters, size_t n)
+{
+    idx_t param = 1;
+    for (size_t i = 0; i < n; i++)
+        for (size_t v = 0; v < filters[i].value_count; v++)
+            if (duckdb_bind_varchar(ps, param++, filters[i].values[v]) != DuckDBSuccess)
+                return SLUICE_E_ENGINE;
+    return SLUICE_OK;
+}
+
+static sluice_status
+collect_values(duckdb_result *res, size_t max, sluice_arena *arena, const char **out, size_t *count)
+{
+    idx_t rows = duckdb_row_count(res);
+    for (idx_t r = 0; r < rows && r <= max; r++) {
+        char *v = duckdb_value_varchar(res, 0, r);
+        out[r] = v != NULL ? sluice_arena_strdup(arena, v) : NULL;
+        duckdb_free(v);
+        if (out[r] == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    *count = rows <= max + 1 ? (size_t)rows : max + 1;
+    return SLUICE_OK;
+}
+
+static sluice_status scratch_distinct(sluice_executor *ex,
+                                      const char *table,
+                                      const char *column,
+                                      const sluice_scratch_filter *filters,
+                                      size_t filter_count,
+                                      size_t max,
+                                      sluice_arena *arena,
+                                      const char ***values,
+                                      size_t *count,
+                                      sluice_error *err)
+{
+    *values = NULL;
+    *count = 0;
+    bool ok = sluice_scratch_name_ok(table) && sluice_scratch_name_ok(column);
+    size_t bound = 0;
+    for (size_t i = 0; ok && i < filter_count; i++)
+        ok = filter_ok(&filters[i], &bound);
+    if (!ok)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "'%.64s.%.64s' or one of its filters is not valid",
+                                table != NULL ? table : "", column != NULL ? column : "");
+    if (filter_count > SLUICE_SCRATCH_MAX_FILTERS || bound > SLUICE_SCRATCH_MAX_BOUND)
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                "reading %s.%s takes at most %u filters and %u values", table,
+                                column, SLUICE_SCRATCH_MAX_FILTERS, SLUICE_SCRATCH_MAX_BOUND);
+    const char *sql = distinct_sql(arena, table, column, filters, filter_count, max);
+    const char **out = sluice_arena_calloc(arena, max + 2, sizeof(*out));
+    if (sql == NULL || out == NULL)
+        return SLUICE_E_NOMEM;
+    duckdb_connection conn;
+    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    sluice_status st = SLUICE_OK;
+    if (duckdb_prepare(conn, sql, &ps) != DuckDBSuccess ||
+        bind_filters(ps, filters, filter_count) != SLUICE_OK) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "cannot read %s.%s: %s", table, column,
+                              ps != NULL ? duckdb_prepare_error(ps) : "no statement");
+    } else if (duckdb_execute_prepared(ps, &res) != DuckDBSuccess) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "cannot read %s.%s: %s", table, column,
+                              duckdb_result_error(&res));
+        duckdb_destroy_result(&res);
+    } else {
+        st = collect_values(&res, max, arena, out, count);
+        duckdb_destroy_result(&res);
+    }
+    duckdb_destroy_prepare(&ps);
+    duckdb_disconnect(&conn);
+    *values = out;
     return st;
 }
 
@@ -301,6 +482,42 @@ sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_e
 {
     sluice_fork_gate_enter();
     sluice_status st = finish_table(t, keep, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status
+sluice_scratch_append_chunk(sluice_scratch_table *t, duckdb_data_chunk chunk, sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = append_chunk(t, chunk, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status sluice_scratch_parse(
+    sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st = scratch_parse(ex, sql, arena, out, err);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+sluice_status sluice_scratch_distinct(sluice_executor *ex,
+                                      const char *table,
+                                      const char *column,
+                                      const sluice_scratch_filter *filters,
+                                      size_t filter_count,
+                                      size_t max,
+                                      sluice_arena *arena,
+                                      const char ***values,
+                                      size_t *count,
+                                      sluice_error *err)
+{
+    sluice_fork_gate_enter();
+    sluice_status st =
+        scratch_distinct(ex, table, column, filters, filter_count, max, arena, values, count, err);
     sluice_fork_gate_leave();
     return st;
 }

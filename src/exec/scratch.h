@@ -77,6 +77,71 @@ sluice_status sluice_scratch_append(sluice_scratch_table *t, const json_t *row, 
  * The rows appended so far become visible on success. Safe to call once after any failure. */
 sluice_status sluice_scratch_finish(sluice_scratch_table *t, bool keep, sluice_error *err);
 
+/* The parse tree of sql (DuckDB's json_serialize_sql: the first statement's "node"), parsed
+ * only — nothing is bound or run, so no table needs to exist. *out is NULL when sql is not one
+ * parseable SELECT (the caller's analysis reports why); it lives in arena. Numbers come back as
+ * reals. SLUICE_E_ENGINE / SLUICE_E_NOMEM when the parser itself cannot run. */
+sluice_status sluice_scratch_parse(
+    sluice_executor *ex, const char *sql, sluice_arena *arena, json_t **out, sluice_error *err);
+
+/* One condition on a row: column op value (op "=", ">=", ">", "<=", "<"; several values for
+ * "=" mean IN), each value bound as text and cast to type (a sluice_scratch_type_ok type). */
+typedef struct sluice_scratch_filter {
+    const char *column;
+    const char *type;
+    const char *op;
+    const char *const *values;
+    size_t value_count;
+} sluice_scratch_filter;
+
+/* Most filters and bound values one sluice_scratch_distinct takes. */
+#define SLUICE_SCRATCH_MAX_FILTERS 32u
+#define SLUICE_SCRATCH_MAX_BOUND   512u
+
+/* The distinct non-null values of table.column as text among the rows passing every filter (at
+ * most max + 1, so the caller can tell "more than max"), sorted. Names must pass
+ * sluice_scratch_name_ok, types sluice_scratch_type_ok, ops the list above (SLUICE_E_INVALID);
+ * SLUICE_E_LIMIT past the limits above; SLUICE_E_ENGINE when the table or column does not exist.
+ * Values are bound, never spliced. Strings in arena. */
+sluice_status sluice_scratch_distinct(sluice_executor *ex,
+                                      const char *table,
+                                      const char *column,
+                                      const sluice_scratch_filter *filters,
+                                      size_t filter_count,
+                                      size_t max,
+                                      sluice_arena *arena,
+                                      const char ***values,
+                                      size_t *count,
+                                      sluice_error *err);
+
+/* A file source: format "csv", "parquet", "json" or "auto" (by the path's suffix). */
+typedef struct sluice_scratch_import {
+    const char *path; /* absolute, no quote characters */
+    const char *format;
+    const sluice_exec_column *columns; /* declared (read and cast), or NULL: the file's own */
+    size_t column_count;
+    int64_t max_rows;
+    size_t max_bytes; /* the file's size cap */
+    /* results */
+    sluice_exec_column *out_columns; /* in arena */
+    size_t out_column_count;
+    int64_t rows;
+    bool truncated;
+} sluice_scratch_import;
+
+/* Reads a file into a new session table (replacing one of that name). The file is read by a
+ * transient engine of its own, allowed that one path and locked before it reads; the session
+ * database never gets file access. The file's columns keep their names when they are plain
+ * identifiers (others are skipped) and their types when sluice_scratch_type_ok allows them
+ * (others become VARCHAR). Errors: SLUICE_E_INVALID (bad path or format, a file that does not
+ * parse or lacks a declared column: the engine's message), SLUICE_E_LIMIT (larger than
+ * max_bytes), SLUICE_E_IO (cannot stat it), SLUICE_E_ENGINE. */
+sluice_status sluice_scratch_import_file(sluice_executor *ex,
+                                         const char *table,
+                                         sluice_scratch_import *im,
+                                         sluice_arena *arena,
+                                         sluice_error *err);
+
 /* Drops table if it exists. SLUICE_E_INVALID for a bad name, SLUICE_E_ENGINE otherwise. */
 sluice_status
 sluice_scratch_drop(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_error *err);

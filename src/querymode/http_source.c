@@ -8,6 +8,7 @@
 #include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,8 +36,10 @@ typedef struct http_ctx {
     struct curl_slist *headers;
     char origin[512]; /* scheme://host[:port] of base_url */
     bool allow_private;
-    int64_t interval_ms; /* from requests_per_minute */
-    int64_t next_slot_ms;
+    int64_t interval_ms;     /* from requests_per_minute */
+    sluice_qm_rate own_rate; /* when the fetch brings no shared one */
+    sluice_qm_rate *rate;
+    bool guard_refused; /* the SSRF guard refused an address of the last attempt */
     const char **seen_cursors;
     size_t seen_count;
 } http_ctx;
@@ -113,9 +116,11 @@ static bool addr_private(const struct sockaddr *sa)
 static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
 {
     (void)purpose;
-    const http_ctx *h = clientp;
-    if (!h->allow_private && addr_private(&addr->addr))
+    http_ctx *h = clientp;
+    if (!h->allow_private && addr_private(&addr->addr)) {
+        h->guard_refused = true;
         return CURL_SOCKET_BAD;
+    }
     return socket(addr->family, addr->socktype, addr->protocol);
 }
 
@@ -217,14 +222,22 @@ static bool retryable(long status)
 /* GETs url once into io; *status is the HTTP status (0: no response). */
 static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *status)
 {
-    int64_t now = mono_ms();
-    if (h->interval_ms > 0 && now < h->next_slot_ms && !wait_ms(h, h->next_slot_ms - now))
-        return SLUICE_E_CANCELLED;
-    h->next_slot_ms = mono_ms() + h->interval_ms;
+    if (h->interval_ms > 0) {
+        /* Reserve the next slot under the lock, wait for it outside: concurrent loads of one
+         * source queue behind each other instead of each spending the whole budget. */
+        pthread_mutex_lock(&h->rate->mu);
+        int64_t now = mono_ms();
+        int64_t slot = h->rate->next_slot_ms > now ? h->rate->next_slot_ms : now;
+        h->rate->next_slot_ms = slot + h->interval_ms;
+        pthread_mutex_unlock(&h->rate->mu);
+        if (slot > now && !wait_ms(h, slot - now))
+            return SLUICE_E_CANCELLED;
+    }
     io->body.len = 0;
     io->over = false;
     io->next_link[0] = '\0';
     io->retry_after_s = -1;
+    h->guard_refused = false;
     curl_easy_setopt(h->curl, CURLOPT_URL, url);
     curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, io);
     curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, io);
@@ -234,10 +247,8 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
         return SLUICE_E_CANCELLED;
     if (io->over)
         return SLUICE_E_LIMIT;
-    if (rc == CURLE_COULDNT_CONNECT) {
-        /* The guard refused every address, or nothing listens: tell them apart for the user. */
-        return SLUICE_E_IO;
-    }
+    if (rc != CURLE_OK && h->guard_refused)
+        return SLUICE_E_DENIED; /* a refusal, not a failure: retrying cannot change the address */
     if (rc != CURLE_OK)
         return SLUICE_E_IO;
     curl_easy_getinfo(h->curl, CURLINFO_RESPONSE_CODE, status);
@@ -253,6 +264,13 @@ static sluice_status get_page(http_ctx *h, const char *url, page_io *io, long *s
         sluice_status st = get_once(h, url, io, status);
         if (st == SLUICE_E_CANCELLED || st == SLUICE_E_LIMIT)
             return st;
+        if (st == SLUICE_E_DENIED)
+            return sluice_error_set(h->err, h->arena, SLUICE_E_DENIED,
+                                    "source '%s': the SSRF guard refused the connection on the "
+                                    "first attempt (the address is loopback, link-local or "
+                                    "private, which only a base_url naming such an address "
+                                    "allows); not retried",
+                                    src->name);
         if (st == SLUICE_OK &&
             ((*status >= 200 && *status < 300) || (*status == 404 && src->allow_404_empty)))
             return SLUICE_OK;
@@ -261,13 +279,13 @@ static sluice_status get_page(http_ctx *h, const char *url, page_io *io, long *s
                                     "source '%s' answered HTTP %ld; the load stopped", src->name,
                                     *status);
         if (attempt >= src->max_retries) {
-            if (st != SLUICE_OK && !h->allow_private)
-                return sluice_error_set(
-                    h->err, h->arena, SLUICE_E_IO,
-                    "source '%s' could not be reached after %lld attempts (connection failed, "
-                    "or its address is loopback, link-local or private, which only a base_url "
-                    "naming such an address allows)",
-                    src->name, (long long)attempt + 1);
+            if (st != SLUICE_OK)
+                return sluice_error_set(h->err, h->arena, SLUICE_E_IO,
+                                        "source '%s' could not be reached after %lld attempts "
+                                        "(connection failed or timed out after "
+                                        "timeout_seconds = %lld)",
+                                        src->name, (long long)attempt + 1,
+                                        (long long)src->timeout_seconds);
             return sluice_error_set(h->err, h->arena, SLUICE_E_IO,
                                     "source '%s' kept failing (HTTP %ld) after %lld attempts",
                                     src->name, *status, (long long)attempt + 1);
@@ -429,6 +447,13 @@ static sluice_status deliver(http_ctx *h, const json_t *items)
     return st;
 }
 
+sluice_status
+sluice_qm_deliver(sluice_qm_fetch *f, const json_t *items, sluice_arena *arena, sluice_error *err)
+{
+    http_ctx h = { .f = f, .arena = arena, .err = err };
+    return deliver(&h, items);
+}
+
 /* ---- the page loop -------------------------------------------------------------------------- */
 
 static sluice_status stop_truncated(sluice_qm_fetch *f, const char *by)
@@ -495,13 +520,13 @@ static sluice_status next_url(
     return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 
-static sluice_status
-one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **next)
+/* What a fetched page (get_page's result st, status and body in io) means: rows delivered, the
+ * next URL. */
+static sluice_status process_page(
+    http_ctx *h, page_io *io, sluice_status st, long status, int64_t page, const char **next)
 {
     sluice_qm_fetch *f = h->f;
-    long status = 0;
-    io->limit = f->max_bytes - f->bytes;
-    sluice_status st = get_page(h, url, io, &status);
+    *next = NULL;
     if (st == SLUICE_E_LIMIT)
         return stop_truncated(f, "max_load_bytes");
     if (st == SLUICE_E_CANCELLED)
@@ -510,7 +535,6 @@ one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **n
         return st;
     f->bytes += io->body.len;
     f->pages++;
-    *next = NULL;
     if (status == 404)
         return SLUICE_OK;
     json_error_t je;
@@ -534,6 +558,111 @@ one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **n
     json_decref(body);
     if (f->on_page != NULL)
         f->on_page(f->ctx, page, f->rows);
+    return st;
+}
+
+static sluice_status
+one_page(http_ctx *h, page_io *io, const char *url, int64_t page, const char **next)
+{
+    long status = 0;
+    io->limit = h->f->max_bytes - h->f->bytes;
+    sluice_status st = get_page(h, url, io, &status);
+    return process_page(h, io, st, status, page, next);
+}
+
+/* ---- concurrent pages (page and offset styles: every URL is known in advance) ------------- */
+
+typedef struct worker {
+    http_ctx h; /* a copy with its own handle, arena and error; rate and cancel flag shared */
+    page_io io;
+    sluice_error err;
+    const char *url;
+    long status;
+    sluice_status st;
+    pthread_t tid;
+    bool started;
+} worker;
+
+static void *worker_run(void *arg)
+{
+    worker *w = arg;
+    w->st = get_page(&w->h, w->url, &w->io, &w->status);
+    return NULL;
+}
+
+static bool worker_start(worker *w, const http_ctx *h, const char *url)
+{
+    memset(w, 0, sizeof(*w));
+    w->h = *h;
+    w->h.arena = sluice_arena_new();
+    w->h.err = &w->err;
+    w->h.curl = w->h.arena != NULL ? curl_easy_duphandle(h->curl) : NULL;
+    w->url = url != NULL && w->h.arena != NULL ? sluice_arena_strdup(w->h.arena, url) : NULL;
+    if (w->h.curl == NULL || w->url == NULL)
+        return false;
+    curl_easy_setopt(w->h.curl, CURLOPT_OPENSOCKETDATA, &w->h);
+    w->io = (page_io){ .cancelled = h->f->cancelled, .limit = h->f->max_bytes - h->f->bytes };
+    sluice_buf_init(&w->io.body, w->h.arena, 0);
+    w->started = pthread_create(&w->tid, NULL, worker_run, w) == 0;
+    return w->started;
+}
+
+static void worker_end(worker *w)
+{
+    if (w->started)
+        pthread_join(w->tid, NULL);
+    if (w->h.curl != NULL)
+        curl_easy_cleanup(w->h.curl);
+    w->h.curl = NULL;
+    w->started = false;
+}
+
+/* The URL of the k-th page (0-based) of a page or offset source. */
+static const char *nth_url(http_ctx *h, int64_t k)
+{
+    const sluice_config_source_pagination *pg = &h->f->source->pagination;
+    return page_url(h, strcmp(pg->style, "page") == 0 ? pg->first_page + k : k * pg->page_size,
+                    NULL);
+}
+
+/* Up to n pages at once, then delivered in page order; the first short (last) page, error or
+ * cap ends the load and the pages fetched past it are dropped. */
+static sluice_status fetch_windows(http_ctx *h, int n)
+{
+    sluice_qm_fetch *f = h->f;
+    worker ws[SLUICE_QM_MAX_CONCURRENCY];
+    sluice_status st = SLUICE_OK;
+    bool done = false;
+    for (int64_t k = 0; st == SLUICE_OK && !done && !f->truncated;) {
+        int64_t room = f->max_pages - f->pages;
+        if (room <= 0) {
+            stop_truncated(f, "max_pages");
+            break;
+        }
+        int m = room < n ? (int)room : n;
+        int started = 0;
+        for (int i = 0; i < m; i++, started++)
+            if (!worker_start(&ws[i], h, nth_url(h, k + i))) {
+                started++;
+                st = SLUICE_E_NOMEM;
+                break;
+            }
+        for (int i = 0; i < started; i++)
+            worker_end(&ws[i]);
+        for (int i = 0; st == SLUICE_OK && i < m && !done && !f->truncated; i++) {
+            sluice_status got = ws[i].st;
+            if (got != SLUICE_OK && got != SLUICE_E_LIMIT && got != SLUICE_E_CANCELLED)
+                got = sluice_error_set(h->err, h->arena, got, "%s",
+                                       ws[i].err.message != NULL ? ws[i].err.message
+                                                                 : sluice_status_name(got));
+            const char *next = NULL;
+            st = process_page(h, &ws[i].io, got, ws[i].status, k + i + 1, &next);
+            done = next == NULL;
+        }
+        for (int i = 0; i < started; i++)
+            sluice_arena_free(ws[i].h.arena);
+        k += m;
+    }
     return st;
 }
 
@@ -620,7 +749,8 @@ static sluice_status setup(http_ctx *h)
 
 sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluice_error *err)
 {
-    http_ctx h = { .f = f, .arena = arena, .err = err };
+    http_ctx h = { .f = f, .arena = arena, .err = err, .own_rate = SLUICE_QM_RATE_INIT };
+    h.rate = f->rate != NULL ? f->rate : &h.own_rate;
     page_io io = { .cancelled = f->cancelled };
     sluice_buf_init(&io.body, arena, 0);
     sluice_status st = setup(&h);
@@ -629,8 +759,17 @@ sluice_status sluice_qm_http_fetch(sluice_qm_fetch *f, sluice_arena *arena, slui
         st = SLUICE_E_NOMEM;
     if (strcmp(f->source->pagination.style, "offset") == 0 && st == SLUICE_OK)
         url = page_url(&h, 0, NULL);
+    const char *style = f->source->pagination.style;
+    int conc = f->source->max_concurrency > SLUICE_QM_MAX_CONCURRENCY
+                   ? (int)SLUICE_QM_MAX_CONCURRENCY
+                   : (int)f->source->max_concurrency;
+    if (st == SLUICE_OK && conc > 1 &&
+        (strcmp(style, "page") == 0 || strcmp(style, "offset") == 0)) {
+        st = fetch_windows(&h, conc);
+        url = NULL;
+    }
     for (int64_t page = 1; st == SLUICE_OK && url != NULL && !f->truncated; page++) {
-        if (page > f->max_pages) {
+        if (f->pages >= f->max_pages) { /* across every request of one load */
             stop_truncated(f, "max_pages");
             break;
         }

@@ -9,7 +9,7 @@
 #include "lang/registry.h"
 #include "policy/policy.h"
 #include "querymode/http_source.h"
-#include "querymode/session.h"
+#include "querymode/internal.h"
 #include "querymode/where.h"
 
 #include <stdio.h>
@@ -17,20 +17,13 @@
 #include <string.h>
 #include <strings.h>
 
-struct sluice_querymode {
-    const sluice_config *config;
-    sluice_codemode *cm;
-    sluice_qm_registry *sessions;
-    const sluice_frontend *sql;
-};
-
 static const char *server_id(const sluice_querymode *qm)
 {
     return qm->config->code_mode.server_id != NULL ? qm->config->code_mode.server_id
                                                    : qm->config->server.name;
 }
 
-static const char *user_of(const sluice_qm_caller *c)
+const char *sluice_qm_user_of(const sluice_qm_caller *c)
 {
     return c->identity != NULL && c->identity->user_id != NULL ? c->identity->user_id : "";
 }
@@ -66,7 +59,17 @@ sluice_status sluice_querymode_open(const sluice_config *config,
                                 "query mode needs the SQL front end, which is not registered");
     }
     sluice_status st = sluice_qm_registry_new(&config->query_mode, clock, &qm->sessions);
+    if (st == SLUICE_OK)
+        st = sluice_qm_cache_new(config->query_mode.cache_max_bytes, clock, &qm->cache);
+    qm->rates = calloc(config->source_count + 1, sizeof(*qm->rates));
+    if (st == SLUICE_OK && qm->rates == NULL)
+        st = SLUICE_E_NOMEM;
+    for (size_t i = 0; st == SLUICE_OK && i < config->source_count; i++)
+        pthread_mutex_init(&qm->rates[i].mu, NULL);
     if (st != SLUICE_OK) {
+        sluice_qm_registry_free(qm->sessions);
+        sluice_qm_cache_free(qm->cache);
+        free(qm->rates);
         free(qm);
         return st;
     }
@@ -79,6 +82,10 @@ void sluice_querymode_close(sluice_querymode *qm)
     if (qm == NULL)
         return;
     sluice_qm_registry_free(qm->sessions);
+    sluice_qm_cache_free(qm->cache);
+    for (size_t i = 0; i < qm->config->source_count; i++)
+        pthread_mutex_destroy(&qm->rates[i].mu);
+    free(qm->rates);
     free(qm);
 }
 
@@ -92,15 +99,19 @@ size_t sluice_querymode_session_count(sluice_querymode *qm)
     return sluice_qm_session_count(qm->sessions);
 }
 
+void sluice_querymode_session_closed(sluice_querymode *qm, const char *transport_session)
+{
+    sluice_qm_close_transport(qm->sessions, transport_session != NULL ? transport_session : "");
+}
+
 /* ---- audit ------------------------------------------------------------------------------- */
 
-/* One record per call (fields stolen). Fails closed when the log cannot take it. */
-static sluice_status audit(sluice_querymode *qm,
-                           sluice_arena *arena,
-                           const sluice_qm_caller *c,
-                           const char *event,
-                           json_t *fields,
-                           sluice_error *err)
+sluice_status sluice_qm_audit(sluice_querymode *qm,
+                              sluice_arena *arena,
+                              const sluice_qm_caller *c,
+                              const char *event,
+                              json_t *fields,
+                              sluice_error *err)
 {
     if (qm->cm == NULL) {
         json_decref(fields);
@@ -118,10 +129,11 @@ static sluice_status refused(sluice_querymode *qm,
                              sluice_error *err)
 {
     sluice_error audit_err = { 0 };
-    audit(qm, arena, c, "query_mode_deny",
-          json_pack("{s:s, s:s}", "tool", tool, "message",
-                    err != NULL && err->message != NULL ? err->message : sluice_status_name(st)),
-          &audit_err);
+    sluice_qm_audit(
+        qm, arena, c, "query_mode_deny",
+        json_pack("{s:s, s:s}", "tool", tool, "message",
+                  err != NULL && err->message != NULL ? err->message : sluice_status_name(st)),
+        &audit_err);
     return st;
 }
 
@@ -146,202 +158,6 @@ static const char *source_names(const sluice_querymode *qm, sluice_arena *arena)
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "";
 }
 
-/* "Date >=, Date <, Status =": the filters that push down, for messages. */
-static const char *pushable(const sluice_config_source *src, sluice_arena *arena, const char *only)
-{
-    sluice_buf b;
-    sluice_buf_init(&b, arena, 0);
-    size_t n = 0;
-    for (size_t i = 0; i < src->param_count; i++) {
-        const sluice_config_source_param *p = &src->params[i];
-        if (p->column == NULL || (only != NULL && strcasecmp(only, p->column) != 0))
-            continue;
-        sluice_buf_printf(&b, "%s%s %s", n++ > 0 ? ", " : "", p->column, p->op);
-    }
-    if (n == 0)
-        sluice_buf_puts(&b, "none");
-    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "";
-}
-
-typedef struct param_set {
-    sluice_qm_param *items;
-    size_t count;
-} param_set;
-
-static void param_put(param_set *ps, const char *name, const char *value)
-{
-    for (size_t i = 0; i < ps->count; i++)
-        if (strcmp(ps->items[i].name, name) == 0) {
-            ps->items[i].value = value;
-            return;
-        }
-    ps->items[ps->count++] = (sluice_qm_param){ name, value };
-}
-
-static bool param_has(const param_set *ps, const char *name)
-{
-    for (size_t i = 0; i < ps->count; i++)
-        if (strcmp(ps->items[i].name, name) == 0)
-            return true;
-    return false;
-}
-
-static sluice_status apply_args(const sluice_config_source *src,
-                                const json_t *args,
-                                param_set *ps,
-                                sluice_arena *arena,
-                                sluice_error *err)
-{
-    const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)args, key, v)
-    {
-        bool declared = false;
-        for (size_t i = 0; i < src->param_count; i++)
-            declared = declared || strcmp(src->params[i].name, key) == 0;
-        if (!declared)
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "source '%s' has no parameter '%.64s'; declared ones are "
-                                    "[[sources.params]] names",
-                                    src->name, key);
-        char *text = json_is_string(v) ? sluice_arena_strdup(arena, json_string_value(v))
-                     : json_is_number(v) || json_is_boolean(v)
-                         ? json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT)
-                         : NULL;
-        if (text == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "args.%s must be a string, number or boolean", key);
-        if (!json_is_string(v)) {
-            char *copy = sluice_arena_strdup(arena, text);
-            free(text);
-            text = copy;
-        }
-        if (text == NULL)
-            return SLUICE_E_NOMEM;
-        param_put(ps, key, text);
-    }
-    return SLUICE_OK;
-}
-
-static sluice_status apply_where(const sluice_config_source *src,
-                                 const char *where,
-                                 param_set *ps,
-                                 sluice_arena *arena,
-                                 sluice_error *err)
-{
-    sluice_qm_term *terms = NULL;
-    size_t n = 0;
-    sluice_status st = sluice_qm_where_parse(where, arena, &terms, &n, err);
-    for (size_t t = 0; st == SLUICE_OK && t < n; t++) {
-        const sluice_config_source_param *hit = NULL;
-        for (size_t i = 0; hit == NULL && i < src->param_count; i++) {
-            const sluice_config_source_param *p = &src->params[i];
-            if (p->column != NULL && strcasecmp(p->column, terms[t].column) == 0 &&
-                strcmp(p->op, terms[t].op) == 0)
-                hit = p;
-        }
-        if (hit == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "where, column %zu: source '%s' cannot filter on %s %s; the "
-                                    "filters it pushes down are: %s (filter anything else in "
-                                    "query after the load)",
-                                    terms[t].column_at, src->name, terms[t].column, terms[t].op,
-                                    pushable(src, arena, NULL));
-        param_put(ps, hit->name, terms[t].value);
-    }
-    return st;
-}
-
-/* Defaults, then args, then where; every required parameter must end up set. */
-static sluice_status request_params(const sluice_config_source *src,
-                                    const json_t *args,
-                                    const char *where,
-                                    param_set *ps,
-                                    sluice_arena *arena,
-                                    sluice_error *err)
-{
-    ps->items = sluice_arena_calloc(arena, src->param_count + 1, sizeof(*ps->items));
-    if (ps->items == NULL)
-        return SLUICE_E_NOMEM;
-    for (size_t i = 0; i < src->param_count; i++)
-        if (src->params[i].default_value != NULL)
-            param_put(ps, src->params[i].name, src->params[i].default_value);
-    sluice_status st = json_is_object(args) ? apply_args(src, args, ps, arena, err) : SLUICE_OK;
-    if (st == SLUICE_OK && where != NULL)
-        st = apply_where(src, where, ps, arena, err);
-    for (size_t i = 0; st == SLUICE_OK && i < src->param_count; i++) {
-        const sluice_config_source_param *p = &src->params[i];
-        if (!p->required || param_has(ps, p->name))
-            continue;
-        if (p->column != NULL)
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "source '%s' needs a filter on column %s (operators: %s), "
-                                    "e.g. where: \"%s %s '...'\", or args.%s",
-                                    src->name, p->column, pushable(src, arena, p->column),
-                                    p->column, p->op, p->name);
-        return sluice_error_set(err, arena, SLUICE_E_INVALID, "source '%s' needs args.%s",
-                                src->name, p->name);
-    }
-    return st;
-}
-
-typedef struct load_ctx {
-    sluice_querymode *qm;
-    sluice_qm_session *session;
-    sluice_qm_fetch *fetch;
-    const char *table;
-    sluice_scratch_table *t;
-    sluice_exec_column *columns;
-    int64_t appended;
-    int64_t max_rows;
-    sluice_arena *arena;
-    const sluice_qm_hooks *hooks;
-} load_ctx;
-
-static sluice_status create_table(load_ctx *lc, sluice_error *err)
-{
-    sluice_qm_fetch *f = lc->fetch;
-    lc->columns = sluice_arena_calloc(lc->arena, f->column_count + 1, sizeof(*lc->columns));
-    if (lc->columns == NULL)
-        return SLUICE_E_NOMEM;
-    for (size_t i = 0; i < f->column_count; i++)
-        lc->columns[i] = (sluice_exec_column){ f->column_names[i], f->column_types[i] };
-    return sluice_scratch_create(lc->session->db, lc->table, lc->columns, f->column_count,
-                                 lc->arena, &lc->t, err);
-}
-
-static sluice_status on_rows(void *ctx, const json_t *rows, sluice_error *err)
-{
-    load_ctx *lc = ctx;
-    if (lc->t == NULL) {
-        sluice_status st = create_table(lc, err);
-        if (st != SLUICE_OK)
-            return st;
-    }
-    size_t i;
-    const json_t *row;
-    json_array_foreach(rows, i, row)
-    {
-        if (lc->appended >= lc->max_rows)
-            return SLUICE_E_LIMIT;
-        sluice_status st = sluice_scratch_append(lc->t, row, err);
-        if (st != SLUICE_OK)
-            return st;
-        lc->appended++;
-    }
-    return SLUICE_OK;
-}
-
-static void on_page(void *ctx, int64_t page, int64_t rows)
-{
-    load_ctx *lc = ctx;
-    if (lc->hooks == NULL || lc->hooks->progress == NULL)
-        return;
-    char msg[96];
-    snprintf(msg, sizeof(msg), "page %lld, %lld rows", (long long)page, (long long)rows);
-    lc->hooks->progress(lc->hooks->progress_ctx, (double)page, msg);
-}
-
 static json_t *columns_json(const sluice_exec_column *cols, size_t n)
 {
     json_t *a = json_array();
@@ -361,39 +177,36 @@ static char *iso_time(sluice_arena *arena, int64_t ms)
     return sluice_arena_printf(arena, "%s.%03lldZ", buf, (long long)(ms % 1000));
 }
 
-/* Loads into the held session; the table is recorded on success, dropped otherwise. */
-static sluice_status load_into(load_ctx *lc, const sluice_config_source *src, sluice_error *err)
+/* The request plan of a `load`: defaults, args, then where (exact: nothing re-filters). */
+static sluice_status load_requests(const sluice_config_source *src,
+                                   const json_t *arguments,
+                                   sluice_qm_requests *req,
+                                   sluice_arena *arena,
+                                   sluice_error *err)
 {
-    sluice_qm_fetch *f = lc->fetch;
-    for (size_t i = 0; i < src->column_count; i++) {
-        f->column_names[i] = src->columns[i].name;
-        f->column_types[i] = src->columns[i].type;
-        f->column_paths[i] =
-            src->columns[i].path != NULL ? src->columns[i].path : src->columns[i].name;
-    }
-    f->column_count = src->column_count;
-    sluice_status st = sluice_qm_http_fetch(f, lc->arena, err);
-    if (st == SLUICE_OK && lc->t == NULL && f->column_count > 0)
-        st = create_table(lc, err); /* no rows at all: an empty table of the declared columns */
-    if (st == SLUICE_OK && lc->t == NULL)
-        return sluice_error_set(err, lc->arena, SLUICE_E_INVALID,
-                                "source '%s' returned no rows and declares no columns, so there "
-                                "is no table to make",
-                                src->name);
-    sluice_status fin = sluice_scratch_finish(lc->t, st == SLUICE_OK, st == SLUICE_OK ? err : NULL);
+    const char *where = json_string_value(json_object_get(arguments, "where"));
+    sluice_qm_term *terms = NULL;
+    size_t n = 0;
+    sluice_status st =
+        where != NULL ? sluice_qm_where_parse(where, arena, &terms, &n, err) : SLUICE_OK;
+    sluice_qm_fanout_options o = { .widen = false, .label = "where" };
     if (st == SLUICE_OK)
-        st = fin;
-    if (st != SLUICE_OK) {
-        sluice_qm_table_remove(lc->session, lc->table);
-        return st;
-    }
-    sluice_qm_table rec = { .name = lc->table,
-                            .source = src->name,
-                            .row_count = lc->appended,
-                            .columns = lc->columns,
-                            .column_count = f->column_count,
-                            .blocked = &src->blocked_columns };
-    return sluice_qm_table_put(lc->session, &rec);
+        st = sluice_qm_fanout(src, json_object_get(arguments, "args"), terms, n, &o, req, arena,
+                              err);
+    return st;
+}
+
+static json_t *load_json(const char *table,
+                         const sluice_config_source *src,
+                         const sluice_qm_load_result *r,
+                         const char *expires)
+{
+    return json_pack("{s:s, s:s, s:I, s:o, s:I, s:I, s:b, s:o, s:s}", "table", table, "source",
+                     src->name, "rowCount", (json_int_t)r->rows, "columns",
+                     columns_json(r->columns, r->column_count), "pages", (json_int_t)r->pages,
+                     "requests", (json_int_t)r->requests, "truncated", r->truncated, "truncatedBy",
+                     r->truncated_by != NULL ? json_string(r->truncated_by) : json_null(),
+                     "expiresAt", expires != NULL ? expires : "");
 }
 
 sluice_status sluice_querymode_load(sluice_querymode *qm,
@@ -422,61 +235,33 @@ sluice_status sluice_querymode_load(sluice_querymode *qm,
                          table);
         return refused(qm, arena, caller, "load", SLUICE_E_INVALID, err);
     }
-    param_set ps = { 0 };
-    sluice_status st =
-        request_params(src, json_object_get(arguments, "args"),
-                       json_string_value(json_object_get(arguments, "where")), &ps, arena, err);
+    sluice_qm_requests req;
+    sluice_status st = load_requests(src, arguments, &req, arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_qm_policy_source(qm, arena, caller, src, err);
     if (st != SLUICE_OK)
         return refused(qm, arena, caller, "load", st, err);
-    const sluice_config_query_mode *qc = &qm->config->query_mode;
-    sluice_qm_fetch f = {
-        .source = src,
-        .params = ps.items,
-        .param_count = ps.count,
-        .max_pages = src->pagination.max_pages > 0 && src->pagination.max_pages < qc->max_pages
-                         ? src->pagination.max_pages
-                         : qc->max_pages,
-        .max_bytes = qc->max_load_bytes,
-        .column_names = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
-        .column_types = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
-        .column_paths = sluice_arena_calloc(arena, src->column_count + 1, sizeof(char *)),
-        .on_rows = on_rows,
-        .on_page = on_page,
-        .cancelled = hooks != NULL ? hooks->cancelled : NULL,
-    };
-    if (f.column_names == NULL || f.column_types == NULL || f.column_paths == NULL)
-        return SLUICE_E_NOMEM;
     sluice_qm_session *s = NULL;
-    st = sluice_qm_acquire(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s,
-                           arena, err);
+    st = sluice_qm_acquire(qm->sessions, sluice_qm_user_of(caller), server_id(qm),
+                           caller->session_id, &s, arena, err);
     if (st != SLUICE_OK)
         return refused(qm, arena, caller, "load", st, err);
-    load_ctx lc = { .qm = qm,
-                    .session = s,
-                    .fetch = &f,
-                    .table = table,
-                    .max_rows = qc->max_load_rows,
-                    .arena = arena,
-                    .hooks = hooks };
-    f.ctx = &lc;
-    st = load_into(&lc, src, err);
+    sluice_qm_load_spec spec = { .source = src, .table = table, .requests = &req };
+    sluice_qm_load_result r;
+    st = sluice_qm_load_source(qm, arena, caller, s, &spec, hooks, &r, err);
     char *expires = iso_time(arena, sluice_qm_expires_at_ms(qm->sessions, s));
     sluice_qm_release(qm->sessions, s);
     if (st != SLUICE_OK)
         return refused(qm, arena, caller, "load", st, err);
-    json_t *result = json_pack("{s:s, s:s, s:I, s:o, s:I, s:b, s:o, s:s}", "table", table, "source",
-                               src->name, "rowCount", (json_int_t)lc.appended, "columns",
-                               columns_json(lc.columns, f.column_count), "pages",
-                               (json_int_t)f.pages, "truncated", f.truncated, "truncatedBy",
-                               f.truncated_by != NULL ? json_string(f.truncated_by) : json_null(),
-                               "expiresAt", expires != NULL ? expires : "");
+    json_t *result = load_json(table, src, &r, expires);
     if (result == NULL)
         return SLUICE_E_NOMEM;
-    st = audit(qm, arena, caller, "query_mode_load",
-               json_pack("{s:s, s:s, s:s, s:I, s:I, s:b}", "tool", "load", "source", src->name,
-                         "table", table, "rows", (json_int_t)lc.appended, "pages",
-                         (json_int_t)f.pages, "truncated", f.truncated),
-               err);
+    st = sluice_qm_audit(qm, arena, caller, "query_mode_load",
+                         json_pack("{s:s, s:s, s:s, s:I, s:I, s:I, s:b}", "tool", "load", "source",
+                                   src->name, "table", table, "rows", (json_int_t)r.rows, "pages",
+                                   (json_int_t)r.pages, "requests", (json_int_t)r.requests,
+                                   "truncated", r.truncated),
+                         err);
     if (st != SLUICE_OK) {
         json_decref(result);
         return st;
@@ -537,22 +322,15 @@ violation_error(const sluice_codefacts *facts, sluice_arena *arena, sluice_error
                             v->suggestion != NULL ? v->suggestion : "");
 }
 
-/* Cedar (or the command backend) sees a Read of the sources the tables came from. */
-static sluice_status check_policy(sluice_querymode *qm,
-                                  sluice_arena *arena,
-                                  const sluice_qm_caller *caller,
-                                  sluice_qm_session *s,
-                                  sluice_codefacts *facts,
-                                  sluice_error *err)
+sluice_status sluice_qm_policy_read(sluice_querymode *qm,
+                                    sluice_arena *arena,
+                                    const sluice_qm_caller *caller,
+                                    sluice_codefacts *facts,
+                                    sluice_error *err)
 {
     const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
     if (policy == NULL || !sluice_policy_active(policy))
         return SLUICE_OK;
-    for (size_t i = 0; i < facts->resources_read.count; i++) {
-        const sluice_qm_table *t = sluice_qm_table_find(s, facts->resources_read.items[i]);
-        if (t != NULL)
-            facts->resources_read.items[i] = t->source;
-    }
     sluice_policy_decision d = { 0 };
     sluice_status st = sluice_policy_evaluate(policy, arena, caller->identity,
                                               sluice_policy_route_for(policy, caller->identity),
@@ -568,6 +346,38 @@ static sluice_status check_policy(sluice_querymode *qm,
                                     ? d.reasons[0].annotation
                                     : (d.reason_count > 0 ? d.reasons[0].id : ""));
     return SLUICE_OK;
+}
+
+sluice_status sluice_qm_policy_source(sluice_querymode *qm,
+                                      sluice_arena *arena,
+                                      const sluice_qm_caller *caller,
+                                      const sluice_config_source *src,
+                                      sluice_error *err)
+{
+    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    if (policy == NULL || !sluice_policy_active(policy))
+        return SLUICE_OK;
+    sluice_codefacts *facts = sluice_codefacts_new(arena, "sql");
+    if (facts == NULL ||
+        sluice_codefacts_list_add(facts, &facts->resources_read, src->name) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    return sluice_qm_policy_read(qm, arena, caller, facts, err);
+}
+
+/* A query's tables, as Cedar sees them: the sources they came from. */
+static sluice_status check_policy(sluice_querymode *qm,
+                                  sluice_arena *arena,
+                                  const sluice_qm_caller *caller,
+                                  sluice_qm_session *s,
+                                  sluice_codefacts *facts,
+                                  sluice_error *err)
+{
+    for (size_t i = 0; i < facts->resources_read.count; i++) {
+        const sluice_qm_table *t = sluice_qm_table_find(s, facts->resources_read.items[i]);
+        if (t != NULL)
+            facts->resources_read.items[i] = t->source;
+    }
+    return sluice_qm_policy_read(qm, arena, caller, facts, err);
 }
 
 static sluice_status run_query(sluice_querymode *qm,
@@ -624,37 +434,46 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
                                      sluice_error *err)
 {
     sluice_qm_session *s = NULL;
-    sluice_status st = sluice_qm_acquire(qm->sessions, user_of(caller), server_id(qm),
+    sluice_status st = sluice_qm_acquire(qm->sessions, sluice_qm_user_of(caller), server_id(qm),
                                          caller->session_id, &s, arena, err);
     if (st != SLUICE_OK)
         return refused(qm, arena, caller, "query", st, err);
     sluice_exec_result res;
     sluice_codefacts *facts = NULL;
-    st = run_query(qm, arena, caller, s, sql, hooks, &res, &facts, err);
+    json_t *loaded = NULL;
+    st = sql != NULL ? sluice_qm_autoload(qm, arena, caller, s, sql, hooks, &loaded, err)
+                     : sluice_error_set(err, arena, SLUICE_E_INVALID, "query needs sql");
+    if (st == SLUICE_OK)
+        st = run_query(qm, arena, caller, s, sql, hooks, &res, &facts, err);
     char *expires = iso_time(arena, sluice_qm_expires_at_ms(qm->sessions, s));
     sluice_qm_release(qm->sessions, s);
     if (st != SLUICE_OK) {
+        json_decref(loaded);
         sluice_error audit_err = { 0 };
-        audit(qm, arena, caller, "query_mode_deny",
-              json_pack("{s:s, s:s, s:s}", "tool", "query", "code", sql, "message",
-                        err != NULL && err->message != NULL ? err->message : ""),
-              &audit_err);
+        sluice_qm_audit(qm, arena, caller, "query_mode_deny",
+                        json_pack("{s:s, s:s, s:s}", "tool", "query", "code",
+                                  sql != NULL ? sql : "", "message",
+                                  err != NULL && err->message != NULL ? err->message : ""),
+                        &audit_err);
         return st;
     }
     json_t *result = sluice_present_result_json(&res);
     const char *fenced = sluice_present_untrusted_text(arena, &res);
     if (result == NULL || fenced == NULL ||
         json_object_set_new(result, "expiresAt", json_string(expires != NULL ? expires : "")) !=
-            0) {
+            0 ||
+        (json_array_size(loaded) > 0 && json_object_set(result, "autoLoaded", loaded) != 0)) {
         json_decref(result);
+        json_decref(loaded);
         return SLUICE_E_NOMEM;
     }
+    json_decref(loaded);
     json_t *tables = sluice_codefacts_list_json(&facts->resources_read);
-    st = audit(qm, arena, caller, "query_mode_query",
-               json_pack("{s:s, s:s, s:o, s:I, s:b}", "tool", "query", "code", sql, "sources",
-                         tables != NULL ? tables : json_array(), "rows", (json_int_t)res.row_count,
-                         "truncated", res.truncated),
-               err);
+    st = sluice_qm_audit(qm, arena, caller, "query_mode_query",
+                         json_pack("{s:s, s:s, s:o, s:I, s:b}", "tool", "query", "code", sql,
+                                   "sources", tables != NULL ? tables : json_array(), "rows",
+                                   (json_int_t)res.row_count, "truncated", res.truncated),
+                         err);
     if (st != SLUICE_OK) {
         json_decref(result);
         return st;
@@ -723,8 +542,8 @@ sluice_status sluice_querymode_search(sluice_querymode *qm,
             json_array_append_new(hits, source_json(src, arena));
     }
     sluice_qm_session *s = NULL;
-    if (sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s) ==
-        SLUICE_OK) {
+    if (sluice_qm_find(qm->sessions, sluice_qm_user_of(caller), server_id(qm), caller->session_id,
+                       &s) == SLUICE_OK) {
         for (size_t i = 0; hits != NULL && i < s->table_count; i++)
             if (matches(query, s->tables[i].name, s->tables[i].source))
                 json_array_append_new(hits, table_json(&s->tables[i]));
@@ -743,8 +562,8 @@ sluice_status sluice_querymode_describe(sluice_querymode *qm,
 {
     sluice_qm_session *s = NULL;
     json_t *found = NULL;
-    if (sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s) ==
-        SLUICE_OK) {
+    if (sluice_qm_find(qm->sessions, sluice_qm_user_of(caller), server_id(qm), caller->session_id,
+                       &s) == SLUICE_OK) {
         const sluice_qm_table *t = sluice_qm_table_find(s, table);
         found = t != NULL ? table_json(t) : NULL;
         sluice_qm_release(qm->sessions, s);
@@ -768,8 +587,8 @@ sluice_status sluice_querymode_drop(sluice_querymode *qm,
                                     sluice_error *err)
 {
     sluice_qm_session *s = NULL;
-    sluice_status st =
-        sluice_qm_find(qm->sessions, user_of(caller), server_id(qm), caller->session_id, &s);
+    sluice_status st = sluice_qm_find(qm->sessions, sluice_qm_user_of(caller), server_id(qm),
+                                      caller->session_id, &s);
     if (st == SLUICE_OK) {
         st = sluice_qm_table_find(s, table) != NULL ? SLUICE_OK : SLUICE_E_NOT_FOUND;
         if (st == SLUICE_OK)
@@ -783,6 +602,6 @@ sluice_status sluice_querymode_drop(sluice_querymode *qm,
     if (st != SLUICE_OK)
         return st;
     *out = json_pack("{s:s, s:b}", "table", table, "dropped", 1);
-    return audit(qm, arena, caller, "query_mode_drop",
-                 json_pack("{s:s, s:s}", "tool", "drop_table", "table", table), err);
+    return sluice_qm_audit(qm, arena, caller, "query_mode_drop",
+                           json_pack("{s:s, s:s}", "tool", "drop_table", "table", table), err);
 }

@@ -91,4 +91,8 @@ sluice_status sluice_querymode_drop(sluice_querymode *qm,
 size_t sluice_querymode_expire(sluice_querymode *qm);
 size_t sluice_querymode_session_count(sluice_querymode *qm);
 
+/* The MCP session transport_session closed: frees its query-mode sessions now rather than at
+ * their TTL (one in use is freed when its call ends). Cannot fail. */
+void sluice_querymode_session_closed(sluice_querymode *qm, const char *transport_session);
+
 #endif

@@ -150,7 +150,7 @@ static char *make_key(const char *user, const char *server, const char *transpor
 static sluice_qm_session *lookup_locked(sluice_qm_registry *r, const char *key)
 {
     for (size_t i = 0; i < r->count; i++)
-        if (strcmp(r->sessions[i]->key, key) == 0)
+        if (!r->sessions[i]->closed && strcmp(r->sessions[i]->key, key) == 0)
             return r->sessions[i];
     return NULL;
 }
@@ -177,6 +177,7 @@ check_caps_locked(sluice_qm_registry *r, const char *user, sluice_arena *arena, 
 static sluice_status session_new(sluice_qm_registry *r,
                                  char *key,
                                  const char *user,
+                                 const char *transport,
                                  sluice_qm_session **out,
                                  sluice_arena *arena,
                                  sluice_error *err)
@@ -187,7 +188,8 @@ static sluice_status session_new(sluice_qm_registry *r,
     s->key = key;
     s->arena = sluice_arena_new();
     s->user = s->arena != NULL ? sluice_arena_strdup(s->arena, user) : NULL;
-    if (s->user == NULL) {
+    s->transport = s->user != NULL ? sluice_arena_strdup(s->arena, transport) : NULL;
+    if (s->transport == NULL) {
         sluice_arena_free(s->arena);
         free(s);
         return SLUICE_E_NOMEM;
@@ -241,7 +243,7 @@ static sluice_status get(sluice_qm_registry *r,
     if (s == NULL && st == SLUICE_OK)
         st = check_caps_locked(r, user, arena, err);
     if (s == NULL && st == SLUICE_OK) {
-        st = session_new(r, key, user, &s, arena, err);
+        st = session_new(r, key, user, transport, &s, arena, err);
         if (st == SLUICE_OK) {
             key = NULL; /* the session owns it */
             r->sessions[r->count++] = s;
@@ -280,13 +282,51 @@ sluice_status sluice_qm_find(sluice_qm_registry *r,
     return get(r, user, server, transport_session, false, out, NULL, NULL);
 }
 
+/* Under r->mu: takes s out of the registry's list (it must be there). */
+static void unlist_locked(sluice_qm_registry *r, const sluice_qm_session *s)
+{
+    for (size_t i = 0; i < r->count; i++)
+        if (r->sessions[i] == s) {
+            r->sessions[i] = r->sessions[--r->count];
+            return;
+        }
+}
+
 void sluice_qm_release(sluice_qm_registry *r, sluice_qm_session *s)
 {
     pthread_mutex_unlock(&s->lock);
     pthread_mutex_lock(&r->mu);
     s->refs--;
     s->last_used_ms = now_ms(r);
+    bool free_now = s->closed && s->refs == 0;
+    if (free_now)
+        unlist_locked(r, s);
     pthread_mutex_unlock(&r->mu);
+    if (free_now)
+        session_free(s);
+}
+
+size_t sluice_qm_close_transport(sluice_qm_registry *r, const char *transport_session)
+{
+    size_t n = 0;
+    pthread_mutex_lock(&r->mu);
+    for (size_t i = 0; i < r->count;) {
+        sluice_qm_session *s = r->sessions[i];
+        if (s->closed || strcmp(s->transport, transport_session) != 0) {
+            i++;
+            continue;
+        }
+        n++;
+        s->closed = true;
+        if (s->refs > 0) {
+            i++;
+            continue;
+        }
+        r->sessions[i] = r->sessions[--r->count];
+        session_free(s);
+    }
+    pthread_mutex_unlock(&r->mu);
+    return n;
 }
 
 int64_t sluice_qm_expires_at_ms(const sluice_qm_registry *r, const sluice_qm_session *s)
@@ -318,6 +358,9 @@ sluice_status sluice_qm_table_put(sluice_qm_session *s, const sluice_qm_table *t
     sluice_qm_table copy = *t;
     copy.name = sluice_arena_strdup(s->arena, t->name);
     copy.source = sluice_arena_strdup(s->arena, t->source);
+    copy.load_key = t->load_key != NULL ? sluice_arena_strdup(s->arena, t->load_key) : NULL;
+    if (t->load_key != NULL && copy.load_key == NULL)
+        return SLUICE_E_NOMEM;
     copy.columns = sluice_arena_calloc(s->arena, t->column_count + 1, sizeof(*copy.columns));
     if (copy.name == NULL || copy.source == NULL || copy.columns == NULL)
         return SLUICE_E_NOMEM;

@@ -35,6 +35,7 @@ typedef struct sluice_qm_table {
     sluice_exec_column *columns;
     size_t column_count;
     const sluice_strlist *blocked; /* the source's blocked_columns (config-owned) */
+    const char *load_key; /* auto-loaded by a query: the request plan it holds; NULL: `load` */
 } sluice_qm_table;
 
 typedef struct sluice_qm_session {
@@ -46,6 +47,8 @@ typedef struct sluice_qm_session {
     /* private below */
     char *key;
     char *user;
+    char *transport; /* the MCP session id part of the key */
+    bool closed;     /* its MCP session ended while in use: freed on release */
     char spill_dir[600];
     int64_t last_used_ms;
     int refs;
@@ -84,6 +87,11 @@ void sluice_qm_release(sluice_qm_registry *r, sluice_qm_session *s);
 
 /* When the session expires if unused from now: wall-clock milliseconds since the epoch. */
 int64_t sluice_qm_expires_at_ms(const sluice_qm_registry *r, const sluice_qm_session *s);
+
+/* The MCP session transport_session ended: frees every query-mode session keyed by it (tables,
+ * database, spill folder), whatever the user. One in use is marked and freed by its last
+ * release; lookups no longer find it. Returns how many were freed or marked. Cannot fail. */
+size_t sluice_qm_close_transport(sluice_qm_registry *r, const char *transport_session);
 
 /* Frees every idle session past its TTL; returns how many. Also runs inside acquire and find. */
 size_t sluice_qm_expire(sluice_qm_registry *r);

@@ -100,22 +100,107 @@ static const char *literal(lexer *lx)
     return lx->p > start ? sluice_arena_strndup(lx->arena, start, (size_t)(lx->p - start)) : NULL;
 }
 
-static sluice_status term(lexer *lx, sluice_qm_term *t)
+/* True (and past it) when the text continues with the keyword kw as a whole word. */
+static bool keyword(lexer *lx, const char *kw)
 {
+    size_t n = strlen(kw);
+    if (strncasecmp(lx->p, kw, n) != 0 || isalnum((unsigned char)lx->p[n]) || lx->p[n] == '_')
+        return false;
+    lx->p += n;
+    skip_space(lx);
+    return true;
+}
+
+static const char **one_value(lexer *lx, size_t *count)
+{
+    const char **v = sluice_arena_calloc(lx->arena, 1, sizeof(*v));
+    if (v == NULL)
+        return NULL;
+    const char *start = lx->p;
+    v[0] = literal(lx);
+    *count = 1;
+    if (v[0] == NULL) {
+        lx->p = start; /* report where the bad value starts, not where the text ran out */
+        return NULL;
+    }
+    skip_space(lx);
+    return v;
+}
+
+static const char *const value_hint = "a value ('text', a number or DATE 'YYYY-MM-DD')";
+
+/* IN ( literal {, literal} ): one "=" term with every value. */
+static sluice_status in_list(lexer *lx, sluice_qm_term *t)
+{
+    if (*lx->p != '(')
+        return expected(lx, "( after IN");
+    lx->p++;
+    t->op = "=";
+    t->values = sluice_arena_calloc(lx->arena, SLUICE_QM_WHERE_MAX_IN, sizeof(*t->values));
+    if (t->values == NULL)
+        return SLUICE_E_NOMEM;
+    for (;;) {
+        skip_space(lx);
+        if (t->value_count == SLUICE_QM_WHERE_MAX_IN)
+            return sluice_error_set(lx->err, lx->arena, SLUICE_E_LIMIT,
+                                    "where, column %zu: an IN list holds at most %u values",
+                                    col(lx), SLUICE_QM_WHERE_MAX_IN);
+        const char *start = lx->p;
+        const char *v = literal(lx);
+        if (v == NULL) {
+            lx->p = start;
+            return expected(lx, value_hint);
+        }
+        t->values[t->value_count++] = v;
+        skip_space(lx);
+        if (*lx->p == ')')
+            break;
+        if (*lx->p != ',')
+            return expected(lx, ", or ) in the IN list");
+        lx->p++;
+    }
+    lx->p++;
+    skip_space(lx);
+    return SLUICE_OK;
+}
+
+/* One comparison; BETWEEN fills t and t[1] (*used = 2). */
+static sluice_status term(lexer *lx, sluice_qm_term *t, size_t room, size_t *used)
+{
+    *used = 1;
     skip_space(lx);
     t->column_at = col(lx);
+    const char *start = lx->p;
     t->column = identifier(lx);
-    if (t->column == NULL)
+    if (t->column == NULL) {
+        lx->p = start;
         return expected(lx, "a column name");
+    }
     skip_space(lx);
+    if (keyword(lx, "IN"))
+        return in_list(lx, t);
+    if (keyword(lx, "BETWEEN")) {
+        if (room < 2)
+            return sluice_error_set(lx->err, lx->arena, SLUICE_E_LIMIT,
+                                    "where has more than %u terms", SLUICE_QM_WHERE_MAX_TERMS);
+        t[1] = *t;
+        t->op = ">=";
+        t[1].op = "<=";
+        if ((t->values = one_value(lx, &t->value_count)) == NULL)
+            return expected(lx, value_hint);
+        if (!keyword(lx, "AND"))
+            return expected(lx, "AND between the two BETWEEN bounds");
+        if ((t[1].values = one_value(lx, &t[1].value_count)) == NULL)
+            return expected(lx, value_hint);
+        *used = 2;
+        return SLUICE_OK;
+    }
     t->op = operator(lx);
     if (t->op == NULL)
-        return expected(lx, "one of =, >=, >, <=, <");
+        return expected(lx, "one of =, >=, >, <=, <, IN (...) or BETWEEN");
     skip_space(lx);
-    t->value = literal(lx);
-    if (t->value == NULL)
-        return expected(lx, "a value ('text', a number or DATE 'YYYY-MM-DD')");
-    skip_space(lx);
+    if ((t->values = one_value(lx, &t->value_count)) == NULL)
+        return expected(lx, value_hint);
     return SLUICE_OK;
 }
 
@@ -138,15 +223,15 @@ sluice_status sluice_qm_where_parse(
         if (*count == SLUICE_QM_WHERE_MAX_TERMS)
             return sluice_error_set(err, arena, SLUICE_E_LIMIT, "where has more than %u terms",
                                     SLUICE_QM_WHERE_MAX_TERMS);
-        sluice_status st = term(&lx, &terms[*count]);
+        size_t used = 0;
+        sluice_status st = term(&lx, &terms[*count], SLUICE_QM_WHERE_MAX_TERMS - *count, &used);
         if (st != SLUICE_OK)
             return st;
-        (*count)++;
+        *count += used;
         if (*lx.p == '\0')
             break;
-        if (strncasecmp(lx.p, "AND", 3) != 0 || isalnum((unsigned char)lx.p[3]))
+        if (!keyword(&lx, "AND"))
             return expected(&lx, "AND or the end (only AND-ed comparisons push down)");
-        lx.p += 3;
     }
     *out = terms;
     return SLUICE_OK;

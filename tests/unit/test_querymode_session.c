@@ -8,6 +8,7 @@
 #include "querymode/session.h"
 #include "unit.h"
 
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -141,6 +142,47 @@ static void caps_refuse_new_sessions(void **state)
     assert_int_equal(sluice_qm_session_count(f->r), 1);
 }
 
+static size_t spill_folders(const fixture *f)
+{
+    size_t n = 0;
+    DIR *d = opendir(f->dir);
+    struct dirent *e;
+    while (d != NULL && (e = readdir(d)) != NULL)
+        n += strncmp(e->d_name, "sluice-qm-", 10) == 0;
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/* The MCP session's close frees its query-mode sessions at once, for every user keyed by it,
+ * and leaves the others; one in use is freed by its release, and is not found meanwhile. */
+static void transport_close_frees_its_sessions(void **state)
+{
+    fixture *f = *state;
+    sluice_qm_release(f->r, get(f, "alice", "t1"));
+    sluice_qm_release(f->r, get(f, "bob", "t1"));
+    sluice_qm_session *other = get(f, "alice", "t2");
+    add_table(f, other, "kept");
+    sluice_qm_release(f->r, other);
+    assert_int_equal(spill_folders(f), 3);
+    assert_int_equal(sluice_qm_close_transport(f->r, "t1"), 2);
+    assert_int_equal(sluice_qm_session_count(f->r), 1);
+    assert_int_equal(spill_folders(f), 1);
+    sluice_qm_session *s = NULL;
+    assert_int_equal(sluice_qm_find(f->r, "alice", "srv", "t2", &s), SLUICE_OK);
+    assert_non_null(sluice_qm_table_find(s, "kept"));
+    /* closed while in use: still valid for the holder, invisible to lookups, freed on release */
+    assert_int_equal(sluice_qm_close_transport(f->r, "t2"), 1);
+    assert_int_equal(sluice_qm_session_count(f->r), 1);
+    sluice_qm_session *again = NULL;
+    assert_int_equal(sluice_qm_find(f->r, "alice", "srv", "t2", &again), SLUICE_E_NOT_FOUND);
+    assert_non_null(sluice_qm_table_find(s, "kept"));
+    sluice_qm_release(f->r, s);
+    assert_int_equal(sluice_qm_session_count(f->r), 0);
+    assert_int_equal(spill_folders(f), 0);
+    assert_int_equal(sluice_qm_close_transport(f->r, "t2"), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -148,6 +190,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(session_in_use_is_not_expired, setup, teardown),
         cmocka_unit_test_setup_teardown(callers_are_isolated, setup, teardown),
         cmocka_unit_test_setup_teardown(caps_refuse_new_sessions, setup, teardown),
+        cmocka_unit_test_setup_teardown(transport_close_frees_its_sessions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
