@@ -16,13 +16,13 @@
 #include "core/buf.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,8 +30,7 @@
 extern char **environ;
 
 typedef struct mcp_conn {
-    int to_child;
-    int from_child;
+    int fd; /* the child's stdin and stdout */
     pid_t pid;
     int64_t deadline_ms;
     size_t max_bytes;
@@ -47,40 +46,38 @@ static int64_t mono_ms(void)
     return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static sluice_status spawn_server(const sluice_config_source *src, mcp_conn *c)
+static sluice_status spawn_server(const sluice_config_source *src, mcp_conn *c, sluice_arena *arena)
 {
-    int in[2], out[2];
-    if (pipe2(in, O_CLOEXEC) != 0)
+    /* posix_spawn needs a NULL-terminated argv; the config's list has a count instead */
+    char **argv = sluice_arena_calloc(arena, src->command.count + 1, sizeof(*argv));
+    if (argv == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < src->command.count; i++)
+        argv[i] = (char *)src->command.items[i];
+    /* One socket pair for stdin and stdout, written with MSG_NOSIGNAL: a server that exits
+     * early cannot raise SIGPIPE in sluice (as the policy command backend does). */
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
         return SLUICE_E_IO;
-    if (pipe2(out, O_CLOEXEC) != 0) {
-        close(in[0]);
-        close(in[1]);
-        return SLUICE_E_IO;
-    }
     posix_spawn_file_actions_t fa;
     posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-    int e = posix_spawnp(&c->pid, src->command.items[0], &fa, NULL,
-                         (char *const *)src->command.items, environ);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, sv[1], STDOUT_FILENO);
+    int e = posix_spawnp(&c->pid, argv[0], &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    close(in[0]);
-    close(out[1]);
+    close(sv[1]);
     if (e != 0) {
-        close(in[1]);
-        close(out[0]);
+        close(sv[0]);
         errno = e;
         return SLUICE_E_IO;
     }
-    c->to_child = in[1];
-    c->from_child = out[0];
+    c->fd = sv[0];
     return SLUICE_OK;
 }
 
 static void stop_server(mcp_conn *c)
 {
-    close(c->to_child);
-    close(c->from_child);
+    close(c->fd);
     kill(c->pid, SIGTERM);
     int status = 0;
     for (int i = 0; i < 20; i++) { /* a second, then SIGKILL */
@@ -103,7 +100,7 @@ static sluice_status send_json(mcp_conn *c, json_t *msg)
     size_t n = strlen(text), off = 0;
     text[n++] = '\n'; /* json_dumps's NUL becomes the newline; length tracked */
     while (off < n) {
-        ssize_t w = write(c->to_child, text + off, n - off);
+        ssize_t w = send(c->fd, text + off, n - off, MSG_NOSIGNAL);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
@@ -133,14 +130,14 @@ static sluice_status read_line(mcp_conn *c, sluice_arena *arena, char **line)
         int64_t left = c->deadline_ms - mono_ms();
         if (left <= 0)
             return SLUICE_E_TIMEOUT;
-        struct pollfd p = { .fd = c->from_child, .events = POLLIN };
+        struct pollfd p = { .fd = c->fd, .events = POLLIN };
         int r = poll(&p, 1, left < 50 ? (int)left : 50);
         if (r < 0 && errno != EINTR)
             return SLUICE_E_IO;
         if (r <= 0)
             continue;
         char buf[16384];
-        ssize_t got = read(c->from_child, buf, sizeof(buf));
+        ssize_t got = recv(c->fd, buf, sizeof(buf), 0);
         if (got < 0 && errno == EINTR)
             continue;
         if (got <= 0)
@@ -262,7 +259,7 @@ sluice_status sluice_qm_mcp_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluic
                    .max_bytes = f->max_bytes - f->bytes,
                    .cancelled = f->cancelled };
     sluice_buf_init(&c.in, arena, 0);
-    if (spawn_server(src, &c) != SLUICE_OK)
+    if (spawn_server(src, &c, arena) != SLUICE_OK)
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "source '%s': cannot start the MCP server %s: %s", src->name,
                                 src->command.items[0], strerror(errno));
