@@ -413,21 +413,38 @@ static int64_t plain_limit(const json_t *node)
 /* ---- needs ------------------------------------------------------------------------------------
  */
 
+static bool same_term(const sluice_qm_term *a, const sluice_qm_term *b)
+{
+    bool same = strcasecmp(a->column, b->column) == 0 && strcmp(a->op, b->op) == 0 &&
+                a->value_count == b->value_count;
+    for (size_t v = 0; same && v < a->value_count; v++)
+        same = strcmp(a->values[v], b->values[v]) == 0;
+    return same;
+}
+
+static bool same_list(const sluice_qm_term *a, size_t na, const sluice_qm_term *b, size_t nb)
+{
+    if (na != nb)
+        return false;
+    for (size_t i = 0; i < na; i++)
+        if (!same_term(&a[i], &b[i]))
+            return false;
+    return true;
+}
+
+/* Same terms, and for JOIN/IN terms the same other table, column and narrowing filters: only
+ * then does one load serve both uses of the source. */
 static bool same_terms(const sluice_qm_need *n, const terms *ts)
 {
-    if (n->term_count != ts->count)
+    if (!same_list(n->terms, n->term_count, ts->items, ts->count))
         return false;
     for (size_t i = 0; i < ts->count; i++) {
-        const sluice_qm_term *a = &n->terms[i], *b = &ts->items[i];
-        bool same = strcasecmp(a->column, b->column) == 0 && strcmp(a->op, b->op) == 0 &&
-                    a->value_count == b->value_count &&
-                    (n->from_table[i] == NULL) == (ts->from_table[i] == NULL);
-        for (size_t v = 0; same && v < a->value_count; v++)
-            same = strcmp(a->values[v], b->values[v]) == 0;
-        if (same && n->from_table[i] != NULL)
-            same = strcasecmp(n->from_table[i], ts->from_table[i]) == 0 &&
-                   strcasecmp(n->from_column[i], ts->from_column[i]) == 0;
-        if (!same)
+        if ((n->from_table[i] == NULL) != (ts->from_table[i] == NULL))
+            return false;
+        if (n->from_table[i] != NULL && (strcasecmp(n->from_table[i], ts->from_table[i]) != 0 ||
+                                         strcasecmp(n->from_column[i], ts->from_column[i]) != 0 ||
+                                         !same_list(n->from_filters[i], n->from_filter_count[i],
+                                                    ts->from_filters[i], ts->from_filter_count[i])))
             return false;
     }
     return true;

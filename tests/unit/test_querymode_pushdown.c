@@ -215,6 +215,22 @@ static void twice_with_other_filters_conflicts(void **state)
                      1);
     assert_false(n[0].conflict);
     assert_int_equal(n[0].term_count, 1);
+    /* twice through JOINs to the same column, narrowed differently: one load cannot serve both */
+    assert_int_equal(needs_of(f,
+                              "SELECT 1 FROM customers c1 JOIN invoices a ON a.ContactID = c1.id "
+                              "AND c1.region = 'EU' UNION ALL SELECT 1 FROM customers c2 JOIN "
+                              "invoices b ON b.ContactID = c2.id AND c2.region = 'US'",
+                              &n),
+                     1);
+    assert_true(n[0].conflict);
+    assert_int_equal(needs_of(f,
+                              "SELECT 1 FROM customers c1 JOIN invoices a ON a.ContactID = c1.id "
+                              "AND c1.region = 'EU' UNION ALL SELECT 1 FROM customers c2 JOIN "
+                              "invoices b ON b.ContactID = c2.id AND c2.region = 'EU'",
+                              &n),
+                     1);
+    assert_false(n[0].conflict);
+    assert_int_equal(n[0].from_filter_count[0], 1);
     /* a CTE over the source: the source inside it is still found, with its own filter */
     assert_int_equal(needs_of(f,
                               "WITH paid AS (SELECT * FROM invoices WHERE Status = 'paid') "
