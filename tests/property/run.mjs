@@ -316,8 +316,25 @@ if (existsSync(`${env.dbs.canary.db}.wal`)) after.push("a WAL file appeared besi
 const watched = readdirSync(env.dir);
 if (watched.length !== 1) after.push(`the watched directory gained files: ${watched.join(", ")}`);
 if (env.connections.length) after.push(`the loopback listener was reached ${env.connections.length} times`);
-for (const f of readdirSync(WORK).filter((f) => f.startsWith("canary.audit.jsonl"))) {
-  const hits = checker.scan(readFileSync(path.join(WORK, f), "utf8"));
+// The chain hash, code hash, token and request ids and the policy version are sluice's own random
+// hex: a digit run in them is chance, not data (everything the statement or the data put there
+// is still scanned).
+const RANDOM_AUDIT_FIELDS = ["prev", "code_hash", "token_id", "request_id", "session"];
+function auditText(text) {
+  return text.split("\n").filter(Boolean).map((line) => {
+    try {
+      const r = JSON.parse(line);
+      for (const k of RANDOM_AUDIT_FIELDS) delete r[k];
+      if (r.policy) delete r.policy.version;
+      return JSON.stringify(r);
+    } catch { return line; }
+  }).join("\n");
+}
+// The .head and .replay files hold only a chain hash and token ids with their expiry times.
+for (const f of readdirSync(WORK).filter((f) => f.startsWith("canary.audit.jsonl") &&
+                                               !f.endsWith(".head") && !f.endsWith(".replay"))) {
+  const raw = readFileSync(path.join(WORK, f), "utf8");
+  const hits = checker.scan(f.endsWith(".jsonl") ? auditText(raw) : raw);
   if (hits.length) after.push(`the audit log ${f} holds canary fragments: ${JSON.stringify(hits[0])}`);
 }
 for (const a of after) {
