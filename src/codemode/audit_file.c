@@ -47,6 +47,7 @@ typedef struct audit_file {
     sluice_group_commit gc;
     int fd;                               /* the log, O_APPEND, flock'ed */
     int head_fd;                          /* the head file */
+    size_t end;                           /* at open: bytes up to the last complete record */
     uint64_t seq;                         /* last seq written; 0 = empty */
     uint8_t last_hash[SLUICE_HASH_BYTES]; /* hash of the last line, or genesis */
     uint64_t sync_seq;                    /* what the running group commit covers (its leader's) */
@@ -150,21 +151,58 @@ static bool write_head(int fd, uint64_t seq, const uint8_t *hash)
 
 /* ---- open -------------------------------------------------------------------------------- */
 
-/* The last n lines of the log, each with its newline, as one malloc'd block (*block NULL for an
- * empty log). Reads back from the end in growing windows. On failure writes why into what:
- * SLUICE_E_INVALID for a log that ends in a partial line, holds fewer than n lines, or whose
- * lines are longer than SLUICE_LIMIT_AUDIT_LINE_BYTES; SLUICE_E_IO, SLUICE_E_NOMEM. */
-static sluice_status
-read_tail_lines(int fd, uint64_t n, char **block, size_t *len, char *what, size_t cap)
+/* The log's size into *size_out and its length up to and including its last newline into *end. A
+ * SIGKILL can land inside the write() of a record (Linux checks for fatal signals between pages),
+ * leaving a partial last line: that record was never acknowledged (its group's fdatasync had not
+ * begun), so open drops it once the head shows it covers no more than the complete records. On
+ * failure writes why into what: SLUICE_E_INVALID when the partial line is longer than a record may
+ * be, SLUICE_E_IO, SLUICE_E_NOMEM. */
+static sluice_status complete_end(int fd, size_t *size_out, size_t *end, char *what, size_t cap)
 {
-    *block = NULL;
-    *len = 0;
     struct stat sb;
     if (fstat(fd, &sb) != 0) {
         snprintf(what, cap, "cannot stat: %s", strerror(errno));
         return SLUICE_E_IO;
     }
     size_t size = (size_t)sb.st_size;
+    *size_out = size;
+    size_t want =
+        size < SLUICE_LIMIT_AUDIT_LINE_BYTES + 1u ? size : SLUICE_LIMIT_AUDIT_LINE_BYTES + 1u;
+    *end = size;
+    if (want == 0)
+        return SLUICE_OK;
+    char *buf = malloc(want);
+    if (buf == NULL) {
+        snprintf(what, cap, "out of memory reading the end of the log");
+        return SLUICE_E_NOMEM;
+    }
+    sluice_status st = SLUICE_OK;
+    if (pread(fd, buf, want, (off_t)(size - want)) != (ssize_t)want) {
+        snprintf(what, cap, "cannot read the end of the log");
+        st = SLUICE_E_IO;
+    } else if (buf[want - 1] != '\n') {
+        const char *nl = memrchr(buf, '\n', want);
+        if (nl == NULL && want < size) {
+            snprintf(what, cap, "the last record is longer than %u bytes",
+                     SLUICE_LIMIT_AUDIT_LINE_BYTES);
+            st = SLUICE_E_INVALID;
+        }
+        *end = nl == NULL ? 0 : size - want + (size_t)(nl - buf) + 1;
+    }
+    free(buf);
+    return st;
+}
+
+/* The last n lines of the log's first size bytes (which end in a newline), each with its
+ * newline, as one malloc'd block (*block NULL for an empty log). Reads back from the end in
+ * growing windows. On failure writes why into what: SLUICE_E_INVALID for a log that holds fewer
+ * than n lines, or whose lines are longer than SLUICE_LIMIT_AUDIT_LINE_BYTES; SLUICE_E_IO,
+ * SLUICE_E_NOMEM. */
+static sluice_status
+read_tail_lines(int fd, size_t size, uint64_t n, char **block, size_t *len, char *what, size_t cap)
+{
+    *block = NULL;
+    *len = 0;
     uint64_t ceiling = n * (SLUICE_LIMIT_AUDIT_LINE_BYTES + 1u);
     for (uint64_t window = TAIL_WINDOW_BYTES; size > 0; window *= 2) {
         uint64_t w = window < ceiling ? window : ceiling;
@@ -178,13 +216,6 @@ read_tail_lines(int fd, uint64_t n, char **block, size_t *len, char *what, size_
             free(buf);
             snprintf(what, cap, "cannot read the end of the log");
             return SLUICE_E_IO;
-        }
-        if (buf[want - 1] != '\n') {
-            free(buf);
-            snprintf(what, cap,
-                     "the log ends in an incomplete record (no newline): a write was cut "
-                     "short or the file was truncated");
-            return SLUICE_E_INVALID;
         }
         size_t start = want - 1;
         uint64_t found = 0;
@@ -229,7 +260,7 @@ static sluice_status adopt_unsynced(audit_file *a,
 {
     char *block = NULL;
     size_t len = 0;
-    sluice_status st = read_tail_lines(a->fd, last_seq - head_seq, &block, &len, what, cap);
+    sluice_status st = read_tail_lines(a->fd, a->end, last_seq - head_seq, &block, &len, what, cap);
     if (st != SLUICE_OK)
         return st;
     uint8_t prev[SLUICE_HASH_BYTES];
@@ -262,7 +293,7 @@ static sluice_status resume_chain(audit_file *a,
 {
     char *line = NULL;
     size_t len = 0;
-    sluice_status st = read_tail_lines(a->fd, 1, &line, &len, what, cap);
+    sluice_status st = read_tail_lines(a->fd, a->end, 1, &line, &len, what, cap);
     if (st != SLUICE_OK)
         return st;
     record last = { 0 };
@@ -326,6 +357,22 @@ static sluice_status resume_chain(audit_file *a,
     return SLUICE_OK;
 }
 
+/* The chain resumed from the complete records, so the partial line after them is not covered
+ * by the head: cut it off (durably) before the next append lands behind it. SLUICE_E_IO when
+ * the file cannot be cut. */
+static sluice_status drop_torn_tail(audit_file *a, size_t torn, char *what, size_t cap)
+{
+    sluice_log(SLUICE_LOG_WARN,
+               "%s: dropped an incomplete record of %zu byte(s) after seq %" PRIu64
+               " (a crash cut its write short before it was acknowledged)",
+               a->path, torn, a->seq);
+    if (ftruncate(a->fd, (off_t)a->end) != 0 || fdatasync(a->fd) != 0) {
+        snprintf(what, cap, "cannot cut the incomplete record off the log: %s", strerror(errno));
+        return SLUICE_E_IO;
+    }
+    return SLUICE_OK;
+}
+
 static sluice_status open_files(audit_file *a, const char *hpath, char *what, size_t cap)
 {
     a->fd = open(a->path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
@@ -345,7 +392,12 @@ static sluice_status open_files(audit_file *a, const char *hpath, char *what, si
         snprintf(what, cap, "cannot open the head file %s: %s", hpath, strerror(errno));
         return SLUICE_E_IO;
     }
-    sluice_status st = resume_chain(a, hpath, hs, head_seq, head_hash, what, cap);
+    size_t size = 0;
+    sluice_status st = complete_end(a->fd, &size, &a->end, what, cap);
+    if (st == SLUICE_OK)
+        st = resume_chain(a, hpath, hs, head_seq, head_hash, what, cap);
+    if (st == SLUICE_OK && a->end < size)
+        st = drop_torn_tail(a, size - a->end, what, cap);
     if (st == SLUICE_OK && hs == HEAD_MISSING && !write_head(a->head_fd, a->seq, a->last_hash)) {
         snprintf(what, cap, "cannot write the head file %s: %s", hpath, strerror(errno));
         st = SLUICE_E_IO;
@@ -742,6 +794,7 @@ typedef struct line_reader {
     char *buf;
     size_t cap;
     size_t line; /* number of the line last read */
+    bool torn;   /* the file ends in a partial line (line + 1) */
 } line_reader;
 
 static void report_at(sluice_audit_report *r, size_t line, const char *fmt, ...)
@@ -764,9 +817,10 @@ static read_result next_record(line_reader *lr, record *rec, sluice_audit_report
         return ferror(lr->f) ? (report_at(r, lr->line + 1, "read error"), READ_BAD) : READ_EOF;
     lr->line++;
     size_t len = (size_t)n;
-    if (lr->buf[len - 1] != '\n') {
-        report_at(r, lr->line, "incomplete record (no newline at the end): the log was cut short");
-        return READ_BAD;
+    if (lr->buf[len - 1] != '\n') { /* getline only returns a line without one at the end */
+        lr->line--;
+        lr->torn = true;
+        return READ_EOF;
     }
     len--;
     if (len > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
@@ -894,9 +948,12 @@ static bool check_head(const sluice_audit_report *in,
 }
 
 /* Checks one file of the chain; report->records and last_hash carry the chain's end from the
- * files before it (0 and genesis for the first). */
-static sluice_status
-verify_file(const char *path, sluice_audit_report *report, uint8_t last_hash[SLUICE_HASH_BYTES])
+ * files before it (0 and genesis for the first). live: the file appends go to (the only one a
+ * crash can leave with a partial last line). */
+static sluice_status verify_file(const char *path,
+                                 bool live,
+                                 sluice_audit_report *report,
+                                 uint8_t last_hash[SLUICE_HASH_BYTES])
 {
     char hpath[PATH_MAX_BYTES];
     if (!head_path(path, hpath)) {
@@ -911,7 +968,7 @@ verify_file(const char *path, sluice_audit_report *report, uint8_t last_hash[SLU
     uint64_t head_seq = 0;
     uint8_t head_hash[SLUICE_HASH_BYTES];
     head_state hs = read_head(hpath, &head_seq, head_hash);
-    line_reader lr = { f, NULL, 0, 0 };
+    line_reader lr = { f, NULL, 0, 0, false };
     uint64_t before = report->records;
     bool ok = walk_chain(&lr, hs == HEAD_OK, head_seq, head_hash, report, last_hash);
     bool io_error = ferror(f) != 0;
@@ -929,6 +986,15 @@ verify_file(const char *path, sluice_audit_report *report, uint8_t last_hash[SLU
     }
     if (ok && hs == HEAD_OK)
         ok = check_head(report, head_seq, head_hash, last_hash, report);
+    if (ok && lr.torn) {
+        report_at(report, lr.line + 1,
+                  live ? "an incomplete record (no newline at the end) not covered by the head "
+                         "file: a crash cut its write short before it was acknowledged; opening "
+                         "the log drops it"
+                       : "incomplete record (no newline at the end): this rotated file was cut "
+                         "short");
+        ok = false;
+    }
     return ok ? SLUICE_OK : SLUICE_E_INVALID;
 }
 
@@ -949,7 +1015,7 @@ sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
         else
             snprintf(file, sizeof file, "%s", path);
         report->files++;
-        sluice_status st = verify_file(file, report, last_hash);
+        sluice_status st = verify_file(file, n > rotated, report, last_hash);
         if (st != SLUICE_OK) {
             if (n <= rotated)
                 snprintf(report->file, sizeof report->file, "%s", file);

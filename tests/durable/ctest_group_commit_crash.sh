@@ -5,8 +5,10 @@
 # that this script drains; after 400 acknowledgements the writer is SIGKILLed mid-burst, and the
 # rest of what it printed before dying is still read from the FIFO. Then:
 #   1. `sluice audit verify` on the log as the crash left it: intact, or (when the kill landed
-#      between a group's log sync and its head write) only records not yet covered by the head;
-#   2. durable_burst check: reopening adopts that tail, every acknowledged record is in the log,
+#      between a group's log sync and its head write, or inside a record's write) only records
+#      not yet covered by the head, the last perhaps cut short;
+#   2. durable_burst check: reopening adopts that tail (dropping a partial last record), every
+#      acknowledged record is in the log,
 #      every acknowledged token id is still refused as used;
 #   3. `sluice audit verify` again: intact.
 # The next round appends to the same files, so the chain must continue across crashes.

@@ -2,7 +2,8 @@
  * test_audit.c — the hash-chained audit log: an intact chain verifies; editing a byte, deleting
  * a line, swapping two, cutting the tail or breaking a line is each found at the right line;
  * reopening continues the chain and refuses a broken one, adopts a tail a crashed group commit
- * left uncovered by the head (and only when it links); concurrent appends keep one chain.
+ * left uncovered by the head (and only when it links), drops a partial record the head does not
+ * cover (and refuses one it does); concurrent appends keep one chain.
  */
 #include "codemode/audit.h"
 #include "core/hash.h"
@@ -223,7 +224,7 @@ static void test_audit_detects_truncated_tail(void **state)
         fputs(lines[i], f);
     fwrite(lines[n - 1], 1, 20, f);
     fclose(f);
-    expect_broken(10, "incomplete record (no newline at the end)");
+    expect_broken(10, "the log ends after record 9 but its head file records 10");
     /* Everything removed. */
     f = fopen(path, "w");
     fclose(f);
@@ -331,6 +332,45 @@ static void test_audit_open_adopts_unsynced_tail(void **state)
 }
 
 /* A head further behind than a group commit can leave is not adopted. */
+/* A SIGKILL inside a record's write() leaves a partial last line the head does not cover:
+ * verify says so (not a broken chain), open cuts it off and the chain continues. */
+static void test_audit_open_drops_torn_record(void **state)
+{
+    (void)state;
+    write_events(1, 4);
+    FILE *f = fopen(path, "a");
+    fputs("{\"seq\":5,\"prev\":\"00", f); /* the start of record 5, cut short */
+    fclose(f);
+    expect_broken(5, "not covered by the head file: a crash cut its write short");
+    write_events(5, 2);
+    sluice_audit_report r;
+    assert_int_equal(sluice_audit_verify(path, &r), SLUICE_OK);
+    assert_int_equal(r.records, 6);
+}
+
+/* A partial line where the head says a complete record was acknowledged is a truncation, and
+ * open refuses it rather than cutting evidence off. */
+static void test_audit_open_refuses_torn_covered_record(void **state)
+{
+    (void)state;
+    write_events(1, 5);
+    size_t n;
+    char **lines = read_lines(&n);
+    FILE *f = fopen(path, "w");
+    for (size_t i = 0; i < n - 1; i++)
+        fputs(lines[i], f);
+    fwrite(lines[n - 1], 1, 30, f);
+    fclose(f);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_audit *log = NULL;
+    sluice_error err;
+    assert_int_equal(sluice_audit_open(path, &log, arena, &err), SLUICE_E_INVALID);
+    assert_null(log);
+    assert_non_null(strstr(err.message, "the log ends at seq 4 but its head records seq 5"));
+    expect_broken(5, "the tail was truncated");
+    sluice_arena_free(arena);
+}
+
 static void test_audit_open_refuses_head_far_behind(void **state)
 {
     (void)state;
@@ -454,6 +494,8 @@ int main(void)
         cmocka_unit_test_setup(test_audit_open_repairs_head_one_behind, fresh_log),
         cmocka_unit_test_setup(test_audit_open_adopts_unsynced_tail, fresh_log),
         cmocka_unit_test_setup(test_audit_open_refuses_head_far_behind, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_drops_torn_record, fresh_log),
+        cmocka_unit_test_setup(test_audit_open_refuses_torn_covered_record, fresh_log),
         cmocka_unit_test_setup(test_audit_concurrent_appends_keep_the_chain, fresh_log),
         cmocka_unit_test_setup(test_audit_timestamps_from_the_clock, fresh_log),
         cmocka_unit_test_setup(test_audit_rejects_reserved_fields, fresh_log),
