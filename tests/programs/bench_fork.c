@@ -8,6 +8,7 @@
  *
  * Owns: the measurement only. Does not own: judging the numbers (bench/sql/fork.sh reports).
  */
+#include "bench_common.h"
 #include "exec/bounded.h"
 #include "exec/duckdb.h"
 #include "exec/executor.h"
@@ -21,19 +22,6 @@
 
 enum { FORK_BARE, FORK_EXECUTE, FORK_ANALYSIS, FORK_SIDES };
 static const char *const side_names[FORK_SIDES] = { "bare", "execute_bounded", "analysis_probe" };
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static void die(const char *what)
-{
-    fprintf(stderr, "bench_fork: %s\n", what);
-    exit(1);
-}
 
 static void report_ok(void *arg, sluice_buf *out)
 {
@@ -70,13 +58,7 @@ static void run_side(int side, sluice_executor *ex, const sluice_config_code_mod
     }
     sluice_arena_free(a);
     if (!ok)
-        die(side_names[side]);
-}
-
-static int cmp_i64(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-    return a < b ? -1 : a > b;
+        bench_die(side_names[side], NULL);
 }
 
 int main(int argc, char **argv)
@@ -92,33 +74,32 @@ int main(int argc, char **argv)
             warmup = (int)strtol(argv[i + 1], NULL, 10);
     }
     if (db == NULL || iterations < 1 || warmup < 0)
-        die("usage: bench_fork --db FILE [--iterations N] [--warmup N]");
+        bench_die("usage: bench_fork --db FILE [--iterations N] [--warmup N]", NULL);
     sluice_config_database cdb = { .engine = SLUICE_ENGINE_DUCKDB, .path = db, .threads = 2 };
     sluice_config_code_mode cm = { .sql_reads_enabled = true, .sql_max_rows = 10000 };
     sluice_arena *arena = sluice_arena_new();
     sluice_executor *ex = NULL;
     sluice_error err = { 0 };
     if (sluice_executor_open(&cdb, &cm, &ex, arena, &err) != SLUICE_OK)
-        die(err.message != NULL ? err.message : "open failed");
+        bench_die(err.message != NULL ? err.message : "open failed", NULL);
     int64_t *ns = calloc((size_t)iterations * FORK_SIDES, sizeof(*ns));
     if (ns == NULL)
-        die("out of memory");
+        bench_die("out of memory", NULL);
     for (int it = -warmup; it < iterations; it++)
         for (int k = 0; k < FORK_SIDES; k++) {
             int side = (k + (it < 0 ? 0 : it)) % FORK_SIDES;
-            int64_t t0 = now_ns();
+            int64_t t0 = bench_now_ns();
             run_side(side, ex, &cm);
             if (it >= 0)
-                ns[(size_t)side * (size_t)iterations + (size_t)it] = now_ns() - t0;
+                ns[(size_t)side * (size_t)iterations + (size_t)it] = bench_now_ns() - t0;
         }
-    printf("{\"iterations\": %d", iterations);
-    for (int s = 0; s < FORK_SIDES; s++) {
-        int64_t *v = ns + (size_t)s * (size_t)iterations;
-        qsort(v, (size_t)iterations, sizeof(*v), cmp_i64);
-        printf(", \"%s\": {\"median_us\": %.1f, \"p90_us\": %.1f}", side_names[s],
-               (double)v[iterations / 2] / 1000.0, (double)v[iterations * 9 / 10] / 1000.0);
-    }
-    printf("}\n");
+    json_t *report = json_pack("{s:i}", "iterations", iterations);
+    for (int s = 0; s < FORK_SIDES; s++)
+        json_object_set_new(report, side_names[s],
+                            bench_stats(ns + (size_t)s * (size_t)iterations, (size_t)iterations));
+    json_dumpf(report, stdout, JSON_COMPACT | JSON_REAL_PRECISION(7));
+    printf("\n");
+    json_decref(report);
     free(ns);
     sluice_executor_close(ex);
     sluice_arena_free(arena);

@@ -19,6 +19,7 @@
  *
  *   bench_pg --conninfo CONNINFO [--iterations N] [--warmup W] [--out FILE]
  */
+#include "bench_common.h"
 #include "codemode/codemode.h"
 #include "codemode/secret.h"
 #include "core/limits.h"
@@ -53,30 +54,9 @@ typedef struct bench {
     size_t rows;  /* sanity: every execute side sees 1,000 rows */
 } bench;
 
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "bench_pg: %s%s%s\n", what, detail != NULL ? ": " : "",
-            detail != NULL ? detail : "");
-    exit(1);
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 static json_t *validated(bench *b, const char *code, sluice_arena *arena)
 {
-    sluice_error err = { 0 };
-    json_t *out = NULL;
-    if (sluice_codemode_validate(b->cm, arena, &b->caller, code, strlen(code), NULL, false, &out,
-                                 &err) != SLUICE_OK)
-        die("validate failed", err.message);
-    if (!json_is_true(json_object_get(out, "valid")))
-        die("a benchmark query is refused", json_dumps(json_object_get(out, "violations"), 0));
-    return out;
+    return bench_validated(b->cm, &b->caller, code, arena);
 }
 
 static void token_for_next_execute(bench *b)
@@ -101,7 +81,7 @@ static void side_parse(bench *b)
     (void)b;
     PgQueryParseResult r = pg_query_parse(seed003);
     if (r.error != NULL)
-        die("libpg_query refused seed 003", r.error->message);
+        bench_die("libpg_query refused seed 003", r.error->message);
     pg_query_free_parse_result(r);
 }
 
@@ -113,7 +93,7 @@ static void side_execute(bench *b)
     char *text = NULL;
     if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
                                 NULL, NULL, &out, &text, &err) != SLUICE_OK)
-        die("execute failed", err.message);
+        bench_die("execute failed", err.message);
     b->rows = json_array_size(json_object_get(out, "rows"));
     json_decref(out);
     sluice_arena_free(arena);
@@ -123,7 +103,7 @@ static void side_libpq(bench *b, bool as_json)
 {
     PGresult *r = PQexecParams(b->conn, rows1000, 0, NULL, NULL, NULL, NULL, 0);
     if (PQresultStatus(r) != PGRES_TUPLES_OK)
-        die("PQexecParams failed", PQresultErrorMessage(r));
+        bench_die("PQexecParams failed", PQresultErrorMessage(r));
     json_t *rows = as_json ? json_array() : NULL;
     size_t bytes = 0;
     for (int i = 0; i < PQntuples(r); i++) {
@@ -156,27 +136,7 @@ static void run_side(bench *b, int s)
     else
         side_libpq(b, s == LIBPQ_JSON);
     if (s >= EXECUTE_SLUICE && b->rows != 1000)
-        die("an execute side did not see 1,000 rows", side_names[s]);
-}
-
-static int by_value(const void *x, const void *y)
-{
-    int64_t a = *(const int64_t *)x, c = *(const int64_t *)y;
-    return (a > c) - (a < c);
-}
-
-/* Median, p10 and p90 (nearest rank) of n samples, in microseconds. */
-static json_t *summary(int64_t *ns, size_t n)
-{
-    qsort(ns, n, sizeof *ns, by_value);
-    double med = (double)(n % 2 ? ns[n / 2] : (ns[n / 2 - 1] + ns[n / 2]) / 2) / 1e3;
-    return json_pack("{s:I, s:f, s:f, s:f}", "n", (json_int_t)n, "median_us", med, "p10_us",
-                     (double)ns[n / 10] / 1e3, "p90_us", (double)ns[(n * 9) / 10] / 1e3);
-}
-
-static double median(json_t *sides, int s)
-{
-    return json_real_value(json_object_get(json_object_get(sides, side_names[s]), "median_us"));
+        bench_die("an execute side did not see 1,000 rows", side_names[s]);
 }
 
 static sluice_codemode *open_codemode(const char *conninfo, sluice_config **config)
@@ -184,7 +144,7 @@ static sluice_codemode *open_codemode(const char *conninfo, sluice_config **conf
     char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
     if (sluice_secret_generate("bench", key, sizeof key) != SLUICE_OK ||
         setenv(BENCH_KEY_ENV, key, 1) != 0)
-        die("cannot make a signing key", NULL);
+        bench_die("cannot make a signing key", NULL);
     char text[4096];
     snprintf(text, sizeof text,
              "[server]\nname = \"bench\"\n[identity]\nuser = \"bench\"\n"
@@ -198,7 +158,7 @@ static sluice_codemode *open_codemode(const char *conninfo, sluice_config **conf
     if (sluice_config_load_text(text, strlen(text), "bench", ".", config, arena, &err) !=
             SLUICE_OK ||
         sluice_codemode_open(*config, &cm, arena, &err) != SLUICE_OK)
-        die("cannot open code mode on PostgreSQL", err.message);
+        bench_die("cannot open code mode on PostgreSQL", err.message);
     sluice_arena_free(arena);
     return cm;
 }
@@ -211,7 +171,7 @@ static char *read_seed(const char *path)
     if (f != NULL)
         fclose(f);
     if (n == 0)
-        die("cannot read seed 003", path);
+        bench_die("cannot read seed 003", path);
     return buf;
 }
 
@@ -230,7 +190,8 @@ int main(int argc, char **argv)
             warmup = strtoul(argv[i + 1], NULL, 10);
     }
     if (conninfo == NULL || iterations < 10)
-        die("usage: bench_pg --conninfo CONNINFO [--iterations N>=10] [--warmup W] [--out FILE]",
+        bench_die(
+            "usage: bench_pg --conninfo CONNINFO [--iterations N>=10] [--warmup W] [--out FILE]",
             NULL);
     seed003 = read_seed(SLUICE_SOURCE_DIR "/tests/unit/data/sql/seeds/003_revenue_drop.sql");
     sluice_config *config = NULL;
@@ -239,33 +200,38 @@ int main(int argc, char **argv)
     b.caller = (sluice_codemode_caller){ .identity = &who, .session_id = "bench" };
     b.conn = PQconnectdb(conninfo);
     if (PQstatus(b.conn) != CONNECTION_OK)
-        die("cannot connect", PQerrorMessage(b.conn));
+        bench_die("cannot connect", PQerrorMessage(b.conn));
     int64_t *samples[SIDES];
     for (int s = 0; s < SIDES; s++)
         if ((samples[s] = calloc(iterations, sizeof(int64_t))) == NULL)
-            die("out of memory", NULL);
+            bench_die("out of memory", NULL);
     for (size_t it = 0; it < warmup + iterations; it++) {
         token_for_next_execute(&b);
         for (int k = 0; k < SIDES; k++) {
             int s = (int)((k + it) % SIDES);
-            int64_t t0 = now_ns();
+            int64_t t0 = bench_now_ns();
             run_side(&b, s);
             if (it >= warmup)
-                samples[s][it - warmup] = now_ns() - t0;
+                samples[s][it - warmup] = bench_now_ns() - t0;
         }
     }
     json_t *sides = json_object();
     for (int s = 0; s < SIDES; s++)
-        json_object_set_new(sides, side_names[s], summary(samples[s], iterations));
-    json_t *r = json_pack(
-        "{s:s, s:i, s:I, s:I, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f}}", "benchmark",
-        "sql code mode on postgresql vs libpg_query and libpq", "server_version",
-        PQserverVersion(b.conn), "iterations", (json_int_t)iterations, "warmup", (json_int_t)warmup,
-        "queries", "validate", "tests/unit/data/sql/seeds/003_revenue_drop.sql", "execute",
-        rows1000, "sides", sides, "ratios", "validate_sluice_over_parse",
-        median(sides, VALIDATE_SLUICE) / median(sides, PARSE), "execute_sluice_over_libpq",
-        median(sides, EXECUTE_SLUICE) / median(sides, LIBPQ), "execute_sluice_over_libpq_json",
-        median(sides, EXECUTE_SLUICE) / median(sides, LIBPQ_JSON));
+        json_object_set_new(sides, side_names[s], bench_stats(samples[s], iterations));
+    json_t *r = json_pack("{s:s, s:i, s:I, s:I, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f}}", "benchmark",
+                          "sql code mode on postgresql vs libpg_query and libpq", "server_version",
+                          PQserverVersion(b.conn), "iterations", (json_int_t)iterations, "warmup",
+                          (json_int_t)warmup, "queries", "validate",
+                          "tests/unit/data/sql/seeds/003_revenue_drop.sql", "execute", rows1000,
+                          "sides", sides, "ratios", "validate_sluice_over_parse",
+                          bench_median_us(sides, side_names[VALIDATE_SLUICE]) /
+                              bench_median_us(sides, side_names[PARSE]),
+                          "execute_sluice_over_libpq",
+                          bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
+                              bench_median_us(sides, side_names[LIBPQ]),
+                          "execute_sluice_over_libpq_json",
+                          bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
+                              bench_median_us(sides, side_names[LIBPQ_JSON]));
     int rc = out != NULL ? json_dump_file(r, out, JSON_INDENT(2))
                          : json_dumpf(r, stdout, JSON_INDENT(2));
     json_decref(r);

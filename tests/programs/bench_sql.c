@@ -20,6 +20,7 @@
  *             [--callgrind validate_sluice|validate_duckdb|execute_sluice|execute_fetch|
  *                          execute_fetch_json]
  */
+#include "bench_common.h"
 #include "codemode/codemode.h"
 #include "codemode/secret.h"
 #include "core/limits.h"
@@ -92,33 +93,11 @@ typedef struct bench {
     size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
 } bench;
 
-static void die(const char *what, const char *detail)
-{
-    fprintf(stderr, "bench_sql: %s%s%s\n", what, detail != NULL ? ": " : "",
-            detail != NULL ? detail : "");
-    exit(1);
-}
-
-static int64_t now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* ---- sluice sides -------------------------------------------------------------------------- */
 
 static json_t *validate_once(bench *b, const char *code, sluice_arena *arena)
 {
-    sluice_error err = { 0 };
-    json_t *out = NULL;
-    if (sluice_codemode_validate(b->cm, arena, &b->caller, code, strlen(code), NULL, false, &out,
-                                 &err) != SLUICE_OK)
-        die("sluice_codemode_validate failed", err.message);
-    if (!json_is_true(json_object_get(out, "valid")))
-        die("the benchmark query is not valid under the bench config",
-            json_dumps(json_object_get(out, "violations"), 0));
-    return out;
+    return bench_validated(b->cm, &b->caller, code, arena);
 }
 
 static void run_validate_sluice(bench *b)
@@ -135,7 +114,7 @@ static void issue_token(bench *b)
     json_t *v = validate_once(b, rows1000, arena);
     const char *t = json_string_value(json_object_get(v, "approval_token"));
     if (t == NULL)
-        die("validate issued no approval token", NULL);
+        bench_die("validate issued no approval token", NULL);
     free(b->token);
     b->token = strdup(t);
     json_decref(v);
@@ -150,7 +129,7 @@ static void run_execute_sluice(bench *b)
     char *text = NULL;
     if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
                                 NULL, NULL, &out, &text, &err) != SLUICE_OK)
-        die("sluice_codemode_execute failed", err.message);
+        bench_die("sluice_codemode_execute failed", err.message);
     b->rows_seen = json_array_size(json_object_get(out, "rows"));
     json_decref(out);
     sluice_arena_free(arena);
@@ -163,9 +142,9 @@ static void run_validate_duckdb(bench *b)
     duckdb_extracted_statements ex = NULL;
     duckdb_prepared_statement ps = NULL;
     if (duckdb_extract_statements(b->conn, seed003, &ex) != 1)
-        die("duckdb_extract_statements failed", duckdb_extract_statements_error(ex));
+        bench_die("duckdb_extract_statements failed", duckdb_extract_statements_error(ex));
     if (duckdb_prepare_extracted_statement(b->conn, ex, 0, &ps) == DuckDBError)
-        die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
+        bench_die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
     duckdb_destroy_prepare(&ps);
     duckdb_destroy_extracted(&ex);
 }
@@ -196,7 +175,7 @@ static json_t *bare_value(duckdb_vector vec, duckdb_type type, idx_t row)
         return json_stringn(duckdb_string_t_data(s), len);
     }
     default:
-        die("unexpected column type in the benchmark query", NULL);
+        bench_die("unexpected column type in the benchmark query", NULL);
         return NULL;
     }
 }
@@ -238,13 +217,13 @@ static void run_execute_bare(bench *b, bool as_json)
     duckdb_prepared_statement ps = NULL;
     duckdb_result res;
     if (duckdb_prepare(b->conn, rows1000, &ps) == DuckDBError)
-        die("duckdb_prepare failed", duckdb_prepare_error(ps));
+        bench_die("duckdb_prepare failed", duckdb_prepare_error(ps));
     if (duckdb_execute_prepared_streaming(ps, &res) == DuckDBError)
-        die("duckdb_execute_prepared_streaming failed", duckdb_result_error(&res));
+        bench_die("duckdb_execute_prepared_streaming failed", duckdb_result_error(&res));
     idx_t ncols = duckdb_column_count(&res);
     duckdb_type types[16];
     if (ncols > 16)
-        die("too many columns", NULL);
+        bench_die("too many columns", NULL);
     for (idx_t i = 0; i < ncols; i++)
         types[i] = duckdb_column_type(&res, i);
     json_t *rows = as_json ? json_array() : NULL;
@@ -271,7 +250,7 @@ static void run_execute_bare(bench *b, bool as_json)
     if (as_json) {
         char *text = json_dumps(rows, JSON_COMPACT);
         if (text == NULL)
-            die("json_dumps failed", NULL);
+            bench_die("json_dumps failed", NULL);
         free(text);
         json_decref(rows);
     }
@@ -302,7 +281,7 @@ static void run_side(bench *b, side s)
         break;
     }
     if (s >= EXECUTE_SLUICE && b->rows_seen != 1000)
-        die("an execute side did not see 1,000 rows", side_names[s]);
+        bench_die("an execute side did not see 1,000 rows", side_names[s]);
 }
 
 /* The one call callgrind counts (--toggle-collect=measured_once). */
@@ -314,49 +293,17 @@ __attribute__((noinline)) void measured_once(bench *b, side s)
 
 /* ---- statistics and report ----------------------------------------------------------------- */
 
-static int compare_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return (x > y) - (x < y);
-}
-
-/* Nearest-rank percentile of a sorted sample, in microseconds. */
-static double pct_us(const int64_t *sorted, size_t n, double p)
-{
-    size_t rank = (size_t)(p / 100.0 * (double)n + 0.999999);
-    if (rank < 1)
-        rank = 1;
-    if (rank > n)
-        rank = n;
-    return (double)sorted[rank - 1] / 1000.0;
-}
-
-static json_t *side_stats(int64_t *ns, size_t n)
-{
-    qsort(ns, n, sizeof *ns, compare_i64);
-    double sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += (double)ns[i] / 1000.0;
-    double median = n % 2 == 1 ? (double)ns[n / 2] / 1000.0
-                               : ((double)ns[n / 2 - 1] + (double)ns[n / 2]) / 2000.0;
-    return json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n", (json_int_t)n, "median_us", median,
-                     "p90_us", pct_us(ns, n, 90), "mean_us", sum / (double)n, "min_us",
-                     (double)ns[0] / 1000.0, "max_us", (double)ns[n - 1] / 1000.0);
-}
-
-static double median_of(json_t *sides, side s)
-{
-    return json_real_value(json_object_get(json_object_get(sides, side_names[s]), "median_us"));
-}
-
 static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, const char *audit)
 {
     json_t *sides = json_object();
     for (int s = 0; s < SIDE_COUNT; s++)
-        json_object_set_new(sides, side_names[s], side_stats(samples[s], n));
-    double v = median_of(sides, VALIDATE_SLUICE) / median_of(sides, VALIDATE_DUCKDB);
-    double ef = median_of(sides, EXECUTE_SLUICE) / median_of(sides, EXECUTE_FETCH);
-    double ej = median_of(sides, EXECUTE_SLUICE) / median_of(sides, EXECUTE_FETCH_JSON);
+        json_object_set_new(sides, side_names[s], bench_stats(samples[s], n));
+    double v = bench_median_us(sides, side_names[VALIDATE_SLUICE]) /
+               bench_median_us(sides, side_names[VALIDATE_DUCKDB]);
+    double ef = bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
+                bench_median_us(sides, side_names[EXECUTE_FETCH]);
+    double ej = bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
+                bench_median_us(sides, side_names[EXECUTE_FETCH_JSON]);
     return json_pack(
         "{s:s, s:s, s:I, s:I, s:b, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f}, s:{s:f, s:f}, "
         "s:{s:b, s:b}}",
@@ -379,7 +326,7 @@ static sluice_config *bench_config(const char *db, int threads, const char *audi
     char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
     if (sluice_secret_generate("bench", key, sizeof key) != SLUICE_OK ||
         setenv(BENCH_KEY_ENV, key, 1) != 0)
-        die("cannot make a signing key", NULL);
+        bench_die("cannot make a signing key", NULL);
     char audit[4096] = "";
     if (audit_dir != NULL)
         snprintf(audit, sizeof audit, "audit_log = \"%s/audit.jsonl\"\n", audit_dir);
@@ -398,7 +345,7 @@ static sluice_config *bench_config(const char *db, int threads, const char *audi
     sluice_config *config = NULL;
     if (sluice_config_load_text(text, strlen(text), "bench", ".", &config, arena, &err) !=
         SLUICE_OK)
-        die("bench config refused", sluice_error_render(arena, &err, text, strlen(text)));
+        bench_die("bench config refused", sluice_error_render(arena, &err, text, strlen(text)));
     sluice_arena_free(arena);
     return config;
 }
@@ -408,7 +355,7 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
     if (sluice_codemode_open(config, &b->cm, arena, &err) != SLUICE_OK)
-        die("sluice_codemode_open failed", err.message);
+        bench_die("sluice_codemode_open failed", err.message);
     sluice_arena_free(arena);
     *who = (sluice_identity){ .user_id = config->identity.user,
                               .groups = config->identity.groups.items,
@@ -417,7 +364,7 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
     b->caller = (sluice_codemode_caller){ .identity = who, .session_id = "bench" };
     duckdb_database db = sluice_exec_duckdb_database(sluice_codemode_executor(b->cm));
     if (db == NULL || duckdb_connect(db, &b->conn) == DuckDBError)
-        die("cannot connect to the executor's database", NULL);
+        bench_die("cannot connect to the executor's database", NULL);
 }
 
 static side side_named(const char *name)
@@ -425,7 +372,7 @@ static side side_named(const char *name)
     for (int s = 0; s < SIDE_COUNT; s++)
         if (strcmp(name, side_names[s]) == 0)
             return (side)s;
-    die("unknown side", name);
+    bench_die("unknown side", name);
     return SIDE_COUNT;
 }
 
@@ -434,7 +381,7 @@ static size_t count_arg(const char *text)
     char *end;
     unsigned long long v = strtoull(text, &end, 10);
     if (*end != '\0' || v == 0 || v > 1000000)
-        die("a count must be 1..1000000", text);
+        bench_die("a count must be 1..1000000", text);
     return (size_t)v;
 }
 
@@ -444,9 +391,9 @@ static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t sl
     issue_token(b);
     for (int k = 0; k < SIDE_COUNT; k++) {
         side s = (side)((k + it) % SIDE_COUNT);
-        int64_t t0 = now_ns();
+        int64_t t0 = bench_now_ns();
         run_side(b, s);
-        int64_t t1 = now_ns();
+        int64_t t1 = bench_now_ns();
         if (samples != NULL)
             samples[s][slot] = t1 - t0;
     }
@@ -473,12 +420,12 @@ int main(int argc, char **argv)
         else if (strcmp(argv[i], "--callgrind") == 0 && more)
             cg = argv[++i];
         else
-            die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
-                "[--threads T] [--out FILE] [--callgrind SIDE]",
-                NULL);
+            bench_die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
+                      "[--threads T] [--out FILE] [--callgrind SIDE]",
+                      NULL);
     }
     if (db == NULL)
-        die("--db FILE is required", NULL);
+        bench_die("--db FILE is required", NULL);
     sluice_config *config = bench_config(db, (int)threads, audit);
     bench b = { 0 };
     sluice_identity who;
@@ -494,7 +441,7 @@ int main(int argc, char **argv)
         int64_t *samples[SIDE_COUNT];
         for (int s = 0; s < SIDE_COUNT; s++)
             if ((samples[s] = calloc(iterations, sizeof(int64_t))) == NULL)
-                die("out of memory", NULL);
+                bench_die("out of memory", NULL);
         for (size_t i = 0; i < iterations; i++)
             iterate(&b, i, samples, i);
         json_t *r = report(samples, iterations, warmup, audit);
