@@ -84,6 +84,11 @@ static const metric_def defs[SLUICE_METRIC_COUNT] = {
                                         "Audit log files rotated",
                                         COUNTER,
                                         { NULL } },
+    [SLUICE_METRIC_BOUNDED_RUNS] = { "sluice_bounded_processes_total",
+                                     "Capped child processes started to bind or run code that "
+                                     "could grow outside the engine's limits (the slow path)",
+                                     COUNTER,
+                                     { NULL } },
 };
 
 /* Upper bounds in nanoseconds (0.5 ms .. 30 s); the +Inf bucket is implied. */

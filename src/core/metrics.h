@@ -30,6 +30,7 @@ typedef enum sluice_metric_id {
     SLUICE_METRIC_AUDIT_RECORDS,       /* counter: audit records made durable */
     SLUICE_METRIC_AUDIT_FSYNC_SECONDS, /* histogram: one group commit's fdatasyncs */
     SLUICE_METRIC_AUDIT_ROTATIONS,     /* counter: audit files rotated */
+    SLUICE_METRIC_BOUNDED_RUNS,        /* counter: bounded child processes started */
     SLUICE_METRIC_COUNT
 } sluice_metric_id;
 

@@ -9,6 +9,7 @@
 
 #include "core/fdio.h"
 #include "core/limits.h"
+#include "core/metrics.h"
 #include "exec/fork_gate.h"
 #include "exec/values.h"
 
@@ -285,6 +286,7 @@ sluice_status sluice_bounded_run(sluice_bounded *b,
                                  const char **report,
                                  size_t *report_len)
 {
+    sluice_metric_inc(SLUICE_METRIC_BOUNDED_RUNS, NULL, NULL, NULL);
     unsigned held = sluice_fork_gate_suspend();
     sluice_status st = run_child(b, lim, fn, arg, arena, outcome, report, report_len);
     sluice_fork_gate_resume(held);

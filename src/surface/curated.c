@@ -11,7 +11,8 @@
 typedef struct curated_tool {
     sluice_codemode *cm;
     const sluice_config_tool *tool;
-    bool scrub_errors; /* the statement reads blocked fields (in filters or joins) */
+    bool scrub_errors;   /* the statement reads blocked fields (in filters or joins) */
+    bool engine_bounded; /* proven at start-up: runs in the server, no capped child per call */
 } curated_tool;
 
 static const char *const param_types[] = { "string", "integer", "number", "boolean" };
@@ -67,6 +68,7 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .limits = sluice_exec_limits_from_config(c),
         .identity = sluice_mcp_call_identity(call),
         .scrub_errors = ct->scrub_errors,
+        .engine_bounded = ct->engine_bounded,
         .register_cancel = register_cancel,
         .cancel_ctx = call,
     };
@@ -111,9 +113,12 @@ static sluice_status check_statement(sluice_codemode *cm,
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                               "tool '%s' (line %zu): its statement is refused: %s", tool->name,
                               tool->line, f->violations[0].message);
-    else if (st == SLUICE_OK)
+    else if (st == SLUICE_OK) {
         ct->scrub_errors = f->blocked_used.count > 0;
-    else if (err != NULL && err->message != NULL)
+        /* The statement never changes and its arguments are parameters, as execute_code's
+         * variables are: the start-up proof holds for every call (docs/architecture.md). */
+        ct->engine_bounded = f->engine_bounded;
+    } else if (err != NULL && err->message != NULL)
         sluice_error_set(err, err_arena, st, "tool '%s': %s", tool->name, err->message);
     sluice_arena_free(scratch);
     return st;

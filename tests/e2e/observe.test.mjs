@@ -47,6 +47,14 @@ enabled = true
 spill_dir = "${work}"
 [admin]
 key_env = "SLUICE_E2E_ADMIN"
+[[tools]]
+name = "customer_names"
+description = "Customer names from an id on."
+statement = "SELECT id, name FROM customers WHERE id >= $from ORDER BY id LIMIT 5"
+[[tools.parameters]]
+name = "from"
+type = "integer"
+required = true
 ` });
   writeFileSync(file, readFileSync(file, "utf8").replace('name = "sluice-e2e"', 'name = "sluice-e2e"\nlog_format = "json"'));
   auditFile = `${work}/observe.audit.jsonl`;
@@ -74,7 +82,8 @@ test("every metric is present, and each moves after the calls that should move i
     "sluice_validate_duration_seconds", "sluice_execute_duration_seconds", "sluice_denials_total",
     "sluice_approvals_total", "sluice_token_refusals_total", "sluice_engine_errors_total",
     "sluice_querymode_sessions_total", "sluice_querymode_sessions_open",
-    "sluice_audit_records_total", "sluice_audit_fsync_duration_seconds"];
+    "sluice_audit_records_total", "sluice_audit_fsync_duration_seconds",
+    "sluice_bounded_processes_total"];
   for (const n of names) assert.ok(before.types[n], `no TYPE line for ${n}`);
 
   // a read that runs
@@ -104,6 +113,12 @@ test("every metric is present, and each moves after the calls that should move i
   const q = await conn.client.callTool({ name: "query", arguments: { sql: "SELECT 42 AS answer" } });
   assert.ok(!q.isError, errorText(q));
 
+  // a builder (list) cannot be proven bounded: it runs in a capped child
+  const vl = await validate(conn.client, "SELECT list(id) AS ids FROM customers");
+  assert.equal(vl.valid, true, JSON.stringify(vl.violations));
+  const rl = await execute(conn.client, "SELECT list(id) AS ids FROM customers", vl.approval_token);
+  assert.ok(!rl.isError, errorText(rl));
+
   const now = await scrape();
   const moved = (name, where) => assert.ok(sum(now, name, where) > sum(before, name, where),
     `${name} ${JSON.stringify(where ?? {})} did not move: ${sum(before, name, where)} -> ${sum(now, name, where)}`);
@@ -119,6 +134,15 @@ test("every metric is present, and each moves after the calls that should move i
   moved("sluice_querymode_sessions_total");
   moved("sluice_audit_records_total");
   moved("sluice_audit_fsync_duration_seconds_count");
+  moved("sluice_bounded_processes_total");
+  // a curated tool proven bounded at start-up starts no capped child, call after call
+  const forks = sum(now, "sluice_bounded_processes_total");
+  for (const from of [1, 2, 3]) {
+    const t = await conn.client.callTool({ name: "customer_names", arguments: { from } });
+    assert.ok(!t.isError, errorText(t));
+    assert.equal(t.structuredContent.rows[0][0] ?? t.structuredContent.rows[0].id, from);
+  }
+  assert.equal(sum(await scrape(), "sluice_bounded_processes_total"), forks);
   assert.ok(sum(now, "sluice_querymode_sessions_open") >= 1);
   // histogram buckets are cumulative and end at the count
   const buckets = now.samples.sluice_validate_duration_seconds_bucket.filter((s) => s.labels.language === "sql");
