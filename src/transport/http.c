@@ -61,6 +61,8 @@ struct sluice_http_server {
     void *post_ctx;
     sluice_http_admin *admin;
     sluice_http_table table;
+    atomic_bool draining; /* stopping: new MCP requests are refused with 503 */
+    atomic_int busy;      /* MCP requests admitted and not yet completed */
 };
 
 /* Per-request state kept across MHD's calls for one request. */
@@ -73,6 +75,7 @@ typedef struct request {
     sluice_identity identity;
     bool has_identity;
     const char *side_path; /* a POST to post_handler's paths, answered once the body is in */
+    bool counted;          /* in http->busy until on_completed */
 } request;
 
 /* ---- small helpers ------------------------------------------------------------------------------
@@ -625,8 +628,16 @@ static enum MHD_Result on_request(void *cls,
                 send_body(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "use POST, GET or DELETE\n",
                           MHD_HTTP_HEADER_ALLOW, "POST, GET, DELETE");
             rq->answered = true;
+        } else if (atomic_load(&http->draining)) {
+            ret = send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, SLUICE_JSONRPC_SERVER_BUSY,
+                             "the server is shutting down: retry the request (on another "
+                             "replica, or once this one is back)");
+            rq->answered = true;
         } else if (refuse_early(c, http, rq, method, &ret)) {
             rq->answered = true;
+        } else if (strcmp(method, "GET") != 0) { /* a GET stream lives until the session ends */
+            rq->counted = true;
+            atomic_fetch_add(&http->busy, 1);
         }
         return ret;
     }
@@ -670,12 +681,13 @@ static void on_completed(void *cls,
                          void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)cls;
     (void)c;
     (void)code;
     request *rq = *con_cls;
     if (rq == NULL)
         return;
+    if (rq->counted)
+        atomic_fetch_sub(&((sluice_http_server *)cls)->busy, 1);
     free(rq->body);
     sluice_arena_free(rq->arena);
     free(rq);
@@ -767,6 +779,16 @@ uint16_t sluice_http_port(const sluice_http_server *http)
 size_t sluice_http_session_count(sluice_http_server *http)
 {
     return sluice_http_table_count(&http->table);
+}
+
+int sluice_http_drain(sluice_http_server *http, int wait_ms)
+{
+    if (http == NULL)
+        return 0;
+    atomic_store(&http->draining, true);
+    for (int waited = 0; atomic_load(&http->busy) > 0 && waited < wait_ms; waited += 10)
+        usleep(10 * 1000);
+    return atomic_load(&http->busy);
 }
 
 void sluice_http_stop(sluice_http_server *http)
