@@ -377,6 +377,9 @@ int sluice_cmd_serve(int argc, char **argv)
         sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
                                     "(set [policy] backend = \"cedar\" to evaluate policies)");
     handle_sighup(cm);
+    /* A file size limit (RLIMIT_FSIZE) reached by the audit log must be a failed write (EFBIG),
+     * which fails closed like a full disk, not SIGXFSZ killing the server mid-call. */
+    signal(SIGXFSZ, SIG_IGN);
     sluice_status st;
     if (o.stdio) {
         st = serve_stdio(config, server, &err);
