@@ -8,11 +8,16 @@ export const PROTOCOL = "2025-11-25";
 const CALL_TIMEOUT_MS = 60000;
 
 // One request on the client's own agent; resolves { status, headers, body }.
-export function post(url, agent, headers, body, { method = "POST", signal } = {}) {
+// headersOnly: resolve once the status and headers are in (an SSE stream that stays open).
+export function post(url, agent, headers, body, { method = "POST", signal, headersOnly = false } = {}) {
   return new Promise((resolve, reject) => {
     const req = request({ host: url.hostname, port: url.port, path: url.pathname, method,
       agent, signal, headers: { "content-type": "application/json", accept: "application/json, text/event-stream",
         ...headers } }, (res) => {
+      if (headersOnly) {
+        res.on("error", () => {});
+        return resolve({ status: res.statusCode, headers: res.headers, body: "" });
+      }
       let data = "";
       res.setEncoding("utf8");
       res.on("data", (d) => (data += d));
@@ -53,10 +58,10 @@ export class McpClient {
   }
   // One tools/call; resolves { status, msg } (msg: the JSON-RPC answer, undefined if none) and
   // rejects only when the request itself fails (connection, timeout, signal).
-  async send(name, args, { signal } = {}) {
+  async send(name, args, { signal, headers = {} } = {}) {
     const id = ++this.id;
-    const res = await post(this.url, this.agent, this.headers, JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call",
-      params: { name, arguments: args } }), { signal });
+    const res = await post(this.url, this.agent, { ...this.headers, ...headers }, JSON.stringify({ jsonrpc: "2.0", id,
+      method: "tools/call", params: { name, arguments: args } }), { signal });
     return { status: res.status, body: res.body, msg: res.status === 200 ? answerOf(res, id) : undefined };
   }
   // One tools/call; resolves its result, throws with the reason on any failure.

@@ -157,10 +157,28 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     return end ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
 }
 
+/* The client's socket, or -1 when MHD does not say. */
+static int connection_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci != NULL ? ci->connect_fd : -1;
+}
+
+/* A request's stream ended without its answer (the client closed the connection, or a write
+ * to it failed): nobody is waiting, so the call is cancelled — an execution stops and is
+ * audited as cancelled — instead of running on to its timeout. */
+static void cancel_if_abandoned(sluice_http_stream *st)
+{
+    if (sluice_http_stream_abandoned(st))
+        sluice_mcp_session_cancel_request(st->hs->mcp, st->request_id);
+}
+
 static void sse_free(void *cls)
 {
     sluice_http_stream *st = cls;
     sluice_http_session *hs = st->hs;
+    cancel_if_abandoned(st);
     sluice_http_stream_close(st);
     sluice_http_table_touch(hs->table, hs);
     sluice_http_session_release(hs);
@@ -225,8 +243,14 @@ static enum MHD_Result send_sse_answer(struct MHD_Connection *c, sluice_http_str
 static enum MHD_Result
 send_json_answer(struct MHD_Connection *c, sluice_http_stream *st, const char *session_id)
 {
+    sluice_http_stream_watch_peer(st, connection_fd(c));
     char *text = sluice_http_stream_take_response(st, true);
+    if (text == NULL)
+        cancel_if_abandoned(st);
+    bool gone = st->peer_gone;
     sluice_http_stream_close(st);
+    if (gone)
+        return MHD_NO; /* nobody to answer: MHD closes the connection */
     enum MHD_Result ret;
     if (text == NULL)
         ret = send_error(c, MHD_HTTP_NOT_FOUND, NULL, SLUICE_JSONRPC_SERVER_BUSY,
@@ -436,6 +460,7 @@ static enum MHD_Result handle_post(struct MHD_Connection *c, sluice_http_server 
             } else {
                 sluice_mcp_session_feed_value(hs->mcp, msg, request_identity(http, rq), NULL);
                 if (sse) {
+                    sluice_http_stream_watch_peer(s, connection_fd(c));
                     ret = send_sse_answer(c, s); /* the stream owns the reference now */
                 } else {
                     ret = send_json_answer(c, s, NULL);
@@ -466,6 +491,7 @@ static enum MHD_Result handle_get(struct MHD_Connection *c, sluice_http_server *
         return send_error(c, MHD_HTTP_CONFLICT, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "this session already has a GET stream open");
     }
+    sluice_http_stream_watch_peer(st, connection_fd(c)); /* a reconnect finds it gone */
     return send_stream(c, st, NULL);
 }
 
