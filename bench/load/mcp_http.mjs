@@ -42,17 +42,19 @@ export function answerOf(res, id) {
 }
 
 export class McpClient {
-  constructor(url) {
+  // headers: sent with every request (e.g. Authorization).
+  constructor(url, { headers = {} } = {}) {
     this.url = new URL(url);
+    this.extra = headers;
     this.agent = new Agent({ keepAlive: true, maxSockets: 1 });
     this.id = 0;
     this.token = null;
   }
   async open() {
-    const init = await post(this.url, this.agent, {}, JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method: "initialize",
+    const init = await post(this.url, this.agent, this.extra, JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method: "initialize",
       params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "sluice-load", version: "1" } } }));
     if (init.status !== 200) throw new Error(`initialize: HTTP ${init.status} ${init.body}`);
-    this.headers = { "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL };
+    this.headers = { ...this.extra, "mcp-session-id": init.headers["mcp-session-id"], "mcp-protocol-version": PROTOCOL };
     const done = await post(this.url, this.agent, this.headers, JSON.stringify({ jsonrpc: "2.0", method: "notifications/initialized" }));
     if (done.status !== 202) throw new Error(`initialized: HTTP ${done.status}`);
   }
