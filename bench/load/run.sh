@@ -26,24 +26,7 @@ trap cleanup EXIT
 
 "$SLUICE_BIN" demo-db "$tmp/demo.duckdb" >/dev/null
 "$SLUICE_BIN" keygen -o "$tmp/token.key" >/dev/null
-cat >"$tmp/sluice.toml" <<'EOF'
-[server]
-name = "bench-load"
-max_sessions = 256
-[database]
-engine = "duckdb"
-path = "demo.duckdb"
-threads = 2
-[code_mode]
-enabled = true
-token_secret_file = "token.key"
-auto_approve_levels = ["low", "medium"]
-audit_log = "audit.jsonl"
-[[tools]]
-name = "ping"
-description = "SELECT 1"
-statement = "SELECT 1 AS ok"
-EOF
+cp "$here/sluice.toml" "$tmp/sluice.toml"
 
 free_port() {
     python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'
@@ -103,7 +86,8 @@ jq -s '
     fds: (map(.resources[] | {start: .fds_start, max: .fds_max, end: .fds_end})),
     driver_cpu_cores: (map(.driver_cpu_cores)),
     driver_is_the_limit: (map(.driver_is_the_limit) | any),
-    runs: .
+    sample_columns: "[t_s, then rss_kib and fds per pid]",
+    runs: map(.samples |= map([.t_s] + (.per_pid | map(.rss_kib, .fds)) | tojson))
   }' "${runs[@]}" >"$out"
 jq 'del(.runs)' "$out"
 echo "wrote $out"

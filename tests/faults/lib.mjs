@@ -3,26 +3,16 @@
 // and reading the audit log back. The MCP client is bench/load/mcp_http.mjs (the load driver's).
 import { execFileSync, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 
 export { McpClient, post } from "../../bench/load/mcp_http.mjs";
+export { freePort } from "../e2e/harness.mjs"; // needs SLUICE_BUILD_DIR, as ctest sets it
+import { freePort } from "../e2e/harness.mjs";
 
 export const SLUICE = process.env.SLUICE_BIN;
 if (!SLUICE) throw new Error("set SLUICE_BIN (ctest does)");
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.on("error", reject);
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-  });
-}
 
 // A work directory with demo.duckdb and token.key; remove() deletes it.
 export function workDir() {
@@ -32,26 +22,12 @@ export function workDir() {
   return { dir, file: (f) => path.join(dir, f), remove: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-// The config the fault tests share: DuckDB demo file, code mode with an audit log, a curated
-// tool; extra is appended (more sections, or keys of [code_mode] when it starts with no header).
+// The config the fault tests share, the load benchmark's (bench/load/sluice.toml: DuckDB demo
+// file, code mode with an audit log, a curated tool); codeMode: more [code_mode] keys, extra:
+// more sections.
 export function config({ codeMode = "", extra = "" } = {}) {
-  return `[server]
-name = "faults"
-[database]
-engine = "duckdb"
-path = "demo.duckdb"
-threads = 2
-[code_mode]
-enabled = true
-token_secret_file = "token.key"
-auto_approve_levels = ["low", "medium"]
-audit_log = "audit.jsonl"
-${codeMode}
-[[tools]]
-name = "ping"
-description = "SELECT 1"
-statement = "SELECT 1 AS ok"
-${extra}`;
+  const base = readFileSync(path.join(import.meta.dirname, "../../bench/load/sluice.toml"), "utf8");
+  return `${base.replace(/^audit_log = .*$/m, (line) => `${line}\n${codeMode}`)}\n${extra}`;
 }
 
 // Starts `sluice serve` on a free port in work.dir with the given config text; resolves once
