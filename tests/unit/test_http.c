@@ -719,23 +719,6 @@ static void test_http_client_gone_cancels_its_call(void **state)
     }
 }
 
-typedef struct slow_arg {
-    const fixture *f;
-    const char *sid_header;
-    reply r;
-} slow_arg;
-
-static void *slow_json_call(void *p)
-{
-    slow_arg *a = p;
-    const char *h[] = { JSON_ONLY, CT_JSON, a->sid_header, NULL };
-    perform(a->f, "POST",
-            "{\"jsonrpc\":\"2.0\",\"id\":5,\"method\":\"tools/call\",\"params\":{\"name\":"
-            "\"slow\"}}",
-            h, &a->r);
-    return NULL;
-}
-
 /* Draining: the request already running answers; a new one is refused with 503 and a JSON-RPC
  * error that says why; once the running one answered, nothing is left. */
 static void test_http_drain_answers_running_then_refuses(void **state)
@@ -744,9 +727,9 @@ static void test_http_drain_answers_running_then_refuses(void **state)
     char sid[129], sid_header[160];
     open_session_header(f, sid, sid_header);
     atomic_store(&slow_running, 0);
-    slow_arg a = { .f = f, .sid_header = sid_header };
+    worker_arg a = { .f = f, .sid_header = sid_header, .id = 5 };
     pthread_t t;
-    pthread_create(&t, NULL, slow_json_call, &a);
+    pthread_create(&t, NULL, slow_call, &a); /* answered as JSON */
     for (int i = 0; i < 200 && atomic_load(&slow_running) == 0; i++)
         usleep(5 * 1000);
     assert_int_equal(atomic_load(&slow_running), 1);
