@@ -13,6 +13,7 @@
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
 #include "config/config.h"
+#include "core/limits.h"
 #include "core/log.h"
 #include "exec/executor.h"
 #include "mcp/server.h"
@@ -154,10 +155,28 @@ static volatile sig_atomic_t stop_requested;
 /* The keyring SIGHUP re-reads; set before the handler is installed. */
 static sluice_key_store *volatile reload_keys;
 
+/* Counts: the first signal starts the graceful stop, a second one cuts the drain short. */
 static void on_signal(int sig)
 {
     (void)sig;
-    stop_requested = 1;
+    if (stop_requested < 2)
+        stop_requested++;
+}
+
+/* Graceful stop: refuse new MCP requests and let the running ones answer, for at most
+ * SLUICE_LIMIT_SHUTDOWN_DRAIN_SECONDS or until a second signal; sluice_http_stop then cancels
+ * what is left (an execution cancelled so is audited as failed, with the reason). */
+static void drain_http(sluice_http_server *http)
+{
+    int left = sluice_http_drain(http, 0);
+    if (left > 0)
+        sluice_log(SLUICE_LOG_INFO, "stopping: waiting for %d running request(s)", left);
+    for (unsigned waited = 0;
+         left > 0 && stop_requested < 2 && waited < SLUICE_LIMIT_SHUTDOWN_DRAIN_SECONDS * 10u;
+         waited++)
+        left = sluice_http_drain(http, 100);
+    if (left > 0)
+        sluice_log(SLUICE_LOG_WARN, "stopping: cancelling %d request(s) still running", left);
 }
 
 /* SIGHUP: re-read the token keys and the backends' catalogs (lock-free atomic stores; the next
@@ -280,6 +299,7 @@ static sluice_status serve_http(const sluice_config *config,
             sluice_key_store_refresh(sluice_codemode_keys(cm)); /* SIGHUP, changed key files */
         }
         sluice_log(SLUICE_LOG_INFO, "stopping");
+        drain_http(http);
         sluice_http_stop(http);
     }
     sluice_http_stop(admin_http);
@@ -357,6 +377,9 @@ int sluice_cmd_serve(int argc, char **argv)
         sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
                                     "(set [policy] backend = \"cedar\" to evaluate policies)");
     handle_sighup(cm);
+    /* A file size limit (RLIMIT_FSIZE) reached by the audit log must be a failed write (EFBIG),
+     * which fails closed like a full disk, not SIGXFSZ killing the server mid-call. */
+    signal(SIGXFSZ, SIG_IGN);
     sluice_status st;
     if (o.stdio) {
         st = serve_stdio(config, server, &err);

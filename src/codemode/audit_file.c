@@ -739,13 +739,19 @@ static sluice_status write_record(
                                 SLUICE_LIMIT_AUDIT_LINE_BYTES);
     bool ok = sluice_write_all(a->fd, text, len);
     free(text);
-    a->file_bytes += len;
     if (!ok) {
+        int cause = errno;
+        /* A full disk (or file size limit) takes part of the line: cut it off again, so the log
+         * on disk stays a clean chain; a failed cut leaves the tail that the next open drops. */
+        if (ftruncate(a->fd, (off_t)a->file_bytes) != 0)
+            sluice_log(SLUICE_LOG_ERROR, "audit log %s: cannot cut a failed write off: %s", a->path,
+                       strerror(errno));
         a->broken = true;
         sluice_group_commit_fail(&a->gc);
         return sluice_error_set(err, err_arena, SLUICE_E_IO, "audit log %s: cannot write: %s",
-                                a->path, strerror(errno));
+                                a->path, strerror(cause));
     }
+    a->file_bytes += len;
     a->seq++;
     memcpy(a->last_hash, hash, sizeof hash);
     sluice_metric_inc(SLUICE_METRIC_AUDIT_RECORDS, NULL, NULL, NULL);

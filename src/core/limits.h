@@ -159,6 +159,10 @@
 #define SLUICE_LIMIT_PREVIOUS_KEYS 8u
 /* Open HTTP connections at once (libmicrohttpd's connection limit). */
 #define SLUICE_LIMIT_HTTP_CONNECTIONS 512u
+/* Longest wait, after SIGTERM, for the MCP requests already running to answer before the rest
+ * are cancelled (a second SIGTERM or SIGINT cuts it short): the default execution timeout
+ * (30 s) plus the watchdog's grace, so a call admitted before the signal can finish. */
+#define SLUICE_LIMIT_SHUTDOWN_DRAIN_SECONDS 35u
 /* Series one metric keeps (label combinations); more fall into its "_overflow" series. */
 #define SLUICE_LIMIT_METRIC_SERIES 256u
 /* Bytes of one label value kept in a metric series (longer values are cut). */

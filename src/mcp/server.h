@@ -217,6 +217,11 @@ sluice_status sluice_mcp_session_feed_value(sluice_mcp_session *session,
  * finish work instead of cancelling it. */
 void sluice_mcp_session_drain(sluice_mcp_session *session);
 
+/* Cancels the in-flight call with JSON-RPC id (as notifications/cancelled would): the transport
+ * calls it when the client that sent the request went away. Unknown or finished ids, and NULL,
+ * are ignored. */
+void sluice_mcp_session_cancel_request(sluice_mcp_session *session, const json_t *id);
+
 /* Negotiated protocol version ("" before initialize). */
 const char *sluice_mcp_session_protocol(const sluice_mcp_session *session);
 bool sluice_mcp_session_initialized(const sluice_mcp_session *session);

@@ -235,11 +235,9 @@ static sluice_mcp_call *find_inflight_locked(sluice_mcp_session *s, const json_t
     return NULL;
 }
 
-/* notifications/cancelled {requestId, reason?}: unknown or finished ids are ignored. */
-static void on_cancelled(sluice_mcp_session *s, const json_t *params)
+void sluice_mcp_session_cancel_request(sluice_mcp_session *s, const json_t *id)
 {
-    const json_t *id = json_object_get(params, "requestId");
-    if (!json_is_string(id) && !json_is_integer(id))
+    if (s == NULL || (!json_is_string(id) && !json_is_integer(id)))
         return;
     pthread_mutex_lock(&s->lock);
     sluice_mcp_call *call = find_inflight_locked(s, id);
@@ -247,6 +245,12 @@ static void on_cancelled(sluice_mcp_session *s, const json_t *params)
     pthread_cond_broadcast(&s->cond);
     pthread_mutex_unlock(&s->lock);
     sluice_mcp_run_hooks(call, hooks);
+}
+
+/* notifications/cancelled {requestId, reason?}: unknown or finished ids are ignored. */
+static void on_cancelled(sluice_mcp_session *s, const json_t *params)
+{
+    sluice_mcp_session_cancel_request(s, json_object_get(params, "requestId"));
 }
 
 /* ---- initialize and ping (answered inline, in frame order) -------------------------------------

@@ -61,6 +61,8 @@ struct sluice_http_server {
     void *post_ctx;
     sluice_http_admin *admin;
     sluice_http_table table;
+    atomic_bool draining; /* stopping: new MCP requests are refused with 503 */
+    atomic_int busy;      /* MCP requests admitted and not yet completed */
 };
 
 /* Per-request state kept across MHD's calls for one request. */
@@ -73,6 +75,7 @@ typedef struct request {
     sluice_identity identity;
     bool has_identity;
     const char *side_path; /* a POST to post_handler's paths, answered once the body is in */
+    bool counted;          /* in http->busy until on_completed */
 } request;
 
 /* ---- small helpers ------------------------------------------------------------------------------
@@ -154,10 +157,28 @@ static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
     return end ? MHD_CONTENT_READER_END_OF_STREAM : (ssize_t)n;
 }
 
+/* The client's socket, or -1 when MHD does not say. */
+static int connection_fd(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+    return ci != NULL ? ci->connect_fd : -1;
+}
+
+/* A request's stream ended without its answer (the client closed the connection, or a write
+ * to it failed): nobody is waiting, so the call is cancelled — an execution stops and is
+ * audited as cancelled — instead of running on to its timeout. */
+static void cancel_if_abandoned(sluice_http_stream *st)
+{
+    if (sluice_http_stream_abandoned(st))
+        sluice_mcp_session_cancel_request(st->hs->mcp, st->request_id);
+}
+
 static void sse_free(void *cls)
 {
     sluice_http_stream *st = cls;
     sluice_http_session *hs = st->hs;
+    cancel_if_abandoned(st);
     sluice_http_stream_close(st);
     sluice_http_table_touch(hs->table, hs);
     sluice_http_session_release(hs);
@@ -222,8 +243,14 @@ static enum MHD_Result send_sse_answer(struct MHD_Connection *c, sluice_http_str
 static enum MHD_Result
 send_json_answer(struct MHD_Connection *c, sluice_http_stream *st, const char *session_id)
 {
+    sluice_http_stream_watch_peer(st, connection_fd(c));
     char *text = sluice_http_stream_take_response(st, true);
+    if (text == NULL)
+        cancel_if_abandoned(st);
+    bool gone = st->peer_gone;
     sluice_http_stream_close(st);
+    if (gone)
+        return MHD_NO; /* nobody to answer: MHD closes the connection */
     enum MHD_Result ret;
     if (text == NULL)
         ret = send_error(c, MHD_HTTP_NOT_FOUND, NULL, SLUICE_JSONRPC_SERVER_BUSY,
@@ -433,6 +460,7 @@ static enum MHD_Result handle_post(struct MHD_Connection *c, sluice_http_server 
             } else {
                 sluice_mcp_session_feed_value(hs->mcp, msg, request_identity(http, rq), NULL);
                 if (sse) {
+                    sluice_http_stream_watch_peer(s, connection_fd(c));
                     ret = send_sse_answer(c, s); /* the stream owns the reference now */
                 } else {
                     ret = send_json_answer(c, s, NULL);
@@ -463,6 +491,7 @@ static enum MHD_Result handle_get(struct MHD_Connection *c, sluice_http_server *
         return send_error(c, MHD_HTTP_CONFLICT, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
                           "this session already has a GET stream open");
     }
+    sluice_http_stream_watch_peer(st, connection_fd(c)); /* a reconnect finds it gone */
     return send_stream(c, st, NULL);
 }
 
@@ -625,8 +654,16 @@ static enum MHD_Result on_request(void *cls,
                 send_body(c, MHD_HTTP_METHOD_NOT_ALLOWED, "text/plain", "use POST, GET or DELETE\n",
                           MHD_HTTP_HEADER_ALLOW, "POST, GET, DELETE");
             rq->answered = true;
+        } else if (atomic_load(&http->draining)) {
+            ret = send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, NULL, SLUICE_JSONRPC_SERVER_BUSY,
+                             "the server is shutting down: retry the request (on another "
+                             "replica, or once this one is back)");
+            rq->answered = true;
         } else if (refuse_early(c, http, rq, method, &ret)) {
             rq->answered = true;
+        } else if (strcmp(method, "GET") != 0) { /* a GET stream lives until the session ends */
+            rq->counted = true;
+            atomic_fetch_add(&http->busy, 1);
         }
         return ret;
     }
@@ -670,12 +707,13 @@ static void on_completed(void *cls,
                          void **con_cls,
                          enum MHD_RequestTerminationCode code)
 {
-    (void)cls;
     (void)c;
     (void)code;
     request *rq = *con_cls;
     if (rq == NULL)
         return;
+    if (rq->counted)
+        atomic_fetch_sub(&((sluice_http_server *)cls)->busy, 1);
     free(rq->body);
     sluice_arena_free(rq->arena);
     free(rq);
@@ -767,6 +805,16 @@ uint16_t sluice_http_port(const sluice_http_server *http)
 size_t sluice_http_session_count(sluice_http_server *http)
 {
     return sluice_http_table_count(&http->table);
+}
+
+int sluice_http_drain(sluice_http_server *http, int wait_ms)
+{
+    if (http == NULL)
+        return 0;
+    atomic_store(&http->draining, true);
+    for (int waited = 0; atomic_load(&http->busy) > 0 && waited < wait_ms; waited += 10)
+        usleep(10 * 1000);
+    return atomic_load(&http->busy);
 }
 
 void sluice_http_stop(sluice_http_server *http)

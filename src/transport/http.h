@@ -89,6 +89,12 @@ uint16_t sluice_http_port(const sluice_http_server *http);
 /* Live sessions right now (tests, metrics). */
 size_t sluice_http_session_count(sluice_http_server *http);
 
+/* Graceful stop, first half: from now on new MCP requests are refused (503, a JSON-RPC error
+ * saying the server is shutting down); waits up to wait_ms for the requests already admitted to
+ * complete (their answers sent). Returns how many are still running (0: drained). Call it again
+ * to wait longer; sluice_http_stop then cancels whatever is left. NULL: returns 0. */
+int sluice_http_drain(sluice_http_server *http, int wait_ms);
+
 /* Ends every stream and session, stops the threads, frees. NULL does nothing. */
 void sluice_http_stop(sluice_http_server *http);
 

@@ -7,9 +7,11 @@
 #include "mcp/jsonrpc.h"
 #include "transport/sse.h"
 
+#include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 
 /* ---- the table --------------------------------------------------------------------------------
  */
@@ -371,6 +373,7 @@ sluice_http_stream_open(sluice_http_session *hs, const json_t *request_id, bool 
     st->hs = hs;
     st->request_id = request_id != NULL ? json_deep_copy(request_id) : NULL;
     st->json_mode = json_mode;
+    st->peer_fd = -1;
     pthread_mutex_lock(&hs->lock);
     st->closed = hs->closed;
     st->next = hs->streams;
@@ -399,6 +402,60 @@ bool sluice_http_stream_wait_lazy(sluice_http_stream *st)
     bool response = st->response != NULL;
     pthread_mutex_unlock(&hs->lock);
     return response;
+}
+
+void sluice_http_stream_watch_peer(sluice_http_stream *st, int fd)
+{
+    pthread_mutex_lock(&st->hs->lock);
+    st->peer_fd = fd;
+    pthread_mutex_unlock(&st->hs->lock);
+}
+
+bool sluice_http_stream_abandoned(sluice_http_stream *st)
+{
+    pthread_mutex_lock(&st->hs->lock);
+    bool abandoned = st->request_id != NULL && !st->done;
+    pthread_mutex_unlock(&st->hs->lock);
+    return abandoned;
+}
+
+/* While a request waits for its answer MHD does not read its socket, so a peek sees what the
+ * client did: EOF (it closed the connection) or an error means it is gone; bytes (a pipelined
+ * request) or nothing yet mean it is still there. A client that only shut down its sending side
+ * looks gone too, which HTTP clients waiting for an answer do not do. */
+static bool peer_gone(int fd)
+{
+    char b;
+    ssize_t n = recv(fd, &b, 1, MSG_PEEK | MSG_DONTWAIT);
+    return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR);
+}
+
+/* Waits on hs->cond (hs->lock held) until woken or deadline; a stream that watches its peer
+ * waits in SLUICE_HTTP_PEER_CHECK_MS slices and is closed (peer_gone) once the peer is gone.
+ * Returns pthread_cond_timedwait's result for the deadline (ETIMEDOUT when it passed). */
+static int wait_locked(sluice_http_stream *st, const struct timespec *deadline)
+{
+    sluice_http_session *hs = st->hs;
+    if (st->peer_fd < 0)
+        return deadline != NULL ? pthread_cond_timedwait(&hs->cond, &hs->lock, deadline)
+                                : pthread_cond_wait(&hs->cond, &hs->lock);
+    struct timespec slice;
+    clock_gettime(CLOCK_REALTIME, &slice);
+    slice.tv_nsec += SLUICE_HTTP_PEER_CHECK_MS * 1000000L;
+    slice.tv_sec += slice.tv_nsec / 1000000000L;
+    slice.tv_nsec %= 1000000000L;
+    bool last = deadline != NULL &&
+                (deadline->tv_sec < slice.tv_sec ||
+                 (deadline->tv_sec == slice.tv_sec && deadline->tv_nsec <= slice.tv_nsec));
+    int rc = pthread_cond_timedwait(&hs->cond, &hs->lock, last ? deadline : &slice);
+    if (rc == ETIMEDOUT && !last) {
+        rc = 0; /* a slice, not the deadline */
+        if (peer_gone(st->peer_fd)) {
+            st->closed = true;
+            st->peer_gone = true;
+        }
+    }
+    return rc;
 }
 
 bool sluice_http_stream_set_get(sluice_http_session *hs, sluice_http_stream *st)
@@ -435,7 +492,7 @@ char *sluice_http_stream_take_response(sluice_http_stream *st, bool wait)
     sluice_http_session *hs = st->hs;
     pthread_mutex_lock(&hs->lock);
     while (wait && st->response == NULL && !st->closed)
-        pthread_cond_wait(&hs->cond, &hs->lock);
+        wait_locked(st, NULL);
     char *text = st->response;
     st->response = NULL;
     pthread_mutex_unlock(&hs->lock);
@@ -466,13 +523,11 @@ char *sluice_http_stream_take_finished(sluice_http_stream *st, size_t *out_len)
  * true when it timed out idle. */
 static bool wait_for_bytes_locked(sluice_http_stream *st)
 {
-    sluice_http_session *hs = st->hs;
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += SLUICE_HTTP_KEEPALIVE_SECONDS;
     while (st->head == NULL && !st->closed && !st->done) {
-        struct timespec deadline;
-        clock_gettime(CLOCK_REALTIME, &deadline);
-        deadline.tv_sec += SLUICE_HTTP_KEEPALIVE_SECONDS;
-        if (pthread_cond_timedwait(&hs->cond, &hs->lock, &deadline) != 0 && st->head == NULL &&
-            !st->closed && !st->done)
+        if (wait_locked(st, &deadline) != 0 && st->head == NULL && !st->closed && !st->done)
             return true;
     }
     return false;

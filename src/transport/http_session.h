@@ -36,6 +36,9 @@
 #define SLUICE_HTTP_STREAM_QUEUE_BYTES (8u * 1024u * 1024u)
 /* Seconds an idle SSE stream waits before it writes a keep-alive comment. */
 #define SLUICE_HTTP_KEEPALIVE_SECONDS 15
+/* Milliseconds between checks, while a request waits for its answer, that its client is still
+ * connected (a client gone mid-call has the call cancelled). */
+#define SLUICE_HTTP_PEER_CHECK_MS 250
 /* Hash buckets of the session table: a lookup compares (in constant time) only the ids in one
  * bucket, not every live session's. */
 #define SLUICE_HTTP_TABLE_BUCKETS   1024u
@@ -64,6 +67,8 @@ typedef struct sluice_http_stream {
     int response_code;  /* the response's JSON-RPC error code, 0 for a result */
     bool done;          /* the response was queued: end after draining */
     bool closed;        /* client gone, session closed or queue overflow */
+    int peer_fd;        /* the client's socket, watched while waiting (-1: not watched) */
+    bool peer_gone;     /* closed because the client closed its connection */
     struct sluice_http_stream *next;
 } sluice_http_stream;
 
@@ -139,6 +144,12 @@ sluice_http_stream *sluice_http_stream_open_lazy(sluice_http_session *hs, const 
 bool sluice_http_stream_wait_lazy(sluice_http_stream *st);
 /* Unlinks and frees st (its queued events are dropped). */
 void sluice_http_stream_close(sluice_http_stream *st);
+/* Watches fd (the request's connection) while st waits for its answer: once the client has
+ * closed it, the wait ends with st closed and peer_gone set. */
+void sluice_http_stream_watch_peer(sluice_http_stream *st, int fd);
+/* True when st is a request's stream whose response never arrived (the client went away or the
+ * session closed first): the transport then cancels the call. */
+bool sluice_http_stream_abandoned(sluice_http_stream *st);
 /* Installs st as hs's GET stream; false when one is open already. */
 bool sluice_http_stream_set_get(sluice_http_session *hs, sluice_http_stream *st);
 /* json_mode: the response text (malloc'd, the caller frees it), waiting for it when wait is

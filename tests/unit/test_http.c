@@ -53,6 +53,23 @@ slow_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, 
     return SLUICE_OK;
 }
 
+/* Runs until cancelled (5 s at most); cancel_seen says whether the cancel reached it. */
+static atomic_bool cancel_seen, waiting_started;
+
+static sluice_status
+until_cancelled_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
+{
+    (void)args;
+    (void)err;
+    (void)ud;
+    atomic_store(&waiting_started, true);
+    for (int i = 0; i < 500 && !sluice_mcp_call_cancelled(call); i++)
+        usleep(10 * 1000);
+    atomic_store(&cancel_seen, sluice_mcp_call_cancelled(call));
+    *out = json_pack("{s:[{s:s, s:s}]}", "content", "type", "text", "text", "done");
+    return SLUICE_OK;
+}
+
 static sluice_status
 elicit_tool(sluice_mcp_call *call, json_t *args, json_t **out, sluice_error *err, void *ud)
 {
@@ -147,6 +164,7 @@ static fixture *start(sluice_http_options *o, bool with_auth)
           .fn = echo_tool },
         { .name = "slow", .description = "d", .fn = slow_tool },
         { .name = "elicit", .description = "d", .fn = elicit_tool },
+        { .name = "until_cancelled", .description = "d", .fn = until_cancelled_tool },
         { .name = "quick",
           .description = "d",
           .input_schema = json_pack("{s:s, s:{s:{s:s}}}", "type", "object", "properties", "message",
@@ -261,9 +279,14 @@ static size_t on_header(char *line, size_t size, size_t n, void *ud)
     return len;
 }
 
-/* Performs one request. extra: NULL-terminated header lines. */
-static void
-perform(const fixture *f, const char *method, const char *body, const char *const *extra, reply *r)
+/* Performs one request, giving up after timeout_ms; returns curl's result. extra:
+ * NULL-terminated header lines. */
+static CURLcode perform_within(const fixture *f,
+                               const char *method,
+                               const char *body,
+                               const char *const *extra,
+                               reply *r,
+                               long timeout_ms)
 {
     CURL *curl = curl_easy_init();
     struct curl_slist *headers = NULL;
@@ -280,12 +303,19 @@ perform(const fixture *f, const char *method, const char *body, const char *cons
     curl_easy_setopt(curl, CURLOPT_WRITEDATA, r);
     curl_easy_setopt(curl, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(curl, CURLOPT_HEADERDATA, r);
-    curl_easy_setopt(curl, CURLOPT_TIMEOUT, 20L);
+    curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, timeout_ms);
     CURLcode rc = curl_easy_perform(curl);
-    assert_int_equal(rc, CURLE_OK);
     curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &r->status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(curl);
+    return rc;
+}
+
+/* Performs one request (20 s at most), which must complete. */
+static void
+perform(const fixture *f, const char *method, const char *body, const char *const *extra, reply *r)
+{
+    assert_int_equal(perform_within(f, method, body, extra, r, 20000L), CURLE_OK);
 }
 
 static const char *init_body = "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"initialize\",\"params\":"
@@ -657,6 +687,66 @@ static void test_http_concurrent_requests(void **state)
             atomic_load(&slow_peak));
 }
 
+static bool wait_flag(atomic_bool *flag, int ms)
+{
+    for (int i = 0; i < ms / 10 && !atomic_load(flag); i++)
+        usleep(10 * 1000);
+    return atomic_load(flag);
+}
+
+/* A client that closes its connection while its call runs (curl gives up after 300 ms) has the
+ * call cancelled, answered as JSON and as SSE alike. */
+static void test_http_client_gone_cancels_its_call(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session_header(f, sid, sid_header);
+    const char *accepts[] = { JSON_ONLY, "Accept: text/event-stream" };
+    for (size_t i = 0; i < 2; i++) {
+        atomic_store(&cancel_seen, false);
+        atomic_store(&waiting_started, false);
+        const char *h[] = { accepts[i], CT_JSON, sid_header, NULL };
+        reply r;
+        memset(&r, 0, sizeof r);
+        CURLcode rc = perform_within(f, "POST",
+                                     "{\"jsonrpc\":\"2.0\",\"id\":9,\"method\":\"tools/call\","
+                                     "\"params\":{\"name\":\"until_cancelled\"}}",
+                                     h, &r, 300L);
+        assert_int_equal(rc, CURLE_OPERATION_TIMEDOUT);
+        assert_true(atomic_load(&waiting_started));
+        /* the peer check runs every SLUICE_HTTP_PEER_CHECK_MS; the tool would wait 5 s */
+        assert_true(wait_flag(&cancel_seen, 3000));
+    }
+}
+
+/* Draining: the request already running answers; a new one is refused with 503 and a JSON-RPC
+ * error that says why; once the running one answered, nothing is left. */
+static void test_http_drain_answers_running_then_refuses(void **state)
+{
+    fixture *f = *state;
+    char sid[129], sid_header[160];
+    open_session_header(f, sid, sid_header);
+    atomic_store(&slow_running, 0);
+    worker_arg a = { .f = f, .sid_header = sid_header, .id = 5 };
+    pthread_t t;
+    pthread_create(&t, NULL, slow_call, &a); /* answered as JSON */
+    for (int i = 0; i < 200 && atomic_load(&slow_running) == 0; i++)
+        usleep(5 * 1000);
+    assert_int_equal(atomic_load(&slow_running), 1);
+    assert_int_equal(sluice_http_drain(f->http, 0), 1);
+    reply r;
+    memset(&r, 0, sizeof r);
+    const char *h[] = { JSON_ONLY, CT_JSON, sid_header, NULL };
+    perform(f, "POST", "{\"jsonrpc\":\"2.0\",\"id\":6,\"method\":\"ping\"}", h, &r);
+    assert_int_equal(r.status, 503);
+    assert_int_equal(rpc_code(&r), -32000);
+    assert_non_null(strstr(r.body, "shutting down"));
+    assert_int_equal(sluice_http_drain(f->http, 5000), 0);
+    pthread_join(t, NULL);
+    assert_int_equal(a.r.status, 200);
+    assert_non_null(strstr(a.r.body, "slept"));
+}
+
 typedef struct stream_arg {
     const fixture *f;
     const char *sid_header;
@@ -869,6 +959,10 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_http_many_sessions_each_found_by_its_id, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_http_concurrent_requests, setup_plain, teardown),
+        cmocka_unit_test_setup_teardown(test_http_client_gone_cancels_its_call, setup_plain,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_http_drain_answers_running_then_refuses, setup_plain,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_http_server_request_on_post_stream, setup_plain,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_http_get_stream_carries_unrelated_messages,
