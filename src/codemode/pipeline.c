@@ -20,6 +20,7 @@
 #include "codemode/replay.h"
 #include "codemode/risk.h"
 #include "codemode/secret.h"
+#include "codemode/state_redis.h"
 #include "codemode/token.h"
 #include "core/buf.h"
 #include "core/clock.h"
@@ -186,6 +187,9 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
     if (st != SLUICE_OK)
         return st;
+    if (cm->config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
+        return sluice_state_redis_open(&cm->config->state, &cm->replay, &cm->approvals, err_arena,
+                                       err);
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
@@ -1140,10 +1144,12 @@ static sluice_status admit(sluice_codemode *cm,
     }
     if (used != SLUICE_OK) {
         /* Without a durable record of the use, a replay after a restart could not be refused. */
+        char why[320];
+        sluice_replay_describe(cm->replay, why, sizeof why);
         sluice_error_set(err, arena, SLUICE_E_IO,
-                         "the server could not record that this token was used (%s), so it "
-                         "refuses to run it; tell the administrator",
-                         sluice_status_name(used));
+                         "the server could not record that this token was used (%s: %s), so it "
+                         "refuses to run it (fail closed); tell the administrator",
+                         sluice_status_name(used), why);
         return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
     }
     return SLUICE_OK;
