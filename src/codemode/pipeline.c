@@ -13,6 +13,7 @@
 #include "codemode/approval_gate.h"
 #include "codemode/approval_state.h"
 #include "codemode/audit.h"
+#include "codemode/audit_pg.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
 #include "codemode/observe.h"
@@ -172,7 +173,16 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
-    if (c->audit_log != NULL) {
+    const sluice_config_state *shared = &cm->config->state;
+    if (shared->audit_postgres != NULL) { /* shared by replicas: docs/deploy.md */
+        const sluice_audit_pg_options o = { shared->audit_postgres,
+                                            shared->audit_postgres_password_file,
+                                            shared->audit_postgres_password_env,
+                                            shared->audit_postgres_table, NULL };
+        sluice_status st = sluice_audit_open_pg(&o, &cm->audit, err_arena, err);
+        if (st != SLUICE_OK)
+            return st;
+    } else if (c->audit_log != NULL) {
         const sluice_audit_file_options o = { .clock = NULL,
                                               .rotate_bytes = c->audit_rotate_bytes,
                                               .rotate_seconds = c->audit_rotate_seconds };
