@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -46,6 +47,7 @@ static bool redis_fixture_start(redis_fixture *f)
     if (f->pid < 0)
         return false;
     if (f->pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL); /* a crashed test leaves no server behind */
         execlp("redis-server", "redis-server", "--port", "0", "--unixsocket", f->socket,
                "--unixsocketperm", "700", "--dir", f->dir, "--save", "", "--appendonly", "no",
                "--requirepass", REDIS_FIXTURE_PASSWORD, "--loglevel", "warning", "--logfile",
