@@ -290,6 +290,11 @@ test("an approval requested through one replica and decided through a second run
   const id = asked.text.match(/approval request ([0-9a-f]{32}) was recorded/)?.[1];
   assert.ok(id, asked.text);
   const recorder = asked.upstream;
+  // `sluice approve --list` reads the same Redis: the request recorded on one replica is there.
+  const list = spawnSync(sluiceBin, ["approve", "-c", replicas.a.config, "--list"],
+                         { cwd: work, encoding: "utf8" });
+  assert.equal(list.status, 0, list.stderr);
+  assert.match(list.stdout, new RegExp(`^${id}  alice`, "m"));
   const approver = NAMES[(NAMES.indexOf(recorder) + 1) % 3];
   const runner = NAMES[(NAMES.indexOf(recorder) + 2) % 3];
   const d = await fetch(`http://127.0.0.1:${replicas[approver].port}/admin/approvals/${id}`, {

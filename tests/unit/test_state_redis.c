@@ -320,7 +320,11 @@ static void test_redis_down_fails_closed_and_recovers(void **unused)
     assert_true(redis_fixture_start(&fx));
     /* The same handles reconnect; the fixture keeps nothing across a restart (no persistence),
      * which a deployment must not copy (docs/deploy.md: appendonly). */
-    assert_int_equal(sluice_replay_consume(r, later, NOW + 300, NOW), SLUICE_OK);
+    sluice_status back = sluice_replay_consume(r, later, NOW + 300, NOW);
+    sluice_replay_describe(r, why, sizeof why);
+    if (back != SLUICE_OK)
+        fprintf(stderr, "after the restart: %s\n", why);
+    assert_int_equal(back, SLUICE_OK);
     assert_int_equal(sluice_replay_consume(r, later, NOW + 300, NOW), SLUICE_E_DENIED);
     assert_int_equal(
         sluice_approval_request(s, hex, NOW + 300, "alice", "s", NOW, NULL, arena, &err),
@@ -360,6 +364,35 @@ static void test_bad_password_and_url_are_refused(void **unused)
     }
 }
 
+/* The production form of the URL: a TCP server on loopback (a private port). */
+static void test_tcp_url(void **unused)
+{
+    (void)unused;
+    redis_fixture tcp = { 0 };
+    assert_true(redis_fixture_init_tcp(&tcp));
+    assert_non_null(strstr(tcp.url, "redis://127.0.0.1:"));
+    sluice_state_redis_options o = {
+        .connection = { .url = tcp.url, .password_file = tcp.password_file, .timeout_ms = 5000 },
+        .prefix = "tcp:",
+    };
+    sluice_replay *a = NULL, *b = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_replay_open_redis(&o, &a, arena, &err), SLUICE_OK);
+    assert_int_equal(sluice_replay_open_redis(&o, &b, arena, &err), SLUICE_OK);
+    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    token_id("tcp", id);
+    assert_int_equal(sluice_replay_consume(a, id, NOW + 60, NOW), SLUICE_OK);
+    assert_int_equal(sluice_replay_consume(b, id, NOW + 60, NOW), SLUICE_E_DENIED);
+    redis_fixture_stop(&tcp);
+    assert_int_equal(sluice_replay_consume(a, id, NOW + 60, NOW), SLUICE_E_IO);
+    char why[320];
+    sluice_replay_describe(a, why, sizeof why);
+    assert_non_null(strstr(why, "Redis at 127.0.0.1:"));
+    sluice_replay_close(a);
+    sluice_replay_close(b);
+    redis_fixture_free(&tcp);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -371,6 +404,7 @@ int main(void)
         cmocka_unit_test(test_concurrent_decisions_one_wins_and_is_audited_once),
         cmocka_unit_test(test_redis_down_fails_closed_and_recovers),
         cmocka_unit_test(test_bad_password_and_url_are_refused),
+        cmocka_unit_test(test_tcp_url),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
