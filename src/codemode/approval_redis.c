@@ -23,10 +23,7 @@
 #define KEEP_AFTER_EXPIRY_S 3600
 #define KEY_MAX             (SLUICE_STATE_PREFIX_MAX + 64u)
 
-typedef struct approval_redis {
-    sluice_redis *redis;
-    char prefix[SLUICE_STATE_PREFIX_MAX + 1];
-} approval_redis;
+typedef sluice_redis_store approval_redis;
 
 /* KEYS: hash, pending set. ARGV: expires_at, user, summary, keep ms, id. Returns HGETALL. */
 static const char request_script[] =
@@ -275,16 +272,14 @@ static size_t redis_pending(void *impl, int64_t now, sluice_approval *out, size_
     return n;
 }
 
-static void redis_close(void *impl)
-{
-    approval_redis *s = impl;
-    sluice_redis_close(s->redis);
-    free(s);
-}
-
 static const sluice_approval_store_ops redis_ops = {
-    "Redis",       redis_get,   redis_request, redis_decide, redis_take_unaudited,
-    redis_pending, redis_close,
+    "Redis",
+    redis_get,
+    redis_request,
+    redis_decide,
+    redis_take_unaudited,
+    redis_pending,
+    sluice_redis_store_free,
 };
 
 sluice_status sluice_approval_open_redis(const sluice_state_redis_options *options,
@@ -292,14 +287,7 @@ sluice_status sluice_approval_open_redis(const sluice_state_redis_options *optio
                                          sluice_arena *err_arena,
                                          sluice_error *err)
 {
-    approval_redis *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return SLUICE_E_NOMEM;
-    snprintf(s->prefix, sizeof s->prefix, "%s", options->prefix);
-    sluice_status st = sluice_redis_open(&options->connection, &s->redis, err_arena, err);
-    if (st != SLUICE_OK) {
-        free(s);
-        return st;
-    }
-    return sluice_approval_wrap(&redis_ops, s, out);
+    void *s = NULL;
+    sluice_status st = sluice_redis_store_new(options, sizeof(approval_redis), &s, err_arena, err);
+    return st == SLUICE_OK ? sluice_approval_wrap(&redis_ops, s, out) : st;
 }

@@ -15,13 +15,11 @@
 
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 typedef struct replay_redis {
-    sluice_redis *redis;
-    char prefix[SLUICE_STATE_PREFIX_MAX + 1];
-    atomic_size_t consumed; /* by this replica, for count() */
+    sluice_redis_store base; /* first: the connection and the prefix */
+    atomic_size_t consumed;  /* by this replica, for count() */
 } replay_redis;
 
 static sluice_status redis_consume(void *impl,
@@ -32,11 +30,11 @@ static sluice_status redis_consume(void *impl,
     replay_redis *s = impl;
     char hex[2 * SLUICE_TOKEN_ID_BYTES + 1], key[SLUICE_STATE_PREFIX_MAX + 64], ttl[32];
     sluice_hash_hex(token_id, SLUICE_TOKEN_ID_BYTES, hex);
-    snprintf(key, sizeof key, "%stoken:%s", s->prefix, hex);
+    snprintf(key, sizeof key, "%stoken:%s", s->base.prefix, hex);
     int64_t left = expires_at > now ? expires_at - now : 1; /* an expired token never got here */
     snprintf(ttl, sizeof ttl, "%lld", (long long)left * 1000);
     const char *argv[] = { "SET", key, "1", "NX", "PX", ttl };
-    redisReply *reply = sluice_redis_run(s->redis, 6, argv, NULL);
+    redisReply *reply = sluice_redis_run(s->base.redis, 6, argv, NULL);
     if (reply == NULL)
         return SLUICE_E_IO;
     sluice_status st = SLUICE_E_IO;
@@ -59,21 +57,14 @@ static size_t redis_count(void *impl)
 static void redis_last_error(void *impl, char *buf, size_t cap)
 {
     replay_redis *s = impl;
-    sluice_redis_last_error(s->redis, buf, cap);
-}
-
-static void redis_close(void *impl)
-{
-    replay_redis *s = impl;
-    sluice_redis_close(s->redis);
-    free(s);
+    sluice_redis_last_error(s->base.redis, buf, cap);
 }
 
 static const sluice_replay_store_ops redis_ops = {
     .name = "Redis",
     .consume = redis_consume,
     .count = redis_count,
-    .close = redis_close,
+    .close = sluice_redis_store_free,
 };
 
 sluice_status sluice_replay_open_redis(const sluice_state_redis_options *options,
@@ -81,15 +72,10 @@ sluice_status sluice_replay_open_redis(const sluice_state_redis_options *options
                                        sluice_arena *err_arena,
                                        sluice_error *err)
 {
-    replay_redis *s = calloc(1, sizeof *s);
-    if (s == NULL)
-        return SLUICE_E_NOMEM;
-    snprintf(s->prefix, sizeof s->prefix, "%s", options->prefix);
-    sluice_status st = sluice_redis_open(&options->connection, &s->redis, err_arena, err);
-    if (st != SLUICE_OK) {
-        free(s);
+    void *s = NULL;
+    sluice_status st = sluice_redis_store_new(options, sizeof(replay_redis), &s, err_arena, err);
+    if (st != SLUICE_OK)
         return st;
-    }
     st = sluice_replay_wrap(&redis_ops, s, out);
     if (st == SLUICE_OK)
         sluice_replay_set_describe(*out, redis_last_error);

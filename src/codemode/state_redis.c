@@ -3,6 +3,9 @@
  */
 #include "codemode/state_redis.h"
 
+#include <stdio.h>
+#include <stdlib.h>
+
 sluice_status sluice_state_redis_open(const sluice_config_state *state,
                                       sluice_replay **replay,
                                       sluice_approval_store **approvals,
@@ -26,4 +29,30 @@ sluice_status sluice_state_redis_open(const sluice_config_state *state,
         *replay = NULL;
     }
     return st;
+}
+
+sluice_status sluice_redis_store_new(const sluice_state_redis_options *options,
+                                     size_t size,
+                                     void **out,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err)
+{
+    sluice_redis_store *s = calloc(1, size);
+    if (s == NULL)
+        return SLUICE_E_NOMEM;
+    snprintf(s->prefix, sizeof s->prefix, "%s", options->prefix);
+    sluice_status st = sluice_redis_open(&options->connection, &s->redis, err_arena, err);
+    if (st != SLUICE_OK) {
+        free(s);
+        return st;
+    }
+    *out = s;
+    return SLUICE_OK;
+}
+
+void sluice_redis_store_free(void *store)
+{
+    sluice_redis_store *s = store;
+    sluice_redis_close(s->redis);
+    free(s);
 }

@@ -24,6 +24,24 @@ typedef struct sluice_state_redis_options {
     const char *prefix; /* at most SLUICE_STATE_PREFIX_MAX bytes, e.g. "sluice:" */
 } sluice_state_redis_options;
 
+/* What both Redis stores hold first: the connection and the key prefix. */
+typedef struct sluice_redis_store {
+    sluice_redis *redis;
+    char prefix[SLUICE_STATE_PREFIX_MAX + 1];
+} sluice_redis_store;
+
+/* A zeroed store of size bytes (a struct whose first member is a sluice_redis_store) with its
+ * connection opened and prefix copied, into *out. SLUICE_E_NOMEM or sluice_redis_open's
+ * failures (nothing allocated then). */
+sluice_status sluice_redis_store_new(const sluice_state_redis_options *options,
+                                     size_t size,
+                                     void **out,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err);
+
+/* Closes the connection and frees the store (the close op of both stores). */
+void sluice_redis_store_free(void *store);
+
 /* Opens the Redis token store (replay_redis.c); it connects on first use. SLUICE_E_CONFIG (bad
  * URL), SLUICE_E_IO (password unreadable), SLUICE_E_NOMEM. */
 sluice_status sluice_replay_open_redis(const sluice_state_redis_options *options,
