@@ -25,6 +25,7 @@ if (!work || !sluiceBin || !auditPg) throw new Error("run through ctest_replicas
 
 const V = "2026-07-28";
 const KEY = "alice-key-9f2c41d0a7b3e6c85d1e";
+const BOB_KEY = "bob-key-1d7e3a90c4f25b86e0aa";
 const ADMIN = "admin-key-4be07d19c2a6f35e8d90";
 const REDIS_PW = "redis-pw-61c3e0f8a2";
 const sha = (s) => createHash("sha256").update(s).digest("hex");
@@ -94,8 +95,8 @@ function nameOf(upstream) {
   return NAMES.find((n) => replicas[n]?.port === port) ?? upstream;
 }
 
-async function client() {
-  const transport = new StatelessTransport(lbUrl, KEY);
+async function client(key = KEY) {
+  const transport = new StatelessTransport(lbUrl, key);
   const c = new Client({ name: "scale-replicas", version: "1.0.0" }, { capabilities: {} });
   await c.connect(transport);
   return { c, t: transport };
@@ -163,6 +164,9 @@ name = "sluice-scale"
 [[api_keys]]
 user = "alice"
 key_sha256 = "${sha(KEY)}"
+[[api_keys]]
+user = "bob"
+key_sha256 = "${sha(BOB_KEY)}"
 [admin]
 key_sha256 = "${sha(ADMIN)}"
 [database]
@@ -367,7 +371,7 @@ test("Redis down: executions refuse naming Redis, and run again once it is back"
   assert.match(old.text, /already used/);
 });
 
-test("a query-mode session handle used on the wrong replica is refused naming the right one", async () => {
+test("a query-mode session handle on the wrong replica, or of another principal, is refused", async () => {
   const k = await client();
   const loaded = await call(k, "load", { source: "sales" });
   assert.ok(loaded.ok, loaded.text);
@@ -387,4 +391,14 @@ test("a query-mode session handle used on the wrong replica is refused naming th
     }
   }
   assert.ok(answered, "the holder answered once in three round-robin calls");
+  // On the right replica, another principal's use of the handle finds nothing of alice's.
+  const bob = await client(BOB_KEY);
+  await aimAt(bob, holder);
+  const stolen = await call(bob, "query", { sql: "SELECT sum(amount) AS s FROM sales", session: handle });
+  assert.equal(stolen.upstream, holder);
+  assert.equal(stolen.ok, false);
+  assert.match(stolen.text, /is not live on replica .*or it is not yours/);
+  const forged = await call(bob, "query", { sql: "SELECT 1", session: "not-a-handle" });
+  assert.equal(forged.ok, false);
+  assert.match(forged.text, /not a query-mode session handle/);
 });
