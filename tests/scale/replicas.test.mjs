@@ -378,23 +378,28 @@ test("a query-mode session handle on the wrong replica, or of another principal,
   const handle = loaded.structured.session;
   const holder = loaded.upstream;
   assert.ok(handle?.startsWith(`${holder}.`), `handle ${handle} names ${holder}`);
-  let answered = false;
-  for (let i = 0; i < 3; i++) {
-    const q = await call(k, "query", { sql: "SELECT sum(amount) AS s FROM sales", session: handle });
+  // After the kill above nginx's weights are uneven for a while: not a strict cycle, so call
+  // until the holder answers; every other replica must refuse, naming the holder.
+  const sum = { sql: "SELECT sum(amount) AS s FROM sales", session: handle };
+  let answered = false, refused = 0;
+  for (let i = 0; i < 9 && !answered; i++) {
+    const q = await call(k, "query", sum);
     if (q.upstream === holder) {
       assert.ok(q.ok, q.text);
       assert.equal(q.structured.rows[0].s ?? q.structured.rows[0][0], 47);
       answered = true;
     } else {
+      refused++;
       assert.equal(q.ok, false);
       assert.match(q.text, new RegExp(`held by replica '${holder}' and this is replica '${q.upstream}'`));
     }
   }
-  assert.ok(answered, "the holder answered once in three round-robin calls");
+  assert.ok(answered && refused > 0, `holder answered: ${answered}, wrong replicas refused: ${refused}`);
   // On the right replica, another principal's use of the handle finds nothing of alice's.
   const bob = await client(BOB_KEY);
-  await aimAt(bob, holder);
-  const stolen = await call(bob, "query", { sql: "SELECT sum(amount) AS s FROM sales", session: handle });
+  let stolen;
+  for (let i = 0; i < 9 && stolen?.upstream !== holder; i++)
+    stolen = await call(bob, "query", sum);
   assert.equal(stolen.upstream, holder);
   assert.equal(stolen.ok, false);
   assert.match(stolen.text, /is not live on replica .*or it is not yours/);
