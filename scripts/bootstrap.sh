@@ -13,6 +13,7 @@ DUCKDB_HDR_PKG="duckdb@1.4.4"
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
   libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
+  libhiredis-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
   chromium) # chromium: the admin console's browser test (tests/console, playwright-core drives it)
 

@@ -1,16 +1,19 @@
 /*
  * cmd_approve.c — `sluice approve [-c CONFIG] ID [--reject] [--as ADMIN]`: an administrator
- * approves (or rejects) a pending execute_code request recorded in the approval store beside
- * the config's audit log.
+ * approves (or rejects) a pending execute_code request recorded in the approval store: the
+ * Redis replicas share ([state] redis_url), else the file beside the config's audit log.
  *
  * Owns: option parsing and the audit record of the decision when the audit log is free. While
  * a server holds the audit log (it is locked against a second writer), the decision is stored
  * as not yet audited and the server writes its record when it next reads the store.
- * Does not own: the rules of a decision (codemode/approval_file.c).
+ * With [state] audit_postgres the record goes straight to the shared table.
+ * Does not own: the rules of a decision (codemode/approval_file.c, approval_redis.c).
  */
 #include "cli/cli.h"
 #include "codemode/approval.h"
 #include "codemode/audit.h"
+#include "codemode/audit_pg.h"
+#include "codemode/state_redis.h"
 #include "config/config.h"
 #include "core/clock.h"
 
@@ -106,23 +109,65 @@ static void audit_decision(sluice_audit *log,
     json_decref(record);
 }
 
-static int decide(const approve_options *o, const sluice_config *config, sluice_arena *arena)
+/* The approval store the servers use: Redis when [state] redis_url is set, else the file
+ * beside the audit log. NULL with a message on stderr. */
+static sluice_approval_store *
+open_store(const sluice_config *config, const char **where, sluice_arena *arena)
 {
+    sluice_error err = { 0 };
+    sluice_approval_store *store = NULL;
+    if (config->state.redis_url != NULL) {
+        sluice_replay *unused = NULL;
+        *where = config->state.redis_url;
+        if (sluice_state_redis_open(&config->state, &unused, &store, arena, &err) != SLUICE_OK) {
+            fprintf(stderr, "sluice approve: %s\n", err.message);
+            return NULL;
+        }
+        sluice_replay_close(unused);
+        return store;
+    }
     const char *audit_path = config->code_mode.audit_log;
     if (audit_path == NULL) {
         fprintf(stderr,
-                "sluice approve: %s has no [code_mode] audit_log, so there is no "
-                "approval store (it lives beside the audit log)\n",
+                "sluice approve: %s has no [code_mode] audit_log nor [state] redis_url, so there "
+                "is no approval store (it lives beside the audit log, or in Redis)\n",
                 config->path);
-        return SLUICE_EXIT_FAIL;
+        return NULL;
     }
-    sluice_error err = { 0 };
-    sluice_approval_store *store = NULL;
-    const char *path = sluice_arena_printf(arena, "%s.approvals", audit_path);
-    if (sluice_approval_open(path, &store, arena, &err) != SLUICE_OK) {
+    *where = sluice_arena_printf(arena, "%s.approvals", audit_path);
+    if (sluice_approval_open(*where, &store, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice approve: %s\n", err.message);
-        return SLUICE_EXIT_RUNTIME;
+        return NULL;
     }
+    return store;
+}
+
+/* The audit sink the decision goes to, or NULL when a running server holds the file (it audits
+ * the decision when it reads it). */
+static sluice_audit *open_audit(const sluice_config *config, sluice_arena *arena)
+{
+    sluice_audit *log = NULL;
+    sluice_error err = { 0 };
+    const sluice_config_state *s = &config->state;
+    if (s->audit_postgres != NULL) {
+        const sluice_audit_pg_options o = { s->audit_postgres, s->audit_postgres_password_file,
+                                            s->audit_postgres_password_env, s->audit_postgres_table,
+                                            NULL };
+        return sluice_audit_open_pg(&o, &log, arena, &err) == SLUICE_OK ? log : NULL;
+    }
+    if (config->code_mode.audit_log == NULL ||
+        sluice_audit_open(config->code_mode.audit_log, &log, arena, &err) != SLUICE_OK)
+        return NULL;
+    return log;
+}
+
+static int decide(const approve_options *o, const sluice_config *config, sluice_arena *arena)
+{
+    sluice_error err = { 0 };
+    const char *path = "";
+    sluice_approval_store *store = open_store(config, &path, arena);
+    if (store == NULL)
+        return SLUICE_EXIT_RUNTIME;
     if (o->list) {
         sluice_approval items[64];
         size_t n = sluice_approval_pending(store, sluice_clock_now_s(NULL), items, 64);
@@ -138,10 +183,7 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
         sluice_approval_close(store);
         return SLUICE_EXIT_OK;
     }
-    sluice_audit *log = NULL;
-    sluice_error audit_err = { 0 };
-    if (sluice_audit_open(audit_path, &log, arena, &audit_err) != SLUICE_OK)
-        log = NULL; /* a running server holds it and will audit the decision */
+    sluice_audit *log = open_audit(config, arena);
     sluice_approval d;
     sluice_status st = sluice_approval_decide(store, o->id, !o->reject, o->admin, log != NULL,
                                               sluice_clock_now_s(NULL), &d, arena, &err);

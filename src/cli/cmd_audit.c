@@ -1,11 +1,15 @@
 /*
- * cmd_audit.c — `sluice audit verify FILE`: check an audit log's hash chain.
+ * cmd_audit.c — `sluice audit verify FILE` and `sluice audit verify --pg CONNINFO`: check an
+ * audit trail's hash chain, in a file or in the PostgreSQL table replicas share.
  *
- * Prints "FILE: N records, chain intact" (exit 0) or "FILE:LINE: <what is wrong>" (exit 1);
- * exit 3 when the file cannot be read. Does not own the checking (codemode/audit.h).
+ * Prints "FILE: N records, chain intact" (exit 0) or "FILE:LINE: <what is wrong>" (exit 1), for
+ * PostgreSQL "TABLE: N records, chain intact" or "TABLE: record N: <what is wrong>"; exit 3 when
+ * the file or the database cannot be read. Does not own the checking (codemode/audit.h,
+ * codemode/audit_pg.h).
  */
 #include "cli/cli.h"
 #include "codemode/audit.h"
+#include "codemode/audit_pg.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -18,7 +22,53 @@ static void usage(FILE *out)
     fprintf(out, "usage: sluice audit verify FILE\n"
                  "  checks that no record of the audit log FILE was edited, removed, reordered\n"
                  "  or cut off the end (using FILE.head); rotated files FILE.1, FILE.2, ...\n"
-                 "  are checked first, and each must continue the one before\n");
+                 "  are checked first, and each must continue the one before\n"
+                 "usage: sluice audit verify --pg CONNINFO [--table NAME]\n"
+                 "                           [--password-file FILE | --password-env VAR]\n"
+                 "  the same checks on the PostgreSQL audit table ([state] audit_postgres;\n"
+                 "  default table sluice_audit, its head row in NAME_head)\n");
+}
+
+/* `sluice audit verify --pg CONNINFO [options]` */
+static int verify_pg(int argc, char **argv)
+{
+    sluice_audit_pg_options o = { .conninfo = argv[3] };
+    for (int i = 4; i < argc; i += 2) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v != NULL && strcmp(argv[i], "--table") == 0)
+            o.table = v;
+        else if (v != NULL && strcmp(argv[i], "--password-file") == 0)
+            o.password_file = v;
+        else if (v != NULL && strcmp(argv[i], "--password-env") == 0)
+            o.password_env = v;
+        else {
+            fprintf(stderr, "sluice audit verify: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return SLUICE_EXIT_USAGE;
+        }
+    }
+    const char *table = o.table != NULL ? o.table : "sluice_audit";
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_audit_report report;
+    sluice_status st =
+        arena != NULL ? sluice_audit_verify_pg(&o, &report, arena, &err) : SLUICE_E_NOMEM;
+    int rc = SLUICE_EXIT_OK;
+    if (st == SLUICE_OK) {
+        printf("%s: %" PRIu64 " records, chain intact\n", table, report.records);
+    } else if (st == SLUICE_E_INVALID) {
+        if (report.line > 0)
+            printf("%s: record %zu: %s\n", table, report.line, report.what);
+        else
+            printf("%s: %s\n", table, report.what);
+        rc = SLUICE_EXIT_FAIL;
+    } else {
+        fprintf(stderr, "sluice audit verify: %s\n",
+                err.message != NULL ? err.message : sluice_status_name(st));
+        rc = SLUICE_EXIT_RUNTIME;
+    }
+    sluice_arena_free(arena);
+    return rc;
 }
 
 int sluice_cmd_audit(int argc, char **argv)
@@ -27,6 +77,8 @@ int sluice_cmd_audit(int argc, char **argv)
         usage(stdout);
         return SLUICE_EXIT_OK;
     }
+    if (argc >= 4 && strcmp(argv[1], "verify") == 0 && strcmp(argv[2], "--pg") == 0)
+        return verify_pg(argc, argv);
     if (argc != 3 || strcmp(argv[1], "verify") != 0) {
         usage(stderr);
         return SLUICE_EXIT_USAGE;

@@ -148,10 +148,13 @@ sluice_status sluice_approval_state_open(sluice_key_store *keys,
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "this approval requestState was used already; each is good for "
                                 "one answer. Call execute_code again without requestState");
-    if (used != SLUICE_OK)
+    if (used != SLUICE_OK) {
+        char store[320];
+        sluice_replay_describe(replay, store, sizeof store);
         return sluice_error_set(err, arena, used,
                                 "the server could not record the use of this approval "
-                                "requestState (%s), so the approval does not count",
-                                sluice_status_name(used));
+                                "requestState (%s: %s), so the approval does not count",
+                                sluice_status_name(used), store);
+    }
     return SLUICE_OK;
 }

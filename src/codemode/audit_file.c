@@ -10,6 +10,7 @@
  * between the two leaves the head behind by at most one group, which the next open adopts.
  */
 #include "codemode/audit.h"
+#include "codemode/audit_chain.h"
 #include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
@@ -540,15 +541,15 @@ static void rfc3339_now(const sluice_clock *clock, char *out, size_t cap)
     snprintf(out, cap, "%s.%03dZ", secs, (int)(ms % 1000));
 }
 
-/* The record for the next seq: chain fields first, then the event's fields in their order. */
-static json_t *build_record(const audit_file *a, json_t *event)
+/* The record for seq: chain fields first, then the event's fields in their order. */
+static json_t *
+build_record(uint64_t seq, const uint8_t *last_hash, const sluice_clock *clock, json_t *event)
 {
     char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1];
-    rfc3339_now(a->clock, ts, sizeof ts);
-    sluice_hash_hex(a->last_hash, SLUICE_HASH_BYTES, prev);
+    rfc3339_now(clock, ts, sizeof ts);
+    sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
     json_t *rec = json_object();
-    if (rec == NULL ||
-        json_object_set_new(rec, "seq", json_integer((json_int_t)(a->seq + 1))) != 0 ||
+    if (rec == NULL || json_object_set_new(rec, "seq", json_integer((json_int_t)seq)) != 0 ||
         json_object_set_new(rec, "ts", json_string(ts)) != 0 ||
         json_object_set_new(rec, "prev", json_string(prev)) != 0) {
         json_decref(rec);
@@ -595,12 +596,15 @@ static sluice_status broken_error(const audit_file *a, sluice_arena *err_arena, 
                             a->path, a->path);
 }
 
-/* The next record as one line (newline included, malloc'd), its length and hash. NULL with
- * *len 0: out of memory; NULL with *len set: longer than the limit. */
-static char *render_record(audit_file *a, json_t *event, size_t *len, uint8_t *hash)
+char *sluice_audit_render_record(uint64_t seq,
+                                 const uint8_t *last_hash,
+                                 const sluice_clock *clock,
+                                 json_t *event,
+                                 size_t *len,
+                                 uint8_t *hash)
 {
     *len = 0;
-    json_t *rec = build_record(a, event);
+    json_t *rec = build_record(seq, last_hash, clock, event);
     char *text = rec != NULL ? json_dumps(rec, JSON_COMPACT) : NULL;
     json_decref(rec);
     if (text == NULL)
@@ -615,6 +619,13 @@ static char *render_record(audit_file *a, json_t *event, size_t *len, uint8_t *h
     text[n] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
     *len = n + 1;
     return text;
+}
+
+/* The next record as one line (newline included, malloc'd), its length and hash. NULL with
+ * *len 0: out of memory; NULL with *len set: longer than the limit. */
+static char *render_record(audit_file *a, json_t *event, size_t *len, uint8_t *hash)
+{
+    return sluice_audit_render_record(a->seq + 1, a->last_hash, a->clock, event, len, hash);
 }
 
 /* Rotation is due, and possible now: every record written is durable and no sync runs (so the
@@ -1029,4 +1040,32 @@ sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
         }
     }
     return SLUICE_OK;
+}
+
+sluice_status sluice_audit_verify_lines(FILE *f,
+                                        bool has_head,
+                                        uint64_t head_seq,
+                                        const uint8_t *head_hash,
+                                        sluice_audit_report *report)
+{
+    memset(report, 0, sizeof(*report));
+    report->files = 1;
+    uint8_t last_hash[SLUICE_HASH_BYTES];
+    memcpy(last_hash, genesis, sizeof last_hash);
+    line_reader lr = { f, NULL, 0, 0, false };
+    bool ok = walk_chain(&lr, has_head, head_seq, head_hash, report, last_hash);
+    free(lr.buf);
+    if (ferror(f) != 0)
+        return SLUICE_E_IO;
+    if (ok && !has_head && report->records > 0) {
+        report_at(report, 0, "the head is missing, so a truncated tail cannot be ruled out");
+        ok = false;
+    }
+    if (ok && has_head)
+        ok = check_head(report, head_seq, head_hash, last_hash, report);
+    if (ok && lr.torn) {
+        report_at(report, lr.line + 1, "incomplete record (no newline at the end)");
+        ok = false;
+    }
+    return ok ? SLUICE_OK : SLUICE_E_INVALID;
 }

@@ -13,6 +13,7 @@
 #include "codemode/approval_gate.h"
 #include "codemode/approval_state.h"
 #include "codemode/audit.h"
+#include "codemode/audit_pg.h"
 #include "codemode/codemode.h"
 #include "codemode/key_store.h"
 #include "codemode/observe.h"
@@ -20,6 +21,7 @@
 #include "codemode/replay.h"
 #include "codemode/risk.h"
 #include "codemode/secret.h"
+#include "codemode/state_redis.h"
 #include "codemode/token.h"
 #include "core/buf.h"
 #include "core/clock.h"
@@ -171,7 +173,16 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
-    if (c->audit_log != NULL) {
+    const sluice_config_state *shared = &cm->config->state;
+    if (shared->audit_postgres != NULL) { /* shared by replicas: docs/deploy.md */
+        const sluice_audit_pg_options o = { shared->audit_postgres,
+                                            shared->audit_postgres_password_file,
+                                            shared->audit_postgres_password_env,
+                                            shared->audit_postgres_table, NULL };
+        sluice_status st = sluice_audit_open_pg(&o, &cm->audit, err_arena, err);
+        if (st != SLUICE_OK)
+            return st;
+    } else if (c->audit_log != NULL) {
         const sluice_audit_file_options o = { .clock = NULL,
                                               .rotate_bytes = c->audit_rotate_bytes,
                                               .rotate_seconds = c->audit_rotate_seconds };
@@ -186,6 +197,9 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
     if (st != SLUICE_OK)
         return st;
+    if (cm->config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
+        return sluice_state_redis_open(&cm->config->state, &cm->replay, &cm->approvals, err_arena,
+                                       err);
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
@@ -1140,10 +1154,12 @@ static sluice_status admit(sluice_codemode *cm,
     }
     if (used != SLUICE_OK) {
         /* Without a durable record of the use, a replay after a restart could not be refused. */
+        char why[320];
+        sluice_replay_describe(cm->replay, why, sizeof why);
         sluice_error_set(err, arena, SLUICE_E_IO,
-                         "the server could not record that this token was used (%s), so it "
-                         "refuses to run it; tell the administrator",
-                         sluice_status_name(used));
+                         "the server could not record that this token was used (%s: %s), so it "
+                         "refuses to run it (fail closed); tell the administrator",
+                         sluice_status_name(used), why);
         return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
     }
     return SLUICE_OK;

@@ -5,11 +5,13 @@
  */
 #include "codemode/replay.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 
 struct sluice_replay {
     const sluice_replay_store_ops *ops;
     void *impl;
+    sluice_replay_describe_fn describe; /* NULL: the store's name says enough */
 };
 
 sluice_status
@@ -22,6 +24,7 @@ sluice_replay_wrap(const sluice_replay_store_ops *ops, void *impl, sluice_replay
     }
     r->ops = ops;
     r->impl = impl;
+    r->describe = NULL;
     *out = r;
     return SLUICE_OK;
 }
@@ -37,6 +40,19 @@ sluice_status sluice_replay_consume(sluice_replay *store,
 size_t sluice_replay_count(sluice_replay *store)
 {
     return store->ops->count(store->impl);
+}
+
+void sluice_replay_set_describe(sluice_replay *store, sluice_replay_describe_fn describe)
+{
+    store->describe = describe;
+}
+
+void sluice_replay_describe(sluice_replay *store, char *buf, size_t cap)
+{
+    if (store->describe != NULL)
+        store->describe(store->impl, buf, cap);
+    else
+        snprintf(buf, cap, "the %s store", store->ops->name);
 }
 
 void sluice_replay_close(sluice_replay *store)

@@ -11,8 +11,8 @@
  * would reopen the replay window), but concurrent consumes share one fdatasync: a group commit
  * (core/group_commit.h). The file is flock'ed: one sluice process per file store.
  * Does not own: token verification (token.h); call consume only after verify succeeds, so a
- * mismatched attempt does not burn a good token. Shared stores for several servers (Redis,
- * PostgreSQL) come with the scale issue as other implementations of the ops.
+ * mismatched attempt does not burn a good token; the store replicas share (Redis,
+ * replay_redis.c, opened through state_redis.h).
  */
 #ifndef SLUICE_CODEMODE_REPLAY_H
 #define SLUICE_CODEMODE_REPLAY_H
@@ -34,7 +34,8 @@
  *   (SLUICE_E_LIMIT full, SLUICE_E_IO, SLUICE_E_NOMEM, ...) is a failure and the caller must
  *   refuse the token (fail closed); the id must then never be reported unused later either.
  *   now is the caller's clock, for pruning expired ids.
- * count: live ids held (expired ones not yet pruned may be counted).
+ * count: live ids held (expired ones not yet pruned may be counted; the Redis store counts the
+ *   ids this replica consumed).
  * close: frees impl; no op is called after it. */
 typedef struct sluice_replay_store_ops {
     const char *name;
@@ -51,6 +52,11 @@ typedef struct sluice_replay sluice_replay;
 /* Wraps an implementation in a handle; on SLUICE_E_NOMEM impl is closed through ops. */
 sluice_status
 sluice_replay_wrap(const sluice_replay_store_ops *ops, void *impl, sluice_replay **out);
+
+/* Says why the store's last op failed, naming its server (for the refusal the caller sends);
+ * set once after wrapping, for stores on another server (replay_redis.c). */
+typedef void (*sluice_replay_describe_fn)(void *impl, char *buf, size_t cap);
+void sluice_replay_set_describe(sluice_replay *store, sluice_replay_describe_fn describe);
 
 /* Tuning of the file store for benchmarks; NULL for the defaults. per_record_sync makes every
  * consume take its own fdatasync under the mutex, as before group commit (bench/durable). */
@@ -84,6 +90,10 @@ sluice_status sluice_replay_consume(sluice_replay *store,
 
 /* Live ids held (expired ones not yet pruned may be counted). */
 size_t sluice_replay_count(sluice_replay *store);
+
+/* Why the store's last op failed ("Redis at HOST:PORT: Connection refused"), or "the <name>
+ * store" for a store that does not say; copied into buf. */
+void sluice_replay_describe(sluice_replay *store, char *buf, size_t cap);
 
 /* Closes the store and frees the handle. NULL does nothing. */
 void sluice_replay_close(sluice_replay *store);

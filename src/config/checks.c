@@ -377,7 +377,7 @@ static const char *first_present(const sluice_toml_value *table, const char *con
 
 /* True when a libpq conninfo string or URI carries a password (keyword password=, or
  * user:password@ in a URI). */
-static bool conninfo_has_password(const char *conninfo)
+bool sluice_checks_conninfo_has_password(const char *conninfo)
 {
     if (strstr(conninfo, "password") != NULL)
         return true;
@@ -401,7 +401,7 @@ check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, 
                                    "engine \"postgres\" needs conninfo, e.g. conninfo = "
                                    "\"host=/run/postgresql dbname=app user=sluice_read\"");
     }
-    if (conninfo_has_password(db->conninfo)) {
+    if (sluice_checks_conninfo_has_password(db->conninfo)) {
         sluice_keys_value_pos(table, "conninfo", &line, &col);
         return sluice_keys_fail_at(ld, line, col, "conninfo",
                                    "inline secrets are refused: conninfo carries a password; use "
@@ -412,7 +412,7 @@ check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, 
         return sluice_keys_fail_at(ld, line, col, "password_env",
                                    "set only one of password_file and password_env");
     }
-    if (db->write_conninfo != NULL && conninfo_has_password(db->write_conninfo)) {
+    if (db->write_conninfo != NULL && sluice_checks_conninfo_has_password(db->write_conninfo)) {
         sluice_keys_value_pos(table, "write_conninfo", &line, &col);
         return sluice_keys_fail_at(ld, line, col, "write_conninfo",
                                    "inline secrets are refused: write_conninfo carries a "

@@ -96,5 +96,11 @@ sluice_status sluice_checks_admin_listen(sluice_keys_loader *ld,
                                          void *obj);
 sluice_status
 sluice_checks_admin(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* True when a libpq conninfo string or URI carries a password (refused: inline secret). */
+bool sluice_checks_conninfo_has_password(const char *conninfo);
+/* [state]: one password source each, the prefix's length, the audit table's name (checks_state.c).
+ */
+sluice_status
+sluice_checks_state(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 
 #endif

@@ -195,6 +195,24 @@ static const sluice_key_spec admin_keys[] = {
 };
 #undef T
 
+#define T sluice_config_state
+static const sluice_key_spec state_keys[] = {
+    { STR_KEY(T, redis_url), .min = 1 },
+    { PATH_KEY(T, redis_password_file) },
+    { STR_KEY(T, redis_password_env), .check = sluice_checks_env_name },
+    { INLINE_SECRET("redis_password", "redis_password_file or redis_password_env") },
+    { INT_KEY(T, redis_timeout_ms, 50, 60000, 2000) },
+    { STR_KEY(T, redis_prefix), .min = 1, .def_str = "sluice:" },
+    { STR_KEY(T, audit_postgres), .min = 1 },
+    { PATH_KEY(T, audit_postgres_password_file) },
+    { STR_KEY(T, audit_postgres_password_env), .check = sluice_checks_env_name },
+    { INLINE_SECRET("audit_postgres_password",
+                    "audit_postgres_password_file or audit_postgres_password_env") },
+    { STR_KEY(T, audit_postgres_table), .min = 1, .def_str = "sluice_audit" },
+    { STR_KEY(T, replica_id), .min = 1 },
+};
+#undef T
+
 #define T sluice_config_database
 static const sluice_key_spec database_keys[] = {
     { STR_KEY(T, name), .min = 1, .def_str = "default" },
@@ -502,6 +520,13 @@ static const sluice_section_spec admin_section = {
     .finish = sluice_checks_admin,
 };
 
+static const sluice_section_spec state_section = {
+    .path = "state",
+    .keys = state_keys,
+    .key_count = COUNT(state_keys),
+    .finish = sluice_checks_state,
+};
+
 static const sluice_section_spec database_section = {
     .path = "database",
     .keys = database_keys,
@@ -744,6 +769,10 @@ static const sluice_key_spec root_keys[] = {
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, code_mode),
       .sub = &code_mode_section },
+    { .name = "state",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, state),
+      .sub = &state_section },
     { TABLES_KEY("tools", T, tools, tool_count, &tool_section) },
     { TABLES_KEY("prompts", T, prompts, prompt_count, &prompt_section) },
     { TABLES_KEY("resources", T, resources, resource_count, &resource_section) },

@@ -80,6 +80,21 @@ typedef struct sluice_config_admin {
     const char *listen;     /* "host:port" of a separate admin listener; NULL = the MCP one */
 } sluice_config_admin;
 
+/* [state] — what replicas share (docs/deploy.md): consume-once token ids and pending approvals
+ * in Redis, the audit trail in PostgreSQL, and this replica's name for query-mode sessions. */
+typedef struct sluice_config_state {
+    const char *redis_url;           /* "redis://HOST:PORT" or "unix:/PATH"; NULL = local files */
+    const char *redis_password_file; /* or */
+    const char *redis_password_env;
+    int64_t redis_timeout_ms;   /* connect and each command; default 2000 */
+    const char *redis_prefix;   /* key prefix; default "sluice:" */
+    const char *audit_postgres; /* libpq conninfo of the audit database; NULL = audit_log */
+    const char *audit_postgres_password_file;
+    const char *audit_postgres_password_env;
+    const char *audit_postgres_table; /* default "sluice_audit" */
+    const char *replica_id;           /* names this replica in query-mode session handles */
+} sluice_config_state;
+
 typedef enum sluice_engine_kind {
     SLUICE_ENGINE_DUCKDB = 0,
     SLUICE_ENGINE_SQLITE = 1,
@@ -405,6 +420,7 @@ typedef struct sluice_config {
     sluice_config_database *databases; /* [[databases]] */
     size_t database_count;
     sluice_config_code_mode code_mode;
+    sluice_config_state state;
     sluice_config_tool *tools;
     size_t tool_count;
     sluice_config_prompt *prompts;

@@ -135,6 +135,8 @@
 #define SLUICE_LIMIT_PG_PASSWORD_BYTES  4096u
 #define SLUICE_LIMIT_PG_CANCEL_GRACE_MS 5000
 #define SLUICE_LIMIT_PG_POLL_MS         50
+/* [state] redis_prefix: the key prefix of one deployment's shared state in Redis. */
+#define SLUICE_LIMIT_STATE_PREFIX_BYTES 64u
 
 /* The JavaScript plan language (src/exec/js/): tokens and AST nodes one plan may have, how deep
  * its syntax may nest (parser recursion), and the defaults of the run-time limits a route does

@@ -10,43 +10,13 @@
  * Does not own: transactions and statements (postgres.c).
  */
 #include "core/limits.h"
+#include "core/secret_text.h"
 #include "exec/pg_internal.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* The password from password_file (one line; the newline is not part of it) or password_env;
- * NULL in *out when neither is set. */
-static sluice_status
-read_password(const char *file, const char *env, char **out, sluice_arena *arena, sluice_error *err)
-{
-    *out = NULL;
-    if (env != NULL) {
-        const char *v = getenv(env);
-        if (v == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_IO,
-                                    "[database] the password variable %s is not set", env);
-        *out = strdup(v);
-        return *out != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
-    }
-    if (file == NULL)
-        return SLUICE_OK;
-    FILE *f = fopen(file, "r");
-    if (f == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot read password file '%s': %s", file,
-                                strerror(errno));
-    char *buf = calloc(1, SLUICE_LIMIT_PG_PASSWORD_BYTES + 1);
-    size_t n = buf != NULL ? fread(buf, 1, SLUICE_LIMIT_PG_PASSWORD_BYTES, f) : 0;
-    fclose(f);
-    if (buf == NULL)
-        return SLUICE_E_NOMEM;
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
-        buf[--n] = '\0';
-    *out = buf;
-    return SLUICE_OK;
-}
 
 sluice_status sluice_pg_pool_init(pg_pool *pool,
                                   const char *conninfo,
@@ -63,7 +33,8 @@ sluice_status sluice_pg_pool_init(pg_pool *pool,
     pool->conninfo = strdup(conninfo);
     if (pool->idle == NULL || pool->conninfo == NULL)
         return SLUICE_E_NOMEM;
-    return read_password(password_file, password_env, &pool->password, arena, err);
+    return sluice_secret_text_read("[database]", password_file, password_env, &pool->password,
+                                   arena, err);
 }
 
 void sluice_pg_pool_free(pg_pool *pool)

@@ -3,6 +3,7 @@
  */
 #include "surface/querymode_tools.h"
 
+#include "querymode/handle.h"
 #include "surface/tools.h"
 
 #include <stdlib.h>
@@ -30,6 +31,30 @@ static sluice_qm_caller caller_of(sluice_mcp_call *call)
     if (c.session_id == NULL)
         c.session_id = "";
     return c;
+}
+
+/* The caller, with the session an explicit handle names when replicas are on (querymode/
+ * handle.h); *handle is what the result returns as "session" (NULL: none). */
+static sluice_status resolve_caller(sluice_mcp_call *call,
+                                    sluice_querymode *qm,
+                                    const json_t *arguments,
+                                    bool creating,
+                                    sluice_qm_caller *caller,
+                                    const char **handle,
+                                    sluice_error *err)
+{
+    *caller = caller_of(call);
+    return sluice_querymode_resolve_handle(
+        qm, json_string_value(json_object_get(arguments, "session")), creating, caller, handle,
+        sluice_mcp_call_arena(call), err);
+}
+
+/* The tool result, carrying the session handle when there is one. */
+static json_t *result_with_handle(json_t *structured, const char *text, const char *handle)
+{
+    if (handle != NULL && json_is_object(structured))
+        json_object_set_new(structured, "session", json_string(handle));
+    return sluice_surface_tool_result(structured, text);
 }
 
 /* Nothing to set up per MCP session: query-mode sessions are created by the first call. */
@@ -84,15 +109,18 @@ static sluice_status load_tool(sluice_mcp_call *call,
     sluice_qm_hooks hooks = { .progress = on_progress,
                               .progress_ctx = call,
                               .cancelled = &flag->cancelled };
-    sluice_qm_caller caller = caller_of(call);
+    sluice_qm_caller caller;
+    const char *handle = NULL;
+    sluice_status st = resolve_caller(call, userdata, arguments, true, &caller, &handle, err);
     json_t *structured = NULL;
     const char *text = NULL;
-    sluice_status st =
-        sluice_querymode_load(userdata, arena, &caller, arguments, &hooks, &structured, &text, err);
+    if (st == SLUICE_OK)
+        st = sluice_querymode_load(userdata, arena, &caller, arguments, &hooks, &structured, &text,
+                                   err);
     sluice_mcp_call_clear_cancel_hooks(call);
     if (st != SLUICE_OK)
         return st;
-    *out_result = sluice_surface_tool_result(structured, text);
+    *out_result = result_with_handle(structured, text, handle);
     return SLUICE_OK;
 }
 
@@ -103,15 +131,18 @@ static sluice_status query_tool(sluice_mcp_call *call,
                                 void *userdata)
 {
     sluice_qm_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
-    sluice_qm_caller caller = caller_of(call);
+    sluice_qm_caller caller;
+    const char *handle = NULL;
+    sluice_status st = resolve_caller(call, userdata, arguments, false, &caller, &handle, err);
     json_t *structured = NULL;
     const char *text = NULL;
-    sluice_status st = sluice_querymode_query(userdata, sluice_mcp_call_arena(call), &caller,
-                                              json_string_value(json_object_get(arguments, "sql")),
-                                              &hooks, &structured, &text, err);
+    if (st == SLUICE_OK)
+        st = sluice_querymode_query(userdata, sluice_mcp_call_arena(call), &caller,
+                                    json_string_value(json_object_get(arguments, "sql")), &hooks,
+                                    &structured, &text, err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = sluice_surface_tool_result(structured, text);
+    *out_result = result_with_handle(structured, text, handle);
     return SLUICE_OK;
 }
 
@@ -130,14 +161,17 @@ static sluice_status catalog_tool(sluice_mcp_call *call,
                                   json_t **out_result,
                                   sluice_error *err)
 {
-    sluice_qm_caller caller = caller_of(call);
+    sluice_qm_caller caller;
+    const char *handle = NULL;
+    sluice_status st = resolve_caller(call, qm, arguments, false, &caller, &handle, err);
     json_t *structured = NULL;
     const char *value = json_string_value(json_object_get(arguments, arg));
-    sluice_status st =
-        fn(qm, sluice_mcp_call_arena(call), &caller, value != NULL ? value : "", &structured, err);
+    if (st == SLUICE_OK)
+        st = fn(qm, sluice_mcp_call_arena(call), &caller, value != NULL ? value : "", &structured,
+                err);
     if (st != SLUICE_OK)
         return st;
-    *out_result = sluice_surface_tool_result(structured, NULL);
+    *out_result = result_with_handle(structured, NULL, handle);
     return SLUICE_OK;
 }
 
@@ -192,6 +226,17 @@ static json_t *load_schema(void)
                      "source", "additionalProperties", 0);
 }
 
+/* With replicas ([state] replica_id), every tool takes the optional session handle. */
+static json_t *with_session(json_t *schema, const sluice_querymode *qm)
+{
+    if (schema != NULL && sluice_querymode_replica(qm) != NULL)
+        json_object_set_new(json_object_get(schema, "properties"), "session",
+                            json_pack("{s:s, s:s}", "type", "string", "description",
+                                      "The session handle load returned (names the replica "
+                                      "holding your tables); omit it to start a new session"));
+    return schema;
+}
+
 static json_t *annotations(bool read_only, bool destructive, bool idempotent, bool open_world)
 {
     return json_pack("{s:b, s:b, s:b, s:b}", "readOnlyHint", read_only, "destructiveHint",
@@ -206,31 +251,33 @@ sluice_querymode_register(sluice_querymode *qm, sluice_mcp_server *server, sluic
           .title = "Search tables",
           .description = "List the sources you can load and the tables in your session, with "
                          "columns, filters (required ones marked) and blocked columns. Never rows.",
-          .input_schema = one_string("query", "Words to match (empty: everything)", false),
+          .input_schema =
+              with_session(one_string("query", "Words to match (empty: everything)", false), qm),
           .annotations = annotations(true, false, true, false),
           .fn = search_tool },
         { .name = "describe_table",
           .title = "Describe a table",
           .description = "Columns, types, filters and row count of one source or session table.",
-          .input_schema = one_string("table", "A source or session table name", true),
+          .input_schema =
+              with_session(one_string("table", "A source or session table name", true), qm),
           .annotations = annotations(true, false, true, false),
           .fn = describe_tool },
         { .name = "load",
           .title = "Load a source",
           .description = load_description,
-          .input_schema = load_schema(),
+          .input_schema = with_session(load_schema(), qm),
           .annotations = annotations(true, false, true, true),
           .fn = load_tool },
         { .name = "query",
           .title = "Query your session",
           .description = query_description,
-          .input_schema = one_string("sql", "One read-only SQL statement", true),
+          .input_schema = with_session(one_string("sql", "One read-only SQL statement", true), qm),
           .annotations = annotations(true, false, true, false),
           .fn = query_tool },
         { .name = "drop_table",
           .title = "Drop a session table",
           .description = "Drop a table from your session (it would expire anyway).",
-          .input_schema = one_string("table", "A session table name", true),
+          .input_schema = with_session(one_string("table", "A session table name", true), qm),
           .annotations = annotations(false, true, true, false),
           .fn = drop_tool },
     };
