@@ -122,6 +122,9 @@
 #define SLUICE_LIMIT_AUDIT_LINE_BYTES (4u * 1024u * 1024u)
 /* Records the audit head may trail the log by after a crash (adopted on the next open). */
 #define SLUICE_LIMIT_AUDIT_UNSYNCED 1024u
+/* Processes that may write one configured audit log at once: the first holds "<path>", each
+ * other its own chain "<path>.w2" .. "<path>.w8" (the HTTP demo beside a stdio client). */
+#define SLUICE_LIMIT_AUDIT_WRITERS 8u
 /* Live (unexpired) token ids a replay store holds; past it consume fails closed. */
 #define SLUICE_LIMIT_REPLAY_ENTRIES (256u * 1024u)
 /* Words longer than this are never corrected (no key is that long; the bound keeps the
