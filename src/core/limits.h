@@ -122,6 +122,10 @@
 #define SLUICE_LIMIT_AUDIT_LINE_BYTES (4u * 1024u * 1024u)
 /* Records the audit head may trail the log by after a crash (adopted on the next open). */
 #define SLUICE_LIMIT_AUDIT_UNSYNCED 1024u
+/* Default [code_mode] max_result_bytes: the rows a model reads, about 50,000 characters of JSON
+ * (~12k tokens; MotherDuck's DuckDB server caps at 50k characters) rather than 1 MiB (~250k
+ * tokens, past what a model can use). Past it the result says it was cut and how to narrow it. */
+#define SLUICE_LIMIT_DEFAULT_RESULT_BYTES 50000u
 /* Processes that may write one configured audit log at once: the first holds "<path>", each
  * other its own chain "<path>.w2" .. "<path>.w8" (the HTTP demo beside a stdio client). */
 #define SLUICE_LIMIT_AUDIT_WRITERS 8u
