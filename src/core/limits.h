@@ -172,6 +172,10 @@
 #define SLUICE_LIMIT_METRIC_LABEL_BYTES 64u
 /* Audit records the admin console's trail shows at most per request. */
 #define SLUICE_LIMIT_ADMIN_AUDIT_RECORDS 200u
+/* The Cedar policy file the console shows on its policies page. */
+#define SLUICE_LIMIT_ADMIN_POLICY_BYTES (1024u * 1024u)
+/* Groups the console's evaluator takes for its "would this user be allowed" question. */
+#define SLUICE_LIMIT_ADMIN_EVAL_GROUPS 32u
 /* Bytes read back from the end of the audit log for the admin console's trail. */
 #define SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES (1024u * 1024u)
 /* Query mode: most requests one load fans out into (IN lists and JOIN values multiplied), and
