@@ -232,6 +232,27 @@ char *sluice_guide_policies(sluice_arena *arena,
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
+/* "- name TYPE [primary key] [-> t.c] [join/filter only]: one of 'a', 'b' — comment" */
+static void
+put_column(sluice_buf *b, const sluice_schema_column *col, const sluice_schema_column_notes *n)
+{
+    static const sluice_schema_column_notes none;
+    if (n == NULL)
+        n = &none;
+    sluice_buf_printf(b, "- %s %s", col->name, col->type);
+    if (n->primary_key)
+        sluice_buf_puts(b, " [primary key]");
+    if (n->references != NULL)
+        sluice_buf_printf(b, " [references %s]", n->references);
+    if (col->blocked)
+        sluice_buf_puts(b, " [join/filter only]");
+    if (n->values != NULL && !col->blocked) /* a blocked column's values are never shown */
+        sluice_buf_printf(b, ": one of %s", n->values);
+    if (n->comment != NULL)
+        sluice_buf_printf(b, " — %s", n->comment);
+    sluice_buf_putc(b, '\n');
+}
+
 char *
 sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema)
 {
@@ -248,11 +269,12 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
         if (tab->approx_rows >= 0)
             sluice_buf_printf(&b, " — about %lld rows", (long long)tab->approx_rows);
         sluice_buf_putc(&b, '\n');
-        for (size_t c = 0; c < tab->column_count; c++) {
-            const sluice_schema_column *col = &tab->columns[c];
-            sluice_buf_printf(&b, "- %s %s%s\n", col->name, col->type,
-                              col->blocked ? " [join/filter only]" : "");
-        }
+        const sluice_schema_table_notes *tn = schema->notes != NULL ? &schema->notes[t] : NULL;
+        if (tn != NULL && tn->comment != NULL)
+            sluice_buf_printf(&b, "%s\n", tn->comment);
+        for (size_t c = 0; c < tab->column_count; c++)
+            put_column(&b, &tab->columns[c],
+                       tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL);
         sluice_buf_putc(&b, '\n');
     }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;

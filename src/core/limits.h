@@ -126,6 +126,14 @@
  * (~12k tokens; MotherDuck's DuckDB server caps at 50k characters) rather than 1 MiB (~250k
  * tokens, past what a model can use). Past it the result says it was cut and how to narrow it. */
 #define SLUICE_LIMIT_DEFAULT_RESULT_BYTES 50000u
+/* code-mode://schema lists a text column's distinct values when there are at most this many
+ * (enum-like: plan, status, segment), each at most SCHEMA_VALUE_CHARS long, probing only tables
+ * of at most SCHEMA_VALUES_ROWS rows and at most SCHEMA_VALUES_COLUMNS columns in all (the
+ * probe runs once, when the schema is read). */
+#define SLUICE_LIMIT_SCHEMA_VALUES         10u
+#define SLUICE_LIMIT_SCHEMA_VALUE_CHARS    40u
+#define SLUICE_LIMIT_SCHEMA_VALUES_ROWS    2000000
+#define SLUICE_LIMIT_SCHEMA_VALUES_COLUMNS 64u
 /* Processes that may write one configured audit log at once: the first holds "<path>", each
  * other its own chain "<path>.w2" .. "<path>.w8" (the HTTP demo beside a stdio client). */
 #define SLUICE_LIMIT_AUDIT_WRITERS 8u

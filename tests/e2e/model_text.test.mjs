@@ -4,9 +4,10 @@
 // syntax error is not explained as "computes values without reading any table"; results are cut
 // at an LLM-sized default cap with a note saying how to narrow them; the demo's
 // top_customers_by_revenue honours the glossary's "not cancelled" (checked against DuckDB itself
-// through @duckdb/node-api) and refuses a limit outside its (1-100).
+// through @duckdb/node-api) and refuses a limit outside its (1-100); code-mode://schema shows
+// primary and foreign keys, comments and the values of enum-like columns, never a blocked one's.
 import assert from "node:assert/strict";
-import { copyFileSync, mkdirSync } from "node:fs";
+import { copyFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import path from "node:path";
 import { after, before, test } from "node:test";
@@ -92,4 +93,32 @@ test("top_customers_by_revenue counts orders not cancelled, as the glossary says
   assert.ok(Number(cancelled[0][0]) > 0, "the demo data has cancelled orders to leave out");
   assert.deepEqual(r.structuredContent.rows.map((row) => row[0]), want.map((row) => Number(row[0])));
   assert.deepEqual(r.structuredContent.rows.map((row) => Math.round(Number(row[4]) * 100)), want.map((row) => Number(row[1])));
+});
+
+test("code-mode://schema: keys, comments and enum-like values, but never a blocked column's values", async () => {
+  const file = path.join(work, "keys.toml");
+  writeFileSync(file, `[server]
+name = "keys"
+[identity]
+user = "ana"
+[database]
+path = "keys.duckdb"
+[code_mode]
+enabled = true
+token_secret_file = "demo/token.key"
+blocked_fields = ["ssn"]
+`);
+  const keys = await connectStdio(file);
+  try {
+    const text = (await keys.client.readResource({ uri: "code-mode://schema" })).contents[0].text;
+    assert.match(text, /## accounts — about 100 rows\nOne row per customer account\n- id INTEGER \[primary key\]/);
+    assert.match(text, /- tier VARCHAR: one of 'bronze', 'gold', 'silver' — Pricing tier/);
+    assert.match(text, /- account_id INTEGER \[references accounts\.id\]/);
+    assert.match(text, /- status VARCHAR: one of 'open', 'paid'/);
+    assert.match(text, /- name VARCHAR\n/, "a column of distinct names is not enum-like");
+    assert.match(text, /- ssn VARCHAR \[join\/filter only\]\n/);
+    assert.doesNotMatch(text, /ssn0|ssn1/, "a blocked column's values are shown");
+  } finally {
+    await keys.close();
+  }
 });
