@@ -789,19 +789,6 @@ static sluice_status bind_variables(duck_call *c)
     return st;
 }
 
-/* "name" quoted as a DuckDB identifier, in the arena. */
-static char *quote_ident(sluice_buf *b, const char *name)
-{
-    sluice_buf_putc(b, '"');
-    for (const char *p = name; *p != '\0'; p++) {
-        if (*p == '"')
-            sluice_buf_putc(b, '"');
-        sluice_buf_putc(b, *p);
-    }
-    sluice_buf_putc(b, '"');
-    return b->data;
-}
-
 /* Table functions that act on the whole process rather than return data. In 1.5.6
  * `SELECT * FROM enable_logging(storage='file', ...)` aborts the process (research D4) and
  * storage='stdout' prints every later query: no SELECT may reach them, analyzer or not. */
@@ -935,7 +922,7 @@ static sluice_status cast_unsupported(duck_call *c)
         const char *name = duckdb_prepared_statement_column_name(c->ps, i);
         sluice_buf_printf(&b, "%s%sc%llu%s AS ", i > 0 ? ", " : "", ok ? "" : "CAST(",
                           (unsigned long long)i, ok ? "" : " AS VARCHAR)");
-        quote_ident(&b, name != NULL ? name : "");
+        sluice_duck_put_ident(&b, name != NULL ? name : "");
         duckdb_free((void *)name);
     }
     sluice_buf_puts(&b, " FROM (\n");

@@ -7,6 +7,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "exec/duckdb_values.h"
 
 #include <string.h>
 
@@ -64,17 +65,6 @@ sluice_duckdb_schema_keys(duckdb_connection conn, sluice_arena *arena, sluice_sc
     return st;
 }
 
-static void put_ident(sluice_buf *b, const char *name)
-{
-    sluice_buf_putc(b, '"');
-    for (const char *p = name; *p != '\0'; p++) {
-        if (*p == '"')
-            sluice_buf_putc(b, '"');
-        sluice_buf_putc(b, *p);
-    }
-    sluice_buf_putc(b, '"');
-}
-
 /* The values of one column as "'a', 'b'" when they are few, short and repeated; NULL else. */
 static const char *probe_column(duckdb_connection conn,
                                 sluice_arena *arena,
@@ -85,13 +75,13 @@ static const char *probe_column(duckdb_connection conn,
     sluice_buf q;
     sluice_buf_init(&q, arena, 0);
     sluice_buf_puts(&q, "SELECT DISTINCT ");
-    put_ident(&q, column);
+    sluice_duck_put_ident(&q, column);
     sluice_buf_puts(&q, " FROM ");
-    put_ident(&q, t->schema);
+    sluice_duck_put_ident(&q, t->schema);
     sluice_buf_putc(&q, '.');
-    put_ident(&q, t->name);
+    sluice_duck_put_ident(&q, t->name);
     sluice_buf_puts(&q, " WHERE ");
-    put_ident(&q, column);
+    sluice_duck_put_ident(&q, column);
     sluice_buf_printf(&q, " IS NOT NULL ORDER BY 1 LIMIT %u", SLUICE_LIMIT_SCHEMA_VALUES + 1);
     if (sluice_buf_status(&q) != SLUICE_OK) {
         *st = SLUICE_E_NOMEM;

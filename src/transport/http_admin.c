@@ -181,7 +181,7 @@ static int api_audit(sluice_http_admin *admin, struct MHD_Connection *c)
         c, 200, json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", path));
 }
 
-static json_t *strlist_json(const sluice_strlist *l)
+json_t *sluice_http_admin_strlist(const sluice_strlist *l)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < l->count; i++)
@@ -214,7 +214,8 @@ static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
     for (size_t i = 0; routes != NULL && i < cfg->policy.server_count; i++) {
         const sluice_config_policy_server *s = &cfg->policy.servers[i];
         json_array_append_new(routes, json_pack("{s:s?, s:o, s:s?}", "id", s->id, "groups",
-                                                strlist_json(&s->groups), "database", s->database));
+                                                sluice_http_admin_strlist(&s->groups), "database",
+                                                s->database));
     }
     unsigned engine = (unsigned)cfg->database.engine;
     unsigned backend = (unsigned)cfg->policy.backend;
@@ -223,9 +224,10 @@ static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
         "s:{s:s, s:s?, s:o}}",
         "server", "name", cfg->server.name, "listen", cfg->server.listen, "code_mode", "enabled",
         cmode->enabled, "server_id", cmode->server_id, "languages", languages_json(cm),
-        "auto_approve_levels", auto_approve, "blocked_fields", strlist_json(&cmode->blocked_fields),
-        "token_ttl_seconds", (json_int_t)cmode->token_ttl_seconds, "audit_log", cmode->audit_log,
-        "sql_max_rows", (json_int_t)cmode->sql_max_rows, "database", "engine",
+        "auto_approve_levels", auto_approve, "blocked_fields",
+        sluice_http_admin_strlist(&cmode->blocked_fields), "token_ttl_seconds",
+        (json_int_t)cmode->token_ttl_seconds, "audit_log", cmode->audit_log, "sql_max_rows",
+        (json_int_t)cmode->sql_max_rows, "database", "engine",
         engine < 3 ? engines[engine] : "other", "path", cfg->database.path, "conninfo_set",
         cfg->database.conninfo != NULL, "policy", "backend",
         backend < 3 ? backends[backend] : "other", "policies", cfg->policy.policies, "routes",

@@ -27,6 +27,9 @@ int sluice_http_admin_reply(struct MHD_Connection *c,
 int sluice_http_admin_reply_json(struct MHD_Connection *c, unsigned status, json_t *doc);
 int sluice_http_admin_reply_error(struct MHD_Connection *c, unsigned status, const char *message);
 
+/* A string list as a JSON array (NULL when memory runs out). */
+json_t *sluice_http_admin_strlist(const sluice_strlist *l);
+
 /* Audits an administrator's action (event "admin", the `as` query value as user, auth
  * "admin-http") with fields (stolen). False when the record could not be written: the caller
  * then refuses the action (every console action is on the audit trail, or it does not happen). */

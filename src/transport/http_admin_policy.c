@@ -37,24 +37,16 @@ static char *read_policy_text(const char *path, const char **why)
     return text;
 }
 
-static json_t *strlist_array(const sluice_strlist *l)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < l->count; i++)
-        json_array_append_new(a, json_string(l->items[i]));
-    return a;
-}
-
 /* Which groups reach which server id; the default route takes everyone else. */
 static json_t *route_map(const sluice_config *cfg)
 {
     json_t *routes = json_array();
     for (size_t i = 0; routes != NULL && i < cfg->policy.server_count; i++) {
         const sluice_config_policy_server *s = &cfg->policy.servers[i];
-        json_t *r =
-            json_pack("{s:s?, s:o, s:s?, s:o, s:I}", "id", s->id, "groups",
-                      strlist_array(&s->groups), "database", s->database, "allowed_operations",
-                      strlist_array(&s->allowed_operations), "max_rows", (json_int_t)s->max_rows);
+        json_t *r = json_pack(
+            "{s:s?, s:o, s:s?, s:o, s:I}", "id", s->id, "groups",
+            sluice_http_admin_strlist(&s->groups), "database", s->database, "allowed_operations",
+            sluice_http_admin_strlist(&s->allowed_operations), "max_rows", (json_int_t)s->max_rows);
         if (r != NULL && s->has_allow_writes)
             json_object_set_new(r, "allow_writes", json_boolean(s->allow_writes));
         if (r != NULL && s->has_allow_deletes)

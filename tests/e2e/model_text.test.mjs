@@ -56,6 +56,15 @@ test("a syntax error is not explained as computing values without a table", asyn
   assert.equal(v.violations[0].line, 1);
 });
 
+test("SELECT 1 is low risk, and a double is printed in its shortest form", async () => {
+  const v = await validate(conn.client, "SELECT 1 AS one, 8943927.12::DOUBLE AS d");
+  assert.equal(v.risk_level, "low");
+  const r = await execute(conn.client, "SELECT 1 AS one, 8943927.12::DOUBLE AS d", v.approval_token);
+  assert.equal(r.isError, undefined, errorText(r));
+  assert.match(errorText(r), /\[1,8943927\.12\]/);
+  assert.doesNotMatch(errorText(r), /8943927\.1199/);
+});
+
 test("results stop at an LLM-sized default cap, with a note on how to narrow them", async () => {
   const code = "SELECT id, name, plan, segment, created_at FROM customers ORDER BY id LIMIT 1000";
   const v = await validate(conn.client, code);

@@ -8,7 +8,6 @@
  * exec/sqlite.c bind them again and keep their own checks) nor preparing the statement
  * (statement.c).
  */
-#include "exec/values.h"
 #include "lang/sql/internal.h"
 
 #include <errno.h>
@@ -87,6 +86,24 @@ static bool fits(const json_t *v, want w)
     }
 }
 
+/* The variable a parameter names, marking its slot (the variables' order) as used; NULL when
+ * there is none. Matches by exact name, as the executors bind them. */
+static const json_t *use_variable(const json_t *vars, const char *name, bool *used)
+{
+    size_t slot = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach((json_t *)vars, key, value)
+    {
+        if (strcmp(key, name) == 0) {
+            used[slot] = true;
+            return value;
+        }
+        slot++;
+    }
+    return NULL;
+}
+
 /* Line and column of the first "$name" (or ":name") parameter token; 0, 0 when not found. */
 static void locate_param(const sluice_sql_ctx *ctx, const char *name, size_t *line, size_t *col)
 {
@@ -117,7 +134,7 @@ static void check_param(
         return; /* the arena's failure fails the analysis closed */
     size_t line, col;
     locate_param(ctx, name, &line, &col);
-    const json_t *v = sluice_exec_variable(vars, name, used);
+    const json_t *v = json_is_object(vars) ? use_variable(vars, name, used) : NULL;
     if (v == NULL) {
         sluice_codefacts_violate(ctx->facts, "sql_variables", line, col,
                                  "pass it in validate_code's and execute_code's variables",
