@@ -1,5 +1,6 @@
 # sluice — the two commands in the README, and a few more.
-#   make demo   bootstrap, build, start the MCP server on the embedded demo database (HTTP)
+#   make demo   install what the demo needs, build sluice, serve the demo database over HTTP
+#               on DEMO_ADDR (default 127.0.0.1:8808)
 #   make test   bootstrap, build, run every test (ctest)
 #   make asan   unit tests under ASan+UBSan      make fuzz   bounded libFuzzer runs
 #   make bench  benchmarks, results in bench/results/
@@ -24,8 +25,9 @@ build: bootstrap
 	cmake -S . -B $(BUILD) $(CMAKE_FLAGS) >/dev/null
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
-	scripts/demo.sh $(BUILD) $(DEMO_ADDR)
+# Not `build`: the demo installs and builds only what it needs, quietly (scripts/demo.sh).
+demo:
+	@CMAKE_FLAGS="$(CMAKE_FLAGS)" JOBS="$(JOBS)" scripts/demo.sh $(BUILD) $(DEMO_ADDR)
 
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

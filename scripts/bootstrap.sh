@@ -4,7 +4,11 @@
 #   DuckDB (libduckdb.so + duckdb.h) from npm into third_party/duckdb (git-ignored);
 #   the Node test tools (MCP SDK, conformance suite, oracles, playwright-core for the console
 #   test, which drives Debian's chromium: no browser download) into tests/node/node_modules.
-# Usage: scripts/bootstrap.sh [--no-node]
+# Usage: scripts/bootstrap.sh [--no-node | --demo]
+#   --no-node  everything but the Node test tools
+#   --demo     only what `make demo` needs to build and run sluice (the libraries it links, a
+#              compiler, cmake, npm for DuckDB): no PostgreSQL server, valgrind, clang tools,
+#              gnuplot, chromium nor the Node test tools; and quiet unless it installs something
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +20,13 @@ APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libhiredis-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
   chromium) # chromium: the admin console's browser test (tests/console, playwright-core drives it)
+
+DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev libmicrohttpd-dev
+  libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev)
+mode=${1:-}
+if [ "$mode" = --demo ]; then
+  APT_PACKAGES=("${DEMO_PACKAGES[@]}")
+fi
 
 say() { printf 'bootstrap: %s\n' "$*" >&2; }
 
@@ -49,7 +60,7 @@ if [ ! -f "$duck/lib/libduckdb.so" ] || [ ! -f "$duck/include/duckdb.h" ] \
   echo "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" > "$duck/VERSION"
 fi
 
-if [ "${1:-}" != "--no-node" ] && [ -f tests/node/package.json ]; then
+if [ "$mode" != "--no-node" ] && [ "$mode" != "--demo" ] && [ -f tests/node/package.json ]; then
   stamp=tests/node/node_modules/.sluice-lock
   if [ ! -f "$stamp" ] || ! cmp -s tests/node/package-lock.json "$stamp"; then
     say "installing Node test tools (tests/node)"
@@ -57,4 +68,4 @@ if [ "${1:-}" != "--no-node" ] && [ -f tests/node/package.json ]; then
     cp tests/node/package-lock.json "$stamp"
   fi
 fi
-say "ready"
+[ "$mode" = --demo ] || say "ready"

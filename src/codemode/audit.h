@@ -86,6 +86,22 @@ sluice_status sluice_audit_open_file(const char *path,
                                      sluice_arena *err_arena,
                                      sluice_error *err);
 
+/* As sluice_audit_open_file, but a log another running process holds is not an error: this
+ * process takes the first free writer slot, its own chain "<path>.w2" .. "<path>.w<N>"
+ * (SLUICE_LIMIT_AUDIT_WRITERS; *slot = 1 for path itself), with its own head and rotations;
+ * `sluice audit verify path` checks every writer chain. SLUICE_E_IO when every slot is held
+ * (the message says so, and that no chain is affected). */
+sluice_status sluice_audit_open_writer(const char *path,
+                                       const sluice_audit_file_options *options,
+                                       unsigned *slot,
+                                       sluice_audit **out,
+                                       sluice_arena *err_arena,
+                                       sluice_error *err);
+
+/* The file of writer slot `slot` of the log at path ("<path>" for 1, "<path>.w<slot>" else)
+ * into out; false when it does not fit cap. */
+bool sluice_audit_writer_path(const char *path, unsigned slot, char *out, size_t cap);
+
 /* Appends one record made of seq, ts, prev and event's fields (event is not modified; it must be
  * an object without the keys seq, ts and prev: SLUICE_E_INVALID). SLUICE_E_LIMIT over
  * SLUICE_LIMIT_AUDIT_LINE_BYTES. SLUICE_E_IO when the record could not be made durable; the log

@@ -54,6 +54,8 @@ typedef struct audit_file {
     uint64_t sync_seq;                    /* what the running group commit covers (its leader's) */
     uint8_t sync_hash[SLUICE_HASH_BYTES];
     bool broken; /* a write failed: refuse further appends */
+    bool
+        held_elsewhere; /* at open: another process holds the lock (nothing wrong with the chain) */
     const sluice_clock *clock;
     size_t rotate_bytes;     /* 0: never by size */
     int64_t rotate_ms;       /* 0: never by age */
@@ -382,7 +384,8 @@ static sluice_status open_files(audit_file *a, const char *hpath, char *what, si
         return SLUICE_E_IO;
     }
     if (flock(a->fd, LOCK_EX | LOCK_NB) != 0) {
-        snprintf(what, cap, "another sluice process is writing this audit log");
+        snprintf(what, cap, "another running sluice process is writing this audit log");
+        a->held_elsewhere = errno == EWOULDBLOCK;
         return SLUICE_E_IO;
     }
     uint64_t head_seq = 0;
@@ -489,37 +492,104 @@ static void note_file(audit_file *a)
 
 static const sluice_audit_sink_ops file_ops;
 
+bool sluice_audit_writer_path(const char *path, unsigned slot, char *out, size_t cap)
+{
+    int n = slot <= 1 ? snprintf(out, cap, "%s", path) : snprintf(out, cap, "%s.w%u", path, slot);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* Opens the chain at path: a sink, or NULL with the status and what went wrong; *held when
+ * another process holds it (the only failure that is not about the chain). */
+static audit_file *open_one(const char *path,
+                            const sluice_audit_file_options *options,
+                            sluice_status *st,
+                            bool *held,
+                            char *what,
+                            size_t cap)
+{
+    char hpath[PATH_MAX_BYTES];
+    *held = false;
+    if (strlen(path) >= PATH_MAX_BYTES - 16 || !head_path(path, hpath)) {
+        *st = SLUICE_E_LIMIT;
+        snprintf(what, cap, "the path is too long");
+        return NULL;
+    }
+    audit_file *a = file_new(path, options);
+    if (a == NULL) {
+        *st = SLUICE_E_NOMEM;
+        snprintf(what, cap, "out of memory");
+        return NULL;
+    }
+    *st = sluice_hash_init();
+    if (*st == SLUICE_OK)
+        *st = finish_rotation(path, what, cap);
+    if (*st == SLUICE_OK)
+        *st = open_files(a, hpath, what, cap);
+    if (*st == SLUICE_OK) {
+        note_file(a);
+        return a;
+    }
+    *held = a->held_elsewhere;
+    file_close(a);
+    return NULL;
+}
+
+sluice_status sluice_audit_open_writer(const char *path,
+                                       const sluice_audit_file_options *options,
+                                       unsigned *slot,
+                                       sluice_audit **out,
+                                       sluice_arena *err_arena,
+                                       sluice_error *err)
+{
+    unsigned last = slot != NULL ? SLUICE_LIMIT_AUDIT_WRITERS : 1;
+    for (unsigned k = 1; k <= last; k++) {
+        char file[PATH_MAX_BYTES], what[512] = "";
+        if (!sluice_audit_writer_path(path, k, file, sizeof file))
+            return sluice_error_set(err, err_arena, SLUICE_E_LIMIT, "audit log path is too long");
+        sluice_status st;
+        bool held;
+        audit_file *a = open_one(file, options, &st, &held, what, sizeof what);
+        if (a == NULL && held)
+            continue; /* another process writes this chain: take the next writer slot */
+        if (a == NULL && (st == SLUICE_E_NOMEM || st == SLUICE_E_LIMIT))
+            return sluice_error_set(err, err_arena, st, "audit log %s: %s", file, what);
+        if (a == NULL)
+            return sluice_error_set(err, err_arena, st,
+                                    "audit log %s: %s; refusing to append to a broken chain (run "
+                                    "`sluice audit verify %s`; to start a new chain, move the log "
+                                    "and its .head file aside)",
+                                    file, what, path);
+        if (k > 1)
+            sluice_log(SLUICE_LOG_WARN,
+                       "audit log %s is held by another running sluice process; this one writes "
+                       "its own chain %s (`sluice audit verify %s` checks both)",
+                       path, file, path);
+        if (slot != NULL)
+            *slot = k;
+        if (sluice_audit_wrap(&file_ops, a, out) != SLUICE_OK)
+            return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        return SLUICE_OK;
+    }
+    if (last == 1)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "audit log %s is held by another running sluice process (its "
+                                "chain is not affected); stop that process or use another log",
+                                path);
+    return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                            "audit log %s: all %u writer chains (%s, %s.w2 .. %s.w%u) are held by "
+                            "other running sluice processes (no chain is affected); stop one of "
+                            "them or give this process its own [code_mode] audit_log",
+                            path, SLUICE_LIMIT_AUDIT_WRITERS, path, path, path,
+                            SLUICE_LIMIT_AUDIT_WRITERS);
+}
+
 sluice_status sluice_audit_open_file(const char *path,
                                      const sluice_audit_file_options *options,
                                      sluice_audit **out,
                                      sluice_arena *err_arena,
                                      sluice_error *err)
 {
-    char hpath[PATH_MAX_BYTES];
-    if (strlen(path) >= PATH_MAX_BYTES || !head_path(path, hpath))
-        return sluice_error_set(err, err_arena, SLUICE_E_LIMIT, "audit log path is too long");
-    audit_file *a = file_new(path, options);
-    if (a == NULL)
-        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-    char what[512] = "";
-    sluice_status st = sluice_hash_init();
-    if (st == SLUICE_OK)
-        st = finish_rotation(path, what, sizeof what);
-    if (st == SLUICE_OK)
-        st = open_files(a, hpath, what, sizeof what);
-    if (st == SLUICE_OK)
-        note_file(a);
-    if (st != SLUICE_OK) {
-        file_close(a);
-        return sluice_error_set(err, err_arena, st,
-                                "audit log %s: %s; refusing to append to a broken chain (run "
-                                "`sluice audit verify %s`; to start a new chain, move the log and "
-                                "its .head file aside)",
-                                path, what, path);
-    }
-    if (sluice_audit_wrap(&file_ops, a, out) != SLUICE_OK)
-        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-    return SLUICE_OK;
+    return sluice_audit_open_writer(path, options, NULL, out, err_arena, err);
 }
 
 sluice_status

@@ -9,6 +9,7 @@
 #include "policy/policy.h"
 
 #include <stdbool.h>
+#include <string.h>
 
 static const char *const action_names[] = { "read", "write", "delete", "admin" };
 
@@ -33,16 +34,30 @@ static void list_strings(sluice_buf *b, const sluice_strlist *list, const char *
         sluice_buf_printf(b, "%s`%s`", i > 0 ? ", " : "", list->items[i]);
 }
 
+static bool listed(const sluice_strlist *list, size_t before, const char *item)
+{
+    for (size_t i = 0; i < before; i++)
+        if (strcmp(list->items[i], item) == 0)
+            return true;
+    return false;
+}
+
+/* blocked_fields and sql_blocked_columns as one list, each name once (the config may hold a
+ * name in both: blocked_fields feeds the SQL list). */
 static void list_blocked(sluice_buf *b, const sluice_config_code_mode *cm)
 {
-    if (cm->blocked_fields.count == 0 && cm->sql_blocked_columns.count == 0) {
-        sluice_buf_puts(b, "none");
-        return;
+    size_t n = 0;
+    for (size_t i = 0; i < cm->blocked_fields.count; i++)
+        if (!listed(&cm->blocked_fields, i, cm->blocked_fields.items[i]))
+            sluice_buf_printf(b, "%s`%s`", n++ > 0 ? ", " : "", cm->blocked_fields.items[i]);
+    for (size_t i = 0; i < cm->sql_blocked_columns.count; i++) {
+        const char *c = cm->sql_blocked_columns.items[i];
+        if (!listed(&cm->blocked_fields, cm->blocked_fields.count, c) &&
+            !listed(&cm->sql_blocked_columns, i, c))
+            sluice_buf_printf(b, "%s`%s`", n++ > 0 ? ", " : "", c);
     }
-    list_strings(b, &cm->blocked_fields, "");
-    if (cm->blocked_fields.count > 0 && cm->sql_blocked_columns.count > 0)
-        sluice_buf_puts(b, ", ");
-    list_strings(b, &cm->sql_blocked_columns, "");
+    if (n == 0)
+        sluice_buf_puts(b, "none");
 }
 
 char *
@@ -61,16 +76,16 @@ sluice_guide_instructions(sluice_arena *arena, const sluice_config *config, cons
         "explains the statement, lists violations with a suggestion each, and returns an "
         "`approval_token`.\n"
         "3. Call `execute_code` with the SAME code, the `approval_token` and the same "
-        "`variables`. The token works once, for this session only, for %lld seconds; any change "
+        "`variables`. The token works once, %sfor %lld seconds; any change "
         "to the code or variables needs a new validation.\n\n"
         "Rules: exactly one statement; read-only unless the policy says otherwise; at most %lld "
         "rows are returned (`truncated` tells you when there were more) and queries stop after "
-        "%lld s. Blocked fields (",
-        engine_name, (long long)cm->token_ttl_seconds, (long long)cm->sql_max_rows,
+        "%lld s. Blocked fields (listed once, in `code-mode://policies`; marked in the schema) ",
+        engine_name, cm->token_bind_session ? "for this session only, " : "",
+        (long long)cm->token_ttl_seconds, (long long)cm->sql_max_rows,
         (long long)cm->execution_timeout_seconds);
-    list_blocked(&b, cm);
     sluice_buf_puts(
-        &b, ") may be used in JOIN, WHERE and GROUP BY but never returned, not even inside "
+        &b, "may be used in JOIN, WHERE and GROUP BY but never returned, not even inside "
             "expressions or aggregates; select the other columns explicitly or use "
             "`SELECT * EXCLUDE (...)`. Files, network, settings and SQL-in-strings functions "
             "are refused.\n\n"
@@ -217,6 +232,27 @@ char *sluice_guide_policies(sluice_arena *arena,
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
+/* "- name TYPE [primary key] [-> t.c] [join/filter only]: one of 'a', 'b' — comment" */
+static void
+put_column(sluice_buf *b, const sluice_schema_column *col, const sluice_schema_column_notes *n)
+{
+    static const sluice_schema_column_notes none;
+    if (n == NULL)
+        n = &none;
+    sluice_buf_printf(b, "- %s %s", col->name, col->type);
+    if (n->primary_key)
+        sluice_buf_puts(b, " [primary key]");
+    if (n->references != NULL)
+        sluice_buf_printf(b, " [references %s]", n->references);
+    if (col->blocked)
+        sluice_buf_puts(b, " [join/filter only]");
+    if (n->values != NULL && !col->blocked) /* a blocked column's values are never shown */
+        sluice_buf_printf(b, ": one of %s", n->values);
+    if (n->comment != NULL)
+        sluice_buf_printf(b, " — %s", n->comment);
+    sluice_buf_putc(b, '\n');
+}
+
 char *
 sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema)
 {
@@ -233,11 +269,12 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
         if (tab->approx_rows >= 0)
             sluice_buf_printf(&b, " — about %lld rows", (long long)tab->approx_rows);
         sluice_buf_putc(&b, '\n');
-        for (size_t c = 0; c < tab->column_count; c++) {
-            const sluice_schema_column *col = &tab->columns[c];
-            sluice_buf_printf(&b, "- %s %s%s\n", col->name, col->type,
-                              col->blocked ? " [join/filter only]" : "");
-        }
+        const sluice_schema_table_notes *tn = schema->notes != NULL ? &schema->notes[t] : NULL;
+        if (tn != NULL && tn->comment != NULL)
+            sluice_buf_printf(&b, "%s\n", tn->comment);
+        for (size_t c = 0; c < tab->column_count; c++)
+            put_column(&b, &tab->columns[c],
+                       tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL);
         sluice_buf_putc(&b, '\n');
     }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;

@@ -58,6 +58,9 @@ struct sluice_codemode {
     sluice_replay *replay;
     sluice_approval_store *approvals; /* NULL without an audit log */
     sluice_audit *audit;
+    /* 1, or the writer slot this process took because another one holds the audit log; tokens
+     * are bound to it, since each slot has its own consume-once store */
+    unsigned writer_slot;
     /* The configured languages ([code_mode] languages); the first is the default. */
     const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
     size_t lang_count;
@@ -134,6 +137,8 @@ static sluice_status context_hash(const sluice_codemode *cm,
     const char *route = sluice_policy_route_for(cm->policy, who)->id;
     sluice_hash_update(&h, version, strlen(version) + 1);
     sluice_hash_update(&h, route, strlen(route) + 1);
+    if (cm->writer_slot > 1)
+        sluice_hash_update(&h, &cm->writer_slot, sizeof cm->writer_slot);
     if (who != NULL && who->group_count > 0) {
         const char **groups = sluice_arena_calloc(arena, who->group_count, sizeof *groups);
         if (groups == NULL)
@@ -186,7 +191,8 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
         const sluice_audit_file_options o = { .clock = NULL,
                                               .rotate_bytes = c->audit_rotate_bytes,
                                               .rotate_seconds = c->audit_rotate_seconds };
-        sluice_status st = sluice_audit_open_file(c->audit_log, &o, &cm->audit, err_arena, err);
+        sluice_status st = sluice_audit_open_writer(c->audit_log, &o, &cm->writer_slot, &cm->audit,
+                                                    err_arena, err);
         if (st != SLUICE_OK)
             return st;
     }
@@ -203,6 +209,8 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
+    if (replay_path != NULL && cm->writer_slot > 1) /* a second process: its own store too */
+        replay_path = sluice_arena_printf(cm->arena, "%s.w%u", replay_path, cm->writer_slot);
     st =
         sluice_replay_open(replay_path, sluice_clock_now_s(cm->clock), &cm->replay, err_arena, err);
     if (st == SLUICE_OK && c->audit_log != NULL) {
@@ -623,7 +631,9 @@ static sluice_status analyze(const backend *be,
     }
     sluice_frontend_context fctx = be->fctx;
     fctx.code_mode = route->rules;
-    return fe->analyze(arena, code, code_len, vars_text, &fctx, facts, err);
+    /* always the execute-time variables ("{}" for none), so a front end checks them now */
+    return fe->analyze(arena, code, code_len, vars_text != NULL ? vars_text : "{}", &fctx, facts,
+                       err);
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,

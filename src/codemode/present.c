@@ -8,6 +8,7 @@
 
 #include <sodium.h>
 #include <stdlib.h>
+#include <string.h>
 
 json_t *sluice_present_result_json(const sluice_exec_result *r)
 {
@@ -37,7 +38,10 @@ char *sluice_present_untrusted_text(sluice_arena *arena, const sluice_exec_resul
         sluice_buf_puts(&b, "A value");
     else
         sluice_buf_printf(&b, "%zu row%s", r->row_count, r->row_count == 1 ? "" : "s");
-    if (r->truncated)
+    if (r->truncated && r->truncated_by != NULL && strcmp(r->truncated_by, "max_bytes") == 0)
+        sluice_buf_puts(&b, " (truncated at the result size cap, max_result_bytes: more rows "
+                            "exist; aggregate, select fewer columns or add a LIMIT)");
+    else if (r->truncated)
         sluice_buf_printf(&b, " (truncated by %s: more rows exist)",
                           r->truncated_by != NULL ? r->truncated_by : "a limit");
     sluice_buf_printf(&b, " in %lld ms. Columns:", (long long)r->elapsed_ms);

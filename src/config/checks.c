@@ -770,9 +770,24 @@ sluice_status sluice_checks_tool(sluice_keys_loader *ld, const sluice_toml_value
 sluice_status sluice_checks_param(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
     const sluice_config_param *param = obj;
+    size_t line, col;
+    bool ranged = param->minimum != SLUICE_PARAM_NO_MIN || param->maximum != SLUICE_PARAM_NO_MAX;
+    if (ranged && param->type != SLUICE_PARAM_INTEGER && param->type != SLUICE_PARAM_NUMBER) {
+        sluice_keys_value_pos(table, param->minimum != SLUICE_PARAM_NO_MIN ? "minimum" : "maximum",
+                              &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "minimum",
+                                   "minimum and maximum apply to integer and number parameters; "
+                                   "remove them or set type = \"integer\"");
+    }
+    if (ranged && param->minimum != SLUICE_PARAM_NO_MIN && param->maximum != SLUICE_PARAM_NO_MAX &&
+        param->minimum > param->maximum) {
+        sluice_keys_value_pos(table, "maximum", &line, &col);
+        return sluice_keys_fail_at(ld, line, col, "maximum",
+                                   "maximum (%lld) is below minimum (%lld)",
+                                   (long long)param->maximum, (long long)param->minimum);
+    }
     if (is_identifier(param->name))
         return SLUICE_OK;
-    size_t line, col;
     sluice_keys_value_pos(table, "name", &line, &col);
     return sluice_keys_fail_at(
         ld, line, col, "name",

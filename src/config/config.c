@@ -286,7 +286,7 @@ static const sluice_key_spec code_mode_keys[] = {
               SLUICE_LIMIT_ANALYSIS_MEMORY_MB_MIN,
               SLUICE_LIMIT_ANALYSIS_MEMORY_MB_MAX,
               SLUICE_LIMIT_ANALYSIS_MEMORY_MB) },
-    { INT_KEY(T, max_result_bytes, 1024, 64 * 1024 * 1024, 1024 * 1024) },
+    { INT_KEY(T, max_result_bytes, 1024, 64 * 1024 * 1024, SLUICE_LIMIT_DEFAULT_RESULT_BYTES) },
     { ENUM_KEY(T, schema_exposure, exposures, SLUICE_EXPOSURE_FULL) },
     { PATH_KEY(T, audit_log) },
     { SIZE_KEY(T, audit_rotate_bytes, 0, 1024LL * 1024 * 1024 * 1024, 0) },
@@ -374,6 +374,9 @@ static const sluice_key_spec param_keys[] = {
     { ENUM_KEY(T, type, param_types, SLUICE_PARAM_STRING), .required = true },
     { STR_KEY(T, description) },
     { BOOL_KEY(T, required, true) },
+    /* the range is JSON's exact integers; unset stays outside it */
+    { INT_KEY(T, minimum, -(1LL << 53), 1LL << 53, SLUICE_PARAM_NO_MIN) },
+    { INT_KEY(T, maximum, -(1LL << 53), 1LL << 53, SLUICE_PARAM_NO_MAX) },
 };
 #undef T
 

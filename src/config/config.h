@@ -237,7 +237,14 @@ typedef struct sluice_config_param {
     sluice_param_type type;
     const char *description;
     bool required; /* default true */
+    /* integer / number parameters: the inclusive range the tool's inputSchema enforces;
+     * SLUICE_PARAM_NO_MIN / SLUICE_PARAM_NO_MAX when not set */
+    int64_t minimum;
+    int64_t maximum;
 } sluice_config_param;
+
+#define SLUICE_PARAM_NO_MIN INT64_MIN
+#define SLUICE_PARAM_NO_MAX INT64_MAX
 
 typedef struct sluice_config_tool {
     const char *name;

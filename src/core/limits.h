@@ -122,6 +122,21 @@
 #define SLUICE_LIMIT_AUDIT_LINE_BYTES (4u * 1024u * 1024u)
 /* Records the audit head may trail the log by after a crash (adopted on the next open). */
 #define SLUICE_LIMIT_AUDIT_UNSYNCED 1024u
+/* Default [code_mode] max_result_bytes: the rows a model reads, about 50,000 characters of JSON
+ * (~12k tokens; MotherDuck's DuckDB server caps at 50k characters) rather than 1 MiB (~250k
+ * tokens, past what a model can use). Past it the result says it was cut and how to narrow it. */
+#define SLUICE_LIMIT_DEFAULT_RESULT_BYTES 50000u
+/* code-mode://schema lists a text column's distinct values when there are at most this many
+ * (enum-like: plan, status, segment), each at most SCHEMA_VALUE_CHARS long, probing only tables
+ * of at most SCHEMA_VALUES_ROWS rows and at most SCHEMA_VALUES_COLUMNS columns in all (the
+ * probe runs once, when the schema is read). */
+#define SLUICE_LIMIT_SCHEMA_VALUES         10u
+#define SLUICE_LIMIT_SCHEMA_VALUE_CHARS    40u
+#define SLUICE_LIMIT_SCHEMA_VALUES_ROWS    2000000
+#define SLUICE_LIMIT_SCHEMA_VALUES_COLUMNS 64u
+/* Processes that may write one configured audit log at once: the first holds "<path>", each
+ * other its own chain "<path>.w2" .. "<path>.w8" (the HTTP demo beside a stdio client). */
+#define SLUICE_LIMIT_AUDIT_WRITERS 8u
 /* Live (unexpired) token ids a replay store holds; past it consume fails closed. */
 #define SLUICE_LIMIT_REPLAY_ENTRIES (256u * 1024u)
 /* Words longer than this are never corrected (no key is that long; the bound keeps the
@@ -171,6 +186,10 @@
 #define SLUICE_LIMIT_METRIC_LABEL_BYTES 64u
 /* Audit records the admin console's trail shows at most per request. */
 #define SLUICE_LIMIT_ADMIN_AUDIT_RECORDS 200u
+/* The Cedar policy file the console shows on its policies page. */
+#define SLUICE_LIMIT_ADMIN_POLICY_BYTES (1024u * 1024u)
+/* Groups the console's evaluator takes for its "would this user be allowed" question. */
+#define SLUICE_LIMIT_ADMIN_EVAL_GROUPS 32u
 /* Bytes read back from the end of the audit log for the admin console's trail. */
 #define SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES (1024u * 1024u)
 /* Query mode: most requests one load fans out into (IN lists and JOIN values multiplied), and

@@ -12,6 +12,7 @@
 #include "core/buf.h"
 #include "core/limits.h"
 #include "exec/bounded.h"
+#include "exec/duckdb_catalog_facts.h"
 #include "exec/duckdb_values.h"
 #include "exec/fork_gate.h"
 #include "exec/report.h"
@@ -398,20 +399,33 @@ sluice_status sluice_scratch_open(const sluice_scratch_options *o,
 
 /* ---- schema ----------------------------------------------------------------------------- */
 
+/* A text cell into the arena, NULL when NULL or empty (a comment not set). */
+static const char *optional_text(sluice_arena *arena, duckdb_result *res, idx_t col, idx_t row)
+{
+    if (duckdb_value_is_null(res, col, row))
+        return NULL;
+    char *v = duckdb_value_varchar(res, col, row);
+    const char *out = v != NULL && *v != '\0' ? sluice_arena_strdup(arena, v) : NULL;
+    duckdb_free(v);
+    return out;
+}
+
 static sluice_status schema_tables(duckdb_connection conn, sluice_arena *arena, sluice_schema *out)
 {
     duckdb_result res;
     if (!host_query(conn,
-                    "SELECT schema_name, table_name, false, estimated_size FROM duckdb_tables() "
-                    "WHERE database_name = current_database() AND NOT temporary "
-                    "UNION ALL SELECT schema_name, view_name, true, NULL FROM duckdb_views() "
+                    "SELECT schema_name, table_name, false, estimated_size, comment "
+                    "FROM duckdb_tables() WHERE database_name = current_database() AND NOT "
+                    "temporary UNION ALL SELECT schema_name, view_name, true, NULL, comment "
+                    "FROM duckdb_views() "
                     "WHERE database_name = current_database() AND NOT internal AND NOT temporary "
                     "ORDER BY 1, 2",
                     &res))
         return SLUICE_E_ENGINE;
     idx_t n = duckdb_row_count(&res);
     out->tables = sluice_arena_calloc(arena, n + 1, sizeof(*out->tables));
-    sluice_status st = out->tables != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    out->notes = sluice_arena_calloc(arena, n + 1, sizeof(*out->notes));
+    sluice_status st = out->tables != NULL && out->notes != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
     for (idx_t r = 0; r < n && st == SLUICE_OK; r++) {
         sluice_schema_table *t = &out->tables[out->table_count++];
         char *schema = duckdb_value_varchar(&res, 0, r), *name = duckdb_value_varchar(&res, 1, r);
@@ -419,6 +433,7 @@ static sluice_status schema_tables(duckdb_connection conn, sluice_arena *arena, 
         t->name = sluice_arena_strdup(arena, name);
         t->is_view = duckdb_value_boolean(&res, 2, r);
         t->approx_rows = duckdb_value_is_null(&res, 3, r) ? -1 : duckdb_value_int64(&res, 3, r);
+        out->notes[out->table_count - 1].comment = optional_text(arena, &res, 4, r);
         duckdb_free(schema);
         duckdb_free(name);
         if (t->schema == NULL || t->name == NULL)
@@ -440,8 +455,8 @@ static sluice_status schema_columns(duckdb_connection conn, sluice_arena *arena,
 {
     duckdb_result res;
     if (!host_query(conn,
-                    "SELECT schema_name, table_name, column_name, data_type, is_nullable "
-                    "FROM duckdb_columns() WHERE database_name = current_database() "
+                    "SELECT schema_name, table_name, column_name, data_type, is_nullable, "
+                    "comment FROM duckdb_columns() WHERE database_name = current_database() "
                     "AND NOT internal ORDER BY schema_name, table_name, "
                     "column_index",
                     &res))
@@ -464,6 +479,8 @@ static sluice_status schema_columns(duckdb_connection conn, sluice_arena *arena,
                 c->name = sluice_arena_strdup(arena, col);
                 c->type = sluice_arena_strdup(arena, type);
                 c->nullable = duckdb_value_boolean(&res, 4, r);
+                out->notes[t - out->tables].columns[t->column_count - 1].comment =
+                    optional_text(arena, &res, 5, r);
                 if (c->name == NULL || c->type == NULL)
                     st = SLUICE_E_NOMEM;
                 duckdb_free(col);
@@ -475,7 +492,9 @@ static sluice_status schema_columns(duckdb_connection conn, sluice_arena *arena,
         for (size_t i = 0; pass == 0 && i < out->table_count && st == SLUICE_OK; i++) {
             sluice_schema_table *t = &out->tables[i];
             t->columns = sluice_arena_calloc(arena, t->column_count + 1, sizeof(*t->columns));
-            if (t->columns == NULL)
+            sluice_schema_table_notes *tn = &out->notes[i];
+            tn->columns = sluice_arena_calloc(arena, t->column_count + 1, sizeof(*tn->columns));
+            if (t->columns == NULL || tn->columns == NULL)
                 st = SLUICE_E_NOMEM;
             t->column_count = 0; /* refilled by pass 1 */
         }
@@ -495,6 +514,10 @@ duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
         st = schema_tables(conn, arena, out);
         if (st == SLUICE_OK)
             st = schema_columns(conn, arena, out);
+        if (st == SLUICE_OK)
+            st = sluice_duckdb_schema_keys(conn, arena, out);
+        if (st == SLUICE_OK)
+            st = sluice_duckdb_schema_values(conn, arena, out);
         duckdb_disconnect(&conn);
     }
     sluice_fork_gate_leave();
@@ -766,19 +789,6 @@ static sluice_status bind_variables(duck_call *c)
     return st;
 }
 
-/* "name" quoted as a DuckDB identifier, in the arena. */
-static char *quote_ident(sluice_buf *b, const char *name)
-{
-    sluice_buf_putc(b, '"');
-    for (const char *p = name; *p != '\0'; p++) {
-        if (*p == '"')
-            sluice_buf_putc(b, '"');
-        sluice_buf_putc(b, *p);
-    }
-    sluice_buf_putc(b, '"');
-    return b->data;
-}
-
 /* Table functions that act on the whole process rather than return data. In 1.5.6
  * `SELECT * FROM enable_logging(storage='file', ...)` aborts the process (research D4) and
  * storage='stdout' prints every later query: no SELECT may reach them, analyzer or not. */
@@ -912,7 +922,7 @@ static sluice_status cast_unsupported(duck_call *c)
         const char *name = duckdb_prepared_statement_column_name(c->ps, i);
         sluice_buf_printf(&b, "%s%sc%llu%s AS ", i > 0 ? ", " : "", ok ? "" : "CAST(",
                           (unsigned long long)i, ok ? "" : " AS VARCHAR)");
-        quote_ident(&b, name != NULL ? name : "");
+        sluice_duck_put_ident(&b, name != NULL ? name : "");
         duckdb_free((void *)name);
     }
     sluice_buf_puts(&b, " FROM (\n");

@@ -627,3 +627,14 @@ char *sluice_duck_type_text(sluice_arena *arena, duckdb_logical_type type)
     type_text(&b, type);
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
+
+void sluice_duck_put_ident(sluice_buf *b, const char *name)
+{
+    sluice_buf_putc(b, '"');
+    for (const char *p = name; *p != '\0'; p++) {
+        if (*p == '"')
+            sluice_buf_putc(b, '"');
+        sluice_buf_putc(b, *p);
+    }
+    sluice_buf_putc(b, '"');
+}

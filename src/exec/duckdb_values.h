@@ -10,6 +10,7 @@
 #define SLUICE_EXEC_DUCKDB_VALUES_H
 
 #include "core/arena.h"
+#include "core/buf.h"
 
 #include <duckdb.h>
 #include <jansson.h>
@@ -20,6 +21,9 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
 
 /* True when sluice_duck_value converts type (recursively for nested types). */
 bool sluice_duck_type_supported(duckdb_logical_type type);
+
+/* Appends name quoted as a DuckDB identifier ("a""b") to b (its own failure contract). */
+void sluice_duck_put_ident(sluice_buf *b, const char *name);
 
 /* SQL text of a type: "INTEGER", "DECIMAL(18,2)", "VARCHAR[]", "STRUCT(a INTEGER)", ... */
 char *sluice_duck_type_text(sluice_arena *arena, duckdb_logical_type type);

@@ -20,6 +20,21 @@ typedef struct sluice_schema_column {
     bool blocked; /* in blocked_fields: usable in joins/filters, never in output */
 } sluice_schema_column;
 
+/* What the model is told about a column beside its type; NULL/false when the engine does not
+ * say (only DuckDB fills them today). values: the few distinct values of a short text column
+ * ("'enterprise', 'free', 'pro'"), never shown for a blocked column. */
+typedef struct sluice_schema_column_notes {
+    bool primary_key;
+    const char *references; /* "customers.id" for a foreign key */
+    const char *comment;
+    const char *values;
+} sluice_schema_column_notes;
+
+typedef struct sluice_schema_table_notes {
+    const char *comment;                 /* COMMENT ON TABLE, NULL when none */
+    sluice_schema_column_notes *columns; /* the table's column_count entries */
+} sluice_schema_table_notes;
+
 typedef struct sluice_schema_table {
     const char *schema; /* "main" */
     const char *name;
@@ -41,6 +56,9 @@ typedef struct sluice_schema {
      * of that language builds its model from it. */
     const char *document;
     size_t document_len;
+    /* table_count entries, by the index of tables; NULL when the engine gives none (kept out of
+     * the table and column structs so their positional initializers stay valid) */
+    sluice_schema_table_notes *notes;
 } sluice_schema;
 
 #endif

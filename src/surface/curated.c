@@ -26,6 +26,10 @@ static json_t *input_schema(const sluice_config_tool *tool)
         json_t *prop = json_pack("{s:s}", "type", param_types[p->type]);
         if (p->description != NULL)
             json_object_set_new(prop, "description", json_string(p->description));
+        if (p->minimum != SLUICE_PARAM_NO_MIN) /* enforced on every call (mcp/json_schema.c) */
+            json_object_set_new(prop, "minimum", json_integer((json_int_t)p->minimum));
+        if (p->maximum != SLUICE_PARAM_NO_MAX)
+            json_object_set_new(prop, "maximum", json_integer((json_int_t)p->maximum));
         json_object_set_new(props, p->name, prop);
         if (p->required)
             json_array_append_new(required, json_string(p->name));

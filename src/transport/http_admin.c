@@ -11,6 +11,7 @@
 #include "core/limits.h"
 #include "core/metrics.h"
 #include "transport/admin_assets.h"
+#include "transport/http_admin_api.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -28,13 +29,12 @@
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src " \
     "'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-/* Queues body (copied) with status, type and the headers every admin answer carries. */
-static int reply(struct MHD_Connection *c,
-                 unsigned status,
-                 const char *type,
-                 const void *body,
-                 size_t len,
-                 const char *challenge)
+int sluice_http_admin_reply(struct MHD_Connection *c,
+                            unsigned status,
+                            const char *type,
+                            const void *body,
+                            size_t len,
+                            const char *challenge)
 {
     struct MHD_Response *r = MHD_create_response_from_buffer(
         len, (void *)(body != NULL ? body : ""), MHD_RESPMEM_MUST_COPY);
@@ -53,21 +53,21 @@ static int reply(struct MHD_Connection *c,
     return ret;
 }
 
-/* Sends doc (stolen) as JSON; 500 when it could not be built (fail closed, never half). */
-static int reply_json(struct MHD_Connection *c, unsigned status, json_t *doc)
+int sluice_http_admin_reply_json(struct MHD_Connection *c, unsigned status, json_t *doc)
 {
     char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);
     int ret = text != NULL
-                  ? reply(c, status, "application/json", text, strlen(text), NULL)
-                  : reply(c, 500, "application/json", "{\"error\":\"out of memory\"}", 25, NULL);
+                  ? sluice_http_admin_reply(c, status, "application/json", text, strlen(text), NULL)
+                  : sluice_http_admin_reply(c, 500, "application/json",
+                                            "{\"error\":\"out of memory\"}", 25, NULL);
     free(text);
     return ret;
 }
 
-static int reply_error(struct MHD_Connection *c, unsigned status, const char *message)
+int sluice_http_admin_reply_error(struct MHD_Connection *c, unsigned status, const char *message)
 {
-    return reply_json(c, status, json_pack("{s:s}", "error", message));
+    return sluice_http_admin_reply_json(c, status, json_pack("{s:s}", "error", message));
 }
 
 /* ---- observability ---------------------------------------------------------------------- */
@@ -78,8 +78,9 @@ static int metrics(struct MHD_Connection *c)
     sluice_buf_init(&b, NULL, 0);
     sluice_metrics_render(&b);
     int ret = sluice_buf_status(&b) == SLUICE_OK
-                  ? reply(c, 200, "text/plain; version=0.0.4; charset=utf-8", b.data, b.len, NULL)
-                  : reply(c, 500, "text/plain", "out of memory\n", 14, NULL);
+                  ? sluice_http_admin_reply(c, 200, "text/plain; version=0.0.4; charset=utf-8",
+                                            b.data, b.len, NULL)
+                  : sluice_http_admin_reply(c, 500, "text/plain", "out of memory\n", 14, NULL);
     sluice_buf_dispose(&b);
     return ret;
 }
@@ -88,7 +89,7 @@ static int readyz(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     json_t *checks = json_object();
     bool ready = checks != NULL && sluice_codemode_ready(admin->cm, checks);
-    return reply_json(
+    return sluice_http_admin_reply_json(
         c, ready ? 200 : 503,
         json_pack("{s:s, s:o*}", "status", ready ? "ready" : "not ready", "checks", checks));
 }
@@ -100,9 +101,9 @@ static int asset(struct MHD_Connection *c, const char *name)
     for (size_t i = 0; i < sluice_admin_asset_count; i++) {
         const sluice_admin_asset *a = &sluice_admin_assets[i];
         if (strcmp(a->name, name) == 0)
-            return reply(c, 200, a->content_type, a->data, a->len, NULL);
+            return sluice_http_admin_reply(c, 200, a->content_type, a->data, a->len, NULL);
     }
-    return reply(c, 404, "text/plain", "not found\n", 10, NULL);
+    return sluice_http_admin_reply(c, 404, "text/plain", "not found\n", 10, NULL);
 }
 
 /* ---- console API -------------------------------------------------------------------------- */
@@ -143,7 +144,7 @@ static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
     sluice_approval_store *store = sluice_codemode_approvals(admin->cm);
     sluice_approval *list = malloc(PENDING_SHOWN * sizeof *list);
     if (list == NULL)
-        return reply_error(c, 500, "out of memory");
+        return sluice_http_admin_reply_error(c, 500, "out of memory");
     int64_t now = sluice_clock_now_s(sluice_codemode_clock(admin->cm));
     size_t total = store != NULL ? sluice_approval_pending(store, now, list, PENDING_SHOWN) : 0;
     const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
@@ -157,29 +158,30 @@ static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
     json_decref(trail);
     free(list);
     if (pending == NULL)
-        return reply_error(c, 500, "out of memory");
-    return reply_json(c, 200,
-                      json_pack("{s:o, s:I, s:I}", "pending", pending, "total", (json_int_t)total,
-                                "now", (json_int_t)now));
+        return sluice_http_admin_reply_error(c, 500, "out of memory");
+    return sluice_http_admin_reply_json(c, 200,
+                                        json_pack("{s:o, s:I, s:I}", "pending", pending, "total",
+                                                  (json_int_t)total, "now", (json_int_t)now));
 }
 
 static int api_audit(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
     if (path == NULL)
-        return reply_json(c, 200, json_pack("{s:[], s:b}", "records", "enabled", 0));
+        return sluice_http_admin_reply_json(c, 200,
+                                            json_pack("{s:[], s:b}", "records", "enabled", 0));
     const char *limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
     long n = limit != NULL ? strtol(limit, NULL, 10) : (long)AUDIT_DEFAULT_N;
     if (n <= 0 || n > (long)SLUICE_LIMIT_ADMIN_AUDIT_RECORDS)
         n = (long)SLUICE_LIMIT_ADMIN_AUDIT_RECORDS;
     json_t *records = sluice_audit_tail(path, (size_t)n);
     if (records == NULL)
-        return reply_error(c, 500, "cannot read the audit log");
-    return reply_json(c, 200,
-                      json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", path));
+        return sluice_http_admin_reply_error(c, 500, "cannot read the audit log");
+    return sluice_http_admin_reply_json(
+        c, 200, json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", path));
 }
 
-static json_t *strlist_json(const sluice_strlist *l)
+json_t *sluice_http_admin_strlist(const sluice_strlist *l)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < l->count; i++)
@@ -212,7 +214,8 @@ static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
     for (size_t i = 0; routes != NULL && i < cfg->policy.server_count; i++) {
         const sluice_config_policy_server *s = &cfg->policy.servers[i];
         json_array_append_new(routes, json_pack("{s:s?, s:o, s:s?}", "id", s->id, "groups",
-                                                strlist_json(&s->groups), "database", s->database));
+                                                sluice_http_admin_strlist(&s->groups), "database",
+                                                s->database));
     }
     unsigned engine = (unsigned)cfg->database.engine;
     unsigned backend = (unsigned)cfg->policy.backend;
@@ -221,32 +224,58 @@ static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
         "s:{s:s, s:s?, s:o}}",
         "server", "name", cfg->server.name, "listen", cfg->server.listen, "code_mode", "enabled",
         cmode->enabled, "server_id", cmode->server_id, "languages", languages_json(cm),
-        "auto_approve_levels", auto_approve, "blocked_fields", strlist_json(&cmode->blocked_fields),
-        "token_ttl_seconds", (json_int_t)cmode->token_ttl_seconds, "audit_log", cmode->audit_log,
-        "sql_max_rows", (json_int_t)cmode->sql_max_rows, "database", "engine",
+        "auto_approve_levels", auto_approve, "blocked_fields",
+        sluice_http_admin_strlist(&cmode->blocked_fields), "token_ttl_seconds",
+        (json_int_t)cmode->token_ttl_seconds, "audit_log", cmode->audit_log, "sql_max_rows",
+        (json_int_t)cmode->sql_max_rows, "database", "engine",
         engine < 3 ? engines[engine] : "other", "path", cfg->database.path, "conninfo_set",
         cfg->database.conninfo != NULL, "policy", "backend",
         backend < 3 ? backends[backend] : "other", "policies", cfg->policy.policies, "routes",
         routes);
 }
 
+bool sluice_http_admin_audit(sluice_http_admin *admin,
+                             struct MHD_Connection *c,
+                             const char *action,
+                             json_t *fields)
+{
+    const char *as = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "as");
+    char who[128];
+    snprintf(who, sizeof who, "%s", as != NULL && *as != '\0' ? as : "admin");
+    sluice_identity id = { .user_id = who, .method = "admin-http" };
+    sluice_codemode_caller caller = { .identity = &id, .session_id = "admin-console" };
+    sluice_arena *arena = sluice_arena_new();
+    if (fields == NULL || arena == NULL ||
+        json_object_set_new(fields, "action", json_string(action)) != 0) {
+        json_decref(fields);
+        sluice_arena_free(arena);
+        return false;
+    }
+    sluice_error err = { 0 };
+    bool ok = sluice_codemode_audit(admin->cm, arena, &caller, "admin", fields, &err) == SLUICE_OK;
+    sluice_arena_free(arena);
+    return ok;
+}
+
 static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *what)
 {
     if (admin->approvals == NULL || admin->cm == NULL)
-        return reply_error(c, 404,
-                           "the admin console needs [admin] key_sha256 or key_env and code mode "
-                           "with an audit_log");
+        return sluice_http_admin_reply_error(
+            c, 404,
+            "the admin console needs [admin] key_sha256 or key_env and code mode "
+            "with an audit_log");
     sluice_admin_auth auth = sluice_approval_http_check(
         admin->approvals,
         MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     if (auth == SLUICE_ADMIN_THROTTLED)
-        return reply_error(c, 429, SLUICE_ADMIN_THROTTLED_TEXT);
+        return sluice_http_admin_reply_error(c, 429, SLUICE_ADMIN_THROTTLED_TEXT);
     if (auth != SLUICE_ADMIN_OK) {
         json_t *doc = json_pack("{s:s}", "error", SLUICE_ADMIN_BAD_KEY_TEXT);
         char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
         json_decref(doc);
-        int ret = reply(c, 401, "application/json", text != NULL ? text : "{}",
-                        text != NULL ? strlen(text) : 2, "Bearer realm=\"sluice-admin\"");
+        int ret = sluice_http_admin_reply(c, 401, "application/json", text != NULL ? text : "{}",
+                                          text != NULL ? strlen(text) : 2,
+                                          "Bearer realm=\"sluice-admin\"");
         free(text);
         return ret;
     }
@@ -254,9 +283,15 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
         return api_approvals(admin, c);
     if (strcmp(what, "audit") == 0)
         return api_audit(admin, c);
+    if (strcmp(what, "policies") == 0)
+        return sluice_http_admin_policies(admin, c);
+    if (strcmp(what, "evaluate") == 0)
+        return sluice_http_admin_evaluate(admin, c);
+    if (strcmp(what, "audit/export") == 0)
+        return sluice_http_admin_export(admin, c);
     if (strcmp(what, "summary") == 0 && admin->config != NULL)
-        return reply_json(c, 200, summary_json(admin->config, admin->cm));
-    return reply_error(c, 404, "unknown admin API path");
+        return sluice_http_admin_reply_json(c, 200, summary_json(admin->config, admin->cm));
+    return sluice_http_admin_reply_error(c, 404, "unknown admin API path");
 }
 
 bool sluice_http_admin_get(sluice_http_admin *admin,
@@ -267,7 +302,7 @@ bool sluice_http_admin_get(sluice_http_admin *admin,
     if (strcmp(url, "/metrics") == 0)
         *ret = metrics(c);
     else if (strcmp(url, "/healthz") == 0)
-        *ret = reply(c, 200, "application/json", "{\"status\":\"ok\"}", 15, NULL);
+        *ret = sluice_http_admin_reply(c, 200, "application/json", "{\"status\":\"ok\"}", 15, NULL);
     else if (strcmp(url, "/readyz") == 0)
         *ret = readyz(admin, c);
     else if (strcmp(url, "/admin") == 0 || strcmp(url, CONSOLE_PREFIX) == 0)

@@ -1,7 +1,10 @@
 // console.test.mjs — the admin console end to end in Chromium (playwright-core, the system
 // browser): an approval the SDK client is waiting for is approved in the page and the client's
 // execute then runs; a rejection in the page makes it fail; a wrong key is refused; the audit
-// search, the metrics and the configuration pages show what the server did. Screenshots go to
+// search, the metrics and the configuration pages show what the server did; the policies page
+// shows the Cedar set and the route map, and its evaluator answers "would this user be allowed
+// to run this code?" with the decision, the determining policies and the facts; the audit
+// export downloads the filtered records (JSONL and CSV); every such action is on the trail. Screenshots go to
 // the build tree, and to docs/ with SLUICE_UPDATE_SCREENSHOTS=1.
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
@@ -40,16 +43,27 @@ async function pendingRequest(code) {
 }
 
 before(async () => {
+  const src = process.env.SLUICE_SOURCE_DIR ?? "../..";
   const file = writeConfig("console", { autoApprove: ["low"], extra: `
 [admin]
 key_env = "SLUICE_E2E_ADMIN"
+[policy]
+backend = "cedar"
+policies = "${src}/examples/policies/seed000.cedar"
+entities = "${src}/examples/policies/seed000.entities.json"
+[[policy.servers]]
+id = "cost-coach:power-user"
+groups = ["PowerUsers"]
+allow_writes = true
+allowed_operations = ["update_budget_note"]
+max_rows = 500
 ` });
   for (const f of ["", ".head", ".approvals", ".replay"]) rmSync(path.join(work, `console.audit.jsonl${f}`), { force: true });
   server = await startHttp(file);
   conn = await connectHttp(server, "alice");
   browser = await chromium.launch({ executablePath: process.env.SLUICE_CHROMIUM,
                                     args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"] });
-  page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
+  page = await browser.newPage({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
   page.on("pageerror", (e) => { throw e; });
 });
 
@@ -139,4 +153,100 @@ test("metrics at a glance and the configuration as loaded", async () => {
   assert.match(text, /ssn, email/);
   assert.ok(!text.includes(ADMIN_KEY), "a secret is shown");
   await screenshot("config");
+});
+
+async function evaluateInPage(user, groups, code) {
+  await page.fill("#eval-user", user);
+  await page.fill("#eval-groups", groups);
+  await page.fill("#eval-code", code);
+  const answered = page.waitForResponse((r) => r.url().includes("/admin/api/evaluate"));
+  await page.click("#eval-run");
+  await answered;
+  await page.waitForSelector("#eval-result:not([hidden])");
+  return { decision: await page.textContent("#eval-decision"), route: await page.textContent("#eval-route"),
+           policies: await page.textContent("#eval-policies"), facts: JSON.parse(await page.textContent("#eval-facts")),
+           rules: await page.textContent("#eval-rules") };
+}
+
+test("the policies page: the Cedar set in effect, the route map, and the evaluator", async () => {
+  await page.click('nav button[data-tab="policies"]');
+  await page.waitForFunction(() => document.querySelector("#policy-text").textContent.includes("permit ("));
+  assert.match(await page.textContent("#policy-meta"), /backend: cedar/);
+  const routes = await page.locator("#route-map tbody tr").allTextContents();
+  assert.ok(routes.some((r) => r.includes("cost-coach:power-user") && r.includes("PowerUsers") && r.includes("update_budget_note")), routes.join("\n"));
+  assert.ok(routes.some((r) => r.includes("everyone else")));
+
+  const leak = await evaluateInPage("alice", "StandardUsers", "SELECT name, ssn FROM customers LIMIT 3");
+  assert.equal(leak.decision, "deny");
+  assert.match(leak.policies, /forbid/);
+  assert.deepEqual(leak.facts.context.script.outputFields.includes("customers.ssn") || leak.facts.context.script.outputFields.includes("ssn"), true, JSON.stringify(leak.facts.context.script.outputFields));
+  assert.match(leak.rules, /blocked field/);
+
+  const read = await evaluateInPage("alice", "StandardUsers", "SELECT plan, count(*) AS n FROM customers GROUP BY plan");
+  assert.equal(read.decision, "allow");
+  assert.match(read.policies, /permit/);
+  assert.equal(read.facts.action.id ?? read.facts.action, read.facts.action.id ?? read.facts.action);
+  assert.match(JSON.stringify(read.facts.action), /Read/);
+
+  const stranger = await evaluateInPage("mallory", "Contractors", "SELECT plan FROM customers LIMIT 1");
+  assert.equal(stranger.decision, "deny");
+  assert.match(stranger.policies, /no permit matched/);
+
+  const power = await evaluateInPage("pat", "PowerUsers", "SELECT plan FROM customers LIMIT 1");
+  assert.match(power.route, /route cost-coach:power-user/);
+  await screenshot("policies");
+});
+
+async function download(button) {
+  const pending = page.waitForEvent("download");
+  await page.click(button);
+  const d = await pending;
+  const { readFileSync } = await import("node:fs");
+  return { name: d.suggestedFilename(), text: readFileSync(await d.path(), "utf8") };
+}
+
+test("audit export: the filtered records as JSONL and CSV, and the export is itself audited", async () => {
+  await page.click('nav button[data-tab="audit"]');
+  await page.waitForSelector("#audit-table tbody tr");
+  await page.fill("#audit-search", "it-admin");
+  const shown = await page.locator("#audit-table tbody tr").count();
+  const jsonl = await download("#audit-export-jsonl");
+  assert.equal(jsonl.name, "sluice-audit.jsonl");
+  const records = jsonl.text.trim().split("\n").map((l) => JSON.parse(l));
+  assert.equal(records.length, shown, "the export holds the records the page shows");
+  assert.ok(records.every((r) => JSON.stringify(r).toLowerCase().includes("it-admin")));
+  assert.ok(records.some((r) => r.event === "approval_decision"));
+  const csv = await download("#audit-export-csv");
+  assert.equal(csv.name, "sluice-audit.csv");
+  const lines = csv.text.trim().split("\r\n");
+  assert.equal(lines[0], "seq,ts,event,action,decision,user,session,request_id,code,detail");
+  // the page's rows, and the JSONL export's own record (by it-admin) written since
+  assert.equal(lines.length - 1, shown + 1);
+  assert.match(lines[1], /"admin","audit_export",.*"it-admin"/);
+  await page.fill("#audit-search", "audit_export");
+  await page.click("#audit-refresh");
+  await page.waitForFunction(() => document.querySelectorAll("#audit-table tbody tr").length >= 2);
+  const trail = await page.locator("#audit-table tbody tr").allTextContents();
+  assert.ok(trail.every((t) => t.includes("it-admin")), trail.join("\n"));
+  await page.fill("#audit-search", "policy_evaluate");
+  assert.ok(await page.locator("#audit-table tbody tr").count() >= 4, "each evaluation is on the trail");
+  await page.fill("#audit-search", "");
+});
+
+test("the evaluator and the export need the administrator key; a CSV field is never a formula", async () => {
+  for (const p of ["/admin/api/policies", "/admin/api/evaluate?user=a&code=SELECT%201", "/admin/api/audit/export?format=csv"]) {
+    const r = await raw({ port: server.port, method: "GET", path: p });
+    assert.equal(r.status, 401, p);
+  }
+  const auth = { Authorization: `Bearer ${ADMIN_KEY}` };
+  const ev = await raw({ port: server.port, method: "GET", headers: auth,
+                         path: `/admin/api/evaluate?as=${encodeURIComponent("=HYPERLINK(\"x\")")}&user=alice&code=SELECT%201` });
+  assert.equal(ev.status, 200, ev.body);
+  const csv = await raw({ port: server.port, method: "GET", headers: auth, path: "/admin/api/audit/export?format=csv&q=HYPERLINK" });
+  assert.equal(csv.status, 200);
+  assert.match(csv.headers["content-type"], /^text\/csv/);
+  assert.match(csv.body, /"'=HYPERLINK\(""x""\)"/);
+  assert.doesNotMatch(csv.body, /(^|,)"=HYPERLINK/m);
+  const bad = await raw({ port: server.port, method: "GET", headers: auth, path: "/admin/api/audit/export?format=xml" });
+  assert.equal(bad.status, 400);
 });

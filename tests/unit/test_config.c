@@ -162,7 +162,8 @@ static void assert_defaults(const sluice_config *cfg)
     assert_false(cm->auto_approve[SLUICE_RISK_HIGH]);
     assert_false(cm->auto_approve[SLUICE_RISK_CRITICAL]);
     assert_int_equal(cm->execution_timeout_seconds, 30);
-    assert_int_equal(cm->max_result_bytes, 1024 * 1024);
+    assert_int_equal(cm->max_result_bytes,
+                     50000); /* SLUICE_LIMIT_DEFAULT_RESULT_BYTES, documented */
     assert_int_equal(cm->schema_exposure, SLUICE_EXPOSURE_FULL);
     assert_null(cm->audit_log);
     assert_null(cm->replay_store);

@@ -200,7 +200,7 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
                                    sluice_codefacts **out,
                                    sluice_error *err)
 {
-    (void)variables_json; /* bound by the executor as parameters; never part of the text */
+    /* bound by the executor as parameters, never part of the text; checked against them here */
     if (code_len > SLUICE_LIMIT_CODE_BYTES)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                 "the SQL is too long (%zu bytes; limit is %u)", code_len,
@@ -230,6 +230,8 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
         st = early_refusal(&c);
     else if (st == SLUICE_OK)
         st = resolve(&c, tree, stmt);
+    if (st == SLUICE_OK && stmt != NULL)
+        st = sluice_pgsql_check_variables(&c, stmt, variables_json);
     if (st != SLUICE_OK)
         return st;
     score(c.facts, c.schema);

@@ -77,6 +77,15 @@ typedef struct pg_ctx {
     bool nomem;
 } pg_ctx;
 
+/* ---- variables.c ---- */
+
+/* Adds `sql_variables` violations for each $N of tree without a variable "N", each variable no
+ * $N uses, and each variable that is not a position. variables_json: the execute-time variables
+ * ("{}" for none); NULL (analysis without a request): nothing is checked. SLUICE_E_NOMEM when
+ * memory runs out. */
+sluice_status
+sluice_pgsql_check_variables(pg_ctx *c, const json_t *tree, const char *variables_json);
+
 /* ---- parse.c ---- */
 
 /* Parses text; *tree is the libpg_query JSON (released with arena) or NULL after a syntax error,

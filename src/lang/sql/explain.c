@@ -47,8 +47,11 @@ static void explain_read(sluice_buf *b, const sluice_codefacts *f)
         sluice_buf_puts(b, ", keeps only matching rows");
     }
     if (sluice_sql_facts_of(f)->aggregate_count > 0 || sluice_sql_facts_of(f)->has_group_by) {
-        sluice_buf_puts(b, sluice_sql_facts_of(f)->has_group_by ? ", aggregates per group"
-                                                                : ", aggregates all rows");
+        sluice_buf_puts(b, sluice_sql_facts_of(f)->group_by_all
+                               ? ", aggregates per group of the selected non-aggregate columns "
+                                 "(GROUP BY ALL)"
+                           : sluice_sql_facts_of(f)->has_group_by ? ", aggregates per group"
+                                                                  : ", aggregates all rows");
         if (f->functions.count > 0) {
             sluice_buf_puts(b, " (using ");
             join_list(b, &f->functions, 6);

@@ -233,7 +233,8 @@ static sluice_status engine_crosscheck(sluice_sql_ctx *ctx, const sluice_fronten
     return sluice_sql_crosscheck_reads(ctx->facts, r, reads.read_count);
 }
 
-static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc)
+static sluice_status
+run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, const char *variables_json)
 {
     duckdb_extracted_statements ex = NULL;
     duckdb_prepared_statement ps = NULL;
@@ -246,6 +247,8 @@ static sluice_status run_stages(sluice_sql_ctx *ctx, const sluice_frontend_conte
         st = sluice_sql_bounds_probe(ctx, ex);
     if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
         st = sluice_sql_statement_bind(ctx, ex, &ps);
+    if (ps != NULL && st == SLUICE_OK)
+        st = sluice_sql_check_variables(ctx, ps, variables_json);
     if (ps != NULL && ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && st == SLUICE_OK) {
         if (ctx->parse_tree == NULL)
             refuse_non_query(ctx);
@@ -307,6 +310,7 @@ static sluice_status analyze_mode(sluice_arena *arena,
                                   size_t code_len,
                                   const sluice_frontend_context *fc,
                                   bool parse_only,
+                                  const char *variables_json,
                                   sluice_codefacts **out,
                                   sluice_error *err)
 {
@@ -338,7 +342,7 @@ static sluice_status analyze_mode(sluice_arena *arena,
     sluice_fork_gate_enter();
     st = open_connection(&ctx, fc, err);
     if (st == SLUICE_OK)
-        st = parse_only ? parse_stages(&ctx) : run_stages(&ctx, fc);
+        st = parse_only ? parse_stages(&ctx) : run_stages(&ctx, fc, variables_json);
     sluice_fork_gate_leave();
     if (st != SLUICE_OK)
         return st;
@@ -353,8 +357,8 @@ sluice_status sluice_sql_analyze(sluice_arena *arena,
                                  sluice_codefacts **out,
                                  sluice_error *err)
 {
-    (void)variables_json; /* bound by the executor as parameters; never part of the text */
-    return analyze_mode(arena, code, code_len, fc, false, out, err);
+    /* bound by the executor as parameters, never part of the text; checked against them here */
+    return analyze_mode(arena, code, code_len, fc, false, variables_json, out, err);
 }
 
 static sluice_status canonical_hash(sluice_arena *arena,
@@ -365,7 +369,7 @@ static sluice_status canonical_hash(sluice_arena *arena,
                                     sluice_error *err)
 {
     sluice_codefacts *facts = NULL;
-    sluice_status st = analyze_mode(arena, code, code_len, fc, true, &facts, err);
+    sluice_status st = analyze_mode(arena, code, code_len, fc, true, NULL, &facts, err);
     if (st != SLUICE_OK)
         return st;
     return sluice_frontend_hash_of(arena, facts, out_hex, err);

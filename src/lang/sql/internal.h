@@ -78,6 +78,16 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_extracted_statements ex,
                                         duckdb_prepared_statement *prepared);
 
+/* --- variables.c ------------------------------------------------------------------------- */
+/* Adds an `sql_variables` violation for each parameter of ps without a variable or whose
+ * variable does not fit its inferred type, and for each variable no parameter uses.
+ * variables_json: the execute-time variables object as JSON text ("{}" for none); NULL when the
+ * caller analyzes code without a request (tests, tools): nothing is checked. SLUICE_E_NOMEM when
+ * memory runs out (the analysis then fails closed). */
+sluice_status sluice_sql_check_variables(sluice_sql_ctx *ctx,
+                                         duckdb_prepared_statement ps,
+                                         const char *variables_json);
+
 /* --- bind_error.c ------------------------------------------------------------------------ */
 /* Adds the `cannot_bind` violation for DuckDB's prepare error text (its JSON form or plain text;
  * NULL when there was none): the sentence, line and column, "Did you mean" when DuckDB has a

@@ -287,6 +287,9 @@ static void note_select_node(tree_walk *w, const json_t *node)
     }
     if (json_array_size(json_object_get(node, "group_expressions")) > 0)
         sluice_sql_ext(f)->has_group_by = true;
+    /* DuckDB marks GROUP BY ALL this way, with no group expressions until it binds */
+    if (strcmp(str(node, "aggregate_handling"), "FORCE_AGGREGATES") == 0)
+        sluice_sql_ext(f)->has_group_by = sluice_sql_ext(f)->group_by_all = true;
 }
 
 static void note_ctes(tree_walk *w, const json_t *node)

@@ -29,6 +29,7 @@ typedef struct sluice_sql_facts {
     size_t aggregate_count;
     bool has_where;
     bool has_group_by;
+    bool group_by_all; /* GROUP BY ALL: groups by every selected column that is not an aggregate */
     bool has_order_by;
     bool has_limit;
     int64_t limit_value; /* the literal LIMIT, -1 when absent or not a literal */

@@ -134,6 +134,53 @@ async function loadAudit() {
   renderAudit();
 }
 
+// audit export: the filtered records as a file; fetched with the bearer key, saved from a blob
+async function exportAudit(format) {
+  const params = new URLSearchParams({ format, q: $("audit-search").value.trim(), event: $("audit-event").value, as: state.who });
+  const r = await fetch(`/admin/api/audit/export?${params}`, { headers: { Authorization: `Bearer ${state.key}` }, cache: "no-store" });
+  if (!r.ok) { toast(`export failed: HTTP ${r.status}`); return; }
+  const url = URL.createObjectURL(await r.blob());
+  const a = el("a", { href: url, download: `sluice-audit.${format}` });
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10000);
+  toast(`exported ${format.toUpperCase()}`);
+}
+
+// ---- policies and the evaluator ---------------------------------------------------------------
+async function loadPolicies() {
+  const p = await api("/admin/api/policies");
+  $("policy-meta").textContent = `backend: ${p.backend} · version ${p.version.slice(0, 12)}… · default route: ${p.default_route.id}` +
+    (p.file ? ` · ${p.file}` : "");
+  $("policy-text").textContent = p.text ?? (p.text_error || "No Cedar policy file: the configuration rules alone decide.");
+  const overrides = (r) => [r.allow_writes !== undefined ? `writes ${r.allow_writes ? "on" : "off"}` : "",
+    r.allow_deletes !== undefined ? `deletes ${r.allow_deletes ? "on" : "off"}` : "", r.max_rows ? `max_rows ${r.max_rows}` : "",
+    r.allowed_operations.length ? `operations: ${r.allowed_operations.join(", ")}` : ""].filter(Boolean).join("; ");
+  $("route-map").tBodies[0].replaceChildren(...p.routes.map((r) => el("tr", {},
+    el("td", {}, r.id), el("td", {}, r.groups.join(", ")), el("td", {}, r.database ?? "[database]"), el("td", {}, overrides(r)))),
+    el("tr", { class: "default" }, el("td", {}, p.default_route.id), el("td", {}, "everyone else"), el("td", {}, "[database]"), el("td", {}, "")));
+}
+
+async function evaluate(event) {
+  event.preventDefault();
+  const params = new URLSearchParams({ user: $("eval-user").value.trim(), groups: $("eval-groups").value.trim(),
+                                       code: $("eval-code").value, as: state.who });
+  let d;
+  try { d = await api(`/admin/api/evaluate?${params}`); } catch (e) { toast(e.message); return; }
+  $("eval-result").hidden = false;
+  $("eval-decision").textContent = d.decision;
+  $("eval-decision").className = `badge decision-${d.decision}`;
+  $("eval-verdict").textContent = d.verdict;
+  $("eval-route").textContent = `route ${d.route}${d.route_is_default ? " (default)" : ""} · backend ${d.backend} · action ${d.code_facts?.action ?? "?"}`;
+  $("eval-policies").replaceChildren(...(d.determining_policies.length ? d.determining_policies.map((r) =>
+    el("li", {}, el("strong", {}, `${r.effect} ${r.annotation ?? r.id}`), ` (lines ${r.first_line}-${r.last_line})`))
+    : [el("li", {}, d.decision === "allow" ? "none" : "none: no permit matched (default deny)")]),
+    ...d.errors.map((e) => el("li", { class: "error" }, e)));
+  $("eval-rules").replaceChildren(...(d.rule_violations.length ? d.rule_violations.map((v) => el("li", {}, v)) : [el("li", {}, "no violation")]));
+  $("eval-facts").textContent = JSON.stringify(d.facts, null, 2);
+}
+
 // ---- metrics --------------------------------------------------------------------------------------
 function parseMetrics(text) {
   const out = [];
@@ -207,7 +254,7 @@ async function loadConfig() {
 }
 
 // ---- navigation -------------------------------------------------------------------------------------
-const loaders = { approvals: loadApprovals, audit: loadAudit, metrics: loadMetrics, config: loadConfig };
+const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, config: loadConfig };
 
 async function show(tab) {
   state.tab = tab;
@@ -251,6 +298,9 @@ document.addEventListener("DOMContentLoaded", () => {
   $("audit-search").addEventListener("input", renderAudit);
   $("audit-event").addEventListener("change", renderAudit);
   $("audit-refresh").addEventListener("click", loadAudit);
+  $("audit-export-jsonl").addEventListener("click", () => exportAudit("jsonl"));
+  $("audit-export-csv").addEventListener("click", () => exportAudit("csv"));
+  $("eval-form").addEventListener("submit", evaluate);
   $("who").value = state.who;
   if (state.key) signIn();
   setInterval(() => { if (state.key && (state.tab === "approvals" || state.tab === "metrics")) show(state.tab); }, 3000);

@@ -1,0 +1,54 @@
+/*
+ * http_admin_api.h — what the admin console's API files share inside the transport layer: the
+ * reply helpers (every answer with the console's security headers) and the policy and export
+ * routes (http_admin_policy.c, http_admin_export.c), called by http_admin.c once the
+ * administrator key was checked.
+ *
+ * Owns: those declarations. Does not own: routing and the credential check (http_admin.c).
+ */
+#ifndef SLUICE_TRANSPORT_HTTP_ADMIN_API_H
+#define SLUICE_TRANSPORT_HTTP_ADMIN_API_H
+
+#include "transport/http_admin.h"
+
+#include <jansson.h>
+#include <stddef.h>
+
+/* Queues body (copied) with status, type and the headers every admin answer carries
+ * (Content-Security-Policy, no-store, nosniff, DENY framing); challenge: a WWW-Authenticate
+ * value or NULL. The MHD result. */
+int sluice_http_admin_reply(struct MHD_Connection *c,
+                            unsigned status,
+                            const char *type,
+                            const void *body,
+                            size_t len,
+                            const char *challenge);
+/* Sends doc (stolen) as JSON; 500 when it could not be built (fail closed, never half). */
+int sluice_http_admin_reply_json(struct MHD_Connection *c, unsigned status, json_t *doc);
+int sluice_http_admin_reply_error(struct MHD_Connection *c, unsigned status, const char *message);
+
+/* A string list as a JSON array (NULL when memory runs out). */
+json_t *sluice_http_admin_strlist(const sluice_strlist *l);
+
+/* Audits an administrator's action (event "admin", the `as` query value as user, auth
+ * "admin-http") with fields (stolen). False when the record could not be written: the caller
+ * then refuses the action (every console action is on the audit trail, or it does not happen). */
+bool sluice_http_admin_audit(sluice_http_admin *admin,
+                             struct MHD_Connection *c,
+                             const char *action,
+                             json_t *fields);
+
+/* GET /admin/api/policies: the policy backend, the Cedar policy set in effect (its text), the
+ * route map (which groups reach which server id, database and overrides). */
+int sluice_http_admin_policies(sluice_http_admin *admin, struct MHD_Connection *c);
+
+/* GET /admin/api/evaluate?user=U&groups=G1,G2&code=...: "would this user be allowed to run
+ * this code?" — the route, the decision, the determining policies, the facts the policies saw
+ * and the configuration rules' violations; audited. Never runs the code. */
+int sluice_http_admin_evaluate(sluice_http_admin *admin, struct MHD_Connection *c);
+
+/* GET /admin/api/audit/export?format=jsonl|csv&q=TEXT&event=E: the recent audit records that
+ * match (the console's own filter) as a download; audited. */
+int sluice_http_admin_export(sluice_http_admin *admin, struct MHD_Connection *c);
+
+#endif
