@@ -32,13 +32,46 @@ static void usage(FILE *out)
 
 int sluice_cmd_audit(int argc, char **argv);
 
-static void usage(FILE *out)
+/* `sluice audit verify --pg CONNINFO [options]` */
+static int verify_pg(int argc, char **argv)
 {
-    fprintf(out, "usage: sluice audit verify FILE\n"
-                 "  checks that no record of the audit log FILE was edited, removed, reordered\n"
-                 "  or cut off the end (using FILE.head); rotated files FILE.1, FILE.2, ...\n"
-                 "  are checked first, and each must continue the one before; then the chains\n"
-                 "  FILE.w2, FILE.w3, ... that other sluice processes wrote while one held FILE\n");
+    sluice_audit_pg_options o = { .conninfo = argv[3] };
+    for (int i = 4; i < argc; i += 2) {
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (v != NULL && strcmp(argv[i], "--table") == 0)
+            o.table = v;
+        else if (v != NULL && strcmp(argv[i], "--password-file") == 0)
+            o.password_file = v;
+        else if (v != NULL && strcmp(argv[i], "--password-env") == 0)
+            o.password_env = v;
+        else {
+            fprintf(stderr, "sluice audit verify: unknown option '%s'\n", argv[i]);
+            usage(stderr);
+            return SLUICE_EXIT_USAGE;
+        }
+    }
+    const char *table = o.table != NULL ? o.table : "sluice_audit";
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_audit_report report;
+    sluice_status st =
+        arena != NULL ? sluice_audit_verify_pg(&o, &report, arena, &err) : SLUICE_E_NOMEM;
+    int rc = SLUICE_EXIT_OK;
+    if (st == SLUICE_OK) {
+        printf("%s: %" PRIu64 " records, chain intact\n", table, report.records);
+    } else if (st == SLUICE_E_INVALID) {
+        if (report.line > 0)
+            printf("%s: record %zu: %s\n", table, report.line, report.what);
+        else
+            printf("%s: %s\n", table, report.what);
+        rc = SLUICE_EXIT_FAIL;
+    } else {
+        fprintf(stderr, "sluice audit verify: %s\n",
+                err.message != NULL ? err.message : sluice_status_name(st));
+        rc = SLUICE_EXIT_RUNTIME;
+    }
+    sluice_arena_free(arena);
+    return rc;
 }
 
 /* Verifies one writer chain (with its rotated files) and prints the verdict; the exit code. */
