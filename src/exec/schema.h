@@ -41,6 +41,9 @@ typedef struct sluice_schema {
      * of that language builds its model from it. */
     const char *document;
     size_t document_len;
+    /* The model the language's describer built of document, living as long as this schema (a
+     * catalog snapshot re-read on SIGHUP carries its own); NULL: front ends build or cache one. */
+    const void *document_model;
 } sluice_schema;
 
 #endif

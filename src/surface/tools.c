@@ -367,7 +367,7 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
         return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
                                      sluice_mcp_call_identity(call));
     case GUIDE_SCHEMA:
-        return sluice_guide_schema(arena, config, sluice_codemode_schema(cm));
+        return sluice_guide_schema(arena, config, sluice_codemode_schema_now(cm, arena));
     }
     return NULL;
 }
