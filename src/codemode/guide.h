@@ -13,10 +13,14 @@
 #include "config/config.h"
 #include "exec/schema.h"
 
-/* How to use validate_code/execute_code, the SQL dialect, the limits. Markdown. */
+/* How to use validate_code/execute_code, then each configured language's own part (its front
+ * end's guide hook: what to write, its limits and blocked fields), languages[0] the default;
+ * count 0 means the default language alone. Markdown; NULL on NOMEM. */
 char *sluice_guide_instructions(sluice_arena *arena,
                                 const sluice_config *config,
-                                const char *engine_name);
+                                const char *engine_name,
+                                const char *const *languages,
+                                size_t count);
 
 /* Plain-language summary of what this caller may do: their route's rules and, with a policy
  * backend, which actions the policy permits them and the forbids that always apply. policy may

@@ -355,14 +355,26 @@ typedef enum guide_kind { GUIDE_INSTRUCTIONS, GUIDE_POLICIES, GUIDE_SCHEMA } gui
 static const char *const guide_uris[] = { "code-mode://instructions", "code-mode://policies",
                                           "code-mode://schema" };
 
+/* code-mode://instructions for the configured languages, the default first. */
+static char *instructions(sluice_codemode *cm, sluice_arena *arena, const sluice_config *config)
+{
+    size_t n = sluice_codemode_language_count(cm);
+    const char **names = sluice_arena_calloc(arena, n + 1, sizeof *names);
+    if (names == NULL)
+        return NULL;
+    for (size_t i = 0; i < n; i++)
+        names[i] = sluice_codemode_language(cm, i);
+    return sluice_guide_instructions(
+        arena, config, sluice_executor_engine_name(sluice_codemode_executor(cm)), names, n);
+}
+
 static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind kind)
 {
     sluice_arena *arena = sluice_mcp_call_arena(call);
     const sluice_config *config = sluice_codemode_config(cm);
     switch (kind) {
     case GUIDE_INSTRUCTIONS:
-        return sluice_guide_instructions(arena, config,
-                                         sluice_executor_engine_name(sluice_codemode_executor(cm)));
+        return instructions(cm, arena, config);
     case GUIDE_POLICIES:
         return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
                                      sluice_mcp_call_identity(call));

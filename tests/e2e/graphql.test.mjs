@@ -139,6 +139,18 @@ test("code-mode://schema shows the upstream types, fields with arguments, blocke
   assert.match(text, /- ssn String \[join\/filter only\]/);
 });
 
+test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operations, variables, limits, blocked fields, introspection", async () => {
+  const text = (await clients.alice.readResource({ uri: "code-mode://instructions" })).contents[0].text;
+  if (process.env.SLUICE_E2E_PRINT) console.log(text);
+  assert.match(text, /^# Code mode \(GraphQL\)/);
+  assert.match(text, /ONE GraphQL operation/);
+  assert.match(text, /\$operationName/);
+  assert.match(text, /depth 10, aliases 15, root fields 20, directives 50, tokens 1000, characters 15000, cost 5000/);
+  assert.match(text, /`Customer\.ssn`, `Customer\.email`/);
+  assert.match(text, /Introspection \(`__schema`, `__type`\) is off for you: `code-mode:\/\/schema` is the schema/);
+  assert.doesNotMatch(text, /SQL|JOIN|statement|EXCLUDE/);
+});
+
 test("without a schema file the schema is fetched by introspection at start-up, and is the same", async () => {
   const f = config("graphql-introspected");
   writeFileSync(f, readFileSync(f, "utf8").replace(/^path = .*$/m, ""));

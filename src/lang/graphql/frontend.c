@@ -265,6 +265,7 @@ static const sluice_frontend gql_frontend = {
     .canonical_hash = gql_hash,
     .explain = sluice_graphql_explain,
     .risk = gql_risk,
+    .guide = sluice_graphql_guide,
 };
 
 /* At program start, so the GraphQL executor has its response walk and schema description
