@@ -52,6 +52,11 @@ typedef struct sluice_frontend_guide {
     const char *variables; /* what `variables` fills: "`$name` parameters" */
     const char *unit;      /* what validate_code explains: "statement" */
     const char *rules;     /* Markdown paragraphs: limits, blocked fields, what is refused */
+    /* For the tool descriptions and the prompt (default language): */
+    const char *noun;     /* "SQL statement": "Validate ONE <noun> before running it" */
+    const char *run_noun; /* "SQL": "Run <run_noun> that validate_code approved" */
+    const char *result;   /* what execute_code returns, a sentence or two */
+    const char *approach; /* how to answer well: "with aggregates and a LIMIT" */
 } sluice_frontend_guide;
 
 typedef struct sluice_frontend {

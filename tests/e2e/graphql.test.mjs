@@ -149,6 +149,14 @@ test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operatio
   assert.match(text, /`Customer\.ssn`, `Customer\.email`/);
   assert.match(text, /Introspection \(`__schema`, `__type`\) is off for you: `code-mode:\/\/schema` is the schema/);
   assert.doesNotMatch(text, /SQL|JOIN|statement|EXCLUDE/);
+  // the tools and the prompt speak the same language
+  const tools = Object.fromEntries((await clients.alice.listTools()).tools.map((t) => [t.name, t.description]));
+  assert.match(tools.validate_code, /^Validate ONE GraphQL operation before running it/);
+  assert.match(tools.execute_code, /^Run a GraphQL operation that validate_code approved/);
+  const prompt = await clients.alice.getPrompt({ name: "start_code_mode", arguments: { question: "recent customers" } });
+  const ask = prompt.messages.at(-1).content.text;
+  assert.match(ask, /Write ONE GraphQL operation against the schema above/);
+  for (const d of [tools.validate_code, tools.execute_code, ask]) assert.doesNotMatch(d, /SQL|rows|LIMIT/);
 });
 
 test("without a schema file the schema is fetched by introspection at start-up, and is the same", async () => {
