@@ -98,10 +98,10 @@ static char *copies(size_t n)
 {
     char *doc = calloc(1, n * 2 + 8);
     assert_non_null(doc);
-    strcpy(doc, "{ ");
-    for (size_t i = 0; i < n; i++)
-        strcat(doc, "x ");
-    strcat(doc, "}");
+    doc[0] = '{';
+    for (size_t i = 0; i <= n; i++)
+        memcpy(doc + 1 + 2 * i, " x", 2);
+    memcpy(doc + 1 + 2 * n, " }", 2);
     return doc;
 }
 
