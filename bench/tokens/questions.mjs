@@ -6,6 +6,11 @@
 // The naive agents are deliberately frugal: they use the most selective filter each tool offers
 // and narrow before they fan out, so the naive token counts are a lower bound, not a straw man.
 // "Today" is 2026-09-30, where the demo data ends.
+// A question with `graphql` is answered in code mode by ONE GraphQL operation on a sluice in
+// front of examples/graphql/server.mjs (the same demo database); `rows` flattens its response to
+// the rows the naive agent builds.
+
+import { readFileSync } from "node:fs";
 
 const cents = (s) => Math.round(Number(s) * 100); // DECIMAL(…,2) arrives as a string
 const countBy = (rows, key) => rows.reduce((m, r) => m.set(r[key], (m.get(r[key]) ?? 0) + 1), new Map());
@@ -195,6 +200,34 @@ ORDER BY status`,
       await a.call("load", { source: "invoices", where: "Date >= '2026-01-01'" });
       return (await a.call("query", { sql: `SELECT Status, count(*) AS invoice_count, round(avg(Total), 2) AS avg_total
 FROM invoices GROUP BY Status ORDER BY Status` })).rows;
+    },
+  },
+  {
+    id: "seed000_graphql_snapshot",
+    label: "000 GraphQL snapshot",
+    seed: "000",
+    question: "For the three most recently onboarded customers, give me their name, segment, their last two orders with total, and any open support tickets",
+    // the seed's operation, verbatim (the file the e2e test and the fuzzer use)
+    graphql: readFileSync(new URL("../../tests/fuzz/corpus/fuzz_graphql/seed000_snapshot.graphql", import.meta.url), "utf8"),
+    rows: (data) => data.customers.flatMap((c) => [
+      ...c.orders.map((o) => [c.id, c.name, c.segment, "order", o.id, Math.round(o.total * 100), o.placedAt]),
+      ...c.supportTickets.map((t) => [c.id, c.name, c.segment, "ticket", t.id, t.subject, t.priority]),
+    ]),
+    // One tool per resource, as a REST mirror has: every customer (no sort by onboarding date),
+    // then each of the newest three's orders and open tickets.
+    async naive(a) {
+      const desc = (k) => (x, y) => (x[k] < y[k] ? 1 : x[k] > y[k] ? -1 : y.id - x.id);
+      const newest = (await a.pages("list_customers", { plan: "" })).sort(desc("created_at")).slice(0, 3);
+      const out = [];
+      for (const c of newest) {
+        const orders = (await a.pages("list_orders", { customer_id: c.id, start_date: "1970-01-01", end_date: "2100-01-01" }))
+          .sort(desc("order_date")).slice(0, 2);
+        const open = (await a.pages("list_support_tickets",
+          { customer_id: c.id, status: "open", start_date: "1970-01-01", end_date: "2100-01-01" })).sort(desc("created_at"));
+        out.push(...orders.map((o) => [c.id, c.name, c.segment, "order", o.id, o.total_cents, o.order_date]),
+                 ...open.map((t) => [c.id, c.name, c.segment, "ticket", t.id, t.subject, t.priority]));
+      }
+      return out;
     },
   },
   {

@@ -8,6 +8,10 @@
 // Everything the model would see counts as context: the tool definitions (tools/list), the prompt
 // messages, every call (name + arguments) and every result (its text content), each once, in
 // o200k_base tokens (gpt-tokenizer 4.0.0). The answers of both paths must agree.
+// Questions with a `graphql` operation (seed 000's RecentCustomersSnapshot) answer the code-mode
+// side on a GraphQL code-mode server instead: sluice in front of examples/graphql/server.mjs over
+// the same demo database (its config generated from examples/graphql/sluice.toml); the naive side
+// is the same REST-mirror tool chain, one tool per resource.
 // Questions with a `querymode` agent (seed 004) also run a third path: a server with only query
 // mode, its invoices source served by examples/query-mode/server.mjs from the demo database; that
 // answer must agree too, and its tokens are reported beside (not in the median).
@@ -77,9 +81,30 @@ async function startQueryMode(work) {
   return { config, stop: () => server.kill("SIGTERM") };
 }
 
-async function connect(config) {
+// The demo GraphQL API (examples/graphql/server.mjs) on the demo database, and a GraphQL
+// code-mode config in front of it. Returns { config, env, stop }.
+async function startGraphql(work) {
+  const token = "bench-upstream-credential";
+  const env = { ...process.env, DEMO_GRAPHQL_TOKEN: token };
+  const example = new URL("../../examples/graphql/", import.meta.url).pathname;
+  const server = spawn(process.execPath, [path.join(example, "server.mjs"), "--db", path.join(work, "demo.duckdb"), "--port", "0"],
+                       { env, stdio: ["ignore", "pipe", "inherit"] });
+  const port = await new Promise((resolve, reject) => {
+    server.stdout.on("data", (d) => { const m = /listening (\d+)/.exec(String(d)); if (m) resolve(Number(m[1])); });
+    server.on("exit", () => reject(new Error("the demo GraphQL server exited")));
+  });
+  const config = path.join(work, "graphql.toml");
+  writeFileSync(config, readFileSync(path.join(example, "sluice.toml"), "utf8")
+    .replace(/^endpoint = .*$/m, `endpoint = "http://127.0.0.1:${port}/graphql"`)
+    .replace(/^path = .*$/m, `path = "${path.join(example, "schema.graphql")}"`)
+    .replace(/^policies = .*$/m, `policies = "${path.join(example, "policies.cedar")}"`)
+    .replace(/^token_secret_file = .*$/m, `token_secret_file = "${path.join(path.resolve(work), "token.key")}"`));
+  return { config, env, stop: () => server.kill("SIGTERM") };
+}
+
+async function connect(config, env) {
   const transport = new StdioClientTransport({ command: opt.sluice, args: ["serve", "-c", config, "--stdio"],
-                                               stderr: "ignore" });
+                                               stderr: "ignore", ...(env ? { env } : {}) });
   const client = new Client({ name: "bench-tokens", version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
   return client;
@@ -153,22 +178,27 @@ async function main() {
   const asked = QUESTIONS.filter((x) => !only || only.has(x.id));
   const qm = asked.some((q) => q.querymode) ? await startQueryMode(opt.work) : null;
   const qmClient = qm ? await connect(qm.config) : null;
+  const gql = asked.some((q) => q.graphql) ? await startGraphql(opt.work) : null;
+  const gqlClient = gql ? await connect(gql.config, gql.env) : null;
   const results = [];
   for (const q of asked) {
     const na = new Agent(naiveClient);
     const n = await timed(async () => { await na.listTools(); return q.naive(na); });
-    const ca = new Agent(cmClient);
+    const ca = new Agent(q.graphql ? gqlClient : cmClient);
+    const code = q.graphql ?? q.sql;
     const c = await timed(async () => {
       await ca.listTools();
       await ca.prompt("start_code_mode", { question: q.question });
-      const v = await ca.call("validate_code", { code: q.sql });
+      const v = await ca.call("validate_code", { code });
       if (!v.valid) throw new Error(`${q.id}: validate_code refused: ${JSON.stringify(v.violations)}`);
-      return (await ca.call("execute_code", { code: q.sql, approval_token: v.approval_token })).rows;
+      const r = await ca.call("execute_code", { code, approval_token: v.approval_token });
+      return q.graphql ? q.rows(r.value) : r.rows;
     });
     if (opt.tamper) n.value = n.value.slice(1);
     const agree = same(n.value, c.value) && n.value.length > 0;
     const r = {
-      id: q.id, label: q.label, seed: q.seed, question: q.question, agree, answer_rows: c.value.length,
+      id: q.id, label: q.label, seed: q.seed, question: q.question, language: q.graphql ? "graphql" : "sql",
+      agree, answer_rows: c.value.length,
       naive: { tokens: na.tokens, round_trips: na.trips, tool_calls: na.calls, rows_seen: na.rowsSeen, wall_ms: Math.round(n.ms) },
       codemode: { tokens: ca.tokens, round_trips: ca.trips, tool_calls: ca.calls, wall_ms: Math.round(c.ms) },
       token_ratio: na.tokens / ca.tokens,
@@ -192,6 +222,8 @@ async function main() {
   await cmClient.close();
   if (qmClient) await qmClient.close();
   qm?.stop();
+  if (gqlClient) await gqlClient.close();
+  gql?.stop();
   const ratios = results.map((r) => r.token_ratio).sort((x, y) => x - y);
   const mid = ratios.length >> 1;
   const median = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;

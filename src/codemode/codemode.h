@@ -95,6 +95,9 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
 /* The executor (for curated tools) and the schema/config the guide texts are built from. */
 sluice_executor *sluice_codemode_executor(sluice_codemode *cm);
 const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm);
+/* The default backend's live catalog (re-read after SIGHUP), held until arena is freed; the
+ * schema read at open when the snapshot cannot be taken (out of memory). Never NULL. */
+const sluice_schema *sluice_codemode_schema_now(sluice_codemode *cm, sluice_arena *arena);
 const sluice_config *sluice_codemode_config(const sluice_codemode *cm);
 /* The caller routing and policy backend (policy/policy.h), for code-mode://policies. */
 struct sluice_policy;

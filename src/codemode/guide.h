@@ -12,11 +12,24 @@
 #include "auth/identity.h"
 #include "config/config.h"
 #include "exec/schema.h"
+#include "lang/frontend.h"
 
-/* How to use validate_code/execute_code, the SQL dialect, the limits. Markdown. */
+/* How to use validate_code/execute_code, then each configured language's own part (its front
+ * end's guide hook: what to write, its limits and blocked fields), languages[0] the default;
+ * count 0 means the default language alone. Markdown; NULL on NOMEM. */
 char *sluice_guide_instructions(sluice_arena *arena,
                                 const sluice_config *config,
-                                const char *engine_name);
+                                const char *engine_name,
+                                const char *const *languages,
+                                size_t count);
+
+/* The guide parts of one language (its front end's, or the shared fallback), strings in arena;
+ * false on NOMEM. For the tool descriptions and the prompt. */
+bool sluice_guide_language(sluice_arena *arena,
+                           const sluice_config *config,
+                           const char *engine_name,
+                           const char *language,
+                           sluice_frontend_guide *out);
 
 /* Plain-language summary of what this caller may do: their route's rules and, with a policy
  * backend, which actions the policy permits them and the forbids that always apply. policy may

@@ -45,7 +45,7 @@
 typedef struct backend {
     const char *name;
     sluice_executor *executor;
-    sluice_schema schema;
+    sluice_schema schema;         /* as read at open; requests judge against the live catalog */
     sluice_frontend_context fctx; /* what front ends may consult for code bound for it */
 } backend;
 
@@ -124,6 +124,7 @@ static sluice_status context_hash(const sluice_codemode *cm,
                                   sluice_arena *arena,
                                   const char *language,
                                   const backend *be,
+                                  const sluice_schema *schema,
                                   const sluice_identity *who,
                                   uint8_t out[SLUICE_HASH_BYTES])
 {
@@ -131,7 +132,9 @@ static sluice_status context_hash(const sluice_codemode *cm,
     sluice_hash_start(&h);
     sluice_hash_update(&h, language, strlen(language) + 1);
     sluice_hash_update(&h, be->name, strlen(be->name) + 1);
-    sluice_hash_update(&h, be->schema.version_hash, strlen(be->schema.version_hash) + 1);
+    /* the live catalog's version: a verdict or token from before a schema reload never
+     * matches after it (the analysis cache is keyed by this hash too) */
+    sluice_hash_update(&h, schema->version_hash, strlen(schema->version_hash) + 1);
     sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
     const char *version = sluice_policy_version(cm->policy);
     const char *route = sluice_policy_route_for(cm->policy, who)->id;
@@ -287,7 +290,11 @@ static sluice_status add_backend(sluice_codemode *cm,
     backend *be = &cm->backends[cm->backend_count++];
     be->name = name;
     be->executor = ex;
-    sluice_status st = sluice_executor_schema(ex, cm->arena, &be->schema, err);
+    /* The first catalog snapshot, held for cm's life: requests share it until a reload. */
+    const sluice_schema *first = NULL;
+    sluice_status st = sluice_executor_catalog(ex, cm->arena, &first, err);
+    if (st == SLUICE_OK)
+        be->schema = *first;
     be->fctx.code_mode = &cm->config->code_mode;
     be->fctx.schema = &be->schema;
     be->fctx.engine = sluice_executor_engine(ex);
@@ -434,6 +441,15 @@ const sluice_schema *sluice_codemode_schema(const sluice_codemode *cm)
     return &cm->backends[0].schema;
 }
 
+const sluice_schema *sluice_codemode_schema_now(sluice_codemode *cm, sluice_arena *arena)
+{
+    const sluice_schema *s = NULL;
+    sluice_error scratch = { 0 };
+    if (sluice_executor_catalog(cm->backends[0].executor, arena, &s, &scratch) != SLUICE_OK)
+        return &cm->backends[0].schema;
+    return s;
+}
+
 const sluice_config *sluice_codemode_config(const sluice_codemode *cm)
 {
     return cm->config;
@@ -563,7 +579,10 @@ static void iso_time(int64_t t, char out[32])
 typedef struct judgement {
     const sluice_frontend *fe; /* NULL when the language is not configured */
     const sluice_policy_route *route;
-    const backend *be;       /* the route's backend */
+    const backend *be; /* the route's backend */
+    /* be's catalog snapshot, taken once per request (held until the arena is freed): analysis,
+     * context hash and execution all see the same schema even when a reload lands meanwhile */
+    const sluice_schema *schema;
     sluice_codefacts *facts; /* the analyzer's, never written by anyone else */
     sluice_verdict policy;   /* policy's verdict, merged into the result */
     json_t *policy_summary;  /* what decided (owned) */
@@ -613,6 +632,7 @@ static sluice_status refusal_facts(sluice_arena *arena,
 
 /* Front end analysis under the rules of the route. */
 static sluice_status analyze(const backend *be,
+                             const sluice_schema *schema,
                              sluice_arena *arena,
                              const sluice_frontend *fe,
                              const sluice_policy_route *route,
@@ -631,6 +651,7 @@ static sluice_status analyze(const backend *be,
     }
     sluice_frontend_context fctx = be->fctx;
     fctx.code_mode = route->rules;
+    fctx.schema = schema;
     /* always the execute-time variables ("{}" for none), so a front end checks them now */
     return fe->analyze(arena, code, code_len, vars_text != NULL ? vars_text : "{}", &fctx, facts,
                        err);
@@ -644,10 +665,14 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       sluice_codefacts **out,
                                       sluice_error *err)
 {
-    char *vars = variables_text(variables);
     const sluice_policy_route *route = sluice_policy_default_route(cm->policy);
-    sluice_status st = analyze(backend_for(cm, route), arena, frontend_for(cm, NULL), route, code,
-                               code_len, vars, out, err);
+    const backend *be = backend_for(cm, route);
+    const sluice_schema *schema = NULL;
+    sluice_status st = sluice_executor_catalog(be->executor, arena, &schema, err);
+    if (st != SLUICE_OK)
+        return st;
+    char *vars = variables_text(variables);
+    st = analyze(be, schema, arena, frontend_for(cm, NULL), route, code, code_len, vars, out, err);
     free(vars);
     return st;
 }
@@ -695,11 +720,13 @@ static sluice_status analysis_key(sluice_codemode *cm,
     sluice_error scratch = { 0 };
     sluice_frontend_context fctx = j->be->fctx;
     fctx.code_mode = j->route->rules;
+    fctx.schema = j->schema;
     sluice_status st = j->fe->canonical_hash(arena, code, code_len, &fctx, hex, &scratch);
     if (st == SLUICE_OK)
         st = sluice_hash_unhex(hex, strlen(hex), key->code_hash, sizeof key->code_hash);
     if (st == SLUICE_OK)
-        st = context_hash(cm, arena, j->fe->language, j->be, caller->identity, key->context_hash);
+        st = context_hash(cm, arena, j->fe->language, j->be, j->schema, caller->identity,
+                          key->context_hash);
     variables_hash(j->vars, key->variables_hash);
     return st;
 }
@@ -723,7 +750,8 @@ static sluice_status recall_or_analyze(sluice_codemode *cm,
         sluice_analysis_cache_get(cm->analyses, &key, sluice_clock_now_s(cm->clock), arena,
                                   &j->facts) == SLUICE_OK)
         return SLUICE_OK;
-    return analyze(j->be, arena, j->fe, j->route, code, code_len, j->vars, &j->facts, err);
+    return analyze(j->be, j->schema, arena, j->fe, j->route, code, code_len, j->vars, &j->facts,
+                   err);
 }
 
 /* Keeps the facts of code just validated for its token's lifetime, under the claims' hashes
@@ -759,13 +787,15 @@ static sluice_status judge(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     j->route = sluice_policy_route_for(cm->policy, caller->identity);
     j->be = backend_for(cm, j->route);
+    sluice_status st = sluice_executor_catalog(j->be->executor, arena, &j->schema, err);
+    if (st != SLUICE_OK)
+        return st;
     j->policy_summary =
         json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
                   j->route->id, "version", sluice_policy_version(cm->policy));
     if (j->policy_summary == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     j->fe = frontend_for(cm, caller->language);
-    sluice_status st;
     if (j->fe == NULL) {
         char msg[512];
         snprintf(msg, sizeof msg, "this server does not run '%s' code", caller->language);
@@ -863,7 +893,8 @@ static sluice_status bound_claims(sluice_codemode *cm,
     variables_hash(j->vars, claims->variables_hash);
     claims->action = (sluice_action)f->action;
     claims->risk = j->risk;
-    return context_hash(cm, arena, j->fe->language, j->be, caller->identity, claims->context_hash);
+    return context_hash(cm, arena, j->fe->language, j->be, j->schema, caller->identity,
+                        claims->context_hash);
 }
 
 static sluice_status issue_token(sluice_codemode *cm,
@@ -1096,6 +1127,7 @@ static sluice_status run(sluice_arena *arena,
         .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
+        .schema = j->schema,
     };
     return sluice_executor_execute(j->be->executor, arena, &req, r, err);
 }

@@ -77,6 +77,10 @@
 #define SLUICE_LIMIT_GRAPHQL_EXPANDED_FIELDS   100000u
 #define SLUICE_LIMIT_GRAPHQL_PATH_CHARS        512u
 #define SLUICE_LIMIT_GRAPHQL_DEFAULT_LIST_SIZE 10
+/* OverlappingFieldsCanBeMerged is quadratic in same-named fields and fragment pairs: its steps
+ * are metered as graphql-js 16.15 meters them (MAX_COMPLEXITY_BUDGET, the same value), and a
+ * document that needs more is refused (lang/graphql/overlap.c). */
+#define SLUICE_LIMIT_GRAPHQL_OVERLAP_BUDGET 500000u
 /* The upstream GraphQL server: response body cap when [database] max_response_bytes is unset. */
 #define SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES (8u * 1024u * 1024u)
 

@@ -73,6 +73,10 @@ typedef struct sluice_exec_request {
     bool engine_bounded;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
+    /* The catalog snapshot the code was analysed against (sluice_executor_catalog), so a
+     * backend that reads results with its schema uses the same one even when a reload swapped
+     * in another meanwhile; NULL: the executor takes the catalog itself. */
+    const sluice_schema *schema;
 } sluice_exec_request;
 
 typedef struct sluice_exec_column {
@@ -255,6 +259,7 @@ typedef struct sluice_exec_walk {
     const char *operation_name; /* the entry point the request chose; NULL: the only one */
     const char *document;       /* the backend's schema document (sluice_schema.document) */
     size_t document_len;
+    const void *document_model;       /* sluice_schema.document_model, or NULL */
     const sluice_strlist *blocked[2]; /* the language's blocked list, blocked_fields */
     bool refuse;                      /* refuse the whole result on a blocked key, else strip */
     int64_t max_list_items;           /* 0 = no cap */

@@ -19,6 +19,7 @@
 #include <ctype.h>
 #include <curl/curl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,9 +30,13 @@ typedef struct gql_state {
     const char *endpoint;
     const char *credential_header; /* "Authorization: Bearer ..." or NULL */
     const char *ca_file;
+    const char *sdl_path; /* the SDL file, or NULL: the schema comes by introspection */
+    sluice_exec_limits introspect_limits;
+    /* The schema read at open; the first schema call serves it, later ones (a catalog reload on
+     * SIGHUP) read the source again. */
     const char *sdl;
     size_t sdl_len;
-    char version[65];
+    atomic_bool sdl_fresh;
     size_t max_response;
     sluice_strlist blocked[2];
     bool refuse;
@@ -121,20 +126,56 @@ static void gql_close(void *state)
         sluice_arena_free(s->arena);
 }
 
+static sluice_status read_source(const gql_state *s,
+                                 sluice_arena *arena,
+                                 sluice_arena *err_arena,
+                                 const char **sdl,
+                                 size_t *len,
+                                 sluice_error *err);
+
+/* A schema that does not build, named with its source and position (the catalog's log line
+ * quotes only the message). */
+static sluice_status
+described_error(const gql_state *s, sluice_arena *arena, sluice_status st, sluice_error *err)
+{
+    if (err == NULL)
+        return st;
+    const char *where = s->sdl_path != NULL ? s->sdl_path : "(by introspection)";
+    if (err->line > 0)
+        return sluice_error_set(err, arena, st,
+                                "the GraphQL schema %s does not build: line %zu, "
+                                "column %zu: %s",
+                                where, err->line, err->column,
+                                err->message != NULL ? err->message : "?");
+    return sluice_error_set(err, arena, st, "the GraphQL schema %s does not build: %s", where,
+                            err->message != NULL ? err->message : "?");
+}
+
+/* The schema document and its description. The first call serves what open read; every later
+ * one (a catalog reload, exec/catalog.c) reads the SDL file or introspects again into arena, so
+ * a failed re-read leaves the snapshot in use untouched. */
 static sluice_status
 gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
 {
-    const gql_state *s = sluice_executor_state(ex);
+    gql_state *s = (gql_state *)sluice_executor_state(ex);
     memset(out, 0, sizeof *out);
+    const char *sdl = s->sdl;
+    size_t len = s->sdl_len;
+    sluice_status st = SLUICE_OK;
+    if (!atomic_exchange(&s->sdl_fresh, false))
+        st = read_source(s, arena, arena, &sdl, &len, err);
     const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
     sluice_exec_describer fn = h != NULL ? h->describe : NULL;
     const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
-    sluice_status st = fn != NULL ? fn(arena, s->sdl, s->sdl_len, blocked, out, err) : SLUICE_OK;
+    if (st == SLUICE_OK && fn != NULL && (st = fn(arena, sdl, len, blocked, out, err)) != SLUICE_OK)
+        return described_error(s, arena, st, err);
     if (st != SLUICE_OK)
         return st;
-    memcpy(out->version_hash, s->version, sizeof out->version_hash);
-    out->document = s->sdl;
-    out->document_len = s->sdl_len;
+    uint8_t hash[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(sdl, len, hash);
+    sluice_hash_hex(hash, sizeof hash, out->version_hash);
+    out->document = sdl;
+    out->document_len = len;
     return SLUICE_OK;
 }
 
@@ -159,38 +200,34 @@ static sluice_status exchange(const gql_state *s,
                               long *status,
                               sluice_error *err,
                               sluice_arena *arena);
-static sluice_status introspect(gql_state *s,
-                                const sluice_config_code_mode *code_mode,
+static sluice_status introspect(const gql_state *s,
+                                sluice_arena *arena,
                                 sluice_arena *err_arena,
+                                const char **sdl,
+                                size_t *len,
                                 sluice_error *err);
 
-/* The schema: the SDL file [database] path names, or, without one, the upstream's answer to
- * introspection at start-up. */
-static sluice_status load_schema(const sluice_config_database *db,
-                                 const sluice_config_code_mode *code_mode,
-                                 gql_state *s,
+/* The schema document into arena: the SDL file [database] path names, or, without one, the
+ * upstream's answer to introspection. SLUICE_E_IO (the file is unreadable or too large), the
+ * introspection errors; err's strings in err_arena. */
+static sluice_status read_source(const gql_state *s,
+                                 sluice_arena *arena,
                                  sluice_arena *err_arena,
+                                 const char **sdl,
+                                 size_t *len,
                                  sluice_error *err)
 {
-    sluice_status st = SLUICE_OK;
-    if (db->path == NULL) {
-        st = introspect(s, code_mode, err_arena, err);
-    } else {
-        char *text = read_file(db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES, &s->sdl_len);
-        if (text == NULL)
-            return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                    "cannot read the GraphQL schema %s (an SDL file, at most %u "
-                                    "bytes)",
-                                    db->path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
-        if (sluice_arena_cleanup_add(s->arena, free_cb, text) != SLUICE_OK)
-            return SLUICE_E_NOMEM; /* the cleanup ran at once: text is freed */
-        s->sdl = text;
-    }
-    if (st != SLUICE_OK)
-        return st;
-    uint8_t h[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(s->sdl, s->sdl_len, h);
-    sluice_hash_hex(h, sizeof h, s->version);
+    if (s->sdl_path == NULL)
+        return introspect(s, arena, err_arena, sdl, len, err);
+    char *text = read_file(s->sdl_path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES, len);
+    if (text == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "cannot read the GraphQL schema %s (an SDL file, at most %u "
+                                "bytes)",
+                                s->sdl_path, SLUICE_LIMIT_GRAPHQL_SDL_BYTES);
+    if (sluice_arena_cleanup_add(arena, free_cb, text) != SLUICE_OK)
+        return SLUICE_E_NOMEM; /* the cleanup ran at once: text is freed */
+    *sdl = text;
     return SLUICE_OK;
 }
 
@@ -218,9 +255,12 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
     s->endpoint = sluice_arena_strdup(a, db->endpoint);
     s->ca_file = db->ca_file != NULL ? sluice_arena_strdup(a, db->ca_file) : NULL;
     s->refuse = code_mode != NULL && code_mode->graphql_blocked_output == SLUICE_GRAPHQL_REFUSE;
+    s->sdl_path = db->path != NULL ? sluice_arena_strdup(a, db->path) : NULL;
+    s->introspect_limits = sluice_exec_limits_from_config(code_mode);
     sluice_status st = credential(db, s, err_arena, err);
     if (st == SLUICE_OK)
-        st = load_schema(db, code_mode, s, err_arena, err);
+        st = read_source(s, a, err_arena, &s->sdl, &s->sdl_len, err);
+    atomic_store(&s->sdl_fresh, true);
     if (st == SLUICE_OK &&
         (copy_list(a, &s->blocked[0], code_mode ? &code_mode->graphql_blocked_fields : &none) !=
              SLUICE_OK ||
@@ -429,15 +469,17 @@ static sluice_status exchange(const gql_state *s,
                             curl_easy_strerror(rc));
 }
 
-static sluice_status introspect(gql_state *s,
-                                const sluice_config_code_mode *code_mode,
+static sluice_status introspect(const gql_state *s,
+                                sluice_arena *arena,
                                 sluice_arena *err_arena,
+                                const char **sdl,
+                                size_t *len,
                                 sluice_error *err)
 {
     sluice_exec_request req = {
         .code = SLUICE_GRAPHQL_INTROSPECTION_QUERY,
         .code_len = strlen(SLUICE_GRAPHQL_INTROSPECTION_QUERY),
-        .limits = sluice_exec_limits_from_config(code_mode),
+        .limits = s->introspect_limits,
     };
     const char *ignored = NULL;
     char *text = request_text(&req, &ignored);
@@ -454,8 +496,7 @@ static sluice_status introspect(gql_state *s,
                               "set [database] path to its schema (SDL) instead",
                               status);
     if (st == SLUICE_OK)
-        st = sluice_graphql_introspection_sdl(s->arena, json_object_get(resp, "data"), &s->sdl,
-                                              &s->sdl_len, err);
+        st = sluice_graphql_introspection_sdl(arena, json_object_get(resp, "data"), sdl, len, err);
     json_decref(resp);
     if (st != SLUICE_OK && err != NULL)
         err->message = sluice_arena_printf(err_arena, "schema by introspection from %s: %s",
@@ -470,7 +511,8 @@ static int64_t now_ms(void)
     return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
 }
 
-static sluice_status shape(const gql_state *s,
+static sluice_status shape(sluice_executor *ex,
+                           const gql_state *s,
                            sluice_arena *arena,
                            const sluice_exec_request *req,
                            const char *operation_name,
@@ -484,12 +526,21 @@ static sluice_status shape(const gql_state *s,
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
                                 "no GraphQL response shaper is registered; refusing to return "
                                 "an unshaped response");
+    /* The snapshot the operation was validated against, so a reload in between cannot change
+     * the schema the response is read with. */
+    const sluice_schema *schema = req->schema;
+    if (schema == NULL || schema->document == NULL) {
+        sluice_status st = sluice_executor_catalog(ex, arena, &schema, err);
+        if (st != SLUICE_OK)
+            return st;
+    }
     sluice_exec_walk sh = {
         .code = req->code,
         .code_len = req->code_len,
         .operation_name = operation_name,
-        .document = s->sdl,
-        .document_len = s->sdl_len,
+        .document = schema->document,
+        .document_len = schema->document_len,
+        .document_model = schema->document_model,
         .blocked = { &s->blocked[0], &s->blocked[1] },
         .refuse = s->refuse,
         .max_list_items = req->limits.max_rows,
@@ -546,7 +597,7 @@ static sluice_status gql_execute(sluice_executor *ex,
                                 "the upstream GraphQL server answered HTTP %ld without data",
                                 status);
     memset(out, 0, sizeof *out);
-    st = shape(s, arena, req, operation_name, data, out, err);
+    st = shape(ex, s, arena, req, operation_name, data, out, err);
     if (st != SLUICE_OK)
         return st;
     char *compact = json_dumps(data, JSON_COMPACT);

@@ -59,6 +59,9 @@ typedef struct sluice_schema {
     /* table_count entries, by the index of tables; NULL when the engine gives none (kept out of
      * the table and column structs so their positional initializers stay valid) */
     sluice_schema_table_notes *notes;
+    /* The model the language's describer built of document, living as long as this schema (a
+     * catalog snapshot re-read on SIGHUP carries its own); NULL: front ends build or cache one. */
+    const void *document_model;
 } sluice_schema;
 
 #endif

@@ -59,6 +59,7 @@ static const sluice_frontend sql_dialects = {
     .canonical_hash = canonical_hash,
     .explain = sluice_sql_explain,
     .risk = risk,
+    .guide = sluice_sql_guide,
 };
 
 const sluice_frontend *sluice_lang_sql_dialects(void)

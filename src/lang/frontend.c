@@ -1,10 +1,23 @@
 /*
  * frontend.c (lang) — what every front end shares beyond the vtable (frontend.h): the canonical
- * hash taken from a full analysis.
+ * hash taken from a full analysis, and the list rendering the guide hooks share.
  */
 #include "lang/frontend.h"
 
 #include <string.h>
+
+void sluice_frontend_guide_list(sluice_buf *b,
+                                const sluice_strlist *first,
+                                const sluice_strlist *second)
+{
+    const sluice_strlist *lists[2] = { first, second };
+    size_t n = 0;
+    for (int l = 0; l < 2; l++)
+        for (size_t i = 0; i < lists[l]->count; i++)
+            sluice_buf_printf(b, "%s`%s`", n++ > 0 ? ", " : "", lists[l]->items[i]);
+    if (n == 0)
+        sluice_buf_puts(b, "none");
+}
 
 sluice_status sluice_frontend_hash_of(sluice_arena *arena,
                                       const sluice_codefacts *facts,

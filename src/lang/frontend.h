@@ -20,6 +20,7 @@
 
 #include "config/config.h"
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/error.h"
 #include "exec/schema.h"
 #include "facts/codefacts.h"
@@ -41,6 +42,22 @@ typedef struct sluice_frontend_context {
      * it) to bind against. */
     void *duckdb_database;
 } sluice_frontend_context;
+
+/* A language's part of code-mode://instructions; codemode/guide.c frames it with the steps every
+ * language shares (schema, validate_code, execute_code). Strings static or in the arena. */
+typedef struct sluice_frontend_guide {
+    const char *title;     /* "SQL, duckdb dialect" */
+    const char *pitch;     /* one sentence: the ONE program to write instead of chained tools */
+    const char *schema;    /* what code-mode://schema lists: "the tables you may use" */
+    const char *variables; /* what `variables` fills: "`$name` parameters" */
+    const char *unit;      /* what validate_code explains: "statement" */
+    const char *rules;     /* Markdown paragraphs: limits, blocked fields, what is refused */
+    /* For the tool descriptions and the prompt (default language): */
+    const char *noun;     /* "SQL statement": "Validate ONE <noun> before running it" */
+    const char *run_noun; /* "SQL": "Run <run_noun> that validate_code approved" */
+    const char *result;   /* what execute_code returns, a sentence or two */
+    const char *approach; /* how to answer well: "with aggregates and a LIMIT" */
+} sluice_frontend_guide;
 
 typedef struct sluice_frontend {
     const char *language; /* "sql": the value of validate_code's `language` argument */
@@ -72,7 +89,19 @@ typedef struct sluice_frontend {
      * The pipeline raises it to the floor of the action (codemode/risk.h). NULL: the floor
      * alone. */
     sluice_risk (*risk)(const sluice_codefacts *facts, const char **reason);
+
+    /* Fills *out for code-mode://instructions under rules on a backend of engine_name;
+     * SLUICE_E_NOMEM. NULL: the guide says only what every language shares. */
+    sluice_status (*guide)(sluice_arena *arena,
+                           const sluice_config_code_mode *rules,
+                           const char *engine_name,
+                           sluice_frontend_guide *out);
 } sluice_frontend;
+
+/* For guide hooks: appends `a`, `b`, ... of both lists (either may be empty), or "none". */
+void sluice_frontend_guide_list(sluice_buf *b,
+                                const sluice_strlist *first,
+                                const sluice_strlist *second);
 
 /* For canonical_hash implementations that run the full analysis: copies the facts' code hash
  * into out_hex, or returns SLUICE_E_INVALID (err with line/column) when a violation says the

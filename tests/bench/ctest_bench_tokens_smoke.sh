@@ -13,7 +13,7 @@ out="$work/tokens.json"
 rm -f "$out"
 node "$run" --sluice "$SLUICE_BIN" --work "$work" --out "$out"
 jq -e '
-  (.questions | length) == 5 and .all_agree and
+  (.questions | length) == 6 and .all_agree and
   ([.questions[] | .agree and .answer_rows > 0 and .naive.tokens > .codemode.tokens and
      .codemode.round_trips == 4 and .naive.round_trips > 4 and .token_ratio > 1] | all) and
   .median_token_ratio > 1 and

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # ctest_graphql_validate_js.sh — differential test: sluice's GraphQL validation vs graphql-js 16
-# `validate` (specifiedRules minus OverlappingFieldsCanBeMerged and SingleFieldSubscriptions)
+# `validate` (specifiedRules minus SingleFieldSubscriptions: OverlappingFieldsCanBeMerged included)
 # on COUNT (default 20000) seeded operations against examples/graphql/schema.graphql, most of
 # them broken on purpose in one rule. Accept/reject must agree on every document, and every
 # rule the generator targets must have fired.

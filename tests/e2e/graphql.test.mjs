@@ -139,6 +139,26 @@ test("code-mode://schema shows the upstream types, fields with arguments, blocke
   assert.match(text, /- ssn String \[join\/filter only\]/);
 });
 
+test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operations, variables, limits, blocked fields, introspection", async () => {
+  const text = (await clients.alice.readResource({ uri: "code-mode://instructions" })).contents[0].text;
+  if (process.env.SLUICE_E2E_PRINT) console.log(text);
+  assert.match(text, /^# Code mode \(GraphQL\)/);
+  assert.match(text, /ONE GraphQL operation/);
+  assert.match(text, /\$operationName/);
+  assert.match(text, /depth 10, aliases 15, root fields 20, directives 50, tokens 1000, characters 15000, cost 5000/);
+  assert.match(text, /`Customer\.ssn`, `Customer\.email`/);
+  assert.match(text, /Introspection \(`__schema`, `__type`\) is off for you: `code-mode:\/\/schema` is the schema/);
+  assert.doesNotMatch(text, /SQL|JOIN|statement|EXCLUDE/);
+  // the tools and the prompt speak the same language
+  const tools = Object.fromEntries((await clients.alice.listTools()).tools.map((t) => [t.name, t.description]));
+  assert.match(tools.validate_code, /^Validate ONE GraphQL operation before running it/);
+  assert.match(tools.execute_code, /^Run a GraphQL operation that validate_code approved/);
+  const prompt = await clients.alice.getPrompt({ name: "start_code_mode", arguments: { question: "recent customers" } });
+  const ask = prompt.messages.at(-1).content.text;
+  assert.match(ask, /Write ONE GraphQL operation against the schema above/);
+  for (const d of [tools.validate_code, tools.execute_code, ask]) assert.doesNotMatch(d, /SQL|rows|LIMIT/);
+});
+
 test("without a schema file the schema is fetched by introspection at start-up, and is the same", async () => {
   const f = config("graphql-introspected");
   writeFileSync(f, readFileSync(f, "utf8").replace(/^path = .*$/m, ""));
@@ -151,6 +171,76 @@ test("without a schema file the schema is fetched by introspection at start-up, 
   assert.equal(v.valid, true, JSON.stringify(v.violations));
   await c.close();
   s.stop();
+});
+
+// SIGHUP re-reads the schema (the catalog snapshot): new requests see it, a token or a kept
+// analysis from before never runs under it, and a broken file keeps the schema in use.
+async function waitForLog(server, text, ms = 5000) {
+  const until = Date.now() + ms;
+  while (!server.log().includes(text)) {
+    if (Date.now() > until) throw new Error(`no "${text}" in the log:\n${server.log()}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+// validate until it says want (the signal lands asynchronously), at most ~5 s
+async function validateUntil(client, code, want) {
+  let v;
+  for (let i = 0; i < 100; i++) {
+    v = await validate(client, code);
+    if (v.valid === want) return v;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return v;
+}
+
+test("SIGHUP re-reads the SDL: new fields validate, old tokens and kept analyses never run, a broken file keeps the schema", async () => {
+  const original = readFileSync(path.join(src, "examples/graphql/schema.graphql"), "utf8");
+  const sdl = path.join(work, "refresh-schema.graphql");
+  writeFileSync(sdl, original);
+  const f = config("graphql-refresh");
+  writeFileSync(f, readFileSync(f, "utf8").replace(/^path = .*$/m, `path = "${sdl}"`));
+  const s = await startHttp(f);
+  const c = await connect(s, "alice");
+  try {
+    const withPlan = "{ customers(limit: 1) { id plan } }";
+    const withNickname = "{ customers(limit: 1) { id nickname } }";
+    const before = await validate(c, withPlan);
+    assert.equal(before.valid, true, JSON.stringify(before.violations));
+    assert.equal((await validate(c, withNickname)).valid, false, "nickname is not in the schema yet");
+    // the next schema drops Customer.plan (the upstream still has it) and adds Customer.nickname
+    const changed = original.replace(/^(\s*)plan: String!\n/m, "$1nickname: String\n");
+    assert.notEqual(changed, original, "the example schema has Customer.plan");
+    writeFileSync(sdl, changed);
+    s.proc.kill("SIGHUP");
+    const added = await validateUntil(c, withNickname, true);
+    assert.equal(added.valid, true, `after SIGHUP: ${JSON.stringify(added.violations)}`);
+    const dropped = await validate(c, withPlan);
+    assert.equal(dropped.valid, false, "Customer.plan is gone from the schema");
+    assert.match(JSON.stringify(dropped.violations), /plan/);
+    // the token (and the analysis kept for it) was judged against the old schema: refused,
+    // although the upstream would still answer the operation
+    const r = await execute(c, withPlan, before.approval_token);
+    assert.equal(r.isError, true, `an old-schema token ran: ${errorText(r).slice(0, 200)}`);
+    assert.match(errorText(r), /schema, policies or permissions changed/);
+    // a broken file: the schema in use stays, and the log says why
+    writeFileSync(sdl, "type Query {\n  customers: [Customer!\n");
+    s.proc.kill("SIGHUP");
+    for (let i = 0; i < 100 && !s.log().includes("could not be re-read"); i++) {
+      await validate(c, withNickname);
+      await new Promise((res) => setTimeout(res, 50));
+    }
+    await waitForLog(s, "could not be re-read");
+    assert.match(s.log(), /could not be re-read \(the GraphQL schema .*refresh-schema.graphql does not build: line 3, column \d+: .*\); the previous one stays in use/);
+    const kept = await validate(c, withNickname);
+    assert.equal(kept.valid, true, `the broken file replaced the schema: ${JSON.stringify(kept.violations)}`);
+    const schemaText = (await c.readResource({ uri: "code-mode://schema" })).contents[0].text;
+    assert.match(schemaText, /- nickname String/);
+    assert.doesNotMatch(schemaText, /- plan String!/);
+  } finally {
+    await c.close();
+    s.stop();
+  }
 });
 
 test("graphql_persisted_only: only manifest operations run, matched by canonical hash", async () => {

@@ -9,9 +9,11 @@
 // mis-typed variable; a fragment on a scalar or an impossible type; a fragment cycle; an unused
 // fragment; an unknown, misplaced or repeated directive; a leaf with a selection or an object
 // without one; a type-system definition; duplicate names; a second anonymous operation).
-// Both sides judge each document; accept/reject must agree. graphql-js runs specifiedRules
-// minus the two sluice leaves to upstream (OverlappingFieldsCanBeMerged,
-// SingleFieldSubscriptions — the generator emits no subscriptions).
+// Same-named fields are generated on purpose (repeated response keys, a small alias pool, and
+// mutations that alias one field onto another or repeat a field with other arguments), so
+// OverlappingFieldsCanBeMerged is exercised both ways. Both sides judge each document;
+// accept/reject must agree. graphql-js runs specifiedRules minus SingleFieldSubscriptions (the
+// generator emits no subscriptions).
 // Does not own: either validator.
 // usage: node graphql_validate_diff.mjs GRAPHQL_VALIDATE SCHEMA.graphql [--seed N] [--count N]
 import { spawnSync } from 'node:child_process';
@@ -19,8 +21,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  buildSchema, parse, validate, specifiedRules, OverlappingFieldsCanBeMergedRule,
-  SingleFieldSubscriptionsRule, getNamedType, isLeafType, isNonNullType, isListType,
+  buildSchema, parse, validate, specifiedRules, SingleFieldSubscriptionsRule, getNamedType, isLeafType, isNonNullType, isListType,
   isEnumType, isInputObjectType, isScalarType, isObjectType, isInterfaceType,
 } from 'graphql';
 import { prng } from './toml_gen.mjs';
@@ -34,7 +35,7 @@ const opt = (flag, dflt) => {
 const SEED = opt('--seed', Number(process.env.SEED ?? 1));
 const COUNT = opt('--count', Number(process.env.COUNT ?? 5000));
 const schema = buildSchema(readFileSync(schemaFile, 'utf8'));
-const rules = specifiedRules.filter((r) => r !== OverlappingFieldsCanBeMergedRule && r !== SingleFieldSubscriptionsRule);
+const rules = specifiedRules.filter((r) => r !== SingleFieldSubscriptionsRule);
 
 function generator(seed) {
   const rnd = prng(seed).next;
@@ -96,10 +97,10 @@ function generator(seed) {
       const f = pick(fields);
       if (f === undefined) { parts.push('__typename'); continue; }
       const named = getNamedType(f.type);
-      const alias = chance(0.1) ? `a${int(99)}: ` : '';
-      // distinct response keys: no OverlappingFieldsCanBeMerged case arises
+      const alias = chance(0.1) ? `a${int(ctx.aliases)}: ` : '';
+      // mostly distinct response keys; some repeat, to merge or to conflict
       const key = alias || f.name;
-      if (ctx.keys.has(`${depth}:${type.name}:${key}:${ctx.level}`)) continue;
+      if (ctx.keys.has(`${depth}:${type.name}:${key}:${ctx.level}`) && !chance(0.15)) continue;
       ctx.keys.add(`${depth}:${type.name}:${key}:${ctx.level}`);
       const head = `${alias}${f.name}${args_of(f, ctx)}${directive(ctx)}`;
       if (isLeafType(named) || depth >= 3) {
@@ -113,7 +114,7 @@ function generator(seed) {
   }
 
   function operation() {
-    const ctx = { vars: [], frags: [], keys: new Set(), level: 0 };
+    const ctx = { vars: [], frags: [], keys: new Set(), level: 0, aliases: chance(0.3) ? 3 : 99 };
     const mutation = chance(0.2);
     const root = mutation ? schema.getMutationType() : schema.getQueryType();
     const body = selection(root, ctx, 0);
@@ -150,6 +151,9 @@ function generator(seed) {
     (d) => d.replace(/\.\.\.F0/, '...Missing'),                                 // unknown fragment
     (d) => d.replace(/\(([a-z]+): /, '($1: 1, $1: '),                            // duplicate argument
     (d) => d.replace('query Op', 'query Op($x: Customer)').replace('query Op($x: Customer)(', 'query Op($x: Customer, '),
+    (d) => d.replace(/\{ (\w+)/, '{ $1: __typename $1'),                        // alias onto a field
+    (d) => d.replace(/\b(orders|customers)(\([^)]*\))? \{/, '$1(limit: 1) { id } $1$2 {'), // other args
+    (d) => d.replace(/\b(name|segment|subject) /, 'id: $1 $1 '),               // alias onto id
   ];
 
   return function next() {
@@ -180,7 +184,7 @@ const EXPECTED_RULES = ['FieldsOnCorrectType', 'KnownArgumentNames', 'ValuesOfCo
   'FragmentsOnCompositeTypes', 'PossibleFragmentSpreads', 'KnownDirectives',
   'UniqueDirectivesPerLocation', 'ScalarLeafs', 'ExecutableDefinitions', 'UniqueOperationNames',
   'LoneAnonymousOperation', 'UniqueInputFieldNames', 'KnownFragmentNames', 'UniqueArgumentNames',
-  'VariablesAreInputTypes'];
+  'VariablesAreInputTypes', 'OverlappingFieldsCanBeMerged'];
 
 const scratch = mkdtempSync(join(tmpdir(), 'graphql-validate-diff-'));
 try {

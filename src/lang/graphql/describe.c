@@ -78,10 +78,13 @@ sluice_status sluice_graphql_describe(sluice_arena *arena,
                                       sluice_schema *out,
                                       sluice_error *err)
 {
-    const sluice_gql_schema *s = NULL;
-    sluice_status st = sluice_graphql_model(arena, sdl, len, &s, err);
+    /* Built into arena, not the process-wide cache: the model lives and dies with this schema
+     * (a catalog snapshot replaced on SIGHUP), and rides along in out->document_model. */
+    sluice_gql_schema *s = NULL;
+    sluice_status st = sluice_graphql_schema_build(arena, sdl, len, "upstream schema", &s, err);
     if (st != SLUICE_OK)
         return st;
+    out->document_model = s;
     sluice_graphql_rules r = sluice_graphql_rules_of(NULL);
     r.blocked[0] = blocked[0];
     r.blocked[1] = blocked[1];

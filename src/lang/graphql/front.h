@@ -3,7 +3,7 @@
  * language registry adds, its explanation, its facts extension, and the response shaper it
  * hands the GraphQL executor.
  *
- * Owns: these entry points (frontend.c, explain.c, shape.c, describe.c).
+ * Owns: these entry points (frontend.c, explain.c, shape.c, describe.c, guide.c).
  * Does not own: the rules (validate.h), parsing (graphql.h), the HTTP executor.
  */
 #ifndef SLUICE_LANG_GRAPHQL_FRONT_H
@@ -30,6 +30,12 @@ const sluice_graphql_facts *sluice_graphql_facts_of(const sluice_codefacts *f);
 
 /* "Reads customers (limit 3) with id, name; their orders ..." in arena; NULL on NOMEM. */
 const char *sluice_graphql_explain(sluice_arena *arena, const sluice_codefacts *f);
+
+/* The GraphQL part of code-mode://instructions (sluice_frontend.guide). */
+sluice_status sluice_graphql_guide(sluice_arena *arena,
+                                   const sluice_config_code_mode *rules,
+                                   const char *engine_name,
+                                   sluice_frontend_guide *out);
 
 /* The response walk (sluice_exec_shaper, see exec/executor.h). */
 sluice_status

@@ -95,6 +95,10 @@ static sluice_status model_of(sluice_arena *arena,
     }
     if (s == NULL || s->document == NULL)
         return SLUICE_E_NOT_FOUND;
+    if (s->document_model != NULL) { /* built by our describer with this schema */
+        *out = s->document_model;
+        return SLUICE_OK;
+    }
     return sluice_graphql_model(arena, s->document, s->document_len, out, err);
 }
 
@@ -261,6 +265,7 @@ static const sluice_frontend gql_frontend = {
     .canonical_hash = gql_hash,
     .explain = sluice_graphql_explain,
     .risk = gql_risk,
+    .guide = sluice_graphql_guide,
 };
 
 /* At program start, so the GraphQL executor has its response walk and schema description

@@ -7,8 +7,9 @@
 
 #include "lang/graphql/schema.h"
 
-/* The model of sdl[0..len), which must stay alive and unchanged for the process (a backend's
- * schema document). Same failures as sluice_graphql_schema_build, err's strings in arena. */
+/* The model of sdl[0..len) (copied: sdl need only live for the call; the model lives for the
+ * process, or in arena past the cache's size). Same failures as sluice_graphql_schema_build, err's
+ * strings in arena. */
 sluice_status sluice_graphql_model(sluice_arena *arena,
                                    const char *sdl,
                                    size_t len,

@@ -179,7 +179,9 @@ sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sl
     sluice_gql_document *doc = NULL;
     sluice_status st =
         sluice_graphql_parse(arena, sh->code, sh->code_len, "operation", NULL, &doc, err);
-    if (st == SLUICE_OK)
+    if (st == SLUICE_OK && sh->document_model != NULL)
+        s.schema = sh->document_model;
+    else if (st == SLUICE_OK)
         st = sluice_graphql_model(arena, sh->document, sh->document_len, &s.schema, err);
     if (st != SLUICE_OK)
         return st;

@@ -7,12 +7,13 @@
  * NoFragmentCycles, UniqueVariableNames, NoUndefinedVariables, NoUnusedVariables,
  * KnownDirectives, UniqueDirectivesPerLocation, KnownArgumentNames, UniqueArgumentNames,
  * ValuesOfCorrectType, ProvidedRequiredArguments, VariablesInAllowedPosition,
- * UniqueInputFieldNames. Every definition is checked (as graphql-js does), not only the
- * operation that will run.
+ * UniqueInputFieldNames; OverlappingFieldsCanBeMerged (overlap.c) once all of these pass.
+ * Every definition is checked (as graphql-js does), not only the operation that will run.
  * Does not own: limits, blocked fields, operation selection (operation.c).
  */
 #include "lang/graphql/validate.h"
 
+#include "lang/graphql/overlap.h"
 #include "lang/graphql/vcommon.h"
 
 #include <stdlib.h>
@@ -711,6 +712,9 @@ sluice_status sluice_graphql_validate(sluice_arena *arena,
     }
     w.cur = NULL;
     check_graph(&w);
+    /* on a document the other rules accept: field definitions and types are then known */
+    if (f->violation_count == 0 && !w.v.nomem)
+        sluice_graphql_check_overlaps(&w.v);
     if (w.v.nomem || f->incomplete) {
         f->incomplete = true;
         return SLUICE_E_NOMEM;

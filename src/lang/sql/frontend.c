@@ -381,6 +381,7 @@ static const sluice_frontend sql_frontend = {
     .canonical_hash = canonical_hash,
     .explain = sluice_sql_explain,
     .risk = sluice_sql_risk,
+    .guide = sluice_sql_guide,
 };
 
 const sluice_frontend *sluice_sql_frontend(void)

@@ -100,4 +100,10 @@ sluice_status sluice_sql_crosscheck_reads(sluice_codefacts *facts,
  * ..."), allocated in arena; NULL on NOMEM. */
 const char *sluice_sql_explain(sluice_arena *arena, const sluice_codefacts *facts);
 
+/* The SQL part of code-mode://instructions (sluice_frontend.guide, lang/sql/guide.c). */
+sluice_status sluice_sql_guide(sluice_arena *arena,
+                               const sluice_config_code_mode *rules,
+                               const char *engine_name,
+                               sluice_frontend_guide *out);
+
 #endif

@@ -1,0 +1,111 @@
+/*
+ * test_guide_languages.c — code-mode://instructions is written per configured language from
+ * each front end's guide hook: a GraphQL-only server hears about operations, variables, its
+ * limits as configured, blocked fields, introspection and code-mode://schema, and nothing about
+ * SQL; a SQL server keeps its dialect text; both together get one section each.
+ */
+#include "codemode/guide.h"
+#include "unit.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static sluice_config *config_with(int64_t depth, bool introspection)
+{
+    sluice_config *c = NULL;
+    assert_int_equal(sluice_config_defaults(&c), SLUICE_OK);
+    static const char *blocked[] = { "Customer.ssn" };
+    static const char *columns[] = { "customers.email" };
+    c->code_mode.graphql_blocked_fields = (sluice_strlist){ blocked, 1 };
+    c->code_mode.sql_blocked_columns = (sluice_strlist){ columns, 1 };
+    c->code_mode.graphql_max_depth = depth;
+    c->code_mode.graphql_allow_introspection = introspection;
+    return c;
+}
+
+static char *instructions(sluice_arena *a, sluice_config *c, const char *const *langs, size_t n)
+{
+    char *text = sluice_guide_instructions(a, c, "duckdb", langs, n);
+    assert_non_null(text);
+    return text;
+}
+
+static void test_graphql_only_is_about_graphql(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config *c = config_with(7, false);
+    static const char *const langs[] = { "graphql" };
+    const char *t = instructions(a, c, langs, 1);
+    assert_non_null(strstr(t, "# Code mode (GraphQL)"));
+    assert_non_null(strstr(t, "ONE GraphQL operation"));
+    assert_non_null(strstr(t, "$operationName"));
+    assert_non_null(strstr(t, "depth 7,")); /* the configured value, not the default 10 */
+    assert_non_null(strstr(t, "`Customer.ssn`"));
+    assert_null(strstr(t, "customers.email")); /* SQL's own blocked columns are not GraphQL's */
+    assert_non_null(strstr(t, "Introspection (`__schema`, `__type`) is off"));
+    assert_non_null(strstr(t, "`code-mode://schema` is the schema"));
+    assert_null(strstr(t, "SQL"));
+    assert_null(strstr(t, "JOIN"));
+    assert_null(strstr(t, "statement"));
+    sluice_config_free(c);
+    sluice_arena_free(a);
+}
+
+static void test_introspection_allowed_says_so(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config *c = config_with(10, true);
+    static const char *const langs[] = { "graphql" };
+    const char *t = instructions(a, c, langs, 1);
+    assert_non_null(strstr(t, "is allowed"));
+    assert_null(strstr(t, "is off"));
+    sluice_config_free(c);
+    sluice_arena_free(a);
+}
+
+static void test_sql_keeps_its_dialect_text(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config *c = config_with(10, false);
+    const char *t = instructions(a, c, NULL, 0); /* no languages: the default, sql */
+    assert_non_null(strstr(t, "# Code mode (SQL, duckdb dialect)"));
+    assert_non_null(strstr(t, "explains the statement"));
+    assert_non_null(strstr(t, "`customers.email`"));
+    assert_non_null(strstr(t, "SELECT * EXCLUDE"));
+    assert_null(strstr(t, "GraphQL"));
+    sluice_config_free(c);
+    sluice_arena_free(a);
+}
+
+static void test_two_languages_get_a_section_each(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config *c = config_with(10, false);
+    static const char *const langs[] = { "sql", "graphql" };
+    const char *t = instructions(a, c, langs, 2);
+    assert_non_null(strstr(t, "# Code mode (SQL, duckdb dialect; GraphQL)"));
+    assert_non_null(strstr(t, "`{code, language}`"));
+    const char *sql = strstr(t, "## `sql`");
+    const char *gql = strstr(t, "## `graphql`");
+    assert_non_null(sql);
+    assert_non_null(gql);
+    assert_true(sql < gql);
+    assert_non_null(strstr(gql, "exactly one operation"));
+    sluice_config_free(c);
+    sluice_arena_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_graphql_only_is_about_graphql),
+        cmocka_unit_test(test_introspection_allowed_says_so),
+        cmocka_unit_test(test_sql_keeps_its_dialect_text),
+        cmocka_unit_test(test_two_languages_get_a_section_each),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
