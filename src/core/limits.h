@@ -83,6 +83,14 @@
 #define SLUICE_LIMIT_GRAPHQL_OVERLAP_BUDGET 500000u
 /* The upstream GraphQL server: response body cap when [database] max_response_bytes is unset. */
 #define SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES (8u * 1024u * 1024u)
+/* OpenAPI (exec/openapi_*.c): the largest spec read, how deep $refs may chain and YAML/JSON may
+ * nest, and the operations one spec may declare. */
+#define SLUICE_LIMIT_OPENAPI_SPEC_BYTES (16u * 1024u * 1024u)
+#define SLUICE_LIMIT_OPENAPI_REF_DEPTH  32u
+#define SLUICE_LIMIT_OPENAPI_NESTING    128u
+#define SLUICE_LIMIT_OPENAPI_OPERATIONS 4096u
+/* Upstream calls of one plan in flight at once (libcurl multi); more wait for a free slot. */
+#define SLUICE_LIMIT_OPENAPI_IN_FLIGHT 16u
 
 /* demo.sql is a few KiB; anything larger is not the file we meant. */
 #define SLUICE_LIMIT_DEMO_SQL_BYTES (1024 * 1024)
@@ -166,6 +174,13 @@
 #define SLUICE_LIMIT_JS_STEPS_DEFAULT  10000000
 #define SLUICE_LIMIT_JS_MEMORY_DEFAULT (64u * 1024u * 1024u)
 #define SLUICE_LIMIT_JS_CALL_DEPTH     200u
+/* Nesting of a plan's result walked by the output guard (deeper: refused, never skipped). */
+#define SLUICE_LIMIT_JS_RESULT_DEPTH 512u
+/* Calls a plan run records (max_api_calls is at most 100000). */
+#define SLUICE_LIMIT_JS_CALL_RECORDS 100000u
+/* A read-only plan with a static bound of at most this many upstream calls is low risk (seed
+ * 000's budgets plan makes 11); more, or no static bound, is medium. */
+#define SLUICE_LIMIT_JS_LOW_RISK_CALLS 20
 #define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
 
 /* SQL analysis: operator and expression nesting in a bound plan, */

@@ -77,6 +77,11 @@ typedef struct sluice_exec_request {
      * backend that reads results with its schema uses the same one even when a reload swapped
      * in another meanwhile; NULL: the executor takes the catalog itself. */
     const sluice_schema *schema;
+    /* Plans (exec/js_plan.h): the operations validation resolved (calledOperations); a call to
+     * any other is refused at run time. NULL: every call is refused. */
+    const sluice_strlist *validated_operations;
+    /* The approval token's id (hex): writes derive their Idempotency-Key from it. */
+    const char *token_id;
 } sluice_exec_request;
 
 typedef struct sluice_exec_column {
@@ -112,6 +117,10 @@ typedef struct sluice_exec_result {
     const char *rows_text;
     int64_t elapsed_ms;
     const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
+    /* A plan (exec/js_plan.h): every upstream call it made with its outcome, and those that
+     * failed (also when the plan caught them). NULL for other engines. Arena-owned. */
+    json_t *calls;
+    json_t *failed_calls;
 } sluice_exec_result;
 
 /* One read the engine itself reports it would make for a statement (SQLite's authorizer):

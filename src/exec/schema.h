@@ -62,6 +62,9 @@ typedef struct sluice_schema {
     /* The model the language's describer built of document, living as long as this schema (a
      * catalog snapshot re-read on SIGHUP carries its own); NULL: front ends build or cache one. */
     const void *document_model;
+    /* What code-mode://schema shows instead of tables when set: an API backend's compact
+     * declaration of what code may call (OpenAPI: TypeScript-style). */
+    const char *declaration;
 } sluice_schema;
 
 #endif

@@ -9,8 +9,10 @@
  */
 #include "core/buf.h"
 #include "core/hash.h"
+#include "core/limits.h"
 #include "exec/js/parse.h"
 #include "lang/js/js.h"
+#include "lang/js/ops.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -18,7 +20,8 @@
 void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
-                               const sluice_config_code_mode *cfg);
+                               const sluice_config_code_mode *cfg,
+                               const sluice_js_ops *ops);
 
 static bool js_cedar_context(const sluice_codefacts *facts, json_t *script)
 {
@@ -132,7 +135,18 @@ static sluice_status js_analyze(sluice_arena *arena,
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory hashing the plan");
     f->canonical = canon;
     hash_hex(canon, f->code_hash);
-    sluice_js_analyze_program(f, x, &prog, ctx != NULL ? ctx->code_mode : NULL);
+    sluice_js_ops ops;
+    const sluice_js_ops *known = NULL;
+    if (ctx != NULL && ctx->engine == SLUICE_ENGINE_OPENAPI && ctx->schema != NULL &&
+        ctx->schema->document != NULL) {
+        st = sluice_js_ops_read(arena, ctx->schema->document, ctx->schema->document_len, &ops);
+        if (st == SLUICE_E_NOMEM)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory analyzing the plan");
+        if (st != SLUICE_OK) /* fail closed: no call can be resolved */
+            ops.count = 0;
+        known = &ops;
+    }
+    sluice_js_analyze_program(f, x, &prog, ctx != NULL ? ctx->code_mode : NULL, known);
     f->complexity = (int64_t)(prog.node_count / 10 + f->call_count * 5 + f->loop_count * 10);
     if (sluice_arena_failed(arena))
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory analyzing the plan");
@@ -190,7 +204,7 @@ static sluice_risk js_risk(const sluice_codefacts *f, const char **reason)
         *reason = "a write inside a catch block may be repeated";
         return SLUICE_RISK_HIGH;
     }
-    if (x != NULL && (x->call_bound < 0 || x->call_bound > 10)) {
+    if (x != NULL && (x->call_bound < 0 || x->call_bound > SLUICE_LIMIT_JS_LOW_RISK_CALLS)) {
         *reason = "many or unbounded upstream calls";
         return SLUICE_RISK_MEDIUM;
     }
