@@ -290,3 +290,15 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
     *result = v;
     return SLUICE_OK;
 }
+
+sluice_status sluice_mcp_host_call(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
+{
+    sluice_mcp_host *h = ctx;
+    *result = NULL;
+    if (strcmp(call->object, "mcp") != 0)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "%s.%s at line %u: this plan has no api backend", call->object,
+                                call->method, call->line);
+    return sluice_mcp_servers_call(h->servers, &h->run, arena, call, result, NULL, err);
+}

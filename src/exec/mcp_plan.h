@@ -70,4 +70,15 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
                                       sluice_mcp_call_record *rec,
                                       sluice_error *err);
 
+/* The interpreter's host for a plan whose only capability is mcp (a direct driver, and tests):
+ * ctx is a sluice_mcp_host; every call goes through sluice_mcp_servers_call (an api call is
+ * refused with SLUICE_E_DENIED). The plan executor (exec/js_plan.c) plugs the same call in. */
+typedef struct sluice_mcp_host {
+    sluice_mcp_servers *servers;
+    sluice_mcp_run run;
+} sluice_mcp_host;
+
+sluice_status sluice_mcp_host_call(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err);
+
 #endif
