@@ -434,8 +434,11 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
         "conninfo",       "password_file",       "password_env",       "search_path", "pool_size",
         "write_conninfo", "write_password_file", "write_password_env", NULL
     };
-    static const char *const graphql_only[] = { "endpoint", "auth_token_env",     "auth_token_file",
-                                                "ca_file",  "max_response_bytes", NULL };
+    static const char *const graphql_only[] = {
+        "endpoint", "auth_token_env",     "auth_token_file",
+        "ca_file",  "max_response_bytes", "auth_query_param",
+        NULL
+    };
     static const char *const not_postgres[] = { "path", NULL };
     const sluice_config_database *db = obj;
     ld->cfg->has_database = true;
@@ -446,9 +449,9 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
     else if (db->engine != SLUICE_ENGINE_POSTGRES &&
              (key = first_present(table, postgres_only)) != NULL)
         engine = "postgres";
-    else if (db->engine != SLUICE_ENGINE_GRAPHQL &&
+    else if (db->engine != SLUICE_ENGINE_GRAPHQL && db->engine != SLUICE_ENGINE_OPENAPI &&
              (key = first_present(table, graphql_only)) != NULL)
-        engine = "graphql";
+        engine = "graphql\" or \"openapi";
     else if (db->engine == SLUICE_ENGINE_POSTGRES &&
              (key = first_present(table, not_postgres)) != NULL)
         engine = "duckdb\" or \"sqlite";
@@ -465,6 +468,11 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
                                    "engine \"graphql\" needs endpoint (the upstream URL); path "
                                    "(its schema as an SDL file) is optional, else the schema is "
                                    "fetched by introspection at start-up");
+    if (db->engine == SLUICE_ENGINE_OPENAPI && db->path == NULL)
+        return sluice_keys_fail_at(ld, sluice_toml_line(table), 0, "path",
+                                   "engine \"openapi\" needs path (the OpenAPI 3.0/3.1 spec, "
+                                   "JSON or YAML); endpoint (the base URL) defaults to the "
+                                   "spec's first server");
     return db->engine == SLUICE_ENGINE_POSTGRES ? check_database_postgres(ld, table, obj)
                                                 : SLUICE_OK;
 }
@@ -590,6 +598,15 @@ sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, voi
                                    "backend \"command\" needs command = [\"program\", "
                                    "\"arg\", ...]");
     }
+    return SLUICE_OK;
+}
+
+sluice_status
+sluice_checks_operation(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    (void)ld;
+    sluice_config_operation *op = obj;
+    op->has_idempotent = sluice_toml_table_get(table, "idempotent") != NULL;
     return SLUICE_OK;
 }
 

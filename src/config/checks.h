@@ -56,6 +56,11 @@ sluice_status
 sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status
 sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* [[code_mode.operations]]: records whether idempotent was written (absent: the method's
+ * default). Never fails. */
+sluice_status
+sluice_checks_operation(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+
 sluice_status
 sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 sluice_status sluice_checks_tool(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);

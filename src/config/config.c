@@ -117,7 +117,7 @@ _Static_assert(sizeof(sluice_graphql_blocked_output) == sizeof(int),
 
 static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL };
 static const char *const log_formats[] = { "text", "json", NULL };
-static const char *const engines[] = { "duckdb", "sqlite", "postgres", "graphql", NULL };
+static const char *const engines[] = { "duckdb", "sqlite", "postgres", "graphql", "openapi", NULL };
 static const char *const blocked_outputs[] = { "strip", "refuse", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
 static const char *const param_types[] = { "string", "integer", "number", "boolean", NULL };
@@ -221,6 +221,7 @@ static const sluice_key_spec database_keys[] = {
         T, max_response_bytes, 1024, 1024 * 1024 * 1024, SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES) },
     { PATH_KEY(T, ca_file) },
     { INLINE_SECRET("auth_token", "auth_token_env or auth_token_file") },
+    { STR_KEY(T, auth_query_param), .min = 1 },
 };
 #undef T
 
@@ -230,11 +231,13 @@ static const sluice_key_spec operation_keys[] = {
     { CHOICE_KEY(T, category, sluice_keys_action_names, NULL), .required = true },
     { STR_KEY(T, description) },
     { STR_KEY(T, path) },
+    { BOOL_KEY(T, idempotent, false) },
 };
 #undef T
 
 static const sluice_section_spec operation_section = {
     .path = "code_mode.operations",
+    .finish = sluice_checks_operation,
     .array = true,
     .size = sizeof(sluice_config_operation),
     .keys = operation_keys,
@@ -343,6 +346,13 @@ static const sluice_key_spec code_mode_keys[] = {
       .min = 1,
       .max = 100000000,
       .def = 100 },
+    { INT_KEY(T, max_steps, 1000, 1000000000, SLUICE_LIMIT_JS_STEPS_DEFAULT) },
+    { SIZE_KEY(T,
+               max_memory_bytes,
+               1024 * 1024,
+               4LL * 1024 * 1024 * 1024,
+               SLUICE_LIMIT_JS_MEMORY_DEFAULT) },
+    { ENUM_KEY(T, openapi_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
     { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
     { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
     { TABLES_KEY("mcp_servers", T, mcp_servers, mcp_server_count, &mcp_server_section) },

@@ -85,6 +85,7 @@ typedef enum sluice_engine_kind {
     SLUICE_ENGINE_SQLITE = 1,
     SLUICE_ENGINE_POSTGRES = 2,
     SLUICE_ENGINE_GRAPHQL = 3, /* an upstream GraphQL server over HTTP (exec/graphql_http.c) */
+    SLUICE_ENGINE_OPENAPI = 4, /* a REST service described by OpenAPI, run by JS plans */
 } sluice_engine_kind;
 
 /* [database] — the backend code mode runs against — and [[databases]], more backends by name,
@@ -115,6 +116,10 @@ typedef struct sluice_config_database {
     const char *auth_scheme;     /* prefix, default "Bearer" ("" = the raw value) */
     int64_t max_response_bytes;  /* default 8 MiB */
     const char *ca_file;         /* extra CA bundle for https (verification stays on) */
+    /* engine = "openapi": path is the spec (JSON or YAML); endpoint the base URL (default: the
+     * spec's first server). The credential is sent in auth_header, or, when this is set, as
+     * this query parameter (an API key in the query string). */
+    const char *auth_query_param;
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */
@@ -137,6 +142,9 @@ typedef struct sluice_config_operation {
     const char *category; /* "read" | "write" | "delete" | "admin" */
     const char *description;
     const char *path;
+    /* a retry of the call cannot apply it twice; default: PUT and DELETE yes, POST/PATCH no */
+    bool idempotent;
+    bool has_idempotent; /* idempotent was written */
 } sluice_config_operation;
 
 /* [[code_mode.mcp_servers]] — a downstream MCP server JavaScript plans call with
@@ -207,8 +215,11 @@ typedef struct sluice_config_code_mode {
     sluice_strlist openapi_internal_blocked_fields; /* stripped from responses before the plan */
     sluice_config_operation *operations;            /* [[code_mode.operations]] */
     size_t operation_count;
-    sluice_strlist delete_operations;      /* ids of the operations with category "delete" */
-    sluice_config_mcp_server *mcp_servers; /* [[code_mode.mcp_servers]] */
+    sluice_strlist delete_operations; /* ids of the operations with category "delete" */
+    int64_t max_steps;                /* interpreter steps per plan; default 10,000,000 */
+    int64_t max_memory_bytes;         /* memory a plan's values may hold; default 64 MiB */
+    sluice_graphql_blocked_output openapi_blocked_output; /* "strip" | "refuse"; default strip */
+    sluice_config_mcp_server *mcp_servers;                /* [[code_mode.mcp_servers]] */
     size_t mcp_server_count;
     /* GraphQL (lang/graphql/validate.h): limits counted with fragments expanded. */
     int64_t graphql_max_depth;              /* default 10 */

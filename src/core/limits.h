@@ -145,7 +145,11 @@
 #define SLUICE_LIMIT_JS_STEPS_DEFAULT  10000000
 #define SLUICE_LIMIT_JS_MEMORY_DEFAULT (64u * 1024u * 1024u)
 #define SLUICE_LIMIT_JS_CALL_DEPTH     200u
-#define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
+/* Nesting of a plan's result walked by the output guard (deeper: refused, never skipped). */
+#define SLUICE_LIMIT_JS_RESULT_DEPTH 512u
+/* Calls a plan run records (max_api_calls is at most 100000). */
+#define SLUICE_LIMIT_JS_CALL_RECORDS 100000u
+#define SLUICE_LIMIT_JS_STRING_UNITS (16u * 1024u * 1024u)
 
 /* SQL analysis: operator and expression nesting in a bound plan, */
 #define SLUICE_LIMIT_SQL_PLAN_DEPTH 200u

@@ -135,6 +135,9 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
         break; /* opened above: it needs no path */
     case SLUICE_ENGINE_GRAPHQL:
         return sluice_exec_graphql_open(db, code_mode, out, err_arena, err);
+    case SLUICE_ENGINE_OPENAPI:
+        return sluice_error_set(err, err_arena, SLUICE_E_UNSUPPORTED,
+                                "[database] engine \"openapi\" is not built in this version");
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);

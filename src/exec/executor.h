@@ -108,6 +108,10 @@ typedef struct sluice_exec_result {
     const char *rows_text;
     int64_t elapsed_ms;
     const char *statement_type; /* "SELECT", "INSERT", ... as the engine classified it */
+    /* A plan (exec/js_plan.h): every upstream call it made with its outcome, and those that
+     * failed (also when the plan caught them). NULL for other engines. Arena-owned. */
+    json_t *calls;
+    json_t *failed_calls;
 } sluice_exec_result;
 
 /* One read the engine itself reports it would make for a statement (SQLite's authorizer):

@@ -47,6 +47,7 @@ static jv settled(interp *in, bool rejected, jv v)
     jpromise *p = js_alloc(in, sizeof *p);
     if (p == NULL)
         return jv_undef();
+    memset(p, 0, sizeof *p);
     p->rejected = rejected;
     p->v = v;
     jv r = { .t = JV_PROMISE, .u.p = p };
@@ -1151,6 +1152,9 @@ static const method_entry number_methods[] = {
 static int promise_then(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     jpromise *p = self.u.p;
+    int src = js_settle(in, p);
+    if (src != C_NORMAL)
+        return src;
     jv handler = p->rejected ? ARG(1) : ARG(0);
     if (handler.t != JV_FUNC) {
         *out = self;
@@ -1776,6 +1780,10 @@ static int promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, in
     jarr *r = js_arr_new(in, list.u.a->len);
     if (r == NULL)
         return C_FATAL;
+    /* every call is already in flight: waiting for them in order takes as long as the slowest */
+    for (size_t i = 0; i < list.u.a->len; i++)
+        if (list.u.a->v[i].t == JV_PROMISE && js_settle(in, list.u.a->v[i].u.p) != C_NORMAL)
+            return C_FATAL;
     for (size_t i = 0; i < list.u.a->len; i++) {
         jv v = list.u.a->v[i];
         bool rejected = v.t == JV_PROMISE && v.u.p->rejected;
@@ -1890,10 +1898,123 @@ static int record_failed(interp *in, const sluice_js_call *call, const char *mes
                                       : NULL,
         .message = sluice_arena_strdup(in->out_arena, message != NULL ? message : "failed"),
         .index = call->index,
+        .line = call->line,
     };
     res->failed = nf;
     res->failed_count++;
     return C_NORMAL;
+}
+
+/* Settles p with the host's answer st/result/herr for call (status contract: interp.h).
+ * C_NORMAL (p fulfilled or rejected) or C_FATAL. */
+static int settle_with(interp *in,
+                       jpromise *p,
+                       const sluice_js_call *call,
+                       sluice_status st,
+                       json_t *result,
+                       const sluice_error *herr)
+{
+    p->pending = false;
+    if (st == SLUICE_OK) {
+        jv v;
+        int rc = js_from_json(in, result != NULL ? result : json_null(), &v);
+        json_decref(result);
+        if (rc != C_NORMAL)
+            return rc;
+        if (v.t == JV_PROMISE) /* a host value is never a promise; keep the invariant anyway */
+            return js_nomem(in);
+        p->rejected = false;
+        p->v = v;
+        return C_NORMAL;
+    }
+    json_decref(result);
+    const char *msg = herr->message != NULL ? herr->message : "upstream call failed";
+    if (st == SLUICE_E_ENGINE) {
+        /* an upstream failure: the plan may catch it, but it is never silent */
+        if (record_failed(in, call, msg) != C_NORMAL)
+            return C_FATAL;
+        sluice_js_str *m = sluice_js_str_from_utf8(in->arena, msg, strlen(msg));
+        jv e = m != NULL ? js_make_error(in, "Error", m) : jv_undef();
+        if (e.t == JV_UNDEF)
+            return js_nomem(in);
+        p->rejected = true;
+        p->v = e;
+        return C_NORMAL;
+    }
+    record_failed(in, call, msg);
+    return js_fatal(in, st, herr->key != NULL ? herr->key : "request_policy", "%s", msg);
+}
+
+static void unlink_pending(interp *in, jpromise *p)
+{
+    for (jpromise **q = &in->pending; *q != NULL; q = &(*q)->next_pending)
+        if (*q == p) {
+            *q = p->next_pending;
+            return;
+        }
+}
+
+int js_settle(interp *in, jpromise *p)
+{
+    if (!p->pending)
+        return C_NORMAL;
+    unlink_pending(in, p);
+    json_t *result = NULL;
+    sluice_error herr = { 0 };
+    sluice_status st =
+        in->opts.host.wait(in->opts.host.ctx, in->out_arena, p->ticket, &result, &herr);
+    int rc = settle_with(in, p, &p->call, st, result, &herr);
+    json_decref(p->call.args);
+    p->call.args = NULL;
+    return rc;
+}
+
+int js_settle_all(interp *in)
+{
+    while (in->pending != NULL)
+        if (js_settle(in, in->pending) != C_NORMAL)
+            return C_FATAL;
+    return C_NORMAL;
+}
+
+/* The arguments of a capability call as JSON (undefined as null). NULL with C_FATAL set. */
+static json_t *
+call_args(interp *in, const char *object, const char *method, const jv *args, size_t argc)
+{
+    json_t *jargs = json_array();
+    if (jargs == NULL) {
+        js_nomem(in);
+        return NULL;
+    }
+    for (size_t i = 0; i < argc; i++) {
+        sluice_buf b;
+        sluice_buf_init(&b, in->arena, 0);
+        bool undef;
+        int rc = js_json_stringify(in, args[i], NULL, &b, &undef);
+        if (rc != C_NORMAL) {
+            json_decref(jargs);
+            if (rc == C_THROW)
+                js_fatal(in, SLUICE_E_INVALID, "js_refused",
+                         "an argument of %s.%s at line %u cannot be sent as JSON", object, method,
+                         in->line);
+            return NULL;
+        }
+        json_t *v = undef ? json_null() : json_loads(sluice_buf_cstr(&b), JSON_DECODE_ANY, NULL);
+        if (v == NULL || json_array_append_new(jargs, v) != 0) {
+            json_decref(jargs);
+            js_fatal(in, SLUICE_E_INVALID, "js_refused",
+                     "an argument of %s.%s at line %u is not JSON", object, method, in->line);
+            return NULL;
+        }
+    }
+    return jargs;
+}
+
+static void decref_args(void *p)
+{
+    jpromise *pr = p;
+    json_decref(pr->call.args);
+    pr->call.args = NULL;
 }
 
 static int capability_call(
@@ -1905,64 +2026,42 @@ static int capability_call(
                         "the plan tried call %zu (%s.%s at line %u) but max_api_calls = %lld; "
                         "%zu calls were made",
                         in->calls + 1, object, method, in->line, (long long)max, in->calls);
-    if (in->opts.host.call == NULL)
+    bool concurrent = in->opts.host.start != NULL && in->opts.host.wait != NULL;
+    if (in->opts.host.call == NULL && !concurrent)
         return js_fatal(in, SLUICE_E_DENIED, "js_refused", "%s is not available to this plan",
                         object);
-    json_t *jargs = json_array();
+    jpromise *p = js_alloc(in, sizeof *p);
+    if (p == NULL)
+        return C_FATAL;
+    memset(p, 0, sizeof *p);
+    json_t *jargs = call_args(in, object, method, args, argc);
     if (jargs == NULL)
-        return js_nomem(in);
-    for (size_t i = 0; i < argc; i++) {
-        sluice_buf b;
-        sluice_buf_init(&b, in->arena, 0);
-        bool undef;
-        int rc = js_json_stringify(in, args[i], NULL, &b, &undef);
-        if (rc != C_NORMAL) {
-            json_decref(jargs);
-            return rc;
-        }
-        json_t *v = undef ? json_null() : json_loads(sluice_buf_cstr(&b), JSON_DECODE_ANY, NULL);
-        if (v == NULL || json_array_append_new(jargs, v) != 0) {
-            json_decref(jargs);
-            return js_fatal(in, SLUICE_E_INVALID, "js_refused",
-                            "an argument of %s.%s at line %u is not JSON", object, method,
-                            in->line);
-        }
-    }
-    sluice_js_call call = {
+        return C_FATAL;
+    p->call = (sluice_js_call){
         .object = object, .method = method, .args = jargs, .index = in->calls, .line = in->line
     };
     in->calls++; /* counted before the call: failures, retries and refusals count too */
+    if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK) {
+        json_decref(jargs);
+        return js_nomem(in);
+    }
+    out->t = JV_PROMISE;
+    out->u.p = p;
     json_t *result = NULL;
     sluice_error herr = { 0 };
-    sluice_status st = in->opts.host.call(in->opts.host.ctx, in->out_arena, &call, &result, &herr);
-    int rc;
-    if (st == SLUICE_OK) {
-        rc = js_from_json(in, result != NULL ? result : json_null(), out);
-        json_decref(result);
-        if (rc == C_NORMAL) {
-            *out = settled(in, false, *out);
-            rc = out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
-        }
-    } else if (st == SLUICE_E_ENGINE) {
-        /* an upstream failure: the plan may catch it, but it is never silent */
-        rc = record_failed(in, &call, herr.message);
-        sluice_js_str *m = sluice_js_str_from_utf8(
-            in->arena, herr.message != NULL ? herr.message : "upstream call failed",
-            strlen(herr.message != NULL ? herr.message : "upstream call failed"));
-        jv e = m != NULL ? js_make_error(in, "Error", m) : jv_undef();
-        if (rc == C_NORMAL && e.t != JV_UNDEF) {
-            *out = settled(in, true, e);
-            rc = out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
-        } else if (rc == C_NORMAL) {
-            rc = js_nomem(in);
+    sluice_status st;
+    if (concurrent) {
+        st = in->opts.host.start(in->opts.host.ctx, in->out_arena, &p->call, &p->ticket, &herr);
+        if (st == SLUICE_OK) {
+            p->pending = true;
+            p->next_pending = in->pending;
+            in->pending = p;
+            return C_NORMAL;
         }
     } else {
-        record_failed(in, &call, herr.message);
-        rc = js_fatal(in, st, herr.key != NULL ? herr.key : "request_policy", "%s",
-                      herr.message != NULL ? herr.message : "the call was refused");
+        st = in->opts.host.call(in->opts.host.ctx, in->out_arena, &p->call, &result, &herr);
     }
-    json_decref(jargs);
-    return rc;
+    return settle_with(in, p, &p->call, st, result, &herr);
 }
 
 static int api_verb(interp *in, jv self, const jv *args, size_t argc, jv *out)

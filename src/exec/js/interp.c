@@ -199,6 +199,7 @@ static jv make_promise(interp *in, bool rejected, jv v)
     jpromise *p = js_alloc(in, sizeof *p);
     if (p == NULL)
         return jv_undef();
+    memset(p, 0, sizeof *p);
     p->rejected = rejected;
     p->v = v;
     jv r = { .t = JV_PROMISE, .u.p = p };
@@ -1222,6 +1223,8 @@ static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
         if (a.t == JV_PROMISE) {
+            if ((rc = js_settle(in, a.u.p)) != C_NORMAL)
+                return rc;
             if (a.u.p->rejected) {
                 in->thrown = a.u.p->v;
                 return C_THROW;
@@ -1607,7 +1610,9 @@ sluice_status sluice_js_run(sluice_arena *arena,
         result = in.ret;
         rc = C_NORMAL;
     }
-    if (rc == C_NORMAL && result.t == JV_PROMISE) { /* the plan is an async body: adopt */
+    if (rc == C_NORMAL && result.t == JV_PROMISE) /* the plan is an async body: adopt */
+        rc = js_settle(&in, result.u.p);
+    if (rc == C_NORMAL && result.t == JV_PROMISE) {
         if (result.u.p->rejected) {
             in.thrown = result.u.p->v;
             rc = C_THROW;
@@ -1626,6 +1631,8 @@ sluice_status sluice_js_run(sluice_arena *arena,
     }
     if (rc == C_THROW)
         record_throw(&in, out);
+    if (rc != C_FATAL && js_settle_all(&in) != C_NORMAL) /* calls nobody awaited still count */
+        rc = C_FATAL;
     if (rc == C_BREAK || rc == C_CONTINUE || rc == C_SHORT)
         rc = C_NORMAL;
     out->api_calls = in.calls;

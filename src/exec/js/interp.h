@@ -11,7 +11,10 @@
  *
  * Semantics are JavaScript's for everything the parser accepts (tests/node/js_diff.mjs checks
  * them against Node) with one documented difference: an async function runs to completion when
- * called, so `Promise.all` over api calls issues them one after another, in array order.
+ * called (an `await` inside it waits there). Concurrency comes from the host instead: with
+ * start/wait, an api call returns a pending promise at once (the request is already in flight)
+ * and is settled only where its value is needed (await, Promise.all/allSettled, .then, the end
+ * of the plan), so `Promise.all(xs.map(x => api.get(...)))` has every request in flight at once.
  */
 #ifndef SLUICE_EXEC_JS_INTERP_H
 #define SLUICE_EXEC_JS_INTERP_H
@@ -43,8 +46,24 @@ typedef struct sluice_js_call {
 typedef sluice_status (*sluice_js_call_fn)(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err);
 
+/* Concurrent hosts split a call in two. start begins it and returns at once with a ticket (the
+ * request in flight); wait blocks until that ticket's answer is in (driving every other call in
+ * flight meanwhile) and returns it with call's status contract. A start failure is reported as
+ * call's would be. Every ticket started is waited exactly once, except after a run that stopped
+ * on a fatal status: the host then abandons what is in flight. */
+typedef sluice_status (*sluice_js_start_fn)(void *ctx,
+                                            sluice_arena *arena,
+                                            const sluice_js_call *call,
+                                            uint64_t *ticket,
+                                            sluice_error *err);
+typedef sluice_status (*sluice_js_wait_fn)(
+    void *ctx, sluice_arena *arena, uint64_t ticket, json_t **result, sluice_error *err);
+
 typedef struct sluice_js_host {
     sluice_js_call_fn call; /* NULL: the plan has no api/mcp globals at all */
+    /* both set: calls run concurrently (call is then unused and may be NULL) */
+    sluice_js_start_fn start;
+    sluice_js_wait_fn wait;
     void *ctx;
     bool has_api; /* the `api` global exists */
     bool has_mcp; /* the `mcp` global exists */
@@ -62,6 +81,7 @@ typedef struct sluice_js_failed_call {
     const char *object, *method, *path; /* path: first argument when a string, else NULL */
     const char *message;
     size_t index;
+    uint32_t line; /* of the call site */
 } sluice_js_failed_call;
 
 typedef struct sluice_js_run_result {

@@ -79,6 +79,11 @@ struct jfunc {
 struct jpromise {
     bool rejected;
     jv v;
+    /* An upstream call in flight (host start/wait): rejected and v are set by js_settle. */
+    bool pending;
+    uint64_t ticket;
+    sluice_js_call call; /* what was asked, for the failed-call record; args owned here */
+    struct jpromise *next_pending;
 };
 
 typedef struct binding {
@@ -120,6 +125,7 @@ struct interp {
     sluice_error *err;
     env *global;
     sluice_buf scratch;
+    jpromise *pending; /* calls in flight, newest first */
 };
 
 /* --- allocation (counts against max_memory_bytes; C_FATAL semantics when NULL) --------- */
@@ -207,6 +213,12 @@ int js_json_stringify(
     interp *in, jv v, const sluice_js_str *indent, sluice_buf *b, bool *undefined_out);
 /* A value from JSON (api responses, args, JSON.parse). C_NORMAL or C_FATAL. */
 int js_from_json(interp *in, const json_t *j, jv *out);
+
+/* Settles p when it is a call in flight (waits for the host's answer). C_NORMAL (p settled,
+ * fulfilled or rejected) or C_FATAL (a refusal, the deadline, NOMEM). */
+int js_settle(interp *in, jpromise *p);
+/* Settles every call still in flight (the end of the run). C_NORMAL or C_FATAL. */
+int js_settle_all(interp *in);
 
 /* --- the evaluator's entry for built-ins that call back into the plan ------------------ */
 int js_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out);
