@@ -10,7 +10,7 @@
 
 #include "core/json_schema.h"
 #include "exec/idempotency.h"
-#include "exec/json_strip.h"
+#include "exec/js_plan.h"
 #include "exec/mcp_client.h"
 
 #include <stdlib.h>
@@ -279,13 +279,13 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
     json_decref(res);
     if (v == NULL)
         return SLUICE_E_NOMEM;
-    st = sluice_json_strip_fields(v, &s->cm->openapi_internal_blocked_fields, &rec->stripped);
+    /* the same guard as the plan's output, on the way in: stripped before the plan sees it */
+    const sluice_strlist *const internal[2] = { &s->cm->openapi_internal_blocked_fields, NULL };
+    const char *hit = NULL;
+    st = sluice_js_guard_blocked(arena, v, internal, false, &rec->stripped, &hit, err);
     if (st != SLUICE_OK) {
         json_decref(v);
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE,
-                                "mcp server '%s': tool '%s' answered a value nested too deep to "
-                                "check for blocked fields",
-                                server, tool);
+        return st;
     }
     *result = v;
     return SLUICE_OK;
@@ -301,4 +301,94 @@ sluice_status sluice_mcp_host_call(
                                 "%s.%s at line %u: this plan has no api backend", call->object,
                                 call->method, call->line);
     return sluice_mcp_servers_call(h->servers, &h->run, arena, call, result, NULL, err);
+}
+
+/* --- the plan executor's mcp backend (exec/js_plan.h): start runs the call, wait hands it over */
+
+typedef struct outcome {
+    sluice_status st;
+    json_t *result;
+    sluice_error err;
+    sluice_mcp_call_record rec;
+    bool done;
+} outcome;
+
+struct sluice_mcp_backend_state {
+    sluice_mcp_host host;
+    outcome *slots;
+    size_t cap;
+    uint64_t next;
+};
+
+static bool grow_slots(sluice_mcp_backend_state *b, sluice_arena *arena)
+{
+    if (b->next < b->cap)
+        return true;
+    size_t cap = b->cap > 0 ? b->cap * 2 : 16;
+    outcome *n = sluice_arena_calloc(arena, cap, sizeof *n);
+    if (n == NULL)
+        return false;
+    if (b->cap > 0)
+        memcpy(n, b->slots, b->cap * sizeof *n);
+    b->slots = n;
+    b->cap = cap;
+    return true;
+}
+
+static sluice_status mcp_start(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, uint64_t *ticket, sluice_error *err)
+{
+    sluice_mcp_backend_state *b = ctx;
+    if (!grow_slots(b, b->host.arena))
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory starting an MCP call");
+    outcome *o = &b->slots[b->next];
+    *ticket = b->next++;
+    /* one exchange at a time per downstream server: the call runs here, wait hands it over */
+    o->st = sluice_mcp_servers_call(b->host.servers, &b->host.run, arena, call, &o->result, &o->rec,
+                                    &o->err);
+    o->done = true;
+    if (o->st != SLUICE_OK && o->st != SLUICE_E_ENGINE) {
+        *err = o->err;
+        return o->st; /* a refusal stops the plan at the call, as the contract asks */
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status
+mcp_wait(void *ctx, sluice_arena *arena, uint64_t ticket, json_t **result, sluice_error *err)
+{
+    sluice_mcp_backend_state *b = ctx;
+    *result = NULL;
+    if (ticket >= b->next || !b->slots[ticket].done)
+        return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "unknown MCP call %llu",
+                                (unsigned long long)ticket);
+    outcome *o = &b->slots[ticket];
+    *err = o->err;
+    *result = o->result;
+    o->result = NULL;
+    return o->st;
+}
+
+static json_t *mcp_describe(void *ctx, uint64_t ticket)
+{
+    sluice_mcp_backend_state *b = ctx;
+    if (ticket >= b->next)
+        return NULL;
+    const sluice_mcp_call_record *r = &b->slots[ticket].rec;
+    return json_pack("{s:s?, s:s?, s:s?, s:I}", "operation", r->operation, "action", r->action,
+                     "idempotency_key", r->idempotency_key, "stripped", (json_int_t)r->stripped);
+}
+
+sluice_status
+sluice_mcp_plan_backend(const sluice_mcp_host *host, sluice_arena *arena, sluice_js_backend *out)
+{
+    sluice_mcp_backend_state *b = sluice_arena_calloc(arena, 1, sizeof *b);
+    if (b == NULL)
+        return SLUICE_E_NOMEM;
+    b->host = *host;
+    b->host.arena = arena;
+    *out = (sluice_js_backend){
+        .start = mcp_start, .wait = mcp_wait, .describe = mcp_describe, .ctx = b
+    };
+    return SLUICE_OK;
 }

@@ -10,7 +10,7 @@
  * (server, tool) the validated plan names, only an allowed tool whose action the server's
  * allow_writes/allow_deletes permit, arguments validated against its inputSchema, an
  * idempotency key in _meta for Write and Delete tools (exec/idempotency.h), blocked fields
- * stripped from the answer before the plan sees it.
+ * stripped from the answer before the plan sees it (exec/js_guard.c's guard, as for api).
  * Does not own: the static analysis (lang/js/analyze.c), the interpreter (exec/js/), the MCP
  * exchange (exec/mcp_client.c) or the audit record (its caller records what the call reports).
  */
@@ -21,6 +21,7 @@
 #include "core/arena.h"
 #include "core/error.h"
 #include "exec/js/interp.h"
+#include "exec/js_plan.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -76,9 +77,19 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
 typedef struct sluice_mcp_host {
     sluice_mcp_servers *servers;
     sluice_mcp_run run;
+    sluice_arena *arena; /* set by sluice_mcp_plan_backend */
 } sluice_mcp_host;
 
 sluice_status sluice_mcp_host_call(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err);
+
+typedef struct sluice_mcp_backend_state sluice_mcp_backend_state;
+
+/* The mcp backend of one plan run (sluice_js_plan.mcp): start runs the call through
+ * sluice_mcp_servers_call (a downstream speaks one exchange at a time), wait hands its outcome
+ * over, describe adds {operation, action, idempotency_key, stripped} to the call's record. State
+ * in arena (the run's). SLUICE_OK or SLUICE_E_NOMEM. */
+sluice_status
+sluice_mcp_plan_backend(const sluice_mcp_host *host, sluice_arena *arena, sluice_js_backend *out);
 
 #endif

@@ -345,6 +345,61 @@ static void test_downstream_failures_are_caught_and_shown(void **state)
     sluice_arena_free(a);
 }
 
+/* Through the plan executor (exec/js_plan.c) with the mcp backend plugged into its slot: the
+ * composition's answer, every call recorded with its operation and action, a write's
+ * idempotency key in its record, a refused call stopping the plan with the calls made. */
+static void test_through_the_plan_executor(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_codefacts *f = analyze(a, composition);
+    sluice_strlist validated = { f->operations.items, f->operations.count };
+    sluice_mcp_host host = { .servers = servers,
+                             .run = { .validated = &validated, .token_id = "x" } };
+    sluice_js_plan p = { .code = composition,
+                         .code_len = strlen(composition),
+                         .limits = { .max_api_calls = 10, .max_loop_iterations = 1000 } };
+    assert_int_equal(sluice_mcp_plan_backend(&host, a, &p.mcp), SLUICE_OK);
+    sluice_exec_result r = { 0 };
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_js_plan_execute(a, &p, &r, &err), SLUICE_OK);
+    char *got = json_dumps(r.value, JSON_COMPACT);
+    assert_string_equal(got, "[{\"budget\":\"Compute\",\"over\":250,\"owner\":\"Ada\","
+                             "\"ssn\":null},{\"budget\":\"Network\",\"over\":110,\"owner\":"
+                             "\"Ada\",\"ssn\":null}]");
+    free(got);
+    assert_int_equal(json_array_size(r.calls), 3);
+    const json_t *c1 = json_array_get(r.calls, 1);
+    assert_string_equal(json_string_value(json_object_get(c1, "operation")),
+                        "mcp:budgets/get_owner");
+    assert_string_equal(json_string_value(json_object_get(c1, "action")), "read");
+    assert_string_equal(json_string_value(json_object_get(c1, "outcome")), "ok");
+    assert_int_equal(json_integer_value(json_object_get(c1, "stripped")), 1); /* ssn */
+
+    /* a write: its key is in the record; a tool the plan did not validate stops it */
+    srv.allow_writes = true;
+    const char *plan = "await mcp.call(\"budgets\", \"set_note\", { id: \"b4\", note: \"z\" });\n"
+                       "return await mcp.call(\"budgets\", \"get_owner\", { id: \"u1\" });";
+    const char *only[] = { "mcp:budgets/set_note" };
+    validated = (sluice_strlist){ only, 1 };
+    host.run.token_id = "tok-9";
+    sluice_js_plan w = { .code = plan,
+                         .code_len = strlen(plan),
+                         .limits = { .max_api_calls = 10, .max_loop_iterations = 1000 } };
+    assert_int_equal(sluice_mcp_plan_backend(&host, a, &w.mcp), SLUICE_OK);
+    memset(&r, 0, sizeof r);
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_js_plan_execute(a, &w, &r, &err), SLUICE_E_DENIED);
+    assert_non_null(strstr(err.message, "was not validated with the plan"));
+    assert_int_equal(json_array_size(r.calls), 2);
+    const json_t *c0 = json_array_get(r.calls, 0);
+    assert_int_equal(strlen(json_string_value(json_object_get(c0, "idempotency_key"))), 32);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(r.calls, 1), "outcome")),
+                        "refused");
+    srv.allow_writes = false;
+    sluice_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -356,6 +411,7 @@ int main(void)
         cmocka_unit_test(test_idempotency_keys),
         cmocka_unit_test(test_blocked_fields_stripped),
         cmocka_unit_test(test_downstream_failures_are_caught_and_shown),
+        cmocka_unit_test(test_through_the_plan_executor),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,7 +1,7 @@
 /*
  * mcp_calls.c — resolving mcp.call sites at validate (see mcp_calls.h).
  *
- * Owns: the catalog lookups, the action a site gets (the catalog's, which the downstream tool's
+ * Owns: the catalog lookups, the action of a site (the catalog's, which the downstream tool's
  * annotations or the config's read_tools/write_tools/delete_tools set) and the check of literal
  * arguments against the tool's inputSchema.
  * Does not own: the call bound or the literal-name rule (analyze.c), the run-time re-check
