@@ -509,6 +509,8 @@ static int to_string_into(interp *in, jv v, ubuf *b, int depth)
             }
             return C_NORMAL;
         }
+        if (v.u.o->coll != NULL || v.u.o->iter != NULL)
+            return ub_ascii(in, b, js_coll_tag(v.u.o));
         return ub_ascii(in, b, "[object Object]");
     case JV_PROMISE:
         return ub_ascii(in, b, "[object Promise]");
