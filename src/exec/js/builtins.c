@@ -1219,6 +1219,8 @@ int js_builtin_member(interp *in, jv self, const sluice_js_str *key, jv *out)
     case JV_OBJ:
         if (self.u.o->coll != NULL || self.u.o->iter != NULL)
             return js_coll_member(in, self, key, out);
+        if (self.u.o->is_date)
+            return js_date_member(in, self, key, out);
         *out = jv_undef();
         return C_NORMAL;
     case JV_FUNC:
@@ -2142,10 +2144,14 @@ int js_install_globals(interp *in, env *global)
     jobj *object = ns(in, global, "Object"), *array = ns(in, global, "Array");
     jobj *math = ns(in, global, "Math"), *json = ns(in, global, "JSON");
     jobj *promise = ns(in, global, "Promise"), *console = ns(in, global, "console");
+    jobj *date = ns(in, global, "Date");
     if (object == NULL || array == NULL || math == NULL || json == NULL || promise == NULL ||
-        console == NULL)
+        console == NULL || date == NULL)
         return C_FATAL;
     int rc = C_NORMAL;
+    rc |= set_fn(in, date, "parse", js_date_parse, 0);
+    rc |= set_fn(in, date, "UTC", js_date_utc, 0);
+    rc |= set_fn(in, date, "now", js_date_now, 0);
     rc |= set_fn(in, object, "keys", object_keys, 0);
     rc |= set_fn(in, object, "values", object_values, 0);
     rc |= set_fn(in, object, "entries", object_entries, 0);

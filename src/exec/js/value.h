@@ -61,8 +61,10 @@ struct jobj {
     /* an Error: name and message are not enumerable (JSON.stringify(err) is "{}") */
     bool is_error;
     jv err_name, err_message;
-    jcoll *coll; /* a Map or Set: its entries (no own properties hold them) */
-    jiter *iter; /* an iterator keys()/values()/entries() returned */
+    jcoll *coll;  /* a Map or Set: its entries (no own properties hold them) */
+    jiter *iter;  /* an iterator keys()/values()/entries() returned */
+    bool is_date; /* a Date (date.c): time is its time value, NaN when invalid */
+    double time;
 };
 
 typedef struct env env;
@@ -251,5 +253,19 @@ int js_coll_items(interp *in, jv v, jarr *into, bool *handled);
 int js_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out);
 /* Object.prototype.toString of a Map, Set or iterator: "[object Map]", "[object Set Iterator]". */
 const char *js_coll_tag(const jobj *o);
+
+/* --- Date, read-only (date.c) ------------------------------------------------------------ */
+/* new Date(ms | string | date | y, m, ...); new Date() (the clock) throws a TypeError. */
+int js_date_construct(interp *in, const jv *args, size_t argc, jv *out);
+/* Date.parse, Date.UTC and Date.now (which throws: plans do not read the clock). */
+int js_date_parse(interp *in, jv self, const jv *args, size_t argc, jv *out);
+int js_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out);
+int js_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out);
+/* A Date's method (getTime, toISOString, ...), or undefined. */
+int js_date_member(interp *in, jv self, const sluice_js_str *key, jv *out);
+/* Date.prototype.toString of o ("Invalid Date" when invalid). C_NORMAL or C_FATAL. */
+int js_date_string(interp *in, const jobj *o, const sluice_js_str **out);
+/* toISOString into buf; false when the date is invalid (toJSON: null). */
+bool js_date_iso(const jobj *o, char buf[40]);
 
 #endif
