@@ -330,8 +330,9 @@ sluice_status sluice_mcp_client_call(sluice_mcp_client *c,
 {
     *result = NULL;
     const sluice_config_mcp_server *cfg = c->cfg;
-    json_t *params = json_pack("{s:s, s:O}", "name", name, "arguments",
-                               arguments != NULL ? arguments : json_object());
+    json_t *params = arguments != NULL
+                         ? json_pack("{s:s, s:O}", "name", name, "arguments", arguments)
+                         : json_pack("{s:s, s:{}}", "name", name, "arguments");
     if (params != NULL && meta != NULL && json_object_set(params, "_meta", (json_t *)meta) != 0) {
         json_decref(params);
         params = NULL;
