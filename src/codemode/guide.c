@@ -223,6 +223,10 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);
     sluice_buf_printf(&b, "# Schema of %s\n\n", config->server.name);
+    if (schema->declaration != NULL) { /* an API: what a plan may call, not the raw spec */
+        sluice_buf_printf(&b, "```typescript\n%s```\n", schema->declaration);
+        return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
+    }
     sluice_buf_puts(&b, "Columns marked [join/filter only] may be used in JOIN, WHERE and GROUP "
                         "BY but are never returned.\n\n");
     for (size_t t = 0; t < schema->table_count; t++) {

@@ -1059,9 +1059,12 @@ static sluice_status run(sluice_arena *arena,
                          size_t code_len,
                          const json_t *variables,
                          const sluice_codemode_exec_hooks *hooks,
+                         const char *token_id,
                          sluice_exec_result *r,
                          sluice_error *err)
 {
+    /* a plan's calls are checked again at run time against what was validated */
+    const sluice_strlist validated = { j->facts->operations.items, j->facts->operations.count };
     sluice_exec_request req = {
         .code = code,
         .code_len = code_len,
@@ -1072,6 +1075,8 @@ static sluice_status run(sluice_arena *arena,
         .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
+        .validated_operations = &validated,
+        .token_id = token_id,
     };
     return sluice_executor_execute(j->be->executor, arena, &req, r, err);
 }
@@ -1175,7 +1180,9 @@ static sluice_status execute(sluice_codemode *cm,
         return st;
     }
     sluice_exec_result r = { 0 };
-    st = run(arena, caller, &j, code, code_len, variables, hooks, &r, err);
+    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+    sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
+    st = run(arena, caller, &j, code, code_len, variables, hooks, id, &r, err);
     if (st != SLUICE_OK)
         sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
@@ -1183,8 +1190,6 @@ static sluice_status execute(sluice_codemode *cm,
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
     json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
                                st == SLUICE_OK ? "executed" : "failed", "language",
                                j.facts->language, "code", code, "code_hash", j.facts->code_hash,
@@ -1193,6 +1198,8 @@ static sluice_status execute(sluice_codemode *cm,
     judgement_dispose(&j);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
+    if (r.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */
+        json_object_set(record, "calls", r.calls);
     sluice_error audit_err = { 0 };
     if (sluice_codemode_audit(cm, arena, caller, "execute", record, &audit_err) != SLUICE_OK &&
         st == SLUICE_OK) {

@@ -11,6 +11,11 @@
 
 json_t *sluice_present_result_json(const sluice_exec_result *r)
 {
+    if (r->shape == SLUICE_EXEC_VALUE && json_array_size(r->failed_calls) > 0)
+        /* a plan that caught a failed call still shows it: a swallowed error is never silent */
+        return json_pack("{s:O, s:b, s:I, s:O}", "value", r->value != NULL ? r->value : json_null(),
+                         "truncated", r->truncated, "elapsed_ms", (json_int_t)r->elapsed_ms,
+                         "failed_calls", r->failed_calls);
     if (r->shape == SLUICE_EXEC_VALUE)
         return json_pack("{s:O, s:b, s:I}", "value", r->value != NULL ? r->value : json_null(),
                          "truncated", r->truncated, "elapsed_ms", (json_int_t)r->elapsed_ms);
@@ -60,5 +65,17 @@ char *sluice_present_untrusted_text(sluice_arena *arena, const sluice_exec_resul
         sluice_buf_puts(&b, r->rows_text != NULL ? r->rows_text : "");
     }
     sluice_buf_printf(&b, "</untrusted-data-%s>", tag);
+    size_t failed = json_array_size(r->failed_calls);
+    if (failed > 0)
+        sluice_buf_printf(&b,
+                          "\n%zu upstream call%s failed and the plan went on (see "
+                          "failed_calls):",
+                          failed, failed == 1 ? "" : "s");
+    for (size_t i = 0; i < failed && i < 20; i++) {
+        const json_t *c = json_array_get(r->failed_calls, i);
+        const char *op = json_string_value(json_object_get(c, "operation"));
+        const char *msg = json_string_value(json_object_get(c, "error"));
+        sluice_buf_printf(&b, "\n- %s: %s", op != NULL ? op : "call", msg != NULL ? msg : "failed");
+    }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }

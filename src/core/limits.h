@@ -79,6 +79,14 @@
 #define SLUICE_LIMIT_GRAPHQL_DEFAULT_LIST_SIZE 10
 /* The upstream GraphQL server: response body cap when [database] max_response_bytes is unset. */
 #define SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES (8u * 1024u * 1024u)
+/* OpenAPI (exec/openapi_*.c): the largest spec read, how deep $refs may chain and YAML/JSON may
+ * nest, and the operations one spec may declare. */
+#define SLUICE_LIMIT_OPENAPI_SPEC_BYTES (16u * 1024u * 1024u)
+#define SLUICE_LIMIT_OPENAPI_REF_DEPTH  32u
+#define SLUICE_LIMIT_OPENAPI_NESTING    128u
+#define SLUICE_LIMIT_OPENAPI_OPERATIONS 4096u
+/* Upstream calls of one plan in flight at once (libcurl multi); more wait for a free slot. */
+#define SLUICE_LIMIT_OPENAPI_IN_FLIGHT 16u
 
 /* demo.sql is a few KiB; anything larger is not the file we meant. */
 #define SLUICE_LIMIT_DEMO_SQL_BYTES (1024 * 1024)

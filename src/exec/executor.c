@@ -7,6 +7,7 @@
 #include "exec/catalog.h"
 #include "exec/duckdb.h"
 #include "exec/graphql_http.h"
+#include "exec/openapi.h"
 #include "exec/postgres.h"
 #include "exec/sqlite.h"
 
@@ -136,8 +137,7 @@ sluice_status sluice_executor_open(const sluice_config_database *db,
     case SLUICE_ENGINE_GRAPHQL:
         return sluice_exec_graphql_open(db, code_mode, out, err_arena, err);
     case SLUICE_ENGINE_OPENAPI:
-        return sluice_error_set(err, err_arena, SLUICE_E_UNSUPPORTED,
-                                "[database] engine \"openapi\" is not built in this version");
+        return sluice_exec_openapi_open(db, code_mode, out, err_arena, err);
     }
     return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
                             (int)db->engine);

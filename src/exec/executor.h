@@ -73,6 +73,11 @@ typedef struct sluice_exec_request {
     bool engine_bounded;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
+    /* Plans (exec/js_plan.h): the operations validation resolved (calledOperations); a call to
+     * any other is refused at run time. NULL: every call is refused. */
+    const sluice_strlist *validated_operations;
+    /* The approval token's id (hex): writes derive their Idempotency-Key from it. */
+    const char *token_id;
 } sluice_exec_request;
 
 typedef struct sluice_exec_column {

@@ -41,6 +41,9 @@ typedef struct sluice_schema {
      * of that language builds its model from it. */
     const char *document;
     size_t document_len;
+    /* What code-mode://schema shows instead of tables when set: an API backend's compact
+     * declaration of what code may call (OpenAPI: TypeScript-style). */
+    const char *declaration;
     /* A plan backend's downstream MCP tools (exec/mcp_plan.h's catalog document, JSON text), NULL
      * when it has none: the JavaScript front end resolves mcp.call sites against it. */
     const char *mcp_tools;

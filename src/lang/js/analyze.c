@@ -15,6 +15,7 @@
 #include "exec/js/parse.h"
 #include "lang/js/js.h"
 #include "lang/js/mcp_calls.h"
+#include "lang/js/ops.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -28,9 +29,10 @@ typedef struct walker {
     sluice_js_facts *x;
     sluice_arena *arena;
     const sluice_config_code_mode *cfg;
-    const json_t *mcp; /* the downstream servers' catalog (exec/mcp_plan.h), NULL: none */
-    sluice_buf why;    /* the bound's terms, "1 + 10 from ... " */
-    int64_t bound;     /* -1 once unknown */
+    const sluice_js_ops *ops; /* the OpenAPI backend's operations; NULL: none known */
+    const json_t *mcp;        /* the downstream servers' catalog (exec/mcp_plan.h), NULL: none */
+    sluice_buf why;           /* the bound's terms, "1 + 10 from ... " */
+    int64_t bound;            /* -1 once unknown */
     struct {
         const sluice_js_str *name;
         int64_t n;
@@ -225,6 +227,22 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         return;
     }
     sluice_action act = verb_action(verb);
+    bool idempotent = act != SLUICE_ACTION_WRITE;
+    if (w->ops != NULL) {
+        /* the spec decides: an operation id, its category; a path it does not declare is no
+         * operation at all */
+        const sluice_js_apiop *o = sluice_js_ops_match(w->ops, method, path);
+        if (o == NULL) {
+            sluice_codefacts_violate(w->f, "openapi_operation", call->line, call->column,
+                                     "call one of the operations in code-mode://schema",
+                                     "%s at line %u matches no operation of the API", op,
+                                     call->line);
+            return;
+        }
+        op = (char *)o->id;
+        act = o->action;
+        idempotent = o->idempotent;
+    }
     if (act > w->f->action)
         w->f->action = act;
     sluice_codefacts_list_add(w->f, &w->f->operations, op);
@@ -236,7 +254,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         w->x->write_calls++;
     else
         w->x->delete_calls++;
-    if (act != SLUICE_ACTION_READ && w->in_catch)
+    if (act != SLUICE_ACTION_READ && !idempotent && w->in_catch)
         w->x->retries_write = true;
     check_action(w, call, act, op);
 }
@@ -552,12 +570,14 @@ void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
                                const sluice_config_code_mode *cfg,
+                               const sluice_js_ops *ops,
                                const json_t *mcp_catalog);
 
 void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
                                const sluice_config_code_mode *cfg,
+                               const sluice_js_ops *ops,
                                const json_t *mcp_catalog)
 {
     walker *w = sluice_arena_calloc(f->arena, 1, sizeof *w);
@@ -569,6 +589,7 @@ void sluice_js_analyze_program(sluice_codefacts *f,
     w->x = x;
     w->arena = f->arena;
     w->cfg = cfg;
+    w->ops = ops;
     w->mcp = mcp_catalog;
     sluice_buf_init(&w->why, f->arena, 4096);
     mult once = { 1, NULL };

@@ -1,0 +1,382 @@
+/*
+ * openapi.c — the OpenAPI backend (see openapi.h): the engine vtable and the `api` capability
+ * of a plan.
+ *
+ * Owns: the per-execution api backend (start: check and send; wait: answer and strip; describe:
+ * what the call record shows), the engine's schema, and the routing of a plan's capabilities:
+ * `api` here, `mcp` left for the MCP client (exec/mcp_client.c) to fill.
+ * Does not own: the run (js_plan.c), HTTP (openapi_http.c), matching (openapi_match.c).
+ */
+#include "exec/openapi.h"
+
+#include "core/buf.h"
+#include "core/hash.h"
+#include "core/limits.h"
+#include "exec/js_plan.h"
+#include "exec/openapi_http.h"
+#include "exec/openapi_match.h"
+#include "exec/openapi_spec.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+typedef struct oa_state {
+    sluice_arena *arena;
+    sluice_openapi_spec spec;
+    sluice_openapi_upstream *up;
+    const char *document, *declaration;
+    char version[65];
+    sluice_strlist internal_blocked, output_blocked, blocked_fields;
+    bool refuse_output;
+    int64_t max_steps;
+    size_t max_memory;
+} oa_state;
+
+/* One call of one run. */
+typedef struct oa_call {
+    const sluice_openapi_op *op;
+    uint64_t http_ticket;
+    const char *key; /* Idempotency-Key, or NULL */
+    long status;
+} oa_call;
+
+typedef struct oa_exec {
+    const oa_state *s;
+    const sluice_exec_request *req;
+    sluice_openapi_run *run;
+    oa_call *calls;
+    size_t count, cap;
+} oa_exec;
+
+void sluice_openapi_idempotency_key(
+    const char *token_id, const char *operation, const char *path, const char *body, char out[33])
+{
+    sluice_hash_state h;
+    sluice_hash_start(&h);
+    const char *parts[] = { "sluice-idempotency-v1", token_id != NULL ? token_id : "", operation,
+                            path, body != NULL ? body : "" };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
+        sluice_hash_update(&h, parts[i], strlen(parts[i]) + 1); /* with the NUL: no ambiguity */
+    uint8_t d[SLUICE_HASH_BYTES];
+    sluice_hash_finish(&h, d);
+    sluice_hash_hex(d, 16, out);
+}
+
+/* --- checks before a call leaves --------------------------------------------------------- */
+
+static bool validated(const sluice_exec_request *req, const char *id)
+{
+    const sluice_strlist *v = req->validated_operations;
+    for (size_t i = 0; v != NULL && i < v->count; i++)
+        if (strcmp(v->items[i], id) == 0)
+            return true;
+    return false;
+}
+
+/* The query string of q (an object of scalars) for op: each key a declared query parameter,
+ * each value its schema's. *out NULL when q is null/absent. */
+static sluice_status query_of(sluice_arena *arena,
+                              const sluice_openapi_op *op,
+                              const json_t *q,
+                              const char **out,
+                              sluice_error *err)
+{
+    *out = NULL;
+    for (size_t i = 0; i < op->param_count; i++)
+        if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY && op->params[i].required &&
+            json_object_get(q, op->params[i].name) == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "%s needs the query parameter '%s'", op->id,
+                                    op->params[i].name);
+    if (q == NULL || json_is_null(q))
+        return SLUICE_OK;
+    if (!json_is_object(q))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the query of %s must be an object of parameter values", op->id);
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 64 * 1024);
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)q, k, v)
+    {
+        const sluice_openapi_param *p = NULL;
+        for (size_t i = 0; i < op->param_count && p == NULL; i++)
+            if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY && strcmp(op->params[i].name, k) == 0)
+                p = &op->params[i];
+        if (p == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "'%s' is not a query parameter of %s", k, op->id);
+        sluice_status st = sluice_openapi_check_value(
+            arena, p->schema, v, sluice_arena_printf(arena, "query.%s", k), err);
+        if (st != SLUICE_OK)
+            return st;
+        char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        if (json_is_array(v) || json_is_object(v)) {
+            free(text);
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "query.%s of %s must be a single value", k, op->id);
+        }
+        sluice_buf_printf(
+            &b, "%s%s=%s", b.len > 0 ? "&" : "", sluice_openapi_pct_encode(arena, k),
+            sluice_openapi_pct_encode(arena, text != NULL ? text : json_string_value(v)));
+        free(text);
+    }
+    if (sluice_buf_status(&b) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "the query of %s is too long", op->id);
+    *out = sluice_buf_cstr(&b);
+    return SLUICE_OK;
+}
+
+static sluice_status body_of(sluice_arena *arena,
+                             const sluice_openapi_op *op,
+                             const json_t *body,
+                             const char **out,
+                             sluice_error *err)
+{
+    *out = NULL;
+    if (body == NULL || json_is_null(body)) {
+        if (op->body_required)
+            return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s needs a request body", op->id);
+        return SLUICE_OK;
+    }
+    if (op->body_schema == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s takes no request body", op->id);
+    sluice_status st = sluice_openapi_check_value(arena, op->body_schema, body, "body", err);
+    if (st != SLUICE_OK)
+        return st;
+    char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    *out = text != NULL ? sluice_arena_strdup(arena, text) : NULL;
+    free(text);
+    return *out != NULL ? SLUICE_OK : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
+/* --- the api backend --------------------------------------------------------------------- */
+
+static sluice_status api_start(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, uint64_t *ticket, sluice_error *err)
+{
+    oa_exec *x = ctx;
+    char method[8] = { 0 };
+    for (size_t i = 0; call->method[i] != '\0' && i + 1 < sizeof method; i++)
+        method[i] = (char)(call->method[i] - 'a' + 'A');
+    const char *path = json_string_value(json_array_get(call->args, 0));
+    if (path == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "api.%s at line %u: the first argument must be the path",
+                                call->method, call->line);
+    const sluice_openapi_op *op = NULL;
+    const char *url_path = NULL;
+    sluice_status st =
+        sluice_openapi_match_call(arena, &x->s->spec, method, path, &op, &url_path, err);
+    if (st != SLUICE_OK)
+        return st;
+    if (!validated(x->req, op->id))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "%s %s at line %u is operation %s, which validation did not "
+                                "approve for this plan; approving a plan is not approving every "
+                                "call it could make",
+                                method, path, call->line, op->id);
+    bool sends_body =
+        strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
+    const json_t *second = json_array_get(call->args, 1);
+    const char *query = NULL, *body = NULL;
+    st = sends_body ? body_of(arena, op, second, &body, err)
+                    : query_of(arena, op, second, &query, err);
+    if (st != SLUICE_OK)
+        return st;
+    if (x->count == x->cap) {
+        size_t cap = x->cap > 0 ? x->cap * 2 : 16;
+        oa_call *n = sluice_arena_calloc(arena, cap, sizeof *n);
+        if (n == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        if (x->count > 0)
+            memcpy(n, x->calls, x->count * sizeof *n);
+        x->calls = n;
+        x->cap = cap;
+    }
+    oa_call *c = &x->calls[x->count];
+    memset(c, 0, sizeof *c);
+    c->op = op;
+    if (op->action != SLUICE_OPENAPI_READ) {
+        char *key = sluice_arena_alloc(arena, 33);
+        if (key == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        sluice_openapi_idempotency_key(x->req->token_id, op->id, url_path, body, key);
+        c->key = key;
+    }
+    sluice_openapi_request r = {
+        .method = method, .path = url_path, .query = query, .body = body, .idempotency_key = c->key
+    };
+    st = sluice_openapi_run_start(x->run, arena, &r, &c->http_ticket, err);
+    if (st != SLUICE_OK)
+        return st;
+    *ticket = x->count++;
+    return SLUICE_OK;
+}
+
+static sluice_status
+api_wait(void *ctx, sluice_arena *arena, uint64_t ticket, json_t **result, sluice_error *err)
+{
+    oa_exec *x = ctx;
+    oa_call *c = &x->calls[ticket];
+    const char *body = NULL;
+    size_t len = 0;
+    sluice_status st =
+        sluice_openapi_run_wait(x->run, arena, c->http_ticket, &c->status, &body, &len, err);
+    if (st != SLUICE_OK)
+        return st;
+    if (c->status < 200 || c->status > 299)
+        /* the body is not quoted: an error page can carry what the plan must not see */
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "%s (%s %s) answered HTTP %ld",
+                                c->op->id, c->op->method, c->op->path, c->status);
+    json_t *v = len == 0 ? json_null() : json_loadb(body, len, JSON_DECODE_ANY, NULL);
+    if (v == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                "%s answered HTTP %ld with a body that is not JSON", c->op->id,
+                                c->status);
+    const sluice_strlist *internal[2] = { &x->s->internal_blocked, NULL };
+    size_t stripped = 0;
+    const char *hit = NULL;
+    st = sluice_js_guard_blocked(arena, v, internal, false, &stripped, &hit, err);
+    if (st != SLUICE_OK) {
+        json_decref(v);
+        return st == SLUICE_E_NOMEM ? st : SLUICE_E_DENIED;
+    }
+    *result = v;
+    return SLUICE_OK;
+}
+
+static json_t *api_describe(void *ctx, uint64_t ticket)
+{
+    oa_exec *x = ctx;
+    if (ticket >= x->count)
+        return NULL;
+    const oa_call *c = &x->calls[ticket];
+    json_t *d = json_pack("{s:s, s:s}", "operation", c->op->id, "action",
+                          sluice_openapi_action_name(c->op->action));
+    if (d != NULL && c->status > 0)
+        json_object_set_new(d, "status", json_integer(c->status));
+    if (d != NULL && c->key != NULL)
+        json_object_set_new(d, "idempotency_key", json_string(c->key));
+    return d;
+}
+
+/* --- the engine -------------------------------------------------------------------------- */
+
+static sluice_status oa_execute(sluice_executor *ex,
+                                sluice_arena *arena,
+                                const sluice_exec_request *req,
+                                sluice_exec_result *out,
+                                sluice_error *err)
+{
+    const oa_state *s = sluice_executor_state(ex);
+    sluice_exec_limits lim = req->limits;
+    if (lim.max_steps == 0)
+        lim.max_steps = s->max_steps;
+    if (lim.max_memory_bytes == 0)
+        lim.max_memory_bytes = s->max_memory;
+    int64_t deadline = 0;
+    if (lim.timeout_ms > 0)
+        deadline = sluice_clock_monotonic_ns(sluice_clock_system()) + lim.timeout_ms * 1000000;
+    oa_exec x = { .s = s, .req = req };
+    x.run = sluice_openapi_run_new(s->up, deadline, lim.timeout_setting);
+    if (x.run == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory starting the plan");
+    sluice_js_plan plan = {
+        .code = req->code,
+        .code_len = req->code_len,
+        .args = req->variables,
+        .limits = lim,
+        .api = { .start = api_start, .wait = api_wait, .describe = api_describe, .ctx = &x },
+        /* .mcp: the MCP client (exec/mcp_client.c) plugs in here */
+        .blocked = { &s->output_blocked, &s->blocked_fields },
+        .refuse_blocked = s->refuse_output,
+    };
+    sluice_status st = sluice_js_plan_execute(arena, &plan, out, err);
+    sluice_openapi_run_free(x.run);
+    return st;
+}
+
+static sluice_status
+oa_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
+{
+    (void)err;
+    (void)arena;
+    const oa_state *s = sluice_executor_state(ex);
+    memset(out, 0, sizeof *out);
+    memcpy(out->version_hash, s->version, sizeof out->version_hash);
+    out->document = s->document;
+    out->document_len = strlen(s->document);
+    out->declaration = s->declaration;
+    return SLUICE_OK;
+}
+
+static void oa_close(void *state)
+{
+    oa_state *s = state;
+    if (s != NULL)
+        sluice_arena_free(s->arena);
+}
+
+static const sluice_executor_ops oa_ops = {
+    .name = "openapi",
+    .schema = oa_schema,
+    .execute = oa_execute,
+    .close = oa_close,
+};
+
+static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
+{
+    to->count = 0;
+    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
+    if (to->items == NULL)
+        return false;
+    for (size_t i = 0; i < from->count; i++)
+        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
+            return false;
+    return true;
+}
+
+sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
+                                       const sluice_config_code_mode *code_mode,
+                                       sluice_executor **out,
+                                       sluice_arena *err_arena,
+                                       sluice_error *err)
+{
+    sluice_arena *a = sluice_arena_new();
+    oa_state *s = a != NULL ? sluice_arena_calloc(a, 1, sizeof *s) : NULL;
+    if (s == NULL) {
+        sluice_arena_free(a);
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    s->arena = a;
+    sluice_error e = { 0 };
+    sluice_status st = sluice_openapi_spec_load(a, db->path, code_mode, &s->spec, &e);
+    if (st == SLUICE_OK)
+        st = sluice_openapi_upstream_open(a, db, s->spec.server_url, &s->up, &e);
+    if (st != SLUICE_OK) {
+        sluice_error_set(err, err_arena, st, "%s", e.message != NULL ? e.message : "cannot open");
+        sluice_arena_free(a);
+        return st;
+    }
+    s->document = sluice_openapi_spec_document(a, &s->spec);
+    s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode);
+    bool ok = s->document != NULL && s->declaration != NULL;
+    if (ok && code_mode != NULL) {
+        ok = copy_list(a, &s->internal_blocked, &code_mode->openapi_internal_blocked_fields) &&
+             copy_list(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields) &&
+             copy_list(a, &s->blocked_fields, &code_mode->blocked_fields);
+        s->refuse_output = code_mode->openapi_blocked_output == SLUICE_GRAPHQL_REFUSE;
+        s->max_steps = code_mode->max_steps;
+        s->max_memory = code_mode->max_memory_bytes > 0 ? (size_t)code_mode->max_memory_bytes : 0;
+    }
+    if (!ok) {
+        sluice_arena_free(a);
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    uint8_t h[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(s->document, strlen(s->document), h);
+    sluice_hash_hex(h, sizeof h, s->version);
+    return sluice_executor_wrap(&oa_ops, s, SLUICE_ENGINE_OPENAPI, code_mode, out);
+}

@@ -1,0 +1,336 @@
+/*
+ * openapi_spec.c — reading an OpenAPI 3.x document into operations (see openapi_spec.h).
+ *
+ * Owns: the file read, the version check, the walk over `paths` (path-level parameters merged
+ * into each operation's), actions and idempotency with their overrides.
+ * Does not own: YAML (openapi_yaml.c), $refs (openapi_ref.c), the renderings (openapi_decl.c).
+ */
+#include "exec/openapi_spec.h"
+
+#include "core/limits.h"
+#include "exec/openapi_internal.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char *const methods[] = { "get", "put", "post", "delete", "patch" };
+
+const char *sluice_openapi_action_name(sluice_openapi_action a)
+{
+    static const char *const names[] = { "read", "write", "delete", "admin" };
+    return (unsigned)a < 4 ? names[a] : "admin";
+}
+
+static bool action_named(const char *s, sluice_openapi_action *out)
+{
+    for (int a = SLUICE_OPENAPI_READ; s != NULL && a <= SLUICE_OPENAPI_ADMIN; a++)
+        if (strcasecmp(s, sluice_openapi_action_name((sluice_openapi_action)a)) == 0) {
+            *out = (sluice_openapi_action)a;
+            return true;
+        }
+    return false;
+}
+
+static void decref_cb(void *p)
+{
+    json_decref(p);
+}
+
+/* Splits "/users/{id}" into its segments (arena). false on NOMEM. */
+static bool split(sluice_arena *arena, sluice_openapi_op *op)
+{
+    size_t n = 0;
+    for (const char *p = op->path; *p != '\0'; p++)
+        n += *p == '/';
+    op->segs = sluice_arena_calloc(arena, n + 1, sizeof *op->segs);
+    if (op->segs == NULL)
+        return false;
+    const char *p = op->path;
+    while (*p == '/') {
+        const char *s = ++p;
+        while (*p != '\0' && *p != '/')
+            p++;
+        op->segs[op->seg_count] = sluice_arena_strndup(arena, s, (size_t)(p - s));
+        if (op->segs[op->seg_count++] == NULL)
+            return false;
+    }
+    return true;
+}
+
+static sluice_status
+add_params(sluice_arena *arena, sluice_openapi_op *op, const json_t *list, sluice_error *err)
+{
+    for (size_t i = 0; i < json_array_size(list); i++) {
+        const json_t *p = json_array_get(list, i);
+        const char *name = json_string_value(json_object_get(p, "name"));
+        const char *in = json_string_value(json_object_get(p, "in"));
+        if (name == NULL || in == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                    "a parameter of %s %s has no name or no 'in'", op->method,
+                                    op->path);
+        sluice_openapi_in where;
+        if (strcmp(in, "path") == 0)
+            where = SLUICE_OPENAPI_IN_PATH;
+        else if (strcmp(in, "query") == 0)
+            where = SLUICE_OPENAPI_IN_QUERY;
+        else if (strcmp(in, "header") == 0)
+            where = SLUICE_OPENAPI_IN_HEADER;
+        else
+            continue; /* cookies: never sent by plans */
+        size_t k = 0;
+        while (k < op->param_count &&
+               !(strcmp(op->params[k].name, name) == 0 && op->params[k].in == where))
+            k++; /* an operation-level parameter overrides the path-level one */
+        op->params[k] = (sluice_openapi_param){
+            .name = name,
+            .in = where,
+            .required =
+                where == SLUICE_OPENAPI_IN_PATH || json_is_true(json_object_get(p, "required")),
+            .schema = json_object_get(p, "schema"),
+        };
+        if (k == op->param_count)
+            op->param_count++;
+    }
+    return SLUICE_OK;
+}
+
+/* The [[code_mode.operations]] entry for op (by id, else by path), or NULL. */
+static const sluice_config_operation *override_for(const sluice_config_code_mode *cm,
+                                                   const sluice_openapi_op *op)
+{
+    for (size_t i = 0; cm != NULL && i < cm->operation_count; i++)
+        if (strcmp(cm->operations[i].id, op->id) == 0)
+            return &cm->operations[i];
+    for (size_t i = 0; cm != NULL && i < cm->operation_count; i++)
+        if (cm->operations[i].path != NULL && strcmp(cm->operations[i].path, op->path) == 0)
+            return &cm->operations[i];
+    return NULL;
+}
+
+static sluice_status classify(sluice_arena *arena,
+                              sluice_openapi_op *op,
+                              const json_t *raw,
+                              const sluice_config_code_mode *cm,
+                              sluice_error *err)
+{
+    op->action = strcmp(op->method, "GET") == 0      ? SLUICE_OPENAPI_READ
+                 : strcmp(op->method, "DELETE") == 0 ? SLUICE_OPENAPI_DELETE
+                                                     : SLUICE_OPENAPI_WRITE;
+    op->idempotent = strcmp(op->method, "PUT") == 0 || strcmp(op->method, "DELETE") == 0 ||
+                     strcmp(op->method, "GET") == 0;
+    const json_t *x = json_object_get(raw, "x-sluice-category");
+    if (x != NULL && !action_named(json_string_value(x), &op->action))
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "%s %s: x-sluice-category must be read, write, delete or admin",
+                                op->method, op->path);
+    const json_t *xi = json_object_get(raw, "x-sluice-idempotent");
+    if (json_is_boolean(xi))
+        op->idempotent = json_is_true(xi);
+    const sluice_config_operation *o = override_for(cm, op);
+    if (o != NULL) {
+        action_named(o->category, &op->action);
+        if (o->has_idempotent)
+            op->idempotent = o->idempotent;
+        if (o->description != NULL)
+            op->description = o->description;
+    }
+    return SLUICE_OK;
+}
+
+/* A readable id for an operation without operationId: "get_users_id". */
+static const char *synth_id(sluice_arena *arena, const char *method, const char *path)
+{
+    char *id = sluice_arena_printf(arena, "%s%s", method, path);
+    for (char *p = id; p != NULL && *p != '\0'; p++)
+        *p = isalnum((unsigned char)*p) ? (char)tolower((unsigned char)*p) : '_';
+    return id;
+}
+
+static sluice_status add_op(sluice_arena *arena,
+                            sluice_openapi_spec *s,
+                            const char *path,
+                            const char *method,
+                            const json_t *raw,
+                            const json_t *path_params,
+                            const sluice_config_code_mode *cm,
+                            sluice_error *err)
+{
+    if (s->op_count >= SLUICE_LIMIT_OPENAPI_OPERATIONS)
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "the spec declares more than %u operations",
+                                SLUICE_LIMIT_OPENAPI_OPERATIONS);
+    sluice_openapi_op *op = &s->ops[s->op_count];
+    memset(op, 0, sizeof *op);
+    char up[8];
+    size_t n = 0;
+    for (; method[n] != '\0' && n + 1 < sizeof up; n++)
+        up[n] = (char)toupper((unsigned char)method[n]);
+    up[n] = '\0';
+    op->method = sluice_arena_strdup(arena, up);
+    op->path = path;
+    const char *id = json_string_value(json_object_get(raw, "operationId"));
+    op->id = id != NULL ? id : synth_id(arena, method, path);
+    op->description = json_string_value(json_object_get(raw, "summary"));
+    if (op->description == NULL)
+        op->description = json_string_value(json_object_get(raw, "description"));
+    const json_t *own = json_object_get(raw, "parameters");
+    op->params = sluice_arena_calloc(arena, json_array_size(path_params) + json_array_size(own) + 1,
+                                     sizeof *op->params);
+    if (op->method == NULL || op->id == NULL || op->params == NULL || !split(arena, op))
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
+    sluice_status st = add_params(arena, op, path_params, err);
+    if (st == SLUICE_OK)
+        st = add_params(arena, op, own, err);
+    if (st != SLUICE_OK)
+        return st;
+    const json_t *body = json_object_get(raw, "requestBody");
+    op->body_schema = json_object_get(
+        json_object_get(json_object_get(body, "content"), "application/json"), "schema");
+    op->body_required = json_is_true(json_object_get(body, "required"));
+    const char *code;
+    json_t *resp;
+    json_object_foreach(json_object_get(raw, "responses"), code,
+                        resp) if (op->response_schema == NULL && code[0] == '2')
+        op->response_schema = json_object_get(
+        json_object_get(json_object_get(resp, "content"), "application/json"), "schema");
+    for (size_t i = 0; i < s->op_count; i++)
+        if (strcmp(s->ops[i].id, op->id) == 0)
+            return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                    "two operations have the id '%s'; operationIds must be unique",
+                                    op->id);
+    st = classify(arena, op, raw, cm, err);
+    if (st == SLUICE_OK)
+        s->op_count++;
+    return st;
+}
+
+static size_t count_ops(const json_t *paths)
+{
+    size_t n = 0;
+    const char *p;
+    json_t *item;
+    json_object_foreach((json_t *)paths, p,
+                        item) for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) n +=
+        json_object_get(item, methods[m]) != NULL;
+    return n;
+}
+
+/* Every [[code_mode.operations]] entry must name an operation: a typo is not silently ignored. */
+static sluice_status check_overrides(sluice_arena *arena,
+                                     const sluice_openapi_spec *s,
+                                     const sluice_config_code_mode *cm,
+                                     sluice_error *err)
+{
+    for (size_t i = 0; cm != NULL && i < cm->operation_count; i++) {
+        const sluice_config_operation *o = &cm->operations[i];
+        bool found = false;
+        for (size_t k = 0; k < s->op_count && !found; k++)
+            found = strcmp(s->ops[k].id, o->id) == 0 ||
+                    (o->path != NULL && strcmp(s->ops[k].path, o->path) == 0);
+        if (!found)
+            return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                    "[[code_mode.operations]] id = \"%s\" names no operation of "
+                                    "the OpenAPI spec (by operationId or path)",
+                                    o->id);
+    }
+    return SLUICE_OK;
+}
+
+sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
+                                        const char *name,
+                                        const char *text,
+                                        size_t len,
+                                        const sluice_config_code_mode *cm,
+                                        sluice_openapi_spec *out,
+                                        sluice_error *err)
+{
+    memset(out, 0, sizeof *out);
+    size_t i = 0;
+    while (i < len && isspace((unsigned char)text[i]))
+        i++;
+    json_t *raw;
+    if (i < len && text[i] == '{') {
+        json_error_t jerr;
+        raw = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+        if (raw == NULL)
+            return sluice_error_at(err, arena, SLUICE_E_CONFIG, name, (size_t)jerr.line,
+                                   (size_t)jerr.column, "%s is not valid JSON: %s", name,
+                                   jerr.text);
+    } else {
+        raw = sluice_openapi_yaml_to_json(arena, name, text, len, err);
+        if (raw == NULL)
+            return err->status;
+    }
+    if (sluice_arena_cleanup_add(arena, decref_cb, raw) != SLUICE_OK) {
+        json_decref(raw);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
+    }
+    const char *version = json_string_value(json_object_get(raw, "openapi"));
+    if (version == NULL || strncmp(version, "3.", 2) != 0)
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "%s is not an OpenAPI 3.0 or 3.1 document (its \"openapi\" is %s)",
+                                name, version != NULL ? version : "missing");
+    /* paths with every $ref resolved: what follows reads plain values only */
+    const json_t *paths_raw = json_object_get(raw, "paths");
+    json_t *paths = json_is_object(paths_raw) ? sluice_openapi_resolve(arena, raw, paths_raw, err)
+                                              : json_object();
+    if (paths == NULL)
+        return err->status != SLUICE_OK ? err->status : SLUICE_E_NOMEM;
+    if (sluice_arena_cleanup_add(arena, decref_cb, paths) != SLUICE_OK) {
+        json_decref(paths);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
+    }
+    out->doc = raw;
+    out->title = json_string_value(json_object_get(json_object_get(raw, "info"), "title"));
+    out->server_url = json_string_value(
+        json_object_get(json_array_get(json_object_get(raw, "servers"), 0), "url"));
+    out->ops = sluice_arena_calloc(arena, count_ops(paths) + 1, sizeof *out->ops);
+    if (out->ops == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
+    const char *path;
+    json_t *item;
+    json_object_foreach(paths, path, item)
+    {
+        if (path[0] != '/')
+            return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                    "path '%s' of the spec does not start with '/'", path);
+        for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) {
+            const json_t *raw_op = json_object_get(item, methods[m]);
+            if (raw_op == NULL)
+                continue;
+            sluice_status st = add_op(arena, out, path, methods[m], raw_op,
+                                      json_object_get(item, "parameters"), cm, err);
+            if (st != SLUICE_OK)
+                return st;
+        }
+    }
+    return check_overrides(arena, out, cm, err);
+}
+
+sluice_status sluice_openapi_spec_load(sluice_arena *arena,
+                                       const char *path,
+                                       const sluice_config_code_mode *cm,
+                                       sluice_openapi_spec *out,
+                                       sluice_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_IO, "cannot open the OpenAPI spec %s", path);
+    char *buf = malloc(SLUICE_LIMIT_OPENAPI_SPEC_BYTES + 1);
+    size_t n = buf != NULL ? fread(buf, 1, SLUICE_LIMIT_OPENAPI_SPEC_BYTES + 1, f) : 0;
+    fclose(f);
+    if (buf == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading %s", path);
+    if (n > SLUICE_LIMIT_OPENAPI_SPEC_BYTES) {
+        free(buf);
+        return sluice_error_set(err, arena, SLUICE_E_IO,
+                                "the OpenAPI spec %s is larger than %u bytes", path,
+                                SLUICE_LIMIT_OPENAPI_SPEC_BYTES);
+    }
+    sluice_status st = sluice_openapi_spec_parse(arena, path, buf, n, cm, out, err);
+    free(buf);
+    return st;
+}
