@@ -9,15 +9,16 @@
 #include "exec/mcp_plan.h"
 
 #include "core/json_schema.h"
-#include "exec/idempotency.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_client.h"
+#include "exec/openapi.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 struct sluice_mcp_servers {
-    const sluice_config_code_mode *cm;
+    sluice_arena *arena;         /* the copy of the configuration below */
+    sluice_config_code_mode *cm; /* only mcp_servers and openapi_internal_blocked_fields */
     sluice_mcp_client **clients;
     size_t count;
     char ***schema_errors; /* per client, per tool: why its inputSchema cannot be enforced */
@@ -56,20 +57,57 @@ static sluice_status check_schemas(sluice_mcp_servers *s, size_t k)
     return SLUICE_OK;
 }
 
-sluice_status sluice_mcp_servers_open(const sluice_config_code_mode *cm,
+static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
+{
+    to->count = from->count;
+    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
+    for (size_t i = 0; to->items != NULL && i < from->count; i++)
+        if ((to->items[i] = sluice_arena_strdup(a, from->items[i])) == NULL)
+            return false;
+    return to->items != NULL;
+}
+
+/* What the set keeps of cm, copied into a (the caller may free its configuration). */
+static sluice_config_code_mode *copy_config(sluice_arena *a, const sluice_config_code_mode *cm)
+{
+    sluice_config_code_mode *c = sluice_arena_calloc(a, 1, sizeof *c);
+    size_t n = cm->mcp_server_count;
+    sluice_config_mcp_server *srv = c != NULL ? sluice_arena_calloc(a, n + 1, sizeof *srv) : NULL;
+    if (srv == NULL ||
+        !copy_list(a, &c->openapi_internal_blocked_fields, &cm->openapi_internal_blocked_fields))
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        const sluice_config_mcp_server *f = &cm->mcp_servers[i];
+        srv[i] = *f;
+        srv[i].name = sluice_arena_strdup(a, f->name);
+        if (srv[i].name == NULL || !copy_list(a, &srv[i].command, &f->command) ||
+            !copy_list(a, &srv[i].allowed_tools, &f->allowed_tools) ||
+            !copy_list(a, &srv[i].read_tools, &f->read_tools) ||
+            !copy_list(a, &srv[i].write_tools, &f->write_tools) ||
+            !copy_list(a, &srv[i].delete_tools, &f->delete_tools))
+            return NULL;
+    }
+    c->mcp_servers = srv;
+    c->mcp_server_count = n;
+    return c;
+}
+
+sluice_status sluice_mcp_servers_open(const sluice_config_code_mode *config,
                                       sluice_mcp_servers **out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
     *out = NULL;
     sluice_mcp_servers *s = calloc(1, sizeof *s);
-    size_t n = cm->mcp_server_count;
-    if (s != NULL) {
-        s->cm = cm;
+    size_t n = config->mcp_server_count;
+    const sluice_config_code_mode *cm = NULL;
+    if (s != NULL && (s->arena = sluice_arena_new()) != NULL)
+        cm = s->cm = copy_config(s->arena, config);
+    if (cm != NULL) {
         s->clients = calloc(n > 0 ? n : 1, sizeof *s->clients);
         s->schema_errors = calloc(n > 0 ? n : 1, sizeof *s->schema_errors);
     }
-    if (s == NULL || s->clients == NULL || s->schema_errors == NULL) {
+    if (s == NULL || cm == NULL || s->clients == NULL || s->schema_errors == NULL) {
         sluice_mcp_servers_close(s);
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
                                 "out of memory opening the MCP servers");
@@ -112,6 +150,7 @@ void sluice_mcp_servers_close(sluice_mcp_servers *s)
     }
     free(s->schema_errors);
     free(s->clients);
+    sluice_arena_free(s->arena);
     free(s);
 }
 
@@ -257,8 +296,16 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
     }
     json_t *meta = NULL;
     if (t->action != SLUICE_MCP_TOOL_READ) {
-        char key[SLUICE_IDEMPOTENCY_KEY_HEX + 1];
-        sluice_idempotency_key(run->token_id, call->index, key);
+        /* the one derivation every plan write uses (the api's Idempotency-Key too): the token,
+         * the operation and what the call sends, so a retry of the same call repeats its key */
+        char key[33];
+        char *body = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
+        if (body == NULL) {
+            json_decref(a);
+            return SLUICE_E_NOMEM;
+        }
+        sluice_openapi_idempotency_key(run->token_id, rec->operation, "", body, key);
+        free(body);
         rec->idempotency_key = sluice_arena_strdup(arena, key);
         meta = json_pack("{s:s}", "idempotencyKey", key);
         if (meta == NULL || rec->idempotency_key == NULL) {

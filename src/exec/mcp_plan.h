@@ -9,7 +9,8 @@
  * "schemaError", "inputSchema", "description"}}}); and the run-time re-check of a call: only a
  * (server, tool) the validated plan names, only an allowed tool whose action the server's
  * allow_writes/allow_deletes permit, arguments validated against its inputSchema, an
- * idempotency key in _meta for Write and Delete tools (exec/idempotency.h), blocked fields
+ * idempotency key in _meta for Write and Delete tools (sluice_openapi_idempotency_key over the
+ * token id, "mcp:<server>/<tool>" and the arguments: the api's derivation), blocked fields
  * stripped from the answer before the plan sees it (exec/js_guard.c's guard, as for api).
  * Does not own: the static analysis (lang/js/analyze.c), the interpreter (exec/js/), the MCP
  * exchange (exec/mcp_client.c) or the audit record (its caller records what the call reports).
@@ -28,7 +29,8 @@
 
 typedef struct sluice_mcp_servers sluice_mcp_servers;
 
-/* Opens every server of cm (cm must outlive the set). *out is NULL-free even with no servers.
+/* Opens every server of cm (what it needs of cm is copied: the caller may free it). *out is set
+ * even with no servers.
  * Errors: those of sluice_mcp_client_open (the first server that fails), SLUICE_E_NOMEM. */
 sluice_status sluice_mcp_servers_open(const sluice_config_code_mode *cm,
                                       sluice_mcp_servers **out,

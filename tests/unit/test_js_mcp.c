@@ -29,7 +29,9 @@ static const char *ssn[] = { "ssn" };
 
 static sluice_config_mcp_server srv;
 static sluice_config_code_mode cm;
-static sluice_mcp_servers *servers;
+static sluice_mcp_servers *servers; /* allow_writes = false */
+static sluice_mcp_servers *writers; /* the same server with allow_writes = true */
+static sluice_mcp_servers *active;
 static const char *catalog;
 static sluice_arena *suite_arena;
 
@@ -57,6 +59,11 @@ static int setup(void **state)
         fprintf(stderr, "open: %s\n", err.message);
         return -1;
     }
+    srv.allow_writes = true; /* the set keeps a copy of the configuration */
+    if (sluice_mcp_servers_open(&cm, &writers, suite_arena, &err) != SLUICE_OK)
+        return -1;
+    srv.allow_writes = false;
+    active = servers;
     catalog = sluice_mcp_servers_catalog(servers, suite_arena);
     return catalog != NULL ? 0 : -1;
 }
@@ -65,9 +72,17 @@ static int teardown(void **state)
 {
     (void)state;
     sluice_mcp_servers_close(servers);
+    sluice_mcp_servers_close(writers);
     sluice_arena_free(suite_arena);
     unlink(applied_path);
     return 0;
+}
+
+/* Writes allowed at validate (the config) and at run time (the set opened with them). */
+static void writes(bool on)
+{
+    srv.allow_writes = on;
+    active = on ? writers : servers;
 }
 
 static sluice_codefacts *analyze(sluice_arena *a, const char *code)
@@ -162,7 +177,7 @@ static void test_refusals_at_validate(void **state)
 static void test_writes_allowed_by_the_server(void **state)
 {
     (void)state;
-    srv.allow_writes = true;
+    writes(true);
     sluice_arena *a = sluice_arena_new();
     sluice_codefacts *f = analyze(
         a, "return await mcp.call(\"budgets\", \"set_note\", { id: \"b1\", note: \"n\" });");
@@ -173,7 +188,7 @@ static void test_writes_allowed_by_the_server(void **state)
     f = analyze(a, "try { await mcp.call(\"budgets\", \"get_owner\", { id: \"u1\" }); } catch (e) "
                    "{ await mcp.call(\"budgets\", \"set_note\", { id: \"b1\", note: \"n\" }); }");
     assert_true(((const sluice_js_facts *)f->ext)->retries_write);
-    srv.allow_writes = false;
+    writes(false);
     sluice_arena_free(a);
 }
 
@@ -190,7 +205,7 @@ static sluice_status run(sluice_arena *a,
     sluice_strlist validated = { none, 1 };
     if (use_analysis)
         validated = (sluice_strlist){ f->operations.items, f->operations.count };
-    sluice_mcp_host host = { .servers = servers,
+    sluice_mcp_host host = { .servers = active,
                              .run = { .validated = &validated, .token_id = token_id } };
     sluice_js_program prog;
     assert_int_equal(sluice_js_parse(a, code, strlen(code), &prog, err), SLUICE_OK);
@@ -264,7 +279,7 @@ static size_t applied_lines(void)
 static void test_idempotency_keys(void **state)
 {
     (void)state;
-    srv.allow_writes = true;
+    writes(true);
     sluice_arena *a = sluice_arena_new();
     sluice_js_run_result r = { 0 };
     sluice_error err = { 0 };
@@ -292,8 +307,20 @@ static void test_idempotency_keys(void **state)
     assert_int_equal(run(a, plan, "tok-8", true, &r3, &err), SLUICE_OK);
     assert_string_not_equal(r3.json, r.json);
     assert_int_equal(applied_lines(), before + 4);
+    /* a retry of the same call inside one run repeats its key: applied once */
+    sluice_js_run_result r4 = { 0 };
+    assert_int_equal(run(a,
+                         "const x = await mcp.call(\"budgets\", \"set_note\", { id: \"b3\", "
+                         "note: \"r\" });\n"
+                         "const y = await mcp.call(\"budgets\", \"set_note\", { note: \"r\", "
+                         "id: \"b3\" });\n"
+                         "return x.key === y.key;",
+                         "tok-9", true, &r4, &err),
+                     SLUICE_OK);
+    assert_string_equal(r4.json, "true");
+    assert_int_equal(applied_lines(), before + 5);
     json_decref(keys);
-    srv.allow_writes = false;
+    writes(false);
     sluice_arena_free(a);
 }
 
@@ -354,7 +381,7 @@ static void test_through_the_plan_executor(void **state)
     sluice_arena *a = sluice_arena_new();
     sluice_codefacts *f = analyze(a, composition);
     sluice_strlist validated = { f->operations.items, f->operations.count };
-    sluice_mcp_host host = { .servers = servers,
+    sluice_mcp_host host = { .servers = active,
                              .run = { .validated = &validated, .token_id = "x" } };
     sluice_js_plan p = { .code = composition,
                          .code_len = strlen(composition),
@@ -377,12 +404,13 @@ static void test_through_the_plan_executor(void **state)
     assert_int_equal(json_integer_value(json_object_get(c1, "stripped")), 1); /* ssn */
 
     /* a write: its key is in the record; a tool the plan did not validate stops it */
-    srv.allow_writes = true;
+    writes(true);
     const char *plan = "await mcp.call(\"budgets\", \"set_note\", { id: \"b4\", note: \"z\" });\n"
                        "return await mcp.call(\"budgets\", \"get_owner\", { id: \"u1\" });";
     const char *only[] = { "mcp:budgets/set_note" };
     validated = (sluice_strlist){ only, 1 };
     host.run.token_id = "tok-9";
+    host.servers = active;
     sluice_js_plan w = { .code = plan,
                          .code_len = strlen(plan),
                          .limits = { .max_api_calls = 10, .max_loop_iterations = 1000 } };
@@ -396,7 +424,7 @@ static void test_through_the_plan_executor(void **state)
     assert_int_equal(strlen(json_string_value(json_object_get(c0, "idempotency_key"))), 32);
     assert_string_equal(json_string_value(json_object_get(json_array_get(r.calls, 1), "outcome")),
                         "refused");
-    srv.allow_writes = false;
+    writes(false);
     sluice_arena_free(a);
 }
 
