@@ -125,6 +125,13 @@ static void test_composition_resolves_as_reads(void **state)
     const sluice_js_facts *x = f->ext;
     assert_int_equal(x->call_bound, 4); /* 1 + 3 from .slice(0, 3) */
     assert_int_equal(x->read_calls, 2);
+    /* Cedar sees the downstream tools as calledOperations */
+    json_t *ctx = sluice_codefacts_cedar_context(f);
+    char *text = json_dumps(ctx, JSON_COMPACT);
+    assert_non_null(strstr(text, "\"calledOperations\":[\"mcp:budgets/list_budgets\","
+                                 "\"mcp:budgets/get_owner\"]"));
+    free(text);
+    json_decref(ctx);
     sluice_arena_free(a);
 }
 
