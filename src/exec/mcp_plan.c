@@ -57,14 +57,10 @@ static sluice_status check_schemas(sluice_mcp_servers *s, size_t k)
     return SLUICE_OK;
 }
 
+/* A copy of from in a; false on NOMEM. */
 static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
 {
-    to->count = from->count;
-    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
-    for (size_t i = 0; to->items != NULL && i < from->count; i++)
-        if ((to->items[i] = sluice_arena_strdup(a, from->items[i])) == NULL)
-            return false;
-    return to->items != NULL;
+    return sluice_exec_strlist_copy(a, to, from, NULL) == SLUICE_OK;
 }
 
 /* What the set keeps of cm, copied into a (the caller may free its configuration). */

@@ -338,16 +338,10 @@ static const sluice_executor_ops oa_ops = {
     .close = oa_close,
 };
 
+/* A copy of from in a; false on NOMEM. */
 static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
 {
-    to->count = 0;
-    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
-    if (to->items == NULL)
-        return false;
-    for (size_t i = 0; i < from->count; i++)
-        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
-            return false;
-    return true;
+    return sluice_exec_strlist_copy(a, to, from, NULL) == SLUICE_OK;
 }
 
 sluice_status sluice_exec_openapi_open(const sluice_config_database *db,

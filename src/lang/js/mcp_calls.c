@@ -132,20 +132,21 @@ static void check_action(sluice_codefacts *f,
                          sluice_action act,
                          const char *from)
 {
-    if (act == SLUICE_ACTION_WRITE && (srv == NULL || !srv->allow_writes))
-        sluice_codefacts_violate(f, "allow_writes", call->line, call->column,
-                                 "an administrator may set allow_writes = true on the server in "
-                                 "[[code_mode.mcp_servers]]",
-                                 "%s at line %u writes (%s), and the server does not allow "
-                                 "writes (allow_writes = false)",
-                                 op, call->line, from);
-    if (act == SLUICE_ACTION_DELETE && (srv == NULL || !srv->allow_deletes))
-        sluice_codefacts_violate(f, "allow_deletes", call->line, call->column,
-                                 "an administrator may set allow_deletes = true on the server "
-                                 "in [[code_mode.mcp_servers]]",
-                                 "%s at line %u deletes (%s), and the server does not allow "
-                                 "deletes (allow_deletes = false)",
-                                 op, call->line, from);
+    if (act == SLUICE_ACTION_READ)
+        return;
+    bool del = act != SLUICE_ACTION_WRITE;
+    bool allowed = srv != NULL && (del ? srv->allow_deletes : srv->allow_writes);
+    const char *key = del ? "allow_deletes" : "allow_writes";
+    if (!allowed)
+        sluice_codefacts_violate(f, key, call->line, call->column,
+                                 sluice_arena_printf(f->arena,
+                                                     "an administrator may set %s = true on the "
+                                                     "server in [[code_mode.mcp_servers]]",
+                                                     key),
+                                 "%s at line %u %s (%s), and the server does not allow %s (%s = "
+                                 "false)",
+                                 op, call->line, del ? "deletes" : "writes", from,
+                                 del ? "deletes" : "writes", key);
 }
 
 static sluice_action action_of(const json_t *t)
