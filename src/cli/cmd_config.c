@@ -94,6 +94,8 @@ static int check(const char *path)
                cfg->code_mode.enabled ? "enabled" : "disabled",
                cfg->database.engine == SLUICE_ENGINE_SQLITE     ? "sqlite"
                : cfg->database.engine == SLUICE_ENGINE_POSTGRES ? "postgres"
+               : cfg->database.engine == SLUICE_ENGINE_GRAPHQL  ? "graphql"
+               : cfg->database.engine == SLUICE_ENGINE_OPENAPI  ? "openapi"
                                                                 : "duckdb");
         sluice_config_free(cfg);
         rc = SLUICE_EXIT_OK;

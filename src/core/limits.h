@@ -157,7 +157,10 @@
 #define SLUICE_LIMIT_JS_RESULT_DEPTH 512u
 /* Calls a plan run records (max_api_calls is at most 100000). */
 #define SLUICE_LIMIT_JS_CALL_RECORDS 100000u
-#define SLUICE_LIMIT_JS_STRING_UNITS (16u * 1024u * 1024u)
+/* A read-only plan with a static bound of at most this many upstream calls is low risk (seed
+ * 000's budgets plan makes 11); more, or no static bound, is medium. */
+#define SLUICE_LIMIT_JS_LOW_RISK_CALLS 20
+#define SLUICE_LIMIT_JS_STRING_UNITS   (16u * 1024u * 1024u)
 
 /* SQL analysis: operator and expression nesting in a bound plan, */
 #define SLUICE_LIMIT_SQL_PLAN_DEPTH 200u

@@ -15,6 +15,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "exec/graphql_introspect.h"
+#include "exec/http_body.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -238,31 +239,10 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
 /* ---- one exchange ------------------------------------------------------------------------ */
 
 struct body {
-    char *data;
-    size_t len;
-    size_t max;
-    bool too_large;
+    sluice_http_body in; /* first: the write callback is given &b->in */
     volatile int cancelled;
     sluice_arena *arena;
 };
-
-static size_t on_data(char *ptr, size_t size, size_t n, void *user)
-{
-    body *b = user;
-    size_t add = size * n;
-    if (b->len + add > b->max) {
-        b->too_large = true;
-        return 0;
-    }
-    char *grown = realloc(b->data, b->len + add + 1);
-    if (grown == NULL)
-        return 0;
-    b->data = grown;
-    memcpy(b->data + b->len, ptr, add);
-    b->len += add;
-    b->data[b->len] = '\0';
-    return add;
-}
 
 static int on_progress(void *user, curl_off_t dt, curl_off_t dn, curl_off_t ut, curl_off_t un)
 {
@@ -397,12 +377,12 @@ static sluice_status exchange(const gql_state *s,
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, b);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sluice_http_body_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &b->in);
     curl_easy_setopt(c, CURLOPT_NOPROGRESS, 0L);
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, b);
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->max);
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->in.max);
     if (req->limits.timeout_ms > 0)
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->limits.timeout_ms);
     CURLcode rc = curl_easy_perform(c);
@@ -413,11 +393,11 @@ static sluice_status exchange(const gql_state *s,
         return SLUICE_OK;
     if (b->cancelled)
         return sluice_error_set(err, arena, SLUICE_E_CANCELLED, "cancelled by the client");
-    if (b->too_large || rc == CURLE_FILESIZE_EXCEEDED)
+    if (b->in.too_large || rc == CURLE_FILESIZE_EXCEEDED)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                 "the upstream response is larger than %zu bytes "
                                 "([database] max_response_bytes); nothing was returned",
-                                b->max);
+                                b->in.max);
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
                                 "the upstream GraphQL server did not answer within %lld ms (%s)",
@@ -441,13 +421,14 @@ static sluice_status introspect(gql_state *s,
     };
     const char *ignored = NULL;
     char *text = request_text(&req, &ignored);
-    body b = { .max = s->max_response };
+    body b = { .in = { .max = s->max_response } };
     long status = 0;
     sluice_status st =
         text != NULL ? exchange(s, &req, text, &b, &status, err, err_arena) : SLUICE_E_NOMEM;
     free(text);
-    json_t *resp = st == SLUICE_OK && b.data != NULL ? json_loadb(b.data, b.len, 0, NULL) : NULL;
-    free(b.data);
+    json_t *resp =
+        st == SLUICE_OK && b.in.data != NULL ? json_loadb(b.in.data, b.in.len, 0, NULL) : NULL;
+    free(b.in.data);
     if (st == SLUICE_OK && !json_is_object(json_object_get(resp, "data")))
         st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
                               "the upstream answered introspection with HTTP %ld and no data; "
@@ -517,15 +498,16 @@ static sluice_status gql_execute(sluice_executor *ex,
         free(text);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
-    b->max = s->max_response;
+    b->in.max = s->max_response;
     if (req->register_cancel != NULL)
         req->register_cancel(req->cancel_ctx, cancel_cb, b);
     long status = 0;
     sluice_status st = exchange(s, req, text, b, &status, err, arena);
     free(text);
-    json_t *resp = st == SLUICE_OK && b->data != NULL ? json_loadb(b->data, b->len, 0, NULL) : NULL;
-    free(b->data);
-    b->data = NULL;
+    json_t *resp =
+        st == SLUICE_OK && b->in.data != NULL ? json_loadb(b->in.data, b->in.len, 0, NULL) : NULL;
+    free(b->in.data);
+    b->in.data = NULL;
     if (st != SLUICE_OK)
         return st;
     if (!json_is_object(resp)) {

@@ -41,8 +41,10 @@ static sluice_status walk(guard *g, json_t *v, const char *path, size_t depth)
                                 SLUICE_LIMIT_JS_RESULT_DEPTH, path);
     if (json_is_array(v)) {
         for (size_t i = 0; i < json_array_size(v); i++) {
-            sluice_status st = walk(g, json_array_get(v, i),
-                                    sluice_arena_printf(g->arena, "%s[%zu]", path, i), depth + 1);
+            const char *at = sluice_arena_printf(g->arena, "%s[%zu]", path, i);
+            if (at == NULL)
+                return sluice_error_set(g->err, g->arena, SLUICE_E_NOMEM, "out of memory");
+            sluice_status st = walk(g, json_array_get(v, i), at, depth + 1);
             if (st != SLUICE_OK)
                 return st;
         }

@@ -10,6 +10,7 @@
 #include "exec/openapi_http.h"
 
 #include "core/limits.h"
+#include "exec/http_body.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -37,9 +38,8 @@ typedef struct transfer {
     CURL *easy;
     struct curl_slist *headers;
     char *url, *body_out;
-    char *data;
-    size_t len, max;
-    bool too_large, done, refused_address;
+    sluice_http_body in;
+    bool done, refused_address;
     CURLcode rc;
     long status;
 } transfer;
@@ -104,24 +104,6 @@ static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_s
         return CURL_SOCKET_BAD;
     }
     return socket(addr->family, addr->socktype, addr->protocol);
-}
-
-static size_t on_data(char *ptr, size_t size, size_t n, void *user)
-{
-    transfer *t = user;
-    size_t add = size * n;
-    if (t->len + add > t->max) {
-        t->too_large = true;
-        return 0;
-    }
-    char *grown = realloc(t->data, t->len + add + 1);
-    if (grown == NULL)
-        return 0;
-    t->data = grown;
-    memcpy(t->data + t->len, ptr, add);
-    t->len += add;
-    t->data[t->len] = '\0';
-    return add;
 }
 
 /* --- open ---------------------------------------------------------------------------------- */
@@ -282,7 +264,7 @@ static void transfer_free(CURLM *multi, transfer *t)
     curl_slist_free_all(t->headers);
     free(t->url);
     free(t->body_out);
-    free(t->data);
+    free(t->in.data);
     free(t);
 }
 
@@ -312,7 +294,7 @@ static transfer *transfer_new(sluice_openapi_run *run, const sluice_openapi_requ
     if (t == NULL)
         return NULL;
     *(const sluice_openapi_upstream **)(t + 1) = run->up;
-    t->max = run->up->max_response;
+    t->in.max = run->up->max_response;
     const char *q1 = req->query != NULL && req->query[0] != '\0' ? req->query : NULL;
     const char *q2 = run->up->query_param;
     size_t n = strlen(run->up->base) + strlen(req->path) + (q1 ? strlen(q1) : 0) +
@@ -368,9 +350,9 @@ static void harden(sluice_openapi_run *run, transfer *t, const sluice_openapi_re
         curl_easy_setopt(c, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
         curl_easy_setopt(c, CURLOPT_USERPWD, run->up->userpwd);
     }
-    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_data);
-    curl_easy_setopt(c, CURLOPT_WRITEDATA, t);
-    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->max);
+    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sluice_http_body_write);
+    curl_easy_setopt(c, CURLOPT_WRITEDATA, &t->in);
+    curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->in.max);
     curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
     curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, t);
     curl_easy_setopt(c, CURLOPT_PRIVATE, t);
@@ -438,11 +420,11 @@ outcome(const sluice_openapi_run *run, sluice_arena *arena, const transfer *t, s
 {
     if (t->rc == CURLE_OK)
         return SLUICE_OK;
-    if (t->too_large || t->rc == CURLE_FILESIZE_EXCEEDED)
+    if (t->in.too_large || t->rc == CURLE_FILESIZE_EXCEEDED)
         return sluice_error_set(err, arena, SLUICE_E_LIMIT,
                                 "the upstream response is larger than %zu bytes "
                                 "([database] max_response_bytes); nothing was returned",
-                                t->max);
+                                t->in.max);
     if (t->rc == CURLE_OPERATION_TIMEDOUT)
         return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
                                 "the upstream did not answer in time (%s)", run->timeout_setting);
@@ -481,8 +463,8 @@ sluice_status sluice_openapi_run_wait(sluice_openapi_run *run,
     if (st != SLUICE_OK)
         return st;
     *status = t->status;
-    *len = t->len;
-    *body = sluice_arena_strndup(arena, t->data != NULL ? t->data : "", t->len);
+    *len = t->in.len;
+    *body = sluice_arena_strndup(arena, t->in.data != NULL ? t->in.data : "", t->in.len);
     return *body != NULL ? SLUICE_OK
                          : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
 }

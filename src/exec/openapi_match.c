@@ -123,7 +123,13 @@ static bool try_op(sluice_arena *arena,
             return false;
         }
         char *v = sluice_arena_strndup(arena, s, n);
-        sluice_buf_printf(url, "/%s", v != NULL ? sluice_openapi_pct_encode(arena, v) : "");
+        const char *enc = v != NULL ? sluice_openapi_pct_encode(arena, v) : NULL;
+        if (enc == NULL) {
+            *bad_param = want;
+            *bad_rule = NULL; /* out of memory: the caller fails the call */
+            return false;
+        }
+        sluice_buf_printf(url, "/%s", enc);
     }
     return k == op->seg_count;
 }
@@ -148,7 +154,10 @@ sluice_status sluice_openapi_match_call(sluice_arena *arena,
     for (size_t i = 0; i < spec->op_count; i++) {
         if (strcmp(spec->ops[i].method, method) != 0)
             continue;
-        if (try_op(arena, &spec->ops[i], path, &url, &bad_param, &bad_rule)) {
+        bool hit = try_op(arena, &spec->ops[i], path, &url, &bad_param, &bad_rule);
+        if (!hit && bad_param != NULL && bad_rule == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        if (hit) {
             if (sluice_buf_status(&url) != SLUICE_OK)
                 return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
             *op = &spec->ops[i];

@@ -31,9 +31,9 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
 {
     sluice_config_code_mode r = *base;
     if (s->has_allow_writes)
-        r.sql_allow_writes = s->allow_writes;
+        r.sql_allow_writes = r.openapi_allow_writes = s->allow_writes;
     if (s->has_allow_deletes)
-        r.sql_allow_deletes = s->allow_deletes;
+        r.sql_allow_deletes = r.openapi_allow_deletes = s->allow_deletes;
     if (s->has_allow_admin)
         r.sql_allow_ddl = s->allow_admin;
     if (s->max_rows > 0)
@@ -224,21 +224,35 @@ static json_t *uid_json(const char *type, const char *id)
     return json_pack("{s:s, s:s}", "type", type, "id", id);
 }
 
+/* The fields seed 000's forbid rule keeps out of every result: sql_blocked_columns (with
+ * blocked_fields merged in) and openapi_output_blocked_fields. NULL on NOMEM. */
+static json_t *output_blocked_json(const sluice_config_code_mode *r)
+{
+    json_t *a = strlist_json(&r->sql_blocked_columns);
+    json_t *b = strlist_json(&r->openapi_output_blocked_fields);
+    if (a == NULL || b == NULL || json_array_extend(a, b) != 0) {
+        json_decref(a);
+        a = NULL;
+    }
+    json_decref(b);
+    return a;
+}
+
 /* The resource's attributes: what the route lets code do, in seed 000's names. serverId is the
  * server (code_mode.server_id) so policies written for it hold on every route; the route is the
  * resource's entity id and routeId. */
 static json_t *resource_attrs(const sluice_policy *p, const sluice_policy_route *route)
 {
     const sluice_config_code_mode *r = route->rules;
-    return json_pack("{s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:o, s:o, s:o, s:o, s:I, s:I}",
-                     "serverId", p->config->code_mode.server_id, "routeId", route->id, "serverType",
-                     "sql", "allowRead", r->sql_reads_enabled, "allowWrite", r->sql_allow_writes,
-                     "allowDelete", r->sql_allow_deletes, "allowAdmin", r->sql_allow_ddl,
-                     "allowedOperations", strlist_json(route->allowed_operations),
-                     "outputBlockedFields", strlist_json(&r->sql_blocked_columns), "blockedTables",
-                     strlist_json(&r->sql_blocked_tables), "allowedTables",
-                     strlist_json(&r->sql_allowed_tables), "maxRows", (json_int_t)r->sql_max_rows,
-                     "maxJoins", (json_int_t)r->sql_max_joins);
+    return json_pack(
+        "{s:s, s:s, s:s, s:b, s:b, s:b, s:b, s:o, s:o, s:o, s:o, s:I, s:I}", "serverId",
+        p->config->code_mode.server_id, "routeId", route->id, "serverType", "sql", "allowRead",
+        r->sql_reads_enabled, "allowWrite", r->sql_allow_writes || r->openapi_allow_writes,
+        "allowDelete", r->sql_allow_deletes || r->openapi_allow_deletes, "allowAdmin",
+        r->sql_allow_ddl, "allowedOperations", strlist_json(route->allowed_operations),
+        "outputBlockedFields", output_blocked_json(r), "blockedTables",
+        strlist_json(&r->sql_blocked_tables), "allowedTables", strlist_json(&r->sql_allowed_tables),
+        "maxRows", (json_int_t)r->sql_max_rows, "maxJoins", (json_int_t)r->sql_max_joins);
 }
 
 static json_t *context_json(const sluice_codefacts *facts)

@@ -9,6 +9,7 @@
  */
 #include "core/buf.h"
 #include "core/hash.h"
+#include "core/limits.h"
 #include "exec/js/parse.h"
 #include "lang/js/js.h"
 #include "lang/js/ops.h"
@@ -210,7 +211,7 @@ static sluice_risk js_risk(const sluice_codefacts *f, const char **reason)
         *reason = "a write inside a catch block may be repeated";
         return SLUICE_RISK_HIGH;
     }
-    if (x != NULL && (x->call_bound < 0 || x->call_bound > 10)) {
+    if (x != NULL && (x->call_bound < 0 || x->call_bound > SLUICE_LIMIT_JS_LOW_RISK_CALLS)) {
         *reason = "many or unbounded upstream calls";
         return SLUICE_RISK_MEDIUM;
     }

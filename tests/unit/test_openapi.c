@@ -1,0 +1,257 @@
+/*
+ * test_openapi.c — the OpenAPI backend's parts without a network: the spec read from YAML and
+ * JSON with $refs (cycles and remote refs refused), actions and idempotency with overrides,
+ * template matching at validate and the run-time re-match with every path-parameter rule tried
+ * against it, query/body schema checks, the SSRF address test, the idempotency key, and the
+ * declaration code-mode://schema shows.
+ */
+#include "exec/openapi.h"
+#include "exec/openapi_http.h"
+#include "exec/openapi_match.h"
+#include "exec/openapi_spec.h"
+#include "unit.h"
+
+#include <string.h>
+
+static const char yaml_spec[] =
+    "openapi: 3.1.0\n"
+    "info: { title: t, version: '1' }\n"
+    "servers: [ { url: 'http://127.0.0.1:1' } ]\n"
+    "paths:\n"
+    "  /users/{id}:\n"
+    "    parameters: [ { name: id, in: path, required: true, schema: { type: string } } ]\n"
+    "    get:\n"
+    "      operationId: getUser\n"
+    "      parameters: [ { name: fields, in: query, schema: { type: string } } ]\n"
+    "      responses: { '200': { description: u, content: { application/json: { schema: { $ref: "
+    "'#/components/schemas/User' } } } } }\n"
+    "    delete: { operationId: deleteUser, responses: { '204': { description: x } } }\n"
+    "  /users/{id}/note:\n"
+    "    patch:\n"
+    "      operationId: note\n"
+    "      requestBody: { required: true, content: { application/json: { schema: { type: object, "
+    "required: [note], additionalProperties: false, properties: { note: { type: string } } } } } "
+    "}\n"
+    "      responses: { '200': { description: x } }\n"
+    "  /list:\n"
+    "    post: { operationId: list, x-sluice-category: read, responses: { '200': { description: x "
+    "} } }\n"
+    "components:\n"
+    "  schemas:\n"
+    "    User: { type: object, properties: { id: { type: string }, ssn: { type: string }, pw: { "
+    "type: string } } }\n";
+
+static sluice_openapi_spec
+load(sluice_arena *a, const char *text, const sluice_config_code_mode *cm)
+{
+    sluice_openapi_spec s;
+    sluice_error err = { 0 };
+    sluice_status st = sluice_openapi_spec_parse(a, "spec", text, strlen(text), cm, &s, &err);
+    if (st != SLUICE_OK)
+        fail_msg("spec: %s", err.message);
+    return s;
+}
+
+static const sluice_openapi_op *op_named(const sluice_openapi_spec *s, const char *id)
+{
+    for (size_t i = 0; i < s->op_count; i++)
+        if (strcmp(s->ops[i].id, id) == 0)
+            return &s->ops[i];
+    return NULL;
+}
+
+static void test_openapi_yaml_spec_actions_and_overrides(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_operation ops[] = {
+        { .id = "note", .category = "write", .idempotent = true, .has_idempotent = true }
+    };
+    sluice_config_code_mode cm = { .operations = ops, .operation_count = 1 };
+    sluice_openapi_spec s = load(a, yaml_spec, &cm);
+    assert_int_equal(s.op_count, 4);
+    assert_string_equal(s.server_url, "http://127.0.0.1:1");
+    assert_int_equal(op_named(&s, "getUser")->action, SLUICE_OPENAPI_READ);
+    assert_int_equal(op_named(&s, "deleteUser")->action, SLUICE_OPENAPI_DELETE);
+    assert_true(op_named(&s, "deleteUser")->idempotent); /* DELETE defaults to idempotent */
+    assert_int_equal(op_named(&s, "list")->action, SLUICE_OPENAPI_READ); /* x-sluice-category */
+    assert_true(op_named(&s, "note")->idempotent);             /* PATCH, but the config says so */
+    assert_non_null(op_named(&s, "getUser")->response_schema); /* the $ref resolved */
+    /* an override naming no operation is a configuration error, not ignored */
+    sluice_config_operation typo[] = { { .id = "getUsr", .category = "read" } };
+    sluice_config_code_mode bad = { .operations = typo, .operation_count = 1 };
+    sluice_openapi_spec s2;
+    sluice_error err = { 0 };
+    assert_int_equal(
+        sluice_openapi_spec_parse(a, "spec", yaml_spec, strlen(yaml_spec), &bad, &s2, &err),
+        SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "getUsr"));
+    sluice_arena_free(a);
+}
+
+static void test_openapi_refs_cyclic_remote_and_bad_yaml_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *needle;
+    } cases[] = {
+        { "{\"openapi\":\"3.0.3\",\"paths\":{\"/a\":{\"get\":{\"responses\":{\"200\":{\"$ref\":"
+          "\"#/components/responses/A\"}}}}},\"components\":{\"responses\":{\"A\":{\"$ref\":"
+          "\"#/components/responses/B\"},\"B\":{\"$ref\":\"#/components/responses/A\"}}}}",
+          "cycle" },
+        { "{\"openapi\":\"3.0.3\",\"paths\":{\"/a\":{\"get\":{\"responses\":{\"200\":{\"$ref\":"
+          "\"https://evil.example/x.json\"}}}}}}",
+          "not local" },
+        { "{\"openapi\":\"3.0.3\",\"paths\":{\"/a\":{\"get\":{\"responses\":{\"200\":{\"$ref\":"
+          "\"#/components/nothing\"}}}}}}",
+          "does not resolve" },
+        { "{\"swagger\":\"2.0\",\"paths\":{}}", "not an OpenAPI 3.0 or 3.1" },
+        { "openapi: 3.1.0\npaths: { /a: [\n", "not valid YAML" },
+    };
+    sluice_arena *a = sluice_arena_new();
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_openapi_spec s;
+        sluice_error err = { 0 };
+        sluice_status st = sluice_openapi_spec_parse(a, "spec", cases[i].text,
+                                                     strlen(cases[i].text), NULL, &s, &err);
+        if (st != SLUICE_E_CONFIG || strstr(err.message, cases[i].needle) == NULL)
+            fail_msg("case %zu: %s %s", i, sluice_status_name(st), err.message);
+    }
+    sluice_arena_free(a);
+}
+
+static void test_openapi_path_rules_and_rematch(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_openapi_spec s = load(a, yaml_spec, NULL);
+    assert_string_equal(sluice_openapi_match_template(&s, "GET", "/users/{}")->id, "getUser");
+    assert_string_equal(sluice_openapi_match_template(&s, "GET", "/users/7")->id, "getUser");
+    assert_null(sluice_openapi_match_template(&s, "GET", "/users/{}/x"));
+    assert_null(
+        sluice_openapi_match_template(&s, "GET", "/{}/7")); /* a hole never fills a literal */
+    assert_null(sluice_openapi_match_template(&s, "POST", "/users/{}"));
+    const sluice_openapi_op *op;
+    const char *url;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_openapi_match_call(a, &s, "GET", "/users/a b", &op, &url, &err),
+                     SLUICE_OK);
+    assert_string_equal(url, "/users/a%20b");
+    static const char *const bad[] = {
+        "/users/..",  "/users/a..b", "/users/%2e%2e", "/users/%252f", "/users/a?b",
+        "/users/a#b", "/users/a\\b", "/users/",       "/users/a\x01", "/users/x/../../admin",
+        "users/1",    "/users/1/",   "/admin"
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        if (sluice_openapi_match_call(a, &s, "GET", bad[i], &op, &url, &err) != SLUICE_E_DENIED)
+            fail_msg("'%s' was accepted as %s", bad[i], url);
+    sluice_arena_free(a);
+}
+
+static void test_openapi_body_and_query_schema_checks(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_openapi_spec s = load(a, yaml_spec, NULL);
+    const json_t *schema = op_named(&s, "note")->body_schema;
+    sluice_error err = { 0 };
+    json_t *ok = json_pack("{s:s}", "note", "x");
+    json_t *extra = json_pack("{s:s, s:b}", "note", "x", "admin", 1);
+    json_t *type = json_pack("{s:i}", "note", 3);
+    json_t *missing = json_object();
+    assert_int_equal(sluice_openapi_check_value(a, schema, ok, "body", &err), SLUICE_OK);
+    assert_int_equal(sluice_openapi_check_value(a, schema, extra, "body", &err), SLUICE_E_DENIED);
+    assert_non_null(strstr(err.message, "body.admin"));
+    assert_int_equal(sluice_openapi_check_value(a, schema, type, "body", &err), SLUICE_E_DENIED);
+    assert_non_null(strstr(err.message, "expected string"));
+    assert_int_equal(sluice_openapi_check_value(a, schema, missing, "body", &err), SLUICE_E_DENIED);
+    assert_non_null(strstr(err.message, "required"));
+    json_decref(ok);
+    json_decref(extra);
+    json_decref(type);
+    json_decref(missing);
+    sluice_arena_free(a);
+}
+
+static void test_openapi_ssrf_address_test(void **state)
+{
+    (void)state;
+    static const char *const internal[] = { "127.0.0.1",
+                                            "10.1.2.3",
+                                            "172.16.0.1",
+                                            "172.31.255.255",
+                                            "192.168.1.1",
+                                            "169.254.169.254",
+                                            "0.0.0.0",
+                                            "100.64.0.1",
+                                            "224.0.0.1",
+                                            "::1",
+                                            "::",
+                                            "fe80::1",
+                                            "fd00::1",
+                                            "::ffff:127.0.0.1",
+                                            "::ffff:169.254.169.254",
+                                            "not-an-address" };
+    static const char *const external[] = { "93.184.216.34", "172.32.0.1", "8.8.8.8",
+                                            "2606:4700::1111", "::ffff:8.8.8.8" };
+    for (size_t i = 0; i < sizeof internal / sizeof internal[0]; i++)
+        if (!sluice_openapi_address_internal(internal[i]))
+            fail_msg("%s passed as external", internal[i]);
+    for (size_t i = 0; i < sizeof external / sizeof external[0]; i++)
+        if (sluice_openapi_address_internal(external[i]))
+            fail_msg("%s taken for internal", external[i]);
+}
+
+static void test_openapi_idempotency_key_stable_and_distinct(void **state)
+{
+    (void)state;
+    char k1[33], k2[33], k3[33], k4[33], k5[33];
+    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k1);
+    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k2);
+    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":2}", k3);
+    sluice_openapi_idempotency_key("tok2", "createBudget", "/budgets", "{\"a\":1}", k4);
+    sluice_openapi_idempotency_key("tok1", "note", "/budgets", "{\"a\":1}", k5);
+    assert_int_equal(strlen(k1), 32);
+    assert_string_equal(k1, k2);     /* a retry of the same call */
+    assert_string_not_equal(k1, k3); /* another call */
+    assert_string_not_equal(k1, k4); /* another approval */
+    assert_string_not_equal(k1, k5);
+}
+
+static void test_openapi_declaration_is_compact_and_filtered(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    static const char *internal[] = { "pw" }, *output[] = { "ssn" };
+    sluice_config_code_mode cm = { .openapi_reads_enabled = true,
+                                   .openapi_internal_blocked_fields = { internal, 1 },
+                                   .openapi_output_blocked_fields = { output, 1 } };
+    sluice_openapi_spec s = load(a, yaml_spec, &cm);
+    const char *d = sluice_openapi_spec_declaration(a, &s, &cm);
+    assert_non_null(strstr(d,
+                           "api.get(`/users/${id}`, query: { fields?: string; }): Promise<{ id?: "
+                           "string; ssn?: string /* blocked: never in a result */; }>;"));
+    assert_null(strstr(d, "pw"));
+    assert_non_null(strstr(d, "api.post(\"/list\"): Promise<unknown>;"));
+    assert_non_null(strstr(d, "deleteUser (delete)"));
+    assert_null(strstr(d, "api.delete"));
+    const char *doc = sluice_openapi_spec_document(a, &s);
+    assert_non_null(strstr(doc,
+                           "{\"id\":\"list\",\"method\":\"POST\",\"path\":\"/list\",\"action\":"
+                           "\"read\",\"idempotent\":false}"));
+    sluice_arena_free(a);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_openapi_yaml_spec_actions_and_overrides),
+        cmocka_unit_test(test_openapi_refs_cyclic_remote_and_bad_yaml_refused),
+        cmocka_unit_test(test_openapi_path_rules_and_rematch),
+        cmocka_unit_test(test_openapi_body_and_query_schema_checks),
+        cmocka_unit_test(test_openapi_ssrf_address_test),
+        cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),
+        cmocka_unit_test(test_openapi_declaration_is_compact_and_filtered),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
