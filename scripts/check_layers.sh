@@ -7,7 +7,8 @@
 #   config > core
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
-# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h and scratch.h) only
+# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h, scratch.h and
+# mcp_stdio.h) only
 # inside exec/ and cli/.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
@@ -34,6 +35,7 @@ while IFS= read -r file; do
     # interpreter share, as lang/sql and exec/duckdb share DuckDB's parser
     if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
           && "$inc" != exec/bounded.h && "$inc" != exec/fork_gate.h && "$inc" != exec/scratch.h \
+          && "$inc" != exec/mcp_stdio.h \
           && ! ( "$inc" == exec/js/* && "$file" == */lang/js/* ) \
           && "$area" != exec && "$area" != cli ]]; then
       echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2

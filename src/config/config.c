@@ -262,6 +262,38 @@ static const sluice_section_spec operation_section = {
     .key_count = COUNT(operation_keys),
 };
 
+#define T sluice_config_mcp_server
+static const sluice_key_spec mcp_server_keys[] = {
+    { STR_KEY(T, name), .min = 1, .required = true },
+    { LIST_KEY(T, command), .required = true },
+    { NOT_BUILT("url", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
+    { NOT_BUILT("token_env", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
+    { NOT_BUILT("token_file", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
+    { INLINE_SECRET("token", "use token_env or token_file") },
+    { LIST_KEY(T, allowed_tools) },
+    { LIST_KEY(T, read_tools) },
+    { LIST_KEY(T, write_tools) },
+    { LIST_KEY(T, delete_tools) },
+    { BOOL_KEY(T, allow_writes, false) },
+    { BOOL_KEY(T, allow_deletes, false) },
+    { INT_KEY(T, timeout_seconds, 1, 600, 30) },
+    { INT_KEY(T, startup_timeout_seconds, 1, 600, 10) },
+    { SIZE_KEY(T,
+               max_response_bytes,
+               1024,
+               SLUICE_LIMIT_MCP_CLIENT_RESPONSE_BYTES_MAX,
+               SLUICE_LIMIT_MCP_CLIENT_RESPONSE_BYTES) },
+};
+#undef T
+
+static const sluice_section_spec mcp_server_section = {
+    .path = "code_mode.mcp_servers",
+    .array = true,
+    .size = sizeof(sluice_config_mcp_server),
+    .keys = mcp_server_keys,
+    .key_count = COUNT(mcp_server_keys),
+};
+
 #define T sluice_config_code_mode
 static const sluice_key_spec code_mode_keys[] = {
     { BOOL_KEY(T, enabled, false) },
@@ -341,6 +373,7 @@ static const sluice_key_spec code_mode_keys[] = {
     { ENUM_KEY(T, openapi_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
     { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
     { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
+    { TABLES_KEY("mcp_servers", T, mcp_servers, mcp_server_count, &mcp_server_section) },
     /* GraphQL code mode (lang/graphql/validate.h). */
     { BOOL_KEY(T, allow_mutations, false) },
     { LIST_KEY(T, allowed_mutations) },

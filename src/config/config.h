@@ -162,6 +162,23 @@ typedef struct sluice_config_operation {
     bool has_idempotent; /* idempotent was written */
 } sluice_config_operation;
 
+/* [[code_mode.mcp_servers]] — a downstream MCP server JavaScript plans call with
+ * mcp.call(name, tool, args) (exec/mcp_client.h). Started by sluice from command (argv from
+ * config only); its tools are listed once at start-up. */
+typedef struct sluice_config_mcp_server {
+    const char *name;                /* the first argument of mcp.call; required */
+    sluice_strlist command;          /* argv of the stdio server; required */
+    sluice_strlist allowed_tools;    /* tools plans may call; ["*"] = every listed tool */
+    sluice_strlist read_tools;       /* overrides of the tool's annotations: these are Read, */
+    sluice_strlist write_tools;      /* these Write, */
+    sluice_strlist delete_tools;     /* these Delete */
+    bool allow_writes;               /* Write tools may be called; default false */
+    bool allow_deletes;              /* Delete tools may be called; default false */
+    int64_t timeout_seconds;         /* one tools/call; default 30 */
+    int64_t startup_timeout_seconds; /* initialize + tools/list; default 10 */
+    size_t max_response_bytes;       /* one response; default 1 MiB */
+} sluice_config_mcp_server;
+
 typedef enum sluice_graphql_blocked_output {
     SLUICE_GRAPHQL_STRIP = 0,
     SLUICE_GRAPHQL_REFUSE = 1,
@@ -217,6 +234,8 @@ typedef struct sluice_config_code_mode {
     int64_t max_steps;                /* interpreter steps per plan; default 10,000,000 */
     int64_t max_memory_bytes;         /* memory a plan's values may hold; default 64 MiB */
     sluice_graphql_blocked_output openapi_blocked_output; /* "strip" | "refuse"; default strip */
+    sluice_config_mcp_server *mcp_servers;                /* [[code_mode.mcp_servers]] */
+    size_t mcp_server_count;
     /* GraphQL (lang/graphql/validate.h): limits counted with fragments expanded. */
     int64_t graphql_max_depth;              /* default 10 */
     int64_t graphql_max_aliases;            /* default 15 */

@@ -215,5 +215,15 @@
  * most distinct values a JOIN or IN subquery may hand a required filter. */
 #define SLUICE_LIMIT_QM_FANOUT      1024u
 #define SLUICE_LIMIT_QM_JOIN_VALUES 1024u
+/* The MCP client for downstream servers of JavaScript plans (exec/mcp_client.c): bytes of one
+ * response by default and at most (max_response_bytes), bytes of the whole tools/list at
+ * start-up, tools kept per server, tools/list pages followed, and how long a stopped server
+ * gets between SIGTERM and SIGKILL. */
+#define SLUICE_LIMIT_MCP_CLIENT_RESPONSE_BYTES     (1024u * 1024u)
+#define SLUICE_LIMIT_MCP_CLIENT_RESPONSE_BYTES_MAX (64u * 1024u * 1024u)
+#define SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES         (8u * 1024u * 1024u)
+#define SLUICE_LIMIT_MCP_CLIENT_TOOLS              1000u
+#define SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES         64u
+#define SLUICE_LIMIT_MCP_CLIENT_STOP_MS            1000u
 
 #endif

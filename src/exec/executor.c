@@ -33,10 +33,10 @@ bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode)
                                  code_mode->sql_allow_ddl);
 }
 
-static sluice_status copy_lists(sluice_arena *arena,
-                                sluice_strlist *to,
-                                const sluice_strlist *a,
-                                const sluice_strlist *b)
+sluice_status sluice_exec_strlist_copy(sluice_arena *arena,
+                                       sluice_strlist *to,
+                                       const sluice_strlist *a,
+                                       const sluice_strlist *b)
 {
     size_t n = a->count + (b != NULL ? b->count : 0);
     to->count = 0;
@@ -72,12 +72,12 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
     if (ex->catalog == NULL)
         goto nomem;
     if (code_mode != NULL) {
-        if (copy_lists(arena, &ex->blocked, &code_mode->blocked_fields,
-                       &code_mode->sql_blocked_columns) != SLUICE_OK ||
-            copy_lists(arena, &ex->allowed_tables, &code_mode->sql_allowed_tables, NULL) !=
-                SLUICE_OK ||
-            copy_lists(arena, &ex->blocked_tables, &code_mode->sql_blocked_tables, NULL) !=
-                SLUICE_OK)
+        if (sluice_exec_strlist_copy(arena, &ex->blocked, &code_mode->blocked_fields,
+                                     &code_mode->sql_blocked_columns) != SLUICE_OK ||
+            sluice_exec_strlist_copy(arena, &ex->allowed_tables, &code_mode->sql_allowed_tables,
+                                     NULL) != SLUICE_OK ||
+            sluice_exec_strlist_copy(arena, &ex->blocked_tables, &code_mode->sql_blocked_tables,
+                                     NULL) != SLUICE_OK)
             goto nomem;
     }
     *out = ex;

@@ -4,7 +4,7 @@
  *
  * Owns: the per-execution api backend (start: check and send; wait: answer and strip; describe:
  * what the call record shows), the engine's schema, and the routing of a plan's capabilities:
- * `api` here, `mcp` left for the MCP client (exec/mcp_client.c) to fill.
+ * `api` here, `mcp` to the downstream MCP servers (exec/mcp_plan.c), opened with the backend.
  * Does not own: the run (js_plan.c), HTTP (openapi_http.c), matching (openapi_match.c).
  */
 #include "exec/openapi.h"
@@ -13,6 +13,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "exec/js_plan.h"
+#include "exec/mcp_plan.h"
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
@@ -31,6 +32,8 @@ typedef struct oa_state {
     bool refuse_output;
     int64_t max_steps;
     size_t max_memory;
+    sluice_mcp_servers *mcp; /* [[code_mode.mcp_servers]], NULL when none */
+    const char *mcp_catalog; /* their tools, for the front end (sluice_schema.mcp_tools) */
 } oa_state;
 
 /* One call of one run. */
@@ -289,10 +292,16 @@ static sluice_status oa_execute(sluice_executor *ex,
         .args = req->variables,
         .limits = lim,
         .api = { .start = api_start, .wait = api_wait, .describe = api_describe, .ctx = &x },
-        /* .mcp: the MCP client (exec/mcp_client.c) plugs in here */
         .blocked = { &s->output_blocked, &s->blocked_fields },
         .refuse_blocked = s->refuse_output,
     };
+    sluice_mcp_host mcp = { .servers = s->mcp,
+                            .run = { .validated = req->validated_operations,
+                                     .token_id = req->token_id } };
+    if (s->mcp != NULL && sluice_mcp_plan_backend(&mcp, arena, &plan.mcp) != SLUICE_OK) {
+        sluice_openapi_run_free(x.run);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory starting the plan");
+    }
     sluice_status st = sluice_js_plan_execute(arena, &plan, out, err);
     sluice_openapi_run_free(x.run);
     return st;
@@ -309,12 +318,15 @@ oa_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_e
     out->document = s->document;
     out->document_len = strlen(s->document);
     out->declaration = s->declaration;
+    out->mcp_tools = s->mcp_catalog;
     return SLUICE_OK;
 }
 
 static void oa_close(void *state)
 {
     oa_state *s = state;
+    if (s != NULL)
+        sluice_mcp_servers_close(s->mcp);
     if (s != NULL)
         sluice_arena_free(s->arena);
 }
@@ -326,16 +338,10 @@ static const sluice_executor_ops oa_ops = {
     .close = oa_close,
 };
 
+/* A copy of from in a; false on NOMEM. */
 static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
 {
-    to->count = 0;
-    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
-    if (to->items == NULL)
-        return false;
-    for (size_t i = 0; i < from->count; i++)
-        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
-            return false;
-    return true;
+    return sluice_exec_strlist_copy(a, to, from, NULL) == SLUICE_OK;
 }
 
 sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
@@ -375,8 +381,26 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
         sluice_arena_free(a);
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
+    if (code_mode != NULL && code_mode->mcp_server_count > 0) {
+        /* the downstream MCP servers plans compose: started and listed now, or no start */
+        st = sluice_mcp_servers_open(code_mode, &s->mcp, err_arena, err);
+        s->mcp_catalog = st == SLUICE_OK ? sluice_mcp_servers_catalog(s->mcp, a) : NULL;
+        if (st == SLUICE_OK && s->mcp_catalog == NULL)
+            st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        if (st != SLUICE_OK) {
+            sluice_mcp_servers_close(s->mcp);
+            sluice_arena_free(a);
+            return st;
+        }
+    }
+    /* the version (the token's context) covers the spec and the downstream tools alike */
     uint8_t h[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(s->document, strlen(s->document), h);
+    sluice_hash_state hs;
+    sluice_hash_start(&hs);
+    sluice_hash_update(&hs, s->document, strlen(s->document) + 1);
+    if (s->mcp_catalog != NULL)
+        sluice_hash_update(&hs, s->mcp_catalog, strlen(s->mcp_catalog));
+    sluice_hash_finish(&hs, h);
     sluice_hash_hex(h, sizeof h, s->version);
     return sluice_executor_wrap(&oa_ops, s, SLUICE_ENGINE_OPENAPI, code_mode, out);
 }

@@ -65,6 +65,9 @@ typedef struct sluice_schema {
     /* What code-mode://schema shows instead of tables when set: an API backend's compact
      * declaration of what code may call (OpenAPI: TypeScript-style). */
     const char *declaration;
+    /* A plan backend's downstream MCP tools (exec/mcp_plan.h's catalog document, JSON text), NULL
+     * when it has none: the JavaScript front end resolves mcp.call sites against it. */
+    const char *mcp_tools;
 } sluice_schema;
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include "mcp/jsonrpc.h"
 
+#include "core/json_schema.h"
 #include "core/limits.h"
 #include "mcp/json_write.h"
 
@@ -219,23 +220,7 @@ json_t *sluice_jsonrpc_recover_id(const char *data, size_t len)
 
 const char *sluice_jsonrpc_type_name(const json_t *value)
 {
-    switch (json_typeof(value)) {
-    case JSON_OBJECT:
-        return "object";
-    case JSON_ARRAY:
-        return "array";
-    case JSON_STRING:
-        return "string";
-    case JSON_INTEGER:
-    case JSON_REAL:
-        return "number";
-    case JSON_TRUE:
-    case JSON_FALSE:
-        return "boolean";
-    case JSON_NULL:
-        return "null";
-    }
-    return "unknown";
+    return sluice_json_type_name(value);
 }
 
 static void invalid(sluice_jsonrpc_frame *out, int code, const char *fmt, ...)

@@ -7,7 +7,7 @@
  * list cursors, and the mapping of handler statuses to JSON-RPC errors.
  * Does not own: initialize and ping (session.c answers those inline, in frame order).
  */
-#include "mcp/json_schema.h"
+#include "core/json_schema.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server_impl.h"
 

@@ -8,8 +8,8 @@
  */
 #include "mcp/server.h"
 
+#include "core/json_schema.h"
 #include "core/limits.h"
-#include "mcp/json_schema.h"
 #include "mcp/server_impl.h"
 
 #include <stdlib.h>

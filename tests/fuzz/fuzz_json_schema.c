@@ -4,7 +4,7 @@
  * is checked and, when accepted, the instance validated against it.
  * Seeds: tests/fuzz/corpus/fuzz_json_schema/.
  */
-#include "mcp/json_schema.h"
+#include "core/json_schema.h"
 
 #include <stddef.h>
 #include <stdint.h>

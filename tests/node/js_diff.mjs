@@ -4,12 +4,17 @@
 // names: number formatting, -0, 1e21, 0.1 + 0.2, NaN/Infinity in JSON, string escapes and
 // surrogate pairs, \u{...}, == vs ===, default and comparator sort, optional chaining, ?? and
 // ||, template literals, spread order, destructuring, Object.entries order with integer keys,
-// error classes, and a deterministic fake `api` provided identically to both sides). Each plan
+// error classes, Map and Set (SameValueZero keys, insertion order, iterators), Date parsing and
+// formatting (UTC), and a
+// deterministic fake `api` provided identically to both sides). Each plan
 // runs in Node (as an async function body) and in build/js_run; the JSON result, or the error
 // class, must be equal. A disagreement prints the plan, both answers and the seed, and exits 1.
 //
 // Usage: node js_diff.mjs <js_run binary> [count=10000] [seed=1]
 import { spawnSync } from "node:child_process";
+
+// plans' local time is UTC (exec/js/date.c): Node's must be too
+process.env.TZ = "UTC";
 
 const [bin, countArg, seedArg] = process.argv.slice(2);
 const COUNT = Number(countArg ?? 10000);
@@ -25,6 +30,18 @@ function rnd() {
 const pick = (a) => a[Math.floor(rnd() * a.length)];
 const int = (n) => Math.floor(rnd() * n);
 
+const DATES = ['"2026-12-01"', '"2026-12-01T12:34:56.789Z"', '"2026-02-30"', '"2026-13-01"',
+  '"2026-12-01T24:00:00"', '"2026-12-01T12:00"', '"2026-12"', '"2026"', '"+002026-12-01"',
+  '"-000001-01-01T00:00:00Z"', '"2026-12-01T12:00:00.5Z"', '"2026-12-01T12:00:00+01:00"',
+  '"2026-12-01T12:00:00-0530"', '"2026-12-01 08:00:00"', '"1969-12-31T23:59:59.999Z"', '"nope"',
+  '""', "0", "-1", "1e12", "8.64e15", "8.64e15 + 1", "1.5", "NaN", "2026, 0, 31, 25", "99, 11",
+  "2026, 1, 29, 23, 59, 59, 999"];
+const DATE_GETTERS = ["getTime", "getFullYear", "getUTCFullYear", "getMonth", "getUTCMonth",
+  "getDate", "getUTCDate", "getDay", "getHours", "getUTCMinutes", "getSeconds",
+  "getMilliseconds", "getTimezoneOffset", "valueOf"];
+const DATE_TEXT = ["toISOString", "toJSON", "toString", "toDateString", "toUTCString"];
+const genDate = () => `new Date(${pick(DATES)})`;
+
 const NUMS = ["0", "-0", "1", "-1", "2", "3", "10", "0.1", "0.2", "0.5", "1.5", "2.5", "-2.5",
   "1e21", "1e-7", "123.456", "1e300", "5e-324", "2**53", "NaN", "Infinity", "-Infinity",
   "0x1f", "1_000", "0.000001", "1.005", "100", "7", "-7", "1/3", "2/3*3"];
@@ -34,7 +51,13 @@ const STRS = ['""', '"a"', '"b"', '"abc"', '"B"', '"10"', '"9"', '" 12 "', '"1e3
 
 function genNum(d) {
   if (d <= 0 || rnd() < 0.3) return pick(NUMS);
-  switch (int(9)) {
+  switch (int(13)) {
+    // Date, read-only: getters, Date.parse/UTC, differences in ms
+    case 10: return `${genDate()}.${pick(DATE_GETTERS)}()`;
+    case 11: return pick([`Date.parse(${pick(DATES.filter((x) => x.startsWith('"')))})`,
+      `Date.UTC(${pick(["2026", "2026, 11", "2026, 0, 31, 25", "99, 0", "NaN"])})`,
+      `(${genDate()} - ${genDate()})`]);
+    case 8: return `new ${pick(["Set", "Map"])}(${genArr(d - 1)}.map((x, i) => [${pick(["x", "i % 2", "typeof x"])}, i])).size`;
     case 0: return `(${genNum(d - 1)} ${pick(["+", "-", "*", "/", "%"])} ${genNum(d - 1)})`;
     case 1: return `${genStr(d - 1)}.length`;
     case 2: return `${genArr(d - 1)}.length`;
@@ -43,13 +66,17 @@ function genNum(d) {
     case 5: return `Number(${genStr(d - 1)})`;
     case 6: return `${genArr(d - 1)}.indexOf(${genAny(d - 1)})`;
     case 7: return `(${genBool(d - 1)} ? ${genNum(d - 1)} : ${genNum(d - 1)})`;
+    case 9: return `(new Map(${genArr(d - 1)}.map((x, i) => [x, i])).get(${genAny(d - 1)}) ?? -1)`;
     default: return `parseInt(${genStr(d - 1)})`;
   }
 }
 
 function genStr(d) {
   if (d <= 0 || rnd() < 0.3) return pick(STRS);
-  switch (int(11)) {
+  switch (int(13)) {
+    case 11: return `${genDate()}.${pick(DATE_TEXT)}()`;
+    case 12: return pick([`String(${genDate()})`, `JSON.stringify({ d: ${genDate()} })`, `(${genDate()} + "")`,
+      `\`\${${genDate()}}\``]);
     case 0: return `(${genStr(d - 1)} + ${genAny(d - 1)})`;
     case 1: return `\`<\${${genAny(d - 1)}}|\${${genNum(d - 1)}}>\``;
     case 2: return `String(${genAny(d - 1)})`;
@@ -68,7 +95,9 @@ function genStr(d) {
 function genBool(d) {
   if (d <= 0 || rnd() < 0.2) return pick(["true", "false"]);
   const ops = ["==", "===", "!=", "!==", "<", ">", "<=", ">="];
-  switch (int(7)) {
+  switch (int(9)) {
+    case 8: return `(${genDate()} ${pick(["<", ">", "<=", ">="])} ${genDate()})`;
+    case 7: return `new Set(${genArr(d - 1)}).has(${genAny(d - 1)})`;
     case 0: return `(${genAny(d - 1)} ${pick(ops)} ${genAny(d - 1)})`;
     case 1: return `(${genNum(d - 1)} ${pick(ops)} ${genNum(d - 1)})`;
     case 2: return `(${genStr(d - 1)} ${pick(ops)} ${genStr(d - 1)})`;
@@ -84,7 +113,11 @@ function genArr(d) {
     const n = int(5);
     return `[${Array.from({ length: n }, () => (rnd() < 0.5 ? pick(NUMS) : pick(STRS))).join(", ")}]`;
   }
-  switch (int(10)) {
+  switch (int(13)) {
+    // Map and Set: SameValueZero keys (NaN, -0), insertion order, iterators spread
+    case 10: return `[...new Set(${genArr(d - 1)})]`;
+    case 11: return `[...new Map(${genArr(d - 1)}.map((x, i) => [${pick(["x", "String(x)", "i % 2", "typeof x"])}, i])).${pick(["keys", "values", "entries"])}()]`;
+    case 12: return `Array.from(new ${pick(["Map", "Set"])}(${genArr(d - 1)}.map((x) => [x, typeof x])))`;
     case 0: return `${genArr(d - 1)}.map((x, i) => ${pick(["x", "i", "[x, i]", "String(x) + i", "typeof x"])})`;
     case 1: return `${genArr(d - 1)}.filter((x) => ${pick(["x", "!x", "typeof x === 'number'", "x > 1"])})`;
     case 2: return `[...${genArr(d - 1)}].sort()`;
@@ -107,7 +140,8 @@ function genObj(d) {
     for (let i = 0; i < n; i++) parts.push(`${pick(KEYS)}: ${rnd() < 0.5 ? pick(NUMS) : pick(STRS)}`);
     return `({${parts.join(", ")}})`;
   }
-  switch (int(4)) {
+  switch (int(5)) {
+    case 4: return `Object.fromEntries(new Map(${genArr(d - 1)}.map((x, i) => [String(x), i])))`;
     case 0: return `({...${genObj(d - 1)}, ${pick(KEYS)}: ${genAny(d - 1)}, ...${genObj(d - 1)}})`;
     case 1: return `Object.fromEntries(${genArr(d - 1)}.map((x, i) => [String(x), i]))`;
     case 2: return `({ v: ${genAny(d - 1)}, w: [${genAny(d - 1)}] })`;
@@ -130,7 +164,13 @@ function genAny(d) {
 
 function genProgram() {
   const d = 1 + int(3);
-  switch (int(8)) {
+  switch (int(9)) {
+    case 7: {
+      // grouping with a Map: get/set/has/delete, forEach's (value, key) order, size
+      return `const m = new Map();\nfor (const x of ${genArr(d)}) {\n  const k = ${pick(["typeof x", "String(x).length", "x"])};\n` +
+        `  if (!m.has(k)) m.set(k, []);\n  m.get(k).push(x);\n}\n${pick(["", "m.delete(\"number\");\n", "m.set(1, \"one\");\n"])}` +
+        `const out = [];\nm.forEach((v, k) => out.push([k, v.length]));\nreturn { out, size: m.size, keys: [...m.keys()] };`;
+    }
     case 0: {
       // statements: loops, destructuring, reduce
       return `const xs = ${genArr(d)};\nlet acc = ${pick(["0", '""', "[]"])};\n` +

@@ -1,7 +1,7 @@
 /*
  * test_json_schema.c — schema checking (fail closed) and validation messages with JSON paths.
  */
-#include "mcp/json_schema.h"
+#include "core/json_schema.h"
 #include "unit.h"
 
 #include <string.h>

@@ -1216,6 +1216,13 @@ int js_builtin_member(interp *in, jv self, const sluice_js_str *key, jv *out)
         return find_method(in, number_methods, COUNT(number_methods), self, key, out);
     case JV_PROMISE:
         return find_method(in, promise_methods, COUNT(promise_methods), self, key, out);
+    case JV_OBJ:
+        if (self.u.o->coll != NULL || self.u.o->iter != NULL)
+            return js_coll_member(in, self, key, out);
+        if (self.u.o->is_date)
+            return js_date_member(in, self, key, out);
+        *out = jv_undef();
+        return C_NORMAL;
     case JV_FUNC:
         /* Number.isInteger, String.fromCharCode: statics of a callable namespace */
         if (self.u.f->native != NULL && self.u.f->self.t == JV_OBJ) {
@@ -1313,6 +1320,12 @@ static int object_from_entries(interp *in, jv self, const jv *args, size_t argc,
 {
     (void)self;
     jv list = ARG(0);
+    jarr *items = js_arr_new(in, 0);
+    bool coll = false;
+    if (items == NULL || js_coll_items(in, list, items, &coll) != C_NORMAL)
+        return C_FATAL;
+    if (coll)
+        list = jv_arr(items); /* Object.fromEntries(map) */
     if (list.t != JV_ARR)
         return js_throw(in, "TypeError", "%s is not iterable", js_typeof(list));
     jobj *o = js_obj_new(in);
@@ -1392,7 +1405,12 @@ static int array_from(interp *in, jv self, const jv *args, size_t argc, jv *out)
     jarr *r = js_arr_new(in, 0);
     if (r == NULL)
         return C_FATAL;
-    if (src.t == JV_ARR || src.t == JV_STR) {
+    bool coll = false;
+    if (js_coll_items(in, src, r, &coll) != C_NORMAL)
+        return C_FATAL;
+    if (coll) {
+        /* a Map's entries, a Set's values, an iterator's rest: collected above */
+    } else if (src.t == JV_ARR || src.t == JV_STR) {
         jv items = jv_arr(r);
         jv spread_args[1] = { src };
         int rc = arr_concat(in, jv_arr(r), spread_args, src.t == JV_ARR ? 1 : 0, &items);
@@ -2126,10 +2144,14 @@ int js_install_globals(interp *in, env *global)
     jobj *object = ns(in, global, "Object"), *array = ns(in, global, "Array");
     jobj *math = ns(in, global, "Math"), *json = ns(in, global, "JSON");
     jobj *promise = ns(in, global, "Promise"), *console = ns(in, global, "console");
+    jobj *date = ns(in, global, "Date");
     if (object == NULL || array == NULL || math == NULL || json == NULL || promise == NULL ||
-        console == NULL)
+        console == NULL || date == NULL)
         return C_FATAL;
     int rc = C_NORMAL;
+    rc |= set_fn(in, date, "parse", js_date_parse, 0);
+    rc |= set_fn(in, date, "UTC", js_date_utc, 0);
+    rc |= set_fn(in, date, "now", js_date_now, 0);
     rc |= set_fn(in, object, "keys", object_keys, 0);
     rc |= set_fn(in, object, "values", object_values, 0);
     rc |= set_fn(in, object, "entries", object_entries, 0);

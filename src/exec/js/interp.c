@@ -714,7 +714,12 @@ static int binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
     case JS_OP_GT:
     case JS_OP_LE:
     case JS_OP_GE: {
-        /* ToPrimitive: arrays and objects compare by their string form */
+        /* ToPrimitive: a Date compares by its time value, arrays and other objects by their
+         * string form */
+        if (a.t == JV_OBJ && a.u.o->is_date)
+            a = jv_num(a.u.o->time);
+        if (b.t == JV_OBJ && b.u.o->is_date)
+            b = jv_num(b.u.o->time);
         if (a.t == JV_ARR || a.t == JV_OBJ) {
             const sluice_js_str *s = js_to_string(in, a);
             if (s == NULL)
@@ -826,6 +831,10 @@ static int eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
 
 static int spread_into_array(interp *in, jarr *a, jv v)
 {
+    bool coll = false;
+    int crc = js_coll_items(in, v, a, &coll);
+    if (coll || crc != C_NORMAL)
+        return crc;
     if (v.t == JV_ARR) {
         for (size_t k = 0; k < v.u.a->len; k++)
             if (js_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
@@ -1128,6 +1137,10 @@ static int eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
     char *u8 = sluice_js_str_utf8(in->arena, name);
     if (u8 == NULL)
         return js_nomem(in);
+    if (strcmp(u8, "Date") == 0)
+        return js_date_construct(in, args, argc, out);
+    if (strcmp(u8, "Map") == 0 || strcmp(u8, "Set") == 0)
+        return js_coll_construct(in, u8[0] == 'S', args, argc, out);
     if (strstr(u8, "Error") == NULL)
         return js_throw(in, "TypeError", "%s is not supported as a constructor in plans", u8);
     const sluice_js_str *msg = NULL;

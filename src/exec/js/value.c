@@ -353,6 +353,8 @@ double js_to_number(jv v)
                 return 0;
         }
         return NAN;
+    case JV_OBJ:
+        return v.u.o->is_date ? v.u.o->time : NAN; /* a Date's valueOf */
     default:
         return NAN;
     }
@@ -509,6 +511,14 @@ static int to_string_into(interp *in, jv v, ubuf *b, int depth)
             }
             return C_NORMAL;
         }
+        if (v.u.o->is_date) {
+            const sluice_js_str *ds;
+            if (js_date_string(in, v.u.o, &ds) != C_NORMAL)
+                return C_FATAL;
+            return ub_put(in, b, ds->u, ds->len);
+        }
+        if (v.u.o->coll != NULL || v.u.o->iter != NULL)
+            return ub_ascii(in, b, js_coll_tag(v.u.o));
         return ub_ascii(in, b, "[object Object]");
     case JV_PROMISE:
         return ub_ascii(in, b, "[object Promise]");
@@ -742,6 +752,15 @@ static int stringify_array(stringifier *s, const jarr *a)
 
 static int stringify_object(stringifier *s, const jobj *o)
 {
+    if (o->is_date) { /* toJSON: its ISO string, null when invalid */
+        char iso[40];
+        if (!js_date_iso(o, iso)) {
+            sluice_buf_puts(s->b, "null");
+            return C_NORMAL;
+        }
+        sluice_buf_printf(s->b, "\"%s\"", iso);
+        return C_NORMAL;
+    }
     int rc = enter_value(s, o);
     if (rc != C_NORMAL)
         return rc;

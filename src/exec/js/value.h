@@ -33,6 +33,8 @@ typedef struct jarr jarr;
 typedef struct jobj jobj;
 typedef struct jfunc jfunc;
 typedef struct jpromise jpromise;
+typedef struct jcoll jcoll; /* a Map or Set (collections.c) */
+typedef struct jiter jiter; /* a Map or Set iterator */
 
 typedef struct jv {
     uint8_t t;
@@ -59,6 +61,10 @@ struct jobj {
     /* an Error: name and message are not enumerable (JSON.stringify(err) is "{}") */
     bool is_error;
     jv err_name, err_message;
+    jcoll *coll;  /* a Map or Set: its entries (no own properties hold them) */
+    jiter *iter;  /* an iterator keys()/values()/entries() returned */
+    bool is_date; /* a Date (date.c): time is its time value, NaN when invalid */
+    double time;
 };
 
 typedef struct env env;
@@ -235,5 +241,31 @@ int js_install_globals(interp *in, env *global);
  * undefined. C_NORMAL / C_THROW / C_FATAL. */
 int js_builtin_member(interp *in, jv self, const sluice_js_str *key, jv *out);
 jv js_native(interp *in, native_fn fn, jv self, const char *name);
+
+/* --- Map and Set (collections.c) ------------------------------------------------------- */
+/* new Map(iterable) / new Set(iterable). C_NORMAL, C_THROW (not iterable, not an entry) or
+ * C_FATAL. */
+int js_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *out);
+/* When v is a Map, Set or iterator (*handled set), appends what iterating it yields (a Map's
+ * [key, value] entries, a Set's values, an iterator's rest) to into. C_NORMAL or C_FATAL. */
+int js_coll_items(interp *in, jv v, jarr *into, bool *handled);
+/* A member of a Map, Set or iterator object (self.u.o->coll or ->iter set), or undefined. */
+int js_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out);
+/* Object.prototype.toString of a Map, Set or iterator: "[object Map]", "[object Set Iterator]". */
+const char *js_coll_tag(const jobj *o);
+
+/* --- Date, read-only (date.c) ------------------------------------------------------------ */
+/* new Date(ms | string | date | y, m, ...); new Date() (the clock) throws a TypeError. */
+int js_date_construct(interp *in, const jv *args, size_t argc, jv *out);
+/* Date.parse, Date.UTC and Date.now (which throws: plans do not read the clock). */
+int js_date_parse(interp *in, jv self, const jv *args, size_t argc, jv *out);
+int js_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out);
+int js_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out);
+/* A Date's method (getTime, toISOString, ...), or undefined. */
+int js_date_member(interp *in, jv self, const sluice_js_str *key, jv *out);
+/* Date.prototype.toString of o ("Invalid Date" when invalid). C_NORMAL or C_FATAL. */
+int js_date_string(interp *in, const jobj *o, const sluice_js_str **out);
+/* toISOString into buf; false when the date is invalid (toJSON: null). */
+bool js_date_iso(const jobj *o, char buf[40]);
 
 #endif

@@ -14,6 +14,7 @@
 #include "core/buf.h"
 #include "exec/js/parse.h"
 #include "lang/js/js.h"
+#include "lang/js/mcp_calls.h"
 #include "lang/js/ops.h"
 
 #include <math.h>
@@ -29,6 +30,7 @@ typedef struct walker {
     sluice_arena *arena;
     const sluice_config_code_mode *cfg;
     const sluice_js_ops *ops; /* the OpenAPI backend's operations; NULL: none known */
+    const json_t *mcp;        /* the downstream servers' catalog (exec/mcp_plan.h), NULL: none */
     sluice_buf why;           /* the bound's terms, "1 + 10 from ... " */
     int64_t bound;            /* -1 once unknown */
     struct {
@@ -271,22 +273,8 @@ static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
                                  call->line);
         return;
     }
-    char *op = sluice_arena_printf(w->arena, "mcp:%s/%s", u8(w, srv->str), u8(w, tool->str));
-    if (op == NULL) {
-        w->f->incomplete = true;
-        return;
-    }
-    sluice_codefacts_list_add(w->f, &w->f->operations, op);
-    sluice_codefacts_list_add(w->f, &w->f->resources_read, op);
-    /* a downstream tool's action comes from its annotations, known only at start-up: until
-     * then every composition counts as a write */
-    if (w->f->action < SLUICE_ACTION_WRITE)
-        w->f->action = SLUICE_ACTION_WRITE;
-    sluice_codefacts_violate(w->f, "mcp_servers", call->line, call->column,
-                             "configure [[code_mode.mcp_servers]] (not built in this version)",
-                             "mcp.call at line %u needs a downstream MCP server, and none is "
-                             "configured",
-                             call->line);
+    sluice_js_check_mcp_call(w->f, w->x, w->cfg, w->mcp, call, u8(w, srv->str), u8(w, tool->str),
+                             w->in_catch > 0);
 }
 
 static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth);
@@ -582,13 +570,15 @@ void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
                                const sluice_config_code_mode *cfg,
-                               const sluice_js_ops *ops);
+                               const sluice_js_ops *ops,
+                               const json_t *mcp_catalog);
 
 void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
                                const sluice_config_code_mode *cfg,
-                               const sluice_js_ops *ops)
+                               const sluice_js_ops *ops,
+                               const json_t *mcp_catalog)
 {
     walker *w = sluice_arena_calloc(f->arena, 1, sizeof *w);
     if (w == NULL) {
@@ -600,6 +590,7 @@ void sluice_js_analyze_program(sluice_codefacts *f,
     w->arena = f->arena;
     w->cfg = cfg;
     w->ops = ops;
+    w->mcp = mcp_catalog;
     sluice_buf_init(&w->why, f->arena, 4096);
     mult once = { 1, NULL };
     walk(w, prog->root, once, 0);

@@ -21,7 +21,8 @@ void sluice_js_analyze_program(sluice_codefacts *f,
                                sluice_js_facts *x,
                                const sluice_js_program *prog,
                                const sluice_config_code_mode *cfg,
-                               const sluice_js_ops *ops);
+                               const sluice_js_ops *ops,
+                               const json_t *mcp_catalog);
 
 static bool js_cedar_context(const sluice_codefacts *facts, json_t *script)
 {
@@ -146,7 +147,13 @@ static sluice_status js_analyze(sluice_arena *arena,
             ops.count = 0;
         known = &ops;
     }
-    sluice_js_analyze_program(f, x, &prog, ctx != NULL ? ctx->code_mode : NULL, known);
+    /* the downstream MCP servers' tools, as the backend that runs plans lists them */
+    const char *mcp_text = ctx != NULL && ctx->schema != NULL ? ctx->schema->mcp_tools : NULL;
+    json_t *mcp = mcp_text != NULL ? json_loads(mcp_text, 0, NULL) : NULL;
+    if (mcp_text != NULL && mcp == NULL)
+        f->incomplete = true; /* a catalog we cannot read resolves nothing: fail closed */
+    sluice_js_analyze_program(f, x, &prog, ctx != NULL ? ctx->code_mode : NULL, known, mcp);
+    json_decref(mcp);
     f->complexity = (int64_t)(prog.node_count / 10 + f->call_count * 5 + f->loop_count * 10);
     if (sluice_arena_failed(arena))
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory analyzing the plan");

@@ -6,17 +6,37 @@
  * before use, so an unchecked schema cannot crash it). Paths are a linked chain on the C stack,
  * rendered only when a violation is reported.
  */
-#include "mcp/json_schema.h"
+#include "core/json_schema.h"
 
 #include "core/buf.h"
 #include "core/limits.h"
-#include "mcp/jsonrpc.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *sluice_json_type_name(const json_t *value)
+{
+    switch (json_typeof(value)) {
+    case JSON_OBJECT:
+        return "object";
+    case JSON_ARRAY:
+        return "array";
+    case JSON_STRING:
+        return "string";
+    case JSON_INTEGER:
+    case JSON_REAL:
+        return "number";
+    case JSON_TRUE:
+    case JSON_FALSE:
+        return "boolean";
+    case JSON_NULL:
+        return "null";
+    }
+    return "unknown";
+}
 
 /* A $ref chain may not recurse deeper than this without consuming instance structure. */
 #define SCHEMA_MAX_DEPTH (2u * SLUICE_LIMIT_NESTING_DEPTH)
@@ -384,7 +404,7 @@ check_keyword(check_ctx *c, const keyword *kw, const json_t *value, const path *
             if (!json_is_string(s))
                 return fail(c->err, c->arena, SLUICE_E_INVALID, at,
                             "must be an array of strings, item %zu is %s", i,
-                            sluice_jsonrpc_type_name(s));
+                            sluice_json_type_name(s));
         }
         return SLUICE_OK;
     }
@@ -410,7 +430,7 @@ static sluice_status check_schema(check_ctx *c, const json_t *schema, const path
     if (!json_is_object(schema))
         return fail(c->err, c->arena, SLUICE_E_INVALID, at,
                     "a schema must be an object or a boolean, got %s",
-                    sluice_jsonrpc_type_name(schema));
+                    sluice_json_type_name(schema));
     const char *name;
     json_t *value;
     json_object_foreach((json_t *)schema, name, value)
@@ -476,7 +496,7 @@ static bool type_matches(const char *type, const json_t *inst)
         return is_integral(inst);
     if (strcmp(type, "number") == 0)
         return json_is_number(inst);
-    return strcmp(type, sluice_jsonrpc_type_name(inst)) == 0;
+    return strcmp(type, sluice_json_type_name(inst)) == 0;
 }
 
 /* JSON Schema equality: numbers by value (1 == 1.0), containers structurally. */
@@ -528,7 +548,7 @@ static sluice_status check_type(val_ctx *v, const json_t *type, const json_t *in
         if (type_matches(json_string_value(type), inst))
             return SLUICE_OK;
         return fail(v->err, v->arena, SLUICE_E_INVALID, at, "expected %s, got %s",
-                    json_string_value(type), sluice_jsonrpc_type_name(inst));
+                    json_string_value(type), sluice_json_type_name(inst));
     }
     if (!json_is_array(type))
         return SLUICE_OK;
@@ -543,7 +563,7 @@ static sluice_status check_type(val_ctx *v, const json_t *type, const json_t *in
         sluice_buf_printf(&want, "%s%s", i == 0 ? "" : " or ", json_string_value(t));
     }
     return fail(v->err, v->arena, SLUICE_E_INVALID, at, "expected %s, got %s",
-                sluice_buf_cstr(&want), sluice_jsonrpc_type_name(inst));
+                sluice_buf_cstr(&want), sluice_json_type_name(inst));
 }
 
 static sluice_status

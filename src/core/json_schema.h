@@ -13,10 +13,12 @@
  * oneOf, allOf, not, and boolean schemas. Annotations: title, description, default, examples,
  * $schema, $id, $comment, format, readOnly, writeOnly, deprecated, contentMediaType,
  * contentEncoding, and $defs/definitions (containers, checked themselves).
- * Does not own: where schemas come from (server.c) or what a failure means (a tool result).
+ * Does not own: where schemas come from (mcp/server.c for our tools, exec/mcp_client.c for a
+ * downstream server's) or what a failure means (a tool result, a refused plan call).
+ * In core because both the MCP server and the plan's MCP client (exec/) validate with it.
  */
-#ifndef SLUICE_MCP_JSON_SCHEMA_H
-#define SLUICE_MCP_JSON_SCHEMA_H
+#ifndef SLUICE_CORE_JSON_SCHEMA_H
+#define SLUICE_CORE_JSON_SCHEMA_H
 
 #include "core/arena.h"
 #include "core/error.h"
@@ -40,5 +42,9 @@ sluice_status sluice_json_schema_validate(const json_t *schema,
                                           const char *root,
                                           sluice_arena *arena,
                                           sluice_error *err);
+
+/* The JSON type of value as JSON Schema names it: "object", "array", "string", "number",
+ * "boolean", "null" (integers are "number"). */
+const char *sluice_json_type_name(const json_t *value);
 
 #endif

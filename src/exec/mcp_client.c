@@ -1,0 +1,362 @@
+/*
+ * mcp_client.c — the MCP client of JavaScript plans (see mcp_client.h): handshake, tools/list
+ * at start-up, tools/call with a deadline and a byte cap, restart after a failure.
+ *
+ * Owns: the client's life (start, restart after a failure, stop), the tool list and each tool's
+ * action and allowlist mark, and what a failed exchange means (messages naming the setting).
+ * Does not own: spawning, framing, ids and the handshake (exec/mcp_stdio.c, shared with query
+ * mode's kind = "mcp" sources) or the plan's rules (mcp_plan.c). The server-side JSON-RPC parser
+ * (mcp/jsonrpc.c) is a layer above exec; responses are read with jansson directly.
+ */
+#include "exec/mcp_client.h"
+
+#include "core/limits.h"
+#include "exec/mcp_stdio.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct sluice_mcp_client {
+    const sluice_config_mcp_server *cfg;
+    pthread_mutex_t lock;
+    sluice_mcp_stdio io;
+    bool up;
+    size_t starts;
+    sluice_mcp_tool *tools;
+    size_t tool_count;
+    sluice_arena *arena; /* the tools' names and descriptions */
+};
+
+static const char *status_why(sluice_status st)
+{
+    switch (st) {
+    case SLUICE_E_TIMEOUT:
+        return "did not answer in time";
+    case SLUICE_E_LIMIT:
+        return "sent more than its byte limit";
+    case SLUICE_E_CANCELLED:
+        return "was cancelled";
+    default:
+        return "exited or could not be reached";
+    }
+}
+
+static void stop(sluice_mcp_client *c)
+{
+    sluice_mcp_stdio_stop(&c->io);
+    c->up = false;
+}
+
+/* Starts the server and runs the handshake. Messages in arena. */
+static sluice_status
+start(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, sluice_error *err)
+{
+    const sluice_config_mcp_server *cfg = c->cfg;
+    c->starts++;
+    sluice_status st = sluice_mcp_stdio_start(&c->io, cfg->command.items, cfg->command.count);
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    if (st != SLUICE_OK)
+        return sluice_error_set(
+            err, arena, SLUICE_E_IO, "mcp server '%s': cannot start %s: %s (check its command)",
+            cfg->name, cfg->command.count > 0 ? cfg->command.items[0] : "''", strerror(errno));
+    const char *bad = NULL;
+    st = sluice_mcp_stdio_handshake(&c->io, "sluice", x, arena, &bad);
+    if (bad != NULL)
+        st = sluice_error_set(err, arena, SLUICE_E_IO, "mcp server '%s' refused initialize: %.200s",
+                              cfg->name, bad);
+    else if (st != SLUICE_OK && st != SLUICE_E_NOMEM)
+        st = sluice_error_set(err, arena, st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
+                              "mcp server '%s' %s during initialize (startup_timeout_seconds = "
+                              "%lld)",
+                              cfg->name, status_why(st), (long long)cfg->startup_timeout_seconds);
+    if (st != SLUICE_OK)
+        stop(c);
+    c->up = st == SLUICE_OK;
+    return st;
+}
+
+static bool listed(const sluice_strlist *l, const char *name)
+{
+    for (size_t i = 0; i < l->count; i++)
+        if (strcmp(l->items[i], name) == 0 || strcmp(l->items[i], "*") == 0)
+            return true;
+    return false;
+}
+
+/* The action of a tool: the config's lists first, then its annotations. */
+static void classify(const sluice_config_mcp_server *cfg, const json_t *t, sluice_mcp_tool *tool)
+{
+    const json_t *ann = json_object_get(t, "annotations");
+    if (listed(&cfg->delete_tools, tool->name)) {
+        tool->action = SLUICE_MCP_TOOL_DELETE;
+        tool->action_from = "delete_tools";
+    } else if (listed(&cfg->write_tools, tool->name)) {
+        tool->action = SLUICE_MCP_TOOL_WRITE;
+        tool->action_from = "write_tools";
+    } else if (listed(&cfg->read_tools, tool->name)) {
+        tool->action = SLUICE_MCP_TOOL_READ;
+        tool->action_from = "read_tools";
+    } else if (json_is_true(json_object_get(ann, "destructiveHint"))) {
+        /* destructive wins over a contradictory readOnlyHint: fail towards the stricter */
+        tool->action = SLUICE_MCP_TOOL_DELETE;
+        tool->action_from = "destructiveHint";
+    } else if (json_is_true(json_object_get(ann, "readOnlyHint"))) {
+        tool->action = SLUICE_MCP_TOOL_READ;
+        tool->action_from = "readOnlyHint";
+    } else {
+        tool->action = SLUICE_MCP_TOOL_WRITE;
+        tool->action_from = "no read-only annotation";
+    }
+    tool->allowed = listed(&cfg->allowed_tools, tool->name);
+}
+
+/* Adds the tools of one tools/list page. */
+static sluice_status
+add_tools(sluice_mcp_client *c, const json_t *list, sluice_arena *arena, sluice_error *err)
+{
+    const sluice_config_mcp_server *cfg = c->cfg;
+    size_t i;
+    const json_t *t;
+    json_array_foreach(list, i, t)
+    {
+        const char *name = json_string_value(json_object_get(t, "name"));
+        const json_t *schema = json_object_get(t, "inputSchema");
+        if (name == NULL || !json_is_object(schema))
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "mcp server '%s': tools/list entry %zu has no name or no "
+                                    "inputSchema object",
+                                    cfg->name, c->tool_count);
+        if (c->tool_count >= SLUICE_LIMIT_MCP_CLIENT_TOOLS)
+            return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                    "mcp server '%s' lists more than %u tools "
+                                    "(SLUICE_LIMIT_MCP_CLIENT_TOOLS)",
+                                    cfg->name, SLUICE_LIMIT_MCP_CLIENT_TOOLS);
+        sluice_mcp_tool *tool = &c->tools[c->tool_count];
+        const char *desc = json_string_value(json_object_get(t, "description"));
+        tool->name = sluice_arena_strdup(c->arena, name);
+        tool->description = sluice_arena_strdup(c->arena, desc != NULL ? desc : "");
+        if (tool->name == NULL || tool->description == NULL)
+            return SLUICE_E_NOMEM;
+        tool->input_schema = json_deep_copy(schema);
+        if (tool->input_schema == NULL)
+            return SLUICE_E_NOMEM;
+        classify(cfg, t, tool);
+        c->tool_count++;
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status
+list_tools(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, sluice_error *err)
+{
+    const sluice_config_mcp_server *cfg = c->cfg;
+    c->tools = sluice_arena_calloc(c->arena, SLUICE_LIMIT_MCP_CLIENT_TOOLS, sizeof *c->tools);
+    if (c->tools == NULL)
+        return SLUICE_E_NOMEM;
+    char *cursor = NULL;
+    for (unsigned page = 0;; page++) {
+        if (page >= SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES)
+            return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                                    "mcp server '%s': tools/list has more than %u pages "
+                                    "(SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES)",
+                                    cfg->name, SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES);
+        json_t *res = NULL;
+        sluice_status st = sluice_mcp_stdio_request(
+            &c->io, "tools/list", cursor != NULL ? json_pack("{s:s}", "cursor", cursor) : NULL, x,
+            arena, &res);
+        if (st == SLUICE_E_NOMEM)
+            return st;
+        if (st != SLUICE_OK)
+            return sluice_error_set(
+                err, arena, st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
+                "mcp server '%s' %s during tools/list%s", cfg->name, status_why(st),
+                st == SLUICE_E_LIMIT ? " (SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES)" : "");
+        const char *bad = sluice_mcp_stdio_rpc_error(res);
+        const json_t *r = json_object_get(res, "result");
+        const json_t *tools = json_object_get(r, "tools");
+        if (bad == NULL && !json_is_array(tools))
+            bad = "no tools array";
+        if (bad != NULL) {
+            st = sluice_error_set(err, arena, SLUICE_E_IO,
+                                  "mcp server '%s' answered tools/list with an error: %.200s",
+                                  cfg->name, bad);
+            json_decref(res);
+            return st;
+        }
+        st = add_tools(c, tools, arena, err);
+        const char *next = json_string_value(json_object_get(r, "nextCursor"));
+        cursor = st == SLUICE_OK && next != NULL ? sluice_arena_strdup(arena, next) : NULL;
+        json_decref(res);
+        if (st != SLUICE_OK || next == NULL)
+            return st;
+        if (cursor == NULL)
+            return SLUICE_E_NOMEM;
+    }
+}
+
+sluice_status sluice_mcp_client_open(const sluice_config_mcp_server *cfg,
+                                     sluice_mcp_client **out,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err)
+{
+    *out = NULL;
+    sluice_mcp_client *c = calloc(1, sizeof *c);
+    sluice_arena *arena = c != NULL ? sluice_arena_new() : NULL;
+    if (arena == NULL) {
+        free(c);
+        return SLUICE_E_NOMEM;
+    }
+    c->cfg = cfg;
+    c->arena = arena;
+    c->io.fd = -1;
+    pthread_mutex_init(&c->lock, NULL);
+    sluice_mcp_bounds x = { .deadline_ms =
+                                sluice_mcp_stdio_now_ms() + cfg->startup_timeout_seconds * 1000,
+                            .budget = SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES };
+    sluice_status st = start(c, &x, err_arena, err);
+    if (st == SLUICE_OK)
+        st = list_tools(c, &x, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_mcp_client_close(c);
+        return st;
+    }
+    *out = c;
+    return SLUICE_OK;
+}
+
+void sluice_mcp_client_close(sluice_mcp_client *c)
+{
+    if (c == NULL)
+        return;
+    stop(c);
+    for (size_t i = 0; i < c->tool_count; i++)
+        json_decref(c->tools[i].input_schema);
+    pthread_mutex_destroy(&c->lock);
+    sluice_arena_free(c->arena);
+    free(c);
+}
+
+const char *sluice_mcp_client_name(const sluice_mcp_client *c)
+{
+    return c->cfg->name;
+}
+
+size_t sluice_mcp_client_tool_count(const sluice_mcp_client *c)
+{
+    return c->tool_count;
+}
+
+const sluice_mcp_tool *sluice_mcp_client_tool(const sluice_mcp_client *c, size_t i)
+{
+    return i < c->tool_count ? &c->tools[i] : NULL;
+}
+
+const sluice_mcp_tool *sluice_mcp_client_find(const sluice_mcp_client *c, const char *name)
+{
+    for (size_t i = 0; i < c->tool_count; i++)
+        if (strcmp(c->tools[i].name, name) == 0)
+            return &c->tools[i];
+    return NULL;
+}
+
+size_t sluice_mcp_client_starts(const sluice_mcp_client *c)
+{
+    return c->starts;
+}
+
+/* The text of a failed call's first text block, or its JSON-RPC error message. */
+static const char *failure_text(const json_t *response)
+{
+    const char *m = sluice_mcp_stdio_rpc_error(response);
+    if (m != NULL)
+        return m;
+    const json_t *c0 =
+        json_array_get(json_object_get(json_object_get(response, "result"), "content"), 0);
+    const char *t = json_string_value(json_object_get(c0, "text"));
+    return t != NULL ? t : "no message";
+}
+
+/* One tools/call on a running server (c locked). */
+static sluice_status call_locked(sluice_mcp_client *c,
+                                 const char *name,
+                                 json_t *params,
+                                 sluice_mcp_bounds *x,
+                                 sluice_arena *arena,
+                                 json_t **result,
+                                 sluice_error *err)
+{
+    const sluice_config_mcp_server *cfg = c->cfg;
+    json_t *res = NULL;
+    sluice_status st = sluice_mcp_stdio_request(&c->io, "tools/call", params, x, arena, &res);
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    if (st != SLUICE_OK) {
+        /* the server's state is unknown now (an answer may still come): start it afresh */
+        stop(c);
+        if (st == SLUICE_E_CANCELLED)
+            return sluice_error_set(err, arena, st, "mcp server '%s': tool '%s' was cancelled",
+                                    cfg->name, name);
+        return sluice_error_set(
+            err, arena, st == SLUICE_E_TIMEOUT || st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
+            "mcp server '%s' %s during tools/call '%s'%s", cfg->name, status_why(st), name,
+            st == SLUICE_E_TIMEOUT ? " (timeout_seconds); it was stopped"
+            : st == SLUICE_E_LIMIT ? " (max_response_bytes); it was stopped"
+                                   : "");
+    }
+    const json_t *r = json_object_get(res, "result");
+    if (sluice_mcp_stdio_rpc_error(res) != NULL || json_is_true(json_object_get(r, "isError"))) {
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                              "mcp server '%s': tool '%s' failed: %.300s", cfg->name, name,
+                              failure_text(res));
+        json_decref(res);
+        return st;
+    }
+    *result = json_incref((json_t *)r);
+    json_decref(res);
+    return SLUICE_OK;
+}
+
+sluice_status sluice_mcp_client_call(sluice_mcp_client *c,
+                                     const char *name,
+                                     const json_t *arguments,
+                                     const json_t *meta,
+                                     atomic_bool *cancelled,
+                                     sluice_arena *arena,
+                                     json_t **result,
+                                     sluice_error *err)
+{
+    *result = NULL;
+    const sluice_config_mcp_server *cfg = c->cfg;
+    json_t *params = arguments != NULL
+                         ? json_pack("{s:s, s:O}", "name", name, "arguments", arguments)
+                         : json_pack("{s:s, s:{}}", "name", name, "arguments");
+    if (params != NULL && meta != NULL && json_object_set(params, "_meta", (json_t *)meta) != 0) {
+        json_decref(params);
+        params = NULL;
+    }
+    if (params == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory calling an MCP tool");
+    pthread_mutex_lock(&c->lock);
+    sluice_status st = SLUICE_OK;
+    if (!c->up) {
+        sluice_mcp_bounds sx = { .deadline_ms = sluice_mcp_stdio_now_ms() +
+                                                cfg->startup_timeout_seconds * 1000,
+                                 .budget = SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES,
+                                 .cancelled = cancelled };
+        st = start(c, &sx, arena, err);
+    }
+    if (st == SLUICE_OK) {
+        sluice_mcp_bounds x = { .deadline_ms =
+                                    sluice_mcp_stdio_now_ms() + cfg->timeout_seconds * 1000,
+                                .budget = cfg->max_response_bytes,
+                                .cancelled = cancelled };
+        st = call_locked(c, name, params, &x, arena, result, err);
+        params = NULL;
+    }
+    pthread_mutex_unlock(&c->lock);
+    json_decref(params);
+    return st;
+}

@@ -1,0 +1,163 @@
+// mcp_composition.test.mjs — mcp.call in JavaScript plans end to end (see
+// ctest_mcp_composition.sh): the SDK client validates and executes plans on `sluice serve`
+// (HTTP), whose [[code_mode.mcp_servers]] are an SDK-built downstream (mcp_downstream.mjs) and a
+// second sluice serving the demo database over stdio. Answers are compared with what this test
+// computes by calling the same downstream tools itself.
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { work, startHttp, connectHttp, validate, execute, errorText } from "../e2e/codemode_harness.mjs";
+import { Client, StdioClientTransport } from "../e2e/harness.mjs";
+
+const here = path.dirname(new URL(import.meta.url).pathname);
+const sluiceBin = process.env.SLUICE_BIN;
+const node = process.execPath;
+
+// the second sluice: two curated, read-only tools over the demo database
+const demoConfig = path.join(work, "demo-downstream.toml");
+writeFileSync(demoConfig, `
+[database]
+engine = "duckdb"
+path = "${work}/demo.duckdb"
+[[tools]]
+name = "customers_by_plan"
+description = "How many customers each plan has"
+statement = "SELECT plan, count(*) AS n FROM customers GROUP BY plan ORDER BY plan"
+[[tools]]
+name = "customer_count"
+description = "How many customers one plan has"
+statement = "SELECT count(*) AS n FROM customers WHERE plan = $plan"
+parameters = [{ name = "plan", type = "string" }]
+`);
+
+const config = path.join(work, "composition.toml");
+writeFileSync(config, `
+[[api_keys]]
+user = "alice"
+groups = ["StandardUsers"]
+key_env = "SLUICE_E2E_KEY_ALICE"
+[database]
+engine = "openapi"
+path = "${here}/noop_api.json"
+[code_mode]
+enabled = true
+server_id = "e2e-mcp"
+languages = ["javascript"]
+token_secret_file = "${work}/token.key"
+auto_approve_levels = ["low", "medium"]
+execution_timeout_seconds = 20
+max_api_calls = 20
+openapi_internal_blocked_fields = ["ssn"]
+audit_log = "${work}/composition.audit.jsonl"
+[[code_mode.mcp_servers]]
+name = "budgets"
+command = ["${node}", "${here}/mcp_downstream.mjs", "${work}/applied.jsonl"]
+allowed_tools = ["list_budgets", "get_owner", "set_note", "hang", "die"]
+timeout_seconds = 2
+[[code_mode.mcp_servers]]
+name = "demo"
+command = ["${sluiceBin}", "serve", "-c", "${demoConfig}", "--stdio"]
+allowed_tools = ["*"]
+`);
+
+let server, conn, alice;
+const direct = {};
+
+async function directClient(command, args) {
+  const c = new Client({ name: "e2e-direct", version: "1.0.0" }, { capabilities: {} });
+  await c.connect(new StdioClientTransport({ command, args, stderr: "pipe" }));
+  return c;
+}
+
+before(async () => {
+  server = await startHttp(config);
+  conn = await connectHttp(server, "alice");
+  alice = conn.client;
+  direct.budgets = await directClient(node, [path.join(here, "mcp_downstream.mjs")]);
+  direct.demo = await directClient(sluiceBin, ["serve", "-c", demoConfig, "--stdio"]);
+});
+
+after(async () => {
+  await conn?.close();
+  for (const c of Object.values(direct)) await c.close();
+  server?.stop();
+});
+
+async function run(code, variables) {
+  const v = await validate(alice, code, variables);
+  assert.equal(v.valid, true, JSON.stringify(v.violations));
+  return { v, r: await execute(alice, code, v.approval_token, variables) };
+}
+
+const rules = (v) => v.violations.map((x) => x.rule);
+const audit = () => readFileSync(path.join(work, "composition.audit.jsonl"), "utf8").trim().split("\n")
+  .map((l) => JSON.parse(l));
+
+test("a plan composes two downstream tools and returns the answer computed directly", async () => {
+  const code = `const { items } = await mcp.call("budgets", "list_budgets", { month: args.month });
+const over = items.filter(b => b.forecast > b.limit).slice(0, 5);
+const owners = await Promise.all(over.map(b => mcp.call("budgets", "get_owner", { id: b.ownerId })));
+return over.map((b, i) => ({ budget: b.name, over: b.forecast - b.limit, owner: owners[i].name, team: owners[i].team, ssn: owners[i].ssn ?? null }));`;
+  const { v, r } = await run(code, { month: "2026-11" });
+  // what Cedar and the approver see: the downstream tools as called operations, a Read
+  assert.deepEqual(v.metadata.calledOperations, ["mcp:budgets/list_budgets", "mcp:budgets/get_owner"]);
+  assert.equal(v.action, "read");
+  assert.ok(!r.isError, errorText(r));
+  // the same question, asked of the downstream directly
+  const { items } = (await direct.budgets.callTool({ name: "list_budgets", arguments: {} })).structuredContent;
+  const want = [];
+  for (const b of items.filter((b) => b.forecast > b.limit).slice(0, 5)) {
+    const o = (await direct.budgets.callTool({ name: "get_owner", arguments: { id: b.ownerId } })).structuredContent;
+    want.push({ budget: b.name, over: b.forecast - b.limit, owner: o.name, team: o.team, ssn: null });
+  }
+  assert.ok(want.length > 0);
+  assert.deepEqual(r.structuredContent.value, want);
+});
+
+test("a plan composes the second sluice's curated tools over the demo database", async () => {
+  const code = `const byPlan = await mcp.call("demo", "customers_by_plan", {});
+const counts = await Promise.all(byPlan.rows.map(r => mcp.call("demo", "customer_count", { plan: r[0] })));
+return byPlan.rows.map((r, i) => ({ plan: r[0], n: r[1], again: counts[i].rows[0][0] }));`;
+  const { r } = await run(code);
+  assert.ok(!r.isError, errorText(r));
+  const rows = (await direct.demo.callTool({ name: "customers_by_plan", arguments: {} })).structuredContent.rows;
+  const want = rows.map(([plan, n]) => ({ plan, n, again: n }));
+  assert.ok(want.length > 1);
+  assert.deepEqual(r.structuredContent.value, want);
+});
+
+test("a write tool is refused by default, an unlisted tool and an unknown one at validate", async () => {
+  let v = await validate(alice, `return await mcp.call("budgets", "set_note", { id: "b1", note: "n" });`);
+  assert.equal(v.valid, false);
+  assert.deepEqual(rules(v), ["allow_writes"]);
+  assert.match(v.violations[0].message, /writes \(no read-only annotation\)/);
+  assert.equal(v.approval_token, null);
+  v = await validate(alice, `return await mcp.call("budgets", "delete_budget", { id: "b1" });`);
+  assert.ok(rules(v).includes("allowed_tools"), JSON.stringify(v.violations));
+  v = await validate(alice, `return await mcp.call("budgets", "nope", {});`);
+  assert.deepEqual(rules(v), ["mcp_tool"]);
+  v = await validate(alice, `return await mcp.call("billing", "x", {});`);
+  assert.deepEqual(rules(v), ["mcp_servers"]);
+  v = await validate(alice, `return await mcp.call("budgets", "get_owner", { id: 7 });`);
+  assert.deepEqual(rules(v), ["mcp_arguments"]);
+});
+
+test("a downstream that hangs or dies mid-call is a clear error, and the audit shows it", async () => {
+  for (const [tool, says] of [["hang", /did not answer in time during tools\/call 'hang' \(timeout_seconds\)/],
+                              ["die", /exited or could not be reached during tools\/call 'die'/]]) {
+    const { r } = await run(`return await mcp.call("budgets", "${tool}", {});`);
+    assert.equal(r.isError, true);
+    assert.match(errorText(r), says);
+    const rec = audit().reverse().find((l) => (l.calls ?? []).some((c) => c.tool === tool));
+    assert.ok(rec, `no audit record with a call of ${tool}`);
+    const call = rec.calls.find((c) => c.tool === tool);
+    assert.equal(call.operation, `mcp:budgets/${tool}`);
+    assert.equal(call.outcome, "failed");
+    assert.match(call.error, says);
+  }
+  // the server was started again: the next plan works
+  const { r } = await run(`return (await mcp.call("budgets", "get_owner", { id: "u2" })).name;`);
+  assert.ok(!r.isError, errorText(r));
+  assert.equal(JSON.stringify(r.structuredContent.value), JSON.stringify("Bo"));
+});
