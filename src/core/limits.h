@@ -113,6 +113,8 @@
 #define SLUICE_LIMIT_JWT_CLAIM_BYTES  256u
 /* Longest API key or administrator key accepted on the wire. */
 #define SLUICE_LIMIT_CREDENTIAL_BYTES 4096u
+/* Longest upstream credential an HTTP backend reads from its auth_token_file (first line). */
+#define SLUICE_LIMIT_HTTP_CREDENTIAL_BYTES (64u * 1024u)
 /* Largest answer read from a policy command. */
 #define SLUICE_LIMIT_POLICY_COMMAND_OUTPUT_BYTES (64u * 1024u)
 /* Largest policy, entities or schema file read (server and CLI alike). */

@@ -16,6 +16,7 @@
 #include "core/limits.h"
 #include "exec/graphql_introspect.h"
 #include "exec/http_body.h"
+#include "exec/http_credential.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -67,44 +68,18 @@ static void free_cb(void *p)
     free(p);
 }
 
-/* The credential's value, trimmed of the line end; NULL when none is configured. */
+/* The credential's header line into s->credential_header (NULL when none is configured). */
 static sluice_status credential(const sluice_config_database *db,
                                 gql_state *s,
                                 sluice_arena *err_arena,
                                 sluice_error *err)
 {
-    const char *value = NULL;
-    char *file_text = NULL;
-    if (db->auth_token_env != NULL) {
-        value = getenv(db->auth_token_env);
-        if (value == NULL || value[0] == '\0')
-            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                    "[database] auth_token_env names %s, which is not set",
-                                    db->auth_token_env);
-    } else if (db->auth_token_file != NULL) {
-        size_t len = 0;
-        file_text = read_file(db->auth_token_file, 64 * 1024, &len);
-        if (file_text == NULL)
-            return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                    "cannot read [database] auth_token_file %s",
-                                    db->auth_token_file);
-        file_text[strcspn(file_text, "\r\n")] = '\0';
-        value = file_text;
-    } else {
-        return SLUICE_OK;
-    }
-    bool bad = value[0] == '\0';
-    for (const char *p = value; *p != '\0'; p++)
-        bad = bad || iscntrl((unsigned char)*p);
-    const char *scheme = db->auth_scheme != NULL ? db->auth_scheme : "Bearer";
-    if (!bad)
-        s->credential_header = sluice_arena_printf(
-            s->arena, "%s: %s%s%s", db->auth_header != NULL ? db->auth_header : "Authorization",
-            scheme, scheme[0] != '\0' ? " " : "", value);
-    free(file_text);
-    if (bad)
-        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "the upstream credential is empty or has control characters");
+    char *value = NULL;
+    sluice_status st = sluice_http_credential_read(db, &value, err_arena, err);
+    if (st != SLUICE_OK || value == NULL)
+        return st;
+    s->credential_header = sluice_http_credential_header(s->arena, db, value);
+    free(value);
     return s->credential_header != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 

@@ -11,6 +11,7 @@
 
 #include "core/limits.h"
 #include "exec/http_body.h"
+#include "exec/http_credential.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -108,20 +109,6 @@ static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_s
 
 /* --- open ---------------------------------------------------------------------------------- */
 
-static char *first_line(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return NULL;
-    char *buf = calloc(1, 64 * 1024 + 1);
-    size_t n = buf != NULL ? fread(buf, 1, 64 * 1024, f) : 0;
-    fclose(f);
-    if (buf != NULL)
-        buf[strcspn(buf, "\r\n")] = '\0';
-    (void)n;
-    return buf;
-}
-
 /* The base URL's host is loopback/private (or "localhost"): internal targets are then the
  * configured upstream itself, not an escape. */
 static bool base_is_internal(const char *base)
@@ -151,44 +138,23 @@ static sluice_status credential(sluice_arena *arena,
                                 sluice_openapi_upstream *up,
                                 sluice_error *err)
 {
-    char *owned = NULL;
-    const char *value = NULL;
-    if (db->auth_token_env != NULL) {
-        value = getenv(db->auth_token_env);
-        if (value == NULL || value[0] == '\0')
-            return sluice_error_set(err, arena, SLUICE_E_CONFIG,
-                                    "[database] auth_token_env names %s, which is not set",
-                                    db->auth_token_env);
-    } else if (db->auth_token_file != NULL) {
-        value = owned = first_line(db->auth_token_file);
-        if (value == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_IO,
-                                    "cannot read [database] auth_token_file %s",
-                                    db->auth_token_file);
-    } else {
-        return SLUICE_OK;
-    }
-    bool bad = value[0] == '\0';
-    for (const char *p = value; *p != '\0'; p++)
-        bad = bad || iscntrl((unsigned char)*p);
+    char *value = NULL;
+    sluice_status st = sluice_http_credential_read(db, &value, arena, err);
+    if (st != SLUICE_OK || value == NULL)
+        return st;
     const char *scheme = db->auth_scheme != NULL ? db->auth_scheme : "Bearer";
-    if (!bad && db->auth_query_param != NULL) {
+    if (db->auth_query_param != NULL) {
         char *k = curl_easy_escape(NULL, db->auth_query_param, 0);
         char *v = curl_easy_escape(NULL, value, 0);
         up->query_param = k != NULL && v != NULL ? sluice_arena_printf(arena, "%s=%s", k, v) : NULL;
         curl_free(k);
         curl_free(v);
-    } else if (!bad && strcasecmp(scheme, "Basic") == 0) {
+    } else if (strcasecmp(scheme, "Basic") == 0) {
         up->userpwd = sluice_arena_strdup(arena, value);
-    } else if (!bad) {
-        up->header = sluice_arena_printf(
-            arena, "%s: %s%s%s", db->auth_header != NULL ? db->auth_header : "Authorization",
-            scheme, scheme[0] != '\0' ? " " : "", value);
+    } else {
+        up->header = sluice_http_credential_header(arena, db, value);
     }
-    free(owned);
-    if (bad)
-        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
-                                "the upstream credential is empty or has control characters");
+    free(value);
     return up->header != NULL || up->userpwd != NULL || up->query_param != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
