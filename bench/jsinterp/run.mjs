@@ -9,6 +9,8 @@
 //   ours     arena, parse, interpret, result text (CLOCK_MONOTONIC inside js_run)
 //   node     new AsyncFunction(...) + await + JSON.stringify (one warm isolate)
 //   quickjs  newContext + evalCode + executePendingJobs + result text + dispose (one runtime)
+//   quickjs_shared  evalCode + jobs + result text in one context for all plans, the fake api
+//            compiled once (no fresh global object per plan: QuickJS's best case)
 // RUNS runs after one warm-up run; per run, the median over plans; reported: the median of those
 // over the runs, their min-max (spread), and ratios. Answers are compared with Node's.
 // usage: node run.mjs JS_RUN COUNT SEED RUNS SEED_REPS OUT.json
@@ -72,28 +74,34 @@ async function runNode(programs, fx, args) {
   return { ns, answers };
 }
 
-// The same fake api as nodeRun's, written in the plan's own language inside QuickJS.
-const qjsPrelude = (fx, args) => `const __fx = ${JSON.stringify(fx)}; let __n = 0; const api = {};
-for (const m of ["get", "post", "put", "patch", "delete"]) api[m] = (path, body) => { const idx = __n++;
+// The same fake api as nodeRun's, written in the plan's own language inside QuickJS: a factory
+// defined once per context, then one wrapper per plan.
+const qjsFactory = (fx) => `globalThis.__mkApi = (() => { const __fx = ${JSON.stringify(fx)}; return () => { let __n = 0;
+  const api = {}; for (const m of ["get", "post", "put", "patch", "delete"]) api[m] = (path, body) => { const idx = __n++;
   const f = __fx[m + " " + path]; if (f !== undefined) return Promise.resolve(JSON.parse(JSON.stringify(f)));
   if (typeof path === "string" && path.includes("fail")) return Promise.reject(new Error("HTTP 500 from " + path));
-  return Promise.resolve({ method: m, path: path ?? null, body: body ?? null, n: idx }); };
-(async () => { try { const v = await (async (api, args) => {\n`;
-const qjsPostlude = (args) => `\n})(api, ${JSON.stringify(args)}); const t = JSON.stringify(v);
+  return Promise.resolve({ method: m, path: path ?? null, body: body ?? null, n: idx }); }; return api; }; })();\n`;
+const qjsPrelude = () => `(async () => { try { const v = await (async (api, args) => {\n`;
+const qjsPostlude = (args) => `\n})(__mkApi(), ${JSON.stringify(args)}); const t = JSON.stringify(v);
   globalThis.__out = JSON.stringify({ ok: t === undefined ? "undefined" : t });
 } catch (e) { globalThis.__out = JSON.stringify(e instanceof Error ? { error: e.name } : { error: "throw" }); } })();`;
 
-function runQuickJS(QuickJS, programs, fx, args) {
+// shared: one context for every plan (each plan still in its own function scope), which leaves
+// out the cost of a fresh global object (and of compiling the fake api) per plan, which our
+// arena-per-plan and any sandbox pay.
+function runQuickJS(QuickJS, programs, fx, args, shared = false) {
   const rt = QuickJS.newRuntime();
   rt.setMemoryLimit(64 * 1024 * 1024);
   rt.setMaxStackSize(1024 * 1024);
-  const pre = qjsPrelude(fx, args), post = qjsPostlude(args);
+  const factory = qjsFactory(fx), pre = qjsPrelude(), post = qjsPostlude(args);
   const ns = [], answers = [];
+  const one = shared ? rt.newContext() : null;
+  if (one) one.unwrapResult(one.evalCode(factory)).dispose();
   for (const p of programs) {
     const t0 = process.hrtime.bigint();
-    const vm = rt.newContext();
+    const vm = one ?? rt.newContext();
     let answer;
-    const r = vm.evalCode(pre + p + post);
+    const r = vm.evalCode((shared ? "" : factory) + pre + p + post);
     if (r.error) {
       const e = vm.dump(r.error);
       r.error.dispose();
@@ -105,10 +113,12 @@ function runQuickJS(QuickJS, programs, fx, args) {
       answer = vm.typeof(h) === "string" ? JSON.parse(vm.getString(h)) : { error: "pending" };
       h.dispose();
     }
-    vm.dispose();
+    if (!shared) vm.dispose();
+    else vm.setProp(vm.global, "__out", vm.undefined);
     ns.push(Number(process.hrtime.bigint() - t0));
     answers.push(answer);
   }
+  one?.dispose();
   rt.dispose();
   return { ns, answers };
 }
@@ -118,29 +128,35 @@ const sameAnswer = (a, want) => (want.ok !== undefined ? a.ok === want.ok
   : a.error === want.error || (want.error === "SyntaxError" && a.refused === "syntax_error"));
 
 async function bench(name, programs, fx, args, QuickJS) {
-  const sides = { ours: [], node: [], quickjs: [] };
+  const sides = { ours: [], node: [], quickjs: [], quickjs_shared: [] };
   let agree = null;
   for (let run = 0; run <= RUNS; run++) {
     const o = runOurs(programs, fx, args);
     const n = await runNode(programs, fx, args);
     const q = runQuickJS(QuickJS, programs, fx, args);
+    const qs = runQuickJS(QuickJS, programs, fx, args, true);
     if (run === 0) {
-      agree = { ours: o.answers.filter((a, i) => sameAnswer(a, n.answers[i])).length,
-                quickjs: q.answers.filter((a, i) => sameAnswer(a, n.answers[i])).length };
+      const agreeing = (side) => side.answers.filter((a, i) => sameAnswer(a, n.answers[i])).length;
+      agree = { ours: agreeing(o), quickjs: agreeing(q), quickjs_shared: agreeing(qs) };
       continue; // the warm-up run
     }
-    sides.ours.push(median(o.ns)); sides.node.push(median(n.ns)); sides.quickjs.push(median(q.ns));
+    sides.ours.push(median(o.ns)); sides.node.push(median(n.ns));
+    sides.quickjs.push(median(q.ns)); sides.quickjs_shared.push(median(qs.ns));
   }
   const us = (ns) => Math.round(ns / 10) / 100;
   const summary = Object.fromEntries(Object.entries(sides).map(([k, v]) =>
     [k, { median_us: us(median(v)), spread_us: [us(Math.min(...v)), us(Math.max(...v))] }]));
   return { name, plans: programs.length, agree_with_node: agree, per_plan: summary,
            ratio_ours_to_node: median(sides.ours) / median(sides.node),
-           ratio_ours_to_quickjs: median(sides.ours) / median(sides.quickjs) };
+           ratio_ours_to_quickjs: median(sides.ours) / median(sides.quickjs),
+           ratio_ours_to_quickjs_shared: median(sides.ours) / median(sides.quickjs_shared) };
 }
 
 const QuickJS = await getQuickJS();
 const fx = await fixtures();
+const seedAnswer = await nodeRun(SEED_PLAN, fx, SEED_ARGS); // the fixtures must give the real answer
+if (seedAnswer.ok === undefined || JSON.parse(seedAnswer.ok).length !== 10)
+  throw new Error(`the budgets plan on the fixtures: ${JSON.stringify(seedAnswer)}`);
 const results = [
   await bench(`generated (seed ${seed})`, generatePrograms(COUNT, seed), {}, {}, QuickJS),
   await bench("seed 000 budgets plan", Array(REPS).fill(SEED_PLAN), fx, SEED_ARGS, QuickJS),
@@ -154,10 +170,13 @@ const report = {
 mkdirSync(path.dirname(out), { recursive: true });
 writeFileSync(out, JSON.stringify(report, null, 2) + "\n");
 const pad = (s, n) => String(s).padStart(n);
-console.log(`${"plans".padEnd(26)} ${pad("n", 5)} ${pad("ours us", 16)} ${pad("node us", 16)} ${pad("quickjs us", 16)} ${pad("/node", 6)} ${pad("/qjs", 6)}  agree(ours,qjs)`);
+console.log(`${"plans".padEnd(24)} ${pad("n", 5)} ${pad("ours us", 20)} ${pad("node us", 20)} ${pad("quickjs us", 20)} ` +
+            `${pad("quickjs shared us", 20)} ${pad("/node", 6)} ${pad("/qjs", 6)} ${pad("/qjs-sh", 7)}  agree with node`);
 for (const r of results) {
   const c = (s) => `${r.per_plan[s].median_us} [${r.per_plan[s].spread_us.join("-")}]`;
-  console.log(`${r.name.padEnd(26)} ${pad(r.plans, 5)} ${pad(c("ours"), 16)} ${pad(c("node"), 16)} ${pad(c("quickjs"), 16)} ` +
-              `${pad("x" + r.ratio_ours_to_node.toFixed(2), 6)} ${pad("x" + r.ratio_ours_to_quickjs.toFixed(2), 6)}  ` +
-              `${r.agree_with_node.ours},${r.agree_with_node.quickjs}/${r.plans}`);
+  const x = (v) => "x" + v.toFixed(2);
+  console.log(`${r.name.padEnd(24)} ${pad(r.plans, 5)} ${pad(c("ours"), 20)} ${pad(c("node"), 20)} ${pad(c("quickjs"), 20)} ` +
+              `${pad(c("quickjs_shared"), 20)} ${pad(x(r.ratio_ours_to_node), 6)} ${pad(x(r.ratio_ours_to_quickjs), 6)} ` +
+              `${pad(x(r.ratio_ours_to_quickjs_shared), 7)}  ours ${r.agree_with_node.ours}, qjs ${r.agree_with_node.quickjs}, ` +
+              `qjs-sh ${r.agree_with_node.quickjs_shared} of ${r.plans}`);
 }
