@@ -9,6 +9,9 @@
 // A question with `graphql` is answered in code mode by ONE GraphQL operation on a sluice in
 // front of examples/graphql/server.mjs (the same demo database); `rows` flattens its response to
 // the rows the naive agent builds.
+// A question with `javascript` is answered in code mode by ONE JavaScript plan on a sluice in
+// front of examples/cost-coach/server.mjs (the OpenAPI engine); its naive agent runs on `rest`,
+// an MCP server with one tool per REST operation of the spec (rest_mirror.mjs).
 
 import { readFileSync } from "node:fs";
 
@@ -226,6 +229,32 @@ FROM invoices GROUP BY Status ORDER BY Status` })).rows;
           { customer_id: c.id, status: "open", start_date: "1970-01-01", end_date: "2100-01-01" })).sort(desc("created_at"));
         out.push(...orders.map((o) => [c.id, c.name, c.segment, "order", o.id, o.total_cents, o.order_date]),
                  ...open.map((t) => [c.id, c.name, c.segment, "ticket", t.id, t.subject, t.priority]));
+      }
+      return out;
+    },
+  },
+  {
+    id: "seed000_budgets_plan",
+    label: "000 budgets (JS plan)",
+    seed: "000",
+    question: "Which budgets are forecast over their limit this month (2026-11), the ten furthest over, with each owner's name and team?",
+    // the seed's plan, verbatim (as the e2e test holds it)
+    javascript: readFileSync(new URL("../../tests/e2e/cost_coach.test.mjs", import.meta.url), "utf8")
+      .match(/const SEED_PLAN = `([\s\S]*?)`;\n/)[1].replace(/\\`/g, "`").replace(/\\\$/g, "$"),
+    variables: { month: "2026-11" },
+    rows: (value) => value.map((r) => [r.budget, r.owner, r.team, r.amount, r.forecast_delta]),
+    // One tool per REST operation: listForecasts, then getUser for each of the ten owners.
+    naiveServer: "rest",
+    async naive(a) {
+      const { items } = await a.call("listForecasts", { month: "2026-11" });
+      a.rowsSeen += items.length;
+      const top = items.filter((b) => b.forecast > b.limit)
+        .sort((x, y) => (y.forecast - y.limit) - (x.forecast - x.limit)).slice(0, 10);
+      const out = [];
+      for (const b of top) {
+        const u = await a.call("getUser", { id: b.ownerId });
+        a.rowsSeen++;
+        out.push([b.name, u.name, u.team, b.limit, b.forecast - b.limit]);
       }
       return out;
     },

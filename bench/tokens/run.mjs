@@ -12,6 +12,10 @@
 // side on a GraphQL code-mode server instead: sluice in front of examples/graphql/server.mjs over
 // the same demo database (its config generated from examples/graphql/sluice.toml); the naive side
 // is the same REST-mirror tool chain, one tool per resource.
+// Questions with a `javascript` plan (seed 000's budgets plan) answer the code-mode side on the
+// cost-coach server: sluice (OpenAPI engine, its config generated from
+// examples/cost-coach/sluice.toml) in front of examples/cost-coach/server.mjs; the naive side is
+// rest_mirror.mjs, one tool per REST operation of the same spec, against the same server.
 // Questions with a `querymode` agent (seed 004) also run a third path: a server with only query
 // mode, its invoices source served by examples/query-mode/server.mjs from the demo database; that
 // answer must agree too, and its tokens are reported beside (not in the median).
@@ -102,8 +106,31 @@ async function startGraphql(work) {
   return { config, env, stop: () => server.kill("SIGTERM") };
 }
 
-async function connect(config, env) {
-  const transport = new StdioClientTransport({ command: opt.sluice, args: ["serve", "-c", config, "--stdio"],
+// The cost-coach REST API (examples/cost-coach/server.mjs), a JavaScript code-mode config in
+// front of it, and the REST-mirror command. Returns { config, env, mirror, stop }.
+async function startCostCoach(work) {
+  const token = "bench-upstream-credential";
+  const env = { ...process.env, COST_COACH_TOKEN: token };
+  const example = new URL("../../examples/cost-coach/", import.meta.url).pathname;
+  const port = 20000 + Math.floor(Math.random() * 20000);
+  const server = spawn(process.execPath, [path.join(example, "server.mjs"), "--port", String(port)],
+                       { env, stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((resolve, reject) => {
+    server.stdout.on("data", (d) => String(d).includes("listening") && resolve());
+    server.on("exit", () => reject(new Error("the cost-coach REST server exited")));
+  });
+  const config = path.join(work, "costcoach.toml");
+  writeFileSync(config, readFileSync(path.join(example, "sluice.toml"), "utf8")
+    .replace(/^endpoint = .*$/m, `endpoint = "http://127.0.0.1:${port}"`)
+    .replace(/^path = "openapi.yaml".*$/m, `path = "${path.join(example, "openapi.yaml")}"`)
+    .replace(/^policies = .*$/m, `policies = "${path.join(example, "policies.cedar")}"`)
+    .replace(/^token_secret_file = .*$/m, `token_secret_file = "${path.join(path.resolve(work), "token.key")}"`));
+  const mirror = { command: process.execPath, args: [new URL("./rest_mirror.mjs", import.meta.url).pathname, `http://127.0.0.1:${port}`] };
+  return { config, env, mirror, stop: () => server.kill("SIGTERM") };
+}
+
+async function connect(config, env, command) {
+  const transport = new StdioClientTransport({ ...(command ?? { command: opt.sluice, args: ["serve", "-c", config, "--stdio"] }),
                                                stderr: "ignore", ...(env ? { env } : {}) });
   const client = new Client({ name: "bench-tokens", version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
@@ -180,24 +207,28 @@ async function main() {
   const qmClient = qm ? await connect(qm.config) : null;
   const gql = asked.some((q) => q.graphql) ? await startGraphql(opt.work) : null;
   const gqlClient = gql ? await connect(gql.config, gql.env) : null;
+  const cc = asked.some((q) => q.javascript) ? await startCostCoach(opt.work) : null;
+  const ccClient = cc ? await connect(cc.config, cc.env) : null;
+  const restClient = cc ? await connect(null, cc.env, cc.mirror) : null;
   const results = [];
   for (const q of asked) {
-    const na = new Agent(naiveClient);
+    const na = new Agent(q.naiveServer === "rest" ? restClient : naiveClient);
     const n = await timed(async () => { await na.listTools(); return q.naive(na); });
-    const ca = new Agent(q.graphql ? gqlClient : cmClient);
-    const code = q.graphql ?? q.sql;
+    const ca = new Agent(q.graphql ? gqlClient : q.javascript ? ccClient : cmClient);
+    const code = q.graphql ?? q.javascript ?? q.sql;
+    const vars = q.variables ? { variables: q.variables } : {};
     const c = await timed(async () => {
       await ca.listTools();
       await ca.prompt("start_code_mode", { question: q.question });
-      const v = await ca.call("validate_code", { code });
+      const v = await ca.call("validate_code", { code, ...vars });
       if (!v.valid) throw new Error(`${q.id}: validate_code refused: ${JSON.stringify(v.violations)}`);
-      const r = await ca.call("execute_code", { code, approval_token: v.approval_token });
-      return q.graphql ? q.rows(r.value) : r.rows;
+      const r = await ca.call("execute_code", { code, approval_token: v.approval_token, ...vars });
+      return q.graphql || q.javascript ? q.rows(r.value) : r.rows;
     });
     if (opt.tamper) n.value = n.value.slice(1);
     const agree = same(n.value, c.value) && n.value.length > 0;
     const r = {
-      id: q.id, label: q.label, seed: q.seed, question: q.question, language: q.graphql ? "graphql" : "sql",
+      id: q.id, label: q.label, seed: q.seed, question: q.question, language: q.graphql ? "graphql" : q.javascript ? "javascript" : "sql",
       agree, answer_rows: c.value.length,
       naive: { tokens: na.tokens, round_trips: na.trips, tool_calls: na.calls, rows_seen: na.rowsSeen, wall_ms: Math.round(n.ms) },
       codemode: { tokens: ca.tokens, round_trips: ca.trips, tool_calls: ca.calls, wall_ms: Math.round(c.ms) },
@@ -224,6 +255,9 @@ async function main() {
   qm?.stop();
   if (gqlClient) await gqlClient.close();
   gql?.stop();
+  if (ccClient) await ccClient.close();
+  if (restClient) await restClient.close();
+  cc?.stop();
   const ratios = results.map((r) => r.token_ratio).sort((x, y) => x - y);
   const mid = ratios.length >> 1;
   const median = ratios.length % 2 ? ratios[mid] : (ratios[mid - 1] + ratios[mid]) / 2;

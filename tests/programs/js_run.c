@@ -6,6 +6,10 @@
  * line per plan: {"ok":<JSON text or "undefined">} | {"error":"<name>"} | {"refused":"<rule>"}
  * | {"limit":"<setting>"}. A deterministic fake `api` answers every call with
  * {"method","path","body","n"} so both sides see the same data.
+ *
+ * Options (bench/jsinterp/run.sh): --time adds "ns" (arena, parse, run and result text of that
+ * plan, CLOCK_MONOTONIC) to each line; --fixtures FILE answers a call whose "METHOD path" is a
+ * key of FILE's JSON object with that value instead; --args JSON sets the `args` global.
  */
 #include "core/arena.h"
 #include "core/buf.h"
@@ -17,12 +21,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static json_t *fixtures;  /* --fixtures: "METHOD path" -> response, or NULL */
+static json_t *plan_args; /* --args, or NULL */
+static int time_mode;
+
+/* The --fixtures answer for this call, a new reference, or NULL (none: the default answer). */
+static json_t *fixture_for(const sluice_js_call *call, const json_t *path)
+{
+    if (fixtures == NULL || !json_is_string(path))
+        return NULL;
+    char key[512];
+    int n = snprintf(key, sizeof key, "%s %s", call->method, json_string_value(path));
+    json_t *v = n > 0 && (size_t)n < sizeof key ? json_object_get(fixtures, key) : NULL;
+    return v != NULL ? json_deep_copy(v) : NULL;
+}
 
 static sluice_status fake_api(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
 {
     (void)ctx;
     const json_t *path = json_array_get(call->args, 0);
+    if ((*result = fixture_for(call, path)) != NULL)
+        return SLUICE_OK;
     if (json_is_string(path) && strstr(json_string_value(path), "fail") != NULL)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "HTTP 500 from %s",
                                 json_string_value(path));
@@ -59,6 +81,8 @@ static void run_one(const char *code, size_t len)
         facts_one(code, len);
         return;
     }
+    struct timespec t0, t1;
+    clock_gettime(CLOCK_MONOTONIC, &t0);
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
     sluice_js_program prog;
@@ -74,6 +98,7 @@ static void run_one(const char *code, size_t len)
         o.limits.max_api_calls = 1000;
         o.host.call = fake_api;
         o.host.has_api = true;
+        o.args = plan_args;
         sluice_js_run_result r;
         st = sluice_js_run(arena, &prog, &o, &r, &err);
         if (st != SLUICE_OK)
@@ -85,16 +110,39 @@ static void run_one(const char *code, size_t len)
         else
             line = json_pack("{s:s}", "ok", r.json != NULL ? r.json : "undefined");
     }
+    sluice_arena_free(arena);
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if (time_mode && line != NULL)
+        json_object_set_new(line, "ns",
+                            json_integer((json_int_t)(t1.tv_sec - t0.tv_sec) * 1000000000 +
+                                         (t1.tv_nsec - t0.tv_nsec)));
     char *text = line != NULL ? json_dumps(line, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
     puts(text != NULL ? text : "{\"crash\":\"nomem\"}");
     free(text);
     json_decref(line);
-    sluice_arena_free(arena);
 }
 
 int main(int argc, char **argv)
 {
-    facts_mode = argc > 1 && strcmp(argv[1], "--facts") == 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--facts") == 0)
+            facts_mode = 1;
+        else if (strcmp(argv[i], "--time") == 0)
+            time_mode = 1;
+        else if (strcmp(argv[i], "--fixtures") == 0 && i + 1 < argc)
+            fixtures = json_load_file(argv[++i], 0, NULL);
+        else if (strcmp(argv[i], "--args") == 0 && i + 1 < argc)
+            plan_args = json_loads(argv[++i], 0, NULL);
+        else {
+            fprintf(stderr, "js_run: unknown or incomplete option %s\n", argv[i]);
+            return 2;
+        }
+        if ((strcmp(argv[i - 1], "--fixtures") == 0 && fixtures == NULL) ||
+            (strcmp(argv[i - 1], "--args") == 0 && plan_args == NULL)) {
+            fprintf(stderr, "js_run: %s %s: not a JSON file/text\n", argv[i - 1], argv[i]);
+            return 2;
+        }
+    }
     size_t cap = 1 << 20, len = 0;
     char *buf = malloc(cap);
     if (buf == NULL)
