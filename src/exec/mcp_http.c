@@ -137,14 +137,6 @@ static size_t on_header(char *ptr, size_t size, size_t n, void *user)
     return len;
 }
 
-/* Whether m is the response awaited (not a request or notification of the server's). */
-static bool is_answer(const exchange *x, const json_t *m)
-{
-    const json_t *rid = json_object_get(m, "id");
-    return json_is_integer(rid) && json_integer_value(rid) == x->id &&
-           json_object_get(m, "method") == NULL;
-}
-
 /* Splits the complete SSE events buffered so far; keeps the answer when one carries it. */
 static void scan_events(exchange *x)
 {
@@ -180,7 +172,7 @@ static void scan_events(exchange *x)
             m = json_loadb(data, dl, 0, NULL);
         free(data);
         x->scanned = (size_t)(end - x->in.data) + sep;
-        if (m != NULL && is_answer(x, m)) {
+        if (m != NULL && sluice_mcp_is_response(m, x->id)) {
             x->found = m;
             return;
         }
@@ -304,14 +296,13 @@ static sluice_status http_request(void *self,
     sluice_mcp_http *h = self;
     *response = NULL;
     exchange x = { .h = h, .id = ++h->next_id, .cancelled = b->cancelled };
-    json_t *msg = json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", x.id, "method", method,
-                            "params", params != NULL ? params : json_object());
+    json_t *msg = sluice_mcp_request_message(x.id, method, params);
     if (msg == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st = post(h, msg, b, &x);
     if (st == SLUICE_OK && x.found == NULL && !x.sse && x.in.data != NULL) {
         json_t *m = json_loadb(x.in.data, x.in.len, 0, NULL);
-        if (m != NULL && is_answer(&x, m))
+        if (m != NULL && sluice_mcp_is_response(m, x.id))
             x.found = m;
         else
             json_decref(m);

@@ -184,6 +184,19 @@ read_line(sluice_mcp_stdio *c, sluice_mcp_bounds *b, sluice_arena *arena, char *
     }
 }
 
+json_t *sluice_mcp_request_message(json_int_t id, const char *method, json_t *params)
+{
+    return json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method", method, "params",
+                     params != NULL ? params : json_object());
+}
+
+bool sluice_mcp_is_response(const json_t *m, json_int_t id)
+{
+    const json_t *rid = json_object_get(m, "id");
+    return json_is_integer(rid) && json_integer_value(rid) == id &&
+           json_object_get(m, "method") == NULL;
+}
+
 sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
                                        const char *method,
                                        json_t *params,
@@ -193,8 +206,7 @@ sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
 {
     *response = NULL;
     json_int_t id = ++c->next_id;
-    json_t *msg = json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method", method,
-                            "params", params != NULL ? params : json_object());
+    json_t *msg = sluice_mcp_request_message(id, method, params);
     if (msg == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st = sluice_mcp_stdio_send(c, msg);
@@ -204,9 +216,7 @@ sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
         if (st != SLUICE_OK)
             break;
         json_t *m = json_loads(line, 0, NULL);
-        const json_t *rid = json_object_get(m, "id");
-        if (json_is_integer(rid) && json_integer_value(rid) == id &&
-            json_object_get(m, "method") == NULL) {
+        if (sluice_mcp_is_response(m, id)) {
             *response = m;
             return SLUICE_OK;
         }

@@ -69,6 +69,13 @@ typedef struct sluice_mcp_transport {
     const char *(*detail)(void *self);
 } sluice_mcp_transport;
 
+/* The JSON-RPC request id(method, params) (params stolen; NULL: {}), or NULL when out of
+ * memory. Shared by both transports so both frame a request alike. */
+json_t *sluice_mcp_request_message(json_int_t id, const char *method, json_t *params);
+
+/* Whether m is the response to request id (not a request or notification of the server's). */
+bool sluice_mcp_is_response(const json_t *m, json_int_t id);
+
 /* The transport over a started stdio connection. */
 sluice_mcp_transport sluice_mcp_stdio_transport(sluice_mcp_stdio *c);
 
