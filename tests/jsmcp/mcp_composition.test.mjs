@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { work, startHttp, connectHttp, validate, execute, errorText, API_KEYS } from "../e2e/codemode_harness.mjs";
-import { Client, StdioClientTransport } from "../e2e/harness.mjs";
+import { Client, StdioClientTransport, freePort } from "../e2e/harness.mjs";
+import { spawn } from "node:child_process";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const sluiceBin = process.env.SLUICE_BIN;
@@ -43,6 +44,7 @@ process.env.SLUICE_E2E_DOWN_TOKEN = API_KEYS.alice;
 process.env.SLUICE_E2E_DOWN_BAD_TOKEN = "not-the-key-0123456789abcdef";
 
 const config = path.join(work, "composition.toml");
+let budgetsUrl; // the SDK downstream over Streamable HTTP with plain JSON answers
 const upstreamConfig = (httpUrl, tokenEnv) => `
 [[api_keys]]
 user = "alice"
@@ -76,9 +78,25 @@ url = "${httpUrl}"
 token_env = "${tokenEnv}"
 allowed_tools = ["*"]
 timeout_seconds = 5
+[[code_mode.mcp_servers]]
+name = "budgetshttp"
+url = "${budgetsUrl}"
+allowed_tools = ["list_budgets", "get_owner", "huge"]
+max_response_bytes = 65536
 `;
 
-let server, conn, alice, downstream;
+let server, conn, alice, downstream, budgetsHttp;
+
+async function startBudgetsHttp() {
+  const port = await freePort();
+  budgetsHttp = spawn(node, [path.join(here, "mcp_downstream.mjs"), "--http", String(port)],
+                      { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((res, rej) => {
+    budgetsHttp.stdout.once("data", res);
+    budgetsHttp.once("exit", (c) => rej(new Error(`the HTTP downstream exited (${c})`)));
+  });
+  budgetsUrl = `http://127.0.0.1:${port}/mcp`;
+}
 const direct = {};
 
 async function directClient(command, args) {
@@ -89,6 +107,7 @@ async function directClient(command, args) {
 
 before(async () => {
   downstream = await startHttp(demoHttpConfig);
+  await startBudgetsHttp();
   writeFileSync(config, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_TOKEN"));
   server = await startHttp(config);
   conn = await connectHttp(server, "alice");
@@ -102,6 +121,7 @@ after(async () => {
   for (const c of Object.values(direct)) await c.close();
   server?.stop();
   downstream?.stop();
+  budgetsHttp?.kill("SIGTERM");
 });
 
 async function run(code, variables) {
@@ -194,6 +214,27 @@ return byPlan.rows.map((r, i) => ({ plan: r[0], n: r[1], total: counts.reduce((s
   const want = rows.map(([plan, n]) => ({ plan, n, total }));
   assert.ok(want.length > 1);
   assert.deepEqual(r.structuredContent.value, want);
+});
+
+test("an SDK downstream over HTTP answering plain JSON composes, and an oversized answer is refused", async () => {
+  const code = `const { items } = await mcp.call("budgetshttp", "list_budgets", {});
+const over = items.filter(b => b.forecast > b.limit);
+const owners = await Promise.all(over.map(b => mcp.call("budgetshttp", "get_owner", { id: b.ownerId })));
+return over.map((b, i) => ({ budget: b.name, owner: owners[i].name }));`;
+  const { r } = await run(code);
+  assert.ok(!r.isError, errorText(r));
+  const { items } = (await direct.budgets.callTool({ name: "list_budgets", arguments: {} })).structuredContent;
+  const want = [];
+  for (const b of items.filter((b) => b.forecast > b.limit)) {
+    const o = (await direct.budgets.callTool({ name: "get_owner", arguments: { id: b.ownerId } })).structuredContent;
+    want.push({ budget: b.name, owner: o.name });
+  }
+  assert.ok(want.length > 1);
+  assert.deepEqual(r.structuredContent.value, want);
+  const big = await run(`return await mcp.call("budgetshttp", "huge", {});`);
+  assert.equal(big.r.isError, true);
+  assert.match(errorText(big.r),
+    /mcp server 'budgetshttp' sent more than its byte limit \(http:\/\/127\.0\.0\.1:\d+\/mcp\) during tools\/call 'huge' \(max_response_bytes\)/);
 });
 
 test("a wrong token for the HTTP downstream refuses the start with a 401 naming the server", async () => {
