@@ -49,7 +49,13 @@ sluice_status sluice_mcp_http_start(sluice_mcp_http **out,
 {
     *out = NULL;
     char *token = NULL;
-    const char *what = sluice_arena_printf(err_arena, "mcp server '%s'", cfg->name);
+    const char *v = cfg->token_env != NULL ? getenv(cfg->token_env) : NULL;
+    if (cfg->token_env != NULL && (v == NULL || v[0] == '\0'))
+        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                "mcp server '%s': token_env names %s, which is not set (export the "
+                                "server's bearer token there)",
+                                cfg->name, cfg->token_env);
+    const char *what = sluice_arena_printf(err_arena, "mcp server '%s' (token_file):", cfg->name);
     if (what == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st =

@@ -23,8 +23,9 @@
 typedef struct sluice_mcp_http sluice_mcp_http;
 
 /* Prepares the connection to cfg->url and reads the credential. Errors, naming the server and
- * the setting (in err_arena): SLUICE_E_CONFIG (token_env not set, an empty credential or one
- * with control characters), SLUICE_E_IO (token_file unreadable), SLUICE_E_NOMEM. */
+ * the setting (in err_arena): SLUICE_E_CONFIG (token_env not set or empty, a credential with
+ * control characters or an empty token_file), SLUICE_E_IO (token_file unreadable),
+ * SLUICE_E_NOMEM. Nothing is sent until the handshake. */
 sluice_status sluice_mcp_http_start(sluice_mcp_http **out,
                                     const sluice_config_mcp_server *cfg,
                                     sluice_arena *err_arena,

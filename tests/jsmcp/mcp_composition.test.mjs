@@ -237,7 +237,7 @@ return over.map((b, i) => ({ budget: b.name, owner: owners[i].name }));`;
     /mcp server 'budgetshttp' sent more than its byte limit \(http:\/\/127\.0\.0\.1:\d+\/mcp\) during tools\/call 'huge' \(max_response_bytes\)/);
 });
 
-test("a wrong token for the HTTP downstream refuses the start with a 401 naming the server", async () => {
+test("a wrong or unset token for the HTTP downstream refuses the start, naming the server", async () => {
   const bad = path.join(work, "composition-badtoken.toml");
   writeFileSync(bad, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_BAD_TOKEN"));
   await assert.rejects(startHttp(bad), (e) => {
@@ -245,6 +245,8 @@ test("a wrong token for the HTTP downstream refuses the start with a 401 naming 
     assert.ok(!e.message.includes(process.env.SLUICE_E2E_DOWN_BAD_TOKEN), "the token leaked");
     return true;
   });
+  writeFileSync(bad, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_UNSET"));
+  await assert.rejects(startHttp(bad), /mcp server 'demohttp': token_env names SLUICE_E2E_DOWN_UNSET, which is not set/);
 });
 
 test("the HTTP downstream stopped is a clear error naming it", async () => {
