@@ -610,6 +610,35 @@ sluice_checks_operation(sluice_keys_loader *ld, const sluice_toml_value *table, 
     return SLUICE_OK;
 }
 
+sluice_status
+sluice_checks_mcp_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
+{
+    const sluice_config_mcp_server *m = obj;
+    bool cmd = sluice_toml_table_get(table, "command") != NULL;
+    const char *name = sluice_keys_show(ld, m->name);
+    const char *key = NULL, *why = NULL;
+    if (cmd && m->url != NULL) {
+        key = "url";
+        why = "has both command and url: keep command for a stdio server or url for a "
+              "Streamable HTTP one";
+    } else if (!cmd && m->url == NULL) {
+        key = "name";
+        why = "has neither command nor url: set command = [\"argv\", ...] for a stdio server "
+              "or url = \"https://...\" for a Streamable HTTP one";
+    } else if (cmd && (m->token_env != NULL || m->token_file != NULL)) {
+        key = m->token_env != NULL ? "token_env" : "token_file";
+        why = "sets a token but is a stdio server: token_env / token_file go with url only";
+    } else if (m->token_env != NULL && m->token_file != NULL) {
+        key = "token_file";
+        why = "has both token_env and token_file: keep one";
+    }
+    if (key == NULL)
+        return SLUICE_OK;
+    size_t line, col;
+    sluice_keys_value_pos(table, key, &line, &col);
+    return sluice_keys_fail_at(ld, line, col, key, "mcp server '%s' %s", name, why);
+}
+
 /* Which overrides were written: an absent one inherits [code_mode]. */
 sluice_status
 sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)

@@ -60,6 +60,10 @@ sluice_checks_policy(sluice_keys_loader *ld, const sluice_toml_value *table, voi
  * default). Never fails. */
 sluice_status
 sluice_checks_operation(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
+/* [[code_mode.mcp_servers]]: exactly one of command and url; token_env / token_file only with
+ * url, and not both. Fails with the position of the offending key. */
+sluice_status
+sluice_checks_mcp_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 
 sluice_status
 sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);

@@ -265,11 +265,11 @@ static const sluice_section_spec operation_section = {
 #define T sluice_config_mcp_server
 static const sluice_key_spec mcp_server_keys[] = {
     { STR_KEY(T, name), .min = 1, .required = true },
-    { LIST_KEY(T, command), .required = true },
-    { NOT_BUILT("url", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
-    { NOT_BUILT("token_env", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
-    { NOT_BUILT("token_file", SLUICE_KEY_STRING, "Streamable HTTP downstream MCP servers") },
-    { INLINE_SECRET("token", "use token_env or token_file") },
+    { LIST_KEY(T, command) },
+    { STR_KEY(T, url), .check = sluice_checks_url },
+    { STR_KEY(T, token_env), .check = sluice_checks_env_name },
+    { PATH_KEY(T, token_file) },
+    { INLINE_SECRET("token", "token_env or token_file") },
     { LIST_KEY(T, allowed_tools) },
     { LIST_KEY(T, read_tools) },
     { LIST_KEY(T, write_tools) },
@@ -288,6 +288,7 @@ static const sluice_key_spec mcp_server_keys[] = {
 
 static const sluice_section_spec mcp_server_section = {
     .path = "code_mode.mcp_servers",
+    .finish = sluice_checks_mcp_server,
     .array = true,
     .size = sizeof(sluice_config_mcp_server),
     .keys = mcp_server_keys,
@@ -748,7 +749,7 @@ static const sluice_key_spec source_keys[] = {
     { STR_KEY(T, auth_scheme), .def_str = "Bearer" },
     { STR_KEY(T, token_env), .min = 1 },
     { PATH_KEY(T, token_file) },
-    { INLINE_SECRET("token", "use token_env or token_file") },
+    { INLINE_SECRET("token", "token_env or token_file") },
     { TABLES_KEY("params", T, params, param_count, &source_param_section) },
     { TABLES_KEY("columns", T, columns, column_count, &source_column_section) },
     { .name = "response",

@@ -164,10 +164,13 @@ typedef struct sluice_config_operation {
 
 /* [[code_mode.mcp_servers]] — a downstream MCP server JavaScript plans call with
  * mcp.call(name, tool, args) (exec/mcp_client.h). Started by sluice from command (argv from
- * config only); its tools are listed once at start-up. */
+ * config only), or reached at url (Streamable HTTP); its tools are listed once at start-up. */
 typedef struct sluice_config_mcp_server {
     const char *name;                /* the first argument of mcp.call; required */
-    sluice_strlist command;          /* argv of the stdio server; required */
+    sluice_strlist command;          /* argv of the stdio server; exactly one of command, url */
+    const char *url;                 /* the Streamable HTTP server's endpoint */
+    const char *token_env;           /* url only: the bearer token's variable, */
+    const char *token_file;          /* or its file (first line) */
     sluice_strlist allowed_tools;    /* tools plans may call; ["*"] = every listed tool */
     sluice_strlist read_tools;       /* overrides of the tool's annotations: these are Read, */
     sluice_strlist write_tools;      /* these Write, */

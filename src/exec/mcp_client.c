@@ -5,12 +5,14 @@
  * Owns: the client's life (start, restart after a failure, stop), the tool list and each tool's
  * action and allowlist mark, and what a failed exchange means (messages naming the setting).
  * Does not own: spawning, framing, ids and the handshake (exec/mcp_stdio.c, shared with query
- * mode's kind = "mcp" sources) or the plan's rules (mcp_plan.c). The server-side JSON-RPC parser
+ * mode's kind = "mcp" sources; exec/mcp_http.c for a url server, behind the same
+ * sluice_mcp_transport) or the plan's rules (mcp_plan.c). The server-side JSON-RPC parser
  * (mcp/jsonrpc.c) is a layer above exec; responses are read with jansson directly.
  */
 #include "exec/mcp_client.h"
 
 #include "core/limits.h"
+#include "exec/mcp_http.h"
 #include "exec/mcp_stdio.h"
 
 #include <errno.h>
@@ -21,7 +23,9 @@
 struct sluice_mcp_client {
     const sluice_config_mcp_server *cfg;
     pthread_mutex_t lock;
-    sluice_mcp_stdio io;
+    sluice_mcp_stdio io;    /* command: the stdio child */
+    sluice_mcp_http *http;  /* url: the Streamable HTTP connection */
+    sluice_mcp_transport t; /* whichever of the two is up */
     bool up;
     size_t starts;
     sluice_mcp_tool *tools;
@@ -43,10 +47,39 @@ static const char *status_why(sluice_status st)
     }
 }
 
+/* What a failed exchange was: the transport's words when it has them. */
+static const char *failure_why(const sluice_mcp_client *c, sluice_status st)
+{
+    const char *d = c->t.detail != NULL ? c->t.detail(c->t.self) : NULL;
+    return d != NULL ? d : status_why(st);
+}
+
 static void stop(sluice_mcp_client *c)
 {
     sluice_mcp_stdio_stop(&c->io);
+    sluice_mcp_http_stop(c->http);
+    c->http = NULL;
     c->up = false;
+}
+
+/* Opens the transport config names: the child of command, or the connection to url. */
+static sluice_status open_transport(sluice_mcp_client *c, sluice_arena *arena, sluice_error *err)
+{
+    const sluice_config_mcp_server *cfg = c->cfg;
+    if (cfg->url != NULL) {
+        sluice_status st = sluice_mcp_http_start(&c->http, cfg, arena, err);
+        if (st == SLUICE_OK)
+            c->t = sluice_mcp_http_transport(c->http);
+        return st;
+    }
+    sluice_status st = sluice_mcp_stdio_start(&c->io, cfg->command.items, cfg->command.count);
+    if (st == SLUICE_OK)
+        c->t = sluice_mcp_stdio_transport(&c->io);
+    if (st == SLUICE_OK || st == SLUICE_E_NOMEM)
+        return st;
+    return sluice_error_set(err, arena, SLUICE_E_IO,
+                            "mcp server '%s': cannot start %s: %s (check its command)", cfg->name,
+                            cfg->command.count > 0 ? cfg->command.items[0] : "''", strerror(errno));
 }
 
 /* Starts the server and runs the handshake. Messages in arena. */
@@ -55,15 +88,11 @@ start(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, sluice_er
 {
     const sluice_config_mcp_server *cfg = c->cfg;
     c->starts++;
-    sluice_status st = sluice_mcp_stdio_start(&c->io, cfg->command.items, cfg->command.count);
-    if (st == SLUICE_E_NOMEM)
-        return st;
+    sluice_status st = open_transport(c, arena, err);
     if (st != SLUICE_OK)
-        return sluice_error_set(
-            err, arena, SLUICE_E_IO, "mcp server '%s': cannot start %s: %s (check its command)",
-            cfg->name, cfg->command.count > 0 ? cfg->command.items[0] : "''", strerror(errno));
+        return st;
     const char *bad = NULL;
-    st = sluice_mcp_stdio_handshake(&c->io, "sluice", x, arena, &bad);
+    st = sluice_mcp_handshake(&c->t, "sluice", x, arena, &bad);
     if (bad != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_IO, "mcp server '%s' refused initialize: %.200s",
                               cfg->name, bad);
@@ -71,7 +100,8 @@ start(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, sluice_er
         st = sluice_error_set(err, arena, st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
                               "mcp server '%s' %s during initialize (startup_timeout_seconds = "
                               "%lld)",
-                              cfg->name, status_why(st), (long long)cfg->startup_timeout_seconds);
+                              cfg->name, failure_why(c, st),
+                              (long long)cfg->startup_timeout_seconds);
     if (st != SLUICE_OK)
         stop(c);
     c->up = st == SLUICE_OK;
@@ -164,15 +194,15 @@ list_tools(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, slui
                                     "(SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES)",
                                     cfg->name, SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES);
         json_t *res = NULL;
-        sluice_status st = sluice_mcp_stdio_request(
-            &c->io, "tools/list", cursor != NULL ? json_pack("{s:s}", "cursor", cursor) : NULL, x,
-            arena, &res);
+        sluice_status st = c->t.request(
+            c->t.self, "tools/list", cursor != NULL ? json_pack("{s:s}", "cursor", cursor) : NULL,
+            x, arena, &res);
         if (st == SLUICE_E_NOMEM)
             return st;
         if (st != SLUICE_OK)
             return sluice_error_set(
                 err, arena, st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
-                "mcp server '%s' %s during tools/list%s", cfg->name, status_why(st),
+                "mcp server '%s' %s during tools/list%s", cfg->name, failure_why(c, st),
                 st == SLUICE_E_LIMIT ? " (SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES)" : "");
         const char *bad = sluice_mcp_stdio_rpc_error(res);
         const json_t *r = json_object_get(res, "result");
@@ -290,21 +320,23 @@ static sluice_status call_locked(sluice_mcp_client *c,
 {
     const sluice_config_mcp_server *cfg = c->cfg;
     json_t *res = NULL;
-    sluice_status st = sluice_mcp_stdio_request(&c->io, "tools/call", params, x, arena, &res);
+    sluice_status st = c->t.request(c->t.self, "tools/call", params, x, arena, &res);
     if (st == SLUICE_E_NOMEM)
         return st;
     if (st != SLUICE_OK) {
+        const char *why = sluice_arena_strdup(arena, failure_why(c, st));
         /* the server's state is unknown now (an answer may still come): start it afresh */
         stop(c);
         if (st == SLUICE_E_CANCELLED)
             return sluice_error_set(err, arena, st, "mcp server '%s': tool '%s' was cancelled",
                                     cfg->name, name);
-        return sluice_error_set(
-            err, arena, st == SLUICE_E_TIMEOUT || st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
-            "mcp server '%s' %s during tools/call '%s'%s", cfg->name, status_why(st), name,
-            st == SLUICE_E_TIMEOUT ? " (timeout_seconds); it was stopped"
-            : st == SLUICE_E_LIMIT ? " (max_response_bytes); it was stopped"
-                                   : "");
+        return sluice_error_set(err, arena,
+                                st == SLUICE_E_TIMEOUT || st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
+                                "mcp server '%s' %s during tools/call '%s'%s", cfg->name,
+                                why != NULL ? why : "failed", name,
+                                st == SLUICE_E_TIMEOUT ? " (timeout_seconds); it was stopped"
+                                : st == SLUICE_E_LIMIT ? " (max_response_bytes); it was stopped"
+                                                       : "");
     }
     const json_t *r = json_object_get(res, "result");
     if (sluice_mcp_stdio_rpc_error(res) != NULL || json_is_true(json_object_get(r, "isError"))) {

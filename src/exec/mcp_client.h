@@ -10,8 +10,9 @@
  * tools/call with its own deadline (timeout_seconds) and byte cap (max_response_bytes). A server
  * that exits, times out or overruns is stopped, and started again (handshake included) at the
  * next call.
- * Does not own: the transport (exec/mcp_stdio.c), whether a plan may call a tool (the front end
- * at validate, exec/mcp_plan.c at run time) or what the result means to the plan.
+ * Does not own: the transport (exec/mcp_stdio.c for command, exec/mcp_http.c for url), whether a
+ * plan may call a tool (the front end at validate, exec/mcp_plan.c at run time) or what the result
+ * means to the plan.
  *
  * Threads: calls on one client are serialized (a server speaks one exchange at a time over
  * stdio); different clients run in parallel.

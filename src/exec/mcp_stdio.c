@@ -9,9 +9,6 @@
 
 #include "core/limits.h"
 
-/* The protocol revision our client speaks. */
-#define SLUICE_MCP_CLIENT_PROTOCOL "2025-06-18"
-
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -187,6 +184,19 @@ read_line(sluice_mcp_stdio *c, sluice_mcp_bounds *b, sluice_arena *arena, char *
     }
 }
 
+json_t *sluice_mcp_request_message(json_int_t id, const char *method, json_t *params)
+{
+    return json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method", method, "params",
+                     params != NULL ? params : json_object());
+}
+
+bool sluice_mcp_is_response(const json_t *m, json_int_t id)
+{
+    const json_t *rid = json_object_get(m, "id");
+    return json_is_integer(rid) && json_integer_value(rid) == id &&
+           json_object_get(m, "method") == NULL;
+}
+
 sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
                                        const char *method,
                                        json_t *params,
@@ -196,8 +206,7 @@ sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
 {
     *response = NULL;
     json_int_t id = ++c->next_id;
-    json_t *msg = json_pack("{s:s, s:I, s:s, s:o}", "jsonrpc", "2.0", "id", id, "method", method,
-                            "params", params != NULL ? params : json_object());
+    json_t *msg = sluice_mcp_request_message(id, method, params);
     if (msg == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st = sluice_mcp_stdio_send(c, msg);
@@ -207,9 +216,7 @@ sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
         if (st != SLUICE_OK)
             break;
         json_t *m = json_loads(line, 0, NULL);
-        const json_t *rid = json_object_get(m, "id");
-        if (json_is_integer(rid) && json_integer_value(rid) == id &&
-            json_object_get(m, "method") == NULL) {
+        if (sluice_mcp_is_response(m, id)) {
             *response = m;
             return SLUICE_OK;
         }
@@ -227,19 +234,19 @@ const char *sluice_mcp_stdio_rpc_error(const json_t *response)
     return m != NULL ? m : "a response without a result";
 }
 
-sluice_status sluice_mcp_stdio_handshake(sluice_mcp_stdio *c,
-                                         const char *client_name,
-                                         sluice_mcp_bounds *b,
-                                         sluice_arena *arena,
-                                         const char **refused)
+sluice_status sluice_mcp_handshake(const sluice_mcp_transport *t,
+                                   const char *client_name,
+                                   sluice_mcp_bounds *b,
+                                   sluice_arena *arena,
+                                   const char **refused)
 {
     *refused = NULL;
     json_t *res = NULL;
-    sluice_status st = sluice_mcp_stdio_request(
-        c, "initialize",
-        json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion", SLUICE_MCP_CLIENT_PROTOCOL,
-                  "capabilities", "clientInfo", "name", client_name, "version", "1"),
-        b, arena, &res);
+    sluice_status st = t->request(t->self, "initialize",
+                                  json_pack("{s:s, s:{}, s:{s:s, s:s}}", "protocolVersion",
+                                            SLUICE_MCP_CLIENT_PROTOCOL, "capabilities",
+                                            "clientInfo", "name", client_name, "version", "1"),
+                                  b, arena, &res);
     const char *bad = st == SLUICE_OK ? sluice_mcp_stdio_rpc_error(res) : NULL;
     if (bad != NULL) {
         *refused = sluice_arena_strdup(arena, bad);
@@ -247,7 +254,47 @@ sluice_status sluice_mcp_stdio_handshake(sluice_mcp_stdio *c,
     }
     json_decref(res);
     if (st == SLUICE_OK)
-        st = sluice_mcp_stdio_send(
-            c, json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/initialized"));
+        st = t->notify(
+            t->self,
+            json_pack("{s:s, s:s}", "jsonrpc", "2.0", "method", "notifications/initialized"), b);
     return st;
+}
+
+static sluice_status stdio_request(void *self,
+                                   const char *method,
+                                   json_t *params,
+                                   sluice_mcp_bounds *b,
+                                   sluice_arena *arena,
+                                   json_t **response)
+{
+    return sluice_mcp_stdio_request(self, method, params, b, arena, response);
+}
+
+static sluice_status stdio_notify(void *self, json_t *msg, sluice_mcp_bounds *b)
+{
+    (void)b; /* a line on a socket pair: written at once or the server is gone */
+    return sluice_mcp_stdio_send(self, msg);
+}
+
+static const char *stdio_detail(void *self)
+{
+    (void)self;
+    return NULL;
+}
+
+sluice_mcp_transport sluice_mcp_stdio_transport(sluice_mcp_stdio *c)
+{
+    return (sluice_mcp_transport){
+        .self = c, .request = stdio_request, .notify = stdio_notify, .detail = stdio_detail
+    };
+}
+
+sluice_status sluice_mcp_stdio_handshake(sluice_mcp_stdio *c,
+                                         const char *client_name,
+                                         sluice_mcp_bounds *b,
+                                         sluice_arena *arena,
+                                         const char **refused)
+{
+    sluice_mcp_transport t = sluice_mcp_stdio_transport(c);
+    return sluice_mcp_handshake(&t, client_name, b, arena, refused);
 }

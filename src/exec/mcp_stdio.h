@@ -23,6 +23,9 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+/* The protocol revision our client speaks (initialize; MCP-Protocol-Version over HTTP). */
+#define SLUICE_MCP_CLIENT_PROTOCOL "2025-06-18"
+
 typedef struct sluice_mcp_stdio {
     int fd; /* the child's stdin and stdout; -1 when stopped */
     pid_t pid;
@@ -50,6 +53,32 @@ typedef struct sluice_mcp_bounds {
     atomic_bool *cancelled;
 } sluice_mcp_bounds;
 
+/* A transport the handshake and the client drive without caring which it is (stdio here,
+ * Streamable HTTP in exec/mcp_http.c). request is as sluice_mcp_stdio_request; notify sends a
+ * message without an id and releases it; detail is what the last failure was, in words ("answered
+ * HTTP 401 ..."), or NULL when the status says it all. */
+typedef struct sluice_mcp_transport {
+    void *self;
+    sluice_status (*request)(void *self,
+                             const char *method,
+                             json_t *params,
+                             sluice_mcp_bounds *b,
+                             sluice_arena *arena,
+                             json_t **response);
+    sluice_status (*notify)(void *self, json_t *msg, sluice_mcp_bounds *b);
+    const char *(*detail)(void *self);
+} sluice_mcp_transport;
+
+/* The JSON-RPC request id(method, params) (params stolen; NULL: {}), or NULL when out of
+ * memory. Shared by both transports so both frame a request alike. */
+json_t *sluice_mcp_request_message(json_int_t id, const char *method, json_t *params);
+
+/* Whether m is the response to request id (not a request or notification of the server's). */
+bool sluice_mcp_is_response(const json_t *m, json_int_t id);
+
+/* The transport over a started stdio connection. */
+sluice_mcp_transport sluice_mcp_stdio_transport(sluice_mcp_stdio *c);
+
 /* Sends method(params) with the next id and reads until the response with that id (the
  * server's notifications, requests and other ids are skipped). params is stolen (NULL: {}). On
  * SLUICE_OK *response is the whole message (a new reference: result or error). Errors:
@@ -65,9 +94,16 @@ sluice_status sluice_mcp_stdio_request(sluice_mcp_stdio *c,
 /* The JSON-RPC error message of a response, or NULL when it has a result object. */
 const char *sluice_mcp_stdio_rpc_error(const json_t *response);
 
-/* initialize (as client_name) and notifications/initialized. *refused is the server's error
- * message when it answered initialize with one (then SLUICE_E_IO), else NULL. Other errors as
- * sluice_mcp_stdio_request. */
+/* initialize (as client_name) and notifications/initialized over t. *refused is the server's
+ * error message when it answered initialize with one (then SLUICE_E_IO), else NULL. Other errors
+ * as t's request. */
+sluice_status sluice_mcp_handshake(const sluice_mcp_transport *t,
+                                   const char *client_name,
+                                   sluice_mcp_bounds *b,
+                                   sluice_arena *arena,
+                                   const char **refused);
+
+/* sluice_mcp_handshake over the stdio connection c. */
 sluice_status sluice_mcp_stdio_handshake(sluice_mcp_stdio *c,
                                          const char *client_name,
                                          sluice_mcp_bounds *b,

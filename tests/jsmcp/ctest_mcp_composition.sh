@@ -2,7 +2,8 @@
 # ctest_mcp_composition.sh — mcp.call composition in JavaScript plans end to end through the
 # official TypeScript SDK client: `sluice serve` over HTTP with [[code_mode.mcp_servers]]
 # naming a downstream MCP server built on the SDK (tests/jsmcp/mcp_downstream.mjs, over stdio)
-# and a second sluice serving the demo database over stdio (issue 11, MCP composition).
+# and a second sluice serving the demo database over stdio; over Streamable HTTP, a keyed second
+# sluice (SSE answers) and the SDK downstream in --http mode (JSON answers) (issue 11).
 # Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR.
 set -eu
 : "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"

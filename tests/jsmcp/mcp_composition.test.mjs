@@ -1,14 +1,15 @@
 // mcp_composition.test.mjs — mcp.call in JavaScript plans end to end (see
 // ctest_mcp_composition.sh): the SDK client validates and executes plans on `sluice serve`
 // (HTTP), whose [[code_mode.mcp_servers]] are an SDK-built downstream (mcp_downstream.mjs) and a
-// second sluice serving the demo database over stdio. Answers are compared with what this test
+// second sluice serving the demo database over stdio and, keyed, over Streamable HTTP. Answers are compared with what this test
 // computes by calling the same downstream tools itself.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { work, startHttp, connectHttp, validate, execute, errorText } from "../e2e/codemode_harness.mjs";
-import { Client, StdioClientTransport } from "../e2e/harness.mjs";
+import { work, startHttp, connectHttp, validate, execute, errorText, API_KEYS } from "../e2e/codemode_harness.mjs";
+import { Client, StdioClientTransport, freePort } from "../e2e/harness.mjs";
+import { spawn } from "node:child_process";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const sluiceBin = process.env.SLUICE_BIN;
@@ -31,8 +32,20 @@ statement = "SELECT count(*) AS n FROM customers WHERE plan = $plan"
 parameters = [{ name = "plan", type = "string" }]
 `);
 
+// the same curated tools served over HTTP, keyed: the upstream's token is alice's key there
+const demoHttpConfig = path.join(work, "demo-downstream-http.toml");
+writeFileSync(demoHttpConfig, `
+[[api_keys]]
+user = "alice"
+groups = ["StandardUsers"]
+key_env = "SLUICE_E2E_KEY_ALICE"
+${readFileSync(demoConfig, "utf8")}`);
+process.env.SLUICE_E2E_DOWN_TOKEN = API_KEYS.alice;
+process.env.SLUICE_E2E_DOWN_BAD_TOKEN = "not-the-key-0123456789abcdef";
+
 const config = path.join(work, "composition.toml");
-writeFileSync(config, `
+let budgetsUrl; // the SDK downstream over Streamable HTTP with plain JSON answers
+const upstreamConfig = (httpUrl, tokenEnv) => `
 [[api_keys]]
 user = "alice"
 groups = ["StandardUsers"]
@@ -59,9 +72,31 @@ timeout_seconds = 2
 name = "demo"
 command = ["${sluiceBin}", "serve", "-c", "${demoConfig}", "--stdio"]
 allowed_tools = ["*"]
-`);
+[[code_mode.mcp_servers]]
+name = "demohttp"
+url = "${httpUrl}"
+token_env = "${tokenEnv}"
+allowed_tools = ["*"]
+timeout_seconds = 5
+[[code_mode.mcp_servers]]
+name = "budgetshttp"
+url = "${budgetsUrl}"
+allowed_tools = ["list_budgets", "get_owner", "huge"]
+max_response_bytes = 65536
+`;
 
-let server, conn, alice;
+let server, conn, alice, downstream, budgetsHttp;
+
+async function startBudgetsHttp() {
+  const port = await freePort();
+  budgetsHttp = spawn(node, [path.join(here, "mcp_downstream.mjs"), "--http", String(port)],
+                      { stdio: ["ignore", "pipe", "inherit"] });
+  await new Promise((res, rej) => {
+    budgetsHttp.stdout.once("data", res);
+    budgetsHttp.once("exit", (c) => rej(new Error(`the HTTP downstream exited (${c})`)));
+  });
+  budgetsUrl = `http://127.0.0.1:${port}/mcp`;
+}
 const direct = {};
 
 async function directClient(command, args) {
@@ -71,6 +106,9 @@ async function directClient(command, args) {
 }
 
 before(async () => {
+  downstream = await startHttp(demoHttpConfig);
+  await startBudgetsHttp();
+  writeFileSync(config, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_TOKEN"));
   server = await startHttp(config);
   conn = await connectHttp(server, "alice");
   alice = conn.client;
@@ -82,6 +120,8 @@ after(async () => {
   await conn?.close();
   for (const c of Object.values(direct)) await c.close();
   server?.stop();
+  downstream?.stop();
+  budgetsHttp?.kill("SIGTERM");
 });
 
 async function run(code, variables) {
@@ -160,4 +200,59 @@ test("a downstream that hangs or dies mid-call is a clear error, and the audit s
   const { r } = await run(`return (await mcp.call("budgets", "get_owner", { id: "u2" })).name;`);
   assert.ok(!r.isError, errorText(r));
   assert.equal(JSON.stringify(r.structuredContent.value), JSON.stringify("Bo"));
+});
+
+test("a plan composes two curated tools of a second sluice served over Streamable HTTP", async () => {
+  const code = `const byPlan = await mcp.call("demohttp", "customers_by_plan", {});
+const counts = await Promise.all(byPlan.rows.map(r => mcp.call("demohttp", "customer_count", { plan: r[0] })));
+return byPlan.rows.map((r, i) => ({ plan: r[0], n: r[1], total: counts.reduce((s, c) => s + c.rows[0][0], 0) }));`;
+  const { v, r } = await run(code);
+  assert.deepEqual(v.metadata.calledOperations, ["mcp:demohttp/customers_by_plan", "mcp:demohttp/customer_count"]);
+  assert.ok(!r.isError, errorText(r));
+  const rows = (await direct.demo.callTool({ name: "customers_by_plan", arguments: {} })).structuredContent.rows;
+  const total = rows.reduce((s, [, n]) => s + n, 0);
+  const want = rows.map(([plan, n]) => ({ plan, n, total }));
+  assert.ok(want.length > 1);
+  assert.deepEqual(r.structuredContent.value, want);
+});
+
+test("an SDK downstream over HTTP answering plain JSON composes, and an oversized answer is refused", async () => {
+  const code = `const { items } = await mcp.call("budgetshttp", "list_budgets", {});
+const over = items.filter(b => b.forecast > b.limit);
+const owners = await Promise.all(over.map(b => mcp.call("budgetshttp", "get_owner", { id: b.ownerId })));
+return over.map((b, i) => ({ budget: b.name, owner: owners[i].name }));`;
+  const { r } = await run(code);
+  assert.ok(!r.isError, errorText(r));
+  const { items } = (await direct.budgets.callTool({ name: "list_budgets", arguments: {} })).structuredContent;
+  const want = [];
+  for (const b of items.filter((b) => b.forecast > b.limit)) {
+    const o = (await direct.budgets.callTool({ name: "get_owner", arguments: { id: b.ownerId } })).structuredContent;
+    want.push({ budget: b.name, owner: o.name });
+  }
+  assert.ok(want.length > 1);
+  assert.deepEqual(r.structuredContent.value, want);
+  const big = await run(`return await mcp.call("budgetshttp", "huge", {});`);
+  assert.equal(big.r.isError, true);
+  assert.match(errorText(big.r),
+    /mcp server 'budgetshttp' sent more than its byte limit \(http:\/\/127\.0\.0\.1:\d+\/mcp\) during tools\/call 'huge' \(max_response_bytes\)/);
+});
+
+test("a wrong or unset token for the HTTP downstream refuses the start, naming the server", async () => {
+  const bad = path.join(work, "composition-badtoken.toml");
+  writeFileSync(bad, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_BAD_TOKEN"));
+  await assert.rejects(startHttp(bad), (e) => {
+    assert.match(e.message, /mcp server 'demohttp' answered HTTP 401, check token_env \/ token_file/);
+    assert.ok(!e.message.includes(process.env.SLUICE_E2E_DOWN_BAD_TOKEN), "the token leaked");
+    return true;
+  });
+  writeFileSync(bad, upstreamConfig(downstream.url, "SLUICE_E2E_DOWN_UNSET"));
+  await assert.rejects(startHttp(bad), /mcp server 'demohttp': token_env names SLUICE_E2E_DOWN_UNSET, which is not set/);
+});
+
+test("the HTTP downstream stopped is a clear error naming it", async () => {
+  downstream.stop();
+  await new Promise((res) => (downstream.proc.exitCode !== null ? res() : downstream.proc.once("exit", res)));
+  const { r } = await run(`return await mcp.call("demohttp", "customers_by_plan", {});`);
+  assert.equal(r.isError, true);
+  assert.match(errorText(r), /mcp server 'demohttp' could not be reached: .*\(http:\/\/127\.0\.0\.1:\d+\/mcp\)/);
 });

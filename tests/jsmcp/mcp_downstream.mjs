@@ -3,12 +3,15 @@
 // repeated key answers the first response and applies nothing twice), a delete, and tools that
 // fail in each way a downstream can (an error, a hang, an exit mid-call, a huge answer).
 //   node mcp_downstream.mjs [applied.jsonl]   (each applied write is appended there)
+//   node mcp_downstream.mjs --http PORT        (Streamable HTTP on 127.0.0.1:PORT/mcp, stateless,
+//                                              plain JSON answers instead of SSE)
 import { appendFileSync } from "node:fs";
 import { createRequire } from "node:module";
 
 const require = createRequire(new URL("../node/package.json", import.meta.url));
 const { McpServer } = require("@modelcontextprotocol/sdk/server/mcp.js");
 const { StdioServerTransport } = require("@modelcontextprotocol/sdk/server/stdio.js");
+const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/server/streamableHttp.js");
 const { z } = require("zod");
 
 export const budgets = [
@@ -23,10 +26,12 @@ export const owners = {
   u3: { id: "u3", name: "Cy", team: "web", email: "cy@example.com", ssn: "333-44-5555" },
 };
 
-const applied = process.argv[2];
+const httpPort = process.argv[2] === "--http" ? Number(process.argv[3]) : null;
+const applied = httpPort === null ? process.argv[2] : undefined;
 const seen = new Map(); // idempotency key -> first response
 const read = { readOnlyHint: true };
 const json = (v) => ({ content: [{ type: "text", text: JSON.stringify(v) }], structuredContent: v });
+function makeServer() {
 const server = new McpServer({ name: "budgets", version: "1.0.0" });
 
 server.registerTool("list_budgets", { description: "Budgets with their forecast", inputSchema: { month: z.string().optional() }, annotations: read },
@@ -56,4 +61,19 @@ server.registerTool("text_only", { description: "Answers plain text", inputSchem
   async () => ({ content: [{ type: "text", text: "hello" }] }));
 server.registerTool("patterned", { description: "A pattern sluice cannot enforce", inputSchema: { code: z.string().regex(/^[A-Z]+$/) }, annotations: read },
   async ({ code }) => json({ code }));
-await server.connect(new StdioServerTransport());
+return server;
+}
+
+if (httpPort === null) {
+  await makeServer().connect(new StdioServerTransport());
+} else {
+  const { createServer } = await import("node:http");
+  // stateless: a fresh server and transport per request, as the SDK's stateless example does
+  createServer(async (req, res) => {
+    const t = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const s = makeServer();
+    res.on("close", () => { t.close(); s.close(); });
+    await s.connect(t);
+    await t.handleRequest(req, res);
+  }).listen(httpPort, "127.0.0.1", () => process.stdout.write("listening\n"));
+}
