@@ -75,10 +75,12 @@ static sluice_status credential(const sluice_config_database *db,
                                 sluice_error *err)
 {
     char *value = NULL;
-    sluice_status st = sluice_http_credential_read(db, &value, err_arena, err);
+    sluice_status st = sluice_http_credential_read("[database] auth_token", db->auth_token_env,
+                                                   db->auth_token_file, &value, err_arena, err);
     if (st != SLUICE_OK || value == NULL)
         return st;
     s->credential_header = sluice_http_credential_header(s->arena, db, value);
+    explicit_bzero(value, strlen(value));
     free(value);
     return s->credential_header != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }

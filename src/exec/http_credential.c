@@ -37,33 +37,34 @@ static bool usable(const char *value)
     return true;
 }
 
-sluice_status sluice_http_credential_read(const sluice_config_database *db,
+sluice_status sluice_http_credential_read(const char *key,
+                                          const char *env,
+                                          const char *file,
                                           char **out,
                                           sluice_arena *err_arena,
                                           sluice_error *err)
 {
     *out = NULL;
     char *value = NULL;
-    if (db->auth_token_env != NULL) {
-        const char *v = getenv(db->auth_token_env);
+    if (env != NULL) {
+        const char *v = getenv(env);
         if (v == NULL || v[0] == '\0')
             return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                    "[database] auth_token_env names %s, which is not set",
-                                    db->auth_token_env);
+                                    "%s_env names %s, which is not set", key, env);
         if ((value = strdup(v)) == NULL)
             return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-    } else if (db->auth_token_file != NULL) {
-        if ((value = first_line(db->auth_token_file)) == NULL)
-            return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                    "cannot read [database] auth_token_file %s",
-                                    db->auth_token_file);
+    } else if (file != NULL) {
+        if ((value = first_line(file)) == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_IO, "cannot read %s_file %s", key,
+                                    file);
     } else {
         return SLUICE_OK;
     }
     if (!usable(value)) {
+        explicit_bzero(value, strlen(value));
         free(value);
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "the upstream credential is empty or has control characters");
+                                "%s: the credential is empty or has control characters", key);
     }
     *out = value;
     return SLUICE_OK;

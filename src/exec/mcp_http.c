@@ -10,8 +10,8 @@
  */
 #include "exec/mcp_http.h"
 
-#include "core/secret_text.h"
 #include "exec/http_body.h"
+#include "exec/http_credential.h"
 
 #include <ctype.h>
 #include <curl/curl.h>
@@ -49,23 +49,14 @@ sluice_status sluice_mcp_http_start(sluice_mcp_http **out,
 {
     *out = NULL;
     char *token = NULL;
-    const char *v = cfg->token_env != NULL ? getenv(cfg->token_env) : NULL;
-    if (cfg->token_env != NULL && (v == NULL || v[0] == '\0'))
-        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "mcp server '%s': token_env names %s, which is not set (export the "
-                                "server's bearer token there)",
-                                cfg->name, cfg->token_env);
-    const char *what = sluice_arena_printf(err_arena, "mcp server '%s' (token_file):", cfg->name);
-    if (what == NULL)
+    const char *key = sluice_arena_printf(err_arena, "mcp server '%s': token", cfg->name);
+    if (key == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st =
-        sluice_secret_text_read(what, cfg->token_file, cfg->token_env, &token, err_arena, err);
+        sluice_http_credential_read(key, cfg->token_env, cfg->token_file, &token, err_arena, err);
     if (st != SLUICE_OK)
         return st;
-    bool bad = token != NULL && token[0] == '\0';
-    for (const char *p = token; p != NULL && *p != '\0'; p++)
-        bad = bad || iscntrl((unsigned char)*p);
-    sluice_mcp_http *h = bad ? NULL : calloc(1, sizeof *h);
+    sluice_mcp_http *h = calloc(1, sizeof *h);
     if (h != NULL && token != NULL) {
         size_t n = strlen(token) + sizeof "Authorization: Bearer ";
         h->auth = malloc(n);
@@ -76,11 +67,6 @@ sluice_status sluice_mcp_http_start(sluice_mcp_http **out,
         explicit_bzero(token, strlen(token));
         free(token);
     }
-    if (bad)
-        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "mcp server '%s': the token from %s is empty or has control "
-                                "characters",
-                                cfg->name, cfg->token_env != NULL ? "token_env" : "token_file");
     curl_global_init(CURL_GLOBAL_DEFAULT);
     if (h != NULL)
         h->curl = curl_easy_init();

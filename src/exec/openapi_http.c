@@ -139,7 +139,8 @@ static sluice_status credential(sluice_arena *arena,
                                 sluice_error *err)
 {
     char *value = NULL;
-    sluice_status st = sluice_http_credential_read(db, &value, arena, err);
+    sluice_status st = sluice_http_credential_read("[database] auth_token", db->auth_token_env,
+                                                   db->auth_token_file, &value, arena, err);
     if (st != SLUICE_OK || value == NULL)
         return st;
     const char *scheme = db->auth_scheme != NULL ? db->auth_scheme : "Bearer";
@@ -154,6 +155,7 @@ static sluice_status credential(sluice_arena *arena,
     } else {
         up->header = sluice_http_credential_header(arena, db, value);
     }
+    explicit_bzero(value, strlen(value));
     free(value);
     return up->header != NULL || up->userpwd != NULL || up->query_param != NULL
                ? SLUICE_OK
