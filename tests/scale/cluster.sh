@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # cluster.sh — the three-replica setup of docs/deploy.md on loopback, shared by the scale test
 # (tests/scale/ctest_replicas.sh) and the replica load benchmark (bench/load/replicas.sh): a
 # throwaway PostgreSQL 15 cluster with the audit database, the demo DuckDB file, the token key,
@@ -25,9 +26,9 @@ cluster_free_port() {
 
 # cluster_wait WHAT SECONDS CMD...: polls CMD every 0.1 s until it succeeds or the deadline.
 cluster_wait() {
-    local what=$1 secs=$2 i
+    local what=$1 secs=$2 _
     shift 2
-    for i in $(seq 1 $((secs * 10))); do
+    for _ in $(seq 1 $((secs * 10))); do
         "$@" 2>/dev/null && return 0
         sleep 0.1
     done
@@ -94,12 +95,12 @@ cluster_start_redis() {
 # cluster_start_replica NAME CONFIG: NAME is a, b or c; sets CLUSTER_PID_<NAME>.
 cluster_start_replica() {
     local name=$1 config=$2 port pid
-    port=$(eval echo "\$CLUSTER_PORT_$(echo "$name" | tr a-z A-Z)")
+    port=$(eval echo "\$CLUSTER_PORT_$(echo "$name" | tr '[:lower:]' '[:upper:]')")
     "$SLUICE_BIN" serve -c "$config" --http "127.0.0.1:$port" --log-level warn \
         >"$CLUSTER_WORK/replica-$name.log" 2>&1 &
     pid=$!
     cluster_track "$pid"
-    eval "CLUSTER_PID_$(echo "$name" | tr a-z A-Z)=$pid"
+    eval "CLUSTER_PID_$(echo "$name" | tr '[:lower:]' '[:upper:]')=$pid"
     cluster_wait "replica $name" 20 curl -s -o /dev/null --max-time 1 "http://127.0.0.1:$port/healthz" \
         || { cat "$CLUSTER_WORK/replica-$name.log" >&2; return 1; }
 }
