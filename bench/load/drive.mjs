@@ -9,11 +9,12 @@
 // the wall time, one core being all a Node process uses).
 //
 //   node drive.mjs --url http://127.0.0.1:PORT/mcp --pid PID[,PID...] [--clients 100]
-//                  [--total 10000] [--warmup-seconds 2] [--out FILE]
+//                  [--total 10000] [--warmup-seconds 2] [--out FILE] [--protocol 2026-07-28]
 // --url is any MCP endpoint (one server, or a load balancer in front of replicas: then give
-// every replica's pid). Exit 0 when the run completed with 0 errors, 1 with errors, 2 on usage.
+// every replica's pid, and --protocol 2026-07-28, since a 2025-11-25 session lives on one replica).
+// Exit 0 when the run completed with 0 errors, 1 with errors, 2 on usage.
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { McpClient } from "./mcp_http.mjs";
+import { McpClient, PROTOCOL } from "./mcp_http.mjs";
 import { parseArgs } from "node:util";
 
 const { values: opt } = parseArgs({
@@ -24,11 +25,12 @@ const { values: opt } = parseArgs({
     total: { type: "string", default: "10000" },
     "warmup-seconds": { type: "string", default: "2" },
     out: { type: "string" },
+    protocol: { type: "string", default: PROTOCOL },
   },
 });
 if (!opt.url || !opt.pid) {
   process.stderr.write("usage: drive.mjs --url URL --pid PID[,PID...] [--clients N] [--total N] " +
-    "[--warmup-seconds S] [--out FILE]\n");
+    "[--warmup-seconds S] [--out FILE] [--protocol 2025-11-25|2026-07-28]\n");
   process.exit(2);
 }
 const PIDS = opt.pid.split(",").map(Number);
@@ -63,7 +65,7 @@ const pct = (sorted, p) => sorted.length === 0 ? null
 const round3 = (x) => x === null ? null : Math.round(x * 1000) / 1000;
 
 async function main() {
-  const clients = Array.from({ length: CLIENTS }, () => new McpClient(opt.url));
+  const clients = Array.from({ length: CLIENTS }, () => new McpClient(opt.url, { protocol: opt.protocol }));
   await Promise.all(clients.map((c) => c.open()));
   const lat = { ping: [], validate_code: [], execute_code: [] };
   const errors = [];
@@ -120,7 +122,7 @@ function report({ lat, errors, samples, wall, cpu }) {
   }));
   const driverCpu = (cpu.user + cpu.system) / 1e6 / wall;
   const out = {
-    url: opt.url, clients: CLIENTS, total: TOTAL, completed: all.length, errors: errors.length,
+    url: opt.url, protocol: opt.protocol, clients: CLIENTS, total: TOTAL, completed: all.length, errors: errors.length,
     first_errors: [...new Set(errors)].slice(0, 5), wall_seconds: round3(wall),
     calls_per_second: Math.round(all.length / wall), p50_ms: round3(pct(all, 50)), p99_ms: round3(pct(all, 99)),
     max_ms: round3(all.at(-1) ?? null), by_kind: kinds,

@@ -1,10 +1,14 @@
-// mcp_http.mjs — a minimal MCP 2025-11-25 client over Streamable HTTP for the load driver and
-// the fault tests: one keep-alive connection per client (node:http, no SDK: the driver must cost
-// far less than the server), initialize, tools/call answered as JSON or SSE, DELETE at close.
+// mcp_http.mjs — a minimal MCP client over Streamable HTTP for the load driver and the fault
+// tests: one keep-alive connection per client (node:http, no SDK: the driver must cost far less
+// than the server), tools/call answered as JSON or SSE. Under 2025-11-25 (the default): initialize,
+// a session, DELETE at close. Under 2026-07-28 (stateless, what a round-robin balancer in front of
+// replicas needs): no handshake, every request carries the protocol version and client
+// capabilities in _meta and the Mcp-Method / Mcp-Name headers.
 // Every failure throws with its reason (HTTP status, JSON-RPC error, isError result text).
 import { Agent, request } from "node:http";
 
 export const PROTOCOL = "2025-11-25";
+export const STATELESS = "2026-07-28";
 const CALL_TIMEOUT_MS = 60000;
 
 // One request on the client's own agent; resolves { status, headers, body }.
@@ -42,15 +46,20 @@ export function answerOf(res, id) {
 }
 
 export class McpClient {
-  // headers: sent with every request (e.g. Authorization).
-  constructor(url, { headers = {} } = {}) {
+  // headers: sent with every request (e.g. Authorization); protocol: PROTOCOL or STATELESS.
+  constructor(url, { headers = {}, protocol = PROTOCOL } = {}) {
     this.url = new URL(url);
     this.extra = headers;
+    this.protocol = protocol;
     this.agent = new Agent({ keepAlive: true, maxSockets: 1 });
     this.id = 0;
     this.token = null;
   }
   async open() {
+    if (this.protocol === STATELESS) {
+      this.headers = { ...this.extra, "mcp-protocol-version": STATELESS };
+      return;
+    }
     const init = await post(this.url, this.agent, this.extra, JSON.stringify({ jsonrpc: "2.0", id: ++this.id, method: "initialize",
       params: { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: "sluice-load", version: "1" } } }));
     if (init.status !== 200) throw new Error(`initialize: HTTP ${init.status} ${init.body}`);
@@ -62,8 +71,14 @@ export class McpClient {
   // rejects only when the request itself fails (connection, timeout, signal).
   async send(name, args, { signal, headers = {} } = {}) {
     const id = ++this.id;
+    const params = { name, arguments: args };
+    if (this.protocol === STATELESS) {
+      params._meta = { "io.modelcontextprotocol/protocolVersion": STATELESS,
+                       "io.modelcontextprotocol/clientCapabilities": {} };
+      headers = { "mcp-method": "tools/call", "mcp-name": name, ...headers };
+    }
     const res = await post(this.url, this.agent, { ...this.headers, ...headers }, JSON.stringify({ jsonrpc: "2.0", id,
-      method: "tools/call", params: { name, arguments: args } }), { signal });
+      method: "tools/call", params }), { signal });
     return { status: res.status, body: res.body, msg: res.status === 200 ? answerOf(res, id) : undefined };
   }
   // One tools/call; resolves its result, throws with the reason on any failure.
@@ -76,6 +91,7 @@ export class McpClient {
     return msg.result;
   }
   close() {
+    if (this.protocol === STATELESS) return Promise.resolve(this.agent.destroy());
     return post(this.url, this.agent, this.headers, "", { method: "DELETE" }).catch(() => {}).finally(() => this.agent.destroy());
   }
 }

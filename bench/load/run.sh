@@ -8,8 +8,9 @@
 #   SLUICE_BIN=build/sluice bench/load/run.sh
 #   env: CLIENTS (default 100), TOTAL (default 10000), REPEAT (default 3), WARMUP_SECONDS
 #        (default 2), BENCH_OUT (default bench/results/load.json), LOAD_URL + LOAD_PIDS: drive
-#        an already running endpoint (e.g. replicas behind a load balancer) instead of starting
-#        a server (no audit check then).
+#        an already running endpoint instead of starting a server (no audit check then),
+#        LOAD_PROTOCOL (default 2025-11-25; 2026-07-28 for replicas behind a round-robin
+#        balancer). The three-replica setup of docs/deploy.md: bench/load/replicas.sh.
 set -euo pipefail
 : "${SLUICE_BIN:?set SLUICE_BIN to the sluice binary}"
 here=$(cd "$(dirname "$0")" && pwd)
@@ -60,7 +61,8 @@ for r in $(seq 1 "$repeat"); do
         pids=$pid
     fi
     node "$here/drive.mjs" --url "$url" --pid "$pids" --clients "${CLIENTS:-100}" \
-        --total "${TOTAL:-10000}" --warmup-seconds "${WARMUP_SECONDS:-2}" --out "$tmp/run.$r.json"
+        --total "${TOTAL:-10000}" --warmup-seconds "${WARMUP_SECONDS:-2}" --out "$tmp/run.$r.json" \
+        --protocol "${LOAD_PROTOCOL:-2025-11-25}"
     if [ -z "${LOAD_URL:-}" ]; then
         kill -TERM "$pid"
         wait "$pid" || { echo "server exited $? after SIGTERM" >&2; exit 1; }
@@ -70,24 +72,6 @@ for r in $(seq 1 "$repeat"); do
     runs+=("$tmp/run.$r.json")
 done
 
-jq -s '
-  def median: sort | if length % 2 == 1 then .[length / 2 | floor]
-                     else (.[length / 2 - 1] + .[length / 2]) / 2 end;
-  {
-    command: "SLUICE_BIN=build/sluice bench/load/run.sh",
-    clients: .[0].clients, total: .[0].total, repeat: length,
-    errors: (map(.errors) | add),
-    calls_per_second: { median: (map(.calls_per_second) | median),
-                        min: (map(.calls_per_second) | min), max: (map(.calls_per_second) | max) },
-    p99_ms: { median: (map(.p99_ms) | median), min: (map(.p99_ms) | min), max: (map(.p99_ms) | max) },
-    p50_ms: { median: (map(.p50_ms) | median) },
-    rss_growth_kib_after_warmup: (map(.resources[] | .rss_growth_kib)),
-    rss_max_kib: (map(.resources[] | .rss_max_kib)),
-    fds: (map(.resources[] | {start: .fds_start, max: .fds_max, end: .fds_end})),
-    driver_cpu_cores: (map(.driver_cpu_cores)),
-    driver_is_the_limit: (map(.driver_is_the_limit) | any),
-    sample_columns: "[t_s, then rss_kib and fds per pid]",
-    runs: map(.samples |= map([.t_s] + (.per_pid | map(.rss_kib, .fds)) | tojson))
-  }' "${runs[@]}" >"$out"
+jq -s --arg command "SLUICE_BIN=build/sluice bench/load/run.sh" -f "$here/summarize.jq" "${runs[@]}" >"$out"
 jq 'del(.runs)' "$out"
 echo "wrote $out"

@@ -15,13 +15,13 @@ import { createHash } from "node:crypto";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { after, before, test } from "node:test";
-import { Client, freePort } from "../e2e/harness.mjs";
+import { Client } from "../e2e/harness.mjs";
 
 const work = process.env.SLUICE_SCALE_WORK;
 const sluiceBin = process.env.SLUICE_BIN;
 const auditPg = process.env.SLUICE_SCALE_AUDIT_PG;
-const sourceDir = process.env.SLUICE_SOURCE_DIR;
-if (!work || !sluiceBin || !auditPg) throw new Error("run through ctest_replicas.sh");
+if (!work || !sluiceBin || !auditPg || !process.env.SLUICE_SCALE_REPLICA_PORTS)
+  throw new Error("run through ctest_replicas.sh");
 
 const V = "2026-07-28";
 const KEY = "alice-key-9f2c41d0a7b3e6c85d1e";
@@ -207,22 +207,10 @@ async function startReplica(name) {
   });
 }
 
-// The nginx configuration of docs/deploy.md, with this run's ports.
-function nginxConfig() {
-  const doc = readFileSync(path.join(sourceDir, "docs", "deploy.md"), "utf8");
-  const m = doc.match(/<!-- nginx.conf begin -->\n```nginx\n([\s\S]*?)```\n<!-- nginx.conf end -->/);
-  assert.ok(m, "docs/deploy.md holds the nginx configuration between its markers");
-  let conf = m[1].replace("127.0.0.1:8100", `127.0.0.1:${lbPort}`);
-  NAMES.forEach((n, i) => (conf = conf.replace(`127.0.0.1:810${i + 1}`, `127.0.0.1:${replicas[n].port}`)));
-  const directives = conf.replace(/#.*$/gm, "");
-  assert.doesNotMatch(directives, /ip_hash|sticky|\bhash\b/, "no stickiness");
-  return conf;
-}
-
 async function startNginx() {
+  // nginx.conf is docs/deploy.md's, with this run's ports (written by cluster.sh, which also
+  // checks it is not sticky).
   const dir = path.join(work, "nginx");
-  for (const d of ["logs", "tmp"]) mkdirSync(path.join(dir, d), { recursive: true });
-  writeFileSync(path.join(dir, "nginx.conf"), nginxConfig());
   const args = ["-p", dir, "-c", path.join(dir, "nginx.conf"), "-e", "stderr"];
   let cmd = "nginx";
   if (process.getuid() === 0) { // unprivileged: the master runs as nobody too
@@ -241,9 +229,10 @@ async function startNginx() {
 before(async () => {
   writeFileSync(path.join(work, "redis.pw"), REDIS_PW + "\n", { mode: 0o600 });
   await startRedis();
-  lbPort = await freePort();
+  lbPort = Number(process.env.SLUICE_SCALE_LB_PORT);
   lbUrl = `http://127.0.0.1:${lbPort}/mcp`;
-  for (const n of NAMES) replicas[n] = { port: await freePort(), config: config(n) };
+  const ports = process.env.SLUICE_SCALE_REPLICA_PORTS.split(",").map(Number);
+  NAMES.forEach((n, i) => (replicas[n] = { port: ports[i], config: config(n) }));
   await Promise.all(NAMES.map(startReplica));
   await startNginx();
 });
