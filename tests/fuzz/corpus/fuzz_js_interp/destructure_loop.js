@@ -1,0 +1,1 @@
+const {a, ...r} = {a: 1, b: [1, 2]}; for (let i = 0; i < 3; i++) { r.b.push(`${i}`) } return r?.b ?? null

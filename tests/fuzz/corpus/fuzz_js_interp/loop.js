@@ -1,0 +1,1 @@
+while (true) { let s = "x".repeat(1000); }

@@ -1,0 +1,1 @@
+const x = ({}).__proto__; return eval("1")

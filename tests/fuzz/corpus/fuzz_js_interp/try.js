@@ -1,0 +1,1 @@
+try { throw new TypeError("x") } catch (e) { return e.name } finally { }
