@@ -76,7 +76,7 @@ resolve_l() { # resolve_l NAME: sets f to the file -lNAME links (the compiler's 
 # uses: one line "MODE<TAB>WHO<TAB>FILE" per dependency of a target (deduplicated below, so
 # dpkg -S runs once per file and mode, not once per target).
 uses() {
-    local var tool p m pc dir target mode tok f
+    local var tool p pc dir target mode tok f toks
     for var in CMAKE_C_COMPILER CMAKE_CXX_COMPILER CMAKE_MAKE_PROGRAM CMAKE_COMMAND PKG_CONFIG_EXECUTABLE; do
         tool=$(cachevar "$var")
         [ -n "$tool" ] && printf 'demo\tthe build (%s)\t%s\n' "$var" "$(readlink -f "$tool")"
@@ -86,7 +86,8 @@ uses() {
         target=$(basename "$dir" .dir)
         mode=full
         [ "$target" = sluice ] && mode=demo
-        for tok in $(cat "$dir/link.txt"); do
+        read -ra toks <"$dir/link.txt" # one command line
+        for tok in "${toks[@]}"; do
             case $tok in
             -l*) resolve_l "${tok#-l}" ;;
             /*.so | /*.so.* | /*.a) f=$tok ;;
@@ -108,7 +109,7 @@ prefixes=$(sed -n 's/^__pkg_config_arguments_\([A-Za-z0-9_]*\):INTERNAL=.*/\1/p'
 : >"$work/report"
 declare -A pc_prefix # library file -> the pkg_check_modules prefix that found it
 for p in $prefixes; do
-    for f in $(sed -n "s/^pkgcfg_lib_${p}_[^:]*:FILEPATH=//p" "$cache"); do pc_prefix[$f]=$p; done
+    while read -r f; do pc_prefix[$f]=$p; done < <(sed -n "s/^pkgcfg_lib_${p}_[^:]*:FILEPATH=//p" "$cache")
     : >"$work/pc-files-$p"
     for m in $(cachevar "__pkg_config_arguments_$p" | tr ';' '\n' |
         grep -vE '^(REQUIRED|QUIET|IMPORTED_TARGET|GLOBAL|NO_CMAKE_PATH|NO_CMAKE_ENVIRONMENT_PATH)$'); do
@@ -132,4 +133,5 @@ done <"$work/uses" >>"$work/report"
 n=$(grep -c . "$work/report" || true)
 cat "$work/report"
 [ "$n" -eq 0 ] || { echo "check_deps: $n dependency(ies) not installed by their bootstrap mode" >&2; exit 1; }
-echo "check_deps: every library and tool of $(ls -d "$build"/CMakeFiles/*.dir | wc -l) targets comes from its bootstrap mode"
+links=("$build"/CMakeFiles/*.dir/link.txt)
+echo "check_deps: every library and tool of ${#links[@]} targets comes from its bootstrap mode"
