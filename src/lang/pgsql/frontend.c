@@ -107,6 +107,18 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
     }
 }
 
+/* Every blocked column the statement reads anywhere, not only in predicates, counts as used:
+ * the executor scrubs engine errors whenever blocked_used is not empty, and an error raised
+ * anywhere (a cast in a subquery, a FROM function, a window argument, a view) can quote the
+ * value (issue 21). */
+static void note_blocked_reads(pg_ctx *c)
+{
+    sluice_codefacts *f = c->facts;
+    for (size_t i = 0; i < f->fields_read.count; i++)
+        if (sluice_pgsql_blocked(c, f->fields_read.items[i]))
+            pg_add(c, &f->blocked_used, f->fields_read.items[i]);
+}
+
 static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
 {
     c->facts = sluice_sql_facts_new(c->arena);
@@ -126,6 +138,7 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
         check_outputs(c, &rel);
         read_rules(c);
     }
+    note_blocked_reads(c);
     table_rules(c, &c->facts->resources_read);
     table_rules(c, &c->facts->resources_written);
     sluice_status st = sluice_pgsql_canonicalize(c, tree);
@@ -255,7 +268,7 @@ sluice_status sluice_pgsql_canonical_hash(sluice_arena *arena,
 
 sluice_risk sluice_pgsql_risk(const sluice_codefacts *facts, const char **reason)
 {
-    if (facts->action == SLUICE_ACTION_READ && facts->blocked_used.count > 0) {
+    if (facts->action == SLUICE_ACTION_READ && facts->blocked_in_predicate) {
         *reason = "a predicate reads blocked fields (a person approves even point lookups)";
         return SLUICE_RISK_HIGH;
     }
