@@ -444,6 +444,43 @@ static void test_pgsql_parse_bounds(void **state)
     sluice_arena_free(arena);
 }
 
+/* What PostgreSQL is asked to plan is bounded at validate: CTEs and FROM items (views' own
+ * included), each limit named with its value (issue 21: chained CTEs planned for minutes). */
+static void test_pgsql_planning_bounds(void **state)
+{
+    (void)state;
+    char sql[16384];
+    size_t n = (size_t)snprintf(sql, sizeof sql, "WITH a0 AS (SELECT id FROM orders)");
+    for (int i = 1; i <= 40; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ", a%d AS (SELECT id FROM a%d)", i, i - 1);
+    snprintf(sql + n, sizeof sql - n, " SELECT id FROM a40");
+    sluice_arena *arena = sluice_arena_new();
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_true(has_rule(f, "too_complex"));
+    assert_non_null(strstr(f->violations[0].message, "CTEs (limit is 32)"));
+    sluice_arena_free(arena);
+    /* 70 FROM items through nested subqueries, no join at all */
+    n = (size_t)snprintf(sql, sizeof sql, "SELECT 1 FROM orders o0");
+    for (int i = 1; i < 70; i++)
+        n +=
+            (size_t)snprintf(sql + n, sizeof sql - n, " WHERE EXISTS (SELECT 1 FROM orders o%d", i);
+    for (int i = 1; i < 70; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ")");
+    arena = sluice_arena_new();
+    f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_true(has_rule(f, "too_complex"));
+    sluice_arena_free(arena);
+    /* within both: allowed */
+    const char *ok = "WITH a AS (SELECT id FROM orders), b AS (SELECT id FROM a) SELECT id FROM b";
+    arena = sluice_arena_new();
+    f = pgfx_analyze(arena, ok, strlen(ok));
+    assert_non_null(f);
+    assert_int_equal(f->violation_count, 0);
+    sluice_arena_free(arena);
+}
+
 /* Fail the Nth arena allocation for every N: the analyzer reports an error or a refusal, never
  * a clean verdict for code that must be refused. */
 static void test_pgsql_allocation_failure_sweep(void **state)
@@ -484,6 +521,7 @@ int main(void)
         cmocka_unit_test(test_pgsql_blocked_lookup_is_high_risk),
         cmocka_unit_test(test_pgsql_violation_has_place),
         cmocka_unit_test(test_pgsql_parse_bounds),
+        cmocka_unit_test(test_pgsql_planning_bounds),
         cmocka_unit_test(test_pgsql_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -63,6 +63,23 @@ static void read_rules(pg_ctx *c)
                                  "sql_require_limit: the query needs a LIMIT");
 }
 
+/* What PostgreSQL would be asked to plan, bounded before it is (SLUICE_PGSQL_MAX_CTES,
+ * SLUICE_PGSQL_MAX_RELATIONS). */
+static void planning_bounds(pg_ctx *c)
+{
+    sluice_codefacts *f = c->facts;
+    if (c->ctes > SLUICE_PGSQL_MAX_CTES)
+        sluice_codefacts_violate(f, "too_complex", 0, 0, "split the question into smaller queries",
+                                 "the query defines %zu CTEs (limit is %u)", c->ctes,
+                                 SLUICE_PGSQL_MAX_CTES);
+    if (c->relations > SLUICE_PGSQL_MAX_RELATIONS)
+        sluice_codefacts_violate(f, "too_complex", 0, 0, "split the question into smaller queries",
+                                 "the query reads %zu tables, views, subqueries and functions, "
+                                 "views' own and each pass over a recursive CTE included (limit "
+                                 "is %u)",
+                                 c->relations, SLUICE_PGSQL_MAX_RELATIONS);
+}
+
 /* sql_allowed_tables and sql_blocked_tables, on the tables read and written. */
 static void table_rules(pg_ctx *c, const sluice_codefacts_list *tables)
 {
@@ -128,6 +145,8 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
     sluice_sql_ext(c->facts)->dialect = SLUICE_PGSQL_DIALECT;
     c->new_taint = (sluice_codefacts_list){ 0 };
     c->depth = 0;
+    c->relations = 0;
+    c->ctes = 0;
     sluice_pgsql_classify(c, stmt);
     if (c->facts->action == SLUICE_ACTION_ADMIN) {
         refuse_admin(c);
@@ -139,6 +158,7 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
         read_rules(c);
     }
     note_blocked_reads(c);
+    planning_bounds(c);
     table_rules(c, &c->facts->resources_read);
     table_rules(c, &c->facts->resources_written);
     sluice_status st = sluice_pgsql_canonicalize(c, tree);

@@ -26,6 +26,13 @@
  * counts against SLUICE_PGSQL_MAX_OPERATORS; bracket depth against SLUICE_PGSQL_MAX_NESTING. */
 #define SLUICE_PGSQL_MAX_OPERATORS 2000u
 #define SLUICE_PGSQL_MAX_NESTING   100u
+/* What PostgreSQL is asked to plan: CTEs defined and FROM items read (views' own items, CTE and
+ * subquery bodies included) in one statement. The planner's search grows with both, and a long
+ * CTE chain planned for minutes past statement_timeout, since planning checks for interrupts
+ * rarely (issue 21); the read role's transaction also pins the collapse limits (exec/postgres.c).
+ * Joins: sql_max_joins of [code_mode]. */
+#define SLUICE_PGSQL_MAX_CTES      32u
+#define SLUICE_PGSQL_MAX_RELATIONS 64u
 /* Passes of taint propagation (each can block more columns) before refusing. */
 #define SLUICE_PGSQL_MAX_TAINT_PASSES 8u
 
@@ -88,6 +95,8 @@ typedef struct pg_ctx {
     sluice_codefacts_list tainted;   /* equated with blocked ones in an earlier pass */
     sluice_codefacts_list new_taint; /* found in this pass */
     size_t depth;
+    size_t relations; /* FROM items resolved in this pass */
+    size_t ctes;      /* CTEs defined in this pass */
     bool nomem;
 } pg_ctx;
 

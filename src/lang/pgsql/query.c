@@ -412,6 +412,8 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
 {
     const char *type = pg_node_type(node);
     json_t *body = type != NULL ? json_object_get(node, type) : NULL;
+    if (type != NULL && strcmp(type, "JoinExpr") != 0)
+        c->relations++; /* planning bound: frontend.c checks SLUICE_PGSQL_MAX_RELATIONS */
     if (type != NULL && strcmp(type, "RangeVar") == 0)
         range_var(c, s, body);
     else if (type != NULL && strcmp(type, "RangeSubselect") == 0)
@@ -839,6 +841,7 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
             continue;
         }
         pg_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
+        c->ctes++;
         json_t *names = json_object_get(body, "aliascolnames");
         if (recursive) {
             recursive_cte(c, parent, &all[n - 1], cte, query, names);
