@@ -193,11 +193,40 @@ typedef struct pg_call {
     pg_run *run;
     int64_t deadline_ms; /* 0 = none */
     bool timed_out;
-    bool broken; /* the connection's state is unknown: never pooled again */
+    bool terminated; /* its backend was terminated from a second connection */
+    bool broken;     /* the connection's state is unknown: never pooled again */
 } pg_call;
 
-/* Waits for the statement sent last, cancelling it at the deadline; the first result (caller
- * PQclears), NULL when the connection broke. */
+/* The backend ignored its cancel: terminates it from a second connection of the same role (a
+ * role may signal its own backends), and says so in the log, with the process id an operator
+ * finds in pg_stat_activity. The call's connection is never reused afterwards. */
+static void terminate_backend(pg_call *c)
+{
+    c->terminated = true;
+    c->broken = true;
+    char pid[24];
+    snprintf(pid, sizeof pid, "%d", PQbackendPID(c->conn));
+    const char *params[] = { pid };
+    PGconn *second = NULL;
+    sluice_error ignored;
+    bool done = false;
+    if (sluice_pg_conn_take(c->pool, &second, c->arena, &ignored) == SLUICE_OK) {
+        PGresult *r = PQexecParams(second, "SELECT pg_catalog.pg_terminate_backend($1::int)", 1,
+                                   NULL, params, NULL, NULL, 0);
+        done = r != NULL && PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+               strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+        PQclear(r);
+        sluice_pg_conn_give(c->pool, second, true);
+    }
+    sluice_log(SLUICE_LOG_WARN, "PostgreSQL backend %s still ran %d ms after its cancel; %s", pid,
+               SLUICE_LIMIT_PG_TERMINATE_AFTER_MS,
+               done ? "terminated it from a second connection"
+                    : "terminating it from a second connection FAILED: check pg_stat_activity");
+}
+
+/* Waits for the statement sent last, cancelling it at the deadline and terminating its backend
+ * when the cancel does not take; the first result (caller PQclears), NULL when the connection
+ * broke. */
 static PGresult *wait_result(pg_call *c)
 {
     int64_t cancel_sent = 0;
@@ -209,6 +238,9 @@ static PGresult *wait_result(pg_call *c)
         }
         if (cancel_sent == 0 && atomic_load(&c->run->cancelled))
             cancel_sent = now;
+        if (cancel_sent > 0 && !c->terminated &&
+            now - cancel_sent > SLUICE_LIMIT_PG_TERMINATE_AFTER_MS)
+            terminate_backend(c);
         if (cancel_sent > 0 && now - cancel_sent > SLUICE_LIMIT_PG_CANCEL_GRACE_MS) {
             c->broken = true;
             return NULL;
@@ -281,15 +313,19 @@ static sluice_status statement_error(pg_call *c, PGresult *r)
 static sluice_status begin(pg_call *c)
 {
     int64_t t = c->req->limits.timeout_ms;
-    char *sql = sluice_arena_printf(c->arena,
-                                    "%s; "
-                                    "SET LOCAL statement_timeout = %" PRId64
-                                    "; SET LOCAL lock_timeout = %" PRId64 "; "
-                                    "SET LOCAL idle_in_transaction_session_timeout = %" PRId64,
-                                    c->change ? "BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE"
-                                              : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
-                                                "SELECT 1",
-                                    t, t, t > 0 ? t + SLUICE_LIMIT_PG_CANCEL_GRACE_MS : 0);
+    char *sql = sluice_arena_printf(
+        c->arena,
+        "%s; "
+        "SET LOCAL statement_timeout = %" PRId64 "; SET LOCAL lock_timeout = %" PRId64 "; "
+        "SET LOCAL idle_in_transaction_session_timeout = %" PRId64
+        "; SET LOCAL join_collapse_limit = %d"
+        "; SET LOCAL from_collapse_limit = %d"
+        "; SET LOCAL geqo_threshold = %d",
+        c->change ? "BEGIN ISOLATION LEVEL READ COMMITTED, READ WRITE"
+                  : "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY; "
+                    "SELECT 1",
+        t, t, t > 0 ? t + SLUICE_LIMIT_PG_CANCEL_GRACE_MS : 0, SLUICE_LIMIT_PG_COLLAPSE_LIMIT,
+        SLUICE_LIMIT_PG_COLLAPSE_LIMIT, SLUICE_LIMIT_PG_GEQO_THRESHOLD);
     if (sql == NULL)
         return SLUICE_E_NOMEM;
     sluice_status st = sluice_pg_run(c->conn, sql, c->arena, c->err);
