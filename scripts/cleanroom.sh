@@ -77,6 +77,7 @@ root="$work/root"
 mounted=()
 demo_pid=
 cleanup() {
+    set +e # every step runs, whatever failed before (a demo that already exited has no group)
     [ -n "$demo_pid" ] && kill -- "-$demo_pid" 2>/dev/null
     # anything still running inside the root (npx, the server) before unmounting
     local p
@@ -139,8 +140,13 @@ setsid bash -c "machine_env=(${machine_env[*]}); inroot 'cd /root/sluice && make
 demo_pid=$!
 t_demo=$(date +%s)
 while ! grep -q "serving sluice-demo" "$log"; do
-    if ! kill -0 "$demo_pid" 2>/dev/null || [ $(($(date +%s) - t_demo)) -ge "$deadline" ]; then
-        say "FAIL: make demo did not serve (exited or past ${deadline} s); its output:"
+    if ! kill -0 "$demo_pid" 2>/dev/null; then
+        say "FAIL: make demo exited after $(($(date +%s) - t_demo)) s without serving; its output:"
+        cat "$log" >&2
+        exit 1
+    fi
+    if [ $(($(date +%s) - t_demo)) -ge "$deadline" ]; then
+        say "FAIL: make demo did not serve within ${deadline} s (CLEANROOM_DEADLINE); its output:"
         cat "$log" >&2
         exit 1
     fi
