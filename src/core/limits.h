@@ -177,9 +177,10 @@
 /* [state] redis_prefix: the key prefix of one deployment's shared state in Redis. */
 #define SLUICE_LIMIT_STATE_PREFIX_BYTES 64u
 
-/* The JavaScript plan language (src/exec/js/): tokens and AST nodes one plan may have, how deep
- * its syntax may nest (parser recursion), and the defaults of the run-time limits a route does
- * not set (interpreter steps, plan memory, call depth of the plan's own functions). */
+/* The JavaScript plan language (src/syntax/js/, src/exec/js/): tokens and AST nodes one plan
+ * may have, how deep its syntax may nest (parser recursion), and the defaults of the run-time
+ * limits a route does not set (interpreter steps, plan memory, call depth of the plan's own
+ * functions). */
 #define SLUICE_LIMIT_JS_TOKENS         65536u
 #define SLUICE_LIMIT_JS_NODES          131072u
 #define SLUICE_LIMIT_JS_NESTING        96u

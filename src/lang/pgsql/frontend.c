@@ -218,6 +218,36 @@ static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc
     return sluice_executor_schema(fc->executor, c->arena, s, err);
 }
 
+/* The second judge (plan.c): PostgreSQL's own plan for a read the parse-tree layer accepted,
+ * when it references a blocked column (otherwise nothing blocked can reach the result). A plan
+ * PostgreSQL refuses to make, or cannot make in time, refuses the statement. */
+static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
+{
+    sluice_codefacts *f = c->facts;
+    if (fc == NULL || fc->executor == NULL || f->action != SLUICE_ACTION_READ ||
+        f->violation_count > 0 || f->blocked_used.count == 0)
+        return SLUICE_OK;
+    int64_t timeout = c->cm->execution_timeout_seconds > 0
+                          ? (int64_t)c->cm->execution_timeout_seconds * 1000
+                          : SLUICE_PGSQL_PLAN_TIMEOUT_MS;
+    const char *plan = NULL;
+    sluice_error err = { 0 };
+    sluice_status st =
+        sluice_executor_explain(fc->executor, c->arena, c->code, c->code_len, timeout, &plan, &err);
+    if (st == SLUICE_E_UNSUPPORTED)
+        return SLUICE_OK;
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    if (st != SLUICE_OK)
+        return sluice_codefacts_violate(
+            f, st == SLUICE_E_TIMEOUT ? "too_complex" : "plan_refused", err.line, err.column,
+            "fix what PostgreSQL reports, or split the question into smaller queries",
+            "PostgreSQL did not plan the statement: %s",
+            err.message != NULL ? err.message : "no reason given");
+    bool refused = false;
+    return sluice_pgsql_judge_plan(c, plan, &refused);
+}
+
 /* Facts for code refused before any resolution (NUL byte, syntax, statement count). */
 static sluice_status early_refusal(pg_ctx *c)
 {
@@ -265,6 +295,8 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
         st = resolve(&c, tree, stmt);
     if (st == SLUICE_OK && stmt != NULL)
         st = sluice_pgsql_check_variables(&c, stmt, variables_json);
+    if (st == SLUICE_OK && stmt != NULL)
+        st = judge_by_plan(&c, fc);
     if (st != SLUICE_OK)
         return st;
     score(c.facts, c.schema);

@@ -33,6 +33,11 @@
  * Joins: sql_max_joins of [code_mode]. */
 #define SLUICE_PGSQL_MAX_CTES      32u
 #define SLUICE_PGSQL_MAX_RELATIONS 64u
+/* PostgreSQL's plan, walked by plan.c: relations and subplans it names, and nodes. */
+#define SLUICE_PGSQL_MAX_PLAN_RELS  256u
+#define SLUICE_PGSQL_MAX_PLAN_NODES 4096u
+/* How long PostgreSQL may plan when [code_mode] execution_timeout_seconds is 0 (no limit). */
+#define SLUICE_PGSQL_PLAN_TIMEOUT_MS 10000
 /* Passes of taint propagation (each can block more columns) before refusing. */
 #define SLUICE_PGSQL_MAX_TAINT_PASSES 8u
 
@@ -151,6 +156,13 @@ void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from);
 /* The table a change writes (a RangeVar of a base table in the catalog; never a view or a CTE):
  * added to resources_written and to s by its alias. False (a violation) when it is not one. */
 bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *range_var);
+
+/* ---- plan.c ---- */
+
+/* Judges PostgreSQL's own plan (sluice_executor_explain's JSON) against the contract: *refused
+ * (with plan_refused violations) when it outputs, orders or counts rows by a blocked column, or
+ * shows something the walk does not know. SLUICE_E_NOMEM only. */
+sluice_status sluice_pgsql_judge_plan(pg_ctx *c, const char *plan_json, bool *refused);
 
 /* ---- write.c ---- */
 
