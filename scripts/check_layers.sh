@@ -3,8 +3,10 @@
 #
 # The layers, highest first (docs/architecture.md): a file may include headers of its own area
 # and of areas strictly below it, never above and never a different area of the same rank.
-#   cli > transport > surface > mcp > querymode > codemode > lang = policy > exec = facts > auth >
-#   config > core
+#   cli > transport > surface > mcp > querymode > codemode > lang = policy > exec > syntax = facts
+#   > auth > config > core
+# (syntax/: each language's lexer, parser and syntax tree, shared by its front end in lang/ and
+# its executor in exec/)
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
 # anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h, scratch.h and
@@ -13,8 +15,8 @@
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
-declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [exec]=3 [facts]=3 [lang]=4 [policy]=4
-  [codemode]=5 [querymode]=6 [mcp]=7 [surface]=8 [transport]=9 [cli]=10)
+declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [syntax]=3 [facts]=3 [exec]=4 [lang]=5
+  [policy]=5 [codemode]=6 [querymode]=7 [mcp]=8 [surface]=9 [transport]=10 [cli]=11)
 status=0
 while IFS= read -r file; do
   area="${file#"$src"/}"
@@ -31,12 +33,9 @@ while IFS= read -r file; do
       echo "$file:$line: only lang/ may include a language's own header ($inc); use lang/registry.h" >&2
       status=1
     fi
-    # exec/js/ holds the plan language's syntax, which the front end (lang/js) and the
-    # interpreter share, as lang/sql and exec/duckdb share DuckDB's parser
     if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
           && "$inc" != exec/bounded.h && "$inc" != exec/fork_gate.h && "$inc" != exec/scratch.h \
           && "$inc" != exec/mcp_stdio.h \
-          && ! ( "$inc" == exec/js/* && "$file" == */lang/js/* ) \
           && "$area" != exec && "$area" != cli ]]; then
       echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2
       status=1
