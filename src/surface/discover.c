@@ -33,7 +33,7 @@ static bool listed(const sluice_strlist *l, const char *a, const char *b)
         const char *x = l->items[i];
         if (strcasecmp(x, b) == 0)
             return true;
-        size_t n = strlen(a);
+        size_t n = a != NULL ? strlen(a) : 0;
         if (a != NULL && strncasecmp(x, a, n) == 0 && x[n] == '.' && strcasecmp(x + n + 1, b) == 0)
             return true; /* "table.column" / "Type.field" */
     }
@@ -267,7 +267,8 @@ char *sluice_discover_search(sluice_arena *arena,
     if (p < pages)
         sluice_buf_printf(&b, "More: search with page %zu.\n", p + 1);
     sluice_buf_puts(&b, "describe {name} shows the details.\n");
-    return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
+    /* a query word lost to a failed allocation would change the answer: none at all instead */
+    return sluice_buf_status(&b) == SLUICE_OK && !sluice_arena_failed(arena) ? b.data : NULL;
 }
 
 /* The entry named name: exact first, then case-insensitive; SIZE_MAX when none is visible. */
@@ -361,7 +362,7 @@ char *sluice_discover_describe(sluice_arena *arena,
     else if (*s != '\0')
         sluice_buf_printf(&b, "(at most %d names per call; ask for the rest again)\n",
                           SLUICE_DISCOVER_MAX_NAMES);
-    return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
+    return sluice_buf_status(&b) == SLUICE_OK && !sluice_arena_failed(arena) ? b.data : NULL;
 }
 
 /* ---- the tools ------------------------------------------------------------------------------ */
