@@ -149,7 +149,7 @@ char *sluice_guide_instructions(sluice_arena *arena,
                       "`approval_token`.\n"
                       "3. `execute_code` with the SAME code, that token and the same variables: "
                       "it works once, %sfor %lld s.\n"
-                      "Your permissions and limits: `code-mode://policies`.\n\n",
+                      "Permissions and limits: `code-mode://policies`.\n\n",
                       count == 1 ? g[0].unit : "code",
                       config->code_mode.token_bind_session ? "in this session, " : "",
                       (long long)config->code_mode.token_ttl_seconds);

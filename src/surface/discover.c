@@ -422,7 +422,7 @@ sluice_discover_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_
     sluice_mcp_tool search = {
         .name = "search",
         .title = "Search the schema",
-        .description = "Find tables, types or operations by keywords: ranked, 10 a page.",
+        .description = "Find tables, types or operations by keywords (10 a page).",
         .input_schema = json_pack("{s:s, s:{s:{s:s}, s:{s:s}}}", "type", "object", "properties",
                                   "query", "type", "string", "page", "type", "integer"),
         .annotations = json_incref(read_only),

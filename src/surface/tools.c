@@ -13,10 +13,11 @@
 /* Short on purpose: tools/list is read before every conversation (issue 26: tools/list and the
  * start prompt stay under 1,000 tokens together). */
 static const char validate_description[] =
-    "Check ONE %s: explanation, risk, violations with fixes, and an approval_token.";
+    "Validate ONE %s before running it: explanation, risk, violations with fixes, "
+    "approval_token.";
 
 static const char execute_description[] =
-    "Run %s validate_code approved (same code, approval_token, variables). Returns %s";
+    "Run %s that validate_code approved (same code, approval_token, variables). Returns %s";
 
 /* The default language's guide words (its front end's), or NULL on NOMEM. */
 static const sluice_frontend_guide *default_guide(sluice_codemode *cm, sluice_arena *arena)
