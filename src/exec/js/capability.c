@@ -193,8 +193,7 @@ static jcomp capability_call(
         json_decref(jargs);
         return sluice_jsi_nomem(in);
     }
-    out->t = JV_PROMISE;
-    out->u.p = p;
+    *out = (jv){ .t = JV_PROMISE, .u.p = p };
     json_t *result = NULL;
     sluice_error herr = { 0 };
     sluice_status st;

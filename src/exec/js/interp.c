@@ -393,7 +393,7 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
     const sluice_js_node *fn = f->node;
     if (in->depth >= SLUICE_LIMIT_JS_CALL_DEPTH)
         return sluice_jsi_limit_error(in, "max_call_depth",
-                                      "the plan's functions nest their calls too deep",
+                                      "the plan's functions nest too many calls deep",
                                       SLUICE_LIMIT_JS_CALL_DEPTH);
     env *scope = env_new(in, f->closure);
     if (scope == NULL)
