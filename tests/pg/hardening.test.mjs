@@ -161,3 +161,56 @@ describe("errors never carry a blocked value, on every SQL engine", () => {
         for (const secret of SECRETS.slice(1)) assert.ok(!line.includes(secret), `${engine} audit: ${secret}`);
     });
 });
+
+// One contract, three engines: each row of the rule table (docs/security.md, "Blocked fields:
+// one contract for every SQL engine") with a statement every engine parses, and the verdict
+// every engine must give. "DISTINCT ON where the engine sorts" is the one row whose statement
+// differs by engine (PostgreSQL sorts; tests/unit/test_pgsql_lineage_shared.c).
+const CONTRACT = [
+  ["= a base-table column (join)", "SELECT c.name FROM customers c JOIN customers d ON d.ssn = c.ssn", true],
+  ["= one literal", "SELECT name FROM customers WHERE ssn = '123-45-6789'", true],
+  ["= one parameter", "SELECT name FROM customers WHERE ssn = $1", true],
+  ["= one parameter, AND-ed", "SELECT name FROM customers WHERE id = 1 AND ssn = $1", true],
+  ["IS [NOT] NULL", "SELECT count(*) AS n FROM customers WHERE email IS NULL", true],
+  ["GROUP BY the bare column", "SELECT count(*) AS n FROM customers GROUP BY ssn", true],
+  ["IN (SELECT col FROM table)", "SELECT name FROM customers WHERE ssn IN (SELECT ssn FROM customers WHERE id < 10)", true],
+  ["through a subquery's column, bare", "SELECT count(*) AS n FROM (SELECT ssn AS s FROM customers) t WHERE t.s = $1", true],
+  ["= a generated value", "SELECT v.x FROM (VALUES ('1')) v(x) JOIN customers c ON c.ssn = v.x", false],
+  ["= an expression", "SELECT name FROM customers WHERE ssn = name || ''", false],
+  ["<> / !=", "SELECT name FROM customers WHERE ssn <> '1'", false],
+  ["a range", "SELECT name FROM customers WHERE ssn < '5'", false],
+  ["a pattern", "SELECT name FROM customers WHERE email LIKE '%@x.com'", false],
+  ["IN (list)", "SELECT name FROM customers WHERE ssn IN ('1', '2')", false],
+  ["a function of it", "SELECT name FROM customers WHERE length(ssn) = 11", false],
+  ["inside OR", "SELECT name FROM customers WHERE ssn = '1' OR ssn = '2'", false],
+  ["inside NOT", "SELECT name FROM customers WHERE NOT (ssn = '1')", false],
+  ["inside CASE", "SELECT name FROM customers WHERE CASE WHEN ssn = '1' THEN 1 ELSE 0 END = 1", false],
+  ["inside IS TRUE", "SELECT name FROM customers WHERE (ssn = '1') IS TRUE", false],
+  ["ORDER BY", "SELECT name FROM customers ORDER BY ssn LIMIT 1", false],
+  ["LIMIT computed from it", "SELECT name FROM customers LIMIT (SELECT length(ssn) FROM customers LIMIT 1)", false],
+  ["PARTITION BY", "SELECT name, row_number() OVER (PARTITION BY ssn) AS r FROM customers", false],
+  ["a FROM function's argument (row count)", "SELECT count(*) AS n FROM customers c, generate_series(1, length(c.ssn)) g", false],
+  ["the output", "SELECT ssn FROM customers", false],
+  ["the output, transformed", "SELECT upper(email) AS e FROM customers", false],
+];
+
+describe("one contract, three engines (the rule table of docs/security.md)", () => {
+  const servers = {};
+  before(async () => {
+    servers.postgres = await connectStdio(writeConfig("contract-pg", { database: `engine = "postgres"\nconninfo = "${READ}"` }));
+    servers.duckdb = await connectStdio(writeConfig("contract-duck"));
+    servers.sqlite = await connectStdio(writeConfig("contract-lite", { engine: "sqlite" }));
+  });
+  after(async () => { for (const s of Object.values(servers)) await s.close(); });
+  for (const [row, code, allowed] of CONTRACT)
+    test(`${allowed ? "allowed" : "refused"}: ${row}`, async () => {
+      const variables = code.includes("$1") ? { 1: "123-45-6789" } : undefined;
+      for (const [engine, s] of Object.entries(servers)) {
+        const v = await validate(s.client, code, variables);
+        assert.equal(v.valid, allowed, `${engine}: ${code}: ${JSON.stringify(v.violations)}`);
+        if (!allowed)
+          assert.ok(v.violations.some((x) => /blocked|unanalyzable|plan_refused/.test(x.rule)),
+                    `${engine} refused ${code} for another reason: ${JSON.stringify(v.violations)}`);
+      }
+    });
+});

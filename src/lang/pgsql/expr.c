@@ -9,8 +9,11 @@
  *   | WHERE, ON, HAVING, FILTER             | bare, `=` or IS NOT DISTINCT FROM against a    |
  *   |                                       | base-table column, one parameter, one literal; |
  *   |                                       | IS [NOT] NULL; IN (SELECT one base column)     |
- *   | GROUP BY, DISTINCT ON, GROUPING SETS  | bare                                           |
- *   | ORDER BY, PARTITION BY, window ORDER  | never                                          |
+ *   | GROUP BY, GROUPING SETS               | bare                                           |
+ *   | ORDER BY, DISTINCT ON, PARTITION BY,  | never (PG_STRICT)                              |
+ *   | window ORDER, LIMIT/OFFSET, a set-    |                                                |
+ *   | returning function's arguments        |                                                |
+ *   | under OR, NOT, CASE, IS TRUE, a call  | never (PG_STRICT: only AND keeps the top level)|
  *   | IN / ANY / ALL / EXISTS subqueries    | only inside them under the same rules          |
  *   | a function, cast, LIKE, <, BETWEEN... | never                                          |
  *
