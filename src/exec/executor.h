@@ -249,13 +249,6 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
                                    const sluice_config_code_mode *code_mode,
                                    sluice_executor **out);
 
-/* to = the strings of a then b (b may be NULL), copied into arena with a NULL after the last.
- * SLUICE_OK or SLUICE_E_NOMEM. For engines keeping code_mode lists beyond the config's life. */
-sluice_status sluice_exec_strlist_copy(sluice_arena *arena,
-                                       sluice_strlist *to,
-                                       const sluice_strlist *a,
-                                       const sluice_strlist *b);
-
 /* The engine state given to sluice_executor_wrap. */
 void *sluice_executor_state(const sluice_executor *ex);
 

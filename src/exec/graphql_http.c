@@ -12,6 +12,7 @@
  */
 #include "exec/graphql_http.h"
 
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "exec/graphql_introspect.h"
@@ -83,18 +84,6 @@ static sluice_status credential(const sluice_config_database *db,
     explicit_bzero(value, strlen(value));
     free(value);
     return s->credential_header != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
-}
-
-static sluice_status copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
-{
-    to->count = 0;
-    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
-    if (to->items == NULL)
-        return SLUICE_E_NOMEM;
-    for (size_t i = 0; i < from->count; i++)
-        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
-            return SLUICE_E_NOMEM;
-    return SLUICE_OK;
 }
 
 static void gql_close(void *state)
@@ -240,10 +229,11 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
         st = read_source(s, a, err_arena, &s->sdl, &s->sdl_len, err);
     atomic_store(&s->sdl_fresh, true);
     if (st == SLUICE_OK &&
-        (copy_list(a, &s->blocked[0], code_mode ? &code_mode->graphql_blocked_fields : &none) !=
-             SLUICE_OK ||
-         copy_list(a, &s->blocked[1], code_mode ? &code_mode->blocked_fields : &none) !=
-             SLUICE_OK ||
+        (sluice_strlist_copy(a, &s->blocked[0],
+                             code_mode ? &code_mode->graphql_blocked_fields : &none,
+                             NULL) != SLUICE_OK ||
+         sluice_strlist_copy(a, &s->blocked[1], code_mode ? &code_mode->blocked_fields : &none,
+                             NULL) != SLUICE_OK ||
          s->endpoint == NULL))
         st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
@@ -462,13 +452,6 @@ static sluice_status introspect(const gql_state *s,
     return st;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static sluice_status shape(sluice_executor *ex,
                            const gql_state *s,
                            sluice_arena *arena,
@@ -518,7 +501,7 @@ static sluice_status gql_execute(sluice_executor *ex,
                                  sluice_error *err)
 {
     const gql_state *s = sluice_executor_state(ex);
-    int64_t start = now_ms();
+    int64_t start = sluice_clock_monotonic_ms(NULL);
     const char *operation_name = NULL;
     char *text = request_text(req, &operation_name);
     body *b = sluice_arena_calloc(arena, 1, sizeof *b);
@@ -570,6 +553,6 @@ static sluice_status gql_execute(sluice_executor *ex,
     out->shape = SLUICE_EXEC_VALUE;
     out->value = data;
     out->statement_type = "GRAPHQL";
-    out->elapsed_ms = now_ms() - start;
+    out->elapsed_ms = sluice_clock_monotonic_ms(NULL) - start;
     return SLUICE_OK;
 }
