@@ -14,6 +14,7 @@ import re
 import sys
 
 MASKS = [
+    (re.compile(r"untrusted-data-[0-9a-f]+"), "untrusted-data-<nonce>"),
     (re.compile(r"v\d\.[A-Za-z0-9_-]{20,}\.[A-Za-z0-9_.-]+"), "<token>"),
     (re.compile(r"[A-Za-z0-9_-]{40,}"), "<opaque>"),
     (re.compile(r"\b[0-9a-f]{16,}\b"), "<hex>"),
@@ -60,7 +61,9 @@ for name in sorted(set(os.listdir(before)) | set(os.listdir(after))):
     if la != lb:
         status = 1
         print(f"{name}: {len(la)} vs {len(lb)} messages differ")
-        sys.stdout.writelines(l + "\n" for l in difflib.unified_diff(la, lb, "before", "after", n=0))
+        diff = [l for l in difflib.unified_diff(la, lb, "before", "after", n=0)
+                if l[:1] in "+-" and l[:3] not in ("---", "+++")]
+        sys.stdout.writelines(l[:400] + "\n" for l in diff[:20])
     else:
         print(f"{name}: {len(la)} messages equal")
 sys.exit(status)

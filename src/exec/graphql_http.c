@@ -8,7 +8,7 @@
  * redirects, TLS peer and host verification on, timeout from the limits, the response body
  * capped while it is read), upstream `errors` as an engine error with values scrubbed, and the
  * call to the registered shaper.
- * Does not own: what may run (the pipeline), GraphQL syntax (lang/graphql/).
+ * Does not own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
  */
 #include "exec/graphql_http.h"
 

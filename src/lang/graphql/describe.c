@@ -10,7 +10,7 @@
  */
 #include "core/buf.h"
 #include "lang/graphql/front.h"
-#include "lang/graphql/model_cache.h"
+#include "syntax/graphql/model_cache.h"
 #include "lang/graphql/vcommon.h"
 
 #include <string.h>

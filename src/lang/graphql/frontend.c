@@ -12,8 +12,8 @@
  */
 #include "exec/executor.h"
 #include "lang/graphql/front.h"
-#include "lang/graphql/graphql.h"
-#include "lang/graphql/model_cache.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/model_cache.h"
 #include "lang/graphql/persisted.h"
 #include "lang/graphql/validate.h"
 

@@ -19,7 +19,7 @@
 
 #include "config/config.h"
 #include "facts/codefacts.h"
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 
 #include <jansson.h>
 

@@ -3,7 +3,7 @@
  */
 #include "lang/graphql/vcommon.h"
 
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <stdarg.h>
 #include <string.h>

@@ -10,7 +10,7 @@
 #define SLUICE_LANG_GRAPHQL_VCOMMON_H
 
 #include "facts/codefacts.h"
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 
 #include <stdbool.h>
 

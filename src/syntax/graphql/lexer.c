@@ -9,11 +9,11 @@
  * Strings are scanned twice: once to validate and measure, once to decode into an arena buffer
  * of the exact size, so a long document of short strings costs no more than its length.
  */
-#include "lang/graphql/lexer.h"
+#include "syntax/graphql/lexer.h"
 
 #include "core/buf.h"
 #include "core/utf8.h"
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <stdbool.h>
 #include <stdio.h>
