@@ -7,6 +7,7 @@
 #   make install PREFIX=/usr/local [DESTDIR=...]  binary, its DuckDB copy, man page, completion,
 #               systemd unit (relocatable: the binary finds lib/sluice relative to itself)
 #   make property N=1000000 [SEED=1]   the blocked-field property (tests/property/), long run
+#   make property-pg N=100000 [SEED=1] the same property on PostgreSQL (a throwaway cluster)
 BUILD ?= build
 JOBS ?= $(shell nproc)
 CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=RelWithDebInfo
@@ -16,7 +17,7 @@ PREFIX ?= /usr/local
 N ?= 1000000
 SEED ?= 1
 
-.PHONY: bootstrap build demo test asan fuzz bench property clean install
+.PHONY: bootstrap build demo test asan fuzz bench property property-pg clean install
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -50,6 +51,11 @@ property: build
 	PATH="$(CURDIR)/tests/node/node_modules/.bin:$$PATH" node tests/property/run.mjs \
 	  --bin $(BUILD)/sluice --work $(BUILD)/property-long --regress tests/property/regressions.txt \
 	  --power 400 --seed $(SEED) --count $(N)
+
+property-pg: build
+	SLUICE_BIN=$(BUILD)/sluice SLUICE_SOURCE_DIR=$(CURDIR) SLUICE_BUILD_DIR=$(BUILD) \
+	  PROPERTY_PG_WORK=$(BUILD)/property-pg-long PROPERTY_PG_COUNT=$(N) PROPERTY_PG_SECONDS=0 \
+	  PROPERTY_SEED=$(SEED) bash tests/property/ctest_property_pg.sh
 
 clean:
 	rm -rf $(BUILD) build-asan build-fuzz

@@ -4,26 +4,42 @@
 #   DuckDB (libduckdb.so + duckdb.h) from npm into third_party/duckdb (git-ignored);
 #   the Node test tools (MCP SDK, conformance suite, oracles, playwright-core for the console
 #   test, which drives Debian's chromium: no browser download) into tests/node/node_modules.
-# Usage: scripts/bootstrap.sh [--no-node | --demo]
+# Usage: scripts/bootstrap.sh [--no-node | --demo | --list-packages demo|full]
 #   --no-node  everything but the Node test tools
 #   --demo     only what `make demo` needs to build and run sluice (the libraries it links, a
 #              compiler, cmake, npm for DuckDB): no PostgreSQL server, valgrind, clang tools,
 #              gnuplot, chromium nor the Node test tools; and quiet unless it installs something
+#   --list-packages MODE  prints the Debian packages that mode installs, one a line, and installs
+#              nothing (tests/lint/ctest_deps.sh checks every library a build target links
+#              against them: demo for the sluice binary, full for the rest)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
 DUCKDB_HDR_PKG="duckdb@1.4.4"
+# chromium: the admin console's browser test (tests/console, playwright-core drives it);
+# mmdebstrap: the fresh Debian root of CI's clean room (scripts/cleanroom.sh).
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
   libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
   libhiredis-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
-  chromium) # chromium: the admin console's browser test (tests/console, playwright-core drives it)
+  chromium mmdebstrap)
 
+# The sluice binary links every library of the full list (hiredis too: the Redis state store is
+# compiled in, not a build option, so one binary serves one replica or many).
 DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev libmicrohttpd-dev
-  libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev)
+  libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev
+  libhiredis-dev)
 mode=${1:-}
+if [ "$mode" = --list-packages ]; then
+  case ${2:-} in
+    demo) printf '%s\n' "${DEMO_PACKAGES[@]}" ;;
+    full) printf '%s\n' "${APT_PACKAGES[@]}" ;;
+    *) echo "bootstrap: --list-packages takes demo or full, not '${2:-}'" >&2; exit 2 ;;
+  esac
+  exit 0
+fi
 if [ "$mode" = --demo ]; then
   APT_PACKAGES=("${DEMO_PACKAGES[@]}")
 fi

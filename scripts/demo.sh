@@ -44,8 +44,9 @@ sluice demo: SQL code mode on the embedded demo database (demo/demo.duckdb)
   MCP endpoint:  http://$addr/mcp   (Streamable HTTP, loopback only)
 
 Ask it from a shell with the MCP Inspector CLI (each call is its own session, so the demo
-config sets token_bind_session = false; the token stays bound to the code, caller and server):
-  inspect() { npx -y @modelcontextprotocol/inspector@1.0.3 --cli http://$addr/mcp --transport http --method "\$@"; }
+config sets token_bind_session = false; the token stays bound to the code, caller and server).
+Inspector 2 declares Node >= 22: on Node 20 npm warns EBADENGINE, and its CLI works (tested).
+  inspect() { npx -y @modelcontextprotocol/inspector@2.12.0 --cli http://$addr/mcp --transport http --method "\$@"; }
   inspect tools/list
   Q="$question"
   TOKEN=\$(inspect tools/call --tool-name validate_code --tool-arg "code=\$Q" | sed -n 's/^ *"approval_token": "\\(.*\\)",*\$/\\1/p')

@@ -22,7 +22,6 @@ repeat=${REPEAT:-3}
 REDIS_PW=redis-pw-load-5e1c07a9
 . "$SLUICE_SOURCE_DIR/tests/scale/cluster.sh"
 tmp=$(mktemp -d)
-chmod 755 "$tmp" # nginx runs as nobody when this runs as root
 cleanup() {
     cluster_stop
     rm -rf "$tmp"

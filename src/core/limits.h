@@ -164,12 +164,23 @@
 #define SLUICE_LIMIT_PG_PASSWORD_BYTES  4096u
 #define SLUICE_LIMIT_PG_CANCEL_GRACE_MS 5000
 #define SLUICE_LIMIT_PG_POLL_MS         50
+/* A statement still running this long after its cancel (planning checks no interrupts for
+ * long stretches) has its backend terminated from a second connection (pg_terminate_backend,
+ * which a role may call on its own backends), so no backend outlives the call. */
+#define SLUICE_LIMIT_PG_TERMINATE_AFTER_MS 1000
+/* The planner's search, pinned for every call whatever the role or database says (the
+ * defaults of PostgreSQL 15): beyond these many relations it keeps the written join order
+ * (collapse limits) or plans with the genetic optimizer (geqo_threshold), so planning time stays
+ * bounded (issue 21: chained CTEs planned for minutes past statement_timeout). */
+#define SLUICE_LIMIT_PG_COLLAPSE_LIMIT 8
+#define SLUICE_LIMIT_PG_GEQO_THRESHOLD 12
 /* [state] redis_prefix: the key prefix of one deployment's shared state in Redis. */
 #define SLUICE_LIMIT_STATE_PREFIX_BYTES 64u
 
-/* The JavaScript plan language (src/exec/js/): tokens and AST nodes one plan may have, how deep
- * its syntax may nest (parser recursion), and the defaults of the run-time limits a route does
- * not set (interpreter steps, plan memory, call depth of the plan's own functions). */
+/* The JavaScript plan language (src/syntax/js/, src/exec/js/): tokens and AST nodes one plan
+ * may have, how deep its syntax may nest (parser recursion), and the defaults of the run-time
+ * limits a route does not set (interpreter steps, plan memory, call depth of the plan's own
+ * functions). */
 #define SLUICE_LIMIT_JS_TOKENS         65536u
 #define SLUICE_LIMIT_JS_NODES          131072u
 #define SLUICE_LIMIT_JS_NESTING        96u

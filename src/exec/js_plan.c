@@ -11,7 +11,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 
 #include <string.h>
 

@@ -2,10 +2,10 @@
 # ctest_demo.sh — `make demo` as a newcomer meets it (issue 15): a busy DEMO_ADDR fails at once
 # with a message naming DEMO_ADDR; otherwise the output is quiet (no make or compiler lines, the
 # build log goes to a file), and the MCP Inspector CLI commands it prints, run as printed from a
-# shell (the Inspector pinned in tests/node), get the seed question from validate_code through
-# execute_code (each CLI call is a new session); so do the README's copy of them, and the README's
-# minimal config passes `sluice config check`; the README names approve, DEMO_ADDR and a SQLite
-# example, and docs/config.md no longer calls Cedar "not built".
+# shell (the Inspector pinned in tests/node: v2, whose CLI runs on Node 20), get the seed question
+# from validate_code through execute_code (each CLI call is a new session); so do the README's
+# copy of them, and the README's minimal config passes `sluice config check`; the README names
+# approve, DEMO_ADDR and a SQLite example, and docs/config.md no longer calls Cedar "not built".
 # Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR.
 set -uo pipefail
 : "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"

@@ -7,7 +7,7 @@
  */
 #include "core/arena.h"
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 
 #include <jansson.h>
 #include <stddef.h>

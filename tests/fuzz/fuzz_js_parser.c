@@ -5,8 +5,8 @@
  */
 #include "core/arena.h"
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
+#include "syntax/js/parse.h"
 
 #include <stddef.h>
 #include <stdint.h>

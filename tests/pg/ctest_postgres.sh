@@ -25,6 +25,7 @@ cleanup() {
 }
 trap cleanup EXIT
 "$SLUICE_BIN" demo-db "$work/demo.duckdb" >/dev/null
+"$SLUICE_BIN" demo-db --engine sqlite "$work/demo.sqlite" >/dev/null
 "$SLUICE_BIN" keygen -o "$work/token.key" >/dev/null
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 pg_cluster_start "$tmp" "$port" sluice_admin
@@ -48,4 +49,4 @@ export SLUICE_PG_WRITE="host=$PG_SOCKET port=$port dbname=demo user=sluice_write
 "${psql[@]}" -d demo -c "UPDATE budget_note SET note = 'note ' || id" >/dev/null
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 cd "$SLUICE_SOURCE_DIR/tests/pg"
-node --test --test-reporter=spec --test-concurrency=1 postgres.test.mjs writes.test.mjs
+node --test --test-reporter=spec --test-concurrency=1 postgres.test.mjs writes.test.mjs hardening.test.mjs

@@ -14,8 +14,8 @@
 #include "core/arena.h"
 #include "core/buf.h"
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
+#include "syntax/js/parse.h"
 
 #include <jansson.h>
 #include <stdio.h>

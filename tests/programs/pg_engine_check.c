@@ -14,8 +14,13 @@
  * 3. Cancellation reaches PostgreSQL: a runaway cross join is cancelled through the executor's
  *    cancel hook, the call ends SLUICE_E_CANCELLED, and pg_stat_activity (read as the admin)
  *    soon shows no backend of application_name sluice running it.
+ * 4. A backend that ignores its cancel (a function that catches query_canceled, as planning
+ *    that checks no interrupts would) is terminated from a second connection: the call ends
+ *    SLUICE_E_TIMEOUT, and pg_stat_activity, read from outside as the admin, shows the backend
+ *    gone within the timeout plus SLUICE_LIMIT_PG_TERMINATE_AFTER_MS and a second of slack.
  * Exit 0 when every check holds; 1 with the failed check on stderr.
  */
+#include "core/limits.h"
 #include "exec/executor.h"
 
 #include <libpq-fe.h>
@@ -265,6 +270,65 @@ static void cancellation(const char *read, const char *admin_conninfo)
     PQfinish(admin);
 }
 
+static long long now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* Runs fixed admin SQL; false (and a failed check) when the server refuses it. */
+static bool admin_run(PGconn *admin, const char *sql)
+{
+    PGresult *r = PQexec(admin, sql);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK || PQresultStatus(r) == PGRES_TUPLES_OK;
+    CHECK(ok, "admin: %s: %s", sql, PQerrorMessage(admin));
+    PQclear(r);
+    return ok;
+}
+
+static void termination(const char *read, const char *admin_conninfo)
+{
+    fprintf(stderr, "a backend that ignores its cancel is terminated:\n");
+    PGconn *admin = PQconnectdb(admin_conninfo);
+    CHECK(PQstatus(admin) == CONNECTION_OK, "admin connection: %s", PQerrorMessage(admin));
+    sluice_executor *ex = open_engine(read, NULL, false, false);
+    if (ex == NULL || PQstatus(admin) != CONNECTION_OK ||
+        !admin_run(admin, "CREATE OR REPLACE FUNCTION public.sluice_stubborn() RETURNS int "
+                          "LANGUAGE plpgsql AS $$ BEGIN LOOP BEGIN PERFORM pg_sleep(0.05); "
+                          "EXCEPTION WHEN query_canceled THEN NULL; END; END LOOP; END $$")) {
+        CHECK(false, "cannot set up the stubborn function");
+        PQfinish(admin);
+        return;
+    }
+    const long long timeout = 1500;
+    const char *code = "SELECT public.sluice_stubborn() AS n";
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_request req = { .code = code,
+                                .code_len = strlen(code),
+                                .limits = { .timeout_ms = timeout, .max_rows = 10 } };
+    sluice_exec_result res;
+    sluice_error err = { 0 };
+    long long started = now_ms();
+    sluice_status st = sluice_executor_execute(ex, arena, &req, &res, &err);
+    long long answered = now_ms() - started;
+    CHECK(st == SLUICE_E_TIMEOUT, "the call ended %d, not SLUICE_E_TIMEOUT", (int)st);
+    int left = -1;
+    long long gone = -1;
+    for (int i = 0; i < 100 && left != 0; i++, sleep_ms(50))
+        if ((left = running(admin)) == 0)
+            gone = now_ms() - started;
+    long long bound = timeout + SLUICE_LIMIT_PG_TERMINATE_AFTER_MS + 1000;
+    CHECK(left == 0 && gone <= bound,
+          "the backend still ran %lld ms after the call started (bound %lld ms)", gone, bound);
+    fprintf(stderr, "  answered after %lld ms; backend gone after %lld ms (timeout %lld ms)\n",
+            answered, gone, timeout);
+    sluice_arena_free(arena);
+    sluice_executor_close(ex);
+    admin_run(admin, "DROP FUNCTION public.sluice_stubborn()");
+    PQfinish(admin);
+}
+
 int main(int argc, char **argv)
 {
     if (argc != 4) {
@@ -275,6 +339,7 @@ int main(int argc, char **argv)
     read_role_as_writer(argv[1]);
     write_role(argv[1], argv[2]);
     cancellation(argv[1], argv[3]);
+    termination(argv[1], argv[3]);
     if (failures == 0)
         fprintf(stderr, "pg_engine_check: every check held\n");
     return failures == 0 ? 0 : 1;

@@ -15,8 +15,10 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
 
 export const MAX_ROWS = 200;
 
-export function writeConfig(dir, name, db, keyFile, blocked) {
+// database: the [database] body; by default the DuckDB file db (PostgreSQL: engine and conninfo).
+export function writeConfig(dir, name, db, keyFile, blocked, database = null) {
   const file = path.join(dir, `${name}.toml`);
+  const body = database ?? `engine = "duckdb"\npath = "${db}"\nmemory_limit = "256MB"\nthreads = 1`;
   writeFileSync(file, `
 [server]
 name = "sluice-property"
@@ -25,10 +27,7 @@ log_level = "debug"
 user = "property-user"
 groups = ["StandardUsers"]
 [database]
-engine = "duckdb"
-path = "${db}"
-memory_limit = "256MB"
-threads = 1
+${body}
 [code_mode]
 enabled = true
 server_id = "property"

@@ -20,7 +20,11 @@
 // Does not own: generation, canaries, the server driver.
 //
 // usage: node run.mjs --bin SLUICE --work DIR [--seed S] [--count N] [--seconds T]
-//                     [--regress FILE] [--power N] [--concurrency C]
+//                     [--regress FILE] [--power N] [--concurrency C] [--engine postgres]
+// --engine postgres (issue 21) loads the canary and twin databases into the PostgreSQL cluster
+// named by PG_SOCKET/PG_PORT/PG_SUPERUSER (load_pg_canary.sh), serves them with engine
+// "postgres" on the read role, and renders each statement for PostgreSQL (toDialect): one
+// generator, two engines.
 // --power N first runs the attack statements of N seeds straight on the canary database and fails
 // unless the checker recovers the canary from at least 95% of them (power.mjs).
 import { createHash, randomBytes } from "node:crypto";
@@ -32,7 +36,7 @@ import { buildCanaryDb } from "./canary_db.mjs";
 import { Checker } from "./canary.mjs";
 import { checkerPower } from "./power.mjs";
 import { Server, verdict, writeConfig } from "./pipeline.mjs";
-import { Draws, generate } from "./sql_gen.mjs";
+import { Draws, generate, toDialect } from "./sql_gen.mjs";
 
 const args = process.argv.slice(2);
 const opt = (name, dflt) => {
@@ -48,6 +52,7 @@ const REGRESS = opt("--regress", null);
 const POWER = Number(opt("--power", 0));
 const MIN_POWER = 0.95;
 const CONCURRENCY = Number(opt("--concurrency", 4));
+const ENGINE = opt("--engine", "duckdb");
 const MAX_SHRINK_RUNS = 300;
 const BLOCKED_FIELDS = ["ssn", "email"];
 const OVERBLOCK_RULES = new Set(["blocked_column", "blocked_predicate", "unanalyzable"]);
@@ -68,7 +73,12 @@ async function setup() {
     const db = path.join(WORK, `${name}.duckdb`);
     for (const f of [db, `${db}.wal`, `${db}.canaries.json`]) rmSync(f, { force: true });
     dbs[name] = { db, info: await buildCanaryDb(demo, db, seed, BLOCKED_FIELDS) };
-    dbs[name].config = writeConfig(WORK, name, db, key, BLOCKED_FIELDS);
+    let database = null;
+    if (ENGINE === "postgres") {
+      execFileSync("bash", [path.join(import.meta.dirname, "load_pg_canary.sh"), db, name, WORK], { stdio: "inherit" });
+      database = `engine = "postgres"\nconninfo = "host=${process.env.PG_SOCKET} port=${process.env.PG_PORT} dbname=${name} user=sluice_read"\npool_size = 2`;
+    }
+    dbs[name].config = writeConfig(WORK, name, db, key, BLOCKED_FIELDS, database);
     for (const f of readdirSync(WORK).filter((f) => f.startsWith(`${name}.audit.jsonl`))) rmSync(path.join(WORK, f), { force: true });
   }
   const dir = path.join(WORK, "watched");
@@ -96,7 +106,7 @@ if (POWER > 0) {
 const primary = new Server(BIN, env.dbs.canary.config);
 await primary.start();
 let twin = null;
-const fill = (sql) => sql.replaceAll("{DIR}", env.dir).replaceAll("{URL}", env.url);
+const fill = (sql) => toDialect(sql, ENGINE).replaceAll("{DIR}", env.dir).replaceAll("{URL}", env.url);
 
 // ---- checking one statement ---------------------------------------------------------------------
 // Every text the client saw: the whole JSON of both replies, plus each result column's values
@@ -346,7 +356,8 @@ for (const a of after) {
 // ---- report -------------------------------------------------------------------------------------
 const secs = (Date.now() - started) / 1000;
 const pct = (a, b) => (b ? ((100 * a) / b).toFixed(1) + "%" : "-");
-console.log(`\nstatements run: ${stats.run} (${regressSeeds.length} regression seeds first, then seeds ${SEED}..${SEED + nextIndex - 1}) in ${secs.toFixed(0)} s (${(stats.run / secs).toFixed(1)}/s)`);
+console.log(`\nengine: ${ENGINE}`);
+console.log(`statements run: ${stats.run} (${regressSeeds.length} regression seeds first, then seeds ${SEED}..${SEED + nextIndex - 1}) in ${secs.toFixed(0)} s (${(stats.run / secs).toFixed(1)}/s)`);
 console.log(`accepted ${stats.accepted}, executed ${stats.executed}, crashes ${stats.crashes}, canary hits dismissed by the twin ${stats.falseHits}`);
 console.log(`refusals by rule: ${JSON.stringify(stats.rules)}`);
 console.log(`over-blocking: ${stats.cleanRefused} of ${stats.clean} statements the contract allows were refused for blocked-field reasons (${pct(stats.cleanRefused, stats.clean)}); ${stats.cleanOtherRefused} refused for other reasons (engine errors, function list)`);

@@ -943,6 +943,20 @@ export class Gen {
 }
 
 // One statement from a draw stream: {sql, vars, tags, dirty, refusedFn}.
+// The same statement for another engine: DuckDB's generated relations and list functions
+// rendered with PostgreSQL's (range -> generate_series, string_split -> string_to_array, len ->
+// cardinality, a list literal [a, b] -> ARRAY[a, b]). What has no PostgreSQL form stays as it is and is refused there as a syntax or
+// unknown-function error (counted apart from over-blocking).
+export function toDialect(sql, engine) {
+  if (engine !== "postgres") return sql;
+  return sql
+    .replace(/\brange\((\d+)\)/g, "generate_series(0, $1 - 1)")
+    .replace(/\brange\((\d+), (\d+)\)/g, "generate_series($1, $2 - 1)")
+    .replace(/\bstring_split\(/g, "string_to_array(")
+    .replace(/\blen\(/g, "cardinality(")
+    .replace(/(^|[\s(,=])\[/g, "$1ARRAY[");
+}
+
 export function generate(draws, blocked) {
   const g = new Gen(draws, blocked);
   const sql = g.statement();

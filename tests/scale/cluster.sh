@@ -105,16 +105,13 @@ cluster_start_replica() {
         || { cat "$CLUSTER_WORK/replica-$name.log" >&2; return 1; }
 }
 
-# cluster_start_nginx: as root, unprivileged (the master runs as nobody too); daemonises, the
-# pid file names it.
+# cluster_start_nginx: as the invoking user, workers too (as root, `user root`): nginx then reads
+# its files wherever the work dir is, even under a 0700 home or mktemp -d parent that a `nobody`
+# worker could not traverse (issue 20). Daemonises; the pid file names it.
 cluster_start_nginx() {
     local dir="$CLUSTER_WORK/nginx" pid
     set -- nginx -p "$dir" -c "$dir/nginx.conf" -e stderr
-    if [ "$(id -u)" -eq 0 ]; then
-        chown -R nobody "$dir"
-        chmod 755 "$CLUSTER_WORK"
-        set -- runuser -u nobody -- "$@"
-    fi
+    [ "$(id -u)" -eq 0 ] && set -- "$@" -g "user root;"
     "$@" || return 1
     cluster_wait nginx 10 test -s "$dir/nginx.pid" || return 1
     pid=$(cat "$dir/nginx.pid")

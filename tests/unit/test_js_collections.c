@@ -5,7 +5,7 @@
  * named, never a crash.
  */
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 #include "unit.h"
 
 #include <string.h>

@@ -5,7 +5,7 @@
  * differential covers parsing and formatting).
  */
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 #include "unit.h"
 
 #include <string.h>

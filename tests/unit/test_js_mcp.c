@@ -8,11 +8,11 @@
  * stripped, a hanging or dying downstream a catchable error the plan's failed calls show).
  */
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
 #include "exec/mcp_plan.h"
 #include "exec/schema.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
+#include "syntax/js/parse.h"
 #include "unit.h"
 
 #include <stdio.h>

@@ -4,9 +4,9 @@
  * max_api_calls = 10 naming the bound), and the interpreter's limits, each hit once and named.
  */
 #include "exec/js/interp.h"
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
+#include "syntax/js/parse.h"
 #include "unit.h"
 
 #include <string.h>

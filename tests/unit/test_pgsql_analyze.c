@@ -10,6 +10,7 @@
 #include "unit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct pg_case {
@@ -43,7 +44,7 @@ static const pg_case cases[] = {
     /* Formerly over-blocked: each is resolved now, with its refusing twin below. */
     { "SELECT (c).name FROM customers c", NULL },
     { "SELECT count(*) FROM customers WHERE ssn IS NOT NULL", NULL },
-    { "SELECT DISTINCT ON (ssn) name FROM customers", NULL },
+    { "SELECT DISTINCT ON (name) name FROM customers WHERE ssn = $1", NULL },
     { "SELECT 'x' AS k FROM customers GROUP BY GROUPING SETS ((ssn), (name, plan))", NULL },
     { "SELECT id FROM customers WHERE ssn IN (SELECT c2.ssn FROM customers c2 WHERE c2.id = 1)",
       NULL },
@@ -61,6 +62,80 @@ static const pg_case cases[] = {
     { "SELECT a, b FROM ROWS FROM (generate_series(1, 2), generate_series(1, 3)) AS g(a, b)",
       NULL },
     { "SELECT (SELECT max(total_cents) FROM orders) AS m", NULL },
+    /* issue 21, class 1: shapes that crashed the server (a subquery or window in a VALUES row),
+     * analyzed now like any other value */
+    { "VALUES ((SELECT 1))", NULL },
+    { "SELECT * FROM (VALUES ((SELECT max(id) FROM orders))) v(x)", NULL },
+    { "VALUES (count(*) OVER w)", "unknown_column" },
+    { "VALUES (rank() OVER (ORDER BY 1))", NULL },
+    { "VALUES ((SELECT ssn FROM customers LIMIT 1))", "blocked_column" },
+    { "VALUES (1), (2) ORDER BY 1 LIMIT (SELECT ascii(ssn) FROM customers LIMIT 1)",
+      "blocked_predicate" },
+    { "VALUES (1), (2) OFFSET (SELECT length(email) FROM customers LIMIT 1)", "blocked_predicate" },
+    { "SELECT 1 WHERE EXISTS (VALUES ((SELECT 1)))", NULL },
+    /* issue 21, class 2: names resolved as PostgreSQL resolves them */
+    { "WITH RECURSIVE a AS (SELECT name FROM sales_reps), sales_reps AS (SELECT ssn AS name FROM "
+      "customers) SELECT name FROM a",
+      "unsupported_query" },
+    { "WITH RECURSIVE a AS (SELECT name FROM customers), b AS (SELECT name FROM a) SELECT name "
+      "FROM b",
+      NULL },
+    { "WITH RECURSIVE a AS (SELECT id FROM b), b AS (SELECT id FROM orders) SELECT id FROM a",
+      "unsupported_query" },
+    { "WITH RECURSIVE r AS (SELECT id FROM r) SELECT id FROM r", "unsupported_query" },
+    { "WITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t WHERE n < 3) SEARCH DEPTH "
+      "FIRST BY n SET ord SELECT n, ord FROM t",
+      NULL },
+    { "WITH RECURSIVE t(id, s) AS (SELECT id, ssn FROM customers UNION ALL SELECT id, s FROM t "
+      "WHERE false) SEARCH DEPTH FIRST BY s SET ord SELECT ord FROM t",
+      "blocked_column" },
+    { "WITH RECURSIVE t(id, s) AS (SELECT id, ssn FROM customers UNION ALL SELECT id, s FROM t "
+      "WHERE false) CYCLE s SET seen USING path SELECT path FROM t",
+      "blocked_column" },
+    { "SELECT t.value FROM customers c, json_array_elements_text(json_build_array(c.ssn)) t",
+      "blocked_predicate" },
+    { "SELECT x.\"case\" FROM (SELECT CASE WHEN true THEN ssn END FROM customers) x",
+      "blocked_column" },
+    { "SELECT x.text FROM (SELECT ssn || '' :: text FROM customers) x", "unknown_column" },
+    { "SELECT x.ssn FROM (SELECT ssn::text FROM customers) x", "blocked_column" },
+    { "SELECT x.exists FROM (SELECT EXISTS (SELECT 1) ) x", NULL },
+    /* issue 21, class 3: a comparison wrapped in OR, NOT, CASE or a truth test is many guesses
+     * or one bit of every row */
+    { "SELECT id FROM customers WHERE ssn = '1' OR ssn = '2'", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE NOT (ssn = '1')", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE (ssn = '1') IS NOT TRUE", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE (ssn = '1') = false", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE CASE WHEN ssn = '1' THEN true ELSE false END",
+      "blocked_predicate" },
+    { "SELECT id FROM customers WHERE coalesce(ssn = '1', false)", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE id = 1 AND (ssn = '1' OR id = 2)", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE ssn IS NULL OR id = 2", "blocked_predicate" },
+    { "SELECT id FROM customers WHERE id = 1 AND ssn = '1' AND email = $1", NULL },
+    { "SELECT count(*) FILTER (WHERE ssn = '1') AS n FROM customers", NULL },
+    { "SELECT count(*) FILTER (WHERE ssn = '1' OR ssn = '2') AS n FROM customers",
+      "blocked_predicate" },
+    { "SELECT id FROM customers WHERE NOT (ssn IN (SELECT c2.ssn FROM customers c2))",
+      "blocked_predicate" },
+    /* issue 21, class 4: row count and order */
+    { "SELECT count(*) FROM customers c, generate_series(1, ascii(substr(c.ssn, 1, 1))) g",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM (SELECT generate_series(1, length(email)) FROM customers) t",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM customers c, unnest(string_to_array(c.ssn, '-')) WITH ORDINALITY "
+      "u(p, n)",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM customers c, LATERAL (SELECT 1 LIMIT ascii(c.ssn)) x",
+      "blocked_predicate" },
+    { "SELECT name FROM customers c ORDER BY c.ssn = '1'", "blocked_predicate" },
+    { "SELECT DISTINCT ON (ssn) name FROM customers LIMIT 1", "blocked_predicate" },
+    { "SELECT name FROM customers GROUP BY name, ssn = '1'", "blocked_predicate" },
+    { "SELECT name, rank() OVER (ORDER BY ssn = '1') AS r FROM customers", "blocked_predicate" },
+    /* issue 21, class 7: the escapes the parser inserts for SIMILAR TO and LIKE ... ESCAPE */
+    { "SELECT name FROM customers WHERE name SIMILAR TO 'A%'", NULL },
+    { "SELECT name FROM customers WHERE name LIKE 'A!%%' ESCAPE '!'", NULL },
+    { "SELECT name FROM customers WHERE name NOT SIMILAR TO '(A|B)%' ESCAPE '#'", NULL },
+    { "SELECT name FROM customers WHERE email SIMILAR TO '%x%'", "blocked_predicate" },
+    { "SELECT name FROM customers WHERE ssn LIKE '1!%' ESCAPE '!'", "blocked_predicate" },
     /* gate */
     { "SELECT 1; SELECT 2", "multiple_statements" },
     { "COMMIT; DROP TABLE customers", "multiple_statements" },
@@ -324,6 +399,88 @@ static void test_pgsql_violation_has_place(void **state)
     sluice_arena_free(arena);
 }
 
+/* Text that would overflow the stack inside libpg_query (issue 21): a long operator chain, deep
+ * brackets, a long keyword chain. Refused by the token-level bound before the parser sees it,
+ * with the limit's value in the message. */
+static void test_pgsql_parse_bounds(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *head, *unit, *tail;
+        size_t repeat;
+    } shapes[] = {
+        { "SELECT 1", "+1", "", 70000 },    { "SELECT ", "(", "1", 5000 },
+        { "SELECT ", "ARRAY[", "1", 5000 }, { "SELECT 1 WHERE ", "NOT ", "true", 30000 },
+        { "SELECT 1", "::int", "", 30000 }, { "SELECT 1", " UNION SELECT 1", "", 10000 },
+        { "SELECT ", "- ", "1", 60000 },
+    };
+    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+        size_t ul = strlen(shapes[i].unit), hl = strlen(shapes[i].head);
+        size_t len = hl + ul * shapes[i].repeat + strlen(shapes[i].tail);
+        char *sql = malloc(len + 1);
+        assert_non_null(sql);
+        memcpy(sql, shapes[i].head, hl);
+        for (size_t k = 0; k < shapes[i].repeat; k++)
+            memcpy(sql + hl + k * ul, shapes[i].unit, ul);
+        memcpy(sql + hl + ul * shapes[i].repeat, shapes[i].tail, strlen(shapes[i].tail) + 1);
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = pgfx_analyze(arena, sql, len);
+        assert_non_null(f);
+        if (!has_rule(f, "too_complex"))
+            fail_msg("shape %zu: expected too_complex, got %s", i,
+                     first_rule(f) != NULL ? first_rule(f) : "none");
+        assert_non_null(strstr(f->violations[0].message, "limit is"));
+        sluice_arena_free(arena);
+        free(sql);
+    }
+    /* just under the bounds: parsed and analyzed (refused only by the analyzer's own depth) */
+    char sql[8192] = "SELECT 1";
+    for (size_t k = 0; k < 1900; k++)
+        memcpy(sql + 8 + 2 * k, "+1", 3);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_false(has_rule(f, "syntax_error"));
+    sluice_arena_free(arena);
+}
+
+/* What PostgreSQL is asked to plan is bounded at validate: CTEs and FROM items (views' own
+ * included), each limit named with its value (issue 21: chained CTEs planned for minutes). */
+static void test_pgsql_planning_bounds(void **state)
+{
+    (void)state;
+    char sql[16384];
+    size_t n = (size_t)snprintf(sql, sizeof sql, "WITH a0 AS (SELECT id FROM orders)");
+    for (int i = 1; i <= 40; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ", a%d AS (SELECT id FROM a%d)", i, i - 1);
+    snprintf(sql + n, sizeof sql - n, " SELECT id FROM a40");
+    sluice_arena *arena = sluice_arena_new();
+    sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_true(has_rule(f, "too_complex"));
+    assert_non_null(strstr(f->violations[0].message, "CTEs (limit is 32)"));
+    sluice_arena_free(arena);
+    /* 70 FROM items through nested subqueries, no join at all */
+    n = (size_t)snprintf(sql, sizeof sql, "SELECT 1 FROM orders o0");
+    for (int i = 1; i < 70; i++)
+        n +=
+            (size_t)snprintf(sql + n, sizeof sql - n, " WHERE EXISTS (SELECT 1 FROM orders o%d", i);
+    for (int i = 1; i < 70; i++)
+        n += (size_t)snprintf(sql + n, sizeof sql - n, ")");
+    arena = sluice_arena_new();
+    f = pgfx_analyze(arena, sql, strlen(sql));
+    assert_non_null(f);
+    assert_true(has_rule(f, "too_complex"));
+    sluice_arena_free(arena);
+    /* within both: allowed */
+    const char *ok = "WITH a AS (SELECT id FROM orders), b AS (SELECT id FROM a) SELECT id FROM b";
+    arena = sluice_arena_new();
+    f = pgfx_analyze(arena, ok, strlen(ok));
+    assert_non_null(f);
+    assert_int_equal(f->violation_count, 0);
+    sluice_arena_free(arena);
+}
+
 /* Fail the Nth arena allocation for every N: the analyzer reports an error or a refusal, never
  * a clean verdict for code that must be refused. */
 static void test_pgsql_allocation_failure_sweep(void **state)
@@ -363,6 +520,8 @@ int main(void)
         cmocka_unit_test(test_pgsql_lineage_and_facts),
         cmocka_unit_test(test_pgsql_blocked_lookup_is_high_risk),
         cmocka_unit_test(test_pgsql_violation_has_place),
+        cmocka_unit_test(test_pgsql_parse_bounds),
+        cmocka_unit_test(test_pgsql_planning_bounds),
         cmocka_unit_test(test_pgsql_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

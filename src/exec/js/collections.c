@@ -7,13 +7,13 @@
  * growth), `new Map(iterable)` / `new Set(iterable)`, the methods (get set has delete clear size
  * keys values entries forEach; add for Set), the iterators keys()/values()/entries() return
  * (next(), spread, for...of, Array.from), and the items a spread or for...of sees.
- * Does not own: `new` itself or member lookup order (interp.c), other built-ins (builtins.c).
+ * Does not own: `new` itself or member lookup order (interp.c), other built-ins (lib_*.c).
  *
  * One documented difference from JavaScript: iteration (for...of, spread, forEach, an
  * iterator) walks the entries as they were when it began; entries added meanwhile are not
  * visited. Every allocation counts against max_memory_bytes; every entry visited is a step.
  */
-#include "exec/js/value.h"
+#include "exec/js/lib.h"
 
 #include <math.h>
 #include <string.h>
@@ -82,7 +82,7 @@ static size_t find(const jcoll *c, jv k)
         size_t e = c->index[i];
         if (e == 0)
             return SIZE_MAX;
-        if (!c->dead[e - 1] && js_same_value_zero(c->keys[e - 1], k))
+        if (!c->dead[e - 1] && sluice_jsi_same_value_zero(c->keys[e - 1], k))
             return e - 1;
     }
 }
@@ -97,7 +97,7 @@ static void index_put(jcoll *c, size_t e)
 }
 
 /* Room for one more entry: live entries compacted into bigger arrays, the index rebuilt. */
-static int grow(interp *in, jcoll *c)
+static jcomp grow(interp *in, jcoll *c)
 {
     if (c->n < c->cap)
         return C_NORMAL;
@@ -105,10 +105,10 @@ static int grow(interp *in, jcoll *c)
     size_t icap = 16;
     while (icap < cap * 2)
         icap *= 2;
-    jv *keys = js_alloc(in, cap * sizeof *keys);
-    jv *vals = js_alloc(in, cap * sizeof *vals);
-    bool *dead = js_alloc(in, cap * sizeof *dead);
-    size_t *index = js_alloc(in, icap * sizeof *index);
+    jv *keys = sluice_jsi_alloc(in, cap * sizeof *keys);
+    jv *vals = sluice_jsi_alloc(in, cap * sizeof *vals);
+    bool *dead = sluice_jsi_alloc(in, cap * sizeof *dead);
+    size_t *index = sluice_jsi_alloc(in, icap * sizeof *index);
     if (keys == NULL || vals == NULL || dead == NULL || index == NULL)
         return C_FATAL;
     size_t m = 0;
@@ -134,7 +134,7 @@ static int grow(interp *in, jcoll *c)
     return C_NORMAL;
 }
 
-static int coll_put(interp *in, jcoll *c, jv k, jv v)
+static jcomp coll_put(interp *in, jcoll *c, jv k, jv v)
 {
     if (k.t == JV_NUM && k.u.n == 0)
         k = jv_num(0.0); /* a -0 key is stored as +0 */
@@ -160,32 +160,32 @@ static jcoll *coll_of(jv v)
 }
 
 /* what: 0 keys, 1 values, 2 entries ([k, v]). The entries as they are now, as an array. */
-static int snapshot(interp *in, const jcoll *c, int what, jarr **out)
+static jcomp snapshot(interp *in, const jcoll *c, int what, jarr **out)
 {
-    jarr *a = js_arr_new(in, c->count);
+    jarr *a = sluice_jsi_arr_new(in, c->count);
     if (a == NULL)
         return C_FATAL;
     for (size_t i = 0; i < c->n; i++) {
         if (c->dead[i])
             continue;
-        if (js_step(in) != C_NORMAL)
+        if (sluice_jsi_step(in) != C_NORMAL)
             return C_FATAL;
         jv v = what == 0 || c->is_set ? c->keys[i] : c->vals[i];
         if (what == 2) {
-            jarr *pair = js_arr_new(in, 2);
-            if (pair == NULL || js_arr_push(in, pair, c->keys[i]) != C_NORMAL ||
-                js_arr_push(in, pair, v) != C_NORMAL)
+            jarr *pair = sluice_jsi_arr_new(in, 2);
+            if (pair == NULL || sluice_jsi_arr_push(in, pair, c->keys[i]) != C_NORMAL ||
+                sluice_jsi_arr_push(in, pair, v) != C_NORMAL)
                 return C_FATAL;
             v = jv_arr(pair);
         }
-        if (js_arr_push(in, a, v) != C_NORMAL)
+        if (sluice_jsi_arr_push(in, a, v) != C_NORMAL)
             return C_FATAL;
     }
     *out = a;
     return C_NORMAL;
 }
 
-int js_coll_items(interp *in, jv v, jarr *into, bool *handled)
+jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled)
 {
     *handled = false;
     if (v.t != JV_OBJ || (v.u.o->coll == NULL && v.u.o->iter == NULL))
@@ -201,17 +201,17 @@ int js_coll_items(interp *in, jv v, jarr *into, bool *handled)
         return C_FATAL;
     }
     for (size_t i = from; i < items->len; i++)
-        if (js_arr_push(in, into, items->v[i]) != C_NORMAL)
+        if (sluice_jsi_arr_push(in, into, items->v[i]) != C_NORMAL)
             return C_FATAL;
     return C_NORMAL;
 }
 
 /* --- construction ------------------------------------------------------------------------ */
 
-int js_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *out)
 {
-    jobj *o = js_obj_new(in);
-    jcoll *c = o != NULL ? js_alloc(in, sizeof *c) : NULL;
+    jobj *o = sluice_jsi_obj_new(in);
+    jcoll *c = o != NULL ? sluice_jsi_alloc(in, sizeof *c) : NULL;
     if (c == NULL)
         return C_FATAL;
     memset(c, 0, sizeof *c);
@@ -221,25 +221,25 @@ int js_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *
     jv src = ARG(0);
     if (src.t == JV_UNDEF || src.t == JV_NULL)
         return C_NORMAL;
-    jarr *items = js_arr_new(in, 0);
+    jarr *items = sluice_jsi_arr_new(in, 0);
     if (items == NULL)
         return C_FATAL;
     bool handled = false;
-    int rc = js_coll_items(in, src, items, &handled);
+    jcomp rc = sluice_jsi_coll_items(in, src, items, &handled);
     if (rc != C_NORMAL)
         return rc;
     if (!handled && src.t == JV_ARR)
         items = src.u.a;
     else if (!handled && src.t == JV_STR && is_set)
         for (size_t i = 0; i < src.u.s->len; i++) {
-            sluice_js_str *ch = js_str_units(in, &src.u.s->u[i], 1);
-            if (ch == NULL || js_arr_push(in, items, jv_str(ch)) != C_NORMAL)
+            sluice_js_str *ch = sluice_jsi_str_units(in, &src.u.s->u[i], 1);
+            if (ch == NULL || sluice_jsi_arr_push(in, items, jv_str(ch)) != C_NORMAL)
                 return C_FATAL;
         }
     else if (!handled)
-        return js_throw(in, "TypeError", "%s is not iterable", js_typeof(src));
+        return sluice_jsi_throw(in, "TypeError", "%s is not iterable", sluice_jsi_typeof(src));
     for (size_t i = 0; i < items->len; i++) {
-        if (js_step(in) != C_NORMAL)
+        if (sluice_jsi_step(in) != C_NORMAL)
             return C_FATAL;
         jv it = items->v[i];
         if (is_set) {
@@ -250,8 +250,8 @@ int js_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *
         } else if (it.t == JV_OBJ) {
             rc = coll_put(in, c, jv_undef(), jv_undef()); /* no 0/1 keys: undefined => undefined */
         } else {
-            return js_throw(in, "TypeError", "Iterator value %s is not an entry object",
-                            it.t == JV_STR ? "string" : js_typeof(it));
+            return sluice_jsi_throw(in, "TypeError", "Iterator value %s is not an entry object",
+                                    it.t == JV_STR ? "string" : sluice_jsi_typeof(it));
         }
         if (rc != C_NORMAL)
             return rc;
@@ -261,7 +261,7 @@ int js_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *
 
 /* --- methods ----------------------------------------------------------------------------- */
 
-static int m_get(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_get(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     jcoll *c = coll_of(self);
@@ -270,26 +270,26 @@ static int m_get(interp *in, jv self, const jv *args, size_t argc, jv *out)
     return C_NORMAL;
 }
 
-static int m_set(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_set(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     *out = self;
     return coll_put(in, coll_of(self), ARG(0), ARG(1));
 }
 
-static int s_add(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp s_add(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     *out = self;
     return coll_put(in, coll_of(self), ARG(0), jv_undef());
 }
 
-static int m_has(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_has(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     *out = jv_bool(find(coll_of(self), ARG(0)) != SIZE_MAX);
     return C_NORMAL;
 }
 
-static int m_delete(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_delete(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     jcoll *c = coll_of(self);
@@ -302,7 +302,7 @@ static int m_delete(interp *in, jv self, const jv *args, size_t argc, jv *out)
     return C_NORMAL;
 }
 
-static int m_clear(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_clear(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)args;
@@ -315,10 +315,10 @@ static int m_clear(interp *in, jv self, const jv *args, size_t argc, jv *out)
     return C_NORMAL;
 }
 
-static int iterator(interp *in, jv self, int what, jv *out)
+static jcomp iterator(interp *in, jv self, int what, jv *out)
 {
-    jobj *o = js_obj_new(in);
-    jiter *it = o != NULL ? js_alloc(in, sizeof *it) : NULL;
+    jobj *o = sluice_jsi_obj_new(in);
+    jiter *it = o != NULL ? sluice_jsi_alloc(in, sizeof *it) : NULL;
     if (it == NULL || snapshot(in, coll_of(self), what, &it->items) != C_NORMAL)
         return C_FATAL;
     it->pos = 0;
@@ -328,62 +328,62 @@ static int iterator(interp *in, jv self, int what, jv *out)
     return C_NORMAL;
 }
 
-static int m_keys(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_keys(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return iterator(in, self, 0, out);
 }
 
-static int m_values(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_values(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return iterator(in, self, 1, out);
 }
 
-static int m_entries(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_entries(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return iterator(in, self, 2, out);
 }
 
-static int m_for_each(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_for_each(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     jv fn = ARG(0);
     *out = jv_undef();
     if (fn.t != JV_FUNC)
-        return js_throw(in, "TypeError", "%s is not a function", js_typeof(fn));
+        return sluice_jsi_throw(in, "TypeError", "%s is not a function", sluice_jsi_typeof(fn));
     jcoll *c = coll_of(self);
     jarr *entries = NULL;
     if (snapshot(in, c, 2, &entries) != C_NORMAL)
         return C_FATAL;
     for (size_t i = 0; i < entries->len; i++) {
-        int rc = js_loop_tick(in);
+        jcomp rc = sluice_jsi_loop_tick(in);
         jarr *pair = entries->v[i].u.a;
         jv a[3] = { pair->v[1], pair->v[0], self };
         jv ignored;
         if (rc == C_NORMAL)
-            rc = js_call(in, fn, jv_undef(), a, 3, &ignored);
+            rc = sluice_jsi_call(in, fn, jv_undef(), a, 3, &ignored);
         if (rc != C_NORMAL)
             return rc;
     }
     return C_NORMAL;
 }
 
-static int it_next(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp it_next(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     jiter *it = self.u.o->iter;
-    jobj *r = js_obj_new(in);
-    sluice_js_str *kv = js_str_ascii(in, "value"), *kd = js_str_ascii(in, "done");
+    jobj *r = sluice_jsi_obj_new(in);
+    sluice_js_str *kv = sluice_jsi_str_ascii(in, "value"), *kd = sluice_jsi_str_ascii(in, "done");
     if (r == NULL || kv == NULL || kd == NULL)
         return C_FATAL;
     bool done = it->pos >= it->items->len;
-    if (js_obj_set(in, r, kv, done ? jv_undef() : it->items->v[it->pos]) != C_NORMAL ||
-        js_obj_set(in, r, kd, jv_bool(done)) != C_NORMAL)
+    if (sluice_jsi_obj_set(in, r, kv, done ? jv_undef() : it->items->v[it->pos]) != C_NORMAL ||
+        sluice_jsi_obj_set(in, r, kd, jv_bool(done)) != C_NORMAL)
         return C_FATAL;
     if (!done)
         it->pos++;
@@ -404,12 +404,12 @@ static const coll_method methods[] = {
     { "forEach", m_for_each, 3 },
 };
 
-int js_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out)
+jcomp sluice_jsi_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out)
 {
     *out = jv_undef();
     if (self.u.o->iter != NULL) {
         if (sluice_js_str_eq_ascii(key, "next")) {
-            *out = js_native(in, it_next, self, "next");
+            *out = sluice_jsi_native(in, it_next, self, "next");
             return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
         }
         return C_NORMAL;
@@ -422,13 +422,13 @@ int js_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out)
     uint8_t kind = c->is_set ? 2 : 1;
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if ((methods[i].on & kind) && sluice_js_str_eq_ascii(key, methods[i].name)) {
-            *out = js_native(in, methods[i].fn, self, methods[i].name);
+            *out = sluice_jsi_native(in, methods[i].fn, self, methods[i].name);
             return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
         }
     return C_NORMAL;
 }
 
-const char *js_coll_tag(const jobj *o)
+const char *sluice_jsi_coll_tag(const jobj *o)
 {
     if (o->iter != NULL)
         return o->iter->of_set ? "[object Set Iterator]" : "[object Map Iterator]";

@@ -15,7 +15,7 @@
  * parsed (Node's fallback parser also reads forms like "Dec 1, 2026"; here they are an Invalid
  * Date).
  */
-#include "exec/js/value.h"
+#include "exec/js/lib.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -171,9 +171,9 @@ static double parse_date(const char *s)
 
 /* --- the Date object --------------------------------------------------------------------- */
 
-static int make_date(interp *in, double t, jv *out)
+static jcomp make_date(interp *in, double t, jv *out)
 {
-    jobj *o = js_obj_new(in);
+    jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
         return C_FATAL;
     o->is_date = true;
@@ -182,7 +182,7 @@ static int make_date(interp *in, double t, jv *out)
     return C_NORMAL;
 }
 
-static int time_of(interp *in, jv v, double *t)
+static jcomp time_of(interp *in, jv v, double *t)
 {
     if (v.t == JV_OBJ && v.u.o->is_date) {
         *t = v.u.o->time;
@@ -191,15 +191,15 @@ static int time_of(interp *in, jv v, double *t)
     if (v.t == JV_STR) {
         char *u8 = sluice_js_str_utf8(in->arena, v.u.s);
         if (u8 == NULL)
-            return js_nomem(in);
+            return sluice_jsi_nomem(in);
         *t = parse_date(u8);
         return C_NORMAL;
     }
     if (v.t == JV_ARR || v.t == JV_OBJ) {
-        const sluice_js_str *s = js_to_string(in, v); /* ToPrimitive: a string */
+        const sluice_js_str *s = sluice_jsi_to_string(in, v); /* ToPrimitive: a string */
         return s == NULL ? C_FATAL : time_of(in, jv_str(s), t);
     }
-    *t = js_to_number(v);
+    *t = sluice_jsi_to_number(v);
     return C_NORMAL;
 }
 
@@ -208,22 +208,23 @@ static double time_of_fields(const jv *args, size_t argc)
 {
     double f[7] = { NAN, 0, 1, 0, 0, 0, 0 };
     for (size_t i = 0; i < argc && i < 7; i++)
-        f[i] = js_to_number(args[i]);
+        f[i] = sluice_jsi_to_number(args[i]);
     if (isfinite(f[0]) && trunc(f[0]) >= 0 && trunc(f[0]) <= 99)
         f[0] = 1900 + trunc(f[0]);
     return make_time(f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
 }
 
-int js_date_construct(interp *in, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_date_construct(interp *in, const jv *args, size_t argc, jv *out)
 {
     if (argc == 0)
-        return js_throw(in, "TypeError",
-                        "new Date() reads the clock at line %u; plans are deterministic: pass "
-                        "the date (new Date(\"2026-12-01\") or args.today)",
-                        in->line);
+        return sluice_jsi_throw(
+            in, "TypeError",
+            "new Date() reads the clock at line %u; plans are deterministic: pass "
+            "the date (new Date(\"2026-12-01\") or args.today)",
+            in->line);
     double t;
     if (argc == 1) {
-        int rc = time_of(in, args[0], &t);
+        jcomp rc = time_of(in, args[0], &t);
         if (rc != C_NORMAL)
             return rc;
     } else {
@@ -232,10 +233,10 @@ int js_date_construct(interp *in, const jv *args, size_t argc, jv *out)
     return make_date(in, t, out);
 }
 
-int js_date_parse(interp *in, jv self, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_date_parse(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
-    const sluice_js_str *s = js_to_string(in, ARG(0));
+    const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
     char *u8 = s != NULL ? sluice_js_str_utf8(in->arena, s) : NULL;
     if (u8 == NULL)
         return C_FATAL;
@@ -243,7 +244,7 @@ int js_date_parse(interp *in, jv self, const jv *args, size_t argc, jv *out)
     return C_NORMAL;
 }
 
-int js_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)self;
@@ -251,16 +252,17 @@ int js_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out)
     return C_NORMAL;
 }
 
-int js_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
     (void)args;
     (void)argc;
     (void)out;
-    return js_throw(in, "TypeError",
-                    "Date.now() reads the clock at line %u; plans are deterministic: pass the "
-                    "time in args",
-                    in->line);
+    return sluice_jsi_throw(
+        in, "TypeError",
+        "Date.now() reads the clock at line %u; plans are deterministic: pass the "
+        "time in args",
+        in->line);
 }
 
 static const char *const wdays[] = { "Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat" };
@@ -306,15 +308,15 @@ static void text(double t, int what, char *buf, size_t n)
                  wdays[c.wday], months[c.month], c.day, y, c.hour, c.min, c.sec);
 }
 
-int js_date_string(interp *in, const jobj *o, const sluice_js_str **out)
+jcomp sluice_jsi_date_string(interp *in, const jobj *o, const sluice_js_str **out)
 {
     char buf[96];
     text(o->time, 0, buf, sizeof buf);
-    *out = js_str_ascii(in, buf);
+    *out = sluice_jsi_str_ascii(in, buf);
     return *out != NULL ? C_NORMAL : C_FATAL;
 }
 
-bool js_date_iso(const jobj *o, char buf[40])
+bool sluice_jsi_date_iso(const jobj *o, char buf[40])
 {
     if (isnan(o->time))
         return false;
@@ -323,7 +325,7 @@ bool js_date_iso(const jobj *o, char buf[40])
 }
 
 /* A getter's field: tag indexes the table below. */
-static int getter(interp *in, jv self, const jv *args, size_t argc, jv *out, int field)
+static jcomp getter(interp *in, jv self, const jv *args, size_t argc, jv *out, int field)
 {
     (void)in;
     (void)args;
@@ -339,10 +341,10 @@ static int getter(interp *in, jv self, const jv *args, size_t argc, jv *out, int
     return C_NORMAL;
 }
 
-#define GETTER(name, field)                                                    \
-    static int name(interp *in, jv self, const jv *args, size_t argc, jv *out) \
-    {                                                                          \
-        return getter(in, self, args, argc, out, field);                       \
+#define GETTER(name, field)                                                      \
+    static jcomp name(interp *in, jv self, const jv *args, size_t argc, jv *out) \
+    {                                                                            \
+        return getter(in, self, args, argc, out, field);                         \
     }
 GETTER(g_year, 0)
 GETTER(g_month, 1)
@@ -355,53 +357,53 @@ GETTER(g_ms, 7)
 GETTER(g_time, 8)
 GETTER(g_offset, 9)
 
-static int to_text(interp *in, jv self, int what, jv *out)
+static jcomp to_text(interp *in, jv self, int what, jv *out)
 {
     char buf[96];
     text(self.u.o->time, what, buf, sizeof buf);
-    sluice_js_str *s = js_str_ascii(in, buf);
+    sluice_js_str *s = sluice_jsi_str_ascii(in, buf);
     if (s == NULL)
         return C_FATAL;
     *out = jv_str(s);
     return C_NORMAL;
 }
 
-static int m_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return to_text(in, self, 0, out);
 }
 
-static int m_to_date_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_to_date_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return to_text(in, self, 1, out);
 }
 
-static int m_to_utc_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_to_utc_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     return to_text(in, self, 2, out);
 }
 
-static int m_to_iso(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_to_iso(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)args;
     (void)argc;
     char buf[40];
-    if (!js_date_iso(self.u.o, buf))
-        return js_throw(in, "RangeError", "Invalid time value");
-    sluice_js_str *s = js_str_ascii(in, buf);
+    if (!sluice_jsi_date_iso(self.u.o, buf))
+        return sluice_jsi_throw(in, "RangeError", "Invalid time value");
+    sluice_js_str *s = sluice_jsi_str_ascii(in, buf);
     if (s == NULL)
         return C_FATAL;
     *out = jv_str(s);
     return C_NORMAL;
 }
 
-static int m_to_json(interp *in, jv self, const jv *args, size_t argc, jv *out)
+static jcomp m_to_json(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     if (isnan(self.u.o->time)) {
         *out = jv_null();
@@ -442,13 +444,24 @@ static const date_method methods[] = {
     { "toUTCString", m_to_utc_string },
 };
 
-int js_date_member(interp *in, jv self, const sluice_js_str *key, jv *out)
+jcomp sluice_jsi_date_member(interp *in, jv self, const sluice_js_str *key, jv *out)
 {
     *out = jv_undef();
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (sluice_js_str_eq_ascii(key, methods[i].name)) {
-            *out = js_native(in, methods[i].fn, self, methods[i].name);
+            *out = sluice_jsi_native(in, methods[i].fn, self, methods[i].name);
             return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
         }
+    return C_NORMAL;
+}
+
+jcomp sluice_jsi_open_date(interp *in, env *global)
+{
+    jobj *date = sluice_jsi_namespace(in, global, "Date");
+    if (date == NULL ||
+        sluice_jsi_set_fn(in, date, "parse", sluice_jsi_date_parse, 0) != C_NORMAL ||
+        sluice_jsi_set_fn(in, date, "UTC", sluice_jsi_date_utc, 0) != C_NORMAL ||
+        sluice_jsi_set_fn(in, date, "now", sluice_jsi_date_now, 0) != C_NORMAL)
+        return C_FATAL;
     return C_NORMAL;
 }

@@ -4,7 +4,8 @@
  * Owns: scopes and bindings (let/const with the temporal dead zone, function hoisting),
  * statements, expressions, destructuring, calls and closures, async functions and await over
  * settled promises, optional chains, the step/loop/memory/deadline checks, and the run entry.
- * Does not own: the built-in methods (builtins.c), conversions (value.c), or any I/O (the host).
+ * Does not own: the built-in libraries (lib_*.c, capability.c), conversions (value.c), or any I/O
+ * (the host).
  */
 #include "core/limits.h"
 #include "exec/js/value.h"
@@ -13,49 +14,51 @@
 #include <stdio.h>
 #include <string.h>
 
-static int eval(interp *in, env *e, const sluice_js_node *n, jv *out);
-static int exec_stmt(interp *in, env *e, const sluice_js_node *n);
-static int exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
-static int spread_into_array(interp *in, jarr *a, jv v);
+static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out);
+static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n);
+static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
+static jcomp spread_into_array(interp *in, jarr *a, jv v);
 
 /* --- limits -------------------------------------------------------------------------------- */
 
-int js_step(interp *in)
+jcomp sluice_jsi_step(interp *in)
 {
     if (in->fatal != SLUICE_OK)
         return C_FATAL;
     in->steps++;
     if (in->max_steps > 0 && in->steps > in->max_steps)
-        return js_fatal(in, SLUICE_E_LIMIT, "max_steps",
-                        "the plan ran %zu steps, past max_steps = %zu (line %u)", in->steps,
-                        in->max_steps, in->line);
+        return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_steps",
+                                "the plan ran %zu steps, past max_steps = %zu (line %u)", in->steps,
+                                in->max_steps, in->line);
     if (in->deadline_ns > 0 && (in->steps & 255u) == 0 &&
         sluice_clock_monotonic_ns(in->opts.clock) > in->deadline_ns) {
         const char *setting =
             in->opts.limits.timeout_setting != NULL ? in->opts.limits.timeout_setting : "timeout";
-        return js_fatal(in, SLUICE_E_TIMEOUT, setting, "the plan ran past %s (%lld ms) at line %u",
-                        setting, (long long)in->opts.limits.timeout_ms, in->line);
+        return sluice_jsi_fatal(in, SLUICE_E_TIMEOUT, setting,
+                                "the plan ran past %s (%lld ms) at line %u", setting,
+                                (long long)in->opts.limits.timeout_ms, in->line);
     }
     return C_NORMAL;
 }
 
-int js_loop_tick(interp *in)
+jcomp sluice_jsi_loop_tick(interp *in)
 {
     in->loops++;
     int64_t max = in->opts.limits.max_loop_iterations;
     if (max > 0 && (int64_t)in->loops > max)
-        return js_fatal(in, SLUICE_E_LIMIT, "max_loop_iterations",
-                        "the plan's loops ran %zu iterations, past max_loop_iterations = %lld "
-                        "(line %u)",
-                        in->loops, (long long)max, in->line);
-    return js_step(in);
+        return sluice_jsi_fatal(
+            in, SLUICE_E_LIMIT, "max_loop_iterations",
+            "the plan's loops ran %zu iterations, past max_loop_iterations = %lld "
+            "(line %u)",
+            in->loops, (long long)max, in->line);
+    return sluice_jsi_step(in);
 }
 
 /* --- scopes -------------------------------------------------------------------------------- */
 
 static env *env_new(interp *in, env *parent)
 {
-    env *e = js_alloc(in, sizeof *e);
+    env *e = sluice_jsi_alloc(in, sizeof *e);
     if (e != NULL) {
         e->first = NULL;
         e->parent = parent;
@@ -81,27 +84,28 @@ static binding *env_lookup(env *e, const sluice_js_str *name)
     return NULL;
 }
 
-static int name_error(interp *in, const char *kind, const sluice_js_str *name)
+static jcomp name_error(interp *in, const char *kind, const sluice_js_str *name)
 {
     char *u8 = sluice_js_str_utf8(in->arena, name);
     if (u8 == NULL)
-        return js_nomem(in);
+        return sluice_jsi_nomem(in);
     if (strcmp(kind, "undefined") == 0)
-        return js_throw(in, "ReferenceError", "%s is not defined", u8);
+        return sluice_jsi_throw(in, "ReferenceError", "%s is not defined", u8);
     if (strcmp(kind, "tdz") == 0)
-        return js_throw(in, "ReferenceError", "Cannot access '%s' before initialization", u8);
+        return sluice_jsi_throw(in, "ReferenceError", "Cannot access '%s' before initialization",
+                                u8);
     if (strcmp(kind, "const") == 0)
-        return js_throw(in, "TypeError", "Assignment to constant variable.");
-    return js_throw(in, "SyntaxError", "Identifier '%s' has already been declared", u8);
+        return sluice_jsi_throw(in, "TypeError", "Assignment to constant variable.");
+    return sluice_jsi_throw(in, "SyntaxError", "Identifier '%s' has already been declared", u8);
 }
 
-static int
+static jcomp
 declare(interp *in, env *e, const sluice_js_str *name, bool konst, bool ready, binding **out)
 {
     binding *b = env_own(e, name);
     if (b != NULL)
         return name_error(in, "redeclared", name);
-    b = js_alloc(in, sizeof *b);
+    b = sluice_jsi_alloc(in, sizeof *b);
     if (b == NULL)
         return C_FATAL;
     b->name = name;
@@ -148,7 +152,7 @@ collect_names(const sluice_js_node *pat, const sluice_js_str **names, size_t *n,
 
 static jv make_closure(interp *in, env *e, const sluice_js_node *fn)
 {
-    jfunc *f = js_alloc(in, sizeof *f);
+    jfunc *f = sluice_jsi_alloc(in, sizeof *f);
     if (f == NULL)
         return jv_undef();
     memset(f, 0, sizeof *f);
@@ -158,7 +162,7 @@ static jv make_closure(interp *in, env *e, const sluice_js_node *fn)
     return v;
 }
 
-static int hoist(interp *in, env *e, sluice_js_node **list, size_t count)
+static jcomp hoist(interp *in, env *e, sluice_js_node **list, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         const sluice_js_node *s = list[i];
@@ -169,7 +173,7 @@ static int hoist(interp *in, env *e, sluice_js_node **list, size_t count)
                 size_t n = 0;
                 collect_names(s->list[d]->a, names, &n, 64);
                 for (size_t k = 0; k < n; k++) {
-                    int rc = declare(in, e, names[k], s->flags & JS_F_CONST, false, &b);
+                    jcomp rc = declare(in, e, names[k], s->flags & JS_F_CONST, false, &b);
                     if (rc != C_NORMAL)
                         return rc;
                 }
@@ -177,7 +181,7 @@ static int hoist(interp *in, env *e, sluice_js_node **list, size_t count)
         } else if (s->kind == JS_FUNC_DECL) {
             binding *old = env_own(e, s->a->str);
             if (old == NULL) {
-                int rc = declare(in, e, s->a->str, false, true, &b);
+                jcomp rc = declare(in, e, s->a->str, false, true, &b);
                 if (rc != C_NORMAL)
                     return rc;
                 old = b;
@@ -196,7 +200,7 @@ static jv make_promise(interp *in, bool rejected, jv v)
 {
     if (!rejected && v.t == JV_PROMISE)
         return v; /* adopt: resolving with a promise takes its state */
-    jpromise *p = js_alloc(in, sizeof *p);
+    jpromise *p = sluice_jsi_alloc(in, sizeof *p);
     if (p == NULL)
         return jv_undef();
     memset(p, 0, sizeof *p);
@@ -208,13 +212,13 @@ static jv make_promise(interp *in, bool rejected, jv v)
 
 /* --- members ------------------------------------------------------------------------------- */
 
-static int nullish_read(interp *in, jv obj, const sluice_js_str *key)
+static jcomp nullish_read(interp *in, jv obj, const sluice_js_str *key)
 {
     char *k = sluice_js_str_utf8(in->arena, key);
     if (k == NULL)
-        return js_nomem(in);
-    return js_throw(in, "TypeError", "Cannot read properties of %s (reading '%s')",
-                    obj.t == JV_NULL ? "null" : "undefined", k);
+        return sluice_jsi_nomem(in);
+    return sluice_jsi_throw(in, "TypeError", "Cannot read properties of %s (reading '%s')",
+                            obj.t == JV_NULL ? "null" : "undefined", k);
 }
 
 static int refused_key(const sluice_js_str *k)
@@ -223,16 +227,16 @@ static int refused_key(const sluice_js_str *k)
            sluice_js_str_eq_ascii(k, "prototype");
 }
 
-static int get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
+static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
 {
     if (refused_key(key))
-        return js_fatal(
+        return sluice_jsi_fatal(
             in, SLUICE_E_DENIED, "js_refused", "prototype access ('%s') is refused at line %u",
             sluice_js_str_eq_ascii(key, "__proto__") ? "__proto__" : "constructor", in->line);
     if (obj.t == JV_UNDEF || obj.t == JV_NULL)
         return nullish_read(in, obj, key);
     if (obj.t == JV_OBJ) {
-        jv *v = js_obj_get(obj.u.o, key);
+        jv *v = sluice_jsi_obj_get(obj.u.o, key);
         if (v != NULL) {
             *out = *v;
             return C_NORMAL;
@@ -249,30 +253,30 @@ static int get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
         }
     }
     if (obj.t == JV_ARR) {
-        int64_t idx = js_index_of_key(key);
+        int64_t idx = sluice_jsi_index_of_key(key);
         if (idx >= 0) {
             *out = (size_t)idx < obj.u.a->len ? obj.u.a->v[idx] : jv_undef();
             return C_NORMAL;
         }
     }
     if (obj.t == JV_STR) {
-        int64_t idx = js_index_of_key(key);
+        int64_t idx = sluice_jsi_index_of_key(key);
         if (idx >= 0) {
             if ((size_t)idx >= obj.u.s->len) {
                 *out = jv_undef();
                 return C_NORMAL;
             }
-            sluice_js_str *c = js_str_units(in, &obj.u.s->u[idx], 1);
+            sluice_js_str *c = sluice_jsi_str_units(in, &obj.u.s->u[idx], 1);
             if (c == NULL)
                 return C_FATAL;
             *out = jv_str(c);
             return C_NORMAL;
         }
     }
-    return js_builtin_member(in, obj, key, out);
+    return sluice_jsi_builtin_member(in, obj, key, out);
 }
 
-static int get_member_v(interp *in, jv obj, jv key, jv *out)
+static jcomp get_member_v(interp *in, jv obj, jv key, jv *out)
 {
     if (obj.t == JV_ARR && key.t == JV_NUM) {
         double d = key.u.n;
@@ -282,51 +286,52 @@ static int get_member_v(interp *in, jv obj, jv key, jv *out)
             return C_NORMAL;
         }
     }
-    const sluice_js_str *k = js_to_key(in, key);
+    const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
         return C_FATAL;
     return get_member(in, obj, k, out);
 }
 
-static int set_member(interp *in, jv obj, jv key, jv v)
+static jcomp set_member(interp *in, jv obj, jv key, jv v)
 {
-    const sluice_js_str *k = js_to_key(in, key);
+    const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
         return C_FATAL;
     if (refused_key(k))
-        return js_fatal(in, SLUICE_E_DENIED, "js_refused", "prototype access is refused at line %u",
-                        in->line);
+        return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
+                                "prototype access is refused at line %u", in->line);
     if (obj.t == JV_UNDEF || obj.t == JV_NULL) {
         char *u8 = sluice_js_str_utf8(in->arena, k);
-        return u8 == NULL ? js_nomem(in)
-                          : js_throw(in, "TypeError", "Cannot set properties of %s (setting '%s')",
-                                     obj.t == JV_NULL ? "null" : "undefined", u8);
+        return u8 == NULL
+                   ? sluice_jsi_nomem(in)
+                   : sluice_jsi_throw(in, "TypeError", "Cannot set properties of %s (setting '%s')",
+                                      obj.t == JV_NULL ? "null" : "undefined", u8);
     }
     if (obj.t == JV_ARR) {
         jarr *a = obj.u.a;
-        int64_t idx = js_index_of_key(k);
+        int64_t idx = sluice_jsi_index_of_key(k);
         if (idx >= 0) {
             if ((size_t)idx > a->len + 1000000u)
-                return js_throw(in, "RangeError", "array index %lld is too far past the end",
-                                (long long)idx);
+                return sluice_jsi_throw(in, "RangeError",
+                                        "array index %lld is too far past the end", (long long)idx);
             while (a->len <= (size_t)idx)
-                if (js_arr_push(in, a, jv_undef()) != C_NORMAL)
+                if (sluice_jsi_arr_push(in, a, jv_undef()) != C_NORMAL)
                     return C_FATAL;
             a->v[idx] = v;
             return C_NORMAL;
         }
         if (sluice_js_str_eq_ascii(k, "length")) {
-            double d = js_to_number(v);
+            double d = sluice_jsi_to_number(v);
             if (!(d >= 0 && d == floor(d) && d < 4294967296.0))
-                return js_throw(in, "RangeError", "Invalid array length");
+                return sluice_jsi_throw(in, "RangeError", "Invalid array length");
             size_t len = (size_t)d;
             while (a->len < len)
-                if (js_arr_push(in, a, jv_undef()) != C_NORMAL)
+                if (sluice_jsi_arr_push(in, a, jv_undef()) != C_NORMAL)
                     return C_FATAL;
             a->len = len;
             return C_NORMAL;
         }
-        return js_throw(in, "TypeError", "plans cannot add named properties to arrays");
+        return sluice_jsi_throw(in, "TypeError", "plans cannot add named properties to arrays");
     }
     if (obj.t == JV_OBJ) {
         if (obj.u.o->is_error &&
@@ -337,34 +342,33 @@ static int set_member(interp *in, jv obj, jv key, jv v)
                 obj.u.o->err_name = v;
             return C_NORMAL;
         }
-        return js_obj_set(in, obj.u.o, k, v);
+        return sluice_jsi_obj_set(in, obj.u.o, k, v);
     }
     return C_NORMAL; /* primitives: silently ignored, as in sloppy and module code alike */
 }
 
 /* --- calls --------------------------------------------------------------------------------- */
 
-static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int declare_kind);
+static jcomp bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int declare_kind);
 
 enum { BIND_ASSIGN = 0, BIND_LET = 1, BIND_CONST = 2 };
 
-static int call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv *out)
+static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv *out)
 {
     const sluice_js_node *fn = f->node;
     if (in->depth >= SLUICE_LIMIT_JS_CALL_DEPTH)
-        return js_fatal(in, SLUICE_E_LIMIT, "max_call_depth",
-                        "the plan's functions nest %zu calls deep (limit is "
-                        "SLUICE_LIMIT_JS_CALL_DEPTH = %u) at line %u",
-                        in->depth, SLUICE_LIMIT_JS_CALL_DEPTH, in->line);
+        return sluice_jsi_limit_error(in, "max_call_depth",
+                                      "the plan's functions nest their calls too deep",
+                                      SLUICE_LIMIT_JS_CALL_DEPTH);
     env *scope = env_new(in, f->closure);
     if (scope == NULL)
         return C_FATAL;
     in->depth++;
-    int rc = C_NORMAL;
+    jcomp rc = C_NORMAL;
     for (size_t i = 0; i < fn->n && rc == C_NORMAL; i++) {
         const sluice_js_node *p = fn->list[i];
         if (p->kind == JS_REST) {
-            jarr *rest = js_arr_new(in, argc > i ? argc - i : 0);
+            jarr *rest = sluice_jsi_arr_new(in, argc > i ? argc - i : 0);
             if (rest == NULL) {
                 rc = C_FATAL;
                 break;
@@ -404,12 +408,12 @@ static int call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv *o
     return rc;
 }
 
-int js_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out)
+jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
     if (fn.t != JV_FUNC)
-        return js_throw(in, "TypeError", "%s is not a function", js_typeof(fn));
-    int rc = js_step(in);
+        return sluice_jsi_throw(in, "TypeError", "%s is not a function", sluice_jsi_typeof(fn));
+    jcomp rc = sluice_jsi_step(in);
     if (rc != C_NORMAL)
         return rc;
     jfunc *f = fn.u.f;
@@ -419,21 +423,21 @@ int js_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out)
 }
 
 /* Evaluates call arguments (spreads expanded) into a fresh array. */
-static int eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc)
+static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc)
 {
-    jarr *a = js_arr_new(in, call->n);
+    jarr *a = sluice_jsi_arr_new(in, call->n);
     if (a == NULL)
         return C_FATAL;
     for (size_t i = 0; i < call->n; i++) {
         const sluice_js_node *arg = call->list[i];
         jv v;
-        int rc = eval(in, e, arg->kind == JS_SPREAD ? arg->a : arg, &v);
+        jcomp rc = eval(in, e, arg->kind == JS_SPREAD ? arg->a : arg, &v);
         if (rc != C_NORMAL)
             return rc;
         if (arg->kind == JS_SPREAD) {
             if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
                 return rc;
-        } else if (js_arr_push(in, a, v) != C_NORMAL) {
+        } else if (sluice_jsi_arr_push(in, a, v) != C_NORMAL) {
             return C_FATAL;
         }
     }
@@ -442,21 +446,21 @@ static int eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, 
     return C_NORMAL;
 }
 
-static int callee_name_error(interp *in, const sluice_js_node *callee)
+static jcomp callee_name_error(interp *in, const sluice_js_node *callee)
 {
     const char *what = "expression";
     if (callee->kind == JS_IDENT || (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED)))
         what =
             sluice_js_str_utf8(in->arena, callee->kind == JS_IDENT ? callee->str : callee->b->str);
     if (what == NULL)
-        return js_nomem(in);
-    return js_throw(in, "TypeError", "%s is not a function", what);
+        return sluice_jsi_nomem(in);
+    return sluice_jsi_throw(in, "TypeError", "%s is not a function", what);
 }
 
-static int eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv fn, self = jv_undef();
-    int rc;
+    jcomp rc;
     const sluice_js_node *callee = n->a;
     if (callee->kind == JS_MEMBER) {
         rc = eval(in, e, callee->a, &self);
@@ -486,18 +490,18 @@ static int eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
     if (fn.t != JV_FUNC)
         return callee_name_error(in, callee);
     uint32_t line = in->line;
-    rc = js_call(in, fn, self, args, argc, out);
+    rc = sluice_jsi_call(in, fn, self, args, argc, out);
     in->line = line;
     return rc;
 }
 
 /* --- patterns ------------------------------------------------------------------------------ */
 
-static int assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, int kind)
+static jcomp assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, int kind)
 {
     binding *b = kind == BIND_ASSIGN ? env_lookup(e, name) : env_own(e, name);
     if (b == NULL && kind != BIND_ASSIGN) {
-        int rc = declare(in, e, name, kind == BIND_CONST, true, &b);
+        jcomp rc = declare(in, e, name, kind == BIND_CONST, true, &b);
         if (rc != C_NORMAL)
             return rc;
     }
@@ -514,9 +518,9 @@ static int assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, int
     return C_NORMAL;
 }
 
-static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+static jcomp bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
 {
-    int rc;
+    jcomp rc;
     switch (pat->kind) {
     case JS_IDENT:
         return assign_ident(in, e, pat->str, v, kind);
@@ -538,12 +542,12 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
         return bind_pattern(in, e, pat->a, v, kind);
     case JS_ARRAY_PAT: {
         if (v.t != JV_ARR && v.t != JV_STR)
-            return js_throw(in, "TypeError", "%s is not iterable",
-                            v.t == JV_UNDEF  ? "undefined"
-                            : v.t == JV_NULL ? "null"
-                                             : js_typeof(v));
+            return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
+                                    v.t == JV_UNDEF  ? "undefined"
+                                    : v.t == JV_NULL ? "null"
+                                                     : sluice_jsi_typeof(v));
         if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
-            jarr *chars = js_arr_new(in, 0);
+            jarr *chars = sluice_jsi_arr_new(in, 0);
             if (chars == NULL)
                 return C_FATAL;
             if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
@@ -553,7 +557,7 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
         for (size_t i = 0; i < pat->n; i++) {
             const sluice_js_node *el = pat->list[i];
             if (el->kind == JS_REST) {
-                jarr *rest = js_arr_new(in, 0);
+                jarr *rest = sluice_jsi_arr_new(in, 0);
                 if (rest == NULL)
                     return C_FATAL;
                 size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
@@ -561,7 +565,7 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
                     jv item;
                     if ((rc = get_member_v(in, v, jv_num((double)k), &item)) != C_NORMAL)
                         return rc;
-                    if (js_arr_push(in, rest, item) != C_NORMAL)
+                    if (sluice_jsi_arr_push(in, rest, item) != C_NORMAL)
                         return C_FATAL;
                 }
                 return bind_pattern(in, e, el->a, jv_arr(rest), kind);
@@ -576,22 +580,22 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
     }
     case JS_OBJECT_PAT: {
         if (v.t == JV_UNDEF || v.t == JV_NULL)
-            return js_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
-                            v.t == JV_NULL ? "null" : "undefined",
-                            v.t == JV_NULL ? "null" : "undefined");
-        const sluice_js_str **used = js_alloc(in, (pat->n + 1) * sizeof *used);
+            return sluice_jsi_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
+                                    v.t == JV_NULL ? "null" : "undefined",
+                                    v.t == JV_NULL ? "null" : "undefined");
+        const sluice_js_str **used = sluice_jsi_alloc(in, (pat->n + 1) * sizeof *used);
         if (used == NULL)
             return C_FATAL;
         size_t nused = 0;
         for (size_t i = 0; i < pat->n; i++) {
             const sluice_js_node *pr = pat->list[i];
             if (pr->kind == JS_REST) {
-                jobj *rest = js_obj_new(in);
+                jobj *rest = sluice_jsi_obj_new(in);
                 if (rest == NULL)
                     return C_FATAL;
                 if (v.t == JV_OBJ) {
                     size_t nk;
-                    const sluice_js_str **keys = js_obj_keys(in, v.u.o, &nk);
+                    const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
                     if (keys == NULL)
                         return C_FATAL;
                     for (size_t k = 0; k < nk; k++) {
@@ -599,7 +603,8 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
                         for (size_t u = 0; u < nused; u++)
                             skip |= sluice_js_str_eq(used[u], keys[k]);
                         if (!skip &&
-                            js_obj_set(in, rest, keys[k], *js_obj_get(v.u.o, keys[k])) != C_NORMAL)
+                            sluice_jsi_obj_set(in, rest, keys[k],
+                                               *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
                             return C_FATAL;
                     }
                 }
@@ -614,7 +619,7 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
             } else {
                 key = jv_str(pr->a->str);
             }
-            const sluice_js_str *ks = js_to_key(in, key);
+            const sluice_js_str *ks = sluice_jsi_to_key(in, key);
             if (ks == NULL)
                 return C_FATAL;
             used[nused++] = ks;
@@ -627,7 +632,7 @@ static int bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int
         return C_NORMAL;
     }
     default:
-        return js_throw(in, "SyntaxError", "Invalid destructuring assignment target");
+        return sluice_jsi_throw(in, "SyntaxError", "Invalid destructuring assignment target");
     }
 }
 
@@ -650,24 +655,24 @@ static int is_primitive_string_like(jv v)
     return v.t == JV_STR || v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
 }
 
-static int binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
 {
     double x, y;
     switch (op) {
     case JS_OP_ADD:
         if (is_primitive_string_like(a) || is_primitive_string_like(b)) {
-            const sluice_js_str *sa = js_to_string(in, a), *sb = sa ? js_to_string(in, b) : NULL;
+            const sluice_js_str *sa = sluice_jsi_to_string(in, a),
+                                *sb = sa ? sluice_jsi_to_string(in, b) : NULL;
             if (sb == NULL)
                 return C_FATAL;
-            sluice_js_str *r = js_str_units(in, NULL, 0);
+            sluice_js_str *r = sluice_jsi_str_units(in, NULL, 0);
             if (r == NULL)
                 return C_FATAL;
             if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
-                return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
-                                "a string passes the plan's string limit (%u characters) at "
-                                "line %u",
-                                SLUICE_LIMIT_JS_STRING_UNITS, in->line);
-            r = js_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
+                return sluice_jsi_limit_error(in, "max_memory_bytes",
+                                              "a string has too many characters",
+                                              SLUICE_LIMIT_JS_STRING_UNITS);
+            r = sluice_jsi_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
             if (r == NULL)
                 return C_FATAL;
             r->len = sa->len + sb->len;
@@ -676,39 +681,39 @@ static int binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
             *out = jv_str(r);
             return C_NORMAL;
         }
-        *out = jv_num(js_to_number(a) + js_to_number(b));
+        *out = jv_num(sluice_jsi_to_number(a) + sluice_jsi_to_number(b));
         return C_NORMAL;
     case JS_OP_SUB:
-        *out = jv_num(js_to_number(a) - js_to_number(b));
+        *out = jv_num(sluice_jsi_to_number(a) - sluice_jsi_to_number(b));
         return C_NORMAL;
     case JS_OP_MUL:
-        *out = jv_num(js_to_number(a) * js_to_number(b));
+        *out = jv_num(sluice_jsi_to_number(a) * sluice_jsi_to_number(b));
         return C_NORMAL;
     case JS_OP_DIV:
-        *out = jv_num(js_to_number(a) / js_to_number(b));
+        *out = jv_num(sluice_jsi_to_number(a) / sluice_jsi_to_number(b));
         return C_NORMAL;
     case JS_OP_MOD:
-        x = js_to_number(a);
-        y = js_to_number(b);
+        x = sluice_jsi_to_number(a);
+        y = sluice_jsi_to_number(b);
         *out = jv_num(fmod(x, y));
         return C_NORMAL;
     case JS_OP_EXP:
-        x = js_to_number(a);
-        y = js_to_number(b);
+        x = sluice_jsi_to_number(a);
+        y = sluice_jsi_to_number(b);
         /* JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says 1) */
         *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
         return C_NORMAL;
     case JS_OP_SEQ:
-        *out = jv_bool(js_strict_equals(a, b));
+        *out = jv_bool(sluice_jsi_strict_equals(a, b));
         return C_NORMAL;
     case JS_OP_SNE:
-        *out = jv_bool(!js_strict_equals(a, b));
+        *out = jv_bool(!sluice_jsi_strict_equals(a, b));
         return C_NORMAL;
     case JS_OP_EQ:
-        *out = jv_bool(js_loose_equals(in, a, b));
+        *out = jv_bool(sluice_jsi_loose_equals(in, a, b));
         return in->fatal ? C_FATAL : C_NORMAL;
     case JS_OP_NE:
-        *out = jv_bool(!js_loose_equals(in, a, b));
+        *out = jv_bool(!sluice_jsi_loose_equals(in, a, b));
         return in->fatal ? C_FATAL : C_NORMAL;
     case JS_OP_LT:
     case JS_OP_GT:
@@ -721,75 +726,77 @@ static int binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
         if (b.t == JV_OBJ && b.u.o->is_date)
             b = jv_num(b.u.o->time);
         if (a.t == JV_ARR || a.t == JV_OBJ) {
-            const sluice_js_str *s = js_to_string(in, a);
+            const sluice_js_str *s = sluice_jsi_to_string(in, a);
             if (s == NULL)
                 return C_FATAL;
             a = jv_str(s);
         }
         if (b.t == JV_ARR || b.t == JV_OBJ) {
-            const sluice_js_str *s = js_to_string(in, b);
+            const sluice_js_str *s = sluice_jsi_to_string(in, b);
             if (s == NULL)
                 return C_FATAL;
             b = jv_str(s);
         }
         int r;
         if (a.t == JV_STR && b.t == JV_STR) {
-            int c = js_str_cmp(a.u.s, b.u.s);
+            int c = sluice_jsi_str_cmp(a.u.s, b.u.s);
             r = op == JS_OP_LT ? c < 0 : op == JS_OP_GT ? c > 0 : op == JS_OP_LE ? c <= 0 : c >= 0;
         } else {
-            x = js_to_number(a);
-            y = js_to_number(b);
+            x = sluice_jsi_to_number(a);
+            y = sluice_jsi_to_number(b);
             r = op == JS_OP_LT ? x < y : op == JS_OP_GT ? x > y : op == JS_OP_LE ? x <= y : x >= y;
         }
         *out = jv_bool(r);
         return C_NORMAL;
     }
     case JS_OP_BITAND:
-        *out = jv_num(to_int32(js_to_number(a)) & to_int32(js_to_number(b)));
+        *out = jv_num(to_int32(sluice_jsi_to_number(a)) & to_int32(sluice_jsi_to_number(b)));
         return C_NORMAL;
     case JS_OP_BITOR:
-        *out = jv_num(to_int32(js_to_number(a)) | to_int32(js_to_number(b)));
+        *out = jv_num(to_int32(sluice_jsi_to_number(a)) | to_int32(sluice_jsi_to_number(b)));
         return C_NORMAL;
     case JS_OP_BITXOR:
-        *out = jv_num(to_int32(js_to_number(a)) ^ to_int32(js_to_number(b)));
+        *out = jv_num(to_int32(sluice_jsi_to_number(a)) ^ to_int32(sluice_jsi_to_number(b)));
         return C_NORMAL;
     case JS_OP_SHL:
-        *out = jv_num((int32_t)((uint32_t)to_int32(js_to_number(a))
-                                << ((uint32_t)to_int32(js_to_number(b)) & 31)));
+        *out = jv_num((int32_t)((uint32_t)to_int32(sluice_jsi_to_number(a))
+                                << ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31)));
         return C_NORMAL;
     case JS_OP_SHR:
-        *out = jv_num(to_int32(js_to_number(a)) >> ((uint32_t)to_int32(js_to_number(b)) & 31));
+        *out = jv_num(to_int32(sluice_jsi_to_number(a)) >>
+                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
         return C_NORMAL;
     case JS_OP_USHR:
-        *out = jv_num((uint32_t)to_int32(js_to_number(a)) >>
-                      ((uint32_t)to_int32(js_to_number(b)) & 31));
+        *out = jv_num((uint32_t)to_int32(sluice_jsi_to_number(a)) >>
+                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
         return C_NORMAL;
     case JS_OP_IN: {
         if (b.t != JV_OBJ && b.t != JV_ARR)
-            return js_throw(in, "TypeError", "Cannot use 'in' operator to search for a key in %s",
-                            js_typeof(b));
-        const sluice_js_str *k = js_to_key(in, a);
+            return sluice_jsi_throw(in, "TypeError",
+                                    "Cannot use 'in' operator to search for a key in %s",
+                                    sluice_jsi_typeof(b));
+        const sluice_js_str *k = sluice_jsi_to_key(in, a);
         if (k == NULL)
             return C_FATAL;
         if (b.t == JV_OBJ) {
-            *out = jv_bool(js_obj_get(b.u.o, k) != NULL ||
+            *out = jv_bool(sluice_jsi_obj_get(b.u.o, k) != NULL ||
                            (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
                                                 sluice_js_str_eq_ascii(k, "message"))));
         } else {
-            int64_t idx = js_index_of_key(k);
+            int64_t idx = sluice_jsi_index_of_key(k);
             *out = jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) ||
                            sluice_js_str_eq_ascii(k, "length"));
         }
         return C_NORMAL;
     }
     default:
-        return js_throw(in, "SyntaxError", "unknown operator");
+        return sluice_jsi_throw(in, "SyntaxError", "unknown operator");
     }
 }
 
 /* --- expressions --------------------------------------------------------------------------- */
 
-static int eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     binding *b = env_lookup(e, n->str);
     if (b == NULL) {
@@ -805,17 +812,17 @@ static int eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
-static int eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv acc = jv_str(n->list[0]->str);
     for (size_t i = 1; i + 1 < n->n; i += 2) {
         jv v;
-        int rc = eval(in, e, n->list[i], &v);
+        jcomp rc = eval(in, e, n->list[i], &v);
         if (rc != C_NORMAL)
             return rc;
         if (v.t == JV_FUNC || v.t == JV_PROMISE || v.t == JV_OBJ || v.t == JV_ARR ||
             v.t != JV_STR) {
-            const sluice_js_str *s = js_to_string(in, v);
+            const sluice_js_str *s = sluice_jsi_to_string(in, v);
             if (s == NULL)
                 return C_FATAL;
             v = jv_str(s);
@@ -829,15 +836,15 @@ static int eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
-static int spread_into_array(interp *in, jarr *a, jv v)
+static jcomp spread_into_array(interp *in, jarr *a, jv v)
 {
     bool coll = false;
-    int crc = js_coll_items(in, v, a, &coll);
+    int crc = sluice_jsi_coll_items(in, v, a, &coll);
     if (coll || crc != C_NORMAL)
         return crc;
     if (v.t == JV_ARR) {
         for (size_t k = 0; k < v.u.a->len; k++)
-            if (js_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
+            if (sluice_jsi_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
                 return C_FATAL;
         return C_NORMAL;
     }
@@ -847,34 +854,34 @@ static int spread_into_array(interp *in, jarr *a, jv v)
                         v.u.s->u[k + 1] >= 0xDC00 && v.u.s->u[k + 1] <= 0xDFFF)
                            ? 2
                            : 1;
-            sluice_js_str *c = js_str_units(in, &v.u.s->u[k], w);
-            if (c == NULL || js_arr_push(in, a, jv_str(c)) != C_NORMAL)
+            sluice_js_str *c = sluice_jsi_str_units(in, &v.u.s->u[k], w);
+            if (c == NULL || sluice_jsi_arr_push(in, a, jv_str(c)) != C_NORMAL)
                 return C_FATAL;
             k += w - 1;
         }
         return C_NORMAL;
     }
-    return js_throw(in, "TypeError", "%s is not iterable",
-                    v.t == JV_UNDEF  ? "undefined"
-                    : v.t == JV_NULL ? "null"
-                                     : js_typeof(v));
+    return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
+                            v.t == JV_UNDEF  ? "undefined"
+                            : v.t == JV_NULL ? "null"
+                                             : sluice_jsi_typeof(v));
 }
 
-static int eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
-    jarr *a = js_arr_new(in, n->n);
+    jarr *a = sluice_jsi_arr_new(in, n->n);
     if (a == NULL)
         return C_FATAL;
     for (size_t i = 0; i < n->n; i++) {
         const sluice_js_node *el = n->list[i];
         jv v;
-        int rc = eval(in, e, el->kind == JS_SPREAD ? el->a : el, &v);
+        jcomp rc = eval(in, e, el->kind == JS_SPREAD ? el->a : el, &v);
         if (rc != C_NORMAL)
             return rc;
         if (el->kind == JS_SPREAD) {
             if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
                 return rc;
-        } else if (js_arr_push(in, a, v) != C_NORMAL) {
+        } else if (sluice_jsi_arr_push(in, a, v) != C_NORMAL) {
             return C_FATAL;
         }
     }
@@ -882,40 +889,40 @@ static int eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
-static int spread_into_object(interp *in, jobj *o, jv v)
+static jcomp spread_into_object(interp *in, jobj *o, jv v)
 {
     if (v.t == JV_OBJ) {
         size_t nk;
-        const sluice_js_str **keys = js_obj_keys(in, v.u.o, &nk);
+        const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
         if (keys == NULL)
             return C_FATAL;
         for (size_t k = 0; k < nk; k++)
-            if (js_obj_set(in, o, keys[k], *js_obj_get(v.u.o, keys[k])) != C_NORMAL)
+            if (sluice_jsi_obj_set(in, o, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
                 return C_FATAL;
     } else if (v.t == JV_ARR || v.t == JV_STR) {
         size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
         for (size_t k = 0; k < len; k++) {
             char idx[24];
             snprintf(idx, sizeof idx, "%zu", k);
-            sluice_js_str *ks = js_str_ascii(in, idx);
+            sluice_js_str *ks = sluice_jsi_str_ascii(in, idx);
             jv item;
             if (ks == NULL || get_member(in, v, ks, &item) != C_NORMAL ||
-                js_obj_set(in, o, ks, item) != C_NORMAL)
+                sluice_jsi_obj_set(in, o, ks, item) != C_NORMAL)
                 return in->fatal ? C_FATAL : C_THROW;
         }
     }
     return C_NORMAL; /* null, undefined and other primitives spread nothing */
 }
 
-static int eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
-    jobj *o = js_obj_new(in);
+    jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
         return C_FATAL;
     for (size_t i = 0; i < n->n; i++) {
         const sluice_js_node *pr = n->list[i];
         jv v;
-        int rc;
+        jcomp rc;
         if (pr->kind == JS_SPREAD) {
             if ((rc = eval(in, e, pr->a, &v)) != C_NORMAL)
                 return rc;
@@ -932,27 +939,27 @@ static int eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
         } else {
             key = jv_str(pr->a->str);
         }
-        const sluice_js_str *ks = js_to_key(in, key);
+        const sluice_js_str *ks = sluice_jsi_to_key(in, key);
         if (ks == NULL)
             return C_FATAL;
         if (refused_key(ks))
-            return js_fatal(in, SLUICE_E_DENIED, "js_refused",
-                            "prototype access is refused at line %u", in->line);
+            return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
+                                    "prototype access is refused at line %u", in->line);
         if (pr->b->kind == JS_ASSIGN_PAT)
-            return js_throw(in, "SyntaxError", "Invalid shorthand property initializer");
+            return sluice_jsi_throw(in, "SyntaxError", "Invalid shorthand property initializer");
         if ((rc = eval(in, e, pr->b, &v)) != C_NORMAL)
             return rc;
-        if (js_obj_set(in, o, ks, v) != C_NORMAL)
+        if (sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
             return C_FATAL;
     }
     *out = jv_obj(o);
     return C_NORMAL;
 }
 
-static int eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv obj;
-    int rc = eval(in, e, n->a, &obj);
+    jcomp rc = eval(in, e, n->a, &obj);
     if (rc != C_NORMAL)
         return rc;
     if ((n->flags & JS_F_OPTIONAL) && (obj.t == JV_UNDEF || obj.t == JV_NULL))
@@ -966,14 +973,14 @@ static int eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
     return get_member(in, obj, n->b->str, out);
 }
 
-static int eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
-    int rc;
+    jcomp rc;
     if (n->op == JS_OP_TYPEOF && n->a->kind == JS_IDENT) {
         binding *b = env_lookup(e, n->a->str);
         if (b == NULL) {
-            *out = jv_str(js_str_ascii(in, "undefined"));
+            *out = jv_str(sluice_jsi_str_ascii(in, "undefined"));
             return out->u.s != NULL ? C_NORMAL : C_FATAL;
         }
     }
@@ -987,16 +994,17 @@ static int eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
         } else {
             key = jv_str(n->a->b->str);
         }
-        const sluice_js_str *k = js_to_key(in, key);
+        const sluice_js_str *k = sluice_jsi_to_key(in, key);
         if (k == NULL)
             return C_FATAL;
         if (obj.t == JV_OBJ)
-            js_obj_delete(obj.u.o, k);
-        else if (obj.t == JV_ARR && js_index_of_key(k) >= 0 &&
-                 (size_t)js_index_of_key(k) < obj.u.a->len)
-            return js_throw(in, "TypeError", "plans cannot delete array elements; use splice");
+            sluice_jsi_obj_delete(obj.u.o, k);
+        else if (obj.t == JV_ARR && sluice_jsi_index_of_key(k) >= 0 &&
+                 (size_t)sluice_jsi_index_of_key(k) < obj.u.a->len)
+            return sluice_jsi_throw(in, "TypeError",
+                                    "plans cannot delete array elements; use splice");
         else if (obj.t == JV_UNDEF || obj.t == JV_NULL)
-            return js_throw(in, "TypeError", "Cannot convert undefined or null to object");
+            return sluice_jsi_throw(in, "TypeError", "Cannot convert undefined or null to object");
         *out = jv_bool(1);
         return C_NORMAL;
     }
@@ -1004,37 +1012,37 @@ static int eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
         return rc;
     switch (n->op) {
     case JS_OP_NOT:
-        *out = jv_bool(!js_truthy(v));
+        *out = jv_bool(!sluice_jsi_truthy(v));
         break;
     case JS_OP_NEG:
-        *out = jv_num(-js_to_number(v));
+        *out = jv_num(-sluice_jsi_to_number(v));
         break;
     case JS_OP_PLUS:
-        *out = jv_num(js_to_number(v));
+        *out = jv_num(sluice_jsi_to_number(v));
         break;
     case JS_OP_BITNOT:
-        *out = jv_num(~to_int32(js_to_number(v)));
+        *out = jv_num(~to_int32(sluice_jsi_to_number(v)));
         break;
     case JS_OP_VOID:
         *out = jv_undef();
         break;
     case JS_OP_TYPEOF: {
-        sluice_js_str *s = js_str_ascii(in, js_typeof(v));
+        sluice_js_str *s = sluice_jsi_str_ascii(in, sluice_jsi_typeof(v));
         if (s == NULL)
             return C_FATAL;
         *out = jv_str(s);
         break;
     }
     default:
-        return js_throw(in, "SyntaxError", "unknown unary operator");
+        return sluice_jsi_throw(in, "SyntaxError", "unknown unary operator");
     }
     return C_NORMAL;
 }
 
 /* Reads a simple target (name or property) for compound assignment and updates. */
-static int read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, jv *key, jv *cur)
+static jcomp read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, jv *key, jv *cur)
 {
-    int rc;
+    jcomp rc;
     if (t->kind == JS_IDENT)
         return eval_ident(in, e, t, cur);
     if ((rc = eval(in, e, t->a, obj)) != C_NORMAL)
@@ -1048,20 +1056,20 @@ static int read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, jv 
     return get_member_v(in, *obj, *key, cur);
 }
 
-static int write_target(interp *in, env *e, const sluice_js_node *t, jv obj, jv key, jv v)
+static jcomp write_target(interp *in, env *e, const sluice_js_node *t, jv obj, jv key, jv v)
 {
     if (t->kind == JS_IDENT)
         return assign_ident(in, e, t->str, v, BIND_ASSIGN);
     return set_member(in, obj, key, v);
 }
 
-static int eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv obj = jv_undef(), key = jv_undef(), cur;
-    int rc = read_target(in, e, n->a, &obj, &key, &cur);
+    jcomp rc = read_target(in, e, n->a, &obj, &key, &cur);
     if (rc != C_NORMAL)
         return rc;
-    double old = js_to_number(cur);
+    double old = sluice_jsi_to_number(cur);
     double nv = n->op == JS_OP_INC ? old + 1 : old - 1;
     if ((rc = write_target(in, e, n->a, obj, key, jv_num(nv))) != C_NORMAL)
         return rc;
@@ -1069,10 +1077,10 @@ static int eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
-static int eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
-    int rc;
+    jcomp rc;
     if (n->op == JS_OP_ASSIGN) {
         if (n->a->kind == JS_MEMBER) { /* the target's object and key go first */
             jv obj, key;
@@ -1102,8 +1110,8 @@ static int eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
     if ((rc = read_target(in, e, n->a, &obj, &key, &cur)) != C_NORMAL)
         return rc;
     if (n->op == JS_OP_AND || n->op == JS_OP_OR || n->op == JS_OP_NULLISH) {
-        int keep = n->op == JS_OP_AND  ? !js_truthy(cur)
-                   : n->op == JS_OP_OR ? js_truthy(cur)
+        int keep = n->op == JS_OP_AND  ? !sluice_jsi_truthy(cur)
+                   : n->op == JS_OP_OR ? sluice_jsi_truthy(cur)
                                        : (cur.t != JV_UNDEF && cur.t != JV_NULL);
         if (keep) {
             *out = cur;
@@ -1124,40 +1132,41 @@ static int eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
-static int eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv *args;
     size_t argc;
-    int rc = eval_args(in, e, n, &args, &argc);
+    jcomp rc = eval_args(in, e, n, &args, &argc);
     if (rc != C_NORMAL)
         return rc;
     const sluice_js_str *name = n->a->str;
     if (env_lookup(e, name) != NULL && env_lookup(e, name) != env_lookup(in->global, name))
-        return js_throw(in, "TypeError", "plans construct only the built-in Error types");
+        return sluice_jsi_throw(in, "TypeError", "plans construct only the built-in Error types");
     char *u8 = sluice_js_str_utf8(in->arena, name);
     if (u8 == NULL)
-        return js_nomem(in);
+        return sluice_jsi_nomem(in);
     if (strcmp(u8, "Date") == 0)
-        return js_date_construct(in, args, argc, out);
+        return sluice_jsi_date_construct(in, args, argc, out);
     if (strcmp(u8, "Map") == 0 || strcmp(u8, "Set") == 0)
-        return js_coll_construct(in, u8[0] == 'S', args, argc, out);
+        return sluice_jsi_coll_construct(in, u8[0] == 'S', args, argc, out);
     if (strstr(u8, "Error") == NULL)
-        return js_throw(in, "TypeError", "%s is not supported as a constructor in plans", u8);
+        return sluice_jsi_throw(in, "TypeError", "%s is not supported as a constructor in plans",
+                                u8);
     const sluice_js_str *msg = NULL;
     if (argc > 0 && args[0].t != JV_UNDEF) {
-        msg = js_to_string(in, args[0]);
+        msg = sluice_jsi_to_string(in, args[0]);
     } else {
-        msg = js_str_units(in, NULL, 0);
+        msg = sluice_jsi_str_units(in, NULL, 0);
     }
     if (msg == NULL)
         return C_FATAL;
-    *out = js_make_error(in, u8, msg);
+    *out = sluice_jsi_make_error(in, u8, msg);
     return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
 }
 
-static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
+static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
-    int rc = js_step(in);
+    jcomp rc = sluice_jsi_step(in);
     if (rc != C_NORMAL)
         return rc;
     in->line = n->line;
@@ -1214,8 +1223,8 @@ static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case JS_LOGICAL:
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
-        if (n->op == JS_OP_AND  ? !js_truthy(a)
-            : n->op == JS_OP_OR ? js_truthy(a)
+        if (n->op == JS_OP_AND  ? !sluice_jsi_truthy(a)
+            : n->op == JS_OP_OR ? sluice_jsi_truthy(a)
                                 : (a.t != JV_UNDEF && a.t != JV_NULL)) {
             *out = a;
             return C_NORMAL;
@@ -1224,7 +1233,7 @@ static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case JS_COND:
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
-        return eval(in, e, js_truthy(a) ? n->b : n->c, out);
+        return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
     case JS_ASSIGN:
         return eval_assign(in, e, n, out);
     case JS_SEQ:
@@ -1236,7 +1245,7 @@ static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
         if (a.t == JV_PROMISE) {
-            if ((rc = js_settle(in, a.u.p)) != C_NORMAL)
+            if ((rc = sluice_jsi_settle(in, a.u.p)) != C_NORMAL)
                 return rc;
             if (a.u.p->rejected) {
                 in->thrown = a.u.p->v;
@@ -1247,37 +1256,37 @@ static int eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         *out = a;
         return C_NORMAL;
     default:
-        return js_throw(in, "SyntaxError", "unexpected syntax at line %u", n->line);
+        return sluice_jsi_throw(in, "SyntaxError", "unexpected syntax at line %u", n->line);
     }
 }
 
 /* --- statements ---------------------------------------------------------------------------- */
 
-static int exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
+static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
-        int rc = exec_stmt(in, e, list[i]);
+        jcomp rc = exec_stmt(in, e, list[i]);
         if (rc != C_NORMAL)
             return rc;
     }
     return C_NORMAL;
 }
 
-static int exec_block(interp *in, env *e, const sluice_js_node *blk)
+static jcomp exec_block(interp *in, env *e, const sluice_js_node *blk)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
         return C_FATAL;
-    int rc = hoist(in, scope, blk->list, blk->n);
+    jcomp rc = hoist(in, scope, blk->list, blk->n);
     return rc != C_NORMAL ? rc : exec_list(in, scope, blk->list, blk->n);
 }
 
-static int exec_var(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
 {
     for (size_t i = 0; i < n->n; i++) {
         const sluice_js_node *d = n->list[i];
         jv v = jv_undef();
-        int rc;
+        jcomp rc;
         if (d->b != NULL && (rc = eval(in, e, d->b, &v)) != C_NORMAL)
             return rc;
         /* names were declared by hoist(); initialize them in this scope */
@@ -1303,26 +1312,26 @@ static int exec_var(interp *in, env *e, const sluice_js_node *n)
 }
 
 /* A loop body's completion: break/continue consumed, the rest passed on. */
-static int loop_result(int rc, int *stop)
+static jcomp loop_result(jcomp rc, bool *stop)
 {
-    *stop = 0;
+    *stop = false;
     if (rc == C_BREAK) {
-        *stop = 1;
+        *stop = true;
         return C_NORMAL;
     }
     if (rc == C_CONTINUE)
         return C_NORMAL;
     if (rc != C_NORMAL)
-        *stop = 1;
+        *stop = true;
     return rc;
 }
 
-static int exec_for(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
         return C_FATAL;
-    int rc = C_NORMAL;
+    jcomp rc = C_NORMAL;
     jv tmp;
     if (n->a != NULL) {
         if (n->a->kind == JS_VAR) {
@@ -1338,10 +1347,10 @@ static int exec_for(interp *in, env *e, const sluice_js_node *n)
         if (n->b != NULL) {
             if ((rc = eval(in, scope, n->b, &tmp)) != C_NORMAL)
                 return rc;
-            if (!js_truthy(tmp))
+            if (!sluice_jsi_truthy(tmp))
                 return C_NORMAL;
         }
-        if ((rc = js_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
             return rc;
         /* per-iteration copy of the loop variables, so closures capture this iteration's */
         env *iter = env_new(in, e);
@@ -1353,7 +1362,7 @@ static int exec_for(interp *in, env *e, const sluice_js_node *n)
                 return rc;
             c->v = b->v;
         }
-        int stop;
+        bool stop;
         rc = loop_result(exec_stmt(in, iter, n->d), &stop);
         for (binding *b = scope->first; b != NULL; b = b->next)
             b->v = env_own(iter, b->name)->v;
@@ -1364,15 +1373,15 @@ static int exec_for(interp *in, env *e, const sluice_js_node *n)
     }
 }
 
-static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
 {
     jv coll;
-    int rc = eval(in, e, n->b, &coll);
+    jcomp rc = eval(in, e, n->b, &coll);
     if (rc != C_NORMAL)
         return rc;
     jarr *items = NULL;
     if (n->kind == JS_FOR_IN) {
-        items = js_arr_new(in, 0);
+        items = sluice_jsi_arr_new(in, 0);
         if (items == NULL)
             return C_FATAL;
         if (coll.t == JV_OBJ || coll.t == JV_ARR || coll.t == JV_STR) {
@@ -1380,22 +1389,22 @@ static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
             for (size_t i = 0; i < len; i++) {
                 char idx[24];
                 snprintf(idx, sizeof idx, "%zu", i);
-                sluice_js_str *k = js_str_ascii(in, idx);
-                if (k == NULL || js_arr_push(in, items, jv_str(k)) != C_NORMAL)
+                sluice_js_str *k = sluice_jsi_str_ascii(in, idx);
+                if (k == NULL || sluice_jsi_arr_push(in, items, jv_str(k)) != C_NORMAL)
                     return C_FATAL;
             }
             if (coll.t == JV_OBJ) {
                 size_t nk;
-                const sluice_js_str **keys = js_obj_keys(in, coll.u.o, &nk);
+                const sluice_js_str **keys = sluice_jsi_obj_keys(in, coll.u.o, &nk);
                 if (keys == NULL)
                     return C_FATAL;
                 for (size_t i = 0; i < nk; i++)
-                    if (js_arr_push(in, items, jv_str(keys[i])) != C_NORMAL)
+                    if (sluice_jsi_arr_push(in, items, jv_str(keys[i])) != C_NORMAL)
                         return C_FATAL;
             }
         }
     } else {
-        items = js_arr_new(in, 0);
+        items = sluice_jsi_arr_new(in, 0);
         if (items == NULL)
             return C_FATAL;
         if (coll.t == JV_ARR) {
@@ -1406,7 +1415,7 @@ static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
     }
     const sluice_js_node *target = n->a;
     for (size_t i = 0; i < items->len; i++) {
-        if ((rc = js_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
             return rc;
         env *iter = env_new(in, e);
         if (iter == NULL)
@@ -1419,7 +1428,7 @@ static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
         }
         if (rc != C_NORMAL)
             return rc;
-        int stop;
+        bool stop;
         rc = loop_result(exec_stmt(in, iter, n->d), &stop);
         if (stop)
             return rc;
@@ -1427,31 +1436,31 @@ static int exec_for_of(interp *in, env *e, const sluice_js_node *n)
     return C_NORMAL;
 }
 
-static int exec_while(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
 {
     int first = n->kind == JS_DO_WHILE;
     for (;;) {
         jv t;
-        int rc;
+        jcomp rc;
         if (!first) {
             if ((rc = eval(in, e, n->a, &t)) != C_NORMAL)
                 return rc;
-            if (!js_truthy(t))
+            if (!sluice_jsi_truthy(t))
                 return C_NORMAL;
         }
         first = 0;
-        if ((rc = js_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
             return rc;
-        int stop;
+        bool stop;
         rc = loop_result(exec_stmt(in, e, n->d), &stop);
         if (stop)
             return rc;
     }
 }
 
-static int exec_try(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_try(interp *in, env *e, const sluice_js_node *n)
 {
-    int rc = exec_block(in, e, n->a);
+    jcomp rc = exec_block(in, e, n->a);
     if (rc == C_THROW && n->c != NULL) {
         env *scope = env_new(in, e);
         if (scope == NULL)
@@ -1472,10 +1481,10 @@ static int exec_try(interp *in, env *e, const sluice_js_node *n)
     return rc;
 }
 
-static int exec_switch(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
 {
     jv d;
-    int rc = eval(in, e, n->a, &d);
+    jcomp rc = eval(in, e, n->a, &d);
     if (rc != C_NORMAL)
         return rc;
     env *scope = env_new(in, e);
@@ -1491,7 +1500,7 @@ static int exec_switch(interp *in, env *e, const sluice_js_node *n)
         jv c;
         if ((rc = eval(in, scope, n->list[i]->a, &c)) != C_NORMAL)
             return rc;
-        if (js_strict_equals(d, c))
+        if (sluice_jsi_strict_equals(d, c))
             start = i;
     }
     for (size_t i = 0; i < n->n && start == n->n; i++)
@@ -1507,9 +1516,9 @@ static int exec_switch(interp *in, env *e, const sluice_js_node *n)
     return C_NORMAL;
 }
 
-static int exec_stmt(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
 {
-    int rc = js_step(in);
+    jcomp rc = sluice_jsi_step(in);
     if (rc != C_NORMAL)
         return rc;
     in->line = n->line;
@@ -1527,7 +1536,7 @@ static int exec_stmt(interp *in, env *e, const sluice_js_node *n)
     case JS_IF:
         if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
             return rc;
-        if (js_truthy(v))
+        if (sluice_jsi_truthy(v))
             return exec_stmt(in, e, n->b);
         return n->c != NULL ? exec_stmt(in, e, n->c) : C_NORMAL;
     case JS_FOR:
@@ -1558,7 +1567,7 @@ static int exec_stmt(interp *in, env *e, const sluice_js_node *n)
     case JS_SWITCH:
         return exec_switch(in, e, n);
     default:
-        return js_throw(in, "SyntaxError", "unexpected statement at line %u", n->line);
+        return sluice_jsi_throw(in, "SyntaxError", "unexpected statement at line %u", n->line);
     }
 }
 
@@ -1570,8 +1579,8 @@ static void record_throw(interp *in, sluice_js_run_result *out)
     out->threw = true;
     out->error_line = in->line;
     if (t.t == JV_OBJ && t.u.o->is_error) {
-        const sluice_js_str *name = js_to_string(in, t.u.o->err_name);
-        const sluice_js_str *msg = js_to_string(in, t.u.o->err_message);
+        const sluice_js_str *name = sluice_jsi_to_string(in, t.u.o->err_name);
+        const sluice_js_str *msg = sluice_jsi_to_string(in, t.u.o->err_message);
         out->error_name = name != NULL ? sluice_js_str_utf8(in->out_arena, name) : "Error";
         out->error_message = msg != NULL ? sluice_js_str_utf8(in->out_arena, msg) : "";
         return;
@@ -1580,7 +1589,7 @@ static void record_throw(interp *in, sluice_js_run_result *out)
     sluice_buf b;
     sluice_buf_init(&b, in->out_arena, 64 * 1024);
     bool undef;
-    if (js_json_stringify(in, t, NULL, &b, &undef) == C_NORMAL && !undef)
+    if (sluice_jsi_json_stringify(in, t, NULL, &b, &undef) == C_NORMAL && !undef)
         out->error_message = sluice_buf_cstr(&b);
     else
         out->error_message = "undefined";
@@ -1613,7 +1622,8 @@ sluice_status sluice_js_run(sluice_arena *arena,
     env *global = env_new(&in, NULL);
     env *top = global != NULL ? env_new(&in, global) : NULL;
     in.global = global;
-    int rc = top == NULL || out->logs == NULL ? js_nomem(&in) : js_install_globals(&in, global);
+    jcomp rc = top == NULL || out->logs == NULL ? sluice_jsi_nomem(&in)
+                                                : sluice_jsi_install_globals(&in, global);
     if (rc == C_NORMAL)
         rc = hoist(&in, top, prog->root->list, prog->root->n);
     if (rc == C_NORMAL)
@@ -1624,7 +1634,7 @@ sluice_status sluice_js_run(sluice_arena *arena,
         rc = C_NORMAL;
     }
     if (rc == C_NORMAL && result.t == JV_PROMISE) /* the plan is an async body: adopt */
-        rc = js_settle(&in, result.u.p);
+        rc = sluice_jsi_settle(&in, result.u.p);
     if (rc == C_NORMAL && result.t == JV_PROMISE) {
         if (result.u.p->rejected) {
             in.thrown = result.u.p->v;
@@ -1638,13 +1648,14 @@ sluice_status sluice_js_run(sluice_arena *arena,
         sluice_buf_init(&b, arena,
                         opts->limits.max_bytes > 0 ? opts->limits.max_bytes * 2 + 64 : 0);
         bool undef = false;
-        rc = js_json_stringify(&in, result, NULL, &b, &undef);
+        rc = sluice_jsi_json_stringify(&in, result, NULL, &b, &undef);
         if (rc == C_NORMAL && !undef)
             out->json = sluice_buf_cstr(&b);
     }
     if (rc == C_THROW)
         record_throw(&in, out);
-    if (rc != C_FATAL && js_settle_all(&in) != C_NORMAL) /* calls nobody awaited still count */
+    if (rc != C_FATAL &&
+        sluice_jsi_settle_all(&in) != C_NORMAL) /* calls nobody awaited still count */
         rc = C_FATAL;
     if (rc == C_BREAK || rc == C_CONTINUE || rc == C_SHORT)
         rc = C_NORMAL;

@@ -23,7 +23,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "exec/executor.h"
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 
 #include <jansson.h>
 #include <stdbool.h>

@@ -2,7 +2,7 @@
  * value.c — values, allocation under max_memory_bytes, and JavaScript's conversions (see
  * value.h): ToString, ToNumber, the equalities, Number::toString, JSON.stringify, and values from
  * JSON.
- * Does not own: evaluation (interp.c) or the built-in methods (builtins.c).
+ * Does not own: evaluation (interp.c) or the built-in libraries (lib_*.c, capability.c).
  */
 #include "exec/js/value.h"
 
@@ -14,36 +14,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-int js_nomem(interp *in)
+jcomp sluice_jsi_limit_error(interp *in, const char *key, const char *what, size_t limit)
 {
-    return js_fatal(in, SLUICE_E_NOMEM, "max_memory_bytes", "out of memory running the plan");
+    return sluice_jsi_fatal(in, SLUICE_E_LIMIT, key, "%s at line %u",
+                            sluice_js_limit_text(in->arena, what, limit), in->line);
 }
 
-void *js_alloc(interp *in, size_t size)
+jcomp sluice_jsi_nomem(interp *in)
+{
+    return sluice_jsi_fatal(in, SLUICE_E_NOMEM, "max_memory_bytes",
+                            "out of memory running the plan");
+}
+
+void *sluice_jsi_alloc(interp *in, size_t size)
 {
     if (in->fatal != SLUICE_OK)
         return NULL;
     if (in->max_memory > 0 && sluice_arena_used(in->arena) - in->mem_base + size > in->max_memory) {
-        js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
-                 "the plan's values passed max_memory_bytes = %zu at line %u", in->max_memory,
-                 in->line);
+        sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                         "the plan's values passed max_memory_bytes = %zu at line %u",
+                         in->max_memory, in->line);
         return NULL;
     }
     void *p = sluice_arena_alloc(in->arena, size);
     if (p == NULL)
-        js_nomem(in);
+        sluice_jsi_nomem(in);
     return p;
 }
 
-sluice_js_str *js_str_units(interp *in, const uint16_t *u, size_t len)
+sluice_js_str *sluice_jsi_str_units(interp *in, const uint16_t *u, size_t len)
 {
     if (len > SLUICE_LIMIT_JS_STRING_UNITS) {
-        js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
-                 "a string of %zu characters passes the plan's string limit (%u) at line %u", len,
-                 SLUICE_LIMIT_JS_STRING_UNITS, in->line);
+        sluice_jsi_limit_error(in, "max_memory_bytes", "a string has too many characters",
+                               SLUICE_LIMIT_JS_STRING_UNITS);
         return NULL;
     }
-    sluice_js_str *s = js_alloc(in, sizeof *s + (len + 1) * sizeof(uint16_t));
+    sluice_js_str *s = sluice_jsi_alloc(in, sizeof *s + (len + 1) * sizeof(uint16_t));
     if (s == NULL)
         return NULL;
     s->len = len;
@@ -52,10 +58,10 @@ sluice_js_str *js_str_units(interp *in, const uint16_t *u, size_t len)
     return s;
 }
 
-sluice_js_str *js_str_ascii(interp *in, const char *s)
+sluice_js_str *sluice_jsi_str_ascii(interp *in, const char *s)
 {
     size_t n = strlen(s);
-    sluice_js_str *r = js_alloc(in, sizeof *r + (n + 1) * sizeof(uint16_t));
+    sluice_js_str *r = sluice_jsi_alloc(in, sizeof *r + (n + 1) * sizeof(uint16_t));
     if (r == NULL)
         return NULL;
     r->len = n;
@@ -64,24 +70,24 @@ sluice_js_str *js_str_ascii(interp *in, const char *s)
     return r;
 }
 
-jarr *js_arr_new(interp *in, size_t cap)
+jarr *sluice_jsi_arr_new(interp *in, size_t cap)
 {
-    jarr *a = js_alloc(in, sizeof *a);
+    jarr *a = sluice_jsi_alloc(in, sizeof *a);
     if (a == NULL)
         return NULL;
     a->len = 0;
     a->cap = cap;
-    a->v = cap > 0 ? js_alloc(in, cap * sizeof(jv)) : NULL;
+    a->v = cap > 0 ? sluice_jsi_alloc(in, cap * sizeof(jv)) : NULL;
     if (cap > 0 && a->v == NULL)
         return NULL;
     return a;
 }
 
-int js_arr_push(interp *in, jarr *a, jv v)
+jcomp sluice_jsi_arr_push(interp *in, jarr *a, jv v)
 {
     if (a->len == a->cap) {
         size_t cap = a->cap ? a->cap * 2 : 4;
-        jv *nv = js_alloc(in, cap * sizeof(jv));
+        jv *nv = sluice_jsi_alloc(in, cap * sizeof(jv));
         if (nv == NULL)
             return C_FATAL;
         if (a->len > 0)
@@ -93,15 +99,15 @@ int js_arr_push(interp *in, jarr *a, jv v)
     return C_NORMAL;
 }
 
-jobj *js_obj_new(interp *in)
+jobj *sluice_jsi_obj_new(interp *in)
 {
-    jobj *o = js_alloc(in, sizeof *o);
+    jobj *o = sluice_jsi_alloc(in, sizeof *o);
     if (o != NULL)
         memset(o, 0, sizeof *o);
     return o;
 }
 
-jv *js_obj_get(const jobj *o, const sluice_js_str *k)
+jv *sluice_jsi_obj_get(const jobj *o, const sluice_js_str *k)
 {
     for (size_t i = 0; i < o->len; i++)
         if (sluice_js_str_eq(o->k[i], k))
@@ -109,17 +115,17 @@ jv *js_obj_get(const jobj *o, const sluice_js_str *k)
     return NULL;
 }
 
-int js_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
+jcomp sluice_jsi_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
 {
-    jv *slot = js_obj_get(o, k);
+    jv *slot = sluice_jsi_obj_get(o, k);
     if (slot != NULL) {
         *slot = v;
         return C_NORMAL;
     }
     if (o->len == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 4;
-        const sluice_js_str **nk = js_alloc(in, cap * sizeof *nk);
-        jv *nv = nk != NULL ? js_alloc(in, cap * sizeof *nv) : NULL;
+        const sluice_js_str **nk = sluice_jsi_alloc(in, cap * sizeof *nk);
+        jv *nv = nk != NULL ? sluice_jsi_alloc(in, cap * sizeof *nv) : NULL;
         if (nv == NULL)
             return C_FATAL;
         if (o->len > 0) {
@@ -136,7 +142,7 @@ int js_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
     return C_NORMAL;
 }
 
-int js_obj_delete(jobj *o, const sluice_js_str *k)
+int sluice_jsi_obj_delete(jobj *o, const sluice_js_str *k)
 {
     for (size_t i = 0; i < o->len; i++) {
         if (!sluice_js_str_eq(o->k[i], k))
@@ -149,7 +155,7 @@ int js_obj_delete(jobj *o, const sluice_js_str *k)
     return 0;
 }
 
-int64_t js_index_of_key(const sluice_js_str *s)
+int64_t sluice_jsi_index_of_key(const sluice_js_str *s)
 {
     if (s->len == 0 || s->len > 10 || (s->len > 1 && s->u[0] == '0'))
         return -1;
@@ -162,35 +168,35 @@ int64_t js_index_of_key(const sluice_js_str *s)
     return v < 4294967295LL ? v : -1;
 }
 
-const sluice_js_str **js_obj_keys(interp *in, const jobj *o, size_t *count)
+const sluice_js_str **sluice_jsi_obj_keys(interp *in, const jobj *o, size_t *count)
 {
-    const sluice_js_str **keys = js_alloc(in, (o->len + 1) * sizeof *keys);
+    const sluice_js_str **keys = sluice_jsi_alloc(in, (o->len + 1) * sizeof *keys);
     if (keys == NULL)
         return NULL;
     size_t n = 0;
     /* integer keys first, ascending (insertion sort: objects are small) */
     for (size_t i = 0; i < o->len; i++) {
-        int64_t idx = js_index_of_key(o->k[i]);
+        int64_t idx = sluice_jsi_index_of_key(o->k[i]);
         if (idx < 0)
             continue;
         size_t j = n++;
-        while (j > 0 && js_index_of_key(keys[j - 1]) > idx) {
+        while (j > 0 && sluice_jsi_index_of_key(keys[j - 1]) > idx) {
             keys[j] = keys[j - 1];
             j--;
         }
         keys[j] = o->k[i];
     }
     for (size_t i = 0; i < o->len; i++)
-        if (js_index_of_key(o->k[i]) < 0)
+        if (sluice_jsi_index_of_key(o->k[i]) < 0)
             keys[n++] = o->k[i];
     *count = n;
     return keys;
 }
 
-jv js_make_error(interp *in, const char *name, const sluice_js_str *message)
+jv sluice_jsi_make_error(interp *in, const char *name, const sluice_js_str *message)
 {
-    jobj *o = js_obj_new(in);
-    sluice_js_str *n = js_str_ascii(in, name);
+    jobj *o = sluice_jsi_obj_new(in);
+    sluice_js_str *n = sluice_jsi_str_ascii(in, name);
     if (o == NULL || n == NULL)
         return jv_undef();
     o->is_error = true;
@@ -199,7 +205,7 @@ jv js_make_error(interp *in, const char *name, const sluice_js_str *message)
     return jv_obj(o);
 }
 
-int js_throw(interp *in, const char *name, const char *fmt, ...)
+jcomp sluice_jsi_throw(interp *in, const char *name, const char *fmt, ...)
 {
     char msg[512];
     va_list ap;
@@ -208,15 +214,15 @@ int js_throw(interp *in, const char *name, const char *fmt, ...)
     va_end(ap);
     sluice_js_str *m = sluice_js_str_from_utf8(in->arena, msg, strlen(msg));
     if (m == NULL)
-        return js_nomem(in);
-    jv e = js_make_error(in, name, m);
+        return sluice_jsi_nomem(in);
+    jv e = sluice_jsi_make_error(in, name, m);
     if (e.t == JV_UNDEF)
         return C_FATAL;
     in->thrown = e;
     return C_THROW;
 }
 
-int js_fatal(interp *in, sluice_status status, const char *key, const char *fmt, ...)
+jcomp sluice_jsi_fatal(interp *in, sluice_status status, const char *key, const char *fmt, ...)
 {
     if (in->fatal != SLUICE_OK)
         return C_FATAL;
@@ -232,7 +238,7 @@ int js_fatal(interp *in, sluice_status status, const char *key, const char *fmt,
     return C_FATAL;
 }
 
-int js_truthy(jv v)
+int sluice_jsi_truthy(jv v)
 {
     switch (v.t) {
     case JV_UNDEF:
@@ -249,7 +255,7 @@ int js_truthy(jv v)
     }
 }
 
-static int is_space_unit(uint16_t c)
+bool sluice_jsi_is_space(uint16_t c)
 {
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f' || c == 0xA0 ||
            c == 0xFEFF || c == 0x2028 || c == 0x2029 || c == 0x1680 ||
@@ -260,9 +266,9 @@ static int is_space_unit(uint16_t c)
 static double string_to_number(const sluice_js_str *s)
 {
     size_t b = 0, e = s->len;
-    while (b < e && is_space_unit(s->u[b]))
+    while (b < e && sluice_jsi_is_space(s->u[b]))
         b++;
-    while (e > b && is_space_unit(s->u[e - 1]))
+    while (e > b && sluice_jsi_is_space(s->u[e - 1]))
         e--;
     if (b == e)
         return 0;
@@ -328,7 +334,7 @@ static double string_to_number(const sluice_js_str *s)
     return sign * strtod(p, NULL);
 }
 
-double js_to_number(jv v)
+double sluice_jsi_to_number(jv v)
 {
     switch (v.t) {
     case JV_UNDEF:
@@ -348,7 +354,7 @@ double js_to_number(jv v)
         if (v.u.a->len == 1) {
             jv e = v.u.a->v[0];
             if (e.t == JV_NUM || e.t == JV_STR)
-                return js_to_number(e);
+                return sluice_jsi_to_number(e);
             if (e.t == JV_NULL || e.t == JV_UNDEF)
                 return 0;
         }
@@ -360,7 +366,7 @@ double js_to_number(jv v)
     }
 }
 
-size_t js_number_format(double n, char *buf)
+size_t sluice_jsi_number_format(double n, char *buf)
 {
     if (isnan(n))
         return (size_t)snprintf(buf, 32, "NaN");
@@ -431,7 +437,7 @@ typedef struct ubuf {
     size_t len, cap;
 } ubuf;
 
-static int ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
+static jcomp ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
 {
     if (b->len + n > b->cap) {
         size_t cap = b->cap ? b->cap * 2 : 32;
@@ -440,10 +446,10 @@ static int ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
         if (cap > SLUICE_LIMIT_JS_STRING_UNITS + 1)
             cap = b->len + n;
         if (b->len + n > SLUICE_LIMIT_JS_STRING_UNITS)
-            return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
-                            "a string passes the plan's string limit (%u characters) at line %u",
-                            SLUICE_LIMIT_JS_STRING_UNITS, in->line);
-        uint16_t *nu = js_alloc(in, cap * sizeof *nu);
+            return sluice_jsi_limit_error(in, "max_memory_bytes",
+                                          "a string has too many characters",
+                                          SLUICE_LIMIT_JS_STRING_UNITS);
+        uint16_t *nu = sluice_jsi_alloc(in, cap * sizeof *nu);
         if (nu == NULL)
             return C_FATAL;
         if (b->len > 0)
@@ -457,7 +463,7 @@ static int ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
     return C_NORMAL;
 }
 
-static int ub_ascii(interp *in, ubuf *b, const char *s)
+static jcomp ub_ascii(interp *in, ubuf *b, const char *s)
 {
     uint16_t tmp[64];
     size_t n = strlen(s);
@@ -466,9 +472,9 @@ static int ub_ascii(interp *in, ubuf *b, const char *s)
     return ub_put(in, b, tmp, n < 64 ? n : 64);
 }
 
-static int to_string_into(interp *in, jv v, ubuf *b, int depth);
+static jcomp to_string_into(interp *in, jv v, ubuf *b, int depth);
 
-static int join_into(interp *in, const jarr *a, ubuf *b, int depth)
+static jcomp join_into(interp *in, const jarr *a, ubuf *b, int depth)
 {
     if (depth > 64)
         return ub_ascii(in, b, "");
@@ -482,7 +488,7 @@ static int join_into(interp *in, const jarr *a, ubuf *b, int depth)
     return C_NORMAL;
 }
 
-static int to_string_into(interp *in, jv v, ubuf *b, int depth)
+static jcomp to_string_into(interp *in, jv v, ubuf *b, int depth)
 {
     char num[40];
     switch (v.t) {
@@ -493,7 +499,7 @@ static int to_string_into(interp *in, jv v, ubuf *b, int depth)
     case JV_BOOL:
         return ub_ascii(in, b, v.u.b ? "true" : "false");
     case JV_NUM:
-        js_number_format(v.u.n, num);
+        sluice_jsi_number_format(v.u.n, num);
         return ub_ascii(in, b, num);
     case JV_STR:
         return ub_put(in, b, v.u.s->u, v.u.s->len);
@@ -513,12 +519,12 @@ static int to_string_into(interp *in, jv v, ubuf *b, int depth)
         }
         if (v.u.o->is_date) {
             const sluice_js_str *ds;
-            if (js_date_string(in, v.u.o, &ds) != C_NORMAL)
+            if (sluice_jsi_date_string(in, v.u.o, &ds) != C_NORMAL)
                 return C_FATAL;
             return ub_put(in, b, ds->u, ds->len);
         }
         if (v.u.o->coll != NULL || v.u.o->iter != NULL)
-            return ub_ascii(in, b, js_coll_tag(v.u.o));
+            return ub_ascii(in, b, sluice_jsi_coll_tag(v.u.o));
         return ub_ascii(in, b, "[object Object]");
     case JV_PROMISE:
         return ub_ascii(in, b, "[object Promise]");
@@ -529,22 +535,22 @@ static int to_string_into(interp *in, jv v, ubuf *b, int depth)
     }
 }
 
-const sluice_js_str *js_to_string(interp *in, jv v)
+const sluice_js_str *sluice_jsi_to_string(interp *in, jv v)
 {
     if (v.t == JV_STR)
         return v.u.s;
     ubuf b = { 0 };
     if (to_string_into(in, v, &b, 0) != C_NORMAL)
         return NULL;
-    return js_str_units(in, b.u, b.len);
+    return sluice_jsi_str_units(in, b.u, b.len);
 }
 
-const sluice_js_str *js_to_key(interp *in, jv v)
+const sluice_js_str *sluice_jsi_to_key(interp *in, jv v)
 {
-    return js_to_string(in, v);
+    return sluice_jsi_to_string(in, v);
 }
 
-int js_strict_equals(jv a, jv b)
+int sluice_jsi_strict_equals(jv a, jv b)
 {
     if (a.t != b.t)
         return 0;
@@ -563,11 +569,11 @@ int js_strict_equals(jv a, jv b)
     }
 }
 
-int js_same_value_zero(jv a, jv b)
+int sluice_jsi_same_value_zero(jv a, jv b)
 {
     if (a.t == JV_NUM && b.t == JV_NUM && isnan(a.u.n) && isnan(b.u.n))
         return 1;
-    return js_strict_equals(a, b);
+    return sluice_jsi_strict_equals(a, b);
 }
 
 static int is_object(jv v)
@@ -575,27 +581,27 @@ static int is_object(jv v)
     return v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
 }
 
-int js_loose_equals(interp *in, jv a, jv b)
+int sluice_jsi_loose_equals(interp *in, jv a, jv b)
 {
     if (a.t == b.t)
-        return js_strict_equals(a, b);
+        return sluice_jsi_strict_equals(a, b);
     int an = a.t == JV_NULL || a.t == JV_UNDEF, bn = b.t == JV_NULL || b.t == JV_UNDEF;
     if (an || bn)
         return an && bn;
     if (is_object(a) && is_object(b))
         return 0;
     if (is_object(a)) {
-        const sluice_js_str *s = js_to_string(in, a);
-        return s != NULL && js_loose_equals(in, jv_str(s), b);
+        const sluice_js_str *s = sluice_jsi_to_string(in, a);
+        return s != NULL && sluice_jsi_loose_equals(in, jv_str(s), b);
     }
     if (is_object(b)) {
-        const sluice_js_str *s = js_to_string(in, b);
-        return s != NULL && js_loose_equals(in, a, jv_str(s));
+        const sluice_js_str *s = sluice_jsi_to_string(in, b);
+        return s != NULL && sluice_jsi_loose_equals(in, a, jv_str(s));
     }
-    return js_to_number(a) == js_to_number(b);
+    return sluice_jsi_to_number(a) == sluice_jsi_to_number(b);
 }
 
-int js_str_cmp(const sluice_js_str *a, const sluice_js_str *b)
+int sluice_jsi_str_cmp(const sluice_js_str *a, const sluice_js_str *b)
 {
     size_t n = a->len < b->len ? a->len : b->len;
     for (size_t i = 0; i < n; i++)
@@ -604,7 +610,7 @@ int js_str_cmp(const sluice_js_str *a, const sluice_js_str *b)
     return a->len < b->len ? -1 : a->len > b->len ? 1 : 0;
 }
 
-const char *js_typeof(jv v)
+const char *sluice_jsi_typeof(jv v)
 {
     switch (v.t) {
     case JV_UNDEF:
@@ -714,23 +720,24 @@ static int serializable(jv v)
     return v.t != JV_UNDEF && v.t != JV_FUNC;
 }
 
-static int stringify_value(stringifier *s, jv v);
+static jcomp stringify_value(stringifier *s, jv v);
 
-static int enter_value(stringifier *s, const void *p)
+static jcomp enter_value(stringifier *s, const void *p)
 {
     for (size_t i = 0; i < s->depth; i++)
         if (s->stack[i] == p)
-            return js_throw(s->in, "TypeError", "Converting circular structure to JSON");
+            return sluice_jsi_throw(s->in, "TypeError", "Converting circular structure to JSON");
     if (s->depth >= sizeof s->stack / sizeof s->stack[0])
-        return js_throw(s->in, "RangeError", "value nests too deep to serialize (limit %zu)",
-                        sizeof s->stack / sizeof s->stack[0]);
+        return sluice_jsi_throw(s->in, "RangeError",
+                                "value nests too deep to serialize (limit %zu)",
+                                sizeof s->stack / sizeof s->stack[0]);
     s->stack[s->depth++] = p;
     return C_NORMAL;
 }
 
-static int stringify_array(stringifier *s, const jarr *a)
+static jcomp stringify_array(stringifier *s, const jarr *a)
 {
-    int rc = enter_value(s, a);
+    jcomp rc = enter_value(s, a);
     if (rc != C_NORMAL)
         return rc;
     sluice_buf_putc(s->b, '[');
@@ -750,28 +757,28 @@ static int stringify_array(stringifier *s, const jarr *a)
     return C_NORMAL;
 }
 
-static int stringify_object(stringifier *s, const jobj *o)
+static jcomp stringify_object(stringifier *s, const jobj *o)
 {
     if (o->is_date) { /* toJSON: its ISO string, null when invalid */
         char iso[40];
-        if (!js_date_iso(o, iso)) {
+        if (!sluice_jsi_date_iso(o, iso)) {
             sluice_buf_puts(s->b, "null");
             return C_NORMAL;
         }
         sluice_buf_printf(s->b, "\"%s\"", iso);
         return C_NORMAL;
     }
-    int rc = enter_value(s, o);
+    jcomp rc = enter_value(s, o);
     if (rc != C_NORMAL)
         return rc;
     size_t n;
-    const sluice_js_str **keys = js_obj_keys(s->in, o, &n);
+    const sluice_js_str **keys = sluice_jsi_obj_keys(s->in, o, &n);
     if (keys == NULL)
         return C_FATAL;
     sluice_buf_putc(s->b, '{');
     int any = 0;
     for (size_t i = 0; i < n; i++) {
-        jv v = *js_obj_get(o, keys[i]);
+        jv v = *sluice_jsi_obj_get(o, keys[i]);
         if (!serializable(v))
             continue;
         if (any++)
@@ -791,10 +798,10 @@ static int stringify_object(stringifier *s, const jobj *o)
     return C_NORMAL;
 }
 
-static int stringify_value(stringifier *s, jv v)
+static jcomp stringify_value(stringifier *s, jv v)
 {
     char num[40];
-    if (js_step(s->in) != C_NORMAL)
+    if (sluice_jsi_step(s->in) != C_NORMAL)
         return C_FATAL;
     switch (v.t) {
     case JV_NULL:
@@ -807,7 +814,7 @@ static int stringify_value(stringifier *s, jv v)
         if (!isfinite(v.u.n)) {
             sluice_buf_puts(s->b, "null");
         } else {
-            js_number_format(v.u.n, num);
+            sluice_jsi_number_format(v.u.n, num);
             sluice_buf_puts(s->b, num);
         }
         break;
@@ -826,18 +833,18 @@ static int stringify_value(stringifier *s, jv v)
         break;
     }
     if (sluice_buf_status(s->b) != SLUICE_OK)
-        return js_fatal(s->in, SLUICE_E_LIMIT, "max_memory_bytes",
-                        "the serialized value passes max_memory_bytes");
+        return sluice_jsi_fatal(s->in, SLUICE_E_LIMIT, "max_memory_bytes",
+                                "the serialized value passes max_memory_bytes");
     return C_NORMAL;
 }
 
-int js_json_stringify(
+jcomp sluice_jsi_json_stringify(
     interp *in, jv v, const sluice_js_str *indent, sluice_buf *b, bool *undefined_out)
 {
     *undefined_out = !serializable(v);
     if (*undefined_out)
         return C_NORMAL;
-    stringifier *s = js_alloc(in, sizeof *s);
+    stringifier *s = sluice_jsi_alloc(in, sizeof *s);
     if (s == NULL)
         return C_FATAL;
     memset(s, 0, sizeof *s);
@@ -847,22 +854,22 @@ int js_json_stringify(
     if (indent != NULL) {
         char *u8 = sluice_js_str_utf8(in->arena, indent);
         if (u8 == NULL)
-            return js_nomem(in);
+            return sluice_jsi_nomem(in);
         s->indent = u8;
     }
-    int rc = stringify_value(s, v);
+    jcomp rc = stringify_value(s, v);
     if (rc == C_NORMAL && sluice_buf_status(b) != SLUICE_OK)
-        return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
-                        "the serialized value passes max_memory_bytes");
+        return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
+                                "the serialized value passes max_memory_bytes");
     return rc;
 }
 
 /* --- values from JSON ---------------------------------------------------------------------- */
 
-static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
+static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth)
 {
     if (depth > (int)SLUICE_LIMIT_NESTING_DEPTH)
-        return js_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes", "JSON nests too deep");
+        return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes", "JSON nests too deep");
     switch (json_typeof(j)) {
     case JSON_NULL:
         *out = jv_null();
@@ -883,12 +890,12 @@ static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
         sluice_js_str *s =
             sluice_js_str_from_utf8(in->arena, json_string_value(j), json_string_length(j));
         if (s == NULL)
-            return js_nomem(in);
+            return sluice_jsi_nomem(in);
         *out = jv_str(s);
         return C_NORMAL;
     }
     case JSON_ARRAY: {
-        jarr *a = js_arr_new(in, json_array_size(j));
+        jarr *a = sluice_jsi_arr_new(in, json_array_size(j));
         if (a == NULL)
             return C_FATAL;
         size_t i;
@@ -904,7 +911,7 @@ static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
         return C_NORMAL;
     }
     case JSON_OBJECT: {
-        jobj *o = js_obj_new(in);
+        jobj *o = sluice_jsi_obj_new(in);
         if (o == NULL)
             return C_FATAL;
         const char *k;
@@ -914,9 +921,9 @@ static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
             jv v;
             sluice_js_str *ks = sluice_js_str_from_utf8(in->arena, k, strlen(k));
             if (ks == NULL)
-                return js_nomem(in);
+                return sluice_jsi_nomem(in);
             if (from_json_depth(in, e, &v, depth + 1) != C_NORMAL ||
-                js_obj_set(in, o, ks, v) != C_NORMAL)
+                sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
                 return C_FATAL;
         }
         *out = jv_obj(o);
@@ -927,7 +934,7 @@ static int from_json_depth(interp *in, const json_t *j, jv *out, int depth)
     return C_NORMAL;
 }
 
-int js_from_json(interp *in, const json_t *j, jv *out)
+jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out)
 {
     return from_json_depth(in, j, out, 0);
 }

@@ -3,7 +3,7 @@
  * upstream-call bound, loops, depth, output fields, and the rules that refuse a plan.
  *
  * Owns: the walk over the syntax tree and what it concludes.
- * Does not own: parsing (exec/js/parse.c), the canonical hash and the vtable (frontend.c).
+ * Does not own: parsing (syntax/js/parse.c), the canonical hash and the vtable (frontend.c).
  *
  * The call bound: a call site contributes how often it can run — 1 in straight-line code, N
  * inside a callback of .map/.forEach/.flatMap/.filter/... over a value known to hold at most N
@@ -12,10 +12,10 @@
  * Unknown is not refused: the run enforces max_api_calls on every call.
  */
 #include "core/buf.h"
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
 #include "lang/js/mcp_calls.h"
 #include "lang/js/ops.h"
+#include "syntax/js/parse.h"
 
 #include <math.h>
 #include <stdio.h>

@@ -5,14 +5,14 @@
  * Owns: the canonical form (tokens joined by one space; strings and templates by their cooked
  * value, numbers by their value: whitespace, comments and quote style do not change the hash,
  * literals and order do) and the translation of parse failures into violations.
- * Does not own: the walk (analyze.c) or the grammar (exec/js/parse.c).
+ * Does not own: the walk (analyze.c) or the grammar (syntax/js/parse.c).
  */
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/limits.h"
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
 #include "lang/js/ops.h"
+#include "syntax/js/parse.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,13 +1,13 @@
 /*
  * js.h — the JavaScript plan front end ("javascript"): plans written in the plan language
- * (exec/js/, docs/js-plans.md) analyzed into CodeFacts.
+ * (syntax/js/, docs/js-plans.md) analyzed into CodeFacts.
  *
  * Owns: the sluice_frontend vtable for "javascript", the canonical form (from the token stream:
  * whitespace and comments do not matter, literals and order do), and the static analysis: every
  * api.<verb>(path, ...) and mcp.call(server, tool, args) call site with its path template and
  * action, the static upper bound of upstream calls with where it comes from, loops, depth and
  * output fields, and the openapi_* / max_api_calls rules.
- * Does not own: parsing (exec/js/parse.h, shared with the interpreter), running plans
+ * Does not own: parsing (syntax/js/parse.h, shared with the interpreter), running plans
  * (exec/js_plan.c), policy or risk floors.
  *
  * The language is registered as "javascript" only (no "js" alias: the registry matches names

@@ -6,8 +6,8 @@
 #ifndef SLUICE_LANG_JS_MCP_CALLS_H
 #define SLUICE_LANG_JS_MCP_CALLS_H
 
-#include "exec/js/parse.h"
 #include "lang/js/js.h"
+#include "syntax/js/parse.h"
 
 #include <jansson.h>
 

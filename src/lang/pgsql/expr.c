@@ -9,8 +9,11 @@
  *   | WHERE, ON, HAVING, FILTER             | bare, `=` or IS NOT DISTINCT FROM against a    |
  *   |                                       | base-table column, one parameter, one literal; |
  *   |                                       | IS [NOT] NULL; IN (SELECT one base column)     |
- *   | GROUP BY, DISTINCT ON, GROUPING SETS  | bare                                           |
- *   | ORDER BY, PARTITION BY, window ORDER  | never                                          |
+ *   | GROUP BY, GROUPING SETS               | bare                                           |
+ *   | ORDER BY, DISTINCT ON, PARTITION BY,  | never (PG_STRICT)                              |
+ *   | window ORDER, LIMIT/OFFSET, a set-    |                                                |
+ *   | returning function's arguments        |                                                |
+ *   | under OR, NOT, CASE, IS TRUE, a call  | never (PG_STRICT: only AND keeps the top level)|
  *   | IN / ANY / ALL / EXISTS subqueries    | only inside them under the same rules          |
  *   | a function, cast, LIKE, <, BETWEEN... | never                                          |
  *
@@ -234,6 +237,7 @@ static void note_blocked_use(pg_ctx *c, const pg_col *col)
 {
     pg_add(c, &c->facts->blocked_used, col->base);
     pg_add(c, &c->facts->fields_read, col->base);
+    c->facts->blocked_in_predicate = true;
 }
 
 /* `blocked = other` in a predicate: true when it was judged here (allowed, or refused with a
@@ -276,14 +280,15 @@ a_expr(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefact
                          strcmp(kind, "AEXPR_NOT_DISTINCT") == 0);
     if (mode == PG_PREDICATE && equality && blocked_equality(c, s, body))
         return;
-    walk(c, s, json_object_get(body, "lexpr"), mode, out);
-    walk(c, s, json_object_get(body, "rexpr"), mode, out);
+    pg_mode inner = mode == PG_VALUE ? PG_VALUE : PG_STRICT;
+    walk(c, s, json_object_get(body, "lexpr"), inner, out);
+    walk(c, s, json_object_get(body, "rexpr"), inner, out);
 }
 
 /* The WindowDef named name in the SELECT's WINDOW clause, or NULL. */
 static json_t *named_window(const pg_scope *s, const char *name)
 {
-    for (size_t i = 0; name != NULL && i < json_array_size(s->windows); i++) {
+    for (size_t i = 0; s != NULL && name != NULL && i < json_array_size(s->windows); i++) {
         json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
         const char *n = json_string_value(json_object_get(def, "name"));
         if (n != NULL && strcmp(n, name) == 0)
@@ -299,15 +304,15 @@ static void
 window_lineage(pg_ctx *c, const pg_scope *s, json_t *win, json_t *at, sluice_codefacts_list *out)
 {
     for (size_t hops = 0; win != NULL; hops++) {
-        walk_array(c, s, json_object_get(win, "partitionClause"), PG_PREDICATE, out);
-        walk_array(c, s, json_object_get(win, "orderClause"), PG_PREDICATE, out);
+        walk_array(c, s, json_object_get(win, "partitionClause"), PG_STRICT, out);
+        walk_array(c, s, json_object_get(win, "orderClause"), PG_STRICT, out);
         const char *ref = json_string_value(json_object_get(win, "refname"));
         if (ref == NULL && hops == 0)
             ref = json_string_value(json_object_get(win, "name")); /* OVER w */
         if (ref == NULL)
             return;
         json_t *next = named_window(s, ref);
-        if (next == NULL || hops > json_array_size(s->windows)) {
+        if (next == NULL || hops > json_array_size(s != NULL ? s->windows : NULL)) {
             pg_violate(c, at, "unknown_column", "define the window in this query's WINDOW clause",
                        "window %s is not defined here", ref);
             return;
@@ -328,8 +333,11 @@ func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codef
         return;
     }
     sluice_pgsql_check_function(c, body, schema, name);
-    walk_array(c, s, json_object_get(body, "args"), mode, out);
-    walk_array(c, s, json_object_get(body, "agg_order"), mode, out);
+    /* a set-returning function's arguments decide how many rows come back */
+    pg_mode inner = mode != PG_VALUE || sluice_pgsql_set_returning(name) ? PG_STRICT : PG_VALUE;
+    walk_array(c, s, json_object_get(body, "args"), inner, out);
+    walk_array(c, s, json_object_get(body, "agg_order"), mode == PG_VALUE ? PG_VALUE : PG_STRICT,
+               out);
     walk(c, s, json_object_get(body, "agg_filter"), PG_PREDICATE, out);
     json_t *over = json_object_get(body, "over");
     if (over == NULL)
@@ -371,17 +379,18 @@ static void
 sublink(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefacts_list *out)
 {
     sluice_sql_ext(c->facts)->subquery_count++;
-    pg_rel rel = sluice_pgsql_query(c, s, s->ctes, json_object_get(body, "subselect"));
+    pg_rel rel =
+        sluice_pgsql_query(c, s, s != NULL ? s->ctes : NULL, json_object_get(body, "subselect"));
     if (mode == PG_PREDICATE && blocked_in(c, s, body, &rel))
         return;
-    walk(c, s, json_object_get(body, "testexpr"), mode, out);
+    walk(c, s, json_object_get(body, "testexpr"), mode == PG_VALUE ? PG_VALUE : PG_STRICT, out);
     const char *type = json_string_value(json_object_get(body, "subLinkType"));
     if (type != NULL && strcmp(type, "EXISTS_SUBLINK") == 0)
         return; /* a truth value: what the subquery returns is not part of it */
     sluice_codefacts_list values = { 0 };
     for (size_t i = 0; i < rel.count; i++)
         pg_add_all(c, &values, &rel.cols[i].lineage);
-    if (mode == PG_PREDICATE && sluice_pgsql_lineage_blocked(c, &values))
+    if (mode != PG_VALUE && sluice_pgsql_lineage_blocked(c, &values))
         refuse_blocked(c, body, "returned by a subquery");
     pg_add_all(c, out, &values);
 }
@@ -416,7 +425,7 @@ static void use_columns(
     pg_ctx *c, json_t *body, pg_mode mode, sluice_codefacts_list *here, sluice_codefacts_list *out)
 {
     pg_add_all(c, &c->facts->fields_read, here);
-    for (size_t i = 0; mode == PG_PREDICATE && i < here->count; i++)
+    for (size_t i = 0; mode != PG_VALUE && i < here->count; i++)
         if (sluice_pgsql_blocked(c, here->items[i])) {
             refuse_blocked(c, body, here->items[i]);
             break;
@@ -437,6 +446,18 @@ const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *bo
         if (entry_in(level, row) != NULL)
             return sluice_pgsql_find_column(c, s, row, field, ref);
     return NULL;
+}
+
+/* The mode of a node's children: only AND keeps a predicate's top level (each conjunct still
+ * one guess); OR, NOT, CASE, a test of truth or anything else around a comparison makes it
+ * strict, since many guesses per query or one bit of every row could be read through it. */
+static pg_mode nested_mode(const char *type, json_t *body, pg_mode mode)
+{
+    if (mode != PG_PREDICATE)
+        return mode;
+    const char *op = json_string_value(json_object_get(body, "boolop"));
+    bool and = strcmp(type, "BoolExpr") == 0 && op != NULL && strcmp(op, "AND_EXPR") == 0;
+    return and || strcmp(type, "List") == 0 ? PG_PREDICATE : PG_STRICT;
 }
 
 static void
@@ -494,7 +515,8 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
         for (size_t k = 0; i < sizeof passthrough / sizeof passthrough[0] && k < 3 &&
                            passthrough[i].keys[k] != NULL;
              k++)
-            walk(c, s, json_object_get(body, passthrough[i].keys[k]), mode, out);
+            walk(c, s, json_object_get(body, passthrough[i].keys[k]), nested_mode(type, body, mode),
+                 out);
     }
     c->depth--;
 }

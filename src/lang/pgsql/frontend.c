@@ -63,6 +63,23 @@ static void read_rules(pg_ctx *c)
                                  "sql_require_limit: the query needs a LIMIT");
 }
 
+/* What PostgreSQL would be asked to plan, bounded before it is (SLUICE_PGSQL_MAX_CTES,
+ * SLUICE_PGSQL_MAX_RELATIONS). */
+static void planning_bounds(pg_ctx *c)
+{
+    sluice_codefacts *f = c->facts;
+    if (c->ctes > SLUICE_PGSQL_MAX_CTES)
+        sluice_codefacts_violate(f, "too_complex", 0, 0, "split the question into smaller queries",
+                                 "the query defines %zu CTEs (limit is %u)", c->ctes,
+                                 SLUICE_PGSQL_MAX_CTES);
+    if (c->relations > SLUICE_PGSQL_MAX_RELATIONS)
+        sluice_codefacts_violate(f, "too_complex", 0, 0, "split the question into smaller queries",
+                                 "the query reads %zu tables, views, subqueries and functions, "
+                                 "views' own and each pass over a recursive CTE included (limit "
+                                 "is %u)",
+                                 c->relations, SLUICE_PGSQL_MAX_RELATIONS);
+}
+
 /* sql_allowed_tables and sql_blocked_tables, on the tables read and written. */
 static void table_rules(pg_ctx *c, const sluice_codefacts_list *tables)
 {
@@ -107,6 +124,18 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
     }
 }
 
+/* Every blocked column the statement reads anywhere, not only in predicates, counts as used:
+ * the executor scrubs engine errors whenever blocked_used is not empty, and an error raised
+ * anywhere (a cast in a subquery, a FROM function, a window argument, a view) can quote the
+ * value (issue 21). */
+static void note_blocked_reads(pg_ctx *c)
+{
+    sluice_codefacts *f = c->facts;
+    for (size_t i = 0; i < f->fields_read.count; i++)
+        if (sluice_pgsql_blocked(c, f->fields_read.items[i]))
+            pg_add(c, &f->blocked_used, f->fields_read.items[i]);
+}
+
 static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
 {
     c->facts = sluice_sql_facts_new(c->arena);
@@ -116,6 +145,8 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
     sluice_sql_ext(c->facts)->dialect = SLUICE_PGSQL_DIALECT;
     c->new_taint = (sluice_codefacts_list){ 0 };
     c->depth = 0;
+    c->relations = 0;
+    c->ctes = 0;
     sluice_pgsql_classify(c, stmt);
     if (c->facts->action == SLUICE_ACTION_ADMIN) {
         refuse_admin(c);
@@ -126,6 +157,8 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
         check_outputs(c, &rel);
         read_rules(c);
     }
+    note_blocked_reads(c);
+    planning_bounds(c);
     table_rules(c, &c->facts->resources_read);
     table_rules(c, &c->facts->resources_written);
     sluice_status st = sluice_pgsql_canonicalize(c, tree);
@@ -185,6 +218,36 @@ static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc
     return sluice_executor_schema(fc->executor, c->arena, s, err);
 }
 
+/* The second judge (plan.c): PostgreSQL's own plan for a read the parse-tree layer accepted,
+ * when it references a blocked column (otherwise nothing blocked can reach the result). A plan
+ * PostgreSQL refuses to make, or cannot make in time, refuses the statement. */
+static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
+{
+    sluice_codefacts *f = c->facts;
+    if (fc == NULL || fc->executor == NULL || f->action != SLUICE_ACTION_READ ||
+        f->violation_count > 0 || f->blocked_used.count == 0)
+        return SLUICE_OK;
+    int64_t timeout = c->cm->execution_timeout_seconds > 0
+                          ? (int64_t)c->cm->execution_timeout_seconds * 1000
+                          : SLUICE_PGSQL_PLAN_TIMEOUT_MS;
+    const char *plan = NULL;
+    sluice_error err = { 0 };
+    sluice_status st =
+        sluice_executor_explain(fc->executor, c->arena, c->code, c->code_len, timeout, &plan, &err);
+    if (st == SLUICE_E_UNSUPPORTED)
+        return SLUICE_OK;
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    if (st != SLUICE_OK)
+        return sluice_codefacts_violate(
+            f, st == SLUICE_E_TIMEOUT ? "too_complex" : "plan_refused", err.line, err.column,
+            "fix what PostgreSQL reports, or split the question into smaller queries",
+            "PostgreSQL did not plan the statement: %s",
+            err.message != NULL ? err.message : "no reason given");
+    bool refused = false;
+    return sluice_pgsql_judge_plan(c, plan, &refused);
+}
+
 /* Facts for code refused before any resolution (NUL byte, syntax, statement count). */
 static sluice_status early_refusal(pg_ctx *c)
 {
@@ -232,6 +295,8 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
         st = resolve(&c, tree, stmt);
     if (st == SLUICE_OK && stmt != NULL)
         st = sluice_pgsql_check_variables(&c, stmt, variables_json);
+    if (st == SLUICE_OK && stmt != NULL)
+        st = judge_by_plan(&c, fc);
     if (st != SLUICE_OK)
         return st;
     score(c.facts, c.schema);
@@ -255,7 +320,7 @@ sluice_status sluice_pgsql_canonical_hash(sluice_arena *arena,
 
 sluice_risk sluice_pgsql_risk(const sluice_codefacts *facts, const char **reason)
 {
-    if (facts->action == SLUICE_ACTION_READ && facts->blocked_used.count > 0) {
+    if (facts->action == SLUICE_ACTION_READ && facts->blocked_in_predicate) {
         *reason = "a predicate reads blocked fields (a person approves even point lookups)";
         return SLUICE_RISK_HIGH;
     }

@@ -106,6 +106,10 @@ static const char *const allowed[] = {
     "least",
     "num_nulls",
     "num_nonnulls",
+    /* what the parser itself inserts for `SIMILAR TO` and `LIKE ... ESCAPE` (the pattern's
+     * escape applied; the pattern rules of the predicate table still govern the column) */
+    "similar_to_escape",
+    "like_escape",
     /* math */
     "abs",
     "cbrt",
@@ -314,6 +318,34 @@ static const char *denied_reason(const char *name)
             return denied[i].reason;
     }
     return NULL;
+}
+
+bool sluice_pgsql_set_returning(const char *name)
+{
+    static const char *const srfs[] = {
+        "generate_series",
+        "generate_subscripts",
+        "unnest",
+        "json_array_elements",
+        "jsonb_array_elements",
+        "json_array_elements_text",
+        "jsonb_array_elements_text",
+        "json_each",
+        "jsonb_each",
+        "json_each_text",
+        "jsonb_each_text",
+        "json_object_keys",
+        "jsonb_object_keys",
+        "jsonb_path_query",
+        "regexp_matches",
+        "regexp_split_to_table",
+        "string_to_table",
+        "json_populate_recordset",
+        "jsonb_populate_recordset",
+        "json_to_recordset",
+        "jsonb_to_recordset",
+    };
+    return IN(srfs, name);
 }
 
 bool sluice_pgsql_table_function_allowed(const char *name)

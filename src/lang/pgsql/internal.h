@@ -19,6 +19,25 @@
 
 /* Nesting of queries, views and expressions the resolver follows before refusing. */
 #define SLUICE_PGSQL_MAX_DEPTH 256u
+/* What libpg_query is given, checked token by token before it parses (parse.c): its parse and
+ * its JSON output recurse once per nesting level, so a long operator chain (`1+1+...`, each `+`
+ * one level deeper) or deep brackets would overflow the stack inside the library. Every token
+ * that can deepen the tree (an operator, or a keyword such as AND, NOT, IS, UNION, JOIN, CASE)
+ * counts against SLUICE_PGSQL_MAX_OPERATORS; bracket depth against SLUICE_PGSQL_MAX_NESTING. */
+#define SLUICE_PGSQL_MAX_OPERATORS 2000u
+#define SLUICE_PGSQL_MAX_NESTING   100u
+/* What PostgreSQL is asked to plan: CTEs defined and FROM items read (views' own items, CTE and
+ * subquery bodies included) in one statement. The planner's search grows with both, and a long
+ * CTE chain planned for minutes past statement_timeout, since planning checks for interrupts
+ * rarely (issue 21); the read role's transaction also pins the collapse limits (exec/postgres.c).
+ * Joins: sql_max_joins of [code_mode]. */
+#define SLUICE_PGSQL_MAX_CTES      32u
+#define SLUICE_PGSQL_MAX_RELATIONS 64u
+/* PostgreSQL's plan, walked by plan.c: relations and subplans it names, and nodes. */
+#define SLUICE_PGSQL_MAX_PLAN_RELS  256u
+#define SLUICE_PGSQL_MAX_PLAN_NODES 4096u
+/* How long PostgreSQL may plan when [code_mode] execution_timeout_seconds is 0 (no limit). */
+#define SLUICE_PGSQL_PLAN_TIMEOUT_MS 10000
 /* Passes of taint propagation (each can block more columns) before refusing. */
 #define SLUICE_PGSQL_MAX_TAINT_PASSES 8u
 
@@ -47,6 +66,7 @@ typedef struct pg_cte {
     const char *name;
     pg_rel rel;
     const struct pg_cte *next;
+    bool pending; /* not resolved yet: naming it is refused (see query.c with_clause) */
 } pg_cte;
 
 typedef struct pg_scope {
@@ -60,8 +80,14 @@ typedef struct pg_scope {
 } pg_scope;
 
 typedef enum pg_mode {
-    PG_VALUE,     /* computes a value: lineage only */
-    PG_PREDICATE, /* filters, orders or partitions: blocked columns refused but bare = */
+    PG_VALUE, /* computes a value: lineage only */
+    /* a top-level (AND-ed) conjunct of WHERE, ON, HAVING or FILTER: blocked columns refused but
+     * a bare = and IS [NOT] NULL; below anything but AND a predicate becomes PG_STRICT */
+    PG_PREDICATE,
+    /* orders, partitions, counts rows (LIMIT/OFFSET, a set-returning function's arguments) or
+     * wraps a comparison (OR, NOT, CASE, IS TRUE, = false, a function): no blocked column at
+     * all, since each of these answers many guesses or one bit of every row (issue 21) */
+    PG_STRICT,
 } pg_mode;
 
 typedef struct pg_ctx {
@@ -74,6 +100,8 @@ typedef struct pg_ctx {
     sluice_codefacts_list tainted;   /* equated with blocked ones in an earlier pass */
     sluice_codefacts_list new_taint; /* found in this pass */
     size_t depth;
+    size_t relations; /* FROM items resolved in this pass */
+    size_t ctes;      /* CTEs defined in this pass */
     bool nomem;
 } pg_ctx;
 
@@ -129,6 +157,13 @@ void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from);
  * added to resources_written and to s by its alias. False (a violation) when it is not one. */
 bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *range_var);
 
+/* ---- plan.c ---- */
+
+/* Judges PostgreSQL's own plan (sluice_executor_explain's JSON) against the contract: *refused
+ * (with plan_refused violations) when it outputs, orders or counts rows by a blocked column, or
+ * shows something the walk does not know. SLUICE_E_NOMEM only. */
+sluice_status sluice_pgsql_judge_plan(pg_ctx *c, const char *plan_json, bool *refused);
+
 /* ---- write.c ---- */
 
 /* Resolves an INSERT, UPDATE, DELETE, TRUNCATE or MERGE and applies the rules of changes. */
@@ -157,6 +192,10 @@ const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *bo
 /* Checks a called function (lower-case name, schema or NULL): a violation when it is not on the
  * allowlist, naming why for the dangerous ones. Counts aggregates and windows. */
 void sluice_pgsql_check_function(pg_ctx *c, json_t *body, const char *schema, const char *name);
+
+/* True for a set-returning function: its arguments decide the row count, wherever it is
+ * called (FROM or the SELECT list), so no blocked column may reach them. */
+bool sluice_pgsql_set_returning(const char *name);
 
 /* Set-returning functions allowed in FROM (one output column). */
 bool sluice_pgsql_table_function_allowed(const char *name);

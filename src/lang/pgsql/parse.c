@@ -7,12 +7,77 @@
  */
 #include "core/hash.h"
 #include "lang/pgsql/internal.h"
+#include "lang/sql/lexer.h"
 
 #include <ctype.h>
 #include <pg_query.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+/* Keywords that build a deeper tree node around what precedes or follows them. */
+static bool deepening_keyword(const char *t, size_t n)
+{
+    static const char *const words[] = {
+        "and",   "or",        "not",     "is",   "isnull",   "notnull", "like",
+        "ilike", "similar",   "between", "in",   "collate",  "at",      "case",
+        "union", "intersect", "except",  "join", "overlaps", "escape",
+    };
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strlen(words[i]) == n && strncasecmp(t, words[i], n) == 0)
+            return true;
+    return false;
+}
+
+/* A violation at byte offset at. */
+static void
+violate_at(pg_ctx *c, size_t at, const char *rule, const char *suggestion, const char *message)
+{
+    size_t line = 0, column = 0;
+    sluice_error_locate(c->code, c->code_len, at, &line, &column);
+    if (sluice_codefacts_violate(c->facts, rule, line, column, suggestion, "%s", message) !=
+        SLUICE_OK)
+        c->nomem = true;
+}
+
+/* The token-level bound on what libpg_query may see (see SLUICE_PGSQL_MAX_OPERATORS): false,
+ * with a violation naming the limit and where it was passed, when the text is over it. Cheap:
+ * one pass, nothing allocated. */
+static bool within_parse_bounds(pg_ctx *c, const char *text, size_t len)
+{
+    size_t nesting = 0, operators = 0;
+    char message[160];
+    for (size_t p = 0; p < len;) {
+        sluice_sql_token kind;
+        size_t n = sluice_sql_lex(text, len, p, &kind);
+        if (n == 0)
+            break;
+        char ch = text[p];
+        if (kind == SLUICE_SQL_TK_OTHER && (ch == '(' || ch == '[') &&
+            ++nesting > SLUICE_PGSQL_MAX_NESTING) {
+            snprintf(message, sizeof message,
+                     "the SQL nests brackets more than %u levels deep (limit is %u)",
+                     SLUICE_PGSQL_MAX_NESTING, SLUICE_PGSQL_MAX_NESTING);
+            violate_at(c, p, "too_complex", "flatten the query: use a CTE for a nested part",
+                       message);
+            return false;
+        }
+        if (kind == SLUICE_SQL_TK_OTHER && (ch == ')' || ch == ']') && nesting > 0)
+            nesting--;
+        bool deepens = (kind == SLUICE_SQL_TK_OTHER && strchr("(),[];.", ch) == NULL) ||
+                       (kind == SLUICE_SQL_TK_WORD && deepening_keyword(text + p, n));
+        if (deepens && ++operators > SLUICE_PGSQL_MAX_OPERATORS) {
+            snprintf(message, sizeof message,
+                     "the SQL has more than %u operators and nesting keywords (limit is %u)",
+                     SLUICE_PGSQL_MAX_OPERATORS, SLUICE_PGSQL_MAX_OPERATORS);
+            violate_at(c, p, "too_complex", "split the question into smaller queries", message);
+            return false;
+        }
+        p += n;
+    }
+    return true;
+}
 
 static void tree_release(void *p)
 {
@@ -22,6 +87,8 @@ static void tree_release(void *p)
 sluice_status sluice_pgsql_parse(pg_ctx *c, const char *text, json_t **tree)
 {
     *tree = NULL;
+    if (!within_parse_bounds(c, text, strlen(text)))
+        return c->nomem ? SLUICE_E_NOMEM : SLUICE_OK;
     PgQueryParseResult r = pg_query_parse(text);
     sluice_status st = SLUICE_OK;
     if (r.error != NULL) {
@@ -36,8 +103,15 @@ sluice_status sluice_pgsql_parse(pg_ctx *c, const char *text, json_t **tree)
     } else {
         json_error_t jerr;
         *tree = json_loads(r.parse_tree, 0, &jerr);
-        /* cleanup_add releases the tree itself when it fails */
-        if (*tree == NULL || sluice_arena_cleanup_add(c->arena, tree_release, *tree) != SLUICE_OK) {
+        if (*tree == NULL && json_error_code(&jerr) == json_error_stack_overflow) {
+            char message[160];
+            snprintf(message, sizeof message,
+                     "the SQL nests deeper than its parse tree may (%d levels of JSON)",
+                     JSON_PARSER_MAX_DEPTH);
+            violate_at(c, 0, "too_complex", "split the question into smaller queries", message);
+        } else if (*tree == NULL ||
+                   sluice_arena_cleanup_add(c->arena, tree_release, *tree) != SLUICE_OK) {
+            /* cleanup_add releases the tree itself when it fails */
             *tree = NULL;
             st = SLUICE_E_NOMEM;
         }

@@ -137,7 +137,13 @@ static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
     const pg_cte *cte = schema == NULL ? find_cte(s->ctes, name) : NULL;
     const sluice_schema_table *t = cte == NULL ? catalog_table(c, schema, name) : NULL;
     pg_rel rel;
-    if (cte != NULL) {
+    if (cte != NULL && cte->pending) {
+        pg_violate(c, body, "unsupported_query", "define each CTE before the CTEs that use it",
+                   "CTE %s is used before it is defined (a forward reference in WITH RECURSIVE, "
+                   "or its own first term)",
+                   name);
+        return;
+    } else if (cte != NULL) {
         rel = cte->rel;
     } else if (t == NULL) {
         pg_violate(c, body, "unknown_table",
@@ -177,6 +183,15 @@ static size_t function_width(json_t *call, const char *fname)
 {
     size_t args = json_array_size(json_object_get(call, "args"));
     return strcmp(fname, "unnest") == 0 && args > 1 ? args : 1;
+}
+
+/* The OUT parameter name of a set-returning function's one column (json_array_elements ->
+ * "value"), which the alias does not replace; NULL when the column takes the function's or the
+ * alias's name. */
+static const char *out_name(const char *fname)
+{
+    return strncmp(fname, "json", 4) == 0 && strstr(fname, "_array_elements") != NULL ? "value"
+                                                                                      : NULL;
 }
 
 /* generate_series(1, 10) AS g(i), unnest(a, b) AS u(x, y), ROWS FROM (f(), g()), WITH
@@ -224,16 +239,17 @@ static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
         json_t *names = json_object_get(call, "funcname");
         const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
         sluice_codefacts_list lineage = { 0 };
-        sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_VALUE, &lineage);
+        /* its arguments decide how many rows (and which) come back: no blocked column */
+        sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_STRICT, &lineage);
         for (size_t w = function_width(call, fname); w > 0; w--, k++) {
             cols[k].lineage = lineage;
-            cols[k].name = fname;
+            cols[k].name = out_name(fname) != NULL ? out_name(fname) : fname;
         }
     }
     if (ordinality)
         cols[k++].name = "ordinality";
-    /* One unnamed column takes the alias's name, as PostgreSQL does. */
-    if (width == 1 && alias_name != NULL)
+    /* One column without an OUT name takes the alias's name, as PostgreSQL does. */
+    if (width == 1 && alias_name != NULL && out_name(first) == NULL)
         cols[0].name = alias_name;
     for (size_t i = 0; i < json_array_size(colnames); i++)
         cols[i].name = pg_string(json_array_get(colnames, i));
@@ -313,6 +329,7 @@ using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json
         }
         for (int side = 0; side < 2; side++) {
             pg_add(c, &c->facts->blocked_used, cols[side]->base);
+            c->facts->blocked_in_predicate = true;
             if (!sluice_pgsql_blocked(c, cols[side]->base))
                 pg_add(c, &c->new_taint, cols[side]->base);
         }
@@ -395,6 +412,8 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
 {
     const char *type = pg_node_type(node);
     json_t *body = type != NULL ? json_object_get(node, type) : NULL;
+    if (type != NULL && strcmp(type, "JoinExpr") != 0)
+        c->relations++; /* planning bound: frontend.c checks SLUICE_PGSQL_MAX_RELATIONS */
     if (type != NULL && strcmp(type, "RangeVar") == 0)
         range_var(c, s, body);
     else if (type != NULL && strcmp(type, "RangeSubselect") == 0)
@@ -438,22 +457,88 @@ bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *body)
 
 /* ---- the SELECT list ---- */
 
-static const char *derived_name(json_t *val)
+/* The last name of a names list (a function's or a type's). */
+static const char *last_name(json_t *names)
 {
-    json_t *ref = pg_node_body(val, "ColumnRef");
-    if (ref != NULL) {
-        json_t *f = json_object_get(ref, "fields");
-        const char *s = pg_string(json_array_get(f, json_array_size(f) - 1));
-        return s != NULL ? s : "?column?";
+    return pg_string(json_array_get(names, json_array_size(names) - 1));
+}
+
+/* The name PostgreSQL gives an unnamed SELECT-list value (FigureColname in its parser), and how
+ * strongly (2: a column's or function's own name; 1: a fallback such as "case" or a cast's type;
+ * 0: "?column?"). Names matter: a name sluice did not give a column would resolve elsewhere. */
+static const char *derived_name(json_t *val, int *strength)
+{
+    static const struct {
+        const char *type, *name;
+        int strength;
+    } fixed[] = {
+        { "CaseExpr", "case", 1 },         { "A_ArrayExpr", "array", 1 },
+        { "RowExpr", "row", 1 },           { "CoalesceExpr", "coalesce", 2 },
+        { "GroupingFunc", "grouping", 2 },
+    };
+    const char *type = pg_node_type(val);
+    json_t *body = type != NULL ? json_object_get(val, type) : NULL;
+    *strength = 2;
+    if (type == NULL) {
+        *strength = 0;
+        return "?column?";
     }
-    json_t *fn = pg_node_body(val, "FuncCall");
-    if (fn != NULL) {
-        json_t *n = json_object_get(fn, "funcname");
-        const char *s = pg_string(json_array_get(n, json_array_size(n) - 1));
+    if (strcmp(type, "ColumnRef") == 0) {
+        const char *s = last_name(json_object_get(body, "fields"));
+        if (s != NULL)
+            return s;
+    } else if (strcmp(type, "FuncCall") == 0) {
+        const char *s = last_name(json_object_get(body, "funcname"));
+        if (s != NULL)
+            return s;
+    } else if (strcmp(type, "A_Indirection") == 0) {
+        const char *s = last_name(json_object_get(body, "indirection"));
+        return s != NULL ? s : derived_name(json_object_get(body, "arg"), strength);
+    } else if (strcmp(type, "TypeCast") == 0) {
+        const char *s = derived_name(json_object_get(body, "arg"), strength);
+        if (*strength > 1)
+            return s;
+        json_t *tn = json_object_get(body, "typeName");
+        json_t *names = json_object_get(
+            pg_node_body(tn, "TypeName") != NULL ? pg_node_body(tn, "TypeName") : tn, "names");
+        s = last_name(names);
+        *strength = 1;
         return s != NULL ? s : "?column?";
+    } else if (strcmp(type, "MinMaxExpr") == 0) {
+        const char *op = json_string_value(json_object_get(body, "op"));
+        return op != NULL && strcmp(op, "IS_LEAST") == 0 ? "least" : "greatest";
+    } else if (strcmp(type, "A_Expr") == 0) {
+        const char *kind = json_string_value(json_object_get(body, "kind"));
+        if (kind != NULL && strcmp(kind, "AEXPR_NULLIF") == 0)
+            return "nullif";
+    } else if (strcmp(type, "SubLink") == 0) {
+        const char *kind = json_string_value(json_object_get(body, "subLinkType"));
+        if (kind != NULL && strcmp(kind, "EXISTS_SUBLINK") == 0)
+            return "exists";
+        if (kind != NULL && strcmp(kind, "ARRAY_SUBLINK") == 0)
+            return "array";
+        if (kind != NULL && strcmp(kind, "EXPR_SUBLINK") == 0) {
+            json_t *sub = pg_node_body(json_object_get(body, "subselect"), "SelectStmt");
+            json_t *rt =
+                pg_node_body(json_array_get(json_object_get(sub, "targetList"), 0), "ResTarget");
+            const char *s = json_string_value(json_object_get(rt, "name"));
+            if (s != NULL)
+                return s;
+            if (rt != NULL)
+                return derived_name(json_object_get(rt, "val"), strength);
+        }
+    } else if (strcmp(type, "SQLValueFunction") == 0) {
+        /* current_date, current_user, ...: PostgreSQL names it after the function; sluice
+         * refuses to guess which (an unknown name is refused where it is used) */
+        return "?column?";
     }
-    json_t *cast = pg_node_body(val, "TypeCast");
-    return cast != NULL ? derived_name(json_object_get(cast, "arg")) : "?column?";
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        if (strcmp(type, fixed[i].type) == 0) {
+            *strength = fixed[i].strength;
+            return fixed[i].name;
+        }
+    *strength = 0;
+    return "?column?";
 }
 
 /* The type of a SELECT-list value when its form says it: a cast names it, count() is bigint, a
@@ -536,7 +621,8 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
         }
         pg_col *col = &cols[count++];
         const char *name = json_string_value(json_object_get(rt, "name"));
-        col->name = name != NULL ? name : derived_name(val);
+        int strength = 0;
+        col->name = name != NULL ? name : derived_name(val, &strength);
         json_t *ref = pg_node_body(val, "ColumnRef");
         json_t *f = json_object_get(ref, "fields");
         if (ref != NULL && json_array_size(f) <= 2) {
@@ -571,10 +657,12 @@ static void group_by(pg_ctx *c, const pg_scope *s, json_t *items)
         }
         json_t *ref = pg_node_body(item, "ColumnRef");
         sluice_codefacts_list lineage = { 0 };
-        sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_PREDICATE, &lineage);
+        sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_STRICT, &lineage);
         for (size_t k = 0; ref != NULL && k < lineage.count; k++)
-            if (sluice_pgsql_blocked(c, lineage.items[k]))
+            if (sluice_pgsql_blocked(c, lineage.items[k])) {
                 pg_add(c, &c->facts->blocked_used, lineage.items[k]);
+                c->facts->blocked_in_predicate = true;
+            }
     }
 }
 
@@ -582,8 +670,8 @@ static void limits(pg_ctx *c, const pg_scope *s, json_t *body)
 {
     sluice_codefacts_list ignore = { 0 };
     json_t *count = json_object_get(body, "limitCount");
-    sluice_pgsql_expr(c, s, count, PG_PREDICATE, &ignore);
-    sluice_pgsql_expr(c, s, json_object_get(body, "limitOffset"), PG_PREDICATE, &ignore);
+    sluice_pgsql_expr(c, s, count, PG_STRICT, &ignore);
+    sluice_pgsql_expr(c, s, json_object_get(body, "limitOffset"), PG_STRICT, &ignore);
     if (count == NULL || c->depth > 1)
         return;
     sluice_sql_facts *x = sluice_sql_ext(c->facts);
@@ -601,7 +689,7 @@ static void order_by(pg_ctx *c, pg_scope *s, const pg_rel *outputs, json_t *body
         sluice_sql_ext(c->facts)->has_order_by = true;
     s->outputs = outputs;
     sluice_codefacts_list ignore = { 0 };
-    sluice_pgsql_expr(c, s, sort, PG_PREDICATE, &ignore);
+    sluice_pgsql_expr(c, s, sort, PG_STRICT, &ignore);
     s->outputs = NULL;
 }
 
@@ -627,7 +715,9 @@ static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *cte
     return rel;
 }
 
-static pg_rel values_lists(pg_ctx *c, const pg_scope *parent, json_t *lists)
+/* VALUES rows: each value is an expression in the enclosing scope (its subqueries and window
+ * references resolve there, never against a missing one). */
+static pg_rel values_lists(pg_ctx *c, const pg_scope *s, json_t *lists)
 {
     json_t *first = json_object_get(pg_node_body(json_array_get(lists, 0), "List"), "items");
     size_t n = json_array_size(first);
@@ -639,7 +729,7 @@ static pg_rel values_lists(pg_ctx *c, const pg_scope *parent, json_t *lists)
         for (size_t r = 0; r < json_array_size(lists); r++) {
             json_t *items =
                 json_object_get(pg_node_body(json_array_get(lists, r), "List"), "items");
-            sluice_pgsql_expr(c, parent, json_array_get(items, i), PG_VALUE, &cols[i].lineage);
+            sluice_pgsql_expr(c, s, json_array_get(items, i), PG_VALUE, &cols[i].lineage);
         }
     }
     return (pg_rel){ cols, cols != NULL ? n : 0 };
@@ -647,20 +737,28 @@ static pg_rel values_lists(pg_ctx *c, const pg_scope *parent, json_t *lists)
 
 /* ---- CTEs ---- */
 
-/* A recursive CTE's columns grow until the recursive term adds no lineage. */
-static void
-recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t *query, json_t *names)
+/* A recursive CTE's columns grow until the recursive term adds no lineage. visible: every CTE
+ * of the list (WITH RECURSIVE shows them all to each other); cte itself is pending while its
+ * first term resolves. */
+static void recursive_cte(pg_ctx *c,
+                          const pg_scope *parent,
+                          const pg_cte *visible,
+                          pg_cte *cte,
+                          json_t *query,
+                          json_t *names)
 {
     json_t *body = pg_node_body(query, "SelectStmt");
     const char *op = json_string_value(json_object_get(body, "op"));
     if (op == NULL || strcmp(op, "SETOP_UNION") != 0) {
-        cte->rel = sluice_pgsql_query(c, parent, cte->next, query);
+        cte->rel = sluice_pgsql_query(c, parent, visible, query);
+        cte->pending = false;
         return;
     }
-    cte->rel = rename_cols(
-        c, sluice_pgsql_query(c, parent, cte->next, json_object_get(body, "larg")), names, body);
+    cte->rel = rename_cols(c, sluice_pgsql_query(c, parent, visible, json_object_get(body, "larg")),
+                           names, body);
+    cte->pending = false;
     for (size_t pass = 0; pass < SLUICE_PGSQL_MAX_TAINT_PASSES; pass++) {
-        pg_rel r = sluice_pgsql_query(c, parent, cte, json_object_get(body, "rarg"));
+        pg_rel r = sluice_pgsql_query(c, parent, visible, json_object_get(body, "rarg"));
         bool grew = false;
         for (size_t i = 0; i < cte->rel.count && i < r.count; i++) {
             size_t before = cte->rel.cols[i].lineage.count;
@@ -674,35 +772,87 @@ recursive_cte(pg_ctx *c, const pg_scope *parent, pg_cte *cte, json_t *query, jso
     pg_violate(c, body, "too_complex", NULL, "the recursive CTE %s does not settle", cte->name);
 }
 
+/* SEARCH ... SET seq and CYCLE ... SET mark USING path add columns computed from the CTE's rows
+ * (the path is an array of their values): each added column carries every column's lineage. */
+static pg_rel search_cycle_columns(pg_ctx *c, pg_rel rel, json_t *body)
+{
+    json_t *search = json_object_get(body, "search_clause");
+    json_t *cycle = json_object_get(body, "cycle_clause");
+    const char *added[3] = {
+        json_string_value(json_object_get(search, "search_seq_column")),
+        json_string_value(json_object_get(cycle, "cycle_mark_column")),
+        json_string_value(json_object_get(cycle, "cycle_path_column")),
+    };
+    size_t extra = 0;
+    for (size_t i = 0; i < 3; i++)
+        extra += added[i] != NULL;
+    if ((search != NULL || cycle != NULL) && extra == 0)
+        pg_violate(c, body, "unsupported_query", NULL, "a SEARCH or CYCLE clause names no column");
+    if (extra == 0)
+        return rel;
+    pg_col *cols = new_cols(c, rel.count + extra);
+    if (cols == NULL)
+        return rel;
+    if (rel.count > 0)
+        memcpy(cols, rel.cols, rel.count * sizeof(*cols));
+    size_t n = rel.count;
+    for (size_t i = 0; i < 3; i++) {
+        if (added[i] == NULL)
+            continue;
+        cols[n].name = added[i];
+        for (size_t k = 0; k < rel.count; k++)
+            pg_add_all(c, &cols[n].lineage, &rel.cols[k].lineage);
+        n++;
+    }
+    return (pg_rel){ cols, n };
+}
+
+/* WITH: each CTE sees the ones before it; WITH RECURSIVE shows every CTE of the list to every
+ * other, forward references included, as PostgreSQL does. A CTE still pending (a forward
+ * reference, or one to itself from its own first term) is refused where it is named, so a name
+ * never resolves to a table or an outer CTE that PostgreSQL would not pick (issue 21). */
 static const pg_cte *
 with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
 {
     bool recursive = json_is_true(json_object_get(with, "recursive"));
     json_t *list = json_object_get(with, "ctes");
-    for (size_t i = 0; i < json_array_size(list); i++) {
+    size_t n = json_array_size(list);
+    if (n == 0)
+        return ctes;
+    pg_cte *all = sluice_arena_calloc(c->arena, n, sizeof(*all));
+    if (all == NULL) {
+        c->nomem = true;
+        return ctes;
+    }
+    for (size_t i = 0; i < n; i++) {
         json_t *body = pg_node_body(json_array_get(list, i), "CommonTableExpr");
-        pg_cte *cte = sluice_arena_calloc(c->arena, 1, sizeof(*cte));
-        if (cte == NULL) {
-            c->nomem = true;
-            return ctes;
-        }
-        cte->name = json_string_value(json_object_get(body, "ctename"));
-        cte->next = ctes;
+        all[i].name = json_string_value(json_object_get(body, "ctename"));
+        all[i].name = all[i].name != NULL ? all[i].name : "";
+        all[i].next = i > 0 ? &all[i - 1] : ctes;
+        all[i].pending = true;
+    }
+    for (size_t i = 0; i < n; i++) {
+        json_t *body = pg_node_body(json_array_get(list, i), "CommonTableExpr");
+        pg_cte *cte = &all[i];
         json_t *query = json_object_get(body, "ctequery");
-        if (cte->name == NULL || pg_node_body(query, "SelectStmt") == NULL) {
+        if (*cte->name == '\0' || pg_node_body(query, "SelectStmt") == NULL) {
             pg_violate(c, body, "statement_not_allowed", "a WITH query may only SELECT",
                        "a WITH query that changes data is not allowed");
             continue;
         }
         pg_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
-        if (recursive)
-            recursive_cte(c, parent, cte, query, json_object_get(body, "aliascolnames"));
-        else
-            cte->rel = sluice_pgsql_query(c, parent, ctes, query);
-        cte->rel = rename_cols(c, cte->rel, json_object_get(body, "aliascolnames"), body);
-        ctes = cte;
+        c->ctes++;
+        json_t *names = json_object_get(body, "aliascolnames");
+        if (recursive) {
+            recursive_cte(c, parent, &all[n - 1], cte, query, names);
+        } else {
+            cte->rel = sluice_pgsql_query(c, parent, cte->next, query);
+            cte->pending = false;
+        }
+        cte->rel = rename_cols(c, cte->rel, names, body);
+        cte->rel = search_cycle_columns(c, cte->rel, body);
     }
-    return ctes;
+    return &all[n - 1];
 }
 
 /* ---- SELECT ---- */
@@ -715,8 +865,8 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
     s->windows = json_object_get(body, "windowClause");
     for (size_t i = 0; i < json_array_size(s->windows); i++) {
         json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
-        sluice_pgsql_expr(c, s, json_object_get(def, "partitionClause"), PG_PREDICATE, &ignore);
-        sluice_pgsql_expr(c, s, json_object_get(def, "orderClause"), PG_PREDICATE, &ignore);
+        sluice_pgsql_expr(c, s, json_object_get(def, "partitionClause"), PG_STRICT, &ignore);
+        sluice_pgsql_expr(c, s, json_object_get(def, "orderClause"), PG_STRICT, &ignore);
     }
     json_t *where = json_object_get(body, "whereClause");
     if (where != NULL && c->depth <= 1)
@@ -728,7 +878,9 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
         sluice_sql_ext(c->facts)->has_group_by = true;
     group_by(c, s, group);
     sluice_pgsql_expr(c, s, json_object_get(body, "havingClause"), PG_PREDICATE, &ignore);
-    group_by(c, s, json_object_get(body, "distinctClause")); /* DISTINCT ON (...) */
+    /* DISTINCT ON (...): PostgreSQL sorts by its keys to keep the first row of each, so
+     * `DISTINCT ON (ssn) ... LIMIT 1` is `ORDER BY ssn LIMIT 1`: no blocked column at all */
+    sluice_pgsql_expr(c, s, json_object_get(body, "distinctClause"), PG_STRICT, &ignore);
     order_by(c, s, &rel, body);
     limits(c, s, body);
     return rel;
@@ -775,7 +927,11 @@ pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes,
     if (op != NULL && strcmp(op, "SETOP_NONE") != 0) {
         rel = set_operation(c, parent, ctes, body);
     } else if (json_object_get(body, "valuesLists") != NULL) {
-        rel = values_lists(c, parent, json_object_get(body, "valuesLists"));
+        /* VALUES ... ORDER BY ... LIMIT ...: the clauses follow the same rules as a SELECT's */
+        pg_scope s = { .parent = parent, .ctes = ctes };
+        rel = values_lists(c, &s, json_object_get(body, "valuesLists"));
+        order_by(c, &s, &rel, body);
+        limits(c, &s, body);
     } else {
         pg_scope s = { .parent = parent, .ctes = ctes };
         rel = select_core(c, &s, body);

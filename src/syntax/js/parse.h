@@ -6,13 +6,13 @@
  * naming the construct and its line, and the syntax limits (tokens, AST nodes, nesting depth).
  * Does not own: lexing details (lex.c), meaning (interp.c), facts (lang/js/).
  */
-#ifndef SLUICE_EXEC_JS_PARSE_H
-#define SLUICE_EXEC_JS_PARSE_H
+#ifndef SLUICE_SYNTAX_JS_PARSE_H
+#define SLUICE_SYNTAX_JS_PARSE_H
 
 #include "core/arena.h"
 #include "core/error.h"
-#include "exec/js/ast.h"
-#include "exec/js/lex.h"
+#include "syntax/js/ast.h"
+#include "syntax/js/lex.h"
 
 typedef struct sluice_js_program {
     sluice_js_tokens tokens;

@@ -7,8 +7,8 @@
  * Does not own: grammar (parse.h), refusals of constructs (the parser names them), canonical
  * hashing (lang/js/), or evaluation.
  */
-#ifndef SLUICE_EXEC_JS_LEX_H
-#define SLUICE_EXEC_JS_LEX_H
+#ifndef SLUICE_SYNTAX_JS_LEX_H
+#define SLUICE_SYNTAX_JS_LEX_H
 
 #include "core/arena.h"
 #include "core/error.h"
@@ -59,6 +59,11 @@ typedef struct sluice_js_tokens {
  * (the message names the limit); SLUICE_E_NOMEM. */
 sluice_status sluice_js_lex(
     sluice_arena *arena, const char *code, size_t len, sluice_js_tokens *out, sluice_error *err);
+
+/* "<what> (limit is <limit>)": the one wording of every limit of the plan language (lexer,
+ * parser, interpreter), printing the ceiling's value, never its name. In arena; what itself on
+ * NOMEM. */
+const char *sluice_js_limit_text(sluice_arena *arena, const char *what, size_t limit);
 
 /* True when tok is the punctuator p or the identifier/keyword p. */
 int sluice_js_tok_is(const sluice_js_tok *tok, const char *p);

@@ -5,7 +5,7 @@
  * escapes (cooked into UTF-16), punctuators, and the token/size limits.
  * Does not own: deciding what a token means (parse.c).
  */
-#include "exec/js/lex.h"
+#include "syntax/js/lex.h"
 
 #include "core/limits.h"
 
@@ -173,6 +173,12 @@ char *sluice_js_str_utf8(sluice_arena *arena, const sluice_js_str *s)
     return out;
 }
 
+const char *sluice_js_limit_text(sluice_arena *arena, const char *what, size_t limit)
+{
+    char *t = sluice_arena_printf(arena, "%s (limit is %zu)", what, limit);
+    return t != NULL ? t : what;
+}
+
 int sluice_js_tok_is(const sluice_js_tok *tok, const char *p)
 {
     if (tok->kind != SLUICE_JS_T_PUNCT && tok->kind != SLUICE_JS_T_IDENT)
@@ -184,8 +190,10 @@ int sluice_js_tok_is(const sluice_js_tok *tok, const char *p)
 static sluice_js_tok *push(lexer *lx, sluice_js_tok_kind kind, size_t start)
 {
     if (lx->count + 1 >= SLUICE_LIMIT_JS_TOKENS) {
-        fail(lx, start, "the plan has too many tokens (limit is SLUICE_LIMIT_JS_TOKENS = 65536)",
-             "split the work into smaller plans");
+        fail(
+            lx, start,
+            sluice_js_limit_text(lx->arena, "the plan has too many tokens", SLUICE_LIMIT_JS_TOKENS),
+            "split the work into smaller plans");
         lx->err->status = SLUICE_E_LIMIT;
         return NULL;
     }
@@ -569,7 +577,8 @@ static sluice_status lex_punct(lexer *lx)
         if (puncts[i][0] == '{' && n == 1) {
             if (lx->brace_depth >= SLUICE_LIMIT_JS_NESTING)
                 return fail(lx, start,
-                            "braces nest too deep (limit is SLUICE_LIMIT_JS_NESTING = 96)",
+                            sluice_js_limit_text(lx->arena, "braces nest too deep",
+                                                 SLUICE_LIMIT_JS_NESTING),
                             "flatten the plan");
             lx->braces[lx->brace_depth++] = 0;
         }
@@ -626,10 +635,13 @@ sluice_status sluice_js_lex(
     sluice_arena *arena, const char *code, size_t len, sluice_js_tokens *out, sluice_error *err)
 {
     lexer lx = { .arena = arena, .src = code, .len = len, .line = 1, .err = err };
-    if (len > SLUICE_LIMIT_CODE_BYTES)
-        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                "the plan is %zu bytes (limit is SLUICE_LIMIT_CODE_BYTES = %u)",
-                                len, SLUICE_LIMIT_CODE_BYTES);
+    if (len > SLUICE_LIMIT_CODE_BYTES) {
+        char *what = sluice_arena_printf(arena, "the plan is %zu bytes", len);
+        return sluice_error_set(err, arena, SLUICE_E_LIMIT, "%s",
+                                sluice_js_limit_text(arena,
+                                                     what != NULL ? what : "the plan is too long",
+                                                     SLUICE_LIMIT_CODE_BYTES));
+    }
     for (;;) {
         sluice_status st = skip_space(&lx);
         if (st != SLUICE_OK)

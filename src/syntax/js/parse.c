@@ -6,7 +6,7 @@
  * the syntax limits.
  * Does not own: tokens (lex.c) or meaning (interp.c).
  */
-#include "exec/js/parse.h"
+#include "syntax/js/parse.h"
 
 #include "core/limits.h"
 
@@ -92,9 +92,10 @@ static void *refuse(parser *p, const sluice_js_tok *t, const char *construct, co
     return failv(p, t, "js_refused", hint, msg != NULL ? msg : construct);
 }
 
-static void *limit(parser *p, const char *what)
+static void *limit(parser *p, const char *what, size_t n)
 {
-    failv(p, peek(p), "js_limit", "split the plan or simplify it", what);
+    failv(p, peek(p), "js_limit", "split the plan or simplify it",
+          sluice_js_limit_text(p->arena, what, n));
     p->st = SLUICE_E_LIMIT;
     p->err->status = SLUICE_E_LIMIT;
     return NULL;
@@ -103,8 +104,7 @@ static void *limit(parser *p, const char *what)
 static sluice_js_node *node(parser *p, sluice_js_kind kind, const sluice_js_tok *t)
 {
     if (++p->nodes > SLUICE_LIMIT_JS_NODES)
-        return limit(p, "the plan has too many syntax nodes (limit is SLUICE_LIMIT_JS_NODES = "
-                        "131072)");
+        return limit(p, "the plan has too many syntax nodes", SLUICE_LIMIT_JS_NODES);
     sluice_js_node *nd = sluice_arena_calloc(p->arena, 1, sizeof *nd);
     if (nd == NULL) {
         if (p->st == SLUICE_OK) {
@@ -155,7 +155,7 @@ static void nl_set(sluice_js_node *nd, nlist *l)
 static int enter(parser *p)
 {
     if (++p->depth > SLUICE_LIMIT_JS_NESTING) {
-        limit(p, "the plan nests too deep (limit is SLUICE_LIMIT_JS_NESTING = 96)");
+        limit(p, "the plan nests too deep", SLUICE_LIMIT_JS_NESTING);
         return -1;
     }
     if (p->depth > p->max_depth)
@@ -313,7 +313,8 @@ static int arrow_ahead(parser *p)
     return 0;
 }
 
-/* Function parameters: ( pattern [= default], ..., ...rest ). */
+/* params -> '(' [binding ['=' assign] {',' ...}] [',' '...' binding] ')'
+ * Function parameters: ( pattern [= default], ..., ...rest ). */
 static int parse_params(parser *p, nlist *params)
 {
     if (expect(p, "(") == NULL)
@@ -354,6 +355,7 @@ static sluice_js_node *function_body(parser *p, sluice_js_node *fn)
     return fn->a != NULL ? fn : NULL;
 }
 
+/* arrow -> ['async'] (name | params) '=>' (block | assign) */
 static sluice_js_node *parse_arrow(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -392,6 +394,7 @@ static sluice_js_node *parse_arrow(parser *p)
     return fn;
 }
 
+/* function -> ['async'] 'function' [name] params block */
 static sluice_js_node *parse_function(parser *p, int is_async, int need_name)
 {
     const sluice_js_tok *t = peek(p);
@@ -420,6 +423,7 @@ static sluice_js_node *parse_function(parser *p, int is_async, int need_name)
     return fn;
 }
 
+/* template -> '`' chars {'${' expr '}' chars} '`' */
 static sluice_js_node *parse_template(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -447,7 +451,8 @@ static sluice_js_node *parse_template(parser *p)
     return tpl;
 }
 
-/* A property key: name, string, number (as its string), or [computed]. */
+/* key -> name | string | number | '[' assign ']'
+ * A property key: name, string, number (as its string), or [computed]. */
 static sluice_js_node *parse_key(parser *p, sluice_js_node *prop)
 {
     const sluice_js_tok *t = peek(p);
@@ -477,6 +482,8 @@ static sluice_js_node *parse_key(parser *p, sluice_js_node *prop)
     return k;
 }
 
+/* object -> '{' [prop {',' prop} [',']] '}'
+ *   prop -> key ':' assign | name ['=' assign] | '...' assign | key params block */
 static sluice_js_node *parse_object(parser *p)
 {
     const sluice_js_tok *t = next(p); /* { */
@@ -548,6 +555,7 @@ static sluice_js_node *parse_object(parser *p)
     return obj;
 }
 
+/* array -> '[' [(assign | '...' assign | hole) {',' ...}] ']' */
 static sluice_js_node *parse_array(parser *p)
 {
     const sluice_js_tok *t = next(p); /* [ */
@@ -582,6 +590,8 @@ static sluice_js_node *parse_array(parser *p)
     return arr;
 }
 
+/* primary -> name | number | string | template | 'true' | 'false' | 'null' | array | object
+ *          | function | arrow | '(' expr ')' */
 static sluice_js_node *parse_primary(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -651,6 +661,7 @@ static sluice_js_node *parse_primary(parser *p)
     return expected(p, "an expression");
 }
 
+/* arguments -> '(' [(assign | '...' assign) {',' ...} [',']] ')' */
 static sluice_js_node *parse_args(parser *p, sluice_js_node *call)
 {
     nlist args = { 0 };
@@ -696,99 +707,95 @@ static sluice_js_node *member_name(parser *p, sluice_js_node *m)
     return m;
 }
 
-/* Member accesses, calls and optional chains after a primary expression. */
+/* new_expr -> 'new' primary [arguments]   (only the built-in constructors) */
+static sluice_js_node *parse_new(parser *p)
+{
+    const sluice_js_tok *start = next(p);
+    const sluice_js_tok *ct = peek(p);
+    if (at(p, "."))
+        return refuse(p, ct, "'new.target'", NULL);
+    sluice_js_node *callee = parse_primary(p);
+    CHECK(callee);
+    static const char *const ctors[] = { "Error",          "TypeError", "RangeError", "SyntaxError",
+                                         "ReferenceError", "Date",      "Map",        "Set" };
+    int ok = 0;
+    for (size_t i = 0; callee->kind == JS_IDENT && i < sizeof ctors / sizeof ctors[0]; i++)
+        if (sluice_js_str_eq_ascii(callee->str, ctors[i]))
+            ok = 1;
+    if (!ok)
+        return refuse(p, ct,
+                      "'new' with anything but Error, TypeError, RangeError, Date, Map "
+                      "or Set",
+                      "build plain objects with { ... }");
+    sluice_js_node *e = node(p, JS_NEW, start);
+    CHECK(e);
+    e->a = callee;
+    if (at(p, "("))
+        CHECK(parse_args(p, e));
+    return e;
+}
+
+/* member -> e '.' name | e '?.' (name | '[' expr ']' | arguments) | e '[' expr ']' | e arguments
+ * One step of a member/call chain on e at token t; *chain set by '?.'. NULL with the parser's
+ * failure set, or e itself when no step follows (*done set). */
+static sluice_js_node *
+parse_member_step(parser *p, sluice_js_node *e, const sluice_js_tok *t, int *chain, int *done)
+{
+    uint32_t flags = 0;
+    if (at(p, "?.")) {
+        next(p);
+        *chain = 1;
+        flags = JS_F_OPTIONAL;
+        if (!at(p, "(") && !at(p, "[")) {
+            sluice_js_node *m = node(p, JS_MEMBER, t);
+            CHECK(m);
+            m->a = e;
+            m->flags |= flags;
+            CHECK(member_name(p, m));
+            return m;
+        }
+    } else if (at(p, ".")) {
+        next(p);
+        sluice_js_node *m = node(p, JS_MEMBER, t);
+        CHECK(m);
+        m->a = e;
+        CHECK(member_name(p, m));
+        return m;
+    } else if (t->kind == SLUICE_JS_T_TEMPLATE && (t->flags & SLUICE_JS_TPL_HEAD)) {
+        return refuse(p, t, "a tagged template", "call the function with a string instead");
+    } else if (!at(p, "[") && !at(p, "(")) {
+        *done = 1;
+        return e;
+    }
+    if (at(p, "(")) {
+        sluice_js_node *c = node(p, JS_CALL, t);
+        CHECK(c);
+        c->a = e;
+        c->flags |= flags;
+        CHECK(parse_args(p, c));
+        return c;
+    }
+    next(p);
+    sluice_js_node *m = node(p, JS_MEMBER, t);
+    CHECK(m);
+    m->a = e;
+    m->flags |= flags | JS_F_COMPUTED;
+    m->b = parse_expr(p);
+    CHECK(m->b);
+    CHECK(expect(p, "]"));
+    return m;
+}
+
+/* call_member -> (new_expr | primary) member*   (a JS_CHAIN around it when any step is ?.) */
 static sluice_js_node *parse_call_member(parser *p)
 {
     const sluice_js_tok *start = peek(p);
-    sluice_js_node *e;
-    if (at(p, "new")) {
-        next(p);
-        const sluice_js_tok *ct = peek(p);
-        if (at(p, "."))
-            return refuse(p, ct, "'new.target'", NULL);
-        sluice_js_node *callee = parse_primary(p);
-        CHECK(callee);
-        static const char *const ctors[] = {
-            "Error",          "TypeError", "RangeError", "SyntaxError",
-            "ReferenceError", "Date",      "Map",        "Set"
-        };
-        int ok = 0;
-        for (size_t i = 0; callee->kind == JS_IDENT && i < sizeof ctors / sizeof ctors[0]; i++)
-            if (sluice_js_str_eq_ascii(callee->str, ctors[i]))
-                ok = 1;
-        if (!ok)
-            return refuse(p, ct,
-                          "'new' with anything but Error, TypeError, RangeError, Date, Map "
-                          "or Set",
-                          "build plain objects with { ... }");
-        e = node(p, JS_NEW, start);
+    sluice_js_node *e = at(p, "new") ? parse_new(p) : parse_primary(p);
+    CHECK(e);
+    int chain = 0, done = 0;
+    while (!done) {
+        e = parse_member_step(p, e, peek(p), &chain, &done);
         CHECK(e);
-        e->a = callee;
-        if (at(p, "("))
-            CHECK(parse_args(p, e));
-    } else {
-        e = parse_primary(p);
-        CHECK(e);
-    }
-    int chain = 0;
-    for (;;) {
-        const sluice_js_tok *t = peek(p);
-        if (at(p, ".")) {
-            next(p);
-            sluice_js_node *m = node(p, JS_MEMBER, t);
-            CHECK(m);
-            m->a = e;
-            CHECK(member_name(p, m));
-            e = m;
-        } else if (at(p, "?.")) {
-            next(p);
-            chain = 1;
-            if (at(p, "(")) {
-                sluice_js_node *c = node(p, JS_CALL, t);
-                CHECK(c);
-                c->a = e;
-                c->flags |= JS_F_OPTIONAL;
-                CHECK(parse_args(p, c));
-                e = c;
-            } else if (at(p, "[")) {
-                next(p);
-                sluice_js_node *m = node(p, JS_MEMBER, t);
-                CHECK(m);
-                m->a = e;
-                m->flags |= JS_F_OPTIONAL | JS_F_COMPUTED;
-                m->b = parse_expr(p);
-                CHECK(m->b);
-                CHECK(expect(p, "]"));
-                e = m;
-            } else {
-                sluice_js_node *m = node(p, JS_MEMBER, t);
-                CHECK(m);
-                m->a = e;
-                m->flags |= JS_F_OPTIONAL;
-                CHECK(member_name(p, m));
-                e = m;
-            }
-        } else if (at(p, "[")) {
-            next(p);
-            sluice_js_node *m = node(p, JS_MEMBER, t);
-            CHECK(m);
-            m->a = e;
-            m->flags |= JS_F_COMPUTED;
-            m->b = parse_expr(p);
-            CHECK(m->b);
-            CHECK(expect(p, "]"));
-            e = m;
-        } else if (at(p, "(")) {
-            sluice_js_node *c = node(p, JS_CALL, t);
-            CHECK(c);
-            c->a = e;
-            CHECK(parse_args(p, c));
-            e = c;
-        } else if (t->kind == SLUICE_JS_T_TEMPLATE && (t->flags & SLUICE_JS_TPL_HEAD)) {
-            return refuse(p, t, "a tagged template", "call the function with a string instead");
-        } else {
-            break;
-        }
     }
     if (chain) {
         sluice_js_node *c = node(p, JS_CHAIN, start);
@@ -804,6 +811,7 @@ static int simple_target(const sluice_js_node *e)
     return e->kind == JS_IDENT || e->kind == JS_MEMBER;
 }
 
+/* postfix -> call_member [('++' | '--')]   (no line break before the operator) */
 static sluice_js_node *parse_postfix(parser *p)
 {
     sluice_js_node *e = parse_call_member(p);
@@ -823,6 +831,8 @@ static sluice_js_node *parse_postfix(parser *p)
     return e;
 }
 
+/* unary -> ('!' | '-' | '+' | '~' | 'typeof' | 'void' | 'delete' | 'await' | '++' | '--')
+ *         unary | postfix ['**' unary] */
 static sluice_js_node *parse_unary(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -914,6 +924,8 @@ static int is_logical_mix(const sluice_js_node *e, sluice_js_op op)
     return nullish_a != nullish_b;
 }
 
+/* binary -> unary {binop unary}   (precedence climbing from min_prec; ?? never mixes with
+ *          && or || unparenthesised) */
 static sluice_js_node *parse_binary(parser *p, int min_prec)
 {
     sluice_js_node *left = parse_unary(p);
@@ -945,6 +957,7 @@ static sluice_js_node *parse_binary(parser *p, int min_prec)
     return left;
 }
 
+/* conditional -> binary ['?' assign ':' assign] */
 static sluice_js_node *parse_conditional(parser *p)
 {
     sluice_js_node *test = parse_binary(p, 1);
@@ -1014,6 +1027,7 @@ static sluice_js_node *to_pattern(parser *p, sluice_js_node *e, const sluice_js_
                  "pattern");
 }
 
+/* assign -> arrow | conditional [assignop assign]   (the target a name, member or pattern) */
 static sluice_js_node *parse_assign(parser *p)
 {
     if (arrow_ahead(p))
@@ -1052,6 +1066,7 @@ static sluice_js_node *parse_assign(parser *p)
     return left;
 }
 
+/* expr -> assign {',' assign} */
 static sluice_js_node *parse_expr(parser *p)
 {
     sluice_js_node *e = parse_assign(p);
@@ -1073,7 +1088,8 @@ static sluice_js_node *parse_expr(parser *p)
     return seq;
 }
 
-/* A binding pattern: name, [a, b = 1, ...r], {a, b: c, d = 1, ...r}, with an optional default. */
+/* binding -> (name | array_pattern | object_pattern) ['=' assign]
+ * A binding pattern: name, [a, b = 1, ...r], {a, b: c, d = 1, ...r}, with an optional default. */
 static sluice_js_node *parse_binding(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -1101,6 +1117,7 @@ static sluice_js_node *parse_binding(parser *p)
     return pat;
 }
 
+/* var_decl -> ('let' | 'const') binding ['=' assign] {',' binding ['=' assign]} */
 static sluice_js_node *parse_var(parser *p, int for_head)
 {
     const sluice_js_tok *t = next(p); /* const / let */
@@ -1135,6 +1152,7 @@ static sluice_js_node *parse_var(parser *p, int for_head)
     return v;
 }
 
+/* block -> '{' {statement} '}' */
 static sluice_js_node *parse_block(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -1169,6 +1187,8 @@ static sluice_js_node *loop_body(parser *p, sluice_js_node *loop)
     return loop->d != NULL ? loop : NULL;
 }
 
+/* for_stmt -> 'for' '(' [var_decl | expr] ';' [expr] ';' [expr] ')' statement
+ *          | 'for' '(' (var_decl | target) ('of' | 'in') expr ')' statement */
 static sluice_js_node *parse_for(parser *p)
 {
     const sluice_js_tok *t = next(p); /* for */
@@ -1222,6 +1242,7 @@ static sluice_js_node *parse_for(parser *p)
     return loop_body(p, loop);
 }
 
+/* try_stmt -> 'try' block ['catch' ['(' binding ')'] block] ['finally' block] */
 static sluice_js_node *parse_try(parser *p)
 {
     const sluice_js_tok *t = next(p);
@@ -1246,6 +1267,7 @@ static sluice_js_node *parse_try(parser *p)
     return tr;
 }
 
+/* switch_stmt -> 'switch' '(' expr ')' '{' {('case' expr | 'default') ':' {statement}} '}' */
 static sluice_js_node *parse_switch(parser *p)
 {
     const sluice_js_tok *t = next(p);
@@ -1299,6 +1321,78 @@ static sluice_js_node *simple_stmt(parser *p, sluice_js_node *s)
     return semicolon(p) == 0 ? s : NULL;
 }
 
+/* func_decl -> ['async'] 'function' name '(' params ')' block */
+static sluice_js_node *parse_func_decl(parser *p)
+{
+    const sluice_js_tok *t = peek(p);
+    int is_async = at(p, "async");
+    if (is_async)
+        next(p);
+    sluice_js_node *s = node(p, JS_FUNC_DECL, t);
+    CHECK(s);
+    CHECK(s->a = parse_function(p, is_async, 1));
+    return s;
+}
+
+/* if_stmt -> 'if' '(' expr ')' statement ['else' statement] */
+static sluice_js_node *parse_if(parser *p)
+{
+    const sluice_js_tok *t = next(p);
+    sluice_js_node *s = node(p, JS_IF, t);
+    CHECK(s);
+    CHECK(expect(p, "("));
+    CHECK(s->a = parse_expr(p));
+    CHECK(expect(p, ")"));
+    if (enter(p) != 0)
+        return NULL;
+    CHECK(s->b = parse_statement(p));
+    if (at(p, "else")) {
+        next(p);
+        CHECK(s->c = parse_statement(p));
+    }
+    leave(p);
+    return s;
+}
+
+/* while_stmt -> 'while' '(' expr ')' statement | 'do' statement 'while' '(' expr ')' [';'] */
+static sluice_js_node *parse_while(parser *p)
+{
+    int is_do = at(p, "do");
+    const sluice_js_tok *t = next(p);
+    sluice_js_node *s = node(p, is_do ? JS_DO_WHILE : JS_WHILE, t);
+    CHECK(s);
+    if (!is_do) {
+        CHECK(expect(p, "("));
+        CHECK(s->a = parse_expr(p));
+        CHECK(expect(p, ")"));
+        return loop_body(p, s);
+    }
+    CHECK(loop_body(p, s));
+    CHECK(expect(p, "while"));
+    CHECK(expect(p, "("));
+    CHECK(s->a = parse_expr(p));
+    CHECK(expect(p, ")"));
+    if (at(p, ";"))
+        next(p);
+    return s;
+}
+
+/* jump_stmt -> ('break' | 'continue') ';' */
+static sluice_js_node *parse_jump(parser *p)
+{
+    int is_break = at(p, "break");
+    const sluice_js_tok *t = next(p);
+    if (p->in_loop == 0)
+        return failv(p, t, "syntax_error", NULL,
+                     is_break ? "'break' outside a loop or switch" : "'continue' outside a loop");
+    if (peek(p)->kind == SLUICE_JS_T_IDENT && !peek(p)->newline_before && !at(p, "case") &&
+        !at(p, "default"))
+        return refuse(p, peek(p), "a labelled break/continue", "restructure the loop");
+    return simple_stmt(p, node(p, is_break ? JS_BREAK : JS_CONTINUE, t));
+}
+
+/* statement -> block | ';' | var_decl | func_decl | 'return' [expr] | if_stmt | for_stmt
+ *            | while_stmt | jump_stmt | 'throw' expr | try_stmt | switch_stmt | expr ';' */
 static sluice_js_node *parse_statement(parser *p)
 {
     const sluice_js_tok *t = peek(p);
@@ -1315,20 +1409,9 @@ static sluice_js_node *parse_statement(parser *p)
         return simple_stmt(p, parse_var(p, 0));
     if (at(p, "var"))
         return refuse(p, t, "'var'", "declare the variable with let or const");
-    if (at(p, "function")) {
-        s = node(p, JS_FUNC_DECL, t);
-        CHECK(s);
-        CHECK(s->a = parse_function(p, 0, 1));
-        return s;
-    }
-    if (at(p, "async") && sluice_js_tok_is(peek_at(p, 1), "function") &&
-        !peek_at(p, 1)->newline_before) {
-        next(p);
-        s = node(p, JS_FUNC_DECL, t);
-        CHECK(s);
-        CHECK(s->a = parse_function(p, 1, 1));
-        return s;
-    }
+    if (at(p, "function") || (at(p, "async") && sluice_js_tok_is(peek_at(p, 1), "function") &&
+                              !peek_at(p, 1)->newline_before))
+        return parse_func_decl(p);
     if (at(p, "return")) {
         next(p);
         s = node(p, JS_RETURN, t);
@@ -1338,57 +1421,14 @@ static sluice_js_node *parse_statement(parser *p)
             CHECK(s->a = parse_expr(p));
         return simple_stmt(p, s);
     }
-    if (at(p, "if")) {
-        next(p);
-        s = node(p, JS_IF, t);
-        CHECK(s);
-        CHECK(expect(p, "("));
-        CHECK(s->a = parse_expr(p));
-        CHECK(expect(p, ")"));
-        if (enter(p) != 0)
-            return NULL;
-        CHECK(s->b = parse_statement(p));
-        if (at(p, "else")) {
-            next(p);
-            CHECK(s->c = parse_statement(p));
-        }
-        leave(p);
-        return s;
-    }
+    if (at(p, "if"))
+        return parse_if(p);
     if (at(p, "for"))
         return parse_for(p);
-    if (at(p, "while") || at(p, "do")) {
-        int is_do = at(p, "do");
-        next(p);
-        s = node(p, is_do ? JS_DO_WHILE : JS_WHILE, t);
-        CHECK(s);
-        if (!is_do) {
-            CHECK(expect(p, "("));
-            CHECK(s->a = parse_expr(p));
-            CHECK(expect(p, ")"));
-            return loop_body(p, s);
-        }
-        CHECK(loop_body(p, s));
-        CHECK(expect(p, "while"));
-        CHECK(expect(p, "("));
-        CHECK(s->a = parse_expr(p));
-        CHECK(expect(p, ")"));
-        if (at(p, ";"))
-            next(p);
-        return s;
-    }
-    if (at(p, "break") || at(p, "continue")) {
-        int is_break = at(p, "break");
-        next(p);
-        if (p->in_loop == 0)
-            return failv(p, t, "syntax_error", NULL,
-                         is_break ? "'break' outside a loop or switch"
-                                  : "'continue' outside a loop");
-        if (peek(p)->kind == SLUICE_JS_T_IDENT && !peek(p)->newline_before && !at(p, "case") &&
-            !at(p, "default"))
-            return refuse(p, peek(p), "a labelled break/continue", "restructure the loop");
-        return simple_stmt(p, node(p, is_break ? JS_BREAK : JS_CONTINUE, t));
-    }
+    if (at(p, "while") || at(p, "do"))
+        return parse_while(p);
+    if (at(p, "break") || at(p, "continue"))
+        return parse_jump(p);
     if (at(p, "throw")) {
         next(p);
         if (peek(p)->newline_before)

@@ -8,10 +8,10 @@
  * Every node lives in the arena the parser was given. Children: a, b, c, d by kind (below),
  * list/n for sequences.
  */
-#ifndef SLUICE_EXEC_JS_AST_H
-#define SLUICE_EXEC_JS_AST_H
+#ifndef SLUICE_SYNTAX_JS_AST_H
+#define SLUICE_SYNTAX_JS_AST_H
 
-#include "exec/js/lex.h"
+#include "syntax/js/lex.h"
 
 #include <stddef.h>
 #include <stdint.h>

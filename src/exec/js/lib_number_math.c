@@ -1,0 +1,383 @@
+/*
+ * lib_number_math.c — the plan language's Number and Math libraries: the methods of numbers
+ * (toFixed, toString), Number() and its statics, parseInt/parseFloat, isNaN/isFinite and Math.
+ *
+ * Owns: number formatting and parsing as JavaScript defines them.
+ * Does not own: Number::toString(10) itself (value.c).
+ */
+#include "core/limits.h"
+#include "exec/js/lib.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static jcomp num_to_fixed(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    double x = self.u.n, fd = ARG(0).t == JV_UNDEF ? 0 : trunc(sluice_jsi_to_number(args[0]));
+    if (isnan(fd))
+        fd = 0;
+    if (fd < 0 || fd > 100)
+        return sluice_jsi_throw(in, "RangeError",
+                                "toFixed() digits argument must be between 0 and 100");
+    char buf[512];
+    if (isnan(x) || fabs(x) >= 1e21) {
+        sluice_jsi_number_format(x, buf);
+        return sluice_jsi_ret_ascii(in, buf, out);
+    }
+    int f = (int)fd;
+    /* the exact decimal expansion, rounded half up (JavaScript picks the larger n on a tie) */
+    char exact[512];
+    snprintf(exact, sizeof exact, "%.*f", f + 30, fabs(x));
+    char *dot = strchr(exact, '.');
+    size_t int_len = (size_t)(dot - exact);
+    char digits[512];
+    size_t n = 0;
+    memcpy(digits, exact, int_len);
+    n = int_len;
+    memcpy(digits + n, dot + 1, (size_t)f);
+    n += (size_t)f;
+    int up = dot[1 + f] >= '5';
+    digits[n] = '\0';
+    for (size_t i = n; up && i > 0; i--) {
+        if (digits[i - 1] == '9') {
+            digits[i - 1] = '0';
+        } else {
+            digits[i - 1]++;
+            up = 0;
+        }
+    }
+    size_t o = 0;
+    if (x < 0) {
+        /* -0.0001.toFixed(2) is "-0.00" in JavaScript: the sign of x < 0 stays */
+        buf[o++] = '-';
+    }
+    if (up)
+        buf[o++] = '1';
+    memcpy(buf + o, digits, int_len);
+    o += int_len;
+    if (f > 0) {
+        buf[o++] = '.';
+        memcpy(buf + o, digits + int_len, (size_t)f);
+        o += (size_t)f;
+    }
+    buf[o] = '\0';
+    return sluice_jsi_ret_ascii(in, buf, out);
+}
+
+static jcomp num_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    if (ARG(0).t != JV_UNDEF && sluice_jsi_to_number(args[0]) != 10)
+        return sluice_jsi_throw(in, "RangeError", "plans format numbers in base 10 only");
+    char buf[40];
+    sluice_jsi_number_format(self.u.n, buf);
+    return sluice_jsi_ret_ascii(in, buf, out);
+}
+
+static const sluice_jsi_method number_methods[] = {
+    { "toFixed", num_to_fixed },
+    { "toString", num_to_string },
+};
+
+static jcomp math_minmax(const jv *args, size_t argc, jv *out, int max)
+{
+    double r = max ? -INFINITY : INFINITY;
+    int nan = 0;
+    for (size_t i = 0; i < argc; i++) {
+        double d = sluice_jsi_to_number(args[i]);
+        if (isnan(d))
+            nan = 1;
+        else if (max ? (d > r || (d == 0 && r == 0 && !signbit(d)))
+                     : (d < r || (d == 0 && r == 0 && signbit(d))))
+            r = d;
+    }
+    *out = jv_num(nan ? NAN : r);
+    return C_NORMAL;
+}
+static jcomp math_max(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    return math_minmax(args, argc, out, 1);
+}
+static jcomp math_min(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    return math_minmax(args, argc, out, 0);
+}
+
+static double js_round(double x)
+{
+    if (!isfinite(x) || x == 0)
+        return x;
+    if (x > 0 && x < 0.5)
+        return 0.0;
+    if (x < 0 && x >= -0.5)
+        return -0.0;
+    double f = floor(x);
+    return x - f >= 0.5 ? f + 1 : f;
+}
+
+static double js_sign(double x)
+{
+    return isnan(x) ? x : x > 0 ? 1 : x < 0 ? -1 : x;
+}
+
+typedef double (*math1)(double);
+static const struct {
+    const char *name;
+    math1 fn;
+} math1s[] = {
+    { "abs", fabs },    { "floor", floor },  { "ceil", ceil }, { "round", js_round },
+    { "trunc", trunc }, { "sign", js_sign }, { "sqrt", sqrt }, { "cbrt", cbrt },
+    { "log", log },     { "log10", log10 },  { "log2", log2 }, { "exp", exp },
+};
+
+static jcomp math_one(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    /* self holds the index of the function in math1s */
+    *out = jv_num(math1s[(size_t)self.u.n].fn(sluice_jsi_to_number(ARG(0))));
+    return C_NORMAL;
+}
+
+static jcomp math_pow(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    double x = sluice_jsi_to_number(ARG(0)), y = sluice_jsi_to_number(ARG(1));
+    *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
+    return C_NORMAL;
+}
+
+static jcomp number_ctor(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_num(argc == 0 ? 0 : sluice_jsi_to_number(args[0]));
+    return C_NORMAL;
+}
+
+static int is_integer(double d)
+{
+    return isfinite(d) && d == trunc(d);
+}
+
+static jcomp number_is_integer(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(ARG(0).t == JV_NUM && is_integer(args[0].u.n));
+    return C_NORMAL;
+}
+static jcomp number_is_safe_integer(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(ARG(0).t == JV_NUM && is_integer(args[0].u.n) &&
+                   fabs(args[0].u.n) <= 9007199254740991.0);
+    return C_NORMAL;
+}
+static jcomp number_is_finite(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(ARG(0).t == JV_NUM && isfinite(args[0].u.n));
+    return C_NORMAL;
+}
+static jcomp number_is_nan(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(ARG(0).t == JV_NUM && isnan(args[0].u.n));
+    return C_NORMAL;
+}
+static jcomp global_is_nan(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(isnan(sluice_jsi_to_number(ARG(0))));
+    return C_NORMAL;
+}
+static jcomp global_is_finite(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_bool(isfinite(sluice_jsi_to_number(ARG(0))));
+    return C_NORMAL;
+}
+
+/* parseFloat: the longest decimal prefix after whitespace. */
+static jcomp parse_float(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)self;
+    const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
+    if (s == NULL)
+        return C_FATAL;
+    char tmp[400];
+    size_t b = 0, n = 0;
+    while (b < s->len && sluice_jsi_is_space(s->u[b]))
+        b++;
+    for (size_t i = b; i < s->len && n + 1 < sizeof tmp && s->u[i] < 0x80; i++)
+        tmp[n++] = (char)s->u[i];
+    tmp[n] = '\0';
+    const char *p = tmp;
+    int sign = 1;
+    if (*p == '+' || *p == '-')
+        sign = *p++ == '-' ? -1 : 1;
+    if (strncmp(p, "Infinity", 8) == 0) {
+        *out = jv_num(sign * INFINITY);
+        return C_NORMAL;
+    }
+    size_t k = 0, digits = 0;
+    while (p[k] >= '0' && p[k] <= '9') {
+        k++;
+        digits++;
+    }
+    if (p[k] == '.') {
+        k++;
+        while (p[k] >= '0' && p[k] <= '9') {
+            k++;
+            digits++;
+        }
+    }
+    if (digits == 0) {
+        *out = jv_num(NAN);
+        return C_NORMAL;
+    }
+    if (p[k] == 'e' || p[k] == 'E') {
+        size_t e = k + 1;
+        if (p[e] == '+' || p[e] == '-')
+            e++;
+        if (p[e] >= '0' && p[e] <= '9') {
+            while (p[e] >= '0' && p[e] <= '9')
+                e++;
+            k = e;
+        }
+    }
+    char num[400];
+    memcpy(num, p, k);
+    num[k] = '\0';
+    *out = jv_num(sign * strtod(num, NULL));
+    return C_NORMAL;
+}
+
+static jcomp parse_int(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)self;
+    const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
+    if (s == NULL)
+        return C_FATAL;
+    size_t i = 0;
+    while (i < s->len && sluice_jsi_is_space(s->u[i]))
+        i++;
+    int sign = 1;
+    if (i < s->len && (s->u[i] == '+' || s->u[i] == '-'))
+        sign = s->u[i++] == '-' ? -1 : 1;
+    double rd = ARG(1).t == JV_UNDEF ? 0 : sluice_jsi_to_number(args[1]);
+    int radix = isfinite(rd) ? (int)(int32_t)(int64_t)rd : 0;
+    int strip = 1;
+    if (radix != 0) {
+        if (radix < 2 || radix > 36) {
+            *out = jv_num(NAN);
+            return C_NORMAL;
+        }
+        strip = radix == 16;
+    } else {
+        radix = 10;
+    }
+    if (strip && i + 1 < s->len && s->u[i] == '0' && (s->u[i + 1] == 'x' || s->u[i + 1] == 'X')) {
+        i += 2;
+        radix = 16;
+    }
+    double v = 0;
+    size_t digits = 0;
+    for (; i < s->len; i++) {
+        int c = s->u[i];
+        int d = c >= '0' && c <= '9'   ? c - '0'
+                : c >= 'a' && c <= 'z' ? c - 'a' + 10
+                : c >= 'A' && c <= 'Z' ? c - 'A' + 10
+                                       : 99;
+        if (d >= radix)
+            break;
+        v = v * radix + d;
+        digits++;
+    }
+    *out = jv_num(digits == 0 ? NAN : sign * v);
+    return C_NORMAL;
+}
+
+jcomp sluice_jsi_number_member(interp *in, jv self, const sluice_js_str *key, jv *out)
+{
+    return sluice_jsi_find_method(in, number_methods, COUNT(number_methods), self, key, out);
+}
+
+static jcomp open_math(interp *in, env *global)
+{
+    jobj *math = sluice_jsi_namespace(in, global, "Math");
+    if (math == NULL)
+        return C_FATAL;
+    bool failed = sluice_jsi_set_fn(in, math, "max", math_max, 0) != C_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "min", math_min, 0) != C_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "pow", math_pow, 0) != C_NORMAL;
+    for (size_t i = 0; i < COUNT(math1s); i++)
+        failed |= sluice_jsi_set_fn(in, math, math1s[i].name, math_one, (double)i) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "PI", M_PI) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "E", M_E) != C_NORMAL;
+    return failed ? C_FATAL : C_NORMAL;
+}
+
+static const sluice_jsi_method number_statics[] = {
+    { "isInteger", number_is_integer }, { "isSafeInteger", number_is_safe_integer },
+    { "isFinite", number_is_finite },   { "isNaN", number_is_nan },
+    { "parseFloat", parse_float },      { "parseInt", parse_int },
+};
+
+static const struct {
+    const char *name;
+    double v;
+} number_constants[] = {
+    { "MAX_SAFE_INTEGER", 9007199254740991.0 },
+    { "MIN_SAFE_INTEGER", -9007199254740991.0 },
+    { "EPSILON", 2.220446049250313e-16 },
+    { "MAX_VALUE", 1.7976931348623157e308 },
+    { "MIN_VALUE", 5e-324 },
+    { "POSITIVE_INFINITY", INFINITY },
+    { "NEGATIVE_INFINITY", -INFINITY },
+    { "NaN", NAN },
+};
+
+static const sluice_jsi_method number_globals[] = {
+    { "parseInt", parse_int },
+    { "parseFloat", parse_float },
+    { "isNaN", global_is_nan },
+    { "isFinite", global_is_finite },
+};
+
+/* Number is callable and carries its statics: a function value with no properties would lose
+ * Number.isInteger, so it is a namespace whose call goes through Number(). */
+jcomp sluice_jsi_open_number_math(interp *in, env *global)
+{
+    jobj *number = sluice_jsi_obj_new(in);
+    if (number == NULL || open_math(in, global) != C_NORMAL)
+        return C_FATAL;
+    bool failed = false;
+    for (size_t i = 0; i < COUNT(number_statics); i++)
+        failed |= sluice_jsi_set_fn(in, number, number_statics[i].name, number_statics[i].fn, 0) !=
+                  C_NORMAL;
+    for (size_t i = 0; i < COUNT(number_constants); i++)
+        failed |= sluice_jsi_set_num(in, number, number_constants[i].name, number_constants[i].v) !=
+                  C_NORMAL;
+    jv number_fn = sluice_jsi_native(in, number_ctor, jv_obj(number), "Number");
+    if (failed || number_fn.t == JV_UNDEF ||
+        sluice_jsi_define(in, global, "Number", number_fn) != C_NORMAL)
+        return C_FATAL;
+    for (size_t i = 0; i < COUNT(number_globals); i++)
+        failed |= sluice_jsi_define_fn(in, global, number_globals[i].name, number_globals[i].fn,
+                                       0) != C_NORMAL;
+    failed |= sluice_jsi_define(in, global, "NaN", jv_num(NAN)) != C_NORMAL;
+    failed |= sluice_jsi_define(in, global, "Infinity", jv_num(INFINITY)) != C_NORMAL;
+    return failed ? C_FATAL : C_NORMAL;
+}

@@ -1,0 +1,1 @@
+VALUES (1), (2) ORDER BY 1 LIMIT (SELECT ascii(ssn) FROM customers LIMIT 1)

@@ -1,0 +1,1 @@
+VALUES ((SELECT 1))

@@ -1,0 +1,1 @@
+VALUES (count(*) OVER w)
