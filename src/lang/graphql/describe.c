@@ -10,8 +10,8 @@
  */
 #include "core/buf.h"
 #include "lang/graphql/front.h"
-#include "syntax/graphql/model_cache.h"
 #include "lang/graphql/vcommon.h"
+#include "syntax/graphql/model_cache.h"
 
 #include <string.h>
 

@@ -12,10 +12,10 @@
  */
 #include "exec/executor.h"
 #include "lang/graphql/front.h"
-#include "syntax/graphql/graphql.h"
-#include "syntax/graphql/model_cache.h"
 #include "lang/graphql/persisted.h"
 #include "lang/graphql/validate.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/model_cache.h"
 
 #include <string.h>
 

@@ -13,8 +13,8 @@
  */
 #include "core/limits.h"
 #include "lang/graphql/front.h"
-#include "syntax/graphql/model_cache.h"
 #include "lang/graphql/vcommon.h"
+#include "syntax/graphql/model_cache.h"
 
 #include <string.h>
 
