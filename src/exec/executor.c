@@ -288,25 +288,3 @@ void sluice_executor_close(sluice_executor *ex)
     sluice_arena_free(ex->arena);
     free(ex);
 }
-
-static const sluice_exec_hooks *hooks[SLUICE_EXEC_MAX_HOOKS];
-static size_t hook_count;
-
-sluice_status sluice_exec_set_hooks(const sluice_exec_hooks *h)
-{
-    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
-    if (n >= SLUICE_EXEC_MAX_HOOKS)
-        return SLUICE_E_LIMIT;
-    hooks[n] = h;
-    __atomic_store_n(&hook_count, n + 1, __ATOMIC_RELEASE);
-    return SLUICE_OK;
-}
-
-const sluice_exec_hooks *sluice_exec_hooks_for(const char *language)
-{
-    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(hooks[i]->language, language) == 0)
-            return hooks[i];
-    return NULL;
-}

@@ -16,6 +16,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "exec/graphql_introspect.h"
+#include "exec/graphql_shape.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
@@ -131,10 +132,9 @@ gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_
     sluice_status st = SLUICE_OK;
     if (!atomic_exchange(&s->sdl_fresh, false))
         st = read_source(s, arena, arena, &sdl, &len, err);
-    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
-    sluice_exec_describer fn = h != NULL ? h->describe : NULL;
     const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
-    if (st == SLUICE_OK && fn != NULL && (st = fn(arena, sdl, len, blocked, out, err)) != SLUICE_OK)
+    if (st == SLUICE_OK &&
+        (st = sluice_graphql_describe(arena, sdl, len, blocked, out, err)) != SLUICE_OK)
         return described_error(s, arena, st, err);
     if (st != SLUICE_OK)
         return st;
@@ -461,12 +461,6 @@ static sluice_status shape(sluice_executor *ex,
                            sluice_exec_result *out,
                            sluice_error *err)
 {
-    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
-    sluice_exec_shaper fn = h != NULL ? h->shape : NULL;
-    if (fn == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
-                                "no GraphQL response shaper is registered; refusing to return "
-                                "an unshaped response");
     /* The snapshot the operation was validated against, so a reload in between cannot change
      * the schema the response is read with. */
     const sluice_schema *schema = req->schema;
@@ -486,7 +480,7 @@ static sluice_status shape(sluice_executor *ex,
         .refuse = s->refuse,
         .max_list_items = req->limits.max_rows,
     };
-    sluice_status st = fn(arena, data, &sh, err);
+    sluice_status st = sluice_graphql_shape(arena, data, &sh, err);
     if (st != SLUICE_OK)
         return st;
     out->truncated = sh.truncated;
