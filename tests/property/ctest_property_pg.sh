@@ -21,5 +21,5 @@ export PG_SOCKET PG_PORT="$port" PG_SUPERUSER=sluice_admin
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 here="$SLUICE_SOURCE_DIR/tests/property"
 node "$here/run.mjs" --bin "$SLUICE_BIN" --work "${PROPERTY_PG_WORK:-$SLUICE_BUILD_DIR/property-pg}" \
-  --engine postgres --seed "${PROPERTY_SEED:-1}" --count "${PROPERTY_PG_COUNT:-1500}" \
+  --engine postgres --regress "$here/regressions.txt" --seed "${PROPERTY_SEED:-1}" --count "${PROPERTY_PG_COUNT:-1500}" \
   --seconds "${PROPERTY_PG_SECONDS:-150}" --concurrency 2

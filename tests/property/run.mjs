@@ -343,7 +343,9 @@ function auditText(text) {
 // The .head and .replay files hold only a chain hash and token ids with their expiry times.
 for (const f of readdirSync(WORK).filter((f) => f.startsWith("canary.audit.jsonl") &&
                                                !f.endsWith(".head") && !f.endsWith(".replay"))) {
-  const raw = readFileSync(path.join(WORK, f), "utf8");
+  // The work directory's path is the runner's, in every statement that names a watched file: a
+  // clone under /tmp/tmp.XWV... once matched a reversed canary fragment (issue 20).
+  const raw = readFileSync(path.join(WORK, f), "utf8").split(WORK).join("<work>");
   const hits = checker.scan(f.endsWith(".jsonl") ? auditText(raw) : raw);
   if (hits.length) after.push(`the audit log ${f} holds canary fragments: ${JSON.stringify(hits[0])}`);
 }

@@ -130,6 +130,12 @@ static const pg_case cases[] = {
     { "SELECT DISTINCT ON (ssn) name FROM customers LIMIT 1", "blocked_predicate" },
     { "SELECT name FROM customers GROUP BY name, ssn = '1'", "blocked_predicate" },
     { "SELECT name, rank() OVER (ORDER BY ssn = '1') AS r FROM customers", "blocked_predicate" },
+    /* a plain DISTINCT is a key over every output column */
+    { "WITH w AS (SELECT DISTINCT concat(name, ssn) AS k FROM customers) SELECT count(*) AS n "
+      "FROM w",
+      "blocked_predicate" },
+    { "SELECT count(*) AS n FROM (SELECT DISTINCT ssn FROM customers) t", NULL },
+    { "SELECT count(*) AS n FROM (SELECT DISTINCT name, plan FROM customers) t", NULL },
     /* issue 21, class 7: the escapes the parser inserts for SIMILAR TO and LIKE ... ESCAPE */
     { "SELECT name FROM customers WHERE name SIMILAR TO 'A%'", NULL },
     { "SELECT name FROM customers WHERE name LIKE 'A!%%' ESCAPE '!'", NULL },

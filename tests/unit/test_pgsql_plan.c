@@ -92,6 +92,21 @@ static const plan_case cases[] = {
       "\"Index Name\": \"customers_pkey\", \"Output\": [\"c.name\"], \"Filter\": \"(c.ssn = "
       "$1)\"}",
       false },
+    /* grouping: by the bare column, or by a function of it */
+    { "{\"Node Type\": \"Aggregate\", \"Strategy\": \"Hashed\", \"Output\": [\"count(*)\"], "
+      "\"Group Key\": [\"c.ssn\"], \"Plans\": [{\"Node Type\": \"Seq Scan\", \"Relation Name\": "
+      "\"customers\", \"Alias\": \"c\", \"Output\": [\"c.ssn\"]}]}",
+      false },
+    { "{\"Node Type\": \"Aggregate\", \"Strategy\": \"Hashed\", \"Output\": [\"count(*)\"], "
+      "\"Group Key\": [\"concat(c.name, c.ssn)\"], \"Plans\": [{\"Node Type\": \"Seq Scan\", "
+      "\"Relation Name\": \"customers\", \"Alias\": \"c\", \"Output\": [\"c.name\", "
+      "\"c.ssn\"]}]}",
+      true },
+    { "{\"Node Type\": \"Aggregate\", \"Strategy\": \"Mixed\", \"Output\": [\"count(*)\"], "
+      "\"Grouping Sets\": [{\"Hash Keys\": [[\"upper(c.email)\"]]}], \"Plans\": [{\"Node "
+      "Type\": \"Seq Scan\", \"Relation Name\": \"customers\", \"Alias\": \"c\", \"Output\": "
+      "[\"c.email\"]}]}",
+      true },
     /* fail closed */
     { "{\"Node Type\": \"Foreign Scan\", \"Alias\": \"f\", \"Output\": [\"f.a\"]}", true },
     { "{\"Node Type\": \"Seq Scan\", \"Relation Name\": \"customers\", \"Alias\": \"c\", "

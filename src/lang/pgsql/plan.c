@@ -354,6 +354,61 @@ static void check_key(plan_walk *w, json_t *node, const char *key, const char *w
         refuse(w, "%s %s (%s)", what, which, key);
 }
 
+/* Every expression string under v (a key's value, or Grouping Sets' nested lists). */
+static void strings_under(json_t *v, json_t *into)
+{
+    if (json_is_string(v))
+        json_array_append(into, v);
+    size_t i;
+    json_t *x;
+    const char *k;
+    if (json_is_array(v))
+        json_array_foreach(v, i, x) strings_under(x, into);
+    if (json_is_object(v))
+        json_object_foreach(v, k, x) strings_under(x, into);
+}
+
+/* Group keys (also of grouping sets): a bare base-table column may be one, as GROUP BY ssn may;
+ * a key computed from a blocked column counts its distinct values (docs/security.md). */
+static void check_group_keys(plan_walk *w, json_t *node)
+{
+    json_t *keys = json_array();
+    if (keys == NULL) {
+        w->c->nomem = true;
+        return;
+    }
+    strings_under(json_object_get(node, "Group Key"), keys);
+    strings_under(json_object_get(node, "Grouping Sets"), keys);
+    size_t i;
+    json_t *k;
+    json_array_foreach(keys, i, k)
+    {
+        const char *text = json_string_value(k);
+        const char *dot = strchr(text, '.');
+        plan_rel *r = NULL;
+        if (dot != NULL && strspn(text, "abcdefghijklmnopqrstuvwxyz0123456789_.") == strlen(text) &&
+            strchr(dot + 1, '.') == NULL) {
+            char alias[256];
+            size_t n = (size_t)(dot - text);
+            if (n < sizeof alias) {
+                memcpy(alias, text, n);
+                alias[n] = '\0';
+                r = find_rel(w, alias);
+            }
+        }
+        if (r != NULL && r->table != NULL)
+            continue; /* a bare column of a base table */
+        sluice_codefacts_list l = { 0 };
+        expr_lineage(w, text, &l);
+        const char *which = NULL;
+        if (lineage_blocked(w, &l, &which)) {
+            refuse(w, "groups by %s, computed from %s", text, which);
+            break;
+        }
+    }
+    json_decref(keys);
+}
+
 /* An index scan returns rows in its key order: refused when a key column is blocked. */
 static void check_index(plan_walk *w, json_t *node, const sluice_schema_table *t)
 {
@@ -499,6 +554,8 @@ static void walk_node(plan_walk *w, json_t *node, sluice_codefacts_list *out)
     check_key(w, node, "Presorted Key", "orders rows by");
     check_key(w, node, "Order By", "orders rows by");
     check_key(w, node, "Merge Cond", "merges rows in the order of");
+    if (w->checking)
+        check_group_keys(w, node);
     if (strcmp(type, "ProjectSet") == 0)
         check_key(w, node, "Output", "counts rows (a set-returning function) by");
     key_lineage(w, node, "Output", out);

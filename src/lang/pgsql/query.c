@@ -857,6 +857,34 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
 
 /* ---- SELECT ---- */
 
+/* Plain DISTINCT groups by every output column: a key, like GROUP BY. A column computed from a
+ * blocked (or tainted) one is refused there even when it is never returned (a CTE's or
+ * subquery's DISTINCT counts distinct values of the function: the row count carries it); a
+ * bare one groups equal values, as GROUP BY may. */
+static void plain_distinct(pg_ctx *c, json_t *body, const pg_rel *rel)
+{
+    json_t *distinct = json_object_get(body, "distinctClause");
+    json_t *first = json_array_get(distinct, 0);
+    if (json_array_size(distinct) != 1 || !json_is_object(first) || json_object_size(first) != 0)
+        return; /* none, or DISTINCT ON (walked strictly above) */
+    for (size_t i = 0; i < rel->count; i++) {
+        const pg_col *col = &rel->cols[i];
+        if (!sluice_pgsql_lineage_blocked(c, &col->lineage))
+            continue;
+        if (col->base != NULL && sluice_pgsql_blocked(c, col->base)) {
+            pg_add(c, &c->facts->blocked_used, col->base);
+            c->facts->blocked_in_predicate = true;
+            continue;
+        }
+        pg_violate(c, body, "blocked_predicate",
+                   "group by the bare blocked column, or by columns not computed from it",
+                   "DISTINCT groups by column %s, which is computed from a blocked column: a "
+                   "key may only be the bare column",
+                   col->name != NULL ? col->name : "?");
+        return;
+    }
+}
+
 static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
 {
     sluice_pgsql_from_list(c, s, json_object_get(body, "fromClause"));
@@ -881,6 +909,7 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
     /* DISTINCT ON (...): PostgreSQL sorts by its keys to keep the first row of each, so
      * `DISTINCT ON (ssn) ... LIMIT 1` is `ORDER BY ssn LIMIT 1`: no blocked column at all */
     sluice_pgsql_expr(c, s, json_object_get(body, "distinctClause"), PG_STRICT, &ignore);
+    plain_distinct(c, body, &rel);
     order_by(c, s, &rel, body);
     limits(c, s, body);
     return rel;
