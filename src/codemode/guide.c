@@ -133,27 +133,26 @@ char *sluice_guide_instructions(sluice_arena *arena,
     sluice_buf_puts(&b, "# Code mode (");
     for (size_t i = 0; i < count; i++)
         sluice_buf_printf(&b, "%s%s", i > 0 ? "; " : "", g[i].title);
-    sluice_buf_printf(&b, ")\n\n%s\n\n1. Read `code-mode://schema` for %s.\n", g[0].pitch,
-                      g[0].schema);
+    sluice_buf_printf(&b,
+                      ")\n\n%s\n\n1. Find %s with `search` {query}, then `describe` {name} "
+                      "(`code-mode://schema` has everything).\n",
+                      g[0].pitch, g[0].schema);
     if (count == 1)
-        sluice_buf_printf(&b, "2. Call `validate_code` with `{code}` (and `variables` for %s).",
-                          g[0].variables);
+        sluice_buf_printf(&b, "2. `validate_code` {code, variables for %s}", g[0].variables);
     else
         sluice_buf_printf(&b,
-                          "2. Call `validate_code` with `{code, language}` (`language` is one of "
-                          "the sections below; without it, `%s`) and `variables` for the code's "
-                          "parameters.",
+                          "2. `validate_code` {code, language, variables} (`language`: a "
+                          "section below; default `%s`)",
                           languages[0]);
-    sluice_buf_printf(
-        &b,
-        " It explains the %s, lists violations with a suggestion each, and returns an "
-        "`approval_token`.\n"
-        "3. Call `execute_code` with the SAME code, the `approval_token` and the same "
-        "`variables`. The token works once, %sfor %lld seconds; any change "
-        "to the code or variables needs a new validation.\n\n",
-        count == 1 ? g[0].unit : "code",
-        config->code_mode.token_bind_session ? "for this session only, " : "",
-        (long long)config->code_mode.token_ttl_seconds);
+    sluice_buf_printf(&b,
+                      " explains the %s, lists violations with a fix each, and returns an "
+                      "`approval_token`.\n"
+                      "3. `execute_code` with the SAME code, that token and the same variables: "
+                      "it works once, %sfor %lld s.\n"
+                      "Your permissions and limits: `code-mode://policies`.\n\n",
+                      count == 1 ? g[0].unit : "code",
+                      config->code_mode.token_bind_session ? "in this session, " : "",
+                      (long long)config->code_mode.token_ttl_seconds);
     for (size_t i = 0; i < count; i++) {
         if (count > 1)
             sluice_buf_printf(&b, "## `%s`: %s\n\n%s\n\n", languages[i], g[i].title, g[i].pitch);
@@ -300,9 +299,11 @@ char *sluice_guide_policies(sluice_arena *arena,
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
-/* "- name TYPE [primary key] [-> t.c] [join/filter only]: one of 'a', 'b' — comment" */
-static void
-put_column(sluice_buf *b, const sluice_schema_column *col, const sluice_schema_column_notes *n)
+void sluice_guide_column(sluice_buf *b,
+                         const sluice_schema_column *col,
+                         const sluice_schema_column_notes *n,
+                         bool blocked,
+                         const char *blocked_mark)
 {
     static const sluice_schema_column_notes none;
     if (n == NULL)
@@ -312,13 +313,78 @@ put_column(sluice_buf *b, const sluice_schema_column *col, const sluice_schema_c
         sluice_buf_puts(b, " [primary key]");
     if (n->references != NULL)
         sluice_buf_printf(b, " [references %s]", n->references);
-    if (col->blocked)
-        sluice_buf_puts(b, " [join/filter only]");
-    if (n->values != NULL && !col->blocked) /* a blocked column's values are never shown */
+    if (blocked)
+        sluice_buf_printf(b, " [%s]", blocked_mark);
+    if (n->values != NULL && !blocked) /* a blocked column's values are never shown */
         sluice_buf_printf(b, ": one of %s", n->values);
     if (n->comment != NULL)
         sluice_buf_printf(b, " — %s", n->comment);
     sluice_buf_putc(b, '\n');
+}
+
+const char *sluice_guide_blocked_mark(const sluice_schema *schema)
+{
+    bool api = schema->table_count > 0 && schema->tables[0].schema != NULL &&
+               (strcmp(schema->tables[0].schema, "graphql") == 0 ||
+                strcmp(schema->tables[0].schema, "openapi") == 0);
+    return api ? "blocked: never returned" : "join/filter only";
+}
+
+/* " 'a'|'b'" for the values text "'a', 'b'": the same facts in fewer tokens. */
+static void put_values(sluice_buf *b, const char *values)
+{
+    sluice_buf_putc(b, ' ');
+    for (const char *p = values; *p != '\0'; p++) {
+        if (p[0] == ',' && p[1] == ' ' && p[2] == '\'') {
+            sluice_buf_putc(b, '|');
+            p++;
+            continue;
+        }
+        sluice_buf_putc(b, *p);
+    }
+}
+
+/* One line per table: "customers ~5000 rows: id INTEGER pk, plan VARCHAR 'free'|'pro', ..." —
+ * the whole schema in the start prompt when it is small (SLUICE_GUIDE_INLINE_SCHEMA_BYTES). */
+char *sluice_guide_schema_brief(sluice_arena *arena, const sluice_schema *schema)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    if (schema->declaration != NULL) {
+        sluice_buf_printf(&b, "```typescript\n%s```\n", schema->declaration);
+        return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
+    }
+    bool api = strcmp(sluice_guide_blocked_mark(schema), "join/filter only") != 0;
+    sluice_buf_printf(&b, "Schema ([blocked]: %s):\n",
+                      api ? "never returned" : "join/filter only, never returned");
+    for (size_t t = 0; t < schema->table_count; t++) {
+        const sluice_schema_table *tab = &schema->tables[t];
+        if (tab->hidden)
+            continue;
+        const sluice_schema_table_notes *tn = schema->notes != NULL ? &schema->notes[t] : NULL;
+        sluice_buf_printf(&b, "%s%s", tab->name, tab->is_view && !api ? " (view)" : "");
+        if (tn != NULL && tn->comment != NULL) /* row counts: describe has them */
+            sluice_buf_printf(&b, " (%s)", tn->comment);
+        sluice_buf_puts(&b, ": ");
+        for (size_t c = 0; c < tab->column_count; c++) {
+            const sluice_schema_column *col = &tab->columns[c];
+            const sluice_schema_column_notes *n =
+                tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL;
+            sluice_buf_printf(&b, "%s%s %s", c > 0 ? ", " : "", col->name, col->type);
+            if (n != NULL && n->primary_key)
+                sluice_buf_puts(&b, " pk");
+            if (n != NULL && n->references != NULL)
+                sluice_buf_printf(&b, " -> %s", n->references);
+            if (col->blocked)
+                sluice_buf_puts(&b, " [blocked]");
+            else if (n != NULL && n->values != NULL)
+                put_values(&b, n->values);
+            if (n != NULL && n->comment != NULL)
+                sluice_buf_printf(&b, " /* %s */", n->comment);
+        }
+        sluice_buf_putc(&b, '\n');
+    }
+    return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
 
 char *
@@ -345,8 +411,9 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
         if (tn != NULL && tn->comment != NULL)
             sluice_buf_printf(&b, "%s\n", tn->comment);
         for (size_t c = 0; c < tab->column_count; c++)
-            put_column(&b, &tab->columns[c],
-                       tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL);
+            sluice_guide_column(&b, &tab->columns[c],
+                                tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL,
+                                tab->columns[c].blocked, "join/filter only");
         sluice_buf_putc(&b, '\n');
     }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;

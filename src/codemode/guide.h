@@ -45,4 +45,27 @@ char *sluice_guide_policies(sluice_arena *arena,
 char *
 sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const sluice_schema *schema);
 
+/* One column as a Markdown list item: "- name TYPE [primary key] [references t.c] [<mark>]: one
+ * of 'a', 'b' — comment"; a blocked column's values are never shown. For code-mode://schema and
+ * the describe tool. */
+void sluice_guide_column(sluice_buf *b,
+                         const sluice_schema_column *col,
+                         const sluice_schema_column_notes *notes,
+                         bool blocked,
+                         const char *blocked_mark);
+
+/* How a blocked field is marked on this schema: "join/filter only" for databases, "blocked:
+ * never returned" for APIs (a GraphQL field or a response property is not joined). */
+const char *sluice_guide_blocked_mark(const sluice_schema *schema);
+
+/* The start prompt carries the whole schema when its brief form is at most this many bytes
+ * (the demo's seven tables are about 1,900): below it the first program needs no discovery
+ * call; above it the prompt stays the same size and the model searches (docs/architecture.md,
+ * "Discovery"). Chosen so tools/list plus the prompt stay under 1,000 tokens. */
+#define SLUICE_GUIDE_INLINE_SCHEMA_BYTES 2400
+
+/* The whole schema, one line per table or type (an API's declaration as it is), for the start
+ * prompt when it is small. NULL on NOMEM. */
+char *sluice_guide_schema_brief(sluice_arena *arena, const sluice_schema *schema);
+
 #endif

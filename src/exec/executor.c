@@ -185,6 +185,8 @@ static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
 {
     crypto_hash_sha256_state st;
     crypto_hash_sha256_init(&st);
+    /* an engine's own version (OpenAPI: the whole spec, bodies and responses included) */
+    hash_str(&st, schema->version_hash);
     for (size_t t = 0; t < schema->table_count; t++) {
         sluice_schema_table *table = &schema->tables[t];
         table->hidden = sluice_executor_table_hidden(ex, table->name);

@@ -251,6 +251,8 @@ sluice_status sluice_js_plan_execute(sluice_arena *arena,
                   .ctx = &d,
                   .has_api = plan->api.start != NULL,
                   .has_mcp = plan->mcp.start != NULL },
+        .taint_fields = { plan->blocked[0], plan->blocked[1] },
+        .taint_refuse = plan->refuse_blocked,
     };
     /* call is only the interpreter's "any host" test: start/wait are what it uses */
     sluice_js_run_result res;

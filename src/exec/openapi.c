@@ -27,6 +27,9 @@ typedef struct oa_state {
     sluice_openapi_spec spec;
     sluice_openapi_upstream *up;
     const char *document, *declaration;
+    /* what the declarations read (the blocked lists, copied below): the config may be replaced
+     * while the executor lives */
+    sluice_config_code_mode decl_rules;
     char version[65];
     sluice_strlist internal_blocked, output_blocked, blocked_fields;
     bool refuse_output;
@@ -301,10 +304,11 @@ static sluice_status oa_execute(sluice_executor *ex,
 static sluice_status
 oa_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
 {
-    (void)err;
-    (void)arena;
     const oa_state *s = sluice_executor_state(ex);
     memset(out, 0, sizeof *out);
+    /* built per snapshot, in its arena: the catalog marks entries in place (exec/executor.c) */
+    if (sluice_openapi_spec_entries(arena, &s->spec, &s->decl_rules, out) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     memcpy(out->version_hash, s->version, sizeof out->version_hash);
     out->document = s->document;
     out->document_len = strlen(s->document);
@@ -361,6 +365,9 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                  NULL) == SLUICE_OK &&
              sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) ==
                  SLUICE_OK;
+        s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
+        s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
+        s->decl_rules.blocked_fields = s->blocked_fields;
         s->refuse_output = code_mode->openapi_blocked_output == SLUICE_GRAPHQL_REFUSE;
         s->max_steps = code_mode->max_steps;
         s->max_memory = code_mode->max_memory_bytes > 0 ? (size_t)code_mode->max_memory_bytes : 0;

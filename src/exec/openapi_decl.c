@@ -8,6 +8,7 @@
  */
 #include "core/buf.h"
 #include "exec/openapi_spec.h"
+#include "exec/schema.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,45 @@ static void ts_path(sluice_buf *b, const sluice_openapi_op *op)
     sluice_buf_putc(b, templ ? '`' : '"');
 }
 
+/* One operation: its summary, id and action, and `api.<method>(path, body | query):
+ * Promise<response>;`. */
+static void put_op(sluice_buf *b, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
+{
+    if (op->description != NULL)
+        sluice_buf_printf(b, "/** %s */\n", op->description);
+    sluice_buf_printf(b, "// %s (%s%s)\n", op->id, sluice_openapi_action_name(op->action),
+                      op->idempotent || op->action == SLUICE_OPENAPI_READ ? ""
+                                                                          : ", not idempotent");
+    char lower[8] = { 0 };
+    for (size_t k = 0; op->method[k] != '\0' && k + 1 < sizeof lower; k++)
+        lower[k] = (char)(op->method[k] - 'A' + 'a');
+    sluice_buf_printf(b, "api.%s(", lower);
+    ts_path(b, op);
+    bool query = false;
+    for (size_t k = 0; k < op->param_count; k++)
+        query |= op->params[k].in == SLUICE_OPENAPI_IN_QUERY;
+    if (op->body_schema != NULL) {
+        sluice_buf_puts(b, ", body: ");
+        ts_type(b, op->body_schema, cm, 0);
+    } else if (query) {
+        sluice_buf_puts(b, ", query: { ");
+        for (size_t k = 0; k < op->param_count; k++)
+            if (op->params[k].in == SLUICE_OPENAPI_IN_QUERY) {
+                sluice_buf_printf(b, "%s%s: ", op->params[k].name,
+                                  op->params[k].required ? "" : "?");
+                ts_type(b, op->params[k].schema, cm, 1);
+                sluice_buf_puts(b, "; ");
+            }
+        sluice_buf_putc(b, '}');
+    }
+    sluice_buf_puts(b, "): Promise<");
+    if (op->response_schema != NULL)
+        ts_type(b, op->response_schema, cm, 0);
+    else
+        sluice_buf_puts(b, "unknown");
+    sluice_buf_puts(b, ">;\n");
+}
+
 const char *sluice_openapi_spec_declaration(sluice_arena *arena,
                                             const sluice_openapi_spec *spec,
                                             const sluice_config_code_mode *cm)
@@ -153,40 +193,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
             continue;
         }
         sluice_buf_puts(&b, "\n");
-        if (op->description != NULL)
-            sluice_buf_printf(&b, "/** %s */\n", op->description);
-        sluice_buf_printf(&b, "// %s (%s%s)\n", op->id, sluice_openapi_action_name(op->action),
-                          op->idempotent || op->action == SLUICE_OPENAPI_READ ? ""
-                                                                              : ", not idempotent");
-        char lower[8] = { 0 };
-        for (size_t k = 0; op->method[k] != '\0' && k + 1 < sizeof lower; k++)
-            lower[k] = (char)(op->method[k] - 'A' + 'a');
-        sluice_buf_printf(&b, "api.%s(", lower);
-        ts_path(&b, op);
-        bool query = false;
-        for (size_t k = 0; k < op->param_count; k++)
-            query |= op->params[k].in == SLUICE_OPENAPI_IN_QUERY;
-        if (op->body_schema != NULL) {
-            sluice_buf_puts(&b, ", body: ");
-            ts_type(&b, op->body_schema, cm, 0);
-        } else if (query) {
-            sluice_buf_puts(&b, ", query: { ");
-            for (size_t k = 0; k < op->param_count; k++)
-                if (op->params[k].in == SLUICE_OPENAPI_IN_QUERY) {
-                    sluice_buf_printf(&b, "%s%s: ", op->params[k].name,
-                                      op->params[k].required ? "" : "?");
-                    ts_type(&b, op->params[k].schema, cm, 1);
-                    sluice_buf_puts(&b, "; ");
-                }
-            sluice_buf_putc(&b, '}');
-        }
-        sluice_buf_puts(&b, "): Promise<");
-        const json_t *resp = op->response_schema;
-        if (resp != NULL)
-            ts_type(&b, resp, cm, 0);
-        else
-            sluice_buf_puts(&b, "unknown");
-        sluice_buf_puts(&b, ">;\n");
+        put_op(&b, op, cm);
     }
     if (refused > 0) {
         sluice_buf_printf(&b, "\n// Not callable under this server's settings (%zu):", refused);
@@ -197,4 +204,57 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
         sluice_buf_putc(&b, '\n');
     }
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+/* "string (path)" for a parameter column. */
+static const char *
+param_type(sluice_arena *arena, const sluice_openapi_param *p, const sluice_config_code_mode *cm)
+{
+    static const char *const where[] = { "path", "query", "header" };
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    ts_type(&b, p->schema, cm, 1);
+    sluice_buf_printf(&b, " (%s%s)", where[p->in], p->required ? ", required" : "");
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+sluice_status sluice_openapi_spec_entries(sluice_arena *arena,
+                                          const sluice_openapi_spec *spec,
+                                          const sluice_config_code_mode *cm,
+                                          sluice_schema *out)
+{
+    out->tables = sluice_arena_calloc(arena, spec->op_count + 1, sizeof *out->tables);
+    out->notes = sluice_arena_calloc(arena, spec->op_count + 1, sizeof *out->notes);
+    if (out->tables == NULL || out->notes == NULL)
+        return SLUICE_E_NOMEM;
+    for (size_t i = 0; i < spec->op_count; i++) {
+        const sluice_openapi_op *op = &spec->ops[i];
+        sluice_schema_table *t = &out->tables[i];
+        sluice_schema_table_notes *n = &out->notes[i];
+        t->schema = "openapi";
+        t->name = op->id;
+        t->approx_rows = -1;
+        t->columns = sluice_arena_calloc(arena, op->param_count + 1, sizeof *t->columns);
+        if (t->columns == NULL)
+            return SLUICE_E_NOMEM;
+        for (size_t k = 0; k < op->param_count; k++) {
+            t->columns[k].name = op->params[k].name;
+            t->columns[k].type = param_type(arena, &op->params[k], cm);
+            if (t->columns[k].type == NULL)
+                return SLUICE_E_NOMEM;
+        }
+        t->column_count = op->param_count;
+        n->comment = sluice_arena_printf(arena, "%s %s%s%s", op->method, op->path,
+                                         op->description != NULL ? " — " : "",
+                                         op->description != NULL ? op->description : "");
+        n->action = sluice_openapi_action_name(op->action);
+        sluice_buf b;
+        sluice_buf_init(&b, arena, 0);
+        put_op(&b, op, cm);
+        n->declaration = sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+        if (n->comment == NULL || n->declaration == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    out->table_count = spec->op_count;
+    return SLUICE_OK;
 }

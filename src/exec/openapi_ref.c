@@ -8,6 +8,7 @@
 #include "core/limits.h"
 #include "exec/openapi_internal.h"
 
+#include <stdint.h>
 #include <string.h>
 
 typedef struct resolver {
@@ -18,7 +19,31 @@ typedef struct resolver {
     sluice_error *err;
 } resolver;
 
-/* The node at pointer (after "#"), or NULL. */
+static int hex_digit(char c)
+{
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
+}
+
+/* The array element a decimal segment names ("0", "12"; no sign, no leading zero), or NULL. */
+static const json_t *array_index(const json_t *a, const char *seg)
+{
+    size_t i = 0;
+    if (seg[0] == '\0' || (seg[0] == '0' && seg[1] != '\0'))
+        return NULL;
+    for (const char *c = seg; *c != '\0'; c++) {
+        if (*c < '0' || *c > '9' || i > SIZE_MAX / 10 - 1)
+            return NULL;
+        i = i * 10 + (size_t)(*c - '0');
+    }
+    return json_array_get(a, i);
+}
+
+/* The node at pointer (after "#"), or NULL. A $ref is a URI fragment, so its segments may be
+ * percent-encoded ("#/paths/~1users~1%7Bid%7D") before the JSON-pointer escapes apply (RFC 6901
+ * section 6); a segment under an array is its index. */
 static const json_t *pointer(const json_t *doc, const char *p)
 {
     const json_t *cur = doc;
@@ -27,17 +52,25 @@ static const json_t *pointer(const json_t *doc, const char *p)
         char seg[256];
         size_t n = 0;
         while (*p != '\0' && *p != '/' && n + 1 < sizeof seg) {
-            if (p[0] == '~' && (p[1] == '0' || p[1] == '1')) {
-                seg[n++] = p[1] == '0' ? '~' : '/';
+            char c = *p++;
+            if (c == '%' && hex_digit(p[0]) >= 0 && hex_digit(p[1]) >= 0) {
+                c = (char)(hex_digit(p[0]) * 16 + hex_digit(p[1]));
                 p += 2;
-                continue;
             }
-            seg[n++] = *p++;
+            if (c == '~' && (*p == '0' || *p == '1')) {
+                c = *p == '0' ? '~' : '/';
+                p++;
+            }
+            if (c == '\0')
+                return NULL; /* %00 names nothing */
+            seg[n++] = c;
         }
         if (*p != '\0' && *p != '/')
             return NULL; /* a segment longer than any real name */
         seg[n] = '\0';
-        cur = json_is_object(cur) ? json_object_get(cur, seg) : NULL;
+        cur = json_is_object(cur)  ? json_object_get(cur, seg)
+              : json_is_array(cur) ? array_index(cur, seg)
+                                   : NULL;
     }
     return *p == '\0' ? cur : NULL;
 }

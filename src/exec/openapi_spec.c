@@ -255,6 +255,10 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
     if (i < len && text[i] == '{') {
         json_error_t jerr;
         raw = json_loadb(text, len, JSON_REJECT_DUPLICATES, &jerr);
+        /* an integer beyond int64 (an example id, a maximum) is a number all the same: read the
+         * document's integers as doubles rather than refuse it */
+        if (raw == NULL && strstr(jerr.text, "too big") != NULL)
+            raw = json_loadb(text, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL, &jerr);
         if (raw == NULL)
             return sluice_error_at(err, arena, SLUICE_E_CONFIG, name, (size_t)jerr.line,
                                    (size_t)jerr.column, "%s is not valid JSON: %s", name,
@@ -269,6 +273,12 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
     }
     const char *version = json_string_value(json_object_get(raw, "openapi"));
+    const char *swagger = json_string_value(json_object_get(raw, "swagger"));
+    if (version == NULL && swagger != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "%s is Swagger %s; sluice reads OpenAPI 3.0 and 3.1: convert it "
+                                "first (for example with swagger2openapi)",
+                                name, swagger);
     if (version == NULL || strncmp(version, "3.", 2) != 0)
         return sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                 "%s is not an OpenAPI 3.0 or 3.1 document (its \"openapi\" is %s)",
@@ -294,6 +304,8 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
     json_t *item;
     json_object_foreach(paths, path, item)
     {
+        if (strncmp(path, "x-", 2) == 0)
+            continue; /* a specification extension, not a path */
         if (path[0] != '/')
             return sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                     "path '%s' of the spec does not start with '/'", path);

@@ -95,6 +95,15 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
                                             const sluice_openapi_spec *spec,
                                             const sluice_config_code_mode *cm);
 
+/* One sluice_schema entry per operation (schema "openapi"): its parameters as columns, notes
+ * with "METHOD /path — summary", the action and the operation's declaration, for the search and
+ * describe tools. Fills out's tables, notes and table_count (arena); SLUICE_E_NOMEM. */
+struct sluice_schema;
+sluice_status sluice_openapi_spec_entries(sluice_arena *arena,
+                                          const sluice_openapi_spec *spec,
+                                          const sluice_config_code_mode *cm,
+                                          struct sluice_schema *out);
+
 /* "read" | "write" | "delete" | "admin" */
 const char *sluice_openapi_action_name(sluice_openapi_action a);
 

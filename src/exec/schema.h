@@ -33,6 +33,11 @@ typedef struct sluice_schema_column_notes {
 typedef struct sluice_schema_table_notes {
     const char *comment;                 /* COMMENT ON TABLE, NULL when none */
     sluice_schema_column_notes *columns; /* the table's column_count entries */
+    /* An API entry (schema "openapi": an operation, or a named type when is_view): its
+     * TypeScript-style declaration, what the describe tool shows; NULL for tables. */
+    const char *declaration;
+    /* An operation's action ("read", "write", "delete", "admin"); NULL for anything else. */
+    const char *action;
 } sluice_schema_table_notes;
 
 typedef struct sluice_schema_table {

@@ -5,20 +5,18 @@
 
 #include "codemode/guide.h"
 #include "mcp/jsonrpc.h"
+#include "surface/discover.h"
 
 #include <string.h>
 
 /* The tool descriptions speak the default language (its front end's guide words). */
+/* Short on purpose: tools/list is read before every conversation (issue 26: tools/list and the
+ * start prompt stay under 1,000 tokens together). */
 static const char validate_description[] =
-    "Validate ONE %s before running it. Returns whether it may run, a business-"
-    "language explanation, its action (read/write/delete/admin) and risk level, violations with "
-    "a suggestion each (line and column when known), and an approval_token bound to this exact "
-    "code, your identity and session, and the variables. Call this before execute_code.";
+    "Check ONE %s: explanation, risk, violations with fixes, and an approval_token.";
 
 static const char execute_description[] =
-    "Run %s that validate_code approved: pass the SAME code, the approval_token and the same "
-    "variables. A token works once, in the session that validated it, until it expires. Returns "
-    "%s";
+    "Run %s validate_code approved (same code, approval_token, variables). Returns %s";
 
 /* The default language's guide words (its front end's), or NULL on NOMEM. */
 static const sluice_frontend_guide *default_guide(sluice_codemode *cm, sluice_arena *arena)
@@ -39,22 +37,21 @@ static json_t *language_schema(const sluice_codemode *cm)
     json_t *names = json_array();
     for (size_t i = 0; i < sluice_codemode_language_count(cm); i++)
         json_array_append_new(names, json_string(sluice_codemode_language(cm, i)));
-    char description[128];
-    snprintf(description, sizeof description, "Code language (default %s)",
-             sluice_codemode_language(cm, 0));
-    return json_pack("{s:s, s:o, s:s}", "type", "string", "enum", names, "description",
-                     description);
+    json_t *schema = json_pack("{s:s, s:o}", "type", "string", "enum", names);
+    if (sluice_codemode_language_count(cm) > 1) {
+        char description[64];
+        snprintf(description, sizeof description, "default %s", sluice_codemode_language(cm, 0));
+        json_object_set_new(schema, "description", json_string(description));
+    }
+    return schema;
 }
 
 static json_t *validate_input_schema(const sluice_codemode *cm)
 {
-    return json_pack(
-        "{s:s, s:{s:{s:s, s:i, s:s}, s:{s:s, s:s}, s:o, s:{s:s, s:s}}, s:[s], s:b}", "type",
-        "object", "properties", "code", "type", "string", "minLength", 1, "description",
-        "One program in the language", "variables", "type", "object", "description",
-        "Values for $name parameters in the code (bound, never spliced)", "language",
-        language_schema(cm), "dry_run", "type", "boolean", "description",
-        "Analyze and explain only; issue no token", "required", "code", "additionalProperties", 0);
+    return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:o, s:{s:s}}, s:[s], s:b}", "type", "object",
+                     "properties", "code", "type", "string", "variables", "type", "object",
+                     "language", language_schema(cm), "dry_run", "type", "boolean", "required",
+                     "code", "additionalProperties", 0);
 }
 
 static json_t *nullable(const char *type)
@@ -432,6 +429,9 @@ static json_t *embedded(const char *uri, const char *text)
                      text != NULL ? text : "");
 }
 
+/* The start prompt: the instructions, the whole schema only when its brief form is small
+ * (SLUICE_GUIDE_INLINE_SCHEMA_BYTES), and the ask. Its size does not grow with the schema: above
+ * the threshold the model finds what it needs with search and describe. */
 static sluice_status start_code_mode(sluice_mcp_call *call,
                                      json_t *arguments,
                                      json_t **out_result,
@@ -441,30 +441,35 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
     sluice_codemode *cm = userdata;
     sluice_arena *arena = sluice_mcp_call_arena(call);
     json_t *messages = json_array();
-    for (int k = GUIDE_INSTRUCTIONS; k <= GUIDE_SCHEMA; k++)
-        json_array_append_new(messages,
-                              embedded(guide_uris[k], guide_text(cm, call, (guide_kind)k)));
+    json_array_append_new(messages, embedded(guide_uris[GUIDE_INSTRUCTIONS],
+                                             guide_text(cm, call, GUIDE_INSTRUCTIONS)));
+    char *brief = sluice_guide_schema_brief(arena, sluice_codemode_schema_now(cm, arena));
+    bool inline_schema = brief != NULL && strlen(brief) <= SLUICE_GUIDE_INLINE_SCHEMA_BYTES;
+    if (inline_schema)
+        json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
+                                                  "type", "text", "text", brief));
     const char *question = json_string_value(json_object_get(arguments, "question"));
     const sluice_frontend_guide *g = default_guide(cm, arena);
-    char *ask =
-        g == NULL
-            ? NULL
-            : sluice_arena_printf(
-                  arena,
-                  "You are in code mode. %s%s%sWrite ONE %s against the schema above that "
-                  "answers it %s, call validate_code, fix any violation it reports, then "
-                  "call execute_code with the same code and the approval_token.",
-                  question != NULL ? "The question: \"" : "", question != NULL ? question : "",
-                  question != NULL ? "\". " : "", g->noun, g->approach);
+    char *ask = g == NULL
+                    ? NULL
+                    : sluice_arena_printf(
+                          arena,
+                          "%s%s%s%s ONE %s that answers it %s, validate it (fix what it reports), "
+                          "then execute it.",
+                          question != NULL ? "The question: \"" : "",
+                          question != NULL ? question : "", question != NULL ? "\". " : "",
+                          inline_schema ? "Write, on the schema above,"
+                                        : "Find what you need with search and describe, then write",
+                          g->noun, g->approach);
     if (ask == NULL) {
         json_decref(messages);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
     json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
                                               "type", "text", "text", ask));
-    *out_result =
-        json_pack("{s:s, s:o}", "description",
-                  "Loads code mode's instructions, policies and schema", "messages", messages);
+    *out_result = json_pack("{s:s, s:o}", "description",
+                            "Loads code mode's instructions (and the schema when it is small)",
+                            "messages", messages);
     return SLUICE_OK;
 }
 
@@ -497,7 +502,7 @@ register_guides(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *er
     sluice_mcp_prompt prompt = {
         .name = "start_code_mode",
         .title = "Start code mode",
-        .description = "Load code mode's instructions, policies and schema before writing code",
+        .description = "Load code mode's instructions (and a small schema) before writing code",
         .arguments = json_pack("[{s:s, s:s, s:b}]", "name", "question", "description",
                                "The business question to answer (optional)", "required", 0),
         .fn = start_code_mode,
@@ -510,5 +515,7 @@ sluice_status
 sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     sluice_status st = register_tools(cm, server, err);
+    if (st == SLUICE_OK)
+        st = sluice_discover_register(cm, server, err);
     return st == SLUICE_OK ? register_guides(cm, server, err) : st;
 }

@@ -28,7 +28,9 @@ describe("code mode over stdio (DuckDB demo)", () => {
     const schema = await conn.client.readResource({ uri: "code-mode://schema" });
     assert.match(schema.contents[0].text, /ssn \S+ \[join\/filter only\]/);
     const prompt = await conn.client.getPrompt({ name: "start_code_mode", arguments: { question: "top customers" } });
-    assert.ok(prompt.messages.length >= 4);
+    // instructions, the whole (small) schema inline, the ask (issue 26: no policies text here)
+    assert.equal(prompt.messages.length, 3);
+    assert.match(prompt.messages[1].content.text, /^customers: id INTEGER, name VARCHAR/m);
   });
 
   for (const file of readdirSync(seedDir).filter((f) => f.endsWith(".sql")).sort()) {

@@ -188,17 +188,63 @@ test("writes are refused by default; a power user's update_budget_note runs afte
 });
 
 test("blocked fields never reach the result: stripped at any depth and key case", async () => {
-  const { r } = await run("alice", 'const u = await api.get("/users/u1");\nreturn [{ who: u }, { SSN: u.ssn, Salary: u.salary, p: u.password }]');
+  const { v, r } = await run("alice", 'const u = await api.get("/users/u1");\nreturn [{ who: u }, [u]]');
+  assert.equal(v.risk_level, "low", "a plan that never names a blocked field stays low");
   assert.ok(!r.isError, errorText(r));
   const text = JSON.stringify(r.structuredContent.value);
   assert.doesNotMatch(text, /123-45-/);
   assert.doesNotMatch(text, /salary|ssn|pw-1/i);
   assert.equal(r.structuredContent.value[0].who.name, "Owner 1");
-  assert.equal(r.structuredContent.value[1].p, undefined, "password was stripped before the plan saw it");
   // returned by name: refused at validate
-  const v = await validate(clients.alice, 'const u = await api.get("/users/u1");\nreturn { ssn: u.ssn }');
-  assert.equal(v.valid, false);
-  assert.ok(rules(v).includes("openapi_output_blocked_fields"), JSON.stringify(v.violations));
+  const bad = await validate(clients.alice, 'const u = await api.get("/users/u1");\nreturn { ssn: u.ssn }');
+  assert.equal(bad.valid, false);
+  assert.ok(rules(bad).includes("openapi_output_blocked_fields"), JSON.stringify(bad.violations));
+});
+
+// Issue 25: the value of a blocked field under another name, inside other values, through
+// errors, logs and sluice's own list of failed calls, or as derived bits and counts. Each plan
+// is approved by the user (a plan that may read a blocked field is high risk) and run; no form
+// of u1's ssn (123-45-1001) or salary (101000) reaches the client.
+const canaryForms = [/123-45-1/, /1001-54-321/, /123451001/, /1-54-321/, /49,50,51,45/, /101000/, /000101/];
+const USERS = 'const us = await Promise.all(["u1", "u2"].map(id => api.get(`/users/${id}`)));\n';
+const leakPlans = [
+  USERS + "return us.map(u => ({ id: u.id, tax: u.ssn }))",
+  USERS + "return us.map(u => ({ [u.ssn]: u.id }))",
+  USERS + "return us.map(u => Object.values(u))",
+  USERS + "return us.map(u => Object.entries(u).flat())",
+  USERS + "const o = {}; for (const u of us) o[u.ssn] = 1; return Object.keys(o)",
+  USERS + "return us.map(u => JSON.stringify(u))",
+  USERS + "return us.map(u => `${u.name} ${u.ssn} ${u.salary}`)",
+  USERS + "return us.map(u => u.ssn.split('').reverse().join(''))",
+  USERS + "return us.map(u => [...u.ssn].map(c => c.charCodeAt(0)).join(','))",
+  USERS + "return Math.max(...us.map(u => u.salary))",
+  USERS + "return us.map(u => u.salary > 101500)",
+  USERS + "return us.filter(u => u.salary > 101500).length",
+  USERS + "throw new Error('no: ' + us[0].ssn)",
+  USERS + "console.log(us[0].ssn); return 1",
+  USERS + "await api.get(`/users/${us[0].ssn}`); return 1",
+  USERS + "try { await api.get(`/users/${us[0].ssn}`) } catch (e) { return e.message }",
+];
+
+test("a blocked field's value never leaves under another name, in errors, logs or calls", async () => {
+  const ada = await connect(servers.main, "alice", async () => ({ action: "accept", content: { approve: true } }));
+  try {
+    for (const code of leakPlans) {
+      const v = await validate(ada, code);
+      assert.equal(v.valid, true, `${code}: ${JSON.stringify(v.violations)}`);
+      assert.equal(v.risk_level, "high", code);
+      const r = await execute(ada, code, v.approval_token);
+      const seen = JSON.stringify(r);
+      for (const form of canaryForms) assert.doesNotMatch(seen, form, `${code}\n -> ${seen.slice(0, 400)}`);
+    }
+    // matched by an input variable (a join key): steers without tainting, at high risk
+    const code = USERS + "return us.find(u => u.ssn === args.ssn)?.name ?? null";
+    const v = await validate(ada, code, { ssn: "123-45-1002" });
+    assert.equal(v.risk_level, "high");
+    const r = await execute(ada, code, v.approval_token, { ssn: "123-45-1002" });
+    assert.ok(!r.isError, errorText(r));
+    assert.equal(r.structuredContent.value, "Owner 2");
+  } finally { await ada.close(); }
 });
 
 test("every limit stops the plan once, named", async () => {

@@ -155,7 +155,7 @@ test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operatio
   assert.match(tools.execute_code, /^Run a GraphQL operation that validate_code approved/);
   const prompt = await clients.alice.getPrompt({ name: "start_code_mode", arguments: { question: "recent customers" } });
   const ask = prompt.messages.at(-1).content.text;
-  assert.match(ask, /Write ONE GraphQL operation against the schema above/);
+  assert.match(ask, /Write, on the schema above, ONE GraphQL operation/);
   for (const d of [tools.validate_code, tools.execute_code, ask]) assert.doesNotMatch(d, /SQL|rows|LIMIT/);
 });
 

@@ -26,6 +26,11 @@
 static json_t *fixtures;  /* --fixtures: "METHOD path" -> response, or NULL */
 static json_t *plan_args; /* --args, or NULL */
 static int time_mode;
+/* --blocked a,b: output-blocked fields (taint); --refuse: refuse instead of strip. In this mode
+ * each line also carries the run's logs and whether it read or was steered by one. */
+static sluice_strlist blocked;
+static const char *blocked_items[16];
+static int refuse_mode;
 
 /* The --fixtures answer for this call, a new reference, or NULL (none: the default answer). */
 static json_t *fixture_for(const sluice_js_call *call, const json_t *path)
@@ -99,6 +104,8 @@ static void run_one(const char *code, size_t len)
         o.host.call = fake_api;
         o.host.has_api = true;
         o.args = plan_args;
+        o.taint_fields[0] = blocked.count > 0 ? &blocked : NULL;
+        o.taint_refuse = refuse_mode;
         sluice_js_run_result r;
         st = sluice_js_run(arena, &prog, &o, &r, &err);
         if (st != SLUICE_OK)
@@ -109,6 +116,11 @@ static void run_one(const char *code, size_t len)
                              r.error_message != NULL ? r.error_message : "");
         else
             line = json_pack("{s:s}", "ok", r.json != NULL ? r.json : "undefined");
+        if (line != NULL && blocked.count > 0 && st == SLUICE_OK) {
+            json_object_set(line, "logs", r.logs);
+            json_object_set_new(line, "tainted", json_boolean(r.tainted));
+            json_object_set_new(line, "steered", json_boolean(r.steered));
+        }
     }
     sluice_arena_free(arena);
     clock_gettime(CLOCK_MONOTONIC, &t1);
@@ -131,7 +143,16 @@ int main(int argc, char **argv)
             time_mode = 1;
         else if (strcmp(argv[i], "--fixtures") == 0 && i + 1 < argc)
             fixtures = json_load_file(argv[++i], 0, NULL);
-        else if (strcmp(argv[i], "--args") == 0 && i + 1 < argc)
+        else if (strcmp(argv[i], "--refuse") == 0)
+            refuse_mode = 1;
+        else if (strcmp(argv[i], "--blocked") == 0 && i + 1 < argc) {
+            for (char *f = argv[++i], *c; f != NULL && blocked.count < 16; f = c) {
+                if ((c = strchr(f, ',')) != NULL)
+                    *c++ = '\0';
+                blocked_items[blocked.count++] = f;
+            }
+            blocked.items = blocked_items;
+        } else if (strcmp(argv[i], "--args") == 0 && i + 1 < argc)
             plan_args = json_loads(argv[++i], 0, NULL);
         else {
             fprintf(stderr, "js_run: unknown or incomplete option %s\n", argv[i]);

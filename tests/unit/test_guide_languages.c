@@ -90,7 +90,7 @@ static void test_two_languages_get_a_section_each(void **state)
     static const char *const langs[] = { "sql", "graphql" };
     const char *t = instructions(a, c, langs, 2);
     assert_non_null(strstr(t, "# Code mode (SQL, duckdb dialect; GraphQL)"));
-    assert_non_null(strstr(t, "`{code, language}`"));
+    assert_non_null(strstr(t, "`validate_code` {code, language, variables}"));
     const char *sql = strstr(t, "## `sql`");
     const char *gql = strstr(t, "## `graphql`");
     assert_non_null(sql);

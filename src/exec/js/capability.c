@@ -51,7 +51,7 @@ static jcomp settle_with(interp *in,
     p->pending = false;
     if (st == SLUICE_OK) {
         jv v;
-        jcomp rc = sluice_jsi_from_json(in, result != NULL ? result : json_null(), &v);
+        jcomp rc = sluice_jsi_from_answer(in, result != NULL ? result : json_null(), &v);
         json_decref(result);
         if (rc != C_NORMAL)
             return rc;
@@ -162,6 +162,18 @@ static jcomp capability_call(
             "the plan tried call %zu (%s.%s at line %u) but max_api_calls = %lld; "
             "%zu calls were made",
             in->calls + 1, object, method, in->line, (long long)max, in->calls);
+    if (in->tainting) {
+        /* refused in strip mode too: a request with a part cut out is a different request */
+        jtaint t = in->pc;
+        for (size_t i = 0; i < argc && t == 0; i++)
+            t = sluice_jsi_taint_deep(in, args[i]);
+        if (t != 0)
+            return sluice_jsi_fatal(in, SLUICE_E_DENIED, "blocked_output",
+                                    "%s.%s at line %u would send a value %s%s; a blocked field "
+                                    "may be used to match records but never sent upstream",
+                                    object, method, in->line, sluice_jsi_taint_text(in, t),
+                                    in->pc != 0 ? ", or decided by one" : "");
+    }
     bool concurrent = in->opts.host.start != NULL && in->opts.host.wait != NULL;
     if (in->opts.host.call == NULL && !concurrent)
         return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
@@ -181,8 +193,7 @@ static jcomp capability_call(
         json_decref(jargs);
         return sluice_jsi_nomem(in);
     }
-    out->t = JV_PROMISE;
-    out->u.p = p;
+    *out = (jv){ .t = JV_PROMISE, .u.p = p };
     json_t *result = NULL;
     sluice_error herr = { 0 };
     sluice_status st;

@@ -227,7 +227,25 @@ static int refused_key(const sluice_js_str *k)
            sluice_js_str_eq_ascii(k, "prototype");
 }
 
+static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *out);
+
+/* obj[key]: what it holds, joined with the taint of obj (a tainted container's every part is). */
 static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
+{
+    if (!in->tainting)
+        return get_member_raw(in, obj, key, out);
+    jtaint t = sluice_jsi_taint_of(obj);
+    if (t != 0 && (obj.t == JV_UNDEF || obj.t == JV_NULL))
+        sluice_jsi_taint_decide(in, t); /* whether it throws depends on a blocked field */
+    jcomp rc = get_member_raw(in, obj, key, out);
+    if (rc == C_NORMAL && t != 0) {
+        out->taint = jt_join(out->taint, t);
+        out->prov = 0;
+    }
+    return rc;
+}
+
+static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *out)
 {
     if (refused_key(key))
         return sluice_jsi_fatal(
@@ -276,9 +294,24 @@ static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
     return sluice_jsi_builtin_member(in, obj, key, out);
 }
 
+static jcomp get_member_v_raw(interp *in, jv obj, jv key, jv *out);
+
+/* obj[key]. A value read through a computed key never counts as straight from a blocked field:
+ * the === exception needs the field named in the plan, where validation saw it (lang/js). */
 static jcomp get_member_v(interp *in, jv obj, jv key, jv *out)
 {
-    if (obj.t == JV_ARR && key.t == JV_NUM) {
+    if (in->tainting && key.taint != 0) { /* which part was read depends on a blocked field */
+        obj.taint = jt_join(obj.taint, key.taint);
+        key.taint = 0;
+    }
+    jcomp rc = get_member_v_raw(in, obj, key, out);
+    out->prov = 0;
+    return rc;
+}
+
+static jcomp get_member_v_raw(interp *in, jv obj, jv key, jv *out)
+{
+    if (obj.t == JV_ARR && key.t == JV_NUM && !in->tainting) {
         double d = key.u.n;
         if (d >= 0 && d == floor(d) && d < 4294967295.0) {
             size_t i = (size_t)d;
@@ -294,6 +327,8 @@ static jcomp get_member_v(interp *in, jv obj, jv key, jv *out)
 
 static jcomp set_member(interp *in, jv obj, jv key, jv v)
 {
+    if (in->tainting)
+        sluice_jsi_taint_mark(&obj, sluice_jsi_taint_of(key));
     const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
         return C_FATAL;
@@ -358,7 +393,7 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
     const sluice_js_node *fn = f->node;
     if (in->depth >= SLUICE_LIMIT_JS_CALL_DEPTH)
         return sluice_jsi_limit_error(in, "max_call_depth",
-                                      "the plan's functions nest their calls too deep",
+                                      "the plan's functions nest too many calls deep",
                                       SLUICE_LIMIT_JS_CALL_DEPTH);
     env *scope = env_new(in, f->closure);
     if (scope == NULL)
@@ -408,6 +443,60 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
     return rc;
 }
 
+/* A method whose arguments decide its receiver's shape: a Map's or Set's size (keys dedupe by
+ * value), splice's and fill's positions. Pushing a tainted value does not: the value carries it. */
+static bool changes_shape(const jfunc *f)
+{
+    jv self = f->self;
+    if (self.t == JV_OBJ)
+        return self.u.o->coll != NULL;
+    return self.t == JV_ARR && f->name != NULL &&
+           (strcmp(f->name, "splice") == 0 || strcmp(f->name, "fill") == 0);
+}
+
+/* A built-in whose result holds its inputs' whole content as text (a container's elements and
+ * properties, not only the reference): JSON.stringify, join, String(), concat, toString. */
+static bool stringifies(const jfunc *f)
+{
+    static const char *const names[] = { "stringify", "join", "String", "concat", "toString" };
+    for (size_t i = 0; f->name != NULL && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(f->name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A built-in over tainted data: its result (and what it returns by reference, a receiver it
+ * changed) takes the taint of its receiver, its arguments and what its callbacks answered; a
+ * callback's tainted answer decided what the built-in did (filter, find, sort), and an error
+ * it throws says something of its inputs. */
+static jcomp call_native_tainted(interp *in, jv fn, const jv *args, size_t argc, jv *out)
+{
+    jfunc *f = fn.u.f;
+    bool whole = stringifies(f);
+    jtaint t = jt_join(fn.taint,
+                       whole ? sluice_jsi_taint_deep(in, f->self) : sluice_jsi_taint_of(f->self));
+    for (size_t i = 0; i < argc; i++)
+        t = jt_join(t, whole ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
+    jtaint saved = in->callback_taint;
+    in->callback_taint = 0;
+    jcomp rc = f->native(in, f->self, args, argc, out);
+    jtaint cb = in->callback_taint;
+    in->callback_taint = saved;
+    sluice_jsi_taint_decide(in, cb);
+    t = jt_join(t, cb);
+    if (rc == C_NORMAL) {
+        out->prov = 0;
+        sluice_jsi_taint_mark(out, t);
+        if (t != 0 && changes_shape(f)) {
+            jv self = f->self; /* the receiver's shape now depends on the inputs */
+            sluice_jsi_taint_mark(&self, t);
+        }
+    } else if (rc == C_THROW) {
+        sluice_jsi_taint_mark(&in->thrown, t);
+    }
+    return rc;
+}
+
 jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
@@ -417,9 +506,14 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
     if (rc != C_NORMAL)
         return rc;
     jfunc *f = fn.u.f;
+    if (f->native != NULL && in->tainting)
+        return call_native_tainted(in, fn, args, argc, out);
     if (f->native != NULL)
         return f->native(in, f->self, args, argc, out);
-    return call_closure(in, f, args, argc, out);
+    rc = call_closure(in, f, args, argc, out);
+    if (rc == C_NORMAL && in->tainting)
+        in->callback_taint = jt_join(in->callback_taint, sluice_jsi_taint_of(*out));
+    return rc;
 }
 
 /* Evaluates call arguments (spreads expanded) into a fresh array. */
@@ -796,6 +890,22 @@ static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
 
 /* --- expressions --------------------------------------------------------------------------- */
 
+/* binary(), then the result's taint: its operands' (a container's whole content when it
+ * converts to a string or number), but for the === exception (taint.c). */
+static jcomp binary_t(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+{
+    jcomp rc = binary(in, op, a, b, out);
+    out->prov = 0;
+    if (!in->tainting || rc != C_NORMAL)
+        return rc;
+    jtaint t = sluice_jsi_taint_binary(in, op, a, b);
+    if (t == 0 && op != JS_OP_SEQ && op != JS_OP_SNE && op != JS_OP_IN)
+        t = jt_join(a.t == JV_ARR || a.t == JV_OBJ ? sluice_jsi_taint_deep(in, a) : 0,
+                    b.t == JV_ARR || b.t == JV_OBJ ? sluice_jsi_taint_deep(in, b) : 0);
+    out->taint = t;
+    return C_NORMAL;
+}
+
 static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     binding *b = env_lookup(e, n->str);
@@ -820,6 +930,7 @@ static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
         jcomp rc = eval(in, e, n->list[i], &v);
         if (rc != C_NORMAL)
             return rc;
+        jv orig = v;
         if (v.t == JV_FUNC || v.t == JV_PROMISE || v.t == JV_OBJ || v.t == JV_ARR ||
             v.t != JV_STR) {
             const sluice_js_str *s = sluice_jsi_to_string(in, v);
@@ -827,16 +938,32 @@ static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
                 return C_FATAL;
             v = jv_str(s);
         }
-        if ((rc = binary(in, JS_OP_ADD, acc, v, &acc)) != C_NORMAL)
+        if (in->tainting && v.t == JV_STR && v.taint == 0)
+            v.taint = sluice_jsi_taint_deep(in, orig);
+        if ((rc = binary_t(in, JS_OP_ADD, acc, v, &acc)) != C_NORMAL)
             return rc;
-        if ((rc = binary(in, JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) != C_NORMAL)
+        if ((rc = binary_t(in, JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) != C_NORMAL)
             return rc;
     }
     *out = acc;
     return C_NORMAL;
 }
 
+static jcomp spread_into_array_raw(interp *in, jarr *a, jv v);
+
+/* ...v into a: each element takes v's taint (a tainted string's characters, a tainted
+ * array's elements). */
 static jcomp spread_into_array(interp *in, jarr *a, jv v)
+{
+    size_t from = a->len;
+    jcomp rc = spread_into_array_raw(in, a, v);
+    jtaint t = in->tainting ? sluice_jsi_taint_of(v) : 0;
+    for (size_t i = from; t != 0 && rc == C_NORMAL && i < a->len; i++)
+        a->v[i].taint = jt_join(a->v[i].taint, t);
+    return rc;
+}
+
+static jcomp spread_into_array_raw(interp *in, jarr *a, jv v)
 {
     bool coll = false;
     int crc = sluice_jsi_coll_items(in, v, a, &coll);
@@ -891,6 +1018,8 @@ static jcomp eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
 
 static jcomp spread_into_object(interp *in, jobj *o, jv v)
 {
+    if (in->tainting)
+        o->taint = jt_join(o->taint, sluice_jsi_taint_of(v));
     if (v.t == JV_OBJ) {
         size_t nk;
         const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
@@ -951,6 +1080,8 @@ static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
             return rc;
         if (sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
             return C_FATAL;
+        if (in->tainting) /* a key made from a blocked field is data too */
+            o->taint = jt_join(o->taint, sluice_jsi_taint_of(key));
     }
     *out = jv_obj(o);
     return C_NORMAL;
@@ -997,6 +1128,8 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
         const sluice_js_str *k = sluice_jsi_to_key(in, key);
         if (k == NULL)
             return C_FATAL;
+        if (in->tainting)
+            sluice_jsi_taint_mark(&obj, sluice_jsi_taint_of(key));
         if (obj.t == JV_OBJ)
             sluice_jsi_obj_delete(obj.u.o, k);
         else if (obj.t == JV_ARR && sluice_jsi_index_of_key(k) >= 0 &&
@@ -1036,6 +1169,8 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unknown unary operator");
     }
+    if (in->tainting)
+        out->taint = v.t == JV_ARR || v.t == JV_OBJ ? sluice_jsi_taint_deep(in, v) : v.taint;
     return C_NORMAL;
 }
 
@@ -1123,7 +1258,7 @@ static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
         jv rhs;
         if ((rc = eval(in, e, n->b, &rhs)) != C_NORMAL)
             return rc;
-        if ((rc = binary(in, (sluice_js_op)n->op, cur, rhs, &v)) != C_NORMAL)
+        if ((rc = binary_t(in, (sluice_js_op)n->op, cur, rhs, &v)) != C_NORMAL)
             return rc;
     }
     if ((rc = write_target(in, e, n->a, obj, key, v)) != C_NORMAL)
@@ -1132,6 +1267,9 @@ static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
     return C_NORMAL;
 }
 
+static jcomp construct(interp *in, env *e, const sluice_js_node *n, jv *args, size_t argc, jv *out);
+
+/* new X(...): what it makes holds its arguments (an Error's message, a Set's members). */
 static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv *args;
@@ -1139,6 +1277,14 @@ static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
     jcomp rc = eval_args(in, e, n, &args, &argc);
     if (rc != C_NORMAL)
         return rc;
+    rc = construct(in, e, n, args, argc, out);
+    for (size_t i = 0; rc == C_NORMAL && in->tainting && i < argc; i++)
+        sluice_jsi_taint_mark(out, sluice_jsi_taint_deep(in, args[i]));
+    return rc;
+}
+
+static jcomp construct(interp *in, env *e, const sluice_js_node *n, jv *args, size_t argc, jv *out)
+{
     const sluice_js_str *name = n->a->str;
     if (env_lookup(e, name) != NULL && env_lookup(e, name) != env_lookup(in->global, name))
         return sluice_jsi_throw(in, "TypeError", "plans construct only the built-in Error types");
@@ -1174,18 +1320,20 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     switch (n->kind) {
     case JS_NUM:
         *out = jv_num(n->num);
+        out->prov = JV_PROV_LITERAL;
         return C_NORMAL;
     case JS_STR:
         *out = jv_str(n->str);
+        out->prov = JV_PROV_LITERAL;
         return C_NORMAL;
     case JS_TRUE:
-        *out = jv_bool(1);
-        return C_NORMAL;
     case JS_FALSE:
-        *out = jv_bool(0);
+        *out = jv_bool(n->kind == JS_TRUE);
+        out->prov = JV_PROV_LITERAL;
         return C_NORMAL;
     case JS_NULL:
         *out = jv_null();
+        out->prov = JV_PROV_LITERAL;
         return C_NORMAL;
     case JS_TEMPLATE:
         return eval_template(in, e, n, out);
@@ -1219,10 +1367,12 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL || (rc = eval(in, e, n->b, &b)) != C_NORMAL)
             return rc;
         in->line = n->line;
-        return binary(in, (sluice_js_op)n->op, a, b, out);
+        return binary_t(in, (sluice_js_op)n->op, a, b, out);
     case JS_LOGICAL:
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
+        if (in->tainting)
+            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
         if (n->op == JS_OP_AND  ? !sluice_jsi_truthy(a)
             : n->op == JS_OP_OR ? sluice_jsi_truthy(a)
                                 : (a.t != JV_UNDEF && a.t != JV_NULL)) {
@@ -1233,6 +1383,8 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case JS_COND:
         if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
             return rc;
+        if (in->tainting)
+            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
         return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
     case JS_ASSIGN:
         return eval_assign(in, e, n, out);
@@ -1247,11 +1399,14 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         if (a.t == JV_PROMISE) {
             if ((rc = sluice_jsi_settle(in, a.u.p)) != C_NORMAL)
                 return rc;
+            jtaint t = a.taint;
             if (a.u.p->rejected) {
                 in->thrown = a.u.p->v;
+                sluice_jsi_taint_mark(&in->thrown, t);
                 return C_THROW;
             }
             a = a.u.p->v;
+            a.taint = jt_join(a.taint, t);
         }
         *out = a;
         return C_NORMAL;
@@ -1261,6 +1416,14 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
 }
 
 /* --- statements ---------------------------------------------------------------------------- */
+
+/* ToBoolean for a decision (if, loops): one on a blocked field taints the rest of the run. */
+static bool decide(interp *in, jv v)
+{
+    if (in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(v));
+    return sluice_jsi_truthy(v);
+}
 
 static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
 {
@@ -1347,7 +1510,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
         if (n->b != NULL) {
             if ((rc = eval(in, scope, n->b, &tmp)) != C_NORMAL)
                 return rc;
-            if (!sluice_jsi_truthy(tmp))
+            if (!decide(in, tmp))
                 return C_NORMAL;
         }
         if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
@@ -1379,6 +1542,8 @@ static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
     jcomp rc = eval(in, e, n->b, &coll);
     if (rc != C_NORMAL)
         return rc;
+    if (in->tainting) /* how many times the body runs */
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(coll));
     jarr *items = NULL;
     if (n->kind == JS_FOR_IN) {
         items = sluice_jsi_arr_new(in, 0);
@@ -1445,7 +1610,7 @@ static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
         if (!first) {
             if ((rc = eval(in, e, n->a, &t)) != C_NORMAL)
                 return rc;
-            if (!sluice_jsi_truthy(t))
+            if (!decide(in, t))
                 return C_NORMAL;
         }
         first = 0;
@@ -1466,6 +1631,8 @@ static jcomp exec_try(interp *in, env *e, const sluice_js_node *n)
         if (scope == NULL)
             return C_FATAL;
         jv thrown = in->thrown;
+        if (in->tainting) /* that it threw, and what, may say something of a blocked field */
+            sluice_jsi_taint_decide(in, sluice_jsi_taint_deep(in, thrown));
         rc = n->b != NULL ? bind_pattern(in, scope, n->b, thrown, BIND_LET) : C_NORMAL;
         if (rc == C_NORMAL)
             rc = exec_block(in, scope, n->c);
@@ -1500,6 +1667,8 @@ static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
         jv c;
         if ((rc = eval(in, scope, n->list[i]->a, &c)) != C_NORMAL)
             return rc;
+        if (in->tainting)
+            sluice_jsi_taint_decide(in, sluice_jsi_taint_binary(in, JS_OP_SEQ, d, c));
         if (sluice_jsi_strict_equals(d, c))
             start = i;
     }
@@ -1536,7 +1705,7 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
     case JS_IF:
         if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
             return rc;
-        if (sluice_jsi_truthy(v))
+        if (decide(in, v))
             return exec_stmt(in, e, n->b);
         return n->c != NULL ? exec_stmt(in, e, n->c) : C_NORMAL;
     case JS_FOR:
@@ -1573,17 +1742,28 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
 
 /* --- the run ------------------------------------------------------------------------------- */
 
-static void record_throw(interp *in, sluice_js_run_result *out)
+static jcomp record_throw(interp *in, sluice_js_run_result *out)
 {
     jv t = in->thrown;
     out->threw = true;
     out->error_line = in->line;
+    bool redact = false;
+    if (in->tainting && sluice_jsi_taint_leave(in, sluice_jsi_taint_deep(in, t),
+                                               "the error the plan threw", &redact) != C_NORMAL)
+        return C_FATAL;
+    if (redact) { /* its text, its kind and its line may each say something */
+        out->error_name = "Error";
+        out->error_message = sluice_arena_printf(in->out_arena, "(redacted: the error was %s)",
+                                                 sluice_jsi_taint_text(in, t.taint));
+        out->error_line = 0;
+        return out->error_message != NULL ? C_THROW : sluice_jsi_nomem(in);
+    }
     if (t.t == JV_OBJ && t.u.o->is_error) {
         const sluice_js_str *name = sluice_jsi_to_string(in, t.u.o->err_name);
         const sluice_js_str *msg = sluice_jsi_to_string(in, t.u.o->err_message);
         out->error_name = name != NULL ? sluice_js_str_utf8(in->out_arena, name) : "Error";
         out->error_message = msg != NULL ? sluice_js_str_utf8(in->out_arena, msg) : "";
-        return;
+        return C_THROW;
     }
     out->error_name = "throw";
     sluice_buf b;
@@ -1593,6 +1773,7 @@ static void record_throw(interp *in, sluice_js_run_result *out)
         out->error_message = sluice_buf_cstr(&b);
     else
         out->error_message = "undefined";
+    return C_THROW;
 }
 
 sluice_status sluice_js_run(sluice_arena *arena,
@@ -1643,6 +1824,8 @@ sluice_status sluice_js_run(sluice_arena *arena,
             result = result.u.p->v;
         }
     }
+    if (rc == C_NORMAL)
+        rc = sluice_jsi_taint_strip(&in, result, &result);
     if (rc == C_NORMAL) {
         sluice_buf b;
         sluice_buf_init(&b, arena,
@@ -1653,7 +1836,7 @@ sluice_status sluice_js_run(sluice_arena *arena,
             out->json = sluice_buf_cstr(&b);
     }
     if (rc == C_THROW)
-        record_throw(&in, out);
+        rc = record_throw(&in, out);
     if (rc != C_FATAL &&
         sluice_jsi_settle_all(&in) != C_NORMAL) /* calls nobody awaited still count */
         rc = C_FATAL;

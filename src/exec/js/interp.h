@@ -19,6 +19,7 @@
 #ifndef SLUICE_EXEC_JS_INTERP_H
 #define SLUICE_EXEC_JS_INTERP_H
 
+#include "config/config.h"
 #include "core/arena.h"
 #include "core/clock.h"
 #include "core/error.h"
@@ -74,6 +75,14 @@ typedef struct sluice_js_run_options {
     const json_t *args;        /* the `args` global (NULL: an empty object) */
     sluice_js_host host;
     const sluice_clock *clock; /* NULL: the system clock */
+    /* Output-blocked fields (key names, any case, at any depth of what a call answers): every
+     * value read from one is tainted, and taint follows data and control through the plan
+     * (docs/js-plans.md). A tainted value never leaves: the result, a thrown error, console
+     * output, an outbound call's arguments. taint_refuse: fail the run naming the field and
+     * line; else strip the tainted part (calls are refused either way: a redacted request is
+     * a different request). */
+    const sluice_strlist *taint_fields[2];
+    bool taint_refuse;
 } sluice_js_run_options;
 
 /* One failed capability call the plan survived (caught) or died of. */
@@ -91,7 +100,10 @@ typedef struct sluice_js_run_result {
     const char *error_message;
     uint32_t error_line;
     size_t api_calls, loop_iterations, steps, memory_bytes;
-    json_t *logs; /* console.log lines (array of strings), owned by the arena */
+    json_t *logs;    /* console.log lines (array of strings), owned by the arena */
+    bool tainted;    /* the plan read an output-blocked field */
+    bool steered;    /* a blocked field steered it (=== against a literal, input or join key) */
+    size_t redacted; /* tainted parts stripped from the result, errors and logs */
     sluice_js_failed_call *failed;
     size_t failed_count;
 } sluice_js_run_result;

@@ -29,6 +29,18 @@ static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *o
         return C_NORMAL; /* capped: the rest is dropped */
     sluice_buf b;
     sluice_buf_init(&b, in->out_arena, 4096);
+    if (in->tainting) {
+        jtaint t = 0;
+        for (size_t i = 0; i < argc && t == 0; i++)
+            t = sluice_jsi_taint_deep(in, args[i]);
+        bool redact;
+        if (sluice_jsi_taint_leave(in, t, "console.log", &redact) != C_NORMAL)
+            return C_FATAL;
+        if (redact) {
+            sluice_buf_printf(&b, "(redacted: the line was %s)", sluice_jsi_taint_text(in, t));
+            argc = 0;
+        }
+    }
     for (size_t i = 0; i < argc; i++) {
         if (i > 0)
             sluice_buf_putc(&b, ' ');

@@ -149,7 +149,7 @@ static jcomp open_args(interp *in, env *global)
 {
     jv args = jv_undef();
     if (in->opts.args != NULL) {
-        if (sluice_jsi_from_json(in, in->opts.args, &args) != C_NORMAL)
+        if (sluice_jsi_from_args(in, in->opts.args, &args) != C_NORMAL)
             return C_FATAL;
     } else {
         jobj *empty = sluice_jsi_obj_new(in);

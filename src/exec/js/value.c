@@ -76,6 +76,7 @@ jarr *sluice_jsi_arr_new(interp *in, size_t cap)
     if (a == NULL)
         return NULL;
     a->len = 0;
+    a->taint = 0;
     a->cap = cap;
     a->v = cap > 0 ? sluice_jsi_alloc(in, cap * sizeof(jv)) : NULL;
     if (cap > 0 && a->v == NULL)
@@ -866,75 +867,111 @@ jcomp sluice_jsi_json_stringify(
 
 /* --- values from JSON ---------------------------------------------------------------------- */
 
-static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth)
+/* How values read from JSON are marked: prov on every leaf, taint (a blocked field's label)
+ * on everything under it, and whether keys are checked against the blocked fields. */
+typedef struct json_mark {
+    uint8_t prov;
+    jtaint taint;
+    bool scan;
+} json_mark;
+
+static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m);
+
+static jcomp from_json_object(interp *in, const json_t *j, jv *out, int depth, json_mark m)
+{
+    jobj *o = sluice_jsi_obj_new(in);
+    if (o == NULL)
+        return C_FATAL;
+    o->taint = m.taint;
+    const char *k;
+    const json_t *e;
+    json_object_foreach((json_t *)j, k, e)
+    {
+        jv v;
+        json_mark cm = m;
+        const char *field = m.scan && m.taint == 0 ? sluice_jsi_taint_field(in, k) : NULL;
+        if (field != NULL) {
+            if ((cm.taint = sluice_jsi_taint_label(in, field)) == 0)
+                return C_FATAL;
+            cm.prov = JV_PROV_FIELD;
+        }
+        sluice_js_str *ks = sluice_js_str_from_utf8(in->arena, k, strlen(k));
+        if (ks == NULL)
+            return sluice_jsi_nomem(in);
+        if (from_json_depth(in, e, &v, depth + 1, cm) != C_NORMAL ||
+            sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
+            return C_FATAL;
+    }
+    *out = jv_obj(o);
+    return C_NORMAL;
+}
+
+static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m)
 {
     if (depth > (int)SLUICE_LIMIT_NESTING_DEPTH)
         return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes", "JSON nests too deep");
     switch (json_typeof(j)) {
     case JSON_NULL:
         *out = jv_null();
-        return C_NORMAL;
+        break;
     case JSON_TRUE:
-        *out = jv_bool(1);
-        return C_NORMAL;
     case JSON_FALSE:
-        *out = jv_bool(0);
-        return C_NORMAL;
+        *out = jv_bool(json_is_true(j));
+        break;
     case JSON_INTEGER:
         *out = jv_num((double)json_integer_value(j));
-        return C_NORMAL;
+        break;
     case JSON_REAL:
         *out = jv_num(json_real_value(j));
-        return C_NORMAL;
+        break;
     case JSON_STRING: {
         sluice_js_str *s =
             sluice_js_str_from_utf8(in->arena, json_string_value(j), json_string_length(j));
         if (s == NULL)
             return sluice_jsi_nomem(in);
         *out = jv_str(s);
-        return C_NORMAL;
+        break;
     }
     case JSON_ARRAY: {
         jarr *a = sluice_jsi_arr_new(in, json_array_size(j));
         if (a == NULL)
             return C_FATAL;
+        a->taint = m.taint;
         size_t i;
         const json_t *e;
         json_array_foreach(j, i, e)
         {
             jv v;
-            if (from_json_depth(in, e, &v, depth + 1) != C_NORMAL)
+            if (from_json_depth(in, e, &v, depth + 1, m) != C_NORMAL)
                 return C_FATAL;
             a->v[a->len++] = v;
         }
         *out = jv_arr(a);
         return C_NORMAL;
     }
-    case JSON_OBJECT: {
-        jobj *o = sluice_jsi_obj_new(in);
-        if (o == NULL)
-            return C_FATAL;
-        const char *k;
-        const json_t *e;
-        json_object_foreach((json_t *)j, k, e)
-        {
-            jv v;
-            sluice_js_str *ks = sluice_js_str_from_utf8(in->arena, k, strlen(k));
-            if (ks == NULL)
-                return sluice_jsi_nomem(in);
-            if (from_json_depth(in, e, &v, depth + 1) != C_NORMAL ||
-                sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
-                return C_FATAL;
-        }
-        *out = jv_obj(o);
-        return C_NORMAL;
+    case JSON_OBJECT:
+        return from_json_object(in, j, out, depth, m);
+    default:
+        *out = jv_undef();
+        break;
     }
-    }
-    *out = jv_undef();
+    out->prov = m.prov;
+    out->taint = m.taint;
     return C_NORMAL;
 }
 
 jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out)
 {
-    return from_json_depth(in, j, out, 0);
+    return from_json_depth(in, j, out, 0, (json_mark){ 0 });
+}
+
+jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out)
+{
+    bool scan = in->opts.taint_fields[0] != NULL || in->opts.taint_fields[1] != NULL;
+    return from_json_depth(in, j, out, 0, (json_mark){ .scan = scan });
+}
+
+jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out)
+{
+    return from_json_depth(in, j, out, 0, (json_mark){ .prov = JV_PROV_ARGS });
 }

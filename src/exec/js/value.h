@@ -36,8 +36,21 @@ typedef struct jpromise jpromise;
 typedef struct jcoll jcoll; /* a Map or Set (collections.c) */
 typedef struct jiter jiter; /* a Map or Set iterator */
 
+/* A taint label: 0 for a value no output-blocked field reached, else 1 + the index of the
+ * field's origin in interp.origins (taint.c). Labels join by keeping the first. */
+typedef uint16_t jtaint;
+
+/* Where a value came from, for the one comparison that may steer without tainting (taint.c):
+ * straight from a literal in the plan, from the plan's input variables, or straight from a
+ * blocked field (no operation since). Any computation clears it. */
+#define JV_PROV_LITERAL 1u
+#define JV_PROV_ARGS    2u
+#define JV_PROV_FIELD   4u
+
 typedef struct jv {
     uint8_t t;
+    uint8_t prov; /* JV_PROV_* */
+    jtaint taint; /* fits the padding before the union: a jv stays 16 bytes */
     union {
         int b;
         double n;
@@ -52,9 +65,11 @@ typedef struct jv {
 struct jarr {
     size_t len, cap;
     jv *v;
+    jtaint taint; /* its shape (length, order, membership) depends on a blocked field */
 };
 
 struct jobj {
+    jtaint taint; /* its shape (keys, size) depends on a blocked field */
     size_t len, cap;
     const sluice_js_str **k;
     jv *v;
@@ -133,6 +148,17 @@ struct interp {
     env *global;
     sluice_buf scratch;
     jpromise *pending; /* calls in flight, newest first */
+    /* taint (taint.c): tainting turns on with the first value read from an output-blocked
+     * field, so a plan that reads none pays one predictable branch per operation */
+    bool tainting;
+    jtaint pc;    /* control context: a decision depended on a blocked field (never lowered) */
+    bool steered; /* a blocked field steered the plan through the === exception */
+    jtaint callback_taint; /* what the plan's functions answered inside the current built-in */
+    struct jtaint_origin {
+        const char *field; /* as configured */
+        uint32_t line;     /* where the plan first read it */
+    } * origins;
+    size_t origin_count;
 };
 
 /* --- allocation (counts against max_memory_bytes; C_FATAL semantics when NULL) --------- */
@@ -225,6 +251,11 @@ jcomp sluice_jsi_json_stringify(
     interp *in, jv v, const sluice_js_str *indent, sluice_buf *b, bool *undefined_out);
 /* A value from JSON (api responses, args, JSON.parse). C_NORMAL or C_FATAL. */
 jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out);
+/* An upstream's answer: as from_json, and everything under a key naming an output-blocked
+ * field (opts.taint_fields) carries that field's label (taint.c). */
+jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out);
+/* The plan's input variables: as from_json, every leaf marked JV_PROV_ARGS. */
+jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out);
 
 /* Settles p when it is a call in flight (waits for the host's answer). C_NORMAL (p settled,
  * fulfilled or rejected) or C_FATAL (a refusal, the deadline, NOMEM). */
@@ -238,6 +269,51 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
 jcomp sluice_jsi_step(interp *in);
 /* Counts one loop iteration (map/filter callbacks count too). */
 jcomp sluice_jsi_loop_tick(interp *in);
+
+/* --- taint (taint.c) ------------------------------------------------------------------- */
+static inline jtaint jt_join(jtaint a, jtaint b)
+{
+    return a != 0 ? a : b;
+}
+/* The taint v carries itself or through the container it references (shallow). */
+static inline jtaint sluice_jsi_taint_of(jv v)
+{
+    jtaint t = v.taint;
+    if (v.t == JV_ARR)
+        t = jt_join(t, v.u.a->taint);
+    else if (v.t == JV_OBJ)
+        t = jt_join(t, v.u.o->taint);
+    return t;
+}
+/* Everything v reaches (elements, properties, Map/Set entries, a promise's value), bounded:
+ * past SLUICE_LIMIT_JS_RESULT_DEPTH it answers the first label the run has made. */
+jtaint sluice_jsi_taint_deep(interp *in, jv v);
+/* The label of blocked field `field` (its first read at in->line). 0 on NOMEM (C_FATAL set). */
+jtaint sluice_jsi_taint_label(interp *in, const char *field);
+/* The configured blocked field key names (case-insensitive), or NULL. */
+const char *sluice_jsi_taint_field(const interp *in, const char *key);
+/* A decision depended on t: the rest of the run is under it (values that leave after it carry
+ * it: a branch not taken leaves no trace otherwise). */
+static inline void sluice_jsi_taint_decide(interp *in, jtaint t)
+{
+    if (t != 0 && in->pc == 0)
+        in->pc = t;
+}
+/* Marks what v references (and v) with t. */
+void sluice_jsi_taint_mark(jv *v, jtaint t);
+/* The taint a binary operation's result takes from a and b; the === / !== exception (a blocked
+ * field against the same field, a plan literal or an input variable) answers 0 and records
+ * in->steered. */
+jtaint sluice_jsi_taint_binary(interp *in, int op, jv a, jv b);
+/* A value about to leave the plan (what: "the result", "console.log", "api.get at line 3", ...)
+ * carries t (or the run's pc): C_NORMAL and *redact false when clean; with strip, *redact true
+ * (the caller removes it); with refuse, C_FATAL naming the field and the line it was read. */
+jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redact);
+/* The result with its tainted parts removed (strip) or refused (C_FATAL): a tainted property
+ * or element goes (an element becomes null, so positions stay), a tainted whole is undefined. */
+jcomp sluice_jsi_taint_strip(interp *in, jv v, jv *out);
+/* "derived from the blocked field 'ssn' (read at line 4)" for t, in in->arena. */
+const char *sluice_jsi_taint_text(interp *in, jtaint t);
 
 /* --- built-ins (lib_init.c) ------------------------------------------------------------ */
 /* Installs the globals (Math, JSON, Object, Array, Number, String, Promise, console, api, mcp,

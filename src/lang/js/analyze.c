@@ -549,6 +549,55 @@ static void output_fields(walker *w, const sluice_js_node *ret)
     }
 }
 
+/* Whether the plan may read an output-blocked field's value: it names one (a property, a
+ * destructured key, any string literal: `u.ssn`, `{ ssn }`, `u["SSN"]`), or reads fields it
+ * does not name (Object.keys/values/entries/assign/fromEntries, JSON.stringify, object spread
+ * and rest, for-in). Neither: its result is provably untainted by any value it could match on,
+ * since the interpreter's === exception (exec/js/taint.c) holds only for such reads. Sets
+ * x->blocked_read to the first reason. */
+static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_node *parent)
+{
+    if (n == NULL || w->x->blocked_read != NULL)
+        return;
+    static const char *const reflective[] = { "keys", "values", "entries", "assign",
+                                              "fromEntries" };
+    const char *why = NULL;
+    if (n->kind == JS_STR) {
+        const char *name = u8(w, n->str);
+        const sluice_strlist *lists[2] = { w->cfg != NULL ? &w->cfg->openapi_output_blocked_fields
+                                                          : NULL,
+                                           w->cfg != NULL ? &w->cfg->blocked_fields : NULL };
+        for (size_t b = 0; b < 2 && why == NULL; b++)
+            for (size_t k = 0; lists[b] != NULL && k < lists[b]->count && why == NULL; k++)
+                if (strcasecmp(lists[b]->items[k], name) == 0)
+                    why = sluice_arena_printf(w->arena, "names the blocked field '%s' at line %u",
+                                              lists[b]->items[k], n->line);
+    } else if (n->kind == JS_CALL && n->a->kind == JS_MEMBER && !(n->a->flags & JS_F_COMPUTED)) {
+        for (size_t i = 0; i < sizeof reflective / sizeof reflective[0] && why == NULL; i++)
+            if (is_ident(n->a->a, "Object") && is_member_named(n->a, reflective[i]))
+                why = sluice_arena_printf(w->arena, "enumerates fields (Object.%s) at line %u",
+                                          reflective[i], n->line);
+        if (why == NULL && is_ident(n->a->a, "JSON") && is_member_named(n->a, "stringify"))
+            why = sluice_arena_printf(w->arena, "serializes records (JSON.stringify) at line %u",
+                                      n->line);
+    } else if ((n->kind == JS_SPREAD && parent != NULL && parent->kind == JS_OBJECT) ||
+               (n->kind == JS_REST && parent != NULL && parent->kind == JS_OBJECT_PAT)) {
+        why = sluice_arena_printf(w->arena, "copies fields it does not name (...) at line %u",
+                                  n->line);
+    } else if (n->kind == JS_FOR_IN) {
+        why = sluice_arena_printf(w->arena, "enumerates fields (for-in) at line %u", n->line);
+    }
+    if (why != NULL) {
+        w->x->blocked_read = why;
+        return;
+    }
+    const sluice_js_node *kids[4] = { n->a, n->b, n->c, n->d };
+    for (size_t i = 0; i < 4; i++)
+        blocked_reads(w, kids[i], n);
+    for (size_t i = 0; i < n->n; i++)
+        blocked_reads(w, n->list[i], n);
+}
+
 static void find_returns(walker *w, const sluice_js_node *n)
 {
     if (n == NULL || n->kind == JS_FUNC)
@@ -595,6 +644,7 @@ void sluice_js_analyze_program(sluice_codefacts *f,
     mult once = { 1, NULL };
     walk(w, prog->root, once, 0);
     find_returns(w, prog->root);
+    blocked_reads(w, prog->root, NULL);
     x->call_bound = w->bound;
     x->bound_why = w->bound >= 0 ? (w->why.len > 0 ? sluice_buf_cstr(&w->why) : "no calls")
                                  : "unknown: a loop or a function call has no static bound";

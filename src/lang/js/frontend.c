@@ -41,7 +41,9 @@ static bool js_to_json(const sluice_codefacts *facts, json_t *o)
     const sluice_js_facts *x = facts->ext;
     return json_object_set_new(o, "call_bound", json_integer((json_int_t)x->call_bound)) == 0 &&
            json_object_set_new(o, "call_bound_from", json_string(x->bound_why)) == 0 &&
-           json_object_set_new(o, "retries_write", json_boolean(x->retries_write)) == 0;
+           json_object_set_new(o, "retries_write", json_boolean(x->retries_write)) == 0 &&
+           (x->blocked_read == NULL ||
+            json_object_set_new(o, "blocked_read", json_string(x->blocked_read)) == 0);
 }
 
 static const sluice_codefacts_ext_ops js_ext_ops = {
@@ -209,6 +211,10 @@ static sluice_risk js_risk(const sluice_codefacts *f, const char **reason)
     const sluice_js_facts *x = f->ext_ops == &js_ext_ops ? f->ext : NULL;
     if (x != NULL && x->retries_write) {
         *reason = "a write inside a catch block may be repeated";
+        return SLUICE_RISK_HIGH;
+    }
+    if (x != NULL && x->blocked_read != NULL) {
+        *reason = x->blocked_read; /* it may match records by a blocked field */
         return SLUICE_RISK_HIGH;
     }
     if (x != NULL && (x->call_bound < 0 || x->call_bound > SLUICE_LIMIT_JS_LOW_RISK_CALLS)) {

@@ -24,6 +24,10 @@ typedef struct sluice_js_facts {
     const char *bound_why; /* "1 + 10 from .slice(0, 10) mapped at line 5" */
     bool retries_write;    /* a write call inside a catch block (seen at validate: high risk) */
     bool has_unbounded_loop;
+    /* how the plan may read an output-blocked field ("names the blocked field 'ssn' at line 3",
+     * "enumerates fields (Object.values) at line 2"), NULL when it provably cannot: at least
+     * high risk, as SQL that filters on a blocked column */
+    const char *blocked_read;
     size_t read_calls, write_calls, delete_calls;
 } sluice_js_facts;
 

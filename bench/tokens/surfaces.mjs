@@ -1,0 +1,60 @@
+// surfaces.mjs — the large surfaces issue 26 measures code mode's fixed context on, written into a
+// work folder as sluice configs (no upstream needs to answer: only tools/list, the prompt, search
+// and describe are read):
+//   github-rest.toml     @octokit/openapi's api.github.com spec (~1,000 operations), JavaScript plans
+//   github-graphql.toml  @octokit/graphql-schema's introspection, printed as SDL by graphql-js
+//                        (its shipped schema.graphql defines a field twice, which graphql-js refuses too)
+//   warehouse.toml       a DuckDB warehouse of 300 tables (warehouseSql), keys and comments included
+// Each needs work/token.key; the warehouse needs `sluice demo-db --sql warehouse.sql warehouse.duckdb`
+// (writeSurfaces returns the commands' inputs; the caller runs them).
+import { writeFileSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import path from "node:path";
+
+const require = createRequire(new URL("../../tests/node/package.json", import.meta.url));
+export const nodeModules = path.dirname(require.resolve("graphql/package.json")).replace(/\/graphql$/, "");
+
+// 300 tables of a sales warehouse: 10 subject areas x 30 tables, 6-10 columns each, one key and
+// one foreign key per table, a comment on each table; a few rows so the catalog has counts.
+export function warehouseSql(tables = 300) {
+  const areas = ["sales", "billing", "support", "marketing", "hr", "inventory", "shipping", "finance", "product", "web"];
+  const nouns = ["orders", "items", "events", "accounts", "contacts", "invoices", "payments", "tickets", "visits",
+                 "campaigns", "leads", "employees", "shifts", "stock", "warehouses", "parcels", "routes", "ledgers",
+                 "budgets", "forecasts", "features", "releases", "sessions", "pages", "clicks", "refunds", "credits",
+                 "regions", "channels", "notes"];
+  const out = [];
+  for (let i = 0; i < tables; i++) {
+    const name = `${areas[i % areas.length]}_${nouns[Math.floor(i / areas.length) % nouns.length]}`;
+    const parent = i >= areas.length ? `${areas[(i - areas.length) % areas.length]}_${nouns[Math.floor((i - areas.length) / areas.length) % nouns.length]}` : null;
+    const cols = ["id INTEGER PRIMARY KEY", `${parent ? parent + "_id INTEGER" : "source_id INTEGER"}`,
+                  "created_at TIMESTAMP", "status VARCHAR", "amount DECIMAL(12,2)", "owner_email VARCHAR"];
+    for (let k = 0; k < i % 5; k++) cols.push(`attr_${k} VARCHAR`);
+    out.push(`CREATE TABLE ${name} (${cols.join(", ")});`);
+    out.push(`COMMENT ON TABLE ${name} IS 'The ${nouns[Math.floor(i / areas.length) % nouns.length]} of ${areas[i % areas.length]}, one row each';`);
+    out.push(`INSERT INTO ${name} (id, status) SELECT i, CASE WHEN i % 2 = 0 THEN 'open' ELSE 'closed' END FROM range(1, 4) t(i);`);
+  }
+  return out.join("\n") + "\n";
+}
+
+// Writes the three configs (and warehouse.sql, gh.graphql) into work; returns their paths.
+export function writeSurfaces(work) {
+  const key = path.join(path.resolve(work), "token.key");
+  const ghSpec = path.join(nodeModules, "@octokit/openapi/generated/api.github.com.json");
+  const graphql = require("graphql");
+  const intro = JSON.parse(readFileSync(path.join(nodeModules, "@octokit/graphql-schema/schema.json"), "utf8"));
+  const sdl = path.join(work, "github.graphql");
+  writeFileSync(sdl, graphql.printSchema(graphql.buildClientSchema(intro.data ?? intro)));
+  const common = (lang) => `[identity]\nuser = "agent"\n\n[code_mode]\nenabled = true\nlanguages = ["${lang}"]\n` +
+    `token_secret_file = "${key}"\nauto_approve_levels = ["low", "medium"]\n`;
+  const rest = path.join(work, "github-rest.toml");
+  writeFileSync(rest, `[server]\nname = "github-rest"\n\n[database]\nengine = "openapi"\npath = "${ghSpec}"\n` +
+    `endpoint = "http://127.0.0.1:9"\n\n${common("javascript")}`);
+  const gql = path.join(work, "github-graphql.toml");
+  writeFileSync(gql, `[server]\nname = "github-graphql"\n\n[database]\nengine = "graphql"\npath = "${sdl}"\n` +
+    `endpoint = "http://127.0.0.1:9/graphql"\n\n${common("graphql")}`);
+  writeFileSync(path.join(work, "warehouse.sql"), warehouseSql());
+  const wh = path.join(work, "warehouse.toml");
+  writeFileSync(wh, `[server]\nname = "warehouse"\n\n[database]\nengine = "duckdb"\npath = "${path.join(path.resolve(work), "warehouse.duckdb")}"\n` +
+    `threads = 2\n\n${common("sql")}blocked_fields = ["owner_email"]\n`);
+  return { rest, gql, warehouse: wh, warehouseSql: path.join(work, "warehouse.sql") };
+}

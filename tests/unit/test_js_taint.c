@@ -1,0 +1,336 @@
+/*
+ * test_js_taint.c — plans that try to return an output-blocked field's value under another
+ * name (issue 25): every leak class of the corpus, written to break the rule, against the
+ * interpreter's taint tracking (exec/js/taint.c); the === exception that may steer; the risk
+ * floor of a plan that may read a blocked field (lang/js); and an allocation-failure sweep:
+ * under any failed allocation a run fails or answers without the canary, never leaks it.
+ */
+#include "codemode/risk.h"
+#include "exec/js/interp.h"
+#include "lang/js/js.h"
+#include "oom_sweep.h"
+#include "unit.h"
+
+#include <string.h>
+
+/* The canaries the fake upstream answers in blocked fields, and their recognisable forms. */
+#define CANARY_SSN    "731-95-2864"
+#define CANARY_SALARY 173519
+
+static sluice_status fake_api(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
+{
+    (void)ctx;
+    const char *path = json_string_value(json_array_get(call->args, 0));
+    if (path != NULL && strstr(path, "fail") != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "HTTP 404 for %s", path);
+    *result = json_pack("[{s:s,s:s,s:s,s:i},{s:s,s:s,s:s,s:i}]", "id", "u1", "name", "Ann", "ssn",
+                        CANARY_SSN, "salary", CANARY_SALARY, "id", "u2", "name", "Bob", "ssn",
+                        "468-02-1357", "salary", 90001);
+    return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+/* True when text holds the canary in a recognised form: as is, reversed, any run of 4 or more
+ * of its digits, its char codes, or the salary's digits. */
+static bool leaks(const char *text)
+{
+    static const char digits[] = "731952864";
+    static const char *const forms[] = { CANARY_SSN, "4682-59-137", "173519",
+                                         "915371",   "55,51,49,45", "55, 51, 49" };
+    if (text == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof forms / sizeof forms[0]; i++)
+        if (strstr(text, forms[i]) != NULL)
+            return true;
+    for (size_t i = 0; i + 4 <= sizeof digits - 1; i++) {
+        char sub[5];
+        memcpy(sub, digits + i, 4);
+        sub[4] = '\0';
+        if (strstr(text, sub) != NULL)
+            return true;
+    }
+    return false;
+}
+
+typedef struct outcome {
+    sluice_status st;
+    sluice_js_run_result r;
+    sluice_error err;
+    char *text; /* result, error and logs together, in the arena */
+} outcome;
+
+static void run(sluice_arena *a, const char *code, bool refuse, outcome *o)
+{
+    static const char *fields[] = { "ssn", "salary" };
+    static const sluice_strlist blocked = { fields, 2 };
+    memset(o, 0, sizeof *o);
+    sluice_js_program prog;
+    o->st = sluice_js_parse(a, code, strlen(code), &prog, &o->err);
+    if (o->st != SLUICE_OK)
+        return;
+    sluice_js_run_options opts = { .limits = { .max_api_calls = 5 },
+                                   .host = { .call = fake_api, .has_api = true },
+                                   .taint_fields = { &blocked, NULL },
+                                   .taint_refuse = refuse };
+    json_t *args = json_pack("{s:s}", "ssn", CANARY_SSN);
+    opts.args = args;
+    o->st = sluice_js_run(a, &prog, &opts, &o->r, &o->err);
+    json_decref(args);
+    char *logs = o->r.logs != NULL ? json_dumps(o->r.logs, JSON_COMPACT) : NULL;
+    o->text = sluice_arena_printf(a, "%s|%s|%s|%s", o->r.json ? o->r.json : "",
+                                  o->r.error_message ? o->r.error_message : "",
+                                  o->err.message ? o->err.message : "", logs ? logs : "");
+    free(logs);
+}
+
+#define USERS "const us = await api.get('/users');\n"
+
+/* Every leak class of the issue's corpus: the canary never reaches the result, the error text
+ * or the logs, in strip mode (the run answers) and in refuse mode (the run may be refused). */
+static const char *const leak_plans[] = {
+    USERS "return us.map(u => ({ id: u.id, tax: u.ssn }))",
+    USERS "return us.map(u => ({ [u.ssn]: 1 }))",
+    USERS "return us.map(u => Object.values(u))",
+    USERS "return us.map(u => Object.entries(u))",
+    USERS "const o = {}; for (const u of us) o[u.ssn] = u.id; return Object.keys(o)",
+    USERS "return us.map(u => JSON.stringify(u))",
+    USERS "return us.map(u => `${u.name}: ${u.ssn}`)",
+    USERS "return us.map(u => 'x' + u.ssn)",
+    USERS "return us.map(u => u.ssn.split('').reverse().join(''))",
+    USERS "return us.map(u => [...u.ssn].map(c => c.charCodeAt(0)))",
+    USERS "return us.map(u => u.ssn.replace('-', ''))",
+    USERS "return us.map(u => u.ssn.replaceAll('-', ''))",
+    USERS "return us.map(u => u.ssn.slice(0, 3) + u.ssn.slice(4, 6))",
+    USERS "return us.map(u => Number(u.ssn.replaceAll('-', '')).toString())",
+    USERS "return us.map(u => ({ ...u }))",
+    USERS "return us.map(({ ssn, ...rest }) => [ssn, rest])",
+    USERS "const [a] = us; const { salary } = a; return { pay: salary }",
+    USERS "return Math.max(...us.map(u => u.salary))",
+    USERS "return us.map(u => u.salary * 2 - u.salary)",
+    USERS "return us.map(u => Math.floor(u.salary / 1))",
+    USERS "return us.map(u => u.salary.toString().split('').join('-'))",
+    USERS "return new Map(us.map(u => [u.ssn, u.id])).keys().next()",
+    USERS "return [...new Set(us.map(u => u.ssn))]",
+    USERS "return await Promise.resolve(us[0].ssn)",
+    USERS "return await us.map(u => Promise.resolve(u.salary))[0]",
+    USERS "return us.map(u => JSON.parse(JSON.stringify({ v: u.ssn })))",
+    USERS "throw new Error(us[0].ssn)",
+    USERS "throw us[0]",
+    USERS "console.log(us[0].ssn); return 1",
+    USERS "console.log(JSON.stringify(us)); return 1",
+    USERS "await api.get('/users/fail/' + us[0].ssn); return 1",
+    USERS "try { await api.get('/fail/' + us[0].ssn) } catch (e) { return e.message }",
+    USERS "await api.post('/notes', { text: us[0].ssn }); return 1",
+    USERS "let s = ''; for (const c of us[0].ssn) s = c + s; return s",
+    USERS "let s = ''; for (let i = 0; i < us[0].ssn.length; i++) s += us[0].ssn[i]; return s",
+};
+
+/* Implicit flow: one bit per user, or a count, decided by a blocked field. */
+static const char *const bit_plans[] = {
+    USERS "return us.map(u => u.salary > 100000)",
+    USERS "return us.map(u => u.salary > 100000 ? 1 : 0)",
+    USERS "return us.filter(u => u.salary > 100000).length",
+    USERS "return us.filter(u => u.salary > 100000).map(u => u.name)",
+    USERS "let r = 0; if (us[0].salary > 100000) r = 1; return r",
+    USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n",
+    USERS "let n = 0; us.forEach(u => { if (u.salary > 100000) n++ }); return n",
+    USERS "let n = 0; us.some(u => { n++; return u.salary > 100000 }); return n",
+    USERS "return us.sort((a, b) => a.salary - b.salary).map(u => u.name)",
+    USERS "return us.findIndex(u => u.ssn.startsWith('7'))",
+    USERS "try { if (us[0].salary > 1) throw 1 } catch { return 'rich' } return 'poor'",
+    USERS "switch (us[0].ssn[0]) { case '7': return 7; default: return 0 }",
+    USERS "return us[0].ssn.length > 3 && 'long'",
+    USERS "const i = us[0].ssn.charCodeAt(0) - 48; return ['a','b','c','d','e','f','g','h'][i]",
+};
+
+static void assert_no_leak(const char *code, bool refuse, bool expect_redacted)
+{
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run(a, code, refuse, &o);
+    if (leaks(o.text))
+        fail_msg("leaked: %s\n  -> %s", code, o.text);
+    if (refuse)
+        assert_true(o.st == SLUICE_E_DENIED || o.r.threw || (o.st == SLUICE_OK && !o.r.threw));
+    if (refuse && o.st == SLUICE_E_DENIED)
+        assert_non_null(strstr(o.err.message, "blocked field '"));
+    if (expect_redacted && o.st == SLUICE_OK && !refuse)
+        assert_true(o.r.redacted > 0);
+    sluice_arena_free(a);
+}
+
+static void test_js_taint_value_under_another_name_never_leaves(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof leak_plans / sizeof leak_plans[0]; i++) {
+        assert_no_leak(leak_plans[i], false, false);
+        assert_no_leak(leak_plans[i], true, false);
+    }
+}
+
+static void test_js_taint_derived_bits_and_counts_are_tainted(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < sizeof bit_plans / sizeof bit_plans[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        outcome o;
+        run(a, bit_plans[i], false, &o);
+        /* the bit is not in the answer: the answer is redacted whole */
+        if (!(o.st == SLUICE_OK &&
+              (o.r.json == NULL || strcmp(o.r.json, "null") == 0 || o.r.redacted > 0)))
+            fail_msg("answered a derived bit: %s\n  -> %s", bit_plans[i], o.text);
+        sluice_arena_free(a);
+        a = sluice_arena_new();
+        run(a, bit_plans[i], true, &o);
+        assert_int_equal(o.st, SLUICE_E_DENIED);
+        assert_non_null(strstr(o.err.message, "blocked field '"));
+        assert_non_null(strstr(o.err.message, "(read at line 1)"));
+        sluice_arena_free(a);
+    }
+}
+
+static void test_js_taint_send_of_blocked_value_is_refused_before_the_call(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run(a, USERS "await api.get('/users/fail/' + us[0].ssn); return 1", false, &o);
+    assert_int_equal(o.st, SLUICE_E_DENIED);
+    assert_string_equal(o.err.key, "blocked_output");
+    assert_int_equal(o.r.api_calls, 1); /* the first call only: the second never left */
+    assert_false(leaks(o.text));
+    sluice_arena_free(a);
+}
+
+static void test_js_taint_matching_by_literal_input_or_join_key_steers(void **state)
+{
+    (void)state;
+    static const char *const steer[] = {
+        USERS "return us.find(u => u.ssn === args.ssn).name",
+        USERS "return us.find(u => u.ssn === '" CANARY_SSN "').name",
+        USERS "return us.filter(u => u.ssn !== us[1].ssn).map(u => u.name)",
+    };
+    for (size_t i = 0; i < sizeof steer / sizeof steer[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        outcome o;
+        run(a, steer[i], true, &o);
+        assert_int_equal(o.st, SLUICE_OK);
+        assert_false(o.r.threw);
+        assert_non_null(strstr(o.r.json, "Ann"));
+        assert_true(o.r.steered);
+        sluice_arena_free(a);
+    }
+    /* against anything computed it taints, as SQL refuses = against generated values */
+    static const char *const computed[] = {
+        USERS "return us.find(u => u.ssn === '731-95-' + '2864').name",
+        USERS "return us.find(u => u.ssn.slice(0, 3) === '731').name",
+        USERS "return us.find(u => u['ss' + 'n'] === args.ssn).name",
+        USERS "for (let i = 0; i < 1000; i++) if (us[0].salary === i) return i; return -1",
+    };
+    for (size_t i = 0; i < sizeof computed / sizeof computed[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        outcome o;
+        run(a, computed[i], true, &o);
+        assert_int_equal(o.st, SLUICE_E_DENIED);
+        sluice_arena_free(a);
+    }
+}
+
+static void test_js_taint_plans_that_never_touch_a_blocked_value_answer_whole(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run(a, USERS "return us.map(u => ({ id: u.id, name: u.name.toUpperCase() }))", true, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_string_equal(o.r.json,
+                        "[{\"id\":\"u1\",\"name\":\"ANN\"},{\"id\":\"u2\",\"name\":\"BOB\"}]");
+    assert_true(o.r.tainted);
+    assert_int_equal(o.r.redacted, 0);
+    run(a, USERS "return us", false, &o);
+    assert_string_equal(o.r.json,
+                        "[{\"id\":\"u1\",\"name\":\"Ann\"},{\"id\":\"u2\",\"name\":\"Bob\"}]");
+    sluice_arena_free(a);
+}
+
+static sluice_risk risk_of(const char *code)
+{
+    static const char *fields[] = { "ssn", "salary" };
+    sluice_config_code_mode cm = { .max_api_calls = 10,
+                                   .openapi_reads_enabled = true,
+                                   .openapi_output_blocked_fields = { fields, 2 } };
+    sluice_frontend_context ctx = { .code_mode = &cm };
+    sluice_arena *a = sluice_arena_new();
+    sluice_codefacts *f = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_js_frontend()->analyze(a, code, strlen(code), NULL, &ctx, &f, &err),
+                     SLUICE_OK);
+    sluice_risk r = sluice_risk_assess(sluice_js_frontend(), f, NULL);
+    sluice_arena_free(a);
+    return r;
+}
+
+static void test_js_taint_plan_that_may_read_a_blocked_field_is_high_risk(void **state)
+{
+    (void)state;
+    assert_true(risk_of(USERS "return us.find(u => u.ssn === args.ssn)?.name") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return us.map(u => u['SALARY'])") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return us.map(u => Object.values(u))") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return us.map(u => ({ ...u }))") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return us.map(({ id, ...r }) => r)") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return JSON.stringify(us)") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "for (const k in us[0]) return k") >= SLUICE_RISK_HIGH);
+    assert_true(risk_of(USERS "return us.map(u => ({ id: u.id, name: u.name }))") <
+                SLUICE_RISK_HIGH);
+}
+
+/* --- allocation failures ------------------------------------------------------------------ */
+
+static oom_outcome leak_once(void *ctx)
+{
+    const char *code = ctx;
+    sluice_arena *a = sluice_arena_new();
+    if (a == NULL)
+        return OOM_FAILED;
+    outcome o;
+    run(a, code, false, &o);
+    oom_outcome r = leaks(o.text) ? OOM_WRONG : o.st == SLUICE_OK ? OOM_ALLOWED : OOM_FAILED;
+    sluice_arena_free(a);
+    return r;
+}
+
+static void test_js_taint_allocation_failures_never_leak(void **state)
+{
+    (void)state;
+    static const char *const plans[] = {
+        USERS "return us.map(u => ({ id: u.id, tax: u.ssn, s: `${u.salary}` }))",
+        USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n",
+        USERS "console.log(us[0].ssn); throw new Error(us[1].ssn)",
+    };
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
+        long points = oom_sweep(plans[i], leak_once, (void *)plans[i], OOM_ALLOWED,
+                                OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_ALLOWED));
+        assert_true(points > 10);
+    }
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    oom_count_jansson();
+    return 0;
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_js_taint_value_under_another_name_never_leaves),
+        cmocka_unit_test(test_js_taint_derived_bits_and_counts_are_tainted),
+        cmocka_unit_test(test_js_taint_send_of_blocked_value_is_refused_before_the_call),
+        cmocka_unit_test(test_js_taint_matching_by_literal_input_or_join_key_steers),
+        cmocka_unit_test(test_js_taint_plans_that_never_touch_a_blocked_value_answer_whole),
+        cmocka_unit_test(test_js_taint_plan_that_may_read_a_blocked_field_is_high_risk),
+        cmocka_unit_test(test_js_taint_allocation_failures_never_leak),
+    };
+    return cmocka_run_group_tests(tests, setup, NULL);
+}
