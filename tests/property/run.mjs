@@ -55,7 +55,7 @@ const CONCURRENCY = Number(opt("--concurrency", 4));
 const ENGINE = opt("--engine", "duckdb");
 const MAX_SHRINK_RUNS = 300;
 const BLOCKED_FIELDS = ["ssn", "email"];
-const OVERBLOCK_RULES = new Set(["blocked_column", "blocked_predicate", "unanalyzable"]);
+const OVERBLOCK_RULES = new Set(["blocked_column", "blocked_predicate", "unanalyzable", "plan_refused"]);
 if (!BIN_ARG) throw new Error("--bin SLUICE (or SLUICE_BIN) is required");
 const BIN = path.resolve(BIN_ARG); // the server runs in the work directory
 

@@ -240,7 +240,7 @@ static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
         return st;
     if (st != SLUICE_OK)
         return sluice_codefacts_violate(
-            f, st == SLUICE_E_TIMEOUT ? "too_complex" : "plan_refused", err.line, err.column,
+            f, st == SLUICE_E_TIMEOUT ? "too_complex" : "engine_refused", err.line, err.column,
             "fix what PostgreSQL reports, or split the question into smaller queries",
             "PostgreSQL did not plan the statement: %s",
             err.message != NULL ? err.message : "no reason given");
