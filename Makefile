@@ -17,7 +17,7 @@ PREFIX ?= /usr/local
 N ?= 1000000
 SEED ?= 1
 
-.PHONY: bootstrap build demo test asan fuzz bench property property-pg clean install
+.PHONY: bootstrap build demo test asan fuzz bench property property-js property-pg clean install
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -51,6 +51,10 @@ property: build
 	PATH="$(CURDIR)/tests/node/node_modules/.bin:$$PATH" node tests/property/run.mjs \
 	  --bin $(BUILD)/sluice --work $(BUILD)/property-long --regress tests/property/regressions.txt \
 	  --power 400 --seed $(SEED) --count $(N)
+
+# the plan language's canary property run (tests/node/js_canary.mjs), long: N plans per mode
+property-js: build
+	node tests/node/js_canary.mjs $(BUILD)/js_run $(N) $(SEED)
 
 property-pg: build
 	SLUICE_BIN=$(BUILD)/sluice SLUICE_SOURCE_DIR=$(CURDIR) SLUICE_BUILD_DIR=$(BUILD) \

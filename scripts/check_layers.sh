@@ -1,22 +1,23 @@
 #!/usr/bin/env bash
 # check_layers.sh — fails when a source file includes a header from a higher (or a sibling) layer.
 #
-# The layers, highest first (docs/architecture.md): a file may include headers of its own area
-# and of areas strictly below it, never above and never a different area of the same rank.
-#   cli > transport > surface > mcp > querymode > codemode > lang = policy > exec > syntax = facts
-#   > auth > config > core
+# The layers, highest first (DESIGN.md §2, docs/architecture.md): a file may include headers of
+# its own area and of areas strictly below it, never above and never a different area of the
+# same rank.
+#   cli > transport > surface > querymode > mcp > codemode > lang = policy > exec > syntax >
+#   state = token > facts > auth > config > core
 # (syntax/: each language's lexer, parser and syntax tree, shared by its front end in lang/ and
-# its executor in exec/)
+# its executor in exec/; no carve-out remains)
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
-# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h, scratch.h and
-# mcp_stdio.h) only
-# inside exec/ and cli/.
+# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h,
+# fork_gate.h, scratch.h and mcp_stdio.h) only inside exec/ and cli/.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
-declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [syntax]=3 [facts]=3 [exec]=4 [lang]=5
-  [policy]=5 [codemode]=6 [querymode]=7 [mcp]=8 [surface]=9 [transport]=10 [cli]=11)
+declare -A rank=([core]=0 [sluice]=0 [config]=1 [auth]=2 [facts]=3 [state]=4 [token]=4
+  [syntax]=5 [exec]=6 [lang]=7 [policy]=7 [codemode]=8 [mcp]=9 [querymode]=10 [surface]=11
+  [transport]=12 [cli]=13)
 status=0
 while IFS= read -r file; do
   area="${file#"$src"/}"

@@ -3,6 +3,7 @@
  * writes the deterministic demo database (examples/demo/demo.sql) to OUT.
  */
 #include "cli/cli.h"
+#include "core/clock.h"
 #include "exec/demo_db.h"
 #include "exec/values.h"
 
@@ -69,7 +70,7 @@ int sluice_cmd_demo_db(int argc, char **argv)
     if (arena == NULL)
         return SLUICE_EXIT_RUNTIME;
     sluice_error err = { 0 };
-    int64_t t0 = sluice_exec_now_ms();
+    int64_t t0 = sluice_clock_monotonic_ms(NULL);
     sluice_status st = sluice_exec_demo_generate(engine, sql, out, arena, &err);
     int rc = SLUICE_EXIT_OK;
     if (st != SLUICE_OK) {
@@ -78,7 +79,7 @@ int sluice_cmd_demo_db(int argc, char **argv)
     } else {
         printf("wrote %s (%s) in %lld ms\n", out,
                engine == SLUICE_ENGINE_SQLITE ? "sqlite" : "duckdb",
-               (long long)(sluice_exec_now_ms() - t0));
+               (long long)(sluice_clock_monotonic_ms(NULL) - t0));
     }
     sluice_arena_free(arena);
     return rc;

@@ -15,15 +15,11 @@
 
 #include "core/arena.h"
 #include "core/error.h"
+#include "core/strlist.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
-
-typedef struct sluice_strlist {
-    const char **items;
-    size_t count;
-} sluice_strlist;
 
 /* [server] — transport and MCP surface. */
 typedef struct sluice_config_server {

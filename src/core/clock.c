@@ -57,6 +57,11 @@ int64_t sluice_clock_monotonic_ns(const sluice_clock *clock)
     return c->monotonic_ns(c);
 }
 
+int64_t sluice_clock_monotonic_ms(const sluice_clock *clock)
+{
+    return sluice_clock_monotonic_ns(clock) / 1000000;
+}
+
 /* The manual clock is the first member of sluice_manual_clock, so the cast is the container. */
 static int64_t manual_realtime(const sluice_clock *self)
 {

@@ -30,6 +30,7 @@ const sluice_clock *sluice_clock_system(void);
 int64_t sluice_clock_now_s(const sluice_clock *clock);
 int64_t sluice_clock_now_ms(const sluice_clock *clock);
 int64_t sluice_clock_monotonic_ns(const sluice_clock *clock);
+int64_t sluice_clock_monotonic_ms(const sluice_clock *clock);
 
 /* A clock that moves only when told to. Thread-safe: readers and the test that moves it may
  * run on different threads. */

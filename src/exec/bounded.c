@@ -7,6 +7,7 @@
  */
 #include "exec/bounded.h"
 
+#include "core/clock.h"
 #include "core/fdio.h"
 #include "core/limits.h"
 #include "core/metrics.h"
@@ -142,7 +143,7 @@ static bool read_report(int fd, watch *w, sluice_buf *rep, bool *overflow)
     char chunk[65536];
     int64_t step = w->rss_cap > 0 ? SLUICE_LIMIT_BOUNDED_POLL_MS : 1000;
     for (;;) {
-        int64_t left = w->deadline - sluice_exec_now_ms();
+        int64_t left = w->deadline - sluice_clock_monotonic_ms(NULL);
         if (left <= 0)
             return false;
         if (rss_exceeded(w)) {
@@ -180,7 +181,7 @@ static void await_exit(pid_t pid, int64_t deadline, bool *timed_out)
             return;
         if (r < 0 && errno != EINTR)
             return;
-        if (sluice_exec_now_ms() >= deadline) {
+        if (sluice_clock_monotonic_ms(NULL) >= deadline) {
             *timed_out = true;
             kill(pid, SIGKILL);
             deadline = INT64_MAX; /* SIGKILL cannot be ignored: now wait for it */
@@ -215,13 +216,13 @@ static sluice_status run_child(sluice_bounded *b,
     }
     /* No thread may be inside DuckDB at the fork (fork_gate.h); waiting for them has its own
      * budget, so the child's deadline is all the child's. */
-    if (!sluice_fork_gate_close(sluice_exec_now_ms() + lim->timeout_ms, &b->abandon)) {
+    if (!sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + lim->timeout_ms, &b->abandon)) {
         close(fds[0]);
         close(fds[1]);
         *outcome = atomic_load(&b->abandon) ? SLUICE_BOUNDED_CANCELLED : SLUICE_BOUNDED_BUSY;
         return SLUICE_OK;
     }
-    int64_t deadline = sluice_exec_now_ms() + lim->timeout_ms;
+    int64_t deadline = sluice_clock_monotonic_ms(NULL) + lim->timeout_ms;
     w.deadline = deadline;
     pthread_mutex_lock(&b->mu);
     pid_t pid = b->cancelled ? -1 : fork();

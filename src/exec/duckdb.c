@@ -10,6 +10,7 @@
 #include "exec/duckdb.h"
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/limits.h"
 #include "exec/bounded.h"
 #include "exec/duckdb_catalog_facts.h"
@@ -570,7 +571,7 @@ static void *run_watchdog(void *data)
                            .tv_nsec = (long)(run->deadline_ms % 1000) * 1000000L };
     pthread_mutex_lock(&run->mu);
     while (!run->done) {
-        if (sluice_exec_now_ms() >= run->deadline_ms) {
+        if (sluice_clock_monotonic_ms(NULL) >= run->deadline_ms) {
             run->timed_out = true;
             if (run->running)
                 duckdb_interrupt(run->conn);
@@ -1024,7 +1025,7 @@ static sluice_status start_run(duck_call *c)
     if (cancelled)
         return sluice_exec_cancelled_error(c->err, c->arena);
     if (req->limits.timeout_ms > 0) {
-        c->run->deadline_ms = sluice_exec_now_ms() + req->limits.timeout_ms;
+        c->run->deadline_ms = sluice_clock_monotonic_ms(NULL) + req->limits.timeout_ms;
         if (pthread_create(&c->watchdog, NULL, run_watchdog, c->run) != 0)
             return sluice_error_set(c->err, c->arena, SLUICE_E_INTERNAL,
                                     "could not start the timeout watchdog");
@@ -1188,7 +1189,7 @@ static sluice_status duck_execute(sluice_executor *ex,
                                   sluice_exec_result *out,
                                   sluice_error *err)
 {
-    int64_t started = sluice_exec_now_ms();
+    int64_t started = sluice_clock_monotonic_ms(NULL);
     duck_call c = { .state = sluice_executor_state(ex), .req = req, .arena = arena, .err = err };
     c.code = sluice_arena_strndup(arena, req->code, req->code_len);
     if (c.code == NULL)
@@ -1202,7 +1203,7 @@ static sluice_status duck_execute(sluice_executor *ex,
         memset(out, 0, sizeof(*out));
         st = run_in_process(&c, out);
     }
-    out->elapsed_ms = sluice_exec_now_ms() - started;
+    out->elapsed_ms = sluice_clock_monotonic_ms(NULL) - started;
     if (st == SLUICE_E_NOMEM && err != NULL && err->message == NULL)
         sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory while running the query");
     return st;

@@ -33,26 +33,6 @@ bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode)
                                  code_mode->sql_allow_ddl);
 }
 
-sluice_status sluice_exec_strlist_copy(sluice_arena *arena,
-                                       sluice_strlist *to,
-                                       const sluice_strlist *a,
-                                       const sluice_strlist *b)
-{
-    size_t n = a->count + (b != NULL ? b->count : 0);
-    to->count = 0;
-    to->items = sluice_arena_calloc(arena, n + 1, sizeof(*to->items));
-    if (to->items == NULL)
-        return SLUICE_E_NOMEM;
-    for (size_t i = 0; i < a->count; i++)
-        to->items[to->count++] = sluice_arena_strdup(arena, a->items[i]);
-    for (size_t i = 0; b != NULL && i < b->count; i++)
-        to->items[to->count++] = sluice_arena_strdup(arena, b->items[i]);
-    for (size_t i = 0; i < to->count; i++)
-        if (to->items[i] == NULL)
-            return SLUICE_E_NOMEM;
-    return SLUICE_OK;
-}
-
 sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
                                    void *state,
                                    sluice_engine_kind kind,
@@ -72,12 +52,12 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
     if (ex->catalog == NULL)
         goto nomem;
     if (code_mode != NULL) {
-        if (sluice_exec_strlist_copy(arena, &ex->blocked, &code_mode->blocked_fields,
-                                     &code_mode->sql_blocked_columns) != SLUICE_OK ||
-            sluice_exec_strlist_copy(arena, &ex->allowed_tables, &code_mode->sql_allowed_tables,
-                                     NULL) != SLUICE_OK ||
-            sluice_exec_strlist_copy(arena, &ex->blocked_tables, &code_mode->sql_blocked_tables,
-                                     NULL) != SLUICE_OK)
+        if (sluice_strlist_copy(arena, &ex->blocked, &code_mode->blocked_fields,
+                                &code_mode->sql_blocked_columns) != SLUICE_OK ||
+            sluice_strlist_copy(arena, &ex->allowed_tables, &code_mode->sql_allowed_tables, NULL) !=
+                SLUICE_OK ||
+            sluice_strlist_copy(arena, &ex->blocked_tables, &code_mode->sql_blocked_tables, NULL) !=
+                SLUICE_OK)
             goto nomem;
     }
     *out = ex;
@@ -309,26 +289,4 @@ void sluice_executor_close(sluice_executor *ex)
     ex->ops->close(ex->state);
     sluice_arena_free(ex->arena);
     free(ex);
-}
-
-static const sluice_exec_hooks *hooks[SLUICE_EXEC_MAX_HOOKS];
-static size_t hook_count;
-
-sluice_status sluice_exec_set_hooks(const sluice_exec_hooks *h)
-{
-    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
-    if (n >= SLUICE_EXEC_MAX_HOOKS)
-        return SLUICE_E_LIMIT;
-    hooks[n] = h;
-    __atomic_store_n(&hook_count, n + 1, __ATOMIC_RELEASE);
-    return SLUICE_OK;
-}
-
-const sluice_exec_hooks *sluice_exec_hooks_for(const char *language)
-{
-    size_t n = __atomic_load_n(&hook_count, __ATOMIC_ACQUIRE);
-    for (size_t i = 0; i < n; i++)
-        if (strcmp(hooks[i]->language, language) == 0)
-            return hooks[i];
-    return NULL;
 }

@@ -271,13 +271,6 @@ sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,
                                    const sluice_config_code_mode *code_mode,
                                    sluice_executor **out);
 
-/* to = the strings of a then b (b may be NULL), copied into arena with a NULL after the last.
- * SLUICE_OK or SLUICE_E_NOMEM. For engines keeping code_mode lists beyond the config's life. */
-sluice_status sluice_exec_strlist_copy(sluice_arena *arena,
-                                       sluice_strlist *to,
-                                       const sluice_strlist *a,
-                                       const sluice_strlist *b);
-
 /* The engine state given to sluice_executor_wrap. */
 void *sluice_executor_state(const sluice_executor *ex);
 
@@ -286,56 +279,5 @@ bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table);
 
 /* True when the config lets code change data or schema (the engine then opens read-write). */
 bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode);
-
-/* --- result hooks: what a front end lends a backend whose results need its language ------- */
-
-/* What a shaper is told besides the code: the backend's schema document, the blocked lists and
- * what to do on a hit; and what it reports back. */
-typedef struct sluice_exec_walk {
-    const char *code; /* the validated program text */
-    size_t code_len;
-    const char *operation_name; /* the entry point the request chose; NULL: the only one */
-    const char *document;       /* the backend's schema document (sluice_schema.document) */
-    size_t document_len;
-    const void *document_model;       /* sluice_schema.document_model, or NULL */
-    const sluice_strlist *blocked[2]; /* the language's blocked list, blocked_fields */
-    bool refuse;                      /* refuse the whole result on a blocked key, else strip */
-    int64_t max_list_items;           /* 0 = no cap */
-    /* out */
-    bool truncated;        /* a list was cut at max_list_items */
-    size_t stripped;       /* keys removed */
-    const char *first_hit; /* path of the first blocked key, for the refusal */
-} sluice_exec_walk;
-
-/* Walks value (modified in place) with the code that produced it: blocked or unrequested keys
- * removed, or SLUICE_E_DENIED when sh->refuse; lists cut. SLUICE_E_INVALID when the code or
- * the document does not parse; SLUICE_E_NOMEM. */
-typedef sluice_status (*sluice_exec_shaper)(sluice_arena *arena,
-                                            json_t *value,
-                                            sluice_exec_walk *sh,
-                                            sluice_error *err);
-
-/* Describes a schema document as tables and columns (blocked marks from the two lists) for
- * code-mode://schema. Everything in arena. */
-typedef sluice_status (*sluice_exec_describer)(sluice_arena *arena,
-                                               const char *document,
-                                               size_t len,
-                                               const sluice_strlist *const blocked[2],
-                                               sluice_schema *out,
-                                               sluice_error *err);
-
-typedef struct sluice_exec_hooks {
-    const char *language; /* the front end lending them ("graphql") */
-    sluice_exec_shaper shape;
-    sluice_exec_describer describe;
-} sluice_exec_hooks;
-
-/* Registers hooks (static storage; at program start). SLUICE_E_LIMIT past
- * SLUICE_EXEC_MAX_HOOKS languages. */
-#define SLUICE_EXEC_MAX_HOOKS 8u
-sluice_status sluice_exec_set_hooks(const sluice_exec_hooks *hooks);
-
-/* The hooks a language registered, or NULL: a backend that needs them then refuses to run. */
-const sluice_exec_hooks *sluice_exec_hooks_for(const char *language);
 
 #endif

@@ -41,7 +41,7 @@ void sluice_fork_gate_resume(unsigned held);
 
 /* Closes the gate for one fork: waits until no thread is in a region and keeps new regions out
  * until sluice_fork_gate_open. false when that did not happen by deadline_ms
- * (sluice_exec_now_ms clock), when *abandon (may be NULL) became true (see
+ * (sluice_clock_monotonic_ms), when *abandon (may be NULL) became true (see
  * sluice_fork_gate_wake), or when this thread is itself in a region (suspend first); the gate is
  * then as before. */
 bool sluice_fork_gate_close(int64_t deadline_ms, const atomic_bool *abandon);

@@ -8,13 +8,15 @@
  * redirects, TLS peer and host verification on, timeout from the limits, the response body
  * capped while it is read), upstream `errors` as an engine error with values scrubbed, and the
  * call to the registered shaper.
- * Does not own: what may run (the pipeline), GraphQL syntax (lang/graphql/).
+ * Does not own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
  */
 #include "exec/graphql_http.h"
 
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "exec/graphql_introspect.h"
+#include "exec/graphql_shape.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
@@ -85,18 +87,6 @@ static sluice_status credential(const sluice_config_database *db,
     return s->credential_header != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 
-static sluice_status copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
-{
-    to->count = 0;
-    to->items = sluice_arena_calloc(a, from->count + 1, sizeof *to->items);
-    if (to->items == NULL)
-        return SLUICE_E_NOMEM;
-    for (size_t i = 0; i < from->count; i++)
-        if ((to->items[to->count++] = sluice_arena_strdup(a, from->items[i])) == NULL)
-            return SLUICE_E_NOMEM;
-    return SLUICE_OK;
-}
-
 static void gql_close(void *state)
 {
     gql_state *s = state;
@@ -142,10 +132,9 @@ gql_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_
     sluice_status st = SLUICE_OK;
     if (!atomic_exchange(&s->sdl_fresh, false))
         st = read_source(s, arena, arena, &sdl, &len, err);
-    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
-    sluice_exec_describer fn = h != NULL ? h->describe : NULL;
     const sluice_strlist *const blocked[2] = { &s->blocked[0], &s->blocked[1] };
-    if (st == SLUICE_OK && fn != NULL && (st = fn(arena, sdl, len, blocked, out, err)) != SLUICE_OK)
+    if (st == SLUICE_OK &&
+        (st = sluice_graphql_describe(arena, sdl, len, blocked, out, err)) != SLUICE_OK)
         return described_error(s, arena, st, err);
     if (st != SLUICE_OK)
         return st;
@@ -240,10 +229,11 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
         st = read_source(s, a, err_arena, &s->sdl, &s->sdl_len, err);
     atomic_store(&s->sdl_fresh, true);
     if (st == SLUICE_OK &&
-        (copy_list(a, &s->blocked[0], code_mode ? &code_mode->graphql_blocked_fields : &none) !=
-             SLUICE_OK ||
-         copy_list(a, &s->blocked[1], code_mode ? &code_mode->blocked_fields : &none) !=
-             SLUICE_OK ||
+        (sluice_strlist_copy(a, &s->blocked[0],
+                             code_mode ? &code_mode->graphql_blocked_fields : &none,
+                             NULL) != SLUICE_OK ||
+         sluice_strlist_copy(a, &s->blocked[1], code_mode ? &code_mode->blocked_fields : &none,
+                             NULL) != SLUICE_OK ||
          s->endpoint == NULL))
         st = sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
@@ -462,13 +452,6 @@ static sluice_status introspect(const gql_state *s,
     return st;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
-}
-
 static sluice_status shape(sluice_executor *ex,
                            const gql_state *s,
                            sluice_arena *arena,
@@ -478,12 +461,6 @@ static sluice_status shape(sluice_executor *ex,
                            sluice_exec_result *out,
                            sluice_error *err)
 {
-    const sluice_exec_hooks *h = sluice_exec_hooks_for("graphql");
-    sluice_exec_shaper fn = h != NULL ? h->shape : NULL;
-    if (fn == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
-                                "no GraphQL response shaper is registered; refusing to return "
-                                "an unshaped response");
     /* The snapshot the operation was validated against, so a reload in between cannot change
      * the schema the response is read with. */
     const sluice_schema *schema = req->schema;
@@ -503,7 +480,7 @@ static sluice_status shape(sluice_executor *ex,
         .refuse = s->refuse,
         .max_list_items = req->limits.max_rows,
     };
-    sluice_status st = fn(arena, data, &sh, err);
+    sluice_status st = sluice_graphql_shape(arena, data, &sh, err);
     if (st != SLUICE_OK)
         return st;
     out->truncated = sh.truncated;
@@ -518,7 +495,7 @@ static sluice_status gql_execute(sluice_executor *ex,
                                  sluice_error *err)
 {
     const gql_state *s = sluice_executor_state(ex);
-    int64_t start = now_ms();
+    int64_t start = sluice_clock_monotonic_ms(NULL);
     const char *operation_name = NULL;
     char *text = request_text(req, &operation_name);
     body *b = sluice_arena_calloc(arena, 1, sizeof *b);
@@ -570,6 +547,6 @@ static sluice_status gql_execute(sluice_executor *ex,
     out->shape = SLUICE_EXEC_VALUE;
     out->value = data;
     out->statement_type = "GRAPHQL";
-    out->elapsed_ms = now_ms() - start;
+    out->elapsed_ms = sluice_clock_monotonic_ms(NULL) - start;
     return SLUICE_OK;
 }

@@ -4,11 +4,9 @@
  *
  * Owns: opening the backend (endpoint, the schema file, the server-side credential), POSTing
  * one validated operation with its variables as JSON, the transport limits (timeout, response
- * size cap, TLS verification always on), turning upstream `errors` into a tool error, and the
- * hook through which the GraphQL front end shapes the response.
- * Does not own: parsing or validating GraphQL: lang/graphql/ lends the response walk and the
- * schema description through sluice_exec_set_hooks (executor.h; exec looks only down).
- * Without the walk registered every execution is refused (fail closed).
+ * size cap, TLS verification always on), turning upstream `errors` into a tool error; every
+ * response goes through the walk of graphql_shape.h before it is returned.
+ * Does not own: parsing or validating GraphQL (syntax/graphql, lang/graphql), the walk itself.
  */
 #ifndef SLUICE_EXEC_GRAPHQL_HTTP_H
 #define SLUICE_EXEC_GRAPHQL_HTTP_H

@@ -7,7 +7,7 @@
  * graphql-js's getIntrospectionQuery) and printing its answer as SDL: descriptions are dropped,
  * default values kept as the literals the server printed. The SDL then goes through the same
  * schema builder as a file, which refuses anything inconsistent.
- * Does not own: the HTTP exchange (graphql_http.c), building the model (lang/graphql/).
+ * Does not own: the HTTP exchange (graphql_http.c), building the model (syntax/graphql/).
  */
 #include "exec/graphql_introspect.h"
 

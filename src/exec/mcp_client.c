@@ -11,6 +11,7 @@
  */
 #include "exec/mcp_client.h"
 
+#include "core/clock.h"
 #include "core/limits.h"
 #include "exec/mcp_http.h"
 #include "exec/mcp_stdio.h"
@@ -243,8 +244,8 @@ sluice_status sluice_mcp_client_open(const sluice_config_mcp_server *cfg,
     c->arena = arena;
     c->io.fd = -1;
     pthread_mutex_init(&c->lock, NULL);
-    sluice_mcp_bounds x = { .deadline_ms =
-                                sluice_mcp_stdio_now_ms() + cfg->startup_timeout_seconds * 1000,
+    sluice_mcp_bounds x = { .deadline_ms = sluice_clock_monotonic_ms(NULL) +
+                                           cfg->startup_timeout_seconds * 1000,
                             .budget = SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES };
     sluice_status st = start(c, &x, err_arena, err);
     if (st == SLUICE_OK)
@@ -374,7 +375,7 @@ sluice_status sluice_mcp_client_call(sluice_mcp_client *c,
     pthread_mutex_lock(&c->lock);
     sluice_status st = SLUICE_OK;
     if (!c->up) {
-        sluice_mcp_bounds sx = { .deadline_ms = sluice_mcp_stdio_now_ms() +
+        sluice_mcp_bounds sx = { .deadline_ms = sluice_clock_monotonic_ms(NULL) +
                                                 cfg->startup_timeout_seconds * 1000,
                                  .budget = SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES,
                                  .cancelled = cancelled };
@@ -382,7 +383,7 @@ sluice_status sluice_mcp_client_call(sluice_mcp_client *c,
     }
     if (st == SLUICE_OK) {
         sluice_mcp_bounds x = { .deadline_ms =
-                                    sluice_mcp_stdio_now_ms() + cfg->timeout_seconds * 1000,
+                                    sluice_clock_monotonic_ms(NULL) + cfg->timeout_seconds * 1000,
                                 .budget = cfg->max_response_bytes,
                                 .cancelled = cancelled };
         st = call_locked(c, name, params, &x, arena, result, err);

@@ -10,6 +10,7 @@
  */
 #include "exec/mcp_http.h"
 
+#include "core/clock.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
@@ -208,7 +209,7 @@ static sluice_status post(sluice_mcp_http *h, json_t *msg, sluice_mcp_bounds *b,
     h->detail[0] = '\0';
     char *text = json_dumps(msg, JSON_COMPACT);
     json_decref(msg);
-    int64_t left = b->deadline_ms - sluice_mcp_stdio_now_ms();
+    int64_t left = b->deadline_ms - sluice_clock_monotonic_ms(NULL);
     if (text == NULL)
         return SLUICE_E_NOMEM;
     if (left <= 0) {

@@ -57,30 +57,25 @@ static sluice_status check_schemas(sluice_mcp_servers *s, size_t k)
     return SLUICE_OK;
 }
 
-/* A copy of from in a; false on NOMEM. */
-static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
-{
-    return sluice_exec_strlist_copy(a, to, from, NULL) == SLUICE_OK;
-}
-
 /* What the set keeps of cm, copied into a (the caller may free its configuration). */
 static sluice_config_code_mode *copy_config(sluice_arena *a, const sluice_config_code_mode *cm)
 {
     sluice_config_code_mode *c = sluice_arena_calloc(a, 1, sizeof *c);
     size_t n = cm->mcp_server_count;
     sluice_config_mcp_server *srv = c != NULL ? sluice_arena_calloc(a, n + 1, sizeof *srv) : NULL;
-    if (srv == NULL ||
-        !copy_list(a, &c->openapi_internal_blocked_fields, &cm->openapi_internal_blocked_fields))
+    if (srv == NULL || sluice_strlist_copy(a, &c->openapi_internal_blocked_fields,
+                                           &cm->openapi_internal_blocked_fields, NULL) != SLUICE_OK)
         return NULL;
     for (size_t i = 0; i < n; i++) {
         const sluice_config_mcp_server *f = &cm->mcp_servers[i];
         srv[i] = *f;
         srv[i].name = sluice_arena_strdup(a, f->name);
-        if (srv[i].name == NULL || !copy_list(a, &srv[i].command, &f->command) ||
-            !copy_list(a, &srv[i].allowed_tools, &f->allowed_tools) ||
-            !copy_list(a, &srv[i].read_tools, &f->read_tools) ||
-            !copy_list(a, &srv[i].write_tools, &f->write_tools) ||
-            !copy_list(a, &srv[i].delete_tools, &f->delete_tools))
+        if (srv[i].name == NULL ||
+            sluice_strlist_copy(a, &srv[i].command, &f->command, NULL) != SLUICE_OK ||
+            sluice_strlist_copy(a, &srv[i].allowed_tools, &f->allowed_tools, NULL) != SLUICE_OK ||
+            sluice_strlist_copy(a, &srv[i].read_tools, &f->read_tools, NULL) != SLUICE_OK ||
+            sluice_strlist_copy(a, &srv[i].write_tools, &f->write_tools, NULL) != SLUICE_OK ||
+            sluice_strlist_copy(a, &srv[i].delete_tools, &f->delete_tools, NULL) != SLUICE_OK)
             return NULL;
     }
     c->mcp_servers = srv;
@@ -190,14 +185,6 @@ static sluice_mcp_client *find_client(const sluice_mcp_servers *s, const char *n
     return NULL;
 }
 
-static bool validated(const sluice_strlist *ops, const char *op)
-{
-    for (size_t i = 0; ops != NULL && i < ops->count; i++)
-        if (strcmp(ops->items[i], op) == 0)
-            return true;
-    return false;
-}
-
 /* The plan's view of a tool result: structuredContent, else the first text block as JSON, else
  * that text. A new reference, or NULL on NOMEM. */
 static json_t *plan_value(const json_t *result)
@@ -226,7 +213,7 @@ static sluice_status admit(const sluice_mcp_servers *s,
     size_t k = 0;
     sluice_mcp_client *c = find_client(s, server, &k);
     const sluice_mcp_tool *t = c != NULL ? sluice_mcp_client_find(c, tool) : NULL;
-    if (!validated(run->validated, rec->operation) || t == NULL)
+    if (!sluice_strlist_contains(run->validated, rec->operation) || t == NULL)
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "mcp.call(\"%s\", \"%s\") at line %u was not validated with the "
                                 "plan; only the calls validate_code saw may run",

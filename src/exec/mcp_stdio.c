@@ -7,6 +7,7 @@
  */
 #include "exec/mcp_stdio.h"
 
+#include "core/clock.h"
 #include "core/limits.h"
 
 #include <errno.h>
@@ -21,13 +22,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-int64_t sluice_mcp_stdio_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 sluice_status sluice_mcp_stdio_start(sluice_mcp_stdio *c, const char *const *argv, size_t argc)
 {
@@ -158,7 +152,7 @@ read_line(sluice_mcp_stdio *c, sluice_mcp_bounds *b, sluice_arena *arena, char *
             return SLUICE_E_IO;
         if (cancelled != NULL && atomic_load(cancelled))
             return SLUICE_E_CANCELLED;
-        int64_t left = deadline_ms - sluice_mcp_stdio_now_ms();
+        int64_t left = deadline_ms - sluice_clock_monotonic_ms(NULL);
         if (left <= 0)
             return SLUICE_E_TIMEOUT;
         struct pollfd p = { .fd = c->fd, .events = POLLIN };

@@ -35,7 +35,6 @@ typedef struct sluice_mcp_stdio {
 } sluice_mcp_stdio;
 
 /* The monotonic clock in milliseconds (deadlines of the exchange). */
-int64_t sluice_mcp_stdio_now_ms(void);
 
 /* Starts argv[0] (searched in PATH) with argv[0..argc). SLUICE_E_IO with errno set when the
  * socket pair or the spawn fails; SLUICE_E_NOMEM. c is stopped on failure. */

@@ -71,15 +71,6 @@ void sluice_openapi_idempotency_key(
 
 /* --- checks before a call leaves --------------------------------------------------------- */
 
-static bool validated(const sluice_exec_request *req, const char *id)
-{
-    const sluice_strlist *v = req->validated_operations;
-    for (size_t i = 0; v != NULL && i < v->count; i++)
-        if (strcmp(v->items[i], id) == 0)
-            return true;
-    return false;
-}
-
 /* The query string of q (an object of scalars) for op: each key a declared query parameter,
  * each value its schema's. *out NULL when q is null/absent. */
 static sluice_status query_of(sluice_arena *arena,
@@ -177,7 +168,7 @@ static sluice_status api_start(
         sluice_openapi_match_call(arena, &x->s->spec, method, path, &op, &url_path, err);
     if (st != SLUICE_OK)
         return st;
-    if (!validated(x->req, op->id))
+    if (!sluice_strlist_contains(x->req->validated_operations, op->id))
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "%s %s at line %u is operation %s, which validation did not "
                                 "approve for this plan; approving a plan is not approving every "
@@ -342,12 +333,6 @@ static const sluice_executor_ops oa_ops = {
     .close = oa_close,
 };
 
-/* A copy of from in a; false on NOMEM. */
-static bool copy_list(sluice_arena *a, sluice_strlist *to, const sluice_strlist *from)
-{
-    return sluice_exec_strlist_copy(a, to, from, NULL) == SLUICE_OK;
-}
-
 sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                        const sluice_config_code_mode *code_mode,
                                        sluice_executor **out,
@@ -374,9 +359,12 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
     s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode);
     bool ok = s->document != NULL && s->declaration != NULL;
     if (ok && code_mode != NULL) {
-        ok = copy_list(a, &s->internal_blocked, &code_mode->openapi_internal_blocked_fields) &&
-             copy_list(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields) &&
-             copy_list(a, &s->blocked_fields, &code_mode->blocked_fields);
+        ok = sluice_strlist_copy(a, &s->internal_blocked,
+                                 &code_mode->openapi_internal_blocked_fields, NULL) == SLUICE_OK &&
+             sluice_strlist_copy(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields,
+                                 NULL) == SLUICE_OK &&
+             sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) ==
+                 SLUICE_OK;
         s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
         s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
         s->decl_rules.blocked_fields = s->blocked_fields;

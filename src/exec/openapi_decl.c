@@ -35,14 +35,6 @@ const char *sluice_openapi_spec_document(sluice_arena *arena, const sluice_opena
     return r;
 }
 
-static bool listed(const sluice_strlist *l, const char *name)
-{
-    for (size_t i = 0; l != NULL && i < l->count; i++)
-        if (strcasecmp(l->items[i], name) == 0)
-            return true;
-    return false;
-}
-
 /* A JSON schema as a TypeScript type, three levels deep; internal blocked fields left out
  * (responses never carry them), output-blocked ones marked. */
 static void ts_type(sluice_buf *b, const json_t *s, const sluice_config_code_mode *cm, int depth)
@@ -86,7 +78,8 @@ static void ts_type(sluice_buf *b, const json_t *s, const sluice_config_code_mod
         json_t *v;
         json_object_foreach((json_t *)props, k, v)
         {
-            if (listed(cm != NULL ? &cm->openapi_internal_blocked_fields : NULL, k))
+            if (sluice_strlist_contains_folded(
+                    cm != NULL ? &cm->openapi_internal_blocked_fields : NULL, k))
                 continue;
             bool required = false;
             for (size_t i = 0; i < json_array_size(req); i++)
@@ -94,8 +87,9 @@ static void ts_type(sluice_buf *b, const json_t *s, const sluice_config_code_mod
                             strcmp(json_string_value(json_array_get(req, i)), k) == 0;
             sluice_buf_printf(b, "%s%s: ", k, required ? "" : "?");
             ts_type(b, v, cm, depth + 1);
-            if (listed(cm != NULL ? &cm->openapi_output_blocked_fields : NULL, k) ||
-                listed(cm != NULL ? &cm->blocked_fields : NULL, k))
+            if (sluice_strlist_contains_folded(
+                    cm != NULL ? &cm->openapi_output_blocked_fields : NULL, k) ||
+                sluice_strlist_contains_folded(cm != NULL ? &cm->blocked_fields : NULL, k))
                 sluice_buf_puts(b, " /* blocked: never in a result */");
             sluice_buf_puts(b, "; ");
         }

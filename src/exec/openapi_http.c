@@ -9,7 +9,9 @@
  */
 #include "exec/openapi_http.h"
 
+#include "core/clock.h"
 #include "core/limits.h"
+#include "core/netguard.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
@@ -60,47 +62,13 @@ static void curl_init_once(void)
     curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-bool sluice_openapi_address_internal(const char *addr)
-{
-    unsigned char a[16];
-    if (inet_pton(AF_INET, addr, a) == 1)
-        return a[0] == 127 || a[0] == 10 || a[0] == 0 || (a[0] == 172 && (a[1] & 0xF0) == 16) ||
-               (a[0] == 192 && a[1] == 168) || (a[0] == 169 && a[1] == 254) || a[0] >= 224 ||
-               (a[0] == 100 && (a[1] & 0xC0) == 64);
-    if (inet_pton(AF_INET6, addr, a) != 1)
-        return true; /* not an address at all: fail closed */
-    static const unsigned char zero[16] = { 0 };
-    if (memcmp(a, zero, 15) == 0 && (a[15] == 0 || a[15] == 1))
-        return true;                                                  /* :: and ::1 */
-    if (memcmp(a, zero, 10) == 0 && a[10] == 0xFF && a[11] == 0xFF) { /* ::ffff:v4 */
-        char v4[INET_ADDRSTRLEN];
-        inet_ntop(AF_INET, a + 12, v4, sizeof v4);
-        return sluice_openapi_address_internal(v4);
-    }
-    return (a[0] & 0xFE) == 0xFC || (a[0] == 0xFE && (a[1] & 0xC0) == 0x80) || a[0] == 0xFF;
-}
-
 /* The guard: called by libcurl with the address it is about to connect to. */
 static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_sockaddr *addr)
 {
     transfer *t = user;
     const sluice_openapi_upstream *up = *(const sluice_openapi_upstream *const *)(t + 1);
     (void)purpose;
-    char text[INET6_ADDRSTRLEN] = "";
-    if (addr->family == AF_INET)
-        inet_ntop(AF_INET, &((struct sockaddr_in *)(void *)&addr->addr)->sin_addr, text,
-                  sizeof text);
-    else if (addr->family == AF_INET6)
-        inet_ntop(AF_INET6, &((struct sockaddr_in6 *)(void *)&addr->addr)->sin6_addr, text,
-                  sizeof text);
-    if (!up->allow_internal && sluice_openapi_address_internal(text)) {
+    if (!up->allow_internal && sluice_netguard_sockaddr_internal(&addr->addr)) {
         t->refused_address = true;
         return CURL_SOCKET_BAD;
     }
@@ -108,30 +76,6 @@ static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_s
 }
 
 /* --- open ---------------------------------------------------------------------------------- */
-
-/* The base URL's host is loopback/private (or "localhost"): internal targets are then the
- * configured upstream itself, not an escape. */
-static bool base_is_internal(const char *base)
-{
-    CURLU *u = curl_url();
-    char *host = NULL;
-    bool r = false;
-    if (u != NULL && curl_url_set(u, CURLUPART_URL, base, 0) == CURLUE_OK &&
-        curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK) {
-        size_t n = strlen(host);
-        if (n > 2 && host[0] == '[' && host[n - 1] == ']') {
-            host[n - 1] = '\0';
-            r = sluice_openapi_address_internal(host + 1);
-        } else {
-            unsigned char tmp[16];
-            r = strcasecmp(host, "localhost") == 0 ||
-                (inet_pton(AF_INET, host, tmp) == 1 && sluice_openapi_address_internal(host));
-        }
-    }
-    curl_free(host);
-    curl_url_cleanup(u);
-    return r;
-}
 
 static sluice_status credential(sluice_arena *arena,
                                 const sluice_config_database *db,
@@ -186,7 +130,7 @@ sluice_status sluice_openapi_upstream_open(sluice_arena *arena,
     up->ca_file = db->ca_file;
     up->max_response = db->max_response_bytes > 0 ? (size_t)db->max_response_bytes
                                                   : SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES;
-    up->allow_internal = base_is_internal(b);
+    up->allow_internal = sluice_netguard_url_names_internal(b);
     sluice_status st = credential(arena, db, up, err);
     if (st == SLUICE_OK)
         *out = up;
@@ -251,7 +195,7 @@ static long remaining_ms(const sluice_openapi_run *run)
 {
     if (run->deadline_ns == 0)
         return 0;
-    int64_t left = (run->deadline_ns - mono_ns()) / 1000000;
+    int64_t left = (run->deadline_ns - sluice_clock_monotonic_ns(NULL)) / 1000000;
     return left > 0 ? (long)left : -1;
 }
 

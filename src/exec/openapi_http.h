@@ -75,8 +75,4 @@ sluice_status sluice_openapi_run_wait(sluice_openapi_run *run,
                                       size_t *len,
                                       sluice_error *err);
 
-/* True when a connection to the address text (IPv4 or IPv6) would reach a loopback, private,
- * link-local, unique-local, unspecified, multicast or CGNAT address. */
-bool sluice_openapi_address_internal(const char *addr);
-
 #endif

@@ -9,6 +9,7 @@
 #include "exec/sqlite.h"
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/limits.h"
 #include "exec/values.h"
 
@@ -562,7 +563,7 @@ static int progress(void *data)
         run->was_cancelled = true;
         return 1;
     }
-    if (run->deadline_ms > 0 && sluice_exec_now_ms() >= run->deadline_ms) {
+    if (run->deadline_ms > 0 && sluice_clock_monotonic_ms(NULL) >= run->deadline_ms) {
         run->timed_out = true;
         return 1;
     }
@@ -803,7 +804,7 @@ static sluice_status lite_execute(sluice_executor *ex,
                                   sluice_exec_result *out,
                                   sluice_error *err)
 {
-    int64_t started = sluice_exec_now_ms();
+    int64_t started = sluice_clock_monotonic_ms(NULL);
     lite_call c = { .state = sluice_executor_state(ex),
                     .req = req,
                     .code = req->code,
@@ -837,7 +838,7 @@ static sluice_status lite_execute(sluice_executor *ex,
         st = step_rows(&c, out);
     sqlite3_finalize(c.stmt);
     sqlite3_close(c.db);
-    out->elapsed_ms = sluice_exec_now_ms() - started;
+    out->elapsed_ms = sluice_clock_monotonic_ms(NULL) - started;
     return st;
 }
 

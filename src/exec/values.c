@@ -4,6 +4,7 @@
 #include "exec/values.h"
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/utf8.h"
 
 #include <math.h>
@@ -216,9 +217,7 @@ sluice_status sluice_exec_variables_all_used(const json_t *vars,
 
 int64_t sluice_exec_now_ms(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    return sluice_clock_monotonic_ms(NULL);
 }
 
 sluice_status

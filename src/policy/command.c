@@ -9,6 +9,7 @@
  * exits without reading cannot raise SIGPIPE in the server.
  * Does not own: the request model (policy.c).
  */
+#include "core/clock.h"
 #include "core/limits.h"
 #include "policy/backend.h"
 
@@ -65,13 +66,6 @@ sluice_status sluice_policy_command_open(const sluice_config_policy *config,
     return SLUICE_OK;
 }
 
-static int64_t now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Sends request, reads the answer until EOF. Returns 0, ETIMEDOUT, EFBIG or an errno value. */
 static int
 exchange(int fd, const char *request, size_t len, char *out, size_t *out_len, int64_t deadline)
@@ -79,7 +73,7 @@ exchange(int fd, const char *request, size_t len, char *out, size_t *out_len, in
     size_t sent = 0, got = 0;
     bool reading = true;
     while (reading) {
-        int64_t left = deadline - now_ms();
+        int64_t left = deadline - sluice_clock_monotonic_ms(NULL);
         if (left <= 0)
             return ETIMEDOUT;
         struct pollfd p = { .fd = fd, .events = POLLIN | (sent < len ? POLLOUT : 0) };
@@ -197,7 +191,8 @@ static sluice_status command_evaluate(void *state,
                                             s->argv[0], strerror(e));
     }
     size_t len = 0;
-    int e = exchange(fd, text, strlen(text), answer, &len, now_ms() + s->timeout_ms);
+    int e = exchange(fd, text, strlen(text), answer, &len,
+                     sluice_clock_monotonic_ms(NULL) + s->timeout_ms);
     free(text);
     close(fd);
     if (e != 0)

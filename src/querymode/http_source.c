@@ -4,6 +4,8 @@
 #include "querymode/http_source.h"
 
 #include "core/buf.h"
+#include "core/clock.h"
+#include "core/netguard.h"
 
 #include <arpa/inet.h>
 #include <curl/curl.h>
@@ -66,21 +68,14 @@ const json_t *sluice_qm_json_path(const json_t *v, const char *path)
     return v;
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Waits ms in slices, so a cancel is seen within 50 ms. False when cancelled. */
 static bool wait_ms(const http_ctx *h, int64_t ms)
 {
-    int64_t until = mono_ms() + ms;
-    while (mono_ms() < until) {
+    int64_t until = sluice_clock_monotonic_ms(NULL) + ms;
+    while (sluice_clock_monotonic_ms(NULL) < until) {
         if (h->f->cancelled != NULL && atomic_load(h->f->cancelled))
             return false;
-        int64_t left = until - mono_ms();
+        int64_t left = until - sluice_clock_monotonic_ms(NULL);
         struct timespec ts = { 0, (long)((left < 50 ? left : 50) * 1000000) };
         nanosleep(&ts, NULL);
     }
@@ -89,67 +84,15 @@ static bool wait_ms(const http_ctx *h, int64_t ms)
 
 /* ---- the SSRF guard ----------------------------------------------------------------------- */
 
-static bool v4_private(const unsigned char *a)
-{
-    return a[0] == 0 || a[0] == 10 || a[0] == 127 || (a[0] == 169 && a[1] == 254) ||
-           (a[0] == 172 && (a[1] & 0xf0) == 16) || (a[0] == 192 && a[1] == 168) ||
-           (a[0] == 100 && (a[1] & 0xc0) == 64) || a[0] >= 224;
-}
-
-static bool addr_private(const struct sockaddr *sa)
-{
-    if (sa->sa_family == AF_INET)
-        return v4_private((const unsigned char *)&((const struct sockaddr_in *)sa)->sin_addr);
-    if (sa->sa_family != AF_INET6)
-        return true;
-    const unsigned char *a = ((const struct sockaddr_in6 *)sa)->sin6_addr.s6_addr;
-    static const unsigned char mapped[12] = { 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff };
-    if (memcmp(a, mapped, 12) == 0)
-        return v4_private(a + 12);
-    bool zero = true;
-    for (int i = 0; i < 15; i++)
-        zero = zero && a[i] == 0;
-    return zero /* :: and ::1 */ || (a[0] & 0xfe) == 0xfc /* fc00::/7 */ ||
-           (a[0] == 0xfe && (a[1] & 0xc0) == 0x80) /* fe80::/10 */ || a[0] == 0xff;
-}
-
 static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
 {
     (void)purpose;
     http_ctx *h = clientp;
-    if (!h->allow_private && addr_private(&addr->addr)) {
+    if (!h->allow_private && sluice_netguard_sockaddr_internal(&addr->addr)) {
         h->guard_refused = true;
         return CURL_SOCKET_BAD;
     }
     return socket(addr->family, addr->socktype, addr->protocol);
-}
-
-/* The host part of base_url, literal: private targets are allowed only when it is one. */
-static bool base_host_private(const char *origin)
-{
-    const char *host = strstr(origin, "://");
-    host = host != NULL ? host + 3 : origin;
-    char h[256];
-    size_t n = 0;
-    if (host[0] == '[') {
-        host++;
-        while (host[n] != '\0' && host[n] != ']' && n < sizeof(h) - 1)
-            n++;
-    } else {
-        while (host[n] != '\0' && host[n] != ':' && n < sizeof(h) - 1)
-            n++;
-    }
-    memcpy(h, host, n);
-    h[n] = '\0';
-    if (strcasecmp(h, "localhost") == 0)
-        return true;
-    struct sockaddr_in v4 = { .sin_family = AF_INET };
-    struct sockaddr_in6 v6 = { .sin6_family = AF_INET6 };
-    if (inet_pton(AF_INET, h, &v4.sin_addr) == 1)
-        return addr_private((struct sockaddr *)&v4);
-    if (inet_pton(AF_INET6, h, &v6.sin6_addr) == 1)
-        return addr_private((struct sockaddr *)&v6);
-    return false;
 }
 
 /* ---- one request --------------------------------------------------------------------------- */
@@ -226,7 +169,7 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
         /* Reserve the next slot under the lock, wait for it outside: concurrent loads of one
          * source queue behind each other instead of each spending the whole budget. */
         pthread_mutex_lock(&h->rate->mu);
-        int64_t now = mono_ms();
+        int64_t now = sluice_clock_monotonic_ms(NULL);
         int64_t slot = h->rate->next_slot_ms > now ? h->rate->next_slot_ms : now;
         h->rate->next_slot_ms = slot + h->interval_ms;
         pthread_mutex_unlock(&h->rate->mu);
@@ -712,7 +655,7 @@ static sluice_status setup(http_ctx *h)
     size_t on = strlen(h->origin);
     if (on > 0 && h->origin[on - 1] == '/')
         h->origin[on - 1] = '\0';
-    h->allow_private = base_host_private(h->origin);
+    h->allow_private = sluice_netguard_url_names_internal(h->origin);
     h->interval_ms = src->requests_per_minute > 0
                          ? (60000 + src->requests_per_minute - 1) / src->requests_per_minute
                          : 0;

@@ -12,6 +12,7 @@
  */
 #include "querymode/mcp_source.h"
 
+#include "core/clock.h"
 #include "exec/mcp_stdio.h"
 
 #include <errno.h>
@@ -83,7 +84,8 @@ static sluice_status rows_of(const sluice_config_source *src,
 sluice_status sluice_qm_mcp_fetch(sluice_qm_fetch *f, sluice_arena *arena, sluice_error *err)
 {
     const sluice_config_source *src = f->source;
-    sluice_mcp_bounds b = { .deadline_ms = sluice_mcp_stdio_now_ms() + src->timeout_seconds * 1000,
+    sluice_mcp_bounds b = { .deadline_ms =
+                                sluice_clock_monotonic_ms(NULL) + src->timeout_seconds * 1000,
                             .budget = f->max_bytes - f->bytes,
                             .cancelled = f->cancelled };
     size_t budget0 = b.budget;

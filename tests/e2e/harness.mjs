@@ -16,6 +16,35 @@ export const { StreamableHTTPClientTransport } = require(
 );
 export const types = require("@modelcontextprotocol/sdk/types.js");
 
+// SLUICE_E2E_TRANSCRIPT=DIR records every JSON-RPC message an SDK client sends and receives, one
+// JSON line each in DIR/<test file>.jsonl, so a refactoring can show the wire did not change
+// (scripts/transcript_diff.py compares two such folders, times, ids and tokens masked).
+if (process.env.SLUICE_E2E_TRANSCRIPT) {
+  const { appendFileSync } = require("node:fs");
+  const file = path.join(process.env.SLUICE_E2E_TRANSCRIPT, `${path.basename(process.argv[1])}.jsonl`);
+  const log = (dir, msg) => appendFileSync(file, `${JSON.stringify({ dir, msg })}\n`);
+  const connect = Client.prototype.connect;
+  Client.prototype.connect = function (transport, options) {
+    const send = transport.send.bind(transport);
+    transport.send = (msg, opts) => {
+      log(">", msg);
+      return send(msg, opts);
+    };
+    let handler;
+    Object.defineProperty(transport, "onmessage", {
+      configurable: true,
+      get: () => handler && ((msg, extra) => {
+        log("<", msg);
+        return handler(msg, extra);
+      }),
+      set: (h) => {
+        handler = h;
+      },
+    });
+    return connect.call(this, transport, options);
+  };
+}
+
 const buildDir = process.env.SLUICE_BUILD_DIR;
 if (!buildDir) throw new Error("set SLUICE_BUILD_DIR (ctest does)");
 export const fixtureBin = path.join(buildDir, "sluice_conformance");

@@ -15,8 +15,8 @@
  * only not a fixed point, and executable documents (all the code hash ever sees once
  * validation refuses type definitions in operations) never meet it.
  */
-#include "lang/graphql/graphql.h"
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/schema.h"
 
 #include <stdbool.h>
 #include <stdint.h>

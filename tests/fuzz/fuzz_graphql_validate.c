@@ -10,6 +10,7 @@
  * analysis has a canonical hash equal to the front end's own. A clean query is then used to
  * shape a fixed response: that must succeed or refuse, never crash.
  */
+#include "exec/graphql_shape.h"
 #include "lang/graphql/front.h"
 
 #include <stdint.h>

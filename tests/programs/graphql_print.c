@@ -9,7 +9,7 @@
  * Does not own: parsing or printing (src/lang/graphql/). Exit 2 on a malformed input line.
  */
 #include "jsonl_docs.h"
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <jansson.h>
 #include <stdio.h>

@@ -5,6 +5,7 @@
  * cancelled while it waits, sets aside the caller's own region, and leaves a child in which the
  * gate does nothing. The analysis and the executor turn BUSY into a refusal that says why.
  */
+#include "core/clock.h"
 #include "exec/bounded.h"
 #include "exec/duckdb.h"
 #include "exec/fork_gate.h"
@@ -56,9 +57,9 @@ static void test_fork_gate_waits_for_regions_and_gives_up_at_its_deadline(void *
     (void)state;
     holder h;
     holder_start(&h);
-    assert_false(sluice_fork_gate_close(sluice_exec_now_ms() + 100, NULL));
+    assert_false(sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + 100, NULL));
     holder_stop(&h);
-    assert_true(sluice_fork_gate_close(sluice_exec_now_ms() + 1000, NULL));
+    assert_true(sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + 1000, NULL));
     sluice_fork_gate_open();
 }
 
@@ -72,7 +73,7 @@ typedef struct closer {
 static void *close_and_open(void *arg)
 {
     closer *c = arg;
-    if (sluice_fork_gate_close(sluice_exec_now_ms() + 10000, NULL)) {
+    if (sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + 10000, NULL)) {
         atomic_store(&c->closed, true);
         sluice_fork_gate_open();
     }
@@ -123,10 +124,10 @@ static void test_fork_gate_nests_and_sets_aside_the_callers_region(void **state)
     sluice_fork_gate_enter();
     sluice_fork_gate_enter();
     /* inside a region a fork would wait for itself: refused at once, never a hang */
-    assert_false(sluice_fork_gate_close(sluice_exec_now_ms() + 10000, NULL));
+    assert_false(sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + 10000, NULL));
     unsigned held = sluice_fork_gate_suspend();
     assert_int_equal(held, 2);
-    assert_true(sluice_fork_gate_close(sluice_exec_now_ms() + 1000, NULL));
+    assert_true(sluice_fork_gate_close(sluice_clock_monotonic_ms(NULL) + 1000, NULL));
     sluice_fork_gate_open();
     sluice_fork_gate_resume(held);
     sluice_fork_gate_leave();
@@ -211,10 +212,11 @@ static void test_bounded_run_waiting_at_the_gate_can_be_cancelled(void **state)
     sluice_bounded_outcome oc;
     const char *rep = NULL;
     size_t len = 0;
-    int64_t started = sluice_exec_now_ms();
+    int64_t started = sluice_clock_monotonic_ms(NULL);
     assert_int_equal(sluice_bounded_run(b, &lim, never_runs, NULL, a, &oc, &rep, &len), SLUICE_OK);
     assert_int_equal(oc, SLUICE_BOUNDED_CANCELLED);
-    assert_true(sluice_exec_now_ms() - started < 20000); /* did not wait out the budget */
+    assert_true(sluice_clock_monotonic_ms(NULL) - started <
+                20000); /* did not wait out the budget */
     pthread_join(canceller, NULL);
     holder_stop(&h);
     sluice_arena_free(a);

@@ -6,8 +6,8 @@
  * object parents, argument order, object fields in any order); and the work budget refusing a
  * document graphql-js 16.15 also aborts on.
  */
-#include "lang/graphql/graphql.h"
 #include "lang/graphql/validate.h"
+#include "syntax/graphql/graphql.h"
 #include "unit.h"
 
 #include <stdlib.h>

@@ -8,7 +8,7 @@
  */
 #include "core/hash.h"
 #include "core/limits.h"
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 #include "unit.h"
 
 #include <stdio.h>

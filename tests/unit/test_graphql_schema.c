@@ -1,10 +1,10 @@
 /*
- * test_graphql_schema.c — the schema model built from SDL (src/lang/graphql/schema.c): the
+ * test_graphql_schema.c — the schema model built from SDL (src/syntax/graphql/schema.c): the
  * example server's schema from issue 10 with every lookup validation will make, extensions
  * merged, built-ins present and replaceable, each refusal asserted whole with its line and
  * column, and allocation failure at every step.
  */
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 #include "unit.h"
 
 #include <stdio.h>

@@ -6,6 +6,7 @@
  * allocation failure.
  */
 #include "exec/executor.h"
+#include "exec/graphql_shape.h"
 #include "lang/graphql/front.h"
 #include "unit.h"
 

@@ -229,6 +229,12 @@ static int refused_key(const sluice_js_str *k)
 
 static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *out);
 
+/* The taint of a value used as a property key: a container becomes its whole text. */
+static jtaint key_taint(interp *in, jv key)
+{
+    return key.t == JV_ARR || key.t == JV_OBJ ? sluice_jsi_taint_deep(in, key) : key.taint;
+}
+
 /* obj[key]: what it holds, joined with the taint of obj (a tainted container's every part is). */
 static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
 {
@@ -300,8 +306,9 @@ static jcomp get_member_v_raw(interp *in, jv obj, jv key, jv *out);
  * the === exception needs the field named in the plan, where validation saw it (lang/js). */
 static jcomp get_member_v(interp *in, jv obj, jv key, jv *out)
 {
-    if (in->tainting && key.taint != 0) { /* which part was read depends on a blocked field */
-        obj.taint = jt_join(obj.taint, key.taint);
+    jtaint kt = in->tainting ? key_taint(in, key) : 0;
+    if (kt != 0) { /* which part was read depends on a blocked field */
+        obj.taint = jt_join(obj.taint, kt);
         key.taint = 0;
     }
     jcomp rc = get_member_v_raw(in, obj, key, out);
@@ -328,7 +335,7 @@ static jcomp get_member_v_raw(interp *in, jv obj, jv key, jv *out)
 static jcomp set_member(interp *in, jv obj, jv key, jv v)
 {
     if (in->tainting)
-        sluice_jsi_taint_mark(&obj, sluice_jsi_taint_of(key));
+        sluice_jsi_taint_mark(&obj, key_taint(in, key));
     const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
         return C_FATAL;
@@ -454,11 +461,12 @@ static bool changes_shape(const jfunc *f)
            (strcmp(f->name, "splice") == 0 || strcmp(f->name, "fill") == 0);
 }
 
-/* A built-in whose result holds its inputs' whole content as text (a container's elements and
- * properties, not only the reference): JSON.stringify, join, String(), concat, toString. */
+/* A built-in whose result holds its inputs' whole content where no label can follow it: as
+ * text (JSON.stringify, join, String(), concat, toString) or as object keys (fromEntries). */
 static bool stringifies(const jfunc *f)
 {
-    static const char *const names[] = { "stringify", "join", "String", "concat", "toString" };
+    static const char *const names[] = { "stringify", "join",     "String",
+                                         "concat",    "toString", "fromEntries" };
     for (size_t i = 0; f->name != NULL && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(f->name, names[i]) == 0)
             return true;
@@ -902,6 +910,8 @@ static jcomp binary_t(interp *in, sluice_js_op op, jv a, jv b, jv *out)
     if (t == 0 && op != JS_OP_SEQ && op != JS_OP_SNE && op != JS_OP_IN)
         t = jt_join(a.t == JV_ARR || a.t == JV_OBJ ? sluice_jsi_taint_deep(in, a) : 0,
                     b.t == JV_ARR || b.t == JV_OBJ ? sluice_jsi_taint_deep(in, b) : 0);
+    if (t == 0 && op == JS_OP_IN)
+        t = key_taint(in, a);
     out->taint = t;
     return C_NORMAL;
 }
@@ -1081,7 +1091,7 @@ static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
         if (sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
             return C_FATAL;
         if (in->tainting) /* a key made from a blocked field is data too */
-            o->taint = jt_join(o->taint, sluice_jsi_taint_of(key));
+            o->taint = jt_join(o->taint, key_taint(in, key));
     }
     *out = jv_obj(o);
     return C_NORMAL;
@@ -1129,7 +1139,7 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
         if (k == NULL)
             return C_FATAL;
         if (in->tainting)
-            sluice_jsi_taint_mark(&obj, sluice_jsi_taint_of(key));
+            sluice_jsi_taint_mark(&obj, key_taint(in, key));
         if (obj.t == JV_OBJ)
             sluice_jsi_obj_delete(obj.u.o, k);
         else if (obj.t == JV_ARR && sluice_jsi_index_of_key(k) >= 0 &&

@@ -77,10 +77,10 @@ typedef struct sluice_js_run_options {
     const sluice_clock *clock; /* NULL: the system clock */
     /* Output-blocked fields (key names, any case, at any depth of what a call answers): every
      * value read from one is tainted, and taint follows data and control through the plan
-     * (docs/js-plans.md). A tainted value never leaves: the result, a thrown error, console
-     * output, an outbound call's arguments. taint_refuse: fail the run naming the field and
-     * line; else strip the tainted part (calls are refused either way: a redacted request is
-     * a different request). */
+     * (docs/openapi.md, "Blocked fields"). A tainted value never leaves: the result, a thrown
+     * error, console output, an outbound call's arguments. taint_refuse: fail the run naming the
+     * field and line; else strip the tainted part (calls are refused either way: a redacted request
+     * is a different request). */
     const sluice_strlist *taint_fields[2];
     bool taint_refuse;
 } sluice_js_run_options;

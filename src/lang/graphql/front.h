@@ -1,9 +1,8 @@
 /*
  * front.h — the GraphQL front end as the rest of sluice sees it: the sluice_frontend the
- * language registry adds, its explanation, its facts extension, and the response shaper it
- * hands the GraphQL executor.
+ * language registry adds, its explanation and its facts extension.
  *
- * Owns: these entry points (frontend.c, explain.c, shape.c, describe.c, guide.c).
+ * Owns: these entry points (frontend.c, explain.c, guide.c).
  * Does not own: the rules (validate.h), parsing (graphql.h), the HTTP executor.
  */
 #ifndef SLUICE_LANG_GRAPHQL_FRONT_H
@@ -13,17 +12,8 @@
 #include "lang/frontend.h"
 #include "lang/graphql/validate.h"
 
-/* The front end (language "graphql"). Its hooks (shaper, describer) are handed to the GraphQL
- * executor at program start. */
+/* The front end (language "graphql"). */
 const sluice_frontend *sluice_graphql_frontend(void);
-
-/* The schema description for code-mode://schema (sluice_exec_describer). */
-sluice_status sluice_graphql_describe(sluice_arena *arena,
-                                      const char *sdl,
-                                      size_t len,
-                                      const sluice_strlist *const blocked[2],
-                                      sluice_schema *out,
-                                      sluice_error *err);
 
 /* The GraphQL extension of f, or an empty one when f is not GraphQL's. */
 const sluice_graphql_facts *sluice_graphql_facts_of(const sluice_codefacts *f);
@@ -36,9 +26,5 @@ sluice_status sluice_graphql_guide(sluice_arena *arena,
                                    const sluice_config_code_mode *rules,
                                    const char *engine_name,
                                    sluice_frontend_guide *out);
-
-/* The response walk (sluice_exec_shaper, see exec/executor.h). */
-sluice_status
-sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sluice_error *err);
 
 #endif

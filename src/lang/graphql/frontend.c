@@ -12,10 +12,10 @@
  */
 #include "exec/executor.h"
 #include "lang/graphql/front.h"
-#include "lang/graphql/graphql.h"
-#include "lang/graphql/model_cache.h"
 #include "lang/graphql/persisted.h"
 #include "lang/graphql/validate.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/model_cache.h"
 
 #include <string.h>
 
@@ -267,19 +267,6 @@ static const sluice_frontend gql_frontend = {
     .risk = gql_risk,
     .guide = sluice_graphql_guide,
 };
-
-/* At program start, so the GraphQL executor has its response walk and schema description
- * before any backend opens (the registry adds front ends lazily, after backends open). This
- * object is always linked: the registry names sluice_graphql_frontend. */
-__attribute__((constructor)) static void register_hooks(void)
-{
-    static const sluice_exec_hooks hooks = {
-        .language = "graphql",
-        .shape = sluice_graphql_shape,
-        .describe = sluice_graphql_describe,
-    };
-    (void)sluice_exec_set_hooks(&hooks); /* the first of few: cannot pass the limit */
-}
 
 const sluice_frontend *sluice_graphql_frontend(void)
 {

@@ -85,50 +85,11 @@ static bool list_has(const sluice_strlist *l, const char *p, size_t len)
     return false;
 }
 
-bool sluice_graphql_blocked(const sluice_graphql_rules *rules,
-                            const char *type,
-                            size_t type_len,
-                            const char *field,
-                            size_t field_len)
-{
-    for (size_t k = 0; k < 2; k++) {
-        const sluice_strlist *l = rules->blocked[k];
-        for (size_t i = 0; l != NULL && i < l->count; i++) {
-            const char *item = l->items[i];
-            const char *dot = strrchr(item, '.');
-            const char *name = dot != NULL ? dot + 1 : item;
-            if (strlen(name) != field_len || strncasecmp(name, field, field_len) != 0)
-                continue;
-            if (dot == NULL ||
-                ((size_t)(dot - item) == type_len && strncasecmp(item, type, type_len) == 0))
-                return true;
-        }
-    }
-    return false;
-}
-
 const char *sluice_graphql_operation_name(const json_t *variables)
 {
     const json_t *v =
         json_is_object(variables) ? json_object_get(variables, "$operationName") : NULL;
     return json_is_string(v) ? json_string_value(v) : NULL;
-}
-
-const sluice_gql_definition *sluice_graphql_select_operation(const sluice_gql_document *doc,
-                                                             const char *operation_name)
-{
-    const sluice_gql_definition *found = NULL;
-    size_t n = 0;
-    for (const sluice_gql_definition *d = doc->definitions; d != NULL; d = d->next) {
-        if (d->kind != SLUICE_GQL_OPERATION_DEFINITION)
-            continue;
-        n++;
-        if (operation_name == NULL)
-            found = d;
-        else if (d->name.ptr != NULL && sluice_gql_is(d->name.ptr, d->name.len, operation_name))
-            return d;
-    }
-    return operation_name == NULL && n == 1 ? found : NULL;
 }
 
 /* ---- limits -------------------------------------------------------------------------------- */
@@ -201,25 +162,6 @@ static void add(opw *w, sluice_codefacts_list *list, const char *s)
 {
     if (s == NULL || sluice_codefacts_list_add(w->v.f, list, s) != SLUICE_OK)
         w->v.nomem = true;
-}
-
-bool sluice_graphql_blocked_on(const sluice_graphql_rules *rules,
-                               const sluice_gql_schema *schema,
-                               const sluice_gql_schema_type *t,
-                               sluice_gql_str name)
-{
-    if (sluice_graphql_blocked(rules, t->name.ptr, t->name.len, name.ptr, name.len))
-        return true;
-    if (t->kind == SLUICE_GQL_KIND_OBJECT)
-        return false;
-    /* through an interface or union: blocked when it is on any type it can be */
-    for (size_t i = 0; i < schema->type_count; i++) {
-        const sluice_gql_schema_type *o = schema->types[i];
-        if (o->kind == SLUICE_GQL_KIND_OBJECT && sluice_graphql_schema_possible(t, o) &&
-            sluice_graphql_blocked(rules, o->name.ptr, o->name.len, name.ptr, name.len))
-            return true;
-    }
-    return false;
 }
 
 /* An input field carrying a blocked field's name (a filter on it): input types are not the
@@ -396,7 +338,7 @@ static void field(opw *w,
         add(w, &w->v.f->fields_read,
             sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
                                 (int)s->name.len, s->name.ptr));
-        if (sluice_graphql_blocked_on(w->r, w->v.schema, t, s->name))
+        if (sluice_gql_blocked_on(w->r->blocked, w->v.schema, t, s->name))
             sluice_gql_bad(&w->v, s->offset, "graphql_blocked_fields",
                            "remove it from the selection; a blocked field may be used in a "
                            "filter argument, never returned",
@@ -582,7 +524,7 @@ static void check_variables(opw *w, const sluice_gql_definition *op)
 
 static bool choose(opw *w, const char *operation_name)
 {
-    const sluice_gql_definition *op = sluice_graphql_select_operation(w->v.doc, operation_name);
+    const sluice_gql_definition *op = sluice_gql_select_operation(w->v.doc, operation_name);
     if (op != NULL) {
         w->x->operation = op;
         return true;

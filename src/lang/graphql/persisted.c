@@ -13,7 +13,7 @@
 #include "lang/graphql/persisted.h"
 
 #include "core/limits.h"
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <jansson.h>
 #include <pthread.h>

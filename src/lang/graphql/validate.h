@@ -19,7 +19,7 @@
 
 #include "config/config.h"
 #include "facts/codefacts.h"
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 
 #include <jansson.h>
 
@@ -73,25 +73,6 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
                                                const char *operation_name,
                                                sluice_codefacts *f,
                                                sluice_graphql_facts *x);
-
-/* The operation operation_name selects (NULL: the only one), or NULL. */
-const sluice_gql_definition *sluice_graphql_select_operation(const sluice_gql_document *doc,
-                                                             const char *operation_name);
-
-/* True when type.field (or the bare field) is in one of the rules' blocked lists;
- * case-insensitive. */
-bool sluice_graphql_blocked(const sluice_graphql_rules *rules,
-                            const char *type,
-                            size_t type_len,
-                            const char *field,
-                            size_t field_len);
-
-/* As sluice_graphql_blocked for field name selected on type t; on an interface or union, true
- * when it is blocked on any object type t can be. */
-bool sluice_graphql_blocked_on(const sluice_graphql_rules *rules,
-                               const sluice_gql_schema *schema,
-                               const sluice_gql_schema_type *t,
-                               sluice_gql_str name);
 
 /* The operationName a variables object carries under the reserved key "$operationName" (a key
  * no GraphQL variable can have), or NULL. */

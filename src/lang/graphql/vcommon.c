@@ -1,12 +1,11 @@
 /*
- * vcommon.c — shared helpers of GraphQL validation (see vcommon.h).
+ * vcommon.c — the violation reporter GraphQL validation shares (see vcommon.h).
  */
 #include "lang/graphql/vcommon.h"
 
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <stdarg.h>
-#include <string.h>
 
 void sluice_gql_bad(
     sluice_gql_vctx *v, uint32_t offset, const char *rule, const char *hint, const char *fmt, ...)
@@ -20,154 +19,4 @@ void sluice_gql_bad(
     if (msg == NULL ||
         sluice_codefacts_violate(v->f, rule, line, column, hint, "%s", msg) != SLUICE_OK)
         v->nomem = true;
-}
-
-bool sluice_gql_same(sluice_gql_str a, sluice_gql_str b)
-{
-    return a.len == b.len && memcmp(a.ptr, b.ptr, a.len) == 0;
-}
-
-bool sluice_gql_is(const char *p, size_t len, const char *name)
-{
-    return strlen(name) == len && memcmp(p, name, len) == 0;
-}
-
-sluice_gql_str sluice_gql_type_name(const sluice_gql_type *t)
-{
-    while (t->kind != SLUICE_GQL_NAMED_TYPE)
-        t = t->of;
-    return t->name;
-}
-
-const sluice_gql_schema_type *sluice_gql_type_named(const sluice_gql_schema *s, sluice_gql_str name)
-{
-    return sluice_graphql_schema_type(s, name.ptr, name.len);
-}
-
-const sluice_gql_schema_type *sluice_gql_named(const sluice_gql_schema *s, const sluice_gql_type *t)
-{
-    return sluice_gql_type_named(s, sluice_gql_type_name(t));
-}
-
-const char *sluice_gql_type_text(sluice_arena *arena, const sluice_gql_type *t)
-{
-    const char *s = NULL;
-    switch (t->kind) {
-    case SLUICE_GQL_NAMED_TYPE:
-        s = sluice_arena_strndup(arena, t->name.ptr, t->name.len);
-        break;
-    case SLUICE_GQL_LIST_TYPE:
-        s = sluice_arena_printf(arena, "[%s]", sluice_gql_type_text(arena, t->of));
-        break;
-    case SLUICE_GQL_NON_NULL_TYPE:
-        s = sluice_arena_printf(arena, "%s!", sluice_gql_type_text(arena, t->of));
-        break;
-    }
-    return s != NULL ? s : "?";
-}
-
-const char *sluice_gql_value_text(sluice_arena *arena, const sluice_gql_value *v)
-{
-    const char *s = NULL;
-    switch (v->kind) {
-    case SLUICE_GQL_VARIABLE:
-        s = sluice_arena_printf(arena, "$%.*s", (int)v->text.len, v->text.ptr);
-        break;
-    case SLUICE_GQL_STRING:
-        s = sluice_arena_printf(arena, "\"%.*s\"", (int)(v->text.len > 40 ? 40 : v->text.len),
-                                v->text.ptr);
-        break;
-    case SLUICE_GQL_BOOLEAN:
-        s = v->boolean ? "true" : "false";
-        break;
-    case SLUICE_GQL_NULL:
-        s = "null";
-        break;
-    case SLUICE_GQL_LIST:
-        s = "a list";
-        break;
-    case SLUICE_GQL_OBJECT:
-        s = "an object";
-        break;
-    default:
-        s = sluice_arena_strndup(arena, v->text.ptr, v->text.len);
-        break;
-    }
-    return s != NULL ? s : "?";
-}
-
-const sluice_gql_schema_input *sluice_gql_input_field(const sluice_gql_schema_type *t,
-                                                      sluice_gql_str name)
-{
-    for (size_t i = 0; i < t->input_field_count; i++)
-        if (sluice_gql_same(t->input_fields[i].name, name))
-            return &t->input_fields[i];
-    return NULL;
-}
-
-bool sluice_gql_enum_has(const sluice_gql_schema_type *t, sluice_gql_str value)
-{
-    for (size_t i = 0; i < t->value_count; i++)
-        if (sluice_gql_same(t->values[i], value))
-            return true;
-    return false;
-}
-
-bool sluice_gql_composite(const sluice_gql_schema_type *t)
-{
-    return t->kind == SLUICE_GQL_KIND_OBJECT || t->kind == SLUICE_GQL_KIND_INTERFACE ||
-           t->kind == SLUICE_GQL_KIND_UNION;
-}
-
-bool sluice_gql_input(const sluice_gql_schema_type *t)
-{
-    return t->kind == SLUICE_GQL_KIND_SCALAR || t->kind == SLUICE_GQL_KIND_ENUM ||
-           t->kind == SLUICE_GQL_KIND_INPUT_OBJECT;
-}
-
-bool sluice_gql_leaf(const sluice_gql_schema_type *t)
-{
-    return t->kind == SLUICE_GQL_KIND_SCALAR || t->kind == SLUICE_GQL_KIND_ENUM;
-}
-
-static bool can_be(const sluice_gql_schema_type *abstract, const sluice_gql_schema_type *object)
-{
-    return abstract == object || sluice_graphql_schema_possible(abstract, object);
-}
-
-bool sluice_gql_overlap(const sluice_gql_schema *s,
-                        const sluice_gql_schema_type *a,
-                        const sluice_gql_schema_type *b)
-{
-    if (a == b)
-        return true;
-    if (a->kind == SLUICE_GQL_KIND_OBJECT)
-        return can_be(b, a);
-    if (b->kind == SLUICE_GQL_KIND_OBJECT)
-        return can_be(a, b);
-    for (size_t i = 0; i < s->type_count; i++) {
-        const sluice_gql_schema_type *o = s->types[i];
-        if (o->kind == SLUICE_GQL_KIND_OBJECT && can_be(a, o) && can_be(b, o))
-            return true;
-    }
-    return false;
-}
-
-bool sluice_gql_subtype(const sluice_gql_type *var, const sluice_gql_type *loc)
-{
-    if (loc->kind == SLUICE_GQL_NON_NULL_TYPE)
-        return var->kind == SLUICE_GQL_NON_NULL_TYPE && sluice_gql_subtype(var->of, loc->of);
-    if (var->kind == SLUICE_GQL_NON_NULL_TYPE)
-        return sluice_gql_subtype(var->of, loc);
-    if (loc->kind == SLUICE_GQL_LIST_TYPE)
-        return var->kind == SLUICE_GQL_LIST_TYPE && sluice_gql_subtype(var->of, loc->of);
-    if (var->kind == SLUICE_GQL_LIST_TYPE)
-        return false;
-    return sluice_gql_same(var->name, loc->name);
-}
-
-bool sluice_gql_introspection_root(sluice_gql_str name)
-{
-    return sluice_gql_is(name.ptr, name.len, "__schema") ||
-           sluice_gql_is(name.ptr, name.len, "__type");
 }

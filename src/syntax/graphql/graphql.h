@@ -1,18 +1,18 @@
 /*
- * graphql.h — the GraphQL language layer: parse a document, print its canonical form, hash it.
+ * graphql.h — GraphQL syntax: parse a document, print its canonical form, hash it.
  *
- * Owns: the public entry points of src/lang/graphql/ (lexer.c, parser.c, printer.c) and the
+ * Owns: the public entry points of src/syntax/graphql/ (lexer.c, parser.c, printer.c) and the
  * parse limits. Errors are graphql-js 16's wording ("Syntax Error: Expected Name, found
  * <EOF>.") with a 1-based line and column (in characters) in the sluice_error, so what a client
  * sees matches what every GraphQL tool says about the same document.
  * Does not own: validation against a schema, execution, CodeFacts (the pipeline's front end).
  */
-#ifndef SLUICE_LANG_GRAPHQL_H
-#define SLUICE_LANG_GRAPHQL_H
+#ifndef SLUICE_SYNTAX_GRAPHQL_H
+#define SLUICE_SYNTAX_GRAPHQL_H
 
 #include "core/arena.h"
 #include "core/error.h"
-#include "lang/graphql/ast.h"
+#include "syntax/graphql/ast.h"
 
 #include <stddef.h>
 

@@ -15,7 +15,7 @@
  */
 #include "core/buf.h"
 #include "core/hash.h"
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 #include <string.h>
 

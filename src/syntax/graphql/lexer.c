@@ -9,10 +9,11 @@
  * Strings are scanned twice: once to validate and measure, once to decode into an arena buffer
  * of the exact size, so a long document of short strings costs no more than its length.
  */
-#include "lang/graphql/lexer.h"
+#include "syntax/graphql/lexer.h"
 
 #include "core/buf.h"
-#include "lang/graphql/graphql.h"
+#include "core/utf8.h"
+#include "syntax/graphql/graphql.h"
 
 #include <stdbool.h>
 #include <stdio.h>
@@ -278,30 +279,6 @@ static sluice_status read_number(gql_lexer *lx, size_t start, gql_token *out)
     return token(out, is_float ? GT_FLOAT : GT_INT, lx->text, start, pos);
 }
 
-static size_t put_utf8(char *out, uint32_t cp)
-{
-    if (cp < 0x80) {
-        out[0] = (char)cp;
-        return 1;
-    }
-    if (cp < 0x800) {
-        out[0] = (char)(0xC0 | (cp >> 6));
-        out[1] = (char)(0x80 | (cp & 0x3F));
-        return 2;
-    }
-    if (cp < 0x10000) {
-        out[0] = (char)(0xE0 | (cp >> 12));
-        out[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
-        out[2] = (char)(0x80 | (cp & 0x3F));
-        return 3;
-    }
-    out[0] = (char)(0xF0 | (cp >> 18));
-    out[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
-    out[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
-    out[3] = (char)(0x80 | (cp & 0x3F));
-    return 4;
-}
-
 /* Four hex digits at pos as a number, or -1 when any is not a hex digit. */
 static int32_t hex16(const gql_lexer *lx, size_t pos)
 {
@@ -419,7 +396,7 @@ scan_string(gql_lexer *lx, size_t start, char *out, size_t *out_len, size_t *end
             if (st != SLUICE_OK)
                 return st;
             char tmp[4];
-            size_t w = put_utf8(out != NULL ? out + o : tmp, cp);
+            size_t w = sluice_utf8_encode(cp, out != NULL ? out + o : tmp);
             o += w;
             pos += n;
             continue;

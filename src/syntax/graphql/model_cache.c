@@ -10,7 +10,7 @@
  * Does not own: building (schema.c) or reading the document (the executor).
  * Threads: a mutex guards the table; a model is read-only once built.
  */
-#include "lang/graphql/model_cache.h"
+#include "syntax/graphql/model_cache.h"
 
 #include <pthread.h>
 #include <string.h>

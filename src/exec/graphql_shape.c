@@ -1,8 +1,7 @@
 /*
- * shape.c — the response walk: the upstream's `data` read with the validated operation, so a
- * blocked field never leaves whatever alias or fragment asked for it, keys the operation did
- * not ask for are dropped, and lists are capped (sluice_exec_shaper, see
- * exec/executor.h).
+ * graphql_shape.c — the response walk: the upstream's `data` read with the validated operation,
+ * so a blocked field never leaves whatever alias or fragment asked for it, keys the operation did
+ * not ask for are dropped, and lists are capped (see graphql_shape.h).
  *
  * Owns: matching each response key to the field selections that produce it (aliases resolved,
  * fragments and inline fragments followed, their type conditions kept as the field's parent
@@ -11,10 +10,12 @@
  * Does not own: validation (which already refuses blocked selections: this is the second
  * line), the HTTP exchange.
  */
+#include "exec/graphql_shape.h"
+
 #include "core/limits.h"
-#include "lang/graphql/front.h"
-#include "lang/graphql/model_cache.h"
-#include "lang/graphql/vcommon.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/model_cache.h"
+#include "syntax/graphql/types.h"
 
 #include <string.h>
 
@@ -29,7 +30,6 @@ typedef struct shaper {
     sluice_arena *arena;
     const sluice_gql_document *doc;
     const sluice_gql_schema *schema;
-    sluice_graphql_rules rules;
     sluice_exec_walk *sh;
     sluice_error *err;
     bool nomem;
@@ -95,7 +95,7 @@ static void match_in(shaper *s,
             m->leaf = true;
             continue;
         }
-        if (sluice_graphql_blocked_on(&s->rules, s->schema, t, x->name))
+        if (sluice_gql_blocked_on(s->sh->blocked, s->schema, t, x->name))
             m->blocked = true;
         const sluice_gql_schema_field *fd =
             sluice_graphql_schema_field(t, x->name.ptr, x->name.len);
@@ -172,10 +172,6 @@ sluice_status
 sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sluice_error *err)
 {
     shaper s = { .arena = arena, .sh = sh, .err = err };
-    sluice_graphql_rules r = sluice_graphql_rules_of(NULL);
-    r.blocked[0] = sh->blocked[0];
-    r.blocked[1] = sh->blocked[1];
-    s.rules = r;
     sluice_gql_document *doc = NULL;
     sluice_status st =
         sluice_graphql_parse(arena, sh->code, sh->code_len, "operation", NULL, &doc, err);
@@ -186,7 +182,7 @@ sluice_graphql_shape(sluice_arena *arena, json_t *data, sluice_exec_walk *sh, sl
     if (st != SLUICE_OK)
         return st;
     s.doc = doc;
-    const sluice_gql_definition *op = sluice_graphql_select_operation(doc, sh->operation_name);
+    const sluice_gql_definition *op = sluice_gql_select_operation(doc, sh->operation_name);
     const sluice_gql_schema_type *root = op == NULL                             ? NULL
                                          : op->operation == SLUICE_GQL_MUTATION ? s.schema->mutation
                                          : op->operation == SLUICE_GQL_SUBSCRIPTION

@@ -12,8 +12,8 @@
  */
 #include "core/buf.h"
 #include "core/limits.h"
-#include "lang/graphql/graphql.h"
-#include "lang/graphql/lexer.h"
+#include "syntax/graphql/graphql.h"
+#include "syntax/graphql/lexer.h"
 
 #include <string.h>
 

@@ -10,9 +10,9 @@
  * Field and value lists are searched linearly: real types have tens of fields, and validation
  * looks up each selected field once.
  */
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 
-#include "lang/graphql/lexer.h"
+#include "syntax/graphql/lexer.h"
 
 #include <stdarg.h>
 #include <stdlib.h>

@@ -6,12 +6,12 @@
  * BlockStringValue dedent), and the graphql-js wording of every lexical error.
  * Does not own: grammar (parser.c) or limits on token counts (the parser charges them).
  */
-#ifndef SLUICE_LANG_GRAPHQL_LEXER_H
-#define SLUICE_LANG_GRAPHQL_LEXER_H
+#ifndef SLUICE_SYNTAX_GRAPHQL_LEXER_H
+#define SLUICE_SYNTAX_GRAPHQL_LEXER_H
 
 #include "core/arena.h"
 #include "core/error.h"
-#include "lang/graphql/ast.h"
+#include "syntax/graphql/ast.h"
 
 #include <stdarg.h>
 #include <stddef.h>

@@ -9,10 +9,10 @@
  * Does not own: parsing (parser.c), operation validation and limits (a later layer), loading the
  * schema by introspection (the upstream executor turns the introspection JSON into SDL).
  */
-#ifndef SLUICE_LANG_GRAPHQL_SCHEMA_H
-#define SLUICE_LANG_GRAPHQL_SCHEMA_H
+#ifndef SLUICE_SYNTAX_GRAPHQL_SCHEMA_H
+#define SLUICE_SYNTAX_GRAPHQL_SCHEMA_H
 
-#include "lang/graphql/graphql.h"
+#include "syntax/graphql/graphql.h"
 
 typedef enum sluice_gql_named_kind {
     SLUICE_GQL_KIND_SCALAR,

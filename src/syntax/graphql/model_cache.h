@@ -2,10 +2,10 @@
  * model_cache.h — the schema model of an upstream schema document, built once (see
  * model_cache.c).
  */
-#ifndef SLUICE_LANG_GRAPHQL_MODEL_CACHE_H
-#define SLUICE_LANG_GRAPHQL_MODEL_CACHE_H
+#ifndef SLUICE_SYNTAX_GRAPHQL_MODEL_CACHE_H
+#define SLUICE_SYNTAX_GRAPHQL_MODEL_CACHE_H
 
-#include "lang/graphql/schema.h"
+#include "syntax/graphql/schema.h"
 
 /* The model of sdl[0..len) (copied: sdl need only live for the call; the model lives for the
  * process, or in arena past the cache's size). Same failures as sluice_graphql_schema_build, err's

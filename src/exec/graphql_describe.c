@@ -1,17 +1,16 @@
 /*
- * describe.c — the upstream GraphQL schema as sluice_schema tables for code-mode://schema: one
- * "table" per object or interface type, one "column" per field with its type and arguments
+ * graphql_describe.c — the upstream GraphQL schema as sluice_schema tables for code-mode://schema:
+ * one "table" per object or interface type, one "column" per field with its type and arguments
  * ("[Order!]! (orderBy: OrderOrder, limit: Int)"), blocked fields marked [join/filter only]
  * (for GraphQL: usable in a filter, never selected), and the input types and enums the
  * arguments need as their own entries (is_view marks them: not queryable themselves).
  *
- * Owns: that mapping (sluice_exec_describer, see exec/executor.h).
+ * Owns: that mapping (graphql_shape.h).
  * Does not own: building the model (model_cache.c), rendering (codemode/guide.c).
  */
 #include "core/buf.h"
-#include "lang/graphql/front.h"
-#include "lang/graphql/model_cache.h"
-#include "lang/graphql/vcommon.h"
+#include "exec/graphql_shape.h"
+#include "syntax/graphql/types.h"
 
 #include <string.h>
 
@@ -35,7 +34,7 @@ static const char *field_type(sluice_arena *arena, const sluice_gql_schema_field
 
 static bool fill_columns(sluice_arena *arena,
                          const sluice_gql_schema_type *t,
-                         const sluice_graphql_rules *r,
+                         const sluice_strlist *const blocked[2],
                          sluice_schema_table *tab)
 {
     size_t n = t->field_count + t->input_field_count + t->value_count;
@@ -49,7 +48,7 @@ static bool fill_columns(sluice_arena *arena,
         c->type = field_type(arena, fd);
         c->nullable = fd->type->kind != SLUICE_GQL_NON_NULL_TYPE;
         c->blocked =
-            sluice_graphql_blocked(r, t->name.ptr, t->name.len, fd->name.ptr, fd->name.len);
+            sluice_gql_blocked(blocked, t->name.ptr, t->name.len, fd->name.ptr, fd->name.len);
         if (c->name == NULL || c->type == NULL)
             return false;
     }
@@ -85,9 +84,6 @@ sluice_status sluice_graphql_describe(sluice_arena *arena,
     if (st != SLUICE_OK)
         return st;
     out->document_model = s;
-    sluice_graphql_rules r = sluice_graphql_rules_of(NULL);
-    r.blocked[0] = blocked[0];
-    r.blocked[1] = blocked[1];
     out->tables = sluice_arena_calloc(arena, s->type_count + 1, sizeof *out->tables);
     if (out->tables == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
@@ -101,7 +97,7 @@ sluice_status sluice_graphql_describe(sluice_arena *arena,
         tab->name = sluice_arena_strndup(arena, t->name.ptr, t->name.len);
         tab->is_view = !sluice_gql_composite(t);
         tab->approx_rows = -1;
-        if (tab->name == NULL || !fill_columns(arena, t, &r, tab))
+        if (tab->name == NULL || !fill_columns(arena, t, blocked, tab))
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
     return SLUICE_OK;

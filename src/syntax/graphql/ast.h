@@ -9,8 +9,8 @@
  * with sluice_graphql_locate.
  * Does not own: parsing (parser.c), printing (printer.c), validation against a schema.
  */
-#ifndef SLUICE_LANG_GRAPHQL_AST_H
-#define SLUICE_LANG_GRAPHQL_AST_H
+#ifndef SLUICE_SYNTAX_GRAPHQL_AST_H
+#define SLUICE_SYNTAX_GRAPHQL_AST_H
 
 #include <stdbool.h>
 #include <stddef.h>

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""arch_graph.py — draws docs/img/layers.{svg,png} and request_path.{svg,png} from the includes.
+
+layers.svg: one box per area of src/, ranked as scripts/check_layers.sh ranks them (read from
+that script, so the picture and the check cannot disagree), an arrow from an area to each lower
+area it includes, labelled with the number of include lines.
+request_path.svg: the modules one execute_code request passes through, transport to executor,
+with every include edge between them as the code has it (a module = src/<area>/<name>.c + .h).
+Usage: scripts/arch_graph.py [REPO]   (needs graphviz `dot`; scripts/bootstrap.sh installs it)
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+src = os.path.join(repo, "src")
+out = os.path.join(repo, "docs", "img")
+os.makedirs(out, exist_ok=True)
+
+with open(os.path.join(repo, "scripts", "check_layers.sh")) as fh:
+    text = fh.read()
+rank = {a: int(r) for a, r in re.findall(r"\[([a-z]+)\]=(\d+)", text) if a != "sluice"}
+
+inc = re.compile(r'^\s*#\s*include\s+"([a-z_]+/[^"]+)"')
+edges = collections.Counter()
+mod_edges = set()
+for root, _, names in os.walk(src):
+    for n in sorted(names):
+        if not n.endswith((".c", ".h")):
+            continue
+        path = os.path.relpath(os.path.join(root, n), src)
+        area, mod = path.split("/")[0], os.path.splitext(path)[0]
+        with open(os.path.join(src, path), errors="replace") as fh:
+            for line in fh:
+                m = inc.match(line)
+                if not m:
+                    continue
+                to = m.group(1).split("/")[0]
+                if to != area and to in rank:
+                    edges[(area, to)] += 1
+                mod_edges.add((mod, os.path.splitext(m.group(1))[0]))
+
+
+def render(name, dot):
+    with open(os.path.join(out, name + ".dot"), "w") as fh:
+        fh.write(dot)
+    for fmt in ("svg", "png"):
+        subprocess.run(["dot", "-T" + fmt, "-Gdpi=80", "-o", os.path.join(out, f"{name}.{fmt}"),
+                        os.path.join(out, name + ".dot")], check=True)
+    os.remove(os.path.join(out, name + ".dot"))
+
+
+lines = ["digraph layers {", "  rankdir=TB; node [shape=box, fontname=Helvetica];",
+         "  edge [color=gray40, fontname=Helvetica, fontsize=9];"]
+for r in sorted(set(rank.values()), reverse=True):
+    same = [a for a in rank if rank[a] == r]
+    lines.append("  { rank=same; " + " ".join(f'"{a}"' for a in same) + " }")
+ranks = sorted(set(rank.values()), reverse=True)
+for hi, lo in zip(ranks, ranks[1:]):  # keeps empty areas (no includes yet) in their place
+    top = min(a for a in rank if rank[a] == hi)
+    low = min(a for a in rank if rank[a] == lo)
+    lines.append(f'  "{top}" -> "{low}" [style=invis];')
+for (a, b), n in sorted(edges.items()):
+    lines.append(f'  "{a}" -> "{b}" [label="{n}"];')
+lines.append("}")
+render("layers", "\n".join(lines) + "\n")
+
+# The stages of one execute_code over HTTP, in order (docs/architecture.md "A request").
+path = ["transport/http", "transport/http_guard", "transport/http_session", "mcp/server",
+        "mcp/jsonrpc", "surface/tools", "codemode/codemode", "codemode/pipeline",
+        "token/token", "codemode/token", "codemode/analysis_cache", "lang/registry",
+        "lang/frontend", "facts/codefacts", "policy/policy",
+        "codemode/risk", "codemode/approval_gate", "state/replay", "codemode/replay",
+        "state/audit", "codemode/audit", "exec/executor", "codemode/present"]
+have = [m for m in path if os.path.exists(os.path.join(src, m + ".c")) or
+        os.path.exists(os.path.join(src, m + ".h"))]
+lines = ["digraph request {", "  rankdir=LR; node [shape=box, fontname=Helvetica, fontsize=10];",
+         "  edge [color=gray50];"]
+for area in dict.fromkeys(m.split("/")[0] for m in have):
+    lines.append(f'  subgraph "cluster_{area}" {{ label="{area}"; fontname=Helvetica; ' +
+                 " ".join(f'"{m}";' for m in have if m.split("/")[0] == area) + " }")
+for a, b in sorted(mod_edges):
+    if a in have and b in have and a != b:
+        lines.append(f'  "{a}" -> "{b}";')
+lines.append("}")
+render("request_path", "\n".join(lines) + "\n")
+print(f"wrote {out}/layers.svg ({len(edges)} area edges) and {out}/request_path.svg "
+      f"({len(have)} modules)")
