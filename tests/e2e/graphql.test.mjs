@@ -151,8 +151,8 @@ test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operatio
   assert.doesNotMatch(text, /SQL|JOIN|statement|EXCLUDE/);
   // the tools and the prompt speak the same language
   const tools = Object.fromEntries((await clients.alice.listTools()).tools.map((t) => [t.name, t.description]));
-  assert.match(tools.validate_code, /^Validate ONE GraphQL operation before running it/);
-  assert.match(tools.execute_code, /^Run a GraphQL operation that validate_code approved/);
+  assert.match(tools.validate_code, /^Check ONE GraphQL operation/);
+  assert.match(tools.execute_code, /^Run a GraphQL operation validate_code approved/);
   const prompt = await clients.alice.getPrompt({ name: "start_code_mode", arguments: { question: "recent customers" } });
   const ask = prompt.messages.at(-1).content.text;
   assert.match(ask, /Write, on the schema above, ONE GraphQL operation/);
@@ -428,23 +428,29 @@ test("lists are capped with a truncation flag", async () => {
 
 test("upstream down, slow, 500 and a 50 MB body are clear tool errors", async () => {
   const deadPort = await freePort();
+  // Only "slow" needs the 1 s deadline; on a loaded machine reading 8 MB of the huge body can
+  // take longer than that, which would fail as a timeout instead of the byte cap.
   const cases = [
-    ["down", `http://127.0.0.1:${deadPort}/graphql`, /could not be reached/],
-    ["slow", "/slow/graphql", /did not answer within 1000 ms/],
-    ["500", "/500/graphql", /HTTP 500 without a GraphQL response/],
-    ["huge", "/huge/graphql", /larger than 8388608 bytes/],
+    ["down", `http://127.0.0.1:${deadPort}/graphql`, /could not be reached/, 1],
+    ["slow", "/slow/graphql", /did not answer within 1000 ms/, 1],
+    ["500", "/500/graphql", /HTTP 500 without a GraphQL response/, 1],
+    ["huge", "/huge/graphql", /larger than 8388608 bytes/, 10],
   ];
-  for (const [name, endpoint, want] of cases) {
-    const s = await startHttp(config(`graphql-${name}`, { endpoint, timeout: 1 }));
+  for (const [name, endpoint, want, timeout] of cases) {
+    const s = await startHttp(config(`graphql-${name}`, { endpoint, timeout }));
     const c = await connect(s, "alice");
-    const code = "{ customers(limit: 1) { name } }";
-    const v = await validate(c, code);
-    assert.equal(v.valid, true, name);
-    const r = await execute(c, code, v.approval_token);
-    assert.equal(r.isError, true, name);
-    assert.match(errorText(r), want, name);
-    await c.close();
-    s.stop();
+    try {
+      const code = "{ customers(limit: 1) { name } }";
+      const v = await validate(c, code);
+      assert.equal(v.valid, true, name);
+      const r = await execute(c, code, v.approval_token);
+      assert.equal(r.isError, true, name);
+      assert.match(errorText(r), want, name);
+    } finally {
+      // a failed case must not leave its server and open stream behind (the run would hang)
+      await c.close();
+      s.stop();
+    }
   }
 });
 

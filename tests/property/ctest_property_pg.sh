@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # ctest_property_pg.sh — the blocked-field contract as a property on PostgreSQL (issue 21): the
-# same generator as ctest_property.sh (sql_gen.mjs, rendered for PostgreSQL by toDialect), the
-# canary copy of the demo database loaded into a throwaway cluster (every blocked cell a canary;
+# same generator as ctest_property.sh (sql_gen.mjs in its PostgreSQL mode: a quarter of the draws
+# are PostgreSQL-only shapes, the rest rendered by toDialect), the canary copy of the demo database loaded into a throwaway cluster (every blocked cell a canary;
 # a twin database with other canaries), `sluice serve --stdio` with engine "postgres" on the
 # least-privilege read role, every reply, error, stderr and audit line scanned.
 # Bounded for CI: PROPERTY_PG_COUNT statements (default 1500) or PROPERTY_PG_SECONDS (default

@@ -23,7 +23,8 @@
 //                     [--regress FILE] [--power N] [--concurrency C] [--engine postgres]
 // --engine postgres (issue 21) loads the canary and twin databases into the PostgreSQL cluster
 // named by PG_SOCKET/PG_PORT/PG_SUPERUSER (load_pg_canary.sh), serves them with engine
-// "postgres" on the read role, and renders each statement for PostgreSQL (toDialect): one
+// "postgres" on the read role, generates in the PostgreSQL mode (PostgreSQL-only shapes mixed
+// in) and renders the rest for PostgreSQL (toDialect): one
 // generator, two engines.
 // --power N first runs the attack statements of N seeds straight on the canary database and fails
 // unless the checker recovers the canary from at least 95% of them (power.mjs).
@@ -208,11 +209,11 @@ function account(g, r, seed) {
 // still fails the same way; a shorter statement text wins.
 async function shrink(stream, fails) {
   let best = stream.slice();
-  let bestSql = generate(new Draws(best), env.dbs.canary.info.blocked).sql;
+  let bestSql = generate(new Draws(best), env.dbs.canary.info.blocked, ENGINE).sql;
   let runs = 0;
   const tryIt = async (cand) => {
     if (runs >= MAX_SHRINK_RUNS) return false;
-    const g = generate(new Draws(cand), env.dbs.canary.info.blocked);
+    const g = generate(new Draws(cand), env.dbs.canary.info.blocked, ENGINE);
     if (g.sql.length >= bestSql.length && cand.length >= best.length) return false;
     runs++;
     if (await fails(g)) { best = cand; bestSql = g.sql; return true; }
@@ -246,7 +247,7 @@ async function reportLeak(seed, g, hits, kind) {
     return kind === "leak" ? Boolean(await leakOf(r, fill(cand.sql), cand.vars)) : Boolean(escapeOf(r, cand));
   };
   const draws = new Draws(seed);
-  generate(draws, blocked);
+  generate(draws, blocked, ENGINE);
   const small = await shrink(draws.stream, fails);
   const cx = { kind, seed, sql: fill(g.sql), vars: g.vars, minimal: fill(small.sql), shrinkRuns: small.runs, evidence: hits };
   counterexamples.push(cx);
@@ -275,7 +276,7 @@ async function checkStderr() {
 
 // ---- main loop ----------------------------------------------------------------------------------
 async function one(seed) {
-  const g = generate(new Draws(seed), env.dbs.canary.info.blocked);
+  const g = generate(new Draws(seed), env.dbs.canary.info.blocked, ENGINE);
   const code = fill(g.sql);
   const r = await primary.run(code, g.vars);
   window.push({ seed, g });

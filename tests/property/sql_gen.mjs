@@ -1,4 +1,4 @@
-// sql_gen.mjs — seeded random SQL (DuckDB dialect) over the demo schema, with its own judgement of
+// sql_gen.mjs — seeded random SQL (DuckDB dialect, and a PostgreSQL mode) over the demo schema, with its own judgement of
 // what the blocked-field contract (docs/security.md) says about each statement.
 //
 // Owns: a generator driven by a stream of draws (so a statement is reproducible from its seed and
@@ -81,8 +81,9 @@ const lit = (sql, type) => E(sql, type, new Set(), { lit: true });
 
 // ---- generator ----------------------------------------------------------------------------------
 export class Gen {
-  constructor(draws, blocked) {
+  constructor(draws, blocked, engine = "duckdb") {
     this.d = draws;
+    this.engine = engine;
     this.blocked = new Set(blocked);
     this.tags = new Set();
     this.uses = []; // {form, ops, nested}
@@ -621,7 +622,12 @@ export class Gen {
     const d = this.d;
     const k = d.int(20);
     let body;
-    if (k < 9) body = this.select();
+    // PostgreSQL mode (issue 21): a quarter of the draws (choices that are mostly DuckDB-only
+    // syntax there: part of the plain SELECTs, PIVOT/shapes, the simple attacks, error channels)
+    // become PostgreSQL-specific shapes; the other choices keep their draws, so regression seeds
+    // of the other branches replay the same statement.
+    if (this.engine === "postgres" && (k === 7 || k === 8 || (k >= 16 && k < 19))) body = this.pgShape();
+    else if (k < 9) body = this.select();
     else if (k < 11) body = this.setop();
     else if (k < 13) body = this.cte();
     else if (k < 14) body = this.recursive();
@@ -680,6 +686,117 @@ export class Gen {
     const cols = [{ name: "i", type: "int", deps: new Set() }, { name: "s", type: "str", deps: sdeps }];
     if (!outS) this.use("func", [E("", "str", sdeps)], false);
     return { sql, cols: outS ? cols : [cols[0], { name: "nonempty", type: "bool", deps: sdeps }] };
+  }
+
+  // ---- PostgreSQL dialect ---------------------------------------------------------------------
+  // The shapes issue 21 names, each over a column that is blocked now and then (pickColBiased),
+  // judged by the same uses/outputs as everything else: recursive CTEs (forward references in a
+  // WITH RECURSIVE list, SEARCH / CYCLE), set-returning functions in FROM (generate_series,
+  // unnest, json_array_elements_text, ROWS FROM, WITH ORDINALITY, LATERAL), NATURAL / USING joins
+  // (also against generated columns), VALUES lists, casts inside subqueries, DISTINCT ON, FILTER,
+  // and PostgreSQL's implicit column names ("?column?", "case", "value", a function's name).
+  pgShape() {
+    const d = this.d;
+    const t = this.table(d.pick(["customers", "customers", "sales_reps"]));
+    const tc = this.colsOf([t]);
+    const X = this.pickColBiased(tc, "str");
+    const id = `${t.alias}.id`;
+    const n = 1 + d.int(40);
+    const out = (name, e) => ({ name, type: e.type ?? "str", deps: e.deps, bare: e.bare ?? null });
+    const I = E("", "int");
+    const kind = d.int(12);
+    const names = ["forward_cte", "search_cycle", "srf", "rows_from", "natural", "using_generated", "values", "cast_subquery",
+      "distinct_on", "filter", "implicit_name", "json_value"];
+    this.tag("pg:" + names[kind]);
+    switch (kind) {
+      case 0: { // a forward reference inside a WITH RECURSIVE list: a's s is b's column
+        const sql = `WITH RECURSIVE a(i, s) AS (SELECT i, s FROM b), b(i, s) AS (SELECT ${id}, ${X.sql} FROM ${t.sql} WHERE ${id} = ${n}) SELECT i${d.chance(0.5) ? ", s" : ""} FROM a`;
+        const cols = [out("i", I)];
+        if (sql.includes(", s FROM a")) cols.push(out("s", X));
+        return { sql, cols };
+      }
+      case 1: { // SEARCH orders by, CYCLE compares the recursive column; both outputs derive from it
+        const search = d.chance(0.5);
+        const clause = search ? `SEARCH ${d.pick(["DEPTH", "BREADTH"])} FIRST BY s SET ord` : "CYCLE s SET is_cycle USING path";
+        const o = search ? "ord" : d.pick(["is_cycle", "path"]);
+        this.use(search ? "order" : "func", [X], false);
+        const sql = `WITH RECURSIVE r(i, s) AS (SELECT 1, ${X.sql} FROM ${t.sql} WHERE ${id} = ${n} UNION ALL SELECT i + 1, s FROM r WHERE i < ${1 + d.int(3)}) ${clause} SELECT i, ${o} FROM r`;
+        return { sql, cols: [out("i", I), out(o, E("", "any", X.deps))] };
+      }
+      case 2: { // a set-returning function in FROM, LATERAL over the table, maybe WITH ORDINALITY
+        const f = d.pick([`generate_series(1, length(${X.sql}))`, `unnest(ARRAY[${X.sql}, 'a'])`,
+          `json_array_elements_text(json_build_array(${X.sql}, 'b'))`, `unnest(string_to_array(${X.sql}, '-'))`,
+          `regexp_split_to_table(${X.sql}, '')`, `generate_series(1, 3)`]);
+        const ord = d.chance(0.4);
+        const fromX = !f.startsWith("generate_series(1, 3)");
+        if (fromX) this.use("func", [X], true);
+        const yDeps = fromX ? X.deps : new Set();
+        const sql = `SELECT ${t.alias}.id, g.y${ord ? ", g.n" : ""} FROM ${t.sql}${d.chance(0.5) ? "," : " CROSS JOIN"} LATERAL ${f}${ord ? " WITH ORDINALITY" : ""} g(y${ord ? ", n" : ""}) WHERE ${id} = ${n}`;
+        const cols = [out("id", I), out("y", E("", "any", yDeps))];
+        if (ord) cols.push(out("n", I));
+        return { sql, cols };
+      }
+      case 3: { // ROWS FROM zips two set-returning functions, one of them over the column
+        this.use("func", [X], true);
+        const ord = d.chance(0.5);
+        const sql = `SELECT g.k, g.ch FROM ${t.sql}, LATERAL ROWS FROM (generate_series(1, 40), regexp_split_to_table(${X.sql}, ''))${ord ? " WITH ORDINALITY" : ""} g(k, ch${ord ? ", n" : ""}) WHERE ${id} = ${n} AND g.ch = '${d.pick(CHARS)}'`;
+        return { sql, cols: [out("k", I), out("ch", E("", "str", X.deps))] };
+      }
+      case 4: { // NATURAL JOIN: customers and sales_reps share id, name, email (equated at the top level)
+        const sql = `SELECT c.id, r.region FROM customers c NATURAL ${d.pick(["", "LEFT ", "INNER "])}JOIN sales_reps r`;
+        for (const k of ["id", "name", "email"]) this.use("eq", [E("", "any", new Set([`customers.${k}`]), { bare: `customers.${k}` }), E("", "any", new Set([`sales_reps.${k}`]), { bare: `sales_reps.${k}` })], false);
+        return { sql, cols: [out("id", E("", "int", new Set(["customers.id"]), { bare: "customers.id" })), out("region", E("", "str", new Set(["sales_reps.region"]), { bare: "sales_reps.region" }))] };
+      }
+      case 5: { // USING / NATURAL against a generated column named like the table's column
+        const gen = d.pick([`(SELECT x::text AS ${X.bare ? X.bare.split(".")[1] : "name"} FROM generate_series(0, 9) x)`,
+          `(SELECT v AS ${X.bare ? X.bare.split(".")[1] : "name"} FROM unnest(ARRAY['a', 'b', '1']) v)`,
+          `(VALUES ('a'), ('0')) AS v0(${X.bare ? X.bare.split(".")[1] : "name"})`]);
+        const colName = X.bare ? X.bare.split(".")[1] : "name";
+        const tbl = X.bare ? X.bare.split(".")[0] : t.table;
+        const natural = d.chance(0.4) && !gen.startsWith("(VALUES");
+        const g = gen.startsWith("(VALUES") ? gen : `${gen} g`;
+        const sql = natural ? `SELECT count(*) AS n FROM ${tbl} NATURAL JOIN ${g}` : `SELECT count(*) AS n FROM ${tbl} JOIN ${g} USING (${colName})`;
+        this.use("eq", [E("", "str", new Set([`${tbl}.${colName}`]), { bare: `${tbl}.${colName}` }), E("", "str")], false);
+        return { sql, cols: [out("n", I)] };
+      }
+      case 6: { // VALUES lists: in FROM over the row (LATERAL), or as an IN list
+        if (d.chance(0.5)) {
+          const sql = `SELECT v.a FROM ${t.sql}, LATERAL (VALUES (${X.sql}), ('z')) v(a) WHERE ${id} = ${n}`;
+          return { sql, cols: [out("a", E("", "str", X.deps))] };
+        }
+        this.use("inlist", [X], false);
+        return { sql: `SELECT ${id} AS id FROM ${t.sql} WHERE ${X.sql} IN (VALUES ('a'), ('${d.pick(CHARS)}'))`, cols: [out("id", I)] };
+      }
+      case 7: { // a cast inside a subquery: the cast's error would carry the value
+        const ty = d.pick(["int", "date", "numeric", "uuid", "boolean"]);
+        this.use("func", [X], true);
+        if (d.chance(0.5)) {
+          return { sql: `SELECT ${id} AS id FROM ${t.sql} WHERE ${id} IN (SELECT s.id FROM ${t.table} s WHERE CAST(s.${X.bare.split(".")[1]} AS ${ty}) IS NOT NULL)`, cols: [out("id", I)] };
+        }
+        return { sql: `SELECT ${id} AS id, (SELECT ${X.sql}::${ty}) AS v FROM ${t.sql} WHERE ${id} = ${n}`, cols: [out("id", I), out("v", E("", "any", X.deps))] };
+      }
+      case 8: { // DISTINCT ON: a key (engine-specific row: refused where PostgreSQL sorts by it)
+        const k = this.pickColBiased(tc) ?? X;
+        this.use(k.bare ? "group" : "func_key", [k], false);
+        this.use("order", [k], false); // DISTINCT ON needs its key to lead the ORDER BY
+        return { sql: `SELECT DISTINCT ON (${k.sql}) ${id} AS id FROM ${t.sql} ORDER BY ${k.sql}, ${id}`, cols: [out("id", I)] };
+      }
+      case 9: { // FILTER is the aggregate's own WHERE: judged like a WHERE (a count of matches)
+        const p = this.boolExpr(tc, 1, false);
+        return { sql: `SELECT count(*) FILTER (WHERE ${p.sql}) AS n FROM ${t.sql}`, cols: [out("n", I)] };
+      }
+      case 10: { // implicit column names: "?column?", "case", a function's name
+        const [expr, name] = d.pick([[`${X.sql} || ''`, `"?column?"`], [`CASE WHEN ${id} > 0 THEN ${X.sql} END`, `"case"`],
+          [`upper(${X.sql})`, "upper"], [`${X.sql}::text`, X.bare ? X.bare.split(".")[1] : "name"]]);
+        const sql = `SELECT s.${name} FROM (SELECT ${id}, ${expr} FROM ${t.sql}) s`;
+        return { sql, cols: [out("x", E("", "str", X.deps))] };
+      }
+      default: { // json_array_elements_text's implicit "value" column
+        const sql = `SELECT value FROM ${t.sql}, json_array_elements_text(json_build_array(${X.sql})) WHERE ${id} = ${n}`;
+        this.use("func", [X], true);
+        return { sql, cols: [out("value", E("", "str", X.deps))] };
+      }
+    }
   }
 
   // The known reconstructions: a generated domain equated with a blocked value or a function of
@@ -942,7 +1059,8 @@ export class Gen {
   }
 }
 
-// One statement from a draw stream: {sql, vars, tags, dirty, refusedFn}.
+// One statement from a draw stream: {sql, vars, tags, dirty, refusedFn}; engine "postgres" mixes in
+// the PostgreSQL shapes (pgShape).
 // The same statement for another engine: DuckDB's generated relations and list functions
 // rendered with PostgreSQL's (range -> generate_series, string_split -> string_to_array, len ->
 // cardinality, a list literal [a, b] -> ARRAY[a, b]). What has no PostgreSQL form stays as it is and is refused there as a syntax or
@@ -957,8 +1075,8 @@ export function toDialect(sql, engine) {
     .replace(/(^|[\s(,=])\[/g, "$1ARRAY[");
 }
 
-export function generate(draws, blocked) {
-  const g = new Gen(draws, blocked);
+export function generate(draws, blocked, engine = "duckdb") {
+  const g = new Gen(draws, blocked, engine);
   const sql = g.statement();
   const { dirty } = g.judge();
   return { sql, vars: Object.keys(g.vars).length ? g.vars : null, tags: [...g.tags], dirty, refusedFn: g.refusedFn };
