@@ -151,8 +151,8 @@ test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operatio
   assert.doesNotMatch(text, /SQL|JOIN|statement|EXCLUDE/);
   // the tools and the prompt speak the same language
   const tools = Object.fromEntries((await clients.alice.listTools()).tools.map((t) => [t.name, t.description]));
-  assert.match(tools.validate_code, /^Check ONE GraphQL operation/);
-  assert.match(tools.execute_code, /^Run a GraphQL operation validate_code approved/);
+  assert.match(tools.validate_code, /^Validate ONE GraphQL operation before running it/);
+  assert.match(tools.execute_code, /^Run a GraphQL operation that validate_code approved/);
   const prompt = await clients.alice.getPrompt({ name: "start_code_mode", arguments: { question: "recent customers" } });
   const ask = prompt.messages.at(-1).content.text;
   assert.match(ask, /Write, on the schema above, ONE GraphQL operation/);
