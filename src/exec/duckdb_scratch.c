@@ -314,8 +314,8 @@ static sluice_status scratch_parse(
             json_array_size(stmts) == 1 ? json_object_get(json_array_get(stmts, 0), "node") : NULL;
         if (node != NULL && !json_is_true(json_object_get(doc, "error"))) {
             *out = json_incref(node);
+            /* on failure the cleanup has already dropped our reference (arena.h) */
             if (sluice_arena_cleanup_add(arena, json_decref_cleanup, *out) != 0) {
-                json_decref(*out);
                 *out = NULL;
                 st = SLUICE_E_NOMEM;
             }

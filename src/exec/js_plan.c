@@ -167,11 +167,8 @@ static bool own(sluice_arena *arena, json_t *j)
 {
     if (j == NULL)
         return false;
-    if (sluice_arena_cleanup_add(arena, decref_cb, j) != SLUICE_OK) {
-        json_decref(j);
-        return false;
-    }
-    return true;
+    /* on failure the cleanup has already released j (arena.h) */
+    return sluice_arena_cleanup_add(arena, decref_cb, j) == SLUICE_OK;
 }
 
 /* The returned value guarded and capped into out. */

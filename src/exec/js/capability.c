@@ -189,10 +189,9 @@ static jcomp capability_call(
         .object = object, .method = method, .args = jargs, .index = in->calls, .line = in->line
     };
     in->calls++; /* counted before the call: failures, retries and refusals count too */
-    if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK) {
-        json_decref(jargs);
+    /* on failure the cleanup has already run (arena.h): jargs is released, not ours to free */
+    if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK)
         return sluice_jsi_nomem(in);
-    }
     *out = (jv){ .t = JV_PROMISE, .u.p = p };
     json_t *result = NULL;
     sluice_error herr = { 0 };
