@@ -620,119 +620,160 @@ static jcomp assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, i
     return C_NORMAL;
 }
 
+/* x.k or x[k] as a target: the object and key are evaluated first, then the write. */
+static jcomp bind_member(interp *in, env *e, const sluice_js_node *pat, jv v)
+{
+    jv obj, key;
+    jcomp rc;
+    if ((rc = eval(in, e, pat->a, &obj)) != C_NORMAL)
+        return rc;
+    if (pat->flags & JS_F_COMPUTED) {
+        if ((rc = eval(in, e, pat->b, &key)) != C_NORMAL)
+            return rc;
+    } else {
+        key = jv_str(pat->b->str);
+    }
+    return set_member(in, obj, key, v);
+}
+
+/* [a, ...rest]: the rest element takes the items from index `from` on. */
+static jcomp
+bind_array_rest(interp *in, env *e, const sluice_js_node *el, jv v, size_t from, int kind)
+{
+    jarr *rest = sluice_jsi_arr_new(in, 0);
+    if (rest == NULL)
+        return C_FATAL;
+    size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
+    for (size_t k = from; k < len; k++) {
+        jv item;
+        jcomp rc = get_member_v(in, v, jv_num((double)k), &item);
+        if (rc != C_NORMAL)
+            return rc;
+        if (sluice_jsi_arr_push(in, rest, item) != C_NORMAL)
+            return C_FATAL;
+    }
+    return bind_pattern(in, e, el->a, jv_arr(rest), kind);
+}
+
+static jcomp bind_array_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+{
+    jcomp rc;
+    if (v.t != JV_ARR && v.t != JV_STR)
+        return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
+                                v.t == JV_UNDEF  ? "undefined"
+                                : v.t == JV_NULL ? "null"
+                                                 : sluice_jsi_typeof(v));
+    if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
+        jarr *chars = sluice_jsi_arr_new(in, 0);
+        if (chars == NULL)
+            return C_FATAL;
+        if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
+            return rc;
+        v = jv_arr(chars);
+    }
+    for (size_t i = 0; i < pat->n; i++) {
+        const sluice_js_node *el = pat->list[i];
+        if (el->kind == JS_REST)
+            return bind_array_rest(in, e, el, v, i, kind);
+        jv item;
+        if ((rc = get_member_v(in, v, jv_num((double)i), &item)) != C_NORMAL)
+            return rc;
+        if ((rc = bind_pattern(in, e, el, item, kind)) != C_NORMAL)
+            return rc;
+    }
+    return C_NORMAL;
+}
+
+/* {a, ...rest}: the rest element takes the own keys the pattern did not name (used[]). */
+static jcomp bind_object_rest(interp *in,
+                              env *e,
+                              const sluice_js_node *pr,
+                              jv v,
+                              const sluice_js_str **used,
+                              size_t nused,
+                              int kind)
+{
+    jobj *rest = sluice_jsi_obj_new(in);
+    if (rest == NULL)
+        return C_FATAL;
+    if (v.t == JV_OBJ) {
+        size_t nk;
+        const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
+        if (keys == NULL)
+            return C_FATAL;
+        for (size_t k = 0; k < nk; k++) {
+            int skip = 0;
+            for (size_t u = 0; u < nused; u++)
+                skip |= sluice_js_str_eq(used[u], keys[k]);
+            if (!skip && sluice_jsi_obj_set(in, rest, keys[k],
+                                            *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
+                return C_FATAL;
+        }
+    }
+    return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
+}
+
+/* The key of one {key: target} property: computed, numeric or a name. */
+static jcomp pattern_key(interp *in, env *e, const sluice_js_node *pr, const sluice_js_str **out)
+{
+    jv key;
+    if (pr->flags & JS_F_COMPUTED) {
+        jcomp rc = eval(in, e, pr->a, &key);
+        if (rc != C_NORMAL)
+            return rc;
+    } else if (pr->a->kind == JS_NUM) {
+        key = jv_num(pr->a->num);
+    } else {
+        key = jv_str(pr->a->str);
+    }
+    *out = sluice_jsi_to_key(in, key);
+    return *out == NULL ? C_FATAL : C_NORMAL;
+}
+
+static jcomp bind_object_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+{
+    jcomp rc;
+    if (v.t == JV_UNDEF || v.t == JV_NULL)
+        return sluice_jsi_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
+                                v.t == JV_NULL ? "null" : "undefined",
+                                v.t == JV_NULL ? "null" : "undefined");
+    const sluice_js_str **used = sluice_jsi_alloc(in, (pat->n + 1) * sizeof *used);
+    if (used == NULL)
+        return C_FATAL;
+    size_t nused = 0;
+    for (size_t i = 0; i < pat->n; i++) {
+        const sluice_js_node *pr = pat->list[i];
+        if (pr->kind == JS_REST)
+            return bind_object_rest(in, e, pr, v, used, nused, kind);
+        const sluice_js_str *ks;
+        if ((rc = pattern_key(in, e, pr, &ks)) != C_NORMAL)
+            return rc;
+        used[nused++] = ks;
+        jv item;
+        if ((rc = get_member(in, v, ks, &item)) != C_NORMAL)
+            return rc;
+        if ((rc = bind_pattern(in, e, pr->b, item, kind)) != C_NORMAL)
+            return rc;
+    }
+    return C_NORMAL;
+}
+
 static jcomp bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
 {
     jcomp rc;
     switch (pat->kind) {
     case JS_IDENT:
         return assign_ident(in, e, pat->str, v, kind);
-    case JS_MEMBER: {
-        jv obj, key;
-        if ((rc = eval(in, e, pat->a, &obj)) != C_NORMAL)
-            return rc;
-        if (pat->flags & JS_F_COMPUTED) {
-            if ((rc = eval(in, e, pat->b, &key)) != C_NORMAL)
-                return rc;
-        } else {
-            key = jv_str(pat->b->str);
-        }
-        return set_member(in, obj, key, v);
-    }
+    case JS_MEMBER:
+        return bind_member(in, e, pat, v);
     case JS_ASSIGN_PAT:
         if (v.t == JV_UNDEF && (rc = eval(in, e, pat->b, &v)) != C_NORMAL)
             return rc;
         return bind_pattern(in, e, pat->a, v, kind);
-    case JS_ARRAY_PAT: {
-        if (v.t != JV_ARR && v.t != JV_STR)
-            return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
-                                    v.t == JV_UNDEF  ? "undefined"
-                                    : v.t == JV_NULL ? "null"
-                                                     : sluice_jsi_typeof(v));
-        if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
-            jarr *chars = sluice_jsi_arr_new(in, 0);
-            if (chars == NULL)
-                return C_FATAL;
-            if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
-                return rc;
-            v = jv_arr(chars);
-        }
-        for (size_t i = 0; i < pat->n; i++) {
-            const sluice_js_node *el = pat->list[i];
-            if (el->kind == JS_REST) {
-                jarr *rest = sluice_jsi_arr_new(in, 0);
-                if (rest == NULL)
-                    return C_FATAL;
-                size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
-                for (size_t k = i; k < len; k++) {
-                    jv item;
-                    if ((rc = get_member_v(in, v, jv_num((double)k), &item)) != C_NORMAL)
-                        return rc;
-                    if (sluice_jsi_arr_push(in, rest, item) != C_NORMAL)
-                        return C_FATAL;
-                }
-                return bind_pattern(in, e, el->a, jv_arr(rest), kind);
-            }
-            jv item;
-            if ((rc = get_member_v(in, v, jv_num((double)i), &item)) != C_NORMAL)
-                return rc;
-            if ((rc = bind_pattern(in, e, el, item, kind)) != C_NORMAL)
-                return rc;
-        }
-        return C_NORMAL;
-    }
-    case JS_OBJECT_PAT: {
-        if (v.t == JV_UNDEF || v.t == JV_NULL)
-            return sluice_jsi_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
-                                    v.t == JV_NULL ? "null" : "undefined",
-                                    v.t == JV_NULL ? "null" : "undefined");
-        const sluice_js_str **used = sluice_jsi_alloc(in, (pat->n + 1) * sizeof *used);
-        if (used == NULL)
-            return C_FATAL;
-        size_t nused = 0;
-        for (size_t i = 0; i < pat->n; i++) {
-            const sluice_js_node *pr = pat->list[i];
-            if (pr->kind == JS_REST) {
-                jobj *rest = sluice_jsi_obj_new(in);
-                if (rest == NULL)
-                    return C_FATAL;
-                if (v.t == JV_OBJ) {
-                    size_t nk;
-                    const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
-                    if (keys == NULL)
-                        return C_FATAL;
-                    for (size_t k = 0; k < nk; k++) {
-                        int skip = 0;
-                        for (size_t u = 0; u < nused; u++)
-                            skip |= sluice_js_str_eq(used[u], keys[k]);
-                        if (!skip &&
-                            sluice_jsi_obj_set(in, rest, keys[k],
-                                               *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
-                            return C_FATAL;
-                    }
-                }
-                return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
-            }
-            jv key;
-            if (pr->flags & JS_F_COMPUTED) {
-                if ((rc = eval(in, e, pr->a, &key)) != C_NORMAL)
-                    return rc;
-            } else if (pr->a->kind == JS_NUM) {
-                key = jv_num(pr->a->num);
-            } else {
-                key = jv_str(pr->a->str);
-            }
-            const sluice_js_str *ks = sluice_jsi_to_key(in, key);
-            if (ks == NULL)
-                return C_FATAL;
-            used[nused++] = ks;
-            jv item;
-            if ((rc = get_member(in, v, ks, &item)) != C_NORMAL)
-                return rc;
-            if ((rc = bind_pattern(in, e, pr->b, item, kind)) != C_NORMAL)
-                return rc;
-        }
-        return C_NORMAL;
-    }
+    case JS_ARRAY_PAT:
+        return bind_array_pattern(in, e, pat, v, kind);
+    case JS_OBJECT_PAT:
+        return bind_object_pattern(in, e, pat, v, kind);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "Invalid destructuring assignment target");
     }
@@ -757,53 +798,136 @@ static int is_primitive_string_like(jv v)
     return v.t == JV_STR || v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
 }
 
-static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+/* a + b when either side converts to a string: concatenation, bounded like every string. */
+static jcomp concat(interp *in, jv a, jv b, jv *out)
 {
-    double x, y;
+    const sluice_js_str *sa = sluice_jsi_to_string(in, a),
+                        *sb = sa ? sluice_jsi_to_string(in, b) : NULL;
+    if (sb == NULL)
+        return C_FATAL;
+    sluice_js_str *r = sluice_jsi_str_units(in, NULL, 0);
+    if (r == NULL)
+        return C_FATAL;
+    if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
+        return sluice_jsi_limit_error(in, "max_memory_bytes", "a string has too many characters",
+                                      SLUICE_LIMIT_JS_STRING_UNITS);
+    r = sluice_jsi_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
+    if (r == NULL)
+        return C_FATAL;
+    r->len = sa->len + sb->len;
+    memcpy(r->u, sa->u, sa->len * 2);
+    memcpy(r->u + sa->len, sb->u, sb->len * 2);
+    *out = jv_str(r);
+    return C_NORMAL;
+}
+
+/* ToPrimitive for a relational operand: a Date compares by its time value, arrays and other
+ * objects by their string form. */
+static jcomp relational_operand(interp *in, jv *v)
+{
+    if (v->t == JV_OBJ && v->u.o->is_date)
+        *v = jv_num(v->u.o->time);
+    if (v->t == JV_ARR || v->t == JV_OBJ) {
+        const sluice_js_str *s = sluice_jsi_to_string(in, *v);
+        if (s == NULL)
+            return C_FATAL;
+        *v = jv_str(s);
+    }
+    return C_NORMAL;
+}
+
+/* < > <= >=: two strings compare by code units, anything else as numbers. */
+static jcomp relational(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+{
+    if (relational_operand(in, &a) != C_NORMAL || relational_operand(in, &b) != C_NORMAL)
+        return C_FATAL;
+    int r;
+    if (a.t == JV_STR && b.t == JV_STR) {
+        int c = sluice_jsi_str_cmp(a.u.s, b.u.s);
+        r = op == JS_OP_LT ? c < 0 : op == JS_OP_GT ? c > 0 : op == JS_OP_LE ? c <= 0 : c >= 0;
+    } else {
+        double x = sluice_jsi_to_number(a), y = sluice_jsi_to_number(b);
+        r = op == JS_OP_LT ? x < y : op == JS_OP_GT ? x > y : op == JS_OP_LE ? x <= y : x >= y;
+    }
+    *out = jv_bool(r);
+    return C_NORMAL;
+}
+
+/* & | ^ << >> >>> on the operands' 32-bit integer forms. */
+static double bitwise(sluice_js_op op, double x, double y)
+{
+    int32_t a = to_int32(x);
+    uint32_t shift = (uint32_t)to_int32(y) & 31;
+    switch (op) {
+    case JS_OP_BITAND:
+        return a & to_int32(y);
+    case JS_OP_BITOR:
+        return a | to_int32(y);
+    case JS_OP_BITXOR:
+        return a ^ to_int32(y);
+    case JS_OP_SHL:
+        return (int32_t)((uint32_t)a << shift);
+    case JS_OP_SHR:
+        return a >> shift;
+    default: /* JS_OP_USHR */
+        return (uint32_t)a >> shift;
+    }
+}
+
+/* key in b: an own key of an object (an error's name and message count), an index or length
+ * of an array. */
+static jcomp in_operator(interp *in, jv a, jv b, jv *out)
+{
+    if (b.t != JV_OBJ && b.t != JV_ARR)
+        return sluice_jsi_throw(in, "TypeError",
+                                "Cannot use 'in' operator to search for a key in %s",
+                                sluice_jsi_typeof(b));
+    const sluice_js_str *k = sluice_jsi_to_key(in, a);
+    if (k == NULL)
+        return C_FATAL;
+    if (b.t == JV_OBJ) {
+        *out = jv_bool(sluice_jsi_obj_get(b.u.o, k) != NULL ||
+                       (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
+                                            sluice_js_str_eq_ascii(k, "message"))));
+    } else {
+        int64_t idx = sluice_jsi_index_of_key(k);
+        *out =
+            jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) || sluice_js_str_eq_ascii(k, "length"));
+    }
+    return C_NORMAL;
+}
+
+/* + - * / % ** on numbers (a + b only when neither side converts to a string). */
+static double arithmetic(sluice_js_op op, double x, double y)
+{
     switch (op) {
     case JS_OP_ADD:
-        if (is_primitive_string_like(a) || is_primitive_string_like(b)) {
-            const sluice_js_str *sa = sluice_jsi_to_string(in, a),
-                                *sb = sa ? sluice_jsi_to_string(in, b) : NULL;
-            if (sb == NULL)
-                return C_FATAL;
-            sluice_js_str *r = sluice_jsi_str_units(in, NULL, 0);
-            if (r == NULL)
-                return C_FATAL;
-            if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
-                return sluice_jsi_limit_error(in, "max_memory_bytes",
-                                              "a string has too many characters",
-                                              SLUICE_LIMIT_JS_STRING_UNITS);
-            r = sluice_jsi_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
-            if (r == NULL)
-                return C_FATAL;
-            r->len = sa->len + sb->len;
-            memcpy(r->u, sa->u, sa->len * 2);
-            memcpy(r->u + sa->len, sb->u, sb->len * 2);
-            *out = jv_str(r);
-            return C_NORMAL;
-        }
-        *out = jv_num(sluice_jsi_to_number(a) + sluice_jsi_to_number(b));
-        return C_NORMAL;
+        return x + y;
     case JS_OP_SUB:
-        *out = jv_num(sluice_jsi_to_number(a) - sluice_jsi_to_number(b));
-        return C_NORMAL;
+        return x - y;
     case JS_OP_MUL:
-        *out = jv_num(sluice_jsi_to_number(a) * sluice_jsi_to_number(b));
-        return C_NORMAL;
+        return x * y;
     case JS_OP_DIV:
-        *out = jv_num(sluice_jsi_to_number(a) / sluice_jsi_to_number(b));
-        return C_NORMAL;
+        return x / y;
     case JS_OP_MOD:
-        x = sluice_jsi_to_number(a);
-        y = sluice_jsi_to_number(b);
-        *out = jv_num(fmod(x, y));
-        return C_NORMAL;
+        return fmod(x, y);
+    default: /* JS_OP_EXP. JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says 1) */
+        return (isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y);
+    }
+}
+
+static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+{
+    if (op == JS_OP_ADD && (is_primitive_string_like(a) || is_primitive_string_like(b)))
+        return concat(in, a, b, out);
+    switch (op) {
+    case JS_OP_ADD:
+    case JS_OP_SUB:
+    case JS_OP_MUL:
+    case JS_OP_DIV:
+    case JS_OP_MOD:
     case JS_OP_EXP:
-        x = sluice_jsi_to_number(a);
-        y = sluice_jsi_to_number(b);
-        /* JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says 1) */
-        *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
+        *out = jv_num(arithmetic(op, sluice_jsi_to_number(a), sluice_jsi_to_number(b)));
         return C_NORMAL;
     case JS_OP_SEQ:
         *out = jv_bool(sluice_jsi_strict_equals(a, b));
@@ -820,77 +944,18 @@ static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
     case JS_OP_LT:
     case JS_OP_GT:
     case JS_OP_LE:
-    case JS_OP_GE: {
-        /* ToPrimitive: a Date compares by its time value, arrays and other objects by their
-         * string form */
-        if (a.t == JV_OBJ && a.u.o->is_date)
-            a = jv_num(a.u.o->time);
-        if (b.t == JV_OBJ && b.u.o->is_date)
-            b = jv_num(b.u.o->time);
-        if (a.t == JV_ARR || a.t == JV_OBJ) {
-            const sluice_js_str *s = sluice_jsi_to_string(in, a);
-            if (s == NULL)
-                return C_FATAL;
-            a = jv_str(s);
-        }
-        if (b.t == JV_ARR || b.t == JV_OBJ) {
-            const sluice_js_str *s = sluice_jsi_to_string(in, b);
-            if (s == NULL)
-                return C_FATAL;
-            b = jv_str(s);
-        }
-        int r;
-        if (a.t == JV_STR && b.t == JV_STR) {
-            int c = sluice_jsi_str_cmp(a.u.s, b.u.s);
-            r = op == JS_OP_LT ? c < 0 : op == JS_OP_GT ? c > 0 : op == JS_OP_LE ? c <= 0 : c >= 0;
-        } else {
-            x = sluice_jsi_to_number(a);
-            y = sluice_jsi_to_number(b);
-            r = op == JS_OP_LT ? x < y : op == JS_OP_GT ? x > y : op == JS_OP_LE ? x <= y : x >= y;
-        }
-        *out = jv_bool(r);
-        return C_NORMAL;
-    }
+    case JS_OP_GE:
+        return relational(in, op, a, b, out);
     case JS_OP_BITAND:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) & to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
     case JS_OP_BITOR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) | to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
     case JS_OP_BITXOR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) ^ to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
     case JS_OP_SHL:
-        *out = jv_num((int32_t)((uint32_t)to_int32(sluice_jsi_to_number(a))
-                                << ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31)));
-        return C_NORMAL;
     case JS_OP_SHR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) >>
-                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
-        return C_NORMAL;
     case JS_OP_USHR:
-        *out = jv_num((uint32_t)to_int32(sluice_jsi_to_number(a)) >>
-                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
+        *out = jv_num(bitwise(op, sluice_jsi_to_number(a), sluice_jsi_to_number(b)));
         return C_NORMAL;
-    case JS_OP_IN: {
-        if (b.t != JV_OBJ && b.t != JV_ARR)
-            return sluice_jsi_throw(in, "TypeError",
-                                    "Cannot use 'in' operator to search for a key in %s",
-                                    sluice_jsi_typeof(b));
-        const sluice_js_str *k = sluice_jsi_to_key(in, a);
-        if (k == NULL)
-            return C_FATAL;
-        if (b.t == JV_OBJ) {
-            *out = jv_bool(sluice_jsi_obj_get(b.u.o, k) != NULL ||
-                           (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
-                                                sluice_js_str_eq_ascii(k, "message"))));
-        } else {
-            int64_t idx = sluice_jsi_index_of_key(k);
-            *out = jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) ||
-                           sluice_js_str_eq_ascii(k, "length"));
-        }
-        return C_NORMAL;
-    }
+    case JS_OP_IN:
+        return in_operator(in, a, b, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unknown operator");
     }
@@ -1320,31 +1385,104 @@ static jcomp construct(interp *in, env *e, const sluice_js_node *n, jv *args, si
     return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
 }
 
+/* A literal: its value, marked as written in the plan (the === exception of taint.c). */
+static jcomp eval_literal(const sluice_js_node *n, jv *out)
+{
+    switch (n->kind) {
+    case JS_NUM:
+        *out = jv_num(n->num);
+        break;
+    case JS_STR:
+        *out = jv_str(n->str);
+        break;
+    case JS_TRUE:
+    case JS_FALSE:
+        *out = jv_bool(n->kind == JS_TRUE);
+        break;
+    default: /* JS_NULL */
+        *out = jv_null();
+        break;
+    }
+    out->prov = JV_PROV_LITERAL;
+    return C_NORMAL;
+}
+
+static jcomp eval_binary(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a, b;
+    jcomp rc;
+    if ((rc = eval(in, e, n->a, &a)) != C_NORMAL || (rc = eval(in, e, n->b, &b)) != C_NORMAL)
+        return rc;
+    in->line = n->line;
+    return binary_t(in, (sluice_js_op)n->op, a, b, out);
+}
+
+/* a && b, a || b, a ?? b: the left side decides whether the right one runs. */
+static jcomp eval_logical(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != C_NORMAL)
+        return rc;
+    if (in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
+    if (n->op == JS_OP_AND  ? !sluice_jsi_truthy(a)
+        : n->op == JS_OP_OR ? sluice_jsi_truthy(a)
+                            : (a.t != JV_UNDEF && a.t != JV_NULL)) {
+        *out = a;
+        return C_NORMAL;
+    }
+    return eval(in, e, n->b, out);
+}
+
+static jcomp eval_cond(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != C_NORMAL)
+        return rc;
+    if (in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
+    return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
+}
+
+/* await x: a promise settles (its taint joins the value's or the thrown one's); anything else
+ * is its own value. */
+static jcomp eval_await(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != C_NORMAL)
+        return rc;
+    if (a.t == JV_PROMISE) {
+        if ((rc = sluice_jsi_settle(in, a.u.p)) != C_NORMAL)
+            return rc;
+        jtaint t = a.taint;
+        if (a.u.p->rejected) {
+            in->thrown = a.u.p->v;
+            sluice_jsi_taint_mark(&in->thrown, t);
+            return C_THROW;
+        }
+        a = a.u.p->v;
+        a.taint = jt_join(a.taint, t);
+    }
+    *out = a;
+    return C_NORMAL;
+}
+
 static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jcomp rc = sluice_jsi_step(in);
     if (rc != C_NORMAL)
         return rc;
     in->line = n->line;
-    jv a, b;
     switch (n->kind) {
     case JS_NUM:
-        *out = jv_num(n->num);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
     case JS_STR:
-        *out = jv_str(n->str);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
     case JS_TRUE:
     case JS_FALSE:
-        *out = jv_bool(n->kind == JS_TRUE);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
     case JS_NULL:
-        *out = jv_null();
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
+        return eval_literal(n, out);
     case JS_TEMPLATE:
         return eval_template(in, e, n, out);
     case JS_IDENT:
@@ -1362,7 +1500,7 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
         return eval_new(in, e, n, out);
     case JS_MEMBER:
         return eval_member(in, e, n, out);
-    case JS_CHAIN:
+    case JS_CHAIN: /* a?.b: a short circuit inside the chain makes the whole chain undefined */
         rc = eval(in, e, n->a, out);
         if (rc == C_SHORT) {
             *out = jv_undef();
@@ -1374,28 +1512,11 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case JS_UPDATE:
         return eval_update(in, e, n, out);
     case JS_BINARY:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL || (rc = eval(in, e, n->b, &b)) != C_NORMAL)
-            return rc;
-        in->line = n->line;
-        return binary_t(in, (sluice_js_op)n->op, a, b, out);
+        return eval_binary(in, e, n, out);
     case JS_LOGICAL:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (in->tainting)
-            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
-        if (n->op == JS_OP_AND  ? !sluice_jsi_truthy(a)
-            : n->op == JS_OP_OR ? sluice_jsi_truthy(a)
-                                : (a.t != JV_UNDEF && a.t != JV_NULL)) {
-            *out = a;
-            return C_NORMAL;
-        }
-        return eval(in, e, n->b, out);
+        return eval_logical(in, e, n, out);
     case JS_COND:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (in->tainting)
-            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
-        return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
+        return eval_cond(in, e, n, out);
     case JS_ASSIGN:
         return eval_assign(in, e, n, out);
     case JS_SEQ:
@@ -1404,22 +1525,7 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
                 return rc;
         return C_NORMAL;
     case JS_AWAIT:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (a.t == JV_PROMISE) {
-            if ((rc = sluice_jsi_settle(in, a.u.p)) != C_NORMAL)
-                return rc;
-            jtaint t = a.taint;
-            if (a.u.p->rejected) {
-                in->thrown = a.u.p->v;
-                sluice_jsi_taint_mark(&in->thrown, t);
-                return C_THROW;
-            }
-            a = a.u.p->v;
-            a.taint = jt_join(a.taint, t);
-        }
-        *out = a;
-        return C_NORMAL;
+        return eval_await(in, e, n, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unexpected syntax at line %u", n->line);
     }

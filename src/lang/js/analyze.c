@@ -435,6 +435,43 @@ static void walk_var(walker *w, const sluice_js_node *n, mult m, size_t depth)
     }
 }
 
+/* while / do-while: the count of turns is unknown, so everything inside is too. */
+static void walk_while(walker *w, const sluice_js_node *n, size_t depth)
+{
+    mult unknown = { -1, NULL };
+    w->f->loop_count++;
+    w->x->has_unbounded_loop = true;
+    walk(w, n->a, unknown, depth);
+    walk(w, n->d, unknown, depth + 1);
+}
+
+static void walk_try(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    walk(w, n->a, m, depth + 1);
+    w->in_catch++;
+    walk(w, n->c, m, depth + 1);
+    w->in_catch--;
+    walk(w, n->d, m, depth + 1);
+}
+
+/* `api` or `mcp` (or one of their methods) used as a value: refused, since a call the analyzer
+ * cannot see by name could not be counted or checked. */
+static void refuse_capability_value(walker *w, const sluice_js_node *n)
+{
+    if (n->kind == JS_IDENT)
+        sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
+                                 "call it directly: api.get(\"/path\")",
+                                 "'%s' at line %u is used as a value; plans may only call "
+                                 "its methods directly",
+                                 sluice_js_str_eq_ascii(n->str, "api") ? "api" : "mcp", n->line);
+    else
+        sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
+                                 "call it directly: api.get(\"/path\")",
+                                 "api/mcp methods at line %u may only be called directly, "
+                                 "not passed around",
+                                 n->line);
+}
+
 static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
 {
     if (n == NULL || w->f->incomplete)
@@ -458,10 +495,7 @@ static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
         return;
     case JS_WHILE:
     case JS_DO_WHILE:
-        w->f->loop_count++;
-        w->x->has_unbounded_loop = true;
-        walk(w, n->a, unknown, depth);
-        walk(w, n->d, unknown, depth + 1);
+        walk_while(w, n, depth);
         return;
     case JS_FUNC:
         /* a function value called by name may run any number of times */
@@ -472,27 +506,15 @@ static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
         walk(w, n->a, m, depth);
         return;
     case JS_TRY:
-        walk(w, n->a, m, depth + 1);
-        w->in_catch++;
-        walk(w, n->c, m, depth + 1);
-        w->in_catch--;
-        walk(w, n->d, m, depth + 1);
+        walk_try(w, n, m, depth);
         return;
     case JS_IDENT:
         if (is_ident(n, "api") || is_ident(n, "mcp"))
-            sluice_codefacts_violate(
-                w->f, "js_refused", n->line, n->column, "call it directly: api.get(\"/path\")",
-                "'%s' at line %u is used as a value; plans may only call "
-                "its methods directly",
-                sluice_js_str_eq_ascii(n->str, "api") ? "api" : "mcp", n->line);
+            refuse_capability_value(w, n);
         return;
     case JS_MEMBER:
         if (is_ident(n->a, "api") || is_ident(n->a, "mcp")) {
-            sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
-                                     "call it directly: api.get(\"/path\")",
-                                     "api/mcp methods at line %u may only be called directly, "
-                                     "not passed around",
-                                     n->line);
+            refuse_capability_value(w, n);
             return;
         }
         walk(w, n->a, m, depth);
