@@ -188,7 +188,7 @@ static size_t exp_format(const char *digits, size_t k, int e, char *buf)
         memcpy(buf + o, digits + 1, k - 1);
         o += k - 1;
     }
-    return o + (size_t)sprintf(buf + o, "e%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+    return o + (size_t)snprintf(buf + o, 16, "e%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
 }
 
 static jcomp num_to_exponential(interp *in, jv self, const jv *args, size_t argc, jv *out)
