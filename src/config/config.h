@@ -209,6 +209,10 @@ typedef struct sluice_config_code_mode {
      * when a call names none. Default ["sql"]. */
     sluice_strlist languages;
     bool token_bind_session; /* bind tokens to the transport session too; default true */
+    /* validate_code {"execute": true} runs an auto-approved program in the same call (issue 23);
+     * default false: the two-step contract (read the explanation, then run) stays unless a
+     * route opts in. [[policy.servers]] may override it per route. */
+    bool execute_on_validate;
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */
@@ -328,9 +332,9 @@ typedef struct sluice_config_resource {
 typedef struct sluice_config_policy_server {
     const char *id; /* the Cedar resource CodeMode::Server::"<id>" */
     sluice_strlist groups;
-    bool allow_writes, allow_deletes, allow_admin;
+    bool allow_writes, allow_deletes, allow_admin, execute_on_validate;
     /* Set when the key is present; absent keys inherit [code_mode]. */
-    bool has_allow_writes, has_allow_deletes, has_allow_admin;
+    bool has_allow_writes, has_allow_deletes, has_allow_admin, has_execute_on_validate;
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */
