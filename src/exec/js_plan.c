@@ -102,7 +102,12 @@ static void finish_record(dispatch *d, size_t i, sluice_status st, const sluice_
             err != NULL && err->message != NULL ? err->message : sluice_status_name(st);
         if (s->redact &&
             !(err != NULL && err->key != NULL && strcmp(err->key, "passable_fields") == 0))
-            text = sluice_status_name(st); /* the upstream's text may quote what was passed */
+            text = sluice_arena_printf(d->arena,
+                                       "%s (its message is redacted: the call passed a "
+                                       "blocked field, which the text may quote)",
+                                       sluice_status_name(st));
+        if (text == NULL)
+            text = sluice_status_name(st);
         json_object_set_new(r, "error", json_string(text));
         json_array_append(d->failed, r);
     }
