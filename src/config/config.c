@@ -393,6 +393,7 @@ static const sluice_key_spec code_mode_keys[] = {
     { BOOL_KEY(T, graphql_allow_introspection, false) },
     { LIST_KEY(T, graphql_blocked_fields) },
     { LIST_KEY(T, graphql_delete_patterns) },
+    { LIST_KEY(T, graphql_size_arguments) },
     { ENUM_KEY(T, graphql_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
     { BOOL_KEY(T, graphql_persisted_only, false) },
     { PATH_KEY(T, graphql_persisted_manifest) },

@@ -253,6 +253,7 @@ typedef struct sluice_config_code_mode {
     bool graphql_allow_introspection;       /* default false: introspection is an Admin action */
     sluice_strlist graphql_blocked_fields;  /* "Type.field" or "field": never returned */
     sluice_strlist graphql_delete_patterns; /* mutation names (globs) that are deletes */
+    sluice_strlist graphql_size_arguments;  /* list-size arguments beside first, last, limit */
     sluice_graphql_blocked_output graphql_blocked_output; /* "strip" | "refuse"; default strip */
     bool graphql_persisted_only;                          /* only operations in the manifest run */
     const char *graphql_persisted_manifest; /* Apollo persisted-query manifest (JSON) */
