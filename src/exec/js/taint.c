@@ -33,7 +33,7 @@ const char *sluice_jsi_taint_field(const interp *in, const char *key)
     return NULL;
 }
 
-/* The label of (field, line, read), made on first use. 0 on NOMEM (C_FATAL set). */
+/* The label of (field, line, read), made on first use. 0 on NOMEM (SLUICE_JSI_FATAL set). */
 static jtaint origin(interp *in, const char *field, uint32_t line, bool read)
 {
     for (size_t i = in->origin_count; i-- > 0;) /* newest first: the read just made */
@@ -105,7 +105,7 @@ static jtaint deep(interp *in, jv v, size_t depth)
     if (t == 0 && (o->coll != NULL || o->iter != NULL)) {
         jarr *items = sluice_jsi_arr_new(in, 0);
         bool handled = false;
-        if (items == NULL || sluice_jsi_coll_items(in, v, items, &handled) != C_NORMAL)
+        if (items == NULL || sluice_jsi_coll_items(in, v, items, &handled) != SLUICE_JSI_NORMAL)
             return 1; /* cannot look: assume the worst */
         t = deep(in, jv_arr(items), depth + 1);
     }
@@ -143,7 +143,7 @@ jtaint sluice_jsi_taint_binary(interp *in, int op, jv a, jv b)
         return 0;
     /* the SQL contract's exception: a blocked field may be matched (a join key, a lookup by a
      * literal or an input) without tainting what the match decides */
-    if ((op == JS_OP_SEQ || op == JS_OP_SNE) && !in->opts.taint_clean_only) {
+    if ((op == SLUICE_JS_OP_SEQ || op == SLUICE_JS_OP_SNE) && !in->opts.taint_clean_only) {
         if ((raw_field(a) &&
              (given(b) || (raw_field(b) && field_of(in, b.taint) == field_of(in, a.taint)))) ||
             (raw_field(b) && given(a))) {
@@ -198,7 +198,7 @@ static bool fields_of(interp *in, jv v, sluice_strlist *out, size_t depth)
     if (ok && (o->coll != NULL || o->iter != NULL)) {
         jarr *items = sluice_jsi_arr_new(in, 0);
         bool handled = false;
-        ok = items != NULL && sluice_jsi_coll_items(in, v, items, &handled) == C_NORMAL &&
+        ok = items != NULL && sluice_jsi_coll_items(in, v, items, &handled) == SLUICE_JSI_NORMAL &&
              fields_of(in, jv_arr(items), out, depth + 1);
     }
     return ok;
@@ -220,26 +220,26 @@ bool sluice_jsi_taint_fields(interp *in, const jv *args, size_t argc, sluice_str
 jcomp sluice_jsi_taint_note_raw(interp *in, jv v)
 {
     if (in->raw_overflow || (v.t != JV_STR && v.t != JV_NUM))
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     const sluice_js_str *s = sluice_jsi_to_string(in, v);
     const char *text = s != NULL ? sluice_js_str_utf8(in->arena, s) : NULL;
     if (text == NULL)
         return sluice_jsi_nomem(in);
     for (size_t i = 0; i < in->raw_count; i++)
         if (strcmp(in->raw[i].text, text) == 0)
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
     if (in->raw_count >= RAW_MAX) {
         in->raw_overflow = true;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     struct jtaint_raw *n = sluice_jsi_alloc(in, (in->raw_count + 1) * sizeof *n);
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     if (in->raw_count > 0)
         memcpy(n, in->raw, in->raw_count * sizeof *n);
     n[in->raw_count++] = (struct jtaint_raw){ .text = text, .label = JT_INDEX(v.taint) };
     in->raw = n;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jtaint sluice_jsi_taint_echo(interp *in, const char *text)
@@ -276,7 +276,7 @@ jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redac
     *redact = false;
     t = jt_join(t, in->pc);
     if (t == 0)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     if (in->opts.taint_refuse)
         return sluice_jsi_fatal(in, SLUICE_E_DENIED, "blocked_output",
                                 "%s holds a value %s%s; a blocked field may be used to match "
@@ -293,7 +293,7 @@ jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redac
             what, sluice_jsi_taint_text(in, t), in->pc != 0 ? ", or decided by one" : "");
     *redact = true;
     in->res->redacted++;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* A property the output guard removes by its name (js_guard.c) in strip mode: on a run
@@ -316,7 +316,7 @@ static jcomp strip(interp *in, jv v, jv *out, size_t depth)
                                 SLUICE_LIMIT_JS_RESULT_DEPTH);
     bool redact;
     jcomp rc = sluice_jsi_taint_leave(in, sluice_jsi_taint_of(v), "the plan's result", &redact);
-    if (rc != C_NORMAL || redact) {
+    if (rc != SLUICE_JSI_NORMAL || redact) {
         *out = jv_undef();
         return rc;
     }
@@ -326,43 +326,44 @@ static jcomp strip(interp *in, jv v, jv *out, size_t depth)
     if (v.t == JV_ARR) {
         jarr *a = sluice_jsi_arr_new(in, v.u.a->len);
         if (a == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (size_t i = 0; i < v.u.a->len; i++) {
-            if ((rc = strip(in, v.u.a->v[i], &a->v[i], depth + 1)) != C_NORMAL)
+            if ((rc = strip(in, v.u.a->v[i], &a->v[i], depth + 1)) != SLUICE_JSI_NORMAL)
                 return rc;
             if (a->v[i].t == JV_UNDEF && v.u.a->v[i].t != JV_UNDEF)
                 a->v[i] = jv_null(); /* positions stay: the count was not derived */
         }
         a->len = v.u.a->len;
         *out = jv_arr(a);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (v.t != JV_OBJ || v.u.o->coll != NULL || v.u.o->iter != NULL || v.u.o->is_date)
-        return C_NORMAL; /* Map, Set and Date serialize as {} or a string: their taint is shallow */
+        return SLUICE_JSI_NORMAL; /* Map, Set and Date serialize as {} or a string: their taint is
+                                     shallow */
     jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < v.u.o->len; i++) {
         jv c;
         if (under_blocked_key(in, v.u.o->k[i])) {
             in->res->redacted++; /* the name guard drops it whatever it holds */
             continue;
         }
-        if ((rc = strip(in, v.u.o->v[i], &c, depth + 1)) != C_NORMAL)
+        if ((rc = strip(in, v.u.o->v[i], &c, depth + 1)) != SLUICE_JSI_NORMAL)
             return rc;
         if (c.t != JV_UNDEF || v.u.o->v[i].t == JV_UNDEF)
-            if (sluice_jsi_obj_set(in, o, v.u.o->k[i], c) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_obj_set(in, o, v.u.o->k[i], c) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
     }
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_taint_strip(interp *in, jv v, jv *out)
 {
     if (!in->tainting) {
         *out = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return strip(in, v, out, 0);
 }
