@@ -9,6 +9,7 @@
  */
 #include "exec/openapi.h"
 
+#include "config/suggest.h"
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/limits.h"
@@ -99,12 +100,20 @@ static sluice_status query_of(sluice_arena *arena,
     json_object_foreach((json_t *)q, k, v)
     {
         const sluice_openapi_param *p = NULL;
+        sluice_suggest near;
+        sluice_suggest_init(&near, k);
         for (size_t i = 0; i < op->param_count && p == NULL; i++)
-            if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY && strcmp(op->params[i].name, k) == 0)
-                p = &op->params[i];
-        if (p == NULL)
+            if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY) {
+                sluice_suggest_consider(&near, op->params[i].name);
+                if (strcmp(op->params[i].name, k) == 0)
+                    p = &op->params[i];
+            }
+        const char *best = sluice_suggest_best(&near);
+        if (p == NULL) /* validate refused a literal one: this key was computed */
             return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                    "'%s' is not a query parameter of %s", k, op->id);
+                                    "'%s' is not a query parameter of %s%s%s%s", k, op->id,
+                                    best != NULL ? "; did you mean '" : "",
+                                    best != NULL ? best : "", best != NULL ? "'?" : "");
         sluice_status st = sluice_openapi_check_value(
             arena, doc, p->schema, v, sluice_arena_printf(arena, "query.%s", k), err);
         if (st != SLUICE_OK)

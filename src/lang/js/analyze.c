@@ -239,6 +239,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
                                      call->line);
             return;
         }
+        sluice_js_ops_check_call(w->arena, w->f, o, path, call);
         op = (char *)o->id;
         act = o->action;
         idempotent = o->idempotent;
