@@ -13,6 +13,7 @@
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "core/vec.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
 #include "exec/openapi_http.h"
@@ -193,16 +194,10 @@ static sluice_status api_start(
                     : query_of(arena, x->s->spec.doc, op, second, &query, err);
     if (st != SLUICE_OK)
         return st;
-    if (x->count == x->cap) {
-        size_t cap = x->cap > 0 ? x->cap * 2 : 16;
-        oa_call *n = sluice_arena_calloc(arena, cap, sizeof *n);
-        if (n == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        if (x->count > 0)
-            memcpy(n, x->calls, x->count * sizeof *n);
-        x->calls = n;
-        x->cap = cap;
-    }
+    oa_call *n = sluice_vec_grow(arena, x->calls, x->count, &x->cap, sizeof *n, 16);
+    if (n == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    x->calls = n;
     oa_call *c = &x->calls[x->count];
     memset(c, 0, sizeof *c);
     c->op = op;

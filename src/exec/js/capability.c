@@ -36,11 +36,11 @@ static jcomp record_failed(interp *in, const sluice_js_call *call, const char *m
     };
     res->failed = nf;
     res->failed_count++;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* Settles p with the host's answer st/result/herr for call (status contract: interp.h).
- * C_NORMAL (p fulfilled or rejected) or C_FATAL. */
+ * SLUICE_JSI_NORMAL (p fulfilled or rejected) or SLUICE_JSI_FATAL. */
 static jcomp settle_with(interp *in,
                          jpromise *p,
                          const sluice_js_call *call,
@@ -53,27 +53,27 @@ static jcomp settle_with(interp *in,
         jv v;
         jcomp rc = sluice_jsi_from_answer(in, result != NULL ? result : json_null(), &v);
         json_decref(result);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
         if (v.t == JV_PROMISE) /* a host value is never a promise; keep the invariant anyway */
             return sluice_jsi_nomem(in);
         p->rejected = false;
         p->v = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     json_decref(result);
     const char *msg = herr->message != NULL ? herr->message : "upstream call failed";
     if (st == SLUICE_E_ENGINE) {
         /* an upstream failure: the plan may catch it, but it is never silent */
-        if (record_failed(in, call, msg) != C_NORMAL)
-            return C_FATAL;
+        if (record_failed(in, call, msg) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         sluice_js_str *m = sluice_js_str_from_utf8(in->arena, msg, strlen(msg));
         jv e = m != NULL ? sluice_jsi_make_error(in, "Error", m) : jv_undef();
         if (e.t == JV_UNDEF)
             return sluice_jsi_nomem(in);
         p->rejected = true;
         p->v = e;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     record_failed(in, call, msg);
     return sluice_jsi_fatal(in, st, herr->key != NULL ? herr->key : "request_policy", "%s", msg);
@@ -91,7 +91,7 @@ static void unlink_pending(interp *in, jpromise *p)
 jcomp sluice_jsi_settle(interp *in, jpromise *p)
 {
     if (!p->pending)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     unlink_pending(in, p);
     json_t *result = NULL;
     sluice_error herr = { 0 };
@@ -106,12 +106,13 @@ jcomp sluice_jsi_settle(interp *in, jpromise *p)
 jcomp sluice_jsi_settle_all(interp *in)
 {
     while (in->pending != NULL)
-        if (sluice_jsi_settle(in, in->pending) != C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+        if (sluice_jsi_settle(in, in->pending) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }
 
-/* The arguments of a capability call as JSON (undefined as null). NULL with C_FATAL set. */
+/* The arguments of a capability call as JSON (undefined as null). NULL with SLUICE_JSI_FATAL set.
+ */
 static json_t *
 call_args(interp *in, const char *object, const char *method, const jv *args, size_t argc)
 {
@@ -125,9 +126,9 @@ call_args(interp *in, const char *object, const char *method, const jv *args, si
         sluice_buf_init(&b, in->arena, 0);
         bool undef;
         jcomp rc = sluice_jsi_json_stringify(in, args[i], NULL, &b, &undef);
-        if (rc != C_NORMAL) {
+        if (rc != SLUICE_JSI_NORMAL) {
             json_decref(jargs);
-            if (rc == C_THROW)
+            if (rc == SLUICE_JSI_THROW)
                 sluice_jsi_fatal(in, SLUICE_E_INVALID, "js_refused",
                                  "an argument of %s.%s at line %u cannot be sent as JSON", object,
                                  method, in->line);
@@ -180,11 +181,11 @@ static jcomp capability_call(
                                 "%s is not available to this plan", object);
     jpromise *p = sluice_jsi_alloc(in, sizeof *p);
     if (p == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     memset(p, 0, sizeof *p);
     json_t *jargs = call_args(in, object, method, args, argc);
     if (jargs == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     p->call = (sluice_js_call){
         .object = object, .method = method, .args = jargs, .index = in->calls, .line = in->line
     };
@@ -202,7 +203,7 @@ static jcomp capability_call(
             p->pending = true;
             p->next_pending = in->pending;
             in->pending = p;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
     } else {
         st = in->opts.host.call(in->opts.host.ctx, in->out_arena, &p->call, &result, &herr);
@@ -228,15 +229,15 @@ jcomp sluice_jsi_open_capability(interp *in, env *global)
     if (in->opts.host.has_api) {
         jobj *api = sluice_jsi_namespace(in, global, "api");
         if (api == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (size_t i = 0; i < COUNT(api_verbs); i++)
-            if (sluice_jsi_set_fn(in, api, api_verbs[i], api_verb, (double)i) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_set_fn(in, api, api_verbs[i], api_verb, (double)i) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
     }
     if (in->opts.host.has_mcp) {
         jobj *mcp = sluice_jsi_namespace(in, global, "mcp");
-        if (mcp == NULL || sluice_jsi_set_fn(in, mcp, "call", mcp_call, 0) != C_NORMAL)
-            return C_FATAL;
+        if (mcp == NULL || sluice_jsi_set_fn(in, mcp, "call", mcp_call, 0) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }

@@ -87,7 +87,7 @@ static jtaint deep(interp *in, jv v, size_t depth)
     if (t == 0 && (o->coll != NULL || o->iter != NULL)) {
         jarr *items = sluice_jsi_arr_new(in, 0);
         bool handled = false;
-        if (items == NULL || sluice_jsi_coll_items(in, v, items, &handled) != C_NORMAL)
+        if (items == NULL || sluice_jsi_coll_items(in, v, items, &handled) != SLUICE_JSI_NORMAL)
             return 1; /* cannot look: assume the worst */
         t = deep(in, jv_arr(items), depth + 1);
     }
@@ -119,7 +119,7 @@ jtaint sluice_jsi_taint_binary(interp *in, int op, jv a, jv b)
         return 0;
     /* the SQL contract's exception: a blocked field may be matched (a join key, a lookup by a
      * literal or an input) without tainting what the match decides */
-    if (op == JS_OP_SEQ || op == JS_OP_SNE) {
+    if (op == SLUICE_JS_OP_SEQ || op == SLUICE_JS_OP_SNE) {
         if ((raw_field(a) && (given(b) || (raw_field(b) && b.taint == a.taint))) ||
             (raw_field(b) && given(a))) {
             in->steered = true;
@@ -147,7 +147,7 @@ jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redac
     *redact = false;
     t = jt_join(t, in->pc);
     if (t == 0)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     if (in->opts.taint_refuse)
         return sluice_jsi_fatal(in, SLUICE_E_DENIED, "blocked_output",
                                 "%s holds a value %s%s; a blocked field may be used to match "
@@ -156,7 +156,7 @@ jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redac
                                 in->pc != 0 ? ", or decided by one" : "");
     *redact = true;
     in->res->redacted++;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp strip(interp *in, jv v, jv *out, size_t depth)
@@ -168,7 +168,7 @@ static jcomp strip(interp *in, jv v, jv *out, size_t depth)
                                 SLUICE_LIMIT_JS_RESULT_DEPTH);
     bool redact;
     jcomp rc = sluice_jsi_taint_leave(in, sluice_jsi_taint_of(v), "the plan's result", &redact);
-    if (rc != C_NORMAL || redact) {
+    if (rc != SLUICE_JSI_NORMAL || redact) {
         *out = jv_undef();
         return rc;
     }
@@ -178,39 +178,40 @@ static jcomp strip(interp *in, jv v, jv *out, size_t depth)
     if (v.t == JV_ARR) {
         jarr *a = sluice_jsi_arr_new(in, v.u.a->len);
         if (a == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (size_t i = 0; i < v.u.a->len; i++) {
-            if ((rc = strip(in, v.u.a->v[i], &a->v[i], depth + 1)) != C_NORMAL)
+            if ((rc = strip(in, v.u.a->v[i], &a->v[i], depth + 1)) != SLUICE_JSI_NORMAL)
                 return rc;
             if (a->v[i].t == JV_UNDEF && v.u.a->v[i].t != JV_UNDEF)
                 a->v[i] = jv_null(); /* positions stay: the count was not derived */
         }
         a->len = v.u.a->len;
         *out = jv_arr(a);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (v.t != JV_OBJ || v.u.o->coll != NULL || v.u.o->iter != NULL || v.u.o->is_date)
-        return C_NORMAL; /* Map, Set and Date serialize as {} or a string: their taint is shallow */
+        return SLUICE_JSI_NORMAL; /* Map, Set and Date serialize as {} or a string: their taint is
+                                     shallow */
     jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < v.u.o->len; i++) {
         jv c;
-        if ((rc = strip(in, v.u.o->v[i], &c, depth + 1)) != C_NORMAL)
+        if ((rc = strip(in, v.u.o->v[i], &c, depth + 1)) != SLUICE_JSI_NORMAL)
             return rc;
         if (c.t != JV_UNDEF || v.u.o->v[i].t == JV_UNDEF)
-            if (sluice_jsi_obj_set(in, o, v.u.o->k[i], c) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_obj_set(in, o, v.u.o->k[i], c) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
     }
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_taint_strip(interp *in, jv v, jv *out)
 {
     if (!in->tainting) {
         *out = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return strip(in, v, out, 0);
 }
