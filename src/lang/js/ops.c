@@ -139,9 +139,10 @@ void sluice_js_ops_check_call(sluice_arena *arena,
     if (strcmp(op->method, "GET") != 0 && strcmp(op->method, "DELETE") != 0)
         return;
     const sluice_js_node *q = call->n > 1 ? call->list[1] : NULL;
-    for (size_t i = 0; q != NULL && q->kind == JS_OBJECT && i < q->n; i++) {
+    for (size_t i = 0; q != NULL && q->kind == SLUICE_JS_OBJECT && i < q->n; i++) {
         const sluice_js_node *p = q->list[i];
-        if (p->kind != JS_PROPERTY || (p->flags & JS_F_COMPUTED) || p->a->kind != JS_STR)
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) ||
+            p->a->kind != SLUICE_JS_STR)
             continue; /* a computed key: the run checks it against the same list */
         const char *key = sluice_js_str_utf8(arena, p->a->str);
         if (key == NULL) {
