@@ -28,8 +28,10 @@ static jcomp record_failed(interp *in, const sluice_js_call *call, const char *m
     nf[res->failed_count] = (sluice_js_failed_call){
         .object = call->object,
         .method = call->method,
-        .path = json_is_string(first) ? sluice_arena_strdup(in->out_arena, json_string_value(first))
-                                      : NULL,
+        .path = call->passing.count > 0 ? "(redacted: it carries a blocked field)"
+                : json_is_string(first)
+                    ? sluice_arena_strdup(in->out_arena, json_string_value(first))
+                    : NULL,
         .message = sluice_arena_strdup(in->out_arena, message != NULL ? message : "failed"),
         .index = call->index,
         .line = call->line,
@@ -51,7 +53,9 @@ static jcomp settle_with(interp *in,
     p->pending = false;
     if (st == SLUICE_OK) {
         jv v;
-        jcomp rc = sluice_jsi_from_answer(in, result != NULL ? result : json_null(), &v);
+        const json_t *j = result != NULL ? result : json_null();
+        jcomp rc = call->passing.count > 0 ? sluice_jsi_from_lookup(in, j, &v)
+                                           : sluice_jsi_from_answer(in, j, &v);
         json_decref(result);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
@@ -63,6 +67,15 @@ static jcomp settle_with(interp *in,
     }
     json_decref(result);
     const char *msg = herr->message != NULL ? herr->message : "upstream call failed";
+    bool own_text = herr->key != NULL && strcmp(herr->key, "passable_fields") == 0;
+    if (call->passing.count > 0 && !own_text) /* the upstream's text may quote the value */
+        msg = sluice_arena_printf(in->out_arena,
+                                  "%s.%s at line %u failed (%s); its message is redacted: the "
+                                  "call passed the blocked field '%s'",
+                                  call->object, call->method, call->line, sluice_status_name(st),
+                                  call->passing.items[0]);
+    if (msg == NULL)
+        return sluice_jsi_nomem(in);
     if (st == SLUICE_E_ENGINE) {
         /* an upstream failure: the plan may catch it, but it is never silent */
         if (record_failed(in, call, msg) != SLUICE_JSI_NORMAL)
@@ -163,15 +176,20 @@ static jcomp capability_call(
             "the plan tried call %zu (%s.%s at line %u) but max_api_calls = %lld; "
             "%zu calls were made",
             in->calls + 1, object, method, in->line, (long long)max, in->calls);
+    sluice_strlist passing = { 0 };
     if (in->tainting) {
-        /* refused in strip mode too: a request with a part cut out is a different request */
+        /* refused in strip mode too: a request with a part cut out is a different request.
+         * A value of a field passable to the operation may go (the host checks which
+         * operation it is); a call decided by a blocked field never. */
         jtaint t = in->pc;
         for (size_t i = 0; i < argc && t == 0; i++)
             t = sluice_jsi_taint_deep(in, args[i]);
-        if (t != 0)
+        if (t != 0 && (in->pc != 0 || !in->opts.host.passes_taint || in->opts.taint_clean_only ||
+                       !sluice_jsi_taint_fields(in, args, argc, &passing)))
             return sluice_jsi_fatal(in, SLUICE_E_DENIED, "blocked_output",
                                     "%s.%s at line %u would send a value %s%s; a blocked field "
-                                    "may be used to match records but never sent upstream",
+                                    "may be used to match records but never sent upstream, "
+                                    "unless the operation lists it in passable_fields",
                                     object, method, in->line, sluice_jsi_taint_text(in, t),
                                     in->pc != 0 ? ", or decided by one" : "");
     }
@@ -186,14 +204,20 @@ static jcomp capability_call(
     json_t *jargs = call_args(in, object, method, args, argc);
     if (jargs == NULL)
         return SLUICE_JSI_FATAL;
-    p->call = (sluice_js_call){
-        .object = object, .method = method, .args = jargs, .index = in->calls, .line = in->line
-    };
+    p->call = (sluice_js_call){ .object = object,
+                                .method = method,
+                                .args = jargs,
+                                .index = in->calls,
+                                .line = in->line,
+                                .passing = passing };
     in->calls++; /* counted before the call: failures, retries and refusals count too */
     /* on failure the cleanup has already run (arena.h): jargs is released, not ours to free */
     if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK)
         return sluice_jsi_nomem(in);
     *out = (jv){ .t = JV_PROMISE, .u.p = p };
+    /* a lookup by a passable field: its answer depends on the value as a join's rows do on
+     * the key, and steers without being tainted by it (but for echoes: from_lookup) */
+    in->lookup = passing.count > 0;
     json_t *result = NULL;
     sluice_error herr = { 0 };
     sluice_status st;

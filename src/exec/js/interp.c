@@ -248,6 +248,8 @@ static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
         out->taint = jt_join(out->taint, t);
         out->prov = 0;
     }
+    if (rc == SLUICE_JSI_NORMAL && out->taint != 0) /* the line refuse names: this read */
+        out->taint = sluice_jsi_taint_read(in, out->taint);
     return rc;
 }
 
@@ -488,11 +490,20 @@ static jcomp call_native_tainted(interp *in, jv fn, const jv *args, size_t argc,
         t = jt_join(t, whole ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
     jtaint saved = in->callback_taint;
     in->callback_taint = 0;
+    in->lookup = false;
     jcomp rc = f->native(in, f->self, args, argc, out);
+    if (in->lookup) { /* a capability call that passed a blocked field (capability.c) */
+        in->lookup = false;
+        in->steered = true;
+        in->res->steered = true;
+        t = fn.taint;
+    }
     jtaint cb = in->callback_taint;
     in->callback_taint = saved;
     sluice_jsi_taint_decide(in, cb);
     t = jt_join(t, cb);
+    if (whole) /* it read every field it was given, here */
+        t = sluice_jsi_taint_read(in, t);
     if (rc == SLUICE_JSI_NORMAL) {
         out->prov = 0;
         sluice_jsi_taint_mark(out, t);

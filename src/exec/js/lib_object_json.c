@@ -62,10 +62,12 @@ static jcomp obj_keys_kind(interp *in, const jv *args, size_t argc, jv *out, int
     const sluice_js_str **keys = sluice_jsi_obj_keys(in, o.u.o, &n);
     if (keys == NULL)
         return SLUICE_JSI_FATAL;
-    for (size_t i = 0; i < n; i++)
-        if (push_key_item(in, r, kind, keys[i], *sluice_jsi_obj_get(o.u.o, keys[i])) !=
-            SLUICE_JSI_NORMAL)
+    for (size_t i = 0; i < n; i++) {
+        jv v = *sluice_jsi_obj_get(o.u.o, keys[i]);
+        v.taint = sluice_jsi_taint_read(in, sluice_jsi_taint_of(v)); /* out of its key: read */
+        if (push_key_item(in, r, kind, keys[i], v) != SLUICE_JSI_NORMAL)
             return SLUICE_JSI_FATAL;
+    }
     return SLUICE_JSI_NORMAL;
 }
 

@@ -876,6 +876,7 @@ typedef struct json_mark {
     uint8_t prov;
     jtaint taint;
     bool scan;
+    bool echo; /* a lookup's answer: values the plan read are tainted where they appear */
 } json_mark;
 
 static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m);
@@ -892,6 +893,8 @@ static jcomp from_json_object(interp *in, const json_t *j, jv *out, int depth, j
     {
         jv v;
         json_mark cm = m;
+        if (m.echo && o->taint == 0) /* a key echoing a value: the object's shape says it */
+            o->taint = sluice_jsi_taint_echo(in, k);
         const char *field = m.scan && m.taint == 0 ? sluice_jsi_taint_field(in, k) : NULL;
         if (field != NULL) {
             if ((cm.taint = sluice_jsi_taint_label(in, field)) == 0)
@@ -960,6 +963,15 @@ static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, js
     }
     out->prov = m.prov;
     out->taint = m.taint;
+    if (m.taint != 0 && m.scan && in->opts.host.passes_taint &&
+        sluice_jsi_taint_note_raw(in, *out) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
+    if (m.echo && m.taint == 0 && (json_is_string(j) || json_is_number(j))) {
+        char num[64];
+        if (json_is_number(j))
+            snprintf(num, sizeof num, "%.17g", json_number_value(j));
+        out->taint = sluice_jsi_taint_echo(in, json_is_string(j) ? json_string_value(j) : num);
+    }
     return SLUICE_JSI_NORMAL;
 }
 
@@ -972,6 +984,11 @@ jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out)
 {
     bool scan = in->opts.taint_fields[0] != NULL || in->opts.taint_fields[1] != NULL;
     return from_json_depth(in, j, out, 0, (json_mark){ .scan = scan });
+}
+
+jcomp sluice_jsi_from_lookup(interp *in, const json_t *j, jv *out)
+{
+    return from_json_depth(in, j, out, 0, (json_mark){ .scan = true, .echo = true });
 }
 
 jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out)

@@ -36,9 +36,14 @@ typedef struct jpromise jpromise;
 typedef struct jcoll jcoll; /* a Map or Set (collections.c) */
 typedef struct jiter jiter; /* a Map or Set iterator */
 
-/* A taint label: 0 for a value no output-blocked field reached, else 1 + the index of the
- * field's origin in interp.origins (taint.c). Labels join by keeping the first. */
+/* A taint label: 0 for a value no output-blocked field reached, else 1 + the index of its
+ * origin in interp.origins (taint.c: a field, and where the plan read it or which answer
+ * carried it) in the low 15 bits. Labels join by keeping the first; JT_MIXED says a different
+ * label was joined in, so the field named is not the only one (a call may pass a value only
+ * when it knows every field the value holds). */
 typedef uint16_t jtaint;
+#define JT_MIXED    0x8000u
+#define JT_INDEX(t) ((jtaint)((t) & ~JT_MIXED))
 
 /* Where a value came from, for the one comparison that may steer without tainting (taint.c):
  * straight from a literal in the plan, from the plan's input variables, or straight from a
@@ -156,9 +161,20 @@ struct interp {
     jtaint callback_taint; /* what the plan's functions answered inside the current built-in */
     struct jtaint_origin {
         const char *field; /* as configured */
-        uint32_t line;     /* where the plan first read it */
+        uint32_t line;     /* where the plan read it, or where its answer arrived */
+        bool read;         /* read by the plan (a member read, Object.values, ...): else only
+                            * carried in an answer, still under its own key */
     } * origins;
     size_t origin_count;
+    /* the blocked values answers carried, as text, while a call may pass them
+     * (host.passes_taint): what the answer of such a call must not echo untainted */
+    struct jtaint_raw {
+        const char *text;
+        jtaint label;
+    } * raw;
+    size_t raw_count;
+    bool raw_overflow; /* more than the bound were read: every passing answer is tainted */
+    bool lookup;       /* the capability call just made passed a blocked field (a lookup) */
 };
 
 /* --- allocation (counts against max_memory_bytes; SLUICE_JSI_FATAL semantics when NULL) ---------
@@ -259,6 +275,10 @@ jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out);
 /* An upstream's answer: as from_json, and everything under a key naming an output-blocked
  * field (opts.taint_fields) carries that field's label (taint.c). */
 jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out);
+/* The answer of a call that passed blocked fields (a lookup): as from_answer, and every
+ * string, number or key that holds a blocked value an earlier answer carried takes that
+ * field's label (an upstream that echoes what it was sent hands it back tainted). */
+jcomp sluice_jsi_from_lookup(interp *in, const json_t *j, jv *out);
 /* The plan's input variables: as from_json, every leaf marked JV_PROV_ARGS. */
 jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out);
 
@@ -279,7 +299,9 @@ jcomp sluice_jsi_loop_tick(interp *in);
 /* --- taint (taint.c) ------------------------------------------------------------------- */
 static inline jtaint jt_join(jtaint a, jtaint b)
 {
-    return a != 0 ? a : b;
+    if (a == 0)
+        return b;
+    return b == 0 || b == a ? a : (jtaint)(a | JT_MIXED);
 }
 /* The taint v carries itself or through the container it references (shallow). */
 static inline jtaint sluice_jsi_taint_of(jv v)
@@ -294,9 +316,16 @@ static inline jtaint sluice_jsi_taint_of(jv v)
 /* Everything v reaches (elements, properties, Map/Set entries, a promise's value), bounded:
  * past SLUICE_LIMIT_JS_RESULT_DEPTH it answers the first label the run has made. */
 jtaint sluice_jsi_taint_deep(interp *in, jv v);
-/* The label of blocked field `field` (its first read at in->line). 0 on NOMEM (SLUICE_JSI_FATAL
- * set). */
+/* The label of blocked field `field` as an answer carries it (arrived at in->line). 0 on
+ * NOMEM (SLUICE_JSI_FATAL set). */
 jtaint sluice_jsi_taint_label(interp *in, const char *field);
+/* t as the plan reads it here: an answer's label becomes its field's label read at in->line
+ * (the line `refuse` names), a read label stays. 0 only for 0; on NOMEM t unchanged. */
+jtaint sluice_jsi_taint_read(interp *in, jtaint t);
+/* What a capability call's arguments carry, for the host to check against the operation
+ * (interp.h, sluice_js_call.passing): every field, or false when a value mixes labels so the
+ * fields are not all known. */
+bool sluice_jsi_taint_fields(interp *in, const jv *args, size_t argc, sluice_strlist *out);
 /* The configured blocked field key names (case-insensitive), or NULL. */
 const char *sluice_jsi_taint_field(const interp *in, const char *key);
 /* A decision depended on t: the rest of the run is under it (values that leave after it carry
@@ -306,6 +335,11 @@ static inline void sluice_jsi_taint_decide(interp *in, jtaint t)
     if (t != 0 && in->pc == 0)
         in->pc = t;
 }
+/* v is a blocked field's value an answer carried: noted for the echo check of lookups.
+ * SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL (NOMEM). */
+jcomp sluice_jsi_taint_note_raw(interp *in, jv v);
+/* The label of a noted value that text holds (the first), or 0. */
+jtaint sluice_jsi_taint_echo(interp *in, const char *text);
 /* Marks what v references (and v) with t. */
 void sluice_jsi_taint_mark(jv *v, jtaint t);
 /* The taint a binary operation's result takes from a and b; the === / !== exception (a blocked
