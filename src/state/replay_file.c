@@ -7,11 +7,11 @@
  * before its line is durable, so a second consume of it is refused at once, even while the first
  * still waits for its group commit (and if that commit fails, both were refused: fail closed).
  */
-#include "codemode/replay.h"
 #include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "state/replay.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -28,7 +28,7 @@
 #define LINE_MAX_BYTES 64u /* 32 hex + space + 20 digits + newline fits */
 
 typedef struct slot {
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     int64_t expires_at;
     bool used;
 } slot;
@@ -53,7 +53,7 @@ static size_t home_of(const uint8_t *id, size_t cap)
 static slot *find(slot *slots, size_t cap, const uint8_t *id)
 {
     size_t i = home_of(id, cap);
-    while (slots[i].used && memcmp(slots[i].id, id, SLUICE_TOKEN_ID_BYTES) != 0)
+    while (slots[i].used && memcmp(slots[i].id, id, SLUICE_REPLAY_ID_BYTES) != 0)
         i = (i + 1) & (cap - 1);
     return &slots[i];
 }
@@ -98,7 +98,7 @@ static bool insert(replay_file *s, const uint8_t *id, int64_t expires_at)
     slot *at = find(s->slots, s->cap, id);
     if (at->used)
         return false;
-    memcpy(at->id, id, SLUICE_TOKEN_ID_BYTES);
+    memcpy(at->id, id, SLUICE_REPLAY_ID_BYTES);
     at->expires_at = expires_at;
     at->used = true;
     s->count++;
@@ -107,8 +107,8 @@ static bool insert(replay_file *s, const uint8_t *id, int64_t expires_at)
 
 static size_t format_line(char *out, const uint8_t *id, int64_t expires_at)
 {
-    char hex[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(id, SLUICE_TOKEN_ID_BYTES, hex);
+    char hex[2 * SLUICE_REPLAY_ID_BYTES + 1];
+    sluice_hash_hex(id, SLUICE_REPLAY_ID_BYTES, hex);
     int n = snprintf(out, LINE_MAX_BYTES, "%s %" PRId64 "\n", hex, expires_at);
     return n > 0 ? (size_t)n : 0;
 }
@@ -116,10 +116,10 @@ static size_t format_line(char *out, const uint8_t *id, int64_t expires_at)
 /* Parses "<32 hex> <int64>"; false for anything else (a torn last line after a crash). */
 static bool parse_line(const char *line, size_t len, uint8_t *id, int64_t *expires_at)
 {
-    const size_t hex_len = 2 * SLUICE_TOKEN_ID_BYTES;
+    const size_t hex_len = 2 * SLUICE_REPLAY_ID_BYTES;
     if (len < hex_len + 2 || len > LINE_MAX_BYTES || line[hex_len] != ' ')
         return false;
-    if (sluice_hash_unhex(line, hex_len, id, SLUICE_TOKEN_ID_BYTES) != SLUICE_OK)
+    if (sluice_hash_unhex(line, hex_len, id, SLUICE_REPLAY_ID_BYTES) != SLUICE_OK)
         return false;
     char digits[LINE_MAX_BYTES];
     memcpy(digits, line + hex_len + 1, len - hex_len - 1);
@@ -145,7 +145,7 @@ static sluice_status load(replay_file *s, FILE *f, int64_t now)
                 ;
             continue;
         }
-        uint8_t id[SLUICE_TOKEN_ID_BYTES];
+        uint8_t id[SLUICE_REPLAY_ID_BYTES];
         int64_t expires_at;
         if (!parse_line(line, len - 1, id, &expires_at) || expires_at <= now)
             continue;
@@ -325,7 +325,7 @@ static sluice_status persist(replay_file *s, const uint8_t *token_id, int64_t ex
 }
 
 static sluice_status file_consume(void *impl,
-                                  const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
+                                  const uint8_t token_id[SLUICE_REPLAY_ID_BYTES],
                                   int64_t expires_at,
                                   int64_t now)
 {

@@ -5,7 +5,7 @@
  * sodium_free) that is made read-only once filled. Every buffer that held key text on the way
  * in is wiped before its function returns.
  */
-#include "codemode/secret.h"
+#include "token/secret.h"
 
 #include "core/hash.h"
 #include "core/limits.h"

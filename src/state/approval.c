@@ -4,7 +4,7 @@
  * Owns what every store shares: the id check (a malformed id never reaches a store) and the
  * state names. Does not own any storage: approval_file.c is the file store.
  */
-#include "codemode/approval.h"
+#include "state/approval.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,7 +4,7 @@
  * Owns the checks every sink would otherwise repeat (an event is an object, the chain's keys are
  * reserved), so a sink only stores. Does not own any storage: audit_file.c is the file sink.
  */
-#include "codemode/audit.h"
+#include "state/audit.h"
 
 #include <stdlib.h>
 

@@ -19,8 +19,8 @@
  * Does not own: which events are recorded or their fields (the pipeline decides); secrets and
  * tokens must never be put in an event; other sinks (PostgreSQL, ... come with the scale issue).
  */
-#ifndef SLUICE_CODEMODE_AUDIT_H
-#define SLUICE_CODEMODE_AUDIT_H
+#ifndef SLUICE_STATE_AUDIT_H
+#define SLUICE_STATE_AUDIT_H
 
 #include "core/arena.h"
 #include "core/clock.h"

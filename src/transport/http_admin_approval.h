@@ -10,8 +10,8 @@
  * SLUICE_ADMIN_FAILURES_PER_WINDOW wrong keys in a window (a rate limit on guessing).
  * Does not own: the decision rules (approval.h, approval_file.c), HTTP itself (transport/http.c).
  */
-#ifndef SLUICE_CODEMODE_APPROVAL_HTTP_H
-#define SLUICE_CODEMODE_APPROVAL_HTTP_H
+#ifndef SLUICE_STATE_APPROVAL_HTTP_H
+#define SLUICE_STATE_APPROVAL_HTTP_H
 
 #include "codemode/codemode.h"
 #include "config/config.h"

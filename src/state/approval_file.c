@@ -6,8 +6,8 @@
  * transition rules a write obeys, so the file can only ever say what a legal history says. Only
  * complete lines are read (a writer appends a line in one write), so readers need no lock.
  */
-#include "codemode/approval.h"
 #include "core/limits.h"
+#include "state/approval.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -7,7 +7,7 @@
  * reads at most, and two threads never re-read at once. Files are stat'ed before they are read:
  * a file replaced in between is seen as changed at the next acquire and read again.
  */
-#include "codemode/key_store.h"
+#include "token/key_store.h"
 
 #include "core/log.h"
 

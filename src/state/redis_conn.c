@@ -1,7 +1,7 @@
 /*
  * redis_conn.c — the shared-state Redis connection with reconnect (see redis_conn.h).
  */
-#include "codemode/redis_conn.h"
+#include "state/redis_conn.h"
 
 #include "core/limits.h"
 #include "core/log.h"

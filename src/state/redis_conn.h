@@ -12,8 +12,8 @@
  * Does not own: what the keys mean (replay_redis.c, approval_redis.c), Redis's own durability
  * (appendonly/appendfsync: docs/deploy.md).
  */
-#ifndef SLUICE_CODEMODE_REDIS_CONN_H
-#define SLUICE_CODEMODE_REDIS_CONN_H
+#ifndef SLUICE_STATE_REDIS_CONN_H
+#define SLUICE_STATE_REDIS_CONN_H
 
 #include "core/arena.h"
 #include "core/error.h"

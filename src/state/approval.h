@@ -16,8 +16,8 @@
  * write them), who may decide (the CLI trusts whoever can write the file; the HTTP endpoint checks
  * the [admin] key).
  */
-#ifndef SLUICE_CODEMODE_APPROVAL_H
-#define SLUICE_CODEMODE_APPROVAL_H
+#ifndef SLUICE_STATE_APPROVAL_H
+#define SLUICE_STATE_APPROVAL_H
 
 #include "core/arena.h"
 #include "core/error.h"
@@ -25,7 +25,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-/* Hex token id: 2 × SLUICE_TOKEN_ID_BYTES. */
+/* Hex token id: 2 × SLUICE_REPLAY_ID_BYTES. */
 #define SLUICE_APPROVAL_ID_LEN 32u
 
 typedef enum sluice_approval_state {

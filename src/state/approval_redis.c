@@ -13,7 +13,7 @@
  * A failed read answers NONE (a refusal: the pipeline then records a request, which fails
  * too, and execute_code is refused naming Redis). Does not own: the connection (redis_conn.c).
  */
-#include "codemode/state_redis.h"
+#include "state/state_redis.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -10,8 +10,8 @@
  * Durability is Redis's own (appendonly yes, appendfsync always: docs/deploy.md).
  * Does not own: the connection and reconnecting (redis_conn.c), token checks (token.h).
  */
-#include "codemode/state_redis.h"
 #include "core/hash.h"
+#include "state/state_redis.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -23,13 +23,13 @@ typedef struct replay_redis {
 } replay_redis;
 
 static sluice_status redis_consume(void *impl,
-                                   const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
+                                   const uint8_t token_id[SLUICE_REPLAY_ID_BYTES],
                                    int64_t expires_at,
                                    int64_t now)
 {
     replay_redis *s = impl;
-    char hex[2 * SLUICE_TOKEN_ID_BYTES + 1], key[SLUICE_STATE_PREFIX_MAX + 64], ttl[32];
-    sluice_hash_hex(token_id, SLUICE_TOKEN_ID_BYTES, hex);
+    char hex[2 * SLUICE_REPLAY_ID_BYTES + 1], key[SLUICE_STATE_PREFIX_MAX + 64], ttl[32];
+    sluice_hash_hex(token_id, SLUICE_REPLAY_ID_BYTES, hex);
     snprintf(key, sizeof key, "%stoken:%s", s->base.prefix, hex);
     int64_t left = expires_at > now ? expires_at - now : 1; /* an expired token never got here */
     snprintf(ttl, sizeof ttl, "%lld", (long long)left * 1000);

@@ -1,7 +1,7 @@
 /*
  * token.c — approval token encoding, signing and verification (see token.h).
  */
-#include "codemode/token.h"
+#include "token/token.h"
 
 #include "core/limits.h"
 

@@ -5,10 +5,10 @@
  *
  * Does not own: where lines are stored or how appends are serialised (each sink).
  */
-#ifndef SLUICE_CODEMODE_AUDIT_CHAIN_H
-#define SLUICE_CODEMODE_AUDIT_CHAIN_H
+#ifndef SLUICE_STATE_AUDIT_CHAIN_H
+#define SLUICE_STATE_AUDIT_CHAIN_H
 
-#include "codemode/audit.h"
+#include "state/audit.h"
 
 #include <stdio.h>
 

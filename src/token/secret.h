@@ -5,7 +5,7 @@
  * others may read it, as ssh does) or an environment variable (`token_secret_env`), keeping the
  * key bytes in sodium_malloc'd, mlock'd, read-only memory wiped on free, HMAC-SHA256 with them,
  * and the keyring: one current key that signs and verifies, previous keys that only verify.
- * Does not own: what is signed (codemode/token.h). Key bytes never leave this file: callers get
+ * Does not own: what is signed (token/token.h). Key bytes never leave this file: callers get
  * MACs, never the key, and nothing here logs or prints key material.
  *
  * Key line format (a file holds exactly one line; the env var holds the same text):
@@ -15,8 +15,8 @@
  * key_id is 1..64 bytes of [A-Za-z0-9._-]; the secret is 32..64 random bytes. `sluice keygen`
  * writes one.
  */
-#ifndef SLUICE_CODEMODE_SECRET_H
-#define SLUICE_CODEMODE_SECRET_H
+#ifndef SLUICE_TOKEN_SECRET_H
+#define SLUICE_TOKEN_SECRET_H
 
 #include "core/arena.h"
 #include "core/error.h"

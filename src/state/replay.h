@@ -14,16 +14,20 @@
  * mismatched attempt does not burn a good token; the store replicas share (Redis,
  * replay_redis.c, opened through state_redis.h).
  */
-#ifndef SLUICE_CODEMODE_REPLAY_H
-#define SLUICE_CODEMODE_REPLAY_H
+#ifndef SLUICE_STATE_REPLAY_H
+#define SLUICE_STATE_REPLAY_H
 
-#include "codemode/token.h"
 #include "core/arena.h"
 #include "core/error.h"
 
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+
+/* A consumed id is 16 random bytes: an approval token's id (token/token.h SLUICE_TOKEN_ID_BYTES)
+ * or an approval requestState's nonce. The store does not read tokens; codemode/pipeline.c
+ * checks at compile time that the two sizes agree. */
+#define SLUICE_REPLAY_ID_BYTES 16u
 
 /* The store contract. Every op is called with the store's own impl pointer; all are
  * thread-safe.
@@ -40,7 +44,7 @@
 typedef struct sluice_replay_store_ops {
     const char *name;
     sluice_status (*consume)(void *impl,
-                             const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
+                             const uint8_t token_id[SLUICE_REPLAY_ID_BYTES],
                              int64_t expires_at,
                              int64_t now);
     size_t (*count)(void *impl);
@@ -84,7 +88,7 @@ sluice_status sluice_replay_open(
  * used, and after a failed fdatasync the file store refuses every later consume too: fail
  * closed). */
 sluice_status sluice_replay_consume(sluice_replay *store,
-                                    const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
+                                    const uint8_t token_id[SLUICE_REPLAY_ID_BYTES],
                                     int64_t expires_at,
                                     int64_t now);
 

@@ -9,10 +9,10 @@
  * records; appending (audit_pg.c); verifying. Does not own: the record format and the chain
  * checks (audit_chain.h, shared with the file sink), which events are recorded (the pipeline).
  */
-#ifndef SLUICE_CODEMODE_AUDIT_PG_H
-#define SLUICE_CODEMODE_AUDIT_PG_H
+#ifndef SLUICE_STATE_AUDIT_PG_H
+#define SLUICE_STATE_AUDIT_PG_H
 
-#include "codemode/audit.h"
+#include "state/audit.h"
 
 typedef struct sluice_audit_pg_options {
     const char *conninfo;      /* libpq conninfo or URI, without a password */

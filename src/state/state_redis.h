@@ -8,14 +8,14 @@
  * (replay.h, approval.h), the keys each store writes (replay_redis.c, approval_redis.c), the
  * connection (redis_conn.h).
  */
-#ifndef SLUICE_CODEMODE_STATE_REDIS_H
-#define SLUICE_CODEMODE_STATE_REDIS_H
+#ifndef SLUICE_STATE_STATE_REDIS_H
+#define SLUICE_STATE_STATE_REDIS_H
 
-#include "codemode/approval.h"
-#include "codemode/redis_conn.h"
-#include "codemode/replay.h"
 #include "config/config.h"
 #include "core/limits.h"
+#include "state/approval.h"
+#include "state/redis_conn.h"
+#include "state/replay.h"
 
 #define SLUICE_STATE_PREFIX_MAX SLUICE_LIMIT_STATE_PREFIX_BYTES
 

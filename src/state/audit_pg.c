@@ -11,12 +11,12 @@
  * its uncommitted record simply never existed (never acknowledged either).
  * Why records are text, not jsonb: the hash covers the exact bytes the file sink writes.
  */
-#include "codemode/audit_pg.h"
+#include "state/audit_pg.h"
 
-#include "codemode/audit_chain.h"
 #include "core/hash.h"
 #include "core/metrics.h"
 #include "core/secret_text.h"
+#include "state/audit_chain.h"
 
 #include <inttypes.h>
 #include <libpq-fe.h>

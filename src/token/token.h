@@ -19,16 +19,16 @@
  * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
  * they are signed into live tokens, so those enums must never be renumbered.
  */
-#ifndef SLUICE_CODEMODE_TOKEN_H
-#define SLUICE_CODEMODE_TOKEN_H
+#ifndef SLUICE_TOKEN_TOKEN_H
+#define SLUICE_TOKEN_TOKEN_H
 
-#include "codemode/secret.h"
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "facts/codefacts.h"
+#include "token/secret.h"
 
 #include <stddef.h>
 #include <stdint.h>

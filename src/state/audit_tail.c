@@ -5,7 +5,7 @@
  * `sluice audit verify`'s job. At most SLUICE_LIMIT_ADMIN_AUDIT_TAIL_BYTES are read from the end
  * of the current file, so a large log costs one bounded read.
  */
-#include "codemode/audit.h"
+#include "state/audit.h"
 
 #include <fcntl.h>
 #include <stdlib.h>

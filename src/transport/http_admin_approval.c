@@ -1,12 +1,12 @@
 /*
  * approval_http.c — the admin approval endpoint (see approval_http.h).
  */
-#include "codemode/approval_http.h"
+#include "transport/http_admin_approval.h"
 
-#include "codemode/approval.h"
 #include "codemode/approval_gate.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "state/approval.h"
 
 #include <jansson.h>
 #include <sodium.h>

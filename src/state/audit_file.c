@@ -9,14 +9,14 @@
  * record that is not on disk, and every acknowledged record is covered by a durable head; a crash
  * between the two leaves the head behind by at most one group, which the next open adopts.
  */
-#include "codemode/audit.h"
-#include "codemode/audit_chain.h"
 #include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/metrics.h"
+#include "state/audit.h"
+#include "state/audit_chain.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /*
  * state_redis.c — both shared stores opened from [state] (see state_redis.h).
  */
-#include "codemode/state_redis.h"
+#include "state/state_redis.h"
 
 #include <stdio.h>
 #include <stdlib.h>

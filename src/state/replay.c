@@ -3,7 +3,7 @@
  *
  * Does not own any storage: replay_file.c is the file store.
  */
-#include "codemode/replay.h"
+#include "state/replay.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,7 +30,7 @@ sluice_replay_wrap(const sluice_replay_store_ops *ops, void *impl, sluice_replay
 }
 
 sluice_status sluice_replay_consume(sluice_replay *store,
-                                    const uint8_t token_id[SLUICE_TOKEN_ID_BYTES],
+                                    const uint8_t token_id[SLUICE_REPLAY_ID_BYTES],
                                     int64_t expires_at,
                                     int64_t now)
 {

@@ -1,7 +1,7 @@
 /*
  * approval_state.c — sealing and opening approval requestStates (see approval_state.h).
  */
-#include "codemode/approval_state.h"
+#include "token/approval_state.h"
 
 #include "core/hash.h"
 #include "core/limits.h"
@@ -118,14 +118,14 @@ static const char *verify(sluice_key_store *keys, const char *state, uint8_t *se
     return ok ? NULL : "failed integrity verification (it was altered)";
 }
 
-sluice_status sluice_approval_state_open(sluice_key_store *keys,
-                                         sluice_replay *replay,
-                                         const char *state,
-                                         const char *user_id,
-                                         const char *approval_token,
-                                         int64_t now,
-                                         sluice_arena *arena,
-                                         sluice_error *err)
+sluice_status sluice_approval_state_verify(sluice_key_store *keys,
+                                           const char *state,
+                                           const char *user_id,
+                                           const char *approval_token,
+                                           int64_t now,
+                                           sluice_arena *arena,
+                                           sluice_approval_state_claim *claim,
+                                           sluice_error *err)
 {
     uint8_t sealed[SEALED_BYTES];
     const char *why = state != NULL ? verify(keys, state, sealed) : "is missing";
@@ -143,18 +143,7 @@ sluice_status sluice_approval_state_open(sluice_key_store *keys,
     if (sodium_memcmp(expected + 9 + NONCE_BYTES + SLUICE_HASH_BYTES,
                       sealed + 9 + NONCE_BYTES + SLUICE_HASH_BYTES, SLUICE_HASH_BYTES) != 0)
         return bad(arena, err, "was issued for another approval token");
-    sluice_status used = sluice_replay_consume(replay, sealed + 9, expires_at, now);
-    if (used == SLUICE_E_DENIED)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "this approval requestState was used already; each is good for "
-                                "one answer. Call execute_code again without requestState");
-    if (used != SLUICE_OK) {
-        char store[320];
-        sluice_replay_describe(replay, store, sizeof store);
-        return sluice_error_set(err, arena, used,
-                                "the server could not record the use of this approval "
-                                "requestState (%s: %s), so the approval does not count",
-                                sluice_status_name(used), store);
-    }
+    memcpy(claim->nonce, sealed + 9, NONCE_BYTES);
+    claim->expires_at = expires_at;
     return SLUICE_OK;
 }

@@ -13,12 +13,12 @@
  * async-signal-safe. Keys from environment variables are re-read too, but a process's
  * environment does not change, so rotate with key files.
  */
-#ifndef SLUICE_CODEMODE_KEY_STORE_H
-#define SLUICE_CODEMODE_KEY_STORE_H
+#ifndef SLUICE_TOKEN_KEY_STORE_H
+#define SLUICE_TOKEN_KEY_STORE_H
 
-#include "codemode/secret.h"
 #include "core/arena.h"
 #include "core/error.h"
+#include "token/secret.h"
 
 typedef struct sluice_key_store sluice_key_store;
 
