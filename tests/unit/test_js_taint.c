@@ -501,9 +501,9 @@ static oom_outcome leak_once(void *ctx)
     sent_unlabelled = false;
     run_with(a, c->code, c->refuse, c->so, &o);
     oom_outcome r = leaks(o.text) || sent_unlabelled ? OOM_WRONG
-                    : o.st == SLUICE_OK                                 ? OOM_ALLOWED
-                    : o.st == SLUICE_E_DENIED                           ? OOM_REFUSED
-                                                                        : OOM_FAILED;
+                    : o.st == SLUICE_OK              ? OOM_ALLOWED
+                    : o.st == SLUICE_E_DENIED        ? OOM_REFUSED
+                                                     : OOM_FAILED;
     sluice_arena_free(a);
     return r;
 }
@@ -550,8 +550,8 @@ static void test_js_taint_allocation_failures_passable_and_below_high_check(void
           OOM_ALLOWED, any },
         { USERS "await api.post('/x', { a: us[0].ssn, b: [us[0].salary] }); return 1", false, host,
           OOM_ALLOWED, any },
-        { USERS "try { await api.get('/fail/' + us[0].ssn) } catch (e) { return e.message }",
-          false, host, OOM_ALLOWED, any },
+        { USERS "try { await api.get('/fail/' + us[0].ssn) } catch (e) { return e.message }", false,
+          host, OOM_ALLOWED, any },
         { USERS "const r = await api.get('/echo/' + us[0].ssn);\nreturn [r.ok, r.note, r.by]",
           false, host, OOM_ALLOWED, any },
         /* never sent: decided by a blocked field, mixed labels, a below-high approval */
@@ -565,8 +565,8 @@ static void test_js_taint_allocation_failures_passable_and_below_high_check(void
           any },
         { USERS "return [us, { who: us[1] }]", false, clean, OOM_ALLOWED, any },
         { USERS "return us.map(u => Object.values(u))", false, clean, OOM_REFUSED, no },
-        { USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n", false,
-          clean, OOM_REFUSED, no },
+        { USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n", false, clean,
+          OOM_REFUSED, no },
         { USERS "return us.find(u => u.ssn === args.ssn).name", false, clean, OOM_REFUSED, no },
         { USERS "console.log(us[0].salary); throw new Error(JSON.stringify(us))", false, clean,
           OOM_REFUSED, no },
