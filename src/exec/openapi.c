@@ -14,6 +14,7 @@
 #include "core/limits.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
+#include "exec/openapi_class.h"
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
@@ -174,6 +175,14 @@ static sluice_status api_start(
                                 "approve for this plan; approving a plan is not approving every "
                                 "call it could make",
                                 method, path, call->line, op->id);
+    /* validation judged the template; a value could still land the path under a block */
+    sluice_openapi_call_view view = {
+        .method = method, .path = url_path, .op_id = op->id, .action = op->action
+    };
+    sluice_openapi_refusal refusal;
+    if (!sluice_openapi_blocks_allow(arena, &x->s->decl_rules, &view, &refusal))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s at line %u (operation %s) %s",
+                                method, call->line, op->id, refusal.why);
     bool sends_body =
         strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
     const json_t *second = json_array_get(call->args, 1);
@@ -364,7 +373,11 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
              sluice_strlist_copy(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields,
                                  NULL) == SLUICE_OK &&
              sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) ==
-                 SLUICE_OK;
+                 SLUICE_OK &&
+             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_writes,
+                                 &code_mode->openapi_blocked_writes, NULL) == SLUICE_OK &&
+             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_paths,
+                                 &code_mode->openapi_blocked_paths, NULL) == SLUICE_OK;
         s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
         s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
         s->decl_rules.blocked_fields = s->blocked_fields;

@@ -7,6 +7,7 @@
  * Owns: both texts. Does not own: reading the spec (openapi_spec.c).
  */
 #include "core/buf.h"
+#include "exec/openapi_class.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"
 
@@ -99,20 +100,14 @@ static void ts_type(sluice_buf *b, const json_t *s, const sluice_config_code_mod
     }
 }
 
-static bool allowed(const sluice_openapi_op *op, const sluice_config_code_mode *cm)
+/* The class policy's verdict on the operation's own template (exec/openapi_class.h). */
+static bool allowed(sluice_arena *arena, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
 {
-    if (cm == NULL)
-        return op->action == SLUICE_OPENAPI_READ;
-    switch (op->action) {
-    case SLUICE_OPENAPI_READ:
-        return cm->openapi_reads_enabled;
-    case SLUICE_OPENAPI_WRITE:
-        return cm->openapi_allow_writes;
-    case SLUICE_OPENAPI_DELETE:
-        return cm->openapi_allow_deletes;
-    default:
-        return false;
-    }
+    sluice_openapi_call_view v = {
+        .method = op->method, .path = op->path, .op_id = op->id, .action = op->action
+    };
+    sluice_openapi_refusal r;
+    return sluice_openapi_class_allows(arena, cm, &v, &r);
 }
 
 /* `/users/${id: string}` for the template /users/{id} */
@@ -188,7 +183,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     size_t refused = 0;
     for (size_t i = 0; i < spec->op_count; i++) {
         const sluice_openapi_op *op = &spec->ops[i];
-        if (!allowed(op, cm)) {
+        if (!allowed(arena, op, cm)) {
             refused++;
             continue;
         }
@@ -198,7 +193,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     if (refused > 0) {
         sluice_buf_printf(&b, "\n// Not callable under this server's settings (%zu):", refused);
         for (size_t i = 0, n = 0; i < spec->op_count; i++)
-            if (!allowed(&spec->ops[i], cm))
+            if (!allowed(arena, &spec->ops[i], cm))
                 sluice_buf_printf(&b, "%s %s (%s)", n++ > 0 ? "," : "", spec->ops[i].id,
                                   sluice_openapi_action_name(spec->ops[i].action));
         sluice_buf_putc(&b, '\n');

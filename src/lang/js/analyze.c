@@ -12,6 +12,7 @@
  * Unknown is not refused: the run enforces max_api_calls on every call.
  */
 #include "core/buf.h"
+#include "exec/openapi_class.h"
 #include "lang/js/js.h"
 #include "lang/js/mcp_calls.h"
 #include "lang/js/ops.h"
@@ -23,6 +24,10 @@
 #include <strings.h>
 
 #define MAX_SIZED 128
+
+_Static_assert((int)SLUICE_ACTION_ADMIN == (int)SLUICE_OPENAPI_ADMIN &&
+                   (int)SLUICE_ACTION_DELETE == (int)SLUICE_OPENAPI_DELETE,
+               "facts and exec number the actions alike");
 
 typedef struct walker {
     sluice_codefacts *f;
@@ -183,27 +188,23 @@ static void check_path(walker *w, const sluice_js_node *call, const char *path)
                                  path, call->line);
 }
 
-static void check_action(walker *w, const sluice_js_node *call, sluice_action act, const char *op)
+/* The class policy (exec/openapi_class.h): modes, allowlists, blocked methods, operations and
+ * paths. The message names the call by the code's own template, never by a run-time value. */
+static void check_class(walker *w,
+                        const sluice_js_node *call,
+                        const char *method,
+                        const char *path,
+                        const char *op_id,
+                        sluice_action act,
+                        const char *op)
 {
-    const sluice_config_code_mode *c = w->cfg;
-    if (act == SLUICE_ACTION_READ && c != NULL && !c->openapi_reads_enabled)
-        sluice_codefacts_violate(w->f, "openapi_reads_enabled", call->line, call->column,
-                                 "set openapi_reads_enabled = true",
-                                 "%s at line %u reads, and "
-                                 "openapi_reads_enabled = false",
-                                 op, call->line);
-    if (act == SLUICE_ACTION_WRITE && (c == NULL || !c->openapi_allow_writes))
-        sluice_codefacts_violate(w->f, "openapi_allow_writes", call->line, call->column,
-                                 "an administrator may set openapi_allow_writes = true",
-                                 "%s at line %u writes, and writes are not allowed "
-                                 "(openapi_allow_writes = false)",
-                                 op, call->line);
-    if (act == SLUICE_ACTION_DELETE && (c == NULL || !c->openapi_allow_deletes))
-        sluice_codefacts_violate(w->f, "openapi_allow_deletes", call->line, call->column,
-                                 "an administrator may set openapi_allow_deletes = true",
-                                 "%s at line %u deletes, and deletes are not allowed "
-                                 "(openapi_allow_deletes = false)",
-                                 op, call->line);
+    sluice_openapi_call_view v = {
+        .method = method, .path = path, .op_id = op_id, .action = (sluice_openapi_action)act
+    };
+    sluice_openapi_refusal r;
+    if (!sluice_openapi_class_allows(w->arena, w->cfg, &v, &r))
+        sluice_codefacts_violate(w->f, r.rule, call->line, call->column, r.hint, "%s at line %u %s",
+                                 op, call->line, r.why);
 }
 
 static void record_api_call(walker *w, const sluice_js_node *call, const char *verb, mult m)
@@ -227,6 +228,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         return;
     }
     sluice_action act = verb_action(verb);
+    const char *op_id = NULL;
     bool idempotent = act != SLUICE_ACTION_WRITE;
     if (w->ops != NULL) {
         /* the spec decides: an operation id, its category; a path it does not declare is no
@@ -240,6 +242,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
             return;
         }
         op = (char *)o->id;
+        op_id = o->id;
         act = o->action;
         idempotent = o->idempotent;
     }
@@ -256,7 +259,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         w->x->delete_calls++;
     if (act != SLUICE_ACTION_READ && !idempotent && w->in_catch)
         w->x->retries_write = true;
-    check_action(w, call, act, op);
+    check_class(w, call, method, path, op_id, act, op);
 }
 
 static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
@@ -598,12 +601,49 @@ static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_no
         blocked_reads(w, n->list[i], n);
 }
 
+/* Whether a returned expression declares its shape (openapi_require_output_declaration): an
+ * object literal whose keys are all written out (no spread, no computed key), the .map of an
+ * array into one, or an array literal of them. Nothing returned is declared too. */
+static bool declared_shape(const sluice_js_node *e)
+{
+    if (e == NULL)
+        return true;
+    if (e->kind == JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
+        e->list[0]->kind == JS_FUNC)
+        return (e->list[0]->flags & JS_F_EXPR_BODY) && e->list[0]->a != NULL &&
+               e->list[0]->a->kind == JS_OBJECT && declared_shape(e->list[0]->a);
+    if (e->kind == JS_ARRAY) {
+        for (size_t i = 0; i < e->n; i++)
+            if (e->list[i] == NULL || e->list[i]->kind != JS_OBJECT || !declared_shape(e->list[i]))
+                return false;
+        return true;
+    }
+    if (e->kind != JS_OBJECT)
+        return false;
+    for (size_t i = 0; i < e->n; i++) {
+        const sluice_js_node *p = e->list[i];
+        if (p->kind != JS_PROPERTY || (p->flags & JS_F_COMPUTED) || p->a == NULL ||
+            p->a->kind != JS_STR)
+            return false;
+    }
+    return true;
+}
+
 static void find_returns(walker *w, const sluice_js_node *n)
 {
     if (n == NULL || n->kind == JS_FUNC)
         return;
     if (n->kind == JS_RETURN) {
         output_fields(w, n->a);
+        if (w->cfg != NULL && w->cfg->openapi_require_output_declaration &&
+            !declared_shape(n->a))
+            sluice_codefacts_violate(
+                w->f, "openapi_require_output_declaration", n->line, n->column,
+                "return an object literal with named fields, e.g. return { total, rows: "
+                "rows.map(r => ({ id: r.id, name: r.name })) }",
+                "the result returned at line %u has no declared shape, and "
+                "openapi_require_output_declaration = true",
+                n->line);
         return;
     }
     find_returns(w, n->a);
