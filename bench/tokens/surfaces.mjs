@@ -36,14 +36,19 @@ export function warehouseSql(tables = 300) {
   return out.join("\n") + "\n";
 }
 
+// GitHub's GraphQL schema as SDL: @octokit/graphql-schema's introspection, printed by graphql-js.
+export function githubSdl() {
+  const graphql = require("graphql");
+  const intro = JSON.parse(readFileSync(path.join(nodeModules, "@octokit/graphql-schema/schema.json"), "utf8"));
+  return graphql.printSchema(graphql.buildClientSchema(intro.data ?? intro));
+}
+
 // Writes the three configs (and warehouse.sql, gh.graphql) into work; returns their paths.
 export function writeSurfaces(work) {
   const key = path.join(path.resolve(work), "token.key");
   const ghSpec = path.join(nodeModules, "@octokit/openapi/generated/api.github.com.json");
-  const graphql = require("graphql");
-  const intro = JSON.parse(readFileSync(path.join(nodeModules, "@octokit/graphql-schema/schema.json"), "utf8"));
   const sdl = path.join(work, "github.graphql");
-  writeFileSync(sdl, graphql.printSchema(graphql.buildClientSchema(intro.data ?? intro)));
+  writeFileSync(sdl, githubSdl());
   const common = (lang) => `[identity]\nuser = "agent"\n\n[code_mode]\nenabled = true\nlanguages = ["${lang}"]\n` +
     `token_secret_file = "${key}"\nauto_approve_levels = ["low", "medium"]\n`;
   const rest = path.join(work, "github-rest.toml");

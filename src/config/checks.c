@@ -651,6 +651,7 @@ sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *tab
     s->has_allow_writes = sluice_toml_table_get(table, "allow_writes") != NULL;
     s->has_allow_deletes = sluice_toml_table_get(table, "allow_deletes") != NULL;
     s->has_allow_admin = sluice_toml_table_get(table, "allow_admin") != NULL;
+    s->has_execute_on_validate = sluice_toml_table_get(table, "execute_on_validate") != NULL;
     if (s->groups.count > 0)
         return SLUICE_OK;
     size_t line, col;

@@ -224,6 +224,10 @@ typedef struct sluice_config_code_mode {
      * when a call names none. Default ["sql"]. */
     sluice_strlist languages;
     bool token_bind_session; /* bind tokens to the transport session too; default true */
+    /* validate_code {"execute": true} runs an auto-approved program in the same call (issue 23);
+     * default false: the two-step contract (read the explanation, then run) stays unless a
+     * route opts in. [[policy.servers]] may override it per route. */
+    bool execute_on_validate;
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */
@@ -275,6 +279,7 @@ typedef struct sluice_config_code_mode {
     bool graphql_allow_introspection;       /* default false: introspection is an Admin action */
     sluice_strlist graphql_blocked_fields;  /* "Type.field" or "field": never returned */
     sluice_strlist graphql_delete_patterns; /* mutation names (globs) that are deletes */
+    sluice_strlist graphql_size_arguments;  /* list-size arguments beside first, last, limit */
     sluice_graphql_blocked_output graphql_blocked_output; /* "strip" | "refuse"; default strip */
     bool graphql_persisted_only;                          /* only operations in the manifest run */
     const char *graphql_persisted_manifest; /* Apollo persisted-query manifest (JSON) */
@@ -354,9 +359,9 @@ typedef struct sluice_config_resource {
 typedef struct sluice_config_policy_server {
     const char *id; /* the Cedar resource CodeMode::Server::"<id>" */
     sluice_strlist groups;
-    bool allow_writes, allow_deletes, allow_admin;
+    bool allow_writes, allow_deletes, allow_admin, execute_on_validate;
     /* Set when the key is present; absent keys inherit [code_mode]. */
-    bool has_allow_writes, has_allow_deletes, has_allow_admin;
+    bool has_allow_writes, has_allow_deletes, has_allow_admin, has_execute_on_validate;
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */

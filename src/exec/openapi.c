@@ -75,6 +75,7 @@ void sluice_openapi_idempotency_key(
 /* The query string of q (an object of scalars) for op: each key a declared query parameter,
  * each value its schema's. *out NULL when q is null/absent. */
 static sluice_status query_of(sluice_arena *arena,
+                              const json_t *doc,
                               const sluice_openapi_op *op,
                               const json_t *q,
                               const char **out,
@@ -106,7 +107,7 @@ static sluice_status query_of(sluice_arena *arena,
             return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                     "'%s' is not a query parameter of %s", k, op->id);
         sluice_status st = sluice_openapi_check_value(
-            arena, p->schema, v, sluice_arena_printf(arena, "query.%s", k), err);
+            arena, doc, p->schema, v, sluice_arena_printf(arena, "query.%s", k), err);
         if (st != SLUICE_OK)
             return st;
         char *text = json_is_string(v) ? NULL : json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
@@ -127,6 +128,7 @@ static sluice_status query_of(sluice_arena *arena,
 }
 
 static sluice_status body_of(sluice_arena *arena,
+                             const json_t *doc,
                              const sluice_openapi_op *op,
                              const json_t *body,
                              const char **out,
@@ -140,7 +142,7 @@ static sluice_status body_of(sluice_arena *arena,
     }
     if (op->body_schema == NULL)
         return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s takes no request body", op->id);
-    sluice_status st = sluice_openapi_check_value(arena, op->body_schema, body, "body", err);
+    sluice_status st = sluice_openapi_check_value(arena, doc, op->body_schema, body, "body", err);
     if (st != SLUICE_OK)
         return st;
     char *text = json_dumps(body, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
@@ -187,8 +189,8 @@ static sluice_status api_start(
         strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
     const json_t *second = json_array_get(call->args, 1);
     const char *query = NULL, *body = NULL;
-    st = sends_body ? body_of(arena, op, second, &body, err)
-                    : query_of(arena, op, second, &query, err);
+    st = sends_body ? body_of(arena, x->s->spec.doc, op, second, &body, err)
+                    : query_of(arena, x->s->spec.doc, op, second, &query, err);
     if (st != SLUICE_OK)
         return st;
     if (x->count == x->cap) {

@@ -9,6 +9,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "exec/openapi_internal.h"
 
 #include <math.h>
 #include <string.h>
@@ -196,12 +197,16 @@ static bool type_ok(const char *type, const json_t *v)
 }
 
 static sluice_status check(sluice_arena *arena,
+                           const json_t *doc,
                            const json_t *schema,
                            const json_t *v,
                            const char *where,
                            size_t depth,
                            sluice_error *err)
 {
+    if (schema != NULL && (schema = sluice_openapi_deref(doc, schema)) == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s: its schema does not resolve",
+                                where); /* never for a spec that loaded: fail closed all the same */
     if (!json_is_object(schema))
         return SLUICE_OK;
     if (depth > SLUICE_LIMIT_OPENAPI_NESTING)
@@ -245,7 +250,7 @@ static sluice_status check(sluice_arena *arena,
             if (ps == NULL && json_is_false(json_object_get(schema, "additionalProperties")))
                 return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                         "%s.%s is not a property the operation takes", where, k);
-            sluice_status st = check(arena, ps, child,
+            sluice_status st = check(arena, doc, ps, child,
                                      sluice_arena_printf(arena, "%s.%s", where, k), depth + 1, err);
             if (st != SLUICE_OK)
                 return st;
@@ -255,7 +260,7 @@ static sluice_status check(sluice_arena *arena,
         const json_t *items = json_object_get(schema, "items");
         for (size_t i = 0; i < json_array_size(v); i++) {
             sluice_status st =
-                check(arena, items, json_array_get(v, i),
+                check(arena, doc, items, json_array_get(v, i),
                       sluice_arena_printf(arena, "%s[%zu]", where, i), depth + 1, err);
             if (st != SLUICE_OK)
                 return st;
@@ -265,10 +270,11 @@ static sluice_status check(sluice_arena *arena,
 }
 
 sluice_status sluice_openapi_check_value(sluice_arena *arena,
+                                         const json_t *doc,
                                          const json_t *schema,
                                          const json_t *value,
                                          const char *where,
                                          sluice_error *err)
 {
-    return check(arena, schema, value, where, 0, err);
+    return check(arena, doc, schema, value, where, 0, err);
 }

@@ -32,9 +32,11 @@ sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         sluice_error *err);
 
 /* Checks value against schema (type, required properties, enum, additionalProperties: false;
- * nested objects and arrays as deep as they go, bounded). SLUICE_OK or SLUICE_E_DENIED naming
- * what and where ("body.month: expected string"). */
+ * nested objects and arrays as deep as the value goes, bounded; $refs followed into doc, the
+ * spec's document). SLUICE_OK or SLUICE_E_DENIED naming what and where ("body.month: expected
+ * string"). */
 sluice_status sluice_openapi_check_value(sluice_arena *arena,
+                                         const json_t *doc,
                                          const json_t *schema,
                                          const json_t *value,
                                          const char *where,

@@ -60,11 +60,14 @@ static bool split(sluice_arena *arena, sluice_openapi_op *op)
     return true;
 }
 
-static sluice_status
-add_params(sluice_arena *arena, sluice_openapi_op *op, const json_t *list, sluice_error *err)
+static sluice_status add_params(sluice_arena *arena,
+                                const json_t *doc,
+                                sluice_openapi_op *op,
+                                const json_t *list,
+                                sluice_error *err)
 {
     for (size_t i = 0; i < json_array_size(list); i++) {
-        const json_t *p = json_array_get(list, i);
+        const json_t *p = sluice_openapi_deref(doc, json_array_get(list, i));
         const char *name = json_string_value(json_object_get(p, "name"));
         const char *in = json_string_value(json_object_get(p, "in"));
         if (name == NULL || in == NULL)
@@ -90,6 +93,9 @@ add_params(sluice_arena *arena, sluice_openapi_op *op, const json_t *list, sluic
             .required =
                 where == SLUICE_OPENAPI_IN_PATH || json_is_true(json_object_get(p, "required")),
             .schema = json_object_get(p, "schema"),
+            /* GitHub's extension for a value that spans segments (a file path, a branch) */
+            .multi_segment = where == SLUICE_OPENAPI_IN_PATH &&
+                             json_is_true(json_object_get(p, "x-multi-segment")),
         };
         if (k == op->param_count)
             op->param_count++;
@@ -155,6 +161,14 @@ static const char *synth_id(sluice_arena *arena, const char *method, const char 
     return id;
 }
 
+/* The application/json schema of a request body or response (as written: a $ref stays one), or
+ * NULL. */
+static const json_t *json_schema_of(const json_t *doc, const json_t *carrier)
+{
+    const json_t *media = json_object_get(json_object_get(carrier, "content"), "application/json");
+    return json_object_get(sluice_openapi_deref(doc, media), "schema");
+}
+
 static sluice_status add_op(sluice_arena *arena,
                             sluice_openapi_spec *s,
                             const char *path,
@@ -187,21 +201,21 @@ static sluice_status add_op(sluice_arena *arena,
                                      sizeof *op->params);
     if (op->method == NULL || op->id == NULL || op->params == NULL || !split(arena, op))
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
-    sluice_status st = add_params(arena, op, path_params, err);
+    sluice_status st = add_params(arena, s->doc, op, path_params, err);
     if (st == SLUICE_OK)
-        st = add_params(arena, op, own, err);
+        st = add_params(arena, s->doc, op, own, err);
     if (st != SLUICE_OK)
         return st;
-    const json_t *body = json_object_get(raw, "requestBody");
-    op->body_schema = json_object_get(
-        json_object_get(json_object_get(body, "content"), "application/json"), "schema");
+    const json_t *body = sluice_openapi_deref(s->doc, json_object_get(raw, "requestBody"));
+    op->body_schema = json_schema_of(s->doc, body);
     op->body_required = json_is_true(json_object_get(body, "required"));
     const char *code;
     json_t *resp;
-    json_object_foreach(json_object_get(raw, "responses"), code,
-                        resp) if (op->response_schema == NULL && code[0] == '2')
-        op->response_schema = json_object_get(
-        json_object_get(json_object_get(resp, "content"), "application/json"), "schema");
+    json_object_foreach(json_object_get(raw, "responses"), code, resp)
+    {
+        if (op->response_schema == NULL && code[0] == '2')
+            op->response_schema = json_schema_of(s->doc, sluice_openapi_deref(s->doc, resp));
+    }
     for (size_t i = 0; i < s->op_count; i++)
         if (strcmp(s->ops[i].id, op->id) == 0)
             return sluice_error_set(err, arena, SLUICE_E_CONFIG,
@@ -213,14 +227,16 @@ static sluice_status add_op(sluice_arena *arena,
     return st;
 }
 
-static size_t count_ops(const json_t *paths)
+static size_t count_ops(const json_t *doc, const json_t *paths)
 {
     size_t n = 0;
     const char *p;
     json_t *item;
-    json_object_foreach((json_t *)paths, p,
-                        item) for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++) n +=
-        json_object_get(item, methods[m]) != NULL;
+    json_object_foreach((json_t *)paths, p, item)
+    {
+        for (size_t m = 0; m < sizeof methods / sizeof methods[0]; m++)
+            n += json_object_get(sluice_openapi_deref(doc, item), methods[m]) != NULL;
+    }
     return n;
 }
 
@@ -289,27 +305,27 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
         return sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                 "%s is not an OpenAPI 3.0 or 3.1 document (its \"openapi\" is %s)",
                                 name, version != NULL ? version : "missing");
-    /* paths with every $ref resolved: what follows reads plain values only */
-    const json_t *paths_raw = json_object_get(raw, "paths");
-    json_t *paths = json_is_object(paths_raw) ? sluice_openapi_resolve(arena, raw, paths_raw, err)
-                                              : json_object();
-    if (paths == NULL)
-        return err->status != SLUICE_OK ? err->status : SLUICE_E_NOMEM;
-    if (sluice_arena_cleanup_add(arena, decref_cb, paths) != SLUICE_OK) {
-        json_decref(paths);
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
-    }
+    /* $refs stay where they are: every one a path reaches is checked now, and readers follow
+     * them where they read them (openapi_ref.c) */
+    const json_t *paths = json_object_get(raw, "paths");
+    if (paths != NULL && !json_is_object(paths))
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG, "%s: \"paths\" is not an object",
+                                name);
+    sluice_status checked = sluice_openapi_check_refs(arena, raw, paths, err);
+    if (checked != SLUICE_OK)
+        return checked;
     out->doc = raw;
     out->title = json_string_value(json_object_get(json_object_get(raw, "info"), "title"));
     out->server_url = json_string_value(
         json_object_get(json_array_get(json_object_get(raw, "servers"), 0), "url"));
-    out->ops = sluice_arena_calloc(arena, count_ops(paths) + 1, sizeof *out->ops);
+    out->ops = sluice_arena_calloc(arena, count_ops(raw, paths) + 1, sizeof *out->ops);
     if (out->ops == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
     const char *path;
     json_t *item;
-    json_object_foreach(paths, path, item)
+    json_object_foreach((json_t *)paths, path, item)
     {
+        item = (json_t *)sluice_openapi_deref(raw, item);
         if (strncmp(path, "x-", 2) == 0)
             continue; /* a specification extension, not a path */
         if (path[0] != '/')

@@ -1,14 +1,14 @@
 /*
  * openapi_spec.h — an OpenAPI 3.0 / 3.1 document read into the operations a plan may call.
  *
- * Owns: reading the spec (JSON, or YAML through libyaml), local `$ref` resolution (bounded,
- * cycles refused), the first server's URL, and each operation: id, method, path template and
- * its segments, parameters (path, query, header) with their schemas, the JSON request body
- * schema, and its action and idempotency after [[code_mode.operations]] overrides (matched by
- * id, else by path) and the spec's own `x-sluice-category` extension. Also the normalized
- * operations document the javascript front end resolves call sites against, and the compact
- * TypeScript-style declaration code-mode://schema shows.
- * Does not own: HTTP (openapi_http.c), matching a call to an operation (openapi_match.c).
+ * Owns: reading the spec (JSON, or YAML through libyaml), its local `$ref`s checked once and
+ * left in place (readers follow them where they read them), the first server's URL, and each
+ * operation: id, method, path template and its segments, parameters (path, query, header) with
+ * their schemas, the JSON request body schema, and its action and idempotency after
+ * [[code_mode.operations]] overrides (matched by id, else by path) and the spec's own
+ * `x-sluice-category` extension. Also the normalized operations document the javascript front end
+ * resolves call sites against, and the compact TypeScript-style declaration code-mode://schema
+ * shows. Does not own: HTTP (openapi_http.c), matching a call to an operation (openapi_match.c).
  */
 #ifndef SLUICE_EXEC_OPENAPI_SPEC_H
 #define SLUICE_EXEC_OPENAPI_SPEC_H
@@ -38,7 +38,8 @@ typedef struct sluice_openapi_param {
     const char *name;
     sluice_openapi_in in;
     bool required;
-    const json_t *schema; /* refs resolved; NULL: any */
+    const json_t *schema; /* as written (may be a $ref into the spec's doc); NULL: any */
+    bool multi_segment;   /* a path parameter whose value may hold '/' (x-multi-segment) */
 } sluice_openapi_param;
 
 typedef struct sluice_openapi_op {
@@ -52,7 +53,7 @@ typedef struct sluice_openapi_op {
     const char *description;
     sluice_openapi_param *params;
     size_t param_count;
-    const json_t *body_schema; /* application/json request body, refs resolved; NULL: none */
+    const json_t *body_schema; /* application/json request body as written; NULL: none */
     bool body_required;
     const json_t *response_schema; /* the first 2xx application/json response; NULL: none */
 } sluice_openapi_op;
@@ -68,8 +69,8 @@ typedef struct sluice_openapi_spec {
 /* Reads the spec at path (JSON when it starts with '{', else YAML) with cm's operation
  * overrides. Everything in arena. SLUICE_E_IO (unreadable, larger than
  * SLUICE_LIMIT_OPENAPI_SPEC_BYTES), SLUICE_E_CONFIG (not OpenAPI 3.x, a $ref that does not
- * resolve or is cyclic, an [[code_mode.operations]] entry naming no operation, two operations
- * with one id; err names the place), SLUICE_E_NOMEM. */
+ * resolve or only chains to other refs, an [[code_mode.operations]] entry naming no operation, two
+ * operations with one id; err names the place), SLUICE_E_NOMEM. */
 sluice_status sluice_openapi_spec_load(sluice_arena *arena,
                                        const char *path,
                                        const sluice_config_code_mode *cm,

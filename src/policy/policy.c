@@ -47,6 +47,8 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
     }
     if (s->max_rows > 0)
         r.sql_max_rows = s->max_rows;
+    if (s->has_execute_on_validate)
+        r.execute_on_validate = s->execute_on_validate;
     return r;
 }
 
@@ -91,6 +93,7 @@ static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
         p->engine_rules.sql_allow_writes |= rules[i].sql_allow_writes;
         p->engine_rules.sql_allow_deletes |= rules[i].sql_allow_deletes;
         p->engine_rules.sql_allow_ddl |= rules[i].sql_allow_ddl;
+        p->engine_rules.execute_on_validate |= rules[i].execute_on_validate;
         if (rules[i].sql_max_rows > p->engine_rules.sql_max_rows)
             p->engine_rules.sql_max_rows = rules[i].sql_max_rows;
         char flags[96];

@@ -83,7 +83,8 @@ const sluice_policy_route *sluice_policy_route_for(const sluice_policy *policy,
 /* The default route (code_mode.server_id with the [code_mode] rules). */
 const sluice_policy_route *sluice_policy_default_route(const sluice_policy *policy);
 /* The most permissive rules of all routes, for opening the engine: it must be writable when
- * any route may write. Per caller, the analysis enforces the route's own rules. */
+ * any route may write (and validate_code offers "execute" when any route may run on validate).
+ * Per caller, the analysis enforces the route's own rules. */
 const sluice_config_code_mode *sluice_policy_engine_rules(const sluice_policy *policy);
 
 /* Evaluates one request. facts NULL means "no code yet" (an empty script context, used to

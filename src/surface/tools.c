@@ -5,6 +5,7 @@
 
 #include "codemode/guide.h"
 #include "mcp/jsonrpc.h"
+#include "policy/policy.h"
 #include "surface/discover.h"
 
 #include <string.h>
@@ -47,12 +48,24 @@ static json_t *language_schema(const sluice_codemode *cm)
     return schema;
 }
 
+/* Whether any route lets validate_code run what it auto-approves ([code_mode] /
+ * [[policy.servers]] execute_on_validate): only then is "execute" offered at all. */
+static bool execute_on_validate_offered(const sluice_codemode *cm)
+{
+    return sluice_policy_engine_rules(sluice_codemode_policy(cm))->execute_on_validate;
+}
+
 static json_t *validate_input_schema(const sluice_codemode *cm)
 {
-    return json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:o, s:{s:s}}, s:[s], s:b}", "type", "object",
-                     "properties", "code", "type", "string", "variables", "type", "object",
-                     "language", language_schema(cm), "dry_run", "type", "boolean", "required",
-                     "code", "additionalProperties", 0);
+    json_t *schema = json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:o, s:{s:s}}, s:[s], s:b}", "type",
+                               "object", "properties", "code", "type", "string", "variables",
+                               "type", "object", "language", language_schema(cm), "dry_run", "type",
+                               "boolean", "required", "code", "additionalProperties", 0);
+    if (schema != NULL && execute_on_validate_offered(cm))
+        json_object_set_new(json_object_get(schema, "properties"), "execute",
+                            json_pack("{s:s, s:s}", "type", "boolean", "description",
+                                      "run it in this call when auto-approved"));
+    return schema;
 }
 
 static json_t *nullable(const char *type)
@@ -66,19 +79,19 @@ static json_t *validate_output_schema(void)
         "{s:s, s:{s:{s:s}, s:{s:s}, s:o, s:o, s:o}, s:[s, s]}", "type", "object", "properties",
         "rule", "type", "string", "message", "type", "string", "suggestion", nullable("string"),
         "line", nullable("integer"), "column", nullable("integer"), "required", "rule", "message");
-    return json_pack("{s:s, s:{s:{s:s}, s:{s:s, s:[s,s,s,s]}, s:{s:s, s:[s,s,s,s]}, s:{s:s}, "
-                     "s:{s:s, s:o}, s:{s:s, s:{s:s}}, s:{s:s}, s:o, s:o, s:{s:s}, s:{s:s}, "
-                     "s:{s:s}}, s:[s,s,s,s,s,s,s,s,s,s,s,s]}",
-                     "type", "object", "properties", "valid", "type", "boolean", "action", "type",
-                     "string", "enum", "read", "write", "delete", "admin", "risk_level", "type",
-                     "string", "enum", "low", "medium", "high", "critical", "explanation", "type",
-                     "string", "violations", "type", "array", "items", violation, "warnings",
-                     "type", "array", "items", "type", "string", "code_hash", "type", "string",
-                     "approval_token", nullable("string"), "expires_at", nullable("string"),
-                     "auto_approved", "type", "boolean", "requires_approval", "type", "boolean",
-                     "metadata", "type", "object", "required", "valid", "action", "risk_level",
-                     "explanation", "violations", "warnings", "code_hash", "approval_token",
-                     "expires_at", "auto_approved", "requires_approval", "metadata");
+    return json_pack(
+        "{s:s, s:{s:{s:s}, s:{s:s, s:[s,s,s,s]}, s:{s:s, s:[s,s,s,s]}, s:{s:s}, "
+        "s:{s:s, s:o}, s:{s:s, s:{s:s}}, s:{s:s}, s:o, s:o, s:{s:s}, s:{s:s}, "
+        "s:{s:s}, s:{s:s}}, s:[s,s,s,s,s,s,s,s,s,s,s,s]}",
+        "type", "object", "properties", "valid", "type", "boolean", "action", "type", "string",
+        "enum", "read", "write", "delete", "admin", "risk_level", "type", "string", "enum", "low",
+        "medium", "high", "critical", "explanation", "type", "string", "violations", "type",
+        "array", "items", violation, "warnings", "type", "array", "items", "type", "string",
+        "code_hash", "type", "string", "approval_token", nullable("string"), "expires_at",
+        nullable("string"), "auto_approved", "type", "boolean", "requires_approval", "type",
+        "boolean", "metadata", "type", "object", "result", "type", "object", "required", "valid",
+        "action", "risk_level", "explanation", "violations", "warnings", "code_hash",
+        "approval_token", "expires_at", "auto_approved", "requires_approval", "metadata");
 }
 
 static json_t *execute_input_schema(const sluice_codemode *cm)
@@ -123,6 +136,69 @@ json_t *sluice_surface_tool_result(json_t *structured, const char *text)
     return r;
 }
 
+static void register_cancel(void *ctx, void (*fn)(void *), void *data)
+{
+    sluice_mcp_call_on_cancel(ctx, fn, data);
+}
+
+/* validate_code {"execute": true} after a validation (issue 23): runs the program through
+ * execute_code's own path — the token validate just minted is opened, matched, consumed once
+ * and audited exactly as a separate execute_code call would — but only when the caller's route
+ * allows it and the verdict was auto-approved. Anything above the auto-approve level is
+ * answered as validate_code answers it today, and no approval path is offered here: a program
+ * that would need one is refused, never asked about (fail closed). */
+static sluice_status validate_and_run(sluice_mcp_call *call,
+                                      sluice_codemode *cm,
+                                      const sluice_codemode_caller *caller,
+                                      const json_t *arguments,
+                                      json_t *validation,
+                                      json_t **out_result,
+                                      sluice_error *err)
+{
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    const sluice_policy_route *route =
+        sluice_policy_route_for(sluice_codemode_policy(cm), caller->identity);
+    const char *token = json_string_value(json_object_get(validation, "approval_token"));
+    const char *why = NULL; /* set when it is not run: invalid code says why in its violations */
+    if (!route->rules->execute_on_validate)
+        why = sluice_arena_printf(arena,
+                                  "not run: execute_on_validate is off for your route '%s'; call "
+                                  "execute_code with the approval_token",
+                                  route->id);
+    else if (token != NULL && !json_is_true(json_object_get(validation, "auto_approved")))
+        why = sluice_arena_printf(arena,
+                                  "not run: %s risk is above the auto-approve levels; call "
+                                  "execute_code with the approval_token to ask for approval",
+                                  json_string_value(json_object_get(validation, "risk_level")));
+    if (token == NULL || why != NULL) {
+        if (why != NULL)
+            json_array_append_new(json_object_get(validation, "warnings"), json_string(why));
+        *out_result = sluice_surface_tool_result(validation, NULL);
+        return SLUICE_OK;
+    }
+    const json_t *code = json_object_get(arguments, "code");
+    sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
+    json_t *result = NULL;
+    char *text = NULL;
+    sluice_status st = sluice_codemode_execute(
+        cm, arena, caller, json_string_value(code), json_string_length(code), token,
+        json_object_get(arguments, "variables"), &hooks, &result, &text, err);
+    if (st != SLUICE_OK) {
+        json_decref(validation);
+        return st;
+    }
+    /* The validation's text first (what the model reads before the rows), then the rows in the
+     * untrusted-data presentation execute_code gives them. */
+    char *summary = json_dumps(validation, JSON_COMPACT);
+    json_object_set_new(validation, "result", result);
+    *out_result = json_pack("{s:[{s:s, s:s}, {s:s, s:s}], s:o}", "content", "type", "text", "text",
+                            summary != NULL ? summary : "", "type", "text", "text", text,
+                            "structuredContent", validation);
+    free(summary);
+    return *out_result != NULL ? SLUICE_OK
+                               : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
 static sluice_status validate_tool(sluice_mcp_call *call,
                                    json_t *arguments,
                                    json_t **out_result,
@@ -134,19 +210,21 @@ static sluice_status validate_tool(sluice_mcp_call *call,
     size_t code_len = json_string_length(json_object_get(arguments, "code"));
     const json_t *vars = json_object_get(arguments, "variables");
     bool dry_run = json_is_true(json_object_get(arguments, "dry_run"));
+    bool run_now = json_is_true(json_object_get(arguments, "execute"));
+    if (dry_run && run_now)
+        return sluice_error_set(err, sluice_mcp_call_arena(call), SLUICE_E_INVALID,
+                                "dry_run and execute are both true: a dry run mints no token to "
+                                "run with; drop one of them");
     sluice_codemode_caller caller = caller_of(call, arguments);
     json_t *structured = NULL;
     sluice_status st = sluice_codemode_validate(cm, sluice_mcp_call_arena(call), &caller, code,
                                                 code_len, vars, dry_run, &structured, err);
     if (st != SLUICE_OK)
         return st;
+    if (run_now)
+        return validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
     *out_result = sluice_surface_tool_result(structured, NULL);
     return SLUICE_OK;
-}
-
-static void register_cancel(void *ctx, void (*fn)(void *), void *data)
-{
-    sluice_mcp_call_on_cancel(ctx, fn, data);
 }
 
 /* The form that asks a person to approve one statement: they see the explanation and the risk
@@ -346,7 +424,10 @@ register_tools(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err
         .description = vdesc,
         .input_schema = validate_input_schema(cm),
         .output_schema = validate_output_schema(),
-        .annotations = annotations(true, false, true),
+        /* with execute offered, validate_code may run what it approves */
+        .annotations = execute_on_validate_offered(cm)
+                           ? annotations(!writes, c->sql_allow_deletes || c->sql_allow_ddl, false)
+                           : annotations(true, false, true),
         .fn = validate_tool,
         .userdata = cm,
     };

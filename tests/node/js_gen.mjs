@@ -33,8 +33,26 @@ const STRS = ['""', '"a"', '"b"', '"abc"', '"B"', '"10"', '"9"', '" 12 "', '"1e3
   '"x\\ny"', '"tab\\t"', '"q\\"uote"', '"\\u00e9"', '"\\u{1F600}"', '"a\\uD83D\\uDE00b"',
   '"\\uD800"', '"back\\\\slash"', '"Zebra"', '"apple"', '"\\x41"', "'single'", '"ß"'];
 
+// Math functions whose results are exact in every implementation (or V8's own algorithm, hypot)
+const MATH_EXACT = ["abs", "floor", "ceil", "round", "trunc", "sign", "sqrt", "fround", "clz32"];
+// transcendental ones: libm and V8's fdlibm ports may differ in the last bit on ordinary
+// arguments (issue 25's closing note), so only the corner values where both are defined exactly
+const MATH_TRANS = ["cbrt", "log", "log10", "log2", "exp", "log1p", "expm1", "sin", "cos", "tan",
+  "asin", "acos", "atan", "sinh", "cosh", "tanh", "asinh", "acosh", "atanh"];
+const CORNERS = ["0", "-0", "NaN", "Infinity", "-Infinity"];
+function genMath(d) {
+  switch (int(5)) {
+    case 0: return `Math.${pick(MATH_EXACT)}(${genNum(d - 1)})`;
+    case 1: return `Math.${pick(MATH_TRANS)}(${pick(CORNERS)})`;
+    case 2: return `Math.hypot(${Array.from({ length: int(4) }, () => genNum(d - 1)).join(", ")})`;
+    case 3: return `Math.${pick(["imul", "atan2", "pow"])}(${pick(CORNERS.concat(["1", "-1", "3"]))}, ${pick(CORNERS.concat(["1", "-1", "2"]))})`;
+    default: return `(Object.is(${genNum(d - 1)}, ${genNum(d - 1)}) ? 1 : Object.is(${genAny(d - 1)}, ${genAny(d - 1)}) ? 2 : 3)`;
+  }
+}
+
 function genNum(d) {
   if (d <= 0 || rnd() < 0.3) return pick(NUMS);
+  if (rnd() < 0.12) return genMath(d);
   switch (int(13)) {
     // Date, read-only: getters, Date.parse/UTC, differences in ms
     case 10: return `${genDate()}.${pick(DATE_GETTERS)}()`;
@@ -69,7 +87,11 @@ function genStr(d) {
     // case mapping is ASCII-only in plans (docs/js-plans.md): ASCII operands here
     case 5: return `${pick(['"abc"', '"Zebra"', '"B"', '" x "'])}.${pick(["toUpperCase", "toLowerCase", "trim"])}()`;
     case 6: return `JSON.stringify(${genAny(d - 1)})`;
-    case 7: return `(${genNum(d - 1)}).toFixed(${int(4)})`;
+    case 7: case 10: return rnd() < 0.25 ? `(${genNum(d - 1)}).toFixed(${int(4)})`
+      // Number::toString(radix), toPrecision, toExponential (rounding: the larger n on a tie)
+      : pick([`(${genNum(d - 1)}).toString(${pick(["2", "3", "8", "16", "36", "7", "10", "undefined"])})`,
+        `(${genNum(d - 1)}).toPrecision(${pick(["1", "2", "3", "6", "17", "21", "undefined"])})`,
+        `(${genNum(d - 1)}).toExponential(${pick(["0", "1", "2", "5", "20", "undefined"])})`]);
     case 8: return `${genStr(d - 1)}.padStart(${int(6)}, "*")`;
     case 9: return `${genStr(d - 1)}.split(${pick(['""', '"a"', '","'])}).join("|")`;
     default: return `(${genStr(d - 1)} ?? "n")`;

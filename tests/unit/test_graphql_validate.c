@@ -155,7 +155,9 @@ static void test_limits_through_fragments(void **state)
           "graphql_max_directives is 50; the operation reaches 51 at customers.d" },
         { "graphql_max_cost",
           "{ customers(limit: 62) { ...C } } fragment C on Customer { orders(limit: 80) { id } }",
-          "graphql_max_cost is 5000; the operation reaches 5023 at customers.orders.id" },
+          "graphql_max_cost is 5000; the operation costs 5023 (one per field, times the list "
+          "sizes above it; fragments expanded, aliases counted) and passes the limit at "
+          "customers.orders.id" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sluice_arena *a = sluice_arena_new();
@@ -367,34 +369,190 @@ static void test_shaper(void **state)
 }
 
 /* Every allocation failure is an error or an incomplete (refused) record, never a clean one. */
+/* A GitHub-shaped schema: connections whose first/last size their nodes and edges. */
+static const char CONNECTIONS[] =
+    "type Query { repository(owner: String!, name: String!): Repository }\n"
+    "type Repository { issues(first: Int, last: Int): IssueConnection! }\n"
+    "type IssueConnection { totalCount: Int! nodes: [Issue] edges: [IssueEdge] pageInfo: "
+    "PageInfo! }\n"
+    "type IssueEdge { cursor: String! node: Issue }\n"
+    "type PageInfo { hasNextPage: Boolean! }\n"
+    "type Issue { number: Int! comments(first: Int): CommentConnection! }\n"
+    "type CommentConnection { totalCount: Int! nodes: [Comment] }\n"
+    "type Comment { body: String reactions(first: Int, perPage: Int): ReactionConnection! }\n"
+    "type ReactionConnection { nodes: [Reaction] }\n"
+    "type Reaction { content: String }\n";
+
+static const sluice_codefacts *on_connections(sluice_arena *a,
+                                              const sluice_config_code_mode *cm,
+                                              const char *code,
+                                              const char *vars)
+{
+    static sluice_schema schema;
+    schema.document = CONNECTIONS;
+    schema.document_len = sizeof CONNECTIONS - 1;
+    sluice_frontend_context ctx = { .code_mode = cm, .schema = &schema };
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    assert_int_equal(
+        sluice_graphql_frontend()->analyze(a, code, strlen(code), vars, &ctx, &f, &err), SLUICE_OK);
+    return f;
+}
+
+/* The cost multiplies by the page sizes asked for, as GitHub's node limit does: a connection's
+ * first/last sizes its nodes and edges, nested connections multiply, and what is not a list
+ * under a connection (totalCount, pageInfo) is counted once per connection. */
+static void test_cost_multiplies_page_sizes(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    const char *million =
+        "{ repository(owner: \"o\", name: \"r\") { issues(first: 100) { nodes { comments(first: "
+        "100) { nodes { reactions(first: 100) { nodes { content } } } } } } } }";
+    const sluice_codefacts *f = on_connections(a, &cm, million, NULL);
+    const sluice_codefacts_violation *v = violation(f, "graphql_max_cost");
+    assert_non_null(v);
+    /* 1 + 1 + 1 + 100 + 100 + 100^2 + 100^2 + 100^3 */
+    assert_int_equal(sluice_graphql_facts_of(f)->cost, 1020203);
+    assert_non_null(strstr(v->message, "the operation costs 1020203"));
+    assert_non_null(
+        strstr(v->message, "passes the limit at repository.issues.nodes.comments.nodes.reactions"));
+    /* totalCount and pageInfo count once per connection; edges take the page size */
+    f = on_connections(a, &cm,
+                       "{ repository(owner: \"o\", name: \"r\") { issues(last: 50) { totalCount "
+                       "pageInfo { hasNextPage } edges { cursor node { number comments { "
+                       "totalCount } } } } } }",
+                       NULL);
+    assert_false(sluice_codefacts_refused(f));
+    /* repository, issues, totalCount, pageInfo, hasNextPage, edges: 6; cursor, node: 2 x 50;
+     * number, comments, totalCount: 3 x 50 */
+    assert_int_equal(sluice_graphql_facts_of(f)->cost, 6 + 100 + 150);
+    /* a variable's value, else its default, sizes the page; a configured size argument too */
+    const char *q = "query Q($n: Int = 30) { repository(owner: \"o\", name: \"r\") { issues(first: "
+                    "$n) { nodes { number } } } }";
+    assert_int_equal(sluice_graphql_facts_of(on_connections(a, &cm, q, NULL))->cost, 3 + 30);
+    assert_int_equal(sluice_graphql_facts_of(on_connections(a, &cm, q, "{\"n\": 70}"))->cost,
+                     3 + 70);
+    const char *per_page = "{ repository(owner: \"o\", name: \"r\") { issues(first: 2) { nodes { "
+                           "comments(first: 1) { nodes { reactions(perPage: 400) { nodes { content "
+                           "} } } } } } } }";
+    int64_t unsized = sluice_graphql_facts_of(on_connections(a, &cm, per_page, NULL))->cost;
+    static const char *size_args[] = { "perPage" };
+    cm.graphql_size_arguments = (sluice_strlist){ size_args, 1 };
+    int64_t sized = sluice_graphql_facts_of(on_connections(a, &cm, per_page, NULL))->cost;
+    assert_int_equal(unsized, 1 + 1 + 1 + 2 + 2 + 2 + 2 + 2 * 10);
+    assert_int_equal(sized, 1 + 1 + 1 + 2 + 2 + 2 + 2 + 2 * 400);
+    sluice_arena_free(a);
+}
+
+/* An unknown field is refused in graphql-js's words, with its suggestions. */
+static void test_did_you_mean(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    static const struct {
+        const char *code, *message;
+    } cases[] = {
+        { "{ customers { nme } }",
+          "Cannot query field \"nme\" on type \"Customer\". Did you mean \"name\"?" },
+        { "{ customers { Orders { id } } }",
+          "Cannot query field \"Orders\" on type \"Customer\". Did you mean \"orders\"?" },
+        { "{ customers { idd } }",
+          "Cannot query field \"idd\" on type \"Customer\". Did you mean \"id\"?" },
+        { "{ customerz { id } }", "Cannot query field \"customerz\" on type \"Query\". Did you "
+                                  "mean \"customer\" or \"customers\"?" },
+        { "{ customers { zzzzzz } }", "Cannot query field \"zzzzzz\" on type \"Customer\"." },
+        { "{ customer(id: 1) { ... on Party { segment } } }",
+          "Cannot query field \"segment\" on type \"Party\". Did you mean to use an inline "
+          "fragment on \"Customer\"?" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const sluice_codefacts_violation *v =
+            violation(analyze(a, cases[i].code), "FieldsOnCorrectType");
+        if (v == NULL || strcmp(v->message, cases[i].message) != 0)
+            fail_msg("%s: %s", cases[i].code, v != NULL ? v->message : "(accepted)");
+    }
+    sluice_arena_free(a);
+}
+
+/* Introspection documents are validated against the introspection types: fragments on __Type,
+ * nested ofType, arguments; their limits count; a typo is refused with a suggestion. */
+static void test_introspection_documents(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    cm.graphql_allow_introspection = true;
+    const char *doc =
+        "query Types { __schema { queryType { name } types { ...FullType } directives { name "
+        "locations args { ...Input } } } }\n"
+        "fragment FullType on __Type { kind name fields(includeDeprecated: true) { name args { "
+        "...Input } type { ...Ref } isDeprecated } enumValues { name } possibleTypes { name } }\n"
+        "fragment Input on __InputValue { name type { ...Ref } defaultValue }\n"
+        "fragment Ref on __Type { kind name ofType { kind name } }";
+    cm.graphql_max_cost = 1000000;
+    const sluice_codefacts *f = analyze_with(a, &cm, doc, NULL);
+    for (size_t i = 0; i < f->violation_count; i++)
+        fail_msg("%s: %s", f->violations[i].rule, f->violations[i].message);
+    assert_int_equal(f->action, SLUICE_ACTION_READ);
+    assert_true(sluice_graphql_facts_of(f)->introspection);
+    assert_true(sluice_graphql_facts_of(f)->cost > 1000);
+    assert_int_equal(f->output_count, 0); /* schema, not data */
+    f = analyze_with(a, &cm, "{ __type(name: \"Customer\") { nme fields { name } } }", NULL);
+    const sluice_codefacts_violation *v = violation(f, "FieldsOnCorrectType");
+    assert_non_null(v);
+    assert_string_equal(v->message,
+                        "Cannot query field \"nme\" on type \"__Type\". Did you mean \"name\"?");
+    assert_non_null(
+        violation(analyze_with(a, &cm, "{ __type { name } }", NULL), "ProvidedRequiredArguments"));
+    assert_non_null(violation(analyze_with(a, &cm, "{ __schema { types } }", NULL), "ScalarLeafs"));
+    assert_non_null(
+        violation(analyze_with(a, &cm, "{ customers { __schema { types { name } } } }", NULL),
+                  "FieldsOnCorrectType"));
+    /* the depth limit counts inside introspection too */
+    cm.graphql_max_depth = 3;
+    assert_non_null(
+        violation(analyze_with(a, &cm, "{ __schema { types { fields { type { name } } } } }", NULL),
+                  "graphql_max_depth"));
+    sluice_arena_free(a);
+}
+
 static void test_fail_closed(void **state)
 {
     (void)state;
     sluice_config_code_mode cm = rules();
     sluice_frontend_context ctx = { .code_mode = &cm, .schema = &backend_schema };
-    const char *doc = "query Q($n: Int) { customers(limit: $n) { ...F orders { id } } } fragment F "
-                      "on Customer { id name }";
-    for (long n = 1;; n++) {
-        sluice_arena *a = sluice_arena_new();
-        assert_non_null(a);
-        sluice_codefacts *f = NULL;
-        sluice_error err;
-        sluice_arena_fail_at(n);
-        sluice_status st =
-            sluice_graphql_frontend()->analyze(a, doc, strlen(doc), "{\"n\": 2}", &ctx, &f, &err);
-        bool pending = sluice_arena_fail_pending();
-        sluice_arena_fail_at(0);
-        if (pending) { /* the run never reached its nth allocation: the sweep is done */
-            assert_int_equal(st, SLUICE_OK);
-            assert_false(sluice_codefacts_refused(f));
+    cm.graphql_allow_introspection = true;
+    /* data, introspection and a typo (suggestions allocate): every allocation fails in turn */
+    const char *docs[] = {
+        "query Q($n: Int) { customers(limit: $n) { ...F orders { id } } __type(name: \"Order\") { "
+        "...T } } fragment F on Customer { id name } fragment T on __Type { name fields { name } }",
+        "{ customers { nme } }",
+    };
+    for (size_t d = 0; d < 2; d++)
+        for (long n = 1;; n++) {
+            sluice_arena *a = sluice_arena_new();
+            assert_non_null(a);
+            sluice_codefacts *f = NULL;
+            sluice_error err;
+            sluice_arena_fail_at(n);
+            const char *doc = docs[d];
+            sluice_status st = sluice_graphql_frontend()->analyze(a, doc, strlen(doc), "{\"n\": 2}",
+                                                                  &ctx, &f, &err);
+            bool pending = sluice_arena_fail_pending();
+            sluice_arena_fail_at(0);
+            if (pending) { /* the run never reached its nth allocation: the sweep is done */
+                assert_int_equal(st, SLUICE_OK);
+                assert_true(sluice_codefacts_refused(f) == (d == 1));
+                sluice_arena_free(a);
+                break;
+            }
+            if (!(st != SLUICE_OK || sluice_codefacts_refused(f)))
+                fail_msg("allocation %ld failed and the analysis was clean", n);
             sluice_arena_free(a);
-            break;
+            assert_true(n < 100000);
         }
-        if (!(st != SLUICE_OK || sluice_codefacts_refused(f)))
-            fail_msg("allocation %ld failed and the analysis was clean", n);
-        sluice_arena_free(a);
-        assert_true(n < 100000);
-    }
 }
 
 /* max_field_count (pmcp's key): every selected field counts, through fragments and aliases. */
@@ -461,6 +619,9 @@ int main(void)
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_operation_name_and_variables),
         cmocka_unit_test(test_shaper),
+        cmocka_unit_test(test_cost_multiplies_page_sizes),
+        cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_introspection_documents),
         cmocka_unit_test(test_fail_closed),
         cmocka_unit_test(test_max_field_count),
         cmocka_unit_test(test_action_tags_name_root_fields),

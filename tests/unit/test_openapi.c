@@ -1,14 +1,15 @@
 /*
  * test_openapi.c — the OpenAPI backend's parts without a network: the spec read from YAML and
- * JSON with $refs (cycles and remote refs refused), actions and idempotency with overrides,
- * template matching at validate and the run-time re-match with every path-parameter rule tried
- * against it, query/body schema checks, the SSRF address test, the idempotency key, and the
- * declaration code-mode://schema shows.
+ * JSON with $refs (recursive types named, endless ref chains and remote refs refused), actions and
+ * idempotency with overrides, template matching at validate and the run-time re-match with every
+ * path-parameter rule tried against it, query/body schema checks, the SSRF address test, the
+ * idempotency key, and the declaration code-mode://schema shows.
  */
 #include "exec/openapi.h"
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
+#include "exec/schema.h"
 #include "unit.h"
 
 #include <string.h>
@@ -183,12 +184,15 @@ static void test_openapi_body_and_query_schema_checks(void **state)
     json_t *extra = json_pack("{s:s, s:b}", "note", "x", "admin", 1);
     json_t *type = json_pack("{s:i}", "note", 3);
     json_t *missing = json_object();
-    assert_int_equal(sluice_openapi_check_value(a, schema, ok, "body", &err), SLUICE_OK);
-    assert_int_equal(sluice_openapi_check_value(a, schema, extra, "body", &err), SLUICE_E_DENIED);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, schema, ok, "body", &err), SLUICE_OK);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, schema, extra, "body", &err),
+                     SLUICE_E_DENIED);
     assert_non_null(strstr(err.message, "body.admin"));
-    assert_int_equal(sluice_openapi_check_value(a, schema, type, "body", &err), SLUICE_E_DENIED);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, schema, type, "body", &err),
+                     SLUICE_E_DENIED);
     assert_non_null(strstr(err.message, "expected string"));
-    assert_int_equal(sluice_openapi_check_value(a, schema, missing, "body", &err), SLUICE_E_DENIED);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, schema, missing, "body", &err),
+                     SLUICE_E_DENIED);
     assert_non_null(strstr(err.message, "required"));
     json_decref(ok);
     json_decref(extra);
@@ -237,6 +241,60 @@ static void test_openapi_declaration_is_compact_and_filtered(void **state)
     sluice_arena_free(a);
 }
 
+/* Recursive types are normal in real APIs (a comment with replies): the spec loads, the
+ * declaration names the type instead of expanding it forever, a value is checked as deep as it
+ * goes; a "$ref" inside an example is data (GitHub's ghec.json), not a reference. */
+static void test_openapi_recursive_types_and_example_data(void **state)
+{
+    (void)state;
+    static const char spec[] =
+        "{\"openapi\":\"3.0.3\",\"info\":{\"title\":\"t\"},\"paths\":{\"/c\":{\"post\":{"
+        "\"operationId\":\"c\",\"requestBody\":{\"content\":{\"application/json\":{\"schema\":"
+        "{\"$ref\":\"#/components/schemas/Comment\"},\"examples\":{\"a\":{\"$ref\":"
+        "\"#/components/examples/A\"},\"b\":{\"value\":{\"$ref\":\"refs/heads/main\"}}}}}},"
+        "\"responses\":{\"200\":{\"description\":\"x\",\"content\":{\"application/json\":{"
+        "\"schema\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Comment\"}},"
+        "\"example\":{\"$ref\":\"not a pointer\"}}}}}}}},"
+        "\"components\":{\"examples\":{\"A\":{\"value\":{\"$ref\":\"#/nowhere\"}}},"
+        "\"schemas\":{\"Comment\":{\"type\":\"object\",\"description\":\"A comment.\","
+        "\"required\":[\"text\"],\"properties\":{\"text\":{\"type\":\"string\"},"
+        "\"default\":{\"$ref\":\"#/components/schemas/Flag\"},"
+        "\"replies\":{\"type\":\"array\",\"items\":{\"$ref\":\"#/components/schemas/Comment\"}}}},"
+        "\"Flag\":{\"type\":\"boolean\"}}}}";
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = { .openapi_reads_enabled = true, .openapi_allow_writes = true };
+    sluice_openapi_spec s = load(a, spec, &cm);
+    const sluice_openapi_op *c = op_named(&s, "c");
+    assert_non_null(c);
+    const char *d = sluice_openapi_spec_declaration(a, &s, &cm);
+    assert_non_null(strstr(d, "api.post(\"/c\", body: { text: string; default?: Flag; replies?: "
+                              "Comment[]; }): Promise<Comment[]>;"));
+    assert_non_null(strstr(d, "/** A comment. */\ntype Comment = { text: string; default?: Flag; "
+                              "replies?: Comment[]; };\n"));
+    assert_non_null(strstr(d, "type Flag = boolean;\n"));
+    /* a value checked through the recursive type, and refused deep inside it */
+    sluice_error err = { 0 };
+    json_t *ok =
+        json_loads("{\"text\":\"a\",\"replies\":[{\"text\":\"b\",\"replies\":[]}]}", 0, NULL);
+    json_t *bad = json_loads("{\"text\":\"a\",\"replies\":[{\"replies\":[]}]}", 0, NULL);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, c->body_schema, ok, "body", &err),
+                     SLUICE_OK);
+    assert_int_equal(sluice_openapi_check_value(a, s.doc, c->body_schema, bad, "body", &err),
+                     SLUICE_E_DENIED);
+    assert_string_equal(err.message, "body.replies[0].text is required");
+    json_decref(ok);
+    json_decref(bad);
+    /* describe shows each type by name, one level deep */
+    sluice_schema entries = { 0 };
+    assert_int_equal(sluice_openapi_spec_entries(a, &s, &cm, &entries), SLUICE_OK);
+    assert_int_equal(entries.table_count, 3); /* the operation and its two types */
+    assert_string_equal(entries.tables[1].name, "Comment");
+    assert_true(entries.tables[1].is_view);
+    assert_string_equal(entries.notes[1].comment, "A comment.");
+    assert_non_null(strstr(entries.notes[1].declaration, "replies?: Comment[];"));
+    sluice_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -247,6 +305,7 @@ int main(void)
         cmocka_unit_test(test_openapi_body_and_query_schema_checks),
         cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),
         cmocka_unit_test(test_openapi_declaration_is_compact_and_filtered),
+        cmocka_unit_test(test_openapi_recursive_types_and_example_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

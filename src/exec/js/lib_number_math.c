@@ -1,6 +1,7 @@
 /*
  * lib_number_math.c — the plan language's Number and Math libraries: the methods of numbers
- * (toFixed, toString), Number() and its statics, parseInt/parseFloat, isNaN/isFinite and Math.
+ * (toFixed, toPrecision, toExponential, toString(radix)), Number() and its statics,
+ * parseInt/parseFloat, isNaN/isFinite and Math.
  *
  * Owns: number formatting and parsing as JavaScript defines them.
  * Does not own: Number::toString(10) itself (value.c).
@@ -66,18 +67,208 @@ static jcomp num_to_fixed(interp *in, jv self, const jv *args, size_t argc, jv *
     return sluice_jsi_ret_ascii(in, buf, out);
 }
 
+/* ToIntegerOrInfinity of a digits argument (NaN is 0). */
+static double digits_arg(jv v)
+{
+    double d = trunc(sluice_jsi_to_number(v));
+    return isnan(d) ? 0 : d;
+}
+
+/* Number::toString(radix) for radix != 10, as V8 prints it (DoubleToRadixCString): fraction
+ * digits only up to the double's own precision (delta, half an ulp, scaled with each digit),
+ * the last one rounded half to even, a carry walking back into the written digits. */
+static size_t radix_format(double x, int radix, char *buf, size_t cap)
+{
+    static const char chars[] = "0123456789abcdefghijklmnopqrstuvwxyz";
+    char frac[1100]; /* 1074 binary fraction digits at most, fewer in any larger radix */
+    size_t nf = 0;
+    bool neg = x < 0;
+    if (neg)
+        x = -x;
+    double integer = floor(x), fraction = x - integer;
+    double delta = fmax(0.5 * (nextafter(x, INFINITY) - x), nextafter(0.0, 1.0));
+    if (fraction >= delta) {
+        do {
+            fraction *= radix;
+            delta *= radix;
+            int digit = (int)fraction;
+            frac[nf++] = chars[digit];
+            fraction -= digit;
+            if ((fraction > 0.5 || (fraction == 0.5 && (digit & 1))) && fraction + delta > 1) {
+                for (;;) { /* round up, carrying back over the written digits */
+                    if (nf == 0) {
+                        integer += 1;
+                        break;
+                    }
+                    char c = frac[--nf];
+                    int d = c > '9' ? c - 'a' + 10 : c - '0';
+                    if (d + 1 < radix) {
+                        frac[nf++] = chars[d + 1];
+                        break;
+                    }
+                }
+                break;
+            }
+        } while (fraction >= delta && nf < sizeof frac);
+    }
+    char ibuf[1100]; /* integer digits, written backwards; DBL_MAX has 1024 in base 2 */
+    size_t ni = 0;
+    /* digits below the double's precision are unrepresented: zeros, as V8 writes them */
+    while (integer / radix >= 9007199254740992.0) {
+        integer /= radix;
+        ibuf[ni++] = '0';
+    }
+    do {
+        double rem = fmod(integer, radix);
+        ibuf[ni++] = chars[(int)rem];
+        integer = (integer - rem) / radix;
+    } while (integer > 0 && ni < sizeof ibuf);
+    size_t o = 0;
+    if (neg && o < cap)
+        buf[o++] = '-';
+    while (ni > 0 && o < cap)
+        buf[o++] = ibuf[--ni];
+    if (nf > 0 && o < cap)
+        buf[o++] = '.';
+    for (size_t i = 0; i < nf && o < cap; i++)
+        buf[o++] = frac[i];
+    return o;
+}
+
 static jcomp num_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
-    if (ARG(0).t != JV_UNDEF && sluice_jsi_to_number(args[0]) != 10)
-        return sluice_jsi_throw(in, "RangeError", "plans format numbers in base 10 only");
-    char buf[40];
-    sluice_jsi_number_format(self.u.n, buf);
+    double r = ARG(0).t == JV_UNDEF ? 10 : digits_arg(args[0]);
+    if (r < 2 || r > 36)
+        return sluice_jsi_throw(in, "RangeError", "toString() radix must be between 2 and 36");
+    char buf[2300];
+    if ((int)r == 10 || !isfinite(self.u.n)) {
+        sluice_jsi_number_format(self.u.n, buf);
+        return sluice_jsi_ret_ascii(in, buf, out);
+    }
+    buf[radix_format(self.u.n, (int)r, buf, sizeof buf - 1)] = '\0';
+    return sluice_jsi_ret_ascii(in, buf, out);
+}
+
+/* The first p significant digits of |x| (finite, not 0) rounded half up on its exact decimal
+ * value, as toPrecision and toExponential define the pick ("the larger n"); *exp10: the power
+ * of ten of the first digit. digits holds p + 1 bytes. */
+static void round_digits(double x, int p, char *digits, int *exp10)
+{
+    char exact[1200]; /* a double's exact expansion has at most 767 significant digits */
+    snprintf(exact, sizeof exact, "%.800e", fabs(x));
+    char *e = strchr(exact, 'e');
+    *exp10 = (int)strtol(e + 1, NULL, 10);
+    char all[810];
+    size_t n = 0;
+    for (const char *c = exact; c < e; c++)
+        if (*c != '.')
+            all[n++] = *c;
+    memcpy(digits, all, (size_t)p);
+    digits[p] = '\0';
+    if (all[p] < '5')
+        return;
+    int i = p - 1;
+    for (; i >= 0 && digits[i] == '9'; i--)
+        digits[i] = '0';
+    if (i >= 0) {
+        digits[i]++;
+    } else { /* 9.99 -> 10.0: one more power of ten */
+        digits[0] = '1';
+        (*exp10)++;
+    }
+}
+
+/* d[.ddd]e+N into buf from k digits; returns the length. */
+static size_t exp_format(const char *digits, size_t k, int e, char *buf)
+{
+    size_t o = 0;
+    buf[o++] = digits[0];
+    if (k > 1) {
+        buf[o++] = '.';
+        memcpy(buf + o, digits + 1, k - 1);
+        o += k - 1;
+    }
+    return o + (size_t)snprintf(buf + o, 16, "e%c%d", e < 0 ? '-' : '+', e < 0 ? -e : e);
+}
+
+static jcomp num_to_exponential(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    double x = self.u.n, f = digits_arg(ARG(0));
+    char buf[160];
+    if (!isfinite(x)) {
+        sluice_jsi_number_format(x, buf);
+        return sluice_jsi_ret_ascii(in, buf, out);
+    }
+    if (f < 0 || f > 100)
+        return sluice_jsi_throw(in, "RangeError",
+                                "toExponential() argument must be between 0 and 100");
+    char digits[120];
+    size_t k;
+    int e = 0;
+    if (x == 0) {
+        k = ARG(0).t == JV_UNDEF ? 1 : (size_t)f + 1;
+        memset(digits, '0', k);
+    } else if (ARG(0).t == JV_UNDEF) {
+        k = sluice_jsi_shortest_digits(x, digits, &e);
+    } else {
+        k = (size_t)f + 1;
+        round_digits(x, (int)k, digits, &e);
+    }
+    size_t o = x < 0 ? 1 : 0;
+    buf[0] = '-';
+    exp_format(digits, k, e, buf + o);
+    return sluice_jsi_ret_ascii(in, buf, out);
+}
+
+static jcomp num_to_precision(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    double x = self.u.n, p = digits_arg(ARG(0));
+    char buf[160];
+    if (ARG(0).t == JV_UNDEF || !isfinite(x)) {
+        sluice_jsi_number_format(x, buf);
+        return sluice_jsi_ret_ascii(in, buf, out);
+    }
+    if (p < 1 || p > 100)
+        return sluice_jsi_throw(in, "RangeError",
+                                "toPrecision() argument must be between 1 and 100");
+    int k = (int)p, e = 0;
+    char digits[120];
+    if (x == 0)
+        memset(digits, '0', (size_t)k);
+    else
+        round_digits(x, k, digits, &e);
+    size_t o = 0;
+    if (x < 0)
+        buf[o++] = '-';
+    if (e < -6 || e >= k) {
+        exp_format(digits, (size_t)k, e, buf + o);
+        return sluice_jsi_ret_ascii(in, buf, out);
+    }
+    if (e < 0) { /* 0.000ddd */
+        buf[o++] = '0';
+        buf[o++] = '.';
+        for (int i = 0; i < -e - 1; i++)
+            buf[o++] = '0';
+        memcpy(buf + o, digits, (size_t)k);
+        o += (size_t)k;
+    } else {
+        memcpy(buf + o, digits, (size_t)e + 1);
+        o += (size_t)e + 1;
+        if (k > e + 1) {
+            buf[o++] = '.';
+            memcpy(buf + o, digits + e + 1, (size_t)(k - e - 1));
+            o += (size_t)(k - e - 1);
+        }
+    }
+    buf[o] = '\0';
     return sluice_jsi_ret_ascii(in, buf, out);
 }
 
 static const sluice_jsi_method number_methods[] = {
     { "toFixed", num_to_fixed },
     { "toString", num_to_string },
+    { "toPrecision", num_to_precision },
+    { "toExponential", num_to_exponential },
 };
 
 static jcomp math_minmax(const jv *args, size_t argc, jv *out, int max)
@@ -125,14 +316,41 @@ static double js_sign(double x)
     return isnan(x) ? x : x > 0 ? 1 : x < 0 ? -1 : x;
 }
 
+/* Math.fround: the nearest float32, back as a double. */
+static double js_fround(double x)
+{
+    return (double)(float)x;
+}
+
+/* ToUint32 of a number (the bit operators' and clz32's conversion). */
+static uint32_t to_uint32(double d)
+{
+    if (!isfinite(d))
+        return 0;
+    d = fmod(trunc(d), 4294967296.0);
+    return (uint32_t)(d < 0 ? d + 4294967296.0 : d);
+}
+
+static double js_clz32(double x)
+{
+    uint32_t u = to_uint32(x);
+    return u == 0 ? 32 : __builtin_clz(u);
+}
+
 typedef double (*math1)(double);
+/* One-argument Math functions: libm, whose results are the ones V8 gives (tests/node/js_diff.mjs
+ * compares them on corner values: -0, NaN, the infinities, tiny and huge arguments). */
 static const struct {
     const char *name;
     math1 fn;
 } math1s[] = {
-    { "abs", fabs },    { "floor", floor },  { "ceil", ceil }, { "round", js_round },
-    { "trunc", trunc }, { "sign", js_sign }, { "sqrt", sqrt }, { "cbrt", cbrt },
-    { "log", log },     { "log10", log10 },  { "log2", log2 }, { "exp", exp },
+    { "abs", fabs },    { "floor", floor },  { "ceil", ceil },        { "round", js_round },
+    { "trunc", trunc }, { "sign", js_sign }, { "sqrt", sqrt },        { "cbrt", cbrt },
+    { "log", log },     { "log10", log10 },  { "log2", log2 },        { "exp", exp },
+    { "log1p", log1p }, { "expm1", expm1 },  { "sin", sin },          { "cos", cos },
+    { "tan", tan },     { "asin", asin },    { "acos", acos },        { "atan", atan },
+    { "sinh", sinh },   { "cosh", cosh },    { "tanh", tanh },        { "asinh", asinh },
+    { "acosh", acosh }, { "atanh", atanh },  { "fround", js_fround }, { "clz32", js_clz32 },
 };
 
 static jcomp math_one(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -149,6 +367,56 @@ static jcomp math_pow(interp *in, jv self, const jv *args, size_t argc, jv *out)
     (void)self;
     double x = sluice_jsi_to_number(ARG(0)), y = sluice_jsi_to_number(ARG(1));
     *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
+    return C_NORMAL;
+}
+
+static jcomp math_atan2(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    *out = jv_num(atan2(sluice_jsi_to_number(ARG(0)), sluice_jsi_to_number(ARG(1))));
+    return C_NORMAL;
+}
+
+static jcomp math_imul(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    uint32_t a = to_uint32(sluice_jsi_to_number(ARG(0))),
+             b = to_uint32(sluice_jsi_to_number(ARG(1)));
+    *out = jv_num((double)(int32_t)(a * b));
+    return C_NORMAL;
+}
+
+/* Math.hypot as V8 computes it (not libm's hypot, whose last bit can differ): Infinity wins
+ * over NaN, then the sum of squares scaled by the largest, Kahan-compensated. */
+static jcomp math_hypot(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    double max = 0;
+    bool nan = false;
+    for (size_t i = 0; i < argc; i++) {
+        double d = fabs(sluice_jsi_to_number(args[i]));
+        if (isinf(d)) {
+            *out = jv_num(INFINITY);
+            return C_NORMAL;
+        }
+        nan |= isnan(d);
+        max = d > max ? d : max;
+    }
+    if (nan || max == 0) {
+        *out = jv_num(nan ? NAN : 0);
+        return C_NORMAL;
+    }
+    double sum = 0, comp = 0;
+    for (size_t i = 0; i < argc; i++) {
+        double n = fabs(sluice_jsi_to_number(args[i])) / max;
+        double summand = n * n - comp, prelim = sum + summand;
+        comp = (prelim - sum) - summand;
+        sum = prelim;
+    }
+    *out = jv_num(sqrt(sum) * max);
     return C_NORMAL;
 }
 
@@ -322,10 +590,19 @@ static jcomp open_math(interp *in, env *global)
     bool failed = sluice_jsi_set_fn(in, math, "max", math_max, 0) != C_NORMAL;
     failed |= sluice_jsi_set_fn(in, math, "min", math_min, 0) != C_NORMAL;
     failed |= sluice_jsi_set_fn(in, math, "pow", math_pow, 0) != C_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "atan2", math_atan2, 0) != C_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "imul", math_imul, 0) != C_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "hypot", math_hypot, 0) != C_NORMAL;
     for (size_t i = 0; i < COUNT(math1s); i++)
         failed |= sluice_jsi_set_fn(in, math, math1s[i].name, math_one, (double)i) != C_NORMAL;
     failed |= sluice_jsi_set_num(in, math, "PI", M_PI) != C_NORMAL;
     failed |= sluice_jsi_set_num(in, math, "E", M_E) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LN2", M_LN2) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LN10", M_LN10) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LOG2E", M_LOG2E) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LOG10E", M_LOG10E) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "SQRT2", M_SQRT2) != C_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "SQRT1_2", M_SQRT1_2) != C_NORMAL;
     return failed ? C_FATAL : C_NORMAL;
 }
 

@@ -213,10 +213,22 @@ static jcomp json_parse_fn(interp *in, jv self, const jv *args, size_t argc, jv 
     return rc;
 }
 
+/* Object.is: SameValue (-0 is not 0, NaN is NaN). */
+static jcomp object_is(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    (void)in;
+    (void)self;
+    jv a = ARG(0), b = ARG(1);
+    bool zeros = a.t == JV_NUM && b.t == JV_NUM && a.u.n == 0 && b.u.n == 0;
+    *out = jv_bool(zeros ? signbit(a.u.n) == signbit(b.u.n) : sluice_jsi_same_value_zero(a, b));
+    return C_NORMAL;
+}
+
 static const sluice_jsi_method object_statics[] = {
     { "keys", object_keys },       { "values", object_values },
     { "entries", object_entries }, { "fromEntries", object_from_entries },
     { "assign", object_assign },   { "hasOwn", object_has_own },
+    { "is", object_is },
 };
 
 jcomp sluice_jsi_open_object_json(interp *in, env *global)

@@ -367,6 +367,27 @@ double sluice_jsi_to_number(jv v)
     }
 }
 
+size_t sluice_jsi_shortest_digits(double n, char digits[20], int *exp10)
+{
+    char tmp[40];
+    int prec;
+    for (prec = 1; prec <= 17; prec++) {
+        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, fabs(n));
+        if (strtod(tmp, NULL) == fabs(n))
+            break;
+    }
+    /* tmp: d[.ddd]e[+-]xx */
+    size_t k = 0;
+    const char *p = tmp;
+    for (; *p != 'e'; p++)
+        if (*p != '.')
+            digits[k++] = *p;
+    while (k > 1 && digits[k - 1] == '0')
+        k--;
+    *exp10 = (int)strtol(p + 1, NULL, 10);
+    return k;
+}
+
 size_t sluice_jsi_number_format(double n, char *buf)
 {
     if (isnan(n))
@@ -375,28 +396,10 @@ size_t sluice_jsi_number_format(double n, char *buf)
         return (size_t)snprintf(buf, 32, "0");
     if (isinf(n))
         return (size_t)snprintf(buf, 32, n < 0 ? "-Infinity" : "Infinity");
-    char tmp[40];
-    int prec;
-    for (prec = 1; prec <= 17; prec++) {
-        snprintf(tmp, sizeof tmp, "%.*e", prec - 1, n);
-        if (strtod(tmp, NULL) == n)
-            break;
-    }
-    /* tmp: [-]d[.ddd]e[+-]xx */
     char digits[20];
-    size_t k = 0;
-    const char *p = tmp;
-    int neg = 0;
-    if (*p == '-') {
-        neg = 1;
-        p++;
-    }
-    for (; *p != 'e'; p++)
-        if (*p != '.')
-            digits[k++] = *p;
-    while (k > 1 && digits[k - 1] == '0')
-        k--;
-    int e = (int)strtol(p + 1, NULL, 10);
+    int e;
+    size_t k = sluice_jsi_shortest_digits(n, digits, &e);
+    int neg = n < 0;
     int pos = e + 1; /* the decimal point sits after this many digits */
     size_t o = 0;
     if (neg)

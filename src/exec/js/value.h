@@ -232,6 +232,9 @@ const sluice_js_str *sluice_jsi_to_string(interp *in, jv v);
 const sluice_js_str *sluice_jsi_to_key(interp *in, jv v);
 /* Number::toString(10) into buf (at least 32 bytes); returns its length. */
 size_t sluice_jsi_number_format(double n, char *buf);
+/* The shortest decimal digits that read back as |n| (finite, not 0), the first one non-zero and
+ * no trailing zeros; *exp10: the power of ten of the first. Returns how many (at most 17). */
+size_t sluice_jsi_shortest_digits(double n, char digits[20], int *exp10);
 int sluice_jsi_strict_equals(jv a, jv b);
 int sluice_jsi_loose_equals(interp *in, jv a, jv b);
 /* SameValueZero (includes) */

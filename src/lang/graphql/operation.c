@@ -6,9 +6,12 @@
  * operations called).
  *
  * Owns: the expanded walk. Fragments are followed at every spread (a fragment on the spread
- * stack is a cycle and is not entered again); the walk stops once the cost passes its limit or
+ * stack is a cycle and is not entered again); the walk stops once
  * SLUICE_LIMIT_GRAPHQL_EXPANDED_FIELDS fields were visited, so a document whose expansion is
- * exponential costs bounded time and is refused.
+ * exponential costs bounded time and is refused. The cost is one per field times the list sizes
+ * above it, a connection's first/last (and limit, and graphql_size_arguments) sizing its list
+ * fields as GitHub's node limit does; it is counted to the end, so a refusal says the total.
+ * Introspection is walked with the introspection types: limited and costed, never a data read.
  * Does not own: the spec rules (validate.c), parsing, risk and explanation (frontend.c).
  */
 #include "core/limits.h"
@@ -43,6 +46,8 @@ typedef struct opw {
     size_t stack_n;
     char path[SLUICE_LIMIT_GRAPHQL_PATH_CHARS];
     size_t path_len;
+    const char *cost_path; /* where the cost first passed graphql_max_cost, or NULL */
+    uint32_t cost_at;
 } opw;
 
 sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
@@ -64,6 +69,7 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
         .blocked_mutations = &none,
         .delete_mutations = &none,
         .delete_patterns = &none,
+        .size_arguments = &none,
     };
     if (c == NULL)
         return r;
@@ -86,6 +92,7 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
     r.blocked_mutations = &c->blocked_mutations;
     r.delete_mutations = &c->delete_operations;
     r.delete_patterns = &c->graphql_delete_patterns;
+    r.size_arguments = &c->graphql_size_arguments;
     return r;
 }
 
@@ -137,7 +144,7 @@ static void over(opw *w, int which, int64_t limit, int64_t value, uint32_t at)
     if (w->hit[which])
         return;
     w->hit[which] = true;
-    if (which == LIM_COST || which == LIM_EXPANSION)
+    if (which == LIM_EXPANSION)
         w->stop = true;
     if (which == LIM_EXPANSION) {
         sluice_gql_bad(&w->v, at, LIMIT_KEY[which], "use fewer and smaller fragments",
@@ -230,33 +237,47 @@ static void note_input(opw *w, const sluice_gql_value *v, const sluice_gql_schem
     }
 }
 
-/* The list size an argument limit/first/last asks for, or the assumed default. */
-static int64_t list_size(opw *w, const sluice_gql_selection *s)
+static bool size_argument(const sluice_graphql_rules *r, sluice_gql_str name)
 {
+    return sluice_gql_is(name.ptr, name.len, "first") ||
+           sluice_gql_is(name.ptr, name.len, "last") ||
+           sluice_gql_is(name.ptr, name.len, "limit") ||
+           list_has(r->size_arguments, name.ptr, name.len);
+}
+
+/* The largest list size a size argument of s asks for (a literal, or the variable's value or its
+ * default), or -1 when s has none that says a number. */
+static int64_t asked_size(opw *w, const sluice_gql_selection *s)
+{
+    int64_t most = -1;
     for (const sluice_gql_argument *a = s->arguments; a != NULL; a = a->next) {
-        if (!sluice_gql_is(a->name.ptr, a->name.len, "limit") &&
-            !sluice_gql_is(a->name.ptr, a->name.len, "first") &&
-            !sluice_gql_is(a->name.ptr, a->name.len, "last"))
+        if (!size_argument(w->r, a->name))
             continue;
+        const sluice_gql_value *v = a->value;
         long long n = -1;
-        if (a->value->kind == SLUICE_GQL_INT) {
+        if (v->kind == SLUICE_GQL_VARIABLE) {
+            char name[256];
+            snprintf(name, sizeof name, "%.*s", (int)v->text.len, v->text.ptr);
+            const json_t *jv = w->vars != NULL ? json_object_get(w->vars, name) : NULL;
+            if (json_is_integer(jv))
+                n = (long long)json_integer_value(jv);
+            for (const sluice_gql_variable_definition *vd = w->x->operation->variables;
+                 jv == NULL && vd != NULL; vd = vd->next)
+                if (sluice_gql_same(vd->name, v->text))
+                    v = vd->default_value != NULL ? vd->default_value : v;
+        }
+        if (v->kind == SLUICE_GQL_INT) {
             char buf[24];
-            size_t len = a->value->text.len < sizeof buf - 1 ? a->value->text.len : sizeof buf - 1;
-            memcpy(buf, a->value->text.ptr, len);
+            size_t len = v->text.len < sizeof buf - 1 ? v->text.len : sizeof buf - 1;
+            memcpy(buf, v->text.ptr, len);
             buf[len] = '\0';
             if (sscanf(buf, "%lld", &n) != 1)
                 n = -1;
-        } else if (a->value->kind == SLUICE_GQL_VARIABLE && w->vars != NULL) {
-            char name[256];
-            snprintf(name, sizeof name, "%.*s", (int)a->value->text.len, a->value->text.ptr);
-            const json_t *jv = json_object_get(w->vars, name);
-            if (json_is_integer(jv))
-                n = (long long)json_integer_value(jv);
         }
-        if (n >= 0)
-            return n;
+        if (n > most)
+            most = n;
     }
-    return SLUICE_LIMIT_GRAPHQL_DEFAULT_LIST_SIZE;
+    return most;
 }
 
 static bool is_list(const sluice_gql_type *t)
@@ -273,12 +294,18 @@ static int64_t times(int64_t a, int64_t b)
     return a > INT64_MAX / 4 / b ? INT64_MAX / 4 : a * b;
 }
 
-static void walk(opw *w,
-                 const sluice_gql_selection *sel,
-                 const sluice_gql_schema_type *t,
-                 size_t level,
-                 int64_t mult,
-                 bool root);
+/* Where the walk is: the multiplier of the selection set (the list sizes above it multiplied),
+ * the page size an enclosing connection asked for (first: 100 on a field whose type is not a
+ * list), which its list fields (nodes, edges) stand for, and whether it is inside introspection. */
+typedef struct place {
+    size_t level;
+    int64_t mult;
+    int64_t pending; /* -1: none */
+    bool root, meta;
+} place;
+
+static void
+walk(opw *w, const sluice_gql_selection *sel, const sluice_gql_schema_type *t, place where);
 
 static void root_field(opw *w, const sluice_gql_selection *s, const sluice_gql_definition *op)
 {
@@ -341,53 +368,91 @@ static void leaf_output(opw *w,
                             (int)s->name.len, s->name.ptr));
 }
 
-static void field(opw *w,
-                  const sluice_gql_selection *s,
-                  const sluice_gql_schema_type *t,
-                  size_t level,
-                  int64_t mult,
-                  bool root)
+/* The cost of one field: the multiplier of its selection set. Reported once, after the walk,
+ * with the total, so the refusal says how far over the operation is. */
+static void charge(opw *w, int64_t mult, uint32_t offset)
+{
+    w->x->cost = w->x->cost > INT64_MAX / 4 - mult ? INT64_MAX / 4 : w->x->cost + mult;
+    if (w->r->max_cost > 0 && w->x->cost > w->r->max_cost && w->cost_path == NULL) {
+        w->cost_path = sluice_arena_strndup(w->v.arena, w->path, w->path_len);
+        w->cost_at = offset;
+        if (w->cost_path == NULL)
+            w->v.nomem = true;
+    }
+}
+
+/* What s's selection set is multiplied by: a list field's size is its size argument, else the
+ * page size its connection asked for, else the default; a connection's own size argument waits
+ * for its list fields. GitHub counts its node limit the same way. */
+static place
+inner(opw *w, const sluice_gql_selection *s, const sluice_gql_schema_field *fd, place where)
+{
+    int64_t asked = asked_size(w, s);
+    place in = { where.level + 1, where.mult, -1, false, where.meta };
+    if (is_list(fd->type))
+        in.mult = times(where.mult, asked >= 0           ? asked
+                                    : where.pending >= 0 ? where.pending
+                                                         : SLUICE_LIMIT_GRAPHQL_DEFAULT_LIST_SIZE);
+    else
+        in.pending = asked;
+    return in;
+}
+
+static void facts_of_field(opw *w,
+                           const sluice_gql_selection *s,
+                           const sluice_gql_schema_type *t,
+                           const sluice_gql_schema_field *fd)
+{
+    add(w, &w->v.f->resources_read, sluice_arena_strndup(w->v.arena, t->name.ptr, t->name.len));
+    add(w, &w->v.f->fields_read,
+        sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
+                            (int)s->name.len, s->name.ptr));
+    if (sluice_gql_blocked_on(w->r->blocked, w->v.schema, t, s->name))
+        sluice_gql_bad(&w->v, s->offset, "graphql_blocked_fields",
+                       "remove it from the selection; a blocked field may be used in a "
+                       "filter argument, never returned",
+                       "the field %.*s.%.*s is blocked and may not be returned (selected at "
+                       "%s)",
+                       (int)t->name.len, t->name.ptr, (int)s->name.len, s->name.ptr, w->path);
+    for (const sluice_gql_argument *a = s->arguments; a != NULL; a = a->next)
+        for (size_t i = 0; i < fd->arg_count; i++)
+            if (sluice_gql_same(fd->args[i].name, a->name))
+                note_input(w, a->value, fd->args[i].named);
+    if (sluice_gql_leaf(fd->named))
+        leaf_output(w, t, s, fd->type);
+}
+
+static void
+field(opw *w, const sluice_gql_selection *s, const sluice_gql_schema_type *t, place where)
 {
     size_t saved = push_path(w, s->alias.ptr != NULL ? s->alias : s->name);
     count(w, &w->x->field_count, LIM_FIELDS, w->r->max_fields, s->offset);
     if (s->alias.ptr != NULL)
         count(w, &w->x->alias_count, LIM_ALIASES, w->r->max_aliases, s->offset);
     count_directives(w, s->directives, s->offset);
-    if (root)
+    if (where.root)
         root_field(w, s, w->x->operation);
-    if (level + 1 > w->v.f->depth)
-        w->v.f->depth = level + 1;
-    if (w->r->max_depth > 0 && (int64_t)(level + 1) > w->r->max_depth)
-        over(w, LIM_DEPTH, w->r->max_depth, (int64_t)(level + 1), s->offset);
-    if (sluice_gql_introspection_root(s->name) && t == w->v.schema->query) {
-        w->x->introspection = true;
-        add(w, &w->v.f->fields_read, sluice_arena_strndup(w->v.arena, s->name.ptr, s->name.len));
-    }
-    const sluice_gql_schema_field *fd = sluice_graphql_schema_field(t, s->name.ptr, s->name.len);
-    if (fd != NULL) {
-        w->x->cost += mult;
-        if (w->r->max_cost > 0 && w->x->cost > w->r->max_cost)
-            over(w, LIM_COST, w->r->max_cost, w->x->cost, s->offset);
-        add(w, &w->v.f->resources_read, sluice_arena_strndup(w->v.arena, t->name.ptr, t->name.len));
-        add(w, &w->v.f->fields_read,
-            sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
-                                (int)s->name.len, s->name.ptr));
-        if (sluice_gql_blocked_on(w->r->blocked, w->v.schema, t, s->name))
-            sluice_gql_bad(&w->v, s->offset, "graphql_blocked_fields",
-                           "remove it from the selection; a blocked field may be used in a "
-                           "filter argument, never returned",
-                           "the field %.*s.%.*s is blocked and may not be returned (selected at "
-                           "%s)",
-                           (int)t->name.len, t->name.ptr, (int)s->name.len, s->name.ptr, w->path);
-        for (const sluice_gql_argument *a = s->arguments; a != NULL; a = a->next)
-            for (size_t i = 0; i < fd->arg_count; i++)
-                if (sluice_gql_same(fd->args[i].name, a->name))
-                    note_input(w, a->value, fd->args[i].named);
-        if (sluice_gql_leaf(fd->named))
-            leaf_output(w, t, s, fd->type);
-        else if (s->selections != NULL)
-            walk(w, s->selections, fd->named, level + 1,
-                 is_list(fd->type) ? times(mult, list_size(w, s)) : mult, false);
+    if (where.level + 1 > w->v.f->depth)
+        w->v.f->depth = where.level + 1;
+    if (w->r->max_depth > 0 && (int64_t)(where.level + 1) > w->r->max_depth)
+        over(w, LIM_DEPTH, w->r->max_depth, (int64_t)(where.level + 1), s->offset);
+    const sluice_gql_schema_field *fd = sluice_gql_field_def(w->v.schema, t, s->name);
+    if (fd != NULL && fd != w->v.schema->meta_typename) {
+        /* introspection is schema, not data: limited and costed, never a read of a field */
+        bool meta = where.meta || fd == w->v.schema->meta_schema || fd == w->v.schema->meta_type;
+        if (meta && !where.meta) {
+            w->x->introspection = true;
+            add(w, &w->v.f->fields_read,
+                sluice_arena_strndup(w->v.arena, s->name.ptr, s->name.len));
+        }
+        charge(w, where.mult, s->offset);
+        if (!meta)
+            facts_of_field(w, s, t, fd);
+        if (!sluice_gql_leaf(fd->named) && s->selections != NULL) {
+            place in = inner(w, s, fd, where);
+            in.meta = meta;
+            walk(w, s->selections, fd->named, in);
+        }
     }
     pop_path(w, saved);
 }
@@ -400,12 +465,8 @@ static const sluice_gql_definition *fragment(opw *w, sluice_gql_str name)
     return NULL;
 }
 
-static void walk(opw *w,
-                 const sluice_gql_selection *sel,
-                 const sluice_gql_schema_type *t,
-                 size_t level,
-                 int64_t mult,
-                 bool root)
+static void
+walk(opw *w, const sluice_gql_selection *sel, const sluice_gql_schema_type *t, place where)
 {
     for (const sluice_gql_selection *s = sel; s != NULL && !w->stop; s = s->next) {
         if (++w->visited > SLUICE_LIMIT_GRAPHQL_EXPANDED_FIELDS) {
@@ -413,13 +474,13 @@ static void walk(opw *w,
             return;
         }
         if (s->kind == SLUICE_GQL_FIELD) {
-            field(w, s, t, level, mult, root);
+            field(w, s, t, where);
             continue;
         }
         count_directives(w, s->directives, s->offset);
         const sluice_gql_definition *fd = NULL;
         sluice_gql_str cond = s->type_condition;
-        const sluice_gql_selection *inner = s->selections;
+        const sluice_gql_selection *inner_sel = s->selections;
         if (s->kind == SLUICE_GQL_FRAGMENT_SPREAD) {
             fd = fragment(w, s->name);
             if (fd == NULL)
@@ -432,12 +493,12 @@ static void walk(opw *w,
             w->stack[w->stack_n++] = fd;
             count_directives(w, fd->directives, fd->offset);
             cond = fd->type_condition;
-            inner = fd->selections;
+            inner_sel = fd->selections;
         }
         const sluice_gql_schema_type *ft =
             cond.ptr != NULL ? sluice_gql_type_named(w->v.schema, cond) : t;
         if (ft != NULL && sluice_gql_composite(ft))
-            walk(w, inner, ft, level, mult, root);
+            walk(w, inner_sel, ft, where);
         if (fd != NULL)
             w->stack_n--;
     }
@@ -615,7 +676,16 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
         for (const sluice_gql_variable_definition *vd = op->variables; vd != NULL; vd = vd->next)
             count_directives(w, vd->directives, vd->offset);
         if (root != NULL && op->operation != SLUICE_GQL_SUBSCRIPTION)
-            walk(w, op->selections, root, 0, 1, true);
+            walk(w, op->selections, root, (place){ 0, 1, -1, true, false });
+        if (w->cost_path != NULL)
+            sluice_gql_bad(&w->v, w->cost_at, LIMIT_KEY[LIM_COST],
+                           "ask for fewer items (first/last/limit multiply what they select), or "
+                           "ask an administrator to raise the limit",
+                           "graphql_max_cost is %lld; the operation costs %lld (one per field, "
+                           "times the list sizes above it; fragments expanded, aliases counted) "
+                           "and passes the limit at %s",
+                           (long long)rules->max_cost, (long long)x->cost,
+                           w->cost_path[0] != '\0' ? w->cost_path : "(the operation)");
         if (x->introspection && !rules->allow_introspection)
             f->action = SLUICE_ACTION_ADMIN;
         check_variables(w, op);

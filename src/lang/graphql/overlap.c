@@ -13,7 +13,8 @@
  * what graphql-js accepts, never the reverse.
  * The first conflict found refuses the document (one violation: accept/reject is what matters,
  * and the first conflict says what to change). Selections inside __schema/__type have no
- * types here (the model has no introspection types), so only names and arguments are compared.
+ * types here, as in graphql-js (the rule looks fields up without the meta fields), so only
+ * names and arguments are compared.
  * Does not own: the other rules (validate.c), limits of the operation (operation.c).
  */
 #include "lang/graphql/overlap.h"

@@ -15,6 +15,7 @@
 
 #include "lang/graphql/overlap.h"
 #include "lang/graphql/vcommon.h"
+#include "syntax/graphql/suggest.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -322,45 +323,113 @@ static void check_leaf(walker *w, const sluice_gql_selection *s, const sluice_gq
                        (int)s->name.len, s->name.ptr, type, (int)s->name.len, s->name.ptr);
 }
 
+/* graphql-js's getSuggestedTypeNames: on an interface or union, the types that have the field,
+ * the most common first (an object type counts once, each interface of it that has the field once
+ * more), an interface before its implementations, then natural order. */
+typedef struct suggested {
+    const sluice_gql_schema_type *type;
+    size_t uses;
+} suggested;
+
+static bool implements(const sluice_gql_schema_type *sub, const sluice_gql_schema_type *iface)
+{
+    for (size_t i = 0; i < sub->interface_count; i++)
+        if (sub->interfaces[i] == iface)
+            return true;
+    return false;
+}
+
+static int by_use(const void *x, const void *y)
+{
+    const suggested *a = x, *b = y;
+    if (a->uses != b->uses)
+        return a->uses > b->uses ? -1 : 1;
+    if (a->type->kind == SLUICE_GQL_KIND_INTERFACE && implements(b->type, a->type))
+        return -1;
+    if (b->type->kind == SLUICE_GQL_KIND_INTERFACE && implements(a->type, b->type))
+        return 1;
+    return sluice_gql_natural_compare(a->type->name, b->type->name);
+}
+
+static size_t suggest_types(walker *w,
+                            const sluice_gql_schema_type *t,
+                            sluice_gql_str field,
+                            sluice_gql_str **out)
+{
+    const sluice_gql_schema *schema = w->v.schema;
+    *out = NULL;
+    if (t->kind != SLUICE_GQL_KIND_INTERFACE && t->kind != SLUICE_GQL_KIND_UNION)
+        return 0;
+    suggested *list = sluice_arena_calloc(w->v.arena, schema->type_count + 1, sizeof *list);
+    if (list == NULL)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < schema->type_count; i++) {
+        const sluice_gql_schema_type *o = schema->types[i];
+        if (o->kind != SLUICE_GQL_KIND_OBJECT || !sluice_graphql_schema_possible(t, o) ||
+            sluice_graphql_schema_field(o, field.ptr, field.len) == NULL)
+            continue;
+        list[n++] = (suggested){ o, 1 };
+        for (size_t k = 0; k < o->interface_count; k++) {
+            const sluice_gql_schema_type *iface = o->interfaces[k];
+            if (sluice_graphql_schema_field(iface, field.ptr, field.len) == NULL)
+                continue;
+            size_t at = 0;
+            while (at < n && list[at].type != iface)
+                at++;
+            if (at == n)
+                list[n++] = (suggested){ iface, 0 };
+            list[at].uses++;
+        }
+    }
+    if (n == 0)
+        return 0;
+    qsort(list, n, sizeof *list, by_use);
+    sluice_gql_str *names = sluice_arena_calloc(w->v.arena, n, sizeof *names);
+    if (names == NULL)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        names[i] = list[i].type->name;
+    *out = names;
+    return n;
+}
+
+/* FieldsOnCorrectType's message, with graphql-js's suggestions: an inline fragment on a type
+ * that has the field, else the field names within a typo's distance. */
+static void unknown_field(walker *w, const sluice_gql_selection *s, const sluice_gql_schema_type *t)
+{
+    sluice_gql_str *names;
+    size_t n = suggest_types(w, t, s->name, &names);
+    const char *more =
+        sluice_gql_did_you_mean(w->v.arena, "to use an inline fragment on", names, n);
+    if (n == 0 && t->field_count > 0) {
+        sluice_gql_str *options = sluice_arena_calloc(w->v.arena, t->field_count, sizeof *options);
+        for (size_t i = 0; options != NULL && i < t->field_count; i++)
+            options[i] = t->fields[i].name;
+        n = options != NULL
+                ? sluice_gql_suggestion_list(w->v.arena, s->name, options, t->field_count, &names)
+                : 0;
+        more = sluice_gql_did_you_mean(w->v.arena, NULL, names, n);
+    }
+    const char *hint = sluice_arena_printf(
+        w->v.arena, "select a field of %.*s; the describe tool with name \"%.*s\" lists them",
+        (int)t->name.len, t->name.ptr, (int)t->name.len, t->name.ptr);
+    sluice_gql_bad(&w->v, s->offset, "FieldsOnCorrectType", hint,
+                   "Cannot query field \"%.*s\" on type \"%.*s\".%s", (int)s->name.len, s->name.ptr,
+                   (int)t->name.len, t->name.ptr, more);
+}
+
 static void check_field(walker *w, const sluice_gql_selection *s, const sluice_gql_schema_type *t)
 {
     check_directives(w, s->directives, "FIELD");
-    if (sluice_gql_is(s->name.ptr, s->name.len, "__typename")) {
-        check_arguments(w, s->arguments, NULL, 0, s->offset, "field", s->name);
-        if (s->selections != NULL)
-            sluice_gql_bad(&w->v, s->offset, "ScalarLeafs", NULL,
-                           "Field \"__typename\" must not have a selection since type "
-                           "\"String!\" has no subfields.");
-        return;
-    }
-    if (sluice_gql_introspection_root(s->name) && t == w->v.schema->query) {
-        /* __type(name: String!), __schema: no arguments. The introspection schema is not
-         * modelled past its entry points: upstream validates inside. */
-        static const sluice_gql_type string_type = {
-            SLUICE_GQL_NAMED_TYPE, 0, { "String", 6 }, NULL
-        };
-        static const sluice_gql_type name_type = {
-            SLUICE_GQL_NON_NULL_TYPE, 0, { NULL, 0 }, (sluice_gql_type *)&string_type
-        };
-        sluice_gql_schema_input name_arg = { { "name", 4 }, &name_type, NULL, NULL };
-        name_arg.named = sluice_gql_type_named(w->v.schema, string_type.name);
-        bool type = sluice_gql_is(s->name.ptr, s->name.len, "__type");
-        check_arguments(w, s->arguments, &name_arg, type ? 1 : 0, s->offset, "field", s->name);
-        return;
-    }
-    const sluice_gql_schema_field *fd = sluice_graphql_schema_field(t, s->name.ptr, s->name.len);
+    const sluice_gql_schema_field *fd = sluice_gql_field_def(w->v.schema, t, s->name);
     if (fd == NULL) {
-        sluice_gql_bad(&w->v, s->offset, "FieldsOnCorrectType",
-                       "query only fields the schema defines on this type (see "
-                       "code-mode://schema)",
-                       "Cannot query field \"%.*s\" on type \"%.*s\".", (int)s->name.len,
-                       s->name.ptr, (int)t->name.len, t->name.ptr);
+        unknown_field(w, s, t);
         return;
     }
     check_arguments(w, s->arguments, fd->args, fd->arg_count, s->offset, "field", s->name);
     check_leaf(w, s, fd);
-    if (s->selections != NULL &&
-        !(fd->named->kind == SLUICE_GQL_KIND_SCALAR || fd->named->kind == SLUICE_GQL_KIND_ENUM))
+    if (s->selections != NULL && !sluice_gql_leaf(fd->named))
         check_selections(w, s->selections, fd->named);
 }
 

@@ -10,9 +10,9 @@
  * Does not own: parsing, the schema model (schema.h), the front end's registration, risk or
  * explanation (frontend.c), executing the operation.
  *
- * Not implemented (left to the upstream server, which validates again): OverlappingFieldsCanBe
- * Merged, SingleFieldSubscriptions (subscriptions are refused), @oneOf input objects, and
- * the fields inside __schema/__type selections (the introspection schema is not modelled).
+ * Not implemented (left to the upstream server, which validates again): SingleFieldSubscriptions
+ * (subscriptions are refused) and @oneOf input objects. Introspection (__schema, __type and
+ * fragments on __Type ...) is validated against the introspection types like any selection.
  */
 #ifndef SLUICE_LANG_GRAPHQL_VALIDATE_H
 #define SLUICE_LANG_GRAPHQL_VALIDATE_H
@@ -36,6 +36,7 @@ typedef struct sluice_graphql_rules {
     const sluice_strlist *allowed_mutations, *blocked_mutations;
     const sluice_strlist *delete_mutations; /* [[code_mode.operations]] category "delete" */
     const sluice_strlist *delete_patterns;  /* graphql_delete_patterns (fnmatch globs) */
+    const sluice_strlist *size_arguments;   /* graphql_size_arguments, beside first/last/limit */
 } sluice_graphql_rules;
 
 /* The rules a [code_mode] section sets (NULL = defaults). */

@@ -1,8 +1,9 @@
 /*
  * schema.c — SDL to the schema model of schema.h.
  *
- * Owns: merging each type's definition with its extensions, the built-in scalars and
- * directives (as SDL text parsed like the user's, so they are described once), name lookup
+ * Owns: merging each type's definition with its extensions, the built-in scalars, directives,
+ * introspection types and meta fields (as SDL text parsed like the user's, so they are
+ * described once), name lookup
  * (types sorted for binary search), and the checks that make the model safe to validate
  * against. Each refusal points at the definition at fault and says how to fix it.
  * Does not own: parsing (parser.c) or operation validation.
@@ -18,6 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The definition that holds the meta fields: not a type anyone can name. */
+#define META "__SluiceMetaFields"
+
 /* What a schema has without saying so (graphql-js's specifiedScalarTypes and
  * specifiedDirectives). A user definition of one of these directives replaces it. */
 static const char BUILTINS[] =
@@ -27,7 +31,33 @@ static const char BUILTINS[] =
     "directive @deprecated(reason: String = \"No longer supported\") on FIELD_DEFINITION | "
     "ARGUMENT_DEFINITION | INPUT_FIELD_DEFINITION | ENUM_VALUE\n"
     "directive @specifiedBy(url: String!) on SCALAR\n"
-    "directive @oneOf on INPUT_OBJECT\n";
+    "directive @oneOf on INPUT_OBJECT\n"
+    /* the introspection types (graphql-js 16's printIntrospectionSchema, descriptions dropped):
+     * an introspection document is validated, limited and costed like any other */
+    "type __Schema { description: String types: [__Type!]! queryType: __Type! mutationType: "
+    "__Type subscriptionType: __Type directives(includeDeprecated: Boolean! = false): "
+    "[__Directive!]! }\n"
+    "type __Type { kind: __TypeKind! name: String description: String specifiedByURL: String "
+    "fields(includeDeprecated: Boolean = false): [__Field!] interfaces: [__Type!] "
+    "possibleTypes: [__Type!] enumValues(includeDeprecated: Boolean = false): [__EnumValue!] "
+    "inputFields(includeDeprecated: Boolean = false): [__InputValue!] ofType: __Type isOneOf: "
+    "Boolean }\n"
+    "enum __TypeKind { SCALAR OBJECT INTERFACE UNION ENUM INPUT_OBJECT LIST NON_NULL }\n"
+    "type __Field { name: String! description: String args(includeDeprecated: Boolean = false): "
+    "[__InputValue!]! type: __Type! isDeprecated: Boolean! deprecationReason: String }\n"
+    "type __InputValue { name: String! description: String type: __Type! defaultValue: String "
+    "isDeprecated: Boolean! deprecationReason: String }\n"
+    "type __EnumValue { name: String! description: String isDeprecated: Boolean! "
+    "deprecationReason: String }\n"
+    "type __Directive { name: String! description: String isRepeatable: Boolean! locations: "
+    "[__DirectiveLocation!]! args(includeDeprecated: Boolean = false): [__InputValue!]! "
+    "isDeprecated: Boolean! deprecationReason: String }\n"
+    "enum __DirectiveLocation { QUERY MUTATION SUBSCRIPTION FIELD FRAGMENT_DEFINITION "
+    "FRAGMENT_SPREAD INLINE_FRAGMENT VARIABLE_DEFINITION SCHEMA SCALAR OBJECT FIELD_DEFINITION "
+    "ARGUMENT_DEFINITION INTERFACE UNION ENUM ENUM_VALUE INPUT_OBJECT INPUT_FIELD_DEFINITION "
+    "DIRECTIVE_DEFINITION }\n"
+    /* the meta fields, as the fields of a type that is built but never listed (META) */
+    "type " META " { __schema: __Schema! __type(name: String!): __Type __typename: String! }\n";
 
 /* One type being built: the model, then the definition and extensions that make it. */
 typedef struct def_link {
@@ -194,6 +224,11 @@ static const sluice_gql_type *named_of(const sluice_gql_type *t)
 
 /* ---- collecting definitions ----------------------------------------------------------- */
 
+static bool is_meta(const sluice_gql_definition *d)
+{
+    return same(d->name, META, sizeof(META) - 1);
+}
+
 static size_t count_type_definitions(const sluice_gql_document *doc)
 {
     size_t n = 0;
@@ -210,7 +245,7 @@ add_definitions(builder *b, const sluice_gql_document *doc, bool builtin, size_t
     sluice_gql_named_kind k;
     bool ext;
     for (const sluice_gql_definition *d = doc->definitions; d != NULL; d = d->next) {
-        if (!named_kind_of(d->kind, &k, &ext) || ext)
+        if (!named_kind_of(d->kind, &k, &ext) || ext || (builtin && is_meta(d)))
             continue;
         entry *e = sluice_arena_calloc(b->arena, 1, sizeof(*e));
         if (e == NULL)
@@ -614,6 +649,30 @@ static sluice_status find_roots(builder *b, const sluice_gql_document *doc)
     return SLUICE_OK;
 }
 
+/* The meta fields, from the META definition, in the order it declares them. */
+static sluice_status build_meta(builder *b, const sluice_gql_document *builtins)
+{
+    entry *e = sluice_arena_calloc(b->arena, 1, sizeof(*e));
+    if (e == NULL)
+        return nomem(b);
+    for (const sluice_gql_definition *d = builtins->definitions; d != NULL; d = d->next)
+        if (d->kind == SLUICE_GQL_OBJECT_DEFINITION && is_meta(d)) {
+            def_link only = { d, NULL };
+            e->type = (sluice_gql_schema_type){ .kind = SLUICE_GQL_KIND_OBJECT, .name = d->name };
+            e->defs = &only;
+            sluice_status st = build_fields(b, e);
+            e->defs = NULL;
+            if (st != SLUICE_OK)
+                return st;
+        }
+    if (e->type.field_count != 3)
+        return refuse(b, 0, NULL, "the built-in meta fields are missing (a bug in sluice)");
+    b->schema->meta_schema = &e->type.fields[0];
+    b->schema->meta_type = &e->type.fields[1];
+    b->schema->meta_typename = &e->type.fields[2];
+    return SLUICE_OK;
+}
+
 /* ---- entry point ---------------------------------------------------------------------- */
 
 static sluice_status
@@ -644,6 +703,8 @@ build(builder *b, const sluice_gql_document *builtins, const sluice_gql_document
         if ((st = check_interfaces(b, s->types[i])) != SLUICE_OK)
             return st;
     }
+    if ((st = build_meta(b, builtins)) != SLUICE_OK)
+        return st;
     return find_roots(b, user);
 }
 

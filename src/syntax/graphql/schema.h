@@ -3,11 +3,11 @@
  * an operation is validated against.
  *
  * Owns: building the model from an SDL document (definitions merged with their extensions, the
- * built-in scalars and directives added), the checks that make it usable (every referenced
- * type exists and has the right kind, no name defined twice, root types are object types,
- * objects provide their interfaces' fields), and lookups by name.
- * Does not own: parsing (parser.c), operation validation and limits (a later layer), loading the
- * schema by introspection (the upstream executor turns the introspection JSON into SDL).
+ * built-in scalars and directives and the introspection types added), the checks that make it
+ * usable (every referenced type exists and has the right kind, no name defined twice, root types
+ * are object types, objects provide their interfaces' fields), and lookups by name. Does not own:
+ * parsing (parser.c), operation validation and limits (a later layer), loading the schema by
+ * introspection (the upstream executor turns the introspection JSON into SDL).
  */
 #ifndef SLUICE_SYNTAX_GRAPHQL_SCHEMA_H
 #define SLUICE_SYNTAX_GRAPHQL_SCHEMA_H
@@ -45,8 +45,8 @@ typedef struct sluice_gql_schema_field {
 struct sluice_gql_schema_type {
     sluice_gql_named_kind kind;
     sluice_gql_str name;
-    bool builtin;                    /* Int, Float, String, Boolean, ID */
-    uint32_t offset;                 /* where the SDL defines it */
+    bool builtin;    /* Int, Float, String, Boolean, ID, and the introspection types (__Type ...) */
+    uint32_t offset; /* where the SDL defines it */
     sluice_gql_schema_field *fields; /* OBJECT, INTERFACE */
     size_t field_count;
     sluice_gql_schema_input *input_fields; /* INPUT_OBJECT */
@@ -77,6 +77,10 @@ typedef struct sluice_gql_schema {
     const sluice_gql_schema_type *query; /* never NULL in a built schema */
     const sluice_gql_schema_type *mutation;
     const sluice_gql_schema_type *subscription;
+    /* The fields no type declares (graphql-js's meta field definitions): __schema: __Schema! and
+     * __type(name: String!): __Type on the query root, __typename: String! on every composite
+     * type. Never NULL in a built schema. */
+    const sluice_gql_schema_field *meta_schema, *meta_type, *meta_typename;
 } sluice_gql_schema;
 
 /* Builds the schema of sdl[0..len) (which must outlive it) into *out. SLUICE_E_INVALID with err

@@ -157,6 +157,24 @@ bool sluice_gql_introspection_root(sluice_gql_str name)
            sluice_gql_is(name.ptr, name.len, "__type");
 }
 
+const sluice_gql_schema_field *sluice_gql_field_def(const sluice_gql_schema *s,
+                                                    const sluice_gql_schema_type *t,
+                                                    sluice_gql_str name)
+{
+    if (t == s->query && sluice_gql_is(name.ptr, name.len, "__schema"))
+        return s->meta_schema;
+    if (t == s->query && sluice_gql_is(name.ptr, name.len, "__type"))
+        return s->meta_type;
+    if (sluice_gql_composite(t) && sluice_gql_is(name.ptr, name.len, "__typename"))
+        return s->meta_typename;
+    return sluice_graphql_schema_field(t, name.ptr, name.len);
+}
+
+bool sluice_gql_meta_type(const sluice_gql_schema_type *t)
+{
+    return t->builtin && t->name.len > 2 && t->name.ptr[0] == '_' && t->name.ptr[1] == '_';
+}
+
 const sluice_gql_definition *sluice_gql_select_operation(const sluice_gql_document *doc,
                                                          const char *operation_name)
 {

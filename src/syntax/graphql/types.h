@@ -48,6 +48,16 @@ bool sluice_gql_subtype(const sluice_gql_type *var, const sluice_gql_type *loc);
 /* __schema or __type: the introspection entry points of the query root. */
 bool sluice_gql_introspection_root(sluice_gql_str name);
 
+/* The field name selects on t, as graphql-js's getFieldDef: __schema and __type on the query
+ * root, __typename on any composite type (the schema's meta fields), else t's own field; NULL
+ * when there is none. */
+const sluice_gql_schema_field *sluice_gql_field_def(const sluice_gql_schema *s,
+                                                    const sluice_gql_schema_type *t,
+                                                    sluice_gql_str name);
+
+/* Whether t is one of the introspection types (__Schema, __Type, ...): schema, not data. */
+bool sluice_gql_meta_type(const sluice_gql_schema_type *t);
+
 /* The operation operation_name selects (NULL: the only one), or NULL. */
 const sluice_gql_definition *sluice_gql_select_operation(const sluice_gql_document *doc,
                                                          const char *operation_name);
