@@ -4,7 +4,7 @@
  * is missing.
  *
  * Owns: refusing at load what would otherwise match nothing, or everything, without a word.
- * Does not own: what the keys decide (exec/openapi_class.c).
+ * Does not own: what the keys decide (exec/class_policy.c).
  */
 #include "config/checks.h"
 
@@ -14,8 +14,8 @@
 
 static bool is_method(const char *s, size_t n)
 {
-    static const char *const methods[] = { "GET",  "HEAD",  "OPTIONS", "POST",
-                                           "PUT",  "PATCH", "DELETE" };
+    static const char *const methods[] = { "GET", "HEAD",  "OPTIONS", "POST",
+                                           "PUT", "PATCH", "DELETE" };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (strlen(methods[i]) == n && strncasecmp(s, methods[i], n) == 0)
             return true;
@@ -120,8 +120,9 @@ sluice_status sluice_checks_class_modes(sluice_keys_loader *ld,
             sluice_keys_fail_at(ld, line, col, modes[i].key,
                                 "%s = \"allowlist\" but %s is empty, so it allows nothing",
                                 modes[i].key, modes[i].list);
-            sluice_keys_hint(ld, "list the operations (%s = [\"createUser\", \"POST /users/{id}\"]), "
-                                 "or say deny_all",
+            sluice_keys_hint(ld,
+                             "list the operations (%s = [\"createUser\", \"POST /users/{id}\"]), "
+                             "or say deny_all",
                              modes[i].list);
             return SLUICE_E_CONFIG;
         }

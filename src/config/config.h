@@ -249,18 +249,18 @@ typedef struct sluice_config_code_mode {
     bool openapi_allow_deletes;                     /* default false */
     sluice_strlist openapi_output_blocked_fields;   /* never in a plan's result, any depth */
     sluice_strlist openapi_internal_blocked_fields; /* stripped from responses before the plan */
-    /* The class policy (exec/openapi_class.h): modes per class, their lists, blocked paths. */
+    /* The class policy (facts/class_policy.h): modes per class, their lists, blocked paths. */
     sluice_class_mode read_mode, write_mode, delete_mode, admin_mode; /* default derived */
-    sluice_strlist openapi_allowed_reads;   /* read allowlist (sluice's; pmcp has none) */
-    sluice_strlist openapi_allowed_writes;  /* write allowlist: ids, "POST /x", "POST:/x/{id}" */
-    sluice_strlist openapi_allowed_deletes; /* delete allowlist */
-    sluice_strlist openapi_allowed_admin;   /* admin allowlist (sluice's) */
-    sluice_strlist openapi_blocked_writes;  /* methods or operations blocked in every class */
-    sluice_strlist openapi_blocked_paths;   /* path globs blocked in every class */
+    sluice_strlist openapi_allowed_reads;    /* read allowlist (sluice's; pmcp has none) */
+    sluice_strlist openapi_allowed_writes;   /* write allowlist: ids, "POST /x", "POST:/x/{id}" */
+    sluice_strlist openapi_allowed_deletes;  /* delete allowlist */
+    sluice_strlist openapi_allowed_admin;    /* admin allowlist (sluice's) */
+    sluice_strlist openapi_blocked_writes;   /* methods or operations blocked in every class */
+    sluice_strlist openapi_blocked_paths;    /* path globs blocked in every class */
     bool openapi_require_output_declaration; /* every return has a declared shape */
     sluice_config_action_tags action_tags;   /* operation or root field -> its action */
     int64_t max_field_count;                 /* GraphQL fields selected, fragments expanded */
-    sluice_config_operation *operations;            /* [[code_mode.operations]] */
+    sluice_config_operation *operations;     /* [[code_mode.operations]] */
     size_t operation_count;
     sluice_strlist delete_operations; /* ids of the operations with category "delete" */
     int64_t max_steps;                /* interpreter steps per plan; default 10,000,000 */
@@ -542,9 +542,7 @@ const char *sluice_risk_name(sluice_risk risk);
 /* One line per [code_mode] key of the config text that pmcp-code-mode 0.7 also reads, saying
  * whether it means the same here and how it differs (pmcp_keys.c), after a count line. Parse
  * errors and SLUICE_E_NOMEM are returned; out is then incomplete. */
-sluice_status sluice_config_pmcp_report(sluice_arena *arena,
-                                        const char *text,
-                                        size_t len,
-                                        sluice_buf *out);
+sluice_status
+sluice_config_pmcp_report(sluice_arena *arena, const char *text, size_t len, sluice_buf *out);
 
 #endif

@@ -35,8 +35,9 @@ static const pmcp_row rows[] = {
       "when a value of a run-time segment (never a '/') could land under a pattern, where pmcp "
       "refuses any dynamic path whose static prefix could; the resolved path is re-checked "
       "percent-decoded" },
-    { "read_mode", true, "deny_all | allow_all | allowlist | blocklist; \"derived\" is sluice's "
-                         "default" },
+    { "read_mode", true,
+      "deny_all | allow_all | allowlist | blocklist; \"derived\" is sluice's "
+      "default" },
     { "write_mode", true, "as read_mode" },
     { "delete_mode", true, "as read_mode" },
     { "admin_mode", true, "as read_mode; default deny_all" },
@@ -71,10 +72,8 @@ static const pmcp_row rows[] = {
     { "sql_require_where_on_writes", true, "UPDATE / DELETE need WHERE" },
 };
 
-sluice_status sluice_config_pmcp_report(sluice_arena *arena,
-                                        const char *text,
-                                        size_t len,
-                                        sluice_buf *out)
+sluice_status
+sluice_config_pmcp_report(sluice_arena *arena, const char *text, size_t len, sluice_buf *out)
 {
     sluice_toml_value *root = NULL;
     sluice_error err = { 0 };

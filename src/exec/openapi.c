@@ -14,10 +14,10 @@
 #include "core/limits.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
-#include "exec/openapi_class.h"
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
+#include "facts/class_policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -178,11 +178,11 @@ static sluice_status api_start(
                                 "call it could make",
                                 method, path, call->line, op->id);
     /* validation judged the template; a value could still land the path under a block */
-    sluice_openapi_call_view view = {
-        .method = method, .path = url_path, .op_id = op->id, .action = op->action
+    sluice_class_call view = {
+        .method = method, .path = url_path, .op_id = op->id, .action = (sluice_action)op->action
     };
-    sluice_openapi_refusal refusal;
-    if (!sluice_openapi_blocks_allow(arena, &x->s->decl_rules, &view, &refusal))
+    sluice_class_refusal refusal;
+    if (!sluice_class_policy_blocks_allow(arena, &x->s->decl_rules, &view, &refusal))
         return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s at line %u (operation %s) %s",
                                 method, call->line, op->id, refusal.why);
     bool sends_body =

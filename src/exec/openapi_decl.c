@@ -7,10 +7,10 @@
  * Owns: both texts. Does not own: reading the spec (openapi_spec.c).
  */
 #include "core/buf.h"
-#include "exec/openapi_class.h"
 #include "exec/openapi_internal.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"
+#include "facts/class_policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -204,14 +204,20 @@ static void ts_define(ts_ctx *c, const char *name)
     sluice_buf_puts(c->b, ";\n");
 }
 
-/* The class policy's verdict on the operation's own template (exec/openapi_class.h). */
-static bool allowed(sluice_arena *arena, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
+_Static_assert((int)SLUICE_OPENAPI_ADMIN == (int)SLUICE_ACTION_ADMIN &&
+                   (int)SLUICE_OPENAPI_DELETE == (int)SLUICE_ACTION_DELETE &&
+                   (int)SLUICE_OPENAPI_WRITE == (int)SLUICE_ACTION_WRITE,
+               "an operation's action is passed to the class policy as a sluice_action");
+
+/* The class policy's verdict on the operation's own template (facts/class_policy.h). */
+static bool
+allowed(sluice_arena *arena, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
 {
-    sluice_openapi_call_view v = {
-        .method = op->method, .path = op->path, .op_id = op->id, .action = op->action
+    sluice_class_call v = {
+        .method = op->method, .path = op->path, .op_id = op->id, .action = (sluice_action)op->action
     };
-    sluice_openapi_refusal r;
-    return sluice_openapi_class_allows(arena, cm, &v, &r);
+    sluice_class_refusal r;
+    return sluice_class_policy_allows(arena, cm, &v, &r);
 }
 
 /* `/users/${id: string}` for the template /users/{id} */

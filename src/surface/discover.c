@@ -10,7 +10,7 @@
 
 #include "codemode/guide.h"
 #include "core/buf.h"
-#include "exec/openapi_class.h"
+#include "facts/class_policy.h"
 #include "policy/policy.h"
 #include "surface/tools.h"
 
@@ -109,11 +109,11 @@ static const char *refusal(const view *v, size_t t, size_t c)
         static const char *const off[] = { "reads are off for you", "writes are off for you",
                                            "deletes are off for you",
                                            "admin operations are off for you" };
-        sluice_openapi_action a = SLUICE_OPENAPI_ADMIN;
-        for (int i = SLUICE_OPENAPI_READ; i <= SLUICE_OPENAPI_ADMIN; i++)
-            if (strcmp(n->action, sluice_openapi_action_name((sluice_openapi_action)i)) == 0)
-                a = (sluice_openapi_action)i;
-        return sluice_openapi_class_mode(r, a) == SLUICE_CLASS_MODE_DENY_ALL ? off[a] : NULL;
+        sluice_action a = SLUICE_ACTION_ADMIN;
+        for (int i = SLUICE_ACTION_READ; i <= SLUICE_ACTION_ADMIN; i++)
+            if (strcasecmp(n->action, sluice_action_name((sluice_action)i)) == 0)
+                a = (sluice_action)i;
+        return sluice_class_policy_mode(r, a) == SLUICE_CLASS_MODE_DENY_ALL ? off[a] : NULL;
     }
     if (is_api(tab, "graphql") && c < tab->column_count && strcmp(tab->name, "Mutation") == 0) {
         const char *f = tab->columns[c].name;

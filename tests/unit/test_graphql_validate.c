@@ -562,8 +562,8 @@ static void test_max_field_count(void **state)
     sluice_arena *a = sluice_arena_new();
     sluice_config_code_mode cm = rules();
     cm.max_field_count = 4;
-    assert_false(sluice_codefacts_refused(
-        analyze_with(a, &cm, "{ customers { id name segment } }", NULL)));
+    assert_false(
+        sluice_codefacts_refused(analyze_with(a, &cm, "{ customers { id name segment } }", NULL)));
     const sluice_codefacts *f = analyze_with(
         a, &cm, "{ customers { ...F x: id y: name } } fragment F on Customer { id name }", NULL);
     const sluice_codefacts_violation *v = violation(f, "max_field_count");

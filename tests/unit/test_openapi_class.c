@@ -1,11 +1,11 @@
 /*
- * test_openapi_class.c — the OpenAPI class policy (exec/openapi_class.h; pmcp-code-mode 0.7's
+ * test_class_policy.c — the OpenAPI class policy (facts/class_policy.h; pmcp-code-mode 0.7's
  * openapi_* keys): blocked path globs against literal paths, templates and percent-encoded
  * resolved paths; blocked methods and operations in every class; the four modes, derived and
  * written; allowlist entries against run-time segments; the JavaScript front end's refusals and
  * openapi_require_output_declaration; and an allocation-failure sweep that never allows.
  */
-#include "exec/openapi_class.h"
+#include "facts/class_policy.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "unit.h"
@@ -15,7 +15,7 @@
 static int blocked(const char *pattern, const char *path)
 {
     sluice_arena *a = sluice_arena_new();
-    int r = sluice_openapi_path_blocked(a, pattern, path);
+    int r = sluice_class_policy_path_blocked(a, pattern, path);
     sluice_arena_free(a);
     return r;
 }
@@ -69,13 +69,13 @@ static const char *verdict(const sluice_config_code_mode *cm,
                            const char *method,
                            const char *path,
                            const char *id,
-                           sluice_openapi_action act)
+                           sluice_action act)
 {
     static char rule[64];
     sluice_arena *a = sluice_arena_new();
-    sluice_openapi_call_view v = { .method = method, .path = path, .op_id = id, .action = act };
-    sluice_openapi_refusal r;
-    bool ok = sluice_openapi_class_allows(a, cm, &v, &r);
+    sluice_class_call v = { .method = method, .path = path, .op_id = id, .action = act };
+    sluice_class_refusal r;
+    bool ok = sluice_class_policy_allows(a, cm, &v, &r);
     snprintf(rule, sizeof rule, "%s", ok ? "ok" : r.rule);
     if (!ok) {
         assert_non_null(r.why);
@@ -85,10 +85,10 @@ static const char *verdict(const sluice_config_code_mode *cm,
     return rule;
 }
 
-#define R SLUICE_OPENAPI_READ
-#define W SLUICE_OPENAPI_WRITE
-#define D SLUICE_OPENAPI_DELETE
-#define A SLUICE_OPENAPI_ADMIN
+#define R SLUICE_ACTION_READ
+#define W SLUICE_ACTION_WRITE
+#define D SLUICE_ACTION_DELETE
+#define A SLUICE_ACTION_ADMIN
 
 static void test_class_derived_modes_are_pmcps(void **state)
 {
@@ -108,9 +108,9 @@ static void test_class_derived_modes_are_pmcps(void **state)
     const char *only[] = { "POST /items" };
     sluice_config_code_mode off = base();
     off.openapi_allowed_writes = (sluice_strlist){ only, 1 };
-    assert_int_equal(sluice_openapi_class_mode(&off, W), SLUICE_CLASS_MODE_DENY_ALL);
+    assert_int_equal(sluice_class_policy_mode(&off, W), SLUICE_CLASS_MODE_DENY_ALL);
     off.openapi_allow_writes = true;
-    assert_int_equal(sluice_openapi_class_mode(&off, W), SLUICE_CLASS_MODE_ALLOWLIST);
+    assert_int_equal(sluice_class_policy_mode(&off, W), SLUICE_CLASS_MODE_ALLOWLIST);
     /* no config: reads only */
     assert_string_equal(verdict(NULL, "GET", "/x", NULL, R), "ok");
     assert_string_equal(verdict(NULL, "POST", "/x", NULL, W), "openapi_allow_writes");
@@ -183,12 +183,12 @@ static void test_class_allocation_failures_never_allow(void **state)
     for (long nth = 1; nth < 200; nth++) {
         sluice_arena *a = sluice_arena_new();
         assert_non_null(a);
-        sluice_openapi_call_view v = {
-            .method = "GET", .path = "/users/{}/profile", .action = SLUICE_OPENAPI_READ
-        };
-        sluice_openapi_refusal r;
+        sluice_class_call v = { .method = "GET",
+                                .path = "/users/{}/profile",
+                                .action = SLUICE_ACTION_READ };
+        sluice_class_refusal r;
         sluice_arena_fail_at(nth);
-        bool ok = sluice_openapi_class_allows(a, &cm, &v, &r);
+        bool ok = sluice_class_policy_allows(a, &cm, &v, &r);
         sluice_arena_fail_at(0);
         if (sluice_arena_failed(a)) {
             failed++;

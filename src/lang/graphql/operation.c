@@ -128,9 +128,8 @@ const char *sluice_graphql_operation_name(const json_t *variables)
 /* ---- limits -------------------------------------------------------------------------------- */
 
 static const char *const LIMIT_KEY[LIM_COUNT] = {
-    "graphql_max_depth",      "graphql_max_aliases", "graphql_max_root_fields",
-    "graphql_max_directives", "graphql_max_cost",    "graphql_expansion",
-    "max_field_count",
+    "graphql_max_depth", "graphql_max_aliases", "graphql_max_root_fields", "graphql_max_directives",
+    "graphql_max_cost",  "graphql_expansion",   "max_field_count",
 };
 
 static const char *path_text(const opw *w)

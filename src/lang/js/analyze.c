@@ -12,7 +12,7 @@
  * Unknown is not refused: the run enforces max_api_calls on every call.
  */
 #include "core/buf.h"
-#include "exec/openapi_class.h"
+#include "facts/class_policy.h"
 #include "lang/js/js.h"
 #include "lang/js/mcp_calls.h"
 #include "lang/js/ops.h"
@@ -24,10 +24,6 @@
 #include <strings.h>
 
 #define MAX_SIZED 128
-
-_Static_assert((int)SLUICE_ACTION_ADMIN == (int)SLUICE_OPENAPI_ADMIN &&
-                   (int)SLUICE_ACTION_DELETE == (int)SLUICE_OPENAPI_DELETE,
-               "facts and exec number the actions alike");
 
 typedef struct walker {
     sluice_codefacts *f;
@@ -188,7 +184,7 @@ static void check_path(walker *w, const sluice_js_node *call, const char *path)
                                  path, call->line);
 }
 
-/* The class policy (exec/openapi_class.h): modes, allowlists, blocked methods, operations and
+/* The class policy (facts/class_policy.h): modes, allowlists, blocked methods, operations and
  * paths. The message names the call by the code's own template, never by a run-time value. */
 static void check_class(walker *w,
                         const sluice_js_node *call,
@@ -198,11 +194,9 @@ static void check_class(walker *w,
                         sluice_action act,
                         const char *op)
 {
-    sluice_openapi_call_view v = {
-        .method = method, .path = path, .op_id = op_id, .action = (sluice_openapi_action)act
-    };
-    sluice_openapi_refusal r;
-    if (!sluice_openapi_class_allows(w->arena, w->cfg, &v, &r))
+    sluice_class_call v = { .method = method, .path = path, .op_id = op_id, .action = act };
+    sluice_class_refusal r;
+    if (!sluice_class_policy_allows(w->arena, w->cfg, &v, &r))
         sluice_codefacts_violate(w->f, r.rule, call->line, call->column, r.hint, "%s at line %u %s",
                                  op, call->line, r.why);
 }
@@ -635,8 +629,7 @@ static void find_returns(walker *w, const sluice_js_node *n)
         return;
     if (n->kind == JS_RETURN) {
         output_fields(w, n->a);
-        if (w->cfg != NULL && w->cfg->openapi_require_output_declaration &&
-            !declared_shape(n->a))
+        if (w->cfg != NULL && w->cfg->openapi_require_output_declaration && !declared_shape(n->a))
             sluice_codefacts_violate(
                 w->f, "openapi_require_output_declaration", n->line, n->column,
                 "return an object literal with named fields, e.g. return { total, rows: "

@@ -1,11 +1,11 @@
 /*
- * openapi_class.c — the class policy of OpenAPI calls (see openapi_class.h).
+ * class_policy.c — the class policy of OpenAPI calls (see class_policy.h).
  *
  * The order of the checks is pmcp-code-mode's: a blocked method, a blocked path, a blocked
  * operation, then the class's mode. Blocks apply in every class, so an allow_all class still
  * cannot reach a blocked path.
  */
-#include "exec/openapi_class.h"
+#include "facts/class_policy.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -93,7 +93,7 @@ static int intersects(sluice_arena *arena, const sym_seq *p, const sym_seq *t)
     return 0;
 }
 
-int sluice_openapi_path_blocked(sluice_arena *arena, const char *pattern, const char *path)
+int sluice_class_policy_path_blocked(sluice_arena *arena, const char *pattern, const char *path)
 {
     size_t plen = strlen(pattern);
     while (plen > 1 && pattern[plen - 1] == '/')
@@ -116,7 +116,7 @@ int sluice_openapi_path_blocked(sluice_arena *arena, const char *pattern, const 
 
 static bool is_method_name(const char *s)
 {
-    static const char *const methods[] = { "GET", "HEAD", "OPTIONS", "POST",
+    static const char *const methods[] = { "GET", "HEAD",  "OPTIONS", "POST",
                                            "PUT", "PATCH", "DELETE" };
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (strcasecmp(s, methods[i]) == 0)
@@ -150,7 +150,7 @@ static bool path_entry_matches(const char *entry, const char *path)
 
 /* An entry names the call: its operation id, its method (a bare method name), or
  * "METHOD /path" / "METHOD:/path". */
-static bool entry_matches(const char *entry, const sluice_openapi_call_view *call)
+static bool entry_matches(const char *entry, const sluice_class_call *call)
 {
     if (call->op_id != NULL && strcmp(entry, call->op_id) == 0)
         return true;
@@ -161,7 +161,7 @@ static bool entry_matches(const char *entry, const sluice_openapi_call_view *cal
            path_entry_matches(entry + m + 1, call->path);
 }
 
-static bool any_matches(const sluice_strlist *list, const sluice_openapi_call_view *call)
+static bool any_matches(const sluice_strlist *list, const sluice_class_call *call)
 {
     for (size_t i = 0; i < list->count; i++)
         if (entry_matches(list->items[i], call))
@@ -169,46 +169,45 @@ static bool any_matches(const sluice_strlist *list, const sluice_openapi_call_vi
     return false;
 }
 
-sluice_class_mode sluice_openapi_class_mode(const sluice_config_code_mode *cm,
-                                            sluice_openapi_action a)
+sluice_class_mode sluice_class_policy_mode(const sluice_config_code_mode *cm, sluice_action a)
 {
     if (cm == NULL)
-        return a == SLUICE_OPENAPI_READ ? SLUICE_CLASS_MODE_ALLOW_ALL : SLUICE_CLASS_MODE_DENY_ALL;
+        return a == SLUICE_ACTION_READ ? SLUICE_CLASS_MODE_ALLOW_ALL : SLUICE_CLASS_MODE_DENY_ALL;
     const sluice_class_mode set[] = { cm->read_mode, cm->write_mode, cm->delete_mode,
                                       cm->admin_mode };
-    if ((unsigned)a > SLUICE_OPENAPI_ADMIN)
+    if ((unsigned)a > SLUICE_ACTION_ADMIN)
         return SLUICE_CLASS_MODE_DENY_ALL;
     if (set[a] != SLUICE_CLASS_MODE_DERIVED)
         return set[a];
     /* pmcp's derivation: the switch gates, a non-empty allowlist narrows */
     switch (a) {
-    case SLUICE_OPENAPI_READ:
-        return !cm->openapi_reads_enabled               ? SLUICE_CLASS_MODE_DENY_ALL
-               : cm->openapi_allowed_reads.count > 0    ? SLUICE_CLASS_MODE_ALLOWLIST
-                                                        : SLUICE_CLASS_MODE_ALLOW_ALL;
-    case SLUICE_OPENAPI_WRITE:
-        return !cm->openapi_allow_writes                ? SLUICE_CLASS_MODE_DENY_ALL
-               : cm->openapi_allowed_writes.count > 0   ? SLUICE_CLASS_MODE_ALLOWLIST
-               : cm->openapi_blocked_writes.count > 0   ? SLUICE_CLASS_MODE_BLOCKLIST
-                                                        : SLUICE_CLASS_MODE_ALLOW_ALL;
-    case SLUICE_OPENAPI_DELETE:
-        return !cm->openapi_allow_deletes               ? SLUICE_CLASS_MODE_DENY_ALL
-               : cm->openapi_allowed_deletes.count > 0  ? SLUICE_CLASS_MODE_ALLOWLIST
-                                                        : SLUICE_CLASS_MODE_ALLOW_ALL;
-    case SLUICE_OPENAPI_ADMIN:
+    case SLUICE_ACTION_READ:
+        return !cm->openapi_reads_enabled            ? SLUICE_CLASS_MODE_DENY_ALL
+               : cm->openapi_allowed_reads.count > 0 ? SLUICE_CLASS_MODE_ALLOWLIST
+                                                     : SLUICE_CLASS_MODE_ALLOW_ALL;
+    case SLUICE_ACTION_WRITE:
+        return !cm->openapi_allow_writes              ? SLUICE_CLASS_MODE_DENY_ALL
+               : cm->openapi_allowed_writes.count > 0 ? SLUICE_CLASS_MODE_ALLOWLIST
+               : cm->openapi_blocked_writes.count > 0 ? SLUICE_CLASS_MODE_BLOCKLIST
+                                                      : SLUICE_CLASS_MODE_ALLOW_ALL;
+    case SLUICE_ACTION_DELETE:
+        return !cm->openapi_allow_deletes              ? SLUICE_CLASS_MODE_DENY_ALL
+               : cm->openapi_allowed_deletes.count > 0 ? SLUICE_CLASS_MODE_ALLOWLIST
+                                                       : SLUICE_CLASS_MODE_ALLOW_ALL;
+    case SLUICE_ACTION_ADMIN:
     default:
         return SLUICE_CLASS_MODE_DENY_ALL; /* no switch enables it: only admin_mode */
     }
 }
 
-const char *sluice_openapi_class_mode_name(sluice_class_mode m)
+const char *sluice_class_policy_mode_name(sluice_class_mode m)
 {
     static const char *const names[] = { "derived", "deny_all", "allow_all", "allowlist",
                                          "blocklist" };
     return (unsigned)m <= SLUICE_CLASS_MODE_BLOCKLIST ? names[m] : "deny_all";
 }
 
-static bool refuse(sluice_openapi_refusal *out, const char *rule, const char *why, const char *hint)
+static bool refuse(sluice_class_refusal *out, const char *rule, const char *why, const char *hint)
 {
     out->rule = rule;
     out->why = why != NULL ? why : "is refused (out of memory deciding it)";
@@ -219,20 +218,20 @@ static bool refuse(sluice_openapi_refusal *out, const char *rule, const char *wh
 /* The class is refused by its mode: the message names the key that decided. */
 static bool refuse_class(sluice_arena *arena,
                          const sluice_config_code_mode *cm,
-                         sluice_openapi_action a,
+                         sluice_action a,
                          sluice_class_mode mode,
-                         sluice_openapi_refusal *out)
+                         sluice_class_refusal *out)
 {
     static const char *const cls[] = { "read", "write", "delete", "admin" };
     static const char *const mode_keys[] = { "read_mode", "write_mode", "delete_mode",
                                              "admin_mode" };
     static const char *const lists[] = { "openapi_allowed_reads", "openapi_allowed_writes",
                                          "openapi_allowed_deletes", "openapi_allowed_admin" };
-    bool derived = cm == NULL || (a == SLUICE_OPENAPI_READ    ? cm->read_mode
-                                  : a == SLUICE_OPENAPI_WRITE ? cm->write_mode
-                                  : a == SLUICE_OPENAPI_DELETE
-                                      ? cm->delete_mode
-                                      : cm->admin_mode) == SLUICE_CLASS_MODE_DERIVED;
+    bool derived =
+        cm == NULL || (a == SLUICE_ACTION_READ     ? cm->read_mode
+                       : a == SLUICE_ACTION_WRITE  ? cm->write_mode
+                       : a == SLUICE_ACTION_DELETE ? cm->delete_mode
+                                                   : cm->admin_mode) == SLUICE_CLASS_MODE_DERIVED;
     if (mode == SLUICE_CLASS_MODE_ALLOWLIST)
         return refuse(out, mode_keys[a],
                       sluice_arena_printf(arena,
@@ -240,14 +239,14 @@ static bool refuse_class(sluice_arena *arena,
                                           "\"allowlist\")",
                                           cls[a], lists[a], mode_keys[a]),
                       sluice_arena_printf(arena, "an administrator may add it to %s", lists[a]));
-    if (derived && a == SLUICE_OPENAPI_READ)
+    if (derived && a == SLUICE_ACTION_READ)
         return refuse(out, "openapi_reads_enabled", "reads, and openapi_reads_enabled = false",
                       "set openapi_reads_enabled = true");
-    if (derived && a == SLUICE_OPENAPI_WRITE)
+    if (derived && a == SLUICE_ACTION_WRITE)
         return refuse(out, "openapi_allow_writes",
                       "writes, and writes are not allowed (openapi_allow_writes = false)",
                       "an administrator may set openapi_allow_writes = true");
-    if (derived && a == SLUICE_OPENAPI_DELETE)
+    if (derived && a == SLUICE_ACTION_DELETE)
         return refuse(out, "openapi_allow_deletes",
                       "deletes, and deletes are not allowed (openapi_allow_deletes = false)",
                       "an administrator may set openapi_allow_deletes = true");
@@ -255,17 +254,18 @@ static bool refuse_class(sluice_arena *arena,
                   sluice_arena_printf(arena,
                                       "is %s %s operation, and %s operations are \"deny_all\" "
                                       "(%s)",
-                                      a == SLUICE_OPENAPI_ADMIN ? "an" : "a", cls[a], cls[a],
+                                      a == SLUICE_ACTION_ADMIN ? "an" : "a", cls[a], cls[a],
                                       mode_keys[a]),
-                  sluice_arena_printf(arena, "an administrator may set %s = \"allow_all\" or "
-                                             "\"allowlist\"",
+                  sluice_arena_printf(arena,
+                                      "an administrator may set %s = \"allow_all\" or "
+                                      "\"allowlist\"",
                                       mode_keys[a]));
 }
 
-bool sluice_openapi_blocks_allow(sluice_arena *arena,
-                                 const sluice_config_code_mode *cm,
-                                 const sluice_openapi_call_view *call,
-                                 sluice_openapi_refusal *out)
+bool sluice_class_policy_blocks_allow(sluice_arena *arena,
+                                      const sluice_config_code_mode *cm,
+                                      const sluice_class_call *call,
+                                      sluice_class_refusal *out)
 {
     if (cm != NULL) {
         for (size_t i = 0; i < cm->openapi_blocked_writes.count; i++) {
@@ -279,8 +279,8 @@ bool sluice_openapi_blocks_allow(sluice_arena *arena,
                               "call another operation");
         }
         for (size_t i = 0; i < cm->openapi_blocked_paths.count; i++) {
-            int r = sluice_openapi_path_blocked(arena, cm->openapi_blocked_paths.items[i],
-                                                call->path);
+            int r = sluice_class_policy_path_blocked(arena, cm->openapi_blocked_paths.items[i],
+                                                     call->path);
             if (r != 0)
                 return refuse(out, "openapi_blocked_paths",
                               r > 0 ? "is under a blocked path (openapi_blocked_paths)"
@@ -296,17 +296,17 @@ bool sluice_openapi_blocks_allow(sluice_arena *arena,
     return true;
 }
 
-bool sluice_openapi_class_allows(sluice_arena *arena,
-                                 const sluice_config_code_mode *cm,
-                                 const sluice_openapi_call_view *call,
-                                 sluice_openapi_refusal *out)
+bool sluice_class_policy_allows(sluice_arena *arena,
+                                const sluice_config_code_mode *cm,
+                                const sluice_class_call *call,
+                                sluice_class_refusal *out)
 {
-    if (!sluice_openapi_blocks_allow(arena, cm, call, out))
+    if (!sluice_class_policy_blocks_allow(arena, cm, call, out))
         return false;
-    sluice_openapi_action a = call->action;
-    if ((unsigned)a > SLUICE_OPENAPI_ADMIN)
-        a = SLUICE_OPENAPI_ADMIN;
-    sluice_class_mode mode = sluice_openapi_class_mode(cm, a);
+    sluice_action a = call->action;
+    if ((unsigned)a > SLUICE_ACTION_ADMIN)
+        a = SLUICE_ACTION_ADMIN;
+    sluice_class_mode mode = sluice_class_policy_mode(cm, a);
     const sluice_strlist *allow[] = { cm != NULL ? &cm->openapi_allowed_reads : NULL,
                                       cm != NULL ? &cm->openapi_allowed_writes : NULL,
                                       cm != NULL ? &cm->openapi_allowed_deletes : NULL,
