@@ -17,7 +17,7 @@ PREFIX ?= /usr/local
 N ?= 1000000
 SEED ?= 1
 
-.PHONY: bootstrap build demo test asan fuzz bench property property-js property-pg clean install
+.PHONY: bootstrap build demo test asan fuzz bench property property-js property-js-gateway property-pg clean install
 
 bootstrap:
 	scripts/bootstrap.sh
@@ -55,6 +55,11 @@ property: build
 # the plan language's canary property run (tests/node/js_canary.mjs), long: N plans per mode
 property-js: build
 	node tests/node/js_canary.mjs $(BUILD)/js_run $(N) $(SEED)
+
+property-js-gateway: build
+	SLUICE_BIN=$(BUILD)/sluice SLUICE_SOURCE_DIR=$(CURDIR) SLUICE_BUILD_DIR=$(BUILD) \
+	  CANARY_WORK=$(BUILD)/e2e-canary-long CANARY_COUNT=$(N) CANARY_SEED=$(SEED) \
+	  bash tests/e2e/ctest_canary_gateway.sh
 
 property-pg: build
 	SLUICE_BIN=$(BUILD)/sluice SLUICE_SOURCE_DIR=$(CURDIR) SLUICE_BUILD_DIR=$(BUILD) \

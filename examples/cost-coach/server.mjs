@@ -1,5 +1,5 @@
 // server.mjs — the cost-coach REST API for the tests (examples/cost-coach/openapi.yaml), on
-// loopback: node server.mjs --port 8810 [--latency-ms N]. Requests must carry the server-side
+// loopback: node server.mjs --port 8810 [--latency-ms N] [--canaries]. Requests must carry the server-side
 // credential (Authorization: Bearer $COST_COACH_TOKEN). Writes honour Idempotency-Key: a
 // repeated key returns the first response and applies nothing twice.
 // Test hooks (not in the spec, so no plan can reach them): GET /__state; user ids "slow",
@@ -12,12 +12,19 @@ const opt = (name, dflt) => { const i = args.indexOf(name); return i >= 0 ? args
 const port = Number(opt("--port", "8810"));
 const latency = Number(opt("--latency-ms", "0"));
 const token = process.env.COST_COACH_TOKEN || "";
+// --canaries: u1 and u2 carry the canary property test's values (tests/node/js_canary_gen.mjs),
+// distinctive enough that any recognisable form of them in a response or the audit is a leak
+const canaries = args.includes("--canaries");
 
 const users = {};
 const teams = ["platform", "data", "web", "mobile"];
 for (let i = 1; i <= 30; i++)
   users[`u${i}`] = { id: `u${i}`, name: `Owner ${i}`, team: teams[i % 4], email: `owner${i}@example.com`,
                      ssn: `123-45-${String(1000 + i)}`, salary: 100000 + i * 1000, password: `pw-${i}` };
+if (canaries) {
+  Object.assign(users.u1, { ssn: "739-41-5826", salary: 184273 });
+  Object.assign(users.u2, { ssn: "602-17-3948", salary: 91357 });
+}
 const budgets = [];
 for (let i = 1; i <= 24; i++) {
   const limit = 1000 + i * 250;

@@ -519,6 +519,34 @@ static sluice_status check_secret_pair(sluice_keys_loader *ld,
     return SLUICE_OK;
 }
 
+/* passable_fields name output-blocked fields: an internal one never reaches a plan, and any
+ * other field needs no permission to be sent. */
+static sluice_status check_passable(sluice_keys_loader *ld,
+                                    const sluice_toml_value *table,
+                                    const sluice_config_code_mode *cm)
+{
+    for (size_t i = 0; i < cm->operation_count; i++) {
+        const sluice_config_operation *op = &cm->operations[i];
+        for (size_t k = 0; k < op->passable_fields.count; k++) {
+            const char *f = op->passable_fields.items[k];
+            if (sluice_strlist_contains_folded(&cm->openapi_output_blocked_fields, f) ||
+                sluice_strlist_contains_folded(&cm->blocked_fields, f))
+                continue;
+            bool internal = sluice_strlist_contains_folded(&cm->openapi_internal_blocked_fields, f);
+            size_t line, col;
+            sluice_keys_value_pos(table, "operations", &line, &col);
+            return sluice_keys_fail_at(
+                ld, line, col, "passable_fields",
+                "operation '%s' lists '%s' in passable_fields, but %s; list only fields of "
+                "openapi_output_blocked_fields or blocked_fields",
+                sluice_keys_show(ld, op->id), sluice_keys_show(ld, f),
+                internal ? "it is an internal blocked field, which never reaches a plan"
+                         : "it is not a blocked field, so plans may send it anyway");
+        }
+    }
+    return SLUICE_OK;
+}
+
 sluice_status
 sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
@@ -530,6 +558,8 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
                                cm->token_previous_secret_env, "token_previous_secret_file",
                                "token_previous_secret_env", false);
     if (st != SLUICE_OK)
+        return st;
+    if ((st = check_passable(ld, table, cm)) != SLUICE_OK)
         return st;
     for (size_t i = 0; i < cm->operation_count; i++) {
         const sluice_config_operation *op = &cm->operations[i];

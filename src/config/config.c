@@ -253,6 +253,7 @@ static const sluice_key_spec operation_keys[] = {
     { STR_KEY(T, description) },
     { STR_KEY(T, path) },
     { BOOL_KEY(T, idempotent, false) },
+    { LIST_KEY(T, passable_fields) },
 };
 #undef T
 

@@ -157,6 +157,9 @@ typedef struct sluice_config_operation {
     /* a retry of the call cannot apply it twice; default: PUT and DELETE yes, POST/PATCH no */
     bool idempotent;
     bool has_idempotent; /* idempotent was written */
+    /* output-blocked fields a plan may send to this operation (path, query or body): a lookup
+     * by that field; its value still never comes back (docs/openapi.md, "Blocked fields") */
+    sluice_strlist passable_fields;
 } sluice_config_operation;
 
 /* [[code_mode.mcp_servers]] — a downstream MCP server JavaScript plans call with

@@ -18,6 +18,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/utf8.h"
+#include "core/vec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -372,15 +373,11 @@ static sluice_status parse_key(parser *p, key_path *k)
     k->cap = sizeof(k->few) / sizeof(k->few[0]);
     k->start = peek(p, SLUICE_TOML_LEX_KEY).start;
     for (;;) {
-        if (k->count == k->cap) {
-            size_t cap = k->cap * 2;
-            key_part *grown = sluice_arena_calloc(p->arena, cap, sizeof(*grown));
-            if (grown == NULL)
-                return fail_nomem(p);
-            memcpy(grown, k->parts, k->count * sizeof(*grown));
-            k->parts = grown;
-            k->cap = cap;
-        }
+        key_part *grown = sluice_vec_grow(p->arena, k->parts, k->count, &k->cap, sizeof(*grown),
+                                          sizeof(k->few) / sizeof(k->few[0]));
+        if (grown == NULL)
+            return fail_nomem(p);
+        k->parts = grown;
         sluice_status st = parse_simple_key(p, &k->parts[k->count]);
         if (st != SLUICE_OK)
             return st;

@@ -8,6 +8,8 @@
  */
 #include "config/toml_tree.h"
 
+#include "core/vec.h"
+
 #include <string.h>
 
 typedef sluice_toml_value value;
@@ -88,18 +90,13 @@ bool sluice_toml_tree_add(sluice_arena *arena,
                           size_t column,
                           sluice_toml_value *v)
 {
-    if (t->as.table.count == t->as.table.cap) {
-        size_t cap = t->as.table.cap == 0 ? 4 : t->as.table.cap * 2;
-        if (cap > UINT32_MAX) /* the index stores entry numbers in 32 bits */
-            return false;
-        entry *grown = sluice_arena_calloc(arena, cap, sizeof(*grown));
-        if (grown == NULL)
-            return false;
-        if (t->as.table.count > 0)
-            memcpy(grown, t->as.table.entries, t->as.table.count * sizeof(*grown));
-        t->as.table.entries = grown;
-        t->as.table.cap = cap;
-    }
+    if (t->as.table.count >= UINT32_MAX) /* the index stores entry numbers in 32 bits */
+        return false;
+    entry *grown = sluice_vec_grow(arena, t->as.table.entries, t->as.table.count, &t->as.table.cap,
+                                   sizeof(*grown), 4);
+    if (grown == NULL)
+        return false;
+    t->as.table.entries = grown;
     entry *e = &t->as.table.entries[t->as.table.count++];
     e->key = key;
     e->key_len = len;
@@ -115,16 +112,11 @@ bool sluice_toml_tree_add(sluice_arena *arena,
 
 bool sluice_toml_tree_push(sluice_arena *arena, sluice_toml_value *a, sluice_toml_value *item)
 {
-    if (a->as.array.count == a->as.array.cap) {
-        size_t cap = a->as.array.cap == 0 ? 4 : a->as.array.cap * 2;
-        sluice_toml_value **grown = sluice_arena_calloc(arena, cap, sizeof(*grown));
-        if (grown == NULL)
-            return false;
-        if (a->as.array.count > 0)
-            memcpy(grown, a->as.array.items, a->as.array.count * sizeof(*grown));
-        a->as.array.items = grown;
-        a->as.array.cap = cap;
-    }
+    sluice_toml_value **grown = sluice_vec_grow(arena, a->as.array.items, a->as.array.count,
+                                                &a->as.array.cap, sizeof(*grown), 4);
+    if (grown == NULL)
+        return false;
+    a->as.array.items = grown;
     a->as.array.items[a->as.array.count++] = item;
     return true;
 }

@@ -74,3 +74,29 @@ bool sluice_netguard_url_names_internal(const char *url)
     curl_url_cleanup(u);
     return r;
 }
+
+sluice_netguard_conn sluice_netguard_conn_for(const char *configured_url)
+{
+    sluice_netguard_conn g = { .allow_internal =
+                                   sluice_netguard_url_names_internal(configured_url) };
+    return g;
+}
+
+/* Called by libcurl with the address it is about to connect to. */
+static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_sockaddr *addr)
+{
+    sluice_netguard_conn *g = user;
+    (void)purpose;
+    if (!g->allow_internal && sluice_netguard_sockaddr_internal(&addr->addr)) {
+        g->refused = true;
+        return CURL_SOCKET_BAD;
+    }
+    return socket(addr->family, addr->socktype, addr->protocol);
+}
+
+void sluice_netguard_conn_install(void *curl_easy, sluice_netguard_conn *g)
+{
+    curl_easy_setopt(curl_easy, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+    curl_easy_setopt(curl_easy, CURLOPT_OPENSOCKETDATA, g);
+    curl_easy_setopt(curl_easy, CURLOPT_NOPROXY, "*");
+}

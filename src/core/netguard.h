@@ -6,11 +6,12 @@
  * CGNAT, multicast and reserved IPv4; ::, ::1, IPv4-compatible, unique-local, link-local and
  * multicast IPv6; and IPv6 forms that carry an IPv4 address (mapped ::ffff:0:0/96, NAT64
  * 64:ff9b::/96, 6to4 2002::/16), judged by the address they carry. Every HTTP client of an
- * upstream (OpenAPI, query-mode sources) checks the address libcurl is about to connect to here,
- * so a DNS answer cannot smuggle an internal target past a check of the name.
- * Does not own: name resolution, the connect callback (each client keeps its own few lines,
- * since they record the refusal in their own state), or the choice to allow internal targets
- * (a base URL that itself names one).
+ * upstream (GraphQL, OpenAPI, MCP over HTTP, query-mode sources) checks the address libcurl is
+ * about to connect to here, so a DNS answer cannot smuggle an internal target past a check of
+ * the name.
+ * It also owns the one libcurl connect callback all of them install (sluice_netguard_conn) and
+ * the rule that a configured URL which itself names an internal host may reach internal
+ * addresses. Does not own: name resolution, or the error text (each client names its setting).
  */
 #ifndef SLUICE_CORE_NETGUARD_H
 #define SLUICE_CORE_NETGUARD_H
@@ -31,5 +32,19 @@ bool sluice_netguard_address_internal(const char *addr);
  * internal. A name, or a URL that cannot be parsed, is not (its addresses are checked at connect
  * time instead). */
 bool sluice_netguard_url_names_internal(const char *url);
+
+/* The guard at connect time of one libcurl client of a configured upstream. */
+typedef struct sluice_netguard_conn {
+    bool allow_internal; /* the configured URL names an internal host itself */
+    bool refused;        /* set when the guard refused a connection of this transfer */
+} sluice_netguard_conn;
+
+/* The guard for transfers to configured_url (allow_internal from the URL's host). */
+sluice_netguard_conn sluice_netguard_conn_for(const char *configured_url);
+
+/* Installs g on a libcurl easy handle (a CURL *): libcurl then asks g about every address it is
+ * about to connect to, after DNS. g must outlive the transfer. Also turns off the environment's
+ * proxy: through a proxy the address checked would be the proxy's, not the upstream's. */
+void sluice_netguard_conn_install(void *curl_easy, sluice_netguard_conn *g);
 
 #endif

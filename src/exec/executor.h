@@ -82,6 +82,10 @@ typedef struct sluice_exec_request {
     const sluice_strlist *validated_operations;
     /* The approval token's id (hex): writes derive their Idempotency-Key from it. */
     const char *token_id;
+    /* Plans: the approval was given below high risk, which assumes the plan reads no blocked
+     * field; the run checks that and refuses (SLUICE_E_DENIED) one that would let such a
+     * value leave instead of honouring the approval (docs/openapi.md, "Blocked fields"). */
+    bool below_high_risk;
 } sluice_exec_request;
 
 typedef struct sluice_exec_column {

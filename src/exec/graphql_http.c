@@ -5,16 +5,17 @@
  * reserved "$operationName" key becomes operationName and is never sent as a variable), the
  * server-side credential header (read once at open from an environment variable or a file;
  * the caller's own token is never passed through), libcurl's hardening (http/https only, no
- * redirects, TLS peer and host verification on, timeout from the limits, the response body
- * capped while it is read), upstream `errors` as an engine error with values scrubbed, and the
- * call to the registered shaper.
- * Does not own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
+ * redirects, no proxy, the SSRF guard at connect time (core/netguard.h), TLS peer and host
+ * verification on, timeout from the limits, the response body capped while it is read), upstream
+ * `errors` as an engine error with values scrubbed, and the call to the registered shaper. Does not
+ * own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
  */
 #include "exec/graphql_http.h"
 
 #include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "core/netguard.h"
 #include "exec/graphql_introspect.h"
 #include "exec/graphql_shape.h"
 #include "exec/http_body.h"
@@ -32,6 +33,7 @@
 typedef struct gql_state {
     sluice_arena *arena;
     const char *endpoint;
+    sluice_netguard_conn guard; /* copied per exchange: may the endpoint reach internal addresses */
     const char *credential_header; /* "Authorization: Bearer ..." or NULL */
     const char *ca_file;
     const char *sdl_path; /* the SDL file, or NULL: the schema comes by introspection */
@@ -220,6 +222,7 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
     s->max_response = db->max_response_bytes > 0 ? (size_t)db->max_response_bytes
                                                  : SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES;
     s->endpoint = sluice_arena_strdup(a, db->endpoint);
+    s->guard = sluice_netguard_conn_for(db->endpoint);
     s->ca_file = db->ca_file != NULL ? sluice_arena_strdup(a, db->ca_file) : NULL;
     s->refuse = code_mode != NULL && code_mode->graphql_blocked_output == SLUICE_GRAPHQL_REFUSE;
     s->sdl_path = db->path != NULL ? sluice_arena_strdup(a, db->path) : NULL;
@@ -390,6 +393,8 @@ static sluice_status exchange(const gql_state *s,
     curl_easy_setopt(c, CURLOPT_XFERINFOFUNCTION, on_progress);
     curl_easy_setopt(c, CURLOPT_XFERINFODATA, b);
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)b->in.max);
+    sluice_netguard_conn guard = s->guard;
+    sluice_netguard_conn_install(c, &guard);
     if (req->limits.timeout_ms > 0)
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)req->limits.timeout_ms);
     CURLcode rc = curl_easy_perform(c);
@@ -405,6 +410,10 @@ static sluice_status exchange(const gql_state *s,
                                 "the upstream response is larger than %zu bytes "
                                 "([database] max_response_bytes); nothing was returned",
                                 b->in.max);
+    if (guard.refused)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the GraphQL endpoint resolved to an internal address, and "
+                                "[database] endpoint does not name one: refused (SSRF guard)");
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
                                 "the upstream GraphQL server did not answer within %lld ms (%s)",

@@ -18,6 +18,7 @@
 typedef struct slot {
     const sluice_js_backend *backend;
     uint64_t ticket; /* the backend's */
+    bool redact;     /* it passed a blocked field: its arguments and answer text stay inside */
 } slot;
 
 typedef struct dispatch {
@@ -58,10 +59,17 @@ static bool grow(dispatch *d, size_t i)
     return true;
 }
 
+/* What a record, the failure text and the audit show in place of what a call passed. */
+#define REDACTED_TARGET "(redacted: it carries a blocked field)"
+
 /* The record of a call as it starts: {index, line, call, target[, tool]}. NULL on NOMEM. */
 static json_t *new_record(const sluice_js_call *call)
 {
     const json_t *a0 = json_array_get(call->args, 0), *a1 = json_array_get(call->args, 1);
+    if (call->passing.count > 0)
+        return json_pack("{s:I, s:I, s:s++, s:s, s:s}", "index", (json_int_t)call->index, "line",
+                         (json_int_t)call->line, "call", call->object, ".", call->method, "target",
+                         REDACTED_TARGET, "passed_field", call->passing.items[0]);
     json_t *r = json_pack("{s:I, s:I, s:s++, s:O?}", "index", (json_int_t)call->index, "line",
                           (json_int_t)call->line, "call", call->object, ".", call->method, "target",
                           json_is_string(a0) ? a0 : NULL);
@@ -82,16 +90,25 @@ static void finish_record(dispatch *d, size_t i, sluice_status st, const sluice_
         if (json_is_object(more))
             json_object_update(r, more);
         json_decref(more);
+        if (s->redact) /* a hash of what it passed: a small value space is guessed */
+            json_object_del(r, "idempotency_key");
     }
     json_object_set_new(r, "outcome",
                         json_string(st == SLUICE_OK         ? "ok"
                                     : st == SLUICE_E_ENGINE ? "failed"
                                                             : "refused"));
     if (st != SLUICE_OK) {
-        json_object_set_new(r, "error",
-                            json_string(err != NULL && err->message != NULL
-                                            ? err->message
-                                            : sluice_status_name(st)));
+        const char *text =
+            err != NULL && err->message != NULL ? err->message : sluice_status_name(st);
+        if (s->redact &&
+            !(err != NULL && err->key != NULL && strcmp(err->key, "passable_fields") == 0))
+            text = sluice_arena_printf(d->arena,
+                                       "%s (its message is redacted: the call passed a "
+                                       "blocked field, which the text may quote)",
+                                       sluice_status_name(st));
+        if (text == NULL)
+            text = sluice_status_name(st);
+        json_object_set_new(r, "error", json_string(text));
         json_array_append(d->failed, r);
     }
 }
@@ -105,11 +122,17 @@ static sluice_status d_start(
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "%s.%s at line %u: this plan has no '%s' backend", call->object,
                                 call->method, call->line, call->object);
+    if (call->passing.count > 0 && !b->passes_taint)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "%s.%s at line %u would send the blocked field '%s'; only "
+                                "OpenAPI operations take passable fields",
+                                call->object, call->method, call->line, call->passing.items[0]);
     json_t *rec = new_record(call);
     if (!grow(d, call->index) || rec == NULL || json_array_size(d->calls) != call->index ||
         json_array_append_new(d->calls, rec) != 0)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory recording a call");
     d->slots[call->index].backend = b;
+    d->slots[call->index].redact = call->passing.count > 0;
     *ticket = call->index;
     sluice_status st = b->start(b->ctx, arena, call, &d->slots[call->index].ticket, err);
     if (st != SLUICE_OK)
@@ -247,9 +270,11 @@ sluice_status sluice_js_plan_execute(sluice_arena *arena,
                   .wait = d_wait,
                   .ctx = &d,
                   .has_api = plan->api.start != NULL,
-                  .has_mcp = plan->mcp.start != NULL },
+                  .has_mcp = plan->mcp.start != NULL,
+                  .passes_taint = plan->api.passes_taint || plan->mcp.passes_taint },
         .taint_fields = { plan->blocked[0], plan->blocked[1] },
         .taint_refuse = plan->refuse_blocked,
+        .taint_clean_only = plan->clean_only,
     };
     /* call is only the interpreter's "any host" test: start/wait are what it uses */
     sluice_js_run_result res;

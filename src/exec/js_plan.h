@@ -31,6 +31,9 @@ typedef struct sluice_js_backend {
     sluice_js_wait_fn wait;
     json_t *(*describe)(void *ctx, uint64_t ticket);
     void *ctx;
+    /* start checks call->passing against the operation's passable fields (interp.h); a call
+     * carrying a blocked field to a backend without it is refused before it starts */
+    bool passes_taint;
 } sluice_js_backend;
 
 typedef struct sluice_js_plan {
@@ -42,7 +45,10 @@ typedef struct sluice_js_plan {
     sluice_js_backend mcp; /* mcp.call (exec/mcp_client.c): the slot composition plugs into */
     /* the output guard: keys never in the result, at any depth and key case */
     const sluice_strlist *blocked[2];
-    bool refuse_blocked;       /* refuse the result on a blocked key, else strip it */
+    bool refuse_blocked; /* refuse the result on a blocked key, else strip it */
+    /* approved below high risk: a run that would let a blocked field's value leave is refused
+     * (sluice_js_run_options.taint_clean_only) */
+    bool clean_only;
     const sluice_clock *clock; /* NULL: the system clock */
 } sluice_js_plan;
 

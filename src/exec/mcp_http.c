@@ -11,6 +11,7 @@
 #include "exec/mcp_http.h"
 
 #include "core/clock.h"
+#include "core/netguard.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
@@ -25,8 +26,9 @@
 struct sluice_mcp_http {
     const sluice_config_mcp_server *cfg;
     CURL *curl;
-    char *auth;    /* "Authorization: Bearer ..." (malloc, wiped at stop) or NULL */
-    char *session; /* "Mcp-Session-Id: ..." (malloc) once initialize returned one */
+    sluice_netguard_conn guard; /* may the url reach internal addresses; refused this exchange */
+    char *auth;                 /* "Authorization: Bearer ..." (malloc, wiped at stop) or NULL */
+    char *session;              /* "Mcp-Session-Id: ..." (malloc) once initialize returned one */
     json_int_t next_id;
     char detail[256]; /* the last failure in words; "" when none */
 };
@@ -76,6 +78,7 @@ sluice_status sluice_mcp_http_start(sluice_mcp_http **out,
         return SLUICE_E_NOMEM;
     }
     h->cfg = cfg;
+    h->guard = sluice_netguard_conn_for(cfg->url);
     *out = h;
     return SLUICE_OK;
 }
@@ -239,7 +242,8 @@ static sluice_status post(sluice_mcp_http *h, json_t *msg, sluice_mcp_bounds *b,
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYPEER, 1L);
     curl_easy_setopt(c, CURLOPT_SSL_VERIFYHOST, 2L);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* the environment's proxy never sees the token */
+    h->guard.refused = false;
+    sluice_netguard_conn_install(c, &h->guard); /* no proxy either: none ever sees the token */
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, hd);
     curl_easy_setopt(c, CURLOPT_POSTFIELDS, text);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
@@ -265,6 +269,10 @@ static sluice_status post(sluice_mcp_http *h, json_t *msg, sluice_mcp_bounds *b,
         return SLUICE_E_CANCELLED;
     if (rc == CURLE_OPERATION_TIMEDOUT)
         return SLUICE_E_TIMEOUT;
+    if (rc != CURLE_OK && h->guard.refused)
+        return fail(h, SLUICE_E_IO,
+                    "resolved to an internal address, and its url does not name one: refused "
+                    "(SSRF guard)");
     if (rc != CURLE_OK)
         return fail(h, SLUICE_E_IO, "could not be reached: %s", curl_easy_strerror(rc));
     if (code >= 300) {

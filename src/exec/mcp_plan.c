@@ -9,6 +9,7 @@
 #include "exec/mcp_plan.h"
 
 #include "core/json_schema.h"
+#include "core/vec.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_client.h"
 #include "exec/openapi.h"
@@ -352,16 +353,10 @@ struct sluice_mcp_backend_state {
 
 static bool grow_slots(sluice_mcp_backend_state *b, sluice_arena *arena)
 {
-    if (b->next < b->cap)
-        return true;
-    size_t cap = b->cap > 0 ? b->cap * 2 : 16;
-    outcome *n = sluice_arena_calloc(arena, cap, sizeof *n);
+    outcome *n = sluice_vec_grow(arena, b->slots, b->next, &b->cap, sizeof *n, 16);
     if (n == NULL)
         return false;
-    if (b->cap > 0)
-        memcpy(n, b->slots, b->cap * sizeof *n);
     b->slots = n;
-    b->cap = cap;
     return true;
 }
 

@@ -9,6 +9,7 @@
 
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/vec.h"
 
 #include <errno.h>
 #include <poll.h>
@@ -122,16 +123,10 @@ static int take_line(sluice_mcp_stdio *c, sluice_arena *arena, char **line, slui
 
 static sluice_status append(sluice_mcp_stdio *c, const char *data, size_t n)
 {
-    if (c->in_len + n > c->in_cap) {
-        size_t cap = c->in_cap > 0 ? c->in_cap : 16384;
-        while (cap < c->in_len + n)
-            cap *= 2;
-        char *p = realloc(c->in, cap);
-        if (p == NULL)
-            return SLUICE_E_NOMEM;
-        c->in = p;
-        c->in_cap = cap;
-    }
+    char *p = sluice_vec_grow_heap(c->in, c->in_len + n, &c->in_cap, 1, 16384);
+    if (p == NULL)
+        return SLUICE_E_NOMEM;
+    c->in = p;
     memcpy(c->in + c->in_len, data, n);
     c->in_len += n;
     return SLUICE_OK;

@@ -9,9 +9,11 @@
  */
 #include "exec/openapi.h"
 
+#include "config/suggest.h"
 #include "core/buf.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "core/vec.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
 #include "exec/openapi_http.h"
@@ -36,6 +38,12 @@ typedef struct oa_state {
     bool refuse_output;
     int64_t max_steps;
     size_t max_memory;
+    /* [[code_mode.operations]] passable_fields, by operation id (copied: see decl_rules) */
+    struct oa_passable {
+        const char *op;
+        sluice_strlist fields;
+    } * passable;
+    size_t passable_count;
     sluice_mcp_servers *mcp; /* [[code_mode.mcp_servers]], NULL when none */
     const char *mcp_catalog; /* their tools, for the front end (sluice_schema.mcp_tools) */
 } oa_state;
@@ -100,12 +108,20 @@ static sluice_status query_of(sluice_arena *arena,
     json_object_foreach((json_t *)q, k, v)
     {
         const sluice_openapi_param *p = NULL;
+        sluice_suggest near;
+        sluice_suggest_init(&near, k);
         for (size_t i = 0; i < op->param_count && p == NULL; i++)
-            if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY && strcmp(op->params[i].name, k) == 0)
-                p = &op->params[i];
-        if (p == NULL)
+            if (op->params[i].in == SLUICE_OPENAPI_IN_QUERY) {
+                sluice_suggest_consider(&near, op->params[i].name);
+                if (strcmp(op->params[i].name, k) == 0)
+                    p = &op->params[i];
+            }
+        const char *best = sluice_suggest_best(&near);
+        if (p == NULL) /* validate refused a literal one: this key was computed */
             return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                    "'%s' is not a query parameter of %s", k, op->id);
+                                    "'%s' is not a query parameter of %s%s%s%s", k, op->id,
+                                    best != NULL ? "; did you mean '" : "",
+                                    best != NULL ? best : "", best != NULL ? "'?" : "");
         sluice_status st = sluice_openapi_check_value(
             arena, doc, p->schema, v, sluice_arena_printf(arena, "query.%s", k), err);
         if (st != SLUICE_OK)
@@ -153,6 +169,33 @@ static sluice_status body_of(sluice_arena *arena,
 
 /* --- the api backend --------------------------------------------------------------------- */
 
+/* A call carrying blocked fields (call->passing) goes only to an operation that lists each of
+ * them in passable_fields. The message names the operation and field, never the path. */
+static sluice_status check_passable(const oa_state *s,
+                                    sluice_arena *arena,
+                                    const sluice_js_call *call,
+                                    const sluice_openapi_op *op,
+                                    sluice_error *err)
+{
+    const sluice_strlist *ok = NULL;
+    for (size_t i = 0; i < s->passable_count && ok == NULL; i++)
+        if (strcmp(s->passable[i].op, op->id) == 0)
+            ok = &s->passable[i].fields;
+    for (size_t i = 0; i < call->passing.count; i++) {
+        if (sluice_strlist_contains_folded(ok, call->passing.items[i]))
+            continue;
+        sluice_error_set(err, arena, SLUICE_E_DENIED,
+                         "api.%s at line %u would send the blocked field '%s' to %s, which does "
+                         "not list it in passable_fields; a blocked field may be sent only to "
+                         "an operation configured to take it ([[code_mode.operations]] "
+                         "passable_fields)",
+                         call->method, call->line, call->passing.items[i], op->id);
+        err->key = "passable_fields";
+        return SLUICE_E_DENIED;
+    }
+    return SLUICE_OK;
+}
+
 static sluice_status api_start(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, uint64_t *ticket, sluice_error *err)
 {
@@ -169,6 +212,8 @@ static sluice_status api_start(
     const char *url_path = NULL;
     sluice_status st =
         sluice_openapi_match_call(arena, &x->s->spec, method, path, &op, &url_path, err);
+    if (st == SLUICE_OK && call->passing.count > 0)
+        st = check_passable(x->s, arena, call, op, err);
     if (st != SLUICE_OK)
         return st;
     if (!sluice_strlist_contains(x->req->validated_operations, op->id))
@@ -193,16 +238,10 @@ static sluice_status api_start(
                     : query_of(arena, x->s->spec.doc, op, second, &query, err);
     if (st != SLUICE_OK)
         return st;
-    if (x->count == x->cap) {
-        size_t cap = x->cap > 0 ? x->cap * 2 : 16;
-        oa_call *n = sluice_arena_calloc(arena, cap, sizeof *n);
-        if (n == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        if (x->count > 0)
-            memcpy(n, x->calls, x->count * sizeof *n);
-        x->calls = n;
-        x->cap = cap;
-    }
+    oa_call *n = sluice_vec_grow(arena, x->calls, x->count, &x->cap, sizeof *n, 16);
+    if (n == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    x->calls = n;
     oa_call *c = &x->calls[x->count];
     memset(c, 0, sizeof *c);
     c->op = op;
@@ -272,6 +311,26 @@ static json_t *api_describe(void *ctx, uint64_t ticket)
 
 /* --- the engine -------------------------------------------------------------------------- */
 
+/* The operations' passable_fields into s (its arena). false on NOMEM. */
+static bool copy_passable(oa_state *s, const sluice_config_code_mode *code_mode)
+{
+    s->passable =
+        sluice_arena_calloc(s->arena, code_mode->operation_count + 1, sizeof *s->passable);
+    if (s->passable == NULL)
+        return false;
+    for (size_t i = 0; i < code_mode->operation_count; i++) {
+        const sluice_config_operation *op = &code_mode->operations[i];
+        if (op->passable_fields.count == 0)
+            continue;
+        struct oa_passable *p = &s->passable[s->passable_count++];
+        p->op = sluice_arena_strdup(s->arena, op->id);
+        if (p->op == NULL ||
+            sluice_strlist_copy(s->arena, &p->fields, &op->passable_fields, NULL) != SLUICE_OK)
+            return false;
+    }
+    return true;
+}
+
 static sluice_status oa_execute(sluice_executor *ex,
                                 sluice_arena *arena,
                                 const sluice_exec_request *req,
@@ -296,9 +355,14 @@ static sluice_status oa_execute(sluice_executor *ex,
         .code_len = req->code_len,
         .args = req->variables,
         .limits = lim,
-        .api = { .start = api_start, .wait = api_wait, .describe = api_describe, .ctx = &x },
+        .api = { .start = api_start,
+                 .wait = api_wait,
+                 .describe = api_describe,
+                 .ctx = &x,
+                 .passes_taint = true },
         .blocked = { &s->output_blocked, &s->blocked_fields },
         .refuse_blocked = s->refuse_output,
+        .clean_only = req->below_high_risk,
     };
     sluice_mcp_host mcp = { .servers = s->mcp,
                             .run = { .validated = req->validated_operations,
@@ -384,6 +448,7 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
         s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
         s->decl_rules.blocked_fields = s->blocked_fields;
         s->refuse_output = code_mode->openapi_blocked_output == SLUICE_GRAPHQL_REFUSE;
+        ok = ok && copy_passable(s, code_mode);
         s->max_steps = code_mode->max_steps;
         s->max_memory = code_mode->max_memory_bytes > 0 ? (size_t)code_mode->max_memory_bytes : 0;
     }

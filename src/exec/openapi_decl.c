@@ -16,19 +16,38 @@
 #include <string.h>
 #include <strings.h>
 
+/* One operation of the document: what the front end resolves a call site with and checks a
+ * literal query against. */
+static json_t *doc_op(const sluice_openapi_op *op)
+{
+    json_t *o =
+        json_pack("{s:s, s:s, s:s, s:s, s:b}", "id", op->id, "method", op->method, "path", op->path,
+                  "action", sluice_openapi_action_name(op->action), "idempotent", op->idempotent);
+    json_t *query = json_array();
+    bool ok = o != NULL && query != NULL;
+    for (size_t k = 0; ok && k < op->param_count; k++)
+        if (op->params[k].in == SLUICE_OPENAPI_IN_QUERY)
+            ok = json_array_append_new(query, json_string(op->params[k].name)) == 0;
+    if (ok && json_array_size(query) > 0)
+        ok = json_object_set(o, "query", query) == 0;
+    if (ok && op->spanning != 0)
+        ok = json_object_set_new(o, "spanning", json_integer((json_int_t)op->spanning)) == 0;
+    json_decref(query);
+    if (!ok) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 const char *sluice_openapi_spec_document(sluice_arena *arena, const sluice_openapi_spec *spec)
 {
     json_t *ops = json_array();
-    for (size_t i = 0; ops != NULL && i < spec->op_count; i++) {
-        const sluice_openapi_op *op = &spec->ops[i];
-        if (json_array_append_new(ops, json_pack("{s:s, s:s, s:s, s:s, s:b}", "id", op->id,
-                                                 "method", op->method, "path", op->path, "action",
-                                                 sluice_openapi_action_name(op->action),
-                                                 "idempotent", op->idempotent)) != 0) {
+    for (size_t i = 0; ops != NULL && i < spec->op_count; i++)
+        if (json_array_append_new(ops, doc_op(&spec->ops[i])) != 0) {
             json_decref(ops);
             ops = NULL;
         }
-    }
     json_t *doc = ops != NULL ? json_pack("{s:o}", "operations", ops) : NULL;
     char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
     json_decref(doc);

@@ -1,9 +1,8 @@
 /*
  * openapi_http.c — the OpenAPI backend's HTTP side (see openapi_http.h).
  *
- * Owns: the credential read, the curl handles of a run, the SSRF guard at connect time (the
- * address libcurl is about to connect to is checked, so DNS answers cannot smuggle an internal
- * target past a check of the name), the deadline and the size cap.
+ * Owns: the credential read, the curl handles of a run (each with the SSRF guard at connect
+ * time, core/netguard.h), the deadline and the size cap.
  * Does not own: URLs beyond base + path + query (the caller composes the path from a matched
  * template), or what a response means.
  */
@@ -12,19 +11,17 @@
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/netguard.h"
+#include "core/vec.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
-#include <arpa/inet.h>
 #include <ctype.h>
 #include <curl/curl.h>
-#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <time.h>
 
 struct sluice_openapi_upstream {
@@ -34,7 +31,7 @@ struct sluice_openapi_upstream {
     const char *query_param; /* "key=value" encoded, or NULL */
     const char *ca_file;
     size_t max_response;
-    bool allow_internal; /* the base URL names a loopback/private host */
+    sluice_netguard_conn guard; /* copied into each transfer; base URL naming an internal host */
 };
 
 typedef struct transfer {
@@ -42,7 +39,8 @@ typedef struct transfer {
     struct curl_slist *headers;
     char *url, *body_out;
     sluice_http_body in;
-    bool done, refused_address;
+    bool done;
+    sluice_netguard_conn guard;
     CURLcode rc;
     long status;
 } transfer;
@@ -60,19 +58,6 @@ static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static void curl_init_once(void)
 {
     curl_global_init(CURL_GLOBAL_DEFAULT);
-}
-
-/* The guard: called by libcurl with the address it is about to connect to. */
-static curl_socket_t open_socket(void *user, curlsocktype purpose, struct curl_sockaddr *addr)
-{
-    transfer *t = user;
-    const sluice_openapi_upstream *up = *(const sluice_openapi_upstream *const *)(t + 1);
-    (void)purpose;
-    if (!up->allow_internal && sluice_netguard_sockaddr_internal(&addr->addr)) {
-        t->refused_address = true;
-        return CURL_SOCKET_BAD;
-    }
-    return socket(addr->family, addr->socktype, addr->protocol);
 }
 
 /* --- open ---------------------------------------------------------------------------------- */
@@ -130,7 +115,7 @@ sluice_status sluice_openapi_upstream_open(sluice_arena *arena,
     up->ca_file = db->ca_file;
     up->max_response = db->max_response_bytes > 0 ? (size_t)db->max_response_bytes
                                                   : SLUICE_LIMIT_GRAPHQL_RESPONSE_BYTES;
-    up->allow_internal = sluice_netguard_url_names_internal(b);
+    up->guard = sluice_netguard_conn_for(b);
     sluice_status st = credential(arena, db, up, err);
     if (st == SLUICE_OK)
         *out = up;
@@ -201,11 +186,10 @@ static long remaining_ms(const sluice_openapi_run *run)
 
 static transfer *transfer_new(sluice_openapi_run *run, const sluice_openapi_request *req)
 {
-    /* the upstream pointer rides right after the transfer, for the socket callback */
-    transfer *t = calloc(1, sizeof *t + sizeof(const sluice_openapi_upstream *));
+    transfer *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
-    *(const sluice_openapi_upstream **)(t + 1) = run->up;
+    t->guard = run->up->guard;
     t->in.max = run->up->max_response;
     const char *q1 = req->query != NULL && req->query[0] != '\0' ? req->query : NULL;
     const char *q2 = run->up->query_param;
@@ -251,7 +235,6 @@ static void harden(sluice_openapi_run *run, transfer *t, const sluice_openapi_re
     if (run->up->ca_file != NULL)
         curl_easy_setopt(c, CURLOPT_CAINFO, run->up->ca_file);
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(c, CURLOPT_NOPROXY, "*"); /* the environment's proxy never redirects us */
     curl_easy_setopt(c, CURLOPT_HTTPHEADER, t->headers);
     curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
     if (strcmp(req->method, "GET") == 0)
@@ -265,8 +248,7 @@ static void harden(sluice_openapi_run *run, transfer *t, const sluice_openapi_re
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, sluice_http_body_write);
     curl_easy_setopt(c, CURLOPT_WRITEDATA, &t->in);
     curl_easy_setopt(c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)t->in.max);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, t);
+    sluice_netguard_conn_install(c, &t->guard);
     curl_easy_setopt(c, CURLOPT_PRIVATE, t);
     if (ms > 0)
         curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, ms);
@@ -283,14 +265,10 @@ sluice_status sluice_openapi_run_start(sluice_openapi_run *run,
         return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
                                 "the plan ran out of time (%s) before %s %s", run->timeout_setting,
                                 req->method, req->path);
-    if (run->count == run->cap) {
-        size_t cap = run->cap > 0 ? run->cap * 2 : 16;
-        transfer **n = realloc(run->t, cap * sizeof *n);
-        if (n == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        run->t = n;
-        run->cap = cap;
-    }
+    transfer **n = sluice_vec_grow_heap(run->t, run->count + 1, &run->cap, sizeof *n, 16);
+    if (n == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    run->t = n;
     transfer *t = transfer_new(run, req);
     if (t == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
@@ -340,7 +318,7 @@ outcome(const sluice_openapi_run *run, sluice_arena *arena, const transfer *t, s
     if (t->rc == CURLE_OPERATION_TIMEDOUT)
         return sluice_error_set(err, arena, SLUICE_E_TIMEOUT,
                                 "the upstream did not answer in time (%s)", run->timeout_setting);
-    if (t->refused_address)
+    if (t->guard.refused)
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "the upstream resolved to an internal address, and the base URL "
                                 "does not name one: refused (SSRF guard)");

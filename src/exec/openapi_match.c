@@ -9,75 +9,40 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "core/path_template.h"
 #include "exec/openapi_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-static bool is_param(const char *seg)
+/* The operation of method whose template path matches best (the fewest segments taken by
+ * spanning parameters; the first in the spec on a tie), or NULL. at: as
+ * sluice_path_template_match's, for the operation returned. */
+static const sluice_openapi_op *best_op(
+    const sluice_openapi_spec *spec, const char *method, const char *path, bool holes, size_t *at)
 {
-    size_t n = strlen(seg);
-    return n >= 2 && seg[0] == '{' && seg[n - 1] == '}';
-}
-
-/* The next segment of path (after a '/') into seg; returns the rest, or NULL at the end. */
-static const char *next_seg(const char *p, const char **start, size_t *len)
-{
-    if (*p != '/')
-        return NULL;
-    *start = ++p;
-    while (*p != '\0' && *p != '/')
-        p++;
-    *len = (size_t)(p - *start);
-    return p;
+    const sluice_openapi_op *best = NULL;
+    int best_taken = -1;
+    size_t tried[SLUICE_PATH_MAX_SEGMENTS + 1];
+    for (size_t i = 0; i < spec->op_count && best_taken != 0; i++) {
+        const sluice_openapi_op *op = &spec->ops[i];
+        if (strcmp(op->method, method) != 0)
+            continue;
+        int taken = sluice_path_template_match(op->path, op->spanning, path, holes, tried);
+        if (taken >= 0 && (best_taken < 0 || taken < best_taken)) {
+            best = op;
+            best_taken = taken;
+            if (at != NULL)
+                memcpy(at, tried, sizeof tried);
+        }
+    }
+    return best;
 }
 
 const sluice_openapi_op *
 sluice_openapi_match_template(const sluice_openapi_spec *spec, const char *method, const char *tmpl)
 {
-    for (size_t i = 0; i < spec->op_count; i++) {
-        const sluice_openapi_op *op = &spec->ops[i];
-        if (strcmp(op->method, method) != 0)
-            continue;
-        const char *p = tmpl;
-        size_t k = 0;
-        bool ok = true;
-        const char *s;
-        size_t n;
-        while (ok && (p = next_seg(p, &s, &n)) != NULL) {
-            if (k >= op->seg_count) {
-                ok = false;
-                break;
-            }
-            const char *want = op->segs[k++];
-            bool hole = memmem(s, n, "{}", 2) != NULL;
-            ok = is_param(want) ? n > 0 : !hole && strlen(want) == n && memcmp(want, s, n) == 0;
-        }
-        if (ok && k == op->seg_count)
-            return op;
-    }
-    return NULL;
-}
-
-/* NULL when value obeys the path-parameter rules, else the rule it breaks. */
-static const char *param_rule(const char *v, size_t n)
-{
-    if (n == 0)
-        return "it is empty";
-    if (n == 2 && v[0] == '.' && v[1] == '.')
-        return "it is '..'";
-    if (n == 1 && v[0] == '.')
-        return "it is '.'";
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)v[i];
-        if (c < 0x20 || c == 0x7F)
-            return "it has a control byte";
-        if (c == '?' || c == '#' || c == '\\' || c == '%')
-            return "it has '?', '#', '\\' or '%' (encoded or double-encoded text)";
-        if (c == '.' && i + 1 < n && v[i + 1] == '.')
-            return "it has '..'";
-    }
-    return NULL;
+    return best_op(spec, method, tmpl, true, NULL);
 }
 
 const char *sluice_openapi_pct_encode(sluice_arena *arena, const char *s)
@@ -94,47 +59,6 @@ const char *sluice_openapi_pct_encode(sluice_arena *arena, const char *s)
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
-/* Does op's template take path? *bad_rule: the first rule a parameter value breaks. */
-static bool try_op(sluice_arena *arena,
-                   const sluice_openapi_op *op,
-                   const char *path,
-                   sluice_buf *url,
-                   const char **bad_param,
-                   const char **bad_rule)
-{
-    const char *p = path, *s;
-    size_t n, k = 0;
-    url->len = 0; /* each operation tried builds its own URL */
-    if (url->data != NULL)
-        url->data[0] = '\0';
-    while ((p = next_seg(p, &s, &n)) != NULL) {
-        if (k >= op->seg_count)
-            return false;
-        const char *want = op->segs[k++];
-        if (!is_param(want)) {
-            if (strlen(want) != n || memcmp(want, s, n) != 0)
-                return false;
-            sluice_buf_printf(url, "/%s", want);
-            continue;
-        }
-        const char *rule = param_rule(s, n);
-        if (rule != NULL) {
-            *bad_param = want;
-            *bad_rule = rule;
-            return false;
-        }
-        char *v = sluice_arena_strndup(arena, s, n);
-        const char *enc = v != NULL ? sluice_openapi_pct_encode(arena, v) : NULL;
-        if (enc == NULL) {
-            *bad_param = want;
-            *bad_rule = NULL; /* out of memory: the caller fails the call */
-            return false;
-        }
-        sluice_buf_printf(url, "/%s", enc);
-    }
-    return k == op->seg_count;
-}
-
 sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         const sluice_openapi_spec *spec,
                                         const char *method,
@@ -149,31 +73,43 @@ sluice_status sluice_openapi_match_call(sluice_arena *arena,
             "the path '%s' %s; a path is the operation's template with its "
             "parameters filled in, and the query goes in the second argument",
             path, path[0] != '/' ? "does not start with '/'" : "has '?', '#' or '\\'");
+    size_t at[SLUICE_PATH_MAX_SEGMENTS + 1];
+    const sluice_openapi_op *o = best_op(spec, method, path, false, at);
+    if (o == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "%s %s matches no operation of the spec: the composed path left "
+                                "its template",
+                                method, path);
+    sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS], p[SLUICE_PATH_MAX_SEGMENTS];
+    size_t tn = sluice_path_split(o->path, t, SLUICE_PATH_MAX_SEGMENTS);
+    sluice_path_split(path, p, SLUICE_PATH_MAX_SEGMENTS);
     sluice_buf url;
     sluice_buf_init(&url, arena, 0);
-    const char *bad_param = NULL, *bad_rule = NULL;
-    for (size_t i = 0; i < spec->op_count; i++) {
-        if (strcmp(spec->ops[i].method, method) != 0)
+    for (size_t i = 0; i < tn; i++) {
+        if (!sluice_path_is_param(t[i].text, t[i].len)) {
+            sluice_buf_printf(&url, "/%.*s", (int)t[i].len, t[i].text);
             continue;
-        bool hit = try_op(arena, &spec->ops[i], path, &url, &bad_param, &bad_rule);
-        if (!hit && bad_param != NULL && bad_rule == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        if (hit) {
-            if (sluice_buf_status(&url) != SLUICE_OK)
+        }
+        /* each segment a parameter took obeys the rules alone and is encoded alone: the '/'
+         * between the segments of a spanning one stays a separator */
+        for (size_t k = at[i]; k < at[i + 1]; k++) {
+            const char *rule = sluice_path_value_rule(p[k].text, p[k].len);
+            if (rule != NULL)
+                return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                        "the path parameter %.*s of %s %s is refused: %s",
+                                        (int)t[i].len, t[i].text, method, path, rule);
+            char *v = sluice_arena_strndup(arena, p[k].text, p[k].len);
+            const char *enc = v != NULL ? sluice_openapi_pct_encode(arena, v) : NULL;
+            if (enc == NULL)
                 return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-            *op = &spec->ops[i];
-            *url_path = sluice_buf_cstr(&url);
-            return SLUICE_OK;
+            sluice_buf_printf(&url, "/%s", enc);
         }
     }
-    if (bad_rule != NULL)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "the path parameter %s of %s %s is refused: %s", bad_param, method,
-                                path, bad_rule);
-    return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                            "%s %s matches no operation of the spec: the composed path left its "
-                            "template",
-                            method, path);
+    if (sluice_buf_status(&url) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    *op = o;
+    *url_path = sluice_buf_cstr(&url);
+    return SLUICE_OK;
 }
 
 static bool type_ok(const char *type, const json_t *v)

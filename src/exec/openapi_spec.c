@@ -8,6 +8,7 @@
 #include "exec/openapi_spec.h"
 
 #include "core/limits.h"
+#include "core/path_template.h"
 #include "exec/openapi_internal.h"
 
 #include <ctype.h>
@@ -39,25 +40,33 @@ static void decref_cb(void *p)
     json_decref(p);
 }
 
-/* Splits "/users/{id}" into its segments (arena). false on NOMEM. */
-static bool split(sluice_arena *arena, sluice_openapi_op *op)
+/* The bits of op's template segments whose parameter may span segments (x-multi-segment). */
+static sluice_status spanning_of(sluice_arena *arena, sluice_openapi_op *op, sluice_error *err)
 {
-    size_t n = 0;
-    for (const char *p = op->path; *p != '\0'; p++)
-        n += *p == '/';
-    op->segs = sluice_arena_calloc(arena, n + 1, sizeof *op->segs);
-    if (op->segs == NULL)
-        return false;
-    const char *p = op->path;
-    while (*p == '/') {
-        const char *s = ++p;
-        while (*p != '\0' && *p != '/')
-            p++;
-        op->segs[op->seg_count] = sluice_arena_strndup(arena, s, (size_t)(p - s));
-        if (op->segs[op->seg_count++] == NULL)
-            return false;
+    sluice_path_segment segs[SLUICE_PATH_MAX_SEGMENTS];
+    size_t n = sluice_path_split(op->path, segs, SLUICE_PATH_MAX_SEGMENTS);
+    if (n == SIZE_MAX)
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "path '%s' of the spec has more than %u segments", op->path,
+                                SLUICE_PATH_MAX_SEGMENTS);
+    unsigned count = 0;
+    for (size_t k = 0; k < op->param_count; k++) {
+        if (!op->params[k].multi_segment)
+            continue;
+        size_t len = strlen(op->params[k].name);
+        for (size_t i = 0; i < n && i < 64; i++)
+            if (segs[i].len == len + 2 && sluice_path_is_param(segs[i].text, segs[i].len) &&
+                memcmp(segs[i].text + 1, op->params[k].name, len) == 0) {
+                op->spanning |= (uint64_t)1 << i;
+                count++;
+            }
     }
-    return true;
+    if (count > SLUICE_PATH_MAX_SPANNING)
+        return sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                "%s %s has %u path parameters that span segments "
+                                "(x-multi-segment); sluice takes at most %u per operation",
+                                op->method, op->path, count, SLUICE_PATH_MAX_SPANNING);
+    return SLUICE_OK;
 }
 
 static sluice_status add_params(sluice_arena *arena,
@@ -199,11 +208,13 @@ static sluice_status add_op(sluice_arena *arena,
     const json_t *own = json_object_get(raw, "parameters");
     op->params = sluice_arena_calloc(arena, json_array_size(path_params) + json_array_size(own) + 1,
                                      sizeof *op->params);
-    if (op->method == NULL || op->id == NULL || op->params == NULL || !split(arena, op))
+    if (op->method == NULL || op->id == NULL || op->params == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
     sluice_status st = add_params(arena, s->doc, op, path_params, err);
     if (st == SLUICE_OK)
         st = add_params(arena, s->doc, op, own, err);
+    if (st == SLUICE_OK)
+        st = spanning_of(arena, op, err);
     if (st != SLUICE_OK)
         return st;
     const json_t *body = sluice_openapi_deref(s->doc, json_object_get(raw, "requestBody"));

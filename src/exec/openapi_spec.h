@@ -19,6 +19,7 @@
 
 #include <jansson.h>
 #include <stdbool.h>
+#include <stdint.h>
 
 /* The unified action, numbered as facts' sluice_action (exec looks only down, so its own). */
 typedef enum sluice_openapi_action {
@@ -46,8 +47,7 @@ typedef struct sluice_openapi_op {
     const char *id;     /* operationId, else "<method>_<path>" */
     const char *method; /* "GET", "POST", ... */
     const char *path;   /* the template: "/users/{id}" */
-    const char **segs;  /* path split at '/', without the leading empty one */
-    size_t seg_count;
+    uint64_t spanning;  /* bit i: template segment i may span segments (core/path_template.h) */
     sluice_openapi_action action;
     bool idempotent;
     const char *description;
@@ -87,7 +87,9 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
                                         sluice_error *err);
 
 /* The normalized operations document: {"operations":[{"id","method","path","action",
- * "idempotent"}]} as compact JSON text (arena). NULL on NOMEM. */
+ * "idempotent", "query": [names] when it has query parameters, "spanning": the template segments
+ * whose parameter may span segments (bits) when any}]} as compact JSON text (arena). NULL on
+ * NOMEM. */
 const char *sluice_openapi_spec_document(sluice_arena *arena, const sluice_openapi_spec *spec);
 
 /* The compact TypeScript-style declaration of the operations whose action the config allows

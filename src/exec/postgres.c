@@ -559,6 +559,23 @@ static sluice_status start_run(pg_call *c)
                                            : SLUICE_OK;
 }
 
+/* The end of a call, execute's or explain's: no cancel can reach the connection from here on,
+ * and an open transaction rolls back (a read always; a change that did not commit). True when
+ * the connection may go back to the pool: not broken, not timed out, and not cancelled (after a
+ * cancel the server may still deliver it to the next statement). */
+static bool end_run(pg_call *c)
+{
+    if (c->run != NULL) {
+        pthread_mutex_lock(&c->run->lock);
+        PQfreeCancel(c->run->cancel);
+        c->run->cancel = NULL;
+        pthread_mutex_unlock(&c->run->lock);
+    }
+    if (!c->broken && PQtransactionStatus(c->conn) != PQTRANS_IDLE)
+        PQclear(PQexec(c->conn, "ROLLBACK"));
+    return !c->broken && !c->timed_out && (c->run == NULL || !atomic_load(&c->run->cancelled));
+}
+
 static sluice_status pg_execute(sluice_executor *ex,
                                 sluice_arena *arena,
                                 const sluice_exec_request *req,
@@ -591,17 +608,7 @@ static sluice_status pg_execute(sluice_executor *ex,
         out->statement_type = "SELECT";
         st = fetch_rows(&c, out);
     }
-    if (c.run != NULL) {
-        pthread_mutex_lock(&c.run->lock);
-        PQfreeCancel(c.run->cancel);
-        c.run->cancel = NULL;
-        pthread_mutex_unlock(&c.run->lock);
-    }
-    if (!c.broken && PQtransactionStatus(c.conn) != PQTRANS_IDLE)
-        PQclear(PQexec(c.conn, "ROLLBACK")); /* a read always; a change that did not commit */
-    /* After a cancel the server may still deliver it to the next statement: drop the conn. */
-    bool reusable = !c.broken && !c.timed_out && (c.run == NULL || !atomic_load(&c.run->cancelled));
-    sluice_pg_conn_give(c.pool, c.conn, reusable);
+    sluice_pg_conn_give(c.pool, c.conn, end_run(&c));
     out->elapsed_ms = sluice_exec_now_ms() - started;
     return st;
 }
@@ -719,17 +726,10 @@ static sluice_status pg_explain(sluice_executor *ex,
         st = begin(&c);
     if (st == SLUICE_OK)
         st = explain_in(&c, plan_json);
-    if (c.run != NULL) {
-        pthread_mutex_lock(&c.run->lock);
-        PQfreeCancel(c.run->cancel);
-        c.run->cancel = NULL;
-        pthread_mutex_unlock(&c.run->lock);
-    }
-    if (!c.broken && PQtransactionStatus(c.conn) != PQTRANS_IDLE)
-        PQclear(PQexec(c.conn, "ROLLBACK"));
+    bool reusable = end_run(&c);
     /* a prepared statement outlives ROLLBACK; DISCARD ALL (conn_give) drops it too */
     if (!c.broken)
         PQclear(PQexec(c.conn, "DEALLOCATE sluice_explain"));
-    sluice_pg_conn_give(c.pool, c.conn, !c.broken && !c.timed_out);
+    sluice_pg_conn_give(c.pool, c.conn, reusable);
     return st;
 }

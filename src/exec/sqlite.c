@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/limits.h"
+#include "core/vec.h"
 #include "exec/values.h"
 
 #include <ctype.h>
@@ -451,16 +452,13 @@ static sluice_status table_columns(sqlite3 *db, sluice_arena *arena, sluice_sche
     t->columns = sluice_arena_calloc(arena, cap, sizeof(*t->columns));
     sluice_status status = t->columns != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
     while (status == SLUICE_OK && sqlite3_step(st) == SQLITE_ROW) {
-        if (t->column_count + 1 >= cap) {
-            sluice_schema_column *n = sluice_arena_calloc(arena, 2 * cap, sizeof(*n));
-            if (n == NULL) {
-                status = SLUICE_E_NOMEM;
-                break;
-            }
-            memcpy(n, t->columns, t->column_count * sizeof(*n));
-            t->columns = n;
-            cap *= 2;
+        sluice_schema_column *n =
+            sluice_vec_grow(arena, t->columns, t->column_count, &cap, sizeof(*n), 16);
+        if (n == NULL) {
+            status = SLUICE_E_NOMEM;
+            break;
         }
+        t->columns = n;
         sluice_schema_column *c = &t->columns[t->column_count++];
         const char *type = (const char *)sqlite3_column_text(st, 1);
         c->name = sluice_arena_strdup(arena, (const char *)sqlite3_column_text(st, 0));

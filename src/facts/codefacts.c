@@ -5,6 +5,8 @@
  */
 #include "facts/codefacts.h"
 
+#include "core/vec.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -58,29 +60,14 @@ static sluice_status incomplete(sluice_codefacts *facts)
     return SLUICE_E_NOMEM;
 }
 
-/* Grows an arena array of elem-sized items to hold one more; old memory stays in the arena. */
-static void *grow(sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem)
-{
-    if (count < *cap)
-        return items;
-    size_t ncap = *cap == 0 ? 8 : *cap * 2;
-    void *n = sluice_arena_calloc(arena, ncap, elem);
-    if (n == NULL)
-        return NULL;
-    if (count > 0)
-        memcpy(n, items, count * elem);
-    *cap = ncap;
-    return n;
-}
-
 sluice_status
 sluice_codefacts_list_add(sluice_codefacts *facts, sluice_codefacts_list *list, const char *s)
 {
     if (s == NULL || sluice_codefacts_list_has(list, s))
         return SLUICE_OK;
     size_t cap = list->cap;
-    const char **items =
-        grow(facts->arena, (void *)list->items, list->count, &cap, sizeof(*list->items));
+    const char **items = sluice_vec_grow(facts->arena, (void *)list->items, list->count, &cap,
+                                         sizeof(*list->items), 8);
     char *copy = sluice_arena_strdup(facts->arena, s);
     if (items == NULL || copy == NULL)
         return incomplete(facts);
@@ -97,7 +84,7 @@ sluice_status sluice_codefacts_add_output(sluice_codefacts *facts,
 {
     size_t cap = facts->output_cap;
     sluice_codefacts_output *outs =
-        grow(facts->arena, facts->outputs, facts->output_count, &cap, sizeof(*outs));
+        sluice_vec_grow(facts->arena, facts->outputs, facts->output_count, &cap, sizeof(*outs), 8);
     char *n = sluice_arena_strdup(facts->arena, name != NULL ? name : "");
     char *t = sluice_arena_strdup(facts->arena, type != NULL ? type : "");
     if (outs == NULL || n == NULL || t == NULL)
@@ -122,8 +109,8 @@ sluice_status sluice_codefacts_violate(sluice_codefacts *facts,
                                        ...)
 {
     size_t cap = facts->violation_cap;
-    sluice_codefacts_violation *vs =
-        grow(facts->arena, facts->violations, facts->violation_count, &cap, sizeof(*vs));
+    sluice_codefacts_violation *vs = sluice_vec_grow(facts->arena, facts->violations,
+                                                     facts->violation_count, &cap, sizeof(*vs), 8);
     va_list ap;
     va_start(ap, fmt);
     char *msg = sluice_arena_vprintf(facts->arena, fmt, ap);

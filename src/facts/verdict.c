@@ -3,6 +3,8 @@
  */
 #include "facts/verdict.h"
 
+#include "core/vec.h"
+
 #include <stdarg.h>
 #include <string.h>
 
@@ -16,16 +18,11 @@ sluice_status sluice_verdict_refuse(
     sluice_verdict *v, const char *rule, const char *suggestion, const char *fmt, ...)
 {
     v->refused = true;
-    if (v->violation_count == v->violation_cap) {
-        size_t ncap = v->violation_cap == 0 ? 4 : v->violation_cap * 2;
-        sluice_codefacts_violation *n = sluice_arena_calloc(v->arena, ncap, sizeof *n);
-        if (n == NULL)
-            return SLUICE_E_NOMEM;
-        if (v->violation_count > 0)
-            memcpy(n, v->violations, v->violation_count * sizeof *n);
-        v->violations = n;
-        v->violation_cap = ncap;
-    }
+    sluice_codefacts_violation *n = sluice_vec_grow(v->arena, v->violations, v->violation_count,
+                                                    &v->violation_cap, sizeof *n, 4);
+    if (n == NULL)
+        return SLUICE_E_NOMEM;
+    v->violations = n;
     va_list ap;
     va_start(ap, fmt);
     char *msg = sluice_arena_vprintf(v->arena, fmt, ap);

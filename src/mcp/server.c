@@ -10,6 +10,7 @@
 
 #include "core/json_schema.h"
 #include "core/limits.h"
+#include "core/vec.h"
 #include "mcp/server_impl.h"
 
 #include <stdlib.h>
@@ -145,17 +146,13 @@ void sluice_mcp_server_free(sluice_mcp_server *server)
 /* ---- registration -----------------------------------------------------------------------------
  */
 
-/* Grows a registry array by one slot; false when out of memory. */
+/* Grows a registry array by one slot (core/vec.h); false when out of memory. */
 static bool reserve(void **items, size_t *cap, size_t count, size_t item_size)
 {
-    if (count < *cap)
-        return true;
-    size_t next = *cap == 0 ? 8 : *cap * 2;
-    void *grown = realloc(*items, next * item_size);
+    void *grown = sluice_vec_grow_heap(*items, count + 1, cap, item_size, 8);
     if (grown == NULL)
         return false;
     *items = grown;
-    *cap = next;
     return true;
 }
 

@@ -7,7 +7,6 @@
 #include "core/clock.h"
 #include "core/netguard.h"
 
-#include <arpa/inet.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
@@ -15,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
 #include <time.h>
 
 /* Longest Link header / next URL sluice follows. */
@@ -36,12 +34,11 @@ typedef struct http_ctx {
     sluice_error *err;
     CURL *curl;
     struct curl_slist *headers;
-    char origin[512]; /* scheme://host[:port] of base_url */
-    bool allow_private;
-    int64_t interval_ms;     /* from requests_per_minute */
-    sluice_qm_rate own_rate; /* when the fetch brings no shared one */
+    char origin[512];           /* scheme://host[:port] of base_url */
+    sluice_netguard_conn guard; /* may base_url reach internal addresses; refused last attempt */
+    int64_t interval_ms;        /* from requests_per_minute */
+    sluice_qm_rate own_rate;    /* when the fetch brings no shared one */
     sluice_qm_rate *rate;
-    bool guard_refused; /* the SSRF guard refused an address of the last attempt */
     const char **seen_cursors;
     size_t seen_count;
 } http_ctx;
@@ -80,19 +77,6 @@ static bool wait_ms(const http_ctx *h, int64_t ms)
         nanosleep(&ts, NULL);
     }
     return h->f->cancelled == NULL || !atomic_load(h->f->cancelled);
-}
-
-/* ---- the SSRF guard ----------------------------------------------------------------------- */
-
-static curl_socket_t open_socket(void *clientp, curlsocktype purpose, struct curl_sockaddr *addr)
-{
-    (void)purpose;
-    http_ctx *h = clientp;
-    if (!h->allow_private && sluice_netguard_sockaddr_internal(&addr->addr)) {
-        h->guard_refused = true;
-        return CURL_SOCKET_BAD;
-    }
-    return socket(addr->family, addr->socktype, addr->protocol);
 }
 
 /* ---- one request --------------------------------------------------------------------------- */
@@ -180,7 +164,7 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
     io->over = false;
     io->next_link[0] = '\0';
     io->retry_after_s = -1;
-    h->guard_refused = false;
+    h->guard.refused = false;
     curl_easy_setopt(h->curl, CURLOPT_URL, url);
     curl_easy_setopt(h->curl, CURLOPT_WRITEDATA, io);
     curl_easy_setopt(h->curl, CURLOPT_HEADERDATA, io);
@@ -190,7 +174,7 @@ static sluice_status get_once(http_ctx *h, const char *url, page_io *io, long *s
         return SLUICE_E_CANCELLED;
     if (io->over)
         return SLUICE_E_LIMIT;
-    if (rc != CURLE_OK && h->guard_refused)
+    if (rc != CURLE_OK && h->guard.refused)
         return SLUICE_E_DENIED; /* a refusal, not a failure: retrying cannot change the address */
     if (rc != CURLE_OK)
         return SLUICE_E_IO;
@@ -543,7 +527,7 @@ static bool worker_start(worker *w, const http_ctx *h, const char *url)
     w->url = url != NULL && w->h.arena != NULL ? sluice_arena_strdup(w->h.arena, url) : NULL;
     if (w->h.curl == NULL || w->url == NULL)
         return false;
-    curl_easy_setopt(w->h.curl, CURLOPT_OPENSOCKETDATA, &w->h);
+    sluice_netguard_conn_install(w->h.curl, &w->h.guard);
     w->io = (page_io){ .cancelled = h->f->cancelled, .limit = h->f->max_bytes - h->f->bytes };
     sluice_buf_init(&w->io.body, w->h.arena, 0);
     w->started = pthread_create(&w->tid, NULL, worker_run, w) == 0;
@@ -655,7 +639,7 @@ static sluice_status setup(http_ctx *h)
     size_t on = strlen(h->origin);
     if (on > 0 && h->origin[on - 1] == '/')
         h->origin[on - 1] = '\0';
-    h->allow_private = sluice_netguard_url_names_internal(h->origin);
+    h->guard = sluice_netguard_conn_for(h->origin);
     h->interval_ms = src->requests_per_minute > 0
                          ? (60000 + src->requests_per_minute - 1) / src->requests_per_minute
                          : 0;
@@ -681,8 +665,7 @@ static sluice_status setup(http_ctx *h)
     curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
     curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
     curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)src->timeout_seconds);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-    curl_easy_setopt(c, CURLOPT_OPENSOCKETDATA, h);
+    sluice_netguard_conn_install(c, &h->guard);
     curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, on_body);
     curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
     curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");

@@ -11,7 +11,8 @@
  * SSRF guard: every connection's address is checked after DNS, at connect time (so a rebinding
  * name cannot slip through): loopback, link-local, private, unique-local, unspecified and
  * multicast addresses are refused unless base_url's own host is such an address (or
- * "localhost"); redirects are never followed; next links must keep base_url's origin.
+ * "localhost") (core/netguard.h; no proxy); redirects are never followed; next links must keep
+ * base_url's origin.
  */
 #ifndef SLUICE_QUERYMODE_HTTP_SOURCE_H
 #define SLUICE_QUERYMODE_HTTP_SOURCE_H

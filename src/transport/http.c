@@ -15,6 +15,7 @@
 
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/vec.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/protocol.h"
 #include "transport/http_admin.h"
@@ -676,16 +677,10 @@ static enum MHD_Result on_request(void *cls,
             rq->too_large = true;
             return MHD_YES;
         }
-        if (rq->len + n > rq->cap) {
-            size_t cap = rq->cap == 0 ? 4096 : rq->cap;
-            while (cap < rq->len + n)
-                cap *= 2;
-            char *grown = realloc(rq->body, cap);
-            if (grown == NULL)
-                return MHD_NO;
-            rq->body = grown;
-            rq->cap = cap;
-        }
+        char *grown = sluice_vec_grow_heap(rq->body, rq->len + n, &rq->cap, 1, 4096);
+        if (grown == NULL)
+            return MHD_NO;
+        rq->body = grown;
         memcpy(rq->body + rq->len, upload_data, n);
         rq->len += n;
         return MHD_YES;

@@ -11,6 +11,7 @@
 #include "core/fdio.h"
 #include "core/limits.h"
 #include "core/log.h"
+#include "core/vec.h"
 #include "mcp/json_write.h"
 #include "mcp/jsonrpc.h"
 
@@ -105,16 +106,10 @@ static bool take_bytes(line_reader *r, const char *data, size_t n)
         r->len = 0;
         return true;
     }
-    if (r->len + n > r->cap) {
-        size_t cap = r->cap == 0 ? READ_CHUNK : r->cap;
-        while (cap < r->len + n)
-            cap *= 2;
-        char *grown = realloc(r->line, cap);
-        if (grown == NULL)
-            return false;
-        r->line = grown;
-        r->cap = cap;
-    }
+    char *grown = sluice_vec_grow_heap(r->line, r->len + n, &r->cap, 1, READ_CHUNK);
+    if (grown == NULL)
+        return false;
+    r->line = grown;
     memcpy(r->line + r->len, data, n);
     r->len += n;
     return true;

@@ -224,6 +224,14 @@ const leakPlans = [
   USERS + "console.log(us[0].ssn); return 1",
   USERS + "await api.get(`/users/${us[0].ssn}`); return 1",
   USERS + "try { await api.get(`/users/${us[0].ssn}`) } catch (e) { return e.message }",
+  USERS + "return [...new Map(us.map(u => [u.id, u.ssn])).values()]",
+  USERS + "return [...new Set(us.map(u => u.salary))]",
+  USERS + "return new Map(us.map(u => [u.ssn, u.id])).size",
+  USERS + "return await Promise.all(us.map(async u => u.ssn))",
+  USERS + "return await Promise.resolve(us[0].salary).then(s => s + 1)",
+  USERS + "return us.reduce((n, u) => n + (u.salary > 101500 ? 1 : 0), 0)",
+  USERS + "try { null.x } catch (e) { throw new Error(`${e.message} ${us[0].ssn}`) }",
+  USERS + "console.log(`${us[0].name}: ${us[0].salary}`); console.error(us[1].ssn); return 1",
 ];
 
 test("a blocked field's value never leaves under another name, in errors, logs or calls", async () => {
@@ -245,6 +253,53 @@ test("a blocked field's value never leaves under another name, in errors, logs o
     assert.ok(!r.isError, errorText(r));
     assert.equal(r.structuredContent.value, "Owner 2");
   } finally { await ada.close(); }
+});
+
+// passable_fields: getUser may be sent an ssn (a lookup by that key), nothing else may; the
+// call leaves, and sluice's own list of calls, its failure text and the audit show its path
+// redacted. A below-high approval is checked at run time (unit: test_js_taint.c).
+test("a passable field goes to its operation only, and its path never comes back", async () => {
+  const extra = '\n[[code_mode.operations]]\nid = "getUser"\ncategory = "read"\npassable_fields = ["ssn"]\n';
+  const server = await startHttp(config("cc-passable", { extra }));
+  const c = await connect(server, "alice", async () => ({ action: "accept", content: { approve: true } }));
+  try {
+    const before = (await state()).log.length;
+    const code = USERS + "try { await api.get(`/users/${us[0].ssn}`) } catch (e) { return ['caught', e.message] }";
+    const v = await validate(c, code);
+    assert.equal(v.risk_level, "high");
+    const r = await execute(c, code, v.approval_token);
+    assert.ok(!r.isError, errorText(r));
+    const sent = (await state()).log.slice(before).map((e) => e.path);
+    assert.ok(sent.includes("/users/123-45-1001"), `the lookup left: ${sent}`);
+    const seen = JSON.stringify(r);
+    for (const form of canaryForms) assert.doesNotMatch(seen, form, seen.slice(0, 600));
+    const f = r.structuredContent.failed_calls;
+    assert.equal(f.length, 1);
+    assert.match(f[0].target, /redacted/);
+    assert.match(f[0].error, /redacted/);
+    assert.equal(f[0].status, 404);
+    // uncaught: the failure's own list of calls shows the path redacted
+    const u = await run("alice", USERS + "await api.get(`/users/${us[1].ssn}`); return 1", undefined, c);
+    assert.equal(u.r.isError, true);
+    assert.match(errorText(u.r), /#2 api\.get \(redacted: it carries a blocked field\) failed 404/);
+    for (const form of [/123-45-1/, /1002-54-321/, /123451002/]) assert.doesNotMatch(JSON.stringify(u.r), form);
+    // not passable: salary to getUser, ssn in another operation's body, a mix
+    for (const [bad, re] of [
+      [USERS + "await api.get(`/users/${us[0].salary}`); return 1", /'salary' to getUser, which does not list it in passable_fields/],
+      [USERS + "await api.post('/budgets/listForecasts', { month: us[0].ssn }); return 1", /'ssn' to listForecasts|passable_fields/],
+      [USERS + "const a = us[0].ssn;\nconst b = us[0].salary;\nawait api.get(`/users/${a}${b}`); return 1", /never sent upstream/],
+      [USERS + "if (us[0].salary > 5) await api.get(`/users/${us[0].ssn}`); return 1", /decided by one/],
+    ]) {
+      const n = (await state()).log.length;
+      const x = await run("alice", bad, undefined, c);
+      assert.equal(x.r.isError, true, bad);
+      assert.match(errorText(x.r), re, bad);
+      assert.equal((await state()).log.length - n, 2, `only the two reads left: ${bad}`);
+    }
+    const audit = readFileSync(path.join(work, "cc-passable.audit.jsonl"), "utf8");
+    for (const form of [/123-45-100[12]/, /1001-54-321/, /123451001/]) assert.doesNotMatch(audit, form);
+    assert.match(audit, /redacted: it carries a blocked field/);
+  } finally { await c.close(); server.stop(); }
 });
 
 test("every limit stops the plan once, named", async () => {

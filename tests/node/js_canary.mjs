@@ -16,86 +16,13 @@ import path from "node:path";
 
 const [bin, count, seedArg] = process.argv.slice(2);
 const COUNT = Number(count ?? 2000);
-let seed = Number(seedArg ?? 1) >>> 0;
-const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 4294967296);
-const pick = (xs) => xs[Math.floor(rnd() * xs.length)];
 
-// Canaries: an ssn-shaped string and a salary; a second record with others.
-const SSN = "739-41-5826", SALARY = 184273;
-const users = [
-  { id: "u1", name: "Ann", team: "a", ssn: SSN, salary: SALARY },
-  { id: "u2", name: "Bob", team: "b", ssn: "602-17-3948", salary: 91357 },
-];
-const forms = (() => {
-  const out = new Set();
-  const add = (s) => { if (s.length >= 4) out.add(s.toLowerCase()); };
-  for (const c of [SSN, String(SALARY), SSN.replaceAll("-", "")]) {
-    for (let i = 0; i + 4 <= c.length; i++) add(c.slice(i, i + 4)); // substrings >= 4 (and so longer ones)
-    const rev = [...c].reverse().join("");
-    for (let i = 0; i + 4 <= rev.length; i++) add(rev.slice(i, i + 4));
-    add(Buffer.from(c).toString("hex"));
-    add(Buffer.from(c).toString("base64").replace(/=+$/, ""));
-    add([...c].map((ch) => ch.charCodeAt(0)).join(","));
-    add([...c].map((ch) => ch.charCodeAt(0)).join(", "));
-  }
-  return [...out];
-})();
-const digitsOnly = (s) => s.replace(/[^0-9]/g, "");
-function leaks(text) {
-  const t = text.toLowerCase();
-  if (forms.some((f) => t.includes(f))) return true;
-  const d = digitsOnly(text); // digit runs across separators
-  return [digitsOnly(SSN), String(SALARY)].some((c) => d.includes(c));
-}
+import { generator } from "./js_canary_gen.mjs";
 
-// Transforms of a value expression `x` (string or number) that keep its information.
-const strT = [
-  (x) => x, (x) => `String(${x})`, (x) => `${x} + ""`, (x) => `\`v=\${${x}}\``,
-  (x) => `${x}.split("").reverse().join("")`, (x) => `[...String(${x})].map(c => c.charCodeAt(0))`,
-  (x) => `String(${x}).replaceAll("-", "")`, (x) => `String(${x}).slice(0, 6)`,
-  (x) => `String(${x}).padStart(20, "*")`, (x) => `String(${x}).toUpperCase()`,
-  (x) => `JSON.stringify({ v: ${x} })`, (x) => `JSON.parse(JSON.stringify([${x}]))`,
-  (x) => `String(${x}).split("-")`, (x) => `[${x}].concat([1])`, (x) => `String(${x}).at(-1)`,
-  (x) => `Number(String(${x}).replaceAll("-", "")) + 1`, (x) => `String(${x}).codePointAt(2)`,
-  (x) => `String(${x}).substring(1, 8)`, (x) => `String(${x}).repeat(2)`, (x) => `String(${x}).trim()`,
-  (x) => `(${x}).toString()`, (x) => `[${x}, 1].join("|")`, (x) => `new Set([${x}])`,
-  (x) => `[...new Set([${x}])]`, (x) => `new Map([[${x}, 1]])`, (x) => `[...new Map([["k", ${x}]]).values()]`,
-  (x) => `Object.fromEntries([[${x}, 1]])`, (x) => `Object.keys({ [${x}]: 1 })`,
-  (x) => `(await Promise.resolve(${x}))`, (x) => `(await Promise.all([${x}]))`,
-  (x) => `[${x}].map(v => v)`, (x) => `[${x}].filter(v => true)`, (x) => `[${x}].find(v => v)`,
-  (x) => `(() => { const [a] = [${x}]; return a })()`, (x) => `(({ v }) => v)({ v: ${x} })`,
-  (x) => `{ ...{ v: ${x} } }`, (x) => `Math.max(Number(String(${x}).replaceAll("-", "")), 0)`,
-  (x) => `Math.abs(Number(String(${x}).replaceAll("-", "")))`, (x) => `Number(String(${x}).replaceAll("-", "")) * 2 / 2`,
-  (x) => `parseInt(String(${x}).replaceAll("-", ""), 10)`, (x) => `(${x} === ${x}) ? ${x} : 0`,
-];
-// Ways to make a bit or count out of a blocked value (implicit flow).
-const bitT = [
-  (x) => `(${x} > "5" ? 1 : 0)`, (x) => `(String(${x}).startsWith("7") && "yes")`,
-  (x) => `us.filter(u => String(u.ssn) < String(${x})).length`,
-  (x) => `(() => { let n = 0; for (const c of String(${x})) if (c === "7") n++; return n })()`,
-  (x) => `(() => { let r = 0; if (String(${x}).length > 3) r = 1; return r })()`,
-  (x) => `(() => { try { if (String(${x})[0] === "7") throw 1; return "no" } catch { return "yes" } })()`,
-  (x) => `(() => { switch (String(${x})[0]) { case "7": return 7; default: return 0 } })()`,
-  (x) => `us.slice().sort((a, b) => String(a.ssn) < String(b.ssn) ? -1 : 1).map(u => u.name)`,
-  (x) => `us.findIndex(u => u.salary > 100000)`, (x) => `us.some(u => u.salary > 100000)`,
-];
-const sources = ["us[0].ssn", "us[0].salary", "us[0]['ssn']", "(({ ssn }) => ssn)(us[0])",
-                 "Object.values(us[0])[3]", "Object.entries(us[0])[4][1]", "[...Object.values(us[0])]",
-                 "us.map(u => u.ssn)", "JSON.stringify(us)", "({ ...us[0] }).salary"];
-const cleanSources = ["us[0].name", "us[0].id", "us[1].team", "us.map(u => u.name)"];
-const sinks = [
-  (e) => `return ${e};`, (e) => `return { out: ${e} };`, (e) => `return [1, ${e}];`,
-  (e) => `throw new Error(String(${e}));`, (e) => `console.log(${e}); return 1;`,
-  (e) => `throw ${e};`, (e) => `await api.get("/echo/" + String(${e})); return 1;`,
-];
-const HEAD = 'const us = await api.get("/users");\n';
-
-function gen(tainted) {
-  let e = pick(tainted ? sources : cleanSources);
-  const steps = 1 + Math.floor(rnd() * 3);
-  for (let i = 0; i < steps; i++) e = (tainted && rnd() < 0.25 ? pick(bitT) : pick(strT))(e);
-  return HEAD + pick(sinks)(e);
-}
+const { gen, leaks, forms, users } = generator(seedArg, {
+  head: 'const us = await api.get("/users");\n',
+  echo: (e) => `await api.get("/echo/" + String(${e})); return 1;`,
+});
 
 function runAll(plans, extra) {
   const dir = mkdtempSync(path.join(os.tmpdir(), "jscanary-"));

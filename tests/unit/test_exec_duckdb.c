@@ -162,17 +162,23 @@ static void test_escapes_refused_without_analyzer(void **state)
         { "", "empty" },
     };
     int before = test_count_entries(f->dir);
-    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-        test_subst_dir(sql, sizeof(sql), cases[i].fmt, f->dir);
+    /* Twice, after a pass of the same kind: the read-only database remembers statements whose
+     * bound plan passed the process-function guard, never one that was refused. */
+    for (size_t i = 0; i < 2 * sizeof(cases) / sizeof(cases[0]); i++) {
+        size_t k = i % (sizeof(cases) / sizeof(cases[0]));
+        sluice_exec_result ok;
+        sluice_error ok_err;
+        assert_int_equal(run(f, "SELECT 1 AS first", &ok, &ok_err), SLUICE_OK);
+        test_subst_dir(sql, sizeof(sql), cases[k].fmt, f->dir);
         sluice_exec_result r;
         sluice_error err;
         sluice_status st = run(f, sql, &r, &err);
         if (st == SLUICE_OK)
             fail_msg("escape ran: %s", sql);
         assert_non_null(err.message);
-        if (strstr(err.message, cases[i].needle) == NULL)
+        if (strstr(err.message, cases[k].needle) == NULL)
             fail_msg("'%s' failed with '%s', expected to mention '%s'", sql, err.message,
-                     cases[i].needle);
+                     cases[k].needle);
         assert_int_equal(test_count_entries(f->dir), before);
     }
     /* The data is untouched and the settings still hold. */

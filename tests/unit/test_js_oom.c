@@ -20,7 +20,9 @@ static const char ops_document[] =
     "{\"id\":\"listForecasts\",\"method\":\"POST\",\"path\":\"/budgets/listForecasts\","
     "\"action\":\"read\",\"idempotent\":false},"
     "{\"id\":\"getUser\",\"method\":\"GET\",\"path\":\"/users/{id}\",\"action\":\"read\","
-    "\"idempotent\":true},"
+    "\"idempotent\":true,\"query\":[\"fields\"]},"
+    "{\"id\":\"getFile\",\"method\":\"GET\",\"path\":\"/files/{path}\",\"action\":\"read\","
+    "\"idempotent\":true,\"spanning\":2},"
     "{\"id\":\"createBudget\",\"method\":\"POST\",\"path\":\"/budgets\",\"action\":\"write\","
     "\"idempotent\":false},"
     "{\"id\":\"deleteBudget\",\"method\":\"DELETE\",\"path\":\"/budgets/{id}\",\"action\":"
@@ -132,6 +134,19 @@ static void test_js_oom_delete_and_unknown_operation_never_allowed(void **state)
     sweep("return await api.get(\"/admin/keys\")", 10, true, OOM_REFUSED);
 }
 
+/* what validate knows the run refuses (a query key the operation lacks, a path segment the
+ * run's rule refuses) is refused under every fault; the right call keeps its facts */
+static void test_js_oom_query_and_path_truths_never_allowed(void **state)
+{
+    (void)state;
+    sweep("return await api.get(`/users/${args.id}`, { feilds: \"name\" })", 10, false,
+          OOM_REFUSED);
+    sweep("return await api.get(\"/files/docs/%2e%2e/x\")", 10, false, OOM_REFUSED);
+    sweep("return await api.get(\"/files/docs/README.md\", { })", 10, false, OOM_ALLOWED);
+    sweep("return await api.get(`/users/${args.id}`, { fields: \"name\" })", 10, false,
+          OOM_ALLOWED);
+}
+
 static void test_js_oom_retried_write_keeps_its_high_risk(void **state)
 {
     (void)state;
@@ -194,6 +209,7 @@ int main(void)
         cmocka_unit_test(test_js_oom_seed_plan_allowed_only_with_its_facts),
         cmocka_unit_test(test_js_oom_seed_plan_over_the_limit_never_allowed),
         cmocka_unit_test(test_js_oom_delete_and_unknown_operation_never_allowed),
+        cmocka_unit_test(test_js_oom_query_and_path_truths_never_allowed),
         cmocka_unit_test(test_js_oom_retried_write_keeps_its_high_risk),
         cmocka_unit_test(test_js_oom_output_guard_never_leaks),
     };

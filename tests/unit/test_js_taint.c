@@ -11,19 +11,31 @@
 #include "oom_sweep.h"
 #include "unit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 /* The canaries the fake upstream answers in blocked fields, and their recognisable forms. */
 #define CANARY_SSN    "731-95-2864"
 #define CANARY_SALARY 173519
 
+/* What the last call carried, as the host saw it. */
+static char seen_passing[64];
+
 static sluice_status fake_api(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
 {
     (void)ctx;
     const char *path = json_string_value(json_array_get(call->args, 0));
+    seen_passing[0] = '\0';
+    for (size_t i = 0; i < call->passing.count; i++)
+        snprintf(seen_passing + strlen(seen_passing), sizeof seen_passing - strlen(seen_passing),
+                 "%s%s", i > 0 ? "," : "", call->passing.items[i]);
     if (path != NULL && strstr(path, "fail") != NULL)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "HTTP 404 for %s", path);
+    if (path != NULL && strstr(path, "echo") != NULL) { /* an upstream that quotes its input */
+        *result = json_pack("{s:s, s:s, s:{s:i}}", "note", path, "ok", "fine", "by", path, 1);
+        return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    }
     *result = json_pack("[{s:s,s:s,s:s,s:i},{s:s,s:s,s:s,s:i}]", "id", "u1", "name", "Ann", "ssn",
                         CANARY_SSN, "salary", CANARY_SALARY, "id", "u2", "name", "Bob", "ssn",
                         "468-02-1357", "salary", 90001);
@@ -59,7 +71,20 @@ typedef struct outcome {
     char *text; /* result, error and logs together, in the arena */
 } outcome;
 
+/* How a run is set up beyond strip/refuse. */
+typedef struct setup_opts {
+    bool passes_taint; /* the host checks passable fields (js_plan.c) */
+    bool clean_only;   /* approved below high risk */
+} setup_opts;
+
+static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts so, outcome *o);
+
 static void run(sluice_arena *a, const char *code, bool refuse, outcome *o)
+{
+    run_with(a, code, refuse, (setup_opts){ 0 }, o);
+}
+
+static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts so, outcome *o)
 {
     static const char *fields[] = { "ssn", "salary" };
     static const sluice_strlist blocked = { fields, 2 };
@@ -68,10 +93,14 @@ static void run(sluice_arena *a, const char *code, bool refuse, outcome *o)
     o->st = sluice_js_parse(a, code, strlen(code), &prog, &o->err);
     if (o->st != SLUICE_OK)
         return;
-    sluice_js_run_options opts = { .limits = { .max_api_calls = 5 },
-                                   .host = { .call = fake_api, .has_api = true },
-                                   .taint_fields = { &blocked, NULL },
-                                   .taint_refuse = refuse };
+    sluice_js_run_options opts = {
+        .limits = { .max_api_calls = 5 },
+        .host = { .call = fake_api, .has_api = true, .passes_taint = so.passes_taint },
+        .taint_fields = { &blocked, NULL },
+        .taint_refuse = refuse,
+        .taint_clean_only = so.clean_only,
+    };
+    seen_passing[0] = '\0';
     json_t *args = json_pack("{s:s}", "ssn", CANARY_SSN);
     opts.args = args;
     o->st = sluice_js_run(a, &prog, &opts, &o->r, &o->err);
@@ -184,7 +213,7 @@ static void test_js_taint_derived_bits_and_counts_are_tainted(void **state)
         run(a, bit_plans[i], true, &o);
         assert_int_equal(o.st, SLUICE_E_DENIED);
         assert_non_null(strstr(o.err.message, "blocked field '"));
-        assert_non_null(strstr(o.err.message, "(read at line 1)"));
+        assert_non_null(strstr(o.err.message, "read at line 2"));
         sluice_arena_free(a);
     }
 }
@@ -284,6 +313,129 @@ static void test_js_taint_plan_that_may_read_a_blocked_field_is_high_risk(void *
                 SLUICE_RISK_HIGH);
 }
 
+static void assert_refused_naming(const char *code, const char *needle)
+{
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run(a, code, true, &o);
+    assert_int_equal(o.st, SLUICE_E_DENIED);
+    if (strstr(o.err.message, needle) == NULL)
+        fail_msg("%s\n  -> %s\n  (wanted '%s')", code, o.err.message, needle);
+    sluice_arena_free(a);
+}
+
+/* refuse names the line where the plan took the value out of its record, not the call whose
+ * answer carried it (line 1 in every plan here) */
+static void test_js_taint_refuse_names_the_line_of_the_read(void **state)
+{
+    (void)state;
+    assert_refused_naming(USERS "const u = us[0];\nconst s = u.ssn;\nconst t = s.split('');\n"
+                                "return t.reverse().join('')",
+                          "blocked field 'ssn' read at line 3");
+    assert_refused_naming(USERS "const u = us[1];\n\nconst { salary } = u;\nreturn salary + 1",
+                          "blocked field 'salary' read at line 4");
+    assert_refused_naming(USERS "const v = us.map(u => u);\nconst w = Object.values(v[0]);\n"
+                                "return w.join()",
+                          "read at line 3");
+    assert_refused_naming(USERS "const x = 1;\nreturn JSON.stringify(us)", "read at line 3");
+    assert_refused_naming(USERS "const x = 1;\nreturn us[0]",
+                          "'ssn' (never read by name: carried whole in the answer that arrived) "
+                          "at line 1");
+    /* values read on different lines and mixed: the first is named, and that there are more */
+    assert_refused_naming(USERS "const a = us[0].ssn;\nconst b = us[1].salary;\nreturn a + b",
+                          "'ssn' read at line 2 and from other blocked values");
+}
+
+/* passable_fields: the host (exec/openapi.c) is told every blocked field a call carries and
+ * decides by operation; a call decided by a blocked field, mixing labels, or run on a
+ * below-high approval never reaches it; a failed call's text and path never show the value. */
+static void test_js_taint_passable_calls_tell_the_host_every_field(void **state)
+{
+    (void)state;
+    setup_opts host = { .passes_taint = true };
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run_with(a, USERS "const r = await api.get('/by-ssn/' + us[0].ssn);\nreturn r.length", true,
+             host, &o);
+    if (o.st != SLUICE_OK)
+        fail_msg("%s", o.text);
+    assert_string_equal(seen_passing, "ssn");
+    run_with(a, USERS "await api.post('/x', { a: us[0].ssn, b: [us[0].salary] }); return 1", true,
+             host, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_string_equal(seen_passing, "ssn,salary");
+    /* a failure: its text (which quotes the path) and its path are redacted */
+    run_with(a, USERS "try { await api.get('/fail/' + us[0].ssn) } catch (e) { return e.message }",
+             false, host, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_false(leaks(o.text));
+    assert_non_null(strstr(o.r.json, "redacted"));
+    assert_int_equal(o.r.failed_count, 1);
+    assert_false(leaks(o.r.failed[0].path));
+    assert_false(leaks(o.r.failed[0].message));
+    /* the answer of a lookup is not tainted by what it passed, but what it echoes is */
+    run_with(a, USERS "const r = await api.get('/echo/' + us[0].ssn);\nreturn [r.ok, r.note]",
+             false, host, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_string_equal(o.r.json, "[\"fine\",null]");
+    run_with(a, USERS "const r = await api.get('/echo/' + us[0].ssn);\nreturn Object.keys(r.by)",
+             true, host, &o);
+    assert_int_equal(o.st, SLUICE_E_DENIED);
+    assert_false(leaks(o.text));
+    static const char *const never[] = {
+        /* decided by a blocked field */
+        USERS "if (us[0].salary > 5) await api.get('/x/1'); return 1",
+        /* mixed labels: the fields it holds are not all known */
+        USERS "const a = us[0].ssn;\nconst b = us[1].salary;\nawait api.get('/x/' + a + b)",
+    };
+    for (size_t i = 0; i < sizeof never / sizeof never[0]; i++) {
+        run_with(a, never[i], false, host, &o);
+        assert_int_equal(o.st, SLUICE_E_DENIED);
+        assert_int_equal(o.r.api_calls, 1);
+        assert_false(leaks(o.text));
+    }
+    run_with(a, USERS "await api.get('/by-ssn/' + us[0].ssn); return 1", false,
+             (setup_opts){ .passes_taint = true, .clean_only = true }, &o);
+    assert_int_equal(o.st, SLUICE_E_DENIED);
+    assert_int_equal(o.r.api_calls, 1);
+    sluice_arena_free(a);
+}
+
+/* A plan approved below high risk was judged to read no blocked field (lang/js); the run
+ * checks it: a value it derived from one stops the run instead of being stripped, and the ===
+ * exception does not apply. What an answer carries under its own blocked key is only dropped. */
+static void test_js_taint_below_high_approval_is_checked_at_run_time(void **state)
+{
+    (void)state;
+    setup_opts clean = { .clean_only = true };
+    sluice_arena *a = sluice_arena_new();
+    outcome o;
+    run_with(a, USERS "return [us, { who: us[1] }]", false, clean, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_false(leaks(o.text));
+    assert_null(strstr(o.r.json, "ssn"));
+    assert_non_null(strstr(o.r.json, "Bob"));
+    run_with(a, USERS "return us.map(u => ({ id: u.id, name: u.name }))", false, clean, &o);
+    assert_int_equal(o.st, SLUICE_OK);
+    assert_int_equal(o.r.redacted, 0);
+    static const char *const missed[] = {
+        USERS "return us.map(u => Object.values(u))",
+        USERS "return us.map(u => ({ pay: { ...u }.salary }))",
+        USERS "return us.find(u => u.ssn === args.ssn).name",
+        USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n",
+        USERS "console.log(us[0].salary); return 1",
+        USERS "throw new Error(JSON.stringify(us))",
+        USERS "return { ssn: us[0].name, x: us[0].salary }",
+    };
+    for (size_t i = 0; i < sizeof missed / sizeof missed[0]; i++) {
+        run_with(a, missed[i], false, clean, &o);
+        if (o.st != SLUICE_E_DENIED || strstr(o.err.message, "approved below high risk") == NULL)
+            fail_msg("not refused: %s\n  -> %s", missed[i], o.text);
+        assert_false(leaks(o.text));
+    }
+    sluice_arena_free(a);
+}
+
 /* --- allocation failures ------------------------------------------------------------------ */
 
 static oom_outcome leak_once(void *ctx)
@@ -330,6 +482,9 @@ int main(void)
         cmocka_unit_test(test_js_taint_matching_by_literal_input_or_join_key_steers),
         cmocka_unit_test(test_js_taint_plans_that_never_touch_a_blocked_value_answer_whole),
         cmocka_unit_test(test_js_taint_plan_that_may_read_a_blocked_field_is_high_risk),
+        cmocka_unit_test(test_js_taint_refuse_names_the_line_of_the_read),
+        cmocka_unit_test(test_js_taint_passable_calls_tell_the_host_every_field),
+        cmocka_unit_test(test_js_taint_below_high_approval_is_checked_at_run_time),
         cmocka_unit_test(test_js_taint_allocation_failures_never_leak),
     };
     return cmocka_run_group_tests(tests, setup, NULL);

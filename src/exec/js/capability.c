@@ -28,19 +28,21 @@ static jcomp record_failed(interp *in, const sluice_js_call *call, const char *m
     nf[res->failed_count] = (sluice_js_failed_call){
         .object = call->object,
         .method = call->method,
-        .path = json_is_string(first) ? sluice_arena_strdup(in->out_arena, json_string_value(first))
-                                      : NULL,
+        .path = call->passing.count > 0 ? "(redacted: it carries a blocked field)"
+                : json_is_string(first)
+                    ? sluice_arena_strdup(in->out_arena, json_string_value(first))
+                    : NULL,
         .message = sluice_arena_strdup(in->out_arena, message != NULL ? message : "failed"),
         .index = call->index,
         .line = call->line,
     };
     res->failed = nf;
     res->failed_count++;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* Settles p with the host's answer st/result/herr for call (status contract: interp.h).
- * C_NORMAL (p fulfilled or rejected) or C_FATAL. */
+ * SLUICE_JSI_NORMAL (p fulfilled or rejected) or SLUICE_JSI_FATAL. */
 static jcomp settle_with(interp *in,
                          jpromise *p,
                          const sluice_js_call *call,
@@ -51,29 +53,40 @@ static jcomp settle_with(interp *in,
     p->pending = false;
     if (st == SLUICE_OK) {
         jv v;
-        jcomp rc = sluice_jsi_from_answer(in, result != NULL ? result : json_null(), &v);
+        const json_t *j = result != NULL ? result : json_null();
+        jcomp rc = call->passing.count > 0 ? sluice_jsi_from_lookup(in, j, &v)
+                                           : sluice_jsi_from_answer(in, j, &v);
         json_decref(result);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
         if (v.t == JV_PROMISE) /* a host value is never a promise; keep the invariant anyway */
             return sluice_jsi_nomem(in);
         p->rejected = false;
         p->v = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     json_decref(result);
     const char *msg = herr->message != NULL ? herr->message : "upstream call failed";
+    bool own_text = herr->key != NULL && strcmp(herr->key, "passable_fields") == 0;
+    if (call->passing.count > 0 && !own_text) /* the upstream's text may quote the value */
+        msg = sluice_arena_printf(in->out_arena,
+                                  "%s.%s at line %u failed (%s); its message is redacted: the "
+                                  "call passed the blocked field '%s'",
+                                  call->object, call->method, call->line, sluice_status_name(st),
+                                  call->passing.items[0]);
+    if (msg == NULL)
+        return sluice_jsi_nomem(in);
     if (st == SLUICE_E_ENGINE) {
         /* an upstream failure: the plan may catch it, but it is never silent */
-        if (record_failed(in, call, msg) != C_NORMAL)
-            return C_FATAL;
+        if (record_failed(in, call, msg) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         sluice_js_str *m = sluice_js_str_from_utf8(in->arena, msg, strlen(msg));
         jv e = m != NULL ? sluice_jsi_make_error(in, "Error", m) : jv_undef();
         if (e.t == JV_UNDEF)
             return sluice_jsi_nomem(in);
         p->rejected = true;
         p->v = e;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     record_failed(in, call, msg);
     return sluice_jsi_fatal(in, st, herr->key != NULL ? herr->key : "request_policy", "%s", msg);
@@ -91,7 +104,7 @@ static void unlink_pending(interp *in, jpromise *p)
 jcomp sluice_jsi_settle(interp *in, jpromise *p)
 {
     if (!p->pending)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     unlink_pending(in, p);
     json_t *result = NULL;
     sluice_error herr = { 0 };
@@ -106,12 +119,13 @@ jcomp sluice_jsi_settle(interp *in, jpromise *p)
 jcomp sluice_jsi_settle_all(interp *in)
 {
     while (in->pending != NULL)
-        if (sluice_jsi_settle(in, in->pending) != C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+        if (sluice_jsi_settle(in, in->pending) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }
 
-/* The arguments of a capability call as JSON (undefined as null). NULL with C_FATAL set. */
+/* The arguments of a capability call as JSON (undefined as null). NULL with SLUICE_JSI_FATAL set.
+ */
 static json_t *
 call_args(interp *in, const char *object, const char *method, const jv *args, size_t argc)
 {
@@ -125,9 +139,9 @@ call_args(interp *in, const char *object, const char *method, const jv *args, si
         sluice_buf_init(&b, in->arena, 0);
         bool undef;
         jcomp rc = sluice_jsi_json_stringify(in, args[i], NULL, &b, &undef);
-        if (rc != C_NORMAL) {
+        if (rc != SLUICE_JSI_NORMAL) {
             json_decref(jargs);
-            if (rc == C_THROW)
+            if (rc == SLUICE_JSI_THROW)
                 sluice_jsi_fatal(in, SLUICE_E_INVALID, "js_refused",
                                  "an argument of %s.%s at line %u cannot be sent as JSON", object,
                                  method, in->line);
@@ -162,15 +176,20 @@ static jcomp capability_call(
             "the plan tried call %zu (%s.%s at line %u) but max_api_calls = %lld; "
             "%zu calls were made",
             in->calls + 1, object, method, in->line, (long long)max, in->calls);
+    sluice_strlist passing = { 0 };
     if (in->tainting) {
-        /* refused in strip mode too: a request with a part cut out is a different request */
+        /* refused in strip mode too: a request with a part cut out is a different request.
+         * A value of a field passable to the operation may go (the host checks which
+         * operation it is); a call decided by a blocked field never. */
         jtaint t = in->pc;
         for (size_t i = 0; i < argc && t == 0; i++)
             t = sluice_jsi_taint_deep(in, args[i]);
-        if (t != 0)
+        if (t != 0 && (in->pc != 0 || !in->opts.host.passes_taint || in->opts.taint_clean_only ||
+                       !sluice_jsi_taint_fields(in, args, argc, &passing)))
             return sluice_jsi_fatal(in, SLUICE_E_DENIED, "blocked_output",
                                     "%s.%s at line %u would send a value %s%s; a blocked field "
-                                    "may be used to match records but never sent upstream",
+                                    "may be used to match records but never sent upstream, "
+                                    "unless the operation lists it in passable_fields",
                                     object, method, in->line, sluice_jsi_taint_text(in, t),
                                     in->pc != 0 ? ", or decided by one" : "");
     }
@@ -180,19 +199,25 @@ static jcomp capability_call(
                                 "%s is not available to this plan", object);
     jpromise *p = sluice_jsi_alloc(in, sizeof *p);
     if (p == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     memset(p, 0, sizeof *p);
     json_t *jargs = call_args(in, object, method, args, argc);
     if (jargs == NULL)
-        return C_FATAL;
-    p->call = (sluice_js_call){
-        .object = object, .method = method, .args = jargs, .index = in->calls, .line = in->line
-    };
+        return SLUICE_JSI_FATAL;
+    p->call = (sluice_js_call){ .object = object,
+                                .method = method,
+                                .args = jargs,
+                                .index = in->calls,
+                                .line = in->line,
+                                .passing = passing };
     in->calls++; /* counted before the call: failures, retries and refusals count too */
     /* on failure the cleanup has already run (arena.h): jargs is released, not ours to free */
     if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK)
         return sluice_jsi_nomem(in);
     *out = (jv){ .t = JV_PROMISE, .u.p = p };
+    /* a lookup by a passable field: its answer depends on the value as a join's rows do on
+     * the key, and steers without being tainted by it (but for echoes: from_lookup) */
+    in->lookup = passing.count > 0;
     json_t *result = NULL;
     sluice_error herr = { 0 };
     sluice_status st;
@@ -202,7 +227,7 @@ static jcomp capability_call(
             p->pending = true;
             p->next_pending = in->pending;
             in->pending = p;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
     } else {
         st = in->opts.host.call(in->opts.host.ctx, in->out_arena, &p->call, &result, &herr);
@@ -228,15 +253,15 @@ jcomp sluice_jsi_open_capability(interp *in, env *global)
     if (in->opts.host.has_api) {
         jobj *api = sluice_jsi_namespace(in, global, "api");
         if (api == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (size_t i = 0; i < COUNT(api_verbs); i++)
-            if (sluice_jsi_set_fn(in, api, api_verbs[i], api_verb, (double)i) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_set_fn(in, api, api_verbs[i], api_verb, (double)i) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
     }
     if (in->opts.host.has_mcp) {
         jobj *mcp = sluice_jsi_namespace(in, global, "mcp");
-        if (mcp == NULL || sluice_jsi_set_fn(in, mcp, "call", mcp_call, 0) != C_NORMAL)
-            return C_FATAL;
+        if (mcp == NULL || sluice_jsi_set_fn(in, mcp, "call", mcp_call, 0) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }

@@ -100,7 +100,7 @@ static void index_put(jcoll *c, size_t e)
 static jcomp grow(interp *in, jcoll *c)
 {
     if (c->n < c->cap)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     size_t cap = c->count * 2 + 8;
     size_t icap = 16;
     while (icap < cap * 2)
@@ -110,7 +110,7 @@ static jcomp grow(interp *in, jcoll *c)
     bool *dead = sluice_jsi_alloc(in, cap * sizeof *dead);
     size_t *index = sluice_jsi_alloc(in, icap * sizeof *index);
     if (keys == NULL || vals == NULL || dead == NULL || index == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t m = 0;
     for (size_t i = 0; i < c->n; i++)
         if (!c->dead[i]) {
@@ -131,7 +131,7 @@ static jcomp grow(interp *in, jcoll *c)
                   .index_cap = icap };
     for (size_t i = 0; i < m; i++)
         index_put(c, i);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp coll_put(interp *in, jcoll *c, jv k, jv v)
@@ -141,17 +141,17 @@ static jcomp coll_put(interp *in, jcoll *c, jv k, jv v)
     size_t e = find(c, k);
     if (e != SIZE_MAX) {
         c->vals[e] = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
-    if (grow(in, c) != C_NORMAL)
-        return C_FATAL;
+    if (grow(in, c) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     e = c->n++;
     c->keys[e] = k;
     c->vals[e] = v;
     c->dead[e] = false;
     c->count++;
     index_put(c, e);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcoll *coll_of(jv v)
@@ -164,32 +164,32 @@ static jcomp snapshot(interp *in, const jcoll *c, int what, jarr **out)
 {
     jarr *a = sluice_jsi_arr_new(in, c->count);
     if (a == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < c->n; i++) {
         if (c->dead[i])
             continue;
-        if (sluice_jsi_step(in) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_step(in) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         jv v = what == 0 || c->is_set ? c->keys[i] : c->vals[i];
         if (what == 2) {
             jarr *pair = sluice_jsi_arr_new(in, 2);
-            if (pair == NULL || sluice_jsi_arr_push(in, pair, c->keys[i]) != C_NORMAL ||
-                sluice_jsi_arr_push(in, pair, v) != C_NORMAL)
-                return C_FATAL;
+            if (pair == NULL || sluice_jsi_arr_push(in, pair, c->keys[i]) != SLUICE_JSI_NORMAL ||
+                sluice_jsi_arr_push(in, pair, v) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             v = jv_arr(pair);
         }
-        if (sluice_jsi_arr_push(in, a, v) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     }
     *out = a;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled)
 {
     *handled = false;
     if (v.t != JV_OBJ || (v.u.o->coll == NULL && v.u.o->iter == NULL))
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     *handled = true;
     jarr *items = NULL;
     size_t from = 0;
@@ -197,13 +197,14 @@ jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled)
         items = v.u.o->iter->items;
         from = v.u.o->iter->pos;
         v.u.o->iter->pos = items->len; /* a spread consumes the iterator */
-    } else if (snapshot(in, v.u.o->coll, v.u.o->coll->is_set ? 0 : 2, &items) != C_NORMAL) {
-        return C_FATAL;
+    } else if (snapshot(in, v.u.o->coll, v.u.o->coll->is_set ? 0 : 2, &items) !=
+               SLUICE_JSI_NORMAL) {
+        return SLUICE_JSI_FATAL;
     }
     for (size_t i = from; i < items->len; i++)
-        if (sluice_jsi_arr_push(in, into, items->v[i]) != C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+        if (sluice_jsi_arr_push(in, into, items->v[i]) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* --- construction ------------------------------------------------------------------------ */
@@ -213,34 +214,34 @@ jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t 
     jobj *o = sluice_jsi_obj_new(in);
     jcoll *c = o != NULL ? sluice_jsi_alloc(in, sizeof *c) : NULL;
     if (c == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     memset(c, 0, sizeof *c);
     c->is_set = is_set;
     o->coll = c;
     *out = jv_obj(o);
     jv src = ARG(0);
     if (src.t == JV_UNDEF || src.t == JV_NULL)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     jarr *items = sluice_jsi_arr_new(in, 0);
     if (items == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     bool handled = false;
     jcomp rc = sluice_jsi_coll_items(in, src, items, &handled);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     if (!handled && src.t == JV_ARR)
         items = src.u.a;
     else if (!handled && src.t == JV_STR && is_set)
         for (size_t i = 0; i < src.u.s->len; i++) {
             sluice_js_str *ch = sluice_jsi_str_units(in, &src.u.s->u[i], 1);
-            if (ch == NULL || sluice_jsi_arr_push(in, items, jv_str(ch)) != C_NORMAL)
-                return C_FATAL;
+            if (ch == NULL || sluice_jsi_arr_push(in, items, jv_str(ch)) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
         }
     else if (!handled)
         return sluice_jsi_throw(in, "TypeError", "%s is not iterable", sluice_jsi_typeof(src));
     for (size_t i = 0; i < items->len; i++) {
-        if (sluice_jsi_step(in) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_step(in) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         jv it = items->v[i];
         if (is_set) {
             rc = coll_put(in, c, it, jv_undef());
@@ -253,10 +254,10 @@ jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t 
             return sluice_jsi_throw(in, "TypeError", "Iterator value %s is not an entry object",
                                     it.t == JV_STR ? "string" : sluice_jsi_typeof(it));
         }
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* --- methods ----------------------------------------------------------------------------- */
@@ -267,7 +268,7 @@ static jcomp m_get(interp *in, jv self, const jv *args, size_t argc, jv *out)
     jcoll *c = coll_of(self);
     size_t e = find(c, ARG(0));
     *out = e != SIZE_MAX ? c->vals[e] : jv_undef();
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_set(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -286,7 +287,7 @@ static jcomp m_has(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     *out = jv_bool(find(coll_of(self), ARG(0)) != SIZE_MAX);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_delete(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -299,7 +300,7 @@ static jcomp m_delete(interp *in, jv self, const jv *args, size_t argc, jv *out)
         c->count--;
     }
     *out = jv_bool(e != SIZE_MAX);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_clear(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -312,20 +313,20 @@ static jcomp m_clear(interp *in, jv self, const jv *args, size_t argc, jv *out)
         c->dead[i] = true;
     c->count = 0;
     *out = jv_undef();
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp iterator(interp *in, jv self, int what, jv *out)
 {
     jobj *o = sluice_jsi_obj_new(in);
     jiter *it = o != NULL ? sluice_jsi_alloc(in, sizeof *it) : NULL;
-    if (it == NULL || snapshot(in, coll_of(self), what, &it->items) != C_NORMAL)
-        return C_FATAL;
+    if (it == NULL || snapshot(in, coll_of(self), what, &it->items) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     it->pos = 0;
     it->of_set = coll_of(self)->is_set;
     o->iter = it;
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_keys(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -357,19 +358,19 @@ static jcomp m_for_each(interp *in, jv self, const jv *args, size_t argc, jv *ou
         return sluice_jsi_throw(in, "TypeError", "%s is not a function", sluice_jsi_typeof(fn));
     jcoll *c = coll_of(self);
     jarr *entries = NULL;
-    if (snapshot(in, c, 2, &entries) != C_NORMAL)
-        return C_FATAL;
+    if (snapshot(in, c, 2, &entries) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < entries->len; i++) {
         jcomp rc = sluice_jsi_loop_tick(in);
         jarr *pair = entries->v[i].u.a;
         jv a[3] = { pair->v[1], pair->v[0], self };
         jv ignored;
-        if (rc == C_NORMAL)
+        if (rc == SLUICE_JSI_NORMAL)
             rc = sluice_jsi_call(in, fn, jv_undef(), a, 3, &ignored);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp it_next(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -380,15 +381,16 @@ static jcomp it_next(interp *in, jv self, const jv *args, size_t argc, jv *out)
     jobj *r = sluice_jsi_obj_new(in);
     sluice_js_str *kv = sluice_jsi_str_ascii(in, "value"), *kd = sluice_jsi_str_ascii(in, "done");
     if (r == NULL || kv == NULL || kd == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     bool done = it->pos >= it->items->len;
-    if (sluice_jsi_obj_set(in, r, kv, done ? jv_undef() : it->items->v[it->pos]) != C_NORMAL ||
-        sluice_jsi_obj_set(in, r, kd, jv_bool(done)) != C_NORMAL)
-        return C_FATAL;
+    if (sluice_jsi_obj_set(in, r, kv, done ? jv_undef() : it->items->v[it->pos]) !=
+            SLUICE_JSI_NORMAL ||
+        sluice_jsi_obj_set(in, r, kd, jv_bool(done)) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     if (!done)
         it->pos++;
     *out = jv_obj(r);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 typedef struct coll_method {
@@ -410,22 +412,22 @@ jcomp sluice_jsi_coll_member(interp *in, jv self, const sluice_js_str *key, jv *
     if (self.u.o->iter != NULL) {
         if (sluice_js_str_eq_ascii(key, "next")) {
             *out = sluice_jsi_native(in, it_next, self, "next");
-            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+            return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     jcoll *c = self.u.o->coll;
     if (sluice_js_str_eq_ascii(key, "size")) {
         *out = jv_num((double)c->count);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     uint8_t kind = c->is_set ? 2 : 1;
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if ((methods[i].on & kind) && sluice_js_str_eq_ascii(key, methods[i].name)) {
             *out = sluice_jsi_native(in, methods[i].fn, self, methods[i].name);
-            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+            return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 const char *sluice_jsi_coll_tag(const jobj *o)

@@ -175,32 +175,32 @@ static jcomp make_date(interp *in, double t, jv *out)
 {
     jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     o->is_date = true;
     o->time = time_clip(t);
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp time_of(interp *in, jv v, double *t)
 {
     if (v.t == JV_OBJ && v.u.o->is_date) {
         *t = v.u.o->time;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (v.t == JV_STR) {
         char *u8 = sluice_js_str_utf8(in->arena, v.u.s);
         if (u8 == NULL)
             return sluice_jsi_nomem(in);
         *t = parse_date(u8);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (v.t == JV_ARR || v.t == JV_OBJ) {
         const sluice_js_str *s = sluice_jsi_to_string(in, v); /* ToPrimitive: a string */
-        return s == NULL ? C_FATAL : time_of(in, jv_str(s), t);
+        return s == NULL ? SLUICE_JSI_FATAL : time_of(in, jv_str(s), t);
     }
     *t = sluice_jsi_to_number(v);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* The time of y, m[, d, h, min, s, ms] arguments (two-digit years are 19xx). */
@@ -225,7 +225,7 @@ jcomp sluice_jsi_date_construct(interp *in, const jv *args, size_t argc, jv *out
     double t;
     if (argc == 1) {
         jcomp rc = time_of(in, args[0], &t);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     } else {
         t = time_of_fields(args, argc);
@@ -239,9 +239,9 @@ jcomp sluice_jsi_date_parse(interp *in, jv self, const jv *args, size_t argc, jv
     const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
     char *u8 = s != NULL ? sluice_js_str_utf8(in->arena, s) : NULL;
     if (u8 == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_num(parse_date(u8));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -249,7 +249,7 @@ jcomp sluice_jsi_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *
     (void)in;
     (void)self;
     *out = jv_num(time_clip(time_of_fields(args, argc)));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -313,7 +313,7 @@ jcomp sluice_jsi_date_string(interp *in, const jobj *o, const sluice_js_str **ou
     char buf[96];
     text(o->time, 0, buf, sizeof buf);
     *out = sluice_jsi_str_ascii(in, buf);
-    return *out != NULL ? C_NORMAL : C_FATAL;
+    return *out != NULL ? SLUICE_JSI_NORMAL : SLUICE_JSI_FATAL;
 }
 
 bool sluice_jsi_date_iso(const jobj *o, char buf[40])
@@ -333,12 +333,12 @@ static jcomp getter(interp *in, jv self, const jv *args, size_t argc, jv *out, i
     double t = self.u.o->time;
     if (isnan(t)) {
         *out = jv_num(NAN);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     civil c = to_civil(t);
     double v[] = { c.year, c.month, c.day, c.wday, c.hour, c.min, c.sec, c.ms, t, 0 };
     *out = jv_num(v[field]);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 #define GETTER(name, field)                                                      \
@@ -363,9 +363,9 @@ static jcomp to_text(interp *in, jv self, int what, jv *out)
     text(self.u.o->time, what, buf, sizeof buf);
     sluice_js_str *s = sluice_jsi_str_ascii(in, buf);
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_str(s);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -398,16 +398,16 @@ static jcomp m_to_iso(interp *in, jv self, const jv *args, size_t argc, jv *out)
         return sluice_jsi_throw(in, "RangeError", "Invalid time value");
     sluice_js_str *s = sluice_jsi_str_ascii(in, buf);
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_str(s);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp m_to_json(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     if (isnan(self.u.o->time)) {
         *out = jv_null();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return m_to_iso(in, self, args, argc, out);
 }
@@ -450,18 +450,18 @@ jcomp sluice_jsi_date_member(interp *in, jv self, const sluice_js_str *key, jv *
     for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
         if (sluice_js_str_eq_ascii(key, methods[i].name)) {
             *out = sluice_jsi_native(in, methods[i].fn, self, methods[i].name);
-            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+            return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_open_date(interp *in, env *global)
 {
     jobj *date = sluice_jsi_namespace(in, global, "Date");
     if (date == NULL ||
-        sluice_jsi_set_fn(in, date, "parse", sluice_jsi_date_parse, 0) != C_NORMAL ||
-        sluice_jsi_set_fn(in, date, "UTC", sluice_jsi_date_utc, 0) != C_NORMAL ||
-        sluice_jsi_set_fn(in, date, "now", sluice_jsi_date_now, 0) != C_NORMAL)
-        return C_FATAL;
-    return C_NORMAL;
+        sluice_jsi_set_fn(in, date, "parse", sluice_jsi_date_parse, 0) != SLUICE_JSI_NORMAL ||
+        sluice_jsi_set_fn(in, date, "UTC", sluice_jsi_date_utc, 0) != SLUICE_JSI_NORMAL ||
+        sluice_jsi_set_fn(in, date, "now", sluice_jsi_date_now, 0) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }

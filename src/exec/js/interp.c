@@ -24,7 +24,7 @@ static jcomp spread_into_array(interp *in, jarr *a, jv v);
 jcomp sluice_jsi_step(interp *in)
 {
     if (in->fatal != SLUICE_OK)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     in->steps++;
     if (in->max_steps > 0 && in->steps > in->max_steps)
         return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_steps",
@@ -38,7 +38,7 @@ jcomp sluice_jsi_step(interp *in)
                                 "the plan ran past %s (%lld ms) at line %u", setting,
                                 (long long)in->opts.limits.timeout_ms, in->line);
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_loop_tick(interp *in)
@@ -107,7 +107,7 @@ declare(interp *in, env *e, const sluice_js_str *name, bool konst, bool ready, b
         return name_error(in, "redeclared", name);
     b = sluice_jsi_alloc(in, sizeof *b);
     if (b == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     b->name = name;
     b->v = jv_undef();
     b->konst = konst;
@@ -115,7 +115,7 @@ declare(interp *in, env *e, const sluice_js_str *name, bool konst, bool ready, b
     b->next = e->first;
     e->first = b;
     *out = b;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* Declares (without initializing) the let/const names of a block and hoists its functions, so
@@ -126,24 +126,24 @@ collect_names(const sluice_js_node *pat, const sluice_js_str **names, size_t *n,
     if (pat == NULL)
         return;
     switch (pat->kind) {
-    case JS_IDENT:
+    case SLUICE_JS_IDENT:
         if (*n < cap)
             names[(*n)++] = pat->str;
         break;
-    case JS_ASSIGN_PAT:
+    case SLUICE_JS_ASSIGN_PAT:
         collect_names(pat->a, names, n, cap);
         break;
-    case JS_REST:
+    case SLUICE_JS_REST:
         collect_names(pat->a, names, n, cap);
         break;
-    case JS_ARRAY_PAT:
+    case SLUICE_JS_ARRAY_PAT:
         for (size_t i = 0; i < pat->n; i++)
             collect_names(pat->list[i], names, n, cap);
         break;
-    case JS_OBJECT_PAT:
+    case SLUICE_JS_OBJECT_PAT:
         for (size_t i = 0; i < pat->n; i++)
-            collect_names(pat->list[i]->kind == JS_REST ? pat->list[i] : pat->list[i]->b, names, n,
-                          cap);
+            collect_names(pat->list[i]->kind == SLUICE_JS_REST ? pat->list[i] : pat->list[i]->b,
+                          names, n, cap);
         break;
     default:
         break;
@@ -167,31 +167,31 @@ static jcomp hoist(interp *in, env *e, sluice_js_node **list, size_t count)
     for (size_t i = 0; i < count; i++) {
         const sluice_js_node *s = list[i];
         binding *b;
-        if (s->kind == JS_VAR) {
+        if (s->kind == SLUICE_JS_VAR) {
             for (size_t d = 0; d < s->n; d++) {
                 const sluice_js_str *names[64];
                 size_t n = 0;
                 collect_names(s->list[d]->a, names, &n, 64);
                 for (size_t k = 0; k < n; k++) {
-                    jcomp rc = declare(in, e, names[k], s->flags & JS_F_CONST, false, &b);
-                    if (rc != C_NORMAL)
+                    jcomp rc = declare(in, e, names[k], s->flags & SLUICE_JS_F_CONST, false, &b);
+                    if (rc != SLUICE_JSI_NORMAL)
                         return rc;
                 }
             }
-        } else if (s->kind == JS_FUNC_DECL) {
+        } else if (s->kind == SLUICE_JS_FUNC_DECL) {
             binding *old = env_own(e, s->a->str);
             if (old == NULL) {
                 jcomp rc = declare(in, e, s->a->str, false, true, &b);
-                if (rc != C_NORMAL)
+                if (rc != SLUICE_JSI_NORMAL)
                     return rc;
                 old = b;
             }
             old->v = make_closure(in, e, s->a);
             if (old->v.t == JV_UNDEF)
-                return C_FATAL;
+                return SLUICE_JSI_FATAL;
         }
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* --- promises ------------------------------------------------------------------------------ */
@@ -244,10 +244,12 @@ static jcomp get_member(interp *in, jv obj, const sluice_js_str *key, jv *out)
     if (t != 0 && (obj.t == JV_UNDEF || obj.t == JV_NULL))
         sluice_jsi_taint_decide(in, t); /* whether it throws depends on a blocked field */
     jcomp rc = get_member_raw(in, obj, key, out);
-    if (rc == C_NORMAL && t != 0) {
+    if (rc == SLUICE_JSI_NORMAL && t != 0) {
         out->taint = jt_join(out->taint, t);
         out->prov = 0;
     }
+    if (rc == SLUICE_JSI_NORMAL && out->taint != 0) /* the line refuse names: this read */
+        out->taint = sluice_jsi_taint_read(in, out->taint);
     return rc;
 }
 
@@ -263,16 +265,16 @@ static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *ou
         jv *v = sluice_jsi_obj_get(obj.u.o, key);
         if (v != NULL) {
             *out = *v;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         if (obj.u.o->is_error) {
             if (sluice_js_str_eq_ascii(key, "name")) {
                 *out = obj.u.o->err_name;
-                return C_NORMAL;
+                return SLUICE_JSI_NORMAL;
             }
             if (sluice_js_str_eq_ascii(key, "message")) {
                 *out = obj.u.o->err_message;
-                return C_NORMAL;
+                return SLUICE_JSI_NORMAL;
             }
         }
     }
@@ -280,7 +282,7 @@ static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *ou
         int64_t idx = sluice_jsi_index_of_key(key);
         if (idx >= 0) {
             *out = (size_t)idx < obj.u.a->len ? obj.u.a->v[idx] : jv_undef();
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
     }
     if (obj.t == JV_STR) {
@@ -288,13 +290,13 @@ static jcomp get_member_raw(interp *in, jv obj, const sluice_js_str *key, jv *ou
         if (idx >= 0) {
             if ((size_t)idx >= obj.u.s->len) {
                 *out = jv_undef();
-                return C_NORMAL;
+                return SLUICE_JSI_NORMAL;
             }
             sluice_js_str *c = sluice_jsi_str_units(in, &obj.u.s->u[idx], 1);
             if (c == NULL)
-                return C_FATAL;
+                return SLUICE_JSI_FATAL;
             *out = jv_str(c);
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
     }
     return sluice_jsi_builtin_member(in, obj, key, out);
@@ -323,12 +325,12 @@ static jcomp get_member_v_raw(interp *in, jv obj, jv key, jv *out)
         if (d >= 0 && d == floor(d) && d < 4294967295.0) {
             size_t i = (size_t)d;
             *out = i < obj.u.a->len ? obj.u.a->v[i] : jv_undef();
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
     }
     const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     return get_member(in, obj, k, out);
 }
 
@@ -338,7 +340,7 @@ static jcomp set_member(interp *in, jv obj, jv key, jv v)
         sluice_jsi_taint_mark(&obj, key_taint(in, key));
     const sluice_js_str *k = sluice_jsi_to_key(in, key);
     if (k == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     if (refused_key(k))
         return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
                                 "prototype access is refused at line %u", in->line);
@@ -357,10 +359,10 @@ static jcomp set_member(interp *in, jv obj, jv key, jv v)
                 return sluice_jsi_throw(in, "RangeError",
                                         "array index %lld is too far past the end", (long long)idx);
             while (a->len <= (size_t)idx)
-                if (sluice_jsi_arr_push(in, a, jv_undef()) != C_NORMAL)
-                    return C_FATAL;
+                if (sluice_jsi_arr_push(in, a, jv_undef()) != SLUICE_JSI_NORMAL)
+                    return SLUICE_JSI_FATAL;
             a->v[idx] = v;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         if (sluice_js_str_eq_ascii(k, "length")) {
             double d = sluice_jsi_to_number(v);
@@ -368,10 +370,10 @@ static jcomp set_member(interp *in, jv obj, jv key, jv v)
                 return sluice_jsi_throw(in, "RangeError", "Invalid array length");
             size_t len = (size_t)d;
             while (a->len < len)
-                if (sluice_jsi_arr_push(in, a, jv_undef()) != C_NORMAL)
-                    return C_FATAL;
+                if (sluice_jsi_arr_push(in, a, jv_undef()) != SLUICE_JSI_NORMAL)
+                    return SLUICE_JSI_FATAL;
             a->len = len;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         return sluice_jsi_throw(in, "TypeError", "plans cannot add named properties to arrays");
     }
@@ -382,11 +384,11 @@ static jcomp set_member(interp *in, jv obj, jv key, jv v)
                 obj.u.o->err_message = v;
             else
                 obj.u.o->err_name = v;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         return sluice_jsi_obj_set(in, obj.u.o, k, v);
     }
-    return C_NORMAL; /* primitives: silently ignored, as in sloppy and module code alike */
+    return SLUICE_JSI_NORMAL; /* primitives: silently ignored, as in sloppy and module code alike */
 }
 
 /* --- calls --------------------------------------------------------------------------------- */
@@ -404,15 +406,15 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
                                       SLUICE_LIMIT_JS_CALL_DEPTH);
     env *scope = env_new(in, f->closure);
     if (scope == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     in->depth++;
-    jcomp rc = C_NORMAL;
-    for (size_t i = 0; i < fn->n && rc == C_NORMAL; i++) {
+    jcomp rc = SLUICE_JSI_NORMAL;
+    for (size_t i = 0; i < fn->n && rc == SLUICE_JSI_NORMAL; i++) {
         const sluice_js_node *p = fn->list[i];
-        if (p->kind == JS_REST) {
+        if (p->kind == SLUICE_JS_REST) {
             jarr *rest = sluice_jsi_arr_new(in, argc > i ? argc - i : 0);
             if (rest == NULL) {
-                rc = C_FATAL;
+                rc = SLUICE_JSI_FATAL;
                 break;
             }
             for (size_t k = i; k < argc; k++)
@@ -423,29 +425,30 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
         }
     }
     jv result = jv_undef();
-    if (rc == C_NORMAL) {
-        if (fn->flags & JS_F_EXPR_BODY) {
+    if (rc == SLUICE_JSI_NORMAL) {
+        if (fn->flags & SLUICE_JS_F_EXPR_BODY) {
             rc = eval(in, scope, fn->a, &result);
         } else {
             env *body = env_new(in, scope);
-            rc = body == NULL ? C_FATAL : hoist(in, body, fn->a->list, fn->a->n);
-            if (rc == C_NORMAL)
+            rc = body == NULL ? SLUICE_JSI_FATAL : hoist(in, body, fn->a->list, fn->a->n);
+            if (rc == SLUICE_JSI_NORMAL)
                 rc = exec_list(in, body, fn->a->list, fn->a->n);
-            if (rc == C_RETURN) {
+            if (rc == SLUICE_JSI_RETURN) {
                 result = in->ret;
-                rc = C_NORMAL;
+                rc = SLUICE_JSI_NORMAL;
             }
         }
     }
     in->depth--;
-    if (fn->flags & JS_F_ASYNC) {
-        if (rc == C_NORMAL || rc == C_THROW) {
-            *out = make_promise(in, rc == C_THROW, rc == C_THROW ? in->thrown : result);
-            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    if (fn->flags & SLUICE_JS_F_ASYNC) {
+        if (rc == SLUICE_JSI_NORMAL || rc == SLUICE_JSI_THROW) {
+            *out = make_promise(in, rc == SLUICE_JSI_THROW,
+                                rc == SLUICE_JSI_THROW ? in->thrown : result);
+            return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
         return rc;
     }
-    if (rc == C_NORMAL)
+    if (rc == SLUICE_JSI_NORMAL)
         *out = result;
     return rc;
 }
@@ -487,19 +490,28 @@ static jcomp call_native_tainted(interp *in, jv fn, const jv *args, size_t argc,
         t = jt_join(t, whole ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
     jtaint saved = in->callback_taint;
     in->callback_taint = 0;
+    in->lookup = false;
     jcomp rc = f->native(in, f->self, args, argc, out);
+    if (in->lookup) { /* a capability call that passed a blocked field (capability.c) */
+        in->lookup = false;
+        in->steered = true;
+        in->res->steered = true;
+        t = fn.taint;
+    }
     jtaint cb = in->callback_taint;
     in->callback_taint = saved;
     sluice_jsi_taint_decide(in, cb);
     t = jt_join(t, cb);
-    if (rc == C_NORMAL) {
+    if (whole) /* it read every field it was given, here */
+        t = sluice_jsi_taint_read(in, t);
+    if (rc == SLUICE_JSI_NORMAL) {
         out->prov = 0;
         sluice_jsi_taint_mark(out, t);
         if (t != 0 && changes_shape(f)) {
             jv self = f->self; /* the receiver's shape now depends on the inputs */
             sluice_jsi_taint_mark(&self, t);
         }
-    } else if (rc == C_THROW) {
+    } else if (rc == SLUICE_JSI_THROW) {
         sluice_jsi_taint_mark(&in->thrown, t);
     }
     return rc;
@@ -511,7 +523,7 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
     if (fn.t != JV_FUNC)
         return sluice_jsi_throw(in, "TypeError", "%s is not a function", sluice_jsi_typeof(fn));
     jcomp rc = sluice_jsi_step(in);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     jfunc *f = fn.u.f;
     if (f->native != NULL && in->tainting)
@@ -519,7 +531,7 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
     if (f->native != NULL)
         return f->native(in, f->self, args, argc, out);
     rc = call_closure(in, f, args, argc, out);
-    if (rc == C_NORMAL && in->tainting)
+    if (rc == SLUICE_JSI_NORMAL && in->tainting)
         in->callback_taint = jt_join(in->callback_taint, sluice_jsi_taint_of(*out));
     return rc;
 }
@@ -529,31 +541,32 @@ static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args
 {
     jarr *a = sluice_jsi_arr_new(in, call->n);
     if (a == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < call->n; i++) {
         const sluice_js_node *arg = call->list[i];
         jv v;
-        jcomp rc = eval(in, e, arg->kind == JS_SPREAD ? arg->a : arg, &v);
-        if (rc != C_NORMAL)
+        jcomp rc = eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
-        if (arg->kind == JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
+        if (arg->kind == SLUICE_JS_SPREAD) {
+            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
                 return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != C_NORMAL) {
-            return C_FATAL;
+        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
+            return SLUICE_JSI_FATAL;
         }
     }
     *args = a->v;
     *argc = a->len;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp callee_name_error(interp *in, const sluice_js_node *callee)
 {
     const char *what = "expression";
-    if (callee->kind == JS_IDENT || (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED)))
-        what =
-            sluice_js_str_utf8(in->arena, callee->kind == JS_IDENT ? callee->str : callee->b->str);
+    if (callee->kind == SLUICE_JS_IDENT ||
+        (callee->kind == SLUICE_JS_MEMBER && !(callee->flags & SLUICE_JS_F_COMPUTED)))
+        what = sluice_js_str_utf8(in->arena,
+                                  callee->kind == SLUICE_JS_IDENT ? callee->str : callee->b->str);
     if (what == NULL)
         return sluice_jsi_nomem(in);
     return sluice_jsi_throw(in, "TypeError", "%s is not a function", what);
@@ -564,15 +577,15 @@ static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
     jv fn, self = jv_undef();
     jcomp rc;
     const sluice_js_node *callee = n->a;
-    if (callee->kind == JS_MEMBER) {
+    if (callee->kind == SLUICE_JS_MEMBER) {
         rc = eval(in, e, callee->a, &self);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
-        if ((callee->flags & JS_F_OPTIONAL) && (self.t == JV_UNDEF || self.t == JV_NULL))
-            return C_SHORT;
-        if (callee->flags & JS_F_COMPUTED) {
+        if ((callee->flags & SLUICE_JS_F_OPTIONAL) && (self.t == JV_UNDEF || self.t == JV_NULL))
+            return SLUICE_JSI_SHORT;
+        if (callee->flags & SLUICE_JS_F_COMPUTED) {
             jv key;
-            if ((rc = eval(in, e, callee->b, &key)) != C_NORMAL)
+            if ((rc = eval(in, e, callee->b, &key)) != SLUICE_JSI_NORMAL)
                 return rc;
             rc = get_member_v(in, self, key, &fn);
         } else {
@@ -581,13 +594,13 @@ static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
     } else {
         rc = eval(in, e, callee, &fn);
     }
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    if ((n->flags & JS_F_OPTIONAL) && (fn.t == JV_UNDEF || fn.t == JV_NULL))
-        return C_SHORT;
+    if ((n->flags & SLUICE_JS_F_OPTIONAL) && (fn.t == JV_UNDEF || fn.t == JV_NULL))
+        return SLUICE_JSI_SHORT;
     jv *args;
     size_t argc;
-    if ((rc = eval_args(in, e, n, &args, &argc)) != C_NORMAL)
+    if ((rc = eval_args(in, e, n, &args, &argc)) != SLUICE_JSI_NORMAL)
         return rc;
     if (fn.t != JV_FUNC)
         return callee_name_error(in, callee);
@@ -604,7 +617,7 @@ static jcomp assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, i
     binding *b = kind == BIND_ASSIGN ? env_lookup(e, name) : env_own(e, name);
     if (b == NULL && kind != BIND_ASSIGN) {
         jcomp rc = declare(in, e, name, kind == BIND_CONST, true, &b);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
     if (b == NULL)
@@ -617,122 +630,164 @@ static jcomp assign_ident(interp *in, env *e, const sluice_js_str *name, jv v, i
     }
     b->v = v;
     b->ready = true;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
+}
+
+/* x.k or x[k] as a target: the object and key are evaluated first, then the write. */
+static jcomp bind_member(interp *in, env *e, const sluice_js_node *pat, jv v)
+{
+    jv obj, key;
+    jcomp rc;
+    if ((rc = eval(in, e, pat->a, &obj)) != SLUICE_JSI_NORMAL)
+        return rc;
+    if (pat->flags & SLUICE_JS_F_COMPUTED) {
+        if ((rc = eval(in, e, pat->b, &key)) != SLUICE_JSI_NORMAL)
+            return rc;
+    } else {
+        key = jv_str(pat->b->str);
+    }
+    return set_member(in, obj, key, v);
+}
+
+/* [a, ...rest]: the rest element takes the items from index `from` on. */
+static jcomp
+bind_array_rest(interp *in, env *e, const sluice_js_node *el, jv v, size_t from, int kind)
+{
+    jarr *rest = sluice_jsi_arr_new(in, 0);
+    if (rest == NULL)
+        return SLUICE_JSI_FATAL;
+    size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
+    for (size_t k = from; k < len; k++) {
+        jv item;
+        jcomp rc = get_member_v(in, v, jv_num((double)k), &item);
+        if (rc != SLUICE_JSI_NORMAL)
+            return rc;
+        if (sluice_jsi_arr_push(in, rest, item) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    }
+    return bind_pattern(in, e, el->a, jv_arr(rest), kind);
+}
+
+static jcomp bind_array_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+{
+    jcomp rc;
+    if (v.t != JV_ARR && v.t != JV_STR)
+        return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
+                                v.t == JV_UNDEF  ? "undefined"
+                                : v.t == JV_NULL ? "null"
+                                                 : sluice_jsi_typeof(v));
+    if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
+        jarr *chars = sluice_jsi_arr_new(in, 0);
+        if (chars == NULL)
+            return SLUICE_JSI_FATAL;
+        if ((rc = spread_into_array(in, chars, v)) != SLUICE_JSI_NORMAL)
+            return rc;
+        v = jv_arr(chars);
+    }
+    for (size_t i = 0; i < pat->n; i++) {
+        const sluice_js_node *el = pat->list[i];
+        if (el->kind == SLUICE_JS_REST)
+            return bind_array_rest(in, e, el, v, i, kind);
+        jv item;
+        if ((rc = get_member_v(in, v, jv_num((double)i), &item)) != SLUICE_JSI_NORMAL)
+            return rc;
+        if ((rc = bind_pattern(in, e, el, item, kind)) != SLUICE_JSI_NORMAL)
+            return rc;
+    }
+    return SLUICE_JSI_NORMAL;
+}
+
+/* {a, ...rest}: the rest element takes the own keys the pattern did not name (used[]). */
+static jcomp bind_object_rest(interp *in,
+                              env *e,
+                              const sluice_js_node *pr,
+                              jv v,
+                              const sluice_js_str **used,
+                              size_t nused,
+                              int kind)
+{
+    jobj *rest = sluice_jsi_obj_new(in);
+    if (rest == NULL)
+        return SLUICE_JSI_FATAL;
+    if (v.t == JV_OBJ) {
+        size_t nk;
+        const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
+        if (keys == NULL)
+            return SLUICE_JSI_FATAL;
+        for (size_t k = 0; k < nk; k++) {
+            int skip = 0;
+            for (size_t u = 0; u < nused; u++)
+                skip |= sluice_js_str_eq(used[u], keys[k]);
+            if (!skip &&
+                sluice_jsi_obj_set(in, rest, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) !=
+                    SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
+        }
+    }
+    return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
+}
+
+/* The key of one {key: target} property: computed, numeric or a name. */
+static jcomp pattern_key(interp *in, env *e, const sluice_js_node *pr, const sluice_js_str **out)
+{
+    jv key;
+    if (pr->flags & SLUICE_JS_F_COMPUTED) {
+        jcomp rc = eval(in, e, pr->a, &key);
+        if (rc != SLUICE_JSI_NORMAL)
+            return rc;
+    } else if (pr->a->kind == SLUICE_JS_NUM) {
+        key = jv_num(pr->a->num);
+    } else {
+        key = jv_str(pr->a->str);
+    }
+    *out = sluice_jsi_to_key(in, key);
+    return *out == NULL ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
+}
+
+static jcomp bind_object_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
+{
+    jcomp rc;
+    if (v.t == JV_UNDEF || v.t == JV_NULL)
+        return sluice_jsi_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
+                                v.t == JV_NULL ? "null" : "undefined",
+                                v.t == JV_NULL ? "null" : "undefined");
+    const sluice_js_str **used = sluice_jsi_alloc(in, (pat->n + 1) * sizeof *used);
+    if (used == NULL)
+        return SLUICE_JSI_FATAL;
+    size_t nused = 0;
+    for (size_t i = 0; i < pat->n; i++) {
+        const sluice_js_node *pr = pat->list[i];
+        if (pr->kind == SLUICE_JS_REST)
+            return bind_object_rest(in, e, pr, v, used, nused, kind);
+        const sluice_js_str *ks;
+        if ((rc = pattern_key(in, e, pr, &ks)) != SLUICE_JSI_NORMAL)
+            return rc;
+        used[nused++] = ks;
+        jv item;
+        if ((rc = get_member(in, v, ks, &item)) != SLUICE_JSI_NORMAL)
+            return rc;
+        if ((rc = bind_pattern(in, e, pr->b, item, kind)) != SLUICE_JSI_NORMAL)
+            return rc;
+    }
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp bind_pattern(interp *in, env *e, const sluice_js_node *pat, jv v, int kind)
 {
     jcomp rc;
     switch (pat->kind) {
-    case JS_IDENT:
+    case SLUICE_JS_IDENT:
         return assign_ident(in, e, pat->str, v, kind);
-    case JS_MEMBER: {
-        jv obj, key;
-        if ((rc = eval(in, e, pat->a, &obj)) != C_NORMAL)
-            return rc;
-        if (pat->flags & JS_F_COMPUTED) {
-            if ((rc = eval(in, e, pat->b, &key)) != C_NORMAL)
-                return rc;
-        } else {
-            key = jv_str(pat->b->str);
-        }
-        return set_member(in, obj, key, v);
-    }
-    case JS_ASSIGN_PAT:
-        if (v.t == JV_UNDEF && (rc = eval(in, e, pat->b, &v)) != C_NORMAL)
+    case SLUICE_JS_MEMBER:
+        return bind_member(in, e, pat, v);
+    case SLUICE_JS_ASSIGN_PAT:
+        if (v.t == JV_UNDEF && (rc = eval(in, e, pat->b, &v)) != SLUICE_JSI_NORMAL)
             return rc;
         return bind_pattern(in, e, pat->a, v, kind);
-    case JS_ARRAY_PAT: {
-        if (v.t != JV_ARR && v.t != JV_STR)
-            return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
-                                    v.t == JV_UNDEF  ? "undefined"
-                                    : v.t == JV_NULL ? "null"
-                                                     : sluice_jsi_typeof(v));
-        if (v.t == JV_STR) { /* strings destructure by code point, as they iterate */
-            jarr *chars = sluice_jsi_arr_new(in, 0);
-            if (chars == NULL)
-                return C_FATAL;
-            if ((rc = spread_into_array(in, chars, v)) != C_NORMAL)
-                return rc;
-            v = jv_arr(chars);
-        }
-        for (size_t i = 0; i < pat->n; i++) {
-            const sluice_js_node *el = pat->list[i];
-            if (el->kind == JS_REST) {
-                jarr *rest = sluice_jsi_arr_new(in, 0);
-                if (rest == NULL)
-                    return C_FATAL;
-                size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
-                for (size_t k = i; k < len; k++) {
-                    jv item;
-                    if ((rc = get_member_v(in, v, jv_num((double)k), &item)) != C_NORMAL)
-                        return rc;
-                    if (sluice_jsi_arr_push(in, rest, item) != C_NORMAL)
-                        return C_FATAL;
-                }
-                return bind_pattern(in, e, el->a, jv_arr(rest), kind);
-            }
-            jv item;
-            if ((rc = get_member_v(in, v, jv_num((double)i), &item)) != C_NORMAL)
-                return rc;
-            if ((rc = bind_pattern(in, e, el, item, kind)) != C_NORMAL)
-                return rc;
-        }
-        return C_NORMAL;
-    }
-    case JS_OBJECT_PAT: {
-        if (v.t == JV_UNDEF || v.t == JV_NULL)
-            return sluice_jsi_throw(in, "TypeError", "Cannot destructure '%s' as it is %s.",
-                                    v.t == JV_NULL ? "null" : "undefined",
-                                    v.t == JV_NULL ? "null" : "undefined");
-        const sluice_js_str **used = sluice_jsi_alloc(in, (pat->n + 1) * sizeof *used);
-        if (used == NULL)
-            return C_FATAL;
-        size_t nused = 0;
-        for (size_t i = 0; i < pat->n; i++) {
-            const sluice_js_node *pr = pat->list[i];
-            if (pr->kind == JS_REST) {
-                jobj *rest = sluice_jsi_obj_new(in);
-                if (rest == NULL)
-                    return C_FATAL;
-                if (v.t == JV_OBJ) {
-                    size_t nk;
-                    const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
-                    if (keys == NULL)
-                        return C_FATAL;
-                    for (size_t k = 0; k < nk; k++) {
-                        int skip = 0;
-                        for (size_t u = 0; u < nused; u++)
-                            skip |= sluice_js_str_eq(used[u], keys[k]);
-                        if (!skip &&
-                            sluice_jsi_obj_set(in, rest, keys[k],
-                                               *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
-                            return C_FATAL;
-                    }
-                }
-                return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
-            }
-            jv key;
-            if (pr->flags & JS_F_COMPUTED) {
-                if ((rc = eval(in, e, pr->a, &key)) != C_NORMAL)
-                    return rc;
-            } else if (pr->a->kind == JS_NUM) {
-                key = jv_num(pr->a->num);
-            } else {
-                key = jv_str(pr->a->str);
-            }
-            const sluice_js_str *ks = sluice_jsi_to_key(in, key);
-            if (ks == NULL)
-                return C_FATAL;
-            used[nused++] = ks;
-            jv item;
-            if ((rc = get_member(in, v, ks, &item)) != C_NORMAL)
-                return rc;
-            if ((rc = bind_pattern(in, e, pr->b, item, kind)) != C_NORMAL)
-                return rc;
-        }
-        return C_NORMAL;
-    }
+    case SLUICE_JS_ARRAY_PAT:
+        return bind_array_pattern(in, e, pat, v, kind);
+    case SLUICE_JS_OBJECT_PAT:
+        return bind_object_pattern(in, e, pat, v, kind);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "Invalid destructuring assignment target");
     }
@@ -757,140 +812,172 @@ static int is_primitive_string_like(jv v)
     return v.t == JV_STR || v.t == JV_ARR || v.t == JV_OBJ || v.t == JV_FUNC || v.t == JV_PROMISE;
 }
 
+/* a + b when either side converts to a string: concatenation, bounded like every string. */
+static jcomp concat(interp *in, jv a, jv b, jv *out)
+{
+    const sluice_js_str *sa = sluice_jsi_to_string(in, a),
+                        *sb = sa ? sluice_jsi_to_string(in, b) : NULL;
+    if (sb == NULL)
+        return SLUICE_JSI_FATAL;
+    sluice_js_str *r = sluice_jsi_str_units(in, NULL, 0);
+    if (r == NULL)
+        return SLUICE_JSI_FATAL;
+    if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
+        return sluice_jsi_limit_error(in, "max_memory_bytes", "a string has too many characters",
+                                      SLUICE_LIMIT_JS_STRING_UNITS);
+    r = sluice_jsi_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
+    if (r == NULL)
+        return SLUICE_JSI_FATAL;
+    r->len = sa->len + sb->len;
+    memcpy(r->u, sa->u, sa->len * 2);
+    memcpy(r->u + sa->len, sb->u, sb->len * 2);
+    *out = jv_str(r);
+    return SLUICE_JSI_NORMAL;
+}
+
+/* ToPrimitive for a relational operand: a Date compares by its time value, arrays and other
+ * objects by their string form. */
+static jcomp relational_operand(interp *in, jv *v)
+{
+    if (v->t == JV_OBJ && v->u.o->is_date)
+        *v = jv_num(v->u.o->time);
+    if (v->t == JV_ARR || v->t == JV_OBJ) {
+        const sluice_js_str *s = sluice_jsi_to_string(in, *v);
+        if (s == NULL)
+            return SLUICE_JSI_FATAL;
+        *v = jv_str(s);
+    }
+    return SLUICE_JSI_NORMAL;
+}
+
+/* < > <= >=: two strings compare by code units, anything else as numbers. */
+static jcomp relational(interp *in, sluice_js_op op, jv a, jv b, jv *out)
+{
+    if (relational_operand(in, &a) != SLUICE_JSI_NORMAL ||
+        relational_operand(in, &b) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
+    int r;
+    if (a.t == JV_STR && b.t == JV_STR) {
+        int c = sluice_jsi_str_cmp(a.u.s, b.u.s);
+        r = op == SLUICE_JS_OP_LT   ? c < 0
+            : op == SLUICE_JS_OP_GT ? c > 0
+            : op == SLUICE_JS_OP_LE ? c <= 0
+                                    : c >= 0;
+    } else {
+        double x = sluice_jsi_to_number(a), y = sluice_jsi_to_number(b);
+        r = op == SLUICE_JS_OP_LT   ? x < y
+            : op == SLUICE_JS_OP_GT ? x > y
+            : op == SLUICE_JS_OP_LE ? x <= y
+                                    : x >= y;
+    }
+    *out = jv_bool(r);
+    return SLUICE_JSI_NORMAL;
+}
+
+/* & | ^ << >> >>> on the operands' 32-bit integer forms. */
+static double bitwise(sluice_js_op op, double x, double y)
+{
+    int32_t a = to_int32(x);
+    uint32_t shift = (uint32_t)to_int32(y) & 31;
+    switch (op) {
+    case SLUICE_JS_OP_BITAND:
+        return a & to_int32(y);
+    case SLUICE_JS_OP_BITOR:
+        return a | to_int32(y);
+    case SLUICE_JS_OP_BITXOR:
+        return a ^ to_int32(y);
+    case SLUICE_JS_OP_SHL:
+        return (int32_t)((uint32_t)a << shift);
+    case SLUICE_JS_OP_SHR:
+        return a >> shift;
+    default: /* SLUICE_JS_OP_USHR */
+        return (uint32_t)a >> shift;
+    }
+}
+
+/* key in b: an own key of an object (an error's name and message count), an index or length
+ * of an array. */
+static jcomp in_operator(interp *in, jv a, jv b, jv *out)
+{
+    if (b.t != JV_OBJ && b.t != JV_ARR)
+        return sluice_jsi_throw(in, "TypeError",
+                                "Cannot use 'in' operator to search for a key in %s",
+                                sluice_jsi_typeof(b));
+    const sluice_js_str *k = sluice_jsi_to_key(in, a);
+    if (k == NULL)
+        return SLUICE_JSI_FATAL;
+    if (b.t == JV_OBJ) {
+        *out = jv_bool(sluice_jsi_obj_get(b.u.o, k) != NULL ||
+                       (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
+                                            sluice_js_str_eq_ascii(k, "message"))));
+    } else {
+        int64_t idx = sluice_jsi_index_of_key(k);
+        *out =
+            jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) || sluice_js_str_eq_ascii(k, "length"));
+    }
+    return SLUICE_JSI_NORMAL;
+}
+
+/* + - * / % ** on numbers (a + b only when neither side converts to a string). */
+static double arithmetic(sluice_js_op op, double x, double y)
+{
+    switch (op) {
+    case SLUICE_JS_OP_ADD:
+        return x + y;
+    case SLUICE_JS_OP_SUB:
+        return x - y;
+    case SLUICE_JS_OP_MUL:
+        return x * y;
+    case SLUICE_JS_OP_DIV:
+        return x / y;
+    case SLUICE_JS_OP_MOD:
+        return fmod(x, y);
+    default: /* SLUICE_JS_OP_EXP. JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says
+                1) */
+        return (isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y);
+    }
+}
+
 static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
 {
-    double x, y;
+    if (op == SLUICE_JS_OP_ADD && (is_primitive_string_like(a) || is_primitive_string_like(b)))
+        return concat(in, a, b, out);
     switch (op) {
-    case JS_OP_ADD:
-        if (is_primitive_string_like(a) || is_primitive_string_like(b)) {
-            const sluice_js_str *sa = sluice_jsi_to_string(in, a),
-                                *sb = sa ? sluice_jsi_to_string(in, b) : NULL;
-            if (sb == NULL)
-                return C_FATAL;
-            sluice_js_str *r = sluice_jsi_str_units(in, NULL, 0);
-            if (r == NULL)
-                return C_FATAL;
-            if (sa->len + sb->len > SLUICE_LIMIT_JS_STRING_UNITS)
-                return sluice_jsi_limit_error(in, "max_memory_bytes",
-                                              "a string has too many characters",
-                                              SLUICE_LIMIT_JS_STRING_UNITS);
-            r = sluice_jsi_alloc(in, sizeof *r + (sa->len + sb->len + 1) * 2);
-            if (r == NULL)
-                return C_FATAL;
-            r->len = sa->len + sb->len;
-            memcpy(r->u, sa->u, sa->len * 2);
-            memcpy(r->u + sa->len, sb->u, sb->len * 2);
-            *out = jv_str(r);
-            return C_NORMAL;
-        }
-        *out = jv_num(sluice_jsi_to_number(a) + sluice_jsi_to_number(b));
-        return C_NORMAL;
-    case JS_OP_SUB:
-        *out = jv_num(sluice_jsi_to_number(a) - sluice_jsi_to_number(b));
-        return C_NORMAL;
-    case JS_OP_MUL:
-        *out = jv_num(sluice_jsi_to_number(a) * sluice_jsi_to_number(b));
-        return C_NORMAL;
-    case JS_OP_DIV:
-        *out = jv_num(sluice_jsi_to_number(a) / sluice_jsi_to_number(b));
-        return C_NORMAL;
-    case JS_OP_MOD:
-        x = sluice_jsi_to_number(a);
-        y = sluice_jsi_to_number(b);
-        *out = jv_num(fmod(x, y));
-        return C_NORMAL;
-    case JS_OP_EXP:
-        x = sluice_jsi_to_number(a);
-        y = sluice_jsi_to_number(b);
-        /* JavaScript: 1 ** NaN and (±1) ** ±Infinity are NaN (C's pow says 1) */
-        *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
-        return C_NORMAL;
-    case JS_OP_SEQ:
+    case SLUICE_JS_OP_ADD:
+    case SLUICE_JS_OP_SUB:
+    case SLUICE_JS_OP_MUL:
+    case SLUICE_JS_OP_DIV:
+    case SLUICE_JS_OP_MOD:
+    case SLUICE_JS_OP_EXP:
+        *out = jv_num(arithmetic(op, sluice_jsi_to_number(a), sluice_jsi_to_number(b)));
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_SEQ:
         *out = jv_bool(sluice_jsi_strict_equals(a, b));
-        return C_NORMAL;
-    case JS_OP_SNE:
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_SNE:
         *out = jv_bool(!sluice_jsi_strict_equals(a, b));
-        return C_NORMAL;
-    case JS_OP_EQ:
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_EQ:
         *out = jv_bool(sluice_jsi_loose_equals(in, a, b));
-        return in->fatal ? C_FATAL : C_NORMAL;
-    case JS_OP_NE:
+        return in->fatal ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_NE:
         *out = jv_bool(!sluice_jsi_loose_equals(in, a, b));
-        return in->fatal ? C_FATAL : C_NORMAL;
-    case JS_OP_LT:
-    case JS_OP_GT:
-    case JS_OP_LE:
-    case JS_OP_GE: {
-        /* ToPrimitive: a Date compares by its time value, arrays and other objects by their
-         * string form */
-        if (a.t == JV_OBJ && a.u.o->is_date)
-            a = jv_num(a.u.o->time);
-        if (b.t == JV_OBJ && b.u.o->is_date)
-            b = jv_num(b.u.o->time);
-        if (a.t == JV_ARR || a.t == JV_OBJ) {
-            const sluice_js_str *s = sluice_jsi_to_string(in, a);
-            if (s == NULL)
-                return C_FATAL;
-            a = jv_str(s);
-        }
-        if (b.t == JV_ARR || b.t == JV_OBJ) {
-            const sluice_js_str *s = sluice_jsi_to_string(in, b);
-            if (s == NULL)
-                return C_FATAL;
-            b = jv_str(s);
-        }
-        int r;
-        if (a.t == JV_STR && b.t == JV_STR) {
-            int c = sluice_jsi_str_cmp(a.u.s, b.u.s);
-            r = op == JS_OP_LT ? c < 0 : op == JS_OP_GT ? c > 0 : op == JS_OP_LE ? c <= 0 : c >= 0;
-        } else {
-            x = sluice_jsi_to_number(a);
-            y = sluice_jsi_to_number(b);
-            r = op == JS_OP_LT ? x < y : op == JS_OP_GT ? x > y : op == JS_OP_LE ? x <= y : x >= y;
-        }
-        *out = jv_bool(r);
-        return C_NORMAL;
-    }
-    case JS_OP_BITAND:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) & to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
-    case JS_OP_BITOR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) | to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
-    case JS_OP_BITXOR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) ^ to_int32(sluice_jsi_to_number(b)));
-        return C_NORMAL;
-    case JS_OP_SHL:
-        *out = jv_num((int32_t)((uint32_t)to_int32(sluice_jsi_to_number(a))
-                                << ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31)));
-        return C_NORMAL;
-    case JS_OP_SHR:
-        *out = jv_num(to_int32(sluice_jsi_to_number(a)) >>
-                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
-        return C_NORMAL;
-    case JS_OP_USHR:
-        *out = jv_num((uint32_t)to_int32(sluice_jsi_to_number(a)) >>
-                      ((uint32_t)to_int32(sluice_jsi_to_number(b)) & 31));
-        return C_NORMAL;
-    case JS_OP_IN: {
-        if (b.t != JV_OBJ && b.t != JV_ARR)
-            return sluice_jsi_throw(in, "TypeError",
-                                    "Cannot use 'in' operator to search for a key in %s",
-                                    sluice_jsi_typeof(b));
-        const sluice_js_str *k = sluice_jsi_to_key(in, a);
-        if (k == NULL)
-            return C_FATAL;
-        if (b.t == JV_OBJ) {
-            *out = jv_bool(sluice_jsi_obj_get(b.u.o, k) != NULL ||
-                           (b.u.o->is_error && (sluice_js_str_eq_ascii(k, "name") ||
-                                                sluice_js_str_eq_ascii(k, "message"))));
-        } else {
-            int64_t idx = sluice_jsi_index_of_key(k);
-            *out = jv_bool((idx >= 0 && (size_t)idx < b.u.a->len) ||
-                           sluice_js_str_eq_ascii(k, "length"));
-        }
-        return C_NORMAL;
-    }
+        return in->fatal ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_LT:
+    case SLUICE_JS_OP_GT:
+    case SLUICE_JS_OP_LE:
+    case SLUICE_JS_OP_GE:
+        return relational(in, op, a, b, out);
+    case SLUICE_JS_OP_BITAND:
+    case SLUICE_JS_OP_BITOR:
+    case SLUICE_JS_OP_BITXOR:
+    case SLUICE_JS_OP_SHL:
+    case SLUICE_JS_OP_SHR:
+    case SLUICE_JS_OP_USHR:
+        *out = jv_num(bitwise(op, sluice_jsi_to_number(a), sluice_jsi_to_number(b)));
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_OP_IN:
+        return in_operator(in, a, b, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unknown operator");
     }
@@ -904,16 +991,16 @@ static jcomp binary_t(interp *in, sluice_js_op op, jv a, jv b, jv *out)
 {
     jcomp rc = binary(in, op, a, b, out);
     out->prov = 0;
-    if (!in->tainting || rc != C_NORMAL)
+    if (!in->tainting || rc != SLUICE_JSI_NORMAL)
         return rc;
     jtaint t = sluice_jsi_taint_binary(in, op, a, b);
-    if (t == 0 && op != JS_OP_SEQ && op != JS_OP_SNE && op != JS_OP_IN)
+    if (t == 0 && op != SLUICE_JS_OP_SEQ && op != SLUICE_JS_OP_SNE && op != SLUICE_JS_OP_IN)
         t = jt_join(a.t == JV_ARR || a.t == JV_OBJ ? sluice_jsi_taint_deep(in, a) : 0,
                     b.t == JV_ARR || b.t == JV_OBJ ? sluice_jsi_taint_deep(in, b) : 0);
-    if (t == 0 && op == JS_OP_IN)
+    if (t == 0 && op == SLUICE_JS_OP_IN)
         t = key_taint(in, a);
     out->taint = t;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
@@ -922,14 +1009,14 @@ static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
     if (b == NULL) {
         if (sluice_js_str_eq_ascii(n->str, "undefined")) {
             *out = jv_undef();
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         return name_error(in, "undefined", n->str);
     }
     if (!b->ready)
         return name_error(in, "tdz", n->str);
     *out = b->v;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
@@ -938,25 +1025,26 @@ static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
     for (size_t i = 1; i + 1 < n->n; i += 2) {
         jv v;
         jcomp rc = eval(in, e, n->list[i], &v);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
         jv orig = v;
         if (v.t == JV_FUNC || v.t == JV_PROMISE || v.t == JV_OBJ || v.t == JV_ARR ||
             v.t != JV_STR) {
             const sluice_js_str *s = sluice_jsi_to_string(in, v);
             if (s == NULL)
-                return C_FATAL;
+                return SLUICE_JSI_FATAL;
             v = jv_str(s);
         }
         if (in->tainting && v.t == JV_STR && v.taint == 0)
             v.taint = sluice_jsi_taint_deep(in, orig);
-        if ((rc = binary_t(in, JS_OP_ADD, acc, v, &acc)) != C_NORMAL)
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, v, &acc)) != SLUICE_JSI_NORMAL)
             return rc;
-        if ((rc = binary_t(in, JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) != C_NORMAL)
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) !=
+            SLUICE_JSI_NORMAL)
             return rc;
     }
     *out = acc;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp spread_into_array_raw(interp *in, jarr *a, jv v);
@@ -968,7 +1056,7 @@ static jcomp spread_into_array(interp *in, jarr *a, jv v)
     size_t from = a->len;
     jcomp rc = spread_into_array_raw(in, a, v);
     jtaint t = in->tainting ? sluice_jsi_taint_of(v) : 0;
-    for (size_t i = from; t != 0 && rc == C_NORMAL && i < a->len; i++)
+    for (size_t i = from; t != 0 && rc == SLUICE_JSI_NORMAL && i < a->len; i++)
         a->v[i].taint = jt_join(a->v[i].taint, t);
     return rc;
 }
@@ -977,13 +1065,13 @@ static jcomp spread_into_array_raw(interp *in, jarr *a, jv v)
 {
     bool coll = false;
     int crc = sluice_jsi_coll_items(in, v, a, &coll);
-    if (coll || crc != C_NORMAL)
+    if (coll || crc != SLUICE_JSI_NORMAL)
         return crc;
     if (v.t == JV_ARR) {
         for (size_t k = 0; k < v.u.a->len; k++)
-            if (sluice_jsi_arr_push(in, a, v.u.a->v[k]) != C_NORMAL)
-                return C_FATAL;
-        return C_NORMAL;
+            if (sluice_jsi_arr_push(in, a, v.u.a->v[k]) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (v.t == JV_STR) {
         for (size_t k = 0; k < v.u.s->len; k++) {
@@ -992,11 +1080,11 @@ static jcomp spread_into_array_raw(interp *in, jarr *a, jv v)
                            ? 2
                            : 1;
             sluice_js_str *c = sluice_jsi_str_units(in, &v.u.s->u[k], w);
-            if (c == NULL || sluice_jsi_arr_push(in, a, jv_str(c)) != C_NORMAL)
-                return C_FATAL;
+            if (c == NULL || sluice_jsi_arr_push(in, a, jv_str(c)) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             k += w - 1;
         }
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return sluice_jsi_throw(in, "TypeError", "%s is not iterable",
                             v.t == JV_UNDEF  ? "undefined"
@@ -1008,22 +1096,22 @@ static jcomp eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jarr *a = sluice_jsi_arr_new(in, n->n);
     if (a == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < n->n; i++) {
         const sluice_js_node *el = n->list[i];
         jv v;
-        jcomp rc = eval(in, e, el->kind == JS_SPREAD ? el->a : el, &v);
-        if (rc != C_NORMAL)
+        jcomp rc = eval(in, e, el->kind == SLUICE_JS_SPREAD ? el->a : el, &v);
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
-        if (el->kind == JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != C_NORMAL)
+        if (el->kind == SLUICE_JS_SPREAD) {
+            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
                 return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != C_NORMAL) {
-            return C_FATAL;
+        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
+            return SLUICE_JSI_FATAL;
         }
     }
     *out = jv_arr(a);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp spread_into_object(interp *in, jobj *o, jv v)
@@ -1034,10 +1122,11 @@ static jcomp spread_into_object(interp *in, jobj *o, jv v)
         size_t nk;
         const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
         if (keys == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (size_t k = 0; k < nk; k++)
-            if (sluice_jsi_obj_set(in, o, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_obj_set(in, o, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) !=
+                SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
     } else if (v.t == JV_ARR || v.t == JV_STR) {
         size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
         for (size_t k = 0; k < len; k++) {
@@ -1045,69 +1134,69 @@ static jcomp spread_into_object(interp *in, jobj *o, jv v)
             snprintf(idx, sizeof idx, "%zu", k);
             sluice_js_str *ks = sluice_jsi_str_ascii(in, idx);
             jv item;
-            if (ks == NULL || get_member(in, v, ks, &item) != C_NORMAL ||
-                sluice_jsi_obj_set(in, o, ks, item) != C_NORMAL)
-                return in->fatal ? C_FATAL : C_THROW;
+            if (ks == NULL || get_member(in, v, ks, &item) != SLUICE_JSI_NORMAL ||
+                sluice_jsi_obj_set(in, o, ks, item) != SLUICE_JSI_NORMAL)
+                return in->fatal ? SLUICE_JSI_FATAL : SLUICE_JSI_THROW;
         }
     }
-    return C_NORMAL; /* null, undefined and other primitives spread nothing */
+    return SLUICE_JSI_NORMAL; /* null, undefined and other primitives spread nothing */
 }
 
 static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < n->n; i++) {
         const sluice_js_node *pr = n->list[i];
         jv v;
         jcomp rc;
-        if (pr->kind == JS_SPREAD) {
-            if ((rc = eval(in, e, pr->a, &v)) != C_NORMAL)
+        if (pr->kind == SLUICE_JS_SPREAD) {
+            if ((rc = eval(in, e, pr->a, &v)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if ((rc = spread_into_object(in, o, v)) != C_NORMAL)
+            if ((rc = spread_into_object(in, o, v)) != SLUICE_JSI_NORMAL)
                 return rc;
             continue;
         }
         jv key;
-        if (pr->flags & JS_F_COMPUTED) {
-            if ((rc = eval(in, e, pr->a, &key)) != C_NORMAL)
+        if (pr->flags & SLUICE_JS_F_COMPUTED) {
+            if ((rc = eval(in, e, pr->a, &key)) != SLUICE_JSI_NORMAL)
                 return rc;
-        } else if (pr->a->kind == JS_NUM) {
+        } else if (pr->a->kind == SLUICE_JS_NUM) {
             key = jv_num(pr->a->num);
         } else {
             key = jv_str(pr->a->str);
         }
         const sluice_js_str *ks = sluice_jsi_to_key(in, key);
         if (ks == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (refused_key(ks))
             return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
                                     "prototype access is refused at line %u", in->line);
-        if (pr->b->kind == JS_ASSIGN_PAT)
+        if (pr->b->kind == SLUICE_JS_ASSIGN_PAT)
             return sluice_jsi_throw(in, "SyntaxError", "Invalid shorthand property initializer");
-        if ((rc = eval(in, e, pr->b, &v)) != C_NORMAL)
+        if ((rc = eval(in, e, pr->b, &v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_obj_set(in, o, ks, v) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         if (in->tainting) /* a key made from a blocked field is data too */
             o->taint = jt_join(o->taint, key_taint(in, key));
     }
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv obj;
     jcomp rc = eval(in, e, n->a, &obj);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    if ((n->flags & JS_F_OPTIONAL) && (obj.t == JV_UNDEF || obj.t == JV_NULL))
-        return C_SHORT;
-    if (n->flags & JS_F_COMPUTED) {
+    if ((n->flags & SLUICE_JS_F_OPTIONAL) && (obj.t == JV_UNDEF || obj.t == JV_NULL))
+        return SLUICE_JSI_SHORT;
+    if (n->flags & SLUICE_JS_F_COMPUTED) {
         jv key;
-        if ((rc = eval(in, e, n->b, &key)) != C_NORMAL)
+        if ((rc = eval(in, e, n->b, &key)) != SLUICE_JSI_NORMAL)
             return rc;
         return get_member_v(in, obj, key, out);
     }
@@ -1118,26 +1207,26 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
     jcomp rc;
-    if (n->op == JS_OP_TYPEOF && n->a->kind == JS_IDENT) {
+    if (n->op == SLUICE_JS_OP_TYPEOF && n->a->kind == SLUICE_JS_IDENT) {
         binding *b = env_lookup(e, n->a->str);
         if (b == NULL) {
             *out = jv_str(sluice_jsi_str_ascii(in, "undefined"));
-            return out->u.s != NULL ? C_NORMAL : C_FATAL;
+            return out->u.s != NULL ? SLUICE_JSI_NORMAL : SLUICE_JSI_FATAL;
         }
     }
-    if (n->op == JS_OP_DELETE) {
+    if (n->op == SLUICE_JS_OP_DELETE) {
         jv obj, key;
-        if ((rc = eval(in, e, n->a->a, &obj)) != C_NORMAL)
+        if ((rc = eval(in, e, n->a->a, &obj)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (n->a->flags & JS_F_COMPUTED) {
-            if ((rc = eval(in, e, n->a->b, &key)) != C_NORMAL)
+        if (n->a->flags & SLUICE_JS_F_COMPUTED) {
+            if ((rc = eval(in, e, n->a->b, &key)) != SLUICE_JSI_NORMAL)
                 return rc;
         } else {
             key = jv_str(n->a->b->str);
         }
         const sluice_js_str *k = sluice_jsi_to_key(in, key);
         if (k == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (in->tainting)
             sluice_jsi_taint_mark(&obj, key_taint(in, key));
         if (obj.t == JV_OBJ)
@@ -1149,30 +1238,30 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
         else if (obj.t == JV_UNDEF || obj.t == JV_NULL)
             return sluice_jsi_throw(in, "TypeError", "Cannot convert undefined or null to object");
         *out = jv_bool(1);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
-    if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+    if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
         return rc;
     switch (n->op) {
-    case JS_OP_NOT:
+    case SLUICE_JS_OP_NOT:
         *out = jv_bool(!sluice_jsi_truthy(v));
         break;
-    case JS_OP_NEG:
+    case SLUICE_JS_OP_NEG:
         *out = jv_num(-sluice_jsi_to_number(v));
         break;
-    case JS_OP_PLUS:
+    case SLUICE_JS_OP_PLUS:
         *out = jv_num(sluice_jsi_to_number(v));
         break;
-    case JS_OP_BITNOT:
+    case SLUICE_JS_OP_BITNOT:
         *out = jv_num(~to_int32(sluice_jsi_to_number(v)));
         break;
-    case JS_OP_VOID:
+    case SLUICE_JS_OP_VOID:
         *out = jv_undef();
         break;
-    case JS_OP_TYPEOF: {
+    case SLUICE_JS_OP_TYPEOF: {
         sluice_js_str *s = sluice_jsi_str_ascii(in, sluice_jsi_typeof(v));
         if (s == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         *out = jv_str(s);
         break;
     }
@@ -1181,19 +1270,19 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
     }
     if (in->tainting)
         out->taint = v.t == JV_ARR || v.t == JV_OBJ ? sluice_jsi_taint_deep(in, v) : v.taint;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* Reads a simple target (name or property) for compound assignment and updates. */
 static jcomp read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, jv *key, jv *cur)
 {
     jcomp rc;
-    if (t->kind == JS_IDENT)
+    if (t->kind == SLUICE_JS_IDENT)
         return eval_ident(in, e, t, cur);
-    if ((rc = eval(in, e, t->a, obj)) != C_NORMAL)
+    if ((rc = eval(in, e, t->a, obj)) != SLUICE_JSI_NORMAL)
         return rc;
-    if (t->flags & JS_F_COMPUTED) {
-        if ((rc = eval(in, e, t->b, key)) != C_NORMAL)
+    if (t->flags & SLUICE_JS_F_COMPUTED) {
+        if ((rc = eval(in, e, t->b, key)) != SLUICE_JSI_NORMAL)
             return rc;
     } else {
         *key = jv_str(t->b->str);
@@ -1203,7 +1292,7 @@ static jcomp read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, j
 
 static jcomp write_target(interp *in, env *e, const sluice_js_node *t, jv obj, jv key, jv v)
 {
-    if (t->kind == JS_IDENT)
+    if (t->kind == SLUICE_JS_IDENT)
         return assign_ident(in, e, t->str, v, BIND_ASSIGN);
     return set_member(in, obj, key, v);
 }
@@ -1212,69 +1301,69 @@ static jcomp eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv obj = jv_undef(), key = jv_undef(), cur;
     jcomp rc = read_target(in, e, n->a, &obj, &key, &cur);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     double old = sluice_jsi_to_number(cur);
-    double nv = n->op == JS_OP_INC ? old + 1 : old - 1;
-    if ((rc = write_target(in, e, n->a, obj, key, jv_num(nv))) != C_NORMAL)
+    double nv = n->op == SLUICE_JS_OP_INC ? old + 1 : old - 1;
+    if ((rc = write_target(in, e, n->a, obj, key, jv_num(nv))) != SLUICE_JSI_NORMAL)
         return rc;
-    *out = jv_num((n->flags & JS_F_PREFIX) ? nv : old);
-    return C_NORMAL;
+    *out = jv_num((n->flags & SLUICE_JS_F_PREFIX) ? nv : old);
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
     jcomp rc;
-    if (n->op == JS_OP_ASSIGN) {
-        if (n->a->kind == JS_MEMBER) { /* the target's object and key go first */
+    if (n->op == SLUICE_JS_OP_ASSIGN) {
+        if (n->a->kind == SLUICE_JS_MEMBER) { /* the target's object and key go first */
             jv obj, key;
-            if ((rc = eval(in, e, n->a->a, &obj)) != C_NORMAL)
+            if ((rc = eval(in, e, n->a->a, &obj)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if (n->a->flags & JS_F_COMPUTED) {
-                if ((rc = eval(in, e, n->a->b, &key)) != C_NORMAL)
+            if (n->a->flags & SLUICE_JS_F_COMPUTED) {
+                if ((rc = eval(in, e, n->a->b, &key)) != SLUICE_JSI_NORMAL)
                     return rc;
             } else {
                 key = jv_str(n->a->b->str);
             }
-            if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+            if ((rc = eval(in, e, n->b, &v)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if ((rc = set_member(in, obj, key, v)) != C_NORMAL)
+            if ((rc = set_member(in, obj, key, v)) != SLUICE_JSI_NORMAL)
                 return rc;
             *out = v;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
-        if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+        if ((rc = eval(in, e, n->b, &v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if ((rc = bind_pattern(in, e, n->a, v, BIND_ASSIGN)) != C_NORMAL)
+        if ((rc = bind_pattern(in, e, n->a, v, BIND_ASSIGN)) != SLUICE_JSI_NORMAL)
             return rc;
         *out = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     jv obj = jv_undef(), key = jv_undef(), cur;
-    if ((rc = read_target(in, e, n->a, &obj, &key, &cur)) != C_NORMAL)
+    if ((rc = read_target(in, e, n->a, &obj, &key, &cur)) != SLUICE_JSI_NORMAL)
         return rc;
-    if (n->op == JS_OP_AND || n->op == JS_OP_OR || n->op == JS_OP_NULLISH) {
-        int keep = n->op == JS_OP_AND  ? !sluice_jsi_truthy(cur)
-                   : n->op == JS_OP_OR ? sluice_jsi_truthy(cur)
-                                       : (cur.t != JV_UNDEF && cur.t != JV_NULL);
+    if (n->op == SLUICE_JS_OP_AND || n->op == SLUICE_JS_OP_OR || n->op == SLUICE_JS_OP_NULLISH) {
+        int keep = n->op == SLUICE_JS_OP_AND  ? !sluice_jsi_truthy(cur)
+                   : n->op == SLUICE_JS_OP_OR ? sluice_jsi_truthy(cur)
+                                              : (cur.t != JV_UNDEF && cur.t != JV_NULL);
         if (keep) {
             *out = cur;
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
-        if ((rc = eval(in, e, n->b, &v)) != C_NORMAL)
+        if ((rc = eval(in, e, n->b, &v)) != SLUICE_JSI_NORMAL)
             return rc;
     } else {
         jv rhs;
-        if ((rc = eval(in, e, n->b, &rhs)) != C_NORMAL)
+        if ((rc = eval(in, e, n->b, &rhs)) != SLUICE_JSI_NORMAL)
             return rc;
-        if ((rc = binary_t(in, (sluice_js_op)n->op, cur, rhs, &v)) != C_NORMAL)
+        if ((rc = binary_t(in, (sluice_js_op)n->op, cur, rhs, &v)) != SLUICE_JSI_NORMAL)
             return rc;
     }
-    if ((rc = write_target(in, e, n->a, obj, key, v)) != C_NORMAL)
+    if ((rc = write_target(in, e, n->a, obj, key, v)) != SLUICE_JSI_NORMAL)
         return rc;
     *out = v;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp construct(interp *in, env *e, const sluice_js_node *n, jv *args, size_t argc, jv *out);
@@ -1285,10 +1374,10 @@ static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
     jv *args;
     size_t argc;
     jcomp rc = eval_args(in, e, n, &args, &argc);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     rc = construct(in, e, n, args, argc, out);
-    for (size_t i = 0; rc == C_NORMAL && in->tainting && i < argc; i++)
+    for (size_t i = 0; rc == SLUICE_JSI_NORMAL && in->tainting && i < argc; i++)
         sluice_jsi_taint_mark(out, sluice_jsi_taint_deep(in, args[i]));
     return rc;
 }
@@ -1315,111 +1404,154 @@ static jcomp construct(interp *in, env *e, const sluice_js_node *n, jv *args, si
         msg = sluice_jsi_str_units(in, NULL, 0);
     }
     if (msg == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = sluice_jsi_make_error(in, u8, msg);
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
+}
+
+/* A literal: its value, marked as written in the plan (the === exception of taint.c). */
+static jcomp eval_literal(const sluice_js_node *n, jv *out)
+{
+    switch (n->kind) {
+    case SLUICE_JS_NUM:
+        *out = jv_num(n->num);
+        break;
+    case SLUICE_JS_STR:
+        *out = jv_str(n->str);
+        break;
+    case SLUICE_JS_TRUE:
+    case SLUICE_JS_FALSE:
+        *out = jv_bool(n->kind == SLUICE_JS_TRUE);
+        break;
+    default: /* SLUICE_JS_NULL */
+        *out = jv_null();
+        break;
+    }
+    out->prov = JV_PROV_LITERAL;
+    return SLUICE_JSI_NORMAL;
+}
+
+static jcomp eval_binary(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a, b;
+    jcomp rc;
+    if ((rc = eval(in, e, n->a, &a)) != SLUICE_JSI_NORMAL ||
+        (rc = eval(in, e, n->b, &b)) != SLUICE_JSI_NORMAL)
+        return rc;
+    in->line = n->line;
+    return binary_t(in, (sluice_js_op)n->op, a, b, out);
+}
+
+/* a && b, a || b, a ?? b: the left side decides whether the right one runs. */
+static jcomp eval_logical(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    if (in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
+    if (n->op == SLUICE_JS_OP_AND  ? !sluice_jsi_truthy(a)
+        : n->op == SLUICE_JS_OP_OR ? sluice_jsi_truthy(a)
+                                   : (a.t != JV_UNDEF && a.t != JV_NULL)) {
+        *out = a;
+        return SLUICE_JSI_NORMAL;
+    }
+    return eval(in, e, n->b, out);
+}
+
+static jcomp eval_cond(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    if (in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
+    return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
+}
+
+/* await x: a promise settles (its taint joins the value's or the thrown one's); anything else
+ * is its own value. */
+static jcomp eval_await(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jv a;
+    jcomp rc = eval(in, e, n->a, &a);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    if (a.t == JV_PROMISE) {
+        if ((rc = sluice_jsi_settle(in, a.u.p)) != SLUICE_JSI_NORMAL)
+            return rc;
+        jtaint t = a.taint;
+        if (a.u.p->rejected) {
+            in->thrown = a.u.p->v;
+            sluice_jsi_taint_mark(&in->thrown, t);
+            return SLUICE_JSI_THROW;
+        }
+        a = a.u.p->v;
+        a.taint = jt_join(a.taint, t);
+    }
+    *out = a;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jcomp rc = sluice_jsi_step(in);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     in->line = n->line;
-    jv a, b;
     switch (n->kind) {
-    case JS_NUM:
-        *out = jv_num(n->num);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
-    case JS_STR:
-        *out = jv_str(n->str);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
-    case JS_TRUE:
-    case JS_FALSE:
-        *out = jv_bool(n->kind == JS_TRUE);
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
-    case JS_NULL:
-        *out = jv_null();
-        out->prov = JV_PROV_LITERAL;
-        return C_NORMAL;
-    case JS_TEMPLATE:
+    case SLUICE_JS_NUM:
+    case SLUICE_JS_STR:
+    case SLUICE_JS_TRUE:
+    case SLUICE_JS_FALSE:
+    case SLUICE_JS_NULL:
+        return eval_literal(n, out);
+    case SLUICE_JS_TEMPLATE:
         return eval_template(in, e, n, out);
-    case JS_IDENT:
+    case SLUICE_JS_IDENT:
         return eval_ident(in, e, n, out);
-    case JS_ARRAY:
+    case SLUICE_JS_ARRAY:
         return eval_array(in, e, n, out);
-    case JS_OBJECT:
+    case SLUICE_JS_OBJECT:
         return eval_object(in, e, n, out);
-    case JS_FUNC:
+    case SLUICE_JS_FUNC:
         *out = make_closure(in, e, n);
-        return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
-    case JS_CALL:
+        return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
+    case SLUICE_JS_CALL:
         return eval_call(in, e, n, out);
-    case JS_NEW:
+    case SLUICE_JS_NEW:
         return eval_new(in, e, n, out);
-    case JS_MEMBER:
+    case SLUICE_JS_MEMBER:
         return eval_member(in, e, n, out);
-    case JS_CHAIN:
+    case SLUICE_JS_CHAIN: /* a?.b: a short circuit inside the chain makes the whole chain undefined
+                           */
         rc = eval(in, e, n->a, out);
-        if (rc == C_SHORT) {
+        if (rc == SLUICE_JSI_SHORT) {
             *out = jv_undef();
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         return rc;
-    case JS_UNARY:
+    case SLUICE_JS_UNARY:
         return eval_unary(in, e, n, out);
-    case JS_UPDATE:
+    case SLUICE_JS_UPDATE:
         return eval_update(in, e, n, out);
-    case JS_BINARY:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL || (rc = eval(in, e, n->b, &b)) != C_NORMAL)
-            return rc;
-        in->line = n->line;
-        return binary_t(in, (sluice_js_op)n->op, a, b, out);
-    case JS_LOGICAL:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (in->tainting)
-            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
-        if (n->op == JS_OP_AND  ? !sluice_jsi_truthy(a)
-            : n->op == JS_OP_OR ? sluice_jsi_truthy(a)
-                                : (a.t != JV_UNDEF && a.t != JV_NULL)) {
-            *out = a;
-            return C_NORMAL;
-        }
-        return eval(in, e, n->b, out);
-    case JS_COND:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (in->tainting)
-            sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
-        return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
-    case JS_ASSIGN:
+    case SLUICE_JS_BINARY:
+        return eval_binary(in, e, n, out);
+    case SLUICE_JS_LOGICAL:
+        return eval_logical(in, e, n, out);
+    case SLUICE_JS_COND:
+        return eval_cond(in, e, n, out);
+    case SLUICE_JS_ASSIGN:
         return eval_assign(in, e, n, out);
-    case JS_SEQ:
+    case SLUICE_JS_SEQ:
         for (size_t i = 0; i < n->n; i++)
-            if ((rc = eval(in, e, n->list[i], out)) != C_NORMAL)
+            if ((rc = eval(in, e, n->list[i], out)) != SLUICE_JSI_NORMAL)
                 return rc;
-        return C_NORMAL;
-    case JS_AWAIT:
-        if ((rc = eval(in, e, n->a, &a)) != C_NORMAL)
-            return rc;
-        if (a.t == JV_PROMISE) {
-            if ((rc = sluice_jsi_settle(in, a.u.p)) != C_NORMAL)
-                return rc;
-            jtaint t = a.taint;
-            if (a.u.p->rejected) {
-                in->thrown = a.u.p->v;
-                sluice_jsi_taint_mark(&in->thrown, t);
-                return C_THROW;
-            }
-            a = a.u.p->v;
-            a.taint = jt_join(a.taint, t);
-        }
-        *out = a;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_AWAIT:
+        return eval_await(in, e, n, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unexpected syntax at line %u", n->line);
     }
@@ -1439,19 +1571,19 @@ static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
 {
     for (size_t i = 0; i < count; i++) {
         jcomp rc = exec_stmt(in, e, list[i]);
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp exec_block(interp *in, env *e, const sluice_js_node *blk)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     jcomp rc = hoist(in, scope, blk->list, blk->n);
-    return rc != C_NORMAL ? rc : exec_list(in, scope, blk->list, blk->n);
+    return rc != SLUICE_JSI_NORMAL ? rc : exec_list(in, scope, blk->list, blk->n);
 }
 
 static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
@@ -1460,7 +1592,7 @@ static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
         const sluice_js_node *d = n->list[i];
         jv v = jv_undef();
         jcomp rc;
-        if (d->b != NULL && (rc = eval(in, e, d->b, &v)) != C_NORMAL)
+        if (d->b != NULL && (rc = eval(in, e, d->b, &v)) != SLUICE_JSI_NORMAL)
             return rc;
         /* names were declared by hoist(); initialize them in this scope */
         const sluice_js_str *names[64];
@@ -1471,30 +1603,30 @@ static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
             if (b != NULL)
                 b->konst = false; /* writable until initialized below */
         }
-        if ((rc = bind_pattern(in, e, d->a, v, BIND_LET)) != C_NORMAL)
+        if ((rc = bind_pattern(in, e, d->a, v, BIND_LET)) != SLUICE_JSI_NORMAL)
             return rc;
         for (size_t k = 0; k < count; k++) {
             binding *b = env_own(e, names[k]);
             if (b != NULL) {
-                b->konst = (n->flags & JS_F_CONST) != 0;
+                b->konst = (n->flags & SLUICE_JS_F_CONST) != 0;
                 b->ready = true;
             }
         }
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* A loop body's completion: break/continue consumed, the rest passed on. */
 static jcomp loop_result(jcomp rc, bool *stop)
 {
     *stop = false;
-    if (rc == C_BREAK) {
+    if (rc == SLUICE_JSI_BREAK) {
         *stop = true;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
-    if (rc == C_CONTINUE)
-        return C_NORMAL;
-    if (rc != C_NORMAL)
+    if (rc == SLUICE_JSI_CONTINUE)
+        return SLUICE_JSI_NORMAL;
+    if (rc != SLUICE_JSI_NORMAL)
         *stop = true;
     return rc;
 }
@@ -1503,35 +1635,35 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
-        return C_FATAL;
-    jcomp rc = C_NORMAL;
+        return SLUICE_JSI_FATAL;
+    jcomp rc = SLUICE_JSI_NORMAL;
     jv tmp;
     if (n->a != NULL) {
-        if (n->a->kind == JS_VAR) {
+        if (n->a->kind == SLUICE_JS_VAR) {
             sluice_js_node *one[1] = { n->a };
-            if ((rc = hoist(in, scope, one, 1)) != C_NORMAL ||
-                (rc = exec_var(in, scope, n->a)) != C_NORMAL)
+            if ((rc = hoist(in, scope, one, 1)) != SLUICE_JSI_NORMAL ||
+                (rc = exec_var(in, scope, n->a)) != SLUICE_JSI_NORMAL)
                 return rc;
-        } else if ((rc = eval(in, scope, n->a, &tmp)) != C_NORMAL) {
+        } else if ((rc = eval(in, scope, n->a, &tmp)) != SLUICE_JSI_NORMAL) {
             return rc;
         }
     }
     for (;;) {
         if (n->b != NULL) {
-            if ((rc = eval(in, scope, n->b, &tmp)) != C_NORMAL)
+            if ((rc = eval(in, scope, n->b, &tmp)) != SLUICE_JSI_NORMAL)
                 return rc;
             if (!decide(in, tmp))
-                return C_NORMAL;
+                return SLUICE_JSI_NORMAL;
         }
-        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
             return rc;
         /* per-iteration copy of the loop variables, so closures capture this iteration's */
         env *iter = env_new(in, e);
         if (iter == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         for (binding *b = scope->first; b != NULL; b = b->next) {
             binding *c;
-            if ((rc = declare(in, iter, b->name, b->konst, b->ready, &c)) != C_NORMAL)
+            if ((rc = declare(in, iter, b->name, b->konst, b->ready, &c)) != SLUICE_JSI_NORMAL)
                 return rc;
             c->v = b->v;
         }
@@ -1541,7 +1673,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
             b->v = env_own(iter, b->name)->v;
         if (stop)
             return rc;
-        if (n->c != NULL && (rc = eval(in, scope, n->c, &tmp)) != C_NORMAL)
+        if (n->c != NULL && (rc = eval(in, scope, n->c, &tmp)) != SLUICE_JSI_NORMAL)
             return rc;
     }
 }
@@ -1550,81 +1682,81 @@ static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
 {
     jv coll;
     jcomp rc = eval(in, e, n->b, &coll);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     if (in->tainting) /* how many times the body runs */
         sluice_jsi_taint_decide(in, sluice_jsi_taint_of(coll));
     jarr *items = NULL;
-    if (n->kind == JS_FOR_IN) {
+    if (n->kind == SLUICE_JS_FOR_IN) {
         items = sluice_jsi_arr_new(in, 0);
         if (items == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (coll.t == JV_OBJ || coll.t == JV_ARR || coll.t == JV_STR) {
             size_t len = coll.t == JV_ARR ? coll.u.a->len : coll.t == JV_STR ? coll.u.s->len : 0;
             for (size_t i = 0; i < len; i++) {
                 char idx[24];
                 snprintf(idx, sizeof idx, "%zu", i);
                 sluice_js_str *k = sluice_jsi_str_ascii(in, idx);
-                if (k == NULL || sluice_jsi_arr_push(in, items, jv_str(k)) != C_NORMAL)
-                    return C_FATAL;
+                if (k == NULL || sluice_jsi_arr_push(in, items, jv_str(k)) != SLUICE_JSI_NORMAL)
+                    return SLUICE_JSI_FATAL;
             }
             if (coll.t == JV_OBJ) {
                 size_t nk;
                 const sluice_js_str **keys = sluice_jsi_obj_keys(in, coll.u.o, &nk);
                 if (keys == NULL)
-                    return C_FATAL;
+                    return SLUICE_JSI_FATAL;
                 for (size_t i = 0; i < nk; i++)
-                    if (sluice_jsi_arr_push(in, items, jv_str(keys[i])) != C_NORMAL)
-                        return C_FATAL;
+                    if (sluice_jsi_arr_push(in, items, jv_str(keys[i])) != SLUICE_JSI_NORMAL)
+                        return SLUICE_JSI_FATAL;
             }
         }
     } else {
         items = sluice_jsi_arr_new(in, 0);
         if (items == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (coll.t == JV_ARR) {
             items = coll.u.a; /* iterate live: elements pushed during the loop are visited */
-        } else if ((rc = spread_into_array(in, items, coll)) != C_NORMAL) {
+        } else if ((rc = spread_into_array(in, items, coll)) != SLUICE_JSI_NORMAL) {
             return rc;
         }
     }
     const sluice_js_node *target = n->a;
     for (size_t i = 0; i < items->len; i++) {
-        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
             return rc;
         env *iter = env_new(in, e);
         if (iter == NULL)
-            return C_FATAL;
-        if (target->kind == JS_VAR) {
+            return SLUICE_JSI_FATAL;
+        if (target->kind == SLUICE_JS_VAR) {
             rc = bind_pattern(in, iter, target->list[0]->a, items->v[i],
-                              (target->flags & JS_F_CONST) ? BIND_CONST : BIND_LET);
+                              (target->flags & SLUICE_JS_F_CONST) ? BIND_CONST : BIND_LET);
         } else {
             rc = bind_pattern(in, e, target, items->v[i], BIND_ASSIGN);
         }
-        if (rc != C_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
         rc = loop_result(exec_stmt(in, iter, n->d), &stop);
         if (stop)
             return rc;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
 {
-    int first = n->kind == JS_DO_WHILE;
+    int first = n->kind == SLUICE_JS_DO_WHILE;
     for (;;) {
         jv t;
         jcomp rc;
         if (!first) {
-            if ((rc = eval(in, e, n->a, &t)) != C_NORMAL)
+            if ((rc = eval(in, e, n->a, &t)) != SLUICE_JSI_NORMAL)
                 return rc;
             if (!decide(in, t))
-                return C_NORMAL;
+                return SLUICE_JSI_NORMAL;
         }
         first = 0;
-        if ((rc = sluice_jsi_loop_tick(in)) != C_NORMAL)
+        if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
         rc = loop_result(exec_stmt(in, e, n->d), &stop);
@@ -1636,21 +1768,21 @@ static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
 static jcomp exec_try(interp *in, env *e, const sluice_js_node *n)
 {
     jcomp rc = exec_block(in, e, n->a);
-    if (rc == C_THROW && n->c != NULL) {
+    if (rc == SLUICE_JSI_THROW && n->c != NULL) {
         env *scope = env_new(in, e);
         if (scope == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         jv thrown = in->thrown;
         if (in->tainting) /* that it threw, and what, may say something of a blocked field */
             sluice_jsi_taint_decide(in, sluice_jsi_taint_deep(in, thrown));
-        rc = n->b != NULL ? bind_pattern(in, scope, n->b, thrown, BIND_LET) : C_NORMAL;
-        if (rc == C_NORMAL)
+        rc = n->b != NULL ? bind_pattern(in, scope, n->b, thrown, BIND_LET) : SLUICE_JSI_NORMAL;
+        if (rc == SLUICE_JSI_NORMAL)
             rc = exec_block(in, scope, n->c);
     }
-    if (n->d != NULL && rc != C_FATAL) {
+    if (n->d != NULL && rc != SLUICE_JSI_FATAL) {
         jv saved_ret = in->ret, saved_thrown = in->thrown;
         int frc = exec_block(in, e, n->d);
-        if (frc != C_NORMAL)
+        if (frc != SLUICE_JSI_NORMAL)
             return frc;
         in->ret = saved_ret;
         in->thrown = saved_thrown;
@@ -1662,23 +1794,23 @@ static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
 {
     jv d;
     jcomp rc = eval(in, e, n->a, &d);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     env *scope = env_new(in, e);
     if (scope == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < n->n; i++)
-        if ((rc = hoist(in, scope, n->list[i]->list, n->list[i]->n)) != C_NORMAL)
+        if ((rc = hoist(in, scope, n->list[i]->list, n->list[i]->n)) != SLUICE_JSI_NORMAL)
             return rc;
     size_t start = n->n;
     for (size_t i = 0; i < n->n && start == n->n; i++) {
         if (n->list[i]->a == NULL)
             continue;
         jv c;
-        if ((rc = eval(in, scope, n->list[i]->a, &c)) != C_NORMAL)
+        if ((rc = eval(in, scope, n->list[i]->a, &c)) != SLUICE_JSI_NORMAL)
             return rc;
         if (in->tainting)
-            sluice_jsi_taint_decide(in, sluice_jsi_taint_binary(in, JS_OP_SEQ, d, c));
+            sluice_jsi_taint_decide(in, sluice_jsi_taint_binary(in, SLUICE_JS_OP_SEQ, d, c));
         if (sluice_jsi_strict_equals(d, c))
             start = i;
     }
@@ -1687,63 +1819,63 @@ static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
             start = i;
     for (size_t i = start; i < n->n; i++) {
         rc = exec_list(in, scope, n->list[i]->list, n->list[i]->n);
-        if (rc == C_BREAK)
-            return C_NORMAL;
-        if (rc != C_NORMAL)
+        if (rc == SLUICE_JSI_BREAK)
+            return SLUICE_JSI_NORMAL;
+        if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
 {
     jcomp rc = sluice_jsi_step(in);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     in->line = n->line;
     jv v;
     switch (n->kind) {
-    case JS_VAR:
+    case SLUICE_JS_VAR:
         return exec_var(in, e, n);
-    case JS_FUNC_DECL:
-        return C_NORMAL; /* hoisted */
-    case JS_RETURN:
+    case SLUICE_JS_FUNC_DECL:
+        return SLUICE_JSI_NORMAL; /* hoisted */
+    case SLUICE_JS_RETURN:
         in->ret = jv_undef();
-        if (n->a != NULL && (rc = eval(in, e, n->a, &in->ret)) != C_NORMAL)
+        if (n->a != NULL && (rc = eval(in, e, n->a, &in->ret)) != SLUICE_JSI_NORMAL)
             return rc;
-        return C_RETURN;
-    case JS_IF:
-        if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+        return SLUICE_JSI_RETURN;
+    case SLUICE_JS_IF:
+        if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
             return rc;
         if (decide(in, v))
             return exec_stmt(in, e, n->b);
-        return n->c != NULL ? exec_stmt(in, e, n->c) : C_NORMAL;
-    case JS_FOR:
+        return n->c != NULL ? exec_stmt(in, e, n->c) : SLUICE_JSI_NORMAL;
+    case SLUICE_JS_FOR:
         return exec_for(in, e, n);
-    case JS_FOR_OF:
-    case JS_FOR_IN:
+    case SLUICE_JS_FOR_OF:
+    case SLUICE_JS_FOR_IN:
         return exec_for_of(in, e, n);
-    case JS_WHILE:
-    case JS_DO_WHILE:
+    case SLUICE_JS_WHILE:
+    case SLUICE_JS_DO_WHILE:
         return exec_while(in, e, n);
-    case JS_BREAK:
-        return C_BREAK;
-    case JS_CONTINUE:
-        return C_CONTINUE;
-    case JS_THROW:
-        if ((rc = eval(in, e, n->a, &v)) != C_NORMAL)
+    case SLUICE_JS_BREAK:
+        return SLUICE_JSI_BREAK;
+    case SLUICE_JS_CONTINUE:
+        return SLUICE_JSI_CONTINUE;
+    case SLUICE_JS_THROW:
+        if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
             return rc;
         in->thrown = v;
-        return C_THROW;
-    case JS_TRY:
+        return SLUICE_JSI_THROW;
+    case SLUICE_JS_TRY:
         return exec_try(in, e, n);
-    case JS_BLOCK:
+    case SLUICE_JS_BLOCK:
         return exec_block(in, e, n);
-    case JS_EXPR_STMT:
+    case SLUICE_JS_EXPR_STMT:
         return eval(in, e, n->a, &v);
-    case JS_EMPTY:
-        return C_NORMAL;
-    case JS_SWITCH:
+    case SLUICE_JS_EMPTY:
+        return SLUICE_JSI_NORMAL;
+    case SLUICE_JS_SWITCH:
         return exec_switch(in, e, n);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unexpected statement at line %u", n->line);
@@ -1758,32 +1890,33 @@ static jcomp record_throw(interp *in, sluice_js_run_result *out)
     out->threw = true;
     out->error_line = in->line;
     bool redact = false;
-    if (in->tainting && sluice_jsi_taint_leave(in, sluice_jsi_taint_deep(in, t),
-                                               "the error the plan threw", &redact) != C_NORMAL)
-        return C_FATAL;
+    if (in->tainting &&
+        sluice_jsi_taint_leave(in, sluice_jsi_taint_deep(in, t), "the error the plan threw",
+                               &redact) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     if (redact) { /* its text, its kind and its line may each say something */
         out->error_name = "Error";
         out->error_message = sluice_arena_printf(in->out_arena, "(redacted: the error was %s)",
                                                  sluice_jsi_taint_text(in, t.taint));
         out->error_line = 0;
-        return out->error_message != NULL ? C_THROW : sluice_jsi_nomem(in);
+        return out->error_message != NULL ? SLUICE_JSI_THROW : sluice_jsi_nomem(in);
     }
     if (t.t == JV_OBJ && t.u.o->is_error) {
         const sluice_js_str *name = sluice_jsi_to_string(in, t.u.o->err_name);
         const sluice_js_str *msg = sluice_jsi_to_string(in, t.u.o->err_message);
         out->error_name = name != NULL ? sluice_js_str_utf8(in->out_arena, name) : "Error";
         out->error_message = msg != NULL ? sluice_js_str_utf8(in->out_arena, msg) : "";
-        return C_THROW;
+        return SLUICE_JSI_THROW;
     }
     out->error_name = "throw";
     sluice_buf b;
     sluice_buf_init(&b, in->out_arena, 64 * 1024);
     bool undef;
-    if (sluice_jsi_json_stringify(in, t, NULL, &b, &undef) == C_NORMAL && !undef)
+    if (sluice_jsi_json_stringify(in, t, NULL, &b, &undef) == SLUICE_JSI_NORMAL && !undef)
         out->error_message = sluice_buf_cstr(&b);
     else
         out->error_message = "undefined";
-    return C_THROW;
+    return SLUICE_JSI_THROW;
 }
 
 sluice_status sluice_js_run(sluice_arena *arena,
@@ -1815,49 +1948,49 @@ sluice_status sluice_js_run(sluice_arena *arena,
     in.global = global;
     jcomp rc = top == NULL || out->logs == NULL ? sluice_jsi_nomem(&in)
                                                 : sluice_jsi_install_globals(&in, global);
-    if (rc == C_NORMAL)
+    if (rc == SLUICE_JSI_NORMAL)
         rc = hoist(&in, top, prog->root->list, prog->root->n);
-    if (rc == C_NORMAL)
+    if (rc == SLUICE_JSI_NORMAL)
         rc = exec_list(&in, top, prog->root->list, prog->root->n);
     jv result = jv_undef();
-    if (rc == C_RETURN) {
+    if (rc == SLUICE_JSI_RETURN) {
         result = in.ret;
-        rc = C_NORMAL;
+        rc = SLUICE_JSI_NORMAL;
     }
-    if (rc == C_NORMAL && result.t == JV_PROMISE) /* the plan is an async body: adopt */
+    if (rc == SLUICE_JSI_NORMAL && result.t == JV_PROMISE) /* the plan is an async body: adopt */
         rc = sluice_jsi_settle(&in, result.u.p);
-    if (rc == C_NORMAL && result.t == JV_PROMISE) {
+    if (rc == SLUICE_JSI_NORMAL && result.t == JV_PROMISE) {
         if (result.u.p->rejected) {
             in.thrown = result.u.p->v;
-            rc = C_THROW;
+            rc = SLUICE_JSI_THROW;
         } else {
             result = result.u.p->v;
         }
     }
-    if (rc == C_NORMAL)
+    if (rc == SLUICE_JSI_NORMAL)
         rc = sluice_jsi_taint_strip(&in, result, &result);
-    if (rc == C_NORMAL) {
+    if (rc == SLUICE_JSI_NORMAL) {
         sluice_buf b;
         sluice_buf_init(&b, arena,
                         opts->limits.max_bytes > 0 ? opts->limits.max_bytes * 2 + 64 : 0);
         bool undef = false;
         rc = sluice_jsi_json_stringify(&in, result, NULL, &b, &undef);
-        if (rc == C_NORMAL && !undef)
+        if (rc == SLUICE_JSI_NORMAL && !undef)
             out->json = sluice_buf_cstr(&b);
     }
-    if (rc == C_THROW)
+    if (rc == SLUICE_JSI_THROW)
         rc = record_throw(&in, out);
-    if (rc != C_FATAL &&
-        sluice_jsi_settle_all(&in) != C_NORMAL) /* calls nobody awaited still count */
-        rc = C_FATAL;
-    if (rc == C_BREAK || rc == C_CONTINUE || rc == C_SHORT)
-        rc = C_NORMAL;
+    if (rc != SLUICE_JSI_FATAL &&
+        sluice_jsi_settle_all(&in) != SLUICE_JSI_NORMAL) /* calls nobody awaited still count */
+        rc = SLUICE_JSI_FATAL;
+    if (rc == SLUICE_JSI_BREAK || rc == SLUICE_JSI_CONTINUE || rc == SLUICE_JSI_SHORT)
+        rc = SLUICE_JSI_NORMAL;
     out->api_calls = in.calls;
     out->loop_iterations = in.loops;
     out->steps = in.steps;
     out->memory_bytes = sluice_arena_used(values) - in.mem_base;
     sluice_status st =
-        rc == C_FATAL ? (in.fatal != SLUICE_OK ? in.fatal : SLUICE_E_INTERNAL) : SLUICE_OK;
+        rc == SLUICE_JSI_FATAL ? (in.fatal != SLUICE_OK ? in.fatal : SLUICE_E_INTERNAL) : SLUICE_OK;
     sluice_arena_free(values);
     return st;
 }

@@ -37,6 +37,11 @@ typedef struct sluice_js_call {
     json_t *args;       /* JSON array of the arguments (undefined as null) */
     size_t index;       /* 0-based: this run's n-th capability call (idempotency keys use it) */
     uint32_t line, column;
+    /* The output-blocked fields the arguments carry (none: count 0). Only a host with
+     * passes_taint sees a call carrying one; it sends it only to an operation that lists every
+     * one of them as passable, and never shows its arguments or the upstream's message (the
+     * failed-call list, errors, the audit say "redacted"). */
+    sluice_strlist passing;
 } sluice_js_call;
 
 /* The host answers a call. SLUICE_OK with *result (a new reference) on success. A failure the
@@ -68,6 +73,9 @@ typedef struct sluice_js_host {
     void *ctx;
     bool has_api; /* the `api` global exists */
     bool has_mcp; /* the `mcp` global exists */
+    /* the host checks call->passing against the operation (passable fields); without it a call
+     * carrying a blocked field is refused before it reaches the host */
+    bool passes_taint;
 } sluice_js_host;
 
 typedef struct sluice_js_run_options {
@@ -83,6 +91,12 @@ typedef struct sluice_js_run_options {
      * is a different request). */
     const sluice_strlist *taint_fields[2];
     bool taint_refuse;
+    /* The plan runs on an approval given below high risk, which validation gives only to plans
+     * that name no blocked field and read none through reflection (lang/js). The run checks
+     * that: any tainted value about to leave (but a value under its own blocked key, which the
+     * output guard removes by name) stops it with SLUICE_E_DENIED instead of being stripped,
+     * and the === exception does not apply (steering makes a plan high risk). */
+    bool taint_clean_only;
 } sluice_js_run_options;
 
 /* One failed capability call the plan survived (caught) or died of. */

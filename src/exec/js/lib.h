@@ -26,23 +26,25 @@ typedef struct sluice_jsi_method {
     native_fn fn;
 } sluice_jsi_method;
 
-/* *out = the method of m named key bound to self, or undefined. C_NORMAL or C_FATAL. */
+/* *out = the method of m named key bound to self, or undefined. SLUICE_JSI_NORMAL or
+ * SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_find_method(
     interp *in, const sluice_jsi_method *m, size_t n, jv self, const sluice_js_str *key, jv *out);
-/* *out = the string s (ASCII) or the units u[0..n). C_NORMAL or C_FATAL. */
+/* *out = the string s (ASCII) or the units u[0..n). SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_ret_ascii(interp *in, const char *s, jv *out);
 jcomp sluice_jsi_ret_units(interp *in, const uint16_t *u, size_t n, jv *out);
 /* Relative index as slice/at/splice use it: negative counts from len, clamped to [0, len]. */
 size_t sluice_jsi_rel_index(jv v, size_t len, size_t dflt);
 
-/* --- installation: each C_NORMAL or C_FATAL ------------------------------------------------ */
+/* --- installation: each SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL
+ * ------------------------------------------------ */
 /* o.name = a built-in whose receiver is the number tag (which entry of a family it is). */
 jcomp sluice_jsi_set_fn(interp *in, jobj *o, const char *name, native_fn fn, double tag);
 jcomp sluice_jsi_set_num(interp *in, jobj *o, const char *name, double v);
 /* A constant global binding. */
 jcomp sluice_jsi_define(interp *in, env *global, const char *name, jv v);
 jcomp sluice_jsi_define_fn(interp *in, env *global, const char *name, native_fn fn, double tag);
-/* A new namespace object bound as the global name. NULL on failure (C_FATAL recorded). */
+/* A new namespace object bound as the global name. NULL on failure (SLUICE_JSI_FATAL recorded). */
 jobj *sluice_jsi_namespace(interp *in, env *global, const char *name);
 
 /* --- the libraries: open installs the globals, member finds a method (undefined if none) -- */

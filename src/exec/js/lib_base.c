@@ -18,7 +18,7 @@ static jcomp boolean_ctor(interp *in, jv self, const jv *args, size_t argc, jv *
     (void)in;
     (void)self;
     *out = jv_bool(sluice_jsi_truthy(ARG(0)));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -26,7 +26,7 @@ static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *o
     (void)self;
     *out = jv_undef();
     if (json_array_size(in->res->logs) >= 100)
-        return C_NORMAL; /* capped: the rest is dropped */
+        return SLUICE_JSI_NORMAL; /* capped: the rest is dropped */
     sluice_buf b;
     sluice_buf_init(&b, in->out_arena, 4096);
     if (in->tainting) {
@@ -34,8 +34,8 @@ static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *o
         for (size_t i = 0; i < argc && t == 0; i++)
             t = sluice_jsi_taint_deep(in, args[i]);
         bool redact;
-        if (sluice_jsi_taint_leave(in, t, "console.log", &redact) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_taint_leave(in, t, "console.log", &redact) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         if (redact) {
             sluice_buf_printf(&b, "(redacted: the line was %s)", sluice_jsi_taint_text(in, t));
             argc = 0;
@@ -53,9 +53,9 @@ static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *o
             bool undef;
             size_t before = b.len;
             jcomp rc = sluice_jsi_json_stringify(in, args[i], NULL, &b, &undef);
-            if (rc == C_FATAL)
+            if (rc == SLUICE_JSI_FATAL)
                 return rc;
-            if (rc != C_NORMAL || undef) {
+            if (rc != SLUICE_JSI_NORMAL || undef) {
                 b.len = before;
                 sluice_buf_puts(&b, "undefined");
             }
@@ -65,7 +65,7 @@ static jcomp console_log(interp *in, jv self, const jv *args, size_t argc, jv *o
                                                                   : "(log line too long)");
     if (line == NULL || json_array_append_new(in->res->logs, line) != 0)
         return sluice_jsi_nomem(in);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* The built-in error types; each constructor's receiver tag is its index. */
@@ -77,19 +77,21 @@ static jcomp error_fn(interp *in, jv self, const jv *args, size_t argc, jv *out)
     const sluice_js_str *msg = ARG(0).t == JV_UNDEF ? sluice_jsi_str_units(in, NULL, 0)
                                                     : sluice_jsi_to_string(in, args[0]);
     if (msg == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = sluice_jsi_make_error(in, error_names[(size_t)self.u.n], msg);
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_open_base(interp *in, env *global)
 {
     jobj *console = sluice_jsi_namespace(in, global, "console");
-    if (console == NULL || sluice_jsi_set_fn(in, console, "log", console_log, 0) != C_NORMAL ||
-        sluice_jsi_define_fn(in, global, "Boolean", boolean_ctor, 0) != C_NORMAL)
-        return C_FATAL;
+    if (console == NULL ||
+        sluice_jsi_set_fn(in, console, "log", console_log, 0) != SLUICE_JSI_NORMAL ||
+        sluice_jsi_define_fn(in, global, "Boolean", boolean_ctor, 0) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < COUNT(error_names); i++)
-        if (sluice_jsi_define_fn(in, global, error_names[i], error_fn, (double)i) != C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+        if (sluice_jsi_define_fn(in, global, error_names[i], error_fn, (double)i) !=
+            SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }

@@ -28,18 +28,18 @@ jcomp sluice_jsi_ret_ascii(interp *in, const char *s, jv *out)
 {
     sluice_js_str *r = sluice_jsi_str_ascii(in, s);
     if (r == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_str(r);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_ret_units(interp *in, const uint16_t *u, size_t n, jv *out)
 {
     sluice_js_str *r = sluice_jsi_str_units(in, u, n);
     if (r == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_str(r);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 size_t sluice_jsi_rel_index(jv v, size_t len, size_t dflt)
@@ -61,10 +61,10 @@ jcomp sluice_jsi_find_method(
     for (size_t i = 0; i < n; i++)
         if (sluice_js_str_eq_ascii(key, m[i].name)) {
             *out = sluice_jsi_native(in, m[i].fn, self, m[i].name);
-            return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+            return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
     *out = jv_undef();
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_builtin_member(interp *in, jv self, const sluice_js_str *key, jv *out)
@@ -84,19 +84,19 @@ jcomp sluice_jsi_builtin_member(interp *in, jv self, const sluice_js_str *key, j
         if (self.u.o->is_date)
             return sluice_jsi_date_member(in, self, key, out);
         *out = jv_undef();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     case JV_FUNC:
         /* Number.isInteger, String.fromCharCode: statics of a callable namespace */
         if (self.u.f->native != NULL && self.u.f->self.t == JV_OBJ) {
             jv *v = sluice_jsi_obj_get(self.u.f->self.u.o, key);
             *out = v != NULL ? *v : jv_undef();
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         *out = jv_undef();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     default:
         *out = jv_undef();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
 }
 
@@ -106,13 +106,13 @@ jcomp sluice_jsi_set_fn(interp *in, jobj *o, const char *name, native_fn fn, dou
 {
     sluice_js_str *k = sluice_jsi_str_ascii(in, name);
     jv f = k != NULL ? sluice_jsi_native(in, fn, jv_num(tag), name) : jv_undef();
-    return f.t == JV_UNDEF ? C_FATAL : sluice_jsi_obj_set(in, o, k, f);
+    return f.t == JV_UNDEF ? SLUICE_JSI_FATAL : sluice_jsi_obj_set(in, o, k, f);
 }
 
 jcomp sluice_jsi_set_num(interp *in, jobj *o, const char *name, double v)
 {
     sluice_js_str *k = sluice_jsi_str_ascii(in, name);
-    return k == NULL ? C_FATAL : sluice_jsi_obj_set(in, o, k, jv_num(v));
+    return k == NULL ? SLUICE_JSI_FATAL : sluice_jsi_obj_set(in, o, k, jv_num(v));
 }
 
 jcomp sluice_jsi_define(interp *in, env *global, const char *name, jv v)
@@ -120,26 +120,26 @@ jcomp sluice_jsi_define(interp *in, env *global, const char *name, jv v)
     binding *b = sluice_jsi_alloc(in, sizeof *b);
     sluice_js_str *k = sluice_jsi_str_ascii(in, name);
     if (b == NULL || k == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     b->name = k;
     b->v = v;
     b->konst = true;
     b->ready = true;
     b->next = global->first;
     global->first = b;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_define_fn(interp *in, env *global, const char *name, native_fn fn, double tag)
 {
     jv f = sluice_jsi_native(in, fn, jv_num(tag), name);
-    return f.t == JV_UNDEF ? C_FATAL : sluice_jsi_define(in, global, name, f);
+    return f.t == JV_UNDEF ? SLUICE_JSI_FATAL : sluice_jsi_define(in, global, name, f);
 }
 
 jobj *sluice_jsi_namespace(interp *in, env *global, const char *name)
 {
     jobj *o = sluice_jsi_obj_new(in);
-    if (o == NULL || sluice_jsi_define(in, global, name, jv_obj(o)) != C_NORMAL)
+    if (o == NULL || sluice_jsi_define(in, global, name, jv_obj(o)) != SLUICE_JSI_NORMAL)
         return NULL;
     return o;
 }
@@ -149,12 +149,12 @@ static jcomp open_args(interp *in, env *global)
 {
     jv args = jv_undef();
     if (in->opts.args != NULL) {
-        if (sluice_jsi_from_args(in, in->opts.args, &args) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_from_args(in, in->opts.args, &args) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     } else {
         jobj *empty = sluice_jsi_obj_new(in);
         if (empty == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         args = jv_obj(empty);
     }
     return sluice_jsi_define(in, global, "args", args);
@@ -168,7 +168,7 @@ jcomp sluice_jsi_install_globals(interp *in, env *global)
         sluice_jsi_open_date,        sluice_jsi_open_capability, open_args,
     };
     for (size_t i = 0; i < COUNT(opens); i++)
-        if (opens[i](in, global) != C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+        if (opens[i](in, global) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }

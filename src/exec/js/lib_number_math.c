@@ -284,7 +284,7 @@ static jcomp math_minmax(const jv *args, size_t argc, jv *out, int max)
             r = d;
     }
     *out = jv_num(nan ? NAN : r);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp math_max(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
@@ -358,7 +358,7 @@ static jcomp math_one(interp *in, jv self, const jv *args, size_t argc, jv *out)
     (void)in;
     /* self holds the index of the function in math1s */
     *out = jv_num(math1s[(size_t)self.u.n].fn(sluice_jsi_to_number(ARG(0))));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp math_pow(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -367,7 +367,7 @@ static jcomp math_pow(interp *in, jv self, const jv *args, size_t argc, jv *out)
     (void)self;
     double x = sluice_jsi_to_number(ARG(0)), y = sluice_jsi_to_number(ARG(1));
     *out = jv_num((isnan(y) || (fabs(x) == 1 && isinf(y))) ? NAN : pow(x, y));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp math_atan2(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -375,7 +375,7 @@ static jcomp math_atan2(interp *in, jv self, const jv *args, size_t argc, jv *ou
     (void)in;
     (void)self;
     *out = jv_num(atan2(sluice_jsi_to_number(ARG(0)), sluice_jsi_to_number(ARG(1))));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp math_imul(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -385,7 +385,7 @@ static jcomp math_imul(interp *in, jv self, const jv *args, size_t argc, jv *out
     uint32_t a = to_uint32(sluice_jsi_to_number(ARG(0))),
              b = to_uint32(sluice_jsi_to_number(ARG(1)));
     *out = jv_num((double)(int32_t)(a * b));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* Math.hypot as V8 computes it (not libm's hypot, whose last bit can differ): Infinity wins
@@ -400,14 +400,14 @@ static jcomp math_hypot(interp *in, jv self, const jv *args, size_t argc, jv *ou
         double d = fabs(sluice_jsi_to_number(args[i]));
         if (isinf(d)) {
             *out = jv_num(INFINITY);
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         nan |= isnan(d);
         max = d > max ? d : max;
     }
     if (nan || max == 0) {
         *out = jv_num(nan ? NAN : 0);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     double sum = 0, comp = 0;
     for (size_t i = 0; i < argc; i++) {
@@ -417,7 +417,7 @@ static jcomp math_hypot(interp *in, jv self, const jv *args, size_t argc, jv *ou
         sum = prelim;
     }
     *out = jv_num(sqrt(sum) * max);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp number_ctor(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -425,7 +425,7 @@ static jcomp number_ctor(interp *in, jv self, const jv *args, size_t argc, jv *o
     (void)in;
     (void)self;
     *out = jv_num(argc == 0 ? 0 : sluice_jsi_to_number(args[0]));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static int is_integer(double d)
@@ -438,7 +438,7 @@ static jcomp number_is_integer(interp *in, jv self, const jv *args, size_t argc,
     (void)in;
     (void)self;
     *out = jv_bool(ARG(0).t == JV_NUM && is_integer(args[0].u.n));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp number_is_safe_integer(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
@@ -446,35 +446,35 @@ static jcomp number_is_safe_integer(interp *in, jv self, const jv *args, size_t 
     (void)self;
     *out = jv_bool(ARG(0).t == JV_NUM && is_integer(args[0].u.n) &&
                    fabs(args[0].u.n) <= 9007199254740991.0);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp number_is_finite(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)self;
     *out = jv_bool(ARG(0).t == JV_NUM && isfinite(args[0].u.n));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp number_is_nan(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)self;
     *out = jv_bool(ARG(0).t == JV_NUM && isnan(args[0].u.n));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp global_is_nan(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)self;
     *out = jv_bool(isnan(sluice_jsi_to_number(ARG(0))));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp global_is_finite(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)in;
     (void)self;
     *out = jv_bool(isfinite(sluice_jsi_to_number(ARG(0))));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 /* parseFloat: the longest decimal prefix after whitespace. */
@@ -483,7 +483,7 @@ static jcomp parse_float(interp *in, jv self, const jv *args, size_t argc, jv *o
     (void)self;
     const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     char tmp[400];
     size_t b = 0, n = 0;
     while (b < s->len && sluice_jsi_is_space(s->u[b]))
@@ -497,7 +497,7 @@ static jcomp parse_float(interp *in, jv self, const jv *args, size_t argc, jv *o
         sign = *p++ == '-' ? -1 : 1;
     if (strncmp(p, "Infinity", 8) == 0) {
         *out = jv_num(sign * INFINITY);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     size_t k = 0, digits = 0;
     while (p[k] >= '0' && p[k] <= '9') {
@@ -513,7 +513,7 @@ static jcomp parse_float(interp *in, jv self, const jv *args, size_t argc, jv *o
     }
     if (digits == 0) {
         *out = jv_num(NAN);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (p[k] == 'e' || p[k] == 'E') {
         size_t e = k + 1;
@@ -529,7 +529,7 @@ static jcomp parse_float(interp *in, jv self, const jv *args, size_t argc, jv *o
     memcpy(num, p, k);
     num[k] = '\0';
     *out = jv_num(sign * strtod(num, NULL));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp parse_int(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -537,7 +537,7 @@ static jcomp parse_int(interp *in, jv self, const jv *args, size_t argc, jv *out
     (void)self;
     const sluice_js_str *s = sluice_jsi_to_string(in, ARG(0));
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t i = 0;
     while (i < s->len && sluice_jsi_is_space(s->u[i]))
         i++;
@@ -550,7 +550,7 @@ static jcomp parse_int(interp *in, jv self, const jv *args, size_t argc, jv *out
     if (radix != 0) {
         if (radix < 2 || radix > 36) {
             *out = jv_num(NAN);
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         strip = radix == 16;
     } else {
@@ -574,7 +574,7 @@ static jcomp parse_int(interp *in, jv self, const jv *args, size_t argc, jv *out
         digits++;
     }
     *out = jv_num(digits == 0 ? NAN : sign * v);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_number_member(interp *in, jv self, const sluice_js_str *key, jv *out)
@@ -586,24 +586,25 @@ static jcomp open_math(interp *in, env *global)
 {
     jobj *math = sluice_jsi_namespace(in, global, "Math");
     if (math == NULL)
-        return C_FATAL;
-    bool failed = sluice_jsi_set_fn(in, math, "max", math_max, 0) != C_NORMAL;
-    failed |= sluice_jsi_set_fn(in, math, "min", math_min, 0) != C_NORMAL;
-    failed |= sluice_jsi_set_fn(in, math, "pow", math_pow, 0) != C_NORMAL;
-    failed |= sluice_jsi_set_fn(in, math, "atan2", math_atan2, 0) != C_NORMAL;
-    failed |= sluice_jsi_set_fn(in, math, "imul", math_imul, 0) != C_NORMAL;
-    failed |= sluice_jsi_set_fn(in, math, "hypot", math_hypot, 0) != C_NORMAL;
+        return SLUICE_JSI_FATAL;
+    bool failed = sluice_jsi_set_fn(in, math, "max", math_max, 0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "min", math_min, 0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "pow", math_pow, 0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "atan2", math_atan2, 0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "imul", math_imul, 0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_fn(in, math, "hypot", math_hypot, 0) != SLUICE_JSI_NORMAL;
     for (size_t i = 0; i < COUNT(math1s); i++)
-        failed |= sluice_jsi_set_fn(in, math, math1s[i].name, math_one, (double)i) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "PI", M_PI) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "E", M_E) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "LN2", M_LN2) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "LN10", M_LN10) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "LOG2E", M_LOG2E) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "LOG10E", M_LOG10E) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "SQRT2", M_SQRT2) != C_NORMAL;
-    failed |= sluice_jsi_set_num(in, math, "SQRT1_2", M_SQRT1_2) != C_NORMAL;
-    return failed ? C_FATAL : C_NORMAL;
+        failed |=
+            sluice_jsi_set_fn(in, math, math1s[i].name, math_one, (double)i) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "PI", M_PI) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "E", M_E) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LN2", M_LN2) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LN10", M_LN10) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LOG2E", M_LOG2E) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "LOG10E", M_LOG10E) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "SQRT2", M_SQRT2) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_set_num(in, math, "SQRT1_2", M_SQRT1_2) != SLUICE_JSI_NORMAL;
+    return failed ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
 static const sluice_jsi_method number_statics[] = {
@@ -638,23 +639,23 @@ static const sluice_jsi_method number_globals[] = {
 jcomp sluice_jsi_open_number_math(interp *in, env *global)
 {
     jobj *number = sluice_jsi_obj_new(in);
-    if (number == NULL || open_math(in, global) != C_NORMAL)
-        return C_FATAL;
+    if (number == NULL || open_math(in, global) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     bool failed = false;
     for (size_t i = 0; i < COUNT(number_statics); i++)
         failed |= sluice_jsi_set_fn(in, number, number_statics[i].name, number_statics[i].fn, 0) !=
-                  C_NORMAL;
+                  SLUICE_JSI_NORMAL;
     for (size_t i = 0; i < COUNT(number_constants); i++)
         failed |= sluice_jsi_set_num(in, number, number_constants[i].name, number_constants[i].v) !=
-                  C_NORMAL;
+                  SLUICE_JSI_NORMAL;
     jv number_fn = sluice_jsi_native(in, number_ctor, jv_obj(number), "Number");
     if (failed || number_fn.t == JV_UNDEF ||
-        sluice_jsi_define(in, global, "Number", number_fn) != C_NORMAL)
-        return C_FATAL;
+        sluice_jsi_define(in, global, "Number", number_fn) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < COUNT(number_globals); i++)
         failed |= sluice_jsi_define_fn(in, global, number_globals[i].name, number_globals[i].fn,
-                                       0) != C_NORMAL;
-    failed |= sluice_jsi_define(in, global, "NaN", jv_num(NAN)) != C_NORMAL;
-    failed |= sluice_jsi_define(in, global, "Infinity", jv_num(INFINITY)) != C_NORMAL;
-    return failed ? C_FATAL : C_NORMAL;
+                                       0) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_define(in, global, "NaN", jv_num(NAN)) != SLUICE_JSI_NORMAL;
+    failed |= sluice_jsi_define(in, global, "Infinity", jv_num(INFINITY)) != SLUICE_JSI_NORMAL;
+    return failed ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }

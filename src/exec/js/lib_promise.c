@@ -31,23 +31,23 @@ static jcomp promise_then(interp *in, jv self, const jv *args, size_t argc, jv *
 {
     jpromise *p = self.u.p;
     int src = sluice_jsi_settle(in, p);
-    if (src != C_NORMAL)
+    if (src != SLUICE_JSI_NORMAL)
         return src;
     jv handler = p->rejected ? ARG(1) : ARG(0);
     if (handler.t != JV_FUNC) {
         *out = self;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     jv r;
     jcomp rc = sluice_jsi_call(in, handler, jv_undef(), &p->v, 1, &r);
-    if (rc == C_THROW) {
+    if (rc == SLUICE_JSI_THROW) {
         *out = settled(in, true, in->thrown);
-        return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+        return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
     }
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     *out = settled(in, false, r);
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
 static jcomp promise_catch(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -68,11 +68,12 @@ static jcomp promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, 
         return sluice_jsi_throw(in, "TypeError", "%s is not iterable", sluice_jsi_typeof(list));
     jarr *r = sluice_jsi_arr_new(in, list.u.a->len);
     if (r == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     /* every call is already in flight: waiting for them in order takes as long as the slowest */
     for (size_t i = 0; i < list.u.a->len; i++)
-        if (list.u.a->v[i].t == JV_PROMISE && sluice_jsi_settle(in, list.u.a->v[i].u.p) != C_NORMAL)
-            return C_FATAL;
+        if (list.u.a->v[i].t == JV_PROMISE &&
+            sluice_jsi_settle(in, list.u.a->v[i].u.p) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < list.u.a->len; i++) {
         jv v = list.u.a->v[i];
         bool rejected = v.t == JV_PROMISE && v.u.p->rejected;
@@ -80,7 +81,7 @@ static jcomp promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, 
         if (!settled_kind) {
             if (rejected) {
                 *out = settled(in, true, value);
-                return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+                return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
             }
             r->v[r->len++] = value;
             continue;
@@ -90,13 +91,13 @@ static jcomp promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, 
         sluice_js_str *key = sluice_jsi_str_ascii(in, rejected ? "reason" : "value");
         sluice_js_str *sk = sluice_jsi_str_ascii(in, "status");
         if (o == NULL || status == NULL || key == NULL || sk == NULL ||
-            sluice_jsi_obj_set(in, o, sk, jv_str(status)) != C_NORMAL ||
-            sluice_jsi_obj_set(in, o, key, value) != C_NORMAL)
-            return C_FATAL;
+            sluice_jsi_obj_set(in, o, sk, jv_str(status)) != SLUICE_JSI_NORMAL ||
+            sluice_jsi_obj_set(in, o, key, value) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         r->v[r->len++] = jv_obj(o);
     }
     *out = settled(in, false, jv_arr(r));
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
 static jcomp promise_all(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -113,13 +114,13 @@ static jcomp promise_resolve(interp *in, jv self, const jv *args, size_t argc, j
 {
     (void)self;
     *out = settled(in, false, ARG(0));
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 static jcomp promise_reject(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
     *out = settled(in, true, ARG(0));
-    return out->t == JV_UNDEF ? C_FATAL : C_NORMAL;
+    return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_promise_member(interp *in, jv self, const sluice_js_str *key, jv *out)
@@ -138,10 +139,10 @@ jcomp sluice_jsi_open_promise(interp *in, env *global)
 {
     jobj *promise = sluice_jsi_namespace(in, global, "Promise");
     if (promise == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < COUNT(promise_statics); i++)
         if (sluice_jsi_set_fn(in, promise, promise_statics[i].name, promise_statics[i].fn, 0) !=
-            C_NORMAL)
-            return C_FATAL;
-    return C_NORMAL;
+            SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    return SLUICE_JSI_NORMAL;
 }

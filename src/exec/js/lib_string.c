@@ -43,16 +43,16 @@ static jcomp str_index_of(interp *in, jv self, const jv *args, size_t argc, jv *
 {
     const sluice_js_str *n = arg_str(in, args, argc, 0);
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_num((double)str_find(self.u.s, n, clamp_index(ARG(1), self.u.s->len, 0)));
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_last_index_of(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     const sluice_js_str *n = arg_str(in, args, argc, 0), *h = self.u.s;
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     int64_t found = -1;
     for (size_t i = 0; i + n->len <= h->len; i++)
         if (n->len == 0 || memcmp(h->u + i, n->u, n->len * 2) == 0)
@@ -60,36 +60,36 @@ static jcomp str_last_index_of(interp *in, jv self, const jv *args, size_t argc,
     if (n->len == 0)
         found = (int64_t)h->len;
     *out = jv_num((double)found);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_includes(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     const sluice_js_str *n = arg_str(in, args, argc, 0);
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_bool(str_find(self.u.s, n, clamp_index(ARG(1), self.u.s->len, 0)) >= 0);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_starts_with(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     const sluice_js_str *n = arg_str(in, args, argc, 0), *h = self.u.s;
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t at = clamp_index(ARG(1), h->len, 0);
     *out = jv_bool(at + n->len <= h->len && memcmp(h->u + at, n->u, n->len * 2) == 0);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_ends_with(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     const sluice_js_str *n = arg_str(in, args, argc, 0), *h = self.u.s;
     if (n == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t end = clamp_index(ARG(1), h->len, h->len);
     *out = jv_bool(n->len <= end && memcmp(h->u + end - n->len, n->u, n->len * 2) == 0);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_slice(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -115,7 +115,7 @@ static jcomp str_case(interp *in, jv self, jv *out, int upper)
     const sluice_js_str *s = self.u.s;
     sluice_js_str *r = sluice_jsi_str_units(in, s->u, s->len);
     if (r == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < r->len; i++) {
         uint16_t c = r->u[i];
         if (upper && c >= 'a' && c <= 'z')
@@ -124,7 +124,7 @@ static jcomp str_case(interp *in, jv self, jv *out, int upper)
             r->u[i] = (uint16_t)(c + 32);
     }
     *out = jv_str(r);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 static jcomp str_upper(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
@@ -173,38 +173,38 @@ static jcomp str_split(interp *in, jv self, const jv *args, size_t argc, jv *out
     const sluice_js_str *s = self.u.s;
     jarr *r = sluice_jsi_arr_new(in, 0);
     if (r == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     double lim = ARG(1).t == JV_UNDEF ? 4294967295.0 : sluice_jsi_to_number(args[1]);
     size_t limit = isnan(lim) || lim < 0 ? 0 : lim > 4294967295.0 ? 4294967295u : (size_t)lim;
     *out = jv_arr(r);
     if (limit == 0)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     if (ARG(0).t == JV_UNDEF)
         return sluice_jsi_arr_push(in, r, self);
     const sluice_js_str *sep = sluice_jsi_to_string(in, args[0]);
     if (sep == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     if (sep->len == 0) {
         for (size_t i = 0; i < s->len && r->len < limit; i++) {
             jv c;
-            if (sluice_jsi_ret_units(in, s->u + i, 1, &c) != C_NORMAL ||
-                sluice_jsi_arr_push(in, r, c) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_ret_units(in, s->u + i, 1, &c) != SLUICE_JSI_NORMAL ||
+                sluice_jsi_arr_push(in, r, c) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
         }
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     size_t from = 0;
     for (;;) {
-        if (sluice_jsi_step(in) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_step(in) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         int64_t at = str_find(s, sep, from);
         size_t end = at < 0 ? s->len : (size_t)at;
         jv part;
-        if (sluice_jsi_ret_units(in, s->u + from, end - from, &part) != C_NORMAL ||
-            sluice_jsi_arr_push(in, r, part) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_ret_units(in, s->u + from, end - from, &part) != SLUICE_JSI_NORMAL ||
+            sluice_jsi_arr_push(in, r, part) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         if (at < 0 || r->len >= limit)
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         from = end + sep->len;
     }
 }
@@ -219,14 +219,14 @@ static jcomp str_pad(interp *in, jv self, const jv *args, size_t argc, jv *out, 
     const sluice_js_str *fill =
         ARG(1).t == JV_UNDEF ? sluice_jsi_str_ascii(in, " ") : sluice_jsi_to_string(in, args[1]);
     if (fill == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     if (target <= s->len || fill->len == 0) {
         *out = self;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     uint16_t *u = sluice_jsi_alloc(in, (target + 1) * 2);
     if (u == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t padn = target - s->len, n = 0;
     if (!start) {
         memcpy(u, s->u, s->len * 2);
@@ -264,7 +264,7 @@ static jcomp str_repeat(interp *in, jv self, const jv *args, size_t argc, jv *ou
     size_t count = (size_t)d, n = 0;
     uint16_t *u = sluice_jsi_alloc(in, (s->len * count + 1) * 2);
     if (u == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < count; i++, n += s->len)
         memcpy(u + n, s->u, s->len * 2);
     return sluice_jsi_ret_units(in, u, n, out);
@@ -287,7 +287,7 @@ static jcomp str_char_code_at(interp *in, jv self, const jv *args, size_t argc, 
     if (isnan(d))
         d = 0;
     *out = d < 0 || d >= (double)self.u.s->len ? jv_num(NAN) : jv_num(self.u.s->u[(size_t)d]);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_code_point_at(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -299,7 +299,7 @@ static jcomp str_code_point_at(interp *in, jv self, const jv *args, size_t argc,
     const sluice_js_str *s = self.u.s;
     if (d < 0 || d >= (double)s->len) {
         *out = jv_undef();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     size_t i = (size_t)d;
     uint32_t c = s->u[i];
@@ -307,7 +307,7 @@ static jcomp str_code_point_at(interp *in, jv self, const jv *args, size_t argc,
         s->u[i + 1] <= 0xDFFF)
         c = 0x10000 + ((c - 0xD800) << 10) + (s->u[i + 1] - 0xDC00);
     *out = jv_num(c);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_at(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -319,7 +319,7 @@ static jcomp str_at(interp *in, jv self, const jv *args, size_t argc, jv *out)
         d += (double)self.u.s->len;
     if (d < 0 || d >= (double)self.u.s->len) {
         *out = jv_undef();
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return sluice_jsi_ret_units(in, self.u.s->u + (size_t)d, 1, out);
 }
@@ -329,17 +329,17 @@ static jcomp str_concat(interp *in, jv self, const jv *args, size_t argc, jv *ou
     jarr tmp = { .len = argc + 1, .cap = argc + 1 };
     tmp.v = sluice_jsi_alloc(in, (argc + 1) * sizeof(jv));
     if (tmp.v == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     tmp.v[0] = self;
     for (size_t i = 0; i < argc; i++)
         tmp.v[i + 1] = args[i];
     sluice_js_str *empty = sluice_jsi_str_units(in, NULL, 0);
     if (empty == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i <= argc; i++) {
         const sluice_js_str *s = sluice_jsi_to_string(in, tmp.v[i]);
         if (s == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         tmp.v[i] = jv_str(s);
     }
     jv sep = jv_str(empty);
@@ -350,30 +350,30 @@ static jcomp str_replace_impl(interp *in, jv self, const jv *args, size_t argc, 
 {
     const sluice_js_str *pat = arg_str(in, args, argc, 0), *s = self.u.s;
     if (pat == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     if (ARG(1).t == JV_FUNC)
         return sluice_jsi_throw(in, "TypeError", "plans replace with strings only (no function)");
     const sluice_js_str *rep = arg_str(in, args, argc, 1);
     if (rep == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < rep->len; i++)
         if (rep->u[i] == '$')
             return sluice_jsi_throw(in, "TypeError", "plans do not support $ patterns in replace");
     jarr *parts = sluice_jsi_arr_new(in, 0);
     if (parts == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     size_t from = 0;
     for (;;) {
-        if (sluice_jsi_step(in) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_step(in) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         int64_t at = str_find(s, pat, from);
         if (at < 0 || (from > s->len))
             break;
         jv piece;
-        if (sluice_jsi_ret_units(in, s->u + from, (size_t)at - from, &piece) != C_NORMAL ||
-            sluice_jsi_arr_push(in, parts, piece) != C_NORMAL ||
-            sluice_jsi_arr_push(in, parts, jv_str(rep)) != C_NORMAL)
-            return C_FATAL;
+        if (sluice_jsi_ret_units(in, s->u + from, (size_t)at - from, &piece) != SLUICE_JSI_NORMAL ||
+            sluice_jsi_arr_push(in, parts, piece) != SLUICE_JSI_NORMAL ||
+            sluice_jsi_arr_push(in, parts, jv_str(rep)) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         from = (size_t)at + pat->len;
         if (!all)
             break;
@@ -382,20 +382,20 @@ static jcomp str_replace_impl(interp *in, jv self, const jv *args, size_t argc, 
                 break;
             /* an empty pattern matches between every unit */
             jv unit;
-            if (sluice_jsi_ret_units(in, s->u + at, 1, &unit) != C_NORMAL ||
-                sluice_jsi_arr_push(in, parts, unit) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_ret_units(in, s->u + at, 1, &unit) != SLUICE_JSI_NORMAL ||
+                sluice_jsi_arr_push(in, parts, unit) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             from = (size_t)at + 1;
         }
     }
     jv tail;
     if (sluice_jsi_ret_units(in, s->u + (from <= s->len ? from : s->len),
-                             from <= s->len ? s->len - from : 0, &tail) != C_NORMAL ||
-        sluice_jsi_arr_push(in, parts, tail) != C_NORMAL)
-        return C_FATAL;
+                             from <= s->len ? s->len - from : 0, &tail) != SLUICE_JSI_NORMAL ||
+        sluice_jsi_arr_push(in, parts, tail) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     jv sep = jv_str(sluice_jsi_str_units(in, NULL, 0));
     if (sep.u.s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     return sluice_jsi_array_join(in, jv_arr(parts), &sep, 1, out);
 }
 static jcomp str_replace(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -411,9 +411,9 @@ static jcomp str_locale_compare(interp *in, jv self, const jv *args, size_t argc
 {
     const sluice_js_str *o = arg_str(in, args, argc, 0);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_num(sluice_jsi_str_cmp(self.u.s, o)); /* code-unit order: docs/js-plans.md */
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp str_to_string(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -422,7 +422,7 @@ static jcomp str_to_string(interp *in, jv self, const jv *args, size_t argc, jv 
     (void)args;
     (void)argc;
     *out = self;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static const sluice_jsi_method string_methods[] = {
@@ -460,9 +460,9 @@ static jcomp string_ctor(interp *in, jv self, const jv *args, size_t argc, jv *o
         return sluice_jsi_ret_units(in, NULL, 0, out);
     const sluice_js_str *s = sluice_jsi_to_string(in, args[0]);
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     *out = jv_str(s);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp string_from_char_code(interp *in, jv self, const jv *args, size_t argc, jv *out)
@@ -470,7 +470,7 @@ static jcomp string_from_char_code(interp *in, jv self, const jv *args, size_t a
     (void)self;
     uint16_t *u = sluice_jsi_alloc(in, (argc + 1) * 2);
     if (u == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     for (size_t i = 0; i < argc; i++)
         u[i] = (uint16_t)(uint32_t)(int64_t)fmod(trunc(sluice_jsi_to_number(args[i])), 65536.0);
     return sluice_jsi_ret_units(in, u, argc, out);
@@ -480,7 +480,7 @@ jcomp sluice_jsi_string_member(interp *in, jv self, const sluice_js_str *key, jv
 {
     if (sluice_js_str_eq_ascii(key, "length")) {
         *out = jv_num((double)self.u.s->len);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     return sluice_jsi_find_method(in, string_methods, COUNT(string_methods), self, key, out);
 }
@@ -489,11 +489,11 @@ jcomp sluice_jsi_string_member(interp *in, jv self, const sluice_js_str *key, jv
 jcomp sluice_jsi_open_string(interp *in, env *global)
 {
     jobj *string = sluice_jsi_obj_new(in);
-    if (string == NULL ||
-        sluice_jsi_set_fn(in, string, "fromCharCode", string_from_char_code, 0) != C_NORMAL)
-        return C_FATAL;
+    if (string == NULL || sluice_jsi_set_fn(in, string, "fromCharCode", string_from_char_code, 0) !=
+                              SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     jv string_fn = sluice_jsi_native(in, string_ctor, jv_obj(string), "String");
     if (string_fn.t == JV_UNDEF)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     return sluice_jsi_define(in, global, "String", string_fn);
 }

@@ -90,14 +90,14 @@ jcomp sluice_jsi_arr_push(interp *in, jarr *a, jv v)
         size_t cap = a->cap ? a->cap * 2 : 4;
         jv *nv = sluice_jsi_alloc(in, cap * sizeof(jv));
         if (nv == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (a->len > 0)
             memcpy(nv, a->v, a->len * sizeof(jv));
         a->v = nv;
         a->cap = cap;
     }
     a->v[a->len++] = v;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jobj *sluice_jsi_obj_new(interp *in)
@@ -121,14 +121,14 @@ jcomp sluice_jsi_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
     jv *slot = sluice_jsi_obj_get(o, k);
     if (slot != NULL) {
         *slot = v;
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     if (o->len == o->cap) {
         size_t cap = o->cap ? o->cap * 2 : 4;
         const sluice_js_str **nk = sluice_jsi_alloc(in, cap * sizeof *nk);
         jv *nv = nk != NULL ? sluice_jsi_alloc(in, cap * sizeof *nv) : NULL;
         if (nv == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (o->len > 0) {
             memcpy(nk, o->k, o->len * sizeof *nk);
             memcpy(nv, o->v, o->len * sizeof *nv);
@@ -140,7 +140,7 @@ jcomp sluice_jsi_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
     o->k[o->len] = k;
     o->v[o->len] = v;
     o->len++;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 int sluice_jsi_obj_delete(jobj *o, const sluice_js_str *k)
@@ -218,15 +218,15 @@ jcomp sluice_jsi_throw(interp *in, const char *name, const char *fmt, ...)
         return sluice_jsi_nomem(in);
     jv e = sluice_jsi_make_error(in, name, m);
     if (e.t == JV_UNDEF)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     in->thrown = e;
-    return C_THROW;
+    return SLUICE_JSI_THROW;
 }
 
 jcomp sluice_jsi_fatal(interp *in, sluice_status status, const char *key, const char *fmt, ...)
 {
     if (in->fatal != SLUICE_OK)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     in->fatal = status;
     char msg[512];
     va_list ap;
@@ -236,7 +236,7 @@ jcomp sluice_jsi_fatal(interp *in, sluice_status status, const char *key, const 
     sluice_error_set(in->err, in->out_arena, status, "%s", msg);
     in->err->key = key;
     in->err->line = in->line;
-    return C_FATAL;
+    return SLUICE_JSI_FATAL;
 }
 
 int sluice_jsi_truthy(jv v)
@@ -455,7 +455,7 @@ static jcomp ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
                                           SLUICE_LIMIT_JS_STRING_UNITS);
         uint16_t *nu = sluice_jsi_alloc(in, cap * sizeof *nu);
         if (nu == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         if (b->len > 0)
             memcpy(nu, b->u, b->len * sizeof *nu);
         b->u = nu;
@@ -464,7 +464,7 @@ static jcomp ub_put(interp *in, ubuf *b, const uint16_t *u, size_t n)
     if (n > 0)
         memcpy(b->u + b->len, u, n * sizeof *u);
     b->len += n;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp ub_ascii(interp *in, ubuf *b, const char *s)
@@ -483,13 +483,13 @@ static jcomp join_into(interp *in, const jarr *a, ubuf *b, int depth)
     if (depth > 64)
         return ub_ascii(in, b, "");
     for (size_t i = 0; i < a->len; i++) {
-        if (i > 0 && ub_ascii(in, b, ",") != C_NORMAL)
-            return C_FATAL;
+        if (i > 0 && ub_ascii(in, b, ",") != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
         if (a->v[i].t != JV_UNDEF && a->v[i].t != JV_NULL &&
-            to_string_into(in, a->v[i], b, depth + 1) != C_NORMAL)
-            return C_FATAL;
+            to_string_into(in, a->v[i], b, depth + 1) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     }
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp to_string_into(interp *in, jv v, ubuf *b, int depth)
@@ -512,19 +512,19 @@ static jcomp to_string_into(interp *in, jv v, ubuf *b, int depth)
     case JV_OBJ:
         if (v.u.o->is_error) {
             /* Error.prototype.toString: "Name: message" (or just the name) */
-            if (to_string_into(in, v.u.o->err_name, b, depth) != C_NORMAL)
-                return C_FATAL;
+            if (to_string_into(in, v.u.o->err_name, b, depth) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             if (v.u.o->err_message.t == JV_STR && v.u.o->err_message.u.s->len > 0) {
-                if (ub_ascii(in, b, ": ") != C_NORMAL)
-                    return C_FATAL;
+                if (ub_ascii(in, b, ": ") != SLUICE_JSI_NORMAL)
+                    return SLUICE_JSI_FATAL;
                 return to_string_into(in, v.u.o->err_message, b, depth);
             }
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         if (v.u.o->is_date) {
             const sluice_js_str *ds;
-            if (sluice_jsi_date_string(in, v.u.o, &ds) != C_NORMAL)
-                return C_FATAL;
+            if (sluice_jsi_date_string(in, v.u.o, &ds) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             return ub_put(in, b, ds->u, ds->len);
         }
         if (v.u.o->coll != NULL || v.u.o->iter != NULL)
@@ -544,7 +544,7 @@ const sluice_js_str *sluice_jsi_to_string(interp *in, jv v)
     if (v.t == JV_STR)
         return v.u.s;
     ubuf b = { 0 };
-    if (to_string_into(in, v, &b, 0) != C_NORMAL)
+    if (to_string_into(in, v, &b, 0) != SLUICE_JSI_NORMAL)
         return NULL;
     return sluice_jsi_str_units(in, b.u, b.len);
 }
@@ -736,13 +736,13 @@ static jcomp enter_value(stringifier *s, const void *p)
                                 "value nests too deep to serialize (limit %zu)",
                                 sizeof s->stack / sizeof s->stack[0]);
     s->stack[s->depth++] = p;
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp stringify_array(stringifier *s, const jarr *a)
 {
     jcomp rc = enter_value(s, a);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     sluice_buf_putc(s->b, '[');
     for (size_t i = 0; i < a->len; i++) {
@@ -751,14 +751,14 @@ static jcomp stringify_array(stringifier *s, const jarr *a)
         newline_indent(s);
         if (!serializable(a->v[i]))
             sluice_buf_puts(s->b, "null");
-        else if ((rc = stringify_value(s, a->v[i])) != C_NORMAL)
+        else if ((rc = stringify_value(s, a->v[i])) != SLUICE_JSI_NORMAL)
             return rc;
     }
     s->depth--;
     if (a->len > 0)
         newline_indent(s);
     sluice_buf_putc(s->b, ']');
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp stringify_object(stringifier *s, const jobj *o)
@@ -767,18 +767,18 @@ static jcomp stringify_object(stringifier *s, const jobj *o)
         char iso[40];
         if (!sluice_jsi_date_iso(o, iso)) {
             sluice_buf_puts(s->b, "null");
-            return C_NORMAL;
+            return SLUICE_JSI_NORMAL;
         }
         sluice_buf_printf(s->b, "\"%s\"", iso);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     jcomp rc = enter_value(s, o);
-    if (rc != C_NORMAL)
+    if (rc != SLUICE_JSI_NORMAL)
         return rc;
     size_t n;
     const sluice_js_str **keys = sluice_jsi_obj_keys(s->in, o, &n);
     if (keys == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     sluice_buf_putc(s->b, '{');
     int any = 0;
     for (size_t i = 0; i < n; i++) {
@@ -792,21 +792,21 @@ static jcomp stringify_object(stringifier *s, const jobj *o)
         sluice_buf_putc(s->b, ':');
         if (s->indent[0] != '\0')
             sluice_buf_putc(s->b, ' ');
-        if ((rc = stringify_value(s, v)) != C_NORMAL)
+        if ((rc = stringify_value(s, v)) != SLUICE_JSI_NORMAL)
             return rc;
     }
     s->depth--;
     if (any)
         newline_indent(s);
     sluice_buf_putc(s->b, '}');
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp stringify_value(stringifier *s, jv v)
 {
     char num[40];
-    if (sluice_jsi_step(s->in) != C_NORMAL)
-        return C_FATAL;
+    if (sluice_jsi_step(s->in) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     switch (v.t) {
     case JV_NULL:
         sluice_buf_puts(s->b, "null");
@@ -839,7 +839,7 @@ static jcomp stringify_value(stringifier *s, jv v)
     if (sluice_buf_status(s->b) != SLUICE_OK)
         return sluice_jsi_fatal(s->in, SLUICE_E_LIMIT, "max_memory_bytes",
                                 "the serialized value passes max_memory_bytes");
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_json_stringify(
@@ -847,10 +847,10 @@ jcomp sluice_jsi_json_stringify(
 {
     *undefined_out = !serializable(v);
     if (*undefined_out)
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     stringifier *s = sluice_jsi_alloc(in, sizeof *s);
     if (s == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     memset(s, 0, sizeof *s);
     s->in = in;
     s->b = b;
@@ -862,7 +862,7 @@ jcomp sluice_jsi_json_stringify(
         s->indent = u8;
     }
     jcomp rc = stringify_value(s, v);
-    if (rc == C_NORMAL && sluice_buf_status(b) != SLUICE_OK)
+    if (rc == SLUICE_JSI_NORMAL && sluice_buf_status(b) != SLUICE_OK)
         return sluice_jsi_fatal(in, SLUICE_E_LIMIT, "max_memory_bytes",
                                 "the serialized value passes max_memory_bytes");
     return rc;
@@ -876,6 +876,7 @@ typedef struct json_mark {
     uint8_t prov;
     jtaint taint;
     bool scan;
+    bool echo; /* a lookup's answer: values the plan read are tainted where they appear */
 } json_mark;
 
 static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m);
@@ -884,7 +885,7 @@ static jcomp from_json_object(interp *in, const json_t *j, jv *out, int depth, j
 {
     jobj *o = sluice_jsi_obj_new(in);
     if (o == NULL)
-        return C_FATAL;
+        return SLUICE_JSI_FATAL;
     o->taint = m.taint;
     const char *k;
     const json_t *e;
@@ -892,21 +893,23 @@ static jcomp from_json_object(interp *in, const json_t *j, jv *out, int depth, j
     {
         jv v;
         json_mark cm = m;
+        if (m.echo && o->taint == 0) /* a key echoing a value: the object's shape says it */
+            o->taint = sluice_jsi_taint_echo(in, k);
         const char *field = m.scan && m.taint == 0 ? sluice_jsi_taint_field(in, k) : NULL;
         if (field != NULL) {
             if ((cm.taint = sluice_jsi_taint_label(in, field)) == 0)
-                return C_FATAL;
+                return SLUICE_JSI_FATAL;
             cm.prov = JV_PROV_FIELD;
         }
         sluice_js_str *ks = sluice_js_str_from_utf8(in->arena, k, strlen(k));
         if (ks == NULL)
             return sluice_jsi_nomem(in);
-        if (from_json_depth(in, e, &v, depth + 1, cm) != C_NORMAL ||
-            sluice_jsi_obj_set(in, o, ks, v) != C_NORMAL)
-            return C_FATAL;
+        if (from_json_depth(in, e, &v, depth + 1, cm) != SLUICE_JSI_NORMAL ||
+            sluice_jsi_obj_set(in, o, ks, v) != SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
     }
     *out = jv_obj(o);
-    return C_NORMAL;
+    return SLUICE_JSI_NORMAL;
 }
 
 static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m)
@@ -938,19 +941,19 @@ static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, js
     case JSON_ARRAY: {
         jarr *a = sluice_jsi_arr_new(in, json_array_size(j));
         if (a == NULL)
-            return C_FATAL;
+            return SLUICE_JSI_FATAL;
         a->taint = m.taint;
         size_t i;
         const json_t *e;
         json_array_foreach(j, i, e)
         {
             jv v;
-            if (from_json_depth(in, e, &v, depth + 1, m) != C_NORMAL)
-                return C_FATAL;
+            if (from_json_depth(in, e, &v, depth + 1, m) != SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
             a->v[a->len++] = v;
         }
         *out = jv_arr(a);
-        return C_NORMAL;
+        return SLUICE_JSI_NORMAL;
     }
     case JSON_OBJECT:
         return from_json_object(in, j, out, depth, m);
@@ -960,7 +963,16 @@ static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, js
     }
     out->prov = m.prov;
     out->taint = m.taint;
-    return C_NORMAL;
+    if (m.taint != 0 && m.scan && in->opts.host.passes_taint &&
+        sluice_jsi_taint_note_raw(in, *out) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
+    if (m.echo && m.taint == 0 && (json_is_string(j) || json_is_number(j))) {
+        char num[64];
+        if (json_is_number(j))
+            snprintf(num, sizeof num, "%.17g", json_number_value(j));
+        out->taint = sluice_jsi_taint_echo(in, json_is_string(j) ? json_string_value(j) : num);
+    }
+    return SLUICE_JSI_NORMAL;
 }
 
 jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out)
@@ -972,6 +984,11 @@ jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out)
 {
     bool scan = in->opts.taint_fields[0] != NULL || in->opts.taint_fields[1] != NULL;
     return from_json_depth(in, j, out, 0, (json_mark){ .scan = scan });
+}
+
+jcomp sluice_jsi_from_lookup(interp *in, const json_t *j, jv *out)
+{
+    return from_json_depth(in, j, out, 0, (json_mark){ .scan = true, .echo = true });
 }
 
 jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out)

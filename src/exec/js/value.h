@@ -36,9 +36,14 @@ typedef struct jpromise jpromise;
 typedef struct jcoll jcoll; /* a Map or Set (collections.c) */
 typedef struct jiter jiter; /* a Map or Set iterator */
 
-/* A taint label: 0 for a value no output-blocked field reached, else 1 + the index of the
- * field's origin in interp.origins (taint.c). Labels join by keeping the first. */
+/* A taint label: 0 for a value no output-blocked field reached, else 1 + the index of its
+ * origin in interp.origins (taint.c: a field, and where the plan read it or which answer
+ * carried it) in the low 15 bits. Labels join by keeping the first; JT_MIXED says a different
+ * label was joined in, so the field named is not the only one (a call may pass a value only
+ * when it knows every field the value holds). */
 typedef uint16_t jtaint;
+#define JT_MIXED    0x8000u
+#define JT_INDEX(t) ((jtaint)((t) & ~JT_MIXED))
 
 /* Where a value came from, for the one comparison that may steer without tainting (taint.c):
  * straight from a literal in the plan, from the plan's input variables, or straight from a
@@ -85,13 +90,13 @@ struct jobj {
 /* Completion codes of evaluation: how a statement, expression or built-in ended (ECMAScript's
  * completion records, without their value, which travels in an out-parameter or in->thrown). */
 typedef enum jcomp {
-    C_NORMAL = 0,
-    C_RETURN,
-    C_BREAK,
-    C_CONTINUE,
-    C_THROW, /* in->thrown holds the value */
-    C_FATAL, /* a limit, a host refusal or NOMEM: in->fatal says which; never catchable */
-    C_SHORT, /* an optional chain short-circuited (only inside JS_CHAIN) */
+    SLUICE_JSI_NORMAL = 0,
+    SLUICE_JSI_RETURN,
+    SLUICE_JSI_BREAK,
+    SLUICE_JSI_CONTINUE,
+    SLUICE_JSI_THROW, /* in->thrown holds the value */
+    SLUICE_JSI_FATAL, /* a limit, a host refusal or NOMEM: in->fatal says which; never catchable */
+    SLUICE_JSI_SHORT, /* an optional chain short-circuited (only inside SLUICE_JS_CHAIN) */
 } jcomp;
 
 typedef struct env env;
@@ -102,7 +107,7 @@ typedef struct interp interp;
 typedef jcomp (*native_fn)(interp *in, jv self, const jv *args, size_t argc, jv *out);
 
 struct jfunc {
-    const sluice_js_node *node; /* JS_FUNC, or NULL for a built-in */
+    const sluice_js_node *node; /* SLUICE_JS_FUNC, or NULL for a built-in */
     env *closure;
     native_fn native;
     jv self;          /* a built-in method's receiver */
@@ -156,12 +161,24 @@ struct interp {
     jtaint callback_taint; /* what the plan's functions answered inside the current built-in */
     struct jtaint_origin {
         const char *field; /* as configured */
-        uint32_t line;     /* where the plan first read it */
+        uint32_t line;     /* where the plan read it, or where its answer arrived */
+        bool read;         /* read by the plan (a member read, Object.values, ...): else only
+                            * carried in an answer, still under its own key */
     } * origins;
     size_t origin_count;
+    /* the blocked values answers carried, as text, while a call may pass them
+     * (host.passes_taint): what the answer of such a call must not echo untainted */
+    struct jtaint_raw {
+        const char *text;
+        jtaint label;
+    } * raw;
+    size_t raw_count;
+    bool raw_overflow; /* more than the bound were read: every passing answer is tainted */
+    bool lookup;       /* the capability call just made passed a blocked field (a lookup) */
 };
 
-/* --- allocation (counts against max_memory_bytes; C_FATAL semantics when NULL) --------- */
+/* --- allocation (counts against max_memory_bytes; SLUICE_JSI_FATAL semantics when NULL) ---------
+ */
 void *sluice_jsi_alloc(interp *in, size_t size);
 sluice_js_str *sluice_jsi_str_units(interp *in, const uint16_t *u, size_t len);
 sluice_js_str *sluice_jsi_str_ascii(interp *in, const char *s);
@@ -211,15 +228,16 @@ static inline jv jv_obj(jobj *o)
     return v;
 }
 
-/* --- errors: each returns C_THROW (or C_FATAL on NOMEM) ------------------------------- */
+/* --- errors: each returns SLUICE_JSI_THROW (or SLUICE_JSI_FATAL on NOMEM)
+ * ------------------------------- */
 jcomp sluice_jsi_throw(interp *in, const char *name, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-/* Stops the run: status with err naming the setting. Returns C_FATAL. */
+/* Stops the run: status with err naming the setting. Returns SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_fatal(interp *in, sluice_status status, const char *key, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 jcomp sluice_jsi_nomem(interp *in);
 /* Stops the run past a limit: "<what> (limit is <limit>) at line L" (sluice_js_limit_text),
- * err->key the setting that raises it. Returns C_FATAL. */
+ * err->key the setting that raises it. Returns SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_limit_error(interp *in, const char *key, const char *what, size_t limit);
 jv sluice_jsi_make_error(interp *in, const char *name, const sluice_js_str *message);
 
@@ -248,27 +266,32 @@ const char *sluice_jsi_typeof(jv v);
 int64_t sluice_jsi_index_of_key(const sluice_js_str *s);
 
 /* JSON.stringify(v, null, indent) appended to b (UTF-8). *undefined_out set when the value
- * serializes to undefined. Returns C_NORMAL, C_THROW (TypeError on cycles or too deep) or
- * C_FATAL. */
+ * serializes to undefined. Returns SLUICE_JSI_NORMAL, SLUICE_JSI_THROW (TypeError on cycles or too
+ * deep) or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_json_stringify(
     interp *in, jv v, const sluice_js_str *indent, sluice_buf *b, bool *undefined_out);
-/* A value from JSON (api responses, args, JSON.parse). C_NORMAL or C_FATAL. */
+/* A value from JSON (api responses, args, JSON.parse). SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_from_json(interp *in, const json_t *j, jv *out);
 /* An upstream's answer: as from_json, and everything under a key naming an output-blocked
  * field (opts.taint_fields) carries that field's label (taint.c). */
 jcomp sluice_jsi_from_answer(interp *in, const json_t *j, jv *out);
+/* The answer of a call that passed blocked fields (a lookup): as from_answer, and every
+ * string, number or key that holds a blocked value an earlier answer carried takes that
+ * field's label (an upstream that echoes what it was sent hands it back tainted). */
+jcomp sluice_jsi_from_lookup(interp *in, const json_t *j, jv *out);
 /* The plan's input variables: as from_json, every leaf marked JV_PROV_ARGS. */
 jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out);
 
-/* Settles p when it is a call in flight (waits for the host's answer). C_NORMAL (p settled,
- * fulfilled or rejected) or C_FATAL (a refusal, the deadline, NOMEM). */
+/* Settles p when it is a call in flight (waits for the host's answer). SLUICE_JSI_NORMAL (p
+ * settled, fulfilled or rejected) or SLUICE_JSI_FATAL (a refusal, the deadline, NOMEM). */
 jcomp sluice_jsi_settle(interp *in, jpromise *p);
-/* Settles every call still in flight (the end of the run). C_NORMAL or C_FATAL. */
+/* Settles every call still in flight (the end of the run). SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL.
+ */
 jcomp sluice_jsi_settle_all(interp *in);
 
 /* --- the evaluator's entry for built-ins that call back into the plan ------------------ */
 jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out);
-/* Counts one step and checks the deadline and memory. C_NORMAL or C_FATAL. */
+/* Counts one step and checks the deadline and memory. SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_step(interp *in);
 /* Counts one loop iteration (map/filter callbacks count too). */
 jcomp sluice_jsi_loop_tick(interp *in);
@@ -276,7 +299,9 @@ jcomp sluice_jsi_loop_tick(interp *in);
 /* --- taint (taint.c) ------------------------------------------------------------------- */
 static inline jtaint jt_join(jtaint a, jtaint b)
 {
-    return a != 0 ? a : b;
+    if (a == 0)
+        return b;
+    return b == 0 || b == a ? a : (jtaint)(a | JT_MIXED);
 }
 /* The taint v carries itself or through the container it references (shallow). */
 static inline jtaint sluice_jsi_taint_of(jv v)
@@ -291,8 +316,16 @@ static inline jtaint sluice_jsi_taint_of(jv v)
 /* Everything v reaches (elements, properties, Map/Set entries, a promise's value), bounded:
  * past SLUICE_LIMIT_JS_RESULT_DEPTH it answers the first label the run has made. */
 jtaint sluice_jsi_taint_deep(interp *in, jv v);
-/* The label of blocked field `field` (its first read at in->line). 0 on NOMEM (C_FATAL set). */
+/* The label of blocked field `field` as an answer carries it (arrived at in->line). 0 on
+ * NOMEM (SLUICE_JSI_FATAL set). */
 jtaint sluice_jsi_taint_label(interp *in, const char *field);
+/* t as the plan reads it here: an answer's label becomes its field's label read at in->line
+ * (the line `refuse` names), a read label stays. 0 only for 0; on NOMEM t unchanged. */
+jtaint sluice_jsi_taint_read(interp *in, jtaint t);
+/* What a capability call's arguments carry, for the host to check against the operation
+ * (interp.h, sluice_js_call.passing): every field, or false when a value mixes labels so the
+ * fields are not all known. */
+bool sluice_jsi_taint_fields(interp *in, const jv *args, size_t argc, sluice_strlist *out);
 /* The configured blocked field key names (case-insensitive), or NULL. */
 const char *sluice_jsi_taint_field(const interp *in, const char *key);
 /* A decision depended on t: the rest of the run is under it (values that leave after it carry
@@ -302,6 +335,11 @@ static inline void sluice_jsi_taint_decide(interp *in, jtaint t)
     if (t != 0 && in->pc == 0)
         in->pc = t;
 }
+/* v is a blocked field's value an answer carried: noted for the echo check of lookups.
+ * SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL (NOMEM). */
+jcomp sluice_jsi_taint_note_raw(interp *in, jv v);
+/* The label of a noted value that text holds (the first), or 0. */
+jtaint sluice_jsi_taint_echo(interp *in, const char *text);
 /* Marks what v references (and v) with t. */
 void sluice_jsi_taint_mark(jv *v, jtaint t);
 /* The taint a binary operation's result takes from a and b; the === / !== exception (a blocked
@@ -309,30 +347,33 @@ void sluice_jsi_taint_mark(jv *v, jtaint t);
  * in->steered. */
 jtaint sluice_jsi_taint_binary(interp *in, int op, jv a, jv b);
 /* A value about to leave the plan (what: "the result", "console.log", "api.get at line 3", ...)
- * carries t (or the run's pc): C_NORMAL and *redact false when clean; with strip, *redact true
- * (the caller removes it); with refuse, C_FATAL naming the field and the line it was read. */
+ * carries t (or the run's pc): SLUICE_JSI_NORMAL and *redact false when clean; with strip, *redact
+ * true (the caller removes it); with refuse, SLUICE_JSI_FATAL naming the field and the line it was
+ * read. */
 jcomp sluice_jsi_taint_leave(interp *in, jtaint t, const char *what, bool *redact);
-/* The result with its tainted parts removed (strip) or refused (C_FATAL): a tainted property
- * or element goes (an element becomes null, so positions stay), a tainted whole is undefined. */
+/* The result with its tainted parts removed (strip) or refused (SLUICE_JSI_FATAL): a tainted
+ * property or element goes (an element becomes null, so positions stay), a tainted whole is
+ * undefined. */
 jcomp sluice_jsi_taint_strip(interp *in, jv v, jv *out);
 /* "derived from the blocked field 'ssn' (read at line 4)" for t, in in->arena. */
 const char *sluice_jsi_taint_text(interp *in, jtaint t);
 
 /* --- built-ins (lib_init.c) ------------------------------------------------------------ */
 /* Installs the globals (Math, JSON, Object, Array, Number, String, Promise, console, api, mcp,
- * args, ...). C_NORMAL or C_FATAL. */
+ * args, ...). SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_install_globals(interp *in, env *global);
 /* A method or property of a primitive, array, promise or function value (self.key), or
- * undefined. C_NORMAL / C_THROW / C_FATAL. */
+ * undefined. SLUICE_JSI_NORMAL / SLUICE_JSI_THROW / SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_builtin_member(interp *in, jv self, const sluice_js_str *key, jv *out);
 jv sluice_jsi_native(interp *in, native_fn fn, jv self, const char *name);
 
 /* --- Map and Set (collections.c) ------------------------------------------------------- */
-/* new Map(iterable) / new Set(iterable). C_NORMAL, C_THROW (not iterable, not an entry) or
- * C_FATAL. */
+/* new Map(iterable) / new Set(iterable). SLUICE_JSI_NORMAL, SLUICE_JSI_THROW (not iterable, not an
+ * entry) or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t argc, jv *out);
 /* When v is a Map, Set or iterator (*handled set), appends what iterating it yields (a Map's
- * [key, value] entries, a Set's values, an iterator's rest) to into. C_NORMAL or C_FATAL. */
+ * [key, value] entries, a Set's values, an iterator's rest) to into. SLUICE_JSI_NORMAL or
+ * SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled);
 /* A member of a Map, Set or iterator object (self.u.o->coll or ->iter set), or undefined. */
 jcomp sluice_jsi_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out);
@@ -348,7 +389,8 @@ jcomp sluice_jsi_date_utc(interp *in, jv self, const jv *args, size_t argc, jv *
 jcomp sluice_jsi_date_now(interp *in, jv self, const jv *args, size_t argc, jv *out);
 /* A Date's method (getTime, toISOString, ...), or undefined. */
 jcomp sluice_jsi_date_member(interp *in, jv self, const sluice_js_str *key, jv *out);
-/* Date.prototype.toString of o ("Invalid Date" when invalid). C_NORMAL or C_FATAL. */
+/* Date.prototype.toString of o ("Invalid Date" when invalid). SLUICE_JSI_NORMAL or
+ * SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_date_string(interp *in, const jobj *o, const sluice_js_str **out);
 /* toISOString into buf; false when the date is invalid (toJSON: null). */
 bool sluice_jsi_date_iso(const jobj *o, char buf[40]);

@@ -20,6 +20,7 @@
 #include "lang/graphql/overlap.h"
 
 #include "core/limits.h"
+#include "core/vec.h"
 
 #include <string.h>
 
@@ -89,20 +90,15 @@ static void spend(ov *c, int64_t cost)
         c->aborted = true;
 }
 
+/* Room for one more item in *items (core/vec.h); false (nomem set) when memory runs out. */
 static bool grow(ov *c, void **items, size_t *cap, size_t count, size_t size)
 {
-    if (count < *cap)
-        return true;
-    size_t n = *cap > 0 ? *cap * 2 : 4;
-    void *fresh = sluice_arena_calloc(c->v->arena, n, size);
+    void *fresh = sluice_vec_grow(c->v->arena, *items, count, cap, size, 4);
     if (fresh == NULL) {
         c->v->nomem = true;
         return false;
     }
-    if (count > 0)
-        memcpy(fresh, *items, count * size);
     *items = fresh;
-    *cap = n;
     return true;
 }
 

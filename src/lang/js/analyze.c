@@ -59,18 +59,19 @@ static char *u8(walker *w, const sluice_js_str *s)
 
 static int is_ident(const sluice_js_node *n, const char *name)
 {
-    return n != NULL && n->kind == JS_IDENT && sluice_js_str_eq_ascii(n->str, name);
+    return n != NULL && n->kind == SLUICE_JS_IDENT && sluice_js_str_eq_ascii(n->str, name);
 }
 
 static int is_member_named(const sluice_js_node *n, const char *name)
 {
-    return n != NULL && n->kind == JS_MEMBER && !(n->flags & JS_F_COMPUTED) &&
+    return n != NULL && n->kind == SLUICE_JS_MEMBER && !(n->flags & SLUICE_JS_F_COMPUTED) &&
            sluice_js_str_eq_ascii(n->b->str, name);
 }
 
 static int literal_int(const sluice_js_node *n, int64_t *out)
 {
-    if (n == NULL || n->kind != JS_NUM || n->num < 0 || n->num > 1e9 || n->num != floor(n->num))
+    if (n == NULL || n->kind != SLUICE_JS_NUM || n->num < 0 || n->num > 1e9 ||
+        n->num != floor(n->num))
         return 0;
     *out = (int64_t)n->num;
     return 1;
@@ -81,17 +82,17 @@ static int64_t size_of(walker *w, const sluice_js_node *e, uint32_t *line, const
 {
     if (e == NULL)
         return -1;
-    if (e->kind == JS_CHAIN)
+    if (e->kind == SLUICE_JS_CHAIN)
         return size_of(w, e->a, line, origin);
-    if (e->kind == JS_ARRAY) {
+    if (e->kind == SLUICE_JS_ARRAY) {
         for (size_t i = 0; i < e->n; i++)
-            if (e->list[i]->kind == JS_SPREAD)
+            if (e->list[i]->kind == SLUICE_JS_SPREAD)
                 return -1;
         *line = e->line;
         *origin = "an array literal";
         return (int64_t)e->n;
     }
-    if (e->kind == JS_IDENT) {
+    if (e->kind == SLUICE_JS_IDENT) {
         for (size_t i = w->nsized; i > 0; i--)
             if (sluice_js_str_eq(w->sized[i - 1].name, e->str)) {
                 *line = w->sized[i - 1].line;
@@ -100,7 +101,7 @@ static int64_t size_of(walker *w, const sluice_js_node *e, uint32_t *line, const
             }
         return -1;
     }
-    if (e->kind != JS_CALL || e->a->kind != JS_MEMBER)
+    if (e->kind != SLUICE_JS_CALL || e->a->kind != SLUICE_JS_MEMBER)
         return -1;
     const sluice_js_node *callee = e->a;
     int64_t a, b;
@@ -149,10 +150,10 @@ static sluice_action verb_action(const char *verb)
 static const char *path_template(walker *w, const sluice_js_node *call, const char *what)
 {
     const sluice_js_node *p = call->n > 0 ? call->list[0] : NULL;
-    if (p != NULL && p->kind == JS_STR) {
+    if (p != NULL && p->kind == SLUICE_JS_STR) {
         return u8(w, p->str);
     }
-    if (p != NULL && p->kind == JS_TEMPLATE) {
+    if (p != NULL && p->kind == SLUICE_JS_TEMPLATE) {
         sluice_buf b;
         sluice_buf_init(&b, w->arena, 4096);
         for (size_t i = 0; i < p->n; i++)
@@ -235,6 +236,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
                                      call->line);
             return;
         }
+        sluice_js_ops_check_call(w->arena, w->f, o, path, call);
         op = (char *)o->id;
         op_id = o->id;
         act = o->action;
@@ -262,7 +264,7 @@ static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
     w->f->call_count++;
     const sluice_js_node *srv = call->n > 0 ? call->list[0] : NULL;
     const sluice_js_node *tool = call->n > 1 ? call->list[1] : NULL;
-    if (srv == NULL || tool == NULL || srv->kind != JS_STR || tool->kind != JS_STR) {
+    if (srv == NULL || tool == NULL || srv->kind != SLUICE_JS_STR || tool->kind != SLUICE_JS_STR) {
         sluice_codefacts_violate(w->f, "js_dynamic_path", call->line, call->column,
                                  "write mcp.call(\"server\", \"tool\", {...})",
                                  "mcp.call at line %u must name its server and tool with string "
@@ -301,7 +303,7 @@ static const char *const iterating[] = { "map",   "forEach", "flatMap",   "filte
 static void walk_call(walker *w, const sluice_js_node *n, mult m, size_t depth)
 {
     const sluice_js_node *callee = n->a;
-    if (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED) &&
+    if (callee->kind == SLUICE_JS_MEMBER && !(callee->flags & SLUICE_JS_F_COMPUTED) &&
         is_ident(callee->a, "api")) {
         static const char *const verbs[] = { "get", "post", "put", "patch", "delete" };
         const char *verb = NULL;
@@ -323,10 +325,10 @@ static void walk_call(walker *w, const sluice_js_node *n, mult m, size_t depth)
         walk_list(w, n->list, n->n, m, depth);
         return;
     }
-    if (callee->kind == JS_MEMBER && !(callee->flags & JS_F_COMPUTED)) {
+    if (callee->kind == SLUICE_JS_MEMBER && !(callee->flags & SLUICE_JS_F_COMPUTED)) {
         for (size_t i = 0; i < sizeof iterating / sizeof iterating[0]; i++) {
             if (!sluice_js_str_eq_ascii(callee->b->str, iterating[i]) || n->n == 0 ||
-                n->list[0]->kind != JS_FUNC)
+                n->list[0]->kind != SLUICE_JS_FUNC)
                 continue;
             walk(w, callee->a, m, depth);
             uint32_t line = n->line;
@@ -352,13 +354,14 @@ static void walk_for(walker *w, const sluice_js_node *n, mult m, size_t depth)
     int64_t a, b;
     int64_t count = -1;
     const sluice_js_node *init = n->a, *test = n->b;
-    if (init != NULL && init->kind == JS_VAR && init->n == 1 &&
-        init->list[0]->a->kind == JS_IDENT && literal_int(init->list[0]->b, &a) && test != NULL &&
-        test->kind == JS_BINARY && (test->op == JS_OP_LT || test->op == JS_OP_LE) &&
-        test->a->kind == JS_IDENT && sluice_js_str_eq(test->a->str, init->list[0]->a->str) &&
-        literal_int(test->b, &b) && n->c != NULL && n->c->kind == JS_UPDATE &&
-        n->c->op == JS_OP_INC)
-        count = (b > a ? b - a : 0) + (test->op == JS_OP_LE && b >= a ? 1 : 0);
+    if (init != NULL && init->kind == SLUICE_JS_VAR && init->n == 1 &&
+        init->list[0]->a->kind == SLUICE_JS_IDENT && literal_int(init->list[0]->b, &a) &&
+        test != NULL && test->kind == SLUICE_JS_BINARY &&
+        (test->op == SLUICE_JS_OP_LT || test->op == SLUICE_JS_OP_LE) &&
+        test->a->kind == SLUICE_JS_IDENT && sluice_js_str_eq(test->a->str, init->list[0]->a->str) &&
+        literal_int(test->b, &b) && n->c != NULL && n->c->kind == SLUICE_JS_UPDATE &&
+        n->c->op == SLUICE_JS_OP_INC)
+        count = (b > a ? b - a : 0) + (test->op == SLUICE_JS_OP_LE && b >= a ? 1 : 0);
     if (count < 0)
         w->x->has_unbounded_loop = true;
     walk(w, n->a, m, depth);
@@ -376,7 +379,7 @@ static void walk_for_of(walker *w, const sluice_js_node *n, mult m, size_t depth
     w->f->loop_count++;
     uint32_t line = n->line;
     const char *origin = "";
-    int64_t size = n->kind == JS_FOR_OF ? size_of(w, n->b, &line, &origin) : -1;
+    int64_t size = n->kind == SLUICE_JS_FOR_OF ? size_of(w, n->b, &line, &origin) : -1;
     if (size < 0)
         w->x->has_unbounded_loop = true;
     walk(w, n->b, m, depth);
@@ -391,7 +394,7 @@ static void check_reserved_binding(walker *w, const sluice_js_node *pat)
 {
     if (pat == NULL)
         return;
-    if (pat->kind == JS_IDENT) {
+    if (pat->kind == SLUICE_JS_IDENT) {
         static const char *const names[] = { "api",  "mcp",  "args",   "console", "Promise",
                                              "JSON", "Math", "Object", "Array",   "undefined" };
         for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
@@ -402,11 +405,11 @@ static void check_reserved_binding(walker *w, const sluice_js_node *pat)
         return;
     }
     check_reserved_binding(w, pat->a);
-    if (pat->kind == JS_OBJECT_PAT)
+    if (pat->kind == SLUICE_JS_OBJECT_PAT)
         for (size_t i = 0; i < pat->n; i++)
-            check_reserved_binding(w,
-                                   pat->list[i]->kind == JS_REST ? pat->list[i] : pat->list[i]->b);
-    if (pat->kind == JS_ARRAY_PAT)
+            check_reserved_binding(w, pat->list[i]->kind == SLUICE_JS_REST ? pat->list[i]
+                                                                           : pat->list[i]->b);
+    if (pat->kind == SLUICE_JS_ARRAY_PAT)
         for (size_t i = 0; i < pat->n; i++)
             check_reserved_binding(w, pat->list[i]);
 }
@@ -419,7 +422,7 @@ static void walk_var(walker *w, const sluice_js_node *n, mult m, size_t depth)
         walk(w, d->b, m, depth);
         uint32_t line = d->line;
         const char *origin = "";
-        int64_t size = (n->flags & JS_F_CONST) && d->a->kind == JS_IDENT
+        int64_t size = (n->flags & SLUICE_JS_F_CONST) && d->a->kind == SLUICE_JS_IDENT
                            ? size_of(w, d->b, &line, &origin)
                            : -1;
         if (size >= 0 && w->nsized < MAX_SIZED) {
@@ -432,6 +435,43 @@ static void walk_var(walker *w, const sluice_js_node *n, mult m, size_t depth)
     }
 }
 
+/* while / do-while: the count of turns is unknown, so everything inside is too. */
+static void walk_while(walker *w, const sluice_js_node *n, size_t depth)
+{
+    mult unknown = { -1, NULL };
+    w->f->loop_count++;
+    w->x->has_unbounded_loop = true;
+    walk(w, n->a, unknown, depth);
+    walk(w, n->d, unknown, depth + 1);
+}
+
+static void walk_try(walker *w, const sluice_js_node *n, mult m, size_t depth)
+{
+    walk(w, n->a, m, depth + 1);
+    w->in_catch++;
+    walk(w, n->c, m, depth + 1);
+    w->in_catch--;
+    walk(w, n->d, m, depth + 1);
+}
+
+/* `api` or `mcp` (or one of their methods) used as a value: refused, since a call the analyzer
+ * cannot see by name could not be counted or checked. */
+static void refuse_capability_value(walker *w, const sluice_js_node *n)
+{
+    if (n->kind == SLUICE_JS_IDENT)
+        sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
+                                 "call it directly: api.get(\"/path\")",
+                                 "'%s' at line %u is used as a value; plans may only call "
+                                 "its methods directly",
+                                 sluice_js_str_eq_ascii(n->str, "api") ? "api" : "mcp", n->line);
+    else
+        sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
+                                 "call it directly: api.get(\"/path\")",
+                                 "api/mcp methods at line %u may only be called directly, "
+                                 "not passed around",
+                                 n->line);
+}
+
 static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
 {
     if (n == NULL || w->f->incomplete)
@@ -440,70 +480,55 @@ static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
         w->f->depth = depth;
     mult unknown = { -1, NULL };
     switch (n->kind) {
-    case JS_CALL:
+    case SLUICE_JS_CALL:
         walk_call(w, n, m, depth);
         return;
-    case JS_VAR:
+    case SLUICE_JS_VAR:
         walk_var(w, n, m, depth);
         return;
-    case JS_FOR:
+    case SLUICE_JS_FOR:
         walk_for(w, n, m, depth);
         return;
-    case JS_FOR_OF:
-    case JS_FOR_IN:
+    case SLUICE_JS_FOR_OF:
+    case SLUICE_JS_FOR_IN:
         walk_for_of(w, n, m, depth);
         return;
-    case JS_WHILE:
-    case JS_DO_WHILE:
-        w->f->loop_count++;
-        w->x->has_unbounded_loop = true;
-        walk(w, n->a, unknown, depth);
-        walk(w, n->d, unknown, depth + 1);
+    case SLUICE_JS_WHILE:
+    case SLUICE_JS_DO_WHILE:
+        walk_while(w, n, depth);
         return;
-    case JS_FUNC:
+    case SLUICE_JS_FUNC:
         /* a function value called by name may run any number of times */
         walk_list(w, n->list, n->n, unknown, depth + 1);
         walk(w, n->a, unknown, depth + 1);
         return;
-    case JS_FUNC_DECL:
+    case SLUICE_JS_FUNC_DECL:
         walk(w, n->a, m, depth);
         return;
-    case JS_TRY:
-        walk(w, n->a, m, depth + 1);
-        w->in_catch++;
-        walk(w, n->c, m, depth + 1);
-        w->in_catch--;
-        walk(w, n->d, m, depth + 1);
+    case SLUICE_JS_TRY:
+        walk_try(w, n, m, depth);
         return;
-    case JS_IDENT:
+    case SLUICE_JS_IDENT:
         if (is_ident(n, "api") || is_ident(n, "mcp"))
-            sluice_codefacts_violate(
-                w->f, "js_refused", n->line, n->column, "call it directly: api.get(\"/path\")",
-                "'%s' at line %u is used as a value; plans may only call "
-                "its methods directly",
-                sluice_js_str_eq_ascii(n->str, "api") ? "api" : "mcp", n->line);
+            refuse_capability_value(w, n);
         return;
-    case JS_MEMBER:
+    case SLUICE_JS_MEMBER:
         if (is_ident(n->a, "api") || is_ident(n->a, "mcp")) {
-            sluice_codefacts_violate(w->f, "js_refused", n->line, n->column,
-                                     "call it directly: api.get(\"/path\")",
-                                     "api/mcp methods at line %u may only be called directly, "
-                                     "not passed around",
-                                     n->line);
+            refuse_capability_value(w, n);
             return;
         }
         walk(w, n->a, m, depth);
-        if (n->flags & JS_F_COMPUTED)
+        if (n->flags & SLUICE_JS_F_COMPUTED)
             walk(w, n->b, m, depth);
         return;
-    case JS_PROPERTY:
-        if (n->flags & JS_F_COMPUTED)
+    case SLUICE_JS_PROPERTY:
+        if (n->flags & SLUICE_JS_F_COMPUTED)
             walk(w, n->a, m, depth);
         walk(w, n->b, m, depth);
         return;
-    case JS_BLOCK:
-    case JS_PROGRAM:
-        walk_list(w, n->list, n->n, m, depth + (n->kind == JS_BLOCK));
+    case SLUICE_JS_BLOCK:
+    case SLUICE_JS_PROGRAM:
+        walk_list(w, n->list, n->n, m, depth + (n->kind == SLUICE_JS_BLOCK));
         return;
     default:
         walk(w, n->a, m, depth);
@@ -519,16 +544,17 @@ static void walk(walker *w, const sluice_js_node *n, mult m, size_t depth)
 static void output_fields(walker *w, const sluice_js_node *ret)
 {
     const sluice_js_node *e = ret;
-    while (e != NULL && e->kind == JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
-           e->list[0]->kind == JS_FUNC) {
+    while (e != NULL && e->kind == SLUICE_JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
+           e->list[0]->kind == SLUICE_JS_FUNC) {
         const sluice_js_node *fn = e->list[0];
-        e = (fn->flags & JS_F_EXPR_BODY) ? fn->a : NULL;
+        e = (fn->flags & SLUICE_JS_F_EXPR_BODY) ? fn->a : NULL;
     }
-    if (e == NULL || e->kind != JS_OBJECT)
+    if (e == NULL || e->kind != SLUICE_JS_OBJECT)
         return;
     for (size_t i = 0; i < e->n; i++) {
         const sluice_js_node *p = e->list[i];
-        if (p->kind != JS_PROPERTY || (p->flags & JS_F_COMPUTED) || p->a->kind != JS_STR)
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) ||
+            p->a->kind != SLUICE_JS_STR)
             continue;
         sluice_codefacts_output *o;
         const char *name = u8(w, p->a->str);
@@ -559,7 +585,7 @@ static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_no
     static const char *const reflective[] = { "keys", "values", "entries", "assign",
                                               "fromEntries" };
     const char *why = NULL;
-    if (n->kind == JS_STR) {
+    if (n->kind == SLUICE_JS_STR) {
         const char *name = u8(w, n->str);
         const sluice_strlist *lists[2] = { w->cfg != NULL ? &w->cfg->openapi_output_blocked_fields
                                                           : NULL,
@@ -569,7 +595,8 @@ static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_no
                 if (strcasecmp(lists[b]->items[k], name) == 0)
                     why = sluice_arena_printf(w->arena, "names the blocked field '%s' at line %u",
                                               lists[b]->items[k], n->line);
-    } else if (n->kind == JS_CALL && n->a->kind == JS_MEMBER && !(n->a->flags & JS_F_COMPUTED)) {
+    } else if (n->kind == SLUICE_JS_CALL && n->a->kind == SLUICE_JS_MEMBER &&
+               !(n->a->flags & SLUICE_JS_F_COMPUTED)) {
         for (size_t i = 0; i < sizeof reflective / sizeof reflective[0] && why == NULL; i++)
             if (is_ident(n->a->a, "Object") && is_member_named(n->a, reflective[i]))
                 why = sluice_arena_printf(w->arena, "enumerates fields (Object.%s) at line %u",
@@ -577,11 +604,13 @@ static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_no
         if (why == NULL && is_ident(n->a->a, "JSON") && is_member_named(n->a, "stringify"))
             why = sluice_arena_printf(w->arena, "serializes records (JSON.stringify) at line %u",
                                       n->line);
-    } else if ((n->kind == JS_SPREAD && parent != NULL && parent->kind == JS_OBJECT) ||
-               (n->kind == JS_REST && parent != NULL && parent->kind == JS_OBJECT_PAT)) {
+    } else if ((n->kind == SLUICE_JS_SPREAD && parent != NULL &&
+                parent->kind == SLUICE_JS_OBJECT) ||
+               (n->kind == SLUICE_JS_REST && parent != NULL &&
+                parent->kind == SLUICE_JS_OBJECT_PAT)) {
         why = sluice_arena_printf(w->arena, "copies fields it does not name (...) at line %u",
                                   n->line);
-    } else if (n->kind == JS_FOR_IN) {
+    } else if (n->kind == SLUICE_JS_FOR_IN) {
         why = sluice_arena_printf(w->arena, "enumerates fields (for-in) at line %u", n->line);
     }
     if (why != NULL) {
@@ -625,9 +654,9 @@ static bool declared_shape(const sluice_js_node *e)
 
 static void find_returns(walker *w, const sluice_js_node *n)
 {
-    if (n == NULL || n->kind == JS_FUNC)
+    if (n == NULL || n->kind == SLUICE_JS_FUNC)
         return;
-    if (n->kind == JS_RETURN) {
+    if (n->kind == SLUICE_JS_RETURN) {
         output_fields(w, n->a);
         if (w->cfg != NULL && w->cfg->openapi_require_output_declaration && !declared_shape(n->a))
             sluice_codefacts_violate(
@@ -643,7 +672,8 @@ static void find_returns(walker *w, const sluice_js_node *n)
     find_returns(w, n->b);
     find_returns(w, n->c);
     find_returns(w, n->d);
-    if (n->kind == JS_BLOCK || n->kind == JS_PROGRAM || n->kind == JS_IF || n->kind == JS_TRY)
+    if (n->kind == SLUICE_JS_BLOCK || n->kind == SLUICE_JS_PROGRAM || n->kind == SLUICE_JS_IF ||
+        n->kind == SLUICE_JS_TRY)
         for (size_t i = 0; i < n->n; i++)
             find_returns(w, n->list[i]);
 }

@@ -44,32 +44,33 @@ static const char *names_of(sluice_arena *arena, const json_t *obj)
 static json_t *literal_json(sluice_arena *arena, const sluice_js_node *n, bool *nomem)
 {
     switch (n->kind) {
-    case JS_STR: {
+    case SLUICE_JS_STR: {
         char *s = sluice_js_str_utf8(arena, n->str);
         *nomem |= s == NULL;
         return s != NULL ? json_string(s) : NULL;
     }
-    case JS_NUM:
+    case SLUICE_JS_NUM:
         return n->num == floor(n->num) && fabs(n->num) < 9007199254740992.0
                    ? json_integer((json_int_t)n->num)
                    : json_real(n->num);
-    case JS_UNARY:
-        if (n->op == JS_OP_NEG && n->a->kind == JS_NUM)
+    case SLUICE_JS_UNARY:
+        if (n->op == SLUICE_JS_OP_NEG && n->a->kind == SLUICE_JS_NUM)
             return n->a->num == floor(n->a->num) && fabs(n->a->num) < 9007199254740992.0
                        ? json_integer(-(json_int_t)n->a->num)
                        : json_real(-n->a->num);
         return NULL;
-    case JS_TRUE:
+    case SLUICE_JS_TRUE:
         return json_true();
-    case JS_FALSE:
+    case SLUICE_JS_FALSE:
         return json_false();
-    case JS_NULL:
+    case SLUICE_JS_NULL:
         return json_null();
-    case JS_ARRAY: {
+    case SLUICE_JS_ARRAY: {
         json_t *a = json_array();
         for (size_t i = 0; a != NULL && i < n->n; i++) {
-            json_t *v =
-                n->list[i]->kind == JS_SPREAD ? NULL : literal_json(arena, n->list[i], nomem);
+            json_t *v = n->list[i]->kind == SLUICE_JS_SPREAD
+                            ? NULL
+                            : literal_json(arena, n->list[i], nomem);
             if (v == NULL || json_array_append_new(a, v) != 0) {
                 json_decref(a);
                 a = NULL;
@@ -77,14 +78,14 @@ static json_t *literal_json(sluice_arena *arena, const sluice_js_node *n, bool *
         }
         return a;
     }
-    case JS_OBJECT: {
+    case SLUICE_JS_OBJECT: {
         json_t *o = json_object();
         for (size_t i = 0; o != NULL && i < n->n; i++) {
             const sluice_js_node *p = n->list[i];
-            char *key =
-                p->kind == JS_PROPERTY && !(p->flags & JS_F_COMPUTED) && p->a->kind == JS_STR
-                    ? sluice_js_str_utf8(arena, p->a->str)
-                    : NULL;
+            char *key = p->kind == SLUICE_JS_PROPERTY && !(p->flags & SLUICE_JS_F_COMPUTED) &&
+                                p->a->kind == SLUICE_JS_STR
+                            ? sluice_js_str_utf8(arena, p->a->str)
+                            : NULL;
             json_t *v = key != NULL ? literal_json(arena, p->b, nomem) : NULL;
             if (v == NULL || json_object_set_new(o, key, v) != 0) {
                 json_decref(o);

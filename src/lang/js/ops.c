@@ -1,14 +1,19 @@
 /*
  * ops.c — the operations of the OpenAPI backend a plan's call sites are resolved against, read
  * from the backend's normalized operations document (sluice_schema.document, written by
- * exec/openapi_decl.c: {"operations":[{"id","method","path","action","idempotent"}]}).
+ * exec/openapi_decl.c:
+ * {"operations":[{"id","method","path","action","idempotent","query","spanning"}]}).
  *
  * Owns: reading that document and matching a call site (method + a template whose "{}" are the
- * plan's ${...} holes) to one operation: a literal segment matches a literal or a {param}; a
- * segment with a hole matches only a {param}.
+ * plan's ${...} holes) to one operation, by core/path_template.h's rule (the run time's too).
  * Does not own: the run-time match of the composed path (exec/openapi_match.c does it again).
  */
 #include "lang/js/ops.h"
+
+#include "config/suggest.h"
+#include "core/buf.h"
+#include "core/path_template.h"
+#include "syntax/js/parse.h"
 
 #include <string.h>
 
@@ -42,47 +47,126 @@ sluice_js_ops_read(sluice_arena *arena, const char *document, size_t len, sluice
         op->path = sluice_arena_strdup(arena, json_string_value(json_object_get(o, "path")));
         op->action = action_of(json_string_value(json_object_get(o, "action")));
         op->idempotent = json_is_true(json_object_get(o, "idempotent"));
-        if (op->id == NULL || op->method == NULL || op->path == NULL)
+        op->spanning = (uint64_t)json_integer_value(json_object_get(o, "spanning"));
+        const json_t *query = json_object_get(o, "query");
+        op->query = sluice_arena_calloc(arena, json_array_size(query) + 1, sizeof *op->query);
+        for (size_t k = 0; op->query != NULL && k < json_array_size(query); k++) {
+            op->query[k] = sluice_arena_strdup(arena, json_string_value(json_array_get(query, k)));
+            if (op->query[op->query_count++] == NULL)
+                op->query = NULL;
+        }
+        if (op->id == NULL || op->method == NULL || op->path == NULL || op->query == NULL)
             out->ops = NULL;
     }
     json_decref(doc);
     return out->ops != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
 }
 
-/* The next segment after a '/': *s and *n; returns the rest or NULL at the end. */
-static const char *seg(const char *p, const char **s, size_t *n)
-{
-    if (*p != '/')
-        return NULL;
-    *s = ++p;
-    while (*p != '\0' && *p != '/')
-        p++;
-    *n = (size_t)(p - *s);
-    return p;
-}
-
-static bool matches(const char *want_path, const char *tmpl)
-{
-    const char *a = want_path, *b = tmpl, *ws, *ts;
-    size_t wn, tn;
-    for (;;) {
-        const char *na = seg(a, &ws, &wn), *nb = seg(b, &ts, &tn);
-        if (na == NULL || nb == NULL)
-            return na == NULL && nb == NULL;
-        bool param = wn >= 2 && ws[0] == '{' && ws[wn - 1] == '}';
-        bool hole = memmem(ts, tn, "{}", 2) != NULL;
-        if (param ? tn == 0 : hole || wn != tn || memcmp(ws, ts, wn) != 0)
-            return false;
-        a = na;
-        b = nb;
-    }
-}
-
 const sluice_js_apiop *
 sluice_js_ops_match(const sluice_js_ops *ops, const char *method, const char *tmpl)
 {
-    for (size_t i = 0; i < ops->count; i++)
-        if (strcmp(ops->ops[i].method, method) == 0 && matches(ops->ops[i].path, tmpl))
-            return &ops->ops[i];
-    return NULL;
+    const sluice_js_apiop *best = NULL;
+    int best_taken = -1;
+    for (size_t i = 0; i < ops->count && best_taken != 0; i++) {
+        if (strcmp(ops->ops[i].method, method) != 0)
+            continue;
+        int taken =
+            sluice_path_template_match(ops->ops[i].path, ops->ops[i].spanning, tmpl, true, NULL);
+        if (taken >= 0 && (best_taken < 0 || taken < best_taken)) {
+            best = &ops->ops[i];
+            best_taken = taken;
+        }
+    }
+    return best;
+}
+
+/* "'a', 'b' and 'c'" (at most 12, then "and N more") of op's query parameters, or NULL. */
+static const char *query_names(sluice_arena *arena, const sluice_js_apiop *op)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    size_t shown = op->query_count < 12 ? op->query_count : 12;
+    for (size_t k = 0; k < shown; k++)
+        sluice_buf_printf(&b, "%s'%s'",
+                          k == 0                                       ? ""
+                          : k + 1 == shown && shown == op->query_count ? " and "
+                                                                       : ", ",
+                          op->query[k]);
+    if (shown < op->query_count)
+        sluice_buf_printf(&b, " and %zu more", op->query_count - shown);
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+/* Each literal segment tmpl gives a parameter of op obeys the rule the run applies to it. */
+static void check_path(sluice_codefacts *f,
+                       const sluice_js_apiop *op,
+                       const char *tmpl,
+                       const sluice_js_node *call)
+{
+    size_t at[SLUICE_PATH_MAX_SEGMENTS + 1];
+    sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS], p[SLUICE_PATH_MAX_SEGMENTS];
+    if (sluice_path_template_match(op->path, op->spanning, tmpl, true, at) < 0)
+        return;
+    size_t tn = sluice_path_split(op->path, t, SLUICE_PATH_MAX_SEGMENTS);
+    sluice_path_split(tmpl, p, SLUICE_PATH_MAX_SEGMENTS);
+    for (size_t i = 0; i < tn; i++) {
+        if (!sluice_path_is_param(t[i].text, t[i].len))
+            continue;
+        for (size_t k = at[i]; k < at[i + 1]; k++) {
+            const char *rule = memmem(p[k].text, p[k].len, "{}", 2) != NULL
+                                   ? NULL /* a hole: its value is checked when the run has it */
+                                   : sluice_path_value_rule(p[k].text, p[k].len);
+            if (rule != NULL) {
+                sluice_codefacts_violate(
+                    f, "js_path", call->line, call->column, NULL,
+                    "the path segment '%.*s' at line %u fills %.*s of %s, which the run refuses: "
+                    "%s",
+                    (int)p[k].len, p[k].text, call->line, (int)t[i].len, t[i].text, op->id, rule);
+                return;
+            }
+        }
+    }
+}
+
+void sluice_js_ops_check_call(sluice_arena *arena,
+                              sluice_codefacts *f,
+                              const sluice_js_apiop *op,
+                              const char *tmpl,
+                              const sluice_js_node *call)
+{
+    check_path(f, op, tmpl, call);
+    /* POST, PUT and PATCH send their second argument as the body */
+    if (strcmp(op->method, "GET") != 0 && strcmp(op->method, "DELETE") != 0)
+        return;
+    const sluice_js_node *q = call->n > 1 ? call->list[1] : NULL;
+    for (size_t i = 0; q != NULL && q->kind == SLUICE_JS_OBJECT && i < q->n; i++) {
+        const sluice_js_node *p = q->list[i];
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) ||
+            p->a->kind != SLUICE_JS_STR)
+            continue; /* a computed key: the run checks it against the same list */
+        const char *key = sluice_js_str_utf8(arena, p->a->str);
+        if (key == NULL) {
+            f->incomplete = true;
+            return;
+        }
+        sluice_suggest near;
+        sluice_suggest_init(&near, key);
+        bool known = false;
+        for (size_t k = 0; k < op->query_count && !known; k++) {
+            known = strcmp(op->query[k], key) == 0;
+            sluice_suggest_consider(&near, op->query[k]);
+        }
+        if (known)
+            continue;
+        const char *best = sluice_suggest_best(&near);
+        const char *names = best == NULL ? query_names(arena, op) : NULL;
+        const char *hint = best != NULL ? sluice_arena_printf(arena, "did you mean '%s'?", best)
+                           : op->query_count == 0
+                               ? sluice_arena_printf(arena, "%s takes no query parameters", op->id)
+                               : sluice_arena_printf(arena, "its query parameters are %s",
+                                                     names != NULL ? names : "(out of memory)");
+        sluice_codefacts_violate(f, "openapi_query_parameter", p->line, p->column, hint,
+                                 "'%s' at line %u is not a query parameter of %s%s%s", key, p->line,
+                                 op->id, hint != NULL ? "; " : "", hint != NULL ? hint : "");
+    }
 }

@@ -7,6 +7,7 @@
  *
  * Does not own: expressions and the predicate rules (expr.c).
  */
+#include "core/vec.h"
 #include "lang/pgsql/internal.h"
 
 #include <stdio.h>
@@ -27,18 +28,12 @@ static pg_col *new_cols(pg_ctx *c, size_t n)
 
 static void add_entry(pg_ctx *c, pg_scope *s, const char *alias, pg_rel rel)
 {
-    if (s->count == s->cap) {
-        size_t cap = s->cap == 0 ? 8 : s->cap * 2;
-        pg_entry *n = sluice_arena_calloc(c->arena, cap, sizeof(*n));
-        if (n == NULL) {
-            c->nomem = true;
-            return;
-        }
-        if (s->count > 0)
-            memcpy(n, s->entries, s->count * sizeof(*n));
-        s->entries = n;
-        s->cap = cap;
+    pg_entry *n = sluice_vec_grow(c->arena, s->entries, s->count, &s->cap, sizeof(*n), 8);
+    if (n == NULL) {
+        c->nomem = true;
+        return;
     }
+    s->entries = n;
     s->entries[s->count++] = (pg_entry){ alias, rel };
 }
 

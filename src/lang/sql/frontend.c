@@ -7,6 +7,7 @@
  * Does not own: any stage's logic (see internal.h for which file owns which).
  */
 #include "core/limits.h"
+#include "core/vec.h"
 #include "exec/executor.h"
 #include "exec/fork_gate.h"
 #include "lang/sql/internal.h"
@@ -39,16 +40,11 @@ static void close_cleanup(void *p)
 /* "col" blocks the column in every table; "table.col" in one table. */
 static sluice_status add_blocked(sluice_sql_ctx *ctx, const char *spec, size_t *cap)
 {
-    if (ctx->blocked_count == *cap) {
-        size_t ncap = *cap == 0 ? 16 : *cap * 2;
-        sluice_sql_blocked *n = sluice_arena_calloc(ctx->arena, ncap, sizeof(*n));
-        if (n == NULL)
-            return SLUICE_E_NOMEM;
-        if (ctx->blocked_count > 0)
-            memcpy(n, ctx->blocked, ctx->blocked_count * sizeof(*n));
-        ctx->blocked = n;
-        *cap = ncap;
-    }
+    sluice_sql_blocked *n =
+        sluice_vec_grow(ctx->arena, ctx->blocked, ctx->blocked_count, cap, sizeof(*n), 16);
+    if (n == NULL)
+        return SLUICE_E_NOMEM;
+    ctx->blocked = n;
     const char *dot = strrchr(spec, '.');
     sluice_sql_blocked *b = &ctx->blocked[ctx->blocked_count++];
     b->column = dot != NULL ? dot + 1 : spec;

@@ -21,6 +21,7 @@
  * tests/unit/data/sql_lineage/ change together.
  */
 #include "core/limits.h"
+#include "core/vec.h"
 #include "lang/sql/internal.h"
 
 #include <math.h>
@@ -389,16 +390,11 @@ static bool add_edge(walker *w, size_t a, size_t b)
 {
     if (w->checking || a == b)
         return true;
-    if (w->edge_count == w->edge_cap) {
-        size_t ncap = w->edge_cap == 0 ? 16 : w->edge_cap * 2;
-        size_t(*n)[2] = sluice_arena_calloc(w->ctx->arena, ncap, sizeof(*n));
-        if (n == NULL)
-            return fail(w, "%s", "out of memory while analyzing the plan");
-        if (w->edge_count > 0)
-            memcpy(n, w->edges, w->edge_count * sizeof(*n));
-        w->edges = n;
-        w->edge_cap = ncap;
-    }
+    size_t(*n)[2] =
+        sluice_vec_grow(w->ctx->arena, w->edges, w->edge_count, &w->edge_cap, sizeof(*n), 16);
+    if (n == NULL)
+        return fail(w, "%s", "out of memory while analyzing the plan");
+    w->edges = n;
     w->edges[w->edge_count][0] = a;
     w->edges[w->edge_count][1] = b;
     w->edge_count++;
@@ -1086,18 +1082,13 @@ static bool cte_set(walker *w, double index, const cols *c)
 {
     cte_entry *e = cte_find(w, index);
     if (e == NULL) {
-        if (w->cte_count == w->cte_cap) {
-            size_t ncap = w->cte_cap == 0 ? 8 : w->cte_cap * 2;
-            cte_entry *n = sluice_arena_calloc(w->ctx->arena, ncap, sizeof(*n));
-            if (n == NULL) {
-                w->failed = true;
-                return false;
-            }
-            if (w->cte_count > 0)
-                memcpy(n, w->ctes, w->cte_count * sizeof(*n));
-            w->ctes = n;
-            w->cte_cap = ncap;
+        cte_entry *n =
+            sluice_vec_grow(w->ctx->arena, w->ctes, w->cte_count, &w->cte_cap, sizeof(*n), 8);
+        if (n == NULL) {
+            w->failed = true;
+            return false;
         }
+        w->ctes = n;
         e = &w->ctes[w->cte_count++];
         e->index = index;
     }

@@ -11,6 +11,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/utf8.h"
+#include "core/vec.h"
 #include "policy/cedar/ast.h"
 #include "policy/cedar/lexer.h"
 
@@ -1222,16 +1223,11 @@ sluice_cedar_policyset *sluice_cedar_policyset_new(sluice_arena *arena)
 
 static bool set_push(sluice_arena *arena, sluice_cedar_policyset *set, sluice_cedar_policy *pol)
 {
-    if (set->count == set->cap) {
-        size_t cap = set->cap ? set->cap * 2 : 8;
-        sluice_cedar_policy **items = sluice_arena_alloc(arena, cap * sizeof(*items));
-        if (items == NULL)
-            return false;
-        if (set->count > 0)
-            memcpy(items, set->items, set->count * sizeof(*items));
-        set->items = items;
-        set->cap = cap;
-    }
+    sluice_cedar_policy **items =
+        sluice_vec_grow(arena, set->items, set->count, &set->cap, sizeof(*items), 8);
+    if (items == NULL)
+        return false;
+    set->items = items;
     set->items[set->count++] = pol;
     return true;
 }

@@ -7,6 +7,7 @@
 #include "policy/cedar/schema.h"
 
 #include "core/limits.h"
+#include "core/vec.h"
 #include "policy/cedar/ast.h"
 #include "policy/cedar/json.h"
 
@@ -161,18 +162,13 @@ static void problem(checker *c, const char *fmt, ...) __attribute__((format(prin
 
 static void problem(checker *c, const char *fmt, ...)
 {
-    if (c->count == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 8;
-        sluice_cedar_problem *p = sluice_arena_alloc(c->arena, cap * sizeof(*p));
-        if (p == NULL) {
-            c->nomem = true;
-            return;
-        }
-        if (c->count > 0)
-            memcpy(p, c->problems, c->count * sizeof(*p));
-        c->problems = p;
-        c->cap = cap;
+    sluice_cedar_problem *p =
+        sluice_vec_grow(c->arena, c->problems, c->count, &c->cap, sizeof(*p), 8);
+    if (p == NULL) {
+        c->nomem = true;
+        return;
     }
+    c->problems = p;
     va_list ap;
     va_start(ap, fmt);
     c->problems[c->count].policy = c->policy;

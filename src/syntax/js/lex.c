@@ -281,6 +281,69 @@ static sluice_status skip_space(lexer *lx)
     return SLUICE_OK;
 }
 
+/* The one-letter escapes \n \t \r \b \f \v: the code point, or -1 for any other letter. */
+static int32_t letter_escape(char c)
+{
+    switch (c) {
+    case 'n':
+        return '\n';
+    case 't':
+        return '\t';
+    case 'r':
+        return '\r';
+    case 'b':
+        return '\b';
+    case 'f':
+        return '\f';
+    case 'v':
+        return '\v';
+    default:
+        return -1;
+    }
+}
+
+/* \xHH after the x; `at` is the backslash, for the message. */
+static sluice_status hex_escape(lexer *lx, size_t at, uint32_t *cp)
+{
+    int h1 = lx->pos + 1 < lx->len ? hexval(lx->src[lx->pos]) : -1;
+    int h2 = h1 >= 0 ? hexval(lx->src[lx->pos + 1]) : -1;
+    if (h2 < 0)
+        return fail(lx, at, "bad \\x escape: expected two hex digits", "write \\x41");
+    lx->pos += 2;
+    *cp = (uint32_t)(h1 * 16 + h2);
+    return SLUICE_OK;
+}
+
+/* \u{X...} or \uXXXX after the u, written to the scratch buffer. */
+static sluice_status unicode_escape(lexer *lx, size_t at)
+{
+    uint32_t cp = 0;
+    if (lx->pos < lx->len && lx->src[lx->pos] == '{') {
+        lx->pos++;
+        size_t digits = 0;
+        while (lx->pos < lx->len && hexval(lx->src[lx->pos]) >= 0) {
+            cp = cp * 16 + (uint32_t)hexval(lx->src[lx->pos++]);
+            if (cp > 0x10FFFF)
+                return fail(lx, at, "bad \\u{...} escape: code point above 10FFFF", NULL);
+            digits++;
+        }
+        if (digits == 0 || lx->pos >= lx->len || lx->src[lx->pos] != '}')
+            return fail(lx, at, "bad \\u{...} escape: expected hex digits and }",
+                        "write \\u{1F600}");
+        lx->pos++;
+        return put_cp(lx, cp) == 0 ? SLUICE_OK : SLUICE_E_NOMEM;
+    }
+    for (int k = 0; k < 4; k++) {
+        int h = lx->pos < lx->len ? hexval(lx->src[lx->pos]) : -1;
+        if (h < 0)
+            return fail(lx, at, "bad \\u escape: expected four hex digits", "write \\u00e9");
+        cp = cp * 16 + (uint32_t)h;
+        lx->pos++;
+    }
+    /* a surrogate escape stays one unit: pairs of \uD83D\uDE00 combine by themselves */
+    return put_unit(lx, (uint16_t)cp) == 0 ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
 /* Reads an escape after the backslash at lx->pos - 1 into the scratch buffer. */
 static sluice_status escape(lexer *lx, int in_template)
 {
@@ -288,27 +351,13 @@ static sluice_status escape(lexer *lx, int in_template)
     if (lx->pos >= lx->len)
         return fail(lx, at, "unterminated escape sequence", NULL);
     char c = lx->src[lx->pos++];
-    uint32_t cp;
+    int32_t letter = letter_escape(c);
+    uint32_t cp = 0;
+    sluice_status st;
+    if (letter >= 0)
+        return put_cp(lx, (uint32_t)letter) == 0 ? SLUICE_OK : SLUICE_E_NOMEM;
     switch (c) {
-    case 'n':
-        cp = '\n';
-        break;
-    case 't':
-        cp = '\t';
-        break;
-    case 'r':
-        cp = '\r';
-        break;
-    case 'b':
-        cp = '\b';
-        break;
-    case 'f':
-        cp = '\f';
-        break;
-    case 'v':
-        cp = '\v';
-        break;
-    case '\r':
+    case '\r': /* a line continuation: nothing is written */
         if (lx->pos < lx->len && lx->src[lx->pos] == '\n')
             lx->pos++;
         newline(lx, lx->pos);
@@ -321,44 +370,12 @@ static sluice_status escape(lexer *lx, int in_template)
             return fail(lx, at, "octal escape sequences are not allowed", "write \\u0000 or \\x00");
         cp = 0;
         break;
-    case 'x': {
-        int h1 = lx->pos + 1 < lx->len ? hexval(lx->src[lx->pos]) : -1;
-        int h2 = h1 >= 0 ? hexval(lx->src[lx->pos + 1]) : -1;
-        if (h2 < 0)
-            return fail(lx, at, "bad \\x escape: expected two hex digits", "write \\x41");
-        lx->pos += 2;
-        cp = (uint32_t)(h1 * 16 + h2);
+    case 'x':
+        if ((st = hex_escape(lx, at, &cp)) != SLUICE_OK)
+            return st;
         break;
-    }
-    case 'u': {
-        cp = 0;
-        if (lx->pos < lx->len && lx->src[lx->pos] == '{') {
-            lx->pos++;
-            size_t digits = 0;
-            while (lx->pos < lx->len && hexval(lx->src[lx->pos]) >= 0) {
-                cp = cp * 16 + (uint32_t)hexval(lx->src[lx->pos++]);
-                if (cp > 0x10FFFF)
-                    return fail(lx, at, "bad \\u{...} escape: code point above 10FFFF", NULL);
-                digits++;
-            }
-            if (digits == 0 || lx->pos >= lx->len || lx->src[lx->pos] != '}')
-                return fail(lx, at, "bad \\u{...} escape: expected hex digits and }",
-                            "write \\u{1F600}");
-            lx->pos++;
-        } else {
-            for (int k = 0; k < 4; k++) {
-                int h = lx->pos < lx->len ? hexval(lx->src[lx->pos]) : -1;
-                if (h < 0)
-                    return fail(lx, at, "bad \\u escape: expected four hex digits",
-                                "write \\u00e9");
-                cp = cp * 16 + (uint32_t)h;
-                lx->pos++;
-            }
-            /* a surrogate escape stays one unit: pairs of \uD83D\uDE00 combine by themselves */
-            return put_unit(lx, (uint16_t)cp) == 0 ? SLUICE_OK : SLUICE_E_NOMEM;
-        }
-        break;
-    }
+    case 'u':
+        return unicode_escape(lx, at);
     default:
         if (c >= '1' && c <= '9')
             return fail(lx, at,

@@ -267,7 +267,7 @@ static sluice_js_node *ident_node(parser *p)
     const char *bad = forbidden(t->str);
     if (bad != NULL)
         return refuse_name(p, t, bad);
-    sluice_js_node *nd = node(p, JS_IDENT, t);
+    sluice_js_node *nd = node(p, SLUICE_JS_IDENT, t);
     CHECK(nd);
     nd->str = t->str;
     next(p);
@@ -323,7 +323,7 @@ static int parse_params(parser *p, nlist *params)
         sluice_js_node *param;
         if (at(p, "...")) {
             const sluice_js_tok *t = next(p);
-            param = node(p, JS_REST, t);
+            param = node(p, SLUICE_JS_REST, t);
             if (param == NULL || (param->a = parse_binding(p)) == NULL)
                 return -1;
         } else {
@@ -333,7 +333,7 @@ static int parse_params(parser *p, nlist *params)
         }
         if (nl_push(p, params, param) != 0)
             return -1;
-        if (param->kind == JS_REST && !at(p, ")")) {
+        if (param->kind == SLUICE_JS_REST && !at(p, ")")) {
             expected(p, "')' after the rest parameter");
             return -1;
         }
@@ -359,11 +359,11 @@ static sluice_js_node *function_body(parser *p, sluice_js_node *fn)
 static sluice_js_node *parse_arrow(parser *p)
 {
     const sluice_js_tok *t = peek(p);
-    sluice_js_node *fn = node(p, JS_FUNC, t);
+    sluice_js_node *fn = node(p, SLUICE_JS_FUNC, t);
     CHECK(fn);
-    fn->flags = JS_F_ARROW;
+    fn->flags = SLUICE_JS_F_ARROW;
     if (sluice_js_tok_is(t, "async") && !sluice_js_tok_is(peek_at(p, 1), "=>")) {
-        fn->flags |= JS_F_ASYNC;
+        fn->flags |= SLUICE_JS_F_ASYNC;
         next(p);
     }
     nlist params = { 0 };
@@ -383,7 +383,7 @@ static sluice_js_node *parse_arrow(parser *p)
     if (at(p, "{")) {
         CHECK(function_body(p, fn));
     } else {
-        fn->flags |= JS_F_EXPR_BODY;
+        fn->flags |= SLUICE_JS_F_EXPR_BODY;
         int saved_loop = p->in_loop;
         p->in_loop = 0;
         fn->a = parse_assign(p);
@@ -401,10 +401,10 @@ static sluice_js_node *parse_function(parser *p, int is_async, int need_name)
     CHECK(expect(p, "function"));
     if (at(p, "*"))
         return refuse(p, peek(p), "a generator function (function*)", "use an ordinary function");
-    sluice_js_node *fn = node(p, JS_FUNC, t);
+    sluice_js_node *fn = node(p, SLUICE_JS_FUNC, t);
     CHECK(fn);
     if (is_async)
-        fn->flags |= JS_F_ASYNC;
+        fn->flags |= SLUICE_JS_F_ASYNC;
     if (peek(p)->kind == SLUICE_JS_T_IDENT && !at(p, "(")) {
         sluice_js_node *id = ident_node(p);
         CHECK(id);
@@ -427,14 +427,14 @@ static sluice_js_node *parse_function(parser *p, int is_async, int need_name)
 static sluice_js_node *parse_template(parser *p)
 {
     const sluice_js_tok *t = peek(p);
-    sluice_js_node *tpl = node(p, JS_TEMPLATE, t);
+    sluice_js_node *tpl = node(p, SLUICE_JS_TEMPLATE, t);
     CHECK(tpl);
     nlist parts = { 0 };
     for (;;) {
         const sluice_js_tok *c = peek(p);
         if (c->kind != SLUICE_JS_T_TEMPLATE)
             return expected(p, "the rest of the template literal");
-        sluice_js_node *q = node(p, JS_STR, c);
+        sluice_js_node *q = node(p, SLUICE_JS_STR, c);
         CHECK(q);
         q->str = c->str;
         next(p);
@@ -458,19 +458,19 @@ static sluice_js_node *parse_key(parser *p, sluice_js_node *prop)
     const sluice_js_tok *t = peek(p);
     if (at(p, "[")) {
         next(p);
-        prop->flags |= JS_F_COMPUTED;
+        prop->flags |= SLUICE_JS_F_COMPUTED;
         prop->a = parse_assign(p);
         CHECK(prop->a);
         CHECK(expect(p, "]"));
         return prop->a;
     }
-    sluice_js_node *k = node(p, JS_STR, t);
+    sluice_js_node *k = node(p, SLUICE_JS_STR, t);
     CHECK(k);
     if (t->kind == SLUICE_JS_T_IDENT || t->kind == SLUICE_JS_T_STRING) {
         k->str = t->str;
     } else if (t->kind == SLUICE_JS_T_NUMBER) {
         /* numeric keys become their canonical string at run time */
-        k->kind = JS_NUM;
+        k->kind = SLUICE_JS_NUM;
         k->num = t->num;
     } else {
         return expected(p, "a property name");
@@ -487,7 +487,7 @@ static sluice_js_node *parse_key(parser *p, sluice_js_node *prop)
 static sluice_js_node *parse_object(parser *p)
 {
     const sluice_js_tok *t = next(p); /* { */
-    sluice_js_node *obj = node(p, JS_OBJECT, t);
+    sluice_js_node *obj = node(p, SLUICE_JS_OBJECT, t);
     CHECK(obj);
     nlist props = { 0 };
     if (enter(p) != 0)
@@ -497,7 +497,7 @@ static sluice_js_node *parse_object(parser *p)
         sluice_js_node *prop;
         if (at(p, "...")) {
             next(p);
-            prop = node(p, JS_SPREAD, pt);
+            prop = node(p, SLUICE_JS_SPREAD, pt);
             CHECK(prop);
             prop->a = parse_assign(p);
             CHECK(prop->a);
@@ -511,7 +511,7 @@ static sluice_js_node *parse_object(parser *p)
                 !sluice_js_tok_is(peek_at(p, 1), ",") && !sluice_js_tok_is(peek_at(p, 1), "}"))
                 return refuse(p, pt, "a method definition",
                               "write the property as name: async (...) => ...");
-            prop = node(p, JS_PROPERTY, pt);
+            prop = node(p, SLUICE_JS_PROPERTY, pt);
             CHECK(prop);
             CHECK(parse_key(p, prop));
             if (at(p, ":")) {
@@ -521,19 +521,19 @@ static sluice_js_node *parse_object(parser *p)
             } else if (at(p, "(")) {
                 return refuse(p, pt, "a method definition",
                               "write the property as name: (...) => ...");
-            } else if (pt->kind == SLUICE_JS_T_IDENT && !(prop->flags & JS_F_COMPUTED)) {
+            } else if (pt->kind == SLUICE_JS_T_IDENT && !(prop->flags & SLUICE_JS_F_COMPUTED)) {
                 if (is_reserved(pt))
                     return expected(p, "':' after the property name");
                 const char *bad = forbidden(pt->str);
                 if (bad != NULL)
                     return refuse_name(p, pt, bad);
-                prop->flags |= JS_F_SHORTHAND;
-                prop->b = node(p, JS_IDENT, pt);
+                prop->flags |= SLUICE_JS_F_SHORTHAND;
+                prop->b = node(p, SLUICE_JS_IDENT, pt);
                 CHECK(prop->b);
                 prop->b->str = pt->str;
                 if (at(p, "=")) { /* only valid once the literal becomes a pattern */
                     const sluice_js_tok *eq = next(p);
-                    sluice_js_node *ap = node(p, JS_ASSIGN_PAT, eq);
+                    sluice_js_node *ap = node(p, SLUICE_JS_ASSIGN_PAT, eq);
                     CHECK(ap);
                     ap->a = prop->b;
                     ap->b = parse_assign(p);
@@ -559,7 +559,7 @@ static sluice_js_node *parse_object(parser *p)
 static sluice_js_node *parse_array(parser *p)
 {
     const sluice_js_tok *t = next(p); /* [ */
-    sluice_js_node *arr = node(p, JS_ARRAY, t);
+    sluice_js_node *arr = node(p, SLUICE_JS_ARRAY, t);
     CHECK(arr);
     nlist items = { 0 };
     if (enter(p) != 0)
@@ -571,7 +571,7 @@ static sluice_js_node *parse_array(parser *p)
             return refuse(p, it, "an array hole ([a, , b])", "write undefined or null explicitly");
         } else if (at(p, "...")) {
             next(p);
-            e = node(p, JS_SPREAD, it);
+            e = node(p, SLUICE_JS_SPREAD, it);
             CHECK(e);
             e->a = parse_assign(p);
             CHECK(e->a);
@@ -598,13 +598,13 @@ static sluice_js_node *parse_primary(parser *p)
     sluice_js_node *nd;
     switch (t->kind) {
     case SLUICE_JS_T_NUMBER:
-        nd = node(p, JS_NUM, t);
+        nd = node(p, SLUICE_JS_NUM, t);
         CHECK(nd);
         nd->num = t->num;
         next(p);
         return nd;
     case SLUICE_JS_T_STRING:
-        nd = node(p, JS_STR, t);
+        nd = node(p, SLUICE_JS_STR, t);
         CHECK(nd);
         nd->str = t->str;
         next(p);
@@ -624,7 +624,7 @@ static sluice_js_node *parse_primary(parser *p)
         CHECK(nd);
         leave(p);
         CHECK(expect(p, ")"));
-        nd->flags |= JS_F_PARENS;
+        nd->flags |= SLUICE_JS_F_PARENS;
         return nd;
     }
     if (at(p, "["))
@@ -635,7 +635,11 @@ static sluice_js_node *parse_primary(parser *p)
         return refuse(p, t, "a regular expression literal",
                       "use string methods: includes, startsWith, split, indexOf");
     if (at(p, "true") || at(p, "false") || at(p, "null")) {
-        nd = node(p, at(p, "true") ? JS_TRUE : at(p, "false") ? JS_FALSE : JS_NULL, t);
+        nd = node(p,
+                  at(p, "true")    ? SLUICE_JS_TRUE
+                  : at(p, "false") ? SLUICE_JS_FALSE
+                                   : SLUICE_JS_NULL,
+                  t);
         next(p);
         return nd;
     }
@@ -671,7 +675,7 @@ static sluice_js_node *parse_args(parser *p, sluice_js_node *call)
         sluice_js_node *a;
         if (at(p, "...")) {
             next(p);
-            a = node(p, JS_SPREAD, t);
+            a = node(p, SLUICE_JS_SPREAD, t);
             CHECK(a);
             a->a = parse_assign(p);
             CHECK(a->a);
@@ -700,7 +704,7 @@ static sluice_js_node *member_name(parser *p, sluice_js_node *m)
         char *name = sluice_js_str_utf8(p->arena, t->str);
         return refuse_name(p, t, name != NULL ? name : "__proto__");
     }
-    m->b = node(p, JS_STR, t);
+    m->b = node(p, SLUICE_JS_STR, t);
     CHECK(m->b);
     m->b->str = t->str;
     next(p);
@@ -719,7 +723,7 @@ static sluice_js_node *parse_new(parser *p)
     static const char *const ctors[] = { "Error",          "TypeError", "RangeError", "SyntaxError",
                                          "ReferenceError", "Date",      "Map",        "Set" };
     int ok = 0;
-    for (size_t i = 0; callee->kind == JS_IDENT && i < sizeof ctors / sizeof ctors[0]; i++)
+    for (size_t i = 0; callee->kind == SLUICE_JS_IDENT && i < sizeof ctors / sizeof ctors[0]; i++)
         if (sluice_js_str_eq_ascii(callee->str, ctors[i]))
             ok = 1;
     if (!ok)
@@ -727,7 +731,7 @@ static sluice_js_node *parse_new(parser *p)
                       "'new' with anything but Error, TypeError, RangeError, Date, Map "
                       "or Set",
                       "build plain objects with { ... }");
-    sluice_js_node *e = node(p, JS_NEW, start);
+    sluice_js_node *e = node(p, SLUICE_JS_NEW, start);
     CHECK(e);
     e->a = callee;
     if (at(p, "("))
@@ -745,9 +749,9 @@ parse_member_step(parser *p, sluice_js_node *e, const sluice_js_tok *t, int *cha
     if (at(p, "?.")) {
         next(p);
         *chain = 1;
-        flags = JS_F_OPTIONAL;
+        flags = SLUICE_JS_F_OPTIONAL;
         if (!at(p, "(") && !at(p, "[")) {
-            sluice_js_node *m = node(p, JS_MEMBER, t);
+            sluice_js_node *m = node(p, SLUICE_JS_MEMBER, t);
             CHECK(m);
             m->a = e;
             m->flags |= flags;
@@ -756,7 +760,7 @@ parse_member_step(parser *p, sluice_js_node *e, const sluice_js_tok *t, int *cha
         }
     } else if (at(p, ".")) {
         next(p);
-        sluice_js_node *m = node(p, JS_MEMBER, t);
+        sluice_js_node *m = node(p, SLUICE_JS_MEMBER, t);
         CHECK(m);
         m->a = e;
         CHECK(member_name(p, m));
@@ -768,7 +772,7 @@ parse_member_step(parser *p, sluice_js_node *e, const sluice_js_tok *t, int *cha
         return e;
     }
     if (at(p, "(")) {
-        sluice_js_node *c = node(p, JS_CALL, t);
+        sluice_js_node *c = node(p, SLUICE_JS_CALL, t);
         CHECK(c);
         c->a = e;
         c->flags |= flags;
@@ -776,17 +780,18 @@ parse_member_step(parser *p, sluice_js_node *e, const sluice_js_tok *t, int *cha
         return c;
     }
     next(p);
-    sluice_js_node *m = node(p, JS_MEMBER, t);
+    sluice_js_node *m = node(p, SLUICE_JS_MEMBER, t);
     CHECK(m);
     m->a = e;
-    m->flags |= flags | JS_F_COMPUTED;
+    m->flags |= flags | SLUICE_JS_F_COMPUTED;
     m->b = parse_expr(p);
     CHECK(m->b);
     CHECK(expect(p, "]"));
     return m;
 }
 
-/* call_member -> (new_expr | primary) member*   (a JS_CHAIN around it when any step is ?.) */
+/* call_member -> (new_expr | primary) member*   (a SLUICE_JS_CHAIN around it when any step is ?.)
+ */
 static sluice_js_node *parse_call_member(parser *p)
 {
     const sluice_js_tok *start = peek(p);
@@ -798,7 +803,7 @@ static sluice_js_node *parse_call_member(parser *p)
         CHECK(e);
     }
     if (chain) {
-        sluice_js_node *c = node(p, JS_CHAIN, start);
+        sluice_js_node *c = node(p, SLUICE_JS_CHAIN, start);
         CHECK(c);
         c->a = e;
         e = c;
@@ -808,7 +813,7 @@ static sluice_js_node *parse_call_member(parser *p)
 
 static int simple_target(const sluice_js_node *e)
 {
-    return e->kind == JS_IDENT || e->kind == JS_MEMBER;
+    return e->kind == SLUICE_JS_IDENT || e->kind == SLUICE_JS_MEMBER;
 }
 
 /* postfix -> call_member [('++' | '--')]   (no line break before the operator) */
@@ -822,9 +827,9 @@ static sluice_js_node *parse_postfix(parser *p)
             return failv(p, t, "syntax_error", NULL,
                          "invalid target for ++/--: expected a name or a property");
         next(p);
-        sluice_js_node *u = node(p, JS_UPDATE, t);
+        sluice_js_node *u = node(p, SLUICE_JS_UPDATE, t);
         CHECK(u);
-        u->op = sluice_js_tok_is(t, "++") ? JS_OP_INC : JS_OP_DEC;
+        u->op = sluice_js_tok_is(t, "++") ? SLUICE_JS_OP_INC : SLUICE_JS_OP_DEC;
         u->a = e;
         return u;
     }
@@ -839,22 +844,23 @@ static sluice_js_node *parse_unary(parser *p)
     static const struct {
         const char *p;
         sluice_js_op op;
-    } ops[] = { { "!", JS_OP_NOT },        { "-", JS_OP_NEG },         { "+", JS_OP_PLUS },
-                { "~", JS_OP_BITNOT },     { "typeof", JS_OP_TYPEOF }, { "void", JS_OP_VOID },
-                { "delete", JS_OP_DELETE } };
+    } ops[] = { { "!", SLUICE_JS_OP_NOT },         { "-", SLUICE_JS_OP_NEG },
+                { "+", SLUICE_JS_OP_PLUS },        { "~", SLUICE_JS_OP_BITNOT },
+                { "typeof", SLUICE_JS_OP_TYPEOF }, { "void", SLUICE_JS_OP_VOID },
+                { "delete", SLUICE_JS_OP_DELETE } };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         if (!at(p, ops[i].p))
             continue;
         next(p);
         if (enter(p) != 0)
             return NULL;
-        sluice_js_node *u = node(p, JS_UNARY, t);
+        sluice_js_node *u = node(p, SLUICE_JS_UNARY, t);
         CHECK(u);
         u->op = (uint16_t)ops[i].op;
         u->a = parse_unary(p);
         CHECK(u->a);
         leave(p);
-        if (u->op == JS_OP_DELETE && u->a->kind != JS_MEMBER)
+        if (u->op == SLUICE_JS_OP_DELETE && u->a->kind != SLUICE_JS_MEMBER)
             return refuse(p, t, "'delete' of anything but a property", NULL);
         if (at(p, "**"))
             return failv(p, peek(p), "syntax_error", "write (-a) ** b",
@@ -863,10 +869,10 @@ static sluice_js_node *parse_unary(parser *p)
     }
     if (at(p, "++") || at(p, "--")) {
         next(p);
-        sluice_js_node *u = node(p, JS_UPDATE, t);
+        sluice_js_node *u = node(p, SLUICE_JS_UPDATE, t);
         CHECK(u);
-        u->op = sluice_js_tok_is(t, "++") ? JS_OP_INC : JS_OP_DEC;
-        u->flags |= JS_F_PREFIX;
+        u->op = sluice_js_tok_is(t, "++") ? SLUICE_JS_OP_INC : SLUICE_JS_OP_DEC;
+        u->flags |= SLUICE_JS_F_PREFIX;
         u->a = parse_unary(p);
         CHECK(u->a);
         if (!simple_target(u->a))
@@ -876,7 +882,7 @@ static sluice_js_node *parse_unary(parser *p)
     }
     if (at(p, "await")) {
         next(p);
-        sluice_js_node *u = node(p, JS_AWAIT, t);
+        sluice_js_node *u = node(p, SLUICE_JS_AWAIT, t);
         CHECK(u);
         if (enter(p) != 0)
             return NULL;
@@ -895,14 +901,18 @@ typedef struct binop {
 } binop;
 
 static const binop binops[] = {
-    { "??", 1, JS_OP_NULLISH }, { "||", 2, JS_OP_OR },    { "&&", 3, JS_OP_AND },
-    { "|", 4, JS_OP_BITOR },    { "^", 5, JS_OP_BITXOR }, { "&", 6, JS_OP_BITAND },
-    { "===", 7, JS_OP_SEQ },    { "!==", 7, JS_OP_SNE },  { "==", 7, JS_OP_EQ },
-    { "!=", 7, JS_OP_NE },      { "<=", 8, JS_OP_LE },    { ">=", 8, JS_OP_GE },
-    { "<", 8, JS_OP_LT },       { ">", 8, JS_OP_GT },     { "in", 8, JS_OP_IN },
-    { "<<", 9, JS_OP_SHL },     { ">>>", 9, JS_OP_USHR }, { ">>", 9, JS_OP_SHR },
-    { "+", 10, JS_OP_ADD },     { "-", 10, JS_OP_SUB },   { "*", 11, JS_OP_MUL },
-    { "/", 11, JS_OP_DIV },     { "%", 11, JS_OP_MOD },   { "**", 12, JS_OP_EXP },
+    { "??", 1, SLUICE_JS_OP_NULLISH }, { "||", 2, SLUICE_JS_OP_OR },
+    { "&&", 3, SLUICE_JS_OP_AND },     { "|", 4, SLUICE_JS_OP_BITOR },
+    { "^", 5, SLUICE_JS_OP_BITXOR },   { "&", 6, SLUICE_JS_OP_BITAND },
+    { "===", 7, SLUICE_JS_OP_SEQ },    { "!==", 7, SLUICE_JS_OP_SNE },
+    { "==", 7, SLUICE_JS_OP_EQ },      { "!=", 7, SLUICE_JS_OP_NE },
+    { "<=", 8, SLUICE_JS_OP_LE },      { ">=", 8, SLUICE_JS_OP_GE },
+    { "<", 8, SLUICE_JS_OP_LT },       { ">", 8, SLUICE_JS_OP_GT },
+    { "in", 8, SLUICE_JS_OP_IN },      { "<<", 9, SLUICE_JS_OP_SHL },
+    { ">>>", 9, SLUICE_JS_OP_USHR },   { ">>", 9, SLUICE_JS_OP_SHR },
+    { "+", 10, SLUICE_JS_OP_ADD },     { "-", 10, SLUICE_JS_OP_SUB },
+    { "*", 11, SLUICE_JS_OP_MUL },     { "/", 11, SLUICE_JS_OP_DIV },
+    { "%", 11, SLUICE_JS_OP_MOD },     { "**", 12, SLUICE_JS_OP_EXP },
 };
 
 static const binop *binop_at(parser *p)
@@ -918,9 +928,9 @@ static const binop *binop_at(parser *p)
 static int is_logical_mix(const sluice_js_node *e, sluice_js_op op)
 {
     /* `a ?? b || c` and `a || b ?? c` are syntax errors without parentheses */
-    if (e->kind != JS_LOGICAL || (e->flags & JS_F_PARENS))
+    if (e->kind != SLUICE_JS_LOGICAL || (e->flags & SLUICE_JS_F_PARENS))
         return 0;
-    int nullish_a = e->op == JS_OP_NULLISH, nullish_b = op == JS_OP_NULLISH;
+    int nullish_a = e->op == SLUICE_JS_OP_NULLISH, nullish_b = op == SLUICE_JS_OP_NULLISH;
     return nullish_a != nullish_b;
 }
 
@@ -940,14 +950,15 @@ static sluice_js_node *parse_binary(parser *p, int min_prec)
         if (enter(p) != 0)
             return NULL;
         /* ** is right-associative; everything else left */
-        sluice_js_node *right = parse_binary(p, b->op == JS_OP_EXP ? b->prec : b->prec + 1);
+        sluice_js_node *right = parse_binary(p, b->op == SLUICE_JS_OP_EXP ? b->prec : b->prec + 1);
         CHECK(right);
         leave(p);
-        int logical = b->op == JS_OP_AND || b->op == JS_OP_OR || b->op == JS_OP_NULLISH;
+        int logical =
+            b->op == SLUICE_JS_OP_AND || b->op == SLUICE_JS_OP_OR || b->op == SLUICE_JS_OP_NULLISH;
         if (logical && (is_logical_mix(left, b->op) || is_logical_mix(right, b->op)))
             return failv(p, t, "syntax_error", "add parentheses: (a ?? b) || c",
                          "'?\?' cannot be mixed with '||' or '&&' without parentheses");
-        sluice_js_node *e = node(p, logical ? JS_LOGICAL : JS_BINARY, t);
+        sluice_js_node *e = node(p, logical ? SLUICE_JS_LOGICAL : SLUICE_JS_BINARY, t);
         CHECK(e);
         e->op = (uint16_t)b->op;
         e->a = left;
@@ -965,7 +976,7 @@ static sluice_js_node *parse_conditional(parser *p)
     if (!at(p, "?"))
         return test;
     const sluice_js_tok *t = next(p);
-    sluice_js_node *c = node(p, JS_COND, t);
+    sluice_js_node *c = node(p, SLUICE_JS_COND, t);
     CHECK(c);
     if (enter(p) != 0)
         return NULL;
@@ -983,36 +994,36 @@ static sluice_js_node *parse_conditional(parser *p)
 static sluice_js_node *to_pattern(parser *p, sluice_js_node *e, const sluice_js_tok *t)
 {
     switch (e->kind) {
-    case JS_IDENT:
-    case JS_MEMBER:
+    case SLUICE_JS_IDENT:
+    case SLUICE_JS_MEMBER:
         return e;
-    case JS_ASSIGN:
-        if (e->op != JS_OP_ASSIGN)
+    case SLUICE_JS_ASSIGN:
+        if (e->op != SLUICE_JS_OP_ASSIGN)
             break;
-        e->kind = JS_ASSIGN_PAT;
+        e->kind = SLUICE_JS_ASSIGN_PAT;
         CHECK(e->a = to_pattern(p, e->a, t));
         return e;
-    case JS_ASSIGN_PAT:
-    case JS_ARRAY_PAT:
-    case JS_OBJECT_PAT:
+    case SLUICE_JS_ASSIGN_PAT:
+    case SLUICE_JS_ARRAY_PAT:
+    case SLUICE_JS_OBJECT_PAT:
         return e;
-    case JS_ARRAY:
-        e->kind = JS_ARRAY_PAT;
+    case SLUICE_JS_ARRAY:
+        e->kind = SLUICE_JS_ARRAY_PAT;
         for (size_t i = 0; i < e->n; i++) {
-            if (e->list[i]->kind == JS_SPREAD) {
-                e->list[i]->kind = JS_REST;
+            if (e->list[i]->kind == SLUICE_JS_SPREAD) {
+                e->list[i]->kind = SLUICE_JS_REST;
                 CHECK(e->list[i]->a = to_pattern(p, e->list[i]->a, t));
             } else {
                 CHECK(e->list[i] = to_pattern(p, e->list[i], t));
             }
         }
         return e;
-    case JS_OBJECT:
-        e->kind = JS_OBJECT_PAT;
+    case SLUICE_JS_OBJECT:
+        e->kind = SLUICE_JS_OBJECT_PAT;
         for (size_t i = 0; i < e->n; i++) {
             sluice_js_node *pr = e->list[i];
-            if (pr->kind == JS_SPREAD) {
-                pr->kind = JS_REST;
+            if (pr->kind == SLUICE_JS_SPREAD) {
+                pr->kind = SLUICE_JS_REST;
                 CHECK(pr->a = to_pattern(p, pr->a, t));
             } else {
                 CHECK(pr->b = to_pattern(p, pr->b, t));
@@ -1037,22 +1048,24 @@ static sluice_js_node *parse_assign(parser *p)
     static const struct {
         const char *p;
         sluice_js_op op;
-    } ops[] = { { "=", JS_OP_ASSIGN },     { "+=", JS_OP_ADD },    { "-=", JS_OP_SUB },
-                { "*=", JS_OP_MUL },       { "/=", JS_OP_DIV },    { "%=", JS_OP_MOD },
-                { "**=", JS_OP_EXP },      { "||=", JS_OP_OR },    { "&&=", JS_OP_AND },
-                { "?\?=", JS_OP_NULLISH }, { "&=", JS_OP_BITAND }, { "|=", JS_OP_BITOR },
-                { "^=", JS_OP_BITXOR },    { "<<=", JS_OP_SHL },   { ">>=", JS_OP_SHR },
-                { ">>>=", JS_OP_USHR } };
+    } ops[] = { { "=", SLUICE_JS_OP_ASSIGN },  { "+=", SLUICE_JS_OP_ADD },
+                { "-=", SLUICE_JS_OP_SUB },    { "*=", SLUICE_JS_OP_MUL },
+                { "/=", SLUICE_JS_OP_DIV },    { "%=", SLUICE_JS_OP_MOD },
+                { "**=", SLUICE_JS_OP_EXP },   { "||=", SLUICE_JS_OP_OR },
+                { "&&=", SLUICE_JS_OP_AND },   { "?\?=", SLUICE_JS_OP_NULLISH },
+                { "&=", SLUICE_JS_OP_BITAND }, { "|=", SLUICE_JS_OP_BITOR },
+                { "^=", SLUICE_JS_OP_BITXOR }, { "<<=", SLUICE_JS_OP_SHL },
+                { ">>=", SLUICE_JS_OP_SHR },   { ">>>=", SLUICE_JS_OP_USHR } };
     for (size_t i = 0; i < sizeof ops / sizeof ops[0]; i++) {
         if (!at(p, ops[i].p))
             continue;
         const sluice_js_tok *t = next(p);
-        if (ops[i].op == JS_OP_ASSIGN && !(left->flags & JS_F_PARENS))
+        if (ops[i].op == SLUICE_JS_OP_ASSIGN && !(left->flags & SLUICE_JS_F_PARENS))
             CHECK(left = to_pattern(p, left, t));
         else if (!simple_target(left))
             return failv(p, t, "syntax_error", NULL,
                          "invalid assignment target: expected a name or a property");
-        sluice_js_node *a = node(p, JS_ASSIGN, t);
+        sluice_js_node *a = node(p, SLUICE_JS_ASSIGN, t);
         CHECK(a);
         a->op = (uint16_t)ops[i].op;
         a->a = left;
@@ -1073,7 +1086,7 @@ static sluice_js_node *parse_expr(parser *p)
     CHECK(e);
     if (!at(p, ","))
         return e;
-    sluice_js_node *seq = node(p, JS_SEQ, peek(p));
+    sluice_js_node *seq = node(p, SLUICE_JS_SEQ, peek(p));
     CHECK(seq);
     nlist items = { 0 };
     if (nl_push(p, &items, e) != 0)
@@ -1107,7 +1120,7 @@ static sluice_js_node *parse_binding(parser *p)
     }
     if (at(p, "=")) {
         const sluice_js_tok *eq = next(p);
-        sluice_js_node *ap = node(p, JS_ASSIGN_PAT, eq);
+        sluice_js_node *ap = node(p, SLUICE_JS_ASSIGN_PAT, eq);
         CHECK(ap);
         ap->a = pat;
         ap->b = parse_assign(p);
@@ -1121,16 +1134,16 @@ static sluice_js_node *parse_binding(parser *p)
 static sluice_js_node *parse_var(parser *p, int for_head)
 {
     const sluice_js_tok *t = next(p); /* const / let */
-    sluice_js_node *v = node(p, JS_VAR, t);
+    sluice_js_node *v = node(p, SLUICE_JS_VAR, t);
     CHECK(v);
     if (sluice_js_tok_is(t, "const"))
-        v->flags |= JS_F_CONST;
+        v->flags |= SLUICE_JS_F_CONST;
     nlist decls = { 0 };
     do {
         if (decls.n > 0)
             next(p);
         const sluice_js_tok *dt = peek(p);
-        sluice_js_node *d = node(p, JS_DECLARATOR, dt);
+        sluice_js_node *d = node(p, SLUICE_JS_DECLARATOR, dt);
         CHECK(d);
         if (at(p, "[") || at(p, "{")) {
             sluice_js_node *pat = at(p, "[") ? parse_array(p) : parse_object(p);
@@ -1142,7 +1155,7 @@ static sluice_js_node *parse_var(parser *p, int for_head)
         if (at(p, "=")) {
             next(p);
             CHECK(d->b = parse_assign(p));
-        } else if (!for_head && ((v->flags & JS_F_CONST) || d->a->kind != JS_IDENT)) {
+        } else if (!for_head && ((v->flags & SLUICE_JS_F_CONST) || d->a->kind != SLUICE_JS_IDENT)) {
             return expected(p, "'=' and a value (a const or a destructuring needs one)");
         }
         if (nl_push(p, &decls, d) != 0)
@@ -1157,7 +1170,7 @@ static sluice_js_node *parse_block(parser *p)
 {
     const sluice_js_tok *t = peek(p);
     CHECK(expect(p, "{"));
-    sluice_js_node *b = node(p, JS_BLOCK, t);
+    sluice_js_node *b = node(p, SLUICE_JS_BLOCK, t);
     CHECK(b);
     if (enter(p) != 0)
         return NULL;
@@ -1212,24 +1225,25 @@ static sluice_js_node *parse_for(parser *p)
     if (at(p, "of") || at(p, "in")) {
         int of = at(p, "of");
         next(p);
-        if (init == NULL || (init->kind == JS_VAR && (init->n != 1 || init->list[0]->b != NULL)))
+        if (init == NULL ||
+            (init->kind == SLUICE_JS_VAR && (init->n != 1 || init->list[0]->b != NULL)))
             return failv(p, t, "syntax_error", NULL,
                          "for...of/for...in declares exactly one variable without a value");
-        if (init->kind != JS_VAR)
+        if (init->kind != SLUICE_JS_VAR)
             CHECK(init = to_pattern(p, init, t));
-        sluice_js_node *loop = node(p, of ? JS_FOR_OF : JS_FOR_IN, t);
+        sluice_js_node *loop = node(p, of ? SLUICE_JS_FOR_OF : SLUICE_JS_FOR_IN, t);
         CHECK(loop);
         loop->a = init;
         CHECK(loop->b = of ? parse_assign(p) : parse_expr(p));
         CHECK(expect(p, ")"));
         return loop_body(p, loop);
     }
-    if (init != NULL && init->kind == JS_VAR) {
+    if (init != NULL && init->kind == SLUICE_JS_VAR) {
         for (size_t i = 0; i < init->n; i++)
-            if (init->list[i]->b == NULL && (init->flags & JS_F_CONST))
+            if (init->list[i]->b == NULL && (init->flags & SLUICE_JS_F_CONST))
                 return expected(p, "'=' and a value for the const");
     }
-    sluice_js_node *loop = node(p, JS_FOR, t);
+    sluice_js_node *loop = node(p, SLUICE_JS_FOR, t);
     CHECK(loop);
     loop->a = init;
     CHECK(expect(p, ";"));
@@ -1246,7 +1260,7 @@ static sluice_js_node *parse_for(parser *p)
 static sluice_js_node *parse_try(parser *p)
 {
     const sluice_js_tok *t = next(p);
-    sluice_js_node *tr = node(p, JS_TRY, t);
+    sluice_js_node *tr = node(p, SLUICE_JS_TRY, t);
     CHECK(tr);
     CHECK(tr->a = parse_block(p));
     if (at(p, "catch")) {
@@ -1271,7 +1285,7 @@ static sluice_js_node *parse_try(parser *p)
 static sluice_js_node *parse_switch(parser *p)
 {
     const sluice_js_tok *t = next(p);
-    sluice_js_node *sw = node(p, JS_SWITCH, t);
+    sluice_js_node *sw = node(p, SLUICE_JS_SWITCH, t);
     CHECK(sw);
     CHECK(expect(p, "("));
     CHECK(sw->a = parse_expr(p));
@@ -1284,7 +1298,7 @@ static sluice_js_node *parse_switch(parser *p)
     p->in_loop++;
     while (!at(p, "}")) {
         const sluice_js_tok *ct = peek(p);
-        sluice_js_node *c = node(p, JS_CASE, ct);
+        sluice_js_node *c = node(p, SLUICE_JS_CASE, ct);
         CHECK(c);
         if (at(p, "case")) {
             next(p);
@@ -1328,7 +1342,7 @@ static sluice_js_node *parse_func_decl(parser *p)
     int is_async = at(p, "async");
     if (is_async)
         next(p);
-    sluice_js_node *s = node(p, JS_FUNC_DECL, t);
+    sluice_js_node *s = node(p, SLUICE_JS_FUNC_DECL, t);
     CHECK(s);
     CHECK(s->a = parse_function(p, is_async, 1));
     return s;
@@ -1338,7 +1352,7 @@ static sluice_js_node *parse_func_decl(parser *p)
 static sluice_js_node *parse_if(parser *p)
 {
     const sluice_js_tok *t = next(p);
-    sluice_js_node *s = node(p, JS_IF, t);
+    sluice_js_node *s = node(p, SLUICE_JS_IF, t);
     CHECK(s);
     CHECK(expect(p, "("));
     CHECK(s->a = parse_expr(p));
@@ -1359,7 +1373,7 @@ static sluice_js_node *parse_while(parser *p)
 {
     int is_do = at(p, "do");
     const sluice_js_tok *t = next(p);
-    sluice_js_node *s = node(p, is_do ? JS_DO_WHILE : JS_WHILE, t);
+    sluice_js_node *s = node(p, is_do ? SLUICE_JS_DO_WHILE : SLUICE_JS_WHILE, t);
     CHECK(s);
     if (!is_do) {
         CHECK(expect(p, "("));
@@ -1388,7 +1402,7 @@ static sluice_js_node *parse_jump(parser *p)
     if (peek(p)->kind == SLUICE_JS_T_IDENT && !peek(p)->newline_before && !at(p, "case") &&
         !at(p, "default"))
         return refuse(p, peek(p), "a labelled break/continue", "restructure the loop");
-    return simple_stmt(p, node(p, is_break ? JS_BREAK : JS_CONTINUE, t));
+    return simple_stmt(p, node(p, is_break ? SLUICE_JS_BREAK : SLUICE_JS_CONTINUE, t));
 }
 
 /* statement -> block | ';' | var_decl | func_decl | 'return' [expr] | if_stmt | for_stmt
@@ -1401,7 +1415,7 @@ static sluice_js_node *parse_statement(parser *p)
         return parse_block(p);
     if (at(p, ";")) {
         next(p);
-        return node(p, JS_EMPTY, t);
+        return node(p, SLUICE_JS_EMPTY, t);
     }
     if (at(p, "const") || (at(p, "let") && (peek_at(p, 1)->kind == SLUICE_JS_T_IDENT ||
                                             sluice_js_tok_is(peek_at(p, 1), "[") ||
@@ -1414,7 +1428,7 @@ static sluice_js_node *parse_statement(parser *p)
         return parse_func_decl(p);
     if (at(p, "return")) {
         next(p);
-        s = node(p, JS_RETURN, t);
+        s = node(p, SLUICE_JS_RETURN, t);
         CHECK(s);
         const sluice_js_tok *n = peek(p);
         if (!at(p, ";") && !at(p, "}") && n->kind != SLUICE_JS_T_EOF && !n->newline_before)
@@ -1433,7 +1447,7 @@ static sluice_js_node *parse_statement(parser *p)
         next(p);
         if (peek(p)->newline_before)
             return expected(p, "a value on the same line as 'throw'");
-        s = node(p, JS_THROW, t);
+        s = node(p, SLUICE_JS_THROW, t);
         CHECK(s);
         CHECK(s->a = parse_expr(p));
         return simple_stmt(p, s);
@@ -1453,7 +1467,7 @@ static sluice_js_node *parse_statement(parser *p)
                       "a plan is one script; it cannot load or export modules");
     if (t->kind == SLUICE_JS_T_IDENT && sluice_js_tok_is(peek_at(p, 1), ":") && !is_reserved(t))
         return refuse(p, t, "a label", "restructure the loop");
-    s = node(p, JS_EXPR_STMT, t);
+    s = node(p, SLUICE_JS_EXPR_STMT, t);
     CHECK(s);
     CHECK(s->a = parse_expr(p));
     return simple_stmt(p, s);
@@ -1476,7 +1490,7 @@ sluice_status sluice_js_parse(
                  .n = out->tokens.count,
                  .err = err,
                  .in_function = 1 };
-    sluice_js_node *root = node(&p, JS_PROGRAM, peek(&p));
+    sluice_js_node *root = node(&p, SLUICE_JS_PROGRAM, peek(&p));
     nlist body = { 0 };
     while (root != NULL && peek(&p)->kind != SLUICE_JS_T_EOF) {
         sluice_js_node *s = parse_statement(&p);

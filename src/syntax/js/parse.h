@@ -16,7 +16,7 @@
 
 typedef struct sluice_js_program {
     sluice_js_tokens tokens;
-    sluice_js_node *root; /* JS_PROGRAM */
+    sluice_js_node *root; /* SLUICE_JS_PROGRAM */
     size_t node_count;
     size_t max_depth; /* deepest block nesting (functions, blocks, loops) */
 } sluice_js_program;

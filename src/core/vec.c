@@ -1,0 +1,45 @@
+/*
+ * vec.c — growing an array by doubling (see vec.h).
+ */
+#include "core/vec.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The capacity >= need reached by doubling from start; 0 on overflow. */
+static size_t doubled(size_t start, size_t need, size_t elem)
+{
+    size_t cap = start > 0 ? start : 1, bytes;
+    while (cap < need) {
+        if (__builtin_mul_overflow(cap, (size_t)2, &cap))
+            return 0;
+    }
+    return __builtin_mul_overflow(cap, elem, &bytes) ? 0 : cap;
+}
+
+void *sluice_vec_grow(
+    sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem, size_t first)
+{
+    if (count < *cap)
+        return items;
+    size_t ncap = doubled(*cap > 0 ? *cap : first, count + 1, elem);
+    void *n = ncap > 0 ? sluice_arena_calloc(arena, ncap, elem) : NULL;
+    if (n == NULL)
+        return NULL;
+    if (count > 0)
+        memcpy(n, items, count * elem);
+    *cap = ncap;
+    return n;
+}
+
+void *sluice_vec_grow_heap(void *items, size_t need, size_t *cap, size_t elem, size_t first)
+{
+    if (need <= *cap)
+        return items;
+    size_t ncap = doubled(*cap > 0 ? *cap : first, need, elem);
+    void *n = ncap > 0 ? realloc(items, ncap * elem) : NULL;
+    if (n == NULL)
+        return NULL;
+    *cap = ncap;
+    return n;
+}

@@ -1,0 +1,35 @@
+/*
+ * vec.h — growing an array by doubling: the one growth step for the arrays built item by item
+ * across the code (arena arrays, and malloc'd buffers that outlive a request).
+ *
+ * Owns: the capacity arithmetic (first capacity, doubling, overflow checked before any
+ * multiplication) and the copy into the larger array. Does not own: the array's count, what the
+ * items are, or any limit on how many there may be (callers check their named limits first).
+ *
+ * Use, for an arena array `items` with `count` and `cap`:
+ *     T *n = sluice_vec_grow(arena, v->items, v->count, &v->cap, sizeof *n, 8);
+ *     if (n == NULL)
+ *         return SLUICE_E_NOMEM;
+ *     v->items = n;
+ *     v->items[v->count++] = item;
+ */
+#ifndef SLUICE_CORE_VEC_H
+#define SLUICE_CORE_VEC_H
+
+#include "core/arena.h"
+
+#include <stddef.h>
+
+/* Room for one more item after the first count of an arena array of *cap items of elem bytes:
+ * items itself while count < *cap; otherwise a new zeroed arena array of twice the capacity
+ * (first when *cap is 0) holding a copy of the count items, and *cap updated. NULL when memory
+ * runs out or the size overflows; then items and *cap are unchanged and still valid. */
+void *sluice_vec_grow(
+    sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem, size_t first);
+
+/* The same for a malloc'd array that must hold need items: realloc to the first power-of-two
+ * multiple of first (or of *cap when it is not 0) that is >= need. Returns the array to use
+ * (items while need <= *cap), NULL on failure (items untouched, still the caller's to free). */
+void *sluice_vec_grow_heap(void *items, size_t need, size_t *cap, size_t elem, size_t first);
+
+#endif
