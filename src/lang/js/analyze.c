@@ -631,22 +631,23 @@ static bool declared_shape(const sluice_js_node *e)
 {
     if (e == NULL)
         return true;
-    if (e->kind == JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
-        e->list[0]->kind == JS_FUNC)
-        return (e->list[0]->flags & JS_F_EXPR_BODY) && e->list[0]->a != NULL &&
-               e->list[0]->a->kind == JS_OBJECT && declared_shape(e->list[0]->a);
-    if (e->kind == JS_ARRAY) {
+    if (e->kind == SLUICE_JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
+        e->list[0]->kind == SLUICE_JS_FUNC)
+        return (e->list[0]->flags & SLUICE_JS_F_EXPR_BODY) && e->list[0]->a != NULL &&
+               e->list[0]->a->kind == SLUICE_JS_OBJECT && declared_shape(e->list[0]->a);
+    if (e->kind == SLUICE_JS_ARRAY) {
         for (size_t i = 0; i < e->n; i++)
-            if (e->list[i] == NULL || e->list[i]->kind != JS_OBJECT || !declared_shape(e->list[i]))
+            if (e->list[i] == NULL || e->list[i]->kind != SLUICE_JS_OBJECT ||
+                !declared_shape(e->list[i]))
                 return false;
         return true;
     }
-    if (e->kind != JS_OBJECT)
+    if (e->kind != SLUICE_JS_OBJECT)
         return false;
     for (size_t i = 0; i < e->n; i++) {
         const sluice_js_node *p = e->list[i];
-        if (p->kind != JS_PROPERTY || (p->flags & JS_F_COMPUTED) || p->a == NULL ||
-            p->a->kind != JS_STR)
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) || p->a == NULL ||
+            p->a->kind != SLUICE_JS_STR)
             return false;
     }
     return true;
