@@ -11,8 +11,10 @@
 #ifndef SLUICE_CODEMODE_APPROVAL_GATE_H
 #define SLUICE_CODEMODE_APPROVAL_GATE_H
 
-#include "codemode/approval.h"
 #include "codemode/codemode.h"
+#include "state/approval.h"
+#include "state/replay.h"
+#include "token/approval_state.h"
 
 #include <jansson.h>
 #include <stdint.h>
@@ -47,5 +49,15 @@ sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
 
 /* Audits the decisions read from the store that have no audit record yet. */
 void sluice_approval_gate_report(sluice_codemode *cm, sluice_arena *arena);
+
+/* Consumes an opened approval requestState (token/approval_state.h) once in replay: the half of
+ * opening a state that needs the shared store. SLUICE_OK once; SLUICE_E_DENIED when it was used
+ * already; the store's failure status (SLUICE_E_IO, SLUICE_E_LIMIT, ...) when its use could not
+ * be recorded — fail closed: the approval does not count then. err is for the caller's client. */
+sluice_status sluice_approval_state_spend(sluice_replay *replay,
+                                          const sluice_approval_state_claim *claim,
+                                          int64_t now,
+                                          sluice_arena *arena,
+                                          sluice_error *err);
 
 #endif
