@@ -24,7 +24,7 @@ DUCKDB_HDR_PKG="duckdb@1.4.4"
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
   libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
-  libhiredis-dev redis-server nginx
+  libhiredis-dev libicu-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
   chromium mmdebstrap graphviz universal-ctags)
 
@@ -32,7 +32,7 @@ APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
 # compiled in, not a build option, so one binary serves one replica or many).
 DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev libmicrohttpd-dev
   libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev
-  libhiredis-dev)
+  libhiredis-dev libicu-dev)
 mode=${1:-}
 if [ "$mode" = --list-packages ]; then
   case ${2:-} in

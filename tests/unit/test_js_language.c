@@ -120,6 +120,26 @@ static void test_js_object_is_math_and_number_formatting(void **state)
     expect("return (1).toExponential(101)", "throw RangeError");
 }
 
+/* normalize and localeCompare through ICU: Node's answers (ICU 78) for Debian's ICU 72 */
+static void test_js_normalize_and_locale_compare(void **state)
+{
+    (void)state;
+    expect("return ['e\\u0301'.normalize() === '\\u00e9', '\\u00e9'.normalize('NFD').length, "
+           "'\\uFB01'.normalize('NFKC'), '\\uAC00'.normalize('NFD').length, "
+           "'\\u1100\\u1161'.normalize('NFC') === '\\uAC00', '\\u212B'.normalize('NFC') === "
+           "'\\u00C5', '\\u{1D400}'.normalize('NFKD'), ''.normalize('NFKD'), "
+           "'\\uD800'.normalize().length]",
+           "[true,2,\"fi\",2,true,true,\"A\",\"\",1]");
+    expect("return 'x'.normalize('nfc')", "throw RangeError");
+    expect("return ['a'.localeCompare('B'), 'B'.localeCompare('a'), "
+           "'\\u00e4'.localeCompare('a\\u0308'), "
+           "''.localeCompare(''), 'resume'.localeCompare('r\\u00e9sum\\u00e9'), "
+           "'a'.localeCompare('A'), '10'.localeCompare('9'), 'a-b'.localeCompare('ab')]",
+           "[-1,1,0,0,-1,-1,-1,-1]");
+    expect("return ['b', 'A', '\\u00e4', 'a', 'Z'].sort((x, y) => x.localeCompare(y))",
+           "[\"a\",\"A\",\"\u00E4\",\"b\",\"Z\"]");
+}
+
 static sluice_codefacts *analyze(sluice_arena *a, const char *code, size_t len)
 {
     static sluice_config_code_mode cm;
@@ -185,6 +205,7 @@ int main(void)
         cmocka_unit_test(test_js_labels_break_and_continue),
         cmocka_unit_test(test_js_instanceof),
         cmocka_unit_test(test_js_object_is_math_and_number_formatting),
+        cmocka_unit_test(test_js_normalize_and_locale_compare),
         cmocka_unit_test(test_js_path_of_literals_is_folded_at_validate),
         cmocka_unit_test(test_js_nul_byte_refused_alike_at_validate_and_execute),
     };

@@ -163,6 +163,8 @@ static const char *const leak_plans[] = {
     USERS "return [Math.hypot(us[0].salary), Math.cbrt(us[0].salary), Math.fround(us[0].salary)]",
     USERS "return [us[0].salary.toString(36), us[0].salary.toString(2)]",
     USERS "return [us[0].salary.toPrecision(6), us[0].salary.toExponential(3)]",
+    USERS "return us.map(u => u.ssn.normalize('NFKD'))",
+    USERS "return ['NFC'].map(f => (us[0].ssn + '\\u0301').normalize(f))",
     USERS "const [, s] = [0, us[0].ssn]; return s",
     USERS "let s; [, , s] = ['a', 'b', us[0].ssn]; return s",
     USERS "const o = []; L: for (const c of us[0].ssn) { o.push(c); continue L; } return o",
@@ -207,6 +209,10 @@ static const char *const leak_plans[] = {
 static const char *const bit_plans[] = {
     USERS "return Object.is(us[0].salary, 173519)",
     USERS "return Math.sign(us[0].salary - 100000)",
+    USERS "return us[0].ssn.localeCompare('5')",
+    USERS "return '5'.localeCompare([us[0].ssn])",
+    USERS "return us.map(u => u.name).sort((x, y) => us[0].ssn.localeCompare(x))",
+    USERS "try { return 'a'.normalize(us[0].ssn) } catch (e) { return 1 }",
     USERS "let n = 0; L: for (const u of us) { if (u.salary > 100000) break L; n++; } return n",
     USERS
     "return (us[0].salary > 1 ? new RangeError('r') : new TypeError('t')) instanceof TypeError",

@@ -449,11 +449,13 @@ static bool changes_shape(const jfunc *f)
 }
 
 /* A built-in whose result holds its inputs' whole content where no label can follow it: as
- * text (JSON.stringify, join, String(), concat, toString) or as object keys (fromEntries). */
+ * text (JSON.stringify, join, String(), concat, toString) or as object keys (fromEntries), or
+ * is decided by an argument's text (normalize's form, localeCompare's other string: an array
+ * argument reads as its elements joined). */
 static bool stringifies(const jfunc *f)
 {
-    static const char *const names[] = { "stringify", "join",     "String",
-                                         "concat",    "toString", "fromEntries" };
+    static const char *const names[] = { "stringify", "join",        "String",        "concat",
+                                         "toString",  "fromEntries", "localeCompare", "normalize" };
     for (size_t i = 0; f->name != NULL && i < sizeof names / sizeof names[0]; i++)
         if (strcmp(f->name, names[i]) == 0)
             return true;
