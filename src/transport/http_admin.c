@@ -10,6 +10,7 @@
 #include "core/metrics.h"
 #include "state/approval.h"
 #include "state/audit.h"
+#include "state/quota.h"
 #include "transport/admin_assets.h"
 #include "transport/http_admin_api.h"
 
@@ -181,6 +182,29 @@ static int api_audit(sluice_http_admin *admin, struct MHD_Connection *c)
         c, 200, json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", path));
 }
 
+/* GET /admin/api/quotas: every live quota counter — principal, route, quota, used, limit and
+ * when it resets — from the store all replicas share (or this process's). */
+static int api_quotas(sluice_http_admin *admin, struct MHD_Connection *c)
+{
+    sluice_quota *q = sluice_codemode_quotas(admin->cm);
+    if (q == NULL)
+        return sluice_http_admin_reply_json(c, 200,
+                                            json_pack("{s:[], s:b}", "usage", "enabled", 0));
+    int64_t now = sluice_clock_now_ms(sluice_codemode_clock(admin->cm));
+    json_t *usage = sluice_quota_usage(q, sluice_codemode_config(admin->cm), now,
+                                       SLUICE_LIMIT_ADMIN_QUOTA_ROWS);
+    if (usage == NULL) {
+        char why[320], msg[400];
+        sluice_quota_describe(q, why, sizeof why);
+        snprintf(msg, sizeof msg, "cannot read the quota counters: %s", why);
+        return sluice_http_admin_reply_error(c, 503, msg);
+    }
+    return sluice_http_admin_reply_json(c, 200,
+                                        json_pack("{s:o, s:b, s:I}", "usage", usage, "enabled", 1,
+                                                  "limit",
+                                                  (json_int_t)SLUICE_LIMIT_ADMIN_QUOTA_ROWS));
+}
+
 json_t *sluice_http_admin_strlist(const sluice_strlist *l)
 {
     json_t *a = json_array();
@@ -283,6 +307,8 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
         return api_approvals(admin, c);
     if (strcmp(what, "audit") == 0)
         return api_audit(admin, c);
+    if (strcmp(what, "quotas") == 0)
+        return api_quotas(admin, c);
     if (strcmp(what, "policies") == 0)
         return sluice_http_admin_policies(admin, c);
     if (strcmp(what, "evaluate") == 0)

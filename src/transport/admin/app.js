@@ -235,6 +235,19 @@ async function loadMetrics() {
   $("by-tool").tBodies[0].replaceChildren(...rows("sluice_requests_total", "tool"));
 }
 
+// ---- quotas ---------------------------------------------------------------------------------------
+async function loadQuotas() {
+  const r = await api("/admin/api/quotas");
+  const rows = (r.usage || []).slice().sort((a, b) => a.principal.localeCompare(b.principal) ||
+                                                      a.route.localeCompare(b.route) || a.quota.localeCompare(b.quota));
+  $("quota-table").tBodies[0].replaceChildren(...rows.map((u) => {
+    const full = u.limit !== undefined && u.used >= u.limit;
+    return el("tr", full ? { class: "over" } : {}, el("td", {}, u.principal), el("td", {}, u.route), el("td", {}, u.quota),
+              el("td", {}, u.used), el("td", {}, u.limit ?? "none"), el("td", {}, u.resets_at));
+  }));
+  $("no-quotas").hidden = rows.length > 0;
+}
+
 // ---- configuration --------------------------------------------------------------------------------
 function dl(obj) {
   const d = el("dl");
@@ -254,7 +267,7 @@ async function loadConfig() {
 }
 
 // ---- navigation -------------------------------------------------------------------------------------
-const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, config: loadConfig };
+const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, quotas: loadQuotas, config: loadConfig };
 
 async function show(tab) {
   state.tab = tab;
