@@ -1304,11 +1304,12 @@ static sluice_status execute(sluice_codemode *cm,
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                               st == SLUICE_OK ? "executed" : "failed", "language",
-                               j.facts->language, "code", code, "code_hash", j.facts->code_hash,
-                               "token_id", id, "rows", (json_int_t)r.row_count, "truncated",
-                               r.truncated, "elapsed_ms", (json_int_t)r.elapsed_ms);
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                  st == SLUICE_OK ? "executed" : "failed", "language", j.facts->language, "code",
+                  code, "code_hash", j.facts->code_hash, "action", action_label(j.facts->action),
+                  "token_id", id, "rows", (json_int_t)r.row_count, "truncated", r.truncated,
+                  "elapsed_ms", (json_int_t)r.elapsed_ms);
     judgement_dispose(&j);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));

@@ -140,4 +140,16 @@ typedef struct sluice_audit_report {
  * the log cannot be read. */
 sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report);
 
+/* Receives each record of a chain once it is proven — by the next record's prev, the last one
+ * by the head — in chain order: the file it is in and its line (no newline, NUL-terminated). */
+typedef void (*sluice_audit_visit_fn)(void *ctx, const char *file, const char *line, size_t len);
+
+/* sluice_audit_verify, handing visit every record it proves. At a problem the walk stops: the
+ * records visited before it are intact, the one the problem is in (or that the problem leaves
+ * unproven) is never visited. SLUICE_E_NOMEM when a record could not be held. */
+sluice_status sluice_audit_verify_each(const char *path,
+                                       sluice_audit_visit_fn visit,
+                                       void *ctx,
+                                       sluice_audit_report *report);
+
 #endif

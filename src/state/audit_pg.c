@@ -377,6 +377,16 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
                                      sluice_arena *err_arena,
                                      sluice_error *err)
 {
+    return sluice_audit_verify_pg_each(o, NULL, NULL, report, err_arena, err);
+}
+
+sluice_status sluice_audit_verify_pg_each(const sluice_audit_pg_options *o,
+                                          sluice_audit_visit_fn visit,
+                                          void *ctx,
+                                          sluice_audit_report *report,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err)
+{
     memset(report, 0, sizeof(*report));
     char *password = NULL;
     sluice_status st = sluice_secret_text_read("audit verify", o->password_file, o->password_env,
@@ -404,7 +414,7 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
                               table, why);
     } else {
         rewind(f);
-        st = sluice_audit_verify_lines(f, has_head, head_seq, head_hash, report);
+        st = sluice_audit_verify_lines(f, has_head, head_seq, head_hash, visit, ctx, table, report);
         if (st == SLUICE_E_INVALID && !has_head && report->line == 0)
             snprintf(report->what, sizeof report->what,
                      "the head row of %s_head is missing or malformed, so a truncated tail cannot "

@@ -43,4 +43,13 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *options,
                                      sluice_arena *err_arena,
                                      sluice_error *err);
 
+/* sluice_audit_verify_pg, handing visit each record it proves (sluice_audit_verify_each), with
+ * the table's name as the file. */
+sluice_status sluice_audit_verify_pg_each(const sluice_audit_pg_options *options,
+                                          sluice_audit_visit_fn visit,
+                                          void *ctx,
+                                          sluice_audit_report *report,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err);
+
 #endif
