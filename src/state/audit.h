@@ -116,9 +116,10 @@ uint64_t sluice_audit_count(sluice_audit *log);
 /* Closes the sink (files, connections) and frees the handle. NULL does nothing. */
 void sluice_audit_close(sluice_audit *log);
 
-/* The last records of the log at path (at most max, newest first), each as its JSON object;
- * lines that do not parse are skipped (verify reports them). NULL when the file cannot be read
- * or memory runs out. Reads only the end of the current file (audit_tail.c). */
+/* The last records of the log at path and of its writer chains path.w2 .. path.wN (at most max
+ * in all, newest first by "ts"), each as its JSON object with "chain" added ("main", "w2", ...);
+ * lines that do not parse are skipped (verify reports them). NULL when a file that exists cannot
+ * be read or memory runs out. Reads only the end of each current file (audit_tail.c). */
 json_t *sluice_audit_tail(const char *path, size_t max);
 
 typedef struct sluice_audit_report {

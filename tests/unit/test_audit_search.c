@@ -165,6 +165,33 @@ static void test_filters_over_every_chain(void **state)
     assert_int_equal(r.records, 22);
 }
 
+/* The console's trail (audit_tail.c): the ends of every chain, newest first, each marked. */
+static void test_console_tail_reads_every_chain(void **state)
+{
+    (void)state;
+    json_t *t = sluice_audit_tail(path, 100);
+    assert_non_null(t);
+    size_t n = json_array_size(t), in_main = 0;
+    assert_true(n >= 3);
+    assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "chain")), "w2");
+    assert_string_equal(json_string_value(json_object_get(json_array_get(t, 0), "ts")),
+                        "2027-01-15T08:15:00.000Z");
+    for (size_t i = 0; i < n; i++) {
+        const json_t *r = json_array_get(t, i);
+        const char *chain = json_string_value(json_object_get(r, "chain"));
+        in_main += strcmp(chain, "main") == 0;
+        if (i > 0)
+            assert_true(
+                strcmp(json_string_value(json_object_get(r, "ts")),
+                       json_string_value(json_object_get(json_array_get(t, i - 1), "ts"))) <= 0);
+    }
+    assert_true(in_main >= 1);
+    json_decref(t);
+    t = sluice_audit_tail(path, 2); /* the two newest of all chains */
+    assert_int_equal(json_array_size(t), 2);
+    json_decref(t);
+}
+
 static void test_bad_queries(void **state)
 {
     (void)state;
@@ -270,6 +297,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_filters_over_every_chain),
+        cmocka_unit_test(test_console_tail_reads_every_chain),
         cmocka_unit_test(test_bad_queries),
         cmocka_unit_test(test_oom),
         cmocka_unit_test(test_edited_last_record_of_a_writer_chain),

@@ -108,7 +108,7 @@ function what(r) {
   if (r.message) return r.message;
   if (r.summary) return r.summary;
   if (r.approval_id) return `approval ${r.approval_id}`;
-  return Object.entries(r).filter(([k]) => !["seq", "ts", "prev", "event", "decision", "user", "auth", "session", "server", "groups", "request_id"].includes(k))
+  return Object.entries(r).filter(([k]) => !["seq", "ts", "prev", "event", "decision", "user", "auth", "session", "server", "groups", "request_id", "chain"].includes(k))
     .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(" ");
 }
 
@@ -117,7 +117,8 @@ function renderAudit() {
   const ev = $("audit-event").value;
   const rows = state.audit.filter((r) => (!ev || r.event === ev) && (!q || JSON.stringify(r).toLowerCase().includes(q)));
   $("audit-table").tBodies[0].replaceChildren(...rows.map((r) => el("tr", {},
-    el("td", {}, r.seq), el("td", {}, new Date(r.ts).toLocaleString()), el("td", {}, r.event),
+    // a writer chain other than the main file has its own seq: "w2:5"
+    el("td", {}, r.chain && r.chain !== "main" ? `${r.chain}:${r.seq}` : r.seq), el("td", {}, new Date(r.ts).toLocaleString()), el("td", {}, r.event),
     el("td", { class: `d-${r.decision}` }, r.decision ?? ""), el("td", {}, r.user ?? ""),
     el("td", { class: "what" }, r.request_id ?? ""), el("td", { class: "what", title: what(r) }, what(r)))));
 }
