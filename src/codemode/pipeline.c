@@ -1302,12 +1302,12 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err)
 {
-    sluice_approval_state_claim claim;
-    int64_t now = sluice_clock_now_s(cm->clock);
-    sluice_status st = sluice_approval_state_verify(cm->keys, state, user_of_caller(caller),
-                                                    approval_token != NULL ? approval_token : "",
-                                                    now, arena, &claim, err);
-    return st == SLUICE_OK ? sluice_approval_state_spend(cm->replay, &claim, now, arena, err) : st;
+    sluice_approval_state_answer answer = { .state = state,
+                                            .user_id = user_of_caller(caller),
+                                            .approval_token =
+                                                approval_token != NULL ? approval_token : "" };
+    return sluice_approval_state_open(cm->keys, cm->replay, &answer, sluice_clock_now_s(cm->clock),
+                                      arena, err);
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
