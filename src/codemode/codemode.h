@@ -30,6 +30,10 @@ typedef struct sluice_codemode_caller {
      * default, the first of [code_mode] languages. One the server is not configured for is
      * refused with the list of those it is. */
     const char *language;
+    /* Optional: where a quota's refusal goes as JSON (state/quota.h
+     * sluice_quota_refusal_json; a new reference the caller frees), so the surface can give
+     * the client the quota and its reset time in a form it can act on. NULL: not wanted. */
+    json_t **refusal;
 } sluice_codemode_caller;
 
 /* Asks a human (or an administrator's record) whether a validated statement may run; returns
@@ -127,6 +131,10 @@ bool sluice_codemode_audit_broken(const sluice_codemode *cm);
 /* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
 struct sluice_approval_store;
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
+
+/* The quota counters ([quotas] or a route's quotas set; state/quota.h), or NULL. */
+struct sluice_quota;
+struct sluice_quota *sluice_codemode_quotas(sluice_codemode *cm);
 
 /* The clock token expiry, consume-once pruning and approvals read (NULL: the system clock).
  * Only tests set another one (a sluice_manual_clock), before any request; no config key
