@@ -682,6 +682,9 @@ sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *tab
     s->has_allow_deletes = sluice_toml_table_get(table, "allow_deletes") != NULL;
     s->has_allow_admin = sluice_toml_table_get(table, "allow_admin") != NULL;
     s->has_execute_on_validate = sluice_toml_table_get(table, "execute_on_validate") != NULL;
+    s->has_caller_roles = sluice_toml_table_get(table, "caller_roles") != NULL;
+    s->has_caller_default_role = sluice_toml_table_get(table, "caller_default_role") != NULL;
+    s->has_caller_claims = sluice_toml_table_get(table, "caller_claims") != NULL;
     if (s->groups.count > 0)
         return SLUICE_OK;
     size_t line, col;

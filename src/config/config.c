@@ -335,6 +335,12 @@ static const sluice_key_spec code_mode_keys[] = {
     { LIST_KEY(T, languages) },
     { BOOL_KEY(T, token_bind_session, true) },
     { BOOL_KEY(T, execute_on_validate, false) },
+    { .name = "caller_roles",
+      .kind = SLUICE_KEY_NAMES,
+      .offset = offsetof(T, caller_roles),
+      .check = sluice_checks_pg_roles },
+    { STR_KEY(T, caller_default_role), .check = sluice_checks_pg_roles },
+    { BOOL_KEY(T, caller_claims, false) },
     { BOOL_KEY(T, sql_reads_enabled, true) },
     { BOOL_KEY(T, sql_allow_writes, false) },
     { BOOL_KEY(T, sql_allow_deletes, false) },
@@ -516,6 +522,12 @@ static const sluice_key_spec policy_server_keys[] = {
     { BOOL_KEY(T, allow_deletes, false) },
     { BOOL_KEY(T, allow_admin, false) },
     { BOOL_KEY(T, execute_on_validate, false) },
+    { .name = "caller_roles",
+      .kind = SLUICE_KEY_NAMES,
+      .offset = offsetof(T, caller_roles),
+      .check = sluice_checks_pg_roles },
+    { STR_KEY(T, caller_default_role), .check = sluice_checks_pg_roles },
+    { BOOL_KEY(T, caller_claims, false) },
     { LIST_KEY(T, allowed_operations) },
     { INT_KEY(T, max_rows, 1, 10000000, 0) },
     { STR_KEY(T, database), .min = 1 },
@@ -943,6 +955,8 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
         st = check_unique(ld, root, "api_keys", "key_sha256", "api key", cfg->api_keys,
                           cfg->api_key_count, sizeof(*cfg->api_keys),
                           offsetof(sluice_config_api_key, sha256_hex));
+    if (st == SLUICE_OK)
+        st = sluice_checks_caller_engines(ld, root);
     return st;
 }
 
