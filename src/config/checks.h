@@ -134,6 +134,11 @@ sluice_status sluice_checks_pg_roles(sluice_keys_loader *ld,
                                      const sluice_toml_value *v,
                                      const char *key,
                                      void *obj);
+/* An HTTP header name (RFC 9110 token): caller_assertion_header. */
+sluice_status sluice_checks_header_name(sluice_keys_loader *ld,
+                                        const sluice_toml_value *v,
+                                        const char *key,
+                                        void *obj);
 sluice_status sluice_checks_caller_engines(sluice_keys_loader *ld, const sluice_toml_value *root);
 
 #endif

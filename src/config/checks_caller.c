@@ -3,7 +3,8 @@
  * checks.h) a key type cannot say: role names PostgreSQL keeps whole, and the keys only on a
  * route whose database is PostgreSQL. DuckDB and SQLite have no roles and no row security, and
  * an HTTP upstream never sees a database role: accepting the keys there would promise a per-user
- * view the engine cannot give.
+ * view the engine cannot give. And the header name of the caller assertion HTTP upstreams get
+ * (caller_assertion_header).
  */
 #include "config/checks.h"
 #include "config/config.h"
@@ -127,4 +128,23 @@ sluice_status sluice_checks_caller_engines(sluice_keys_loader *ld, const sluice_
                       s->database, engine);
     }
     return SLUICE_OK;
+}
+
+sluice_status sluice_checks_header_name(sluice_keys_loader *ld,
+                                        const sluice_toml_value *v,
+                                        const char *key,
+                                        void *obj)
+{
+    (void)obj;
+    /* RFC 9110 token characters: anything else would split or smuggle a header line */
+    static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
+                                "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    size_t len = 0;
+    const char *s = sluice_toml_string(v, &len);
+    if (len > 0 && len <= 128 && strspn(s, tchar) == len)
+        return SLUICE_OK;
+    return sluice_keys_fail_value(ld, v, key,
+                                  "'%s' must be an HTTP header name (1 to 128 letters, digits or "
+                                  "!#$%%&'*+-.^_`|~), got '%s'",
+                                  key, sluice_keys_show(ld, s));
 }

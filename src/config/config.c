@@ -243,6 +243,12 @@ static const sluice_key_spec database_keys[] = {
     { PATH_KEY(T, ca_file) },
     { INLINE_SECRET("auth_token", "auth_token_env or auth_token_file") },
     { STR_KEY(T, auth_query_param), .min = 1 },
+    { STR_KEY(T, caller_assertion_header), .check = sluice_checks_header_name },
+    { STR_KEY(T, caller_assertion_secret_env), .check = sluice_checks_env_name },
+    { PATH_KEY(T, caller_assertion_secret_file) },
+    { STR_KEY(T, caller_assertion_audience), .min = 1 },
+    { INLINE_SECRET("caller_assertion_secret",
+                    "caller_assertion_secret_env or caller_assertion_secret_file") },
 };
 #undef T
 

@@ -132,6 +132,13 @@ typedef struct sluice_config_database {
      * spec's first server). The credential is sent in auth_header, or, when this is set, as
      * this query parameter (an API key in the query string). */
     const char *auth_query_param;
+    /* engine = "graphql" | "openapi": the assertion sluice signs for the upstream about the
+     * caller (exec/caller_assertion.h), sent in this header on every upstream request; NULL =
+     * none. Never the caller's own token. */
+    const char *caller_assertion_header;
+    const char *caller_assertion_secret_env; /* the HS256 key (at least 32 bytes), or */
+    const char *caller_assertion_secret_file;
+    const char *caller_assertion_audience; /* its "aud"; default the endpoint */
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */
