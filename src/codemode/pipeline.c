@@ -816,11 +816,21 @@ static sluice_status judge(sluice_codemode *cm,
     return st;
 }
 
+/* The front end's explanation, and the engine's estimate in words when there is one (issue 24:
+ * the cost is known, and said, before anyone approves). */
 static const char *explain(sluice_arena *arena, const judgement *j)
 {
     if (j->fe == NULL || j->fe->explain == NULL)
         return "";
     const char *text = j->fe->explain(arena, j->facts);
+    const sluice_codefacts *f = j->facts;
+    if (text != NULL && f->estimate_engine != NULL && !sluice_codefacts_refused(f)) {
+        const char *with = sluice_arena_printf(
+            arena, "%s %s estimates about %lld row%s at a plan cost of %.0f before running it.",
+            text, f->estimate_engine, (long long)f->estimated_rows,
+            f->estimated_rows == 1 ? "" : "s", f->estimated_cost);
+        text = with != NULL ? with : text;
+    }
     return text != NULL ? text : "";
 }
 

@@ -254,6 +254,10 @@ typedef struct sluice_config_code_mode {
     sluice_config_strmap caller_roles;
     const char *caller_default_role;
     bool caller_claims; /* default false */
+    /* Cost known before approval (issue 24): a read whose engine estimate (PostgreSQL's plan)
+     * is above these is refused at validate_code; 0 = no limit. */
+    int64_t max_estimated_rows;
+    int64_t max_estimated_cost;
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */
@@ -393,6 +397,7 @@ typedef struct sluice_config_policy_server {
     const char *caller_default_role;
     bool caller_claims;
     bool has_caller_roles, has_caller_default_role, has_caller_claims;
+    int64_t max_estimated_rows, max_estimated_cost; /* 0 = [code_mode]'s */
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */

@@ -8,6 +8,7 @@
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,10 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
         r.caller_default_role = s->caller_default_role;
     if (s->has_caller_claims)
         r.caller_claims = s->caller_claims;
+    if (s->max_estimated_rows > 0)
+        r.max_estimated_rows = s->max_estimated_rows;
+    if (s->max_estimated_cost > 0)
+        r.max_estimated_cost = s->max_estimated_cost;
     return r;
 }
 
@@ -72,8 +77,8 @@ static void hash_strlist(sluice_hash_state *h, const sluice_strlist *list)
     hash_str(h, "|");
 }
 
-/* Who code runs as in the database is part of what a token was issued under: a changed mapping
- * gives a new policy version. */
+/* Who code runs as in the database, and the estimate limits, are part of what a token was issued
+ * under: a change gives a new policy version. */
 static void hash_caller(sluice_hash_state *h, const sluice_config_code_mode *r)
 {
     for (size_t i = 0; i < r->caller_roles.count; i++) {
@@ -83,6 +88,10 @@ static void hash_caller(sluice_hash_state *h, const sluice_config_code_mode *r)
     hash_str(h, "|");
     hash_str(h, r->caller_default_role);
     hash_str(h, r->caller_claims ? "claims" : "no claims");
+    char limits[64];
+    int n = snprintf(limits, sizeof limits, "%lld|%lld", (long long)r->max_estimated_rows,
+                     (long long)r->max_estimated_cost);
+    sluice_hash_update(h, limits, (size_t)n);
 }
 
 static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)

@@ -52,4 +52,4 @@ cd "$SLUICE_SOURCE_DIR/tests/pg"
 # SLUICE_PG_TESTS: a subset of the files, when working on one of them
 # shellcheck disable=SC2086
 node --test --test-reporter=spec --test-concurrency=1 \
-    ${SLUICE_PG_TESTS:-postgres.test.mjs writes.test.mjs hardening.test.mjs caller.test.mjs}
+    ${SLUICE_PG_TESTS:-postgres.test.mjs writes.test.mjs hardening.test.mjs caller.test.mjs estimate.test.mjs}
