@@ -7,15 +7,15 @@
  * a server holds the audit log (it is locked against a second writer), the decision is stored
  * as not yet audited and the server writes its record when it next reads the store.
  * With [state] audit_postgres the record goes straight to the shared table.
- * Does not own: the rules of a decision (codemode/approval_file.c, approval_redis.c).
+ * Does not own: the rules of a decision (state/approval_file.c, approval_redis.c).
  */
 #include "cli/cli.h"
-#include "codemode/approval.h"
-#include "codemode/audit.h"
-#include "codemode/audit_pg.h"
-#include "codemode/state_redis.h"
 #include "config/config.h"
 #include "core/clock.h"
+#include "state/approval.h"
+#include "state/audit.h"
+#include "state/audit_pg.h"
+#include "state/state_redis.h"
 
 #include <jansson.h>
 #include <stdbool.h>

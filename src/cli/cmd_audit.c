@@ -6,11 +6,11 @@
  * Prints "FILE: N records, chain intact" (exit 0; a line per writer chain FILE.wN as well) or
  * "FILE:LINE: <what is wrong>" (exit 1), for PostgreSQL "TABLE: N records, chain intact" or
  * "TABLE: record N: <what is wrong>"; exit 3 when the file or the database cannot be read. Does
- * not own the checking (codemode/audit.h, codemode/audit_pg.h).
+ * not own the checking (state/audit.h, state/audit_pg.h).
  */
 #include "cli/cli.h"
-#include "codemode/audit.h"
-#include "codemode/audit_pg.h"
+#include "state/audit.h"
+#include "state/audit_pg.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,7 +109,7 @@ int sluice_cmd_audit(int argc, char **argv)
     }
     const char *path = argv[2];
     int rc = verify_one(path);
-    /* the chains other processes wrote while one held path (codemode/audit.h: writer slots) */
+    /* the chains other processes wrote while one held path (state/audit.h: writer slots) */
     for (unsigned k = 2; k <= SLUICE_LIMIT_AUDIT_WRITERS && rc == SLUICE_EXIT_OK; k++) {
         char file[4096];
         if (sluice_audit_writer_path(path, k, file, sizeof file) && access(file, F_OK) == 0)

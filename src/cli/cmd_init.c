@@ -5,16 +5,16 @@
  * environment variable when the config goes to stdout).
  *
  * Owns: the starter text. Does not own: opening the database (exec/executor.h, with the same
- * hardening serve uses) nor the key format (codemode/secret.h). The output passes
+ * hardening serve uses) nor the key format (token/secret.h). The output passes
  * `sluice config check` (tests/cli/ctest_quickstart.sh).
  */
 #include "cli/cli.h"
 #include "cli/quickstart.h"
-#include "codemode/secret.h"
 #include "config/config.h"
 #include "core/buf.h"
 #include "core/limits.h"
 #include "exec/executor.h"
+#include "token/secret.h"
 
 #include <errno.h>
 #include <fcntl.h>

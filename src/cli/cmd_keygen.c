@@ -2,12 +2,12 @@
  * cmd_keygen.c — `sluice keygen [-o FILE] [--key-id ID] [--force]`: make a token signing key.
  *
  * Owns: option parsing and writing the key line with mode 0600 (never over an existing file
- * unless --force). Does not own: the key format or randomness (codemode/secret.h). The key line
+ * unless --force). Does not own: the key format or randomness (token/secret.h). The key line
  * goes to stdout only when no file is named, for an environment variable; it is never logged.
  */
 #include "cli/cli.h"
-#include "codemode/secret.h"
 #include "core/limits.h"
+#include "token/secret.h"
 
 #include <errno.h>
 #include <fcntl.h>

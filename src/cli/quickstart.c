@@ -7,9 +7,9 @@
  */
 #include "cli/quickstart.h"
 
-#include "codemode/secret.h"
 #include "core/buf.h"
 #include "core/limits.h"
+#include "token/secret.h"
 
 #include <sodium.h>
 #include <stdlib.h>

@@ -109,3 +109,42 @@ sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
         json_string_value(json_object_get(validation, "action")),
         json_string_value(json_object_get(validation, "risk_level")), id, id);
 }
+
+/* The ids of tokens and of requestStates share the replay store. */
+_Static_assert(SLUICE_TOKEN_ID_BYTES == SLUICE_REPLAY_ID_BYTES, "replay ids are token ids");
+
+/* Consumes an opened state's nonce once in replay (see sluice_approval_state_open). */
+static sluice_status spend(sluice_replay *replay,
+                           const sluice_approval_state_claim *claim,
+                           int64_t now,
+                           sluice_arena *arena,
+                           sluice_error *err)
+{
+    sluice_status used = sluice_replay_consume(replay, claim->nonce, claim->expires_at, now);
+    if (used == SLUICE_E_DENIED)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "this approval requestState was used already; each is good for "
+                                "one answer. Call execute_code again without requestState");
+    if (used != SLUICE_OK) {
+        char store[320];
+        sluice_replay_describe(replay, store, sizeof store);
+        return sluice_error_set(err, arena, used,
+                                "the server could not record the use of this approval "
+                                "requestState (%s: %s), so the approval does not count",
+                                sluice_status_name(used), store);
+    }
+    return SLUICE_OK;
+}
+
+sluice_status sluice_approval_state_open(sluice_key_store *keys,
+                                         sluice_replay *replay,
+                                         const sluice_approval_state_answer *answer,
+                                         int64_t now,
+                                         sluice_arena *arena,
+                                         sluice_error *err)
+{
+    sluice_approval_state_claim claim;
+    sluice_status st = sluice_approval_state_verify(
+        keys, answer->state, answer->user_id, answer->approval_token, now, arena, &claim, err);
+    return st == SLUICE_OK ? spend(replay, &claim, now, arena, err) : st;
+}

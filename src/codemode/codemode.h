@@ -128,7 +128,7 @@ struct sluice_clock;
 void sluice_codemode_set_clock(sluice_codemode *cm, const struct sluice_clock *clock);
 const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
 
-/* The live token keyring (codemode/key_store.h: reload on SIGHUP, key file changes), or NULL
+/* The live token keyring (token/key_store.h: reload on SIGHUP, key file changes), or NULL
  * when cm is NULL or code mode is off. */
 struct sluice_key_store *sluice_codemode_keys(sluice_codemode *cm);
 
@@ -153,7 +153,7 @@ sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
                                              const char *reason,
                                              const char *message);
 
-/* Human approval under MCP 2026-07-28 (codemode/approval_state.h): seals the requestState of an
+/* Human approval under MCP 2026-07-28 (token/approval_state.h): seals the requestState of an
  * approval asked for caller's principal and approval_token (into *out, arena; SLUICE_E_NOMEM),
  * and opens one, consuming it once (SLUICE_E_TOKEN tampered, expired or misbound,
  * SLUICE_E_DENIED replayed, the replay store's failure otherwise: fail closed). */

@@ -11,18 +11,10 @@
  */
 #include "codemode/analysis_cache.h"
 #include "codemode/approval_gate.h"
-#include "codemode/approval_state.h"
-#include "codemode/audit.h"
-#include "codemode/audit_pg.h"
 #include "codemode/codemode.h"
-#include "codemode/key_store.h"
 #include "codemode/observe.h"
 #include "codemode/present.h"
-#include "codemode/replay.h"
 #include "codemode/risk.h"
-#include "codemode/secret.h"
-#include "codemode/state_redis.h"
-#include "codemode/token.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/hash.h"
@@ -33,6 +25,14 @@
 #include "facts/verdict.h"
 #include "lang/registry.h"
 #include "policy/policy.h"
+#include "state/audit.h"
+#include "state/audit_pg.h"
+#include "state/replay.h"
+#include "state/state_redis.h"
+#include "token/approval_state.h"
+#include "token/key_store.h"
+#include "token/secret.h"
+#include "token/token.h"
 
 #include <sodium.h>
 #include <stdatomic.h>
@@ -1318,9 +1318,12 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err)
 {
-    return sluice_approval_state_open(cm->keys, cm->replay, state, user_of_caller(caller),
-                                      approval_token != NULL ? approval_token : "",
-                                      sluice_clock_now_s(cm->clock), arena, err);
+    sluice_approval_state_answer answer = { .state = state,
+                                            .user_id = user_of_caller(caller),
+                                            .approval_token =
+                                                approval_token != NULL ? approval_token : "" };
+    return sluice_approval_state_open(cm->keys, cm->replay, &answer, sluice_clock_now_s(cm->clock),
+                                      arena, err);
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,

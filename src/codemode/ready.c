@@ -3,10 +3,10 @@
  */
 #include "codemode/ready.h"
 
-#include "codemode/key_store.h"
-#include "codemode/secret.h"
 #include "config/config.h"
 #include "exec/executor.h"
+#include "token/key_store.h"
+#include "token/secret.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -4,7 +4,7 @@
  * Owns: initialising libsodium once per process (thread-safe), one-shot and streaming SHA-256,
  * lower-case hex and unpadded base64url encoding with strict (canonical-only) decoding, and
  * equality that takes the same time whatever the bytes. Does not own: keys or MACs
- * (codemode/secret.h), tokens (codemode/token.h).
+ * (token/secret.h), tokens (token/token.h).
  */
 #ifndef SLUICE_CORE_HASH_H
 #define SLUICE_CORE_HASH_H
@@ -25,7 +25,7 @@ typedef struct sluice_hash_state {
 
 /* Initialises libsodium once (later calls are cheap and return the first result).
  * SLUICE_E_INTERNAL when libsodium cannot start (no entropy source). Every function here and
- * in codemode/secret.h calls it, so callers need not. */
+ * in token/secret.h calls it, so callers need not. */
 sluice_status sluice_hash_init(void);
 
 /* out = SHA-256(data[0..len)). data may be NULL when len is 0. */

@@ -3,13 +3,13 @@
  */
 #include "transport/http_admin.h"
 
-#include "codemode/approval.h"
-#include "codemode/audit.h"
 #include "codemode/ready.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/limits.h"
 #include "core/metrics.h"
+#include "state/approval.h"
+#include "state/audit.h"
 #include "transport/admin_assets.h"
 #include "transport/http_admin_api.h"
 

@@ -7,7 +7,7 @@
  * protected resource metadata. The console's page, script and style are public too (static
  * files embedded at build time, served with a Content-Security-Policy that allows only
  * themselves); its data — /admin/api/approvals, /admin/api/audit, /admin/api/summary — needs the
- * administrator key as "Authorization: Bearer <key>" (codemode/approval_http.h: the same
+ * administrator key as "Authorization: Bearer <key>" (transport/http_admin_approval.h: the same
  * credential and rate limit as POST /admin/approvals/<id>, through which the console decides).
  * A bearer header, not a cookie, so no other site can make the browser act (no CSRF).
  * Does not own: the MCP endpoint and request plumbing (http.c), the checks (codemode/ready.h),
@@ -16,9 +16,9 @@
 #ifndef SLUICE_TRANSPORT_HTTP_ADMIN_H
 #define SLUICE_TRANSPORT_HTTP_ADMIN_H
 
-#include "codemode/approval_http.h"
 #include "codemode/codemode.h"
 #include "config/config.h"
+#include "transport/http_admin_approval.h"
 
 #include <stdbool.h>
 

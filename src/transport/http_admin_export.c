@@ -5,12 +5,12 @@
  * Owns: the filter (the same as the page's: a case-insensitive text match over the record and
  * an event), the two formats, and CSV's defences (every field quoted; a field a spreadsheet
  * would run as a formula is prefixed with "'"). Does not own: reading the log's tail
- * (codemode/audit_tail.c) nor the chain (verify follows the file itself, not an export).
+ * (state/audit_tail.c) nor the chain (verify follows the file itself, not an export).
  */
-#include "codemode/audit.h"
 #include "codemode/codemode.h"
 #include "core/buf.h"
 #include "core/limits.h"
+#include "state/audit.h"
 #include "transport/http_admin_api.h"
 
 #include <ctype.h>

@@ -7,7 +7,7 @@
  * same MAC input as token.c), so the binary claim decoder and every check behind the MAC are
  * reached, not only the text layer. The key is a fixed test key known only to this harness.
  */
-#include "codemode/token.h"
+#include "token/token.h"
 
 #include <stddef.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
  * {"event":"test","handle":h,"thread":t,"n":i}. Prints the number of acknowledged appends; exit 0
  * when every append was acknowledged, 1 (first error on stderr) otherwise, 2 on usage.
  */
-#include "codemode/audit_pg.h"
+#include "state/audit_pg.h"
 
 #include <pthread.h>
 #include <stdatomic.h>

@@ -13,10 +13,10 @@
  *   bench_durable --dir DIR [--threads 1,4,16,64] [--records 2000] [--runs 5] [--out FILE]
  *   SLUICE_BENCH_SYNC=per-record | group  runs only that mode (default: both)
  */
-#include "codemode/audit.h"
-#include "codemode/replay.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "state/audit.h"
+#include "state/replay.h"
 
 #include <jansson.h>
 #include <pthread.h>

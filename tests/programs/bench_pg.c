@@ -21,8 +21,8 @@
  */
 #include "bench_common.h"
 #include "codemode/codemode.h"
-#include "codemode/secret.h"
 #include "core/limits.h"
+#include "token/secret.h"
 
 #include <jansson.h>
 #include <libpq-fe.h>

@@ -22,9 +22,9 @@
  */
 #include "bench_common.h"
 #include "codemode/codemode.h"
-#include "codemode/secret.h"
 #include "core/limits.h"
 #include "exec/duckdb.h"
+#include "token/secret.h"
 
 #include <duckdb.h>
 #include <jansson.h>

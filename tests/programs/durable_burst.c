@@ -13,10 +13,10 @@
  *                                           is still refused as used. Exit 0 when so.
  * DIR holds audit.jsonl (+ .head) and tokens, the files a server keeps.
  */
-#include "codemode/audit.h"
-#include "codemode/replay.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "state/audit.h"
+#include "state/replay.h"
 
 #include <jansson.h>
 #include <pthread.h>
@@ -34,13 +34,13 @@ static atomic_long next_n;
 static long round_no;
 static int64_t started;
 
-static void token_id_of(long round, long n, uint8_t id[SLUICE_TOKEN_ID_BYTES])
+static void token_id_of(long round, long n, uint8_t id[SLUICE_REPLAY_ID_BYTES])
 {
     char seed[64];
     int len = snprintf(seed, sizeof seed, "%ld:%ld", round, n);
     uint8_t hash[SLUICE_HASH_BYTES];
     sluice_hash_sha256(seed, (size_t)len, hash);
-    memcpy(id, hash, SLUICE_TOKEN_ID_BYTES);
+    memcpy(id, hash, SLUICE_REPLAY_ID_BYTES);
 }
 
 static void *writer(void *arg)
@@ -52,7 +52,7 @@ static void *writer(void *arg)
                                   (json_int_t)round_no, "n", (json_int_t)n);
         sluice_status st = sluice_audit_append(audit_log, event, NULL, NULL);
         json_decref(event);
-        uint8_t id[SLUICE_TOKEN_ID_BYTES];
+        uint8_t id[SLUICE_REPLAY_ID_BYTES];
         token_id_of(round_no, n, id);
         if (st == SLUICE_OK)
             st = sluice_replay_consume(replay, id, started + EXPIRY_SECONDS, started);
@@ -160,7 +160,7 @@ static int check(const char *dir, const char *acked_path)
             fprintf(stderr, "acknowledged record %ld:%ld is missing from the log\n", round, n);
             missing++;
         }
-        uint8_t id[SLUICE_TOKEN_ID_BYTES];
+        uint8_t id[SLUICE_REPLAY_ID_BYTES];
         token_id_of(round, n, id);
         if (sluice_replay_consume(replay, id, started + EXPIRY_SECONDS, started) !=
             SLUICE_E_DENIED) {

@@ -3,7 +3,7 @@
  * rejections and expiry, two handles on one file (the server and `sluice approve`), hand edits
  * that try to revive a rejected request, and concurrent deciders.
  */
-#include "codemode/approval.h"
+#include "state/approval.h"
 #include "unit.h"
 
 #include <pthread.h>

@@ -6,10 +6,11 @@
  * clock values, no sleeps), a second use (replay, also across a reopened file store), a key the
  * server does not hold — and a replay store that cannot record the use fails closed.
  */
-#include "codemode/approval_state.h"
-#include "codemode/key_store.h"
-#include "codemode/replay.h"
+#include "codemode/approval_gate.h"
 #include "core/limits.h"
+#include "state/replay.h"
+#include "token/approval_state.h"
+#include "token/key_store.h"
 #include "unit.h"
 
 #include <stdio.h>
@@ -94,7 +95,9 @@ static char *seal(env *e, const char *user, const char *token, int64_t now)
 static sluice_status open_as(
     env *e, const char *state, const char *user, const char *token, int64_t now, sluice_error *err)
 {
-    return sluice_approval_state_open(e->keys, e->replay, state, user, token, now, e->arena, err);
+    return sluice_approval_state_open(e->keys, e->replay,
+                                      &(sluice_approval_state_answer){ state, user, token }, now,
+                                      e->arena, err);
 }
 
 static void test_state_opens_once(void **unused)
@@ -198,8 +201,10 @@ static void test_state_replay_survives_restart(void **unused)
 }
 
 /* A replay store that cannot record anything: the approval must not count. */
-static sluice_status
-broken_consume(void *impl, const uint8_t id[SLUICE_TOKEN_ID_BYTES], int64_t expires_at, int64_t now)
+static sluice_status broken_consume(void *impl,
+                                    const uint8_t id[SLUICE_REPLAY_ID_BYTES],
+                                    int64_t expires_at,
+                                    int64_t now)
 {
     (void)impl, (void)id, (void)expires_at, (void)now;
     return SLUICE_E_IO;
@@ -224,9 +229,10 @@ static void test_state_fails_closed_without_store(void **unused)
     assert_int_equal(sluice_replay_wrap(&broken, NULL, &store), SLUICE_OK);
     char *state = seal(&e, "alice", TOKEN, NOW);
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_approval_state_open(e.keys, store, state, "alice", TOKEN, NOW + 1, e.arena, &err),
-        SLUICE_E_IO);
+    assert_int_equal(sluice_approval_state_open(
+                         e.keys, store, &(sluice_approval_state_answer){ state, "alice", TOKEN },
+                         NOW + 1, e.arena, &err),
+                     SLUICE_E_IO);
     assert_non_null(strstr(err.message, "does not count"));
     sluice_replay_close(store);
     close_env(&e);

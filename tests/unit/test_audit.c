@@ -5,9 +5,9 @@
  * left uncovered by the head (and only when it links), drops a partial record the head does not
  * cover (and refuses one it does); concurrent appends keep one chain.
  */
-#include "codemode/audit.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "state/audit.h"
 #include "unit.h"
 
 #include <pthread.h>

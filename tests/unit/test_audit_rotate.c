@@ -4,9 +4,9 @@
  * rotated files and finds an edited, a missing or a reordered file; reopening continues the
  * chain in the current file; the metrics count records and rotations.
  */
-#include "codemode/audit.h"
 #include "core/clock.h"
 #include "core/metrics.h"
+#include "state/audit.h"
 #include "unit.h"
 
 #include <pthread.h>

@@ -5,9 +5,9 @@
  * clock instead of sleeping for the TTL. (Replaces the e2e test that slept 11.5 s.)
  */
 #include "codemode/codemode.h"
-#include "codemode/secret.h"
-#include "codemode/token.h"
 #include "core/clock.h"
+#include "token/secret.h"
+#include "token/token.h"
 #include "unit.h"
 
 #include <duckdb.h>

@@ -6,9 +6,9 @@
  * reader holds it, and readers on several threads never see a torn or freed ring while the main
  * thread rotates.
  */
-#include "codemode/key_store.h"
-#include "codemode/token.h"
 #include "core/limits.h"
+#include "token/key_store.h"
+#include "token/token.h"
 #include "unit.h"
 
 #include <pthread.h>

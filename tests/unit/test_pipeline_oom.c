@@ -6,9 +6,9 @@
  * public API only, so it holds whatever the pipeline's inside looks like.
  */
 #include "codemode/codemode.h"
-#include "codemode/secret.h"
 #include "core/limits.h"
 #include "oom_sweep.h"
+#include "token/secret.h"
 #include "unit.h"
 
 #include <duckdb.h>

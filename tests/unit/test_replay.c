@@ -2,7 +2,8 @@
  * test_replay.c — single use of approval tokens: in memory, across a restart, expiry, growth,
  * torn files, one process per store, and many threads racing for the same ids.
  */
-#include "codemode/replay.h"
+#include "core/hash.h"
+#include "state/replay.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -45,7 +46,7 @@ static void id_of(uint32_t n, uint8_t *id)
     uint8_t seed[4] = { (uint8_t)(n >> 24), (uint8_t)(n >> 16), (uint8_t)(n >> 8), (uint8_t)n };
     uint8_t hash[SLUICE_HASH_BYTES];
     sluice_hash_sha256(seed, sizeof seed, hash);
-    memcpy(id, hash, SLUICE_TOKEN_ID_BYTES);
+    memcpy(id, hash, SLUICE_REPLAY_ID_BYTES);
 }
 
 static size_t lines_in(const char *file)
@@ -65,7 +66,7 @@ static void test_replay_single_use_in_memory(void **state)
     (void)state;
     sluice_replay *store = NULL;
     assert_int_equal(sluice_replay_open(NULL, NOW, &store, NULL, NULL), SLUICE_OK);
-    uint8_t a[SLUICE_TOKEN_ID_BYTES], b[SLUICE_TOKEN_ID_BYTES];
+    uint8_t a[SLUICE_REPLAY_ID_BYTES], b[SLUICE_REPLAY_ID_BYTES];
     id_of(1, a);
     id_of(2, b);
     assert_int_equal(sluice_replay_consume(store, a, NOW + 300, NOW), SLUICE_OK);
@@ -80,7 +81,7 @@ static void test_replay_refused_across_restart(void **state)
 {
     (void)state;
     sluice_replay *store = NULL;
-    uint8_t a[SLUICE_TOKEN_ID_BYTES], b[SLUICE_TOKEN_ID_BYTES];
+    uint8_t a[SLUICE_REPLAY_ID_BYTES], b[SLUICE_REPLAY_ID_BYTES];
     id_of(10, a);
     id_of(11, b);
     assert_int_equal(sluice_replay_open(path, NOW, &store, NULL, NULL), SLUICE_OK);
@@ -104,7 +105,7 @@ static void test_replay_expired_entries_dropped(void **state)
     (void)state;
     sluice_replay *store = NULL;
     assert_int_equal(sluice_replay_open(path, NOW, &store, NULL, NULL), SLUICE_OK);
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     for (uint32_t i = 0; i < 10; i++) {
         id_of(100 + i, id);
         assert_int_equal(sluice_replay_consume(store, id, NOW + (i < 4 ? 50 : 500), NOW),
@@ -126,7 +127,7 @@ static void test_replay_torn_and_garbage_lines_skipped(void **state)
 {
     (void)state;
     sluice_replay *store = NULL;
-    uint8_t a[SLUICE_TOKEN_ID_BYTES];
+    uint8_t a[SLUICE_REPLAY_ID_BYTES];
     id_of(7, a);
     assert_int_equal(sluice_replay_open(path, NOW, &store, NULL, NULL), SLUICE_OK);
     assert_int_equal(sluice_replay_consume(store, a, NOW + 300, NOW), SLUICE_OK);
@@ -164,7 +165,7 @@ static void test_replay_grows_and_stays_single_use(void **state)
     (void)state;
     sluice_replay *store = NULL;
     assert_int_equal(sluice_replay_open(NULL, NOW, &store, NULL, NULL), SLUICE_OK);
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     for (uint32_t i = 0; i < 5000; i++) {
         id_of(i, id);
         assert_int_equal(sluice_replay_consume(store, id, NOW + 300, NOW), SLUICE_OK);
@@ -191,7 +192,7 @@ typedef struct race {
 static void *racer(void *arg)
 {
     race *r = arg;
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     for (uint32_t i = 0; i < 500; i++) {
         id_of(50000 + i, id);
         if (sluice_replay_consume(r->store, id, NOW + 300, NOW) == SLUICE_OK)

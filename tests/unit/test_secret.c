@@ -2,8 +2,8 @@
  * test_secret.c — signing keys: format, minimum length, file permissions, the environment
  * variable path, wiping of the text they came from, HMAC, keyring.
  */
-#include "codemode/secret.h"
 #include "core/limits.h"
+#include "token/secret.h"
 #include "unit.h"
 
 #include <sodium.h>

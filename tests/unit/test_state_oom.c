@@ -1,19 +1,20 @@
 /*
  * test_state_oom.c — the shared-state deciding paths under allocation failure, on a real
  * redis-server (redis_fixture.h): the Redis token store's consume, the Redis approval store's
- * get/request/decide, and codemode/approval_state.c's seal and open (its single use recorded in
+ * get/request/decide, and token/approval_state.c's seal and open (its single use recorded in
  * the Redis token store). Every allocation point is failed in turn (oom_sweep.h). A failed run
  * is never a clean verdict: a used token or state never passes, a rejected request is never
  * read as approved, and a consume or open that failed leaves the id used (the follow-up without
  * a fault is refused), so a failure can never give a token a second run.
  */
-#include "codemode/approval_state.h"
-#include "codemode/key_store.h"
-#include "codemode/state_redis.h"
+#include "codemode/approval_gate.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "oom_sweep.h"
 #include "redis_fixture.h"
+#include "state/state_redis.h"
+#include "token/approval_state.h"
+#include "token/key_store.h"
 #include "unit.h"
 
 #include <string.h>
@@ -29,15 +30,15 @@ static sluice_arena *keep;
 static char key_path[160];
 static unsigned serial; /* fresh ids per run */
 
-static void fresh_id(const char *what, uint8_t id[SLUICE_TOKEN_ID_BYTES], char *hex)
+static void fresh_id(const char *what, uint8_t id[SLUICE_REPLAY_ID_BYTES], char *hex)
 {
     char seed[64];
     snprintf(seed, sizeof seed, "%s-%u", what, serial++);
     uint8_t h[SLUICE_HASH_BYTES];
     sluice_hash_sha256(seed, strlen(seed), h);
-    memcpy(id, h, SLUICE_TOKEN_ID_BYTES);
+    memcpy(id, h, SLUICE_REPLAY_ID_BYTES);
     if (hex != NULL)
-        sluice_hash_hex(id, SLUICE_TOKEN_ID_BYTES, hex);
+        sluice_hash_hex(id, SLUICE_REPLAY_ID_BYTES, hex);
 }
 
 static int setup(void **state)
@@ -94,7 +95,7 @@ static oom_outcome after_failure(sluice_status retried)
 static oom_outcome run_consume_fresh(void *ctx)
 {
     (void)ctx;
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     fresh_id("fresh", id, NULL);
     sluice_status st = sluice_replay_consume(replay, id, NOW + 300, NOW);
     if (st == SLUICE_OK)
@@ -118,7 +119,7 @@ static void test_redis_consume_never_passes_twice(void **unused)
            oom_sweep("consume a fresh id", run_consume_fresh, NULL, OOM_ALLOWED,
                      OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_ALLOWED)),
            1);
-    uint8_t used[SLUICE_TOKEN_ID_BYTES];
+    uint8_t used[SLUICE_REPLAY_ID_BYTES];
     fresh_id("used", used, NULL);
     assert_int_equal(sluice_replay_consume(replay, used, NOW + 300, NOW), SLUICE_OK);
     report("consume a used id",
@@ -139,7 +140,7 @@ static oom_outcome run_get(void *ctx)
 static oom_outcome run_request_and_decide(void *ctx)
 {
     (void)ctx;
-    uint8_t raw[SLUICE_TOKEN_ID_BYTES];
+    uint8_t raw[SLUICE_REPLAY_ID_BYTES];
     char id[SLUICE_APPROVAL_ID_LEN + 1];
     fresh_id("decide", raw, id);
     sluice_arena *arena = sluice_arena_new();
@@ -165,7 +166,7 @@ static oom_outcome run_request_and_decide(void *ctx)
 static void test_redis_approvals_never_approve_after_a_failure(void **unused)
 {
     (void)unused;
-    uint8_t raw[SLUICE_TOKEN_ID_BYTES];
+    uint8_t raw[SLUICE_REPLAY_ID_BYTES];
     char id[SLUICE_APPROVAL_ID_LEN + 1];
     fresh_id("rejected", raw, id);
     sluice_error err = { 0 };
@@ -205,15 +206,17 @@ static oom_outcome run_state(void *ctx)
     }
     if (c->tamper)
         state[strlen(state) - 3] ^= 0x01;
-    sluice_status st =
-        sluice_approval_state_open(keys, replay, state, c->user, TOKEN, NOW + 1, arena, &err);
+    sluice_status st = sluice_approval_state_open(
+        keys, replay, &(sluice_approval_state_answer){ state, c->user, TOKEN }, NOW + 1, arena,
+        &err);
     if (st == SLUICE_OK)
         o = !c->tamper && strcmp(c->user, "alice") == 0 ? OOM_ALLOWED : OOM_WRONG;
     else if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED)
         o = OOM_REFUSED;
     else /* the use could not be recorded: the same state must not open later either */
-        o = sluice_approval_state_open(keys, replay, state, c->user, TOKEN, NOW + 1, arena, &err) ==
-                    SLUICE_E_DENIED
+        o = sluice_approval_state_open(keys, replay,
+                                       &(sluice_approval_state_answer){ state, c->user, TOKEN },
+                                       NOW + 1, arena, &err) == SLUICE_E_DENIED
                 ? OOM_FAILED
                 : OOM_WRONG;
     sluice_arena_free(arena);
@@ -230,8 +233,9 @@ static oom_outcome run_state_replayed(void *ctx)
     if (arena == NULL)
         return OOM_FAILED;
     sluice_error err = { 0 };
-    sluice_status st =
-        sluice_approval_state_open(keys, replay, replayed, "alice", TOKEN, NOW + 1, arena, &err);
+    sluice_status st = sluice_approval_state_open(
+        keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN }, NOW + 1, arena,
+        &err);
     sluice_arena_free(arena);
     return st == SLUICE_OK ? OOM_WRONG : st == SLUICE_E_DENIED ? OOM_REFUSED : OOM_FAILED;
 }
@@ -258,9 +262,10 @@ static void test_approval_state_never_opens_after_a_failure(void **unused)
     assert_int_equal(sluice_approval_state_seal(keys, "alice", TOKEN, NOW, keep, &state, &err),
                      SLUICE_OK);
     snprintf(replayed, sizeof replayed, "%s", state);
-    assert_int_equal(
-        sluice_approval_state_open(keys, replay, replayed, "alice", TOKEN, NOW + 1, keep, &err),
-        SLUICE_OK);
+    assert_int_equal(sluice_approval_state_open(
+                         keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN },
+                         NOW + 1, keep, &err),
+                     SLUICE_OK);
     report("a replayed state",
            oom_sweep("a replayed state", run_state_replayed, NULL, OOM_REFUSED,
                      OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED)),

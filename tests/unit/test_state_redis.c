@@ -8,9 +8,9 @@
  * every deciding op fail (fail closed) with a message naming Redis, and the same handles work
  * again once it is back (reconnect).
  */
-#include "codemode/state_redis.h"
 #include "core/hash.h"
 #include "redis_fixture.h"
+#include "state/state_redis.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -62,18 +62,18 @@ static sluice_approval_store *approvals(const char *prefix)
     return s;
 }
 
-static void token_id(const char *seed, uint8_t id[SLUICE_TOKEN_ID_BYTES])
+static void token_id(const char *seed, uint8_t id[SLUICE_REPLAY_ID_BYTES])
 {
     uint8_t h[SLUICE_HASH_BYTES];
     sluice_hash_sha256(seed, strlen(seed), h);
-    memcpy(id, h, SLUICE_TOKEN_ID_BYTES);
+    memcpy(id, h, SLUICE_REPLAY_ID_BYTES);
 }
 
 static void id_hex(const char *seed, char out[SLUICE_APPROVAL_ID_LEN + 1])
 {
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id(seed, id);
-    sluice_hash_hex(id, SLUICE_TOKEN_ID_BYTES, out);
+    sluice_hash_hex(id, SLUICE_REPLAY_ID_BYTES, out);
 }
 
 /* A raw command on the fixture, for what the stores do not expose (TTLs). */
@@ -98,7 +98,7 @@ static void test_token_consumed_once_across_replicas(void **unused)
 {
     (void)unused;
     sluice_replay *a = replay("t1:"), *b = replay("t1:"), *other = replay("t1other:");
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id("once", id);
     assert_int_equal(sluice_replay_consume(a, id, NOW + 300, NOW), SLUICE_OK);
     assert_int_equal(sluice_replay_consume(b, id, NOW + 300, NOW), SLUICE_E_DENIED);
@@ -115,11 +115,11 @@ static void test_token_key_lives_as_long_as_the_token(void **unused)
 {
     (void)unused;
     sluice_replay *a = replay("t2:");
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id("ttl", id);
     assert_int_equal(sluice_replay_consume(a, id, NOW + 120, NOW), SLUICE_OK);
     char hex[SLUICE_APPROVAL_ID_LEN + 1], key[128];
-    sluice_hash_hex(id, SLUICE_TOKEN_ID_BYTES, hex);
+    sluice_hash_hex(id, SLUICE_REPLAY_ID_BYTES, hex);
     snprintf(key, sizeof key, "t2:token:%s", hex);
     long long ms = raw_integer("PTTL", key);
     assert_true(ms > 110 * 1000 && ms <= 120 * 1000);
@@ -146,7 +146,7 @@ static void test_concurrent_consumes_one_wins(void **unused)
     sluice_replay *stores[N];
     race races[N];
     pthread_t th[N];
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id("race", id);
     for (int i = 0; i < N; i++) {
         stores[i] = replay("t3:");
@@ -297,7 +297,7 @@ static void test_redis_down_fails_closed_and_recovers(void **unused)
     (void)unused;
     sluice_replay *r = replay("d1:");
     sluice_approval_store *s = approvals("d1:");
-    uint8_t id[SLUICE_TOKEN_ID_BYTES], later[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES], later[SLUICE_REPLAY_ID_BYTES];
     token_id("before", id);
     token_id("during", later);
     char hex[SLUICE_APPROVAL_ID_LEN + 1];
@@ -341,7 +341,7 @@ static void test_bad_password_and_url_are_refused(void **unused)
     sluice_replay *r = NULL;
     sluice_error err = { 0 };
     assert_int_equal(sluice_replay_open_redis(&o, &r, arena, &err), SLUICE_OK);
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id("nopass", id);
     assert_int_equal(sluice_replay_consume(r, id, NOW + 300, NOW), SLUICE_E_IO);
     char why[320];
@@ -379,7 +379,7 @@ static void test_tcp_url(void **unused)
     sluice_error err = { 0 };
     assert_int_equal(sluice_replay_open_redis(&o, &a, arena, &err), SLUICE_OK);
     assert_int_equal(sluice_replay_open_redis(&o, &b, arena, &err), SLUICE_OK);
-    uint8_t id[SLUICE_TOKEN_ID_BYTES];
+    uint8_t id[SLUICE_REPLAY_ID_BYTES];
     token_id("tcp", id);
     assert_int_equal(sluice_replay_consume(a, id, NOW + 60, NOW), SLUICE_OK);
     assert_int_equal(sluice_replay_consume(b, id, NOW + 60, NOW), SLUICE_E_DENIED);

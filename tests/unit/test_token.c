@@ -2,8 +2,8 @@
  * test_token.c — approval tokens: round trip, every bound claim, tampering, hostile text,
  * expiry, unknown keys and rotation.
  */
-#include "codemode/token.h"
 #include "core/limits.h"
+#include "token/token.h"
 #include "unit.h"
 
 #include <stdio.h>

@@ -3,9 +3,9 @@
  * and verify is failed in turn. An issued token either fails or verifies; a verification that
  * lost an allocation never passes, and a bad token is never accepted.
  */
-#include "codemode/token.h"
 #include "core/limits.h"
 #include "oom_sweep.h"
+#include "token/token.h"
 #include "unit.h"
 
 #include <string.h>

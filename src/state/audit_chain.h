@@ -1,0 +1,34 @@
+/*
+ * audit_chain.h — the hash chain's record format and its checker, shared by the audit sinks
+ * (codemode-internal): the file sink (audit_file.c, which owns both) and the PostgreSQL sink
+ * (audit_pg.c) store the very same lines, so one verifier judges both.
+ *
+ * Does not own: where lines are stored or how appends are serialised (each sink).
+ */
+#ifndef SLUICE_STATE_AUDIT_CHAIN_H
+#define SLUICE_STATE_AUDIT_CHAIN_H
+
+#include "state/audit.h"
+
+#include <stdio.h>
+
+/* Record seq as one line: {"seq":seq,"ts":now,"prev":hex(last_hash),...event} plus a newline
+ * (malloc'd), its length with the newline, and the SHA-256 of the line without it. NULL with
+ * *len 0: out of memory; NULL with *len set: longer than SLUICE_LIMIT_AUDIT_LINE_BYTES. */
+char *sluice_audit_render_record(uint64_t seq,
+                                 const uint8_t *last_hash,
+                                 const sluice_clock *clock,
+                                 json_t *event,
+                                 size_t *len,
+                                 uint8_t *hash);
+
+/* Checks the chain of the lines read from f (one record per line, from seq 1) and, when
+ * has_head, that it ends at head_seq with head_hash; as sluice_audit_verify, report->line being
+ * the 1-based position of the record. SLUICE_OK, SLUICE_E_INVALID, SLUICE_E_IO (f unreadable). */
+sluice_status sluice_audit_verify_lines(FILE *f,
+                                        bool has_head,
+                                        uint64_t head_seq,
+                                        const uint8_t *head_hash,
+                                        sluice_audit_report *report);
+
+#endif

@@ -1,0 +1,418 @@
+/*
+ * audit_pg.c — the PostgreSQL audit sink and its verifier (see audit_pg.h).
+ *
+ * Why a row lock on the head row serialises the chain: the next record's prev is the hash of the
+ * last one, so two replicas must never both extend the same end. The head row has to be updated
+ * in the same transaction anyway (it catches a cut-off tail, as the file sink's .head does), so
+ * `SELECT ... FOR UPDATE` on it orders every append at no extra cost: a second replica waits
+ * until the first commits, then reads the new end. The lock also works on an empty table (an
+ * advisory lock would too, but would add a second mechanism), and PostgreSQL drops it when the
+ * holder's transaction ends or its connection dies, so a killed replica never blocks the others;
+ * its uncommitted record simply never existed (never acknowledged either).
+ * Why records are text, not jsonb: the hash covers the exact bytes the file sink writes.
+ */
+#include "state/audit_pg.h"
+
+#include "core/hash.h"
+#include "core/metrics.h"
+#include "core/secret_text.h"
+#include "state/audit_chain.h"
+
+#include <inttypes.h>
+#include <libpq-fe.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_TABLE     "sluice_audit"
+#define CONNECT_TIMEOUT_S "5"
+#define SQL_MAX           2048u
+
+typedef struct audit_pg {
+    pthread_mutex_t lock; /* one append at a time on this connection */
+    PGconn *conn;         /* NULL: reconnect on the next append */
+    char *conninfo;
+    char *password;
+    const sluice_clock *clock;
+    uint64_t appended; /* by this replica, for count() */
+    char lock_head[SQL_MAX], insert[SQL_MAX], move_head[SQL_MAX];
+    char table[128];
+} audit_pg;
+
+static PGconn *connect_db(const char *conninfo, const char *password)
+{
+    const char *keys[] = { "dbname", "password", "application_name", "connect_timeout", NULL };
+    const char *values[] = { conninfo, password, "sluice-audit", CONNECT_TIMEOUT_S, NULL };
+    if (password == NULL)
+        keys[1] = NULL; /* stop there: libpq then finds PGPASSWORD / .pgpass itself */
+    return PQconnectdbParams(keys, values, 1); /* the caller checks PQstatus */
+}
+
+/* Runs one statement without parameters; true when it returned tuples or a command status. */
+static bool exec_ok(PGconn *c, const char *sql, char *why, size_t cap)
+{
+    PGresult *r = PQexec(c, sql);
+    ExecStatusType s = PQresultStatus(r);
+    bool ok = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
+    if (!ok)
+        snprintf(why, cap, "%s", PQerrorMessage(c));
+    PQclear(r);
+    return ok;
+}
+
+/* Ends a failed transaction; on a lost connection there is nothing left to end. */
+static void rollback(PGconn *c)
+{
+    PQclear(PQexec(c, "ROLLBACK"));
+}
+
+/* The quoted names of the table and its head, into q and qh (PQescapeIdentifier). */
+static bool quote_names(PGconn *c, const char *table, char *q, char *qh, size_t cap)
+{
+    char head[160];
+    snprintf(head, sizeof head, "%s_head", table);
+    char *a = PQescapeIdentifier(c, table, strlen(table));
+    char *b = PQescapeIdentifier(c, head, strlen(head));
+    bool ok = a != NULL && b != NULL && strlen(a) < cap && strlen(b) < cap;
+    if (ok) {
+        snprintf(q, cap, "%s", a);
+        snprintf(qh, cap, "%s", b);
+    }
+    PQfreemem(a);
+    PQfreemem(b);
+    return ok;
+}
+
+/* True when the table and its head exist already (then no DDL runs, so a role with only
+ * INSERT/SELECT/UPDATE grants can append to tables an administrator created). */
+static bool tables_exist(PGconn *c, const char *table)
+{
+    char head[160];
+    snprintf(head, sizeof head, "%s_head", table);
+    const char *params[] = { table, head };
+    PGresult *r = PQexecParams(c,
+                               "SELECT to_regclass(quote_ident($1)) IS NOT NULL AND "
+                               "to_regclass(quote_ident($2)) IS NOT NULL",
+                               2, NULL, params, NULL, NULL, 0);
+    bool yes = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
+               strcmp(PQgetvalue(r, 0, 0), "t") == 0;
+    PQclear(r);
+    return yes;
+}
+
+/* Creates what is missing, under a transaction-scoped advisory lock so replicas starting at
+ * once do not race in CREATE. */
+static bool create_tables(PGconn *c, const char *table, char *why, size_t cap)
+{
+    if (tables_exist(c, table))
+        return true;
+    char q[160], qh[160], fn[200], sql[4 * SQL_MAX];
+    if (!quote_names(c, table, q, qh, sizeof q)) {
+        snprintf(why, cap, "the table name is too long");
+        return false;
+    }
+    char fname[160];
+    snprintf(fname, sizeof fname, "%s_append_only", table);
+    char *f = PQescapeIdentifier(c, fname, strlen(fname));
+    if (f == NULL)
+        return false;
+    snprintf(fn, sizeof fn, "%s", f);
+    PQfreemem(f);
+    snprintf(sql, sizeof sql,
+             "BEGIN;"
+             "SET LOCAL client_min_messages = warning;"
+             "SELECT pg_advisory_xact_lock(hashtext('sluice audit tables'));"
+             "CREATE TABLE IF NOT EXISTS %s (seq bigint PRIMARY KEY CHECK (seq > 0), "
+             "line text NOT NULL);"
+             "CREATE TABLE IF NOT EXISTS %s (id int PRIMARY KEY CHECK (id = 1), "
+             "seq bigint NOT NULL, hash text NOT NULL);"
+             "INSERT INTO %s VALUES (1, 0, repeat('0', 64)) ON CONFLICT DO NOTHING;"
+             "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS "
+             "$f$BEGIN RAISE EXCEPTION 'the sluice audit table is append-only'; END$f$;"
+             "CREATE OR REPLACE TRIGGER append_only_rows BEFORE UPDATE OR DELETE ON %s "
+             "FOR EACH ROW EXECUTE FUNCTION %s();"
+             "CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON %s "
+             "FOR EACH STATEMENT EXECUTE FUNCTION %s();"
+             "COMMIT;",
+             q, qh, qh, fn, q, fn, q, fn);
+    bool ok = exec_ok(c, sql, why, cap);
+    if (!ok)
+        rollback(c);
+    return ok;
+}
+
+static sluice_status
+pg_failure(audit_pg *a, const char *why, sluice_arena *arena, sluice_error *err)
+{
+    return sluice_error_set(err, arena, SLUICE_E_IO,
+                            "audit trail in PostgreSQL (table %s): %s; the record was not "
+                            "acknowledged, so the action it describes is refused",
+                            a->table, why);
+}
+
+/* Under the lock: a live connection, or false with why. */
+static bool ensure_connected(audit_pg *a, char *why, size_t cap)
+{
+    if (a->conn != NULL && PQstatus(a->conn) == CONNECTION_OK)
+        return true;
+    if (a->conn != NULL)
+        PQfinish(a->conn);
+    a->conn = connect_db(a->conninfo, a->password);
+    if (a->conn != NULL && PQstatus(a->conn) == CONNECTION_OK)
+        return true;
+    snprintf(why, cap, "cannot connect: %s",
+             a->conn != NULL ? PQerrorMessage(a->conn) : "out of memory");
+    if (a->conn != NULL)
+        PQfinish(a->conn);
+    a->conn = NULL;
+    return false;
+}
+
+/* Under the lock, inside BEGIN: the head row (locked), as seq and hash. */
+static bool lock_head(audit_pg *a, uint64_t *seq, uint8_t *hash, char *why, size_t cap)
+{
+    PGresult *r = PQexec(a->conn, a->lock_head);
+    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1;
+    if (!ok)
+        snprintf(why, cap, "%s",
+                 PQresultStatus(r) == PGRES_TUPLES_OK
+                     ? "the head row is missing (run `sluice audit "
+                       "verify --pg`)"
+                     : PQerrorMessage(a->conn));
+    if (ok) {
+        *seq = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        const char *hex = PQgetvalue(r, 0, 1);
+        ok = sluice_hash_unhex(hex, strlen(hex), hash, SLUICE_HASH_BYTES) == SLUICE_OK;
+        if (!ok)
+            snprintf(why, cap, "the head row's hash is malformed (run `sluice audit verify --pg`)");
+    }
+    PQclear(r);
+    return ok;
+}
+
+static bool
+exec_params(audit_pg *a, const char *sql, const char *p1, const char *p2, char *why, size_t cap)
+{
+    const char *params[] = { p1, p2 };
+    PGresult *r = PQexecParams(a->conn, sql, 2, NULL, params, NULL, NULL, 0);
+    bool ok = PQresultStatus(r) == PGRES_COMMAND_OK && strcmp(PQcmdTuples(r), "1") == 0;
+    if (!ok)
+        snprintf(why, cap, "%s", PQerrorMessage(a->conn));
+    PQclear(r);
+    return ok;
+}
+
+/* Under the lock: one transaction appending event. */
+static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t cap)
+{
+    if (!ensure_connected(a, why, cap))
+        return SLUICE_E_IO;
+    uint64_t seq = 0;
+    uint8_t last[SLUICE_HASH_BYTES], hash[SLUICE_HASH_BYTES];
+    if (!exec_ok(a->conn, "BEGIN", why, cap))
+        return SLUICE_E_IO;
+    if (!lock_head(a, &seq, last, why, cap)) {
+        rollback(a->conn);
+        return SLUICE_E_IO;
+    }
+    size_t len = 0;
+    char *text = sluice_audit_render_record(seq + 1, last, a->clock, event, &len, hash);
+    if (text == NULL) {
+        rollback(a->conn);
+        snprintf(why, cap, len == 0 ? "out of memory" : "record is %zu bytes (limit is %u)", len,
+                 SLUICE_LIMIT_AUDIT_LINE_BYTES);
+        return len == 0 ? SLUICE_E_NOMEM : SLUICE_E_LIMIT;
+    }
+    text[len - 1] = '\0'; /* stored without its newline */
+    char seq_text[24], hex[SLUICE_HASH_HEX_CHARS + 1];
+    snprintf(seq_text, sizeof seq_text, "%" PRIu64, seq + 1);
+    sluice_hash_hex(hash, SLUICE_HASH_BYTES, hex);
+    bool ok = exec_params(a, a->insert, seq_text, text, why, cap) &&
+              exec_params(a, a->move_head, seq_text, hex, why, cap) &&
+              exec_ok(a->conn, "COMMIT", why, cap);
+    free(text);
+    if (!ok) {
+        rollback(a->conn);
+        return SLUICE_E_IO;
+    }
+    a->appended++;
+    return SLUICE_OK;
+}
+
+static sluice_status
+pg_append(void *impl, json_t *event, sluice_arena *err_arena, sluice_error *err)
+{
+    audit_pg *a = impl;
+    char why[512] = "";
+    pthread_mutex_lock(&a->lock);
+    sluice_status st = append_once(a, event, why, sizeof why);
+    if (st == SLUICE_E_IO && a->conn != NULL && PQstatus(a->conn) != CONNECTION_OK) {
+        PQfinish(a->conn); /* lost: the next append reconnects */
+        a->conn = NULL;
+    }
+    pthread_mutex_unlock(&a->lock);
+    if (st == SLUICE_OK) {
+        sluice_metric_inc(SLUICE_METRIC_AUDIT_RECORDS, NULL, NULL, NULL);
+        return SLUICE_OK;
+    }
+    why[strcspn(why, "\n")] = '\0';
+    if (st == SLUICE_E_NOMEM || st == SLUICE_E_LIMIT)
+        return sluice_error_set(err, err_arena, st, "audit record: %s", why);
+    return pg_failure(a, why, err_arena, err);
+}
+
+static uint64_t pg_count(void *impl)
+{
+    audit_pg *a = impl;
+    pthread_mutex_lock(&a->lock);
+    uint64_t n = a->appended;
+    pthread_mutex_unlock(&a->lock);
+    return n;
+}
+
+static void pg_close(void *impl)
+{
+    audit_pg *a = impl;
+    if (a->conn != NULL)
+        PQfinish(a->conn);
+    if (a->password != NULL) {
+        explicit_bzero(a->password, strlen(a->password));
+        free(a->password);
+    }
+    free(a->conninfo);
+    pthread_mutex_destroy(&a->lock);
+    free(a);
+}
+
+static const sluice_audit_sink_ops pg_ops = { "postgres", pg_append, pg_count, pg_close };
+
+static bool prepare_sql(audit_pg *a)
+{
+    char q[160], qh[160];
+    if (!quote_names(a->conn, a->table, q, qh, sizeof q))
+        return false;
+    snprintf(a->lock_head, sizeof a->lock_head, "SELECT seq, hash FROM %s WHERE id = 1 FOR UPDATE",
+             qh);
+    snprintf(a->insert, sizeof a->insert, "INSERT INTO %s (seq, line) VALUES ($1::bigint, $2)", q);
+    snprintf(a->move_head, sizeof a->move_head,
+             "UPDATE %s SET seq = $1::bigint, hash = $2 WHERE id = 1", qh);
+    return true;
+}
+
+sluice_status sluice_audit_open_pg(const sluice_audit_pg_options *o,
+                                   sluice_audit **out,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err)
+{
+    audit_pg *a = calloc(1, sizeof *a);
+    if (a == NULL)
+        return SLUICE_E_NOMEM;
+    pthread_mutex_init(&a->lock, NULL);
+    a->clock = o->clock;
+    snprintf(a->table, sizeof a->table, "%s", o->table != NULL ? o->table : DEFAULT_TABLE);
+    a->conninfo = strdup(o->conninfo);
+    sluice_status st = a->conninfo != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    if (st == SLUICE_OK)
+        st = sluice_secret_text_read("[state]", o->password_file, o->password_env, &a->password,
+                                     err_arena, err);
+    char why[512] = "";
+    if (st == SLUICE_OK &&
+        (!ensure_connected(a, why, sizeof why) ||
+         !create_tables(a->conn, a->table, why, sizeof why) || !prepare_sql(a))) {
+        why[strcspn(why, "\n")] = '\0';
+        st = sluice_error_set(err, err_arena, SLUICE_E_IO,
+                              "[state] audit_postgres: cannot open the audit table %s: %s",
+                              a->table, why[0] != '\0' ? why : "the table name is too long");
+    }
+    if (st != SLUICE_OK) {
+        pg_close(a);
+        return st;
+    }
+    return sluice_audit_wrap(&pg_ops, a, out);
+}
+
+/* ---- verify ------------------------------------------------------------------------------ */
+
+/* The head row: has_head false when it is missing. */
+static bool read_head_row(PGconn *c, const char *qh, bool *has, uint64_t *seq, uint8_t *hash)
+{
+    char sql[SQL_MAX];
+    snprintf(sql, sizeof sql, "SELECT seq, hash FROM %s WHERE id = 1", qh);
+    PGresult *r = PQexec(c, sql);
+    bool ok = PQresultStatus(r) == PGRES_TUPLES_OK;
+    *has = ok && PQntuples(r) == 1;
+    if (*has) {
+        *seq = strtoull(PQgetvalue(r, 0, 0), NULL, 10);
+        const char *hex = PQgetvalue(r, 0, 1);
+        if (sluice_hash_unhex(hex, strlen(hex), hash, SLUICE_HASH_BYTES) != SLUICE_OK)
+            *has = false;
+    }
+    PQclear(r);
+    return ok;
+}
+
+/* Streams the records in seq order into f, one per line (single-row mode: any size). */
+static bool copy_lines(PGconn *c, const char *q, FILE *f)
+{
+    char sql[SQL_MAX];
+    snprintf(sql, sizeof sql, "SELECT line FROM %s ORDER BY seq", q);
+    if (!PQsendQuery(c, sql) || !PQsetSingleRowMode(c))
+        return false;
+    bool ok = true;
+    PGresult *r;
+    while ((r = PQgetResult(c)) != NULL) {
+        ExecStatusType s = PQresultStatus(r);
+        if (s == PGRES_SINGLE_TUPLE)
+            ok = ok && fputs(PQgetvalue(r, 0, 0), f) >= 0 && fputc('\n', f) != EOF;
+        else if (s != PGRES_TUPLES_OK)
+            ok = false;
+        PQclear(r);
+    }
+    return ok;
+}
+
+sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
+                                     sluice_audit_report *report,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err)
+{
+    memset(report, 0, sizeof(*report));
+    char *password = NULL;
+    sluice_status st = sluice_secret_text_read("audit verify", o->password_file, o->password_env,
+                                               &password, err_arena, err);
+    if (st != SLUICE_OK || sluice_hash_init() != SLUICE_OK)
+        return st != SLUICE_OK ? st : SLUICE_E_IO;
+    PGconn *c = connect_db(o->conninfo, password);
+    if (password != NULL) {
+        explicit_bzero(password, strlen(password));
+        free(password);
+    }
+    const char *table = o->table != NULL ? o->table : DEFAULT_TABLE;
+    char q[160], qh[160];
+    bool has_head = false;
+    uint64_t head_seq = 0;
+    uint8_t head_hash[SLUICE_HASH_BYTES];
+    FILE *f = NULL;
+    if (c == NULL || PQstatus(c) != CONNECTION_OK || !quote_names(c, table, q, qh, sizeof q) ||
+        !read_head_row(c, qh, &has_head, &head_seq, head_hash) || (f = tmpfile()) == NULL ||
+        !copy_lines(c, q, f)) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", c != NULL ? PQerrorMessage(c) : "out of memory");
+        why[strcspn(why, "\n")] = '\0';
+        st = sluice_error_set(err, err_arena, SLUICE_E_IO, "cannot read the audit table %s: %s",
+                              table, why);
+    } else {
+        rewind(f);
+        st = sluice_audit_verify_lines(f, has_head, head_seq, head_hash, report);
+        if (st == SLUICE_E_INVALID && !has_head && report->line == 0)
+            snprintf(report->what, sizeof report->what,
+                     "the head row of %s_head is missing or malformed, so a truncated tail cannot "
+                     "be ruled out",
+                     table);
+    }
+    if (f != NULL)
+        fclose(f);
+    PQfinish(c);
+    return st;
+}

@@ -1,0 +1,143 @@
+/*
+ * token.h — the approval token: what validate_code signs and execute_code must present.
+ *
+ * Owns: the claims, their unambiguous binary encoding, the wire form
+ *
+ *     "sl1." base64url(payload) "." base64url(HMAC-SHA256(key, "sluice-token-v1\0" payload))
+ *
+ * (base64url without padding, canonical), a strict bounded decoder for hostile input, and
+ * verification: known key id, constant-time MAC, expiry, then every bound claim against the live
+ * request, each mismatch its own sluice_token_problem and a message a model can act on.
+ * Does not own: the keys (secret.h), single use (replay.h: consume after verify succeeds), the
+ * canonical code hash or the context hash (the pipeline computes them), human approval.
+ *
+ * Payload (big-endian integers; every string carries its length, so no claim can bleed into
+ * the next):
+ *     u8 version(=1) | u8 n + key_id | 16 token_id | 32 code_hash | u16 n + user_id |
+ *     u16 n + session_id | u16 n + server_id | 32 context_hash | 32 variables_hash |
+ *     u8 action | u8 risk | i64 issued_at | i64 expires_at
+ * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
+ * they are signed into live tokens, so those enums must never be renumbered.
+ */
+#ifndef SLUICE_TOKEN_TOKEN_H
+#define SLUICE_TOKEN_TOKEN_H
+
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
+#include "core/hash.h"
+#include "core/limits.h"
+#include "facts/codefacts.h"
+#include "token/secret.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define SLUICE_TOKEN_VERSION  1u
+#define SLUICE_TOKEN_ID_BYTES 16u
+/* How far in the future issued_at may be (clock steps) before a token is refused. */
+#define SLUICE_TOKEN_CLOCK_SKEW_SECONDS 60
+
+/* Why a token was refused; stable names (sluice_token_problem_name) go into the audit log.
+ * Append-only. */
+typedef enum sluice_token_problem {
+    SLUICE_TOKEN_OK = 0,
+    SLUICE_TOKEN_MALFORMED = 1,     /* not a sluice token, bad encoding, bad field */
+    SLUICE_TOKEN_TOO_LONG = 2,      /* longer than SLUICE_LIMIT_TOKEN_CHARS */
+    SLUICE_TOKEN_BAD_VERSION = 3,   /* a token format this build does not know */
+    SLUICE_TOKEN_UNKNOWN_KEY = 4,   /* key id not in the keyring (rotated out, or forged) */
+    SLUICE_TOKEN_BAD_SIGNATURE = 5, /* MAC does not match: altered or forged */
+    SLUICE_TOKEN_EXPIRED = 6,
+    SLUICE_TOKEN_NOT_YET_VALID = 7, /* issued in the future beyond the allowed skew */
+    SLUICE_TOKEN_SERVER_MISMATCH = 8,
+    SLUICE_TOKEN_USER_MISMATCH = 9,
+    SLUICE_TOKEN_SESSION_MISMATCH = 10,
+    SLUICE_TOKEN_CONTEXT_MISMATCH = 11, /* schema, policies or permissions changed */
+    SLUICE_TOKEN_CODE_MISMATCH = 12,
+    SLUICE_TOKEN_VARIABLES_MISMATCH = 13,
+    SLUICE_TOKEN_ACTION_MISMATCH = 14,
+    SLUICE_TOKEN_RISK_MISMATCH = 15,
+    SLUICE_TOKEN_REPLAYED = 16, /* already used (reported by the caller after replay.h) */
+} sluice_token_problem;
+
+#define SLUICE_TOKEN_PROBLEM_MAX SLUICE_TOKEN_REPLAYED
+
+typedef struct sluice_token_claims {
+    uint8_t version;                           /* set by issue */
+    char key_id[SLUICE_SECRET_KEY_ID_MAX + 1]; /* set by issue: the current key */
+    uint8_t token_id[SLUICE_TOKEN_ID_BYTES];   /* set by issue: random */
+    uint8_t code_hash[SLUICE_HASH_BYTES];      /* SHA-256 of the canonical code */
+    const char *user_id; /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes */
+    const char *session_id;
+    const char *server_id;
+    uint8_t context_hash[SLUICE_HASH_BYTES];   /* schema + policy set + permissions */
+    uint8_t variables_hash[SLUICE_HASH_BYTES]; /* canonical variables */
+    sluice_action action;
+    sluice_risk risk;
+    int64_t issued_at;  /* unix seconds; set by issue */
+    int64_t expires_at; /* set by issue: issued_at + ttl */
+} sluice_token_claims;
+
+/* "ok", "malformed", "code_mismatch", ... ; "unknown" out of range. */
+const char *sluice_token_problem_name(sluice_token_problem problem);
+
+/* Signs a token with the ring's current key. Reads the bound claims (code_hash ... risk) from
+ * *claims and fills in version, key_id, token_id, issued_at = now and expires_at = now + ttl.
+ * *out_token is NUL-terminated, in arena. SLUICE_E_LIMIT for an over-long id, SLUICE_E_INVALID
+ * for a NULL id, bad action/risk or ttl <= 0. */
+sluice_status sluice_token_issue(const sluice_secret_ring *ring,
+                                 sluice_token_claims *claims,
+                                 int64_t now,
+                                 int64_t ttl_seconds,
+                                 sluice_arena *arena,
+                                 char **out_token,
+                                 sluice_error *err);
+
+/* Decodes a token WITHOUT checking its MAC: the claims are untrusted (use them for audit only).
+ * Strict: exact lengths, canonical base64url, no trailing bytes, defined enums. Strings go in
+ * arena. On failure: SLUICE_E_TOKEN, *out_problem says which kind, err says what for the client. */
+sluice_status sluice_token_decode(sluice_arena *arena,
+                                  const char *token,
+                                  size_t len,
+                                  sluice_token_claims *out_claims,
+                                  sluice_token_problem *out_problem,
+                                  sluice_error *err);
+
+/* The first half of verify, which needs no analysis of the code: decode → key id known in ring
+ * → MAC (constant-time) → not expired, not issued in the future. SLUICE_OK fills *out_claims
+ * (now trusted: this server signed them); otherwise SLUICE_E_TOKEN with *out_problem (may be
+ * NULL) and err. Execute runs it before it spends an analysis on the code. */
+sluice_status sluice_token_open(const sluice_secret_ring *ring,
+                                const char *token,
+                                size_t len,
+                                int64_t now,
+                                sluice_arena *arena,
+                                sluice_token_claims *out_claims,
+                                sluice_token_problem *out_problem,
+                                sluice_error *err);
+
+/* The second half: each bound claim of an opened token equals expected's (server, user,
+ * session, context, code, variables, action, risk). SLUICE_E_TOKEN with the first mismatch. */
+sluice_status sluice_token_match(const sluice_token_claims *claims,
+                                 const sluice_token_claims *expected,
+                                 sluice_arena *arena,
+                                 sluice_token_problem *out_problem,
+                                 sluice_error *err);
+
+/* Open and match in one call: verifies a token presented with a live request, at time now
+ * (injectable for tests): decode → key id known in ring → MAC (constant-time) → not expired, not
+ * issued in the future → each bound claim equals expected's (server, user, session, context, code,
+ * variables, action, risk). SLUICE_OK fills *out_claims (may be NULL). Otherwise SLUICE_E_TOKEN
+ * with *out_problem (may be NULL) and err->message telling the model what to do. Does not consume
+ * the token. */
+sluice_status sluice_token_verify(const sluice_secret_ring *ring,
+                                  const char *token,
+                                  size_t len,
+                                  const sluice_token_claims *expected,
+                                  int64_t now,
+                                  sluice_arena *arena,
+                                  sluice_token_claims *out_claims,
+                                  sluice_token_problem *out_problem,
+                                  sluice_error *err);
+
+#endif
