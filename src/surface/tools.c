@@ -136,6 +136,40 @@ json_t *sluice_surface_tool_result(json_t *structured, const char *text)
     return r;
 }
 
+/* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
+ * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
+ * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
+ * hundred tokens that repeat the verdict or say nothing the model writes code with) stays in
+ * structuredContent. NULL when out of memory. */
+static char *validation_text(const json_t *validation)
+{
+    static const char *const record_only[] = { "metadata", "policy", "code_hash" };
+    json_t *brief = json_copy((json_t *)validation);
+    if (brief == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof record_only / sizeof *record_only; i++)
+        json_object_del(brief, record_only[i]);
+    char *text = json_dumps(brief, JSON_COMPACT);
+    json_decref(brief);
+    return text;
+}
+
+/* validate_code's CallToolResult: the validation as structuredContent (stolen), its brief as text.
+ */
+static sluice_status
+validation_result(json_t *validation, json_t **out_result, sluice_arena *arena, sluice_error *err)
+{
+    char *text = validation_text(validation);
+    if (text == NULL) {
+        json_decref(validation);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    *out_result = sluice_surface_tool_result(validation, text); /* steals validation */
+    free(text);
+    return *out_result != NULL ? SLUICE_OK
+                               : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
 static void register_cancel(void *ctx, void (*fn)(void *), void *data)
 {
     sluice_mcp_call_on_cancel(ctx, fn, data);
@@ -173,8 +207,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     if (token == NULL || why != NULL) {
         if (why != NULL)
             json_array_append_new(json_object_get(validation, "warnings"), json_string(why));
-        *out_result = sluice_surface_tool_result(validation, NULL);
-        return SLUICE_OK;
+        return validation_result(validation, out_result, arena, err);
     }
     const json_t *code = json_object_get(arguments, "code");
     sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
@@ -189,7 +222,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     }
     /* The validation's text first (what the model reads before the rows), then the rows in the
      * untrusted-data presentation execute_code gives them. */
-    char *summary = json_dumps(validation, JSON_COMPACT);
+    char *summary = validation_text(validation);
     json_object_set_new(validation, "result", result);
     *out_result = json_pack("{s:[{s:s, s:s}, {s:s, s:s}], s:o}", "content", "type", "text", "text",
                             summary != NULL ? summary : "", "type", "text", "text", text,
@@ -223,8 +256,7 @@ static sluice_status validate_tool(sluice_mcp_call *call,
         return st;
     if (run_now)
         return validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
-    *out_result = sluice_surface_tool_result(structured, NULL);
-    return SLUICE_OK;
+    return validation_result(structured, out_result, sluice_mcp_call_arena(call), err);
 }
 
 /* The form that asks a person to approve one statement: they see the explanation and the risk

@@ -168,8 +168,37 @@ function genAny(d) {
   }
 }
 
+const CTORS = ["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "Object", "Array",
+  "Date", "Map", "Set", "Promise", "Number", "String", "Boolean"];
+const THROWERS = ["null.x", "undefinedName", "new RangeError('r')", "[].reduce((a, b) => a)",
+  "JSON.parse('{')", "(1).toFixed(101)", "new Map().get.call", "throw new TypeError('t')", "throw 1"];
+
+// issue 25's language corners: holes in destructuring, labels, instanceof, folded api paths
+function genCorner(d) {
+  switch (int(6)) {
+    case 0:
+      return `const [, a, , b = ${genNum(1)}, ...r] = ${genArr(d)};\nreturn [a, b, r];`;
+    case 1:
+      return `let p, q;\n[, p, , q] = ${pick([genStr(d), genArr(d)])};\nreturn [p, q];`;
+    case 2: {
+      const cond = () => pick(["i === 1", "typeof x === 'number'", "i > 2", "!x", "out.length > 4"]);
+      const jump = () => pick(["continue outer", "break outer", "continue inner", "break inner", "break", "continue"]);
+      return `const out = [];\nouter: for (const x of ${genArr(d)}) {\n  inner: for (let i = 0; i < ${int(5)}; i++) {\n` +
+        `    if (${cond()}) ${jump()};\n    out.push([x, i]);\n    if (${cond()}) ${jump()};\n  }\n` +
+        `  ${pick(["", "blk: { if (out.length > 3) break blk; out.push('b'); }", "w: while (true) { out.push('w'); break w; }"])}\n}\nreturn out;`;
+    }
+    case 3:
+      return `try { ${pick(THROWERS)}; return "none"; } catch (e) {\n  return [${CTORS.filter(() => rnd() < 0.5).map((c) => `e instanceof ${c}`).join(", ")}];\n}`;
+    case 4:
+      return `return [${genAny(d)} instanceof ${pick(CTORS)}, ${genAny(d)} instanceof ${pick(CTORS)}, ${pick(["new Date(0)", "new Map()", "new Set()", "Promise.resolve(1)", "[]", "({})", "new Error('e')"])} instanceof ${pick(CTORS)}];`;
+    default:
+      return `return await api.${pick(["get", "post"])}(${pick(['"/users/" + "u12"', '"/a" + `/${1 + 1}` + "/c"', '"/x/" + "y" + "/z"'])});`;
+  }
+}
+
 function genProgram() {
   const d = 1 + int(3);
+  if (rnd() < 0.1) return genCorner(d);
   switch (int(9)) {
     case 7: {
       // grouping with a Map: get/set/has/delete, forEach's (value, key) order, size

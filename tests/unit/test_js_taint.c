@@ -159,6 +159,13 @@ static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts 
 /* Every leak class of the issue's corpus: the canary never reaches the result, the error text
  * or the logs, in strip mode (the run answers) and in refuse mode (the run may be refused). */
 static const char *const leak_plans[] = {
+    /* the language of issue 25's coverage item: each built-in carries its inputs' labels */
+    USERS "return [Math.hypot(us[0].salary), Math.cbrt(us[0].salary), Math.fround(us[0].salary)]",
+    USERS "return [us[0].salary.toString(36), us[0].salary.toString(2)]",
+    USERS "return [us[0].salary.toPrecision(6), us[0].salary.toExponential(3)]",
+    USERS "const [, s] = [0, us[0].ssn]; return s",
+    USERS "let s; [, , s] = ['a', 'b', us[0].ssn]; return s",
+    USERS "const o = []; L: for (const c of us[0].ssn) { o.push(c); continue L; } return o",
     USERS "return us.map(u => ({ id: u.id, tax: u.ssn }))",
     USERS "return us.map(u => ({ [u.ssn]: 1 }))",
     USERS "return us.map(u => Object.values(u))",
@@ -198,6 +205,11 @@ static const char *const leak_plans[] = {
 
 /* Implicit flow: one bit per user, or a count, decided by a blocked field. */
 static const char *const bit_plans[] = {
+    USERS "return Object.is(us[0].salary, 173519)",
+    USERS "return Math.sign(us[0].salary - 100000)",
+    USERS "let n = 0; L: for (const u of us) { if (u.salary > 100000) break L; n++; } return n",
+    USERS
+    "return (us[0].salary > 1 ? new RangeError('r') : new TypeError('t')) instanceof TypeError",
     USERS "return us.map(u => u.salary > 100000)",
     USERS "return us.map(u => u.salary > 100000 ? 1 : 0)",
     USERS "return us.filter(u => u.salary > 100000).length",

@@ -670,6 +670,8 @@ static jcomp bind_array_pattern(interp *in, env *e, const sluice_js_node *pat, j
     }
     for (size_t i = 0; i < pat->n; i++) {
         const sluice_js_node *el = pat->list[i];
+        if (el == NULL) /* a hole: the element is skipped */
+            continue;
         if (el->kind == SLUICE_JS_REST)
             return bind_array_rest(in, e, el, v, i, kind);
         jv item;
@@ -962,6 +964,8 @@ static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
         return SLUICE_JSI_NORMAL;
     case SLUICE_JS_OP_IN:
         return in_operator(in, a, b, out);
+    case SLUICE_JS_OP_INSTANCEOF:
+        return sluice_jsi_instance_of(in, a, b, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unknown operator");
     }
@@ -978,7 +982,9 @@ static jcomp binary_t(interp *in, sluice_js_op op, jv a, jv b, jv *out)
     if (!in->tainting || rc != SLUICE_JSI_NORMAL)
         return rc;
     jtaint t = sluice_jsi_taint_binary(in, op, a, b);
-    if (t == 0 && op != SLUICE_JS_OP_SEQ && op != SLUICE_JS_OP_SNE && op != SLUICE_JS_OP_IN)
+    /* instanceof reads only its operands' kinds: their own labels, not their contents' */
+    if (t == 0 && op != SLUICE_JS_OP_SEQ && op != SLUICE_JS_OP_SNE && op != SLUICE_JS_OP_IN &&
+        op != SLUICE_JS_OP_INSTANCEOF)
         t = jt_join(a.t == JV_ARR || a.t == JV_OBJ ? sluice_jsi_taint_deep(in, a) : 0,
                     b.t == JV_ARR || b.t == JV_OBJ ? sluice_jsi_taint_deep(in, b) : 0);
     if (t == 0 && op == SLUICE_JS_OP_IN)
@@ -1600,22 +1606,34 @@ static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
     return SLUICE_JSI_NORMAL;
 }
 
-/* A loop body's completion: break/continue consumed, the rest passed on. */
-static jcomp loop_result(jcomp rc, bool *stop)
+/* Whether a break/continue under way is this statement's: unlabelled, or naming one of its
+ * labels (labels: the outermost SLUICE_JS_LABELED around it, or NULL). */
+static bool jump_is_ours(interp *in, const sluice_js_node *labels)
+{
+    if (in->jump_label == NULL)
+        return true;
+    for (const sluice_js_node *l = labels; l != NULL && l->kind == SLUICE_JS_LABELED; l = l->a)
+        if (sluice_js_str_eq(l->str, in->jump_label)) {
+            in->jump_label = NULL;
+            return true;
+        }
+    return false;
+}
+
+/* A loop body's completion: its own break/continue consumed, the rest passed on. */
+static jcomp loop_result(interp *in, jcomp rc, const sluice_js_node *labels, bool *stop)
 {
     *stop = false;
-    if (rc == SLUICE_JSI_BREAK) {
-        *stop = true;
+    if ((rc == SLUICE_JSI_BREAK || rc == SLUICE_JSI_CONTINUE) && jump_is_ours(in, labels)) {
+        *stop = rc == SLUICE_JSI_BREAK;
         return SLUICE_JSI_NORMAL;
     }
-    if (rc == SLUICE_JSI_CONTINUE)
-        return SLUICE_JSI_NORMAL;
     if (rc != SLUICE_JSI_NORMAL)
         *stop = true;
     return rc;
 }
 
-static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
@@ -1652,7 +1670,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
             c->v = b->v;
         }
         bool stop;
-        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, iter, n->d), labels, &stop);
         for (binding *b = scope->first; b != NULL; b = b->next)
             b->v = env_own(iter, b->name)->v;
         if (stop)
@@ -1662,7 +1680,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
     }
 }
 
-static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     jv coll;
     jcomp rc = eval(in, e, n->b, &coll);
@@ -1720,14 +1738,14 @@ static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
-        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, iter, n->d), labels, &stop);
         if (stop)
             return rc;
     }
     return SLUICE_JSI_NORMAL;
 }
 
-static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_while(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     int first = n->kind == SLUICE_JS_DO_WHILE;
     for (;;) {
@@ -1743,7 +1761,7 @@ static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
         if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
-        rc = loop_result(exec_stmt(in, e, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, e, n->d), labels, &stop);
         if (stop)
             return rc;
     }
@@ -1803,12 +1821,38 @@ static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
             start = i;
     for (size_t i = start; i < n->n; i++) {
         rc = exec_list(in, scope, n->list[i]->list, n->list[i]->n);
-        if (rc == SLUICE_JSI_BREAK)
+        if (rc == SLUICE_JSI_BREAK && in->jump_label == NULL)
             return SLUICE_JSI_NORMAL;
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
     return SLUICE_JSI_NORMAL;
+}
+
+static jcomp exec_loop(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
+{
+    if (n->kind == SLUICE_JS_FOR)
+        return exec_for(in, e, n, labels);
+    if (n->kind == SLUICE_JS_FOR_OF || n->kind == SLUICE_JS_FOR_IN)
+        return exec_for_of(in, e, n, labels);
+    return exec_while(in, e, n, labels);
+}
+
+/* label: statement. A loop gets its labels (continue label continues it); any other statement
+ * ends normally on a break naming one of them. */
+static jcomp exec_labeled(interp *in, env *e, const sluice_js_node *n)
+{
+    const sluice_js_node *body = n->a;
+    while (body->kind == SLUICE_JS_LABELED)
+        body = body->a;
+    bool loop = body->kind == SLUICE_JS_FOR || body->kind == SLUICE_JS_FOR_OF ||
+                body->kind == SLUICE_JS_FOR_IN || body->kind == SLUICE_JS_WHILE ||
+                body->kind == SLUICE_JS_DO_WHILE;
+    jcomp rc = loop ? exec_loop(in, e, body, n) : exec_stmt(in, e, body);
+    /* an unlabelled break belongs to the loop or switch around, not to a labelled block */
+    return rc == SLUICE_JSI_BREAK && in->jump_label != NULL && jump_is_ours(in, n)
+               ? SLUICE_JSI_NORMAL
+               : rc;
 }
 
 static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
@@ -1835,16 +1879,18 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
             return exec_stmt(in, e, n->b);
         return n->c != NULL ? exec_stmt(in, e, n->c) : SLUICE_JSI_NORMAL;
     case SLUICE_JS_FOR:
-        return exec_for(in, e, n);
     case SLUICE_JS_FOR_OF:
     case SLUICE_JS_FOR_IN:
-        return exec_for_of(in, e, n);
     case SLUICE_JS_WHILE:
     case SLUICE_JS_DO_WHILE:
-        return exec_while(in, e, n);
+        return exec_loop(in, e, n, NULL);
+    case SLUICE_JS_LABELED:
+        return exec_labeled(in, e, n);
     case SLUICE_JS_BREAK:
+        in->jump_label = n->str;
         return SLUICE_JSI_BREAK;
     case SLUICE_JS_CONTINUE:
+        in->jump_label = n->str;
         return SLUICE_JSI_CONTINUE;
     case SLUICE_JS_THROW:
         if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)

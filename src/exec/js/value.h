@@ -81,9 +81,10 @@ struct jobj {
     /* an Error: name and message are not enumerable (JSON.stringify(err) is "{}") */
     bool is_error;
     jv err_name, err_message;
-    jcoll *coll;  /* a Map or Set: its entries (no own properties hold them) */
-    jiter *iter;  /* an iterator keys()/values()/entries() returned */
-    bool is_date; /* a Date (date.c): time is its time value, NaN when invalid */
+    const char *err_class; /* the constructor that made it (instanceof), not the name it shows */
+    jcoll *coll;           /* a Map or Set: its entries (no own properties hold them) */
+    jiter *iter;           /* an iterator keys()/values()/entries() returned */
+    bool is_date;          /* a Date (date.c): time is its time value, NaN when invalid */
     double time;
 };
 
@@ -159,6 +160,7 @@ struct interp {
     jtaint pc;    /* control context: a decision depended on a blocked field (never lowered) */
     bool steered; /* a blocked field steered the plan through the === exception */
     jtaint callback_taint; /* what the plan's functions answered inside the current built-in */
+    const sluice_js_str *jump_label; /* the label of the break/continue under way, or NULL */
     struct jtaint_origin {
         const char *field; /* as configured */
         uint32_t line;     /* where the plan read it, or where its answer arrived */
@@ -240,6 +242,9 @@ jcomp sluice_jsi_nomem(interp *in);
  * err->key the setting that raises it. Returns SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_limit_error(interp *in, const char *key, const char *what, size_t limit);
 jv sluice_jsi_make_error(interp *in, const char *name, const sluice_js_str *message);
+/* a instanceof c (lib_base.c): the built-in constructors, plan functions (nothing the plan
+ * makes has their prototype) and the TypeErrors JavaScript throws for the rest. */
+jcomp sluice_jsi_instance_of(interp *in, jv a, jv c, jv *out);
 
 /* --- conversions ------------------------------------------------------------------------ */
 int sluice_jsi_truthy(jv v);
@@ -381,6 +386,8 @@ jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t 
 jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled);
 /* A member of a Map, Set or iterator object (self.u.o->coll or ->iter set), or undefined. */
 jcomp sluice_jsi_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out);
+/* Whether o (holding a collection) is a Set rather than a Map. */
+bool sluice_jsi_coll_is_set(const jobj *o);
 /* Object.prototype.toString of a Map, Set or iterator: "[object Map]", "[object Set Iterator]". */
 const char *sluice_jsi_coll_tag(const jobj *o);
 
