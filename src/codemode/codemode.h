@@ -30,6 +30,10 @@ typedef struct sluice_codemode_caller {
      * default, the first of [code_mode] languages. One the server is not configured for is
      * refused with the list of those it is. */
     const char *language;
+    /* Optional: where a quota's refusal goes as JSON (state/quota.h
+     * sluice_quota_refusal_json; a new reference the caller frees), so the surface can give
+     * the client the quota and its reset time in a form it can act on. NULL: not wanted. */
+    json_t **refusal;
 } sluice_codemode_caller;
 
 /* Asks a human (or an administrator's record) whether a validated statement may run; returns
@@ -48,8 +52,15 @@ typedef struct sluice_codemode_exec_hooks {
 } sluice_codemode_exec_hooks;
 
 /* Opens the executor, the keyring, the replay store and the audit log the config names, and
- * reads the schema once. The config must outlive the returned object. Errors name the setting
- * that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+ * reads the schema once (not for a DuckDB file, which opens on first need: see
+ * sluice_codemode_check_backends). The config must outlive the returned object. Errors name the
+ * setting that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+/* Reads every backend's catalog now, opening any engine that opens on first need: what
+ * `sluice config check` does so that a database DuckDB cannot open fails there, not at the first
+ * call of a server. */
+sluice_status
+sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err);
+
 sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
@@ -120,6 +131,10 @@ bool sluice_codemode_audit_broken(const sluice_codemode *cm);
 /* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
 struct sluice_approval_store;
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
+
+/* The quota counters ([quotas] or a route's quotas set; state/quota.h), or NULL. */
+struct sluice_quota;
+struct sluice_quota *sluice_codemode_quotas(sluice_codemode *cm);
 
 /* The clock token expiry, consume-once pruning and approvals read (NULL: the system clock).
  * Only tests set another one (a sluice_manual_clock), before any request; no config key

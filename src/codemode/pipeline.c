@@ -14,6 +14,7 @@
 #include "codemode/codemode.h"
 #include "codemode/observe.h"
 #include "codemode/present.h"
+#include "codemode/quota_gate.h"
 #include "codemode/risk.h"
 #include "core/buf.h"
 #include "core/clock.h"
@@ -70,6 +71,7 @@ struct sluice_codemode {
     /* NULL: the system clock (tests set a manual one) */
     const sluice_clock *clock;
     sluice_analysis_cache *analyses; /* validated analyses, for execute */
+    sluice_quota *quotas;            /* NULL: no quota configured */
 };
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -178,6 +180,19 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 
 /* ---- open / close -------------------------------------------------------------------------- */
 
+/* The quota counters, when some quota is set: in Redis when replicas share state, else here. */
+static sluice_status open_quotas(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
+{
+    if (!sluice_quota_configured(cm->config))
+        return SLUICE_OK;
+    if (cm->config->state.redis_url == NULL)
+        return sluice_quota_open_local(&cm->quotas) == SLUICE_OK
+                   ? SLUICE_OK
+                   : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    const sluice_state_redis_options o = sluice_state_redis_options_of(&cm->config->state);
+    return sluice_quota_open_redis(&o, &cm->quotas, err_arena, err);
+}
+
 static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
 {
     const sluice_config_code_mode *c = &cm->config->code_mode;
@@ -204,6 +219,9 @@ static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, s
     const sluice_key_sources keys = { c->token_secret_file, c->token_secret_env,
                                       c->token_previous_secret_file, c->token_previous_secret_env };
     sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    st = open_quotas(cm, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     if (cm->config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
@@ -290,10 +308,14 @@ static sluice_status add_backend(sluice_codemode *cm,
     backend *be = &cm->backends[cm->backend_count++];
     be->name = name;
     be->executor = ex;
-    /* The first catalog snapshot, held for cm's life: requests share it until a reload. */
+    /* The first catalog snapshot, held for cm's life: requests share it until a reload. An
+     * engine that opens on first need is not opened for it: requests read the catalog
+     * themselves (sluice_executor_catalog), and sluice_codemode_check_backends reads it now. */
     const sluice_schema *first = NULL;
-    sluice_status st = sluice_executor_catalog(ex, cm->arena, &first, err);
-    if (st == SLUICE_OK)
+    sluice_status st = SLUICE_OK;
+    if (!sluice_executor_opens_on_first_use(ex))
+        st = sluice_executor_catalog(ex, cm->arena, &first, err);
+    if (first != NULL)
         be->schema = *first;
     be->fctx.code_mode = &cm->config->code_mode;
     be->fctx.schema = &be->schema;
@@ -415,6 +437,17 @@ sluice_status sluice_codemode_open_on(const sluice_config *config,
     return open_around(config, executor, policy, out, err_arena, err);
 }
 
+sluice_status
+sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
+{
+    sluice_status st = SLUICE_OK;
+    for (size_t i = 0; st == SLUICE_OK && i < cm->backend_count; i++) {
+        const sluice_schema *s = NULL;
+        st = sluice_executor_catalog(cm->backends[i].executor, err_arena, &s, err);
+    }
+    return st;
+}
+
 void sluice_codemode_close(sluice_codemode *cm)
 {
     if (cm == NULL)
@@ -422,6 +455,7 @@ void sluice_codemode_close(sluice_codemode *cm)
     sluice_audit_close(cm->audit);
     sluice_replay_close(cm->replay);
     sluice_approval_close(cm->approvals);
+    sluice_quota_close(cm->quotas);
     sluice_key_store_close(cm->keys);
     for (size_t i = 0; i < cm->backend_count; i++)
         sluice_executor_close(cm->backends[i].executor);
@@ -485,6 +519,11 @@ const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
 bool sluice_codemode_audit_broken(const sluice_codemode *cm)
 {
     return atomic_load(&cm->audit_broken);
+}
+
+sluice_quota *sluice_codemode_quotas(sluice_codemode *cm)
+{
+    return cm->quotas;
 }
 
 struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
@@ -931,6 +970,14 @@ static sluice_status issue_token(sluice_codemode *cm,
     return st;
 }
 
+static sluice_status refuse(sluice_codemode *cm,
+                            sluice_arena *arena,
+                            const sluice_codemode_caller *caller,
+                            const char *code,
+                            const char *reason,
+                            sluice_status status,
+                            sluice_error *err);
+
 static sluice_status validate(sluice_codemode *cm,
                               sluice_arena *arena,
                               const sluice_codemode_caller *caller,
@@ -941,8 +988,14 @@ static sluice_status validate(sluice_codemode *cm,
                               json_t **out,
                               sluice_error *err)
 {
+    /* before any analysis: a caller over quota costs no work */
+    sluice_status st =
+        sluice_quota_gate_admit(cm, arena, caller, SLUICE_QUOTA_STAGE_VALIDATE, NULL, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st,
+                      err);
     judgement j;
-    sluice_status st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
+    st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
     if (st != SLUICE_OK) {
         judgement_dispose(&j);
         return st;
@@ -1129,6 +1182,7 @@ static sluice_status run(sluice_arena *arena,
                          const json_t *variables,
                          const sluice_codemode_exec_hooks *hooks,
                          const char *token_id,
+                         const sluice_quota_room *room,
                          sluice_exec_result *r,
                          sluice_error *err)
 {
@@ -1152,6 +1206,7 @@ static sluice_status run(sluice_arena *arena,
         /* below high, the analysis found no read of a blocked field: the run proves it */
         .below_high_risk = j->risk < SLUICE_RISK_HIGH,
     };
+    sluice_quota_gate_clamp(&req.limits, room); /* never past what today's quotas allow */
     return sluice_executor_execute(j->be->executor, arena, &req, r, err);
 }
 
@@ -1246,11 +1301,17 @@ static sluice_status execute(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "the audit log cannot be written, so nothing runs until an "
                                 "administrator repairs it (sluice audit verify)");
+    /* before the token is opened: a caller over quota costs no work, and keeps the token */
+    sluice_quota_room room;
+    sluice_status st =
+        sluice_quota_gate_admit(cm, arena, caller, SLUICE_QUOTA_STAGE_EXECUTE, &room, err);
+    if (st != SLUICE_OK)
+        return refuse(cm, arena, caller, code, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st,
+                      err);
     judgement j;
     memset(&j, 0, sizeof j);
     sluice_token_claims claims;
-    sluice_status st =
-        admit(cm, arena, caller, code, code_len, token, variables, hooks, &j, &claims, err);
+    st = admit(cm, arena, caller, code, code_len, token, variables, hooks, &j, &claims, err);
     if (st != SLUICE_OK) {
         judgement_dispose(&j);
         return st;
@@ -1258,19 +1319,28 @@ static sluice_status execute(sluice_codemode *cm,
     sluice_exec_result r = { 0 };
     char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
     sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
-    st = run(arena, caller, &j, code, code_len, variables, hooks, id, &r, err);
+    st = run(arena, caller, &j, code, code_len, variables, hooks, id, &room, &r, err);
     if (st != SLUICE_OK)
         sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
+    /* what it returned and called counts even when it then failed; unrecorded, the result is
+     * withheld (fail closed: the audit record still says what ran) */
+    sluice_error charge_err = { 0 };
+    if (sluice_quota_gate_charge(cm, arena, caller, &r, &charge_err) != SLUICE_OK &&
+        st == SLUICE_OK) {
+        *err = charge_err;
+        st = SLUICE_E_IO;
+    }
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                               st == SLUICE_OK ? "executed" : "failed", "language",
-                               j.facts->language, "code", code, "code_hash", j.facts->code_hash,
-                               "token_id", id, "rows", (json_int_t)r.row_count, "truncated",
-                               r.truncated, "elapsed_ms", (json_int_t)r.elapsed_ms);
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                  st == SLUICE_OK ? "executed" : "failed", "language", j.facts->language, "code",
+                  code, "code_hash", j.facts->code_hash, "action", action_label(j.facts->action),
+                  "token_id", id, "rows", (json_int_t)r.row_count, "truncated", r.truncated,
+                  "elapsed_ms", (json_int_t)r.elapsed_ms);
     judgement_dispose(&j);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));

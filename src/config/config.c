@@ -522,6 +522,27 @@ static const sluice_key_spec resource_keys[] = {
 };
 #undef T
 
+/* [quotas] and a route's `quotas`: per principal, 1 .. 10^15 (0: no limit); a key left out is
+ * -1, "not set", so a route inherits [quotas] key by key. */
+#define QUOTA_MAX 1000000000000000LL
+#define T         sluice_config_quotas
+static const sluice_key_spec quota_keys[] = {
+    { INT_KEY(T, validate_per_minute, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, validate_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, execute_per_minute, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, execute_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, rows_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, bytes_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, upstream_calls_per_day, 0, QUOTA_MAX, -1) },
+};
+#undef T
+
+static const sluice_section_spec quota_section = {
+    .path = "quotas",
+    .keys = quota_keys,
+    .key_count = COUNT(quota_keys),
+};
+
 #define T sluice_config_policy_server
 static const sluice_key_spec policy_server_keys[] = {
     { STR_KEY(T, id), .min = 1, .required = true },
@@ -541,6 +562,10 @@ static const sluice_key_spec policy_server_keys[] = {
     { LIST_KEY(T, allowed_operations) },
     { INT_KEY(T, max_rows, 1, 10000000, 0) },
     { STR_KEY(T, database), .min = 1 },
+    { .name = "quotas",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, quotas),
+      .sub = &quota_section },
 };
 #undef T
 
@@ -855,6 +880,10 @@ static const sluice_key_spec root_keys[] = {
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, state),
       .sub = &state_section },
+    { .name = "quotas",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, quotas),
+      .sub = &quota_section },
     { TABLES_KEY("tools", T, tools, tool_count, &tool_section) },
     { TABLES_KEY("prompts", T, prompts, prompt_count, &prompt_section) },
     { TABLES_KEY("resources", T, resources, resource_count, &resource_section) },

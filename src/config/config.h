@@ -384,6 +384,26 @@ typedef struct sluice_config_resource {
     const char *file; /* resolved path when the content came from a file */
 } sluice_config_resource;
 
+/* The quotas a caller has per route (state/quota.h): [quotas] for every route, a route's
+ * `quotas` table for its own. Names the fields of sluice_config_quotas, in their order. */
+typedef enum sluice_quota_id {
+    SLUICE_QUOTA_VALIDATE_PER_MINUTE = 0,
+    SLUICE_QUOTA_VALIDATE_PER_DAY = 1,
+    SLUICE_QUOTA_EXECUTE_PER_MINUTE = 2,
+    SLUICE_QUOTA_EXECUTE_PER_DAY = 3,
+    SLUICE_QUOTA_ROWS_PER_DAY = 4,
+    SLUICE_QUOTA_BYTES_PER_DAY = 5,
+    SLUICE_QUOTA_UPSTREAM_CALLS_PER_DAY = 6,
+    SLUICE_QUOTA_COUNT = 7,
+} sluice_quota_id;
+
+/* Each limit per principal: > 0 the limit, 0 no limit, -1 not set (a route inherits
+ * [quotas]). */
+typedef struct sluice_config_quotas {
+    int64_t validate_per_minute, validate_per_day, execute_per_minute, execute_per_day;
+    int64_t rows_per_day, bytes_per_day, upstream_calls_per_day;
+} sluice_config_quotas;
+
 /* [[policy.servers]] — role-to-server routing: a caller in one of `groups` is evaluated against
  * this server id, with these overrides of [code_mode] (src/policy/policy.h derives the rules). */
 typedef struct sluice_config_policy_server {
@@ -401,6 +421,7 @@ typedef struct sluice_config_policy_server {
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */
+    sluice_config_quotas quotas;       /* `quotas = { ... }`: this route's own limits */
     size_t line;
 } sluice_config_policy_server;
 
@@ -527,6 +548,7 @@ typedef struct sluice_config {
     size_t database_count;
     sluice_config_code_mode code_mode;
     sluice_config_state state;
+    sluice_config_quotas quotas; /* [quotas]: every route's, unless the route sets its own */
     sluice_config_tool *tools;
     size_t tool_count;
     sluice_config_prompt *prompts;

@@ -136,6 +136,32 @@ json_t *sluice_surface_tool_result(json_t *structured, const char *text)
     return r;
 }
 
+/* A call a quota refused (codemode/quota_gate.h): a tool error the model reads (which quota,
+ * its limit and usage, when it resets), and the same in the result's _meta under
+ * "io.sluice/quota" — {quota, route, limit, used, resets_at, retry_after_seconds} — for a client
+ * that schedules its retry. Neither MCP revision (2025-11-25, 2026-07-28) defines a retry-after
+ * field for tool results, and a JSON-RPC error would hide the reason from the model, so the
+ * reason stays an isError result and the numbers ride in _meta, where both revisions let a
+ * server put its own reverse-DNS-named keys. refusal is stolen. */
+static json_t *quota_result(const sluice_error *err, json_t *refusal)
+{
+    return json_pack("{s:[{s:s, s:s}], s:b, s:{s:o}}", "content", "type", "text", "text",
+                     err->message != NULL ? err->message : "quota reached", "isError", 1, "_meta",
+                     "io.sluice/quota", refusal);
+}
+
+/* Turns a quota's refusal into its result (SLUICE_OK); any other outcome passes through. */
+static sluice_status
+refused_by_quota(sluice_status st, json_t *refusal, const sluice_error *err, json_t **out_result)
+{
+    if (st == SLUICE_OK || refusal == NULL) {
+        json_decref(refusal);
+        return st;
+    }
+    *out_result = quota_result(err, refusal);
+    return *out_result != NULL ? SLUICE_OK : st;
+}
+
 /* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
  * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
  * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
@@ -249,13 +275,17 @@ static sluice_status validate_tool(sluice_mcp_call *call,
                                 "dry_run and execute are both true: a dry run mints no token to "
                                 "run with; drop one of them");
     sluice_codemode_caller caller = caller_of(call, arguments);
-    json_t *structured = NULL;
+    json_t *structured = NULL, *refusal = NULL;
+    caller.refusal = &refusal;
     sluice_status st = sluice_codemode_validate(cm, sluice_mcp_call_arena(call), &caller, code,
                                                 code_len, vars, dry_run, &structured, err);
     if (st != SLUICE_OK)
-        return st;
-    if (run_now)
-        return validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
+        return refused_by_quota(st, refusal, err, out_result);
+    if (run_now) {
+        st = validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
+        return refused_by_quota(st, refusal, err, out_result);
+    }
+    json_decref(refusal);
     return validation_result(structured, out_result, sluice_mcp_call_arena(call), err);
 }
 
@@ -402,18 +432,21 @@ static sluice_status execute_tool(sluice_mcp_call *call,
         .approve = stateless ? mrtr_approve : elicit_approval,
         .approve_ctx = stateless ? (void *)&m : (void *)call,
     };
-    json_t *structured = NULL;
+    json_t *structured = NULL, *refusal = NULL;
+    caller.refusal = &refusal;
     char *text = NULL;
     sluice_status st = sluice_codemode_execute(
         cm, sluice_mcp_call_arena(call), &caller, json_string_value(code), json_string_length(code),
         token, json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
     if (m.input_required != NULL) { /* not run: the client asks its user, then retries */
         json_decref(structured);
+        json_decref(refusal);
         *out_result = m.input_required;
         return SLUICE_OK;
     }
     if (st != SLUICE_OK)
-        return st;
+        return refused_by_quota(st, refusal, err, out_result);
+    json_decref(refusal);
     *out_result = sluice_surface_tool_result(structured, text);
     return SLUICE_OK;
 }
