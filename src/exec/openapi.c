@@ -213,8 +213,8 @@ static sluice_status api_start(
                                 call->method, call->line);
     const sluice_openapi_op *op = NULL;
     const char *url_path = NULL;
-    sluice_status st =
-        sluice_openapi_match_call(arena, &x->s->spec, method, path, &op, &url_path, err);
+    sluice_status st = sluice_openapi_match_call(arena, &x->s->spec, method, path, call->path_parts,
+                                                 call->path_part_count, &op, &url_path, err);
     if (st == SLUICE_OK && call->passing.count > 0)
         st = check_passable(x->s, arena, call, op, err);
     if (st != SLUICE_OK)

@@ -521,7 +521,19 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
 }
 
 /* Evaluates call arguments (spreads expanded) into a fresh array. */
-static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc)
+/* An api call's path as it is evaluated, part by part (sluice_js_call.path_parts): literal
+ * text at even indexes, hole values at odd ones; count is always odd. */
+typedef struct path_acc {
+    const char **parts; /* sized by path_holes: 2 * holes + 1 */
+    size_t count;
+} path_acc;
+
+static size_t path_holes(const sluice_js_node *n);
+static jcomp eval_path(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc);
+
+/* path: NULL, or where the first argument (an api call's path) is captured part by part. */
+static jcomp
+eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc, path_acc *path)
 {
     jarr *a = sluice_jsi_arr_new(in, call->n);
     if (a == NULL)
@@ -529,7 +541,9 @@ static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args
     for (size_t i = 0; i < call->n; i++) {
         const sluice_js_node *arg = call->list[i];
         jv v;
-        jcomp rc = eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
+        jcomp rc = i == 0 && path != NULL
+                       ? eval_path(in, e, arg, &v, path)
+                       : eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         if (arg->kind == SLUICE_JS_SPREAD) {
@@ -584,11 +598,24 @@ static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
         return SLUICE_JSI_SHORT;
     jv *args;
     size_t argc;
-    if ((rc = eval_args(in, e, n, &args, &argc)) != SLUICE_JSI_NORMAL)
+    /* an api call's path is captured as written, so the host matches it to the template
+     * validate approved here and each ${...} value fills only its own parameter */
+    path_acc path = { 0 };
+    size_t holes = sluice_jsi_is_api_verb(fn) && n->n > 0 ? path_holes(n->list[0]) : SIZE_MAX;
+    if (holes != SIZE_MAX) {
+        path.parts = sluice_jsi_alloc(in, (2 * holes + 1) * sizeof *path.parts);
+        if (path.parts == NULL)
+            return SLUICE_JSI_FATAL;
+        path.parts[path.count++] = "";
+    }
+    if ((rc = eval_args(in, e, n, &args, &argc, path.parts != NULL ? &path : NULL)) !=
+        SLUICE_JSI_NORMAL)
         return rc;
     if (fn.t != JV_FUNC)
         return callee_name_error(in, callee);
     uint32_t line = in->line;
+    in->site_parts = path.parts;
+    in->site_part_count = path.count;
     rc = sluice_jsi_call(in, fn, self, args, argc, out);
     in->line = line;
     return rc;
@@ -1009,12 +1036,51 @@ static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
     return SLUICE_JSI_NORMAL;
 }
 
-static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
+/* The ${...} holes of a path written as string and template literals joined by +, as the
+ * front end folds it (lang/js analyze.c); SIZE_MAX when any part is computed. */
+static size_t path_holes(const sluice_js_node *n)
 {
-    jv acc = jv_str(n->list[0]->str);
+    if (n->kind == SLUICE_JS_STR)
+        return 0;
+    if (n->kind == SLUICE_JS_TEMPLATE)
+        return n->n / 2;
+    if (n->kind != SLUICE_JS_BINARY || n->op != SLUICE_JS_OP_ADD)
+        return SIZE_MAX;
+    size_t l = path_holes(n->a), r = path_holes(n->b);
+    return l == SIZE_MAX || r == SIZE_MAX ? SIZE_MAX : l + r;
+}
+
+static jcomp path_literal(interp *in, path_acc *acc, const sluice_js_str *s)
+{
+    const char *u = sluice_js_str_utf8(in->arena, s);
+    const char *joined =
+        u != NULL ? sluice_arena_printf(in->arena, "%s%s", acc->parts[acc->count - 1], u) : NULL;
+    if (joined == NULL)
+        return sluice_jsi_nomem(in);
+    acc->parts[acc->count - 1] = joined;
+    return SLUICE_JSI_NORMAL;
+}
+
+static jcomp path_hole(interp *in, path_acc *acc, jv v)
+{
+    const char *u = sluice_js_str_utf8(in->arena, v.u.s);
+    if (u == NULL)
+        return sluice_jsi_nomem(in);
+    acc->parts[acc->count++] = u;
+    acc->parts[acc->count++] = "";
+    return SLUICE_JSI_NORMAL;
+}
+
+/* acc: NULL, or an api call's path being captured part by part. */
+static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc)
+{
+    jv acc_v = jv_str(n->list[0]->str);
+    jcomp rc;
+    if (acc != NULL && (rc = path_literal(in, acc, n->list[0]->str)) != SLUICE_JSI_NORMAL)
+        return rc;
     for (size_t i = 1; i + 1 < n->n; i += 2) {
         jv v;
-        jcomp rc = eval(in, e, n->list[i], &v);
+        rc = eval(in, e, n->list[i], &v);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         jv orig = v;
@@ -1027,14 +1093,38 @@ static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
         }
         if (in->tainting && v.t == JV_STR && v.taint == 0)
             v.taint = sluice_jsi_taint_deep(in, orig);
-        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, v, &acc)) != SLUICE_JSI_NORMAL)
+        if (acc != NULL && ((rc = path_hole(in, acc, v)) != SLUICE_JSI_NORMAL ||
+                            (rc = path_literal(in, acc, n->list[i + 1]->str)) != SLUICE_JSI_NORMAL))
             return rc;
-        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) !=
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc_v, v, &acc_v)) != SLUICE_JSI_NORMAL)
+            return rc;
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc_v, jv_str(n->list[i + 1]->str), &acc_v)) !=
             SLUICE_JSI_NORMAL)
             return rc;
     }
-    *out = acc;
+    *out = acc_v;
     return SLUICE_JSI_NORMAL;
+}
+
+/* Evaluates an api call's path n (path_holes(n) != SIZE_MAX) as eval would, capturing its
+ * parts into acc. */
+static jcomp eval_path(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc)
+{
+    jcomp rc = sluice_jsi_step(in);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    in->line = n->line;
+    if (n->kind == SLUICE_JS_STR) {
+        *out = jv_str(n->str);
+        return path_literal(in, acc, n->str);
+    }
+    if (n->kind == SLUICE_JS_TEMPLATE)
+        return eval_template(in, e, n, out, acc);
+    jv l, r;
+    if ((rc = eval_path(in, e, n->a, &l, acc)) != SLUICE_JSI_NORMAL ||
+        (rc = eval_path(in, e, n->b, &r, acc)) != SLUICE_JSI_NORMAL)
+        return rc;
+    return binary_t(in, SLUICE_JS_OP_ADD, l, r, out);
 }
 
 static jcomp spread_into_array_raw(interp *in, jarr *a, jv v);
@@ -1363,7 +1453,7 @@ static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv *args;
     size_t argc;
-    jcomp rc = eval_args(in, e, n, &args, &argc);
+    jcomp rc = eval_args(in, e, n, &args, &argc, NULL);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
     rc = construct(in, e, n, args, argc, out);
@@ -1499,7 +1589,7 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case SLUICE_JS_NULL:
         return eval_literal(n, out);
     case SLUICE_JS_TEMPLATE:
-        return eval_template(in, e, n, out);
+        return eval_template(in, e, n, out, NULL);
     case SLUICE_JS_IDENT:
         return eval_ident(in, e, n, out);
     case SLUICE_JS_ARRAY:

@@ -177,6 +177,10 @@ struct interp {
     size_t raw_count;
     bool raw_overflow; /* more than the bound were read: every passing answer is tainted */
     bool lookup;       /* the capability call just made passed a blocked field (a lookup) */
+    /* the path parts of the api call eval_call is about to make (sluice_js_call.path_parts),
+     * taken (and cleared) by the call */
+    const char **site_parts;
+    size_t site_part_count;
 };
 
 /* --- allocation (counts against max_memory_bytes; SLUICE_JSI_FATAL semantics when NULL) ---------
@@ -300,6 +304,9 @@ jcomp sluice_jsi_settle_all(interp *in);
 
 /* --- the evaluator's entry for built-ins that call back into the plan ------------------ */
 jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out);
+/* Whether fn is one of api.get/post/put/patch/delete (capability.c): eval_call captures such a
+ * call's path part by part. */
+bool sluice_jsi_is_api_verb(jv fn);
 /* Counts one step and checks the deadline and memory. SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_step(interp *in);
 /* Counts one loop iteration (map/filter callbacks count too). */
