@@ -618,7 +618,8 @@ static void iso_time(int64_t t, char out[32])
 typedef struct judgement {
     const sluice_frontend *fe; /* NULL when the language is not configured */
     const sluice_policy_route *route;
-    const backend *be; /* the route's backend */
+    const backend *be;   /* the route's backend */
+    const char *db_role; /* the database role the caller's code runs as (NULL: the backend's) */
     /* be's catalog snapshot, taken once per request (held until the arena is freed): analysis,
      * context hash and execution all see the same schema even when a reload lands meanwhile */
     const sluice_schema *schema;
@@ -846,16 +847,29 @@ static sluice_status judge(sluice_codemode *cm,
     }
     if (st == SLUICE_OK && j->fe != NULL)
         st = apply_policy(cm, arena, caller, j, err);
+    if (st == SLUICE_OK &&
+        sluice_policy_db_role(j->route, caller->identity, &j->db_role, &j->policy) != SLUICE_OK)
+        st = sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK && !judgement_refused(j))
         j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
     return st;
 }
 
+/* The front end's explanation, and the engine's estimate in words when there is one (issue 24:
+ * the cost is known, and said, before anyone approves). */
 static const char *explain(sluice_arena *arena, const judgement *j)
 {
     if (j->fe == NULL || j->fe->explain == NULL)
         return "";
     const char *text = j->fe->explain(arena, j->facts);
+    const sluice_codefacts *f = j->facts;
+    if (text != NULL && f->estimate_engine != NULL && !sluice_codefacts_refused(f)) {
+        const char *with = sluice_arena_printf(
+            arena, "%s %s estimates about %lld row%s at a plan cost of %.0f before running it.",
+            text, f->estimate_engine, (long long)f->estimated_rows,
+            f->estimated_rows == 1 ? "" : "s", f->estimated_cost);
+        text = with != NULL ? with : text;
+    }
     return text != NULL ? text : "";
 }
 
@@ -1180,6 +1194,8 @@ static sluice_status run(sluice_arena *arena,
         .variables = variables,
         .limits = sluice_exec_limits_from_config(j->route->rules),
         .identity = caller->identity,
+        .db_role = j->db_role,
+        .publish_claims = j->route->rules->caller_claims,
         .scrub_errors = j->facts->blocked_used.count > 0,
         .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
