@@ -203,6 +203,12 @@ static const char *const leak_plans[] = {
     USERS "await api.post('/notes', { text: us[0].ssn }); return 1",
     USERS "let s = ''; for (const c of us[0].ssn) s = c + s; return s",
     USERS "let s = ''; for (let i = 0; i < us[0].ssn.length; i++) s += us[0].ssn[i]; return s",
+    /* an array argument converted to a number or text reads its elements */
+    USERS "return Math.max([us[0].salary])",
+    USERS "return Number([us[0].salary])",
+    USERS "return parseInt([us[0].ssn])",
+    USERS "return Number(Object.values({ v: us[0].salary }))",
+    USERS "return String.fromCharCode([us[0].salary % 256])",
 };
 
 /* Implicit flow: one bit per user, or a count, decided by a blocked field. */
@@ -211,6 +217,10 @@ static const char *const bit_plans[] = {
     USERS "return Math.sign(us[0].salary - 100000)",
     USERS "return us[0].ssn.localeCompare('5')",
     USERS "return '5'.localeCompare([us[0].ssn])",
+    USERS "return '123-45-6789'.includes([us[0].ssn])",
+    USERS "return 'abc'.indexOf([us[0].ssn])",
+    USERS "return [1, 2, 3].slice([us[0].salary > 100000 ? 1 : 0])",
+    USERS "return (1.5).toFixed([us[0].salary > 100000 ? 1 : 0])",
     USERS "return us.map(u => u.name).sort((x, y) => us[0].ssn.localeCompare(x))",
     USERS "try { return 'a'.normalize(us[0].ssn) } catch (e) { return 1 }",
     USERS "let n = 0; L: for (const u of us) { if (u.salary > 100000) break L; n++; } return n",

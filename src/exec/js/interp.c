@@ -462,6 +462,30 @@ static bool stringifies(const jfunc *f)
     return false;
 }
 
+/* A built-in that takes an array or object argument only as a reference: it stores it, calls
+ * it, or settles with it, so the labels of what it holds travel with it. Any other built-in may
+ * convert an argument to text or a number, and that reads an array's elements (Math.max([x]),
+ * Number([x]), a string method's [x] argument), so there an argument counts by its content. A
+ * string's methods convert every argument. */
+static bool takes_references(const jfunc *f)
+{
+    static const char *const names[] = {
+        "push",        "unshift",    "splice", "map",   "filter",    "forEach",  "reduce",
+        "reduceRight", "some",       "every",  "find",  "findIndex", "findLast", "findLastIndex",
+        "flatMap",     "sort",       "then",   "catch", "finally",   "resolve",  "reject",
+        "all",         "allSettled", "race",   "any",   "keys",      "values",   "entries",
+        "assign",      "freeze",     "from",   "of",    "set",       "add",      "get",
+        "has",         "delete",     "post",   "put",   "patch",     "call",     "isArray",
+        "log",         "info",       "warn",   "error", "debug"
+    };
+    if (f->self.t == JV_STR || f->name == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(f->name, names[i]) == 0)
+            return true;
+    return false;
+}
+
 /* A built-in over tainted data: its result (and what it returns by reference, a receiver it
  * changed) takes the taint of its receiver, its arguments and what its callbacks answered; a
  * callback's tainted answer decided what the built-in did (filter, find, sort), and an error
@@ -472,8 +496,10 @@ static jcomp call_native_tainted(interp *in, jv fn, const jv *args, size_t argc,
     bool whole = stringifies(f);
     jtaint t = jt_join(fn.taint,
                        whole ? sluice_jsi_taint_deep(in, f->self) : sluice_jsi_taint_of(f->self));
+    bool by_content = whole || !takes_references(f);
     for (size_t i = 0; i < argc; i++)
-        t = jt_join(t, whole ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
+        t = jt_join(t,
+                    by_content ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
     jtaint saved = in->callback_taint;
     in->callback_taint = 0;
     in->lookup = false;
