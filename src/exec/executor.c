@@ -222,20 +222,9 @@ sluice_status sluice_executor_schema(sluice_executor *ex,
     return st;
 }
 
-bool sluice_executor_opens_on_first_use(const sluice_executor *ex)
+void *sluice_executor_bind_catalog(sluice_executor *ex)
 {
-    return ex != NULL && ex->ops->opens_on_first_use;
-}
-
-sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
-                                           void **out,
-                                           sluice_arena *arena,
-                                           sluice_error *err)
-{
-    *out = NULL;
-    if (ex == NULL || ex->ops->bind_catalog == NULL)
-        return SLUICE_OK;
-    return ex->ops->bind_catalog(ex, out, arena, err);
+    return ex != NULL && ex->ops->bind_catalog != NULL ? ex->ops->bind_catalog(ex) : NULL;
 }
 
 sluice_status sluice_executor_engine_reads(sluice_executor *ex,
