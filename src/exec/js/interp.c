@@ -2089,8 +2089,9 @@ sluice_status sluice_js_run(sluice_arena *arena,
         in.deadline_ns =
             sluice_clock_monotonic_ns(in.opts.clock) + opts->limits.timeout_ms * 1000000;
     out->logs = json_array();
-    if (out->logs != NULL)
-        sluice_arena_cleanup_add(arena, (void (*)(void *))json_decref, out->logs);
+    if (out->logs != NULL &&
+        sluice_arena_cleanup_add(arena, (void (*)(void *))json_decref, out->logs) != SLUICE_OK)
+        out->logs = NULL; /* already released by the failed registration (core/arena.h) */
     env *global = env_new(&in, NULL);
     env *top = global != NULL ? env_new(&in, global) : NULL;
     in.global = global;
