@@ -690,6 +690,9 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
         check_variables(w, op);
         f->complexity = x->cost;
         f->estimated_rows = -1;
+        /* the computed cost is the estimate validate_code reports (issue 24) */
+        f->estimated_cost = (double)x->cost;
+        f->estimate_kind = SLUICE_ESTIMATE_GRAPHQL_COST;
     }
     if (w->v.nomem || f->incomplete || sluice_arena_failed(arena)) {
         f->incomplete = true;
