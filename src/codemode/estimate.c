@@ -108,6 +108,23 @@ const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *f
     return "";
 }
 
+json_t *sluice_estimate_json(const sluice_codefacts *f)
+{
+    static const char *const units[] = {
+        [SLUICE_ESTIMATE_PLAN_COST] = "planner cost",
+        [SLUICE_ESTIMATE_PLAN_ROWS] = "rows through the plan",
+        [SLUICE_ESTIMATE_GRAPHQL_COST] = "computed cost",
+        [SLUICE_ESTIMATE_CALL_BOUND] = "upstream calls at most",
+    };
+    if (f == NULL || f->estimate_kind == SLUICE_ESTIMATE_NONE ||
+        (unsigned)f->estimate_kind >= sizeof units / sizeof units[0])
+        return NULL;
+    return json_pack("{s:s, s:o, s:I, s:s}", "by", maker(f), "rows",
+                     f->estimated_rows >= 0 ? json_integer(f->estimated_rows) : json_null(), "cost",
+                     (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18),
+                     "unit", units[f->estimate_kind]);
+}
+
 void sluice_estimate_bind(const sluice_codefacts *f, sluice_token_claims *claims)
 {
     bool has = f != NULL && f->estimate_kind != SLUICE_ESTIMATE_NONE;

@@ -18,6 +18,8 @@
 #include "facts/codefacts.h"
 #include "token/token.h"
 
+#include <jansson.h>
+
 /* Refuses facts above rules' max_estimated_rows / max_estimated_cost (a violation naming the
  * rule, both figures and the unit), and a read with no estimate at all when the route limits
  * either (fail closed: an estimate that cannot be made cannot be under a limit). Facts already
@@ -28,6 +30,11 @@ sluice_status sluice_estimate_limit(sluice_codefacts *facts, const sluice_config
 /* The estimate in words for the explanation ("PostgreSQL estimates about 500 rows at a plan
  * cost of 8 before running it."), in arena; "" when there is none; NULL on NOMEM. */
 const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *facts);
+
+/* {"by": "DuckDB", "rows": 12 | null, "cost": 40, "unit": "rows through the plan"} for the
+ * audit record and the console (shown beside the code an approver reads); NULL when there is
+ * no estimate or memory ran out (the caller checks the arena, never a silent omission). */
+json_t *sluice_estimate_json(const sluice_codefacts *facts);
 
 /* Copies the facts' estimate into claims (the token signs it). */
 void sluice_estimate_bind(const sluice_codefacts *facts, sluice_token_claims *claims);
