@@ -10,6 +10,7 @@
 #include "unit.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static sluice_codefacts *facts_of(sluice_arena *arena,
@@ -116,6 +117,16 @@ static void test_estimate_words(void **state)
         "It makes no upstream calls.");
     assert_string_equal(sluice_estimate_words(a, facts_of(a, SLUICE_ESTIMATE_NONE, NULL, 3, -1)),
                         "");
+    /* the record the audit log and the console's approval card carry */
+    json_t *j = sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_PLAN_ROWS, "DuckDB", 12, 40.2));
+    char *text = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    assert_string_equal(text, "{\"by\":\"DuckDB\",\"cost\":41,\"rows\":12,\"unit\":\"rows through the plan\"}");
+    free(text);
+    json_decref(j);
+    j = sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_CALL_BOUND, NULL, -1, 3));
+    assert_true(json_is_null(json_object_get(j, "rows")));
+    json_decref(j);
+    assert_null(sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_NONE, NULL, 3, -1)));
     sluice_arena_free(a);
 }
 
