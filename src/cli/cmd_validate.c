@@ -10,6 +10,7 @@
  * Owns: options and the two renderings. Does not own: analysis or execution (codemode/).
  */
 #include "cli/cli.h"
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/buf.h"
 #include "core/limits.h"
@@ -231,9 +232,12 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
                 SLUICE_LIMIT_CODE_BYTES);
         return SLUICE_EXIT_FAIL;
     }
+    sluice_runtime *rt = NULL;
     sluice_codemode *cm = NULL;
-    if (sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK) {
+    if (sluice_runtime_open(config, NULL, &rt, arena, &err) != SLUICE_OK ||
+        sluice_codemode_open(config, rt, &cm, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
+        sluice_runtime_close(rt);
         return SLUICE_EXIT_RUNTIME;
     }
     sluice_identity who = {
@@ -261,6 +265,7 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
     }
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     return rc;
 }
 

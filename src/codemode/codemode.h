@@ -14,6 +14,7 @@
 #define SLUICE_CODEMODE_CODEMODE_H
 
 #include "auth/identity.h"
+#include "codemode/runtime.h"
 #include "config/config.h"
 #include "exec/executor.h"
 
@@ -21,16 +22,6 @@
 #include <stdbool.h>
 
 typedef struct sluice_codemode sluice_codemode;
-
-/* Who is asking, and where. */
-typedef struct sluice_codemode_caller {
-    const sluice_identity *identity;
-    const char *session_id; /* MCP session ("stdio" for the stdio transport, "cli" for the CLI) */
-    /* The language the call names (validate_code's `language`); NULL or "" means the server's
-     * default, the first of [code_mode] languages. One the server is not configured for is
-     * refused with the list of those it is. */
-    const char *language;
-} sluice_codemode_caller;
 
 /* Asks a human (or an administrator's record) whether a validated statement may run; returns
  * SLUICE_OK to run, SLUICE_E_DENIED (with err) otherwise. The MCP tools wire elicitation here;
@@ -47,10 +38,12 @@ typedef struct sluice_codemode_exec_hooks {
     void *approve_ctx;
 } sluice_codemode_exec_hooks;
 
-/* Opens the executor, the keyring, the replay store and the audit log the config names, and
- * reads the schema once. The config must outlive the returned object. Errors name the setting
- * that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+/* Opens the executors and the policy the config names on rt (the keyring, the stores, the
+ * audit sink and the clock, cli/runtime.h; code mode never opens a store itself), and reads the
+ * schema once. config and rt must outlive the returned object. Errors name the setting that is
+ * wrong (a database that cannot be opened hardened, a route naming no database, ...). */
 sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_runtime *rt,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err);
@@ -58,6 +51,7 @@ sluice_status sluice_codemode_open(const sluice_config *config,
  * [database] section, e.g. a test's toy engine): cm owns executor from here on, and closes it
  * on failure too. */
 sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_runtime *rt,
                                       sluice_executor *executor,
                                       sluice_codemode **out,
                                       sluice_arena *err_arena,
@@ -114,24 +108,6 @@ sluice_status sluice_codemode_analyze(sluice_codemode *cm,
                                       struct sluice_codefacts **out,
                                       sluice_error *err);
 
-/* True once an audit write failed (then nothing runs until the log is repaired). */
-bool sluice_codemode_audit_broken(const sluice_codemode *cm);
-
-/* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
-struct sluice_approval_store;
-struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
-
-/* The clock token expiry, consume-once pruning and approvals read (NULL: the system clock).
- * Only tests set another one (a sluice_manual_clock), before any request; no config key
- * reaches it. The clock must outlive cm. */
-struct sluice_clock;
-void sluice_codemode_set_clock(sluice_codemode *cm, const struct sluice_clock *clock);
-const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
-
-/* The live token keyring (token/key_store.h: reload on SIGHUP, key file changes), or NULL
- * when cm is NULL or code mode is off. */
-struct sluice_key_store *sluice_codemode_keys(sluice_codemode *cm);
-
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
 
@@ -170,7 +146,8 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err);
 
-/* Appends an audit record (no-op without an audit log). Fails closed: SLUICE_E_IO. */
+/* Appends an audit record through cm's runtime (sluice_runtime_audit: fields consumed; no-op
+ * without an audit log). Fails closed: SLUICE_E_IO. */
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,
                                     const sluice_codemode_caller *caller,

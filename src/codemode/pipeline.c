@@ -15,6 +15,7 @@
 #include "codemode/observe.h"
 #include "codemode/present.h"
 #include "codemode/risk.h"
+#include "codemode/runtime.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/hash.h"
@@ -25,13 +26,7 @@
 #include "facts/verdict.h"
 #include "lang/registry.h"
 #include "policy/policy.h"
-#include "state/audit.h"
-#include "state/audit_pg.h"
-#include "state/replay.h"
-#include "state/state_redis.h"
 #include "token/approval_state.h"
-#include "token/key_store.h"
-#include "token/secret.h"
 #include "token/token.h"
 
 #include <sodium.h>
@@ -54,21 +49,12 @@ struct sluice_codemode {
     sluice_arena *arena; /* schemas, fingerprints */
     backend backends[SLUICE_LIMIT_BACKENDS];
     size_t backend_count;
-    sluice_key_store *keys; /* the token keyring, re-read on SIGHUP and file change */
-    sluice_replay *replay;
-    sluice_approval_store *approvals; /* NULL without an audit log */
-    sluice_audit *audit;
-    /* 1, or the writer slot this process took because another one holds the audit log; tokens
-     * are bound to it, since each slot has its own consume-once store */
-    unsigned writer_slot;
+    sluice_runtime *rt; /* keys, stores, audit sink and clock: borrowed from the CLI */
     /* The configured languages ([code_mode] languages); the first is the default. */
     const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
     size_t lang_count;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
-    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
     sluice_policy *policy;    /* routes, derived rules and the policy backend */
-    /* NULL: the system clock (tests set a manual one) */
-    const sluice_clock *clock;
     sluice_analysis_cache *analyses; /* validated analyses, for execute */
 };
 
@@ -140,8 +126,8 @@ static sluice_status context_hash(const sluice_codemode *cm,
     const char *route = sluice_policy_route_for(cm->policy, who)->id;
     sluice_hash_update(&h, version, strlen(version) + 1);
     sluice_hash_update(&h, route, strlen(route) + 1);
-    if (cm->writer_slot > 1)
-        sluice_hash_update(&h, &cm->writer_slot, sizeof cm->writer_slot);
+    if (cm->rt->writer_slot > 1)
+        sluice_hash_update(&h, &cm->rt->writer_slot, sizeof cm->rt->writer_slot);
     if (who != NULL && who->group_count > 0) {
         const char **groups = sluice_arena_calloc(arena, who->group_count, sizeof *groups);
         if (groups == NULL)
@@ -177,52 +163,6 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 }
 
 /* ---- open / close -------------------------------------------------------------------------- */
-
-static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
-{
-    const sluice_config_code_mode *c = &cm->config->code_mode;
-    const sluice_config_state *shared = &cm->config->state;
-    if (shared->audit_postgres != NULL) { /* shared by replicas: docs/deploy.md */
-        const sluice_audit_pg_options o = { shared->audit_postgres,
-                                            shared->audit_postgres_password_file,
-                                            shared->audit_postgres_password_env,
-                                            shared->audit_postgres_table, NULL };
-        sluice_status st = sluice_audit_open_pg(&o, &cm->audit, err_arena, err);
-        if (st != SLUICE_OK)
-            return st;
-    } else if (c->audit_log != NULL) {
-        const sluice_audit_file_options o = { .clock = NULL,
-                                              .rotate_bytes = c->audit_rotate_bytes,
-                                              .rotate_seconds = c->audit_rotate_seconds };
-        sluice_status st = sluice_audit_open_writer(c->audit_log, &o, &cm->writer_slot, &cm->audit,
-                                                    err_arena, err);
-        if (st != SLUICE_OK)
-            return st;
-    }
-    if (!c->enabled)
-        return SLUICE_OK; /* curated tools only: no tokens to sign or spend */
-    const sluice_key_sources keys = { c->token_secret_file, c->token_secret_env,
-                                      c->token_previous_secret_file, c->token_previous_secret_env };
-    sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
-    if (st != SLUICE_OK)
-        return st;
-    if (cm->config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
-        return sluice_state_redis_open(&cm->config->state, &cm->replay, &cm->approvals, err_arena,
-                                       err);
-    const char *replay_path = c->replay_store;
-    if (replay_path == NULL && c->audit_log != NULL)
-        replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
-    if (replay_path != NULL && cm->writer_slot > 1) /* a second process: its own store too */
-        replay_path = sluice_arena_printf(cm->arena, "%s.w%u", replay_path, cm->writer_slot);
-    st =
-        sluice_replay_open(replay_path, sluice_clock_now_s(cm->clock), &cm->replay, err_arena, err);
-    if (st == SLUICE_OK && c->audit_log != NULL) {
-        const char *path = sluice_arena_printf(cm->arena, "%s.approvals", c->audit_log);
-        st = path != NULL ? sluice_approval_open(path, &cm->approvals, err_arena, err)
-                          : SLUICE_E_NOMEM;
-    }
-    return st;
-}
 
 /* Resolves [code_mode] languages against the registry (default: sql). */
 static sluice_status open_languages(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
@@ -341,30 +281,32 @@ open_named_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *
     return st;
 }
 
-/* Opens everything but the default executor around ex (owned from here on, closed on
- * failure). */
-static sluice_status open_around(const sluice_config *config,
-                                 sluice_executor *ex,
-                                 sluice_policy *policy,
-                                 sluice_codemode **out,
-                                 sluice_arena *err_arena,
-                                 sluice_error *err)
+/* A code mode on config and rt with nothing opened yet; NULL when out of memory. */
+static sluice_codemode *codemode_new(const sluice_config *config, sluice_runtime *rt)
 {
     sluice_codemode *cm = calloc(1, sizeof *cm);
     if (cm == NULL || (cm->arena = sluice_arena_new()) == NULL) {
         free(cm);
-        sluice_executor_close(ex);
-        sluice_policy_close(policy);
-        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        return NULL;
     }
     cm->config = config;
-    cm->policy = policy;
+    cm->rt = rt;
+    return cm;
+}
+
+/* Opens everything but the policy and the default executor around ex, on cm (from
+ * codemode_new, its policy open). Both are owned from here on; on failure both are closed. */
+static sluice_status open_around(sluice_codemode *cm,
+                                 sluice_executor *ex,
+                                 sluice_codemode **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    const sluice_config *config = cm->config;
     sluice_status st = add_backend(
         cm, config->database.name != NULL ? config->database.name : "default", ex, err_arena, err);
     if (st == SLUICE_OK)
         st = open_named_backends(cm, err_arena, err);
-    if (st == SLUICE_OK)
-        st = open_stores(cm, err_arena, err);
     if (st == SLUICE_OK)
         st = open_languages(cm, err_arena, err);
     if (st == SLUICE_OK && (cm->analyses = sluice_analysis_cache_new(0)) == NULL)
@@ -379,6 +321,7 @@ static sluice_status open_around(const sluice_config *config,
 }
 
 sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_runtime *rt,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err)
@@ -387,42 +330,44 @@ sluice_status sluice_codemode_open(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "code mode and [[tools]] need a [database] to run against; add "
                                 "a [database] section with engine and path");
-    sluice_policy *policy = NULL;
+    sluice_codemode *cm = codemode_new(config, rt);
+    if (cm == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     sluice_executor *ex = NULL;
-    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    sluice_status st = sluice_policy_open(config, &cm->policy, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(policy), &ex,
+        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(cm->policy), &ex,
                                   err_arena, err);
     if (st != SLUICE_OK) {
-        sluice_policy_close(policy);
+        sluice_codemode_close(cm);
         return st;
     }
-    return open_around(config, ex, policy, out, err_arena, err);
+    return open_around(cm, ex, out, err_arena, err);
 }
 
 sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_runtime *rt,
                                       sluice_executor *executor,
                                       sluice_codemode **out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
-    sluice_policy *policy = NULL;
-    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    sluice_codemode *cm = codemode_new(config, rt);
+    sluice_status st = cm != NULL ? sluice_policy_open(config, &cm->policy, err_arena, err)
+                                  : sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
+                                                     "out of memory");
     if (st != SLUICE_OK) {
         sluice_executor_close(executor);
+        sluice_codemode_close(cm);
         return st;
     }
-    return open_around(config, executor, policy, out, err_arena, err);
+    return open_around(cm, executor, out, err_arena, err);
 }
 
 void sluice_codemode_close(sluice_codemode *cm)
 {
     if (cm == NULL)
         return;
-    sluice_audit_close(cm->audit);
-    sluice_replay_close(cm->replay);
-    sluice_approval_close(cm->approvals);
-    sluice_key_store_close(cm->keys);
     for (size_t i = 0; i < cm->backend_count; i++)
         sluice_executor_close(cm->backends[i].executor);
     sluice_policy_close(cm->policy);
@@ -460,37 +405,12 @@ const sluice_policy *sluice_codemode_policy(const sluice_codemode *cm)
     return cm->policy;
 }
 
-sluice_key_store *sluice_codemode_keys(sluice_codemode *cm)
-{
-    return cm != NULL ? cm->keys : NULL;
-}
-
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
 {
     return cm->arena;
 }
 
-void sluice_codemode_set_clock(sluice_codemode *cm, const sluice_clock *clock)
-{
-    cm->clock = clock;
-}
-
-const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
-{
-    return cm->clock;
-}
-
 /* ---- audit --------------------------------------------------------------------------------- */
-
-bool sluice_codemode_audit_broken(const sluice_codemode *cm)
-{
-    return atomic_load(&cm->audit_broken);
-}
-
-struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
-{
-    return cm->approvals;
-}
 
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,
@@ -499,41 +419,7 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     json_t *fields,
                                     sluice_error *err)
 {
-    sluice_status st = SLUICE_OK;
-    sluice_codemode_observe_record(event, fields);
-    if (cm->audit != NULL) {
-        const sluice_identity *who = caller->identity;
-        json_t *groups = json_array();
-        for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
-            if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
-                json_decref(groups);
-                groups = NULL;
-            }
-        bool ok =
-            fields != NULL && groups != NULL &&
-            json_object_set_new(fields, "event", json_string(event)) == 0 &&
-            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
-                0 &&
-            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
-            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
-            json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id)) ==
-                0;
-        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
-            /* a record missing a field is not written: the decision fails with it */
-            if (!ok)
-                json_decref(groups);
-            json_decref(fields);
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
-                                    "out of memory writing the audit record");
-        }
-        st = sluice_audit_append(cm->audit, fields, arena, err);
-        if (st != SLUICE_OK) {
-            atomic_store(&cm->audit_broken, true);
-            sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
-        }
-    }
-    json_decref(fields);
-    return st;
+    return sluice_runtime_audit(cm->rt, arena, caller, event, fields, err);
 }
 
 /* Appends every violation; false (list unusable) unless all of them are in: a refusal always
@@ -747,7 +633,7 @@ static sluice_status recall_or_analyze(sluice_codemode *cm,
     if (hint != NULL && code_len <= SLUICE_LIMIT_CODE_BYTES &&
         analysis_key(cm, arena, caller, j, code, code_len, &key) == SLUICE_OK &&
         memcmp(key.code_hash, hint->code_hash, sizeof key.code_hash) == 0 &&
-        sluice_analysis_cache_get(cm->analyses, &key, sluice_clock_now_s(cm->clock), arena,
+        sluice_analysis_cache_get(cm->analyses, &key, sluice_runtime_now_s(cm->rt), arena,
                                   &j->facts) == SLUICE_OK)
         return SLUICE_OK;
     return analyze(j->be, j->schema, arena, j->fe, j->route, code, code_len, j->vars, &j->facts,
@@ -763,7 +649,7 @@ static void remember(sluice_codemode *cm, const sluice_token_claims *claims, con
     memcpy(key.context_hash, claims->context_hash, sizeof key.context_hash);
     memcpy(key.variables_hash, claims->variables_hash, sizeof key.variables_hash);
     sluice_analysis_cache_put(cm->analyses, &key, j->facts, claims->expires_at,
-                              sluice_clock_now_s(cm->clock));
+                              sluice_runtime_now_s(cm->rt));
 }
 
 /* Judges code for caller: fills *j (dispose it) and returns SLUICE_OK, also when the code is
@@ -810,6 +696,14 @@ static sluice_status judge(sluice_codemode *cm,
     if (st == SLUICE_OK && !judgement_refused(j))
         j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
     return st;
+}
+
+/* The histogram label of caller's language: a configured one, else "unknown" (a client's text
+ * never becomes a label). */
+static const char *language_label(const sluice_codemode *cm, const sluice_codemode_caller *caller)
+{
+    const sluice_frontend *fe = frontend_for(cm, caller != NULL ? caller->language : NULL);
+    return fe != NULL ? fe->language : "unknown";
 }
 
 static const char *explain(sluice_arena *arena, const judgement *j)
@@ -910,10 +804,10 @@ static sluice_status issue_token(sluice_codemode *cm,
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "analysis produced no code hash");
     if (st != SLUICE_OK)
         return sluice_error_set(err, arena, st, "out of memory");
-    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
-    st = sluice_token_issue(ring, claims, sluice_clock_now_s(cm->clock),
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
+    st = sluice_token_issue(ring, claims, sluice_runtime_now_s(cm->rt),
                             cm->config->code_mode.token_ttl_seconds, arena, token, err);
-    sluice_key_store_release(cm->keys, ring);
+    sluice_key_store_release(cm->rt->keys, ring);
     return st;
 }
 
@@ -989,7 +883,7 @@ sluice_status sluice_codemode_validate(sluice_codemode *cm,
 {
     int64_t start = sluice_metric_now_ns();
     sluice_status st = validate(cm, arena, caller, code, code_len, variables, dry_run, out, err);
-    sluice_codemode_observe_time(cm, caller, false, sluice_metric_now_ns() - start);
+    sluice_codemode_observe_time(language_label(cm, caller), false, sluice_metric_now_ns() - start);
     return st;
 }
 
@@ -1066,11 +960,8 @@ static sluice_status check_approval(sluice_codemode *cm,
     const sluice_codefacts *f = j->facts;
     if (cm->config->code_mode.auto_approve[j->risk])
         return SLUICE_OK;
-    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
-    int64_t now = sluice_clock_now_s(cm->clock);
     sluice_status verdict =
-        sluice_approval_gate_check(cm, arena, caller, id, f->code_hash, now, err);
+        sluice_approval_gate_check(cm->rt, arena, caller, claims, f->code_hash, err);
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
     json_t *summary = validation_json(cm, j, explain(arena, j), NULL, 0);
@@ -1079,9 +970,9 @@ static sluice_status check_approval(sluice_codemode *cm,
     sluice_status st = hooks != NULL && hooks->approve != NULL
                            ? hooks->approve(hooks->approve_ctx, arena, summary, err)
                            : SLUICE_E_UNSUPPORTED;
-    if (st == SLUICE_E_UNSUPPORTED && cm->approvals != NULL) {
+    if (st == SLUICE_E_UNSUPPORTED && cm->rt->approvals != NULL) {
         /* No one to ask here: an administrator decides later (recorded and audited there). */
-        st = sluice_approval_gate_ask(cm, arena, caller, id, claims->expires_at, summary, now, err);
+        st = sluice_approval_gate_ask(cm->rt, arena, caller, claims, summary, err);
         json_decref(summary);
         return st;
     }
@@ -1155,11 +1046,11 @@ static sluice_status admit(sluice_codemode *cm,
                            sluice_error *err)
 {
     sluice_token_problem problem = SLUICE_TOKEN_OK;
-    int64_t now = sluice_clock_now_s(cm->clock);
-    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
+    int64_t now = sluice_runtime_now_s(cm->rt);
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
     sluice_status st =
         sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
-    sluice_key_store_release(cm->keys, ring);
+    sluice_key_store_release(cm->rt->keys, ring);
     if (st != SLUICE_OK)
         return refuse_token(cm, arena, caller, code, problem, st, err);
     st = judge(cm, arena, caller, code, code_len, variables, claims, j, err);
@@ -1194,7 +1085,7 @@ static sluice_status admit(sluice_codemode *cm,
     if (st != SLUICE_OK)
         return refuse(cm, arena, caller, code, "approval", st, err);
     sluice_status used =
-        sluice_replay_consume(cm->replay, claims->token_id, claims->expires_at, now);
+        sluice_replay_consume(cm->rt->replay, claims->token_id, claims->expires_at, now);
     if (used == SLUICE_E_DENIED) {
         sluice_error_set(err, arena, SLUICE_E_TOKEN,
                          "this approval token was already used; tokens run once. Call "
@@ -1204,7 +1095,7 @@ static sluice_status admit(sluice_codemode *cm,
     if (used != SLUICE_OK) {
         /* Without a durable record of the use, a replay after a restart could not be refused. */
         char why[320];
-        sluice_replay_describe(cm->replay, why, sizeof why);
+        sluice_replay_describe(cm->rt->replay, why, sizeof why);
         sluice_error_set(err, arena, SLUICE_E_IO,
                          "the server could not record that this token was used (%s: %s), so it "
                          "refuses to run it (fail closed); tell the administrator",
@@ -1226,7 +1117,7 @@ static sluice_status execute(sluice_codemode *cm,
                              char **out_text,
                              sluice_error *err)
 {
-    if (atomic_load(&cm->audit_broken))
+    if (sluice_runtime_audit_broken(cm->rt))
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "the audit log cannot be written, so nothing runs until an "
                                 "administrator repairs it (sluice audit verify)");
@@ -1290,9 +1181,9 @@ sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
                                                   char **out,
                                                   sluice_error *err)
 {
-    return sluice_approval_state_seal(cm->keys, user_of_caller(caller),
+    return sluice_approval_state_seal(cm->rt->keys, user_of_caller(caller),
                                       approval_token != NULL ? approval_token : "",
-                                      sluice_clock_now_s(cm->clock), arena, out, err);
+                                      sluice_runtime_now_s(cm->rt), arena, out, err);
 }
 
 sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
@@ -1303,11 +1194,11 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   sluice_error *err)
 {
     sluice_approval_state_claim claim;
-    int64_t now = sluice_clock_now_s(cm->clock);
-    sluice_status st = sluice_approval_state_verify(cm->keys, state, user_of_caller(caller),
+    int64_t now = sluice_runtime_now_s(cm->rt);
+    sluice_status st = sluice_approval_state_verify(cm->rt->keys, state, user_of_caller(caller),
                                                     approval_token != NULL ? approval_token : "",
                                                     now, arena, &claim, err);
-    return st == SLUICE_OK ? sluice_approval_state_spend(cm->replay, &claim, now, arena, err) : st;
+    return st == SLUICE_OK ? sluice_approval_state_spend(cm->rt->replay, &claim, now, arena, err) : st;
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
@@ -1325,6 +1216,6 @@ sluice_status sluice_codemode_execute(sluice_codemode *cm,
     int64_t start = sluice_metric_now_ns();
     sluice_status st =
         execute(cm, arena, caller, code, code_len, token, variables, hooks, out, out_text, err);
-    sluice_codemode_observe_time(cm, caller, true, sluice_metric_now_ns() - start);
+    sluice_codemode_observe_time(language_label(cm, caller), true, sluice_metric_now_ns() - start);
     return st;
 }

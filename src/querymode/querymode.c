@@ -29,8 +29,7 @@ const char *sluice_qm_user_of(const sluice_qm_caller *c)
 }
 
 sluice_status sluice_querymode_open(const sluice_config *config,
-                                    sluice_codemode *cm,
-                                    const sluice_clock *clock,
+                                    const sluice_querymode_services *with,
                                     sluice_querymode **out,
                                     sluice_arena *err_arena,
                                     sluice_error *err)
@@ -51,13 +50,15 @@ sluice_status sluice_querymode_open(const sluice_config *config,
     if (qm == NULL)
         return SLUICE_E_NOMEM;
     qm->config = config;
-    qm->cm = cm;
+    qm->rt = with != NULL ? with->rt : NULL;
+    qm->policy = with != NULL ? with->policy : NULL;
     qm->sql = sluice_lang_find("sql");
     if (qm->sql == NULL) {
         free(qm);
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "query mode needs the SQL front end, which is not registered");
     }
+    const sluice_clock *clock = with != NULL ? with->clock : NULL;
     sluice_status st = sluice_qm_registry_new(&config->query_mode, clock, &qm->sessions);
     if (st == SLUICE_OK)
         st = sluice_qm_cache_new(config->query_mode.cache_max_bytes, clock, &qm->cache);
@@ -113,11 +114,7 @@ sluice_status sluice_qm_audit(sluice_querymode *qm,
                               json_t *fields,
                               sluice_error *err)
 {
-    if (qm->cm == NULL) {
-        json_decref(fields);
-        return SLUICE_OK;
-    }
-    return sluice_codemode_audit(qm->cm, arena, c, event, fields, err);
+    return sluice_runtime_audit(qm->rt, arena, c, event, fields, err);
 }
 
 /* A refusal's record; the refusal's own status and message are kept. */
@@ -328,7 +325,7 @@ sluice_status sluice_qm_policy_read(sluice_querymode *qm,
                                     sluice_codefacts *facts,
                                     sluice_error *err)
 {
-    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    const sluice_policy *policy = qm->policy;
     if (policy == NULL || !sluice_policy_active(policy))
         return SLUICE_OK;
     sluice_policy_decision d = { 0 };
@@ -354,7 +351,7 @@ sluice_status sluice_qm_policy_source(sluice_querymode *qm,
                                       const sluice_config_source *src,
                                       sluice_error *err)
 {
-    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    const sluice_policy *policy = qm->policy;
     if (policy == NULL || !sluice_policy_active(policy))
         return SLUICE_OK;
     sluice_codefacts *facts = sluice_codefacts_new(arena, "sql");

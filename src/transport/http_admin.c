@@ -88,7 +88,7 @@ static int metrics(struct MHD_Connection *c)
 static int readyz(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     json_t *checks = json_object();
-    bool ready = checks != NULL && sluice_codemode_ready(admin->cm, checks);
+    bool ready = checks != NULL && sluice_codemode_ready(admin->cm, admin->rt, checks);
     return sluice_http_admin_reply_json(
         c, ready ? 200 : 503,
         json_pack("{s:s, s:o*}", "status", ready ? "ready" : "not ready", "checks", checks));
@@ -141,11 +141,11 @@ static json_t *pending_json(const sluice_approval *a, const json_t *trail)
 
 static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    sluice_approval_store *store = sluice_codemode_approvals(admin->cm);
+    sluice_approval_store *store = admin->rt->approvals;
     sluice_approval *list = malloc(PENDING_SHOWN * sizeof *list);
     if (list == NULL)
         return sluice_http_admin_reply_error(c, 500, "out of memory");
-    int64_t now = sluice_clock_now_s(sluice_codemode_clock(admin->cm));
+    int64_t now = sluice_runtime_now_s(admin->rt);
     size_t total = store != NULL ? sluice_approval_pending(store, now, list, PENDING_SHOWN) : 0;
     const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
     json_t *trail = path != NULL ? sluice_audit_tail(path, SLUICE_LIMIT_ADMIN_AUDIT_RECORDS) : NULL;
@@ -252,7 +252,7 @@ bool sluice_http_admin_audit(sluice_http_admin *admin,
         return false;
     }
     sluice_error err = { 0 };
-    bool ok = sluice_codemode_audit(admin->cm, arena, &caller, "admin", fields, &err) == SLUICE_OK;
+    bool ok = sluice_runtime_audit(admin->rt, arena, &caller, "admin", fields, &err) == SLUICE_OK;
     sluice_arena_free(arena);
     return ok;
 }

@@ -4,6 +4,7 @@
  * used once stays used — all against a real DuckDB file, key file and audit log, with a manual
  * clock instead of sleeping for the TTL. (Replaces the e2e test that slept 11.5 s.)
  */
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/clock.h"
 #include "token/secret.h"
@@ -22,6 +23,7 @@
 
 static char dir[64];
 static sluice_config *config;
+static sluice_runtime *rt;
 static sluice_codemode *cm;
 static sluice_manual_clock clock_;
 static sluice_arena *arena;
@@ -73,12 +75,12 @@ static int setup(void **state)
     sluice_error err = { 0 };
     if (sluice_config_load_text(text, (size_t)n, "unit.toml", dir, &config, arena, &err) !=
             SLUICE_OK ||
-        sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK) {
+        (sluice_manual_clock_init(&clock_, START),
+         sluice_runtime_open(config, &clock_.clock, &rt, arena, &err)) != SLUICE_OK ||
+        sluice_codemode_open(config, rt, &cm, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
         return -1;
     }
-    sluice_manual_clock_init(&clock_, START);
-    sluice_codemode_set_clock(cm, &clock_.clock);
     return 0;
 }
 
@@ -86,6 +88,7 @@ static int teardown(void **state)
 {
     (void)state;
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     sluice_config_free(config);
     sluice_arena_free(arena);
     char cmd[128];
