@@ -244,16 +244,116 @@ static void list_forbids(sluice_buf *b, sluice_arena *arena, const sluice_policy
     }
 }
 
+/* The rules of a SQL route: tables, joins, rows, WHERE. */
+static void sql_rules(sluice_buf *b, const sluice_config_code_mode *cm)
+{
+    bool allowed[4] = { cm->sql_reads_enabled, cm->sql_allow_writes, cm->sql_allow_deletes,
+                        cm->sql_allow_ddl };
+    for (int a = 0; a < 4; a++)
+        sluice_buf_printf(b, "- %s: %s\n", action_names[a], allowed[a] ? "allowed" : "refused");
+    sluice_buf_puts(b, "- Tables: ");
+    list_strings(b, &cm->sql_allowed_tables, "all exposed tables");
+    if (cm->sql_blocked_tables.count > 0) {
+        sluice_buf_puts(b, ", except ");
+        list_strings(b, &cm->sql_blocked_tables, "");
+    }
+    sluice_buf_puts(b, "\n- Never returned (join/filter only): ");
+    list_blocked(b, cm);
+    sluice_buf_printf(b,
+                      "\n- At most %lld joins; at most %lld rows returned%s; %lld s per query.\n",
+                      (long long)cm->sql_max_joins, (long long)cm->sql_max_rows,
+                      cm->sql_require_limit ? "; a LIMIT clause is required" : "",
+                      (long long)cm->execution_timeout_seconds);
+    if (cm->sql_require_where_on_writes && cm->sql_allow_writes)
+        sluice_buf_puts(b, "- UPDATE and DELETE need a WHERE clause.\n");
+}
+
+/* Two lists as one, each name once (graphql_blocked_fields or openapi_output_blocked_fields
+ * beside blocked_fields). */
+static void list_two(sluice_buf *b, const sluice_strlist *x, const sluice_strlist *y)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < x->count; i++)
+        if (!listed(x, i, x->items[i]))
+            sluice_buf_printf(b, "%s`%s`", n++ > 0 ? ", " : "", x->items[i]);
+    for (size_t i = 0; i < y->count; i++)
+        if (!listed(x, x->count, y->items[i]) && !listed(y, i, y->items[i]))
+            sluice_buf_printf(b, "%s`%s`", n++ > 0 ? ", " : "", y->items[i]);
+    if (n == 0)
+        sluice_buf_puts(b, "none");
+}
+
+/* The rules of a GraphQL route: query and mutation fields, introspection, the limits. */
+static void graphql_rules(sluice_buf *b, const sluice_config_code_mode *cm)
+{
+    sluice_buf_puts(b, "- read (queries): ");
+    list_strings(b, &cm->allowed_queries, "every query field");
+    if (cm->blocked_queries.count > 0) {
+        sluice_buf_puts(b, ", except ");
+        list_strings(b, &cm->blocked_queries, "");
+    }
+    sluice_buf_puts(b, "\n- write (mutations): ");
+    if (cm->allow_mutations)
+        sluice_buf_puts(b, "every mutation");
+    else
+        list_strings(b, &cm->allowed_mutations, "refused");
+    if (cm->blocked_mutations.count > 0) {
+        sluice_buf_puts(b, ", except ");
+        list_strings(b, &cm->blocked_mutations, "");
+    }
+    if (cm->delete_operations.count > 0 || cm->graphql_delete_patterns.count > 0) {
+        sluice_buf_puts(b, "\n- delete: the mutations ");
+        list_two(b, &cm->delete_operations, &cm->graphql_delete_patterns);
+    }
+    sluice_buf_printf(b, "\n- admin (introspection, `__schema`/`__type`): %s\n",
+                      cm->graphql_allow_introspection ? "allowed (a read)" : "refused");
+    sluice_buf_puts(b, "- Fields never returned (usable in filter arguments): ");
+    list_two(b, &cm->graphql_blocked_fields, &cm->blocked_fields);
+    sluice_buf_printf(b,
+                      "\n- Per operation: depth %lld, cost %lld (one per field times the list "
+                      "sizes first/last/limit ask for), %lld aliases, %lld root fields; %lld s.\n",
+                      (long long)cm->graphql_max_depth, (long long)cm->graphql_max_cost,
+                      (long long)cm->graphql_max_aliases, (long long)cm->graphql_max_root_fields,
+                      (long long)cm->execution_timeout_seconds);
+}
+
+/* The rules of a plan route (JavaScript over an OpenAPI or MCP upstream): operations, calls. */
+static void
+plan_rules(sluice_buf *b, const sluice_config *config, const sluice_config_code_mode *cm)
+{
+    if (config->database.engine == SLUICE_ENGINE_OPENAPI)
+        sluice_buf_printf(b,
+                          "- read (GET operations): %s\n- write (POST, PUT, PATCH operations): "
+                          "%s\n- delete (DELETE operations): %s\n",
+                          cm->openapi_reads_enabled ? "allowed" : "refused",
+                          cm->openapi_allow_writes ? "allowed" : "refused",
+                          cm->openapi_allow_deletes ? "allowed" : "refused");
+    for (size_t i = 0; i < cm->mcp_server_count; i++) {
+        const sluice_config_mcp_server *m = &cm->mcp_servers[i];
+        sluice_buf_printf(b, "- `mcp.call(\"%s\", ...)` tools: ", m->name);
+        list_strings(b, &m->allowed_tools, "none");
+        sluice_buf_printf(b, "; write tools %s, delete tools %s\n",
+                          m->allow_writes ? "allowed" : "refused",
+                          m->allow_deletes ? "allowed" : "refused");
+    }
+    sluice_buf_puts(b, "- Fields never in a plan's result (at any depth): ");
+    list_two(b, &cm->openapi_output_blocked_fields, &cm->blocked_fields);
+    sluice_buf_printf(b, "\n- Per plan: at most %lld API calls, %lld loop iterations; %lld s.\n",
+                      (long long)cm->max_api_calls, (long long)cm->max_loop_iterations,
+                      (long long)cm->execution_timeout_seconds);
+}
+
 char *sluice_guide_policies(sluice_arena *arena,
                             const sluice_config *config,
                             const sluice_policy *policy,
-                            const sluice_identity *caller)
+                            const sluice_identity *caller,
+                            const char *language)
 {
     const sluice_policy_route *route =
         policy != NULL ? sluice_policy_route_for(policy, caller) : NULL;
     const sluice_config_code_mode *cm = route != NULL ? route->rules : &config->code_mode;
-    bool allowed[4] = { cm->sql_reads_enabled, cm->sql_allow_writes, cm->sql_allow_deletes,
-                        cm->sql_allow_ddl };
+    bool sql = language == NULL || strcmp(language, "sql") == 0 || strcmp(language, "pgsql") == 0;
+    bool graphql = language != NULL && strcmp(language, "graphql") == 0;
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);
     sluice_buf_printf(&b, "# What %s may do on %s\n\n",
@@ -264,28 +364,20 @@ char *sluice_guide_policies(sluice_arena *arena,
     if (route != NULL && !route->is_default)
         sluice_buf_puts(&b, "You are routed to this server by your group membership.\n\n");
     sluice_buf_puts(&b, "## Configuration rules\n\n");
-    for (int a = 0; a < 4; a++)
-        sluice_buf_printf(&b, "- %s: %s\n", action_names[a], allowed[a] ? "allowed" : "refused");
+    if (sql)
+        sql_rules(&b, cm);
+    else if (graphql)
+        graphql_rules(&b, cm);
+    else
+        plan_rules(&b, config, cm);
     sluice_buf_puts(&b, "- Runs without human approval at risk level: ");
     list_auto_approve(&b, cm);
-    sluice_buf_puts(&b, "; anything above waits for approval.\n- Tables: ");
-    list_strings(&b, &cm->sql_allowed_tables, "all exposed tables");
-    if (cm->sql_blocked_tables.count > 0) {
-        sluice_buf_puts(&b, ", except ");
-        list_strings(&b, &cm->sql_blocked_tables, "");
-    }
-    sluice_buf_puts(&b, "\n- Never returned (join/filter only): ");
-    list_blocked(&b, cm);
-    sluice_buf_printf(&b,
-                      "\n- At most %lld joins; at most %lld rows returned%s; %lld s per query.\n"
-                      "- Every validation and execution is recorded in an audit log.\n",
-                      (long long)cm->sql_max_joins, (long long)cm->sql_max_rows,
-                      cm->sql_require_limit ? "; a LIMIT clause is required" : "",
-                      (long long)cm->execution_timeout_seconds);
-    if (cm->sql_require_where_on_writes && cm->sql_allow_writes)
-        sluice_buf_puts(&b, "- UPDATE and DELETE need a WHERE clause.\n");
+    sluice_buf_puts(&b, "; anything above waits for approval.\n");
+    if (cm->audit_log != NULL || config->state.audit_postgres != NULL)
+        sluice_buf_puts(&b, "- Every validation and execution is recorded in an audit log.\n");
     if (route != NULL && route->allowed_operations->count > 0) {
-        sluice_buf_puts(&b, "- Operations (a change is named <statement>_<table>): ");
+        sluice_buf_puts(&b, sql ? "- Operations (a change is named <statement>_<table>): "
+                                : "- Operations: ");
         list_strings(&b, route->allowed_operations, "");
         sluice_buf_putc(&b, '\n');
     }
@@ -294,7 +386,10 @@ char *sluice_guide_policies(sluice_arena *arena,
     } else {
         list_policy_actions(&b, arena, policy, route, caller);
         list_forbids(&b, arena, policy);
-        sluice_buf_puts(&b, "\nBoth the rules and the policy must allow a statement.\n");
+        sluice_buf_printf(&b, "\nBoth the rules and the policy must allow %s.\n",
+                          sql       ? "a statement"
+                          : graphql ? "an operation"
+                                    : "a plan");
     }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
 }
@@ -397,14 +492,18 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
         sluice_buf_printf(&b, "```typescript\n%s```\n", schema->declaration);
         return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;
     }
-    sluice_buf_puts(&b, "Columns marked [join/filter only] may be used in JOIN, WHERE and GROUP "
-                        "BY but are never returned.\n\n");
+    const char *mark = sluice_guide_blocked_mark(schema);
+    bool api = strcmp(mark, "join/filter only") != 0;
+    sluice_buf_puts(&b, api ? "Fields marked [blocked: never returned] may be named in filter "
+                              "arguments but are never returned.\n\n"
+                            : "Columns marked [join/filter only] may be used in JOIN, WHERE and "
+                              "GROUP BY but are never returned.\n\n");
     for (size_t t = 0; t < schema->table_count; t++) {
         const sluice_schema_table *tab = &schema->tables[t];
         if (tab->hidden)
             continue;
-        sluice_buf_printf(&b, "## %s%s", tab->name, tab->is_view ? " (view)" : "");
-        if (tab->approx_rows >= 0)
+        sluice_buf_printf(&b, "## %s%s", tab->name, tab->is_view && !api ? " (view)" : "");
+        if (tab->approx_rows >= 0 && !api)
             sluice_buf_printf(&b, " — about %lld rows", (long long)tab->approx_rows);
         sluice_buf_putc(&b, '\n');
         const sluice_schema_table_notes *tn = schema->notes != NULL ? &schema->notes[t] : NULL;
@@ -413,7 +512,7 @@ sluice_guide_schema(sluice_arena *arena, const sluice_config *config, const slui
         for (size_t c = 0; c < tab->column_count; c++)
             sluice_guide_column(&b, &tab->columns[c],
                                 tn != NULL && tn->columns != NULL ? &tn->columns[c] : NULL,
-                                tab->columns[c].blocked, "join/filter only");
+                                tab->columns[c].blocked, mark);
         sluice_buf_putc(&b, '\n');
     }
     return sluice_buf_status(&b) == SLUICE_OK ? b.data : NULL;

@@ -33,12 +33,14 @@ bool sluice_guide_language(sluice_arena *arena,
 
 /* Plain-language summary of what this caller may do: their route's rules and, with a policy
  * backend, which actions the policy permits them and the forbids that always apply. policy may
- * be NULL (configuration rules only). Markdown. */
+ * be NULL (configuration rules only). language (the default one: "sql", "graphql",
+ * "javascript", ...) chooses the words: tables and joins, or operations and fields. Markdown. */
 struct sluice_policy;
 char *sluice_guide_policies(sluice_arena *arena,
                             const sluice_config *config,
                             const struct sluice_policy *policy,
-                            const sluice_identity *caller);
+                            const sluice_identity *caller,
+                            const char *language);
 
 /* The derived schema: exposed tables and columns with types; blocked fields marked
  * joinable-not-returnable; hidden tables left out. Compact Markdown, cheap in tokens. */

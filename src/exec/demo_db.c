@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "syntax/sqltree/duckdb_type.h"
 
 #include <duckdb.h>
 #include <errno.h>
@@ -103,27 +104,13 @@ static sluice_status run_script(duckdb_connection conn,
     return st;
 }
 
+/* The SQLite column type of a DuckDB result column (syntax/sqltree/duckdb_type.h kinds). */
 static const char *sqlite_type(duckdb_type t)
 {
-    switch (t) {
-    case DUCKDB_TYPE_BOOLEAN:
-    case DUCKDB_TYPE_TINYINT:
-    case DUCKDB_TYPE_SMALLINT:
-    case DUCKDB_TYPE_INTEGER:
-    case DUCKDB_TYPE_BIGINT:
-    case DUCKDB_TYPE_UTINYINT:
-    case DUCKDB_TYPE_USMALLINT:
-    case DUCKDB_TYPE_UINTEGER:
-    case DUCKDB_TYPE_UBIGINT:
-    case DUCKDB_TYPE_HUGEINT:
-        return "INTEGER";
-    case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE:
-    case DUCKDB_TYPE_DECIMAL:
-        return "REAL";
-    default:
-        return "TEXT";
-    }
+    sluice_duck_kind k = sluice_duck_type(t).kind;
+    return k == SLUICE_DUCK_BOOLEAN || k == SLUICE_DUCK_INTEGER ? "INTEGER"
+           : k == SLUICE_DUCK_FLOAT || k == SLUICE_DUCK_DECIMAL ? "REAL"
+                                                                : "TEXT";
 }
 
 static bool lite_exec(sqlite3 *db, const char *sql)

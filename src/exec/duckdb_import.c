@@ -11,6 +11,7 @@
 #include "core/buf.h"
 #include "exec/duckdb.h"
 #include "exec/scratch.h"
+#include "syntax/sqltree/duckdb_type.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -79,29 +80,21 @@ static sluice_status open_reader(const char *path,
 /* A session type for a column of the file (VARCHAR when none fits: the value is cast). */
 static const char *session_type(duckdb_logical_type t, sluice_arena *arena)
 {
-    switch (duckdb_get_type_id(t)) {
-    case DUCKDB_TYPE_BOOLEAN:
+    sluice_duck_type_info info = sluice_duck_type(duckdb_get_type_id(t));
+    switch (info.kind) {
+    case SLUICE_DUCK_BOOLEAN:
         return "BOOLEAN";
-    case DUCKDB_TYPE_TINYINT:
-    case DUCKDB_TYPE_SMALLINT:
-    case DUCKDB_TYPE_INTEGER:
-    case DUCKDB_TYPE_UTINYINT:
-    case DUCKDB_TYPE_USMALLINT:
-        return "INTEGER";
-    case DUCKDB_TYPE_BIGINT:
-    case DUCKDB_TYPE_UINTEGER:
-        return "BIGINT";
-    case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE:
+    case SLUICE_DUCK_INTEGER:
+        return info.flags & SLUICE_DUCK_INT32   ? "INTEGER"
+               : info.flags & SLUICE_DUCK_INT64 ? "BIGINT"
+                                                : "VARCHAR";
+    case SLUICE_DUCK_FLOAT:
         return "DOUBLE";
-    case DUCKDB_TYPE_DATE:
+    case SLUICE_DUCK_DATE:
         return "DATE";
-    case DUCKDB_TYPE_TIMESTAMP:
-    case DUCKDB_TYPE_TIMESTAMP_S:
-    case DUCKDB_TYPE_TIMESTAMP_MS:
-    case DUCKDB_TYPE_TIMESTAMP_NS:
-        return "TIMESTAMP";
-    case DUCKDB_TYPE_DECIMAL:
+    case SLUICE_DUCK_TIMESTAMP:
+        return info.flags & SLUICE_DUCK_PLAIN_TS ? "TIMESTAMP" : "VARCHAR";
+    case SLUICE_DUCK_DECIMAL:
         return sluice_arena_printf(arena, "DECIMAL(%u,%u)", duckdb_decimal_width(t),
                                    duckdb_decimal_scale(t));
     default:

@@ -8,13 +8,11 @@
 
 #include "core/buf.h"
 #include "exec/values.h"
+#include "syntax/sqltree/duckdb_type.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-
-/* 1.5 returns type ids the 1.4 header does not name (research §2.3). */
-enum { DUCK_TYPE_GEOMETRY = 40, DUCK_TYPE_VARIANT = 41 };
 
 __extension__ typedef __int128 duck_i128;
 __extension__ typedef unsigned __int128 duck_u128;
@@ -452,112 +450,8 @@ bool sluice_duck_type_supported(duckdb_logical_type type)
         }
         return ok;
     }
-    case DUCKDB_TYPE_BOOLEAN:
-    case DUCKDB_TYPE_TINYINT:
-    case DUCKDB_TYPE_SMALLINT:
-    case DUCKDB_TYPE_INTEGER:
-    case DUCKDB_TYPE_BIGINT:
-    case DUCKDB_TYPE_UTINYINT:
-    case DUCKDB_TYPE_USMALLINT:
-    case DUCKDB_TYPE_UINTEGER:
-    case DUCKDB_TYPE_UBIGINT:
-    case DUCKDB_TYPE_HUGEINT:
-    case DUCKDB_TYPE_UHUGEINT:
-    case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE:
-    case DUCKDB_TYPE_DECIMAL:
-    case DUCKDB_TYPE_DATE:
-    case DUCKDB_TYPE_TIME:
-    case DUCKDB_TYPE_TIME_TZ:
-    case DUCKDB_TYPE_TIMESTAMP:
-    case DUCKDB_TYPE_TIMESTAMP_TZ:
-    case DUCKDB_TYPE_TIMESTAMP_S:
-    case DUCKDB_TYPE_TIMESTAMP_MS:
-    case DUCKDB_TYPE_TIMESTAMP_NS:
-    case DUCKDB_TYPE_INTERVAL:
-    case DUCKDB_TYPE_UUID:
-    case DUCKDB_TYPE_VARCHAR:
-    case DUCKDB_TYPE_BLOB:
-    case DUCKDB_TYPE_BIT:
-    case DUCKDB_TYPE_ENUM:
-    case DUCKDB_TYPE_SQLNULL:
-        return true;
     default:
-        return false;
-    }
-}
-
-static const char *base_name(duckdb_type id)
-{
-    switch ((int)id) {
-    case DUCKDB_TYPE_BOOLEAN:
-        return "BOOLEAN";
-    case DUCKDB_TYPE_TINYINT:
-        return "TINYINT";
-    case DUCKDB_TYPE_SMALLINT:
-        return "SMALLINT";
-    case DUCKDB_TYPE_INTEGER:
-        return "INTEGER";
-    case DUCKDB_TYPE_BIGINT:
-        return "BIGINT";
-    case DUCKDB_TYPE_UTINYINT:
-        return "UTINYINT";
-    case DUCKDB_TYPE_USMALLINT:
-        return "USMALLINT";
-    case DUCKDB_TYPE_UINTEGER:
-        return "UINTEGER";
-    case DUCKDB_TYPE_UBIGINT:
-        return "UBIGINT";
-    case DUCKDB_TYPE_HUGEINT:
-        return "HUGEINT";
-    case DUCKDB_TYPE_UHUGEINT:
-        return "UHUGEINT";
-    case DUCKDB_TYPE_FLOAT:
-        return "FLOAT";
-    case DUCKDB_TYPE_DOUBLE:
-        return "DOUBLE";
-    case DUCKDB_TYPE_DATE:
-        return "DATE";
-    case DUCKDB_TYPE_TIME:
-        return "TIME";
-    case DUCKDB_TYPE_TIME_TZ:
-        return "TIME WITH TIME ZONE";
-    case DUCKDB_TYPE_TIMESTAMP:
-        return "TIMESTAMP";
-    case DUCKDB_TYPE_TIMESTAMP_TZ:
-        return "TIMESTAMP WITH TIME ZONE";
-    case DUCKDB_TYPE_TIMESTAMP_S:
-        return "TIMESTAMP_S";
-    case DUCKDB_TYPE_TIMESTAMP_MS:
-        return "TIMESTAMP_MS";
-    case DUCKDB_TYPE_TIMESTAMP_NS:
-        return "TIMESTAMP_NS";
-    case DUCKDB_TYPE_INTERVAL:
-        return "INTERVAL";
-    case DUCKDB_TYPE_UUID:
-        return "UUID";
-    case DUCKDB_TYPE_VARCHAR:
-        return "VARCHAR";
-    case DUCKDB_TYPE_BLOB:
-        return "BLOB";
-    case DUCKDB_TYPE_BIT:
-        return "BIT";
-    case DUCKDB_TYPE_ENUM:
-        return "ENUM";
-    case DUCKDB_TYPE_UNION:
-        return "UNION";
-    case DUCKDB_TYPE_BIGNUM:
-        return "BIGNUM";
-    case DUCKDB_TYPE_SQLNULL:
-        return "NULL";
-    case DUCKDB_TYPE_TIME_NS:
-        return "TIME_NS";
-    case DUCK_TYPE_GEOMETRY:
-        return "GEOMETRY";
-    case DUCK_TYPE_VARIANT:
-        return "VARIANT";
-    default:
-        return NULL;
+        return (sluice_duck_type(id).flags & SLUICE_DUCK_READABLE) != 0;
     }
 }
 
@@ -610,7 +504,7 @@ static void type_text(sluice_buf *b, duckdb_logical_type type)
         return;
     }
     default: {
-        const char *name = base_name(id);
+        const char *name = sluice_duck_type(id).name;
         if (name != NULL)
             sluice_buf_puts(b, name);
         else

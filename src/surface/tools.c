@@ -477,7 +477,8 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
         return instructions(cm, arena, config);
     case GUIDE_POLICIES:
         return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
-                                     sluice_mcp_call_identity(call));
+                                     sluice_mcp_call_identity(call),
+                                     sluice_codemode_language(cm, 0));
     case GUIDE_SCHEMA:
         return sluice_guide_schema(arena, config, sluice_codemode_schema_now(cm, arena));
     }
@@ -559,10 +560,16 @@ static sluice_status
 register_guides(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     static const char *const names[] = { "instructions", "policies", "schema" };
-    static const char *const descriptions[] = {
+    const char *language = sluice_codemode_language(cm, 0);
+    bool sql = language == NULL || strcmp(language, "sql") == 0 || strcmp(language, "pgsql") == 0;
+    bool graphql = language != NULL && strcmp(language, "graphql") == 0;
+    const char *const descriptions[] = {
         "How to use code mode: validate, then execute; rules and limits",
         "What you (the caller) may do: actions, approval levels, blocked fields, limits",
-        "The tables and columns code may use; blocked fields are join/filter only",
+        sql       ? "The tables and columns code may use; blocked fields are join/filter only"
+        : graphql ? "The types and fields operations may select; blocked fields are never returned"
+                  : "The operations plans may call, as TypeScript declarations; blocked fields "
+                    "are never returned",
     };
     guide_ref *refs = sluice_arena_calloc(sluice_codemode_arena(cm), 3, sizeof *refs);
     if (refs == NULL)

@@ -29,12 +29,15 @@ const { gen, leaks, forms } = generator(SEED, {
   echo: (e) => `await api.get(\`/users/\${String(${e})}\`); return 1;`,
 });
 
-// A string value sluice computes itself and no plan can steer: hashes, ids, times.
-const ownText = (s) => /^[0-9a-f]{16,}$/i.test(s) || /^\d{4}-\d\d-\d\dT[\d:.]+Z?$/.test(s);
+// A string value sluice computes itself and no plan can steer: hashes, ids, times, approval
+// tokens; and the random marker around untrusted data, which is sluice's own text too.
+const ownText = (s) => /^[0-9a-f]{16,}$/i.test(s) || /^\d{4}-\d\d-\d\dT[\d:.]+Z?$/.test(s) ||
+                       /^sl1\.[A-Za-z0-9_.-]+$/.test(s);
+const unmarked = (s) => s.replace(/untrusted-data-[0-9a-f]+/g, "untrusted-data");
 
 // Every string and number a JSON value holds (keys too), but sluice's own hashes and times.
 function texts(v, out = []) {
-  if (typeof v === "string") { if (!ownText(v)) out.push(v); }
+  if (typeof v === "string") { if (!ownText(v)) out.push(unmarked(v)); }
   else if (typeof v === "number") out.push(String(v));
   else if (Array.isArray(v)) v.forEach((x) => texts(x, out));
   else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { out.push(k); texts(x, out); }
@@ -120,7 +123,7 @@ try {
         if (leaksIn(seen)) {
           counts.counterexamples++;
           if (counts.counterexamples <= 5)
-            console.error(`counterexample (${name}):\n${code}\n -> ${JSON.stringify(seen).slice(0, 600)}`);
+            console.error(`counterexample (${name}):\n${code}\n -> ${JSON.stringify(texts(seen).filter((t) => leaks(t))).slice(0, 600)}`);
         }
       }
       for (const code of clean) {

@@ -9,6 +9,7 @@ set -eu
 : "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"
 work="${CANARY_WORK:-$SLUICE_BUILD_DIR/e2e-canary}"
 mkdir -p "$work"
+work="$(cd "$work" && pwd)" # the run cds to tests/e2e
 [ -f "$work/token.key" ] || "$SLUICE_BIN" keygen -o "$work/token.key" >/dev/null
 export SLUICE_E2E_WORK="$work" SLUICE_BIN SLUICE_SOURCE_DIR SLUICE_BUILD_DIR
 cd "$SLUICE_SOURCE_DIR/tests/e2e"

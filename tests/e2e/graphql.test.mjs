@@ -136,7 +136,16 @@ test("code-mode://schema shows the upstream types, fields with arguments, blocke
   const text = r.contents[0].text;
   assert.match(text, /## Customer\n/);
   assert.match(text, /- orders \[Order!\]! \(orderBy: OrderOrder, limit: Int\)/);
-  assert.match(text, /- ssn String \[join\/filter only\]/);
+  assert.match(text, /- ssn String \[blocked: never returned\]/);
+  assert.doesNotMatch(text, /JOIN|WHERE|join\/filter/); // a GraphQL route has no joins
+});
+
+test("code-mode://policies speaks GraphQL: operations and fields, the route's never-returned fields", async () => {
+  const text = (await clients.alice.readResource({ uri: "code-mode://policies" })).contents[0].text;
+  assert.match(text, /- read \(queries\): /);
+  assert.match(text, /- write \(mutations\): /);
+  assert.match(text, /Fields never returned[^\n]*ssn/);
+  assert.doesNotMatch(text, /Tables|joins|WHERE/);
 });
 
 test("code-mode://instructions speaks GraphQL on a GraphQL-only server: operations, variables, limits, blocked fields, introspection", async () => {

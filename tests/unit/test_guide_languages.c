@@ -101,6 +101,42 @@ static void test_two_languages_get_a_section_each(void **state)
     sluice_arena_free(a);
 }
 
+/* code-mode://policies speaks the route's language and says only what is true: operations and
+ * fields on GraphQL and plan routes (no tables, joins or WHERE), the route's own never-returned
+ * fields, and the audit sentence only when an audit log is configured. */
+static void test_policies_speak_the_language(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config *c = config_with(7, false);
+    static const char *out_blocked[] = { "token" };
+    c->code_mode.openapi_output_blocked_fields = (sluice_strlist){ out_blocked, 1 };
+    c->database.engine = SLUICE_ENGINE_OPENAPI;
+    const char *g = sluice_guide_policies(a, c, NULL, NULL, "graphql");
+    const char *j = sluice_guide_policies(a, c, NULL, NULL, "javascript");
+    const char *q = sluice_guide_policies(a, c, NULL, NULL, "sql");
+    assert_non_null(g);
+    assert_non_null(j);
+    assert_non_null(q);
+    for (const char *t = g; t != NULL; t = t == g ? j : NULL) {
+        assert_null(strstr(t, "join"));
+        assert_null(strstr(t, "Tables"));
+        assert_null(strstr(t, "WHERE"));
+        assert_null(strstr(t, "audit log")); /* none configured */
+    }
+    assert_non_null(strstr(g, "- write (mutations): refused"));
+    assert_non_null(strstr(g, "never returned (usable in filter arguments): `Customer.ssn`"));
+    assert_non_null(strstr(g, "depth 7, cost 5000"));
+    assert_non_null(strstr(j, "- read (GET operations): allowed"));
+    assert_non_null(strstr(j, "never in a plan's result (at any depth): `token`"));
+    assert_non_null(strstr(j, "at most 50 API calls"));
+    assert_non_null(strstr(q, "Never returned (join/filter only): `customers.email`"));
+    c->code_mode.audit_log = "audit.log";
+    assert_non_null(strstr(sluice_guide_policies(a, c, NULL, NULL, "graphql"), "audit log"));
+    sluice_config_free(c);
+    sluice_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -108,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_introspection_allowed_says_so),
         cmocka_unit_test(test_sql_keeps_its_dialect_text),
         cmocka_unit_test(test_two_languages_get_a_section_each),
+        cmocka_unit_test(test_policies_speak_the_language),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

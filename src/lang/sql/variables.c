@@ -9,6 +9,7 @@
  * (statement.c).
  */
 #include "lang/sql/internal.h"
+#include "syntax/sqltree/duckdb_type.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -20,30 +21,23 @@ typedef enum want { WANT_ANY, WANT_INTEGER, WANT_NUMBER, WANT_BOOLEAN, WANT_TEXT
  * one (the parameter stands where any type goes) or the type takes any scalar. */
 static want want_of(duckdb_type t)
 {
-    switch (t) {
-    case DUCKDB_TYPE_TINYINT:
-    case DUCKDB_TYPE_SMALLINT:
-    case DUCKDB_TYPE_INTEGER:
-    case DUCKDB_TYPE_BIGINT:
-    case DUCKDB_TYPE_UTINYINT:
-    case DUCKDB_TYPE_USMALLINT:
-    case DUCKDB_TYPE_UINTEGER:
-    case DUCKDB_TYPE_UBIGINT:
-    case DUCKDB_TYPE_HUGEINT:
-    case DUCKDB_TYPE_UHUGEINT:
+    sluice_duck_type_info info = sluice_duck_type(t);
+    switch (info.kind) {
+    case SLUICE_DUCK_INTEGER:
         return WANT_INTEGER;
-    case DUCKDB_TYPE_FLOAT:
-    case DUCKDB_TYPE_DOUBLE:
-    case DUCKDB_TYPE_DECIMAL:
+    case SLUICE_DUCK_FLOAT:
+    case SLUICE_DUCK_DECIMAL:
         return WANT_NUMBER;
-    case DUCKDB_TYPE_BOOLEAN:
+    case SLUICE_DUCK_BOOLEAN:
         return WANT_BOOLEAN;
-    case DUCKDB_TYPE_DATE:
-    case DUCKDB_TYPE_TIME:
-    case DUCKDB_TYPE_TIMESTAMP:
-    case DUCKDB_TYPE_TIMESTAMP_TZ:
-    case DUCKDB_TYPE_INTERVAL:
+    case SLUICE_DUCK_DATE:
+    case SLUICE_DUCK_INTERVAL:
         return WANT_TEXT;
+    case SLUICE_DUCK_TIME: /* TIME and TIMESTAMP [WITH TIME ZONE]; the other precisions any */
+    case SLUICE_DUCK_TIMESTAMP:
+        return t == DUCKDB_TYPE_TIME || t == DUCKDB_TYPE_TIMESTAMP || t == DUCKDB_TYPE_TIMESTAMP_TZ
+                   ? WANT_TEXT
+                   : WANT_ANY;
     default:
         return WANT_ANY;
     }
