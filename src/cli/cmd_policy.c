@@ -300,8 +300,7 @@ static int eval_configured(sluice_arena *arena, const code_opts *o)
     sluice_runtime *rt = NULL;
     sluice_codemode *cm = NULL;
     int rc = SLUICE_EXIT_USAGE;
-    if (code != NULL && (sluice_runtime_open(config, NULL, &rt, arena, &err) != SLUICE_OK ||
-                         sluice_codemode_open(config, rt, &cm, arena, &err) != SLUICE_OK))
+    if (code != NULL && sluice_runtime_open_codemode(config, &rt, &cm, arena, &err) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     sluice_codefacts *facts = NULL;
     if (cm != NULL &&

@@ -234,10 +234,8 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
     }
     sluice_runtime *rt = NULL;
     sluice_codemode *cm = NULL;
-    if (sluice_runtime_open(config, NULL, &rt, arena, &err) != SLUICE_OK ||
-        sluice_codemode_open(config, rt, &cm, arena, &err) != SLUICE_OK) {
+    if (sluice_runtime_open_codemode(config, &rt, &cm, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
-        sluice_runtime_close(rt);
         return SLUICE_EXIT_RUNTIME;
     }
     sluice_identity who = {

@@ -6,6 +6,7 @@
  */
 #include "cli/runtime.h"
 
+#include "codemode/codemode.h"
 #include "state/audit_pg.h"
 #include "state/state_redis.h"
 
@@ -64,11 +65,12 @@ static sluice_status open_token_state(sluice_runtime *rt,
     return st;
 }
 
-sluice_status sluice_runtime_open(const sluice_config *config,
-                                  const sluice_clock *clock,
-                                  sluice_runtime **out,
-                                  sluice_arena *err_arena,
-                                  sluice_error *err)
+/* A runtime with nothing opened yet: the clock, the server id, writer slot 1. */
+static sluice_status runtime_new(const sluice_config *config,
+                                 const sluice_clock *clock,
+                                 sluice_runtime **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
 {
     sluice_runtime *rt = calloc(1, sizeof *rt);
     if (rt == NULL || (rt->arena = sluice_arena_new()) == NULL) {
@@ -79,14 +81,59 @@ sluice_status sluice_runtime_open(const sluice_config *config,
     rt->writer_slot = 1;
     rt->clock = clock;
     rt->server_id = config->code_mode.server_id;
+    *out = rt;
+    return SLUICE_OK;
+}
+
+static sluice_status open_stores(sluice_runtime *rt,
+                                 const sluice_config *config,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
     sluice_status st = open_audit(rt, config, err_arena, err);
     if (st == SLUICE_OK && config->code_mode.enabled)
         st = open_token_state(rt, config, err_arena, err);
+    return st;
+}
+
+sluice_status sluice_runtime_open(const sluice_config *config,
+                                  const sluice_clock *clock,
+                                  sluice_runtime **out,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
+{
+    sluice_runtime *rt = NULL;
+    sluice_status st = runtime_new(config, clock, &rt, err_arena, err);
+    if (st == SLUICE_OK)
+        st = open_stores(rt, config, err_arena, err);
     if (st != SLUICE_OK) {
         sluice_runtime_close(rt);
         return st;
     }
     *out = rt;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_runtime_open_codemode(const sluice_config *config,
+                                           sluice_runtime **out_rt,
+                                           sluice_codemode **out_cm,
+                                           sluice_arena *err_arena,
+                                           sluice_error *err)
+{
+    sluice_runtime *rt = NULL;
+    sluice_codemode *cm = NULL;
+    sluice_status st = runtime_new(config, NULL, &rt, err_arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_codemode_open(config, rt, &cm, err_arena, err);
+    if (st == SLUICE_OK)
+        st = open_stores(rt, config, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_codemode_close(cm);
+        sluice_runtime_close(rt);
+        return st;
+    }
+    *out_rt = rt;
+    *out_cm = cm;
     return SLUICE_OK;
 }
 

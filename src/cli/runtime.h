@@ -11,6 +11,7 @@
 #ifndef SLUICE_CLI_RUNTIME_H
 #define SLUICE_CLI_RUNTIME_H
 
+#include "codemode/codemode.h"
 #include "codemode/runtime.h"
 #include "config/config.h"
 
@@ -26,6 +27,16 @@ sluice_status sluice_runtime_open(const sluice_config *config,
                                   sluice_runtime **out,
                                   sluice_arena *err_arena,
                                   sluice_error *err);
+
+/* What `sluice serve`, `config check`, `validate` and `policy eval` open: a runtime and code
+ * mode on it (sluice_codemode_open), code mode first, so a config with a wrong database and a
+ * wrong store reports the database, as it always has. On failure nothing stays open and the
+ * outputs are untouched. Close cm, then rt. */
+sluice_status sluice_runtime_open_codemode(const sluice_config *config,
+                                           sluice_runtime **out_rt,
+                                           sluice_codemode **out_cm,
+                                           sluice_arena *err_arena,
+                                           sluice_error *err);
 
 /* Closes every store and frees rt. NULL does nothing. */
 void sluice_runtime_close(sluice_runtime *rt);

@@ -28,9 +28,7 @@ static sluice_status add_database_surface(const sluice_config *config,
 {
     if (!config->has_database && !config->code_mode.enabled && config->tool_count == 0)
         return SLUICE_OK;
-    sluice_status st = sluice_runtime_open(config, NULL, &b->rt, err_arena, err);
-    if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, b->rt, &b->cm, err_arena, err);
+    sluice_status st = sluice_runtime_open_codemode(config, &b->rt, &b->cm, err_arena, err);
     if (st == SLUICE_OK && config->code_mode.enabled)
         st = sluice_codemode_register(b->cm, b->server, err);
     if (st == SLUICE_OK)
