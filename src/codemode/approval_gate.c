@@ -122,11 +122,12 @@ sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
 /* The ids of tokens and of requestStates share the replay store. */
 _Static_assert(SLUICE_TOKEN_ID_BYTES == SLUICE_REPLAY_ID_BYTES, "replay ids are token ids");
 
-sluice_status sluice_approval_state_spend(sluice_replay *replay,
-                                          const sluice_approval_state_claim *claim,
-                                          int64_t now,
-                                          sluice_arena *arena,
-                                          sluice_error *err)
+/* Consumes an opened state's nonce once in replay (see sluice_approval_state_open). */
+static sluice_status spend(sluice_replay *replay,
+                           const sluice_approval_state_claim *claim,
+                           int64_t now,
+                           sluice_arena *arena,
+                           sluice_error *err)
 {
     sluice_status used = sluice_replay_consume(replay, claim->nonce, claim->expires_at, now);
     if (used == SLUICE_E_DENIED)
@@ -142,4 +143,17 @@ sluice_status sluice_approval_state_spend(sluice_replay *replay,
                                 sluice_status_name(used), store);
     }
     return SLUICE_OK;
+}
+
+sluice_status sluice_approval_state_open(sluice_key_store *keys,
+                                         sluice_replay *replay,
+                                         const sluice_approval_state_answer *answer,
+                                         int64_t now,
+                                         sluice_arena *arena,
+                                         sluice_error *err)
+{
+    sluice_approval_state_claim claim;
+    sluice_status st = sluice_approval_state_verify(
+        keys, answer->state, answer->user_id, answer->approval_token, now, arena, &claim, err);
+    return st == SLUICE_OK ? spend(replay, &claim, now, arena, err) : st;
 }

@@ -1193,12 +1193,12 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err)
 {
-    sluice_approval_state_claim claim;
-    int64_t now = sluice_runtime_now_s(cm->rt);
-    sluice_status st = sluice_approval_state_verify(cm->rt->keys, state, user_of_caller(caller),
-                                                    approval_token != NULL ? approval_token : "",
-                                                    now, arena, &claim, err);
-    return st == SLUICE_OK ? sluice_approval_state_spend(cm->rt->replay, &claim, now, arena, err) : st;
+    sluice_approval_state_answer answer = { .state = state,
+                                            .user_id = user_of_caller(caller),
+                                            .approval_token =
+                                                approval_token != NULL ? approval_token : "" };
+    return sluice_approval_state_open(cm->rt->keys, cm->rt->replay, &answer,
+                                      sluice_runtime_now_s(cm->rt), arena, err);
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,

@@ -8,7 +8,7 @@
  * never pass for a token MAC under the same key), sealing it, and opening it: key known, MAC
  * right, not expired, same principal, same approval token; it hands back the nonce and expiry the
  * caller must consume once in the replay store (codemode/approval_gate.h
- * sluice_approval_state_spend: a replayed state is refused, on any replica sharing the store).
+ * sluice_approval_state_open: a replayed state is refused, on any replica sharing the store).
  * Does not own: the question put to the user or the answer (surface/tools.c), keys (key_store.h),
  * single use (state/replay.h, below this layer's neighbour: token/ and state/ never include each
  * other).
@@ -41,9 +41,9 @@ typedef struct sluice_approval_state_claim {
 
 /* Verifies state for user_id and approval_token into *claim. SLUICE_OK: genuine, bound to them
  * and live, but NOT yet used: the approval counts only once the caller has consumed
- * claim->nonce (sluice_approval_state_spend). SLUICE_E_TOKEN (err says which) when it is
- * malformed, signed by no key we hold, altered, expired, or was issued to another principal or
- * for another token. */
+ * claim->nonce (codemode/approval_gate.h sluice_approval_state_open). SLUICE_E_TOKEN (err says
+ * which) when it is malformed, signed by no key we hold, altered, expired, or was issued to
+ * another principal or for another token. */
 sluice_status sluice_approval_state_verify(sluice_key_store *keys,
                                            const char *state,
                                            const char *user_id,

@@ -19,22 +19,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Opening a state as execute_code does: verified (token/), then spent once (the replay store). */
-static sluice_status open_state(sluice_key_store *keys,
-                                sluice_replay *replay,
-                                const char *state,
-                                const char *user,
-                                const char *token,
-                                int64_t now,
-                                sluice_arena *arena,
-                                sluice_error *err)
-{
-    sluice_approval_state_claim claim;
-    sluice_status st =
-        sluice_approval_state_verify(keys, state, user, token, now, arena, &claim, err);
-    return st == SLUICE_OK ? sluice_approval_state_spend(replay, &claim, now, arena, err) : st;
-}
-
 #define NOW   1800000000
 #define TOKEN "sluice-token-for-alice"
 
@@ -111,7 +95,9 @@ static char *seal(env *e, const char *user, const char *token, int64_t now)
 static sluice_status open_as(
     env *e, const char *state, const char *user, const char *token, int64_t now, sluice_error *err)
 {
-    return open_state(e->keys, e->replay, state, user, token, now, e->arena, err);
+    return sluice_approval_state_open(e->keys, e->replay,
+                                      &(sluice_approval_state_answer){ state, user, token }, now,
+                                      e->arena, err);
 }
 
 static void test_state_opens_once(void **unused)
@@ -243,7 +229,9 @@ static void test_state_fails_closed_without_store(void **unused)
     assert_int_equal(sluice_replay_wrap(&broken, NULL, &store), SLUICE_OK);
     char *state = seal(&e, "alice", TOKEN, NOW);
     sluice_error err = { 0 };
-    assert_int_equal(open_state(e.keys, store, state, "alice", TOKEN, NOW + 1, e.arena, &err),
+    assert_int_equal(sluice_approval_state_open(
+                         e.keys, store, &(sluice_approval_state_answer){ state, "alice", TOKEN },
+                         NOW + 1, e.arena, &err),
                      SLUICE_E_IO);
     assert_non_null(strstr(err.message, "does not count"));
     sluice_replay_close(store);

@@ -2,8 +2,9 @@
  * test_js_taint.c — plans that try to return an output-blocked field's value under another
  * name (issue 25): every leak class of the corpus, written to break the rule, against the
  * interpreter's taint tracking (exec/js/taint.c); the === exception that may steer; the risk
- * floor of a plan that may read a blocked field (lang/js); and an allocation-failure sweep:
- * under any failed allocation a run fails or answers without the canary, never leaks it.
+ * floor of a plan that may read a blocked field (lang/js); and allocation-failure sweeps: under
+ * any failed allocation a run fails or answers without the canary, never leaks it, never sends
+ * it unlabelled to the host, and a plan the below-high check must stop never answers.
  */
 #include "codemode/risk.h"
 #include "exec/js/interp.h"
@@ -20,6 +21,35 @@
 
 /* What the last call carried, as the host saw it. */
 static char seen_passing[64];
+/* Set when a call reached the host carrying a canary without the host being told the field
+ * (a passable call sent unlabelled, or a call that should never have left): never allowed. */
+static bool sent_unlabelled;
+
+static bool leaks(const char *text);
+
+/* Appends every string, number and key of v to buf (at *n), '|'-separated, without allocating:
+ * a dump through jansson would take allocation points the sweeps fail, and skip the scan. */
+static void flatten(const json_t *v, char *buf, size_t size, size_t *n)
+{
+    char num[32] = "";
+    if (json_is_integer(v))
+        snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+    else if (json_is_real(v))
+        snprintf(num, sizeof num, "%.17g", json_real_value(v));
+    const char *text = json_is_string(v) ? json_string_value(v) : num;
+    if (*n < size)
+        *n += (size_t)snprintf(buf + *n, size - *n, "|%s", text);
+    const char *k;
+    const json_t *child;
+    json_object_foreach((json_t *)v, k, child)
+    {
+        if (*n < size)
+            *n += (size_t)snprintf(buf + *n, size - *n, "|%s", k);
+        flatten(child, buf, size, n);
+    }
+    for (size_t i = 0; json_is_array(v) && i < json_array_size(v); i++)
+        flatten(json_array_get(v, i), buf, size, n);
+}
 
 static sluice_status fake_api(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
@@ -30,6 +60,11 @@ static sluice_status fake_api(
     for (size_t i = 0; i < call->passing.count; i++)
         snprintf(seen_passing + strlen(seen_passing), sizeof seen_passing - strlen(seen_passing),
                  "%s%s", i > 0 ? "," : "", call->passing.items[i]);
+    static char sent[4096];
+    size_t n = 0;
+    flatten(call->args, sent, sizeof sent, &n);
+    if (leaks(sent) && call->passing.count == 0)
+        sent_unlabelled = true;
     if (path != NULL && strstr(path, "fail") != NULL)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "HTTP 404 for %s", path);
     if (path != NULL && strstr(path, "echo") != NULL) { /* an upstream that quotes its input */
@@ -105,11 +140,18 @@ static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts 
     opts.args = args;
     o->st = sluice_js_run(a, &prog, &opts, &o->r, &o->err);
     json_decref(args);
-    char *logs = o->r.logs != NULL ? json_dumps(o->r.logs, JSON_COMPACT) : NULL;
-    o->text = sluice_arena_printf(a, "%s|%s|%s|%s", o->r.json ? o->r.json : "",
-                                  o->r.error_message ? o->r.error_message : "",
-                                  o->err.message ? o->err.message : "", logs ? logs : "");
-    free(logs);
+    /* composed outside the arena so the allocation sweeps count only the run's own points */
+    static char text[1 << 16];
+    size_t n = (size_t)snprintf(text, sizeof text, "%s|%s|%s", o->r.json ? o->r.json : "",
+                                o->r.error_message ? o->r.error_message : "",
+                                o->err.message ? o->err.message : "");
+    flatten(o->r.logs, text, sizeof text, &n);
+    /* the failed-call list is written to the client and the audit too */
+    for (size_t i = 0; i < o->r.failed_count && n < sizeof text; i++)
+        n += (size_t)snprintf(text + n, sizeof text - n, "|%s|%s",
+                              o->r.failed[i].path ? o->r.failed[i].path : "",
+                              o->r.failed[i].message ? o->r.failed[i].message : "");
+    o->text = text;
 }
 
 #define USERS "const us = await api.get('/users');\n"
@@ -438,17 +480,42 @@ static void test_js_taint_below_high_approval_is_checked_at_run_time(void **stat
 
 /* --- allocation failures ------------------------------------------------------------------ */
 
+/* One swept run: a plan, strip or refuse, and the host it runs against. */
+typedef struct sweep_case {
+    const char *code;
+    bool refuse;
+    setup_opts so;
+    oom_outcome expect; /* without a fault */
+    unsigned under_fault;
+} sweep_case;
+
+/* A leak in any text, or a call that left carrying a canary unlabelled, is WRONG whatever the
+ * status; a refusal is the run-time check or the taint rule saying no. */
 static oom_outcome leak_once(void *ctx)
 {
-    const char *code = ctx;
+    const sweep_case *c = ctx;
     sluice_arena *a = sluice_arena_new();
     if (a == NULL)
         return OOM_FAILED;
     outcome o;
-    run(a, code, false, &o);
-    oom_outcome r = leaks(o.text) ? OOM_WRONG : o.st == SLUICE_OK ? OOM_ALLOWED : OOM_FAILED;
+    sent_unlabelled = false;
+    run_with(a, c->code, c->refuse, c->so, &o);
+    oom_outcome r = leaks(o.text) || sent_unlabelled ? OOM_WRONG
+                    : o.st == SLUICE_OK              ? OOM_ALLOWED
+                    : o.st == SLUICE_E_DENIED        ? OOM_REFUSED
+                                                     : OOM_FAILED;
     sluice_arena_free(a);
     return r;
+}
+
+static void sweep(const sweep_case *cases, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        long points = oom_sweep(cases[i].code, leak_once, (void *)&cases[i], cases[i].expect,
+                                cases[i].under_fault);
+        if (points <= 10)
+            fail_msg("%s: %ld allocation points swept", cases[i].code, points);
+    }
 }
 
 static void test_js_taint_allocation_failures_never_leak(void **state)
@@ -459,11 +526,52 @@ static void test_js_taint_allocation_failures_never_leak(void **state)
         USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n",
         USERS "console.log(us[0].ssn); throw new Error(us[1].ssn)",
     };
-    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++) {
-        long points = oom_sweep(plans[i], leak_once, (void *)plans[i], OOM_ALLOWED,
-                                OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_ALLOWED));
-        assert_true(points > 10);
-    }
+    const unsigned any = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED) | OOM_ACCEPT(OOM_ALLOWED);
+    sweep_case cases[sizeof plans / sizeof plans[0]];
+    for (size_t i = 0; i < sizeof plans / sizeof plans[0]; i++)
+        cases[i] = (sweep_case){ plans[i], false, { 0 }, OOM_ALLOWED, any };
+    sweep(cases, sizeof cases / sizeof cases[0]);
+}
+
+/* The passable-field path (the host told every field a call carries, the failed call's path
+ * and message redacted) and the run-time check of a below-high approval, under every failed
+ * allocation: a call never leaves carrying a blocked value the host was not told of, no text
+ * shows one, and a plan the check must stop never gets a clean answer. */
+static void test_js_taint_allocation_failures_passable_and_below_high_check(void **state)
+{
+    (void)state;
+    const setup_opts host = { .passes_taint = true };
+    const setup_opts clean = { .clean_only = true };
+    const setup_opts both = { .passes_taint = true, .clean_only = true };
+    const unsigned any = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED) | OOM_ACCEPT(OOM_ALLOWED);
+    const unsigned no = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED);
+    const sweep_case cases[] = {
+        { USERS "const r = await api.get('/by-ssn/' + us[0].ssn);\nreturn r.length", true, host,
+          OOM_ALLOWED, any },
+        { USERS "await api.post('/x', { a: us[0].ssn, b: [us[0].salary] }); return 1", false, host,
+          OOM_ALLOWED, any },
+        { USERS "try { await api.get('/fail/' + us[0].ssn) } catch (e) { return e.message }", false,
+          host, OOM_ALLOWED, any },
+        { USERS "const r = await api.get('/echo/' + us[0].ssn);\nreturn [r.ok, r.note, r.by]",
+          false, host, OOM_ALLOWED, any },
+        /* never sent: decided by a blocked field, mixed labels, a below-high approval */
+        { USERS "if (us[0].salary > 5) await api.get('/x/1'); return 1", false, host, OOM_REFUSED,
+          no },
+        { USERS "const a = us[0].ssn;\nconst b = us[1].salary;\nawait api.get('/x/' + a + b)",
+          false, host, OOM_REFUSED, no },
+        { USERS "await api.get('/by-ssn/' + us[0].ssn); return 1", false, both, OOM_REFUSED, no },
+        /* the run-time check of a below-high approval */
+        { USERS "return us.map(u => ({ id: u.id, name: u.name }))", false, clean, OOM_ALLOWED,
+          any },
+        { USERS "return [us, { who: us[1] }]", false, clean, OOM_ALLOWED, any },
+        { USERS "return us.map(u => Object.values(u))", false, clean, OOM_REFUSED, no },
+        { USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n", false, clean,
+          OOM_REFUSED, no },
+        { USERS "return us.find(u => u.ssn === args.ssn).name", false, clean, OOM_REFUSED, no },
+        { USERS "console.log(us[0].salary); throw new Error(JSON.stringify(us))", false, clean,
+          OOM_REFUSED, no },
+    };
+    sweep(cases, sizeof cases / sizeof cases[0]);
 }
 
 static int setup(void **state)
@@ -486,6 +594,7 @@ int main(void)
         cmocka_unit_test(test_js_taint_passable_calls_tell_the_host_every_field),
         cmocka_unit_test(test_js_taint_below_high_approval_is_checked_at_run_time),
         cmocka_unit_test(test_js_taint_allocation_failures_never_leak),
+        cmocka_unit_test(test_js_taint_allocation_failures_passable_and_below_high_check),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -19,22 +19,6 @@
 
 #include <string.h>
 
-/* Opening a state as execute_code does: verified (token/), then spent once (the replay store). */
-static sluice_status open_state(sluice_key_store *keys,
-                                sluice_replay *replay,
-                                const char *state,
-                                const char *user,
-                                const char *token,
-                                int64_t now,
-                                sluice_arena *arena,
-                                sluice_error *err)
-{
-    sluice_approval_state_claim claim;
-    sluice_status st =
-        sluice_approval_state_verify(keys, state, user, token, now, arena, &claim, err);
-    return st == SLUICE_OK ? sluice_approval_state_spend(replay, &claim, now, arena, err) : st;
-}
-
 #define NOW   1800000000
 #define TOKEN "sluice-token-for-alice"
 
@@ -222,13 +206,17 @@ static oom_outcome run_state(void *ctx)
     }
     if (c->tamper)
         state[strlen(state) - 3] ^= 0x01;
-    sluice_status st = open_state(keys, replay, state, c->user, TOKEN, NOW + 1, arena, &err);
+    sluice_status st = sluice_approval_state_open(
+        keys, replay, &(sluice_approval_state_answer){ state, c->user, TOKEN }, NOW + 1, arena,
+        &err);
     if (st == SLUICE_OK)
         o = !c->tamper && strcmp(c->user, "alice") == 0 ? OOM_ALLOWED : OOM_WRONG;
     else if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED)
         o = OOM_REFUSED;
     else /* the use could not be recorded: the same state must not open later either */
-        o = open_state(keys, replay, state, c->user, TOKEN, NOW + 1, arena, &err) == SLUICE_E_DENIED
+        o = sluice_approval_state_open(keys, replay,
+                                       &(sluice_approval_state_answer){ state, c->user, TOKEN },
+                                       NOW + 1, arena, &err) == SLUICE_E_DENIED
                 ? OOM_FAILED
                 : OOM_WRONG;
     sluice_arena_free(arena);
@@ -245,7 +233,9 @@ static oom_outcome run_state_replayed(void *ctx)
     if (arena == NULL)
         return OOM_FAILED;
     sluice_error err = { 0 };
-    sluice_status st = open_state(keys, replay, replayed, "alice", TOKEN, NOW + 1, arena, &err);
+    sluice_status st = sluice_approval_state_open(
+        keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN }, NOW + 1, arena,
+        &err);
     sluice_arena_free(arena);
     return st == SLUICE_OK ? OOM_WRONG : st == SLUICE_E_DENIED ? OOM_REFUSED : OOM_FAILED;
 }
@@ -272,7 +262,9 @@ static void test_approval_state_never_opens_after_a_failure(void **unused)
     assert_int_equal(sluice_approval_state_seal(keys, "alice", TOKEN, NOW, keep, &state, &err),
                      SLUICE_OK);
     snprintf(replayed, sizeof replayed, "%s", state);
-    assert_int_equal(open_state(keys, replay, replayed, "alice", TOKEN, NOW + 1, keep, &err),
+    assert_int_equal(sluice_approval_state_open(
+                         keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN },
+                         NOW + 1, keep, &err),
                      SLUICE_OK);
     report("a replayed state",
            oom_sweep("a replayed state", run_state_replayed, NULL, OOM_REFUSED,
