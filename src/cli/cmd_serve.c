@@ -294,7 +294,7 @@ static sluice_status serve_http(const sluice_config *config,
         sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", sc->name, opts.bind_address,
                    (unsigned)sluice_http_port(http));
         while (!stop_requested) {
-            sleep(1);                                           /* a signal cuts the sleep short */
+            sleep(1);                              /* a signal cuts the sleep short */
             sluice_key_store_refresh(reload_keys); /* SIGHUP, changed key files */
         }
         sluice_log(SLUICE_LOG_INFO, "stopping");
@@ -370,7 +370,8 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
     }
-    if (b.cm != NULL && (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
+    if (b.cm != NULL &&
+        (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
         sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
                                     "(set [policy] backend = \"cedar\" to evaluate policies)");
     handle_sighup(b.rt);

@@ -31,8 +31,7 @@ static sluice_status open_audit(sluice_runtime *rt,
     const sluice_audit_file_options o = { .clock = NULL,
                                           .rotate_bytes = c->audit_rotate_bytes,
                                           .rotate_seconds = c->audit_rotate_seconds };
-    return sluice_audit_open_writer(c->audit_log, &o, &rt->writer_slot, &rt->audit, err_arena,
-                                    err);
+    return sluice_audit_open_writer(c->audit_log, &o, &rt->writer_slot, &rt->audit, err_arena, err);
 }
 
 /* The keyring, the consume-once store and the approval store; code mode only. */
@@ -48,15 +47,14 @@ static sluice_status open_token_state(sluice_runtime *rt,
     if (st != SLUICE_OK)
         return st;
     if (config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
-        return sluice_state_redis_open(&config->state, &rt->replay, &rt->approvals, err_arena,
-                                       err);
+        return sluice_state_redis_open(&config->state, &rt->replay, &rt->approvals, err_arena, err);
     const char *replay_path = c->replay_store;
     if (replay_path == NULL && c->audit_log != NULL)
         replay_path = sluice_arena_printf(rt->arena, "%s.tokens", c->audit_log);
     if (replay_path != NULL && rt->writer_slot > 1) /* a second process: its own store too */
         replay_path = sluice_arena_printf(rt->arena, "%s.w%u", replay_path, rt->writer_slot);
-    st = sluice_replay_open(replay_path, sluice_clock_now_s(rt->clock), &rt->replay, err_arena,
-                            err);
+    st =
+        sluice_replay_open(replay_path, sluice_clock_now_s(rt->clock), &rt->replay, err_arena, err);
     if (st == SLUICE_OK && c->audit_log != NULL) {
         const char *path = sluice_arena_printf(rt->arena, "%s.approvals", c->audit_log);
         st = path != NULL ? sluice_approval_open(path, &rt->approvals, err_arena, err)

@@ -3,7 +3,7 @@
  * place the audit sink, the token keyring, the consume-once store and the approval store are
  * opened, for `sluice serve`, `config check`, `validate`, `policy`, the tests and the benches.
  *
- * Owns: which backend each store gets (PostgreSQL or file audit; Redis or file replay and
+ * Owns: the backend of each store (PostgreSQL or file audit; Redis or file replay and
  * approvals, per [state]), their paths beside the audit log, the writer slot's own replay file,
  * and closing them all. Does not own: any store's behaviour (state/, token/), using them
  * (codemode/).

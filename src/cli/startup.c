@@ -9,7 +9,6 @@
 #include "cli/startup.h"
 
 #include "cli/runtime.h"
-
 #include "codemode/codemode.h"
 #include "querymode/querymode.h"
 #include "sluice/sluice.h"

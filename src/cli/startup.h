@@ -5,10 +5,9 @@
 #ifndef SLUICE_CLI_STARTUP_H
 #define SLUICE_CLI_STARTUP_H
 
+#include "codemode/runtime.h"
 #include "config/config.h"
 #include "mcp/server.h"
-
-#include "codemode/runtime.h"
 
 struct sluice_codemode;
 struct sluice_querymode;

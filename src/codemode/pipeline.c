@@ -54,7 +54,7 @@ struct sluice_codemode {
     const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
     size_t lang_count;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
-    sluice_policy *policy;    /* routes, derived rules and the policy backend */
+    sluice_policy *policy;           /* routes, derived rules and the policy backend */
     sluice_analysis_cache *analyses; /* validated analyses, for execute */
 };
 
@@ -353,9 +353,9 @@ sluice_status sluice_codemode_open_on(const sluice_config *config,
                                       sluice_error *err)
 {
     sluice_codemode *cm = codemode_new(config, rt);
-    sluice_status st = cm != NULL ? sluice_policy_open(config, &cm->policy, err_arena, err)
-                                  : sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
-                                                     "out of memory");
+    sluice_status st = cm != NULL
+                           ? sluice_policy_open(config, &cm->policy, err_arena, err)
+                           : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
         sluice_executor_close(executor);
         sluice_codemode_close(cm);

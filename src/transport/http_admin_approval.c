@@ -152,9 +152,8 @@ int sluice_approval_http_post(void *ctx,
                     "\"name\")");
     sluice_approval d;
     sluice_error err = { 0 };
-    sluice_status st =
-        sluice_approval_decide(h->rt->approvals, id, verdict == 1, who, true,
-                               sluice_runtime_now_s(h->rt), &d, arena, &err);
+    sluice_status st = sluice_approval_decide(h->rt->approvals, id, verdict == 1, who, true,
+                                              sluice_runtime_now_s(h->rt), &d, arena, &err);
     if (st == SLUICE_OK)
         st = sluice_approval_gate_audit(h->rt, arena, &d, "admin-http", &err);
     if (st != SLUICE_OK)

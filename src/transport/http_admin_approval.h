@@ -1,6 +1,6 @@
 /*
- * http_admin_approval.h — POST /admin/approvals/<id> {"decision": "approve" | "reject", "as": NAME}:
- * the administrator's decision over HTTP.
+ * http_admin_approval.h — POST /admin/approvals/<id> {"decision": "approve" | "reject", "as":
+ * NAME}: the administrator's decision over HTTP.
  *
  * Owns: the endpoint's own credential ([admin] key_sha256 or key_env, sent as
  * "Authorization: Bearer <admin key>", compared as SHA-256 digests in constant time; never an
@@ -29,7 +29,7 @@
 #define SLUICE_ADMIN_THROTTLED_TEXT "too many wrong administrator keys; wait a minute and try again"
 
 typedef struct sluice_approval_http {
-    sluice_runtime *rt; /* its approval store, audit sink and clock */
+    sluice_runtime *rt;       /* its approval store, audit sink and clock */
     unsigned char digest[32]; /* SHA-256 of the admin key */
     atomic_int failures;      /* wrong keys in the current window */
     _Atomic int64_t window_start;
