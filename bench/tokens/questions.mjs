@@ -285,3 +285,132 @@ LIMIT 10`,
     },
   },
 ];
+
+// The world's questions (issue 26): broad surfaces nobody here wrote, each with `surface`:
+//   github-rest     @octokit/openapi's api.github.com (~1,000 operations) against
+//                   github_rest_stub.mjs; naive = rest_mirror.mjs, one tool per operation;
+//   github-graphql  @octokit/graphql-schema against github_graphql_stub.mjs; naive =
+//                   graphql_mirror.mjs (the whole schema, then a query);
+//   warehouse       a DuckDB warehouse of 300 tables (surfaces.mjs); naive = one list tool per table.
+// The code-mode agent reads the fixed context, then `discover` (the search and describe calls a
+// model makes before it can write the program), then validates and executes.
+const parse = (r) => JSON.parse(r.text);
+export const WORLD = [
+  {
+    id: "github_rest_recent_issues",
+    label: "GitHub REST issues",
+    seed: "002",
+    surface: "github-rest",
+    question: "The five most recently updated open issues of octo/hello: number, title, author login and comment count.",
+    javascript: `const issues = await api.get("/repos/octo/hello/issues", { state: "open", sort: "updated", per_page: 5 });
+return issues.map((i) => ({ number: i.number, title: i.title, author: i.user.login, comments: i.comments }));`,
+    rows: (value) => value.map((i) => [i.number, i.title, i.author, i.comments]),
+    async discover(a) {
+      await a.call("search", { query: "list repository issues" });
+      await a.call("describe", { name: "issues/list-for-repo" });
+      await a.call("describe", { name: "issue" });
+    },
+    async naive(a) {
+      const issues = parse(await a.text("issues_list-for-repo", { owner: "octo", repo: "hello", state: "open", sort: "updated", per_page: 5 }));
+      a.rowsSeen += issues.length;
+      return issues.map((i) => [i.number, i.title, i.user.login, i.comments]);
+    },
+  },
+  {
+    id: "github_rest_pull_files",
+    label: "GitHub REST pull files",
+    seed: "002",
+    surface: "github-rest",
+    question: "For the three most recently updated open pull requests of octo/hello: the files each changes and its reviews' states.",
+    javascript: `const pulls = await api.get("/repos/octo/hello/pulls", { state: "open", sort: "updated", per_page: 3 });
+const out = [];
+for (const p of pulls) {
+  const files = await api.get(\`/repos/octo/hello/pulls/\${p.number}/files\`);
+  const reviews = await api.get(\`/repos/octo/hello/pulls/\${p.number}/reviews\`);
+  out.push({ number: p.number, files: files.map((f) => f.filename).join(","), reviews: reviews.map((r) => r.state).join(",") });
+}
+return out;`,
+    rows: (value) => value.map((p) => [p.number, p.files, p.reviews]),
+    async discover(a) {
+      await a.call("search", { query: "pull request files reviews" });
+      await a.call("describe", { name: "pulls/list pulls/list-files pulls/list-reviews" });
+    },
+    async naive(a) {
+      const pulls = parse(await a.text("pulls_list", { owner: "octo", repo: "hello", state: "open", sort: "updated", per_page: 3 }));
+      const out = [];
+      for (const p of pulls) {
+        const files = parse(await a.text("pulls_list-files", { owner: "octo", repo: "hello", pull_number: p.number }));
+        const reviews = parse(await a.text("pulls_list-reviews", { owner: "octo", repo: "hello", pull_number: p.number }));
+        a.rowsSeen += files.length + reviews.length;
+        out.push([p.number, files.map((f) => f.filename).join(","), reviews.map((r) => r.state).join(",")]);
+      }
+      return out;
+    },
+  },
+  {
+    id: "github_graphql_open_issues",
+    label: "GitHub GraphQL issues",
+    seed: "002",
+    surface: "github-graphql",
+    question: "How many open issues does octo/demo have, and what are the first five titles?",
+    graphql: `query OpenIssues { repository(owner: "octo", name: "demo") { issues(first: 5, states: OPEN) { totalCount nodes { number title } } } }`,
+    rows: (data) => data.repository.issues.nodes.map((n) => [data.repository.issues.totalCount, n.number, n.title]),
+    async discover(a) {
+      await a.call("search", { query: "repository" });
+      await a.call("describe", { name: "Repository" });
+      await a.call("describe", { name: "IssueConnection" });
+    },
+    async naive(a) {
+      await a.text("introspect_schema", {});
+      const { data } = parse(await a.text("query_graphql", { query: this.graphql }));
+      return this.rows(data);
+    },
+  },
+  {
+    id: "warehouse_open_orders_items",
+    label: "warehouse orders/items",
+    seed: "002",
+    surface: "warehouse",
+    question: "The five open sales orders with the largest total of sales items: order id, order amount, item count, items total.",
+    sql: `SELECT o.id, o.amount, COUNT(*) AS items, SUM(i.amount) AS items_total
+FROM sales_orders o JOIN sales_items i ON i.sales_orders_id = o.id
+WHERE o.status = 'open'
+GROUP BY o.id, o.amount
+ORDER BY items_total DESC, o.id
+LIMIT 5`,
+    async discover(a) {
+      await a.call("search", { query: "sales orders items" });
+      await a.call("describe", { name: "sales_orders sales_items" });
+    },
+    async naive(a) {
+      const orders = new Map((await a.pages("list_sales_orders", { status: "open" })).map((o) => [o.id, o]));
+      const items = (await a.pages("list_sales_items", { status: "" })).filter((i) => orders.has(i.sales_orders_id));
+      const count = countBy(items, "sales_orders_id");
+      const total = sumBy(items, "sales_orders_id", (i) => cents(i.amount));
+      return [...count.keys()].map((id) => [id, orders.get(id).amount, count.get(id), total.get(id) / 100])
+        .sort((x, y) => y[3] - x[3] || x[0] - y[0]).slice(0, 5);
+    },
+  },
+  {
+    id: "warehouse_open_invoices_by_area",
+    label: "warehouse invoices by area",
+    seed: "002",
+    surface: "warehouse",
+    question: "Across the ten subject areas' invoices tables, how many invoices are open and what do they amount to, per area?",
+    sql: "SELECT * FROM (\n" + ["sales", "billing", "support", "marketing", "hr", "inventory", "shipping", "finance", "product", "web"]
+      .map((area) => `  SELECT '${area}' AS area, COUNT(*) AS open_invoices, SUM(amount) AS open_amount FROM ${area}_invoices WHERE status = 'open'`)
+      .join("\n  UNION ALL\n") + "\n) ORDER BY area",
+    async discover(a) {
+      await a.call("search", { query: "invoices" });
+      await a.call("describe", { name: "sales_invoices" });
+    },
+    async naive(a) {
+      const out = [];
+      for (const area of ["sales", "billing", "support", "marketing", "hr", "inventory", "shipping", "finance", "product", "web"]) {
+        const open = await a.pages(`list_${area}_invoices`, { status: "open" });
+        out.push([area, open.length, open.reduce((s, r) => s + cents(r.amount), 0) / 100]);
+      }
+      return out.sort((x, y) => (x[0] < y[0] ? -1 : 1));
+    },
+  },
+];

@@ -26,7 +26,10 @@ const table = [
   "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|",
   ...rows,
   "",
-  `**Median token ratio: x${rep.median_token_ratio.toFixed(1)}** (target x50: ${rep.met ? "met" : "not met"}); ` +
+  `**Median token ratio: x${rep.median_token_ratio.toFixed(1)}** (min x${rep.spread.min.toFixed(1)}, quartiles ` +
+  `x${rep.spread.p25.toFixed(1)} / x${rep.spread.p75.toFixed(1)}, max x${rep.spread.max.toFixed(1)}; target ` +
+  `x${rep.target.median_token_ratio_min} and code mode <= naive on every question: ${rep.met ? "met" : "not met"}` +
+  `${rep.codemode_loses_on.length ? `, code mode loses on ${rep.codemode_loses_on.join(", ")}` : ""}); ` +
   `answers ${rep.all_agree ? "identical on every question" : "DIFFER on some question"}.`,
   "",
   `![context tokens per question](${path.basename(pngFile)})`,

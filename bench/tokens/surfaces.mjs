@@ -15,7 +15,10 @@ const require = createRequire(new URL("../../tests/node/package.json", import.me
 export const nodeModules = path.dirname(require.resolve("graphql/package.json")).replace(/\/graphql$/, "");
 
 // 300 tables of a sales warehouse: 10 subject areas x 30 tables, 6-10 columns each, one key and
-// one foreign key per table, a comment on each table; a few rows so the catalog has counts.
+// one reference to the area's previous table (a column <parent>_id), a comment on each table;
+// WAREHOUSE_ROWS rows each, statuses open/closed/pending, amounts and references spread by id,
+// so questions that join and filter have answers (bench/tokens/questions.mjs).
+export const WAREHOUSE_ROWS = 12;
 export function warehouseSql(tables = 300) {
   const areas = ["sales", "billing", "support", "marketing", "hr", "inventory", "shipping", "finance", "product", "web"];
   const nouns = ["orders", "items", "events", "accounts", "contacts", "invoices", "payments", "tickets", "visits",
@@ -31,9 +34,29 @@ export function warehouseSql(tables = 300) {
     for (let k = 0; k < i % 5; k++) cols.push(`attr_${k} VARCHAR`);
     out.push(`CREATE TABLE ${name} (${cols.join(", ")});`);
     out.push(`COMMENT ON TABLE ${name} IS 'The ${nouns[Math.floor(i / areas.length) % nouns.length]} of ${areas[i % areas.length]}, one row each';`);
-    out.push(`INSERT INTO ${name} (id, status) SELECT i, CASE WHEN i % 2 = 0 THEN 'open' ELSE 'closed' END FROM range(1, 4) t(i);`);
+    out.push(`INSERT INTO ${name} (id, ${parent ? parent + "_id" : "source_id"}, status, amount) SELECT i, (i * 5) % ${WAREHOUSE_ROWS} + 1, ` +
+             `['open', 'closed', 'pending'][i % 3 + 1], (i * 37 + ${i}) % 100 + 0.25 FROM range(1, ${WAREHOUSE_ROWS + 1}) t(i);`);
   }
   return out.join("\n") + "\n";
+}
+
+// The naive side of the warehouse: one curated list tool per table, as a tool-per-table mirror
+// has (the columns a caller may read, a status filter, pages of at most 100), in sluice's
+// [[tools]] form; the config's blocked field (owner_email) is left out of the rows.
+export function warehouseTools(tables = 300) {
+  const sql = warehouseSql(tables);
+  const comments = new Map([...sql.matchAll(/^COMMENT ON TABLE (\w+) IS '([^']*)';$/gm)].map((m) => [m[1], m[2]]));
+  return [...sql.matchAll(/^CREATE TABLE (\w+) \((.*)\);$/gm)].map(([, table, defs]) => {
+    const cols = defs.split(", ").map((c) => c.split(" ")[0]).filter((c) => c !== "owner_email");
+    return `[[tools]]\nname = "list_${table}"\n` +
+      `description = "List ${table} ordered by id (${comments.get(table)}). Filter by status (\\"open\\", \\"closed\\", ` +
+      `\\"pending\\"; \\"\\" for all). Pages of at most 100 rows: pass limit (<= 100) and offset."\n` +
+      `statement = "SELECT ${cols.join(", ")} FROM ${table} WHERE ($status = '' OR status = $status) ` +
+      `ORDER BY id LIMIT least($limit, 100) OFFSET $offset"\n` +
+      `parameters = [ { name = "status", type = "string", description = "open, closed, pending, or \\"\\" for all" },\n` +
+      `               { name = "limit", type = "integer", description = "page size, at most 100" },\n` +
+      `               { name = "offset", type = "integer", description = "rows to skip" } ]\n`;
+  }).join("\n");
 }
 
 // GitHub's GraphQL schema as SDL: @octokit/graphql-schema's introspection, printed by graphql-js.

@@ -93,6 +93,13 @@ static int check(const char *path)
                : cfg->database.engine == SLUICE_ENGINE_OPENAPI  ? "openapi"
                                                                 : "duckdb");
         sluice_config_free(cfg);
+        /* a config written for pmcp-code-mode: which keys keep their meaning here */
+        size_t len = 0;
+        char *text = read_text(arena, path, &len);
+        sluice_buf report;
+        sluice_buf_init(&report, arena, 0);
+        if (text != NULL && sluice_config_pmcp_report(arena, text, len, &report) == SLUICE_OK)
+            fputs(sluice_buf_cstr(&report), stdout);
         rc = SLUICE_EXIT_OK;
     } else {
         size_t len = 0;

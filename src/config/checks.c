@@ -575,6 +575,9 @@ sluice_checks_code_mode(sluice_keys_loader *ld, const sluice_toml_value *table, 
         cm->delete_operations.items = items;
         cm->delete_operations.count++;
     }
+    st = sluice_checks_class_modes(ld, table, cm);
+    if (st != SLUICE_OK)
+        return st;
     if (cm->graphql_persisted_only && cm->graphql_persisted_manifest == NULL) {
         size_t line, col;
         sluice_keys_value_pos(table, "graphql_persisted_only", &line, &col);

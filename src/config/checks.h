@@ -112,4 +112,20 @@ bool sluice_checks_conninfo_has_password(const char *conninfo);
 sluice_status
 sluice_checks_state(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj);
 
+/* The OpenAPI class-policy keys (checks_openapi.c). An entry of openapi_allowed_* and
+ * openapi_blocked_writes: an operation id, an HTTP method, or "METHOD /path" / "METHOD:/path". */
+bool sluice_checks_operation_entry(const char *s);
+sluice_status sluice_checks_operation_entries(sluice_keys_loader *ld,
+                                              const sluice_toml_value *v,
+                                              const char *key,
+                                              void *obj);
+sluice_status sluice_checks_path_globs(sluice_keys_loader *ld,
+                                       const sluice_toml_value *v,
+                                       const char *key,
+                                       void *obj);
+/* allowlist / blocklist modes whose lists are empty. */
+sluice_status sluice_checks_class_modes(sluice_keys_loader *ld,
+                                        const sluice_toml_value *table,
+                                        const sluice_config_code_mode *cm);
+
 #endif

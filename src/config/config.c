@@ -106,12 +106,12 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
 #define JS_INTERPRETER "the JavaScript/OpenAPI interpreter"
-#define GRAPHQL        "GraphQL code mode"
 
 _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_param_type) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_policy_backend) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
+_Static_assert(sizeof(sluice_class_mode) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_graphql_blocked_output) == sizeof(int),
                "SLUICE_KEY_ENUM stores an int");
 
@@ -119,6 +119,9 @@ static const char *const log_levels[] = { "debug", "info", "warn", "error", NULL
 static const char *const log_formats[] = { "text", "json", NULL };
 static const char *const engines[] = { "duckdb", "sqlite", "postgres", "graphql", "openapi", NULL };
 static const char *const blocked_outputs[] = { "strip", "refuse", NULL };
+/* indexed by sluice_class_mode */
+static const char *const class_modes[] = { "derived",   "deny_all",  "allow_all",
+                                           "allowlist", "blocklist", NULL };
 static const char *const exposures[] = { "full", "read_only", "allowlist", NULL };
 static const char *const param_types[] = { "string", "integer", "number", "boolean", NULL };
 static const char *const roles[] = { "user", "assistant", NULL };
@@ -348,13 +351,19 @@ static const sluice_key_spec code_mode_keys[] = {
     { BOOL_KEY(T, openapi_reads_enabled, true) },
     { BOOL_KEY(T, openapi_allow_writes, false) },
     { BOOL_KEY(T, openapi_allow_deletes, false) },
-    { NOT_BUILT("openapi_allowed_writes", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
-    { NOT_BUILT("openapi_blocked_writes", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
-    { NOT_BUILT("openapi_allowed_deletes", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
-    { NOT_BUILT("openapi_blocked_paths", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
+    { ENUM_KEY(T, read_mode, class_modes, SLUICE_CLASS_MODE_DERIVED) },
+    { ENUM_KEY(T, write_mode, class_modes, SLUICE_CLASS_MODE_DERIVED) },
+    { ENUM_KEY(T, delete_mode, class_modes, SLUICE_CLASS_MODE_DERIVED) },
+    { ENUM_KEY(T, admin_mode, class_modes, SLUICE_CLASS_MODE_DERIVED) },
+    { LIST_KEY(T, openapi_allowed_reads), .check = sluice_checks_operation_entries },
+    { LIST_KEY(T, openapi_allowed_writes), .check = sluice_checks_operation_entries },
+    { LIST_KEY(T, openapi_allowed_deletes), .check = sluice_checks_operation_entries },
+    { LIST_KEY(T, openapi_allowed_admin), .check = sluice_checks_operation_entries },
+    { LIST_KEY(T, openapi_blocked_writes), .check = sluice_checks_operation_entries },
+    { LIST_KEY(T, openapi_blocked_paths), .check = sluice_checks_path_globs },
     { LIST_KEY(T, openapi_internal_blocked_fields) },
     { LIST_KEY(T, openapi_output_blocked_fields) },
-    { NOT_BUILT("openapi_require_output_declaration", SLUICE_KEY_BOOL, JS_INTERPRETER) },
+    { BOOL_KEY(T, openapi_require_output_declaration, false) },
     { .name = "max_api_calls",
       .kind = SLUICE_KEY_INT,
       .offset = offsetof(T, max_api_calls),
@@ -397,8 +406,8 @@ static const sluice_key_spec code_mode_keys[] = {
     { ENUM_KEY(T, graphql_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
     { BOOL_KEY(T, graphql_persisted_only, false) },
     { PATH_KEY(T, graphql_persisted_manifest) },
-    { NOT_BUILT("max_field_count", SLUICE_KEY_INT, GRAPHQL) },
-    { NOT_BUILT("action_tags", SLUICE_KEY_ACTIONS, "the per-operation action override") },
+    { INT_KEY(T, max_field_count, 1, 1000000, 100) },
+    { .name = "action_tags", .kind = SLUICE_KEY_ACTIONS, .offset = offsetof(T, action_tags) },
 };
 #undef T
 

@@ -14,6 +14,7 @@
 #define SLUICE_CONFIG_CONFIG_H
 
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/error.h"
 #include "core/strlist.h"
 
@@ -181,6 +182,23 @@ typedef struct sluice_config_mcp_server {
     size_t max_response_bytes;       /* one response; default 1 MiB */
 } sluice_config_mcp_server;
 
+/* How one class of OpenAPI operations is governed (read_mode .. admin_mode; pmcp-code-mode
+ * 0.7.4's modes). DERIVED: from the openapi_* switches and lists, as pmcp derives them. */
+typedef enum sluice_class_mode {
+    SLUICE_CLASS_MODE_DERIVED = 0,
+    SLUICE_CLASS_MODE_DENY_ALL = 1,
+    SLUICE_CLASS_MODE_ALLOW_ALL = 2,
+    SLUICE_CLASS_MODE_ALLOWLIST = 3,
+    SLUICE_CLASS_MODE_BLOCKLIST = 4,
+} sluice_class_mode;
+
+/* action_tags = { name = "read" | "write" | "delete" | "admin" }: names[i] is actions[i]. */
+typedef struct sluice_config_action_tags {
+    const char **names;
+    const char **actions; /* the static strings of sluice_keys_action_names */
+    size_t count;
+} sluice_config_action_tags;
+
 typedef enum sluice_graphql_blocked_output {
     SLUICE_GRAPHQL_STRIP = 0,
     SLUICE_GRAPHQL_REFUSE = 1,
@@ -234,7 +252,18 @@ typedef struct sluice_config_code_mode {
     bool openapi_allow_deletes;                     /* default false */
     sluice_strlist openapi_output_blocked_fields;   /* never in a plan's result, any depth */
     sluice_strlist openapi_internal_blocked_fields; /* stripped from responses before the plan */
-    sluice_config_operation *operations;            /* [[code_mode.operations]] */
+    /* The class policy (facts/class_policy.h): modes per class, their lists, blocked paths. */
+    sluice_class_mode read_mode, write_mode, delete_mode, admin_mode; /* default derived */
+    sluice_strlist openapi_allowed_reads;    /* read allowlist (sluice's; pmcp has none) */
+    sluice_strlist openapi_allowed_writes;   /* write allowlist: ids, "POST /x", "POST:/x/{id}" */
+    sluice_strlist openapi_allowed_deletes;  /* delete allowlist */
+    sluice_strlist openapi_allowed_admin;    /* admin allowlist (sluice's) */
+    sluice_strlist openapi_blocked_writes;   /* methods or operations blocked in every class */
+    sluice_strlist openapi_blocked_paths;    /* path globs blocked in every class */
+    bool openapi_require_output_declaration; /* every return has a declared shape */
+    sluice_config_action_tags action_tags;   /* operation or root field -> its action */
+    int64_t max_field_count;                 /* GraphQL fields selected, fragments expanded */
+    sluice_config_operation *operations;     /* [[code_mode.operations]] */
     size_t operation_count;
     sluice_strlist delete_operations; /* ids of the operations with category "delete" */
     int64_t max_steps;                /* interpreter steps per plan; default 10,000,000 */
@@ -512,5 +541,11 @@ bool sluice_config_error_quotes_secret(const sluice_error *err);
 
 /* "low" | "medium" | "high" | "critical" */
 const char *sluice_risk_name(sluice_risk risk);
+
+/* One line per [code_mode] key of the config text that pmcp-code-mode 0.7 also reads, saying
+ * whether it means the same here and how it differs (pmcp_keys.c), after a count line. Parse
+ * errors and SLUICE_E_NOMEM are returned; out is then incomplete. */
+sluice_status
+sluice_config_pmcp_report(sluice_arena *arena, const char *text, size_t len, sluice_buf *out);
 
 #endif

@@ -377,10 +377,18 @@ take_tables(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_key
     return SLUICE_OK;
 }
 
-static sluice_status
-take_actions(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_key_spec *k)
+static sluice_status take_actions(sluice_keys_loader *ld,
+                                  const sluice_toml_value *v,
+                                  const sluice_key_spec *k,
+                                  sluice_config_action_tags *out)
 {
-    for (size_t i = 0; i < sluice_toml_table_count(v); i++) {
+    size_t n = sluice_toml_table_count(v);
+    const char **names = out != NULL ? sluice_arena_calloc(ld->arena, n + 1, sizeof *names) : NULL;
+    const char **actions =
+        out != NULL ? sluice_arena_calloc(ld->arena, n + 1, sizeof *actions) : NULL;
+    if (out != NULL && (names == NULL || actions == NULL))
+        return sluice_keys_nomem(ld);
+    for (size_t i = 0; i < n; i++) {
         const sluice_toml_value *item = sluice_toml_table_value(v, i);
         const char *name = sluice_toml_table_key(v, i);
         if (sluice_toml_type_of(item) != SLUICE_TOML_STRING)
@@ -391,6 +399,17 @@ take_actions(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_ke
         sluice_status st = take_choice(ld, item, k->name, sluice_keys_action_names, &action);
         if (st != SLUICE_OK)
             return st;
+        if (out != NULL) {
+            names[i] = sluice_arena_strdup(ld->arena, name);
+            actions[i] = sluice_keys_action_names[action];
+            if (names[i] == NULL)
+                return sluice_keys_nomem(ld);
+        }
+    }
+    if (out != NULL) {
+        out->names = names;
+        out->actions = actions;
+        out->count = n;
     }
     return SLUICE_OK;
 }
@@ -471,7 +490,7 @@ static sluice_status take_value(sluice_keys_loader *ld,
         st = take_tables(ld, v, k, obj);
         break;
     case SLUICE_KEY_ACTIONS:
-        st = take_actions(ld, v, k);
+        st = take_actions(ld, v, k, at);
         break;
     }
     if (st == SLUICE_OK && k->check != NULL)

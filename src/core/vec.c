@@ -17,19 +17,31 @@ static size_t doubled(size_t start, size_t need, size_t elem)
     return __builtin_mul_overflow(cap, elem, &bytes) ? 0 : cap;
 }
 
-void *sluice_vec_grow(
-    sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem, size_t first)
+void *sluice_vec_grow_in(
+    const sluice_vec_alloc *a, void *items, size_t count, size_t *cap, size_t elem, size_t first)
 {
     if (count < *cap)
         return items;
     size_t ncap = doubled(*cap > 0 ? *cap : first, count + 1, elem);
-    void *n = ncap > 0 ? sluice_arena_calloc(arena, ncap, elem) : NULL;
+    void *n = ncap > 0 ? a->alloc(a->ctx, ncap * elem) : NULL;
     if (n == NULL)
         return NULL;
     if (count > 0)
         memcpy(n, items, count * elem);
     *cap = ncap;
     return n;
+}
+
+static void *arena_zeroed(void *arena, size_t bytes)
+{
+    return sluice_arena_calloc(arena, 1, bytes);
+}
+
+void *sluice_vec_grow(
+    sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem, size_t first)
+{
+    return sluice_vec_grow_in(&(sluice_vec_alloc){ arena_zeroed, arena }, items, count, cap, elem,
+                              first);
 }
 
 void *sluice_vec_grow_heap(void *items, size_t need, size_t *cap, size_t elem, size_t first)

@@ -32,4 +32,17 @@ void *sluice_vec_grow(
  * (items while need <= *cap), NULL on failure (items untouched, still the caller's to free). */
 void *sluice_vec_grow_heap(void *items, size_t need, size_t *cap, size_t elem, size_t first);
 
+/* Where sluice_vec_grow_in takes memory from: alloc(ctx, bytes) returns bytes of memory that
+ * live as long as the array must, or NULL. */
+typedef struct sluice_vec_alloc {
+    void *(*alloc)(void *ctx, size_t bytes);
+    void *ctx;
+} sluice_vec_alloc;
+
+/* sluice_vec_grow with memory from a of its own (the JavaScript interpreter charges every
+ * allocation to the plan's memory limit: exec/js sluice_jsi_grow). The new array is not zeroed
+ * unless a zeroes it. NULL when a fails or the size overflows (a is then not called). */
+void *sluice_vec_grow_in(
+    const sluice_vec_alloc *a, void *items, size_t count, size_t *cap, size_t elem, size_t first);
+
 #endif

@@ -19,6 +19,7 @@
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
+#include "facts/class_policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -221,6 +222,14 @@ static sluice_status api_start(
                                 "approve for this plan; approving a plan is not approving every "
                                 "call it could make",
                                 method, path, call->line, op->id);
+    /* validation judged the template; a value could still land the path under a block */
+    sluice_class_call view = {
+        .method = method, .path = url_path, .op_id = op->id, .action = (sluice_action)op->action
+    };
+    sluice_class_refusal refusal;
+    if (!sluice_class_policy_blocks_allow(arena, &x->s->decl_rules, &view, &refusal))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s at line %u (operation %s) %s",
+                                method, call->line, op->id, refusal.why);
     bool sends_body =
         strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
     const json_t *second = json_array_get(call->args, 1);
@@ -430,7 +439,11 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
              sluice_strlist_copy(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields,
                                  NULL) == SLUICE_OK &&
              sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) ==
-                 SLUICE_OK;
+                 SLUICE_OK &&
+             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_writes,
+                                 &code_mode->openapi_blocked_writes, NULL) == SLUICE_OK &&
+             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_paths,
+                                 &code_mode->openapi_blocked_paths, NULL) == SLUICE_OK;
         s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
         s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
         s->decl_rules.blocked_fields = s->blocked_fields;

@@ -10,6 +10,7 @@
 #include "exec/openapi_internal.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"
+#include "facts/class_policy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -222,20 +223,20 @@ static void ts_define(ts_ctx *c, const char *name)
     sluice_buf_puts(c->b, ";\n");
 }
 
-static bool allowed(const sluice_openapi_op *op, const sluice_config_code_mode *cm)
+_Static_assert((int)SLUICE_OPENAPI_ADMIN == (int)SLUICE_ACTION_ADMIN &&
+                   (int)SLUICE_OPENAPI_DELETE == (int)SLUICE_ACTION_DELETE &&
+                   (int)SLUICE_OPENAPI_WRITE == (int)SLUICE_ACTION_WRITE,
+               "an operation's action is passed to the class policy as a sluice_action");
+
+/* The class policy's verdict on the operation's own template (facts/class_policy.h). */
+static bool
+allowed(sluice_arena *arena, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
 {
-    if (cm == NULL)
-        return op->action == SLUICE_OPENAPI_READ;
-    switch (op->action) {
-    case SLUICE_OPENAPI_READ:
-        return cm->openapi_reads_enabled;
-    case SLUICE_OPENAPI_WRITE:
-        return cm->openapi_allow_writes;
-    case SLUICE_OPENAPI_DELETE:
-        return cm->openapi_allow_deletes;
-    default:
-        return false;
-    }
+    sluice_class_call v = {
+        .method = op->method, .path = op->path, .op_id = op->id, .action = (sluice_action)op->action
+    };
+    sluice_class_refusal r;
+    return sluice_class_policy_allows(arena, cm, &v, &r);
 }
 
 /* `/users/${id: string}` for the template /users/{id} */
@@ -317,7 +318,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     size_t refused = 0;
     for (size_t i = 0; i < spec->op_count; i++) {
         const sluice_openapi_op *op = &spec->ops[i];
-        if (!allowed(op, cm)) {
+        if (!allowed(arena, op, cm)) {
             refused++;
             continue;
         }
@@ -334,7 +335,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     if (refused > 0) {
         sluice_buf_printf(&b, "\n// Not callable under this server's settings (%zu):", refused);
         for (size_t i = 0, n = 0; i < spec->op_count; i++)
-            if (!allowed(&spec->ops[i], cm))
+            if (!allowed(arena, &spec->ops[i], cm))
                 sluice_buf_printf(&b, "%s %s (%s)", n++ > 0 ? "," : "", spec->ops[i].id,
                                   sluice_openapi_action_name(spec->ops[i].action));
         sluice_buf_putc(&b, '\n');

@@ -131,7 +131,9 @@ static sluice_status classify(sluice_arena *arena,
                               const sluice_config_code_mode *cm,
                               sluice_error *err)
 {
-    op->action = strcmp(op->method, "GET") == 0      ? SLUICE_OPENAPI_READ
+    bool safe = strcmp(op->method, "GET") == 0 || strcmp(op->method, "HEAD") == 0 ||
+                strcmp(op->method, "OPTIONS") == 0;
+    op->action = safe                                ? SLUICE_OPENAPI_READ
                  : strcmp(op->method, "DELETE") == 0 ? SLUICE_OPENAPI_DELETE
                                                      : SLUICE_OPENAPI_WRITE;
     op->idempotent = strcmp(op->method, "PUT") == 0 || strcmp(op->method, "DELETE") == 0 ||
@@ -144,6 +146,10 @@ static sluice_status classify(sluice_arena *arena,
     const json_t *xi = json_object_get(raw, "x-sluice-idempotent");
     if (json_is_boolean(xi))
         op->idempotent = json_is_true(xi);
+    /* action_tags (pmcp's per-name override), then the catalog's category, which wins */
+    for (size_t i = 0; cm != NULL && i < cm->action_tags.count; i++)
+        if (strcmp(cm->action_tags.names[i], op->id) == 0)
+            action_named(cm->action_tags.actions[i], &op->action);
     const sluice_config_operation *o = override_for(cm, op);
     if (o != NULL) {
         action_named(o->category, &op->action);

@@ -30,12 +30,21 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
                                             const sluice_config_policy_server *s)
 {
     sluice_config_code_mode r = *base;
-    if (s->has_allow_writes)
+    /* A route's switch decides its class: the OpenAPI mode falls back to derived (the switch
+     * and the lists), or to deny_all for admin. */
+    if (s->has_allow_writes) {
         r.sql_allow_writes = r.openapi_allow_writes = s->allow_writes;
-    if (s->has_allow_deletes)
+        r.write_mode = SLUICE_CLASS_MODE_DERIVED;
+    }
+    if (s->has_allow_deletes) {
         r.sql_allow_deletes = r.openapi_allow_deletes = s->allow_deletes;
-    if (s->has_allow_admin)
+        r.delete_mode = SLUICE_CLASS_MODE_DERIVED;
+    }
+    if (s->has_allow_admin) {
         r.sql_allow_ddl = s->allow_admin;
+        if (!s->allow_admin)
+            r.admin_mode = SLUICE_CLASS_MODE_DENY_ALL;
+    }
     if (s->max_rows > 0)
         r.sql_max_rows = s->max_rows;
     if (s->has_execute_on_validate)

@@ -7,6 +7,7 @@
  * complete lines are read (a writer appends a line in one write), so readers need no lock.
  */
 #include "core/limits.h"
+#include "core/vec.h"
 #include "state/approval.h"
 
 #include <errno.h>
@@ -40,12 +41,11 @@ static sluice_approval *find(approval_file *s, const char *id)
 static sluice_approval *add(approval_file *s, int64_t now)
 {
     if (s->count == s->cap && s->cap < SLUICE_LIMIT_PENDING_APPROVALS) {
-        size_t cap = s->cap == 0 ? 64 : s->cap * 2;
-        sluice_approval *grown = realloc(s->items, cap * sizeof *grown);
+        sluice_approval *grown =
+            sluice_vec_grow_heap(s->items, s->count + 1, &s->cap, sizeof *grown, 64);
         if (grown == NULL)
             return NULL;
         s->items = grown;
-        s->cap = cap;
     }
     if (s->count == s->cap) {
         size_t kept = 0;

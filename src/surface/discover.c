@@ -10,6 +10,7 @@
 
 #include "codemode/guide.h"
 #include "core/buf.h"
+#include "facts/class_policy.h"
 #include "policy/policy.h"
 #include "surface/tools.h"
 
@@ -104,13 +105,15 @@ static const char *refusal(const view *v, size_t t, size_t c)
     if (r == NULL)
         return NULL;
     if (is_api(tab, "openapi") && n != NULL && n->action != NULL) {
-        if (strcmp(n->action, "read") == 0)
-            return r->openapi_reads_enabled ? NULL : "reads are off for you";
-        if (strcmp(n->action, "write") == 0)
-            return r->openapi_allow_writes ? NULL : "writes are off for you";
-        if (strcmp(n->action, "delete") == 0)
-            return r->openapi_allow_deletes ? NULL : "deletes are off for you";
-        return "admin operations are off for you";
+        /* the class's mode; lists and blocked paths are judged when the plan is validated */
+        static const char *const off[] = { "reads are off for you", "writes are off for you",
+                                           "deletes are off for you",
+                                           "admin operations are off for you" };
+        sluice_action a = SLUICE_ACTION_ADMIN;
+        for (int i = SLUICE_ACTION_READ; i <= SLUICE_ACTION_ADMIN; i++)
+            if (strcasecmp(n->action, sluice_action_name((sluice_action)i)) == 0)
+                a = (sluice_action)i;
+        return sluice_class_policy_mode(r, a) == SLUICE_CLASS_MODE_DENY_ALL ? off[a] : NULL;
     }
     if (is_api(tab, "graphql") && c < tab->column_count && strcmp(tab->name, "Mutation") == 0) {
         const char *f = tab->columns[c].name;

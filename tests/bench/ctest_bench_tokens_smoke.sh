@@ -11,7 +11,7 @@ mkdir -p "$work"
 run="$SLUICE_SOURCE_DIR/bench/tokens/run.mjs"
 out="$work/tokens.json"
 rm -f "$out"
-node "$run" --sluice "$SLUICE_BIN" --work "$work" --out "$out"
+node "$run" --sluice "$SLUICE_BIN" --work "$work" --demo --out "$out"
 jq -e '
   (.questions | length) == 7 and .all_agree and
   ([.questions[] | .agree and .answer_rows > 0 and .codemode.round_trips == 4 and .naive.round_trips > 4] | all) and

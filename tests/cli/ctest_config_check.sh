@@ -24,8 +24,11 @@ case "$err" in *"shop.duckdb' cannot be opened"*) ;; *) fail "missing database: 
 "$SLUICE_BIN" demo-db --sql "$work/shop.sql" "$work/shop.duckdb" >/dev/null
 "$SLUICE_BIN" keygen -o "$work/secret.key" >/dev/null
 out=$(cd "$work" && "$SLUICE_BIN" config check ok_full.toml) || fail "ok_full.toml: want exit 0"
-[ "$out" = "ok_full.toml: ok (1 tool, 1 prompt, 3 resources; code mode enabled, engine duckdb)" ] ||
+[ "${out%%$'\n'*}" = "ok_full.toml: ok (1 tool, 1 prompt, 3 resources; code mode enabled, engine duckdb)" ] ||
     fail "summary: $out"
+# then the keys it shares with pmcp-code-mode, each saying whether it means the same here
+case "$out" in *"keys shared with pmcp-code-mode 0.7: 5"*"sql_max_rows"*"same: default 10000"*) ;;
+*) fail "pmcp key report: $out" ;; esac
 
 # A curated tool's SQL that does not bind: refused naming the tool.
 sed 's/FROM sales/FROM sale/' "$work/ok_full.toml" >"$work/typo_tool.toml"

@@ -82,11 +82,11 @@ test("search and describe on the warehouse: ranked tables, keys, comments, block
   const c = await connect(surfaces.warehouse);
   try {
     const s = text(await c.callTool({ name: "search", arguments: { query: "billing invoices" } }));
-    assert.match(s.split("\n")[1], /^- billing_invoices \(table, ~3 rows\): The invoices of billing, one row each/);
+    assert.match(s.split("\n")[1], /^- billing_invoices \(table, ~12 rows\): The invoices of billing, one row each/);
     const p2 = text(await c.callTool({ name: "search", arguments: { query: "", page: 30 } }));
     assert.match(p2, /^300 matches \(page 30 of 30\):/);
     const d = text(await c.callTool({ name: "describe", arguments: { name: "billing_invoices sales_orders" } }));
-    assert.match(d, /## billing_invoices \(table\) — about 3 rows\nThe invoices of billing, one row each\n- id INTEGER \[primary key\]/);
+    assert.match(d, /## billing_invoices \(table\) — about 12 rows\nThe invoices of billing, one row each\n- id INTEGER \[primary key\]/);
     assert.match(d, /- owner_email VARCHAR \[join\/filter only\]/);
     assert.match(d, /## sales_orders \(table\)/);
   } finally { await c.close(); }

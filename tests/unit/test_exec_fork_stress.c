@@ -118,11 +118,15 @@ static sluice_status execute(sluice_executor *ex,
     return sluice_executor_execute(ex, arena, &req, out, err);
 }
 
-static void note_background(fixture *f, bool ok)
+/* A failed background run says why: on a loaded machine the deadline, otherwise a bug. */
+static void note_background(fixture *f, bool ok, const char *what, const sluice_error *err)
 {
     atomic_fetch_add(&f->background_runs, 1);
-    if (!ok)
+    if (!ok) {
         atomic_fetch_add(&f->background_failures, 1);
+        fprintf(stderr, "background %s failed: %s\n", what,
+                err != NULL && err->message != NULL ? err->message : "(no error text)");
+    }
 }
 
 /* In-process SELECTs (scans, hash aggregates, sorts: DuckDB's worker thread takes part). */
@@ -139,7 +143,7 @@ static void *inprocess_thread(void *arg)
         sluice_exec_result res;
         sluice_error err;
         sluice_status st = execute(f->ex, a, queries[i % 3], true, &res, &err);
-        note_background(f, st == SLUICE_OK && res.row_count > 0);
+        note_background(f, st == SLUICE_OK && res.row_count > 0, "in-process query", &err);
         sluice_arena_free(a);
     }
     return NULL;
@@ -156,7 +160,7 @@ static void *analysis_thread(void *arg)
         sluice_codefacts *facts = NULL;
         sluice_error err = { 0 };
         sluice_status st = sluice_sql_analyze(a, sql, strlen(sql), NULL, &fc, &facts, &err);
-        note_background(f, st == SLUICE_OK && facts->violation_count == 0);
+        note_background(f, st == SLUICE_OK && facts->violation_count == 0, "analysis", &err);
         sluice_arena_free(a);
     }
     return NULL;
@@ -193,9 +197,9 @@ static void *session_thread(void *arg)
     char dir[300];
     snprintf(dir, sizeof(dir), "%s/spill", f->dir);
     if (mkdir(dir, 0700) != 0)
-        note_background(f, false);
+        note_background(f, false, "spill directory", NULL);
     while (!atomic_load(&f->stop))
-        note_background(f, one_session(dir));
+        note_background(f, one_session(dir), "query-mode session", NULL);
     return NULL;
 }
 

@@ -555,6 +555,59 @@ static void test_fail_closed(void **state)
         }
 }
 
+/* max_field_count (pmcp's key): every selected field counts, through fragments and aliases. */
+static void test_max_field_count(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    cm.max_field_count = 4;
+    assert_false(
+        sluice_codefacts_refused(analyze_with(a, &cm, "{ customers { id name segment } }", NULL)));
+    const sluice_codefacts *f = analyze_with(
+        a, &cm, "{ customers { ...F x: id y: name } } fragment F on Customer { id name }", NULL);
+    const sluice_codefacts_violation *v = violation(f, "max_field_count");
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, "max_field_count is 4; the operation reaches 5"));
+    sluice_arena_free(a);
+}
+
+/* action_tags name root fields: a tag moves a mutation's class either way, and a caller's
+ * operation name (which they choose) is never a key. */
+static void test_action_tags_name_root_fields(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    static const char *allowed[] = { "deleteSupportTicket", "updateCustomerSegment" };
+    cm.allowed_mutations = (sluice_strlist){ allowed, 2 };
+    static const char *names[] = { "updateCustomerSegment", "customers", "readOnly" };
+    static const char *acts[] = { "admin", "write", "read" };
+    cm.action_tags = (sluice_config_action_tags){ names, acts, 3 };
+    assert_int_equal(
+        analyze_with(a, &cm, "mutation { updateCustomerSegment(id: 1, segment: \"A\") { id } }",
+                     NULL)
+            ->action,
+        SLUICE_ACTION_ADMIN);
+    assert_int_equal(analyze_with(a, &cm, "{ customers { id } }", NULL)->action,
+                     SLUICE_ACTION_WRITE);
+    /* the operation's own name is not a tag key */
+    assert_int_equal(
+        analyze_with(a, &cm, "mutation readOnly { deleteSupportTicket(id: 2) }", NULL)->action,
+        SLUICE_ACTION_WRITE);
+    static const char *lower[] = { "deleteSupportTicket" };
+    static const char *read[] = { "read" };
+    cm.action_tags = (sluice_config_action_tags){ lower, read, 1 };
+    const sluice_codefacts *f =
+        analyze_with(a, &cm, "mutation { deleteSupportTicket(id: 2) }", NULL);
+    assert_int_equal(f->action, SLUICE_ACTION_READ);
+    /* a tag moves the class, never the allow lists */
+    cm.allowed_mutations.count = 0;
+    f = analyze_with(a, &cm, "mutation { deleteSupportTicket(id: 2) }", NULL);
+    assert_non_null(violation(f, "allowed_mutations"));
+    sluice_arena_free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -570,6 +623,8 @@ int main(void)
         cmocka_unit_test(test_did_you_mean),
         cmocka_unit_test(test_introspection_documents),
         cmocka_unit_test(test_fail_closed),
+        cmocka_unit_test(test_max_field_count),
+        cmocka_unit_test(test_action_tags_name_root_fields),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

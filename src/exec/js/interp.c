@@ -194,22 +194,6 @@ static jcomp hoist(interp *in, env *e, sluice_js_node **list, size_t count)
     return SLUICE_JSI_NORMAL;
 }
 
-/* --- promises ------------------------------------------------------------------------------ */
-
-static jv make_promise(interp *in, bool rejected, jv v)
-{
-    if (!rejected && v.t == JV_PROMISE)
-        return v; /* adopt: resolving with a promise takes its state */
-    jpromise *p = sluice_jsi_alloc(in, sizeof *p);
-    if (p == NULL)
-        return jv_undef();
-    memset(p, 0, sizeof *p);
-    p->rejected = rejected;
-    p->v = v;
-    jv r = { .t = JV_PROMISE, .u.p = p };
-    return r;
-}
-
 /* --- members ------------------------------------------------------------------------------- */
 
 static jcomp nullish_read(interp *in, jv obj, const sluice_js_str *key)
@@ -442,8 +426,8 @@ static jcomp call_closure(interp *in, jfunc *f, const jv *args, size_t argc, jv 
     in->depth--;
     if (fn->flags & SLUICE_JS_F_ASYNC) {
         if (rc == SLUICE_JSI_NORMAL || rc == SLUICE_JSI_THROW) {
-            *out = make_promise(in, rc == SLUICE_JSI_THROW,
-                                rc == SLUICE_JSI_THROW ? in->thrown : result);
+            *out = sluice_jsi_promise_settled(in, rc == SLUICE_JSI_THROW,
+                                              rc == SLUICE_JSI_THROW ? in->thrown : result);
             return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
         }
         return rc;

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static jv settled(interp *in, bool rejected, jv v)
+jv sluice_jsi_promise_settled(interp *in, bool rejected, jv v)
 {
     if (!rejected && v.t == JV_PROMISE)
-        return v;
+        return v; /* adopt: resolving with a promise takes its state */
     jpromise *p = sluice_jsi_alloc(in, sizeof *p);
     if (p == NULL)
         return jv_undef();
@@ -41,12 +41,12 @@ static jcomp promise_then(interp *in, jv self, const jv *args, size_t argc, jv *
     jv r;
     jcomp rc = sluice_jsi_call(in, handler, jv_undef(), &p->v, 1, &r);
     if (rc == SLUICE_JSI_THROW) {
-        *out = settled(in, true, in->thrown);
+        *out = sluice_jsi_promise_settled(in, true, in->thrown);
         return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
     }
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    *out = settled(in, false, r);
+    *out = sluice_jsi_promise_settled(in, false, r);
     return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
@@ -80,7 +80,7 @@ static jcomp promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, 
         jv value = v.t == JV_PROMISE ? v.u.p->v : v;
         if (!settled_kind) {
             if (rejected) {
-                *out = settled(in, true, value);
+                *out = sluice_jsi_promise_settled(in, true, value);
                 return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
             }
             r->v[r->len++] = value;
@@ -96,7 +96,7 @@ static jcomp promise_all_kind(interp *in, const jv *args, size_t argc, jv *out, 
             return SLUICE_JSI_FATAL;
         r->v[r->len++] = jv_obj(o);
     }
-    *out = settled(in, false, jv_arr(r));
+    *out = sluice_jsi_promise_settled(in, false, jv_arr(r));
     return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
@@ -113,13 +113,13 @@ static jcomp promise_all_settled(interp *in, jv self, const jv *args, size_t arg
 static jcomp promise_resolve(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
-    *out = settled(in, false, ARG(0));
+    *out = sluice_jsi_promise_settled(in, false, ARG(0));
     return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 static jcomp promise_reject(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
-    *out = settled(in, true, ARG(0));
+    *out = sluice_jsi_promise_settled(in, true, ARG(0));
     return out->t == JV_UNDEF ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 

@@ -7,6 +7,7 @@
 #include "exec/js/value.h"
 
 #include "core/limits.h"
+#include "core/vec.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -70,6 +71,22 @@ sluice_js_str *sluice_jsi_str_ascii(interp *in, const char *s)
     return r;
 }
 
+static void *alloc_counted(void *in, size_t bytes)
+{
+    return sluice_jsi_alloc(in, bytes);
+}
+
+/* Room for one more of count items of elem bytes (core/vec.h's doubling, from 4), in memory
+ * counted against max_memory_bytes. NULL with in fatal (the limit, or out of memory). */
+static void *grow(interp *in, void *items, size_t count, size_t *cap, size_t elem)
+{
+    void *n =
+        sluice_vec_grow_in(&(sluice_vec_alloc){ alloc_counted, in }, items, count, cap, elem, 4);
+    if (n == NULL && in->fatal == SLUICE_OK)
+        sluice_jsi_nomem(in); /* the size overflowed: nothing was asked of the arena */
+    return n;
+}
+
 jarr *sluice_jsi_arr_new(interp *in, size_t cap)
 {
     jarr *a = sluice_jsi_alloc(in, sizeof *a);
@@ -86,16 +103,10 @@ jarr *sluice_jsi_arr_new(interp *in, size_t cap)
 
 jcomp sluice_jsi_arr_push(interp *in, jarr *a, jv v)
 {
-    if (a->len == a->cap) {
-        size_t cap = a->cap ? a->cap * 2 : 4;
-        jv *nv = sluice_jsi_alloc(in, cap * sizeof(jv));
-        if (nv == NULL)
-            return SLUICE_JSI_FATAL;
-        if (a->len > 0)
-            memcpy(nv, a->v, a->len * sizeof(jv));
-        a->v = nv;
-        a->cap = cap;
-    }
+    jv *nv = grow(in, a->v, a->len, &a->cap, sizeof *nv);
+    if (nv == NULL)
+        return SLUICE_JSI_FATAL;
+    a->v = nv;
     a->v[a->len++] = v;
     return SLUICE_JSI_NORMAL;
 }
@@ -123,20 +134,13 @@ jcomp sluice_jsi_obj_set(interp *in, jobj *o, const sluice_js_str *k, jv v)
         *slot = v;
         return SLUICE_JSI_NORMAL;
     }
-    if (o->len == o->cap) {
-        size_t cap = o->cap ? o->cap * 2 : 4;
-        const sluice_js_str **nk = sluice_jsi_alloc(in, cap * sizeof *nk);
-        jv *nv = nk != NULL ? sluice_jsi_alloc(in, cap * sizeof *nv) : NULL;
-        if (nv == NULL)
-            return SLUICE_JSI_FATAL;
-        if (o->len > 0) {
-            memcpy(nk, o->k, o->len * sizeof *nk);
-            memcpy(nv, o->v, o->len * sizeof *nv);
-        }
-        o->k = nk;
-        o->v = nv;
-        o->cap = cap;
-    }
+    size_t cap = o->cap; /* the keys and values grow together */
+    const sluice_js_str **nk = grow(in, o->k, o->len, &cap, sizeof *nk);
+    jv *nv = nk != NULL ? grow(in, o->v, o->len, &o->cap, sizeof *nv) : NULL;
+    if (nv == NULL)
+        return SLUICE_JSI_FATAL;
+    o->k = nk;
+    o->v = nv;
     o->k[o->len] = k;
     o->v[o->len] = v;
     o->len++;

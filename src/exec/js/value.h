@@ -282,6 +282,10 @@ jcomp sluice_jsi_from_lookup(interp *in, const json_t *j, jv *out);
 /* The plan's input variables: as from_json, every leaf marked JV_PROV_ARGS. */
 jcomp sluice_jsi_from_args(interp *in, const json_t *j, jv *out);
 
+/* A settled promise of v (lib_promise.c): rejected with v, or fulfilled with it — a fulfilled
+ * promise of a promise is that promise (resolving adopts its state). undefined when memory runs
+ * out (in is then fatal). */
+jv sluice_jsi_promise_settled(interp *in, bool rejected, jv v);
 /* Settles p when it is a call in flight (waits for the host's answer). SLUICE_JSI_NORMAL (p
  * settled, fulfilled or rejected) or SLUICE_JSI_FATAL (a refusal, the deadline, NOMEM). */
 jcomp sluice_jsi_settle(interp *in, jpromise *p);

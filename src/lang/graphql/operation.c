@@ -23,7 +23,16 @@
 #include <string.h>
 #include <strings.h>
 
-enum { LIM_DEPTH, LIM_ALIASES, LIM_ROOT, LIM_DIRECTIVES, LIM_COST, LIM_EXPANSION, LIM_COUNT };
+enum {
+    LIM_DEPTH,
+    LIM_ALIASES,
+    LIM_ROOT,
+    LIM_DIRECTIVES,
+    LIM_COST,
+    LIM_EXPANSION,
+    LIM_FIELDS,
+    LIM_COUNT
+};
 
 typedef struct opw {
     sluice_gql_vctx v;
@@ -52,6 +61,7 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
         .max_tokens = 1000,
         .max_chars = 15000,
         .max_cost = 5000,
+        .max_fields = 100,
         .blocked = { &none, &none },
         .allowed_queries = &none,
         .blocked_queries = &none,
@@ -70,6 +80,8 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
     r.max_tokens = c->graphql_max_tokens;
     r.max_chars = c->graphql_max_chars;
     r.max_cost = c->graphql_max_cost;
+    r.max_fields = c->max_field_count;
+    r.action_tags = &c->action_tags;
     r.allow_introspection = c->graphql_allow_introspection;
     r.allow_mutations = c->allow_mutations;
     r.blocked[0] = &c->graphql_blocked_fields;
@@ -84,10 +96,24 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *c)
     return r;
 }
 
+/* One of the names config accepts for an action ("read" .. "admin"). */
+static sluice_action action_named(const char *name)
+{
+    for (int a = SLUICE_ACTION_READ; a <= SLUICE_ACTION_ADMIN; a++)
+        if (strcasecmp(name, sluice_action_name((sluice_action)a)) == 0)
+            return (sluice_action)a;
+    return SLUICE_ACTION_ADMIN; /* config refuses any other name; the most severe otherwise */
+}
+
+static bool list_eq(const char *item, const char *p, size_t len)
+{
+    return strlen(item) == len && strncmp(item, p, len) == 0;
+}
+
 static bool list_has(const sluice_strlist *l, const char *p, size_t len)
 {
     for (size_t i = 0; l != NULL && i < l->count; i++)
-        if (strlen(l->items[i]) == len && strncmp(l->items[i], p, len) == 0)
+        if (list_eq(l->items[i], p, len))
             return true;
     return false;
 }
@@ -102,8 +128,8 @@ const char *sluice_graphql_operation_name(const json_t *variables)
 /* ---- limits -------------------------------------------------------------------------------- */
 
 static const char *const LIMIT_KEY[LIM_COUNT] = {
-    "graphql_max_depth",      "graphql_max_aliases", "graphql_max_root_fields",
-    "graphql_max_directives", "graphql_max_cost",    "graphql_expansion",
+    "graphql_max_depth", "graphql_max_aliases", "graphql_max_root_fields", "graphql_max_directives",
+    "graphql_max_cost",  "graphql_expansion",   "max_field_count",
 };
 
 static const char *path_text(const opw *w)
@@ -306,15 +332,21 @@ static void root_field(opw *w, const sluice_gql_selection *s, const sluice_gql_d
         sluice_gql_bad(&w->v, s->offset, "allowed_queries", NULL,
                        "the query field '%.*s' is not in allowed_queries", (int)s->name.len,
                        s->name.ptr);
-    if (!mutation)
-        return;
+    sluice_action act = mutation ? SLUICE_ACTION_WRITE : SLUICE_ACTION_READ;
     char name[256];
     snprintf(name, sizeof name, "%.*s", (int)s->name.len, s->name.ptr);
-    bool del = list_has(w->r->delete_mutations, s->name.ptr, s->name.len);
-    for (size_t i = 0; !del && i < w->r->delete_patterns->count; i++)
+    bool del = mutation && list_has(w->r->delete_mutations, s->name.ptr, s->name.len);
+    for (size_t i = 0; mutation && !del && i < w->r->delete_patterns->count; i++)
         del = fnmatch(w->r->delete_patterns->items[i], name, 0) == 0;
-    if (del && w->v.f->action < SLUICE_ACTION_DELETE)
-        w->v.f->action = SLUICE_ACTION_DELETE;
+    if (del)
+        act = SLUICE_ACTION_DELETE;
+    /* action_tags name schema fields, never the operation name the caller picks */
+    const sluice_config_action_tags *tags = w->r->action_tags;
+    for (size_t i = 0; tags != NULL && i < tags->count; i++)
+        if (list_eq(tags->names[i], s->name.ptr, s->name.len))
+            act = action_named(tags->actions[i]);
+    if (act > w->v.f->action)
+        w->v.f->action = act;
 }
 
 static void leaf_output(opw *w,
@@ -393,6 +425,7 @@ static void
 field(opw *w, const sluice_gql_selection *s, const sluice_gql_schema_type *t, place where)
 {
     size_t saved = push_path(w, s->alias.ptr != NULL ? s->alias : s->name);
+    count(w, &w->x->field_count, LIM_FIELDS, w->r->max_fields, s->offset);
     if (s->alias.ptr != NULL)
         count(w, &w->x->alias_count, LIM_ALIASES, w->r->max_aliases, s->offset);
     count_directives(w, s->directives, s->offset);
@@ -630,7 +663,8 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
         static const char *const kinds[] = { "QUERY", "MUTATION", "SUBSCRIPTION" };
         x->operation_type = types[op->operation];
         f->statement_kind = kinds[op->operation];
-        f->action = op->operation == SLUICE_GQL_MUTATION ? SLUICE_ACTION_WRITE : SLUICE_ACTION_READ;
+        /* raised by each root field (root_field): its kind, delete lists, action_tags */
+        f->action = SLUICE_ACTION_READ;
         f->call_count = 1;
         if (op->operation == SLUICE_GQL_SUBSCRIPTION)
             sluice_gql_bad(&w->v, op->offset, "graphql_subscriptions", "ask with a query instead",

@@ -27,6 +27,8 @@
 typedef struct sluice_graphql_rules {
     int64_t max_depth, max_aliases, max_root_fields, max_directives, max_tokens, max_chars;
     int64_t max_cost;
+    int64_t max_fields; /* max_field_count: fields selected, fragments expanded, aliases counted */
+    const sluice_config_action_tags *action_tags; /* root field -> its action (NULL: none) */
     bool allow_introspection;
     bool allow_mutations;
     const sluice_strlist *blocked[2]; /* graphql_blocked_fields, blocked_fields */
@@ -44,7 +46,7 @@ sluice_graphql_rules sluice_graphql_rules_of(const sluice_config_code_mode *code
 typedef struct sluice_graphql_facts {
     const char *operation_name; /* "" when anonymous */
     const char *operation_type; /* "query" | "mutation" | "subscription" */
-    size_t alias_count, root_field_count, directive_count, token_count;
+    size_t alias_count, root_field_count, directive_count, token_count, field_count;
     int64_t cost;
     bool introspection;
     const sluice_gql_definition *operation; /* the selected operation */

@@ -12,6 +12,7 @@
  * Unknown is not refused: the run enforces max_api_calls on every call.
  */
 #include "core/buf.h"
+#include "facts/class_policy.h"
 #include "lang/js/js.h"
 #include "lang/js/mcp_calls.h"
 #include "lang/js/ops.h"
@@ -184,27 +185,21 @@ static void check_path(walker *w, const sluice_js_node *call, const char *path)
                                  path, call->line);
 }
 
-static void check_action(walker *w, const sluice_js_node *call, sluice_action act, const char *op)
+/* The class policy (facts/class_policy.h): modes, allowlists, blocked methods, operations and
+ * paths. The message names the call by the code's own template, never by a run-time value. */
+static void check_class(walker *w,
+                        const sluice_js_node *call,
+                        const char *method,
+                        const char *path,
+                        const char *op_id,
+                        sluice_action act,
+                        const char *op)
 {
-    const sluice_config_code_mode *c = w->cfg;
-    if (act == SLUICE_ACTION_READ && c != NULL && !c->openapi_reads_enabled)
-        sluice_codefacts_violate(w->f, "openapi_reads_enabled", call->line, call->column,
-                                 "set openapi_reads_enabled = true",
-                                 "%s at line %u reads, and "
-                                 "openapi_reads_enabled = false",
-                                 op, call->line);
-    if (act == SLUICE_ACTION_WRITE && (c == NULL || !c->openapi_allow_writes))
-        sluice_codefacts_violate(w->f, "openapi_allow_writes", call->line, call->column,
-                                 "an administrator may set openapi_allow_writes = true",
-                                 "%s at line %u writes, and writes are not allowed "
-                                 "(openapi_allow_writes = false)",
-                                 op, call->line);
-    if (act == SLUICE_ACTION_DELETE && (c == NULL || !c->openapi_allow_deletes))
-        sluice_codefacts_violate(w->f, "openapi_allow_deletes", call->line, call->column,
-                                 "an administrator may set openapi_allow_deletes = true",
-                                 "%s at line %u deletes, and deletes are not allowed "
-                                 "(openapi_allow_deletes = false)",
-                                 op, call->line);
+    sluice_class_call v = { .method = method, .path = path, .op_id = op_id, .action = act };
+    sluice_class_refusal r;
+    if (!sluice_class_policy_allows(w->arena, w->cfg, &v, &r))
+        sluice_codefacts_violate(w->f, r.rule, call->line, call->column, r.hint, "%s at line %u %s",
+                                 op, call->line, r.why);
 }
 
 static void record_api_call(walker *w, const sluice_js_node *call, const char *verb, mult m)
@@ -228,6 +223,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         return;
     }
     sluice_action act = verb_action(verb);
+    const char *op_id = NULL;
     bool idempotent = act != SLUICE_ACTION_WRITE;
     if (w->ops != NULL) {
         /* the spec decides: an operation id, its category; a path it does not declare is no
@@ -242,6 +238,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         }
         sluice_js_ops_check_call(w->arena, w->f, o, path, call);
         op = (char *)o->id;
+        op_id = o->id;
         act = o->action;
         idempotent = o->idempotent;
     }
@@ -258,7 +255,7 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
         w->x->delete_calls++;
     if (act != SLUICE_ACTION_READ && !idempotent && w->in_catch)
         w->x->retries_write = true;
-    check_action(w, call, act, op);
+    check_class(w, call, method, path, op_id, act, op);
 }
 
 static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
@@ -627,12 +624,49 @@ static void blocked_reads(walker *w, const sluice_js_node *n, const sluice_js_no
         blocked_reads(w, n->list[i], n);
 }
 
+/* Whether a returned expression declares its shape (openapi_require_output_declaration): an
+ * object literal whose keys are all written out (no spread, no computed key), the .map of an
+ * array into one, or an array literal of them. Nothing returned is declared too. */
+static bool declared_shape(const sluice_js_node *e)
+{
+    if (e == NULL)
+        return true;
+    if (e->kind == SLUICE_JS_CALL && is_member_named(e->a, "map") && e->n > 0 &&
+        e->list[0]->kind == SLUICE_JS_FUNC)
+        return (e->list[0]->flags & SLUICE_JS_F_EXPR_BODY) && e->list[0]->a != NULL &&
+               e->list[0]->a->kind == SLUICE_JS_OBJECT && declared_shape(e->list[0]->a);
+    if (e->kind == SLUICE_JS_ARRAY) {
+        for (size_t i = 0; i < e->n; i++)
+            if (e->list[i] == NULL || e->list[i]->kind != SLUICE_JS_OBJECT ||
+                !declared_shape(e->list[i]))
+                return false;
+        return true;
+    }
+    if (e->kind != SLUICE_JS_OBJECT)
+        return false;
+    for (size_t i = 0; i < e->n; i++) {
+        const sluice_js_node *p = e->list[i];
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) || p->a == NULL ||
+            p->a->kind != SLUICE_JS_STR)
+            return false;
+    }
+    return true;
+}
+
 static void find_returns(walker *w, const sluice_js_node *n)
 {
     if (n == NULL || n->kind == SLUICE_JS_FUNC)
         return;
     if (n->kind == SLUICE_JS_RETURN) {
         output_fields(w, n->a);
+        if (w->cfg != NULL && w->cfg->openapi_require_output_declaration && !declared_shape(n->a))
+            sluice_codefacts_violate(
+                w->f, "openapi_require_output_declaration", n->line, n->column,
+                "return an object literal with named fields, e.g. return { total, rows: "
+                "rows.map(r => ({ id: r.id, name: r.name })) }",
+                "the result returned at line %u has no declared shape, and "
+                "openapi_require_output_declaration = true",
+                n->line);
         return;
     }
     find_returns(w, n->a);

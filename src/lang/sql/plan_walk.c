@@ -927,20 +927,27 @@ static bool op_setop(walker *w, const json_t *op, cols *out)
     static const char *const known[] = { "table_index", "column_count", "setop_all",
                                          "allow_out_of_order", NULL };
     cols l, r;
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l) ||
-        !walk_child(w, op, 1, &r))
+    size_t sides = json_array_size(json_object_get(op, "children"));
+    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l))
         return false;
-    if (json_array_size(json_object_get(op, "children")) != 2 || l.n != r.n)
-        return fail(w, "%s", "a set operation whose sides differ in width");
+    if (sides < 2)
+        return fail(w, "%s", "a set operation with one side");
     /* EXCEPT and INTERSECT return left values, but which rows survive depends on the right:
-     * both sides count (conservative, like the research prototype). */
+     * every side counts (conservative, like the research prototype). DuckDB plans a chain of
+     * UNION ALLs as one operator with a child per side. */
     if (!concat(w, &l, NULL, 0, out))
         return false;
-    for (size_t i = 0; i < l.n; i++) {
-        set_or(w, set_at(w, out, i), set_at(w, &r, i));
-        if (r.bare[i] != l.bare[i])
-            out->bare[i] = NOT_BARE; /* a mix of sources is no one base column */
-        out->mark[i] = 0;
+    for (size_t k = 1; k < sides; k++) {
+        if (!walk_child(w, op, k, &r))
+            return false;
+        if (r.n != l.n)
+            return fail(w, "%s", "a set operation whose sides differ in width");
+        for (size_t i = 0; i < l.n; i++) {
+            set_or(w, set_at(w, out, i), set_at(w, &r, i));
+            if (r.bare[i] != out->bare[i])
+                out->bare[i] = NOT_BARE; /* a mix of sources is no one base column */
+            out->mark[i] = 0;
+        }
     }
     return true;
 }

@@ -8,6 +8,7 @@
 #include "syntax/js/lex.h"
 
 #include "core/limits.h"
+#include "core/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -89,16 +90,10 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
 
 static int put_unit(lexer *lx, uint16_t u)
 {
-    if (lx->buf_len == lx->buf_cap) {
-        size_t cap = lx->buf_cap ? lx->buf_cap * 2 : 64;
-        uint16_t *nb = sluice_arena_alloc(lx->arena, cap * sizeof *nb);
-        if (nb == NULL)
-            return -1;
-        if (lx->buf_len > 0)
-            memcpy(nb, lx->buf, lx->buf_len * sizeof *nb);
-        lx->buf = nb;
-        lx->buf_cap = cap;
-    }
+    uint16_t *nb = sluice_vec_grow(lx->arena, lx->buf, lx->buf_len, &lx->buf_cap, sizeof *nb, 64);
+    if (nb == NULL)
+        return -1;
+    lx->buf = nb;
     lx->buf[lx->buf_len++] = u;
     return 0;
 }
@@ -197,16 +192,10 @@ static sluice_js_tok *push(lexer *lx, sluice_js_tok_kind kind, size_t start)
         lx->err->status = SLUICE_E_LIMIT;
         return NULL;
     }
-    if (lx->count == lx->cap) {
-        size_t cap = lx->cap ? lx->cap * 2 : 256;
-        sluice_js_tok *nt = sluice_arena_alloc(lx->arena, cap * sizeof *nt);
-        if (nt == NULL)
-            return NULL;
-        if (lx->count > 0)
-            memcpy(nt, lx->toks, lx->count * sizeof *nt);
-        lx->toks = nt;
-        lx->cap = cap;
-    }
+    sluice_js_tok *nt = sluice_vec_grow(lx->arena, lx->toks, lx->count, &lx->cap, sizeof *nt, 256);
+    if (nt == NULL)
+        return NULL;
+    lx->toks = nt;
     sluice_js_tok *t = &lx->toks[lx->count++];
     memset(t, 0, sizeof *t);
     t->kind = kind;

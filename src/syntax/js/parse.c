@@ -9,6 +9,7 @@
 #include "syntax/js/parse.h"
 
 #include "core/limits.h"
+#include "core/vec.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -127,21 +128,15 @@ typedef struct nlist {
 
 static int nl_push(parser *p, nlist *l, sluice_js_node *nd)
 {
-    if (l->n == l->cap) {
-        size_t cap = l->cap ? l->cap * 2 : 4;
-        sluice_js_node **ni = sluice_arena_alloc(p->arena, cap * sizeof *ni);
-        if (ni == NULL) {
-            if (p->st == SLUICE_OK) {
-                p->st = SLUICE_E_NOMEM;
-                sluice_error_set(p->err, p->arena, SLUICE_E_NOMEM, "out of memory parsing");
-            }
-            return -1;
+    sluice_js_node **ni = sluice_vec_grow(p->arena, l->items, l->n, &l->cap, sizeof *ni, 4);
+    if (ni == NULL) {
+        if (p->st == SLUICE_OK) {
+            p->st = SLUICE_E_NOMEM;
+            sluice_error_set(p->err, p->arena, SLUICE_E_NOMEM, "out of memory parsing");
         }
-        if (l->n > 0)
-            memcpy(ni, l->items, l->n * sizeof *ni);
-        l->items = ni;
-        l->cap = cap;
+        return -1;
     }
+    l->items = ni;
     l->items[l->n++] = nd;
     return 0;
 }
