@@ -303,8 +303,10 @@ static int eval_configured(sluice_arena *arena, const code_opts *o)
     if (code != NULL && sluice_runtime_open_codemode(config, &rt, &cm, arena, &err) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     sluice_codefacts *facts = NULL;
-    if (cm != NULL &&
-        sluice_codemode_analyze(cm, arena, code, len, NULL, &facts, &err) != SLUICE_OK)
+    const sluice_codemode_request req = {
+        .arena = arena, .code = code, .code_len = len, .err = &err
+    };
+    if (cm != NULL && sluice_codemode_analyze(cm, &req, &facts) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     if (facts != NULL) {
         sluice_identity who = {

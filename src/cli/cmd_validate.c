@@ -203,8 +203,14 @@ static int run_execute(sluice_codemode *cm,
     json_t *result = NULL;
     char *text = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_execute(cm, arena, caller, code, code_len, token, a->vars,
-                                               NULL, &result, &text, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = caller,
+                                          .code = code,
+                                          .code_len = code_len,
+                                          .variables = a->vars,
+                                          .token = token,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &result, &text);
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice execute: %s\n", err.message != NULL ? err.message : "failed");
         /* A refusal (rule, policy, approval, token) is an answer; the rest is a failure. */
@@ -248,8 +254,14 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
                                       .session_id = "cli",
                                       .language = a->language };
     json_t *result = NULL;
-    sluice_status st = sluice_codemode_validate(cm, arena, &caller, code, code_len, a->vars,
-                                                !execute, &result, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = code,
+                                          .code_len = code_len,
+                                          .variables = a->vars,
+                                          .dry_run = !execute,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_validate(cm, &req, &result);
     int rc = SLUICE_EXIT_RUNTIME;
     if (st == SLUICE_OK) {
         bool valid = json_is_true(json_object_get(result, "valid"));

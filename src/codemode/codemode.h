@@ -38,6 +38,23 @@ typedef struct sluice_codemode_exec_hooks {
     void *approve_ctx;
 } sluice_codemode_exec_hooks;
 
+/* One validate_code or execute_code call (the request object every stage of the pipeline
+ * receives): who asks, the program and its variables, and where the call's memory and error go.
+ * The caller fills it for the one call; code mode keeps nothing of it after the call. */
+typedef struct sluice_codemode_request {
+    /* The request's memory: everything the call makes (the judgement, the facts, error texts)
+     * lives in it, jansson values included (as arena cleanups), and goes when it is freed. */
+    sluice_arena *arena;
+    const sluice_codemode_caller *caller; /* unused by sluice_codemode_analyze */
+    const char *code;
+    size_t code_len;
+    const json_t *variables;                 /* NULL: none */
+    const char *token;                       /* execute: the approval token validate signed */
+    bool dry_run;                            /* validate: judge only, sign no token */
+    const sluice_codemode_exec_hooks *hooks; /* execute: cancel and approval paths; may be NULL */
+    sluice_error *err;                       /* what failed, for the caller's client (in arena) */
+} sluice_codemode_request;
+
 /* Opens the executors and the policy the config names on rt (the keyring, the stores, the
  * audit sink and the clock, cli/runtime.h; code mode never opens a store itself), and reads the
  * schema once. config and rt must outlive the returned object. Errors name the setting that is
@@ -58,33 +75,20 @@ sluice_status sluice_codemode_open_on(const sluice_config *config,
                                       sluice_error *err);
 void sluice_codemode_close(sluice_codemode *cm);
 
-/* validate_code. *out is the structuredContent object (new reference) for valid AND invalid
- * code: invalid code is a result with violations, never an error. Non-OK only when sluice itself
- * failed (memory, audit log unwritable: fail closed). */
-sluice_status sluice_codemode_validate(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       const char *code,
-                                       size_t code_len,
-                                       const json_t *variables,
-                                       bool dry_run,
-                                       json_t **out,
-                                       sluice_error *err);
+/* validate_code of req (its token and hooks are not read). *out is the structuredContent object
+ * (new reference) for valid AND invalid code: invalid code is a result with violations, never an
+ * error. Non-OK only when sluice itself failed (memory, audit log unwritable: fail closed). */
+sluice_status
+sluice_codemode_validate(sluice_codemode *cm, const sluice_codemode_request *req, json_t **out);
 
-/* execute_code. SLUICE_OK: *out is the structuredContent {columns, rows, row_count, truncated,
- * elapsed_ms} and *out_text the untrusted-data presentation for the text content. Otherwise err
- * says what to do (SLUICE_E_TOKEN, SLUICE_E_DENIED, SLUICE_E_TIMEOUT, SLUICE_E_ENGINE ...). */
+/* execute_code of req (dry_run is not read). SLUICE_OK: *out is the structuredContent {columns,
+ * rows, row_count, truncated, elapsed_ms} and *out_text the untrusted-data presentation for the
+ * text content. Otherwise err says what to do (SLUICE_E_TOKEN, SLUICE_E_DENIED, SLUICE_E_TIMEOUT,
+ * SLUICE_E_ENGINE ...). */
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const sluice_codemode_caller *caller,
-                                      const char *code,
-                                      size_t code_len,
-                                      const char *token,
-                                      const json_t *variables,
-                                      const sluice_codemode_exec_hooks *hooks,
+                                      const sluice_codemode_request *req,
                                       json_t **out,
-                                      char **out_text,
-                                      sluice_error *err);
+                                      char **out_text);
 
 /* The executor (for curated tools) and the schema/config the guide texts are built from. */
 sluice_executor *sluice_codemode_executor(sluice_codemode *cm);
@@ -97,16 +101,13 @@ const sluice_config *sluice_codemode_config(const sluice_codemode *cm);
 struct sluice_policy;
 const struct sluice_policy *sluice_codemode_policy(const sluice_codemode *cm);
 
-/* Analysis only (no token, no audit): the front end's CodeFacts for code, for checks made at
- * start-up such as curated tools. variables may be NULL. */
+/* Analysis only (no token, no audit): the front end's CodeFacts for req's code and variables
+ * on the default route (req's caller, token and hooks are not read), for checks made at
+ * start-up such as curated tools. */
 struct sluice_codefacts;
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const char *code,
-                                      size_t code_len,
-                                      const json_t *variables,
-                                      struct sluice_codefacts **out,
-                                      sluice_error *err);
+                                      const sluice_codemode_request *req,
+                                      struct sluice_codefacts **out);
 
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);

@@ -129,8 +129,13 @@ static void run_execute_sluice(bench *b)
     sluice_error err = { 0 };
     json_t *out = NULL;
     char *text = NULL;
-    if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
-                                NULL, NULL, &out, &text, &err) != SLUICE_OK)
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &b->caller,
+                                          .code = rows1000,
+                                          .code_len = strlen(rows1000),
+                                          .token = b->token,
+                                          .err = &err };
+    if (sluice_codemode_execute(b->cm, &req, &out, &text) != SLUICE_OK)
         bench_die("sluice_codemode_execute failed", err.message);
     b->rows_seen = json_array_size(json_object_get(out, "rows"));
     json_decref(out);

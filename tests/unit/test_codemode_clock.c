@@ -103,9 +103,10 @@ static const char *validate(void)
 {
     json_t *out = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_codemode_validate(cm, arena, &caller, code, strlen(code), NULL, false, &out, &err),
-        SLUICE_OK);
+    const sluice_codemode_request req = {
+        .arena = arena, .caller = &caller, .code = code, .code_len = strlen(code), .err = &err
+    };
+    assert_int_equal(sluice_codemode_validate(cm, &req, &out), SLUICE_OK);
     const char *token = json_string_value(json_object_get(out, "approval_token"));
     assert_non_null(token);
     const char *copy = sluice_arena_strdup(arena, token);
@@ -117,8 +118,13 @@ static sluice_status execute(const char *token, sluice_error *err)
 {
     json_t *out = NULL;
     char *text = NULL;
-    sluice_status st = sluice_codemode_execute(cm, arena, &caller, code, strlen(code), token, NULL,
-                                               NULL, &out, &text, err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = code,
+                                          .code_len = strlen(code),
+                                          .token = token,
+                                          .err = err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
     json_decref(out);
     return st;
 }

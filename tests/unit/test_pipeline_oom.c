@@ -125,8 +125,10 @@ static oom_outcome validate(pipeline_case *c, bool record, char **token_out, slu
 {
     json_t *out = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_validate(cm, arena, &caller, c->code, strlen(c->code), NULL,
-                                                false, &out, &err);
+    const sluice_codemode_request req = {
+        .arena = arena, .caller = &caller, .code = c->code, .code_len = strlen(c->code), .err = &err
+    };
+    sluice_status st = sluice_codemode_validate(cm, &req, &out);
     oom_outcome o = st != SLUICE_OK ? OOM_FAILED : judge_validation(out, c, record);
     if (o == OOM_WRONG) { /* say what was wrong */
         char *d = out != NULL ? json_dumps(out, 0) : NULL;
@@ -166,8 +168,13 @@ static oom_outcome execute(pipeline_case *c, bool record)
     json_t *out = NULL;
     char *text = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_execute(cm, arena, &caller, c->code, strlen(c->code), token,
-                                               NULL, NULL, &out, &text, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = c->code,
+                                          .code_len = strlen(c->code),
+                                          .token = token,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
     oom_outcome o = OOM_FAILED;
     if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED) {
         o = OOM_REFUSED;

@@ -343,9 +343,10 @@ static void test_plugin_language_unconfigured_is_refused(void **state)
     sluice_codemode_caller caller = { .identity = &who, .session_id = "s1", .language = "sql" };
     json_t *v = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_codemode_validate(f->cm, f->arena, &caller, "SELECT 1", 8, NULL, false, &v, &err),
-        SLUICE_OK);
+    const sluice_codemode_request req = {
+        .arena = f->arena, .caller = &caller, .code = "SELECT 1", .code_len = 8, .err = &err
+    };
+    assert_int_equal(sluice_codemode_validate(f->cm, &req, &v), SLUICE_OK);
     assert_false(json_is_true(json_object_get(v, "valid")));
     json_t *viol = json_array_get(json_object_get(v, "violations"), 0);
     assert_string_equal(json_string_value(json_object_get(viol, "rule")), "unknown_language");
