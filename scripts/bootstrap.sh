@@ -19,12 +19,13 @@ DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
 DUCKDB_HDR_PKG="duckdb@1.4.4"
 # chromium: the admin console's browser test (tests/console, playwright-core drives it);
 # mmdebstrap: the fresh Debian root of CI's clean room (scripts/cleanroom.sh).
+# sqlite3: the SQLite canary property builds its database with the CLI.
 # graphviz, universal-ctags: docs/architecture.md's pictures (scripts/arch_graph.py) and the
 # structure counts (scripts/arch_counts.py).
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
   libjansson-dev libsodium-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
-  libpg-query-dev libsqlite3-dev libpq-dev postgresql libyaml-dev libcmocka-dev
-  libhiredis-dev redis-server nginx
+  libpg-query-dev libsqlite3-dev sqlite3 libpq-dev postgresql libyaml-dev libcmocka-dev
+  libhiredis-dev libicu-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
   chromium mmdebstrap graphviz universal-ctags)
 
@@ -32,7 +33,7 @@ APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
 # compiled in, not a build option, so one binary serves one replica or many).
 DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev libmicrohttpd-dev
   libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev
-  libhiredis-dev)
+  libhiredis-dev libicu-dev)
 mode=${1:-}
 if [ "$mode" = --list-packages ]; then
   case ${2:-} in

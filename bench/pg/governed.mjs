@@ -31,6 +31,8 @@ const SQL = {
 const textOf = (r) => (r.content ?? []).map((c) => c.text ?? "").join("\n");
 const must = (r, what) => { if (r.isError) throw new Error(`${what}: ${textOf(r)}`); return r; };
 
+// The governed path as policy allows it in one approval round: seed 003's plan is expensive by
+// PostgreSQL's estimate (high risk, docs/risk.md), and server-postgres asks no one either.
 function sluiceConfig() {
   const file = path.join(opt.work, "governed-pg.toml");
   writeFileSync(file, `[server]
@@ -41,7 +43,7 @@ conninfo = "${opt.pg}"
 [code_mode]
 enabled = true
 token_secret_file = "token.key"
-auto_approve_levels = ["low", "medium"]
+auto_approve_levels = ["low", "medium", "high"]
 blocked_fields = ["ssn", "email"]
 sql_max_rows = 1000
 `);

@@ -7,12 +7,19 @@
 // /500/graphql (HTTP 500, no GraphQL body), /huge/graphql (a 50 MB JSON body).
 // When DEMO_GRAPHQL_TOKEN is set, every request must carry "Authorization: Bearer <it>" (the
 // credential sluice holds server-side), else HTTP 401.
+// When DEMO_GRAPHQL_CALLER_KEY is set, every request must also carry the caller assertion sluice
+// signs (caller_assertion_header, docs/graphql.md "The caller at the upstream") in the header
+// X-Sluice-Caller: an HS256 JWS under that key, audience DEMO_GRAPHQL_CALLER_AUDIENCE, not expired,
+// else HTTP 401; a caller named in DEMO_GRAPHQL_DENY_USERS (comma-separated) gets HTTP 403: the
+// upstream authorising per user. DEMO_GRAPHQL_CALLER_LOG names a file each verified claim set is
+// appended to (one JSON line, with the Authorization header seen), for the tests.
 // Does not own: any policy — sluice decides what may run.
 //
 // usage: node server.mjs --db demo.duckdb [--port 0] [--slow-ms 5000]
 //   prints "listening <port>" on stdout once it accepts connections.
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { appendFileSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:http';
-import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -109,10 +116,41 @@ const rootValue = {
 
 const handler = createHandler({ schema, rootValue });
 
+// The caller assertion, verified as an upstream must: signature, algorithm, audience, expiry.
+// Returns the claims, or the reason it is refused.
+const callerKey = process.env.DEMO_GRAPHQL_CALLER_KEY;
+function verifyCaller(jws) {
+  const parts = (jws ?? '').split('.');
+  if (parts.length !== 3) return { error: 'no caller assertion' };
+  const mac = createHmac('sha256', callerKey).update(`${parts[0]}.${parts[1]}`).digest();
+  const sig = Buffer.from(parts[2], 'base64url');
+  if (sig.length !== mac.length || !timingSafeEqual(sig, mac)) return { error: 'bad signature' };
+  const head = JSON.parse(Buffer.from(parts[0], 'base64url'));
+  if (head.alg !== 'HS256') return { error: `algorithm ${head.alg}` };
+  const claims = JSON.parse(Buffer.from(parts[1], 'base64url'));
+  if (claims.aud !== process.env.DEMO_GRAPHQL_CALLER_AUDIENCE) return { error: `audience ${claims.aud}` };
+  if (!(claims.exp > Date.now() / 1000)) return { error: 'expired' };
+  return { claims };
+}
+
 const server = createServer((req, res) => {
   if (token !== undefined && req.headers.authorization !== `Bearer ${token}`) {
     res.writeHead(401, { 'content-type': 'text/plain' }).end('missing or wrong credential');
     return;
+  }
+  if (callerKey !== undefined) {
+    const { claims, error } = verifyCaller(req.headers['x-sluice-caller']);
+    if (error) {
+      res.writeHead(401, { 'content-type': 'text/plain' }).end(`caller assertion refused: ${error}`);
+      return;
+    }
+    if (process.env.DEMO_GRAPHQL_CALLER_LOG)
+      appendFileSync(process.env.DEMO_GRAPHQL_CALLER_LOG,
+                     `${JSON.stringify({ claims, authorization: req.headers.authorization })}\n`);
+    if ((process.env.DEMO_GRAPHQL_DENY_USERS ?? '').split(',').includes(claims.sub)) {
+      res.writeHead(403, { 'content-type': 'text/plain' }).end(`${claims.sub} may not use this API`);
+      return;
+    }
   }
   const url = req.url ?? '';
   if (url.startsWith('/500/')) {

@@ -34,7 +34,24 @@ static sluice_status open_audit(sluice_runtime *rt,
     return sluice_audit_open_writer(c->audit_log, &o, &rt->writer_slot, &rt->audit, err_arena, err);
 }
 
-/* The keyring, the consume-once store and the approval store; code mode only. */
+/* The quota counters, when some quota is set: in Redis when replicas share state, else here. */
+static sluice_status open_quotas(sluice_runtime *rt,
+                                 const sluice_config *config,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    if (!sluice_quota_configured(config))
+        return SLUICE_OK;
+    if (config->state.redis_url == NULL)
+        return sluice_quota_open_local(&rt->quotas) == SLUICE_OK
+                   ? SLUICE_OK
+                   : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    const sluice_state_redis_options o = sluice_state_redis_options_of(&config->state);
+    return sluice_quota_open_redis(&o, &rt->quotas, err_arena, err);
+}
+
+/* The keyring, the quota counters, the consume-once store and the approval store; code mode
+ * only. */
 static sluice_status open_token_state(sluice_runtime *rt,
                                       const sluice_config *config,
                                       sluice_arena *err_arena,
@@ -44,6 +61,9 @@ static sluice_status open_token_state(sluice_runtime *rt,
     const sluice_key_sources keys = { c->token_secret_file, c->token_secret_env,
                                       c->token_previous_secret_file, c->token_previous_secret_env };
     sluice_status st = sluice_key_store_open(&keys, &rt->keys, err_arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    st = open_quotas(rt, config, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     if (config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
@@ -142,6 +162,7 @@ void sluice_runtime_close(sluice_runtime *rt)
     sluice_audit_close(rt->audit);
     sluice_replay_close(rt->replay);
     sluice_approval_close(rt->approvals);
+    sluice_quota_close(rt->quotas);
     sluice_key_store_close(rt->keys);
     sluice_arena_free(rt->arena);
     free(rt);

@@ -1,12 +1,13 @@
 /*
  * runtime.h — assembling the code-mode runtime (codemode/runtime.h) from a config: the one
- * place the audit sink, the token keyring, the consume-once store and the approval store are
- * opened, for `sluice serve`, `config check`, `validate`, `policy`, the tests and the benches.
+ * place the audit sink, the token keyring, the quota counters, the consume-once store and the
+ * approval store are opened, for `sluice serve`, `config check`, `validate`, `policy`, the
+ * tests and the benches.
  *
  * Owns: the backend of each store (PostgreSQL or file audit; Redis or file replay and
- * approvals, per [state]), their paths beside the audit log, the writer slot's own replay file,
- * and closing them all. Does not own: any store's behaviour (state/, token/), using them
- * (codemode/).
+ * approvals; Redis or in-process quotas, per [state]), their paths beside the audit log, the
+ * writer slot's own replay file, and closing them all. Does not own: any store's behaviour (state/,
+ * token/), using them (codemode/).
  */
 #ifndef SLUICE_CLI_RUNTIME_H
 #define SLUICE_CLI_RUNTIME_H
@@ -17,10 +18,11 @@
 
 /* Opens the stores config names into a new runtime (*out; close it with sluice_runtime_close
  * after everything that borrowed it): the audit sink ([state] audit_postgres, else [code_mode]
- * audit_log), and, when code mode is enabled, the token keys, the replay store and the approval
- * store (Redis when [state] redis_url is set, else files beside the audit log). clock: NULL for
- * the system clock (tests pass a manual one); it reads the replay store's "now" at open and
- * every later request's time. config and clock must outlive the runtime. Errors name the
+ * audit_log), and, when code mode is enabled, the token keys, the quota counters (when a quota
+ * is set), the replay store and the approval store (Redis when [state] redis_url is set, else
+ * files beside the audit log; quotas then in this process). clock: NULL for the system clock
+ * (tests pass a manual one); it reads the replay store's "now" at open and every later
+ * request's time. config and clock must outlive the runtime. Errors name the
  * setting or file that is wrong; on failure nothing stays open. */
 sluice_status sluice_runtime_open(const sluice_config *config,
                                   const sluice_clock *clock,

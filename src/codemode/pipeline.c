@@ -14,6 +14,7 @@
 #include "codemode/codemode.h"
 #include "codemode/observe.h"
 #include "codemode/present.h"
+#include "codemode/quota_gate.h"
 #include "codemode/risk.h"
 #include "codemode/runtime.h"
 #include "core/buf.h"
@@ -62,7 +63,8 @@ struct sluice_codemode {
 typedef struct judgement {
     const sluice_frontend *fe; /* NULL when the language is not configured */
     const sluice_policy_route *route;
-    const backend *be; /* the route's backend */
+    const backend *be;   /* the route's backend */
+    const char *db_role; /* the database role the caller's code runs as (NULL: the backend's) */
     /* be's catalog snapshot, taken once per request (held until the arena is freed): analysis,
      * context hash and execution all see the same schema even when a reload lands meanwhile */
     const sluice_schema *schema;
@@ -85,6 +87,7 @@ typedef struct request {
     sluice_error *err;                 /* in->err: what failed, for the caller's client */
     judgement j;
     sluice_token_claims claims; /* execute: the opened token's; validate: the signed one's */
+    sluice_quota_room room;     /* execute: what today's quotas still let the run return */
 } request;
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -677,6 +680,9 @@ static sluice_status judge(request *r, const sluice_token_claims *hint)
     }
     if (st == SLUICE_OK && j->fe != NULL)
         st = apply_policy(r);
+    if (st == SLUICE_OK &&
+        sluice_policy_db_role(j->route, caller->identity, &j->db_role, &j->policy) != SLUICE_OK)
+        st = sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK && !judgement_refused(j))
         j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
     return st;
@@ -690,11 +696,21 @@ static const char *language_label(const sluice_codemode *cm, const sluice_codemo
     return fe != NULL ? fe->language : "unknown";
 }
 
+/* The front end's explanation, and the engine's estimate in words when there is one (issue 24:
+ * the cost is known, and said, before anyone approves). */
 static const char *explain(sluice_arena *arena, const judgement *j)
 {
     if (j->fe == NULL || j->fe->explain == NULL)
         return "";
     const char *text = j->fe->explain(arena, j->facts);
+    const sluice_codefacts *f = j->facts;
+    if (text != NULL && f->estimate_engine != NULL && !sluice_codefacts_refused(f)) {
+        const char *with = sluice_arena_printf(
+            arena, "%s %s estimates about %lld row%s at a plan cost of %.0f before running it.",
+            text, f->estimate_engine, (long long)f->estimated_rows,
+            f->estimated_rows == 1 ? "" : "s", f->estimated_cost);
+        text = with != NULL ? with : text;
+    }
     return text != NULL ? text : "";
 }
 
@@ -790,12 +806,27 @@ static sluice_status issue_token(request *r, char **token)
     return st;
 }
 
+static sluice_status refuse(const request *r, const char *reason, sluice_status status);
+
+/* Counts r's call of stage against its caller's quotas, before any analysis (a caller over
+ * quota costs no work); a refusal is audited, and at execute the token is kept. */
+static sluice_status admit_quota(request *r, sluice_quota_stage stage, sluice_quota_room *room)
+{
+    sluice_codemode *cm = r->cm;
+    sluice_status st = sluice_quota_gate_admit(cm->rt, cm->config, cm->policy, r->in, stage, room);
+    if (st != SLUICE_OK)
+        return refuse(r, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st);
+    return SLUICE_OK;
+}
+
 static sluice_status validate(request *r, json_t **out)
 {
     const sluice_codemode_request *in = r->in;
     sluice_arena *arena = r->arena;
     const judgement *j = &r->j;
-    sluice_status st = judge(r, NULL);
+    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_VALIDATE, NULL);
+    if (st == SLUICE_OK)
+        st = judge(r, NULL);
     if (st != SLUICE_OK)
         return st;
     char *token = NULL;
@@ -968,6 +999,8 @@ static sluice_status run(const request *r, const char *token_id, sluice_exec_res
         .variables = r->in->variables,
         .limits = sluice_exec_limits_from_config(j->route->rules),
         .identity = r->in->caller->identity,
+        .db_role = j->db_role,
+        .publish_claims = j->route->rules->caller_claims,
         .scrub_errors = j->facts->blocked_used.count > 0,
         .engine_bounded = j->facts->engine_bounded,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
@@ -978,6 +1011,7 @@ static sluice_status run(const request *r, const char *token_id, sluice_exec_res
         /* below high, the analysis found no read of a blocked field: the run proves it */
         .below_high_risk = j->risk < SLUICE_RISK_HIGH,
     };
+    sluice_quota_gate_clamp(&req.limits, &r->room); /* never past what today's quotas allow */
     return sluice_executor_execute(j->be->executor, r->arena, &req, result, r->err);
 }
 
@@ -1061,7 +1095,10 @@ static sluice_status execute(request *r, json_t **out, char **out_text)
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "the audit log cannot be written, so nothing runs until an "
                                 "administrator repairs it (sluice audit verify)");
-    sluice_status st = admit(r);
+    /* before the token is opened: a caller over quota costs no work, and keeps the token */
+    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_EXECUTE, &r->room);
+    if (st == SLUICE_OK)
+        st = admit(r);
     if (st != SLUICE_OK)
         return st;
     const sluice_codefacts *f = r->j.facts;
@@ -1071,16 +1108,25 @@ static sluice_status execute(request *r, json_t **out, char **out_text)
     st = run(r, id, &res);
     if (st != SLUICE_OK)
         sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
+    /* what it returned and called counts even when it then failed; unrecorded, the result is
+     * withheld (fail closed: the audit record still says what ran) */
+    sluice_error charge_err = { 0 };
+    if (sluice_quota_gate_charge(cm->rt, cm->policy, r->in, &res, &charge_err) != SLUICE_OK &&
+        st == SLUICE_OK) {
+        *err = charge_err;
+        st = SLUICE_E_IO;
+    }
     const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &res) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                               st == SLUICE_OK ? "executed" : "failed", "language", f->language,
-                               "code", r->in->code, "code_hash", f->code_hash, "token_id", id,
-                               "rows", (json_int_t)res.row_count, "truncated", res.truncated,
-                               "elapsed_ms", (json_int_t)res.elapsed_ms);
+    json_t *record =
+        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                  st == SLUICE_OK ? "executed" : "failed", "language", f->language, "code",
+                  r->in->code, "code_hash", f->code_hash, "action", action_label(f->action),
+                  "token_id", id, "rows", (json_int_t)res.row_count, "truncated", res.truncated,
+                  "elapsed_ms", (json_int_t)res.elapsed_ms);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
     if (res.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */

@@ -3,11 +3,11 @@
  * (cli/runtime.c) and lent to code mode, query mode, curated tools and the admin console.
  *
  * Owns: the runtime's shape (the token keyring, the consume-once store, the administrator
- * approval store, the audit sink, the writer slot, the clock), the caller type every audit
- * record names, and writing one audit record (sluice_runtime_audit: the caller's fields added,
- * metrics and request notes taken, the sink marked broken when an append fails).
- * Does not own: opening or closing any of the stores (cli/runtime.c assembles them from the
- * config), the pipeline that uses them (codemode.h), the stores themselves (state/, token/).
+ * approval store, the quota counters, the audit sink, the writer slot, the clock), the caller type
+ * every audit record names, and writing one audit record (sluice_runtime_audit: the caller's fields
+ * added, metrics and request notes taken, the sink marked broken when an append fails). Does not
+ * own: opening or closing any of the stores (cli/runtime.c assembles them from the config), the
+ * pipeline that uses them (codemode.h), the stores themselves (state/, token/).
  */
 #ifndef SLUICE_CODEMODE_RUNTIME_H
 #define SLUICE_CODEMODE_RUNTIME_H
@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "state/approval.h"
 #include "state/audit.h"
+#include "state/quota.h"
 #include "state/replay.h"
 #include "token/key_store.h"
 
@@ -33,6 +34,10 @@ typedef struct sluice_codemode_caller {
      * default, the first of [code_mode] languages. One the server is not configured for is
      * refused with the list of those it is. */
     const char *language;
+    /* Optional: where a quota's refusal goes as JSON (state/quota.h
+     * sluice_quota_refusal_json; a new reference the caller frees), so the surface can give
+     * the client the quota and its reset time in a form it can act on. NULL: not wanted. */
+    json_t **refusal;
 } sluice_codemode_caller;
 
 /* Every member is owned by the runtime and closed with it (cli/runtime.c); users only borrow
@@ -41,7 +46,8 @@ typedef struct sluice_runtime {
     sluice_key_store *keys; /* the token keyring (reloaded on SIGHUP); NULL: code mode is off */
     sluice_replay *replay;  /* consume-once token ids; NULL: code mode is off */
     sluice_approval_store *approvals; /* administrator approvals; NULL without an audit log */
-    sluice_audit *audit;              /* the audit sink; NULL without an audit log */
+    sluice_quota *quotas; /* per-caller quota counters ([quotas], a route's); NULL: none set */
+    sluice_audit *audit;  /* the audit sink; NULL without an audit log */
     /* 1, or the writer slot this process took because another one holds the audit log; tokens
      * are bound to it, since each slot has its own consume-once store */
     unsigned writer_slot;

@@ -426,6 +426,49 @@ check_database_postgres(sluice_keys_loader *ld, const sluice_toml_value *table, 
     return SLUICE_OK;
 }
 
+/* The caller assertion needs its header and exactly one key source, and must not take the
+ * server credential's header (one of the two would be lost). */
+static sluice_status check_caller_assertion(sluice_keys_loader *ld,
+                                            const sluice_toml_value *table,
+                                            const sluice_config_database *db)
+{
+    bool keyed =
+        db->caller_assertion_secret_env != NULL || db->caller_assertion_secret_file != NULL;
+    size_t line, col;
+    if (db->caller_assertion_header == NULL) {
+        const char *key =
+            keyed ? (db->caller_assertion_secret_env != NULL ? "caller_assertion_secret_env"
+                                                             : "caller_assertion_secret_file")
+            : db->caller_assertion_audience != NULL ? "caller_assertion_audience"
+                                                    : NULL;
+        if (key == NULL)
+            return SLUICE_OK;
+        sluice_keys_value_pos(table, key, &line, &col);
+        return sluice_keys_fail_at(ld, line, col, key,
+                                   "'%s' without caller_assertion_header: name the header the "
+                                   "upstream reads the assertion from, e.g. "
+                                   "caller_assertion_header = \"X-Sluice-Caller\"",
+                                   key);
+    }
+    sluice_keys_value_pos(table, "caller_assertion_header", &line, &col);
+    if (!keyed ||
+        (db->caller_assertion_secret_env != NULL && db->caller_assertion_secret_file != NULL))
+        return sluice_keys_fail_at(ld, line, col, "caller_assertion_header",
+                                   "caller_assertion_header needs exactly one of "
+                                   "caller_assertion_secret_env and caller_assertion_secret_file "
+                                   "(the HS256 key, at least 32 bytes; 'sluice keygen' makes one)");
+    bool credential = db->auth_token_env != NULL || db->auth_token_file != NULL;
+    if (credential && db->auth_query_param == NULL &&
+        strcasecmp(db->caller_assertion_header,
+                   db->auth_header != NULL ? db->auth_header : "Authorization") == 0)
+        return sluice_keys_fail_at(ld, line, col, "caller_assertion_header",
+                                   "caller_assertion_header is '%s', the header of the server "
+                                   "credential (auth_header): pick another, e.g. "
+                                   "\"X-Sluice-Caller\"",
+                                   sluice_keys_show(ld, db->caller_assertion_header));
+    return SLUICE_OK;
+}
+
 sluice_status
 sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, void *obj)
 {
@@ -434,11 +477,17 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
         "conninfo",       "password_file",       "password_env",       "search_path", "pool_size",
         "write_conninfo", "write_password_file", "write_password_env", NULL
     };
-    static const char *const graphql_only[] = {
-        "endpoint", "auth_token_env",     "auth_token_file",
-        "ca_file",  "max_response_bytes", "auth_query_param",
-        NULL
-    };
+    static const char *const graphql_only[] = { "endpoint",
+                                                "auth_token_env",
+                                                "auth_token_file",
+                                                "ca_file",
+                                                "max_response_bytes",
+                                                "auth_query_param",
+                                                "caller_assertion_header",
+                                                "caller_assertion_secret_env",
+                                                "caller_assertion_secret_file",
+                                                "caller_assertion_audience",
+                                                NULL };
     static const char *const not_postgres[] = { "path", NULL };
     const sluice_config_database *db = obj;
     ld->cfg->has_database = true;
@@ -473,6 +522,9 @@ sluice_checks_database(sluice_keys_loader *ld, const sluice_toml_value *table, v
                                    "engine \"openapi\" needs path (the OpenAPI 3.0/3.1 spec, "
                                    "JSON or YAML); endpoint (the base URL) defaults to the "
                                    "spec's first server");
+    sluice_status st = check_caller_assertion(ld, table, db);
+    if (st != SLUICE_OK)
+        return st;
     return db->engine == SLUICE_ENGINE_POSTGRES ? check_database_postgres(ld, table, obj)
                                                 : SLUICE_OK;
 }
@@ -682,6 +734,9 @@ sluice_checks_policy_server(sluice_keys_loader *ld, const sluice_toml_value *tab
     s->has_allow_deletes = sluice_toml_table_get(table, "allow_deletes") != NULL;
     s->has_allow_admin = sluice_toml_table_get(table, "allow_admin") != NULL;
     s->has_execute_on_validate = sluice_toml_table_get(table, "execute_on_validate") != NULL;
+    s->has_caller_roles = sluice_toml_table_get(table, "caller_roles") != NULL;
+    s->has_caller_default_role = sluice_toml_table_get(table, "caller_default_role") != NULL;
+    s->has_caller_claims = sluice_toml_table_get(table, "caller_claims") != NULL;
     if (s->groups.count > 0)
         return SLUICE_OK;
     size_t line, col;

@@ -128,4 +128,17 @@ sluice_status sluice_checks_class_modes(sluice_keys_loader *ld,
                                         const sluice_toml_value *table,
                                         const sluice_config_code_mode *cm);
 
+/* The caller in the database (checks_caller.c): role names PostgreSQL keeps whole (a string or
+ * a table of them), and caller_* keys on a route whose database is not PostgreSQL refused. */
+sluice_status sluice_checks_pg_roles(sluice_keys_loader *ld,
+                                     const sluice_toml_value *v,
+                                     const char *key,
+                                     void *obj);
+/* An HTTP header name (RFC 9110 token): caller_assertion_header. */
+sluice_status sluice_checks_header_name(sluice_keys_loader *ld,
+                                        const sluice_toml_value *v,
+                                        const char *key,
+                                        void *obj);
+sluice_status sluice_checks_caller_engines(sluice_keys_loader *ld, const sluice_toml_value *root);
+
 #endif

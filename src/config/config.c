@@ -243,6 +243,12 @@ static const sluice_key_spec database_keys[] = {
     { PATH_KEY(T, ca_file) },
     { INLINE_SECRET("auth_token", "auth_token_env or auth_token_file") },
     { STR_KEY(T, auth_query_param), .min = 1 },
+    { STR_KEY(T, caller_assertion_header), .check = sluice_checks_header_name },
+    { STR_KEY(T, caller_assertion_secret_env), .check = sluice_checks_env_name },
+    { PATH_KEY(T, caller_assertion_secret_file) },
+    { STR_KEY(T, caller_assertion_audience), .min = 1 },
+    { INLINE_SECRET("caller_assertion_secret",
+                    "caller_assertion_secret_env or caller_assertion_secret_file") },
 };
 #undef T
 
@@ -335,6 +341,14 @@ static const sluice_key_spec code_mode_keys[] = {
     { LIST_KEY(T, languages) },
     { BOOL_KEY(T, token_bind_session, true) },
     { BOOL_KEY(T, execute_on_validate, false) },
+    { .name = "caller_roles",
+      .kind = SLUICE_KEY_NAMES,
+      .offset = offsetof(T, caller_roles),
+      .check = sluice_checks_pg_roles },
+    { STR_KEY(T, caller_default_role), .check = sluice_checks_pg_roles },
+    { BOOL_KEY(T, caller_claims, false) },
+    { INT_KEY(T, max_estimated_rows, 0, 1000000000000000LL, 0) },
+    { INT_KEY(T, max_estimated_cost, 0, 1000000000000000LL, 0) },
     { BOOL_KEY(T, sql_reads_enabled, true) },
     { BOOL_KEY(T, sql_allow_writes, false) },
     { BOOL_KEY(T, sql_allow_deletes, false) },
@@ -508,6 +522,27 @@ static const sluice_key_spec resource_keys[] = {
 };
 #undef T
 
+/* [quotas] and a route's `quotas`: per principal, 1 .. 10^15 (0: no limit); a key left out is
+ * -1, "not set", so a route inherits [quotas] key by key. */
+#define QUOTA_MAX 1000000000000000LL
+#define T         sluice_config_quotas
+static const sluice_key_spec quota_keys[] = {
+    { INT_KEY(T, validate_per_minute, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, validate_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, execute_per_minute, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, execute_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, rows_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, bytes_per_day, 0, QUOTA_MAX, -1) },
+    { INT_KEY(T, upstream_calls_per_day, 0, QUOTA_MAX, -1) },
+};
+#undef T
+
+static const sluice_section_spec quota_section = {
+    .path = "quotas",
+    .keys = quota_keys,
+    .key_count = COUNT(quota_keys),
+};
+
 #define T sluice_config_policy_server
 static const sluice_key_spec policy_server_keys[] = {
     { STR_KEY(T, id), .min = 1, .required = true },
@@ -516,9 +551,21 @@ static const sluice_key_spec policy_server_keys[] = {
     { BOOL_KEY(T, allow_deletes, false) },
     { BOOL_KEY(T, allow_admin, false) },
     { BOOL_KEY(T, execute_on_validate, false) },
+    { .name = "caller_roles",
+      .kind = SLUICE_KEY_NAMES,
+      .offset = offsetof(T, caller_roles),
+      .check = sluice_checks_pg_roles },
+    { STR_KEY(T, caller_default_role), .check = sluice_checks_pg_roles },
+    { BOOL_KEY(T, caller_claims, false) },
+    { INT_KEY(T, max_estimated_rows, 1, 1000000000000000LL, 0) },
+    { INT_KEY(T, max_estimated_cost, 1, 1000000000000000LL, 0) },
     { LIST_KEY(T, allowed_operations) },
     { INT_KEY(T, max_rows, 1, 10000000, 0) },
     { STR_KEY(T, database), .min = 1 },
+    { .name = "quotas",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, quotas),
+      .sub = &quota_section },
 };
 #undef T
 
@@ -833,6 +880,10 @@ static const sluice_key_spec root_keys[] = {
       .kind = SLUICE_KEY_SECTION,
       .offset = offsetof(T, state),
       .sub = &state_section },
+    { .name = "quotas",
+      .kind = SLUICE_KEY_SECTION,
+      .offset = offsetof(T, quotas),
+      .sub = &quota_section },
     { TABLES_KEY("tools", T, tools, tool_count, &tool_section) },
     { TABLES_KEY("prompts", T, prompts, prompt_count, &prompt_section) },
     { TABLES_KEY("resources", T, resources, resource_count, &resource_section) },
@@ -943,6 +994,8 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
         st = check_unique(ld, root, "api_keys", "key_sha256", "api key", cfg->api_keys,
                           cfg->api_key_count, sizeof(*cfg->api_keys),
                           offsetof(sluice_config_api_key, sha256_hex));
+    if (st == SLUICE_OK)
+        st = sluice_checks_caller_engines(ld, root);
     return st;
 }
 

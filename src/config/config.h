@@ -132,6 +132,13 @@ typedef struct sluice_config_database {
      * spec's first server). The credential is sent in auth_header, or, when this is set, as
      * this query parameter (an API key in the query string). */
     const char *auth_query_param;
+    /* engine = "graphql" | "openapi": the assertion sluice signs for the upstream about the
+     * caller (exec/caller_assertion.h), sent in this header on every upstream request; NULL =
+     * none. Never the caller's own token. */
+    const char *caller_assertion_header;
+    const char *caller_assertion_secret_env; /* the HS256 key (at least 32 bytes), or */
+    const char *caller_assertion_secret_file;
+    const char *caller_assertion_audience; /* its "aud"; default the endpoint */
 } sluice_config_database;
 
 /* Signed into approval tokens by number (token.h): append only, never renumber. */
@@ -199,6 +206,13 @@ typedef struct sluice_config_action_tags {
     size_t count;
 } sluice_config_action_tags;
 
+/* A table of name = "string" (file order): caller_roles = { group = "role" }. */
+typedef struct sluice_config_strmap {
+    const char **names;
+    const char **values;
+    size_t count;
+} sluice_config_strmap;
+
 typedef enum sluice_graphql_blocked_output {
     SLUICE_GRAPHQL_STRIP = 0,
     SLUICE_GRAPHQL_REFUSE = 1,
@@ -231,6 +245,19 @@ typedef struct sluice_config_code_mode {
      * default false: the two-step contract (read the explanation, then run) stays unless a
      * route opts in. [[policy.servers]] may override it per route. */
     bool execute_on_validate;
+    /* The caller inside PostgreSQL (docs/postgres.md, "The caller inside the database"): the
+     * role code runs as (SET LOCAL ROLE; the read role must be a member of it), chosen by the
+     * first entry of caller_roles (file order) one of whose groups the caller is in, else
+     * caller_default_role, else the call is refused; and whether the verified identity is
+     * published as the settings sluice.user / sluice.groups for row-level security policies.
+     * PostgreSQL only: refused at load for a route on any other engine. */
+    sluice_config_strmap caller_roles;
+    const char *caller_default_role;
+    bool caller_claims; /* default false */
+    /* Cost known before approval (issue 24): a read whose engine estimate (PostgreSQL's plan)
+     * is above these is refused at validate_code; 0 = no limit. */
+    int64_t max_estimated_rows;
+    int64_t max_estimated_cost;
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */
@@ -357,6 +384,26 @@ typedef struct sluice_config_resource {
     const char *file; /* resolved path when the content came from a file */
 } sluice_config_resource;
 
+/* The quotas a caller has per route (state/quota.h): [quotas] for every route, a route's
+ * `quotas` table for its own. Names the fields of sluice_config_quotas, in their order. */
+typedef enum sluice_quota_id {
+    SLUICE_QUOTA_VALIDATE_PER_MINUTE = 0,
+    SLUICE_QUOTA_VALIDATE_PER_DAY = 1,
+    SLUICE_QUOTA_EXECUTE_PER_MINUTE = 2,
+    SLUICE_QUOTA_EXECUTE_PER_DAY = 3,
+    SLUICE_QUOTA_ROWS_PER_DAY = 4,
+    SLUICE_QUOTA_BYTES_PER_DAY = 5,
+    SLUICE_QUOTA_UPSTREAM_CALLS_PER_DAY = 6,
+    SLUICE_QUOTA_COUNT = 7,
+} sluice_quota_id;
+
+/* Each limit per principal: > 0 the limit, 0 no limit, -1 not set (a route inherits
+ * [quotas]). */
+typedef struct sluice_config_quotas {
+    int64_t validate_per_minute, validate_per_day, execute_per_minute, execute_per_day;
+    int64_t rows_per_day, bytes_per_day, upstream_calls_per_day;
+} sluice_config_quotas;
+
 /* [[policy.servers]] — role-to-server routing: a caller in one of `groups` is evaluated against
  * this server id, with these overrides of [code_mode] (src/policy/policy.h derives the rules). */
 typedef struct sluice_config_policy_server {
@@ -365,9 +412,16 @@ typedef struct sluice_config_policy_server {
     bool allow_writes, allow_deletes, allow_admin, execute_on_validate;
     /* Set when the key is present; absent keys inherit [code_mode]. */
     bool has_allow_writes, has_allow_deletes, has_allow_admin, has_execute_on_validate;
+    /* The caller inside PostgreSQL, as in [code_mode]; present keys replace its. */
+    sluice_config_strmap caller_roles;
+    const char *caller_default_role;
+    bool caller_claims;
+    bool has_caller_roles, has_caller_default_role, has_caller_claims;
+    int64_t max_estimated_rows, max_estimated_cost; /* 0 = [code_mode]'s */
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */
+    sluice_config_quotas quotas;       /* `quotas = { ... }`: this route's own limits */
     size_t line;
 } sluice_config_policy_server;
 
@@ -494,6 +548,7 @@ typedef struct sluice_config {
     size_t database_count;
     sluice_config_code_mode code_mode;
     sluice_config_state state;
+    sluice_config_quotas quotas; /* [quotas]: every route's, unless the route sets its own */
     sluice_config_tool *tools;
     size_t tool_count;
     sluice_config_prompt *prompts;

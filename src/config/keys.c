@@ -181,6 +181,7 @@ static const char *kind_wants(sluice_key_kind kind)
         return "an array of tables";
     case SLUICE_KEY_SECTION:
     case SLUICE_KEY_ACTIONS:
+    case SLUICE_KEY_NAMES:
         return "a table";
     }
     return "a value";
@@ -205,6 +206,7 @@ static sluice_toml_type kind_type(sluice_key_kind kind)
         return SLUICE_TOML_ARRAY;
     case SLUICE_KEY_SECTION:
     case SLUICE_KEY_ACTIONS:
+    case SLUICE_KEY_NAMES:
         return SLUICE_TOML_TABLE;
     }
     return SLUICE_TOML_TABLE;
@@ -377,16 +379,21 @@ take_tables(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_key
     return SLUICE_OK;
 }
 
-static sluice_status take_actions(sluice_keys_loader *ld,
-                                  const sluice_toml_value *v,
-                                  const sluice_key_spec *k,
-                                  sluice_config_action_tags *out)
+/* A table of name = string into names/values (count entries, file order; NULL out: check only):
+ * SLUICE_KEY_ACTIONS values are one of the action names (the static string is stored),
+ * SLUICE_KEY_NAMES values any string of at least k->min bytes (copied). */
+static sluice_status take_map(sluice_keys_loader *ld,
+                              const sluice_toml_value *v,
+                              const sluice_key_spec *k,
+                              const char ***names_out,
+                              const char ***values_out,
+                              size_t *count_out)
 {
     size_t n = sluice_toml_table_count(v);
-    const char **names = out != NULL ? sluice_arena_calloc(ld->arena, n + 1, sizeof *names) : NULL;
-    const char **actions =
-        out != NULL ? sluice_arena_calloc(ld->arena, n + 1, sizeof *actions) : NULL;
-    if (out != NULL && (names == NULL || actions == NULL))
+    bool store = names_out != NULL;
+    const char **names = store ? sluice_arena_calloc(ld->arena, n + 1, sizeof *names) : NULL;
+    const char **values = store ? sluice_arena_calloc(ld->arena, n + 1, sizeof *values) : NULL;
+    if (store && (names == NULL || values == NULL))
         return sluice_keys_nomem(ld);
     for (size_t i = 0; i < n; i++) {
         const sluice_toml_value *item = sluice_toml_table_value(v, i);
@@ -395,21 +402,28 @@ static sluice_status take_actions(sluice_keys_loader *ld,
             return sluice_keys_fail_value(
                 ld, item, k->name, "'%s' values must be strings, got %s for '%s'", k->name,
                 sluice_toml_type_name(sluice_toml_type_of(item)), sluice_keys_show(ld, name));
-        size_t action;
-        sluice_status st = take_choice(ld, item, k->name, sluice_keys_action_names, &action);
+        const char *value = NULL;
+        sluice_status st = SLUICE_OK;
+        if (k->kind == SLUICE_KEY_ACTIONS) {
+            size_t action;
+            st = take_choice(ld, item, k->name, sluice_keys_action_names, &action);
+            value = st == SLUICE_OK ? sluice_keys_action_names[action] : NULL;
+        } else {
+            st = take_string(ld, item, k->name, k->min, &value);
+        }
         if (st != SLUICE_OK)
             return st;
-        if (out != NULL) {
+        if (store) {
             names[i] = sluice_arena_strdup(ld->arena, name);
-            actions[i] = sluice_keys_action_names[action];
+            values[i] = value;
             if (names[i] == NULL)
                 return sluice_keys_nomem(ld);
         }
     }
-    if (out != NULL) {
-        out->names = names;
-        out->actions = actions;
-        out->count = n;
+    if (store) {
+        *names_out = names;
+        *values_out = values;
+        *count_out = n;
     }
     return SLUICE_OK;
 }
@@ -489,9 +503,18 @@ static sluice_status take_value(sluice_keys_loader *ld,
     case SLUICE_KEY_TABLES:
         st = take_tables(ld, v, k, obj);
         break;
-    case SLUICE_KEY_ACTIONS:
-        st = take_actions(ld, v, k, at);
+    case SLUICE_KEY_ACTIONS: {
+        sluice_config_action_tags *tags = at;
+        st = take_map(ld, v, k, tags != NULL ? &tags->names : NULL,
+                      tags != NULL ? &tags->actions : NULL, tags != NULL ? &tags->count : NULL);
         break;
+    }
+    case SLUICE_KEY_NAMES: {
+        sluice_config_strmap *map = at;
+        st = take_map(ld, v, k, map != NULL ? &map->names : NULL, map != NULL ? &map->values : NULL,
+                      map != NULL ? &map->count : NULL);
+        break;
+    }
     }
     if (st == SLUICE_OK && k->check != NULL)
         st = k->check(ld, v, k->name, obj);
@@ -608,6 +631,7 @@ sluice_keys_apply_defaults(sluice_keys_loader *ld, const sluice_section_spec *sp
         case SLUICE_KEY_RISKS:
         case SLUICE_KEY_TABLES:
         case SLUICE_KEY_ACTIONS:
+        case SLUICE_KEY_NAMES:
             break; /* zero (NULL, empty) from calloc; non-constant ones come from init */
         }
     }

@@ -34,6 +34,7 @@ typedef enum sluice_key_kind {
     SLUICE_KEY_TABLES,  /* an array of tables decoded with sub into an array (offset, count_offset)
                          */
     SLUICE_KEY_ACTIONS, /* a table of name = "read"|"write"|"delete"|"admin" */
+    SLUICE_KEY_NAMES,   /* a table of name = string (sluice_config_strmap), min bytes each */
 } sluice_key_kind;
 
 typedef enum sluice_key_status {

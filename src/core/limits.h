@@ -176,6 +176,13 @@
 #define SLUICE_LIMIT_PG_GEQO_THRESHOLD 12
 /* [state] redis_prefix: the key prefix of one deployment's shared state in Redis. */
 #define SLUICE_LIMIT_STATE_PREFIX_BYTES 64u
+/* Quotas (state/quota.h): live counters the in-process store holds (one per quota, window,
+ * route and principal; past it, once ended windows are dropped, a call is refused: fail
+ * closed), the longest principal or route id a counter key keeps whole (longer ones are keyed
+ * by their SHA-256), and counters the admin console's usage page lists at most. */
+#define SLUICE_LIMIT_QUOTA_COUNTERS   (64u * 1024u)
+#define SLUICE_LIMIT_QUOTA_NAME_BYTES 128u
+#define SLUICE_LIMIT_ADMIN_QUOTA_ROWS 500u
 
 /* The JavaScript plan language (src/syntax/js/, src/exec/js/): tokens and AST nodes one plan
  * may have, how deep its syntax may nest (parser recursion), and the defaults of the run-time

@@ -89,6 +89,16 @@ static const metric_def defs[SLUICE_METRIC_COUNT] = {
                                      "could grow outside the engine's limits (the slow path)",
                                      COUNTER,
                                      { NULL } },
+    [SLUICE_METRIC_QUOTA_REFUSALS] = { "sluice_quota_refusals_total",
+                                       "Calls refused because a caller's quota was used up, by "
+                                       "quota and route",
+                                       COUNTER,
+                                       { "quota", "route" } },
+    [SLUICE_METRIC_QUOTA_USAGE] = { "sluice_quota_usage_total",
+                                    "What quotas counted: validate and execute calls, rows, "
+                                    "bytes and upstream calls, by measure and route",
+                                    COUNTER,
+                                    { "measure", "route" } },
 };
 
 /* Upper bounds in nanoseconds (0.5 ms .. 30 s); the +Inf bucket is implied. */

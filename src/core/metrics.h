@@ -31,6 +31,8 @@ typedef enum sluice_metric_id {
     SLUICE_METRIC_AUDIT_FSYNC_SECONDS, /* histogram: one group commit's fdatasyncs */
     SLUICE_METRIC_AUDIT_ROTATIONS,     /* counter: audit files rotated */
     SLUICE_METRIC_BOUNDED_RUNS,        /* counter: bounded child processes started */
+    SLUICE_METRIC_QUOTA_REFUSALS,      /* counter {quota, route} */
+    SLUICE_METRIC_QUOTA_USAGE,         /* counter {measure, route}: calls, rows, bytes... */
     SLUICE_METRIC_COUNT
 } sluice_metric_id;
 

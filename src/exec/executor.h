@@ -65,6 +65,12 @@ typedef struct sluice_exec_request {
     const json_t *variables;
     sluice_exec_limits limits;
     const sluice_identity *identity; /* who runs it; local engines only log it. May be NULL. */
+    /* The caller inside the database (PostgreSQL only; the route's caller_roles and
+     * caller_claims, policy.h sluice_policy_db_role): the role the transaction runs as
+     * (SET LOCAL ROLE; NULL: the connection's own), and whether identity is published as the
+     * transaction-local settings sluice.user (text) and sluice.groups (a JSON array). */
+    const char *db_role;
+    bool publish_claims;
     /* Set when blocked columns are involved: engine errors are then replaced by their class and
      * position ("Conversion Error at line 1, column 8"), never echoing values (research D8). */
     bool scrub_errors;

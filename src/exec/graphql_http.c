@@ -16,6 +16,7 @@
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/netguard.h"
+#include "exec/caller_assertion.h"
 #include "exec/graphql_introspect.h"
 #include "exec/graphql_shape.h"
 #include "exec/http_body.h"
@@ -35,6 +36,8 @@ typedef struct gql_state {
     const char *endpoint;
     sluice_netguard_conn guard; /* copied per exchange: may the endpoint reach internal addresses */
     const char *credential_header; /* "Authorization: Bearer ..." or NULL */
+    /* The key that signs the caller assertion of every execution, or NULL (none configured) */
+    const sluice_caller_assertion *assertion;
     const char *ca_file;
     const char *sdl_path; /* the SDL file, or NULL: the schema comes by introspection */
     sluice_exec_limits introspect_limits;
@@ -227,7 +230,12 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
     s->refuse = code_mode != NULL && code_mode->graphql_blocked_output == SLUICE_GRAPHQL_REFUSE;
     s->sdl_path = db->path != NULL ? sluice_arena_strdup(a, db->path) : NULL;
     s->introspect_limits = sluice_exec_limits_from_config(code_mode);
+    sluice_caller_assertion *assertion = NULL;
     sluice_status st = credential(db, s, err_arena, err);
+    if (st == SLUICE_OK)
+        st = sluice_caller_assertion_open(db, code_mode != NULL ? code_mode->server_id : NULL,
+                                          db->endpoint, a, &assertion, err_arena, err);
+    s->assertion = assertion;
     if (st == SLUICE_OK)
         st = read_source(s, a, err_arena, &s->sdl, &s->sdl_len, err);
     atomic_store(&s->sdl_fresh, true);
@@ -250,6 +258,9 @@ sluice_status sluice_exec_graphql_open(const sluice_config_database *db,
 
 struct body {
     sluice_http_body in; /* first: the write callback is given &b->in */
+    /* "<caller_assertion_header>: <jws>" for an execution's caller; NULL for sluice's own
+     * requests (introspection at start-up or reload, on nobody's behalf) */
+    const char *caller_header;
     volatile int cancelled;
     sluice_arena *arena;
 };
@@ -372,6 +383,12 @@ static sluice_status exchange(const gql_state *s,
     h = curl_slist_append(h, "Accept: application/graphql-response+json, application/json");
     if (s->credential_header != NULL)
         h = curl_slist_append(h, s->credential_header);
+    if (b->caller_header != NULL && h != NULL) {
+        struct curl_slist *with = curl_slist_append(h, b->caller_header);
+        if (with == NULL)
+            curl_slist_free_all(h); /* never the call without the assertion configured */
+        h = with;
+    }
     if (c == NULL || h == NULL) {
         curl_slist_free_all(h);
         curl_easy_cleanup(c);
@@ -513,10 +530,19 @@ static sluice_status gql_execute(sluice_executor *ex,
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
     b->in.max = s->max_response;
+    sluice_status st = SLUICE_OK;
+    if (s->assertion != NULL)
+        st = sluice_caller_assertion_header(
+            s->assertion, arena, req->identity, sluice_clock_now_s(NULL),
+            sluice_caller_assertion_ttl(req->limits.timeout_ms), &b->caller_header, err);
+    if (st != SLUICE_OK) {
+        free(text);
+        return st;
+    }
     if (req->register_cancel != NULL)
         req->register_cancel(req->cancel_ctx, cancel_cb, b);
     long status = 0;
-    sluice_status st = exchange(s, req, text, b, &status, err, arena);
+    st = exchange(s, req, text, b, &status, err, arena);
     free(text);
     json_t *resp =
         st == SLUICE_OK && b->in.data != NULL ? json_loadb(b->in.data, b->in.len, 0, NULL) : NULL;

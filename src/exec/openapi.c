@@ -11,9 +11,11 @@
 
 #include "config/suggest.h"
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
 #include "core/vec.h"
+#include "exec/caller_assertion.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
 #include "exec/openapi_http.h"
@@ -29,6 +31,7 @@ typedef struct oa_state {
     sluice_arena *arena;
     sluice_openapi_spec spec;
     sluice_openapi_upstream *up;
+    sluice_caller_assertion *assertion; /* signs each run's caller assertion; NULL: none */
     const char *document, *declaration;
     /* what the declarations read (the blocked lists, copied below): the config may be replaced
      * while the executor lives */
@@ -210,8 +213,8 @@ static sluice_status api_start(
                                 call->method, call->line);
     const sluice_openapi_op *op = NULL;
     const char *url_path = NULL;
-    sluice_status st =
-        sluice_openapi_match_call(arena, &x->s->spec, method, path, &op, &url_path, err);
+    sluice_status st = sluice_openapi_match_call(arena, &x->s->spec, method, path, call->path_parts,
+                                                 call->path_part_count, &op, &url_path, err);
     if (st == SLUICE_OK && call->passing.count > 0)
         st = check_passable(x->s, arena, call, op, err);
     if (st != SLUICE_OK)
@@ -347,7 +350,16 @@ static sluice_status oa_execute(sluice_executor *ex,
     if (lim.timeout_ms > 0)
         deadline = sluice_clock_monotonic_ns(sluice_clock_system()) + lim.timeout_ms * 1000000;
     oa_exec x = { .s = s, .req = req };
-    x.run = sluice_openapi_run_new(s->up, deadline, lim.timeout_setting);
+    /* one assertion for every request of the run: the same caller, the run's lifetime */
+    const char *caller_header = NULL;
+    if (s->assertion != NULL) {
+        sluice_status st = sluice_caller_assertion_header(
+            s->assertion, arena, req->identity, sluice_clock_now_s(NULL),
+            sluice_caller_assertion_ttl(lim.timeout_ms), &caller_header, err);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    x.run = sluice_openapi_run_new(s->up, deadline, lim.timeout_setting, caller_header);
     if (x.run == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory starting the plan");
     sluice_js_plan plan = {
@@ -425,6 +437,10 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
     sluice_status st = sluice_openapi_spec_load(a, db->path, code_mode, &s->spec, &e);
     if (st == SLUICE_OK)
         st = sluice_openapi_upstream_open(a, db, s->spec.server_url, &s->up, &e);
+    if (st == SLUICE_OK)
+        st = sluice_caller_assertion_open(db, code_mode != NULL ? code_mode->server_id : NULL,
+                                          sluice_openapi_upstream_base(s->up), a, &s->assertion, a,
+                                          &e);
     if (st != SLUICE_OK) {
         sluice_error_set(err, err_arena, st, "%s", e.message != NULL ? e.message : "cannot open");
         sluice_arena_free(a);

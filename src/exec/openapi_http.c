@@ -50,6 +50,7 @@ struct sluice_openapi_run {
     CURLM *multi;
     int64_t deadline_ns;
     const char *timeout_setting;
+    const char *caller_header; /* the caller assertion's header line, or NULL */
     transfer **t;
     size_t count, cap;
 };
@@ -131,12 +132,14 @@ const char *sluice_openapi_upstream_base(const sluice_openapi_upstream *up)
 
 sluice_openapi_run *sluice_openapi_run_new(const sluice_openapi_upstream *up,
                                            int64_t deadline_ns,
-                                           const char *timeout_setting)
+                                           const char *timeout_setting,
+                                           const char *caller_header)
 {
     sluice_openapi_run *r = calloc(1, sizeof *r);
     if (r == NULL)
         return NULL;
     r->up = up;
+    r->caller_header = caller_header;
     r->deadline_ns = deadline_ns;
     r->timeout_setting = timeout_setting != NULL ? timeout_setting : "timeout";
     r->multi = curl_multi_init();
@@ -210,6 +213,8 @@ static transfer *transfer_new(sluice_openapi_run *run, const sluice_openapi_requ
         ok = curl_slist_append(t->headers, "Content-Type: application/json") != NULL;
     if (ok && run->up->header != NULL)
         ok = curl_slist_append(t->headers, run->up->header) != NULL;
+    if (ok && run->caller_header != NULL)
+        ok = curl_slist_append(t->headers, run->caller_header) != NULL;
     if (ok && req->idempotency_key != NULL) {
         char h[160];
         snprintf(h, sizeof h, "Idempotency-Key: %s", req->idempotency_key);

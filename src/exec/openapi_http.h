@@ -38,11 +38,14 @@ sluice_status sluice_openapi_upstream_open(sluice_arena *arena,
 /* The base URL requests go to (for messages). */
 const char *sluice_openapi_upstream_base(const sluice_openapi_upstream *up);
 
-/* A run whose requests all end by deadline_ns (monotonic; 0: none). NULL on NOMEM. Its
- * resources go with sluice_openapi_run_free (transfers still in flight are abandoned). */
+/* A run whose requests all end by deadline_ns (monotonic; 0: none), each with the header line
+ * caller_header (the caller assertion, exec/caller_assertion.h; NULL: none; it must outlive the
+ * run). NULL on NOMEM. Its resources go with sluice_openapi_run_free (transfers still in flight
+ * are abandoned). */
 sluice_openapi_run *sluice_openapi_run_new(const sluice_openapi_upstream *up,
                                            int64_t deadline_ns,
-                                           const char *timeout_setting);
+                                           const char *timeout_setting,
+                                           const char *caller_header);
 void sluice_openapi_run_free(sluice_openapi_run *run);
 
 /* One request of the run. */

@@ -59,30 +59,107 @@ const char *sluice_openapi_pct_encode(sluice_arena *arena, const char *s)
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
+/* How many of a template's segments are literal text. */
+static size_t literal_segments(const char *tmpl)
+{
+    sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS];
+    size_t n = sluice_path_split(tmpl, t, SLUICE_PATH_MAX_SEGMENTS), literal = 0;
+    for (size_t i = 0; n != SIZE_MAX && i < n; i++)
+        literal += !sluice_path_is_param(t[i].text, t[i].len);
+    return literal;
+}
+
+/* The call site's template: the literal parts joined with "{}" for each hole, and where each
+ * hole's "{}" starts in it (hole k at off[k]). NULL on NOMEM. */
+static const char *
+site_template(sluice_arena *arena, const char *const *parts, size_t count, size_t *off)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    for (size_t i = 0; i < count; i++) {
+        if (i % 2 == 1) {
+            off[i / 2] = b.len;
+            sluice_buf_puts(&b, "{}");
+        } else {
+            sluice_buf_puts(&b, parts[i]);
+        }
+    }
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
+}
+
+/* The text of the template segment seg with each hole in it replaced by its value. */
+static char *fill_segment(sluice_arena *arena,
+                          const char *tmpl,
+                          sluice_path_segment seg,
+                          const char *const *parts,
+                          const size_t *off,
+                          size_t holes)
+{
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
+    size_t from = (size_t)(seg.text - tmpl), to = from + seg.len, k = 0;
+    while (k < holes && off[k] < from)
+        k++;
+    for (size_t i = from; i < to;) {
+        if (k < holes && off[k] == i) {
+            sluice_buf_puts(&b, parts[2 * k + 1]);
+            i += 2;
+            k++;
+        } else {
+            sluice_buf_putc(&b, tmpl[i++]);
+        }
+    }
+    /* a copy the caller may cut at each '/' */
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_arena_strdup(arena, sluice_buf_cstr(&b))
+                                              : NULL;
+}
+
 sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         const sluice_openapi_spec *spec,
                                         const char *method,
                                         const char *path,
+                                        const char *const *parts,
+                                        size_t count,
                                         const sluice_openapi_op **op,
                                         const char **url_path,
                                         sluice_error *err)
 {
-    if (path[0] != '/' || strpbrk(path, "?#\\") != NULL)
+    if (count == 0 || count % 2 == 0)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the path of %s is computed at run time; it must be a string or "
+                                "a template literal, so the call matches the operation validate "
+                                "approved at its call site",
+                                method);
+    size_t holes = count / 2;
+    size_t *off = sluice_arena_alloc(arena, (holes + 1) * sizeof *off);
+    const char *tmpl = off != NULL ? site_template(arena, parts, count, off) : NULL;
+    size_t composed = 0;
+    for (size_t i = 0; i < count; i++)
+        composed += strlen(parts[i]);
+    if (tmpl == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    /* the parts are what the plan sent: a value that lost bytes on the way (a NUL) is not */
+    if (composed != strlen(path))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "the path of %s has a NUL byte in a ${...} value", method);
+    if (tmpl[0] != '/' || strpbrk(tmpl, "?#\\") != NULL)
         return sluice_error_set(
             err, arena, SLUICE_E_DENIED,
             "the path '%s' %s; a path is the operation's template with its "
             "parameters filled in, and the query goes in the second argument",
-            path, path[0] != '/' ? "does not start with '/'" : "has '?', '#' or '\\'");
+            tmpl, tmpl[0] != '/' ? "does not start with '/'" : "has '?', '#' or '\\'");
+    /* the site's template decides the operation, as it did at validate: a value can fill its
+     * own parameter and nothing else, so "u1/notes" in /users/${id} is never /users/{id}/notes */
     size_t at[SLUICE_PATH_MAX_SEGMENTS + 1];
-    const sluice_openapi_op *o = best_op(spec, method, path, false, at);
+    const sluice_openapi_op *o = best_op(spec, method, tmpl, true, at);
     if (o == NULL)
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "%s %s matches no operation of the spec: the composed path left "
+                                "%s %s matches no operation of the spec: the path left "
                                 "its template",
-                                method, path);
+                                method, tmpl);
     sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS], p[SLUICE_PATH_MAX_SEGMENTS];
     size_t tn = sluice_path_split(o->path, t, SLUICE_PATH_MAX_SEGMENTS);
-    sluice_path_split(path, p, SLUICE_PATH_MAX_SEGMENTS);
+    sluice_path_split(tmpl, p, SLUICE_PATH_MAX_SEGMENTS);
     sluice_buf url;
     sluice_buf_init(&url, arena, 0);
     for (size_t i = 0; i < tn; i++) {
@@ -90,23 +167,59 @@ sluice_status sluice_openapi_match_call(sluice_arena *arena,
             sluice_buf_printf(&url, "/%.*s", (int)t[i].len, t[i].text);
             continue;
         }
-        /* each segment a parameter took obeys the rules alone and is encoded alone: the '/'
-         * between the segments of a spanning one stays a separator */
+        bool spans = i < 64 && (o->spanning & ((uint64_t)1 << i)) != 0;
         for (size_t k = at[i]; k < at[i + 1]; k++) {
-            const char *rule = sluice_path_value_rule(p[k].text, p[k].len);
-            if (rule != NULL)
-                return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                        "the path parameter %.*s of %s %s is refused: %s",
-                                        (int)t[i].len, t[i].text, method, path, rule);
-            char *v = sluice_arena_strndup(arena, p[k].text, p[k].len);
-            const char *enc = v != NULL ? sluice_openapi_pct_encode(arena, v) : NULL;
-            if (enc == NULL)
+            char *v = fill_segment(arena, tmpl, p[k], parts, off, holes);
+            if (v == NULL)
                 return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-            sluice_buf_printf(&url, "/%s", enc);
+            /* a value fills one segment unless its parameter may span segments: a '/' in it
+             * is refused, not encoded, since many servers and proxies decode %2F before they
+             * route. A spanning one's segments obey the rules alone and are encoded alone. */
+            for (char *seg = v, *slash;; seg = slash + 1) {
+                slash = spans ? strchr(seg, '/') : NULL;
+                size_t n = slash != NULL ? (size_t)(slash - seg) : strlen(seg);
+                const char *rule = sluice_path_value_rule(seg, n);
+                if (rule == NULL && !spans && memchr(seg, '/', n) != NULL)
+                    rule = "it has '/', and the parameter takes one path segment (a value may "
+                           "fill its own parameter only, never reach another operation)";
+                if (rule != NULL) /* the value is not quoted: it may carry a blocked field */
+                    return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                            "the path parameter %.*s of %s %s (%s) is refused: %s",
+                                            (int)t[i].len, t[i].text, method, tmpl, o->id, rule);
+                if (slash != NULL)
+                    *slash = '\0';
+                const char *enc = sluice_openapi_pct_encode(arena, seg);
+                if (enc == NULL)
+                    return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+                sluice_buf_printf(&url, "/%s", enc);
+                if (slash == NULL)
+                    break;
+            }
         }
     }
     if (sluice_buf_status(&url) != SLUICE_OK)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    /* the upstream routes the URL, not the template: a value that spells another operation's
+     * literal (/users/{id} with "me" beside /users/me; a spanning value ending in another
+     * operation's suffix) would run that operation there. Refused when another operation
+     * matches the URL more specifically: fewer segments taken by spanning parameters, or as
+     * few and more literal segments (OpenAPI: concrete paths match before templated ones). */
+    const char *sent = sluice_buf_cstr(&url);
+    int own = sluice_path_template_match(o->path, o->spanning, sent, false, NULL);
+    size_t own_literals = literal_segments(o->path);
+    for (size_t i = 0; i < spec->op_count; i++) {
+        const sluice_openapi_op *other = &spec->ops[i];
+        if (other == o || strcmp(other->method, method) != 0)
+            continue;
+        int taken = sluice_path_template_match(other->path, other->spanning, sent, false, NULL);
+        if (taken >= 0 && (own < 0 || taken < own ||
+                           (taken == own && literal_segments(other->path) > own_literals)))
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "%s %s at this call site is %s, and the values filled in "
+                                    "make the path of %s, which the upstream would run; a value "
+                                    "may fill its own parameter only",
+                                    method, tmpl, o->id, other->id);
+    }
     *op = o;
     *url_path = sluice_buf_cstr(&url);
     return SLUICE_OK;

@@ -19,14 +19,21 @@ const sluice_openapi_op *sluice_openapi_match_template(const sluice_openapi_spec
                                                        const char *method,
                                                        const char *tmpl);
 
-/* The composed path of a run-time call matched again. SLUICE_OK: *op and *url_path (the path
- * with each parameter value percent-encoded, arena). SLUICE_E_DENIED with a message naming the
- * rule: no operation matches (the path left its template), or a parameter value breaks a
- * rule. */
+/* A run-time call matched to the operation validate approved at its call site. parts: the
+ * path as the plan wrote it (sluice_js_call.path_parts: literal text at even indexes, each
+ * ${...} value at odd ones; count 0 when computed, which is refused); path: the composed path
+ * the plan sent, which must be their concatenation. The literal parts with "{}" for the holes
+ * are matched as validate matched them, so a value fills only the parameter its hole stands
+ * in; each value must obey the rules and holds no '/' unless its parameter may span
+ * segments. SLUICE_OK: *op and *url_path (each parameter value percent-encoded, segment by
+ * segment, arena). SLUICE_E_DENIED naming the rule (never quoting a value, which may carry a
+ * blocked field). */
 sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         const sluice_openapi_spec *spec,
                                         const char *method,
                                         const char *path,
+                                        const char *const *parts,
+                                        size_t count,
                                         const sluice_openapi_op **op,
                                         const char **url_path,
                                         sluice_error *err);

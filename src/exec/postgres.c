@@ -321,6 +321,74 @@ static sluice_status statement_error(pg_call *c, PGresult *r)
                            primary);
 }
 
+/* The caller inside the database: the role the rest of the transaction runs as, and the
+ * verified identity as settings row-level security policies read
+ * (current_setting('sluice.user', true), current_setting('sluice.groups', true)::jsonb).
+ * Everything travels as parameters of set_config, never as SQL text: a role name is taken
+ * whole, as a quoted identifier would be, and set_config('role', ..., true) is SET LOCAL ROLE,
+ * which PostgreSQL allows only to a role the session's role is a member of. Local to the
+ * transaction, so ROLLBACK (or COMMIT) ends both; the code itself may call neither set_config
+ * nor current_setting (lang/pgsql/functions.c) and cannot send SET or RESET (one query inside
+ * DECLARE). Never the caller's own credential: the connection stays the configured role's. */
+static sluice_status caller_settings(pg_call *c)
+{
+    const sluice_identity *who = c->req->identity;
+    bool claims = c->req->publish_claims;
+    if (claims && (who == NULL || who->user_id == NULL))
+        return sluice_error_set(c->err, c->arena, SLUICE_E_DENIED,
+                                "caller_claims is set but the call has no verified identity");
+    const char *groups = NULL;
+    if (claims) {
+        json_t *list = json_array();
+        for (size_t i = 0; list != NULL && i < who->group_count; i++)
+            if (json_array_append_new(list, json_string(who->groups[i])) != 0) {
+                json_decref(list);
+                list = NULL;
+            }
+        char *text = list != NULL ? json_dumps(list, JSON_COMPACT) : NULL;
+        json_decref(list);
+        groups = text != NULL ? sluice_arena_strdup(c->arena, text) : NULL;
+        free(text);
+        if (groups == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    const char *role = c->req->db_role;
+    const char *params[3];
+    int n = 0;
+    sluice_buf b;
+    sluice_buf_init(&b, c->arena, 0);
+    sluice_buf_puts(&b, "SELECT 1");
+    if (role != NULL) {
+        params[n++] = role;
+        sluice_buf_puts(&b, ", pg_catalog.set_config('role', $1, true)");
+    }
+    if (claims) {
+        params[n] = who->user_id;
+        params[n + 1] = groups;
+        sluice_buf_printf(&b,
+                          ", pg_catalog.set_config('sluice.user', $%d, true)"
+                          ", pg_catalog.set_config('sluice.groups', $%d, true)",
+                          n + 1, n + 2);
+        n += 2;
+    }
+    const char *sql = sluice_buf_cstr(&b);
+    if (sluice_buf_status(&b) != SLUICE_OK || sql == NULL)
+        return SLUICE_E_NOMEM;
+    PGresult *r = PQexecParams(c->conn, sql, n, NULL, params, NULL, NULL, 0);
+    sluice_status st = SLUICE_OK;
+    if (r == NULL || PQresultStatus(r) != PGRES_TUPLES_OK) {
+        const char *why = r != NULL ? PQresultErrorField(r, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+        st = sluice_error_set(c->err, c->arena, SLUICE_E_DENIED,
+                              "PostgreSQL refused to run as the caller's role '%s' (caller_roles "
+                              "or caller_default_role): %s; grant it to the %s role "
+                              "(docs/postgres.md, \"The caller inside the database\")",
+                              role != NULL ? role : "(none)", why != NULL ? why : "no reason",
+                              c->change ? "write" : "read");
+    }
+    PQclear(r);
+    return st;
+}
+
 /* Sluice's own statements of the transaction: read only with the snapshot taken (a read), or
  * read-write (a change, on the write role); limits pinned either way. */
 static sluice_status begin(pg_call *c)
@@ -362,6 +430,8 @@ static sluice_status begin(pg_call *c)
         st = sluice_error_set(c->err, c->arena, SLUICE_E_ENGINE,
                               "PostgreSQL refused search_path '%s'", c->state->search_path);
     PQclear(r);
+    if (st == SLUICE_OK && (c->req->db_role != NULL || c->req->publish_claims))
+        st = caller_settings(c);
     return st;
 }
 

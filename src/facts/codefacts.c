@@ -7,6 +7,7 @@
 
 #include "core/vec.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -21,6 +22,7 @@ sluice_codefacts *sluice_codefacts_new(sluice_arena *arena, const char *language
     facts->statement_kind = "";
     facts->canonical = "";
     facts->estimated_rows = -1;
+    facts->estimated_cost = -1;
     return facts;
 }
 
@@ -231,6 +233,10 @@ json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
         put(script, "complexity", json_integer(facts->complexity), &ok);
         if (facts->estimated_rows >= 0)
             put(script, "estimatedRows", json_integer(facts->estimated_rows), &ok);
+        /* Cedar has no decimals: the cost rounded up */
+        if (facts->estimated_cost >= 0)
+            put(script, "estimatedCost", json_integer((json_int_t)ceil(facts->estimated_cost)),
+                &ok);
         if (ok && facts->ext_ops != NULL && facts->ext_ops->cedar_context != NULL)
             ok = facts->ext_ops->cedar_context(facts, script);
         put(ctx, "script", script, &ok);
@@ -303,6 +309,10 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     put(o, "blockedFieldInPredicate", json_boolean(facts->blocked_in_predicate), &ok);
     put(o, "estimatedRows",
         facts->estimated_rows >= 0 ? json_integer(facts->estimated_rows) : json_null(), &ok);
+    put(o, "estimatedCost",
+        facts->estimated_cost >= 0 ? json_real(facts->estimated_cost) : json_null(), &ok);
+    put(o, "estimateEngine",
+        facts->estimate_engine != NULL ? json_string(facts->estimate_engine) : json_null(), &ok);
     put(o, "complexity", json_integer(facts->complexity), &ok);
     put(o, "depth", json_integer((json_int_t)facts->depth), &ok);
     put(o, "callCount", json_integer((json_int_t)facts->call_count), &ok);

@@ -88,10 +88,15 @@ typedef struct sluice_codefacts {
 
     /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */
-    int64_t complexity;     /* the language's documented score (docs/risk.md) */
-    size_t depth;           /* deepest nesting (selection sets, subqueries, blocks) */
-    size_t call_count;      /* upstream calls the program may make */
-    size_t loop_count;      /* loops in the program */
+    /* The engine's own estimate (issue 24: cost known before approval), from its planner before
+     * anything runs: PostgreSQL's EXPLAIN total cost (its planner units) with estimated_rows its
+     * row estimate. -1 when the engine gave none. estimate_engine names it ("PostgreSQL"). */
+    double estimated_cost;
+    const char *estimate_engine; /* static string, NULL when there is no engine estimate */
+    int64_t complexity;          /* the language's documented score (docs/risk.md) */
+    size_t depth;                /* deepest nesting (selection sets, subqueries, blocks) */
+    size_t call_count;           /* upstream calls the program may make */
+    size_t loop_count;           /* loops in the program */
 
     sluice_codefacts_violation *violations;
     size_t violation_count;

@@ -3,10 +3,12 @@
  */
 #include "policy/policy.h"
 
+#include "core/buf.h"
 #include "policy/backend.h"
 
 #include <ctype.h>
 #include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -49,6 +51,16 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
         r.sql_max_rows = s->max_rows;
     if (s->has_execute_on_validate)
         r.execute_on_validate = s->execute_on_validate;
+    if (s->has_caller_roles)
+        r.caller_roles = s->caller_roles;
+    if (s->has_caller_default_role)
+        r.caller_default_role = s->caller_default_role;
+    if (s->has_caller_claims)
+        r.caller_claims = s->caller_claims;
+    if (s->max_estimated_rows > 0)
+        r.max_estimated_rows = s->max_estimated_rows;
+    if (s->max_estimated_cost > 0)
+        r.max_estimated_cost = s->max_estimated_cost;
     return r;
 }
 
@@ -63,6 +75,23 @@ static void hash_strlist(sluice_hash_state *h, const sluice_strlist *list)
     for (size_t i = 0; i < list->count; i++)
         hash_str(h, list->items[i]);
     hash_str(h, "|");
+}
+
+/* Who code runs as in the database, and the estimate limits, are part of what a token was issued
+ * under: a change gives a new policy version. */
+static void hash_caller(sluice_hash_state *h, const sluice_config_code_mode *r)
+{
+    for (size_t i = 0; i < r->caller_roles.count; i++) {
+        hash_str(h, r->caller_roles.names[i]);
+        hash_str(h, r->caller_roles.values[i]);
+    }
+    hash_str(h, "|");
+    hash_str(h, r->caller_default_role);
+    hash_str(h, r->caller_claims ? "claims" : "no claims");
+    char limits[64];
+    int n = snprintf(limits, sizeof limits, "%lld|%lld", (long long)r->max_estimated_rows,
+                     (long long)r->max_estimated_cost);
+    sluice_hash_update(h, limits, (size_t)n);
 }
 
 static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
@@ -105,7 +134,9 @@ static sluice_status build_routes(sluice_policy *p, sluice_hash_state *h)
         sluice_hash_update(h, flags, (size_t)n);
         hash_strlist(h, &s->groups);
         hash_strlist(h, &s->allowed_operations);
+        hash_caller(h, &rules[i]);
     }
+    hash_caller(h, &c->code_mode);
     return SLUICE_OK;
 }
 
@@ -385,4 +416,33 @@ sluice_status sluice_policy_verdict(const sluice_policy_decision *decision,
             return st;
     }
     return SLUICE_OK;
+}
+
+sluice_status sluice_policy_db_role(const sluice_policy_route *route,
+                                    const sluice_identity *who,
+                                    const char **role,
+                                    sluice_verdict *verdict)
+{
+    const sluice_config_code_mode *r = route->rules;
+    *role = NULL;
+    for (size_t i = 0; who != NULL && i < r->caller_roles.count; i++)
+        if (sluice_identity_in_group(who, r->caller_roles.names[i])) {
+            *role = r->caller_roles.values[i];
+            return SLUICE_OK;
+        }
+    *role = r->caller_default_role;
+    if (*role != NULL || r->caller_roles.count == 0)
+        return SLUICE_OK;
+    sluice_buf b;
+    sluice_buf_init(&b, verdict->arena, 1024);
+    for (size_t i = 0; i < r->caller_roles.count; i++)
+        sluice_buf_printf(&b, "%s'%s'", i > 0 ? ", " : "", r->caller_roles.names[i]);
+    return sluice_verdict_refuse(
+        verdict, "caller_roles",
+        "ask an administrator to add one of your groups to caller_roles, or to set "
+        "caller_default_role",
+        "route '%s' runs code as a database role chosen by group, and user '%s' is in none of "
+        "its groups (%s)",
+        route->id, who != NULL && who->user_id != NULL ? who->user_id : "(unknown)",
+        sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : "?");
 }

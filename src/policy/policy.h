@@ -122,4 +122,15 @@ sluice_status sluice_policy_verdict(const sluice_policy_decision *decision,
                                     const sluice_policy_route *route,
                                     sluice_verdict *verdict);
 
+/* The database role the caller's code runs as on route (caller_roles: the first entry, in file
+ * order, one of whose groups the caller is in; else caller_default_role): *role NULL when the
+ * route maps no role (code runs as the connection's own role). A caller in none of the mapped
+ * groups on a route without caller_default_role is refused: verdict gets rule "caller_roles",
+ * naming the groups that map (fail closed: never the read role's wider view instead). Returns
+ * SLUICE_E_NOMEM when the reason could not be recorded (the verdict refuses all the same). */
+sluice_status sluice_policy_db_role(const sluice_policy_route *route,
+                                    const sluice_identity *who,
+                                    const char **role,
+                                    sluice_verdict *verdict);
+
 #endif

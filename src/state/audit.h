@@ -116,9 +116,10 @@ uint64_t sluice_audit_count(sluice_audit *log);
 /* Closes the sink (files, connections) and frees the handle. NULL does nothing. */
 void sluice_audit_close(sluice_audit *log);
 
-/* The last records of the log at path (at most max, newest first), each as its JSON object;
- * lines that do not parse are skipped (verify reports them). NULL when the file cannot be read
- * or memory runs out. Reads only the end of the current file (audit_tail.c). */
+/* The last records of the log at path and of its writer chains path.w2 .. path.wN (at most max
+ * in all, newest first by "ts"), each as its JSON object with "chain" added ("main", "w2", ...);
+ * lines that do not parse are skipped (verify reports them). NULL when a file that exists cannot
+ * be read or memory runs out. Reads only the end of each current file (audit_tail.c). */
 json_t *sluice_audit_tail(const char *path, size_t max);
 
 typedef struct sluice_audit_report {
@@ -139,5 +140,17 @@ typedef struct sluice_audit_report {
  * crash, not yet adopted by the next open) as "not covered by the head file". SLUICE_E_IO when
  * the log cannot be read. */
 sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report);
+
+/* Receives each record of a chain once it is proven — by the next record's prev, the last one
+ * by the head — in chain order: the file it is in and its line (no newline, NUL-terminated). */
+typedef void (*sluice_audit_visit_fn)(void *ctx, const char *file, const char *line, size_t len);
+
+/* sluice_audit_verify, handing visit every record it proves. At a problem the walk stops: the
+ * records visited before it are intact, the one the problem is in (or that the problem leaves
+ * unproven) is never visited. SLUICE_E_NOMEM when a record could not be held. */
+sluice_status sluice_audit_verify_each(const char *path,
+                                       sluice_audit_visit_fn visit,
+                                       void *ctx,
+                                       sluice_audit_report *report);
 
 #endif

@@ -24,11 +24,16 @@ char *sluice_audit_render_record(uint64_t seq,
 
 /* Checks the chain of the lines read from f (one record per line, from seq 1) and, when
  * has_head, that it ends at head_seq with head_hash; as sluice_audit_verify, report->line being
- * the 1-based position of the record. SLUICE_OK, SLUICE_E_INVALID, SLUICE_E_IO (f unreadable). */
+ * the 1-based position of the record. visit (or NULL) gets each record once proven, as
+ * sluice_audit_verify_each, with name as its file. SLUICE_OK, SLUICE_E_INVALID, SLUICE_E_IO (f
+ * unreadable), SLUICE_E_NOMEM. */
 sluice_status sluice_audit_verify_lines(FILE *f,
                                         bool has_head,
                                         uint64_t head_seq,
                                         const uint8_t *head_hash,
+                                        sluice_audit_visit_fn visit,
+                                        void *ctx,
+                                        const char *name,
                                         sluice_audit_report *report);
 
 #endif

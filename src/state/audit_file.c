@@ -875,14 +875,55 @@ static const sluice_audit_sink_ops file_ops = { "file", file_append, file_count,
 
 typedef enum read_result { READ_OK, READ_EOF, READ_BAD } read_result;
 
-/* A line reader over the log that knows its line numbers. */
+/* A line reader over the log that knows its line numbers. A reader with a visitor hands it each
+ * record once the record is proven: by the next record's prev, or for the last one by the head
+ * (so the visitor sees nothing an edit could have changed unseen); until then the record waits
+ * in pending. */
 typedef struct line_reader {
     FILE *f;
     char *buf;
     size_t cap;
-    size_t line; /* number of the line last read */
-    bool torn;   /* the file ends in a partial line (line + 1) */
+    size_t len;                  /* length of the line last read, without its newline */
+    size_t line;                 /* number of the line last read */
+    bool torn;                   /* the file ends in a partial line (line + 1) */
+    sluice_audit_visit_fn visit; /* NULL: only verify */
+    void *ctx;
+    const char *file; /* for visit */
+    char *pending;    /* the last linked record, not yet proven */
+    size_t pending_len, pending_cap;
+    bool has_pending, nomem;
 } line_reader;
+
+/* Hands the pending record (now proven) to the visitor. */
+static void release_pending(line_reader *lr)
+{
+    if (lr->has_pending)
+        lr->visit(lr->ctx, lr->file, lr->pending, lr->pending_len);
+    lr->has_pending = false;
+}
+
+/* The record just linked: releases the one before it (its hash is this one's prev) and waits
+ * for its own proof. False when memory ran out. */
+static bool hold_record(line_reader *lr)
+{
+    if (lr->visit == NULL)
+        return true;
+    release_pending(lr);
+    if (lr->len + 1 > lr->pending_cap) {
+        char *p = sluice_arena_fault_point() ? NULL : realloc(lr->pending, lr->len + 1);
+        if (p == NULL) {
+            lr->nomem = true;
+            return false;
+        }
+        lr->pending = p;
+        lr->pending_cap = lr->len + 1;
+    }
+    memcpy(lr->pending, lr->buf, lr->len);
+    lr->pending[lr->len] = '\0';
+    lr->pending_len = lr->len;
+    lr->has_pending = true;
+    return true;
+}
 
 static void report_at(sluice_audit_report *r, size_t line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
@@ -910,6 +951,7 @@ static read_result next_record(line_reader *lr, record *rec, sluice_audit_report
         return READ_EOF;
     }
     len--;
+    lr->len = len;
     if (len > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
         report_at(r, lr->line, "record is longer than %u bytes", SLUICE_LIMIT_AUDIT_LINE_BYTES);
         return READ_BAD;
@@ -997,6 +1039,10 @@ static bool walk_chain(line_reader *lr,
         }
         memcpy(last_hash, rec.hash, SLUICE_HASH_BYTES);
         r->records++;
+        if (!hold_record(lr)) {
+            report_at(r, lr->line, "out of memory");
+            return false;
+        }
     }
     return rr == READ_EOF;
 }
@@ -1040,7 +1086,9 @@ static bool check_head(const sluice_audit_report *in,
 static sluice_status verify_file(const char *path,
                                  bool live,
                                  sluice_audit_report *report,
-                                 uint8_t last_hash[SLUICE_HASH_BYTES])
+                                 uint8_t last_hash[SLUICE_HASH_BYTES],
+                                 sluice_audit_visit_fn visit,
+                                 void *ctx)
 {
     char hpath[PATH_MAX_BYTES];
     if (!head_path(path, hpath)) {
@@ -1055,14 +1103,16 @@ static sluice_status verify_file(const char *path,
     uint64_t head_seq = 0;
     uint8_t head_hash[SLUICE_HASH_BYTES];
     head_state hs = read_head(hpath, &head_seq, head_hash);
-    line_reader lr = { f, NULL, 0, 0, false };
+    line_reader lr = { .f = f, .visit = visit, .ctx = ctx, .file = path };
     uint64_t before = report->records;
     bool ok = walk_chain(&lr, hs == HEAD_OK, head_seq, head_hash, report, last_hash);
     bool io_error = ferror(f) != 0;
     free(lr.buf);
     fclose(f);
-    if (io_error)
-        return SLUICE_E_IO;
+    if (io_error || lr.nomem) {
+        free(lr.pending);
+        return io_error ? SLUICE_E_IO : SLUICE_E_NOMEM;
+    }
     if (ok && hs != HEAD_OK && (hs != HEAD_MISSING || report->records > before)) {
         report_at(report, 0, "the head file %s is %s, so a truncated tail cannot be ruled out",
                   hpath,
@@ -1082,10 +1132,21 @@ static sluice_status verify_file(const char *path,
                          "short");
         ok = false;
     }
+    if (ok) /* the head proved the last record */
+        release_pending(&lr);
+    free(lr.pending);
     return ok ? SLUICE_OK : SLUICE_E_INVALID;
 }
 
 sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
+{
+    return sluice_audit_verify_each(path, NULL, NULL, report);
+}
+
+sluice_status sluice_audit_verify_each(const char *path,
+                                       sluice_audit_visit_fn visit,
+                                       void *ctx,
+                                       sluice_audit_report *report)
 {
     memset(report, 0, sizeof(*report));
     if (strlen(path) >= PATH_MAX_BYTES - 16 || sluice_hash_init() != SLUICE_OK) {
@@ -1102,7 +1163,7 @@ sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report)
         else
             snprintf(file, sizeof file, "%s", path);
         report->files++;
-        sluice_status st = verify_file(file, n > rotated, report, last_hash);
+        sluice_status st = verify_file(file, n > rotated, report, last_hash, visit, ctx);
         if (st != SLUICE_OK) {
             if (n <= rotated)
                 snprintf(report->file, sizeof report->file, "%s", file);
@@ -1116,17 +1177,22 @@ sluice_status sluice_audit_verify_lines(FILE *f,
                                         bool has_head,
                                         uint64_t head_seq,
                                         const uint8_t *head_hash,
+                                        sluice_audit_visit_fn visit,
+                                        void *ctx,
+                                        const char *name,
                                         sluice_audit_report *report)
 {
     memset(report, 0, sizeof(*report));
     report->files = 1;
     uint8_t last_hash[SLUICE_HASH_BYTES];
     memcpy(last_hash, genesis, sizeof last_hash);
-    line_reader lr = { f, NULL, 0, 0, false };
+    line_reader lr = { .f = f, .visit = visit, .ctx = ctx, .file = name };
     bool ok = walk_chain(&lr, has_head, head_seq, head_hash, report, last_hash);
     free(lr.buf);
-    if (ferror(f) != 0)
-        return SLUICE_E_IO;
+    if (ferror(f) != 0 || lr.nomem) {
+        free(lr.pending);
+        return lr.nomem ? SLUICE_E_NOMEM : SLUICE_E_IO;
+    }
     if (ok && !has_head && report->records > 0) {
         report_at(report, 0, "the head is missing, so a truncated tail cannot be ruled out");
         ok = false;
@@ -1137,5 +1203,8 @@ sluice_status sluice_audit_verify_lines(FILE *f,
         report_at(report, lr.line + 1, "incomplete record (no newline at the end)");
         ok = false;
     }
+    if (ok)
+        release_pending(&lr);
+    free(lr.pending);
     return ok ? SLUICE_OK : SLUICE_E_INVALID;
 }

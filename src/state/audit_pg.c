@@ -377,6 +377,16 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
                                      sluice_arena *err_arena,
                                      sluice_error *err)
 {
+    return sluice_audit_verify_pg_each(o, NULL, NULL, report, err_arena, err);
+}
+
+sluice_status sluice_audit_verify_pg_each(const sluice_audit_pg_options *o,
+                                          sluice_audit_visit_fn visit,
+                                          void *ctx,
+                                          sluice_audit_report *report,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err)
+{
     memset(report, 0, sizeof(*report));
     char *password = NULL;
     sluice_status st = sluice_secret_text_read("audit verify", o->password_file, o->password_env,
@@ -404,7 +414,7 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
                               table, why);
     } else {
         rewind(f);
-        st = sluice_audit_verify_lines(f, has_head, head_seq, head_hash, report);
+        st = sluice_audit_verify_lines(f, has_head, head_seq, head_hash, visit, ctx, table, report);
         if (st == SLUICE_E_INVALID && !has_head && report->line == 0)
             snprintf(report->what, sizeof report->what,
                      "the head row of %s_head is missing or malformed, so a truncated tail cannot "
@@ -415,4 +425,59 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *o,
         fclose(f);
     PQfinish(c);
     return st;
+}
+
+/* ---- the console's trail ------------------------------------------------------------------ */
+
+json_t *sluice_audit_tail_pg(const sluice_audit_pg_options *o,
+                             size_t max,
+                             sluice_arena *err_arena,
+                             sluice_error *err)
+{
+    char *password = NULL;
+    if (sluice_secret_text_read("[state] audit_postgres", o->password_file, o->password_env,
+                                &password, err_arena, err) != SLUICE_OK)
+        return NULL;
+    PGconn *c = connect_db(o->conninfo, password);
+    if (password != NULL) {
+        explicit_bzero(password, strlen(password));
+        free(password);
+    }
+    const char *table = o->table != NULL ? o->table : DEFAULT_TABLE;
+    char q[160], qh[160], sql[SQL_MAX], limit[24];
+    snprintf(limit, sizeof limit, "%zu", max);
+    PGresult *r = NULL;
+    json_t *out = NULL;
+    if (c != NULL && PQstatus(c) == CONNECTION_OK && quote_names(c, table, q, qh, sizeof q)) {
+        snprintf(sql, sizeof sql, "SELECT line FROM %s ORDER BY seq DESC LIMIT $1::bigint", q);
+        const char *params[] = { limit };
+        r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);
+        out = PQresultStatus(r) == PGRES_TUPLES_OK ? json_array() : NULL;
+    }
+    for (int i = 0; out != NULL && i < PQntuples(r); i++) {
+        const char *line = PQgetvalue(r, i, 0);
+        json_t *rec = json_loads(line, JSON_REJECT_DUPLICATES, NULL);
+        if (!json_is_object(rec)) { /* not a record: verify --pg reports it */
+            json_decref(rec);
+            continue;
+        }
+        if (json_object_set_new(rec, "chain", json_string(table)) != 0) {
+            json_decref(rec);
+            rec = NULL;
+        }
+        if (rec == NULL || json_array_append_new(out, rec) != 0) { /* no partial trail */
+            json_decref(out);
+            out = NULL;
+        }
+    }
+    if (out == NULL) {
+        char why[512];
+        snprintf(why, sizeof why, "%s", c != NULL ? PQerrorMessage(c) : "out of memory");
+        why[strcspn(why, "\n")] = '\0';
+        sluice_error_set(err, err_arena, SLUICE_E_IO, "cannot read the audit table %s: %s", table,
+                         why[0] != '\0' ? why : "out of memory");
+    }
+    PQclear(r);
+    PQfinish(c);
+    return out;
 }

@@ -43,4 +43,21 @@ sluice_status sluice_audit_verify_pg(const sluice_audit_pg_options *options,
                                      sluice_arena *err_arena,
                                      sluice_error *err);
 
+/* sluice_audit_verify_pg, handing visit each record it proves (sluice_audit_verify_each), with
+ * the table's name as the file. */
+sluice_status sluice_audit_verify_pg_each(const sluice_audit_pg_options *options,
+                                          sluice_audit_visit_fn visit,
+                                          void *ctx,
+                                          sluice_audit_report *report,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err);
+
+/* The last records of the table (at most max, newest first), each with "chain" set to the
+ * table's name, for the admin console: what replicas appended, all of them. NULL with err
+ * (SLUICE_E_IO naming the table and why) when it cannot be read or memory runs out. */
+json_t *sluice_audit_tail_pg(const sluice_audit_pg_options *options,
+                             size_t max,
+                             sluice_arena *err_arena,
+                             sluice_error *err);
+
 #endif

@@ -6,13 +6,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-sluice_status sluice_state_redis_open(const sluice_config_state *state,
-                                      sluice_replay **replay,
-                                      sluice_approval_store **approvals,
-                                      sluice_arena *err_arena,
-                                      sluice_error *err)
+sluice_state_redis_options sluice_state_redis_options_of(const sluice_config_state *state)
 {
-    const sluice_state_redis_options o = {
+    return (sluice_state_redis_options){
         .connection = { .url = state->redis_url,
                         .password_file = state->redis_password_file,
                         .password_env = state->redis_password_env,
@@ -20,6 +16,15 @@ sluice_status sluice_state_redis_open(const sluice_config_state *state,
                             state->redis_timeout_ms > 0 ? (int)state->redis_timeout_ms : 2000 },
         .prefix = state->redis_prefix != NULL ? state->redis_prefix : "sluice:",
     };
+}
+
+sluice_status sluice_state_redis_open(const sluice_config_state *state,
+                                      sluice_replay **replay,
+                                      sluice_approval_store **approvals,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err)
+{
+    const sluice_state_redis_options o = sluice_state_redis_options_of(state);
     sluice_status st = sluice_replay_open_redis(&o, replay, err_arena, err);
     if (st != SLUICE_OK)
         return st;

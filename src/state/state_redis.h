@@ -14,6 +14,7 @@
 #include "config/config.h"
 #include "core/limits.h"
 #include "state/approval.h"
+#include "state/quota.h"
 #include "state/redis_conn.h"
 #include "state/replay.h"
 
@@ -54,6 +55,15 @@ sluice_status sluice_approval_open_redis(const sluice_state_redis_options *optio
                                          sluice_approval_store **out,
                                          sluice_arena *err_arena,
                                          sluice_error *err);
+
+/* Opens the Redis quota counters (quota_redis.c), shared by replicas; same failures. */
+sluice_status sluice_quota_open_redis(const sluice_state_redis_options *options,
+                                      sluice_quota **out,
+                                      sluice_arena *err_arena,
+                                      sluice_error *err);
+
+/* The options of [state]'s Redis (redis_url set), with its defaults. */
+sluice_state_redis_options sluice_state_redis_options_of(const sluice_config_state *state);
 
 /* Opens both stores on the Redis of [state] (redis_url set): *replay and *approvals, or neither
  * (the failure of either, as above). */

@@ -136,6 +136,66 @@ json_t *sluice_surface_tool_result(json_t *structured, const char *text)
     return r;
 }
 
+/* A call a quota refused (codemode/quota_gate.h): a tool error the model reads (which quota,
+ * its limit and usage, when it resets), and the same in the result's _meta under
+ * "io.sluice/quota" — {quota, route, limit, used, resets_at, retry_after_seconds} — for a client
+ * that schedules its retry. Neither MCP revision (2025-11-25, 2026-07-28) defines a retry-after
+ * field for tool results, and a JSON-RPC error would hide the reason from the model, so the
+ * reason stays an isError result and the numbers ride in _meta, where both revisions let a
+ * server put its own reverse-DNS-named keys. refusal is stolen. */
+static json_t *quota_result(const sluice_error *err, json_t *refusal)
+{
+    return json_pack("{s:[{s:s, s:s}], s:b, s:{s:o}}", "content", "type", "text", "text",
+                     err->message != NULL ? err->message : "quota reached", "isError", 1, "_meta",
+                     "io.sluice/quota", refusal);
+}
+
+/* Turns a quota's refusal into its result (SLUICE_OK); any other outcome passes through. */
+static sluice_status
+refused_by_quota(sluice_status st, json_t *refusal, const sluice_error *err, json_t **out_result)
+{
+    if (st == SLUICE_OK || refusal == NULL) {
+        json_decref(refusal);
+        return st;
+    }
+    *out_result = quota_result(err, refusal);
+    return *out_result != NULL ? SLUICE_OK : st;
+}
+
+/* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
+ * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
+ * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
+ * hundred tokens that repeat the verdict or say nothing the model writes code with) stays in
+ * structuredContent. NULL when out of memory. */
+static char *validation_text(const json_t *validation)
+{
+    static const char *const record_only[] = { "metadata", "policy", "code_hash" };
+    json_t *brief = json_copy((json_t *)validation);
+    if (brief == NULL)
+        return NULL;
+    for (size_t i = 0; i < sizeof record_only / sizeof *record_only; i++)
+        json_object_del(brief, record_only[i]);
+    char *text = json_dumps(brief, JSON_COMPACT);
+    json_decref(brief);
+    return text;
+}
+
+/* validate_code's CallToolResult: the validation as structuredContent (stolen), its brief as text.
+ */
+static sluice_status
+validation_result(json_t *validation, json_t **out_result, sluice_arena *arena, sluice_error *err)
+{
+    char *text = validation_text(validation);
+    if (text == NULL) {
+        json_decref(validation);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    *out_result = sluice_surface_tool_result(validation, text); /* steals validation */
+    free(text);
+    return *out_result != NULL ? SLUICE_OK
+                               : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
 static void register_cancel(void *ctx, void (*fn)(void *), void *data)
 {
     sluice_mcp_call_on_cancel(ctx, fn, data);
@@ -173,8 +233,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     if (token == NULL || why != NULL) {
         if (why != NULL)
             json_array_append_new(json_object_get(validation, "warnings"), json_string(why));
-        *out_result = sluice_surface_tool_result(validation, NULL);
-        return SLUICE_OK;
+        return validation_result(validation, out_result, arena, err);
     }
     const json_t *code = json_object_get(arguments, "code");
     sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
@@ -195,7 +254,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     }
     /* The validation's text first (what the model reads before the rows), then the rows in the
      * untrusted-data presentation execute_code gives them. */
-    char *summary = json_dumps(validation, JSON_COMPACT);
+    char *summary = validation_text(validation);
     json_object_set_new(validation, "result", result);
     *out_result = json_pack("{s:[{s:s, s:s}, {s:s, s:s}], s:o}", "content", "type", "text", "text",
                             summary != NULL ? summary : "", "type", "text", "text", text,
@@ -222,7 +281,8 @@ static sluice_status validate_tool(sluice_mcp_call *call,
                                 "dry_run and execute are both true: a dry run mints no token to "
                                 "run with; drop one of them");
     sluice_codemode_caller caller = caller_of(call, arguments);
-    json_t *structured = NULL;
+    json_t *structured = NULL, *refusal = NULL;
+    caller.refusal = &refusal;
     const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
                                           .caller = &caller,
                                           .code = code,
@@ -232,11 +292,13 @@ static sluice_status validate_tool(sluice_mcp_call *call,
                                           .err = err };
     sluice_status st = sluice_codemode_validate(cm, &req, &structured);
     if (st != SLUICE_OK)
-        return st;
-    if (run_now)
-        return validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
-    *out_result = sluice_surface_tool_result(structured, NULL);
-    return SLUICE_OK;
+        return refused_by_quota(st, refusal, err, out_result);
+    if (run_now) {
+        st = validate_and_run(call, cm, &caller, arguments, structured, out_result, err);
+        return refused_by_quota(st, refusal, err, out_result);
+    }
+    json_decref(refusal);
+    return validation_result(structured, out_result, sluice_mcp_call_arena(call), err);
 }
 
 /* The form that asks a person to approve one statement: they see the explanation and the risk
@@ -382,7 +444,8 @@ static sluice_status execute_tool(sluice_mcp_call *call,
         .approve = stateless ? mrtr_approve : elicit_approval,
         .approve_ctx = stateless ? (void *)&m : (void *)call,
     };
-    json_t *structured = NULL;
+    json_t *structured = NULL, *refusal = NULL;
+    caller.refusal = &refusal;
     char *text = NULL;
     const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
                                           .caller = &caller,
@@ -395,11 +458,13 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     sluice_status st = sluice_codemode_execute(cm, &req, &structured, &text);
     if (m.input_required != NULL) { /* not run: the client asks its user, then retries */
         json_decref(structured);
+        json_decref(refusal);
         *out_result = m.input_required;
         return SLUICE_OK;
     }
     if (st != SLUICE_OK)
-        return st;
+        return refused_by_quota(st, refusal, err, out_result);
+    json_decref(refusal);
     *out_result = sluice_surface_tool_result(structured, text);
     return SLUICE_OK;
 }

@@ -10,6 +10,8 @@
 #include "core/metrics.h"
 #include "state/approval.h"
 #include "state/audit.h"
+#include "state/audit_pg.h"
+#include "state/quota.h"
 #include "transport/admin_assets.h"
 #include "transport/http_admin_api.h"
 
@@ -139,6 +141,32 @@ static json_t *pending_json(const sluice_approval *a, const json_t *trail)
     return o;
 }
 
+json_t *sluice_http_admin_trail(
+    sluice_http_admin *admin, size_t max, const char **source, char *why, size_t cap)
+{
+    const sluice_config *cfg = sluice_codemode_config(admin->cm);
+    const sluice_config_state *st = &cfg->state;
+    *source = NULL;
+    snprintf(why, cap, "no audit log is configured");
+    if (st->audit_postgres != NULL) { /* the replica set's one chain */
+        const sluice_audit_pg_options o = { st->audit_postgres, st->audit_postgres_password_file,
+                                            st->audit_postgres_password_env,
+                                            st->audit_postgres_table, NULL };
+        *source = st->audit_postgres_table != NULL ? st->audit_postgres_table : "sluice_audit";
+        sluice_arena *arena = sluice_arena_new();
+        sluice_error err = { 0 };
+        json_t *t = arena != NULL ? sluice_audit_tail_pg(&o, max, arena, &err) : NULL;
+        snprintf(why, cap, "%s", err.message != NULL ? err.message : "out of memory");
+        sluice_arena_free(arena);
+        return t;
+    }
+    if (cfg->code_mode.audit_log == NULL)
+        return NULL;
+    *source = cfg->code_mode.audit_log;
+    snprintf(why, cap, "cannot read the audit log %s or a writer chain beside it", *source);
+    return sluice_audit_tail(cfg->code_mode.audit_log, max);
+}
+
 static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     sluice_approval_store *store = admin->rt->approvals;
@@ -147,8 +175,10 @@ static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
         return sluice_http_admin_reply_error(c, 500, "out of memory");
     int64_t now = sluice_runtime_now_s(admin->rt);
     size_t total = store != NULL ? sluice_approval_pending(store, now, list, PENDING_SHOWN) : 0;
-    const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
-    json_t *trail = path != NULL ? sluice_audit_tail(path, SLUICE_LIMIT_ADMIN_AUDIT_RECORDS) : NULL;
+    const char *source = NULL;
+    char why[320];
+    json_t *trail =
+        sluice_http_admin_trail(admin, SLUICE_LIMIT_ADMIN_AUDIT_RECORDS, &source, why, sizeof why);
     json_t *pending = json_array();
     for (size_t i = 0; pending != NULL && i < total && i < PENDING_SHOWN; i++)
         if (json_array_append_new(pending, pending_json(&list[i], trail)) != 0) {
@@ -166,19 +196,43 @@ static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
 
 static int api_audit(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
-    if (path == NULL)
-        return sluice_http_admin_reply_json(c, 200,
-                                            json_pack("{s:[], s:b}", "records", "enabled", 0));
     const char *limit = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "limit");
     long n = limit != NULL ? strtol(limit, NULL, 10) : (long)AUDIT_DEFAULT_N;
     if (n <= 0 || n > (long)SLUICE_LIMIT_ADMIN_AUDIT_RECORDS)
         n = (long)SLUICE_LIMIT_ADMIN_AUDIT_RECORDS;
-    json_t *records = sluice_audit_tail(path, (size_t)n);
+    const char *source = NULL;
+    char why[320];
+    json_t *records = sluice_http_admin_trail(admin, (size_t)n, &source, why, sizeof why);
+    if (source == NULL)
+        return sluice_http_admin_reply_json(c, 200,
+                                            json_pack("{s:[], s:b}", "records", "enabled", 0));
     if (records == NULL)
-        return sluice_http_admin_reply_error(c, 500, "cannot read the audit log");
+        return sluice_http_admin_reply_error(c, 500, why);
     return sluice_http_admin_reply_json(
-        c, 200, json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", path));
+        c, 200, json_pack("{s:o, s:b, s:s}", "records", records, "enabled", 1, "file", source));
+}
+
+/* GET /admin/api/quotas: every live quota counter — principal, route, quota, used, limit and
+ * when it resets — from the store all replicas share (or this process's). */
+static int api_quotas(sluice_http_admin *admin, struct MHD_Connection *c)
+{
+    sluice_quota *q = admin->rt->quotas;
+    if (q == NULL)
+        return sluice_http_admin_reply_json(c, 200,
+                                            json_pack("{s:[], s:b}", "usage", "enabled", 0));
+    int64_t now = sluice_clock_now_ms(admin->rt->clock);
+    json_t *usage = sluice_quota_usage(q, sluice_codemode_config(admin->cm), now,
+                                       SLUICE_LIMIT_ADMIN_QUOTA_ROWS);
+    if (usage == NULL) {
+        char why[320], msg[400];
+        sluice_quota_describe(q, why, sizeof why);
+        snprintf(msg, sizeof msg, "cannot read the quota counters: %s", why);
+        return sluice_http_admin_reply_error(c, 503, msg);
+    }
+    return sluice_http_admin_reply_json(c, 200,
+                                        json_pack("{s:o, s:b, s:I}", "usage", usage, "enabled", 1,
+                                                  "limit",
+                                                  (json_int_t)SLUICE_LIMIT_ADMIN_QUOTA_ROWS));
 }
 
 json_t *sluice_http_admin_strlist(const sluice_strlist *l)
@@ -283,6 +337,8 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
         return api_approvals(admin, c);
     if (strcmp(what, "audit") == 0)
         return api_audit(admin, c);
+    if (strcmp(what, "quotas") == 0)
+        return api_quotas(admin, c);
     if (strcmp(what, "policies") == 0)
         return sluice_http_admin_policies(admin, c);
     if (strcmp(what, "evaluate") == 0)

@@ -38,6 +38,13 @@ bool sluice_http_admin_audit(sluice_http_admin *admin,
                              const char *action,
                              json_t *fields);
 
+/* The console's trail: the last max records of every chain this server audits to — the file
+ * log and its writer chains "<log>.wN", or the PostgreSQL table replicas share — newest first,
+ * each with its "chain". *source names the log or table; NULL (and NULL returned) when no audit
+ * is configured. NULL with *source set: it could not be read (why says so, for the reply). */
+json_t *sluice_http_admin_trail(
+    sluice_http_admin *admin, size_t max, const char **source, char *why, size_t cap);
+
 /* GET /admin/api/policies: the policy backend, the Cedar policy set in effect (its text), the
  * route map (which groups reach which server id, database and overrides). */
 int sluice_http_admin_policies(sluice_http_admin *admin, struct MHD_Connection *c);

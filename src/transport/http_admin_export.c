@@ -10,7 +10,6 @@
 #include "codemode/codemode.h"
 #include "core/buf.h"
 #include "core/limits.h"
-#include "state/audit.h"
 #include "transport/http_admin_api.h"
 
 #include <ctype.h>
@@ -107,18 +106,20 @@ static size_t render(sluice_buf *b, json_t *records, bool csv, const char *q, co
 
 int sluice_http_admin_export(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    const char *path = sluice_codemode_config(admin->cm)->code_mode.audit_log;
     const char *format = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "format");
     const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
     const char *event = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "event");
     bool csv = format != NULL && strcmp(format, "csv") == 0;
     if (format != NULL && !csv && strcmp(format, "jsonl") != 0)
         return sluice_http_admin_reply_error(c, 400, "format is jsonl or csv");
-    if (path == NULL)
-        return sluice_http_admin_reply_error(c, 404, "no audit log is configured");
-    json_t *records = sluice_audit_tail(path, SLUICE_LIMIT_ADMIN_AUDIT_RECORDS);
+    const char *source = NULL;
+    char why[320];
+    json_t *records =
+        sluice_http_admin_trail(admin, SLUICE_LIMIT_ADMIN_AUDIT_RECORDS, &source, why, sizeof why);
+    if (source == NULL)
+        return sluice_http_admin_reply_error(c, 404, why);
     if (records == NULL)
-        return sluice_http_admin_reply_error(c, 500, "cannot read the audit log");
+        return sluice_http_admin_reply_error(c, 500, why);
     sluice_buf b;
     sluice_buf_init(&b, NULL, 0);
     size_t n = render(&b, records, csv, q != NULL ? q : "", event != NULL ? event : "");

@@ -1,7 +1,7 @@
 // console.test.mjs — the admin console end to end in Chromium (playwright-core, the system
 // browser): an approval the SDK client is waiting for is approved in the page and the client's
 // execute then runs; a rejection in the page makes it fail; a wrong key is refused; the audit
-// search, the metrics and the configuration pages show what the server did; the policies page
+// search, the metrics, the quotas and the configuration pages show what the server did; the policies page
 // shows the Cedar set and the route map, and its evaluator answers "would this user be allowed
 // to run this code?" with the decision, the determining policies and the facts; the audit
 // export downloads the filtered records (JSONL and CSV); every such action is on the trail. Screenshots go to
@@ -57,6 +57,9 @@ groups = ["PowerUsers"]
 allow_writes = true
 allowed_operations = ["update_budget_note"]
 max_rows = 500
+[quotas]
+validate_per_day = 1000
+rows_per_day = 100000
 ` });
   for (const f of ["", ".head", ".approvals", ".replay"]) rmSync(path.join(work, `console.audit.jsonl${f}`), { force: true });
   server = await startHttp(file);
@@ -153,6 +156,22 @@ test("metrics at a glance and the configuration as loaded", async () => {
   assert.match(text, /ssn, email/);
   assert.ok(!text.includes(ADMIN_KEY), "a secret is shown");
   await screenshot("config");
+});
+
+test("the quotas page lists each caller's usage, limit and reset time", async () => {
+  await page.click('nav button[data-tab="quotas"]');
+  await page.waitForSelector("#quota-table tbody tr");
+  const rows = await page.locator("#quota-table tbody tr").evaluateAll((trs) =>
+    trs.map((tr) => [...tr.querySelectorAll("td")].map((td) => td.textContent)));
+  const v = rows.find((r) => r[0] === "alice" && r[2] === "validate_per_day");
+  assert.ok(v, JSON.stringify(rows));
+  assert.ok(Number(v[3]) >= 2, `alice validated at least twice: ${v}`);
+  assert.equal(v[4], "1000");
+  assert.match(v[5], /^\d{4}-\d\d-\d\dT00:00:00Z$/);
+  const counted = rows.find((r) => r[0] === "alice" && r[2] === "execute_per_day");
+  assert.ok(counted && counted[4] === "none", "a quota without a limit is counted and shown as none");
+  assert.equal(await page.isVisible("#no-quotas"), false);
+  await screenshot("quotas");
 });
 
 async function evaluateInPage(user, groups, code) {

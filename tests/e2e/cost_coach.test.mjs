@@ -367,6 +367,30 @@ test("a computed path cannot leave its template", async () => {
   assert.ok(rules(v).includes("openapi_operation"), JSON.stringify(v.violations));
 });
 
+// A ${...} value fills the parameter validate saw at its call site, one segment, and nothing
+// else: '/', '..', '?', '#' in any encoding (or from the upstream's own data) never reach another
+// path; the refusal names the parameter and the rule, not the value.
+test("a path parameter's value stays one segment of the operation validated at its call site", async () => {
+  const before = (await state()).log.length;
+  const read = "return await api.get(`/users/${args.id}`)";
+  for (const id of ["u1/x", "u1/", "/u1", "u1%2Fx", "u1%2fx", "u1%252Fx", "u1/../u2", "..%2F", "%2e",
+                    "u1?x=1", "u1%3Fx", "u1#x", "u1%23x", "u1\\x", "u1%5Cx", "u1\u0000x",
+                    "secret-canary/x"]) {
+    const { r } = await run("alice", read, { id });
+    assert.equal(r.isError, true, `id ${JSON.stringify(id)}: ${JSON.stringify(r.structuredContent)}`);
+    assert.match(errorText(r), /refused|template|not JSON/, id);
+    // the list of calls after it shows the plan's own path (redacted when it carries a blocked field)
+    assert.doesNotMatch(errorText(r).split(" (1 call made")[0], /secret-canary/, "the refusal never quotes the value");
+  }
+  // a value the upstream itself supplied is held to the same rule
+  const fromData = "const b = await api.post('/budgets/listForecasts', { month: '2026-11' });\n" +
+    "return await api.get(`/users/${b.items[0].ownerId + '/../' + b.items[1].ownerId}`)";
+  const { r } = await run("alice", fromData);
+  assert.equal(r.isError, true, errorText(r));
+  const sent = (await state()).log.slice(before).map((e) => e.path);
+  assert.deepEqual(sent, ["/budgets/listForecasts"], "no escaped call reached the upstream");
+});
+
 test("a plan that catches a 500 and returns [] shows the failed call beside its value", async () => {
   const { r } = await run("alice", 'try {\n  return await api.get("/users/boom");\n} catch (e) {\n  return [];\n}');
   assert.ok(!r.isError, errorText(r));

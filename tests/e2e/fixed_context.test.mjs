@@ -35,8 +35,12 @@ function example(name) {
 
 before(() => {
   surfaces = writeSurfaces(work);
-  if (!existsSync(path.join(work, "warehouse.duckdb")))
-    execFileSync(bin, ["demo-db", "--sql", surfaces.warehouseSql, path.join(work, "warehouse.duckdb")]);
+  // rebuilt when its SQL changed (a build tree keeps the last one)
+  const db = path.join(work, "warehouse.duckdb"), stamp = db + ".sql", sql = readFileSync(surfaces.warehouseSql, "utf8");
+  if (!existsSync(db) || !existsSync(stamp) || readFileSync(stamp, "utf8") !== sql) {
+    execFileSync(bin, ["demo-db", "--force", "--sql", surfaces.warehouseSql, db]);
+    writeFileSync(stamp, sql);
+  }
 });
 
 const examples = readdirSync(path.join(src ?? ".", "examples")).filter((d) => existsSync(path.join(src, "examples", d, "sluice.toml")));

@@ -92,6 +92,32 @@ test("'..', '%2e' and escapes from the template are refused on both sides, never
   assert.deepEqual(seen.slice(before), [], "nothing refused reached the upstream");
 });
 
+// Validate approves each call site's operation from its template; execute once checked only that
+// a call's operation was in the approved set. A value with '/' (raw or encoded) then moved a
+// call to ANOTHER approved operation: `/repos/${o}/${r}` with r = "hello/issues" ran
+// issues/list-for-repo. Each call must be the operation validated at its site.
+test("a ${...} value never moves a call to another operation, approved or not", async () => {
+  const before = seen.length;
+  const code = "const a = await api.get(`/repos/octo/${args.r}`);\n" +
+    "const b = await api.get(\"/repos/octo/hello/issues\");\nreturn [a, b]";
+  for (const r of ["hello/issues", "hello%2Fissues", "hello%252Fissues", "hello/./issues",
+                   "x/../hello/issues", "hello/issues?state=all", "hello/issues#x", "hello\\issues"]) {
+    const res = await run(code, { r });
+    assert.equal(res.isError, true, `r = ${r}: ${JSON.stringify(res.structuredContent)}`);
+    assert.match(errorText(res), /refused|its own parameter|template/, r);
+  }
+  // a spanning parameter (x-multi-segment) takes '/', but never another operation's suffix
+  const branch = "return await api.get(`/repos/octo/hello/branches/${args.b}`)";
+  for (const b of ["main/protection", "main/protection/"]) {
+    const res = await run(branch, { b });
+    assert.equal(res.isError, true, `b = ${b}: ${errorText(res)}`);
+  }
+  assert.deepEqual(seen.slice(before), [], "no escaped call reached the upstream");
+  const res = await run(branch, { b: "feature/x" });
+  assert.equal(res.isError, true, "the stub has no such branch: 404");
+  assert.deepEqual(seen.slice(before), ["/repos/octo/hello/branches/feature/x"]);
+});
+
 test("discovery answers about GitHub are small: describe names its types", async () => {
   const d = await session.client.callTool({ name: "describe", arguments: { name: "issues/list-for-repo" } });
   const text = d.content.map((c) => c.text).join("\n");

@@ -131,3 +131,28 @@ blocked_fields = ["ssn"]
     await keys.close();
   }
 });
+
+// What the model reads of validate_code is the verdict it acts on; the record for clients and
+// audit (metadata, policy, code_hash) stays in structuredContent. Trimming must never hide a
+// refusal: a blocked column in the output is still refused in the text, with its fix.
+test("validate_code's text is the verdict: refusals and fixes in it, the record in structuredContent", async () => {
+  const call = async (code) => conn.client.callTool({ name: "validate_code", arguments: { code } });
+  const ok = await call("SELECT id, name FROM customers ORDER BY id LIMIT 3");
+  const brief = JSON.parse(ok.content[0].text);
+  assert.equal(brief.valid, true);
+  assert.equal(brief.approval_token, ok.structuredContent.approval_token);
+  assert.match(brief.explanation, /Reads customers/);
+  for (const k of ["metadata", "policy", "code_hash"]) {
+    assert.equal(k in brief, false, `${k} in the text`);
+    assert.ok(k in ok.structuredContent, `${k} missing from structuredContent`);
+  }
+  for (const code of ["SELECT id, ssn FROM customers", "SELECT lower(email) AS e FROM customers",
+                      "SELECT name FROM customers UNION ALL SELECT name FROM sales_reps UNION ALL SELECT ssn FROM customers"]) {
+    const bad = await call(code);
+    const text = JSON.parse(bad.content[0].text);
+    assert.equal(text.valid, false, code);
+    assert.equal(text.approval_token ?? null, null, code); // no token for refused code
+    assert.deepEqual(text.violations, bad.structuredContent.violations, code);
+    assert.ok(text.violations.some((v) => v.rule === "blocked_column" && v.suggestion), JSON.stringify(text.violations));
+  }
+});

@@ -34,7 +34,10 @@ const errorOf = (r) => (r.msg?.result?.isError ? r.msg.result.content[0].text : 
 
 test("PostgreSQL stopped mid-query, down, and back", async () => {
   const work = workDir();
-  const toml = config().replace(/\[database\][^[]*/, `[database]\nengine = "postgres"\nconninfo = "${CONNINFO}"\n\n`)
+  // the three-way cross join is a very expensive plan by PostgreSQL's estimate (high risk,
+  // docs/risk.md): this test is about the engine going away, so the route auto-approves it
+  const toml = config().replace(/^auto_approve_levels = .*$/m, 'auto_approve_levels = ["low", "medium", "high"]')
+    .replace(/\[database\][^[]*/, `[database]\nengine = "postgres"\nconninfo = "${CONNINFO}"\n\n`)
     .replace(/^\[\[tools\]\][\s\S]*$/m, "");
   const srv = await startServer(work, toml);
   try {

@@ -39,7 +39,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         const sluice_openapi_op *op = NULL;
         const char *url = NULL;
         sluice_openapi_match_template(&spec, "GET", path);
-        if (sluice_openapi_match_call(arena, &spec, "GET", path, &op, &url, &err) == SLUICE_OK &&
+        const char *parts[] = { path };
+        if (sluice_openapi_match_call(arena, &spec, "GET", path, parts, 1, &op, &url, &err) ==
+                SLUICE_OK &&
             op->body_schema != NULL) {
             json_t *v = json_loads(path + 1, JSON_DECODE_ANY, NULL);
             if (v != NULL)

@@ -5,8 +5,10 @@
 // surrogate pairs, \u{...}, == vs ===, default and comparator sort, optional chaining, ?? and
 // ||, template literals, spread order, destructuring, Object.entries order with integer keys,
 // error classes, Map and Set (SameValueZero keys, insertion order, iterators), Date parsing and
-// formatting (UTC), and a
-// deterministic fake `api` provided identically to both sides). Each plan
+// formatting (UTC), issue 25's corners (holes in destructuring, labelled break/continue,
+// instanceof, Object.is, Math incl. hypot, toString(radix)/toPrecision/toExponential,
+// normalize and localeCompare (ICU: every USTRS pair agrees between Node 78 and Debian 72), api paths
+// folded from literals), and a deterministic fake `api` provided identically to both sides). Each plan
 // runs in Node (as an async function body) and in build/js_run; the JSON result, or the error
 // class, must be equal. A disagreement prints the plan, both answers and the seed, and exits 1.
 //

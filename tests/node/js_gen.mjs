@@ -50,7 +50,24 @@ function genMath(d) {
   }
 }
 
+// normalize and localeCompare (ICU in both; Node's 78 against Debian's 72, the issue 25 note
+// names where they part): combining marks in both orders, Hangul syllables and jamo, ligatures,
+// compatibility forms, case, accents, empty, surrogate pairs and a lone surrogate
+const USTRS = ['""', '"e\\u0301"', '"\\u00e9"', '"E\\u0301"', '"e"', '"E"', '"\\uAC00"',
+  '"\\u1100\\u1161"', '"\\u1100\\u1161\\u11A8"', '"\\uD55C\\uAE00"', '"\\uFB01"', '"fi"',
+  '"\\uFB03x"', '"\\u212B"', '"A\\u030A"', '"\\u00C5"', '"\\u1E9B\\u0323"', '"q\\u0307\\u0323"',
+  '"q\\u0323\\u0307"', '"\\u0344"', '"\\u00BD"', '"1/2"', '"\\u2460"', '"\\uFF8A"', '"\\u01C4"',
+  '"\\u{1D400}"', '"\\u{1F600}"', '"a\\uD83D\\uDE00"', '"\\uD800"', '"resume"', '"r\\u00e9sum\\u00e9"',
+  '"Resume"', '"apple"', '"Apple"', '"Zebra"', '"zebra"', '"a-b"', '"ab"', '"a b"', '"10"', '"9"',
+  '"\\u00df"', '"ss"', '"\\u00e4"', '"a\\u0308"', '"\\u0131"', '"i"'];
+const FORMS = ['', '"NFC"', '"NFD"', '"NFKC"', '"NFKD"', 'undefined', '"nfc"', '"NFX"'];
+const genUStr = () => rnd() < 0.2 ? `(${pick(USTRS)} + ${pick(USTRS)})` : pick(USTRS);
+const genNormalize = () => `${genUStr()}.normalize(${pick(FORMS)})`;
+const genCollate = () => pick([`${genUStr()}.localeCompare(${genUStr()})`,
+  `[${Array.from({ length: 2 + int(4) }, genUStr).join(", ")}].sort((a, b) => a.localeCompare(b)).join("|")`]);
+
 function genNum(d) {
+  if (d > 0 && rnd() < 0.03) return pick([genCollate, () => `${genNormalize()}.length`])();
   if (d <= 0 || rnd() < 0.3) return pick(NUMS);
   if (rnd() < 0.12) return genMath(d);
   switch (int(13)) {
@@ -74,6 +91,7 @@ function genNum(d) {
 }
 
 function genStr(d) {
+  if (d > 0 && rnd() < 0.03) return rnd() < 0.3 ? genCollate() : genNormalize();
   if (d <= 0 || rnd() < 0.3) return pick(STRS);
   switch (int(13)) {
     case 11: return `${genDate()}.${pick(DATE_TEXT)}()`;
@@ -168,8 +186,37 @@ function genAny(d) {
   }
 }
 
+const CTORS = ["Error", "TypeError", "RangeError", "SyntaxError", "ReferenceError", "Object", "Array",
+  "Date", "Map", "Set", "Promise", "Number", "String", "Boolean"];
+const THROWERS = ["null.x", "undefinedName", "new RangeError('r')", "[].reduce((a, b) => a)",
+  "JSON.parse('{')", "(1).toFixed(101)", "new Map().get.call", "throw new TypeError('t')", "throw 1"];
+
+// issue 25's language corners: holes in destructuring, labels, instanceof, folded api paths
+function genCorner(d) {
+  switch (int(6)) {
+    case 0:
+      return `const [, a, , b = ${genNum(1)}, ...r] = ${genArr(d)};\nreturn [a, b, r];`;
+    case 1:
+      return `let p, q;\n[, p, , q] = ${pick([genStr(d), genArr(d)])};\nreturn [p, q];`;
+    case 2: {
+      const cond = () => pick(["i === 1", "typeof x === 'number'", "i > 2", "!x", "out.length > 4"]);
+      const jump = () => pick(["continue outer", "break outer", "continue inner", "break inner", "break", "continue"]);
+      return `const out = [];\nouter: for (const x of ${genArr(d)}) {\n  inner: for (let i = 0; i < ${int(5)}; i++) {\n` +
+        `    if (${cond()}) ${jump()};\n    out.push([x, i]);\n    if (${cond()}) ${jump()};\n  }\n` +
+        `  ${pick(["", "blk: { if (out.length > 3) break blk; out.push('b'); }", "w: while (true) { out.push('w'); break w; }"])}\n}\nreturn out;`;
+    }
+    case 3:
+      return `try { ${pick(THROWERS)}; return "none"; } catch (e) {\n  return [${CTORS.filter(() => rnd() < 0.5).map((c) => `e instanceof ${c}`).join(", ")}];\n}`;
+    case 4:
+      return `return [${genAny(d)} instanceof ${pick(CTORS)}, ${genAny(d)} instanceof ${pick(CTORS)}, ${pick(["new Date(0)", "new Map()", "new Set()", "Promise.resolve(1)", "[]", "({})", "new Error('e')"])} instanceof ${pick(CTORS)}];`;
+    default:
+      return `return await api.${pick(["get", "post"])}(${pick(['"/users/" + "u12"', '"/a" + `/${1 + 1}` + "/c"', '"/x/" + "y" + "/z"'])});`;
+  }
+}
+
 function genProgram() {
   const d = 1 + int(3);
+  if (rnd() < 0.1) return genCorner(d);
   switch (int(9)) {
     case 7: {
       // grouping with a Map: get/set/has/delete, forEach's (value, key) order, size

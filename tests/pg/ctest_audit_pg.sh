@@ -57,6 +57,14 @@ break_it() {
 break_it "edited record" \
     "UPDATE sluice_audit SET line = replace(line, '\"test\"', '\"tset\"') WHERE seq = 50" \
     "record 50: record 50 was modified"
+# search reads the same chain: only records the chain proves are found (1..49: record 50 was
+# edited, and 49 is proven by 50's prev), then the break is named (exit 1)
+rc=0
+"$SLUICE_BIN" audit search --pg "$conninfo" --event test >"$tmp/found" 2>"$tmp/err" || rc=$?
+[ "$rc" = 1 ] && [ "$(wc -l <"$tmp/found")" = 49 ] && grep -q "chain sluice_audit is broken at sluice_audit: record 50" "$tmp/err" ||
+    fail "search over an edited record: exit $rc, $(wc -l <"$tmp/found") found, $(cat "$tmp/err")"
+grep -q tset "$tmp/found" && fail "search printed the edited record"
+echo "ok: search stops at the edited record and prints only the 49 proven before it"
 break_it "deleted record" "DELETE FROM sluice_audit WHERE seq = 77" "records 77..77 are missing"
 break_it "swapped records" \
     "UPDATE sluice_audit SET line = CASE seq WHEN 30 THEN (SELECT line FROM good WHERE seq = 31) ELSE (SELECT line FROM good WHERE seq = 30) END WHERE seq IN (30, 31)" \
@@ -79,6 +87,12 @@ out=$("$SLUICE_BIN" audit verify --pg "$conninfo")
 out=$("$SLUICE_BIN" audit verify --pg "$conninfo")
 [ "$out" = "sluice_audit: 205 records, chain intact" ] || fail "continued chain: $out"
 echo "ok: restored and continued: $out"
+"$SLUICE_BIN" audit search --pg "$conninfo" --event test >"$tmp/found" 2>"$tmp/err" || fail "search: $(cat "$tmp/err")"
+[ "$(wc -l <"$tmp/found")" = 205 ] && grep -q "205 of 205 records matched in 1 chain, every chain intact" "$tmp/err" ||
+    fail "search over the intact table: $(cat "$tmp/err")"
+n=$("$SLUICE_BIN" audit search --pg "$conninfo" --event nothing --last 3 2>/dev/null | wc -l)
+[ "$n" = 0 ] || fail "search for an event that is not there found $n"
+echo "ok: search over the intact table: 205 found, chain verified"
 
 rc=0
 "$SLUICE_BIN" audit verify --pg "host=$tmp/nowhere port=1 dbname=audit" 2>"$tmp/err" || rc=$?

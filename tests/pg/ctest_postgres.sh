@@ -49,4 +49,7 @@ export SLUICE_PG_WRITE="host=$PG_SOCKET port=$port dbname=demo user=sluice_write
 "${psql[@]}" -d demo -c "UPDATE budget_note SET note = 'note ' || id" >/dev/null
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
 cd "$SLUICE_SOURCE_DIR/tests/pg"
-node --test --test-reporter=spec --test-concurrency=1 postgres.test.mjs writes.test.mjs hardening.test.mjs
+# SLUICE_PG_TESTS: a subset of the files, when working on one of them
+# shellcheck disable=SC2086
+node --test --test-reporter=spec --test-concurrency=1 \
+    ${SLUICE_PG_TESTS:-postgres.test.mjs writes.test.mjs hardening.test.mjs caller.test.mjs estimate.test.mjs}

@@ -270,6 +270,20 @@ test("validate on one replica, execute on another; the replay refused on the thi
   firstToken = v.token;
 });
 
+test("the console on any replica reads the replica set's one audit table", async () => {
+  const r = await fetch(`http://127.0.0.1:${replicas.c.port}/admin/api/audit?limit=50`,
+                        { headers: { Authorization: `Bearer ${ADMIN}` } });
+  assert.equal(r.status, 200);
+  const doc = await r.json();
+  assert.equal(doc.file, "sluice_audit");
+  const mine = doc.records.filter((x) => x.code === READ);
+  assert.ok(mine.some((x) => x.decision === "validated"), "the validation made on a");
+  assert.ok(mine.some((x) => x.decision === "executed"), "the execution made on b");
+  assert.ok(mine.some((x) => x.reason === "replayed"), "the replay refused on c");
+  assert.ok(doc.records.every((x) => x.chain === "sluice_audit"));
+  for (let i = 1; i < doc.records.length; i++) assert.ok(doc.records[i - 1].seq > doc.records[i].seq, "newest first");
+});
+
 test("an approval requested through one replica and decided through a second runs on the third", async () => {
   const k = await client();
   const v = await validated(k, WRITE);

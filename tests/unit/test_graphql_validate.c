@@ -454,6 +454,12 @@ static void test_did_you_mean(void **state)
     static const struct {
         const char *code, *message;
     } cases[] = {
+        { "{ customers(limt: 3) { id } }",
+          "Unknown argument \"limt\" on field \"customers\". Did you mean \"limit\"?" },
+        { "{ customers(orderby: { createdAt: DESC }) { id } }",
+          "Unknown argument \"orderby\" on field \"customers\". Did you mean \"orderBy\"?" },
+        { "{ customers(zzzzzz: 1) { id } }",
+          "Unknown argument \"zzzzzz\" on field \"customers\"." },
         { "{ customers { nme } }",
           "Cannot query field \"nme\" on type \"Customer\". Did you mean \"name\"?" },
         { "{ customers { Orders { id } } }",
@@ -468,8 +474,11 @@ static void test_did_you_mean(void **state)
           "fragment on \"Customer\"?" },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        const sluice_codefacts_violation *v =
-            violation(analyze(a, cases[i].code), "FieldsOnCorrectType");
+        /* the rule is the message's: an unknown argument or an unknown field */
+        const char *rule = strncmp(cases[i].message, "Unknown argument", 16) == 0
+                               ? "KnownArgumentNames"
+                               : "FieldsOnCorrectType";
+        const sluice_codefacts_violation *v = violation(analyze(a, cases[i].code), rule);
         if (v == NULL || strcmp(v->message, cases[i].message) != 0)
             fail_msg("%s: %s", cases[i].code, v != NULL ? v->message : "(accepted)");
     }

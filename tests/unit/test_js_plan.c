@@ -116,6 +116,65 @@ static sluice_status counting_api(
     return SLUICE_OK;
 }
 
+/* The path parts of every call, "|"-joined, one call per line ("-" for a computed path). */
+static char seen_parts[512];
+
+static sluice_status parts_api(
+    void *ctx, sluice_arena *arena, const sluice_js_call *call, json_t **result, sluice_error *err)
+{
+    (void)ctx;
+    (void)arena;
+    (void)err;
+    size_t n = strlen(seen_parts);
+    if (call->path_part_count == 0)
+        n += (size_t)snprintf(seen_parts + n, sizeof seen_parts - n, "-");
+    for (size_t i = 0; i < call->path_part_count; i++)
+        n += (size_t)snprintf(seen_parts + n, sizeof seen_parts - n, "%s%s", i > 0 ? "|" : "",
+                              call->path_parts[i]);
+    snprintf(seen_parts + n, sizeof seen_parts - n, "\n");
+    *result = json_pack("{s:s}", "id", "u1/x");
+    return SLUICE_OK;
+}
+
+/* An api call's path reaches the host as written, part by part, so the host can fill each
+ * ${...} value into its own parameter (exec/openapi_match.h): templates, literals folded with
+ * +, nested calls in a hole; a path not written so (a variable, a call through another
+ * function) arrives with no parts, and the OpenAPI host refuses it. */
+static void test_js_api_path_reaches_the_host_part_by_part(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *code, *parts;
+    } cases[] = {
+        { "return await api.get(`/users/${args.id}/orders`)", "/users/|u1/x|/orders\n" },
+        { "return await api.get('/users/u1')", "/users/u1\n" },
+        { "return await api.get('/users/' + `${1 + 1}` + '/x')", "/users/|2|/x\n" },
+        { "return await api.get(`/a/${(await api.get('/b')).id}/c/${[1, 2]}`)",
+          "/b\n/a/|u1/x|/c/|1,2|\n" },
+        { "const p = '/users/u1'; return await api.get(p)", "-\n" },
+        { "return await api.get(`/u/${args.id}` + args.id)", "-\n" },
+        { "return await ['/users/u1'].map(p => api.get(p))[0]", "-\n" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        sluice_js_program prog;
+        sluice_error err = { 0 };
+        sluice_js_run_result r;
+        assert_int_equal(sluice_js_parse(a, cases[i].code, strlen(cases[i].code), &prog, &err),
+                         SLUICE_OK);
+        json_t *args = json_pack("{s:s}", "id", "u1/x");
+        sluice_js_run_options o = { .limits = { .max_api_calls = 5 }, .args = args };
+        o.host.call = parts_api;
+        o.host.has_api = true;
+        seen_parts[0] = '\0';
+        sluice_status st = sluice_js_run(a, &prog, &o, &r, &err);
+        json_decref(args);
+        if (st != SLUICE_OK || strcmp(seen_parts, cases[i].parts) != 0)
+            fail_msg("%s\n  -> %s (%s)", cases[i].code, seen_parts, err.message);
+        sluice_arena_free(a);
+    }
+}
+
 /* Runs code; returns the status, with *r filled. */
 static sluice_status run(sluice_arena *a,
                          const char *code,
@@ -198,6 +257,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_js_seed_plan_bound_is_eleven),
+        cmocka_unit_test(test_js_api_path_reaches_the_host_part_by_part),
         cmocka_unit_test(test_js_hash_ignores_layout_not_literals),
         cmocka_unit_test(test_js_refusals_name_construct_and_line),
         cmocka_unit_test(test_js_every_limit_stops_the_plan_and_is_named),

@@ -159,6 +159,15 @@ static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts 
 /* Every leak class of the issue's corpus: the canary never reaches the result, the error text
  * or the logs, in strip mode (the run answers) and in refuse mode (the run may be refused). */
 static const char *const leak_plans[] = {
+    /* the language of issue 25's coverage item: each built-in carries its inputs' labels */
+    USERS "return [Math.hypot(us[0].salary), Math.cbrt(us[0].salary), Math.fround(us[0].salary)]",
+    USERS "return [us[0].salary.toString(36), us[0].salary.toString(2)]",
+    USERS "return [us[0].salary.toPrecision(6), us[0].salary.toExponential(3)]",
+    USERS "return us.map(u => u.ssn.normalize('NFKD'))",
+    USERS "return ['NFC'].map(f => (us[0].ssn + '\\u0301').normalize(f))",
+    USERS "const [, s] = [0, us[0].ssn]; return s",
+    USERS "let s; [, , s] = ['a', 'b', us[0].ssn]; return s",
+    USERS "const o = []; L: for (const c of us[0].ssn) { o.push(c); continue L; } return o",
     USERS "return us.map(u => ({ id: u.id, tax: u.ssn }))",
     USERS "return us.map(u => ({ [u.ssn]: 1 }))",
     USERS "return us.map(u => Object.values(u))",
@@ -194,10 +203,29 @@ static const char *const leak_plans[] = {
     USERS "await api.post('/notes', { text: us[0].ssn }); return 1",
     USERS "let s = ''; for (const c of us[0].ssn) s = c + s; return s",
     USERS "let s = ''; for (let i = 0; i < us[0].ssn.length; i++) s += us[0].ssn[i]; return s",
+    /* an array argument converted to a number or text reads its elements */
+    USERS "return Math.max([us[0].salary])",
+    USERS "return Number([us[0].salary])",
+    USERS "return parseInt([us[0].ssn])",
+    USERS "return Number(Object.values({ v: us[0].salary }))",
+    USERS "return String.fromCharCode([us[0].salary % 256])",
 };
 
 /* Implicit flow: one bit per user, or a count, decided by a blocked field. */
 static const char *const bit_plans[] = {
+    USERS "return Object.is(us[0].salary, 173519)",
+    USERS "return Math.sign(us[0].salary - 100000)",
+    USERS "return us[0].ssn.localeCompare('5')",
+    USERS "return '5'.localeCompare([us[0].ssn])",
+    USERS "return '123-45-6789'.includes([us[0].ssn])",
+    USERS "return 'abc'.indexOf([us[0].ssn])",
+    USERS "return [1, 2, 3].slice([us[0].salary > 100000 ? 1 : 0])",
+    USERS "return (1.5).toFixed([us[0].salary > 100000 ? 1 : 0])",
+    USERS "return us.map(u => u.name).sort((x, y) => us[0].ssn.localeCompare(x))",
+    USERS "try { return 'a'.normalize(us[0].ssn) } catch (e) { return 1 }",
+    USERS "let n = 0; L: for (const u of us) { if (u.salary > 100000) break L; n++; } return n",
+    USERS
+    "return (us[0].salary > 1 ? new RangeError('r') : new TypeError('t')) instanceof TypeError",
     USERS "return us.map(u => u.salary > 100000)",
     USERS "return us.map(u => u.salary > 100000 ? 1 : 0)",
     USERS "return us.filter(u => u.salary > 100000).length",

@@ -145,6 +145,150 @@ static void test_openapi_real_spec_shapes_load(void **state)
     sluice_arena_free(a);
 }
 
+/* A path written as one string literal (no ${...} holes). */
+static sluice_status match_literal(sluice_arena *a,
+                                   const sluice_openapi_spec *s,
+                                   const char *method,
+                                   const char *path,
+                                   const sluice_openapi_op **op,
+                                   const char **url,
+                                   sluice_error *err)
+{
+    const char *parts[] = { path };
+    return sluice_openapi_match_call(a, s, method, path, parts, 1, op, url, err);
+}
+
+/* A path written `${prefix}${value}${suffix}`-style: literal, one hole's value, literal. */
+static sluice_status match_hole(sluice_arena *a,
+                                const sluice_openapi_spec *s,
+                                const char *method,
+                                const char *before,
+                                const char *value,
+                                const char *after,
+                                const char **op_id,
+                                const char **url)
+{
+    const char *parts[] = { before, value, after };
+    const char *path = sluice_arena_printf(a, "%s%s%s", before, value, after);
+    const sluice_openapi_op *op = NULL;
+    sluice_error err = { 0 };
+    *op_id = NULL;
+    *url = NULL;
+    sluice_status st = sluice_openapi_match_call(a, s, method, path, parts, 3, &op, url, &err);
+    if (st == SLUICE_OK)
+        *op_id = op->id;
+    else if (strlen(value) >= 4 && strstr(err.message, value) != NULL)
+        fail_msg("the refusal quotes the value '%s': %s", value, err.message);
+    return st;
+}
+
+static const char site_spec[] =
+    "openapi: 3.1.0\n"
+    "info: { title: t, version: '1' }\n"
+    "paths:\n"
+    "  /users/{id}:\n"
+    "    get: { operationId: getUser, responses: { '200': { description: x } } }\n"
+    "    delete: { operationId: deleteUser, responses: { '204': { description: x } } }\n"
+    "  /users/{id}/orders:\n"
+    "    get: { operationId: listOrders, responses: { '200': { description: x } } }\n"
+    "  /users/{id}/orders/{oid}:\n"
+    "    delete: { operationId: deleteOrder, responses: { '204': { description: x } } }\n"
+    "  /users/me:\n"
+    "    get: { operationId: getMe, responses: { '200': { description: x } } }\n"
+    "  /files/{path}:\n"
+    "    parameters: [ { name: path, in: path, required: true, x-multi-segment: true, "
+    "schema: { type: string } } ]\n"
+    "    get: { operationId: getFile, responses: { '200': { description: x } } }\n"
+    "  /files/{path}/meta:\n"
+    "    parameters: [ { name: path, in: path, required: true, x-multi-segment: true, "
+    "schema: { type: string } } ]\n"
+    "    get: { operationId: getFileMeta, responses: { '200': { description: x } } }\n";
+
+/* Validate approves a call site's operation from its template (`/users/${id}` is getUser); the
+ * run must call that operation and no other, whatever the ${...} value holds: a '/' (raw or in
+ * any encoding), '..', '?', '#' never moves the call to another operation (approved or not) nor
+ * to another path, and a refusal never quotes the value (it may carry a blocked field). */
+static void test_openapi_call_matches_its_call_sites_template(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_openapi_spec s = load(a, site_spec, NULL);
+    const char *id, *url;
+    assert_int_equal(match_hole(a, &s, "GET", "/users/", "u1", "", &id, &url), SLUICE_OK);
+    assert_string_equal(id, "getUser");
+    assert_string_equal(url, "/users/u1");
+    /* before: "/users/u1/orders" was re-matched as listOrders, an approved operation */
+    static const char *const escapes[] = {
+        "u1/orders",
+        "u1/orders/",
+        "/orders",
+        "u1/./orders",
+        "u1/../u2/orders",
+        "..",
+        ".",
+        "%2e%2e",
+        "u1%2Forders",
+        "u1%2forders",
+        "u1%252Forders",
+        "u1?x=1",
+        "u1#frag",
+        "u1\\orders",
+        "u1\x01",
+        "u1\torders",
+        "",
+        "u1/orders/o9",
+        "%2F",
+        "%5c",
+    };
+    for (size_t i = 0; i < sizeof escapes / sizeof escapes[0]; i++) {
+        if (match_hole(a, &s, "GET", "/users/", escapes[i], "", &id, &url) == SLUICE_OK)
+            fail_msg("GET /users/${'%s'} reached %s at %s", escapes[i], id, url);
+        if (match_hole(a, &s, "DELETE", "/users/", escapes[i], "", &id, &url) == SLUICE_OK)
+            fail_msg("DELETE /users/${'%s'} reached %s at %s", escapes[i], id, url);
+    }
+    /* a value that spells another operation's literal would be routed there upstream */
+    assert_int_equal(match_hole(a, &s, "GET", "/users/", "me", "", &id, &url), SLUICE_E_DENIED);
+    assert_int_equal(match_hole(a, &s, "DELETE", "/users/", "me", "", &id, &url), SLUICE_OK);
+    assert_string_equal(id, "deleteUser");
+    /* unicode and reserved characters that stay in one segment are encoded, never decoded */
+    assert_int_equal(match_hole(a, &s, "GET", "/users/", "a b;c=d&e+f\xc3\xa9", "", &id, &url),
+                     SLUICE_OK);
+    assert_string_equal(url, "/users/a%20b%3Bc%3Dd%26e%2Bf%C3%A9");
+    /* a hole inside a segment: the segment is the parameter's, whole */
+    assert_int_equal(match_hole(a, &s, "GET", "/users/u", "1/orders", "", &id, &url),
+                     SLUICE_E_DENIED);
+    assert_int_equal(match_hole(a, &s, "GET", "/users/", "u1", "/orders", &id, &url), SLUICE_OK);
+    assert_string_equal(id, "listOrders");
+    assert_int_equal(match_hole(a, &s, "GET", "/users/", "u1/orders/o1", "/orders", &id, &url),
+                     SLUICE_E_DENIED);
+    /* a spanning parameter takes segments, each under the rules, and only its own */
+    assert_int_equal(match_hole(a, &s, "GET", "/files/", "docs/a.md", "", &id, &url), SLUICE_OK);
+    assert_string_equal(id, "getFile");
+    assert_string_equal(url, "/files/docs/a.md");
+    assert_int_equal(match_hole(a, &s, "GET", "/files/", "docs/a.md", "/meta", &id, &url),
+                     SLUICE_OK);
+    assert_string_equal(id, "getFileMeta");
+    /* a spanning value ending in another operation's suffix is that operation upstream */
+    assert_int_equal(match_hole(a, &s, "GET", "/files/", "docs/a.md/meta", "", &id, &url),
+                     SLUICE_E_DENIED);
+    static const char *const spanning_bad[] = { "docs/../../etc", "docs//a", "docs/%2e%2e/a",
+                                                "docs/a?b",       "/docs",   "docs/" };
+    for (size_t i = 0; i < sizeof spanning_bad / sizeof spanning_bad[0]; i++)
+        if (match_hole(a, &s, "GET", "/files/", spanning_bad[i], "", &id, &url) == SLUICE_OK)
+            fail_msg("GET /files/${'%s'} reached %s at %s", spanning_bad[i], id, url);
+    /* the parts must be what was sent; a computed path (no parts) is refused */
+    const sluice_openapi_op *op;
+    sluice_error err = { 0 };
+    const char *parts[] = { "/users/", "u1", "" };
+    assert_int_equal(
+        sluice_openapi_match_call(a, &s, "GET", "/users/u1/orders", parts, 3, &op, &url, &err),
+        SLUICE_E_DENIED);
+    assert_int_equal(sluice_openapi_match_call(a, &s, "GET", "/users/u1", NULL, 0, &op, &url, &err),
+                     SLUICE_E_DENIED);
+    assert_non_null(strstr(err.message, "computed"));
+    sluice_arena_free(a);
+}
+
 static void test_openapi_path_rules_and_rematch(void **state)
 {
     (void)state;
@@ -159,8 +303,7 @@ static void test_openapi_path_rules_and_rematch(void **state)
     const sluice_openapi_op *op;
     const char *url;
     sluice_error err = { 0 };
-    assert_int_equal(sluice_openapi_match_call(a, &s, "GET", "/users/a b", &op, &url, &err),
-                     SLUICE_OK);
+    assert_int_equal(match_literal(a, &s, "GET", "/users/a b", &op, &url, &err), SLUICE_OK);
     assert_string_equal(url, "/users/a%20b");
     static const char *const bad[] = {
         "/users/..",  "/users/a..b", "/users/%2e%2e", "/users/%252f", "/users/a?b",
@@ -168,7 +311,7 @@ static void test_openapi_path_rules_and_rematch(void **state)
         "users/1",    "/users/1/",   "/admin"
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-        if (sluice_openapi_match_call(a, &s, "GET", bad[i], &op, &url, &err) != SLUICE_E_DENIED)
+        if (match_literal(a, &s, "GET", bad[i], &op, &url, &err) != SLUICE_E_DENIED)
             fail_msg("'%s' was accepted as %s", bad[i], url);
     sluice_arena_free(a);
 }
@@ -302,6 +445,7 @@ int main(void)
         cmocka_unit_test(test_openapi_refs_cyclic_remote_and_bad_yaml_refused),
         cmocka_unit_test(test_openapi_real_spec_shapes_load),
         cmocka_unit_test(test_openapi_path_rules_and_rematch),
+        cmocka_unit_test(test_openapi_call_matches_its_call_sites_template),
         cmocka_unit_test(test_openapi_body_and_query_schema_checks),
         cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),
         cmocka_unit_test(test_openapi_declaration_is_compact_and_filtered),

@@ -124,7 +124,24 @@ static const char *run_op(fixture *fx, const char *path, const char **url, sluic
 {
     const sluice_openapi_op *op = NULL;
     *url = NULL;
-    return sluice_openapi_match_call(fx->arena, &fx->spec, "GET", path, &op, url, err) == SLUICE_OK
+    const char *parts[] = { path };
+    return sluice_openapi_match_call(fx->arena, &fx->spec, "GET", path, parts, 1, &op, url, err) ==
+                   SLUICE_OK
+               ? op->id
+               : NULL;
+}
+
+/* The run's operation for a call site `before${value}after`. */
+static const char *
+run_site(fixture *fx, const char *before, const char *value, const char *after, const char **url)
+{
+    const sluice_openapi_op *op = NULL;
+    sluice_error err = { 0 };
+    const char *parts[] = { before, value, after };
+    const char *path = sluice_arena_printf(fx->arena, "%s%s%s", before, value, after);
+    *url = NULL;
+    return sluice_openapi_match_call(fx->arena, &fx->spec, "GET", path, parts, 3, &op, url, &err) ==
+                   SLUICE_OK
                ? op->id
                : NULL;
 }
@@ -164,6 +181,23 @@ static void test_spanning_path_parameter_agrees_on_both_sides(void **state)
     assert_string_equal(run_op(fx, "/repos/o/r/branches/feature/x", &url, &err),
                         "repos/get-branch");
     assert_string_equal(url, "/repos/o/r/branches/feature/x");
+    /* a hole's value stays in the operation validate approved at its call site: a branch
+     * named "main/protection" would be get-branch-protection upstream, a repo "r/issues" the
+     * issue list; a file under contents/ may hold '/' */
+    assert_string_equal(validated_op(fx, "return await api.get(`/repos/o/r/branches/${args.b}`)"),
+                        "repos/get-branch");
+    assert_string_equal(run_site(fx, "/repos/o/r/branches/", "feature/x", "", &url),
+                        "repos/get-branch");
+    assert_null(run_site(fx, "/repos/o/r/branches/", "main/protection", "", &url));
+    assert_string_equal(run_site(fx, "/repos/o/r/branches/", "main", "/protection", &url),
+                        "repos/get-branch-protection");
+    assert_string_equal(validated_op(fx, "return await api.get(`/repos/o/${args.r}/issues`)"),
+                        "issues/list-for-repo");
+    assert_string_equal(run_site(fx, "/repos/o/", "r", "/issues", &url), "issues/list-for-repo");
+    assert_null(run_site(fx, "/repos/o/", "r/contents/x", "/issues", &url));
+    assert_null(run_site(fx, "/repos/o/", "r%2Fcontents", "/issues", &url));
+    assert_string_equal(run_site(fx, "/repos/o/r/contents/", "docs/README.md", "", &url),
+                        "repos/get-content");
     /* a parameter that does not span takes no '/' */
     assert_null(run_op(fx, "/repos/o/r/x/issues", &url, &err));
     assert_null(validated_op(fx, "return await api.get(\"/repos/o/r/x/issues\")"));

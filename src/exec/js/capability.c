@@ -169,6 +169,11 @@ static void decref_args(void *p)
 static jcomp capability_call(
     interp *in, const char *object, const char *method, const jv *args, size_t argc, jv *out)
 {
+    /* taken here so no later call inherits them (one made other than by a call expression) */
+    const char *const *parts = in->site_parts;
+    size_t part_count = in->site_part_count;
+    in->site_parts = NULL;
+    in->site_part_count = 0;
     int64_t max = in->opts.limits.max_api_calls;
     if (max > 0 && (int64_t)in->calls >= max)
         return sluice_jsi_fatal(
@@ -209,7 +214,9 @@ static jcomp capability_call(
                                 .args = jargs,
                                 .index = in->calls,
                                 .line = in->line,
-                                .passing = passing };
+                                .passing = passing,
+                                .path_parts = parts,
+                                .path_part_count = part_count };
     in->calls++; /* counted before the call: failures, retries and refusals count too */
     /* on failure the cleanup has already run (arena.h): jargs is released, not ours to free */
     if (sluice_arena_cleanup_add(in->arena, decref_args, p) != SLUICE_OK)
@@ -240,6 +247,11 @@ static const char *const api_verbs[] = { "get", "post", "put", "patch", "delete"
 static jcomp api_verb(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     return capability_call(in, "api", api_verbs[(size_t)self.u.n], args, argc, out);
+}
+
+bool sluice_jsi_is_api_verb(jv fn)
+{
+    return fn.t == JV_FUNC && fn.u.f->native == api_verb;
 }
 
 static jcomp mcp_call(interp *in, jv self, const jv *args, size_t argc, jv *out)

@@ -436,3 +436,8 @@ const char *sluice_jsi_coll_tag(const jobj *o)
         return o->iter->of_set ? "[object Set Iterator]" : "[object Map Iterator]";
     return o->coll->is_set ? "[object Set]" : "[object Map]";
 }
+
+bool sluice_jsi_coll_is_set(const jobj *o)
+{
+    return o->coll->is_set;
+}

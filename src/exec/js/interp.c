@@ -449,12 +449,38 @@ static bool changes_shape(const jfunc *f)
 }
 
 /* A built-in whose result holds its inputs' whole content where no label can follow it: as
- * text (JSON.stringify, join, String(), concat, toString) or as object keys (fromEntries). */
+ * text (JSON.stringify, join, String(), concat, toString) or as object keys (fromEntries), or
+ * is decided by an argument's text (normalize's form, localeCompare's other string: an array
+ * argument reads as its elements joined). */
 static bool stringifies(const jfunc *f)
 {
-    static const char *const names[] = { "stringify", "join",     "String",
-                                         "concat",    "toString", "fromEntries" };
+    static const char *const names[] = { "stringify", "join",        "String",        "concat",
+                                         "toString",  "fromEntries", "localeCompare", "normalize" };
     for (size_t i = 0; f->name != NULL && i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(f->name, names[i]) == 0)
+            return true;
+    return false;
+}
+
+/* A built-in that takes an array or object argument only as a reference: it stores it, calls
+ * it, or settles with it, so the labels of what it holds travel with it. Any other built-in may
+ * convert an argument to text or a number, and that reads an array's elements (Math.max([x]),
+ * Number([x]), a string method's [x] argument), so there an argument counts by its content. A
+ * string's methods convert every argument. */
+static bool takes_references(const jfunc *f)
+{
+    static const char *const names[] = {
+        "push",        "unshift",    "splice", "map",   "filter",    "forEach",  "reduce",
+        "reduceRight", "some",       "every",  "find",  "findIndex", "findLast", "findLastIndex",
+        "flatMap",     "sort",       "then",   "catch", "finally",   "resolve",  "reject",
+        "all",         "allSettled", "race",   "any",   "keys",      "values",   "entries",
+        "assign",      "freeze",     "from",   "of",    "set",       "add",      "get",
+        "has",         "delete",     "post",   "put",   "patch",     "call",     "isArray",
+        "log",         "info",       "warn",   "error", "debug"
+    };
+    if (f->self.t == JV_STR || f->name == NULL)
+        return false;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (strcmp(f->name, names[i]) == 0)
             return true;
     return false;
@@ -470,8 +496,10 @@ static jcomp call_native_tainted(interp *in, jv fn, const jv *args, size_t argc,
     bool whole = stringifies(f);
     jtaint t = jt_join(fn.taint,
                        whole ? sluice_jsi_taint_deep(in, f->self) : sluice_jsi_taint_of(f->self));
+    bool by_content = whole || !takes_references(f);
     for (size_t i = 0; i < argc; i++)
-        t = jt_join(t, whole ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
+        t = jt_join(t,
+                    by_content ? sluice_jsi_taint_deep(in, args[i]) : sluice_jsi_taint_of(args[i]));
     jtaint saved = in->callback_taint;
     in->callback_taint = 0;
     in->lookup = false;
@@ -521,7 +549,19 @@ jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, j
 }
 
 /* Evaluates call arguments (spreads expanded) into a fresh array. */
-static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc)
+/* An api call's path as it is evaluated, part by part (sluice_js_call.path_parts): literal
+ * text at even indexes, hole values at odd ones; count is always odd. */
+typedef struct path_acc {
+    const char **parts; /* sized by path_holes: 2 * holes + 1 */
+    size_t count;
+} path_acc;
+
+static size_t path_holes(const sluice_js_node *n);
+static jcomp eval_path(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc);
+
+/* path: NULL, or where the first argument (an api call's path) is captured part by part. */
+static jcomp
+eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *argc, path_acc *path)
 {
     jarr *a = sluice_jsi_arr_new(in, call->n);
     if (a == NULL)
@@ -529,7 +569,9 @@ static jcomp eval_args(interp *in, env *e, const sluice_js_node *call, jv **args
     for (size_t i = 0; i < call->n; i++) {
         const sluice_js_node *arg = call->list[i];
         jv v;
-        jcomp rc = eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
+        jcomp rc = i == 0 && path != NULL
+                       ? eval_path(in, e, arg, &v, path)
+                       : eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         if (arg->kind == SLUICE_JS_SPREAD) {
@@ -584,11 +626,24 @@ static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
         return SLUICE_JSI_SHORT;
     jv *args;
     size_t argc;
-    if ((rc = eval_args(in, e, n, &args, &argc)) != SLUICE_JSI_NORMAL)
+    /* an api call's path is captured as written, so the host matches it to the template
+     * validate approved here and each ${...} value fills only its own parameter */
+    path_acc path = { 0 };
+    size_t holes = sluice_jsi_is_api_verb(fn) && n->n > 0 ? path_holes(n->list[0]) : SIZE_MAX;
+    if (holes != SIZE_MAX) {
+        path.parts = sluice_jsi_alloc(in, (2 * holes + 1) * sizeof *path.parts);
+        if (path.parts == NULL)
+            return SLUICE_JSI_FATAL;
+        path.parts[path.count++] = "";
+    }
+    if ((rc = eval_args(in, e, n, &args, &argc, path.parts != NULL ? &path : NULL)) !=
+        SLUICE_JSI_NORMAL)
         return rc;
     if (fn.t != JV_FUNC)
         return callee_name_error(in, callee);
     uint32_t line = in->line;
+    in->site_parts = path.parts;
+    in->site_part_count = path.count;
     rc = sluice_jsi_call(in, fn, self, args, argc, out);
     in->line = line;
     return rc;
@@ -670,6 +725,8 @@ static jcomp bind_array_pattern(interp *in, env *e, const sluice_js_node *pat, j
     }
     for (size_t i = 0; i < pat->n; i++) {
         const sluice_js_node *el = pat->list[i];
+        if (el == NULL) /* a hole: the element is skipped */
+            continue;
         if (el->kind == SLUICE_JS_REST)
             return bind_array_rest(in, e, el, v, i, kind);
         jv item;
@@ -962,6 +1019,8 @@ static jcomp binary(interp *in, sluice_js_op op, jv a, jv b, jv *out)
         return SLUICE_JSI_NORMAL;
     case SLUICE_JS_OP_IN:
         return in_operator(in, a, b, out);
+    case SLUICE_JS_OP_INSTANCEOF:
+        return sluice_jsi_instance_of(in, a, b, out);
     default:
         return sluice_jsi_throw(in, "SyntaxError", "unknown operator");
     }
@@ -978,7 +1037,9 @@ static jcomp binary_t(interp *in, sluice_js_op op, jv a, jv b, jv *out)
     if (!in->tainting || rc != SLUICE_JSI_NORMAL)
         return rc;
     jtaint t = sluice_jsi_taint_binary(in, op, a, b);
-    if (t == 0 && op != SLUICE_JS_OP_SEQ && op != SLUICE_JS_OP_SNE && op != SLUICE_JS_OP_IN)
+    /* instanceof reads only its operands' kinds: their own labels, not their contents' */
+    if (t == 0 && op != SLUICE_JS_OP_SEQ && op != SLUICE_JS_OP_SNE && op != SLUICE_JS_OP_IN &&
+        op != SLUICE_JS_OP_INSTANCEOF)
         t = jt_join(a.t == JV_ARR || a.t == JV_OBJ ? sluice_jsi_taint_deep(in, a) : 0,
                     b.t == JV_ARR || b.t == JV_OBJ ? sluice_jsi_taint_deep(in, b) : 0);
     if (t == 0 && op == SLUICE_JS_OP_IN)
@@ -1003,12 +1064,51 @@ static jcomp eval_ident(interp *in, env *e, const sluice_js_node *n, jv *out)
     return SLUICE_JSI_NORMAL;
 }
 
-static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
+/* The ${...} holes of a path written as string and template literals joined by +, as the
+ * front end folds it (lang/js analyze.c); SIZE_MAX when any part is computed. */
+static size_t path_holes(const sluice_js_node *n)
 {
-    jv acc = jv_str(n->list[0]->str);
+    if (n->kind == SLUICE_JS_STR)
+        return 0;
+    if (n->kind == SLUICE_JS_TEMPLATE)
+        return n->n / 2;
+    if (n->kind != SLUICE_JS_BINARY || n->op != SLUICE_JS_OP_ADD)
+        return SIZE_MAX;
+    size_t l = path_holes(n->a), r = path_holes(n->b);
+    return l == SIZE_MAX || r == SIZE_MAX ? SIZE_MAX : l + r;
+}
+
+static jcomp path_literal(interp *in, path_acc *acc, const sluice_js_str *s)
+{
+    const char *u = sluice_js_str_utf8(in->arena, s);
+    const char *joined =
+        u != NULL ? sluice_arena_printf(in->arena, "%s%s", acc->parts[acc->count - 1], u) : NULL;
+    if (joined == NULL)
+        return sluice_jsi_nomem(in);
+    acc->parts[acc->count - 1] = joined;
+    return SLUICE_JSI_NORMAL;
+}
+
+static jcomp path_hole(interp *in, path_acc *acc, jv v)
+{
+    const char *u = sluice_js_str_utf8(in->arena, v.u.s);
+    if (u == NULL)
+        return sluice_jsi_nomem(in);
+    acc->parts[acc->count++] = u;
+    acc->parts[acc->count++] = "";
+    return SLUICE_JSI_NORMAL;
+}
+
+/* acc: NULL, or an api call's path being captured part by part. */
+static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc)
+{
+    jv acc_v = jv_str(n->list[0]->str);
+    jcomp rc;
+    if (acc != NULL && (rc = path_literal(in, acc, n->list[0]->str)) != SLUICE_JSI_NORMAL)
+        return rc;
     for (size_t i = 1; i + 1 < n->n; i += 2) {
         jv v;
-        jcomp rc = eval(in, e, n->list[i], &v);
+        rc = eval(in, e, n->list[i], &v);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         jv orig = v;
@@ -1021,14 +1121,38 @@ static jcomp eval_template(interp *in, env *e, const sluice_js_node *n, jv *out)
         }
         if (in->tainting && v.t == JV_STR && v.taint == 0)
             v.taint = sluice_jsi_taint_deep(in, orig);
-        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, v, &acc)) != SLUICE_JSI_NORMAL)
+        if (acc != NULL && ((rc = path_hole(in, acc, v)) != SLUICE_JSI_NORMAL ||
+                            (rc = path_literal(in, acc, n->list[i + 1]->str)) != SLUICE_JSI_NORMAL))
             return rc;
-        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc, jv_str(n->list[i + 1]->str), &acc)) !=
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc_v, v, &acc_v)) != SLUICE_JSI_NORMAL)
+            return rc;
+        if ((rc = binary_t(in, SLUICE_JS_OP_ADD, acc_v, jv_str(n->list[i + 1]->str), &acc_v)) !=
             SLUICE_JSI_NORMAL)
             return rc;
     }
-    *out = acc;
+    *out = acc_v;
     return SLUICE_JSI_NORMAL;
+}
+
+/* Evaluates an api call's path n (path_holes(n) != SIZE_MAX) as eval would, capturing its
+ * parts into acc. */
+static jcomp eval_path(interp *in, env *e, const sluice_js_node *n, jv *out, path_acc *acc)
+{
+    jcomp rc = sluice_jsi_step(in);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    in->line = n->line;
+    if (n->kind == SLUICE_JS_STR) {
+        *out = jv_str(n->str);
+        return path_literal(in, acc, n->str);
+    }
+    if (n->kind == SLUICE_JS_TEMPLATE)
+        return eval_template(in, e, n, out, acc);
+    jv l, r;
+    if ((rc = eval_path(in, e, n->a, &l, acc)) != SLUICE_JSI_NORMAL ||
+        (rc = eval_path(in, e, n->b, &r, acc)) != SLUICE_JSI_NORMAL)
+        return rc;
+    return binary_t(in, SLUICE_JS_OP_ADD, l, r, out);
 }
 
 static jcomp spread_into_array_raw(interp *in, jarr *a, jv v);
@@ -1357,7 +1481,7 @@ static jcomp eval_new(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv *args;
     size_t argc;
-    jcomp rc = eval_args(in, e, n, &args, &argc);
+    jcomp rc = eval_args(in, e, n, &args, &argc, NULL);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
     rc = construct(in, e, n, args, argc, out);
@@ -1493,7 +1617,7 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
     case SLUICE_JS_NULL:
         return eval_literal(n, out);
     case SLUICE_JS_TEMPLATE:
-        return eval_template(in, e, n, out);
+        return eval_template(in, e, n, out, NULL);
     case SLUICE_JS_IDENT:
         return eval_ident(in, e, n, out);
     case SLUICE_JS_ARRAY:
@@ -1600,22 +1724,34 @@ static jcomp exec_var(interp *in, env *e, const sluice_js_node *n)
     return SLUICE_JSI_NORMAL;
 }
 
-/* A loop body's completion: break/continue consumed, the rest passed on. */
-static jcomp loop_result(jcomp rc, bool *stop)
+/* Whether a break/continue under way is this statement's: unlabelled, or naming one of its
+ * labels (labels: the outermost SLUICE_JS_LABELED around it, or NULL). */
+static bool jump_is_ours(interp *in, const sluice_js_node *labels)
+{
+    if (in->jump_label == NULL)
+        return true;
+    for (const sluice_js_node *l = labels; l != NULL && l->kind == SLUICE_JS_LABELED; l = l->a)
+        if (sluice_js_str_eq(l->str, in->jump_label)) {
+            in->jump_label = NULL;
+            return true;
+        }
+    return false;
+}
+
+/* A loop body's completion: its own break/continue consumed, the rest passed on. */
+static jcomp loop_result(interp *in, jcomp rc, const sluice_js_node *labels, bool *stop)
 {
     *stop = false;
-    if (rc == SLUICE_JSI_BREAK) {
-        *stop = true;
+    if ((rc == SLUICE_JSI_BREAK || rc == SLUICE_JSI_CONTINUE) && jump_is_ours(in, labels)) {
+        *stop = rc == SLUICE_JSI_BREAK;
         return SLUICE_JSI_NORMAL;
     }
-    if (rc == SLUICE_JSI_CONTINUE)
-        return SLUICE_JSI_NORMAL;
     if (rc != SLUICE_JSI_NORMAL)
         *stop = true;
     return rc;
 }
 
-static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     env *scope = env_new(in, e);
     if (scope == NULL)
@@ -1652,7 +1788,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
             c->v = b->v;
         }
         bool stop;
-        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, iter, n->d), labels, &stop);
         for (binding *b = scope->first; b != NULL; b = b->next)
             b->v = env_own(iter, b->name)->v;
         if (stop)
@@ -1662,7 +1798,7 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n)
     }
 }
 
-static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     jv coll;
     jcomp rc = eval(in, e, n->b, &coll);
@@ -1720,14 +1856,14 @@ static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n)
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
-        rc = loop_result(exec_stmt(in, iter, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, iter, n->d), labels, &stop);
         if (stop)
             return rc;
     }
     return SLUICE_JSI_NORMAL;
 }
 
-static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
+static jcomp exec_while(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
     int first = n->kind == SLUICE_JS_DO_WHILE;
     for (;;) {
@@ -1743,7 +1879,7 @@ static jcomp exec_while(interp *in, env *e, const sluice_js_node *n)
         if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
             return rc;
         bool stop;
-        rc = loop_result(exec_stmt(in, e, n->d), &stop);
+        rc = loop_result(in, exec_stmt(in, e, n->d), labels, &stop);
         if (stop)
             return rc;
     }
@@ -1803,12 +1939,38 @@ static jcomp exec_switch(interp *in, env *e, const sluice_js_node *n)
             start = i;
     for (size_t i = start; i < n->n; i++) {
         rc = exec_list(in, scope, n->list[i]->list, n->list[i]->n);
-        if (rc == SLUICE_JSI_BREAK)
+        if (rc == SLUICE_JSI_BREAK && in->jump_label == NULL)
             return SLUICE_JSI_NORMAL;
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
     }
     return SLUICE_JSI_NORMAL;
+}
+
+static jcomp exec_loop(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
+{
+    if (n->kind == SLUICE_JS_FOR)
+        return exec_for(in, e, n, labels);
+    if (n->kind == SLUICE_JS_FOR_OF || n->kind == SLUICE_JS_FOR_IN)
+        return exec_for_of(in, e, n, labels);
+    return exec_while(in, e, n, labels);
+}
+
+/* label: statement. A loop gets its labels (continue label continues it); any other statement
+ * ends normally on a break naming one of them. */
+static jcomp exec_labeled(interp *in, env *e, const sluice_js_node *n)
+{
+    const sluice_js_node *body = n->a;
+    while (body->kind == SLUICE_JS_LABELED)
+        body = body->a;
+    bool loop = body->kind == SLUICE_JS_FOR || body->kind == SLUICE_JS_FOR_OF ||
+                body->kind == SLUICE_JS_FOR_IN || body->kind == SLUICE_JS_WHILE ||
+                body->kind == SLUICE_JS_DO_WHILE;
+    jcomp rc = loop ? exec_loop(in, e, body, n) : exec_stmt(in, e, body);
+    /* an unlabelled break belongs to the loop or switch around, not to a labelled block */
+    return rc == SLUICE_JSI_BREAK && in->jump_label != NULL && jump_is_ours(in, n)
+               ? SLUICE_JSI_NORMAL
+               : rc;
 }
 
 static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
@@ -1835,16 +1997,18 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
             return exec_stmt(in, e, n->b);
         return n->c != NULL ? exec_stmt(in, e, n->c) : SLUICE_JSI_NORMAL;
     case SLUICE_JS_FOR:
-        return exec_for(in, e, n);
     case SLUICE_JS_FOR_OF:
     case SLUICE_JS_FOR_IN:
-        return exec_for_of(in, e, n);
     case SLUICE_JS_WHILE:
     case SLUICE_JS_DO_WHILE:
-        return exec_while(in, e, n);
+        return exec_loop(in, e, n, NULL);
+    case SLUICE_JS_LABELED:
+        return exec_labeled(in, e, n);
     case SLUICE_JS_BREAK:
+        in->jump_label = n->str;
         return SLUICE_JSI_BREAK;
     case SLUICE_JS_CONTINUE:
+        in->jump_label = n->str;
         return SLUICE_JSI_CONTINUE;
     case SLUICE_JS_THROW:
         if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
@@ -1925,8 +2089,9 @@ sluice_status sluice_js_run(sluice_arena *arena,
         in.deadline_ns =
             sluice_clock_monotonic_ns(in.opts.clock) + opts->limits.timeout_ms * 1000000;
     out->logs = json_array();
-    if (out->logs != NULL)
-        sluice_arena_cleanup_add(arena, (void (*)(void *))json_decref, out->logs);
+    if (out->logs != NULL &&
+        sluice_arena_cleanup_add(arena, (void (*)(void *))json_decref, out->logs) != SLUICE_OK)
+        out->logs = NULL; /* already released by the failed registration (core/arena.h) */
     env *global = env_new(&in, NULL);
     env *top = global != NULL ? env_new(&in, global) : NULL;
     in.global = global;

@@ -42,6 +42,13 @@ typedef struct sluice_js_call {
      * one of them as passable, and never shows its arguments or the upstream's message (the
      * failed-call list, errors, the audit say "redacted"). */
     sluice_strlist passing;
+    /* An api call's path as the plan wrote it: literal text at even indexes, each ${...}
+     * hole's value (as a string) at odd ones, so the host matches the template validate
+     * approved at this call site and fills each value into its own parameter only
+     * (exec/openapi_match.h). count 0: the path was not written as string or template literals
+     * (or a + of them), and the host refuses it. */
+    const char *const *path_parts;
+    size_t path_part_count;
 } sluice_js_call;
 
 /* The host answers a call. SLUICE_OK with *result (a new reference) on success. A failure the

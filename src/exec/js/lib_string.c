@@ -1,6 +1,6 @@
 /*
  * lib_string.c — the plan language's String library: the methods of strings (indexOf, slice,
- * split, replace, padStart, ...), String() and String.fromCharCode.
+ * split, replace, padStart, normalize, localeCompare, ...), String() and String.fromCharCode.
  *
  * Owns: their semantics over UTF-16 code units, as JavaScript defines them.
  * Does not own: string storage and ToString (value.c).
@@ -12,6 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/ucol.h>
+#include <unicode/unorm2.h>
 
 /* A string position (indexOf, includes, startsWith, endsWith): clamped to [0, len]. */
 static size_t clamp_index(jv v, size_t len, size_t dflt)
@@ -407,12 +409,77 @@ static jcomp str_replace_all(interp *in, jv self, const jv *args, size_t argc, j
     return str_replace_impl(in, self, args, argc, out, 1);
 }
 
+/* An ICU failure: NOMEM as the arena's (fail closed), anything else an internal error. */
+static jcomp icu_failed(interp *in, UErrorCode err, const char *what)
+{
+    if (err == U_MEMORY_ALLOCATION_ERROR)
+        return sluice_jsi_nomem(in);
+    return sluice_jsi_fatal(in, SLUICE_E_INTERNAL, "js_internal", "%s failed in ICU: %s", what,
+                            u_errorName(err));
+}
+
+/* normalize(form): ICU's Unicode normalization on the UTF-16 units, as V8 does it (ICU too),
+ * with V8's RangeError for a form that is not one of the four. */
+static jcomp str_normalize(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    static const char *const forms[] = { "NFC", "NFD", "NFKC", "NFKD" };
+    size_t form = 0;
+    if (ARG(0).t != JV_UNDEF) {
+        const sluice_js_str *f = arg_str(in, args, argc, 0);
+        if (f == NULL)
+            return SLUICE_JSI_FATAL;
+        for (form = 0; form < 4; form++) {
+            size_t n = strlen(forms[form]), i = 0;
+            while (i < n && i < f->len && f->u[i] == (uint16_t)forms[form][i])
+                i++;
+            if (i == n && f->len == n)
+                break;
+        }
+        if (form == 4)
+            return sluice_jsi_throw(
+                in, "RangeError", "The normalization form should be one of NFC, NFD, NFKC, NFKD.");
+    }
+    UErrorCode err = U_ZERO_ERROR;
+    const UNormalizer2 *nf = form == 0   ? unorm2_getNFCInstance(&err)
+                             : form == 1 ? unorm2_getNFDInstance(&err)
+                             : form == 2 ? unorm2_getNFKCInstance(&err)
+                                         : unorm2_getNFKDInstance(&err);
+    const sluice_js_str *s = self.u.s;
+    if (U_FAILURE(err))
+        return icu_failed(in, err, "normalize");
+    /* ICU counts in int32_t: strings are at most SLUICE_LIMIT_JS_STRING_UNITS (value.c) */
+    int32_t n = unorm2_normalize(nf, s->u, (int32_t)s->len, NULL, 0, &err);
+    if (err != U_BUFFER_OVERFLOW_ERROR && U_FAILURE(err))
+        return icu_failed(in, err, "normalize");
+    uint16_t *u = sluice_jsi_alloc(in, ((size_t)n + 1) * 2);
+    if (u == NULL)
+        return SLUICE_JSI_FATAL;
+    err = U_ZERO_ERROR;
+    n = unorm2_normalize(nf, s->u, (int32_t)s->len, u, n + 1, &err);
+    if (U_FAILURE(err))
+        return icu_failed(in, err, "normalize");
+    return sluice_jsi_ret_units(in, u, (size_t)n, out);
+}
+
+/* localeCompare: the root collation (Node's default locale, en-US, has no tailoring of it) at
+ * V8's Intl.Collator defaults: tertiary strength, canonically equivalent strings equal
+ * (normalization on). Answers -1, 0 or 1, as V8. */
 static jcomp str_locale_compare(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
-    const sluice_js_str *o = arg_str(in, args, argc, 0);
+    const sluice_js_str *o = arg_str(in, args, argc, 0), *s = self.u.s;
     if (o == NULL)
         return SLUICE_JSI_FATAL;
-    *out = jv_num(sluice_jsi_str_cmp(self.u.s, o)); /* code-unit order: docs/js-plans.md */
+    UErrorCode err = U_ZERO_ERROR;
+    UCollator *c = ucol_open("", &err);
+    if (U_SUCCESS(err))
+        ucol_setAttribute(c, UCOL_NORMALIZATION_MODE, UCOL_ON, &err);
+    UCollationResult r = UCOL_EQUAL;
+    if (U_SUCCESS(err))
+        r = ucol_strcoll(c, s->u, (int32_t)s->len, o->u, (int32_t)o->len);
+    ucol_close(c);
+    if (U_FAILURE(err))
+        return icu_failed(in, err, "localeCompare");
+    *out = jv_num(r == UCOL_LESS ? -1 : r == UCOL_GREATER ? 1 : 0);
     return SLUICE_JSI_NORMAL;
 }
 
@@ -450,6 +517,7 @@ static const sluice_jsi_method string_methods[] = {
     { "replace", str_replace },
     { "replaceAll", str_replace_all },
     { "localeCompare", str_locale_compare },
+    { "normalize", str_normalize },
     { "toString", str_to_string },
 };
 

@@ -205,6 +205,7 @@ jv sluice_jsi_make_error(interp *in, const char *name, const sluice_js_str *mess
     if (o == NULL || n == NULL)
         return jv_undef();
     o->is_error = true;
+    o->err_class = name;
     o->err_name = jv_str(n);
     o->err_message = jv_str(message);
     return jv_obj(o);

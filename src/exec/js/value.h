@@ -81,9 +81,10 @@ struct jobj {
     /* an Error: name and message are not enumerable (JSON.stringify(err) is "{}") */
     bool is_error;
     jv err_name, err_message;
-    jcoll *coll;  /* a Map or Set: its entries (no own properties hold them) */
-    jiter *iter;  /* an iterator keys()/values()/entries() returned */
-    bool is_date; /* a Date (date.c): time is its time value, NaN when invalid */
+    const char *err_class; /* the constructor that made it (instanceof), not the name it shows */
+    jcoll *coll;           /* a Map or Set: its entries (no own properties hold them) */
+    jiter *iter;           /* an iterator keys()/values()/entries() returned */
+    bool is_date;          /* a Date (date.c): time is its time value, NaN when invalid */
     double time;
 };
 
@@ -159,6 +160,7 @@ struct interp {
     jtaint pc;    /* control context: a decision depended on a blocked field (never lowered) */
     bool steered; /* a blocked field steered the plan through the === exception */
     jtaint callback_taint; /* what the plan's functions answered inside the current built-in */
+    const sluice_js_str *jump_label; /* the label of the break/continue under way, or NULL */
     struct jtaint_origin {
         const char *field; /* as configured */
         uint32_t line;     /* where the plan read it, or where its answer arrived */
@@ -175,6 +177,10 @@ struct interp {
     size_t raw_count;
     bool raw_overflow; /* more than the bound were read: every passing answer is tainted */
     bool lookup;       /* the capability call just made passed a blocked field (a lookup) */
+    /* the path parts of the api call eval_call is about to make (sluice_js_call.path_parts),
+     * taken (and cleared) by the call */
+    const char **site_parts;
+    size_t site_part_count;
 };
 
 /* --- allocation (counts against max_memory_bytes; SLUICE_JSI_FATAL semantics when NULL) ---------
@@ -240,6 +246,9 @@ jcomp sluice_jsi_nomem(interp *in);
  * err->key the setting that raises it. Returns SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_limit_error(interp *in, const char *key, const char *what, size_t limit);
 jv sluice_jsi_make_error(interp *in, const char *name, const sluice_js_str *message);
+/* a instanceof c (lib_base.c): the built-in constructors, plan functions (nothing the plan
+ * makes has their prototype) and the TypeErrors JavaScript throws for the rest. */
+jcomp sluice_jsi_instance_of(interp *in, jv a, jv c, jv *out);
 
 /* --- conversions ------------------------------------------------------------------------ */
 int sluice_jsi_truthy(jv v);
@@ -295,6 +304,9 @@ jcomp sluice_jsi_settle_all(interp *in);
 
 /* --- the evaluator's entry for built-ins that call back into the plan ------------------ */
 jcomp sluice_jsi_call(interp *in, jv fn, jv self, const jv *args, size_t argc, jv *out);
+/* Whether fn is one of api.get/post/put/patch/delete (capability.c): eval_call captures such a
+ * call's path part by part. */
+bool sluice_jsi_is_api_verb(jv fn);
 /* Counts one step and checks the deadline and memory. SLUICE_JSI_NORMAL or SLUICE_JSI_FATAL. */
 jcomp sluice_jsi_step(interp *in);
 /* Counts one loop iteration (map/filter callbacks count too). */
@@ -381,6 +393,8 @@ jcomp sluice_jsi_coll_construct(interp *in, bool is_set, const jv *args, size_t 
 jcomp sluice_jsi_coll_items(interp *in, jv v, jarr *into, bool *handled);
 /* A member of a Map, Set or iterator object (self.u.o->coll or ->iter set), or undefined. */
 jcomp sluice_jsi_coll_member(interp *in, jv self, const sluice_js_str *key, jv *out);
+/* Whether o (holding a collection) is a Set rather than a Map. */
+bool sluice_jsi_coll_is_set(const jobj *o);
 /* Object.prototype.toString of a Map, Set or iterator: "[object Map]", "[object Set Iterator]". */
 const char *sluice_jsi_coll_tag(const jobj *o);
 

@@ -242,10 +242,19 @@ static void check_arguments(walker *w,
                 d = &defs[i];
         if (d == NULL) {
             note_variables(w, a->value);
-            sluice_gql_bad(&w->v, a->offset, "KnownArgumentNames",
-                           "use an argument the schema defines",
-                           "Unknown argument \"%.*s\" on %s \"%.*s\".", (int)a->name.len,
-                           a->name.ptr, what, (int)owner.len, owner.ptr);
+            /* graphql-js's suggestions: the defined arguments within a typo's distance */
+            sluice_gql_str *options =
+                sluice_arena_calloc(w->v.arena, def_count + 1, sizeof *options);
+            sluice_gql_str *names = NULL;
+            size_t n = 0;
+            for (size_t i = 0; options != NULL && i < def_count; i++)
+                options[i] = defs[i].name;
+            if (options != NULL)
+                n = sluice_gql_suggestion_list(w->v.arena, a->name, options, def_count, &names);
+            sluice_gql_bad(
+                &w->v, a->offset, "KnownArgumentNames", "use an argument the schema defines",
+                "Unknown argument \"%.*s\" on %s \"%.*s\".%s", (int)a->name.len, a->name.ptr, what,
+                (int)owner.len, owner.ptr, sluice_gql_did_you_mean(w->v.arena, NULL, names, n));
             continue;
         }
         check_value(w, a->value, d->type, d->default_value != NULL);

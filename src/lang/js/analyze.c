@@ -145,19 +145,33 @@ static sluice_action verb_action(const char *verb)
     return SLUICE_ACTION_WRITE;
 }
 
+/* Appends the path template n spells to b: a string literal, a template literal (each ${...} a
+ * "{}" segment) or a + of such (constant-folded: "/users/" + "u12" is the literal
+ * "/users/u12"; a string on either side makes + a concatenation). false when any part is
+ * computed. */
+static bool append_path(walker *w, sluice_buf *b, const sluice_js_node *p)
+{
+    if (p->kind == SLUICE_JS_STR) {
+        sluice_buf_puts(b, u8(w, p->str));
+        return true;
+    }
+    if (p->kind == SLUICE_JS_TEMPLATE) {
+        for (size_t i = 0; i < p->n; i++)
+            sluice_buf_puts(b, i % 2 == 0 ? u8(w, p->list[i]->str) : "{}");
+        return true;
+    }
+    return p->kind == SLUICE_JS_BINARY && p->op == SLUICE_JS_OP_ADD && append_path(w, b, p->a) &&
+           append_path(w, b, p->b);
+}
+
 /* The path template of a call's first argument: "/users/{}" for `/users/${id}`. NULL (and a
- * violation) when it is not a string or template literal. */
+ * violation) when it is computed. */
 static const char *path_template(walker *w, const sluice_js_node *call, const char *what)
 {
     const sluice_js_node *p = call->n > 0 ? call->list[0] : NULL;
-    if (p != NULL && p->kind == SLUICE_JS_STR) {
-        return u8(w, p->str);
-    }
-    if (p != NULL && p->kind == SLUICE_JS_TEMPLATE) {
-        sluice_buf b;
-        sluice_buf_init(&b, w->arena, 4096);
-        for (size_t i = 0; i < p->n; i++)
-            sluice_buf_puts(&b, i % 2 == 0 ? u8(w, p->list[i]->str) : "{}");
+    sluice_buf b;
+    sluice_buf_init(&b, w->arena, 4096);
+    if (p != NULL && append_path(w, &b, p)) {
         if (sluice_buf_status(&b) != SLUICE_OK)
             w->f->incomplete = true;
         return sluice_buf_cstr(&b);

@@ -218,14 +218,78 @@ static sluice_status context_schema(pg_ctx *c, const sluice_frontend_context *fc
     return sluice_executor_schema(fc->executor, c->arena, s, err);
 }
 
-/* The second judge (plan.c): PostgreSQL's own plan for a read the parse-tree layer accepted,
- * when it references a blocked column (otherwise nothing blocked can reach the result). A plan
+/* The largest "Total Cost" of any node of the plan (depth-bounded like the plan judge). A LIMIT
+ * node scales its cost by the fraction of rows it expects to read, so the top node alone lets a
+ * LIMIT over an expensive join look cheap when the rows it waits for are rare; the node under it
+ * carries the full cost of producing them. */
+static double max_node_cost(const json_t *node, int depth)
+{
+    const json_t *own = json_object_get(node, "Total Cost");
+    double worst = json_is_number(own) ? json_number_value(own) : -1;
+    const json_t *plans = json_object_get(node, "Plans");
+    for (size_t i = 0; depth < 256 && i < json_array_size(plans); i++) {
+        double child = max_node_cost(json_array_get(plans, i), depth + 1);
+        worst = child > worst ? child : worst;
+    }
+    return worst;
+}
+
+/* The engine's estimate for the read (issue 24) from PostgreSQL's plan: the rows the top node
+ * returns, and the largest cost of any node (max_node_cost). A plan without them leaves the
+ * estimate unknown (never a made-up zero). */
+static sluice_status read_estimate(sluice_codefacts *f, const char *plan_json)
+{
+    json_t *root = json_loads(plan_json, 0, NULL);
+    if (root == NULL) /* PostgreSQL's JSON always parses: only memory fails here */
+        return SLUICE_E_NOMEM;
+    const json_t *top = json_object_get(json_array_get(json_object_get(root, "plan"), 0), "Plan");
+    const json_t *rows = json_object_get(top, "Plan Rows");
+    double cost = top != NULL ? max_node_cost(top, 0) : -1;
+    if (cost >= 0 && json_is_number(rows) && json_number_value(rows) >= 0 &&
+        json_number_value(rows) < 9.2e18) {
+        f->estimated_cost = cost;
+        f->estimated_rows = (int64_t)json_number_value(rows);
+        f->estimate_engine = "PostgreSQL";
+    }
+    json_decref(root);
+    return SLUICE_OK;
+}
+
+/* max_estimated_rows / max_estimated_cost of the route: refused above, with both figures. */
+static sluice_status check_estimate(pg_ctx *c)
+{
+    const sluice_codefacts *f = c->facts;
+    bool limited = c->cm->max_estimated_rows > 0 || c->cm->max_estimated_cost > 0;
+    if (f->estimate_engine == NULL)
+        return limited ? sluice_codefacts_violate(
+                             c->facts, "max_estimated_rows", 0, 0,
+                             "report this plan shape to the administrator",
+                             "PostgreSQL's plan carries no estimate, and this route limits it")
+                       : SLUICE_OK;
+    if (c->cm->max_estimated_rows > 0 && f->estimated_rows > c->cm->max_estimated_rows)
+        return sluice_codefacts_violate(
+            c->facts, "max_estimated_rows", 0, 0,
+            "narrow it with a WHERE on an indexed column, aggregate, or add a LIMIT",
+            "PostgreSQL estimates %lld rows for this read; max_estimated_rows is %lld",
+            (long long)f->estimated_rows, (long long)c->cm->max_estimated_rows);
+    if (c->cm->max_estimated_cost > 0 && f->estimated_cost > (double)c->cm->max_estimated_cost)
+        return sluice_codefacts_violate(
+            c->facts, "max_estimated_cost", 0, 0,
+            "read less: filter on an indexed column, join fewer tables, or aggregate earlier",
+            "PostgreSQL estimates a cost of %.0f for this read; max_estimated_cost is %lld",
+            f->estimated_cost, (long long)c->cm->max_estimated_cost);
+    return SLUICE_OK;
+}
+
+/* PostgreSQL's own plan for a read the parse-tree layer accepted: its estimate (rows and cost,
+ * for validate_code, risk and the route's limits) and the second judge (plan.c) when it
+ * references a blocked column (otherwise nothing blocked can reach the result). A plan
  * PostgreSQL refuses to make, or cannot make in time, refuses the statement. */
 static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
 {
     sluice_codefacts *f = c->facts;
     if (fc == NULL || fc->executor == NULL || f->action != SLUICE_ACTION_READ ||
-        f->violation_count > 0 || f->blocked_used.count == 0)
+        f->violation_count > 0)
         return SLUICE_OK;
     int64_t timeout = c->cm->execution_timeout_seconds > 0
                           ? (int64_t)c->cm->execution_timeout_seconds * 1000
@@ -244,6 +308,11 @@ static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
             "fix what PostgreSQL reports, or split the question into smaller queries",
             "PostgreSQL did not plan the statement: %s",
             err.message != NULL ? err.message : "no reason given");
+    st = read_estimate(f, plan);
+    if (st == SLUICE_OK)
+        st = check_estimate(c);
+    if (st != SLUICE_OK || f->blocked_used.count == 0)
+        return st;
     bool refused = false;
     return sluice_pgsql_judge_plan(c, plan, &refused);
 }
@@ -299,7 +368,11 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
         st = judge_by_plan(&c, fc);
     if (st != SLUICE_OK)
         return st;
+    /* the engine's row estimate, when there is one, over the syntactic guess */
+    int64_t engine_rows = c.facts->estimated_rows;
     score(c.facts, c.schema);
+    if (c.facts->estimate_engine != NULL)
+        c.facts->estimated_rows = engine_rows;
     *out = c.facts;
     return SLUICE_OK;
 }

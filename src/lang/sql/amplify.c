@@ -21,17 +21,12 @@
  */
 #include "core/limits.h"
 #include "lang/sql/internal.h"
+#include "syntax/sqltree/duckdb_tree.h"
 
 #include <string.h>
 
 /* Deeper than any plan the analyzer accepts (plan_walk.c refuses past its own depth). */
 #define AMPLIFY_MAX_DEPTH (SLUICE_LIMIT_SQL_PLAN_DEPTH * 4u)
-
-static const char *s_of(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s != NULL ? s : "";
-}
 
 static bool in(const char *s, const char *const *list)
 {
@@ -51,7 +46,7 @@ static bool ends_with(const char *s, const char *suffix)
 static bool nested_type(const json_t *type)
 {
     static const char *const nested[] = { "LIST", "ARRAY", "MAP", "STRUCT", "UNION", NULL };
-    return type == NULL || in(s_of(type, "id"), nested);
+    return type == NULL || in(sluice_sqltree_str(type, "id"), nested);
 }
 
 typedef bool (*judge_fn)(const json_t *node);
@@ -132,19 +127,20 @@ static bool small_constant(const json_t *node)
 
 static bool tree_node(const json_t *node)
 {
-    const char *cls = s_of(node, "class");
+    const char *cls = sluice_sqltree_str(node, "class");
     if (*cls != '\0') {
         if (strcmp(cls, "FUNCTION") == 0 || strcmp(cls, "WINDOW") == 0)
-            return sluice_sql_function_growth(s_of(node, "function_name")) == SLUICE_SQL_BOUNDED;
+            return sluice_sql_function_growth(sluice_sqltree_str(node, "function_name")) ==
+                   SLUICE_SQL_BOUNDED;
         if (strcmp(cls, "CONSTANT") == 0)
             return small_constant(node);
         if (strcmp(cls, "CAST") == 0)
             return !nested_type(json_object_get(node, "cast_type"));
         if (strcmp(cls, "OPERATOR") == 0)
-            return in(s_of(node, "type"), tree_operators);
+            return in(sluice_sqltree_str(node, "type"), tree_operators);
         return in(cls, tree_classes);
     }
-    const char *type = s_of(node, "type");
+    const char *type = sluice_sqltree_str(node, "type");
     return *type == '\0' || ends_with(type, "_TYPE_INFO") || in(type, tree_shapes);
 }
 
@@ -191,30 +187,30 @@ static const char *const plan_classes[] = {
 static bool plan_expression(const json_t *node, const char *cls)
 {
     if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0)
-        return sluice_sql_function_growth(s_of(node, "name")) == SLUICE_SQL_BOUNDED;
+        return sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED;
     if (strcmp(cls, "BOUND_WINDOW") == 0)
         /* ranking and offsets read the partition; a windowed aggregate builds a segment tree
          * outside the buffer manager */
-        return strcmp(s_of(node, "type"), "WINDOW_AGGREGATE") != 0 &&
+        return strcmp(sluice_sqltree_str(node, "type"), "WINDOW_AGGREGATE") != 0 &&
                (json_object_get(node, "name") == NULL ||
-                sluice_sql_function_growth(s_of(node, "name")) == SLUICE_SQL_BOUNDED);
+                sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED);
     if (strcmp(cls, "BOUND_CAST") == 0)
         return !nested_type(json_object_get(node, "return_type"));
     if (strcmp(cls, "BOUND_OPERATOR") == 0)
-        return in(s_of(node, "type"), tree_operators);
+        return in(sluice_sqltree_str(node, "type"), tree_operators);
     return in(cls, plan_classes);
 }
 
 static bool plan_node(const json_t *node)
 {
-    const char *cls = s_of(node, "expression_class");
+    const char *cls = sluice_sqltree_str(node, "expression_class");
     if (*cls != '\0')
         return plan_expression(node, cls);
-    const char *type = s_of(node, "type");
+    const char *type = sluice_sqltree_str(node, "type");
     if (strncmp(type, "LOGICAL_", 8) != 0)
         return true; /* a part of an operator (filters, conditions, types): judged by content */
     if (strcmp(type, "LOGICAL_GET") == 0)
-        return strcmp(s_of(node, "name"), "seq_scan") == 0;
+        return strcmp(sluice_sqltree_str(node, "name"), "seq_scan") == 0;
     return in(type, plan_operators);
 }
 

@@ -96,6 +96,12 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
 sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx);
 
 /* --- parsetree.c -------------------------------------------------------------------------- */
+/* The 1-based line and column in ctx->code of a parse-tree node's position; 0, 0 when it has
+ * none (blocked-predicate refusals and parse-tree refusals point at the node this way). */
+void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
+                            const json_t *node,
+                            size_t *line,
+                            size_t *column);
 /* Facts from the parse tree when the statement is a query (json_serialize_sql takes nothing
  * else; ctx->parse_tree stays NULL otherwise): joins, subqueries, CTE names,
  * WHERE/GROUP/ORDER/LIMIT, windows, functions as written. Refuses DESCRIBE/SHOW/SUMMARIZE,

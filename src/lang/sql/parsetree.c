@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/limits.h"
 #include "lang/sql/internal.h"
+#include "syntax/sqltree/duckdb_tree.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -25,23 +26,20 @@ typedef struct tree_walk {
     size_t depth;
 } tree_walk;
 
-static void locate(const sluice_sql_ctx *ctx, const json_t *node, size_t *line, size_t *column)
+void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
+                            const json_t *node,
+                            size_t *line,
+                            size_t *column)
 {
     *line = *column = 0;
-    double loc = json_number_value(json_object_get(node, "query_location"));
-    if (loc >= 0 && loc < (double)ctx->code_len)
-        sluice_error_locate(ctx->code, ctx->code_len, (size_t)loc, line, column);
-}
-
-static const char *str(const json_t *node, const char *key)
-{
-    const char *s = json_string_value(json_object_get(node, key));
-    return s != NULL ? s : "";
+    size_t at = sluice_sqltree_location(node);
+    if (at < ctx->code_len)
+        sluice_error_locate(ctx->code, ctx->code_len, at, line, column);
 }
 
 static void refuse_show(tree_walk *w, const json_t *node)
 {
-    const char *what = str(node, "show_type");
+    const char *what = sluice_sqltree_str(node, "show_type");
     if (strcmp(what, "SUMMARY") == 0)
         what = "SUMMARIZE"; /* the keyword the reader wrote */
     sluice_codefacts_violate(w->ctx->facts, "statement_not_allowed", 0, 0,
@@ -84,12 +82,13 @@ static const json_t *described_table(const json_t *show)
     const json_t *list = json_object_get(q, "select_list");
     const json_t *star = json_array_get(list, 0);
     const json_t *from = json_object_get(q, "from_table");
-    if (strcmp(str(show, "show_type"), "DESCRIBE") != 0 || !only_keys(show, show_keys) ||
-        strcmp(str(q, "type"), "SELECT_NODE") != 0 || !only_keys(q, query_keys) ||
-        json_array_size(list) != 1 || strcmp(str(star, "class"), "STAR") != 0 ||
-        !only_keys(star, star_keys) || json_is_true(json_object_get(star, "columns")) ||
+    if (strcmp(sluice_sqltree_str(show, "show_type"), "DESCRIBE") != 0 ||
+        !only_keys(show, show_keys) || strcmp(sluice_sqltree_str(q, "type"), "SELECT_NODE") != 0 ||
+        !only_keys(q, query_keys) || json_array_size(list) != 1 ||
+        strcmp(sluice_sqltree_str(star, "class"), "STAR") != 0 || !only_keys(star, star_keys) ||
+        json_is_true(json_object_get(star, "columns")) ||
         json_number_value(json_object_get(star, "query_location")) < 1.8e19 ||
-        strcmp(str(from, "type"), "BASE_TABLE") != 0 || !only_keys(from, table_keys))
+        strcmp(sluice_sqltree_str(from, "type"), "BASE_TABLE") != 0 || !only_keys(from, table_keys))
         return NULL;
     return from;
 }
@@ -100,8 +99,8 @@ static const json_t *described_table(const json_t *show)
 static void note_describe(tree_walk *w, const json_t *table)
 {
     sluice_codefacts *f = w->ctx->facts;
-    const char *name = str(table, "table_name");
-    const char *schema = str(table, "schema_name");
+    const char *name = sluice_sqltree_str(table, "table_name");
+    const char *schema = sluice_sqltree_str(table, "schema_name");
     const char *t = *schema == '\0' || strcmp(schema, "main") == 0
                         ? name
                         : sluice_arena_printf(w->ctx->arena, "%s.%s", schema, name);
@@ -124,12 +123,12 @@ static void note_describe(tree_walk *w, const json_t *table)
 static void check_table_function(tree_walk *w, const json_t *node)
 {
     const json_t *fn = json_object_get(node, "function");
-    const char *name = str(fn, "function_name");
+    const char *name = sluice_sqltree_str(fn, "function_name");
     const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
     if (why == NULL)
         return;
     size_t line, column;
-    locate(w->ctx, node, &line, &column);
+    sluice_sql_locate_node(w->ctx, node, &line, &column);
     sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
                              "query the tables listed in the code-mode://schema resource; only "
                              "range, generate_series and unnest may be used as table functions",
@@ -140,11 +139,11 @@ static void check_table_function(tree_walk *w, const json_t *node)
  * catalog table name we expose contains these characters. */
 static void check_base_table(tree_walk *w, const json_t *node)
 {
-    const char *name = str(node, "table_name");
+    const char *name = sluice_sqltree_str(node, "table_name");
     if (strpbrk(name, "/\\.:*?") == NULL)
         return;
     size_t line, column;
-    locate(w->ctx, node, &line, &column);
+    sluice_sql_locate_node(w->ctx, node, &line, &column);
     sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
                              "query the tables listed in the code-mode://schema resource",
                              "'%s' looks like a file path; reading files is not allowed", name);
@@ -152,13 +151,13 @@ static void check_base_table(tree_walk *w, const json_t *node)
 
 static void note_function(tree_walk *w, const json_t *node, bool window)
 {
-    const char *name = str(node, "function_name");
+    const char *name = sluice_sqltree_str(node, "function_name");
     if (*name == '\0')
         return;
     const char *why = sluice_sql_function_denied(name);
     if (why != NULL) {
         size_t line, column;
-        locate(w->ctx, node, &line, &column);
+        sluice_sql_locate_node(w->ctx, node, &line, &column);
         sluice_codefacts_violate(w->ctx->facts, "blocked_function", line, column,
                                  "use the functions listed in docs/sql.md",
                                  "function %s() is not allowed: %s", name, why);
@@ -174,7 +173,7 @@ static void note_function(tree_walk *w, const json_t *node, bool window)
 /* "c.id" from a COLUMN_REF's column_names; NULL for any other expression. */
 static const char *column_ref(tree_walk *w, const json_t *e)
 {
-    if (strcmp(str(e, "class"), "COLUMN_REF") != 0)
+    if (strcmp(sluice_sqltree_str(e, "class"), "COLUMN_REF") != 0)
         return NULL;
     sluice_buf b;
     sluice_buf_init(&b, w->ctx->arena, 256);
@@ -193,11 +192,7 @@ static const char *column_ref(tree_walk *w, const json_t *e)
  * arrives as a cast of a string constant). NULL for anything else. */
 static const char *literal(tree_walk *w, const json_t *e)
 {
-    if (strcmp(str(e, "class"), "CAST") == 0)
-        e = json_object_get(e, "child");
-    if (strcmp(str(e, "class"), "CONSTANT") != 0)
-        return NULL;
-    const json_t *v = json_object_get(json_object_get(e, "value"), "value");
+    const json_t *v = json_object_get(sluice_sqltree_constant(e), "value");
     if (json_is_string(v))
         return sluice_arena_printf(w->ctx->arena, "'%s'", json_string_value(v));
     if (json_is_number(v))
@@ -208,25 +203,14 @@ static const char *literal(tree_walk *w, const json_t *e)
 /* "c.plan = 'enterprise'" for column-versus-literal comparisons, else NULL. */
 static const char *simple_predicate(tree_walk *w, const json_t *e)
 {
-    static const struct {
-        const char *type;
-        const char *op;
-    } ops[] = {
-        { "COMPARE_EQUAL", "=" },
-        { "COMPARE_NOTEQUAL", "<>" },
-        { "COMPARE_LESSTHAN", "<" },
-        { "COMPARE_GREATERTHAN", ">" },
-        { "COMPARE_LESSTHANOREQUALTO", "<=" },
-        { "COMPARE_GREATERTHANOREQUALTO", ">=" },
-    };
-    if (strcmp(str(e, "class"), "COMPARISON") != 0)
+    if (strcmp(sluice_sqltree_str(e, "class"), "COMPARISON") != 0)
         return NULL;
     const char *col = column_ref(w, json_object_get(e, "left"));
     const char *lit = literal(w, json_object_get(e, "right"));
-    for (size_t i = 0; col != NULL && lit != NULL && i < sizeof(ops) / sizeof(ops[0]); i++)
-        if (strcmp(str(e, "type"), ops[i].type) == 0)
-            return sluice_arena_printf(w->ctx->arena, "%s %s %s", col, ops[i].op, lit);
-    return NULL;
+    const char *op = sluice_sqltree_comparison(sluice_sqltree_str(e, "type"), false);
+    return col != NULL && lit != NULL && op != NULL
+               ? sluice_arena_printf(w->ctx->arena, "%s %s %s", col, op, lit)
+               : NULL;
 }
 
 static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
@@ -240,7 +224,7 @@ static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
         sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->filter_columns, c);
         return;
     }
-    if (json_is_object(v) && strcmp(str(v, "class"), "SUBQUERY") == 0)
+    if (json_is_object(v) && strcmp(sluice_sqltree_str(v, "class"), "SUBQUERY") == 0)
         return;
     const char *key;
     const json_t *child;
@@ -264,7 +248,7 @@ static void note_join(tree_walk *w, const json_t *node)
     const json_t *cond = json_object_get(node, "condition");
     const char *l = column_ref(w, json_object_get(cond, "left"));
     const char *r = column_ref(w, json_object_get(cond, "right"));
-    if (l != NULL && r != NULL && strcmp(str(cond, "type"), "COMPARE_EQUAL") == 0) {
+    if (l != NULL && r != NULL && strcmp(sluice_sqltree_str(cond, "type"), "COMPARE_EQUAL") == 0) {
         const char *k = sluice_arena_printf(w->ctx->arena, "%s = %s", l, r);
         sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->join_keys, k);
     }
@@ -288,7 +272,7 @@ static void note_select_node(tree_walk *w, const json_t *node)
     if (json_array_size(json_object_get(node, "group_expressions")) > 0)
         sluice_sql_ext(f)->has_group_by = true;
     /* DuckDB marks GROUP BY ALL this way, with no group expressions until it binds */
-    if (strcmp(str(node, "aggregate_handling"), "FORCE_AGGREGATES") == 0)
+    if (strcmp(sluice_sqltree_str(node, "aggregate_handling"), "FORCE_AGGREGATES") == 0)
         sluice_sql_ext(f)->has_group_by = sluice_sql_ext(f)->group_by_all = true;
 }
 
@@ -299,7 +283,7 @@ static void note_ctes(tree_walk *w, const json_t *node)
     const json_t *e;
     json_array_foreach(map, i, e)
     {
-        const char *name = str(e, "key");
+        const char *name = sluice_sqltree_str(e, "key");
         if (*name != '\0')
             sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->cte_names,
                                       name);
@@ -312,7 +296,7 @@ static void note_modifiers(tree_walk *w, const json_t *node, bool top)
     const json_t *m;
     json_array_foreach(json_object_get(node, "modifiers"), i, m)
     {
-        const char *type = str(m, "type");
+        const char *type = sluice_sqltree_str(m, "type");
         if (strcmp(type, "ORDER_MODIFIER") == 0 && top)
             sluice_sql_ext(w->ctx->facts)->has_order_by = true;
         if ((strcmp(type, "LIMIT_MODIFIER") == 0 || strcmp(type, "LIMIT_PERCENT_MODIFIER") == 0) &&
@@ -320,8 +304,8 @@ static void note_modifiers(tree_walk *w, const json_t *node, bool top)
             sluice_sql_ext(w->ctx->facts)->has_limit = true;
             const json_t *lim = json_object_get(m, "limit");
             const json_t *v = json_object_get(json_object_get(lim, "value"), "value");
-            if (strcmp(type, "LIMIT_MODIFIER") == 0 && strcmp(str(lim, "class"), "CONSTANT") == 0 &&
-                json_is_number(v)) {
+            if (strcmp(type, "LIMIT_MODIFIER") == 0 &&
+                strcmp(sluice_sqltree_str(lim, "class"), "CONSTANT") == 0 && json_is_number(v)) {
                 double d = json_number_value(v);
                 if (d >= 0 && d == floor(d))
                     sluice_sql_ext(w->ctx->facts)->limit_value =
@@ -335,8 +319,8 @@ static void walk(tree_walk *w, const json_t *v);
 
 static void walk_object(tree_walk *w, const json_t *node)
 {
-    const char *type = str(node, "type");
-    const char *cls = str(node, "class");
+    const char *type = sluice_sqltree_str(node, "type");
+    const char *cls = sluice_sqltree_str(node, "class");
     if (*cls != '\0') {
         if (strcmp(cls, "FUNCTION") == 0)
             note_function(w, node, false);

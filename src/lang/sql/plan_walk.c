@@ -23,6 +23,7 @@
 #include "core/limits.h"
 #include "core/vec.h"
 #include "lang/sql/internal.h"
+#include "syntax/sqltree/duckdb_tree.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -122,12 +123,6 @@ static bool fail(walker *w, const char *fmt, ...)
     return false;
 }
 
-static const char *s_of(const json_t *o, const char *key)
-{
-    const char *s = json_string_value(json_object_get(o, key));
-    return s != NULL ? s : "";
-}
-
 /* Plan integers arrive as reals (see sluice_sql_serialize); valid indexes are small. */
 static bool index_of(const json_t *v, size_t limit, size_t *out)
 {
@@ -218,11 +213,11 @@ static bool resolve_ref(const json_t *e, const cols *in, size_t *idx)
 {
     if (in == NULL)
         return false;
-    if (strcmp(s_of(e, "expression_class"), "BOUND_REF") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_REF") == 0)
         return index_of(json_object_get(e, "index"), in->n, idx);
     const json_t *b = json_object_get(e, "binding");
-    return strcmp(s_of(e, "expression_class"), "BOUND_COLUMN_REF") == 0 && in->table_index >= 0 &&
-           json_number_value(json_object_get(e, "depth")) == 0 &&
+    return strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
+           in->table_index >= 0 && json_number_value(json_object_get(e, "depth")) == 0 &&
            json_number_value(json_object_get(b, "table_index")) == in->table_index &&
            index_of(json_object_get(b, "column_index"), in->n, idx);
 }
@@ -263,7 +258,7 @@ static const expr_rule *rule_for(const char *cls)
 
 static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out)
 {
-    const char *cls = s_of(e, "expression_class");
+    const char *cls = sluice_sqltree_str(e, "expression_class");
     const expr_rule *r = rule_for(cls);
     if (r == NULL)
         return fail(w, "cannot analyze expression class %s; the statement is refused",
@@ -297,7 +292,8 @@ static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *o
 /* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
 static const json_t *strip_lossless(const json_t *e)
 {
-    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0 && sluice_sql_cast_is_lossless(e))
+    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0 &&
+           sluice_sql_cast_is_lossless(e))
         e = json_object_get(e, "child");
     return e;
 }
@@ -458,11 +454,11 @@ static sluice_sql_pred_use side_use(const json_t *e, const cols *in, size_t *bas
         *base = in->bare[r];
         return *base != NOT_BARE ? SLUICE_SQL_USE_EQ_COLUMN : SLUICE_SQL_USE_EQ_GENERATED;
     }
-    while (strcmp(s_of(e, "expression_class"), "BOUND_CAST") == 0)
+    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0)
         e = json_object_get(e, "child"); /* a cast of one value is still one value */
-    if (strcmp(s_of(e, "expression_class"), "BOUND_CONSTANT") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CONSTANT") == 0)
         return SLUICE_SQL_USE_EQ_LITERAL;
-    if (strcmp(s_of(e, "expression_class"), "BOUND_PARAMETER") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_PARAMETER") == 0)
         return SLUICE_SQL_USE_EQ_PARAM;
     return SLUICE_SQL_USE_EQ_EXPRESSION;
 }
@@ -494,8 +490,8 @@ static bool equality(walker *w,
 
 static bool is_type(const json_t *e, const char *cls, const char *type)
 {
-    return strcmp(s_of(e, "expression_class"), cls) == 0 &&
-           (type == NULL || strcmp(s_of(e, "type"), type) == 0);
+    return strcmp(sluice_sqltree_str(e, "expression_class"), cls) == 0 &&
+           (type == NULL || strcmp(sluice_sqltree_str(e, "type"), type) == 0);
 }
 
 /* A reference to the result of a MARK join (IN / EXISTS / ANY), whose comparison was judged
@@ -520,7 +516,7 @@ static bool is_null_test(const json_t *e, const cols *in)
 /* The row of the table for a predicate over a sensitive column that is not an equality. */
 static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
 {
-    const char *type = s_of(e, "type");
+    const char *type = sluice_sqltree_str(e, "type");
     if (is_mark_ref(e, in) || (is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT") &&
                                json_array_size(json_object_get(e, "children")) == 1 &&
                                is_mark_ref(json_array_get(json_object_get(e, "children"), 0), in)))
@@ -536,7 +532,8 @@ static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
     if (is_type(e, "BOUND_OPERATOR", "COMPARE_IN") ||
         is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
         return SLUICE_SQL_USE_IN_LIST;
-    if (is_type(e, "BOUND_FUNCTION", NULL) && sluice_sql_is_pattern_function(s_of(e, "name")))
+    if (is_type(e, "BOUND_FUNCTION", NULL) &&
+        sluice_sql_is_pattern_function(sluice_sqltree_str(e, "name")))
         return SLUICE_SQL_USE_PATTERN;
     if (is_type(e, "BOUND_CONJUNCTION", NULL) || is_type(e, "BOUND_CASE", NULL) ||
         is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT"))
@@ -631,7 +628,7 @@ static bool join_predicates(walker *w, const json_t *op, const cols *l, const co
     const json_t *c;
     json_array_foreach(json_object_get(op, "conditions"), i, c)
     {
-        const char *cmp = s_of(c, "comparison");
+        const char *cmp = sluice_sqltree_str(c, "comparison");
         const json_t *left = json_object_get(c, "left"), *right = json_object_get(c, "right");
         if (strcmp(cmp, "COMPARE_EQUAL") == 0 || strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM") == 0) {
             if (!equality(w, left, left, l, right, r))
@@ -717,8 +714,8 @@ static bool base_index(walker *w, const char *table, const char *column, size_t 
 static const char *get_table_name(walker *w, const json_t *op)
 {
     const json_t *fd = json_object_get(op, "function_data");
-    const char *schema = s_of(fd, "schema");
-    const char *table = s_of(fd, "table");
+    const char *schema = sluice_sqltree_str(fd, "schema");
+    const char *table = sluice_sqltree_str(fd, "table");
     if (*schema == '\0' || strcmp(schema, "main") == 0)
         return table;
     return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
@@ -740,9 +737,9 @@ static bool op_get_in_out(walker *w, const json_t *op, cols *out)
     cols in;
     const json_t *pi = json_object_get(op, "projected_input");
     size_t nf = json_array_size(json_object_get(op, "column_indexes"));
-    if (strcmp(s_of(op, "name"), "unnest") != 0 ||
+    if (strcmp(sluice_sqltree_str(op, "name"), "unnest") != 0 ||
         json_array_size(json_object_get(op, "children")) != 1)
-        return fail(w, "table function %s with a table input", s_of(op, "name"));
+        return fail(w, "table function %s with a table input", sluice_sqltree_str(op, "name"));
     if (!walk_child(w, op, 0, &in) || !cols_new(w, out, nf + json_array_size(pi)))
         return false;
     for (size_t i = 0; i < nf; i++)
@@ -790,7 +787,7 @@ static bool op_get(walker *w, const json_t *op, cols *out)
     const json_t *names = json_object_get(op, "names");
     if (!cols_new(w, out, json_array_size(ci)))
         return false;
-    if (strcmp(s_of(op, "name"), "seq_scan") != 0)
+    if (strcmp(sluice_sqltree_str(op, "name"), "seq_scan") != 0)
         return true; /* an allowlisted table function (range, ...): computed, no lineage */
     const char *table = get_table_name(w, op);
     size_t i;
@@ -853,7 +850,7 @@ static bool op_pass(walker *w, const json_t *op, cols *out)
         "distinct_type", "sample_options", "projection_map", "order_by",   NULL
     };
     cols in;
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     if (!check_exprs(w, json_object_get(op, "expressions"), &in) ||
         !check_exprs(w, json_object_get(op, "orders"), &in) ||
@@ -915,7 +912,7 @@ static bool op_append(walker *w, const json_t *op, cols *out)
 {
     static const char *const known[] = { "expressions", "window_index", "unnest_index", NULL };
     cols in;
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     const json_t *ex = json_object_get(op, "expressions");
     return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
@@ -928,7 +925,7 @@ static bool op_setop(walker *w, const json_t *op, cols *out)
                                          "allow_out_of_order", NULL };
     cols l, r;
     size_t sides = json_array_size(json_object_get(op, "children"));
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l))
         return false;
     if (sides < 2)
         return fail(w, "%s", "a set operation with one side");
@@ -997,7 +994,7 @@ static bool conditions(walker *w, const json_t *op, const cols *l, const cols *r
 static bool join_output(walker *w, const json_t *op, const cols *l, const cols *r, cols *out)
 {
     join_shape shape = JOIN_BOTH;
-    const char *jt = s_of(op, "join_type");
+    const char *jt = sluice_sqltree_str(op, "join_type");
     if (*jt != '\0' && !join_shape_of(w, jt, &shape))
         return false;
     uint64_t *cond = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
@@ -1027,7 +1024,7 @@ static bool op_join(walker *w, const json_t *op, cols *out)
     static const char *const known[] = { "join_type",     "mark_index", "conditions", "condition",
                                          "delim_flipped", "mark_types", NULL };
     cols l, r;
-    if (!keys_known(w, op, known, s_of(op, "type")) || !walk_child(w, op, 0, &l) ||
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l) ||
         !walk_child(w, op, 1, &r))
         return false;
     if (json_is_true(json_object_get(op, "delim_flipped")))
@@ -1169,10 +1166,11 @@ static bool op_cte_ref(walker *w, const json_t *op, cols *out)
 static bool op_constant(walker *w, const json_t *op, cols *out)
 {
     static const char *const known[] = { "table_index", "chunk_types", "collection", NULL };
-    if (!keys_known(w, op, known, s_of(op, "type")))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")))
         return false;
     size_t n = json_array_size(json_object_get(op, "chunk_types"));
-    return cols_new(w, out, strcmp(s_of(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
+    return cols_new(w, out,
+                    strcmp(sluice_sqltree_str(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
 }
 
 /* EXPRESSION_GET (VALUES): column i is computed from row expressions [*][i]. */
@@ -1237,7 +1235,7 @@ static bool walk_op(walker *w, const json_t *op, cols *out)
 {
     if (w->failed)
         return false;
-    const char *type = s_of(op, "type");
+    const char *type = sluice_sqltree_str(op, "type");
     if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
     bool ok = false, found = false;
@@ -1305,9 +1303,9 @@ static bool planner_error(const json_t *v)
     const json_t *ch = json_object_get(v, "children");
     const json_t *arg = json_array_get(ch, 0);
     const char *text = json_string_value(json_object_get(json_object_get(arg, "value"), "value"));
-    return strcmp(s_of(v, "name"), "error") == 0 && json_array_size(ch) == 1 &&
-           strcmp(s_of(arg, "expression_class"), "BOUND_CONSTANT") == 0 && text != NULL &&
-           strncmp(text, prefix, sizeof(prefix) - 1) == 0;
+    return strcmp(sluice_sqltree_str(v, "name"), "error") == 0 && json_array_size(ch) == 1 &&
+           strcmp(sluice_sqltree_str(arg, "expression_class"), "BOUND_CONSTANT") == 0 &&
+           text != NULL && strncmp(text, prefix, sizeof(prefix) - 1) == 0;
 }
 
 static void scan(walker *w, const json_t *v, size_t depth)
@@ -1315,9 +1313,9 @@ static void scan(walker *w, const json_t *v, size_t depth)
     if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed)
         return;
     if (json_is_object(v)) {
-        const char *cls = s_of(v, "expression_class");
-        if (strcmp(s_of(v, "type"), "LOGICAL_GET") == 0) {
-            const char *name = s_of(v, "name");
+        const char *cls = sluice_sqltree_str(v, "expression_class");
+        if (strcmp(sluice_sqltree_str(v, "type"), "LOGICAL_GET") == 0) {
+            const char *name = sluice_sqltree_str(v, "name");
             if (strcmp(name, "seq_scan") == 0) {
                 register_base(w, v);
             } else {
@@ -1327,7 +1325,7 @@ static void scan(walker *w, const json_t *v, size_t depth)
             }
         } else if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
                    (strcmp(cls, "BOUND_WINDOW") == 0 && json_object_get(v, "name") != NULL)) {
-            const char *name = s_of(v, "name");
+            const char *name = sluice_sqltree_str(v, "name");
             const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
             if (why != NULL && !planner_error(v))
                 refuse_function(w, "function", name, why);
@@ -1504,12 +1502,12 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
                                      "$name::VARCHAR",
                                      "the analyzer cannot bind this statement's parameters "
                                      "(DuckDB: %s)",
-                                     s_of(doc, "error_message"));
+                                     sluice_sqltree_str(doc, "error_message"));
         else
             sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
                                      "check table and column names against the "
                                      "code-mode://schema resource",
-                                     "%s", s_of(doc, "error_message"));
+                                     "%s", sluice_sqltree_str(doc, "error_message"));
         return SLUICE_OK;
     }
     const json_t *plans = json_object_get(doc, "plans");

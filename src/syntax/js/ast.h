@@ -30,8 +30,9 @@ typedef enum sluice_js_kind {
     SLUICE_JS_FOR_IN,   /* as SLUICE_JS_FOR_OF, over an object's own keys */
     SLUICE_JS_WHILE,    /* a: test, d: body */
     SLUICE_JS_DO_WHILE, /* a: test, d: body */
-    SLUICE_JS_BREAK,    /* */
-    SLUICE_JS_CONTINUE, /* */
+    SLUICE_JS_BREAK,    /* str: the label or NULL */
+    SLUICE_JS_CONTINUE, /* str: the label or NULL */
+    SLUICE_JS_LABELED,  /* str: the label, a: the statement it names */
     SLUICE_JS_THROW,    /* a: value */
     SLUICE_JS_TRY,      /* a: block, b: catch param or NULL, c: catch block or NULL, d: finally */
     SLUICE_JS_BLOCK,    /* list: statements */
@@ -104,6 +105,7 @@ typedef enum sluice_js_op {
     SLUICE_JS_OP_SHR,
     SLUICE_JS_OP_USHR,
     SLUICE_JS_OP_IN,
+    SLUICE_JS_OP_INSTANCEOF,
     SLUICE_JS_OP_NOT,
     SLUICE_JS_OP_NEG,
     SLUICE_JS_OP_PLUS,

@@ -648,6 +648,19 @@ sluice_status sluice_js_lex(
                                                      what != NULL ? what : "the plan is too long",
                                                      SLUICE_LIMIT_CODE_BYTES));
     }
+    /* Refused anywhere, even inside a string literal where JavaScript allows it: the code
+     * travels as a C string (the audit record, the hash a token binds), so text after a NUL
+     * would run without being recorded; execute refuses it for the same reason. */
+    const char *nul = memchr(code, '\0', len);
+    if (nul != NULL) {
+        size_t at = (size_t)(nul - code);
+        char *msg =
+            sluice_arena_printf(arena, "the plan contains a NUL byte at byte offset %zu", at);
+        sluice_status st = fail(&lx, at, msg != NULL ? msg : "the plan contains a NUL byte",
+                                "remove the NUL byte; inside a string write it as \\0 or \\u0000");
+        err->key = "nul_byte";
+        return st;
+    }
     for (;;) {
         sluice_status st = skip_space(&lx);
         if (st != SLUICE_OK)

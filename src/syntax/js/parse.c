@@ -24,9 +24,24 @@ typedef struct parser {
     sluice_status st; /* first failure; OK while parsing goes well */
     size_t nodes;
     size_t depth, max_depth;
-    int in_function; /* nesting of function bodies, for `return` */
-    int in_loop;     /* loops (and switches) around, for break/continue */
+    int in_function;            /* nesting of function bodies, for `return` */
+    int in_loop;                /* loops (and switches) around, for break */
+    int in_iteration;           /* loops around, for continue */
+    struct label_scope *labels; /* the labels around, innermost first, within this function */
+    /* array literals with holes: refused unless they turn out to be patterns ([, x] = a) */
+    struct hole_note {
+        const sluice_js_node *arr;
+        const sluice_js_tok *hole;
+    } * holes;
+    size_t nholes, holes_cap;
 } parser;
+
+/* One enclosing label, for break/continue label; loop: it names a loop (continue may use it). */
+typedef struct label_scope {
+    const sluice_js_str *name;
+    bool loop;
+    struct label_scope *up;
+} label_scope;
 
 #define CHECK(x)         \
     do {                 \
@@ -339,14 +354,34 @@ static int parse_params(parser *p, nlist *params)
     return 0;
 }
 
+/* A function's body sees none of the loops and labels around it. */
+typedef struct jump_context {
+    int in_loop, in_iteration;
+    label_scope *labels;
+} jump_context;
+
+static jump_context enter_function(parser *p)
+{
+    jump_context saved = { p->in_loop, p->in_iteration, p->labels };
+    p->in_loop = p->in_iteration = 0;
+    p->labels = NULL;
+    return saved;
+}
+
+static void leave_function(parser *p, jump_context saved)
+{
+    p->in_loop = saved.in_loop;
+    p->in_iteration = saved.in_iteration;
+    p->labels = saved.labels;
+}
+
 static sluice_js_node *function_body(parser *p, sluice_js_node *fn)
 {
-    int saved_loop = p->in_loop;
-    p->in_loop = 0;
+    jump_context saved = enter_function(p);
     p->in_function++;
     fn->a = parse_block(p);
     p->in_function--;
-    p->in_loop = saved_loop;
+    leave_function(p, saved);
     return fn->a != NULL ? fn : NULL;
 }
 
@@ -379,10 +414,9 @@ static sluice_js_node *parse_arrow(parser *p)
         CHECK(function_body(p, fn));
     } else {
         fn->flags |= SLUICE_JS_F_EXPR_BODY;
-        int saved_loop = p->in_loop;
-        p->in_loop = 0;
+        jump_context saved = enter_function(p);
         fn->a = parse_assign(p);
-        p->in_loop = saved_loop;
+        leave_function(p, saved);
         CHECK(fn->a);
     }
     leave(p);
@@ -550,7 +584,43 @@ static sluice_js_node *parse_object(parser *p)
     return obj;
 }
 
-/* array -> '[' [(assign | '...' assign | hole) {',' ...}] ']' */
+/* Remembers that arr (an array literal so far) has a hole at tok. 0, or -1 on NOMEM. */
+static int note_hole(parser *p, const sluice_js_node *arr, const sluice_js_tok *tok)
+{
+    if (p->nholes > 0 && p->holes[p->nholes - 1].arr == arr)
+        return 0;
+    if (p->nholes == p->holes_cap) {
+        size_t cap = p->holes_cap ? p->holes_cap * 2 : 8;
+        struct hole_note *h = sluice_arena_alloc(p->arena, cap * sizeof *h);
+        if (h == NULL) {
+            if (p->st == SLUICE_OK) {
+                p->st = SLUICE_E_NOMEM;
+                sluice_error_set(p->err, p->arena, SLUICE_E_NOMEM, "out of memory parsing");
+            }
+            return -1;
+        }
+        if (p->nholes > 0)
+            memcpy(h, p->holes, p->nholes * sizeof *h);
+        p->holes = h;
+        p->holes_cap = cap;
+    }
+    p->holes[p->nholes++] = (struct hole_note){ arr, tok };
+    return 0;
+}
+
+/* An array literal that kept a hole (it did not become a pattern) is refused: plans' arrays
+ * have no holes, and a hole read as undefined would be visited by filter/forEach/keys where
+ * JavaScript skips it, a silent difference from Node. */
+static void refuse_literal_holes(parser *p)
+{
+    for (size_t i = 0; i < p->nholes && p->st == SLUICE_OK; i++)
+        if (p->holes[i].arr->kind == SLUICE_JS_ARRAY)
+            refuse(p, p->holes[i].hole, "a hole in an array literal ([a, , b])",
+                   "write undefined or null explicitly; holes are allowed in destructuring "
+                   "([, x] = list)");
+}
+
+/* array -> '[' [(assign | '...' assign | hole) {',' ...}] ']'   (holes: see note_hole) */
 static sluice_js_node *parse_array(parser *p)
 {
     const sluice_js_tok *t = next(p); /* [ */
@@ -562,8 +632,13 @@ static sluice_js_node *parse_array(parser *p)
     while (!at(p, "]")) {
         const sluice_js_tok *it = peek(p);
         sluice_js_node *e;
-        if (at(p, ",")) {
-            return refuse(p, it, "an array hole ([a, , b])", "write undefined or null explicitly");
+        if (at(p, ",")) { /* a hole: a NULL element, kept only if the array becomes a pattern */
+            if (note_hole(p, arr, it) != 0)
+                return NULL;
+            if (nl_push(p, &items, NULL) != 0)
+                return NULL;
+            next(p);
+            continue;
         } else if (at(p, "...")) {
             next(p);
             e = node(p, SLUICE_JS_SPREAD, it);
@@ -903,17 +978,16 @@ static const binop binops[] = {
     { "==", 7, SLUICE_JS_OP_EQ },      { "!=", 7, SLUICE_JS_OP_NE },
     { "<=", 8, SLUICE_JS_OP_LE },      { ">=", 8, SLUICE_JS_OP_GE },
     { "<", 8, SLUICE_JS_OP_LT },       { ">", 8, SLUICE_JS_OP_GT },
-    { "in", 8, SLUICE_JS_OP_IN },      { "<<", 9, SLUICE_JS_OP_SHL },
-    { ">>>", 9, SLUICE_JS_OP_USHR },   { ">>", 9, SLUICE_JS_OP_SHR },
-    { "+", 10, SLUICE_JS_OP_ADD },     { "-", 10, SLUICE_JS_OP_SUB },
-    { "*", 11, SLUICE_JS_OP_MUL },     { "/", 11, SLUICE_JS_OP_DIV },
-    { "%", 11, SLUICE_JS_OP_MOD },     { "**", 12, SLUICE_JS_OP_EXP },
+    { "in", 8, SLUICE_JS_OP_IN },      { "instanceof", 8, SLUICE_JS_OP_INSTANCEOF },
+    { "<<", 9, SLUICE_JS_OP_SHL },     { ">>>", 9, SLUICE_JS_OP_USHR },
+    { ">>", 9, SLUICE_JS_OP_SHR },     { "+", 10, SLUICE_JS_OP_ADD },
+    { "-", 10, SLUICE_JS_OP_SUB },     { "*", 11, SLUICE_JS_OP_MUL },
+    { "/", 11, SLUICE_JS_OP_DIV },     { "%", 11, SLUICE_JS_OP_MOD },
+    { "**", 12, SLUICE_JS_OP_EXP },
 };
 
 static const binop *binop_at(parser *p)
 {
-    if (at(p, "instanceof"))
-        return NULL;
     for (size_t i = 0; i < sizeof binops / sizeof binops[0]; i++)
         if (at(p, binops[i].p))
             return &binops[i];
@@ -936,8 +1010,6 @@ static sluice_js_node *parse_binary(parser *p, int min_prec)
     sluice_js_node *left = parse_unary(p);
     CHECK(left);
     for (;;) {
-        if (at(p, "instanceof"))
-            return refuse(p, peek(p), "'instanceof'", "test the shape: Array.isArray, typeof");
         const binop *b = binop_at(p);
         if (b == NULL || b->prec < min_prec)
             break;
@@ -1005,6 +1077,8 @@ static sluice_js_node *to_pattern(parser *p, sluice_js_node *e, const sluice_js_
     case SLUICE_JS_ARRAY:
         e->kind = SLUICE_JS_ARRAY_PAT;
         for (size_t i = 0; i < e->n; i++) {
+            if (e->list[i] == NULL) /* a hole skips an element */
+                continue;
             if (e->list[i]->kind == SLUICE_JS_SPREAD) {
                 e->list[i]->kind = SLUICE_JS_REST;
                 CHECK(e->list[i]->a = to_pattern(p, e->list[i]->a, t));
@@ -1187,11 +1261,13 @@ static sluice_js_node *parse_block(parser *p)
 static sluice_js_node *loop_body(parser *p, sluice_js_node *loop)
 {
     p->in_loop++;
+    p->in_iteration++;
     if (enter(p) != 0)
         return NULL;
     loop->d = parse_statement(p);
     leave(p);
     p->in_loop--;
+    p->in_iteration--;
     return loop->d != NULL ? loop : NULL;
 }
 
@@ -1386,18 +1462,66 @@ static sluice_js_node *parse_while(parser *p)
     return s;
 }
 
-/* jump_stmt -> ('break' | 'continue') ';' */
+/* jump_stmt -> ('break' | 'continue') [label] ';'   (the label on the same line) */
 static sluice_js_node *parse_jump(parser *p)
 {
     int is_break = at(p, "break");
     const sluice_js_tok *t = next(p);
-    if (p->in_loop == 0)
+    sluice_js_node *s = node(p, is_break ? SLUICE_JS_BREAK : SLUICE_JS_CONTINUE, t);
+    CHECK(s);
+    const sluice_js_tok *l = peek(p);
+    if (l->kind == SLUICE_JS_T_IDENT && !l->newline_before && !is_reserved(l)) {
+        const label_scope *ls = p->labels;
+        while (ls != NULL && !sluice_js_str_eq(ls->name, l->str))
+            ls = ls->up;
+        char *msg = NULL;
+        if (ls == NULL)
+            msg = sluice_arena_printf(p->arena, "undefined label '%.*s' at line %u, column %u",
+                                      (int)l->len, l->text, l->line, l->column);
+        else if (!is_break && !ls->loop)
+            msg = sluice_arena_printf(p->arena,
+                                      "'continue %.*s' at line %u: the label does not name a loop",
+                                      (int)l->len, l->text, l->line);
+        if (ls == NULL || (!is_break && !ls->loop))
+            return failv(p, l, "syntax_error", NULL, msg != NULL ? msg : "undefined label");
+        s->str = l->str;
+        next(p);
+    } else if (is_break ? p->in_loop == 0 : p->in_iteration == 0) {
         return failv(p, t, "syntax_error", NULL,
                      is_break ? "'break' outside a loop or switch" : "'continue' outside a loop");
-    if (peek(p)->kind == SLUICE_JS_T_IDENT && !peek(p)->newline_before && !at(p, "case") &&
-        !at(p, "default"))
-        return refuse(p, peek(p), "a labelled break/continue", "restructure the loop");
-    return simple_stmt(p, node(p, is_break ? SLUICE_JS_BREAK : SLUICE_JS_CONTINUE, t));
+    }
+    return simple_stmt(p, s);
+}
+
+/* labeled -> name ':' statement   (continue may name it only when the statement is a loop) */
+static sluice_js_node *parse_labeled(parser *p)
+{
+    const sluice_js_tok *t = next(p);
+    next(p); /* : */
+    for (const label_scope *ls = p->labels; ls != NULL; ls = ls->up)
+        if (sluice_js_str_eq(ls->name, t->str)) {
+            char *msg = sluice_arena_printf(p->arena, "label '%.*s' at line %u is already declared",
+                                            (int)t->len, t->text, t->line);
+            return failv(p, t, "syntax_error", NULL, msg != NULL ? msg : "duplicate label");
+        }
+    size_t k = p->i; /* a: b: for (...): both name the loop */
+    while (p->t[k].kind == SLUICE_JS_T_IDENT && k + 1 < p->n && sluice_js_tok_is(&p->t[k + 1], ":"))
+        k += 2;
+    const sluice_js_tok *body = &p->t[k < p->n ? k : p->n - 1];
+    label_scope ls = { t->str,
+                       sluice_js_tok_is(body, "for") || sluice_js_tok_is(body, "while") ||
+                           sluice_js_tok_is(body, "do"),
+                       p->labels };
+    sluice_js_node *s = node(p, SLUICE_JS_LABELED, t);
+    CHECK(s);
+    s->str = t->str;
+    p->labels = &ls;
+    if (enter(p) == 0) {
+        s->a = parse_statement(p);
+        leave(p);
+    }
+    p->labels = ls.up;
+    return s->a != NULL ? s : NULL;
 }
 
 /* statement -> block | ';' | var_decl | func_decl | 'return' [expr] | if_stmt | for_stmt
@@ -1461,7 +1585,7 @@ static sluice_js_node *parse_statement(parser *p)
         return refuse(p, t, at(p, "import") ? "'import'" : "'export'",
                       "a plan is one script; it cannot load or export modules");
     if (t->kind == SLUICE_JS_T_IDENT && sluice_js_tok_is(peek_at(p, 1), ":") && !is_reserved(t))
-        return refuse(p, t, "a label", "restructure the loop");
+        return parse_labeled(p);
     s = node(p, SLUICE_JS_EXPR_STMT, t);
     CHECK(s);
     CHECK(s->a = parse_expr(p));
@@ -1492,6 +1616,7 @@ sluice_status sluice_js_parse(
         if (s == NULL || nl_push(&p, &body, s) != 0)
             break;
     }
+    refuse_literal_holes(&p);
     if (p.st != SLUICE_OK || root == NULL)
         return p.st != SLUICE_OK ? p.st : SLUICE_E_NOMEM;
     nl_set(root, &body);

@@ -108,7 +108,7 @@ function what(r) {
   if (r.message) return r.message;
   if (r.summary) return r.summary;
   if (r.approval_id) return `approval ${r.approval_id}`;
-  return Object.entries(r).filter(([k]) => !["seq", "ts", "prev", "event", "decision", "user", "auth", "session", "server", "groups", "request_id"].includes(k))
+  return Object.entries(r).filter(([k]) => !["seq", "ts", "prev", "event", "decision", "user", "auth", "session", "server", "groups", "request_id", "chain"].includes(k))
     .map(([k, v]) => `${k}=${typeof v === "object" ? JSON.stringify(v) : v}`).join(" ");
 }
 
@@ -117,7 +117,8 @@ function renderAudit() {
   const ev = $("audit-event").value;
   const rows = state.audit.filter((r) => (!ev || r.event === ev) && (!q || JSON.stringify(r).toLowerCase().includes(q)));
   $("audit-table").tBodies[0].replaceChildren(...rows.map((r) => el("tr", {},
-    el("td", {}, r.seq), el("td", {}, new Date(r.ts).toLocaleString()), el("td", {}, r.event),
+    // a writer chain other than the main file has its own seq: "w2:5"
+    el("td", {}, r.chain && r.chain !== "main" ? `${r.chain}:${r.seq}` : r.seq), el("td", {}, new Date(r.ts).toLocaleString()), el("td", {}, r.event),
     el("td", { class: `d-${r.decision}` }, r.decision ?? ""), el("td", {}, r.user ?? ""),
     el("td", { class: "what" }, r.request_id ?? ""), el("td", { class: "what", title: what(r) }, what(r)))));
 }
@@ -235,6 +236,19 @@ async function loadMetrics() {
   $("by-tool").tBodies[0].replaceChildren(...rows("sluice_requests_total", "tool"));
 }
 
+// ---- quotas ---------------------------------------------------------------------------------------
+async function loadQuotas() {
+  const r = await api("/admin/api/quotas");
+  const rows = (r.usage || []).slice().sort((a, b) => a.principal.localeCompare(b.principal) ||
+                                                      a.route.localeCompare(b.route) || a.quota.localeCompare(b.quota));
+  $("quota-table").tBodies[0].replaceChildren(...rows.map((u) => {
+    const full = u.limit !== undefined && u.used >= u.limit;
+    return el("tr", full ? { class: "over" } : {}, el("td", {}, u.principal), el("td", {}, u.route), el("td", {}, u.quota),
+              el("td", {}, u.used), el("td", {}, u.limit ?? "none"), el("td", {}, u.resets_at));
+  }));
+  $("no-quotas").hidden = rows.length > 0;
+}
+
 // ---- configuration --------------------------------------------------------------------------------
 function dl(obj) {
   const d = el("dl");
@@ -254,7 +268,7 @@ async function loadConfig() {
 }
 
 // ---- navigation -------------------------------------------------------------------------------------
-const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, config: loadConfig };
+const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, quotas: loadQuotas, config: loadConfig };
 
 async function show(tab) {
   state.tab = tab;
