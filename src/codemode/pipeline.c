@@ -808,12 +808,17 @@ static sluice_status issue_token(request *r, char **token)
 
 static sluice_status refuse(const request *r, const char *reason, sluice_status status);
 
+static sluice_quota_gate quota_gate_of(const sluice_codemode *cm)
+{
+    return (sluice_quota_gate){ cm->rt, cm->config, cm->policy };
+}
+
 /* Counts r's call of stage against its caller's quotas, before any analysis (a caller over
  * quota costs no work); a refusal is audited, and at execute the token is kept. */
 static sluice_status admit_quota(request *r, sluice_quota_stage stage, sluice_quota_room *room)
 {
-    sluice_codemode *cm = r->cm;
-    sluice_status st = sluice_quota_gate_admit(cm->rt, cm->config, cm->policy, r->in, stage, room);
+    const sluice_quota_gate gate = quota_gate_of(r->cm);
+    sluice_status st = sluice_quota_gate_admit(&gate, r->arena, r->in->caller, stage, room, r->err);
     if (st != SLUICE_OK)
         return refuse(r, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st);
     return SLUICE_OK;
@@ -1111,7 +1116,8 @@ static sluice_status execute(request *r, json_t **out, char **out_text)
     /* what it returned and called counts even when it then failed; unrecorded, the result is
      * withheld (fail closed: the audit record still says what ran) */
     sluice_error charge_err = { 0 };
-    if (sluice_quota_gate_charge(cm->rt, cm->policy, r->in, &res, &charge_err) != SLUICE_OK &&
+    const sluice_quota_gate gate = quota_gate_of(cm);
+    if (sluice_quota_gate_charge(&gate, arena, r->in->caller, &res, &charge_err) != SLUICE_OK &&
         st == SLUICE_OK) {
         *err = charge_err;
         st = SLUICE_E_IO;

@@ -34,27 +34,24 @@ static sluice_status store_failed(
                             doing, sluice_status_name(st), why);
 }
 
-sluice_status sluice_quota_gate_admit(sluice_runtime *rt,
-                                      const sluice_config *config,
-                                      const sluice_policy *policy,
-                                      const sluice_codemode_request *req,
+sluice_status sluice_quota_gate_admit(const sluice_quota_gate *gate,
+                                      sluice_arena *arena,
+                                      const sluice_codemode_caller *caller,
                                       sluice_quota_stage stage,
-                                      sluice_quota_room *room)
+                                      sluice_quota_room *room,
+                                      sluice_error *err)
 {
     if (room != NULL)
         *room = (sluice_quota_room){ INT64_MAX, INT64_MAX, INT64_MAX };
-    sluice_quota *q = rt->quotas;
+    sluice_quota *q = gate->rt->quotas;
     if (q == NULL)
         return SLUICE_OK;
-    const sluice_codemode_caller *caller = req->caller;
-    sluice_arena *arena = req->arena;
-    sluice_error *err = req->err;
-    const char *route = route_of(policy, caller), *who = principal_of(caller);
-    sluice_config_quotas limits = sluice_quota_of_route(config, route);
+    const char *route = route_of(gate->policy, caller), *who = principal_of(caller);
+    sluice_config_quotas limits = sluice_quota_of_route(gate->config, route);
     bool refused = true;
     sluice_quota_refusal r;
     sluice_status st = sluice_quota_admit(q, &limits, route, who, stage,
-                                          sluice_clock_now_ms(rt->clock), &refused, &r, room);
+                                          sluice_clock_now_ms(gate->rt->clock), &refused, &r, room);
     if (st != SLUICE_OK)
         return store_failed(q, st, arena, "count this call", err);
     const char *measure = stage == SLUICE_QUOTA_STAGE_VALIDATE ? "validate_calls" : "execute_calls";
@@ -84,23 +81,22 @@ void sluice_quota_gate_clamp(sluice_exec_limits *limits, const sluice_quota_room
         limits->max_api_calls = room->upstream_calls > 0 ? room->upstream_calls : 1;
 }
 
-sluice_status sluice_quota_gate_charge(sluice_runtime *rt,
-                                       const sluice_policy *policy,
-                                       const sluice_codemode_request *req,
+sluice_status sluice_quota_gate_charge(const sluice_quota_gate *gate,
+                                       sluice_arena *arena,
+                                       const sluice_codemode_caller *caller,
                                        const sluice_exec_result *r,
                                        sluice_error *err)
 {
-    sluice_quota *q = rt->quotas;
+    sluice_quota *q = gate->rt->quotas;
     if (q == NULL)
         return SLUICE_OK;
-    const sluice_codemode_caller *caller = req->caller;
-    const char *route = route_of(policy, caller);
+    const char *route = route_of(gate->policy, caller);
     int64_t calls = r->calls != NULL ? (int64_t)json_array_size(r->calls) : 0;
     sluice_status st =
         sluice_quota_charge(q, route, principal_of(caller), (int64_t)r->row_count,
-                            (int64_t)r->bytes, calls, sluice_clock_now_ms(rt->clock));
+                            (int64_t)r->bytes, calls, sluice_clock_now_ms(gate->rt->clock));
     if (st != SLUICE_OK)
-        return store_failed(q, st, req->arena, "record what the program returned", err);
+        return store_failed(q, st, arena, "record what the program returned", err);
     sluice_metric_add(SLUICE_METRIC_QUOTA_USAGE, (int64_t)r->row_count, "rows", route, NULL);
     sluice_metric_add(SLUICE_METRIC_QUOTA_USAGE, (int64_t)r->bytes, "bytes", route, NULL);
     sluice_metric_add(SLUICE_METRIC_QUOTA_USAGE, calls, "upstream_calls", route, NULL);
