@@ -45,10 +45,9 @@ sluice_status sluice_estimate_limit(sluice_codefacts *f, const sluice_config_cod
         f->action == SLUICE_ACTION_READ) {
         /* writes carry no estimate (docs/policy.md); a read must have one to be under a limit */
         st = sluice_codefacts_violate(
-            f, no_rows || rules->max_estimated_cost <= 0 ? "max_estimated_rows"
-                                                         : "max_estimated_cost",
-            0, 0,
-            "ask for a route without the limit (GraphQL and plans estimate a cost, not rows)",
+            f,
+            no_rows || rules->max_estimated_cost <= 0 ? "max_estimated_rows" : "max_estimated_cost",
+            0, 0, "ask for a route without the limit (GraphQL and plans estimate a cost, not rows)",
             "no %s estimate could be made for this read, and this route limits it "
             "(max_estimated_rows %lld, max_estimated_cost %lld)",
             no_rows ? "row" : "cost", (long long)rules->max_estimated_rows,

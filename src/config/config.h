@@ -425,7 +425,7 @@ typedef struct sluice_config_policy_server {
     bool caller_claims;
     bool has_caller_roles, has_caller_default_role, has_caller_claims;
     int64_t max_estimated_rows, max_estimated_cost; /* 0 = [code_mode]'s */
-    int64_t estimate_drift_factor;                   /* 0 = [code_mode]'s */
+    int64_t estimate_drift_factor;                  /* 0 = [code_mode]'s */
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */

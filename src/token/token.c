@@ -16,9 +16,10 @@
 #define MAC_CONTEXT "sluice-token-v1"
 
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
-#define PAYLOAD_MAX                                                                   \
-    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES + \
-     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u + 1u + 8u + 8u)
+#define PAYLOAD_MAX                                                                            \
+    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES +          \
+     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u + \
+     1u + 8u + 8u)
 
 _Static_assert(sizeof(WIRE_PREFIX) - 1 + SLUICE_HASH_B64URL_CHARS(PAYLOAD_MAX) + 1 +
                        SLUICE_HASH_B64URL_CHARS(SLUICE_SECRET_MAC_BYTES) <=
@@ -165,8 +166,7 @@ sluice_status sluice_token_issue(const sluice_secret_ring *ring,
         return st;
     if ((unsigned)claims->action > SLUICE_ACTION_ADMIN ||
         (unsigned)claims->risk > SLUICE_RISK_CRITICAL || claims->estimated_rows < -1 ||
-        claims->estimated_cost < -1 || ttl_seconds <= 0 ||
-        now > INT64_MAX - ttl_seconds)
+        claims->estimated_cost < -1 || ttl_seconds <= 0 || now > INT64_MAX - ttl_seconds)
         return sluice_error_set(err, arena, SLUICE_E_INVALID,
                                 "cannot issue a token: bad action, risk or ttl");
     const sluice_secret *key = sluice_secret_ring_current(ring);
@@ -396,7 +396,6 @@ static void short_hex(const uint8_t *hash, char out[13])
 {
     sluice_hash_hex(hash, 6, out);
 }
-
 
 /* Compares the bound claims, most general first: a token from another session is reported as
  * such, not as a code difference. */

@@ -61,7 +61,7 @@ typedef enum sluice_token_problem {
     SLUICE_TOKEN_VARIABLES_MISMATCH = 13,
     SLUICE_TOKEN_ACTION_MISMATCH = 14,
     SLUICE_TOKEN_RISK_MISMATCH = 15,
-    SLUICE_TOKEN_REPLAYED = 16, /* already used (reported by the caller after replay.h) */
+    SLUICE_TOKEN_REPLAYED = 16,       /* already used (reported by the caller after replay.h) */
     SLUICE_TOKEN_ESTIMATE_DRIFT = 17, /* the live estimate moved past estimate_drift_factor */
 } sluice_token_problem;
 

@@ -13,11 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static sluice_codefacts *facts_of(sluice_arena *arena,
-                                  sluice_estimate_kind kind,
-                                  const char *engine,
-                                  int64_t rows,
-                                  double cost)
+static sluice_codefacts *facts_of(
+    sluice_arena *arena, sluice_estimate_kind kind, const char *engine, int64_t rows, double cost)
 {
     sluice_codefacts *f = sluice_codefacts_new(arena, "sql");
     if (f == NULL)
@@ -53,11 +50,13 @@ static void test_estimate_limits_every_kind(void **state)
     sluice_arena *a = sluice_arena_new();
     sluice_config_code_mode rows_1000 = limits(1000, 0), cost_50 = limits(0, 50);
     /* PostgreSQL's plan: rows and cost */
-    assert_null(refused_by(a, facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 1000, 9), rows_1000));
+    assert_null(
+        refused_by(a, facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 1000, 9), rows_1000));
     sluice_codefacts *f = facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 1001, 9);
     assert_string_equal(refused_by(a, f, rows_1000), "max_estimated_rows");
-    assert_non_null(strstr(f->violations[0].message,
-                           "PostgreSQL estimates 1001 rows for this read; max_estimated_rows is 1000"));
+    assert_non_null(
+        strstr(f->violations[0].message,
+               "PostgreSQL estimates 1001 rows for this read; max_estimated_rows is 1000"));
     f = facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 1, 50.5);
     assert_string_equal(refused_by(a, f, cost_50), "max_estimated_cost");
     assert_non_null(strstr(f->violations[0].message, "a plan cost of 50 for this program; "
@@ -120,7 +119,8 @@ static void test_estimate_words(void **state)
     /* the record the audit log and the console's approval card carry */
     json_t *j = sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_PLAN_ROWS, "DuckDB", 12, 40.2));
     char *text = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
-    assert_string_equal(text, "{\"by\":\"DuckDB\",\"cost\":41,\"rows\":12,\"unit\":\"rows through the plan\"}");
+    assert_string_equal(
+        text, "{\"by\":\"DuckDB\",\"cost\":41,\"rows\":12,\"unit\":\"rows through the plan\"}");
     free(text);
     json_decref(j);
     j = sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_CALL_BOUND, NULL, -1, 3));
@@ -137,35 +137,31 @@ static void test_estimate_bound_and_drift(void **state)
     sluice_config_code_mode r = limits(0, 0);
     sluice_token_claims approved;
     memset(&approved, 0, sizeof approved);
-    sluice_estimate_bind(facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 500, 8.2),
-                         &approved);
+    sluice_estimate_bind(facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 500, 8.2), &approved);
     assert_int_equal(approved.estimated_rows, 500);
     assert_int_equal(approved.estimated_cost, 9); /* rounded up: never below what was seen */
     assert_true(sluice_estimate_needs_live(&approved));
     sluice_token_problem p = SLUICE_TOKEN_OK;
     sluice_error err = { 0 };
-    assert_int_equal(sluice_estimate_drift(&approved,
-                                           facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL",
-                                                    5000, 90),
-                                           &r, a, &p, &err),
+    assert_int_equal(sluice_estimate_drift(
+                         &approved, facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 5000, 90),
+                         &r, a, &p, &err),
                      SLUICE_OK);
-    assert_int_equal(sluice_estimate_drift(&approved,
-                                           facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL",
-                                                    5001, 9),
-                                           &r, a, &p, &err),
+    assert_int_equal(sluice_estimate_drift(
+                         &approved, facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 5001, 9),
+                         &r, a, &p, &err),
                      SLUICE_E_TOKEN);
     assert_int_equal(p, SLUICE_TOKEN_ESTIMATE_DRIFT);
     /* the live analysis lost its estimate: fail closed */
     assert_int_equal(sluice_estimate_drift(&approved,
-                                           facts_of(a, SLUICE_ESTIMATE_NONE, NULL, -1, -1), &r,
-                                           a, &p, &err),
+                                           facts_of(a, SLUICE_ESTIMATE_NONE, NULL, -1, -1), &r, a,
+                                           &p, &err),
                      SLUICE_E_TOKEN);
     /* the factor is the route's */
     r.estimate_drift_factor = 1000;
-    assert_int_equal(sluice_estimate_drift(&approved,
-                                           facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL",
-                                                    5001, 9),
-                                           &r, a, &p, &err),
+    assert_int_equal(sluice_estimate_drift(
+                         &approved, facts_of(a, SLUICE_ESTIMATE_PLAN_COST, "PostgreSQL", 5001, 9),
+                         &r, a, &p, &err),
                      SLUICE_OK);
     /* estimates that follow from the code alone are bound, never re-made */
     sluice_estimate_bind(facts_of(a, SLUICE_ESTIMATE_GRAPHQL_COST, NULL, -1, 31), &approved);

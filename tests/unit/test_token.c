@@ -464,9 +464,9 @@ static void test_token_estimate_bound_and_drift(void **state)
     char *token = issue(f, f->ring, &claims);
     sluice_token_claims got;
     sluice_token_problem p = SLUICE_TOKEN_MALFORMED;
-    assert_int_equal(sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena,
-                                         &got, &p, NULL),
-                     SLUICE_OK);
+    assert_int_equal(
+        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        SLUICE_OK);
     assert_int_equal(got.estimated_rows, 1000);
     assert_int_equal(got.estimated_cost, 25000);
     assert_true(got.estimate_live);
@@ -474,16 +474,16 @@ static void test_token_estimate_bound_and_drift(void **state)
         int64_t rows, cost, factor;
         sluice_token_problem want;
     } cases[] = {
-        { 1000, 25000, 10, SLUICE_TOKEN_OK },           /* unchanged */
-        { 10000, 250000, 10, SLUICE_TOKEN_OK },         /* exactly the factor */
+        { 1000, 25000, 10, SLUICE_TOKEN_OK },              /* unchanged */
+        { 10000, 250000, 10, SLUICE_TOKEN_OK },            /* exactly the factor */
         { 10001, 25000, 10, SLUICE_TOKEN_ESTIMATE_DRIFT }, /* rows past it */
         { 1000, 250001, 10, SLUICE_TOKEN_ESTIMATE_DRIFT }, /* cost past it */
-        { 1, 1, 10, SLUICE_TOKEN_OK },                  /* smaller: the approval covered more */
-        { -1, 25000, 10, SLUICE_TOKEN_ESTIMATE_DRIFT },  /* no estimate now: fail closed */
+        { 1, 1, 10, SLUICE_TOKEN_OK },                     /* smaller: the approval covered more */
+        { -1, 25000, 10, SLUICE_TOKEN_ESTIMATE_DRIFT },    /* no estimate now: fail closed */
         { 1000, -1, 10, SLUICE_TOKEN_ESTIMATE_DRIFT },
-        { 1001, 25000, 1, SLUICE_TOKEN_ESTIMATE_DRIFT }, /* factor 1: any growth */
+        { 1001, 25000, 1, SLUICE_TOKEN_ESTIMATE_DRIFT },      /* factor 1: any growth */
         { INT64_MAX, INT64_MAX, INT64_MAX, SLUICE_TOKEN_OK }, /* no overflow */
-        { 100000000, 1, 0, SLUICE_TOKEN_OK },           /* factor 0: not checked */
+        { 100000000, 1, 0, SLUICE_TOKEN_OK },                 /* factor 0: not checked */
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sluice_token_claims live = f->want;
@@ -511,9 +511,9 @@ static void test_token_estimate_bound_and_drift(void **state)
     sluice_token_claims none = f->want;
     none.estimated_rows = none.estimated_cost = -1;
     token = issue(f, f->ring, &none);
-    assert_int_equal(sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena,
-                                         &got, &p, NULL),
-                     SLUICE_OK);
+    assert_int_equal(
+        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        SLUICE_OK);
     assert_int_equal(got.estimated_rows, -1);
     assert_int_equal(sluice_token_estimate_check(&got, &live, 1, f->arena, &p, NULL), SLUICE_OK);
     /* an estimate below -1 cannot be signed */
@@ -522,7 +522,8 @@ static void test_token_estimate_bound_and_drift(void **state)
                      SLUICE_E_INVALID);
 }
 
-/* A token from before the estimate was bound (claims version 1) is told apart from a damaged one. */
+/* A token from before the estimate was bound (claims version 1) is told apart from a damaged one.
+ */
 static void test_token_old_claims_version(void **state)
 {
     fixture *f = *state;
@@ -537,7 +538,8 @@ static void test_token_old_claims_version(void **state)
     char old[SLUICE_LIMIT_TOKEN_CHARS];
     memcpy(old, "sl1.", 4);
     sluice_hash_b64url_encode(payload, n, old + 4);
-    strcpy(old + 4 + SLUICE_HASH_B64URL_CHARS(n), token + 4 + chars);
+    snprintf(old + 4 + SLUICE_HASH_B64URL_CHARS(n), sizeof old - 4 - SLUICE_HASH_B64URL_CHARS(n),
+             "%s", token + 4 + chars);
     sluice_error err = { 0 };
     assert_int_equal(verify(f, f->ring, old, strlen(old), &f->want, NOW, &err),
                      SLUICE_TOKEN_BAD_VERSION);

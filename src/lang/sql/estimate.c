@@ -32,8 +32,9 @@ static double own_rows(const json_t *node)
 
 static bool pairs_every_row(const char *name)
 {
-    return name != NULL && (strcmp(name, "CROSS_PRODUCT") == 0 ||
-                            strstr(name, "NESTED_LOOP") != NULL || strstr(name, "BLOCKWISE") != NULL);
+    return name != NULL &&
+           (strcmp(name, "CROSS_PRODUCT") == 0 || strstr(name, "NESTED_LOOP") != NULL ||
+            strstr(name, "BLOCKWISE") != NULL);
 }
 
 static double capped(double d)
@@ -97,9 +98,9 @@ static bool bind_variables(duckdb_prepared_statement ps, const json_t *vars)
             snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
         if (json_is_number(v) || json_is_boolean(v))
             text = num;
-        duckdb_state s = json_is_null(v)  ? duckdb_bind_null(ps, i)
-                         : text != NULL ? duckdb_bind_varchar(ps, i, text)
-                                        : DuckDBError;
+        duckdb_state s = json_is_null(v) ? duckdb_bind_null(ps, i)
+                         : text != NULL  ? duckdb_bind_varchar(ps, i, text)
+                                         : DuckDBError;
         if (s == DuckDBError)
             return false;
     }

@@ -28,11 +28,11 @@ static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
         return SLUICE_RISK_LOW;
     }
     /* DuckDB's estimate may raise this, never lower it (sql.h: guessed_rows) */
-    int64_t guess = f->estimate_kind == SLUICE_ESTIMATE_PLAN_ROWS ? sluice_sql_facts_of(f)->guessed_rows
-                                                                 : f->estimated_rows;
-    if (!sluice_sql_facts_of(f)->has_limit &&
-        (guess < 0 || guess > SLUICE_RISK_BIG_READ_ROWS ||
-         f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
+    int64_t guess = f->estimate_kind == SLUICE_ESTIMATE_PLAN_ROWS
+                        ? sluice_sql_facts_of(f)->guessed_rows
+                        : f->estimated_rows;
+    if (!sluice_sql_facts_of(f)->has_limit && (guess < 0 || guess > SLUICE_RISK_BIG_READ_ROWS ||
+                                               f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
         *reason = "no LIMIT and the result may be large";
         return SLUICE_RISK_MEDIUM;
     }
