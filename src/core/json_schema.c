@@ -355,7 +355,7 @@ check_schema_list(check_ctx *c, const json_t *value, const path *at, size_t dept
 }
 
 /* type: a known type name, or a non-empty array of them. */
-static sluice_status check_type(check_ctx *c, const json_t *value, const path *at)
+static sluice_status check_type_keyword(check_ctx *c, const json_t *value, const path *at)
 {
     if (json_is_string(value)) {
         if (!known_type(value))
@@ -378,7 +378,7 @@ static sluice_status check_type(check_ctx *c, const json_t *value, const path *a
 }
 
 /* An array of strings (required, ...). */
-static sluice_status check_strings(check_ctx *c, const json_t *value, const path *at)
+static sluice_status check_strings_keyword(check_ctx *c, const json_t *value, const path *at)
 {
     size_t i;
     json_t *s;
@@ -425,9 +425,9 @@ check_keyword(check_ctx *c, const keyword *kw, const json_t *value, const path *
             return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be true or false");
         return SLUICE_OK;
     case KW_TYPE:
-        return check_type(c, value, at);
+        return check_type_keyword(c, value, at);
     case KW_STRINGS:
-        return check_strings(c, value, at);
+        return check_strings_keyword(c, value, at);
     case KW_ANY:
         if (strcmp(kw->name, "enum") == 0 && !json_is_array(value))
             return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an array");
