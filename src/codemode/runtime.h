@@ -57,7 +57,7 @@ typedef struct sluice_runtime {
      * key reaches it. It must outlive the runtime. */
     const sluice_clock *clock;
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
-    sluice_arena *arena;      /* the runtime's own memory (store paths) */
+    sluice_arena *arena;      /* memory as long-lived as the runtime (store paths, curated tools) */
 } sluice_runtime;
 
 /* Appends one audit record of event for caller: fields (consumed, whatever happens) gets the
