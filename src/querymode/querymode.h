@@ -16,9 +16,10 @@
 #ifndef SLUICE_QUERYMODE_QUERYMODE_H
 #define SLUICE_QUERYMODE_QUERYMODE_H
 
-#include "codemode/codemode.h"
+#include "codemode/runtime.h"
 #include "config/config.h"
 #include "core/clock.h"
+#include "exec/executor.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -37,36 +38,47 @@ typedef struct sluice_qm_hooks {
     void *cancel_ctx;
 } sluice_qm_hooks;
 
-/* Opens query mode for config (sources checked: column types, SQL front end present). cm may be
- * NULL; when set, its audit log records every call. clock NULL = the system clock. The config,
- * cm and clock must outlive it. SLUICE_E_CONFIG names the offending source and column. */
+/* What query mode borrows from the CLI; every member may be NULL. */
+struct sluice_policy;
+typedef struct sluice_querymode_services {
+    sluice_runtime *rt;                 /* its audit sink records every call (NULL: no audit) */
+    const struct sluice_policy *policy; /* routes and Cedar for reads (NULL: no policy) */
+    const sluice_clock *clock;          /* session TTLs and the cache (NULL: the system clock) */
+} sluice_querymode_services;
+
+/* Opens query mode for config (sources checked: column types, SQL front end present) on with's
+ * services (NULL: none). The config and everything with names must outlive it.
+ * SLUICE_E_CONFIG names the offending source and column. */
 sluice_status sluice_querymode_open(const sluice_config *config,
-                                    sluice_codemode *cm,
-                                    const sluice_clock *clock,
+                                    const sluice_querymode_services *with,
                                     sluice_querymode **out,
                                     sluice_arena *err_arena,
                                     sluice_error *err);
 void sluice_querymode_close(sluice_querymode *qm);
 
-/* Each fills *out (structuredContent, new reference) and *text (for the model, in arena).
- * Refusals are errors (SLUICE_E_INVALID / DENIED / LIMIT / NOT_FOUND with a message saying how
- * to fix the call); SLUICE_E_NOMEM and SLUICE_E_IO (audit) fail closed. */
+/* One load or query call: who asks, its hooks, and where its memory and error go. The caller
+ * fills it for the one call; query mode keeps nothing of it afterwards. */
+typedef struct sluice_querymode_request {
+    sluice_arena *arena; /* the call's memory: *text and err's message live in it */
+    const sluice_qm_caller *caller;
+    const sluice_qm_hooks *hooks; /* NULL: no progress, no cancellation */
+    sluice_error *err;            /* what failed, for the caller's client */
+} sluice_querymode_request;
+
+/* Each fills *out (structuredContent, new reference) and *text (for the model, in the request's
+ * arena). Refusals are errors (SLUICE_E_INVALID / DENIED / LIMIT / NOT_FOUND with a message saying
+ * how to fix the call); SLUICE_E_NOMEM and SLUICE_E_IO (audit) fail closed. load reads the tool's
+ * arguments (source, table, args, where); query runs sql. */
 sluice_status sluice_querymode_load(sluice_querymode *qm,
-                                    sluice_arena *arena,
-                                    const sluice_qm_caller *caller,
+                                    const sluice_querymode_request *in,
                                     const json_t *arguments,
-                                    const sluice_qm_hooks *hooks,
                                     json_t **out,
-                                    const char **text,
-                                    sluice_error *err);
+                                    const char **text);
 sluice_status sluice_querymode_query(sluice_querymode *qm,
-                                     sluice_arena *arena,
-                                     const sluice_qm_caller *caller,
+                                     const sluice_querymode_request *in,
                                      const char *sql,
-                                     const sluice_qm_hooks *hooks,
                                      json_t **out,
-                                     const char **text,
-                                     sluice_error *err);
+                                     const char **text);
 sluice_status sluice_querymode_search(sluice_querymode *qm,
                                       sluice_arena *arena,
                                       const sluice_qm_caller *caller,

@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct curated_tool {
-    sluice_codemode *cm;
+    const sluice_curated_services *with; /* a copy in the registrations' arena */
     const sluice_config_tool *tool;
     bool scrub_errors;   /* the statement reads blocked fields (in filters or joins) */
     bool engine_bounded; /* proven at start-up: runs in the server, no capped child per call */
@@ -62,7 +62,7 @@ static sluice_status call_tool(sluice_mcp_call *call,
                                void *userdata)
 {
     const curated_tool *ct = userdata;
-    const sluice_config_code_mode *c = &sluice_codemode_config(ct->cm)->code_mode;
+    const sluice_config_code_mode *c = &ct->with->config->code_mode;
     sluice_arena *arena = sluice_mcp_call_arena(call);
     const sluice_config_tool *tool = ct->tool;
     sluice_exec_request req = {
@@ -77,15 +77,15 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .cancel_ctx = call,
     };
     sluice_exec_result r = { 0 };
-    sluice_status st =
-        sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r, err);
+    sluice_status st = sluice_executor_execute(ct->with->executor, arena, &req, &r, err);
     sluice_codemode_caller caller = { .identity = sluice_mcp_call_identity(call),
                                       .session_id = sluice_mcp_call_session_id(call) };
     json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
                                st == SLUICE_OK ? "executed" : "failed", "arguments", arguments,
                                "rows", (json_int_t)r.row_count, "truncated", r.truncated);
     sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(ct->cm, arena, &caller, "tool", record, &audit_err) != SLUICE_OK &&
+    if (sluice_runtime_audit(ct->with->rt, arena, &caller, "tool", record, &audit_err) !=
+            SLUICE_OK &&
         st == SLUICE_OK) {
         *err = audit_err;
         return SLUICE_E_IO;
@@ -108,10 +108,12 @@ static sluice_status check_statement(sluice_codemode *cm,
     sluice_arena *scratch = sluice_arena_new();
     json_t *vars = sample_variables(tool);
     sluice_codefacts *f = NULL;
-    sluice_status st = scratch == NULL
-                           ? SLUICE_E_NOMEM
-                           : sluice_codemode_analyze(cm, scratch, tool->statement,
-                                                     strlen(tool->statement), vars, &f, err);
+    const sluice_codemode_request req = { .arena = scratch,
+                                          .code = tool->statement,
+                                          .code_len = strlen(tool->statement),
+                                          .variables = vars,
+                                          .err = err };
+    sluice_status st = scratch == NULL ? SLUICE_E_NOMEM : sluice_codemode_analyze(cm, &req, &f);
     json_decref(vars);
     if (st == SLUICE_OK && sluice_codefacts_refused(f))
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
@@ -128,20 +130,26 @@ static sluice_status check_statement(sluice_codemode *cm,
     return st;
 }
 
-sluice_status sluice_curated_register(sluice_codemode *cm,
+sluice_status sluice_curated_register(const sluice_curated_services *with,
                                       sluice_mcp_server *server,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
-    const sluice_config *config = sluice_codemode_config(cm);
+    const sluice_config *config = with->config;
+    if (config->tool_count == 0)
+        return SLUICE_OK;
+    sluice_curated_services *kept = sluice_arena_calloc(with->arena, 1, sizeof *kept);
+    if (kept == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    *kept = *with;
     for (size_t i = 0; i < config->tool_count; i++) {
         const sluice_config_tool *tool = &config->tools[i];
-        curated_tool *ct = sluice_arena_calloc(sluice_codemode_arena(cm), 1, sizeof *ct);
+        curated_tool *ct = sluice_arena_calloc(with->arena, 1, sizeof *ct);
         if (ct == NULL)
             return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-        ct->cm = cm;
+        ct->with = kept;
         ct->tool = tool;
-        sluice_status st = check_statement(cm, tool, ct, err_arena, err);
+        sluice_status st = check_statement(with->analyzer, tool, ct, err_arena, err);
         if (st != SLUICE_OK)
             return st;
         bool writes = config->code_mode.sql_allow_writes || config->code_mode.sql_allow_deletes;

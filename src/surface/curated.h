@@ -14,9 +14,19 @@
 #include "codemode/codemode.h"
 #include "mcp/server.h"
 
+/* What curated tools borrow from the CLI; all of it must outlive the server they are
+ * registered on. */
+typedef struct sluice_curated_services {
+    const sluice_config *config; /* the [[tools]], and the [code_mode] limits they run under */
+    sluice_executor *executor;   /* the [database] their statements run on */
+    sluice_runtime *rt;          /* its audit sink records every call */
+    sluice_codemode *analyzer;   /* judges each statement once, at registration (analysis only) */
+    sluice_arena *arena;         /* the tools' registrations (as long-lived as the server) */
+} sluice_curated_services;
+
 /* Checks and registers every config tool; a statement the analysis refuses stops start-up with
  * a message naming the tool and the violation. */
-sluice_status sluice_curated_register(sluice_codemode *cm,
+sluice_status sluice_curated_register(const sluice_curated_services *with,
                                       sluice_mcp_server *server,
                                       sluice_arena *err_arena,
                                       sluice_error *err);
