@@ -521,6 +521,30 @@ static const sluice_codefacts *on_connections(sluice_arena *a,
     return f;
 }
 
+/* graphql-js's type map holds Int, Float and ID only where the schema uses them: the
+ * connections schema has no Float and no ID, so neither is offered for a typo of it. */
+static void test_did_you_mean_unused_scalars(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    const sluice_codefacts *f =
+        on_connections(a, &cm, "query Q($x: Flot, $y: Ids, $z: Strng) { __typename }", NULL);
+    static const char *const want[] = {
+        "Unknown type \"Flot\".",
+        "Unknown type \"Ids\". Did you mean \"Int\"?",
+        "Unknown type \"Strng\". Did you mean \"String\"?",
+    };
+    size_t seen = 0;
+    for (size_t i = 0; i < f->violation_count; i++)
+        if (strcmp(f->violations[i].rule, "KnownTypeNames") == 0) {
+            assert_true(seen < 3);
+            assert_string_equal(f->violations[i].message, want[seen++]);
+        }
+    assert_int_equal(seen, 3);
+    sluice_arena_free(a);
+}
+
 /* The cost multiplies by the page sizes asked for, as GitHub's node limit does: a connection's
  * first/last sizes its nodes and edges, nested connections multiply, and what is not a list
  * under a connection (totalCount, pageInfo) is counted once per connection. */
@@ -594,12 +618,39 @@ static void test_did_you_mean(void **state)
         { "{ customer(id: 1) { ... on Party { segment } } }",
           "Cannot query field \"segment\" on type \"Party\". Did you mean to use an inline "
           "fragment on \"Customer\"?" },
+        /* KnownTypeNames over graphql-js's type map, in all three places a type is named */
+        { "query Q($f: CustomerFiltr) { customers(filter: $f) { id } }",
+          "Unknown type \"CustomerFiltr\". Did you mean \"CustomerFilter\", \"CustomerOrder\", "
+          "or \"Customer\"?" },
+        { "query Q($f: Itn) { customers(limit: $f) { id } }",
+          "Unknown type \"Itn\". Did you mean \"Int\" or \"ID\"?" },
+        { "{ customer(id: 1) { ... on Custmer { id } } }",
+          "Unknown type \"Custmer\". Did you mean \"Customer\"?" },
+        { "fragment F on Ordr { id } { customers { orders { ...F } } }",
+          "Unknown type \"Ordr\". Did you mean \"Order\"?" },
+        { "query Q($f: Zzzzzz) { customers(limit: $f) { id } }", "Unknown type \"Zzzzzz\"." },
+        /* enum values: graphql-js's parseLiteral messages; a string's quotes count */
+        { "{ customers(orderBy: {createdAt: DSC}) { id } }",
+          "Value \"DSC\" does not exist in \"SortDirection\" enum. Did you mean the enum value "
+          "\"ASC\" or \"DESC\"?" },
+        { "{ customers(orderBy: {createdAt: \"DESC\"}) { id } }",
+          "Enum \"SortDirection\" cannot represent non-enum value: \"DESC\". Did you mean the "
+          "enum value \"DESC\"?" },
+        { "{ customers { supportTickets(filter: {status: open}) { id } } }",
+          "Value \"open\" does not exist in \"TicketStatus\" enum. Did you mean the enum value "
+          "\"OPEN\"?" },
+        { "{ customers { supportTickets(filter: {status: ZZZZ}) { id } } }",
+          "Value \"ZZZZ\" does not exist in \"TicketStatus\" enum." },
+        { "{ customers { supportTickets(filter: {status: 3}) { id } } }",
+          "Enum \"TicketStatus\" cannot represent non-enum value: 3." },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        /* the rule is the message's: an unknown argument or an unknown field */
-        const char *rule = strncmp(cases[i].message, "Unknown argument", 16) == 0
-                               ? "KnownArgumentNames"
-                               : "FieldsOnCorrectType";
+        /* the rule is the message's: an unknown argument, type or field, or an enum value */
+        const char *m = cases[i].message;
+        const char *rule = strncmp(m, "Unknown argument", 16) == 0 ? "KnownArgumentNames"
+                           : strncmp(m, "Unknown type", 12) == 0   ? "KnownTypeNames"
+                           : strncmp(m, "Cannot query", 12) == 0   ? "FieldsOnCorrectType"
+                                                                   : "ValuesOfCorrectType";
         const sluice_codefacts_violation *v = violation(analyze(a, cases[i].code), rule);
         if (v == NULL || strcmp(v->message, cases[i].message) != 0)
             fail_msg("%s: %s", cases[i].code, v != NULL ? v->message : "(accepted)");
@@ -755,6 +806,7 @@ int main(void)
         cmocka_unit_test(test_shaper),
         cmocka_unit_test(test_cost_multiplies_page_sizes),
         cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_did_you_mean_unused_scalars),
         cmocka_unit_test(test_introspection_documents),
         cmocka_unit_test(test_fail_closed),
         cmocka_unit_test(test_max_field_count),
