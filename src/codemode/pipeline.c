@@ -1096,11 +1096,8 @@ static sluice_status admit(request *r)
  * guard, one "execute" audit record (naming the program when a saved one ran: its promotion was
  * the approval) and the result. run_id names the run to the executor (the token id, or a saved
  * call's fresh id). */
-static sluice_status run_and_report(request *r,
-                                    const char *run_id,
-                                    const sluice_program *program,
-                                    json_t **out,
-                                    char **out_text)
+static sluice_status run_and_report(
+    request *r, const char *run_id, const sluice_program *program, json_t **out, char **out_text)
 {
     sluice_codemode *cm = r->cm;
     sluice_arena *arena = r->arena;
@@ -1124,23 +1121,22 @@ static sluice_status run_and_report(request *r,
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    json_t *record =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                  st == SLUICE_OK ? "executed" : "failed", "language", f->language, "code",
-                  r->in->code, "code_hash", f->code_hash, "action", action_label(f->action),
-                  program != NULL ? "run_id" : "token_id", run_id, "rows",
-                  (json_int_t)res.row_count, "truncated", res.truncated, "elapsed_ms",
-                  (json_int_t)res.elapsed_ms);
+    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                               st == SLUICE_OK ? "executed" : "failed", "language", f->language,
+                               "code", r->in->code, "code_hash", f->code_hash, "action",
+                               action_label(f->action), program != NULL ? "run_id" : "token_id",
+                               run_id, "rows", (json_int_t)res.row_count, "truncated",
+                               res.truncated, "elapsed_ms", (json_int_t)res.elapsed_ms);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
     if (res.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */
         json_object_set(record, "calls", res.calls);
     if (program != NULL)
         json_object_set_new(record, "program",
-                            json_pack("{s:s, s:I, s:s, s:I, s:s}", "name", program->name,
-                                      "version", (json_int_t)program->version, "promoted_by",
-                                      program->by, "promoted_at", (json_int_t)program->at,
-                                      "approval", "promotion"));
+                            json_pack("{s:s, s:I, s:s, s:I, s:s}", "name", program->name, "version",
+                                      (json_int_t)program->version, "promoted_by", program->by,
+                                      "promoted_at", (json_int_t)program->at, "approval",
+                                      "promotion"));
     sluice_error audit_err = { 0 };
     if (sluice_codemode_audit(cm, arena, r->in->caller, "execute", record, &audit_err) !=
             SLUICE_OK &&
@@ -1194,7 +1190,8 @@ static sluice_status live_basis(const request *r, sluice_program_basis *out)
     return SLUICE_OK;
 }
 
-static sluice_status need_programs(const sluice_codemode *cm, sluice_arena *arena, sluice_error *err)
+static sluice_status
+need_programs(const sluice_codemode *cm, sluice_arena *arena, sluice_error *err)
 {
     return cm->rt->programs != NULL
                ? SLUICE_OK
@@ -1216,9 +1213,8 @@ sluice_status sluice_codemode_programs(sluice_codemode *cm,
     return st;
 }
 
-const char *sluice_codemode_program_unusable(sluice_codemode *cm,
-                                             sluice_arena *arena,
-                                             const sluice_program *p)
+const char *
+sluice_codemode_program_unusable(sluice_codemode *cm, sluice_arena *arena, const sluice_program *p)
 {
     if (p->disabled != NULL)
         return p->disabled;
@@ -1294,12 +1290,12 @@ static sluice_status admit_saved(request *r, const sluice_program *p)
         const char *why = f->violation_count > 0            ? f->violations[0].message
                           : r->j.policy.violation_count > 0 ? r->j.policy.violations[0].message
                                                             : "it is refused";
-        sluice_error_set(err, arena, SLUICE_E_DENIED,
-                         "saved program '%s' may not run for you: %s", p->name, why);
+        sluice_error_set(err, arena, SLUICE_E_DENIED, "saved program '%s' may not run for you: %s",
+                         p->name, why);
         return refuse_saved(r, "violations");
     }
-    if (strcmp(f->code_hash, p->code_hash) != 0 || strcmp(action_label(f->action), p->action) != 0 ||
-        r->j.risk > risk_named(p->risk)) {
+    if (strcmp(f->code_hash, p->code_hash) != 0 ||
+        strcmp(action_label(f->action), p->action) != 0 || r->j.risk > risk_named(p->risk)) {
         sluice_error_set(err, arena, SLUICE_E_DENIED,
                          "saved program '%s' (version %lld) is disabled: it is now judged %s at "
                          "%s risk, and was promoted as %s at %s risk; an administrator must "
@@ -1327,7 +1323,7 @@ sluice_status sluice_codemode_run_program(sluice_codemode *cm,
     caller.language = p != NULL ? p->language : NULL;
     sluice_codemode_request in = *req;
     in.caller = &caller;
-    in.code = p != NULL ? p->code : "";
+    in.code = p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
     in.code_len = strlen(in.code);
     in.token = NULL;
     request r = { .cm = cm, .in = &in, .arena = req->arena, .err = req->err };
@@ -1348,7 +1344,7 @@ sluice_status sluice_codemode_run_program(sluice_codemode *cm,
         sluice_hash_hex(id, sizeof id, hex);
         st = run_and_report(&r, hex, p, out, out_text);
     }
-    sluice_codemode_observe_time(p->language, true, sluice_metric_now_ns() - start);
+    sluice_codemode_observe_time(language_label(cm, &caller), true, sluice_metric_now_ns() - start);
     return st;
 }
 
@@ -1373,7 +1369,7 @@ static sluice_status save_and_audit(sluice_codemode *cm,
     if (st == SLUICE_OK && record == NULL)
         st = sluice_error_set(req->err, req->arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK) /* stored: the audit must say so, or the caller hears it failed */
-        st = sluice_codemode_audit(cm, req->arena, req->caller, event, json_incref(record),
+        st = sluice_codemode_audit(cm, req->arena, req->caller, event, json_deep_copy(record),
                                    req->err);
     if (st == SLUICE_OK && out_record != NULL)
         *out_record = record;
@@ -1410,7 +1406,7 @@ sluice_status sluice_codemode_promote(sluice_codemode *cm,
     st = judge(&r, NULL);
     if (st == SLUICE_OK && judgement_refused(&r.j)) {
         const sluice_codefacts *f = r.j.facts;
-        const char *why = f->violation_count > 0            ? f->violations[0].message
+        const char *why = f->violation_count > 0           ? f->violations[0].message
                           : r.j.policy.violation_count > 0 ? r.j.policy.violations[0].message
                                                            : "it is refused";
         return sluice_error_set(err, arena, SLUICE_E_DENIED,

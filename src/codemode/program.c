@@ -53,7 +53,7 @@ bool sluice_program_name_valid(const char *name)
 bool sluice_program_name_reserved(const sluice_config *config, const char *name)
 {
     /* tag-builtin-tool-names: surface/tools.c, surface/discover.c, surface/querymode_tools.c */
-    static const char *const builtin[] = { "validate_code", "execute_code", "search",
+    static const char *const builtin[] = { "validate_code", "execute_code",  "search",
                                            "describe",      "search_tables", "describe_table",
                                            "load",          "query",         "drop_table" };
     for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
