@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "state/approval.h"
 #include "state/audit.h"
+#include "state/program_store.h"
 #include "state/quota.h"
 #include "state/replay.h"
 #include "token/key_store.h"
@@ -46,6 +47,8 @@ typedef struct sluice_runtime {
     sluice_key_store *keys; /* the token keyring (reloaded on SIGHUP); NULL: code mode is off */
     sluice_replay *replay;  /* consume-once token ids; NULL: code mode is off */
     sluice_approval_store *approvals; /* administrator approvals; NULL without an audit log */
+    /* saved programs (codemode/program.h); NULL without [code_mode] programs_file */
+    sluice_program_store *programs;
     sluice_quota *quotas; /* per-caller quota counters ([quotas], a route's); NULL: none set */
     sluice_audit *audit;  /* the audit sink; NULL without an audit log */
     /* 1, or the writer slot this process took because another one holds the audit log; tokens
