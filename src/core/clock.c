@@ -62,6 +62,12 @@ int64_t sluice_clock_monotonic_ms(const sluice_clock *clock)
     return sluice_clock_monotonic_ns(clock) / 1000000;
 }
 
+struct timespec sluice_clock_deadline_after(int64_t ms)
+{
+    int64_t at = read_clock(CLOCK_REALTIME) + ms * NS_PER_MS;
+    return (struct timespec){ .tv_sec = (time_t)(at / NS_PER_S), .tv_nsec = (long)(at % NS_PER_S) };
+}
+
 /* The manual clock is the first member of sluice_manual_clock, so the cast is the container. */
 static int64_t manual_realtime(const sluice_clock *self)
 {

@@ -12,6 +12,7 @@
 
 #include <stdatomic.h>
 #include <stdint.h>
+#include <time.h>
 
 typedef struct sluice_clock sluice_clock;
 
@@ -31,6 +32,11 @@ int64_t sluice_clock_now_s(const sluice_clock *clock);
 int64_t sluice_clock_now_ms(const sluice_clock *clock);
 int64_t sluice_clock_monotonic_ns(const sluice_clock *clock);
 int64_t sluice_clock_monotonic_ms(const sluice_clock *clock);
+
+/* The absolute CLOCK_REALTIME time ms milliseconds from now, in the form pthread_cond_timedwait
+ * wants. Always the system clock: a condition variable waits on the host's clock, so an injected
+ * clock could only make a wait end at the wrong time. */
+struct timespec sluice_clock_deadline_after(int64_t ms);
 
 /* A clock that moves only when told to. Thread-safe: readers and the test that moves it may
  * run on different threads. */

@@ -4,6 +4,7 @@
 #include "core/log.h"
 
 #include "core/buf.h"
+#include "core/clock.h"
 #include "core/fdio.h"
 
 #include <stdarg.h>
@@ -30,13 +31,13 @@ sluice_log_format sluice_log_get_format(void)
 
 void sluice_log_timestamp(char *out, size_t cap)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t ms = sluice_clock_now_ms(NULL);
+    time_t secs_since_epoch = (time_t)(ms / 1000);
     struct tm tm;
-    gmtime_r(&ts.tv_sec, &tm);
+    gmtime_r(&secs_since_epoch, &tm);
     char secs[24];
     strftime(secs, sizeof secs, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, cap, "%s.%03dZ", secs, (int)(ts.tv_nsec / 1000000));
+    snprintf(out, cap, "%s.%03dZ", secs, (int)(ms % 1000));
 }
 
 void sluice_log_line(const char *line, size_t len)

@@ -7,6 +7,7 @@
  */
 #include "core/metrics.h"
 
+#include "core/clock.h"
 #include "core/limits.h"
 
 #include <stdatomic.h>
@@ -14,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MAX_LABELS   3
 #define LABEL_TEXT   (MAX_LABELS * (SLUICE_LIMIT_METRIC_LABEL_BYTES * 2 + 24))
@@ -139,9 +139,7 @@ static family registry[SLUICE_METRIC_COUNT];
 
 int64_t sluice_metric_now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+    return sluice_clock_monotonic_ns(NULL);
 }
 
 /* Appends value escaped for a label (backslash, quote, newline), cut at the label limit. */

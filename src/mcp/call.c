@@ -8,6 +8,7 @@
  * cancellation, and notifications/cancelled to the client when we give up on an answer.
  * Does not own: routing the answer back (session.c matches it to the waiting request).
  */
+#include "core/clock.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
@@ -15,7 +16,6 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 sluice_arena *sluice_mcp_call_arena(sluice_mcp_call *call)
 {
@@ -203,19 +203,6 @@ check_capability(sluice_mcp_call *call, const char *method, const json_t *params
     return SLUICE_OK;
 }
 
-static struct timespec deadline_after(int ms)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    ts.tv_sec += ms / 1000;
-    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
-    if (ts.tv_nsec >= 1000000000L) {
-        ts.tv_sec++;
-        ts.tv_nsec -= 1000000000L;
-    }
-    return ts;
-}
-
 static void unlink_pending_locked(sluice_mcp_session *s, pending_request *p)
 {
     for (pending_request **pp = &s->pending; *pp != NULL; pp = &(*pp)->next) {
@@ -283,7 +270,7 @@ sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
 
     sluice_mcp_session_emit(s, sluice_jsonrpc_request(p.id, method, params), call->id);
 
-    struct timespec deadline = deadline_after(timeout_ms);
+    struct timespec deadline = sluice_clock_deadline_after(timeout_ms);
     bool timed_out = false;
     pthread_mutex_lock(&s->lock);
     while (!p.done && !atomic_load(&call->cancelled) && !s->input_closed && !timed_out)

@@ -3,6 +3,7 @@
  */
 #include "transport/http_session.h"
 
+#include "core/clock.h"
 #include "core/log.h"
 #include "mcp/jsonrpc.h"
 #include "transport/sse.h"
@@ -439,11 +440,7 @@ static int wait_locked(sluice_http_stream *st, const struct timespec *deadline)
     if (st->peer_fd < 0)
         return deadline != NULL ? pthread_cond_timedwait(&hs->cond, &hs->lock, deadline)
                                 : pthread_cond_wait(&hs->cond, &hs->lock);
-    struct timespec slice;
-    clock_gettime(CLOCK_REALTIME, &slice);
-    slice.tv_nsec += SLUICE_HTTP_PEER_CHECK_MS * 1000000L;
-    slice.tv_sec += slice.tv_nsec / 1000000000L;
-    slice.tv_nsec %= 1000000000L;
+    struct timespec slice = sluice_clock_deadline_after(SLUICE_HTTP_PEER_CHECK_MS);
     bool last = deadline != NULL &&
                 (deadline->tv_sec < slice.tv_sec ||
                  (deadline->tv_sec == slice.tv_sec && deadline->tv_nsec <= slice.tv_nsec));
@@ -523,9 +520,7 @@ char *sluice_http_stream_take_finished(sluice_http_stream *st, size_t *out_len)
  * true when it timed out idle. */
 static bool wait_for_bytes_locked(sluice_http_stream *st)
 {
-    struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
-    deadline.tv_sec += SLUICE_HTTP_KEEPALIVE_SECONDS;
+    struct timespec deadline = sluice_clock_deadline_after(SLUICE_HTTP_KEEPALIVE_SECONDS * 1000LL);
     while (st->head == NULL && !st->closed && !st->done) {
         if (wait_locked(st, &deadline) != 0 && st->head == NULL && !st->closed && !st->done)
             return true;

@@ -239,6 +239,19 @@ static void test_token_after_clock_step_back(void **state)
     assert_non_null(strstr(err.message, "in the future"));
 }
 
+/* Condition-variable waits (MCP client requests, HTTP streams) need an absolute wall-clock time:
+ * the system clock plus the wait, with the nanoseconds carried into seconds. */
+static void test_deadline_after_is_the_system_clock_plus_the_wait(void **state)
+{
+    (void)state;
+    int64_t before = sluice_clock_now_ms(NULL);
+    struct timespec d = sluice_clock_deadline_after(2999);
+    int64_t after = sluice_clock_now_ms(NULL);
+    int64_t at = (int64_t)d.tv_sec * 1000 + d.tv_nsec / 1000000;
+    assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000L);
+    assert_true(at >= before + 2999 && at <= after + 2999);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -246,6 +259,7 @@ int main(void)
         cmocka_unit_test(test_token_expired_past_its_ttl),
         cmocka_unit_test(test_token_after_clock_step_back),
         cmocka_unit_test(test_quota_refuses_until_its_window_ends),
+        cmocka_unit_test(test_deadline_after_is_the_system_clock_plus_the_wait),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
