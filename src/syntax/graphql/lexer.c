@@ -58,40 +58,12 @@ static bool is_scalar(uint32_t cp)
     return cp <= 0xD7FF || (cp >= 0xE000 && cp <= 0x10FFFF);
 }
 
-/* Decodes the UTF-8 character at pos: *cp and its byte length. false when the bytes there are
- * not well-formed UTF-8 (overlong, surrogate, beyond U+10FFFF, truncated). */
-static bool utf8_at(const char *t, size_t len, size_t pos, uint32_t *cp, size_t *n)
+/* The length of the UTF-8 character at pos (< lx->len) and its code point in *cp (may be NULL);
+ * 0 when the bytes there are not well-formed UTF-8 (overlong, surrogate, beyond U+10FFFF,
+ * truncated). */
+static size_t char_at(const gql_lexer *lx, size_t pos, uint32_t *cp)
 {
-    unsigned char c = (unsigned char)t[pos];
-    size_t need;
-    uint32_t v, min;
-    if (c < 0x80) {
-        *cp = c;
-        *n = 1;
-        return true;
-    }
-    if (c >= 0xC2 && c <= 0xDF) {
-        need = 1, v = c & 0x1Fu, min = 0x80;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        need = 2, v = c & 0x0Fu, min = 0x800;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        need = 3, v = c & 0x07u, min = 0x10000;
-    } else {
-        return false;
-    }
-    for (size_t i = 1; i <= need; i++) {
-        if (pos + i >= len)
-            return false;
-        unsigned char k = (unsigned char)t[pos + i];
-        if ((k & 0xC0) != 0x80)
-            return false;
-        v = (v << 6) | (k & 0x3Fu);
-    }
-    if (v < min || !is_scalar(v))
-        return false;
-    *cp = v;
-    *n = need + 1;
-    return true;
+    return sluice_utf8_decode(lx->text + pos, lx->len - pos, cp);
 }
 
 /* graphql-js's printCodePointAt: "<EOF>", "x" for printable ASCII ('"' for a quote), else
@@ -101,8 +73,7 @@ static const char *describe_char(gql_lexer *lx, size_t pos)
     if (pos >= lx->len)
         return "<EOF>";
     uint32_t cp;
-    size_t n;
-    if (!utf8_at(lx->text, lx->len, pos, &cp, &n))
+    if (char_at(lx, pos, &cp) == 0)
         return sluice_arena_printf(lx->arena, "byte 0x%02X (not UTF-8)",
                                    (unsigned char)lx->text[pos]);
     if (cp == '"')
@@ -119,8 +90,8 @@ static const char *slice_units(gql_lexer *lx, size_t pos, size_t units)
     sluice_buf_init(&b, lx->arena, 0);
     while (units > 0 && pos < lx->len) {
         uint32_t cp;
-        size_t n;
-        if (!utf8_at(lx->text, lx->len, pos, &cp, &n)) {
+        size_t n = char_at(lx, pos, &cp);
+        if (n == 0) {
             sluice_buf_puts(&b, "\xEF\xBF\xBD");
             pos++;
             units--;
@@ -364,9 +335,8 @@ static sluice_status escape(gql_lexer *lx, size_t p, uint32_t *cp, size_t *size)
  * are not UTF-8 are an error inside strings too. */
 static sluice_status source_char(gql_lexer *lx, size_t *pos, char *out, size_t *o)
 {
-    uint32_t cp;
-    size_t n;
-    if (!utf8_at(lx->text, lx->len, *pos, &cp, &n))
+    size_t n = char_at(lx, *pos, NULL);
+    if (n == 0)
         return sluice_gql_error_at(lx, SLUICE_E_INVALID, *pos,
                                    "Invalid character within String: %s.", describe_char(lx, *pos));
     if (out != NULL)
@@ -519,13 +489,11 @@ static sluice_status read_quoted(gql_lexer *lx, size_t start, gql_tok_kind kind,
 /* A character no token starts with. */
 static sluice_status unexpected_char(gql_lexer *lx, size_t pos)
 {
-    uint32_t cp;
-    size_t n;
     if (lx->text[pos] == '\'')
         return sluice_gql_error_at(
             lx, SLUICE_E_INVALID, pos,
             "Unexpected single quote character ('), did you mean to use a double quote (\")?");
-    if (!utf8_at(lx->text, lx->len, pos, &cp, &n))
+    if (char_at(lx, pos, NULL) == 0)
         return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos, "Invalid character: %s.",
                                    describe_char(lx, pos));
     return sluice_gql_error_at(lx, SLUICE_E_INVALID, pos, "Unexpected character: %s.",
@@ -578,11 +546,12 @@ static size_t skip_ignored(const gql_lexer *lx, size_t pos)
             pos += 3;
         } else if (c == '#') {
             pos++;
-            uint32_t cp;
-            size_t n;
-            while (pos < lx->len && lx->text[pos] != '\n' && lx->text[pos] != '\r' &&
-                   utf8_at(lx->text, lx->len, pos, &cp, &n))
+            while (pos < lx->len && lx->text[pos] != '\n' && lx->text[pos] != '\r') {
+                size_t n = char_at(lx, pos, NULL);
+                if (n == 0)
+                    break; /* the byte that is not UTF-8 is the next token's error */
                 pos += n;
+            }
         } else {
             break;
         }
