@@ -60,7 +60,7 @@ static sluice_status startup_checks(sluice_config *cfg, sluice_arena *arena, slu
     sluice_mcp_server *server = NULL;
     sluice_codemode *cm = NULL;
     sluice_querymode *qm = NULL;
-    sluice_status st = sluice_cli_build_server(cfg, &server, &cm, &qm, arena, err);
+    sluice_status st = sluice_cli_build_server(cfg, true, &server, &cm, &qm, arena, err);
     if (st == SLUICE_OK) {
         sluice_mcp_server_free(server);
         sluice_querymode_close(qm);

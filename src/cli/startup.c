@@ -2,7 +2,8 @@
  * startup.c — what `sluice serve` builds before it serves, shared with `sluice config check` so
  * the checker refuses everything serve refuses: the config surface, code mode (the database
  * opened hardened, the token keys, the Cedar policies parsed and validated), the curated
- * [[tools]] (each statement analyzed) and query mode.
+ * [[tools]] (each statement analyzed) and query mode. serve defers what needs DuckDB open (the
+ * catalog, the tools' analysis) to the first call that needs it; the checker does it all now.
  *
  * Owns: the order the parts are built in and their teardown on failure. Does not own any part.
  */
@@ -18,6 +19,7 @@
 
 /* Code mode and curated tools share one hardened executor. */
 static sluice_status add_database_surface(const sluice_config *config,
+                                          bool check_now,
                                           sluice_mcp_server *server,
                                           sluice_codemode **out_cm,
                                           sluice_arena *err_arena,
@@ -29,8 +31,10 @@ static sluice_status add_database_surface(const sluice_config *config,
     sluice_status st = sluice_codemode_open(config, &cm, err_arena, err);
     if (st == SLUICE_OK && config->code_mode.enabled)
         st = sluice_codemode_register(cm, server, err);
+    if (st == SLUICE_OK && check_now)
+        st = sluice_codemode_check_backends(cm, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_curated_register(cm, server, err_arena, err);
+        st = sluice_curated_register(cm, server, check_now, err_arena, err);
     if (st != SLUICE_OK) {
         sluice_codemode_close(cm);
         return st;
@@ -56,6 +60,7 @@ static sluice_status add_query_mode(const sluice_config *config,
 }
 
 sluice_status sluice_cli_build_server(const sluice_config *config,
+                                      bool check_now,
                                       sluice_mcp_server **out,
                                       sluice_codemode **out_cm,
                                       sluice_querymode **out_qm,
@@ -73,7 +78,7 @@ sluice_status sluice_cli_build_server(const sluice_config *config,
     if (st == SLUICE_OK)
         st = sluice_surface_register(config, server, err);
     if (st == SLUICE_OK)
-        st = add_database_surface(config, server, out_cm, err_arena, err);
+        st = add_database_surface(config, check_now, server, out_cm, err_arena, err);
     if (st == SLUICE_OK)
         st = add_query_mode(config, server, *out_cm, out_qm, err_arena, err);
     if (st != SLUICE_OK) {

@@ -52,8 +52,15 @@ typedef struct sluice_codemode_exec_hooks {
 } sluice_codemode_exec_hooks;
 
 /* Opens the executor, the keyring, the replay store and the audit log the config names, and
- * reads the schema once. The config must outlive the returned object. Errors name the setting
- * that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+ * reads the schema once (not for a DuckDB file, which opens on first need: see
+ * sluice_codemode_check_backends). The config must outlive the returned object. Errors name the
+ * setting that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+/* Reads every backend's catalog now, opening any engine that opens on first need: what
+ * `sluice config check` does so that a database DuckDB cannot open fails there, not at the first
+ * call of a server. */
+sluice_status
+sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err);
+
 sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,

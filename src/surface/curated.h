@@ -3,10 +3,10 @@
  * typed arguments (MCP Toolbox style), sitting beside code mode.
  *
  * Owns: turning each [[tools]] entry into an MCP tool (inputSchema from its parameters), checking
- * at start-up that its statement passes the same analysis as code mode (one statement, allowed
- * action, no blocked field in the output), and running it with the arguments bound as
- * parameters under code mode's limits, with an audit record per call.
- * Does not own: the statement text (the analyst wrote it) or the engine.
+ * (at start-up, or at its first call) that its statement passes the same analysis as code mode (one
+ * statement, allowed action, no blocked field in the output), and running it with the arguments
+ * bound as parameters under code mode's limits, with an audit record per call. Does not own: the
+ * statement text (the analyst wrote it) or the engine.
  */
 #ifndef SLUICE_SURFACE_CURATED_H
 #define SLUICE_SURFACE_CURATED_H
@@ -14,10 +14,14 @@
 #include "codemode/codemode.h"
 #include "mcp/server.h"
 
-/* Checks and registers every config tool; a statement the analysis refuses stops start-up with
- * a message naming the tool and the violation. */
+/* Registers every config tool. check_now: each statement is analyzed here, and one the analysis
+ * refuses stops start-up with a message naming the tool and the violation (`sluice config
+ * check`). Otherwise (`sluice serve`) the analysis binds against the database, which opens on
+ * first need, so it runs at the tool's first call instead: a refused statement is then that
+ * call's error, with the same message, on every call until the config is fixed. */
 sluice_status sluice_curated_register(sluice_codemode *cm,
                                       sluice_mcp_server *server,
+                                      bool check_now,
                                       sluice_arena *err_arena,
                                       sluice_error *err);
 
