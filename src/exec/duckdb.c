@@ -23,6 +23,7 @@
 #include "exec/values.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -301,6 +302,39 @@ static duck_state *state_new(void)
     return s;
 }
 
+/* Refuses start-up when another process holds the lock DuckDB's open would need (its exclusive
+ * write lock, or any lock at all when this server writes), naming the holder, without opening
+ * DuckDB: the engine opens on first need, but a server that cannot ever use its file should not
+ * start. DuckDB takes POSIX record locks over the whole file (F_WRLCK read_write, F_RDLCK
+ * read_only), and F_GETLK reports the first conflicting one with its PID. Closing the probe's
+ * descriptor drops every record lock this process holds on the file: none yet, since this
+ * executor's DuckDB opens later. A lock taken after the probe is the first call's error. */
+static sluice_status
+probe_lock(const char *path, bool writable, sluice_arena *err_arena, sluice_error *err)
+{
+    int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "database file '%s' cannot be opened %s: %s", path,
+                                writable ? "for writing" : "for reading", strerror(errno));
+    struct flock lk = { .l_type = writable ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
+    int rc = fcntl(fd, F_GETLK, &lk);
+    int saved = errno;
+    close(fd);
+    if (rc != 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "cannot read the lock on database file '%s': %s", path,
+                                strerror(saved));
+    if (lk.l_type == F_UNLCK)
+        return SLUICE_OK;
+    return sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
+                            "database file '%s' is locked by another process (PID %ld holds a %s "
+                            "lock) and this server would %s it: stop that process or serve a "
+                            "copy of the file",
+                            path, (long)lk.l_pid, lk.l_type == F_WRLCK ? "write" : "read",
+                            writable ? "write" : "read");
+}
+
 static sluice_status open_database(const sluice_config_database *db,
                                    const sluice_config_code_mode *code_mode,
                                    sluice_executor **out,
@@ -317,11 +351,11 @@ static sluice_status open_database(const sluice_config_database *db,
         return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
                                 db->path);
     bool writable = sluice_executor_config_writable(code_mode);
-    /* DuckDB itself opens on the first call: what can be checked without it is checked now. */
-    if (access(db->path, writable ? R_OK | W_OK : R_OK) != 0)
-        return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                "database file '%s' cannot be opened %s: %s", db->path,
-                                writable ? "for writing" : "for reading", strerror(errno));
+    /* DuckDB itself opens on the first call: what can be checked without it is checked now
+     * (readable or writable, not locked by another process, settings DuckDB accepts). */
+    sluice_status st = probe_lock(db->path, writable, err_arena, err);
+    if (st != SLUICE_OK)
+        return st;
     duck_state *s = state_new();
     if (s == NULL)
         return SLUICE_E_NOMEM;
@@ -335,7 +369,7 @@ static sluice_status open_database(const sluice_config_database *db,
         return SLUICE_E_NOMEM;
     }
     duckdb_config config;
-    sluice_status st = make_config(o, &config, err_arena, err);
+    st = make_config(o, &config, err_arena, err);
     if (st != SLUICE_OK) {
         duck_close(s);
         return st;

@@ -10,8 +10,11 @@
 #include "unit.h"
 
 #include <duckdb.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct fixture {
     char dir[256];
@@ -539,6 +542,74 @@ static void test_open_refuses_missing_file(void **state)
     assert_null(ex);
 }
 
+/* Another process holding the file's lock: the child takes a write lock, then turns it into a
+ * read lock, each on a byte from `go`, acknowledging on `ack`; it exits when `go` closes. */
+static void hold_lock(const char *path, int go, int ack)
+{
+    int fd = open(path, O_RDWR);
+    struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    char b = 0;
+    if (fd < 0 || fcntl(fd, F_SETLK, &lk) != 0 || write(ack, &b, 1) != 1 || read(go, &b, 1) != 1)
+        _exit(1);
+    lk.l_type = F_RDLCK;
+    if (fcntl(fd, F_SETLK, &lk) != 0 || write(ack, &b, 1) != 1)
+        _exit(1);
+    while (read(go, &b, 1) > 0)
+        ;
+    _exit(0);
+}
+
+/* DuckDB opens on first need, but a file another process holds locked still refuses start-up,
+ * naming the holder, without DuckDB (fcntl F_GETLK): a write lock refuses any server, a read
+ * lock (another reader) only one that would write. */
+static void test_open_refuses_a_file_locked_elsewhere(void **state)
+{
+    fixture *f = *state;
+    int go[2], ack[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ack), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(go[1]);
+        close(ack[0]);
+        hold_lock(f->path, go[0], ack[1]);
+    }
+    close(go[0]);
+    close(ack[1]);
+    char b = 0, pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "PID %ld ", (long)child);
+    assert_int_equal(read(ack[0], &b, 1), 1);
+    sluice_executor *ex = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_executor_open(&f->db, &f->cm, &ex, f->arena, &err), SLUICE_E_ENGINE);
+    assert_null(ex);
+    assert_non_null(strstr(err.message, f->path));
+    assert_non_null(strstr(err.message, "locked by another process"));
+    assert_non_null(strstr(err.message, pid_text));
+    assert_non_null(strstr(err.message, "write lock"));
+
+    assert_int_equal(write(go[1], &b, 1), 1);
+    assert_int_equal(read(ack[0], &b, 1), 1);
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_executor_open(&f->db, &f->cm, &ex, f->arena, &err), SLUICE_OK);
+    sluice_executor_close(ex);
+    sluice_config_code_mode writes = f->cm;
+    writes.sql_allow_writes = true;
+    assert_int_equal(sluice_executor_open(&f->db, &writes, &ex, f->arena, &err), SLUICE_E_ENGINE);
+    assert_non_null(strstr(err.message, pid_text));
+    assert_non_null(strstr(err.message, "read lock"));
+
+    close(go[1]);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(ack[0]);
+    ex = NULL;
+    assert_int_equal(sluice_executor_open(&f->db, &writes, &ex, f->arena, &err), SLUICE_OK);
+    sluice_executor_close(ex);
+}
+
 /* DuckDB opens on the first call that needs it (issue 23, idle RSS): not before, once, and a
  * file it cannot open is each call's clear error, never a crash or a fallback. */
 typedef struct first_call {
@@ -636,6 +707,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_blocked_column_matching, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_is_lazy_once_and_fails_clearly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_refuses_a_file_locked_elsewhere, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
