@@ -70,10 +70,10 @@ render("layers", "\n".join(lines) + "\n")
 # The stages of one execute_code over HTTP, in order (docs/architecture.md "A request").
 path = ["transport/http", "transport/http_guard", "transport/http_session", "mcp/server",
         "mcp/jsonrpc", "surface/tools", "codemode/codemode", "codemode/pipeline",
-        "token/token", "codemode/token", "codemode/analysis_cache", "lang/registry",
-        "lang/frontend", "facts/codefacts", "policy/policy",
-        "codemode/risk", "codemode/approval_gate", "state/replay", "codemode/replay",
-        "state/audit", "codemode/audit", "exec/executor", "codemode/present"]
+        "codemode/runtime", "token/token", "token/key_store", "codemode/analysis_cache",
+        "lang/registry", "lang/frontend", "facts/codefacts", "policy/policy", "codemode/risk",
+        "codemode/approval_gate", "state/approval", "state/replay", "state/audit",
+        "exec/executor", "codemode/present"]
 have = [m for m in path if os.path.exists(os.path.join(src, m + ".c")) or
         os.path.exists(os.path.join(src, m + ".h"))]
 lines = ["digraph request {", "  rankdir=LR; node [shape=box, fontname=Helvetica, fontsize=10];",

@@ -57,15 +57,10 @@ static sluice_status startup_checks(sluice_config *cfg, sluice_arena *arena, slu
 {
     cfg->code_mode.audit_log = NULL;
     cfg->code_mode.replay_store = NULL;
-    sluice_mcp_server *server = NULL;
-    sluice_codemode *cm = NULL;
-    sluice_querymode *qm = NULL;
-    sluice_status st = sluice_cli_build_server(cfg, true, &server, &cm, &qm, arena, err);
-    if (st == SLUICE_OK) {
-        sluice_mcp_server_free(server);
-        sluice_querymode_close(qm);
-        sluice_codemode_close(cm);
-    }
+    sluice_cli_built b;
+    sluice_status st = sluice_cli_build_server(cfg, true, &b, arena, err);
+    if (st == SLUICE_OK)
+        sluice_cli_built_close(&b);
     return st;
 }
 

@@ -16,6 +16,7 @@
  * Owns: options, file reading and the rendering. Does not own: Cedar (src/policy/cedar).
  */
 #include "cli/cli.h"
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/buf.h"
 #include "core/limits.h"
@@ -296,13 +297,16 @@ static int eval_configured(sluice_arena *arena, const code_opts *o)
     }
     size_t len = 0;
     char *code = strcmp(o->code_path, "-") == 0 ? NULL : read_file(arena, o->code_path, &len);
+    sluice_runtime *rt = NULL;
     sluice_codemode *cm = NULL;
     int rc = SLUICE_EXIT_USAGE;
-    if (code != NULL && sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK)
+    if (code != NULL && sluice_runtime_open_codemode(config, &rt, &cm, arena, &err) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     sluice_codefacts *facts = NULL;
-    if (cm != NULL &&
-        sluice_codemode_analyze(cm, arena, code, len, NULL, &facts, &err) != SLUICE_OK)
+    const sluice_codemode_request req = {
+        .arena = arena, .code = code, .code_len = len, .err = &err
+    };
+    if (cm != NULL && sluice_codemode_analyze(cm, &req, &facts) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     if (facts != NULL) {
         sluice_identity who = {
@@ -327,6 +331,7 @@ static int eval_configured(sluice_arena *arena, const code_opts *o)
                    facts->violations[i].message);
     }
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     sluice_config_free(config);
     return rc;
 }

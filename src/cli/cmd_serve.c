@@ -190,9 +190,9 @@ static void on_sighup(int sig)
     sluice_executor_request_catalog_reload();
 }
 
-static void handle_sighup(sluice_codemode *cm)
+static void handle_sighup(sluice_runtime *rt)
 {
-    reload_keys = sluice_codemode_keys(cm);
+    reload_keys = rt != NULL ? rt->keys : NULL;
     if (reload_keys == NULL)
         return; /* no code mode, no token keys: SIGHUP keeps its default */
     struct sigaction sa;
@@ -230,8 +230,7 @@ static sluice_status start_admin_listener(sluice_mcp_server *server,
 }
 
 static sluice_status serve_http(const sluice_config *config,
-                                sluice_mcp_server *server,
-                                sluice_codemode *cm,
+                                const sluice_cli_built *b,
                                 const char *addr,
                                 sluice_arena *arena,
                                 sluice_error *err)
@@ -260,8 +259,8 @@ static sluice_status serve_http(const sluice_config *config,
         opts.get_ctx = &ha.prm;
     }
     sluice_approval_http admin;
-    sluice_http_admin console = { cm, NULL, config };
-    st = sluice_approval_http_init(&admin, cm, &config->admin, arena, err);
+    sluice_http_admin console = { b->cm, b->rt, NULL, config };
+    st = sluice_approval_http_init(&admin, b->rt, &config->admin, arena, err);
     if (st == SLUICE_OK) {
         console.approvals = &admin;
         opts.post_handler = sluice_approval_http_post;
@@ -274,7 +273,7 @@ static sluice_status serve_http(const sluice_config *config,
     opts.admin = &console;
     sluice_http_server *admin_http = NULL;
     if (config->admin.listen != NULL) {
-        st = start_admin_listener(server, &opts, config->admin.listen, &admin_http, arena, err);
+        st = start_admin_listener(b->server, &opts, config->admin.listen, &admin_http, arena, err);
         if (st != SLUICE_OK) {
             if (ha.auth != NULL)
                 ha.auth->destroy(ha.auth);
@@ -289,15 +288,15 @@ static sluice_status serve_http(const sluice_config *config,
                    opts.bind_address);
     }
     sluice_http_server *http = NULL;
-    st = sluice_http_start(server, &opts, auth, &http, err);
+    st = sluice_http_start(b->server, &opts, auth, &http, err);
     if (st == SLUICE_OK) {
         signal(SIGINT, on_signal);
         signal(SIGTERM, on_signal);
         sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", sc->name, opts.bind_address,
                    (unsigned)sluice_http_port(http));
         while (!stop_requested) {
-            sleep(1);                                           /* a signal cuts the sleep short */
-            sluice_key_store_refresh(sluice_codemode_keys(cm)); /* SIGHUP, changed key files */
+            sleep(1);                              /* a signal cuts the sleep short */
+            sluice_key_store_refresh(reload_keys); /* SIGHUP, changed key files */
         }
         sluice_log(SLUICE_LOG_INFO, "stopping");
         drain_http(http);
@@ -364,20 +363,19 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_USAGE;
         goto done;
     }
-    sluice_mcp_server *server = NULL;
-    sluice_codemode *cm = NULL;
-    sluice_querymode *qm = NULL;
-    sluice_status built = sluice_cli_build_server(config, false, &server, &cm, &qm, scratch, &err);
+    sluice_cli_built b;
+    sluice_status built = sluice_cli_build_server(config, false, &b, scratch, &err);
     unsetenv(SLUICE_QUICKSTART_KEY_ENV); /* read once; no child process inherits it */
     if (built != SLUICE_OK) {
         fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
     }
-    if (cm != NULL && (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
+    if (b.cm != NULL &&
+        (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
         sluice_log(SLUICE_LOG_WARN, "no policy backend: only the configuration rules decide "
                                     "(set [policy] backend = \"cedar\" to evaluate policies)");
-    handle_sighup(cm);
+    handle_sighup(b.rt);
     /* A file size limit (RLIMIT_FSIZE) reached by the audit log must be a failed write (EFBIG),
      * which fails closed like a full disk, not SIGXFSZ killing the server mid-call. */
     signal(SIGXFSZ, SIG_IGN);
@@ -386,9 +384,9 @@ int sluice_cmd_serve(int argc, char **argv)
                sluice_loader_pages_release() / 1024);
     sluice_status st;
     if (o.stdio) {
-        st = serve_stdio(config, server, &err);
+        st = serve_stdio(config, b.server, &err);
     } else {
-        st = serve_http(config, server, cm, o.http_addr, scratch, &err);
+        st = serve_http(config, &b, o.http_addr, scratch, &err);
     }
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice serve: %s\n", err.message);
@@ -396,9 +394,7 @@ int sluice_cmd_serve(int argc, char **argv)
     } else {
         rc = SLUICE_EXIT_OK;
     }
-    sluice_mcp_server_free(server);
-    sluice_querymode_close(qm);
-    sluice_codemode_close(cm);
+    sluice_cli_built_close(&b);
 done:
     sluice_config_free(config);
     sluice_arena_free(scratch);

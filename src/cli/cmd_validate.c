@@ -10,6 +10,7 @@
  * Owns: options and the two renderings. Does not own: analysis or execution (codemode/).
  */
 #include "cli/cli.h"
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/buf.h"
 #include "core/limits.h"
@@ -202,8 +203,14 @@ static int run_execute(sluice_codemode *cm,
     json_t *result = NULL;
     char *text = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_execute(cm, arena, caller, code, code_len, token, a->vars,
-                                               NULL, &result, &text, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = caller,
+                                          .code = code,
+                                          .code_len = code_len,
+                                          .variables = a->vars,
+                                          .token = token,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &result, &text);
     if (st != SLUICE_OK) {
         fprintf(stderr, "sluice execute: %s\n", err.message != NULL ? err.message : "failed");
         /* A refusal (rule, policy, approval, token) is an answer; the rest is a failure. */
@@ -231,8 +238,9 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
                 SLUICE_LIMIT_CODE_BYTES);
         return SLUICE_EXIT_FAIL;
     }
+    sluice_runtime *rt = NULL;
     sluice_codemode *cm = NULL;
-    if (sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK) {
+    if (sluice_runtime_open_codemode(config, &rt, &cm, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
         return SLUICE_EXIT_RUNTIME;
     }
@@ -246,8 +254,14 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
                                       .session_id = "cli",
                                       .language = a->language };
     json_t *result = NULL;
-    sluice_status st = sluice_codemode_validate(cm, arena, &caller, code, code_len, a->vars,
-                                                !execute, &result, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = code,
+                                          .code_len = code_len,
+                                          .variables = a->vars,
+                                          .dry_run = !execute,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_validate(cm, &req, &result);
     int rc = SLUICE_EXIT_RUNTIME;
     if (st == SLUICE_OK) {
         bool valid = json_is_true(json_object_get(result, "valid"));
@@ -261,6 +275,7 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
     }
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     return rc;
 }
 

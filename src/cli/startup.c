@@ -9,6 +9,7 @@
  */
 #include "cli/startup.h"
 
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "querymode/querymode.h"
 #include "sluice/sluice.h"
@@ -17,78 +18,76 @@
 #include "surface/surface.h"
 #include "surface/tools.h"
 
-/* Code mode and curated tools share one hardened executor. */
+#include <string.h>
+
+/* Code mode and curated tools share one hardened executor, on the runtime built here. */
 static sluice_status add_database_surface(const sluice_config *config,
                                           bool check_now,
-                                          sluice_mcp_server *server,
-                                          sluice_codemode **out_cm,
+                                          sluice_cli_built *b,
                                           sluice_arena *err_arena,
                                           sluice_error *err)
 {
     if (!config->has_database && !config->code_mode.enabled && config->tool_count == 0)
         return SLUICE_OK;
-    sluice_codemode *cm = NULL;
-    sluice_status st = sluice_codemode_open(config, &cm, err_arena, err);
+    sluice_status st = sluice_runtime_open_codemode(config, &b->rt, &b->cm, err_arena, err);
     if (st == SLUICE_OK && config->code_mode.enabled)
-        st = sluice_codemode_register(cm, server, err);
+        st = sluice_codemode_register(b->cm, b->server, err);
     if (st == SLUICE_OK && check_now)
-        st = sluice_codemode_check_backends(cm, err_arena, err);
+        st = sluice_codemode_check_backends(b->cm, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_curated_register(cm, server, check_now, err_arena, err);
-    if (st != SLUICE_OK) {
-        sluice_codemode_close(cm);
-        return st;
-    }
-    *out_cm = cm;
-    return SLUICE_OK;
+        st = sluice_curated_register(b->cm, b->server, check_now, err_arena, err);
+    return st;
 }
 
-/* Query mode beside code mode: it audits through code mode's log when there is one. */
+/* Query mode beside code mode: it audits through the runtime's log when there is one, and
+ * reads under code mode's policy. */
 static sluice_status add_query_mode(const sluice_config *config,
-                                    sluice_mcp_server *server,
-                                    sluice_codemode *cm,
-                                    sluice_querymode **out_qm,
+                                    sluice_cli_built *b,
                                     sluice_arena *err_arena,
                                     sluice_error *err)
 {
     if (!config->query_mode.enabled)
         return SLUICE_OK;
-    sluice_status st = sluice_querymode_open(config, cm, NULL, out_qm, err_arena, err);
+    const sluice_querymode_services with = {
+        .rt = b->rt,
+        .policy = b->cm != NULL ? sluice_codemode_policy(b->cm) : NULL,
+    };
+    sluice_status st = sluice_querymode_open(config, &with, &b->qm, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_querymode_register(*out_qm, server, err);
+        st = sluice_querymode_register(b->qm, b->server, err);
     return st;
 }
 
 sluice_status sluice_cli_build_server(const sluice_config *config,
                                       bool check_now,
-                                      sluice_mcp_server **out,
-                                      sluice_codemode **out_cm,
-                                      sluice_querymode **out_qm,
+                                      sluice_cli_built *out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
+    memset(out, 0, sizeof *out);
     sluice_mcp_server_options opts = {
         .name = config->server.name,
         .version = SLUICE_VERSION,
         .instructions = config->server.instructions,
         .request_timeout_ms = (int)(config->server.request_timeout_seconds * 1000),
     };
-    sluice_mcp_server *server = NULL;
-    sluice_status st = sluice_mcp_server_new(&opts, &server, err);
+    sluice_status st = sluice_mcp_server_new(&opts, &out->server, err);
     if (st == SLUICE_OK)
-        st = sluice_surface_register(config, server, err);
+        st = sluice_surface_register(config, out->server, err);
     if (st == SLUICE_OK)
-        st = add_database_surface(config, check_now, server, out_cm, err_arena, err);
+        st = add_database_surface(config, check_now, out, err_arena, err);
     if (st == SLUICE_OK)
-        st = add_query_mode(config, server, *out_cm, out_qm, err_arena, err);
-    if (st != SLUICE_OK) {
-        sluice_mcp_server_free(server);
-        sluice_querymode_close(*out_qm);
-        sluice_codemode_close(*out_cm);
-        *out_qm = NULL;
-        *out_cm = NULL;
-        return st;
-    }
-    *out = server;
-    return SLUICE_OK;
+        st = add_query_mode(config, out, err_arena, err);
+    if (st != SLUICE_OK)
+        sluice_cli_built_close(out);
+    return st;
+}
+
+void sluice_cli_built_close(sluice_cli_built *b)
+{
+    sluice_mcp_server_free(b->server);
+    sluice_querymode_close(b->qm);
+    sluice_codemode_close(b->cm);
+    sluice_runtime_close(b->rt);
+    memset(b, 0, sizeof *b);
 }

@@ -3,12 +3,13 @@
  */
 #include "codemode/approval_gate.h"
 
+#include "core/hash.h"
 #include "core/log.h"
 
 #include <stdio.h>
 #include <string.h>
 
-sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
+sluice_status sluice_approval_gate_audit(sluice_runtime *rt,
                                          sluice_arena *arena,
                                          const sluice_approval *d,
                                          const char *via,
@@ -21,37 +22,44 @@ sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
                   d->state == SLUICE_APPROVAL_APPROVED ? "approved" : "rejected", "approval_id",
                   d->id, "requested_by", d->user, "summary", d->summary, "decided_at",
                   (json_int_t)d->decided_at, "expires_at", (json_int_t)d->expires_at);
-    return sluice_codemode_audit(cm, arena, &caller, "approval_decision", record, err);
+    return sluice_runtime_audit(rt, arena, &caller, "approval_decision", record, err);
 }
 
-void sluice_approval_gate_report(sluice_codemode *cm, sluice_arena *arena)
+void sluice_approval_gate_report(sluice_runtime *rt, sluice_arena *arena)
 {
-    sluice_approval_store *store = sluice_codemode_approvals(cm);
+    sluice_approval_store *store = rt->approvals;
     sluice_approval batch[16];
     size_t n;
     while (store != NULL && (n = sluice_approval_take_unaudited(store, batch, 16)) > 0) {
         for (size_t i = 0; i < n; i++) {
             sluice_error err = { 0 };
-            if (sluice_approval_gate_audit(cm, arena, &batch[i], "cli", &err) != SLUICE_OK)
+            if (sluice_approval_gate_audit(rt, arena, &batch[i], "cli", &err) != SLUICE_OK)
                 sluice_log(SLUICE_LOG_ERROR, "could not audit approval %s: %s", batch[i].id,
                            err.message != NULL ? err.message : "");
         }
     }
 }
 
-sluice_status sluice_approval_gate_check(sluice_codemode *cm,
+/* The approval id of a token: its id in hex. */
+static void approval_id(const sluice_token_claims *claims, char id[2 * SLUICE_TOKEN_ID_BYTES + 1])
+{
+    sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
+}
+
+sluice_status sluice_approval_gate_check(sluice_runtime *rt,
                                          sluice_arena *arena,
                                          const sluice_codemode_caller *caller,
-                                         const char *id,
+                                         const sluice_token_claims *claims,
                                          const char *code_hash,
-                                         int64_t now,
                                          sluice_error *err)
 {
-    sluice_approval_store *store = sluice_codemode_approvals(cm);
+    sluice_approval_store *store = rt->approvals;
     if (store == NULL)
         return SLUICE_E_NOT_FOUND;
-    sluice_approval_gate_report(cm, arena);
-    sluice_approval a = sluice_approval_get(store, id, now);
+    sluice_approval_gate_report(rt, arena);
+    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+    approval_id(claims, id);
+    sluice_approval a = sluice_approval_get(store, id, sluice_runtime_now_s(rt));
     if (a.state == SLUICE_APPROVAL_NONE || a.state == SLUICE_APPROVAL_PENDING)
         return SLUICE_E_NOT_FOUND;
     sluice_status st =
@@ -67,7 +75,7 @@ sluice_status sluice_approval_gate_check(sluice_codemode *cm,
                   st == SLUICE_OK ? "approved" : "rejected", "code_hash", code_hash, "via",
                   "administrator", "approval_id", id, "decided_by", a.decided_by);
     sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
+    if (sluice_runtime_audit(rt, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
         st == SLUICE_OK) {
         *err = audit_err;
         return SLUICE_E_IO;
@@ -75,15 +83,16 @@ sluice_status sluice_approval_gate_check(sluice_codemode *cm,
     return st;
 }
 
-sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
+sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
                                        sluice_arena *arena,
                                        const sluice_codemode_caller *caller,
-                                       const char *id,
-                                       int64_t expires_at,
+                                       const sluice_token_claims *claims,
                                        const json_t *validation,
-                                       int64_t now,
                                        sluice_error *err)
 {
+    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+    approval_id(claims, id);
+    int64_t expires_at = claims->expires_at;
     char summary[512];
     snprintf(summary, sizeof summary, "%s statement, %s risk: %s",
              json_string_value(json_object_get(validation, "action")),
@@ -91,15 +100,15 @@ sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
              json_string_value(json_object_get(validation, "explanation")));
     sluice_approval a;
     sluice_status st =
-        sluice_approval_request(sluice_codemode_approvals(cm), id, expires_at,
-                                caller->identity->user_id, summary, now, &a, arena, err);
+        sluice_approval_request(rt->approvals, id, expires_at, caller->identity->user_id, summary,
+                                sluice_runtime_now_s(rt), &a, arena, err);
     if (st != SLUICE_OK)
         return st;
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:I}", "decision", "pending", "via", "administrator",
                   "approval_id", id, "expires_at", (json_int_t)expires_at);
     sluice_error audit_err = { 0 };
-    sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err);
+    sluice_runtime_audit(rt, arena, caller, "approval", record, &audit_err);
     return sluice_error_set(
         err, arena, SLUICE_E_DENIED,
         "this %s statement is %s risk, above the auto-approve levels, and needs human approval; "

@@ -11,44 +11,47 @@
 #ifndef SLUICE_CODEMODE_APPROVAL_GATE_H
 #define SLUICE_CODEMODE_APPROVAL_GATE_H
 
-#include "codemode/codemode.h"
+#include "codemode/runtime.h"
 #include "state/approval.h"
 #include "state/replay.h"
 #include "token/approval_state.h"
+#include "token/token.h"
 
 #include <jansson.h>
 #include <stdint.h>
 
-/* The administrator's verdict on token id: SLUICE_OK (approved; audited), SLUICE_E_DENIED
- * (rejected or expired; err says so), SLUICE_E_NOT_FOUND (no decision: pending or unknown). */
-sluice_status sluice_approval_gate_check(sluice_codemode *cm,
+/* The administrator's verdict on the token of claims (its id names the request), read at rt's
+ * clock: SLUICE_OK (approved; audited for caller with code_hash, and an audit failure turns it
+ * into SLUICE_E_IO), SLUICE_E_DENIED (rejected or expired; err says so), SLUICE_E_NOT_FOUND (no
+ * decision yet: pending or unknown, or rt has no approval store). Decisions nobody audited yet
+ * are audited first (sluice_approval_gate_report). */
+sluice_status sluice_approval_gate_check(sluice_runtime *rt,
                                          sluice_arena *arena,
                                          const sluice_codemode_caller *caller,
-                                         const char *id,
+                                         const sluice_token_claims *claims,
                                          const char *code_hash,
-                                         int64_t now,
                                          sluice_error *err);
 
-/* Records a pending request for id (summary from the validation) and returns SLUICE_E_DENIED
- * with a message telling the user to ask an administrator to run `sluice approve <id>`. */
-sluice_status sluice_approval_gate_ask(sluice_codemode *cm,
+/* Records a pending request for the token of claims (good until it expires; summary from the
+ * validation: its action, risk_level and explanation), audits it, and returns SLUICE_E_DENIED
+ * with a message telling the user to ask an administrator to run `sluice approve <id>`; the
+ * store's status when the request cannot be recorded. rt must have an approval store. */
+sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
                                        sluice_arena *arena,
                                        const sluice_codemode_caller *caller,
-                                       const char *id,
-                                       int64_t expires_at,
+                                       const sluice_token_claims *claims,
                                        const json_t *validation,
-                                       int64_t now,
                                        sluice_error *err);
 
-/* Writes the audit record of one administrator decision. */
-sluice_status sluice_approval_gate_audit(sluice_codemode *cm,
+/* Writes the audit record of one administrator decision, made through via ("cli", "http"). */
+sluice_status sluice_approval_gate_audit(sluice_runtime *rt,
                                          sluice_arena *arena,
                                          const sluice_approval *decision,
                                          const char *via,
                                          sluice_error *err);
 
 /* Audits the decisions read from the store that have no audit record yet. */
-void sluice_approval_gate_report(sluice_codemode *cm, sluice_arena *arena);
+void sluice_approval_gate_report(sluice_runtime *rt, sluice_arena *arena);
 
 /* What a client sent back to answer an approval asked through an input_required result. */
 typedef struct sluice_approval_state_answer {

@@ -14,6 +14,7 @@
 #define SLUICE_CODEMODE_CODEMODE_H
 
 #include "auth/identity.h"
+#include "codemode/runtime.h"
 #include "config/config.h"
 #include "exec/executor.h"
 
@@ -21,20 +22,6 @@
 #include <stdbool.h>
 
 typedef struct sluice_codemode sluice_codemode;
-
-/* Who is asking, and where. */
-typedef struct sluice_codemode_caller {
-    const sluice_identity *identity;
-    const char *session_id; /* MCP session ("stdio" for the stdio transport, "cli" for the CLI) */
-    /* The language the call names (validate_code's `language`); NULL or "" means the server's
-     * default, the first of [code_mode] languages. One the server is not configured for is
-     * refused with the list of those it is. */
-    const char *language;
-    /* Optional: where a quota's refusal goes as JSON (state/quota.h
-     * sluice_quota_refusal_json; a new reference the caller frees), so the surface can give
-     * the client the quota and its reset time in a form it can act on. NULL: not wanted. */
-    json_t **refusal;
-} sluice_codemode_caller;
 
 /* Asks a human (or an administrator's record) whether a validated statement may run; returns
  * SLUICE_OK to run, SLUICE_E_DENIED (with err) otherwise. The MCP tools wire elicitation here;
@@ -51,17 +38,37 @@ typedef struct sluice_codemode_exec_hooks {
     void *approve_ctx;
 } sluice_codemode_exec_hooks;
 
-/* Opens the executor, the keyring, the replay store and the audit log the config names, and
- * reads the schema once (not for a DuckDB file, which opens on first need: see
- * sluice_codemode_check_backends). The config must outlive the returned object. Errors name the
- * setting that is wrong (a missing key file, a database that cannot be opened hardened, ...). */
+/* One validate_code or execute_code call (the request object every stage of the pipeline
+ * receives): who asks, the program and its variables, and where the call's memory and error go.
+ * The caller fills it for the one call; code mode keeps nothing of it after the call. */
+typedef struct sluice_codemode_request {
+    /* The request's memory: everything the call makes (the judgement, the facts, error texts)
+     * lives in it, jansson values included (as arena cleanups), and goes when it is freed. */
+    sluice_arena *arena;
+    const sluice_codemode_caller *caller; /* unused by sluice_codemode_analyze */
+    const char *code;
+    size_t code_len;
+    const json_t *variables;                 /* NULL: none */
+    const char *token;                       /* execute: the approval token validate signed */
+    bool dry_run;                            /* validate: judge only, sign no token */
+    const sluice_codemode_exec_hooks *hooks; /* execute: cancel and approval paths; may be NULL */
+    sluice_error *err;                       /* what failed, for the caller's client (in arena) */
+} sluice_codemode_request;
+
 /* Reads every backend's catalog now, opening any engine that opens on first need: what
  * `sluice config check` does so that a database DuckDB cannot open fails there, not at the first
  * call of a server. */
 sluice_status
 sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err);
 
+/* Opens the executors and the policy the config names on rt (the keyring, the stores, the
+ * audit sink and the clock, cli/runtime.h; code mode never opens a store itself), and reads the
+ * schema once (not for a DuckDB file, which opens on first need: see
+ * sluice_codemode_check_backends). config and rt must outlive the returned object. Errors name
+ * the setting that is wrong (a database that cannot be opened hardened, a route naming no
+ * database, ...). */
 sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_runtime *rt,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err);
@@ -69,39 +76,27 @@ sluice_status sluice_codemode_open(const sluice_config *config,
  * [database] section, e.g. a test's toy engine): cm owns executor from here on, and closes it
  * on failure too. */
 sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_runtime *rt,
                                       sluice_executor *executor,
                                       sluice_codemode **out,
                                       sluice_arena *err_arena,
                                       sluice_error *err);
 void sluice_codemode_close(sluice_codemode *cm);
 
-/* validate_code. *out is the structuredContent object (new reference) for valid AND invalid
- * code: invalid code is a result with violations, never an error. Non-OK only when sluice itself
- * failed (memory, audit log unwritable: fail closed). */
-sluice_status sluice_codemode_validate(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       const char *code,
-                                       size_t code_len,
-                                       const json_t *variables,
-                                       bool dry_run,
-                                       json_t **out,
-                                       sluice_error *err);
+/* validate_code of req (its token and hooks are not read). *out is the structuredContent object
+ * (new reference) for valid AND invalid code: invalid code is a result with violations, never an
+ * error. Non-OK only when sluice itself failed (memory, audit log unwritable: fail closed). */
+sluice_status
+sluice_codemode_validate(sluice_codemode *cm, const sluice_codemode_request *req, json_t **out);
 
-/* execute_code. SLUICE_OK: *out is the structuredContent {columns, rows, row_count, truncated,
- * elapsed_ms} and *out_text the untrusted-data presentation for the text content. Otherwise err
- * says what to do (SLUICE_E_TOKEN, SLUICE_E_DENIED, SLUICE_E_TIMEOUT, SLUICE_E_ENGINE ...). */
+/* execute_code of req (dry_run is not read). SLUICE_OK: *out is the structuredContent {columns,
+ * rows, row_count, truncated, elapsed_ms} and *out_text the untrusted-data presentation for the
+ * text content. Otherwise err says what to do (SLUICE_E_TOKEN, SLUICE_E_DENIED, SLUICE_E_TIMEOUT,
+ * SLUICE_E_ENGINE ...). */
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const sluice_codemode_caller *caller,
-                                      const char *code,
-                                      size_t code_len,
-                                      const char *token,
-                                      const json_t *variables,
-                                      const sluice_codemode_exec_hooks *hooks,
+                                      const sluice_codemode_request *req,
                                       json_t **out,
-                                      char **out_text,
-                                      sluice_error *err);
+                                      char **out_text);
 
 /* The executor (for curated tools) and the schema/config the guide texts are built from. */
 sluice_executor *sluice_codemode_executor(sluice_codemode *cm);
@@ -114,38 +109,13 @@ const sluice_config *sluice_codemode_config(const sluice_codemode *cm);
 struct sluice_policy;
 const struct sluice_policy *sluice_codemode_policy(const sluice_codemode *cm);
 
-/* Analysis only (no token, no audit): the front end's CodeFacts for code, for checks made at
- * start-up such as curated tools. variables may be NULL. */
+/* Analysis only (no token, no audit): the front end's CodeFacts for req's code and variables
+ * on the default route (req's caller, token and hooks are not read), for checks made at
+ * start-up such as curated tools. */
 struct sluice_codefacts;
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const char *code,
-                                      size_t code_len,
-                                      const json_t *variables,
-                                      struct sluice_codefacts **out,
-                                      sluice_error *err);
-
-/* True once an audit write failed (then nothing runs until the log is repaired). */
-bool sluice_codemode_audit_broken(const sluice_codemode *cm);
-
-/* The administrator approval store ("<audit_log>.approvals"), or NULL without an audit log. */
-struct sluice_approval_store;
-struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm);
-
-/* The quota counters ([quotas] or a route's quotas set; state/quota.h), or NULL. */
-struct sluice_quota;
-struct sluice_quota *sluice_codemode_quotas(sluice_codemode *cm);
-
-/* The clock token expiry, consume-once pruning and approvals read (NULL: the system clock).
- * Only tests set another one (a sluice_manual_clock), before any request; no config key
- * reaches it. The clock must outlive cm. */
-struct sluice_clock;
-void sluice_codemode_set_clock(sluice_codemode *cm, const struct sluice_clock *clock);
-const struct sluice_clock *sluice_codemode_clock(const sluice_codemode *cm);
-
-/* The live token keyring (token/key_store.h: reload on SIGHUP, key file changes), or NULL
- * when cm is NULL or code mode is off. */
-struct sluice_key_store *sluice_codemode_keys(sluice_codemode *cm);
+                                      const sluice_codemode_request *req,
+                                      struct sluice_codefacts **out);
 
 /* Memory that lives as long as cm (for registrations that point back into it). */
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm);
@@ -185,7 +155,8 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err);
 
-/* Appends an audit record (no-op without an audit log). Fails closed: SLUICE_E_IO. */
+/* Appends an audit record through cm's runtime (sluice_runtime_audit: fields consumed; no-op
+ * without an audit log). Fails closed: SLUICE_E_IO. */
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,
                                     const sluice_codemode_caller *caller,

@@ -53,19 +53,8 @@ void sluice_codemode_observe_record(const char *event, json_t *fields)
         json_object_set_new(fields, "request_id", json_string(id));
 }
 
-void sluice_codemode_observe_time(const sluice_codemode *cm,
-                                  const sluice_codemode_caller *caller,
-                                  bool execute,
-                                  int64_t ns)
+void sluice_codemode_observe_time(const char *label, bool execute, int64_t ns)
 {
-    const char *asked = caller != NULL ? caller->language : NULL;
-    const char *label = "unknown";
-    size_t n = sluice_codemode_language_count(cm);
-    if ((asked == NULL || asked[0] == '\0') && n > 0)
-        label = sluice_codemode_language(cm, 0);
-    for (size_t i = 0; asked != NULL && i < n; i++)
-        if (strcmp(asked, sluice_codemode_language(cm, i)) == 0)
-            label = sluice_codemode_language(cm, i);
     sluice_metric_observe_ns(
         execute ? SLUICE_METRIC_EXECUTE_SECONDS : SLUICE_METRIC_VALIDATE_SECONDS, ns, label, NULL);
 }

@@ -16,6 +16,7 @@
 #include "codemode/present.h"
 #include "codemode/quota_gate.h"
 #include "codemode/risk.h"
+#include "codemode/runtime.h"
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/hash.h"
@@ -26,13 +27,7 @@
 #include "facts/verdict.h"
 #include "lang/registry.h"
 #include "policy/policy.h"
-#include "state/audit.h"
-#include "state/audit_pg.h"
-#include "state/replay.h"
-#include "state/state_redis.h"
 #include "token/approval_state.h"
-#include "token/key_store.h"
-#include "token/secret.h"
 #include "token/token.h"
 
 #include <sodium.h>
@@ -55,24 +50,45 @@ struct sluice_codemode {
     sluice_arena *arena; /* schemas, fingerprints */
     backend backends[SLUICE_LIMIT_BACKENDS];
     size_t backend_count;
-    sluice_key_store *keys; /* the token keyring, re-read on SIGHUP and file change */
-    sluice_replay *replay;
-    sluice_approval_store *approvals; /* NULL without an audit log */
-    sluice_audit *audit;
-    /* 1, or the writer slot this process took because another one holds the audit log; tokens
-     * are bound to it, since each slot has its own consume-once store */
-    unsigned writer_slot;
+    sluice_runtime *rt; /* keys, stores, audit sink and clock: borrowed from the CLI */
     /* The configured languages ([code_mode] languages); the first is the default. */
     const sluice_frontend *langs[SLUICE_LANG_MAX_FRONTENDS];
     size_t lang_count;
     uint8_t rules_fingerprint[SLUICE_HASH_BYTES];
-    atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
-    sluice_policy *policy;    /* routes, derived rules and the policy backend */
-    /* NULL: the system clock (tests set a manual one) */
-    const sluice_clock *clock;
+    sluice_policy *policy;           /* routes, derived rules and the policy backend */
     sluice_analysis_cache *analyses; /* validated analyses, for execute */
-    sluice_quota *quotas;            /* NULL: no quota configured */
 };
+
+/* Everything the pipeline concluded about one program for one caller. */
+typedef struct judgement {
+    const sluice_frontend *fe; /* NULL when the language is not configured */
+    const sluice_policy_route *route;
+    const backend *be;   /* the route's backend */
+    const char *db_role; /* the database role the caller's code runs as (NULL: the backend's) */
+    /* be's catalog snapshot, taken once per request (held until the arena is freed): analysis,
+     * context hash and execution all see the same schema even when a reload lands meanwhile */
+    const sluice_schema *schema;
+    sluice_codefacts *facts; /* the analyzer's, never written by anyone else */
+    sluice_verdict policy;   /* policy's verdict, merged into the result */
+    json_t *policy_summary;  /* what decided (released when the arena is freed) */
+    sluice_risk risk;
+    const char *risk_reason;
+    const char *vars; /* canonical variables text (in the arena) or NULL */
+} judgement;
+
+/* One request on its way through the stages (SQLite's Parse): what was asked, and what the
+ * stages concluded so far. Every stage takes it; everything it holds lives in the request's
+ * arena (jansson values as arena cleanups), so a request is freed in one place, with that
+ * arena, on every path. */
+typedef struct request {
+    sluice_codemode *cm;
+    const sluice_codemode_request *in; /* the call: caller, code, variables, token, hooks */
+    sluice_arena *arena;               /* in->arena */
+    sluice_error *err;                 /* in->err: what failed, for the caller's client */
+    judgement j;
+    sluice_token_claims claims; /* execute: the opened token's; validate: the signed one's */
+    sluice_quota_room room;     /* execute: what today's quotas still let the run return */
+} request;
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
  * sluice_action_name, are capitalised. */
@@ -122,28 +138,27 @@ static int compare_strings(const void *a, const void *b)
 /* language + schema version + rules + policy version and the caller's route + the caller's
  * groups (their permissions), in a fixed order. The language is in it so a token for code in one
  * language never runs the same bytes read as another. */
-static sluice_status context_hash(const sluice_codemode *cm,
-                                  sluice_arena *arena,
-                                  const char *language,
-                                  const backend *be,
-                                  const sluice_schema *schema,
-                                  const sluice_identity *who,
-                                  uint8_t out[SLUICE_HASH_BYTES])
+static sluice_status context_hash(const request *r, uint8_t out[SLUICE_HASH_BYTES])
 {
+    const sluice_codemode *cm = r->cm;
+    const backend *be = r->j.be;
+    const sluice_identity *who = r->in->caller->identity;
+    sluice_arena *arena = r->arena;
+    const char *language = r->j.fe->language;
     sluice_hash_state h;
     sluice_hash_start(&h);
     sluice_hash_update(&h, language, strlen(language) + 1);
     sluice_hash_update(&h, be->name, strlen(be->name) + 1);
     /* the live catalog's version: a verdict or token from before a schema reload never
      * matches after it (the analysis cache is keyed by this hash too) */
-    sluice_hash_update(&h, schema->version_hash, strlen(schema->version_hash) + 1);
+    sluice_hash_update(&h, r->j.schema->version_hash, strlen(r->j.schema->version_hash) + 1);
     sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
     const char *version = sluice_policy_version(cm->policy);
     const char *route = sluice_policy_route_for(cm->policy, who)->id;
     sluice_hash_update(&h, version, strlen(version) + 1);
     sluice_hash_update(&h, route, strlen(route) + 1);
-    if (cm->writer_slot > 1)
-        sluice_hash_update(&h, &cm->writer_slot, sizeof cm->writer_slot);
+    if (cm->rt->writer_slot > 1)
+        sluice_hash_update(&h, &cm->rt->writer_slot, sizeof cm->rt->writer_slot);
     if (who != NULL && who->group_count > 0) {
         const char **groups = sluice_arena_calloc(arena, who->group_count, sizeof *groups);
         if (groups == NULL)
@@ -163,13 +178,16 @@ static bool no_variables(const json_t *variables)
            (json_is_object(variables) && json_object_size(variables) == 0);
 }
 
-/* Canonical JSON (sorted keys, compact) of the variables; NULL when there are none (or when
- * out of memory: callers tell the two apart with no_variables). */
-static char *variables_text(const json_t *variables)
+/* Canonical JSON (sorted keys, compact) of the variables, in arena; NULL when there are none
+ * (or when out of memory: callers tell the two apart with no_variables). */
+static const char *variables_text(sluice_arena *arena, const json_t *variables)
 {
     if (no_variables(variables))
         return NULL;
-    return json_dumps(variables, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    char *text = json_dumps(variables, JSON_COMPACT | JSON_SORT_KEYS | JSON_ENCODE_ANY);
+    const char *copy = text != NULL ? sluice_arena_strdup(arena, text) : NULL;
+    free(text);
+    return copy;
 }
 
 static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
@@ -179,68 +197,6 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 }
 
 /* ---- open / close -------------------------------------------------------------------------- */
-
-/* The quota counters, when some quota is set: in Redis when replicas share state, else here. */
-static sluice_status open_quotas(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
-{
-    if (!sluice_quota_configured(cm->config))
-        return SLUICE_OK;
-    if (cm->config->state.redis_url == NULL)
-        return sluice_quota_open_local(&cm->quotas) == SLUICE_OK
-                   ? SLUICE_OK
-                   : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-    const sluice_state_redis_options o = sluice_state_redis_options_of(&cm->config->state);
-    return sluice_quota_open_redis(&o, &cm->quotas, err_arena, err);
-}
-
-static sluice_status open_stores(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
-{
-    const sluice_config_code_mode *c = &cm->config->code_mode;
-    const sluice_config_state *shared = &cm->config->state;
-    if (shared->audit_postgres != NULL) { /* shared by replicas: docs/deploy.md */
-        const sluice_audit_pg_options o = { shared->audit_postgres,
-                                            shared->audit_postgres_password_file,
-                                            shared->audit_postgres_password_env,
-                                            shared->audit_postgres_table, NULL };
-        sluice_status st = sluice_audit_open_pg(&o, &cm->audit, err_arena, err);
-        if (st != SLUICE_OK)
-            return st;
-    } else if (c->audit_log != NULL) {
-        const sluice_audit_file_options o = { .clock = NULL,
-                                              .rotate_bytes = c->audit_rotate_bytes,
-                                              .rotate_seconds = c->audit_rotate_seconds };
-        sluice_status st = sluice_audit_open_writer(c->audit_log, &o, &cm->writer_slot, &cm->audit,
-                                                    err_arena, err);
-        if (st != SLUICE_OK)
-            return st;
-    }
-    if (!c->enabled)
-        return SLUICE_OK; /* curated tools only: no tokens to sign or spend */
-    const sluice_key_sources keys = { c->token_secret_file, c->token_secret_env,
-                                      c->token_previous_secret_file, c->token_previous_secret_env };
-    sluice_status st = sluice_key_store_open(&keys, &cm->keys, err_arena, err);
-    if (st != SLUICE_OK)
-        return st;
-    st = open_quotas(cm, err_arena, err);
-    if (st != SLUICE_OK)
-        return st;
-    if (cm->config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
-        return sluice_state_redis_open(&cm->config->state, &cm->replay, &cm->approvals, err_arena,
-                                       err);
-    const char *replay_path = c->replay_store;
-    if (replay_path == NULL && c->audit_log != NULL)
-        replay_path = sluice_arena_printf(cm->arena, "%s.tokens", c->audit_log);
-    if (replay_path != NULL && cm->writer_slot > 1) /* a second process: its own store too */
-        replay_path = sluice_arena_printf(cm->arena, "%s.w%u", replay_path, cm->writer_slot);
-    st =
-        sluice_replay_open(replay_path, sluice_clock_now_s(cm->clock), &cm->replay, err_arena, err);
-    if (st == SLUICE_OK && c->audit_log != NULL) {
-        const char *path = sluice_arena_printf(cm->arena, "%s.approvals", c->audit_log);
-        st = path != NULL ? sluice_approval_open(path, &cm->approvals, err_arena, err)
-                          : SLUICE_E_NOMEM;
-    }
-    return st;
-}
 
 /* Resolves [code_mode] languages against the registry (default: sql). */
 static sluice_status open_languages(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
@@ -363,30 +319,32 @@ open_named_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *
     return st;
 }
 
-/* Opens everything but the default executor around ex (owned from here on, closed on
- * failure). */
-static sluice_status open_around(const sluice_config *config,
-                                 sluice_executor *ex,
-                                 sluice_policy *policy,
-                                 sluice_codemode **out,
-                                 sluice_arena *err_arena,
-                                 sluice_error *err)
+/* A code mode on config and rt with nothing opened yet; NULL when out of memory. */
+static sluice_codemode *codemode_new(const sluice_config *config, sluice_runtime *rt)
 {
     sluice_codemode *cm = calloc(1, sizeof *cm);
     if (cm == NULL || (cm->arena = sluice_arena_new()) == NULL) {
         free(cm);
-        sluice_executor_close(ex);
-        sluice_policy_close(policy);
-        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        return NULL;
     }
     cm->config = config;
-    cm->policy = policy;
+    cm->rt = rt;
+    return cm;
+}
+
+/* Opens everything but the policy and the default executor around ex, on cm (from
+ * codemode_new, its policy open). Both are owned from here on; on failure both are closed. */
+static sluice_status open_around(sluice_codemode *cm,
+                                 sluice_executor *ex,
+                                 sluice_codemode **out,
+                                 sluice_arena *err_arena,
+                                 sluice_error *err)
+{
+    const sluice_config *config = cm->config;
     sluice_status st = add_backend(
         cm, config->database.name != NULL ? config->database.name : "default", ex, err_arena, err);
     if (st == SLUICE_OK)
         st = open_named_backends(cm, err_arena, err);
-    if (st == SLUICE_OK)
-        st = open_stores(cm, err_arena, err);
     if (st == SLUICE_OK)
         st = open_languages(cm, err_arena, err);
     if (st == SLUICE_OK && (cm->analyses = sluice_analysis_cache_new(0)) == NULL)
@@ -401,6 +359,7 @@ static sluice_status open_around(const sluice_config *config,
 }
 
 sluice_status sluice_codemode_open(const sluice_config *config,
+                                   sluice_runtime *rt,
                                    sluice_codemode **out,
                                    sluice_arena *err_arena,
                                    sluice_error *err)
@@ -409,32 +368,38 @@ sluice_status sluice_codemode_open(const sluice_config *config,
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "code mode and [[tools]] need a [database] to run against; add "
                                 "a [database] section with engine and path");
-    sluice_policy *policy = NULL;
+    sluice_codemode *cm = codemode_new(config, rt);
+    if (cm == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     sluice_executor *ex = NULL;
-    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    sluice_status st = sluice_policy_open(config, &cm->policy, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(policy), &ex,
+        st = sluice_executor_open(&config->database, sluice_policy_engine_rules(cm->policy), &ex,
                                   err_arena, err);
     if (st != SLUICE_OK) {
-        sluice_policy_close(policy);
+        sluice_codemode_close(cm);
         return st;
     }
-    return open_around(config, ex, policy, out, err_arena, err);
+    return open_around(cm, ex, out, err_arena, err);
 }
 
 sluice_status sluice_codemode_open_on(const sluice_config *config,
+                                      sluice_runtime *rt,
                                       sluice_executor *executor,
                                       sluice_codemode **out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
-    sluice_policy *policy = NULL;
-    sluice_status st = sluice_policy_open(config, &policy, err_arena, err);
+    sluice_codemode *cm = codemode_new(config, rt);
+    sluice_status st = cm != NULL
+                           ? sluice_policy_open(config, &cm->policy, err_arena, err)
+                           : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
         sluice_executor_close(executor);
+        sluice_codemode_close(cm);
         return st;
     }
-    return open_around(config, executor, policy, out, err_arena, err);
+    return open_around(cm, executor, out, err_arena, err);
 }
 
 sluice_status
@@ -452,11 +417,6 @@ void sluice_codemode_close(sluice_codemode *cm)
 {
     if (cm == NULL)
         return;
-    sluice_audit_close(cm->audit);
-    sluice_replay_close(cm->replay);
-    sluice_approval_close(cm->approvals);
-    sluice_quota_close(cm->quotas);
-    sluice_key_store_close(cm->keys);
     for (size_t i = 0; i < cm->backend_count; i++)
         sluice_executor_close(cm->backends[i].executor);
     sluice_policy_close(cm->policy);
@@ -494,42 +454,12 @@ const sluice_policy *sluice_codemode_policy(const sluice_codemode *cm)
     return cm->policy;
 }
 
-sluice_key_store *sluice_codemode_keys(sluice_codemode *cm)
-{
-    return cm != NULL ? cm->keys : NULL;
-}
-
 sluice_arena *sluice_codemode_arena(sluice_codemode *cm)
 {
     return cm->arena;
 }
 
-void sluice_codemode_set_clock(sluice_codemode *cm, const sluice_clock *clock)
-{
-    cm->clock = clock;
-}
-
-const sluice_clock *sluice_codemode_clock(const sluice_codemode *cm)
-{
-    return cm->clock;
-}
-
 /* ---- audit --------------------------------------------------------------------------------- */
-
-bool sluice_codemode_audit_broken(const sluice_codemode *cm)
-{
-    return atomic_load(&cm->audit_broken);
-}
-
-sluice_quota *sluice_codemode_quotas(sluice_codemode *cm)
-{
-    return cm->quotas;
-}
-
-struct sluice_approval_store *sluice_codemode_approvals(sluice_codemode *cm)
-{
-    return cm->approvals;
-}
 
 sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     sluice_arena *arena,
@@ -538,41 +468,7 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     json_t *fields,
                                     sluice_error *err)
 {
-    sluice_status st = SLUICE_OK;
-    sluice_codemode_observe_record(event, fields);
-    if (cm->audit != NULL) {
-        const sluice_identity *who = caller->identity;
-        json_t *groups = json_array();
-        for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
-            if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
-                json_decref(groups);
-                groups = NULL;
-            }
-        bool ok =
-            fields != NULL && groups != NULL &&
-            json_object_set_new(fields, "event", json_string(event)) == 0 &&
-            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
-                0 &&
-            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
-            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
-            json_object_set_new(fields, "server", json_string(cm->config->code_mode.server_id)) ==
-                0;
-        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
-            /* a record missing a field is not written: the decision fails with it */
-            if (!ok)
-                json_decref(groups);
-            json_decref(fields);
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
-                                    "out of memory writing the audit record");
-        }
-        st = sluice_audit_append(cm->audit, fields, arena, err);
-        if (st != SLUICE_OK) {
-            atomic_store(&cm->audit_broken, true);
-            sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
-        }
-    }
-    json_decref(fields);
-    return st;
+    return sluice_runtime_audit(cm->rt, arena, caller, event, fields, err);
 }
 
 /* Appends every violation; false (list unusable) unless all of them are in: a refusal always
@@ -614,29 +510,6 @@ static void iso_time(int64_t t, char out[32])
 
 /* ---- judging: language → analysis → policy → risk (validate and execute alike) ------------- */
 
-/* Everything the pipeline concluded about one program for one caller. */
-typedef struct judgement {
-    const sluice_frontend *fe; /* NULL when the language is not configured */
-    const sluice_policy_route *route;
-    const backend *be;   /* the route's backend */
-    const char *db_role; /* the database role the caller's code runs as (NULL: the backend's) */
-    /* be's catalog snapshot, taken once per request (held until the arena is freed): analysis,
-     * context hash and execution all see the same schema even when a reload lands meanwhile */
-    const sluice_schema *schema;
-    sluice_codefacts *facts; /* the analyzer's, never written by anyone else */
-    sluice_verdict policy;   /* policy's verdict, merged into the result */
-    json_t *policy_summary;  /* what decided (owned) */
-    sluice_risk risk;
-    const char *risk_reason;
-    char *vars; /* canonical variables text (malloc'd) or NULL */
-} judgement;
-
-static void judgement_dispose(judgement *j)
-{
-    json_decref(j->policy_summary);
-    free(j->vars);
-}
-
 static bool judgement_refused(const judgement *j)
 {
     return j->fe == NULL || j->policy.refused || sluice_codefacts_refused(j->facts);
@@ -653,84 +526,68 @@ static const sluice_frontend *frontend_for(const sluice_codemode *cm, const char
     return NULL;
 }
 
-/* Facts that only carry a refusal made before any front end looked at the code. */
-static sluice_status refusal_facts(sluice_arena *arena,
-                                   const char *language,
-                                   const char *rule,
-                                   const char *suggestion,
-                                   const char *message,
-                                   sluice_codefacts **out,
-                                   sluice_error *err)
+/* Facts that only carry a refusal made before any front end looked at the code: r's facts. */
+static sluice_status refusal_facts(
+    request *r, const char *language, const char *rule, const char *suggestion, const char *message)
 {
-    sluice_codefacts *f = sluice_codefacts_new(arena, language);
+    sluice_codefacts *f = sluice_codefacts_new(r->arena, language);
     if (f == NULL ||
         sluice_codefacts_violate(f, rule, 0, 0, suggestion, "%s", message) != SLUICE_OK)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    *out = f;
+        return sluice_error_set(r->err, r->arena, SLUICE_E_NOMEM, "out of memory");
+    r->j.facts = f;
     return SLUICE_OK;
 }
 
-/* Front end analysis under the rules of the route. */
-static sluice_status analyze(const backend *be,
-                             const sluice_schema *schema,
-                             sluice_arena *arena,
-                             const sluice_frontend *fe,
-                             const sluice_policy_route *route,
-                             const char *code,
-                             size_t code_len,
-                             const char *vars_text,
-                             sluice_codefacts **facts,
-                             sluice_error *err)
+/* Front end analysis under the rules of r's route, on its backend's catalog: r's facts. */
+static sluice_status analyze(request *r)
 {
+    const judgement *j = &r->j;
+    size_t code_len = r->in->code_len;
     if (code_len > SLUICE_LIMIT_CODE_BYTES) {
         char msg[128];
         snprintf(msg, sizeof msg, "the code is %zu bytes; the limit is %u bytes", code_len,
                  SLUICE_LIMIT_CODE_BYTES);
-        return refusal_facts(arena, fe->language, "code_too_large",
-                             "split the work or move logic into aggregates", msg, facts, err);
+        return refusal_facts(r, j->fe->language, "code_too_large",
+                             "split the work or move logic into aggregates", msg);
     }
-    sluice_frontend_context fctx = be->fctx;
-    fctx.code_mode = route->rules;
-    fctx.schema = schema;
+    sluice_frontend_context fctx = j->be->fctx;
+    fctx.code_mode = j->route->rules;
+    fctx.schema = j->schema;
     /* always the execute-time variables ("{}" for none), so a front end checks them now */
-    return fe->analyze(arena, code, code_len, vars_text != NULL ? vars_text : "{}", &fctx, facts,
-                       err);
+    return j->fe->analyze(r->arena, r->in->code, code_len, j->vars != NULL ? j->vars : "{}", &fctx,
+                          &r->j.facts, r->err);
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const char *code,
-                                      size_t code_len,
-                                      const json_t *variables,
-                                      sluice_codefacts **out,
-                                      sluice_error *err)
+                                      const sluice_codemode_request *req,
+                                      sluice_codefacts **out)
 {
-    const sluice_policy_route *route = sluice_policy_default_route(cm->policy);
-    const backend *be = backend_for(cm, route);
-    const sluice_schema *schema = NULL;
-    sluice_status st = sluice_executor_catalog(be->executor, arena, &schema, err);
+    request r = { .cm = cm, .in = req, .arena = req->arena, .err = req->err };
+    r.j.route = sluice_policy_default_route(cm->policy);
+    r.j.be = backend_for(cm, r.j.route);
+    r.j.fe = frontend_for(cm, NULL);
+    sluice_status st = sluice_executor_catalog(r.j.be->executor, r.arena, &r.j.schema, r.err);
     if (st != SLUICE_OK)
         return st;
-    char *vars = variables_text(variables);
-    st = analyze(be, schema, arena, frontend_for(cm, NULL), route, code, code_len, vars, out, err);
-    free(vars);
+    r.j.vars = variables_text(r.arena, req->variables);
+    st = analyze(&r);
+    if (st == SLUICE_OK)
+        *out = r.j.facts;
     return st;
 }
 
 /* Policy after the configuration rules: a deny (or an evaluation error: fail closed) is a
  * refusing verdict. Code that does not parse has no facts to judge and is refused already. */
-static sluice_status apply_policy(sluice_codemode *cm,
-                                  sluice_arena *arena,
-                                  const sluice_codemode_caller *caller,
-                                  judgement *j,
-                                  sluice_error *err)
+static sluice_status apply_policy(request *r)
 {
+    sluice_codemode *cm = r->cm;
+    judgement *j = &r->j;
     const sluice_codefacts *f = j->facts;
     if (f->code_hash[0] == '\0' || !sluice_policy_active(cm->policy))
         return SLUICE_OK;
     sluice_policy_decision d;
-    sluice_status st = sluice_policy_evaluate(cm->policy, arena, caller->identity, j->route,
-                                              f->action, f, &d, err);
+    sluice_status st = sluice_policy_evaluate(cm->policy, r->arena, r->in->caller->identity,
+                                              j->route, f->action, f, &d, r->err);
     json_decref(d.request);
     if (st != SLUICE_OK)
         return st;
@@ -742,31 +599,26 @@ static sluice_status apply_policy(sluice_codemode *cm,
     json_object_set_new(j->policy_summary, "decision", json_string(d.allow ? "allow" : "deny"));
     json_object_set_new(j->policy_summary, "determining", ids);
     st = sluice_policy_verdict(&d, f->action, j->route, &j->policy);
-    return st == SLUICE_OK ? SLUICE_OK : sluice_error_set(err, arena, st, "out of memory");
+    return st == SLUICE_OK ? SLUICE_OK : sluice_error_set(r->err, r->arena, st, "out of memory");
 }
 
-/* The cache key of code for caller now: its canonical hash (the front end's parse-only hash),
- * the live context hash and the request's variables. Non-OK: no key (the code does not parse,
- * or out of memory); the caller analyses instead. */
-static sluice_status analysis_key(sluice_codemode *cm,
-                                  sluice_arena *arena,
-                                  const sluice_codemode_caller *caller,
-                                  const judgement *j,
-                                  const char *code,
-                                  size_t code_len,
-                                  sluice_analysis_key *key)
+/* The cache key of r's code for its caller now: its canonical hash (the front end's parse-only
+ * hash), the live context hash and the request's variables. Non-OK: no key (the code does not
+ * parse, or out of memory); the caller analyses instead. */
+static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
 {
+    const judgement *j = &r->j;
     char hex[65];
     sluice_error scratch = { 0 };
     sluice_frontend_context fctx = j->be->fctx;
     fctx.code_mode = j->route->rules;
     fctx.schema = j->schema;
-    sluice_status st = j->fe->canonical_hash(arena, code, code_len, &fctx, hex, &scratch);
+    sluice_status st =
+        j->fe->canonical_hash(r->arena, r->in->code, r->in->code_len, &fctx, hex, &scratch);
     if (st == SLUICE_OK)
         st = sluice_hash_unhex(hex, strlen(hex), key->code_hash, sizeof key->code_hash);
     if (st == SLUICE_OK)
-        st = context_hash(cm, arena, j->fe->language, j->be, j->schema, caller->identity,
-                          key->context_hash);
+        st = context_hash(r, key->context_hash);
     variables_hash(j->vars, key->variables_hash);
     return st;
 }
@@ -774,85 +626,89 @@ static sluice_status analysis_key(sluice_codemode *cm,
 /* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
  * hash is the token's and the context and variables are the same now; else a full analysis.
  * The hint only saves a lookup that could not match: every part of the key is computed here. */
-static sluice_status recall_or_analyze(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       judgement *j,
-                                       const char *code,
-                                       size_t code_len,
-                                       const sluice_token_claims *hint,
-                                       sluice_error *err)
+static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {
     sluice_analysis_key key;
-    if (hint != NULL && code_len <= SLUICE_LIMIT_CODE_BYTES &&
-        analysis_key(cm, arena, caller, j, code, code_len, &key) == SLUICE_OK &&
+    if (hint != NULL && r->in->code_len <= SLUICE_LIMIT_CODE_BYTES &&
+        analysis_key(r, &key) == SLUICE_OK &&
         memcmp(key.code_hash, hint->code_hash, sizeof key.code_hash) == 0 &&
-        sluice_analysis_cache_get(cm->analyses, &key, sluice_clock_now_s(cm->clock), arena,
-                                  &j->facts) == SLUICE_OK)
+        sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt), r->arena,
+                                  &r->j.facts) == SLUICE_OK)
         return SLUICE_OK;
-    return analyze(j->be, j->schema, arena, j->fe, j->route, code, code_len, j->vars, &j->facts,
-                   err);
+    return analyze(r);
 }
 
 /* Keeps the facts of code just validated for its token's lifetime, under the claims' hashes
  * (the same ones analysis_key computes at execute). A failure only costs execute an analysis. */
-static void remember(sluice_codemode *cm, const sluice_token_claims *claims, const judgement *j)
+static void remember(const request *r)
 {
+    const sluice_token_claims *claims = &r->claims;
     sluice_analysis_key key;
     memcpy(key.code_hash, claims->code_hash, sizeof key.code_hash);
     memcpy(key.context_hash, claims->context_hash, sizeof key.context_hash);
     memcpy(key.variables_hash, claims->variables_hash, sizeof key.variables_hash);
-    sluice_analysis_cache_put(cm->analyses, &key, j->facts, claims->expires_at,
-                              sluice_clock_now_s(cm->clock));
+    sluice_analysis_cache_put(r->cm->analyses, &key, r->j.facts, claims->expires_at,
+                              sluice_runtime_now_s(r->cm->rt));
 }
 
-/* Judges code for caller: fills *j (dispose it) and returns SLUICE_OK, also when the code is
- * refused. Non-OK only when sluice itself failed (j->facts may then be NULL). hint: the opened
- * token, on execute (NULL on validate). */
-static sluice_status judge(sluice_codemode *cm,
-                           sluice_arena *arena,
-                           const sluice_codemode_caller *caller,
-                           const char *code,
-                           size_t code_len,
-                           const json_t *variables,
-                           const sluice_token_claims *hint,
-                           judgement *j,
-                           sluice_error *err)
+static void release_json(void *value)
 {
+    json_decref(value);
+}
+
+/* Judges r's code for its caller: fills r->j and returns SLUICE_OK, also when the code is
+ * refused. Non-OK only when sluice itself failed (r->j.facts may then be NULL). hint: the
+ * opened token, on execute (NULL on validate). */
+static sluice_status judge(request *r, const sluice_token_claims *hint)
+{
+    sluice_codemode *cm = r->cm;
+    const sluice_codemode_caller *caller = r->in->caller;
+    sluice_arena *arena = r->arena;
+    judgement *j = &r->j;
     memset(j, 0, sizeof *j);
     sluice_verdict_init(&j->policy, arena);
     j->risk = SLUICE_RISK_CRITICAL; /* until judged otherwise */
-    j->vars = variables_text(variables);
-    if (j->vars == NULL && !no_variables(variables)) /* never a token for "no variables" */
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    j->vars = variables_text(arena, r->in->variables);
+    if (j->vars == NULL && !no_variables(r->in->variables)) /* never a token for "no variables" */
+        return sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     j->route = sluice_policy_route_for(cm->policy, caller->identity);
     j->be = backend_for(cm, j->route);
-    sluice_status st = sluice_executor_catalog(j->be->executor, arena, &j->schema, err);
+    sluice_status st = sluice_executor_catalog(j->be->executor, arena, &j->schema, r->err);
     if (st != SLUICE_OK)
         return st;
-    j->policy_summary =
+    json_t *summary =
         json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
                   j->route->id, "version", sluice_policy_version(cm->policy));
-    if (j->policy_summary == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    /* the arena releases it (at once when the cleanup cannot be registered) */
+    if (summary == NULL || sluice_arena_cleanup_add(arena, release_json, summary) != SLUICE_OK)
+        return sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
+    j->policy_summary = summary;
     j->fe = frontend_for(cm, caller->language);
     if (j->fe == NULL) {
         char msg[512];
         snprintf(msg, sizeof msg, "this server does not run '%s' code", caller->language);
         const char *known = sluice_arena_printf(arena, "use one of the configured languages: %s",
                                                 sluice_codemode_languages_text(cm, arena));
-        st = refusal_facts(arena, caller->language, "unknown_language", known, msg, &j->facts, err);
+        st = refusal_facts(r, caller->language, "unknown_language", known, msg);
     } else {
-        st = recall_or_analyze(cm, arena, caller, j, code, code_len, hint, err);
+        st = recall_or_analyze(r, hint);
     }
     if (st == SLUICE_OK && j->fe != NULL)
-        st = apply_policy(cm, arena, caller, j, err);
+        st = apply_policy(r);
     if (st == SLUICE_OK &&
         sluice_policy_db_role(j->route, caller->identity, &j->db_role, &j->policy) != SLUICE_OK)
-        st = sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        st = sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK && !judgement_refused(j))
         j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
     return st;
+}
+
+/* The histogram label of caller's language: a configured one, else "unknown" (a client's text
+ * never becomes a label). */
+static const char *language_label(const sluice_codemode *cm, const sluice_codemode_caller *caller)
+{
+    const sluice_frontend *fe = frontend_for(cm, caller != NULL ? caller->language : NULL);
+    return fe != NULL ? fe->language : "unknown";
 }
 
 /* The front end's explanation, and the engine's estimate in words when there is one (issue 24:
@@ -925,14 +781,13 @@ static json_t *validation_json(const sluice_codemode *cm,
     return o;
 }
 
-/* The claims every token for this code, caller and request carries (the signer adds version,
+/* The claims every token for r's code, caller and variables carries (the signer adds version,
  * key, id and times). SLUICE_E_INVALID when the facts have no code hash (unparseable). */
-static sluice_status bound_claims(sluice_codemode *cm,
-                                  sluice_arena *arena,
-                                  const sluice_codemode_caller *caller,
-                                  const judgement *j,
-                                  sluice_token_claims *claims)
+static sluice_status bound_claims(const request *r, sluice_token_claims *claims)
 {
+    const sluice_config_code_mode *c = &r->cm->config->code_mode;
+    const sluice_codemode_caller *caller = r->in->caller;
+    const judgement *j = &r->j;
     const sluice_codefacts *f = j->facts;
     memset(claims, 0, sizeof *claims);
     if (sluice_hash_unhex(f->code_hash, strlen(f->code_hash), claims->code_hash,
@@ -941,101 +796,91 @@ static sluice_status bound_claims(sluice_codemode *cm,
     claims->user_id = caller->identity->user_id;
     /* Without session binding a token follows its principal across transport sessions (the
      * stateless protocol revision has none). */
-    claims->session_id = cm->config->code_mode.token_bind_session ? caller->session_id : "";
-    claims->server_id = cm->config->code_mode.server_id;
+    claims->session_id = c->token_bind_session ? caller->session_id : "";
+    claims->server_id = c->server_id;
     variables_hash(j->vars, claims->variables_hash);
     claims->action = (sluice_action)f->action;
     claims->risk = j->risk;
-    return context_hash(cm, arena, j->fe->language, j->be, j->schema, caller->identity,
-                        claims->context_hash);
+    return context_hash(r, claims->context_hash);
 }
 
-static sluice_status issue_token(sluice_codemode *cm,
-                                 sluice_arena *arena,
-                                 const sluice_codemode_caller *caller,
-                                 const judgement *j,
-                                 sluice_token_claims *claims,
-                                 char **token,
-                                 sluice_error *err)
+/* Signs r's token (its claims in r->claims) into *token. */
+static sluice_status issue_token(request *r, char **token)
 {
-    sluice_status st = bound_claims(cm, arena, caller, j, claims);
+    sluice_runtime *rt = r->cm->rt;
+    sluice_status st = bound_claims(r, &r->claims);
     if (st == SLUICE_E_INVALID)
-        return sluice_error_set(err, arena, SLUICE_E_INTERNAL, "analysis produced no code hash");
+        return sluice_error_set(r->err, r->arena, SLUICE_E_INTERNAL,
+                                "analysis produced no code hash");
     if (st != SLUICE_OK)
-        return sluice_error_set(err, arena, st, "out of memory");
-    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
-    st = sluice_token_issue(ring, claims, sluice_clock_now_s(cm->clock),
-                            cm->config->code_mode.token_ttl_seconds, arena, token, err);
-    sluice_key_store_release(cm->keys, ring);
+        return sluice_error_set(r->err, r->arena, st, "out of memory");
+    const sluice_secret_ring *ring = sluice_key_store_acquire(rt->keys);
+    st = sluice_token_issue(ring, &r->claims, sluice_runtime_now_s(rt),
+                            r->cm->config->code_mode.token_ttl_seconds, r->arena, token, r->err);
+    sluice_key_store_release(rt->keys, ring);
     return st;
 }
 
-static sluice_status refuse(sluice_codemode *cm,
-                            sluice_arena *arena,
-                            const sluice_codemode_caller *caller,
-                            const char *code,
-                            const char *reason,
-                            sluice_status status,
-                            sluice_error *err);
+static sluice_status refuse(const request *r, const char *reason, sluice_status status);
 
-static sluice_status validate(sluice_codemode *cm,
-                              sluice_arena *arena,
-                              const sluice_codemode_caller *caller,
-                              const char *code,
-                              size_t code_len,
-                              const json_t *variables,
-                              bool dry_run,
-                              json_t **out,
-                              sluice_error *err)
+static sluice_quota_gate quota_gate_of(const sluice_codemode *cm)
 {
-    /* before any analysis: a caller over quota costs no work */
-    sluice_status st =
-        sluice_quota_gate_admit(cm, arena, caller, SLUICE_QUOTA_STAGE_VALIDATE, NULL, err);
+    return (sluice_quota_gate){ cm->rt, cm->config, cm->policy };
+}
+
+/* Counts r's call of stage against its caller's quotas, before any analysis (a caller over
+ * quota costs no work); a refusal is audited, and at execute the token is kept. */
+static sluice_status admit_quota(request *r, sluice_quota_stage stage, sluice_quota_room *room)
+{
+    const sluice_quota_gate gate = quota_gate_of(r->cm);
+    sluice_status st = sluice_quota_gate_admit(&gate, r->arena, r->in->caller, stage, room, r->err);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st,
-                      err);
-    judgement j;
-    st = judge(cm, arena, caller, code, code_len, variables, NULL, &j, err);
-    if (st != SLUICE_OK) {
-        judgement_dispose(&j);
+        return refuse(r, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st);
+    return SLUICE_OK;
+}
+
+static sluice_status validate(request *r, json_t **out)
+{
+    const sluice_codemode_request *in = r->in;
+    sluice_arena *arena = r->arena;
+    const judgement *j = &r->j;
+    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_VALIDATE, NULL);
+    if (st == SLUICE_OK)
+        st = judge(r, NULL);
+    if (st != SLUICE_OK)
         return st;
-    }
     char *token = NULL;
-    sluice_token_claims claims = { 0 };
-    bool valid = !judgement_refused(&j);
-    if (valid && !dry_run) {
-        st = issue_token(cm, arena, caller, &j, &claims, &token, err);
-        if (st != SLUICE_OK) {
-            judgement_dispose(&j);
+    bool valid = !judgement_refused(j);
+    if (valid && !in->dry_run) {
+        st = issue_token(r, &token);
+        if (st != SLUICE_OK)
             return st;
-        }
-        remember(cm, &claims, &j);
+        remember(r);
     }
-    const sluice_codefacts *f = j.facts;
-    json_t *result = validation_json(cm, &j, explain(arena, &j), token, claims.expires_at);
-    if (result == NULL || json_object_set(result, "policy", j.policy_summary) != 0 ||
+    const sluice_codefacts *f = j->facts;
+    json_t *result = validation_json(r->cm, j, explain(arena, j), token, r->claims.expires_at);
+    if (result == NULL || json_object_set(result, "policy", j->policy_summary) != 0 ||
         sluice_arena_failed(arena)) {
         /* checked last: a verdict built while an allocation failed is no verdict */
         json_decref(result);
-        judgement_dispose(&j);
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+        return sluice_error_set(r->err, arena, SLUICE_E_NOMEM,
                                 "out of memory while validating; nothing was approved");
     }
     json_t *record = json_pack(
         "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
         "language", f->language != NULL ? f->language : "", "code",
-        code_len <= SLUICE_LIMIT_CODE_BYTES ? code : "(too large)", "code_hash", f->code_hash,
-        "action", action_label(f->action), "risk", sluice_risk_name(j.risk), "violations",
-        json_object_get(result, "violations"));
+        in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)", "code_hash",
+        f->code_hash, "action", action_label(f->action), "risk", sluice_risk_name(j->risk),
+        "violations", json_object_get(result, "violations"));
     if (token != NULL) {
         char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-        sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
+        sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
         json_object_set_new(record, "token_id", json_string(id));
     }
-    json_object_set_new(record, "dry_run", json_boolean(dry_run));
-    json_object_set(record, "policy", j.policy_summary);
-    judgement_dispose(&j);
-    st = sluice_codemode_audit(cm, arena, caller, valid ? "validate" : "deny", record, err);
+    json_object_set_new(record, "dry_run", json_boolean(in->dry_run));
+    json_object_set(record, "policy", j->policy_summary);
+    st = sluice_codemode_audit(r->cm, arena, in->caller, valid ? "validate" : "deny", record,
+                               r->err);
     if (st != SLUICE_OK) {
         json_decref(result);
         return st;
@@ -1044,53 +889,38 @@ static sluice_status validate(sluice_codemode *cm,
     return SLUICE_OK;
 }
 
-sluice_status sluice_codemode_validate(sluice_codemode *cm,
-                                       sluice_arena *arena,
-                                       const sluice_codemode_caller *caller,
-                                       const char *code,
-                                       size_t code_len,
-                                       const json_t *variables,
-                                       bool dry_run,
-                                       json_t **out,
-                                       sluice_error *err)
+sluice_status
+sluice_codemode_validate(sluice_codemode *cm, const sluice_codemode_request *req, json_t **out)
 {
     int64_t start = sluice_metric_now_ns();
-    sluice_status st = validate(cm, arena, caller, code, code_len, variables, dry_run, out, err);
-    sluice_codemode_observe_time(cm, caller, false, sluice_metric_now_ns() - start);
+    request r = { .cm = cm, .in = req, .arena = req->arena, .err = req->err };
+    sluice_status st = validate(&r, out);
+    sluice_codemode_observe_time(language_label(cm, req->caller), false,
+                                 sluice_metric_now_ns() - start);
     return st;
 }
 
 /* ---- execute ------------------------------------------------------------------------------- */
 
-/* Audits a refused execution and passes the status through. */
-static sluice_status refuse(sluice_codemode *cm,
-                            sluice_arena *arena,
-                            const sluice_codemode_caller *caller,
-                            const char *code,
-                            const char *reason,
-                            sluice_status status,
-                            sluice_error *err)
+/* Audits r's refused execution and passes the status through. */
+static sluice_status refuse(const request *r, const char *reason, sluice_status status)
 {
+    const sluice_error *err = r->err;
     json_t *record = json_pack("{s:s, s:s, s:s}", "decision", "refused", "reason", reason,
                                "message", err != NULL && err->message ? err->message : "");
-    json_object_set_new(record, "code", json_string(code != NULL ? code : ""));
+    json_object_set_new(record, "code", json_string(r->in->code != NULL ? r->in->code : ""));
     sluice_error audit_err = { 0 };
-    sluice_codemode_audit(cm, arena, caller, "deny", record, &audit_err);
+    sluice_codemode_audit(r->cm, r->arena, r->in->caller, "deny", record, &audit_err);
     return status;
 }
 
 /* A token check failed: counted by the check, then refused like any other. */
-static sluice_status refuse_token(sluice_codemode *cm,
-                                  sluice_arena *arena,
-                                  const sluice_codemode_caller *caller,
-                                  const char *code,
-                                  sluice_token_problem problem,
-                                  sluice_status status,
-                                  sluice_error *err)
+static sluice_status
+refuse_token(const request *r, sluice_token_problem problem, sluice_status status)
 {
     const char *check = sluice_token_problem_name(problem);
     sluice_metric_inc(SLUICE_METRIC_TOKEN_REFUSALS, check, NULL, NULL);
-    return refuse(cm, arena, caller, code, check, status, err);
+    return refuse(r, check, status);
 }
 
 sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
@@ -1101,7 +931,11 @@ sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
                                              const char *message)
 {
     sluice_error err = { .message = message };
-    return refuse(cm, arena, caller, code, reason, SLUICE_E_DENIED, &err);
+    const sluice_codemode_request in = {
+        .arena = arena, .caller = caller, .code = code, .err = &err
+    };
+    const request r = { .cm = cm, .in = &in, .arena = arena, .err = &err };
+    return refuse(&r, reason, SLUICE_E_DENIED);
 }
 
 /* A blocked field must never be a result column name either, whatever the lineage says. */
@@ -1122,22 +956,20 @@ static const char *blocked_output_name(const sluice_codemode *cm, const sluice_e
     return NULL;
 }
 
-static sluice_status check_approval(sluice_codemode *cm,
-                                    sluice_arena *arena,
-                                    const sluice_codemode_caller *caller,
-                                    const judgement *j,
-                                    const sluice_token_claims *claims,
-                                    const sluice_codemode_exec_hooks *hooks,
-                                    sluice_error *err)
+static sluice_status check_approval(request *r)
 {
+    sluice_codemode *cm = r->cm;
+    sluice_arena *arena = r->arena;
+    const sluice_codemode_caller *caller = r->in->caller;
+    const sluice_codemode_exec_hooks *hooks = r->in->hooks;
+    const judgement *j = &r->j;
+    const sluice_token_claims *claims = &r->claims;
+    sluice_error *err = r->err;
     const sluice_codefacts *f = j->facts;
     if (cm->config->code_mode.auto_approve[j->risk])
         return SLUICE_OK;
-    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(claims->token_id, sizeof claims->token_id, id);
-    int64_t now = sluice_clock_now_s(cm->clock);
     sluice_status verdict =
-        sluice_approval_gate_check(cm, arena, caller, id, f->code_hash, now, err);
+        sluice_approval_gate_check(cm->rt, arena, caller, claims, f->code_hash, err);
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
     json_t *summary = validation_json(cm, j, explain(arena, j), NULL, 0);
@@ -1146,9 +978,9 @@ static sluice_status check_approval(sluice_codemode *cm,
     sluice_status st = hooks != NULL && hooks->approve != NULL
                            ? hooks->approve(hooks->approve_ctx, arena, summary, err)
                            : SLUICE_E_UNSUPPORTED;
-    if (st == SLUICE_E_UNSUPPORTED && cm->approvals != NULL) {
+    if (st == SLUICE_E_UNSUPPORTED && cm->rt->approvals != NULL) {
         /* No one to ask here: an administrator decides later (recorded and audited there). */
-        st = sluice_approval_gate_ask(cm, arena, caller, id, claims->expires_at, summary, now, err);
+        st = sluice_approval_gate_ask(cm->rt, arena, caller, claims, summary, err);
         json_decref(summary);
         return st;
     }
@@ -1174,26 +1006,19 @@ static sluice_status check_approval(sluice_codemode *cm,
     return st;
 }
 
-static sluice_status run(sluice_arena *arena,
-                         const sluice_codemode_caller *caller,
-                         const judgement *j,
-                         const char *code,
-                         size_t code_len,
-                         const json_t *variables,
-                         const sluice_codemode_exec_hooks *hooks,
-                         const char *token_id,
-                         const sluice_quota_room *room,
-                         sluice_exec_result *r,
-                         sluice_error *err)
+/* Runs r's admitted program on its route's backend. */
+static sluice_status run(const request *r, const char *token_id, sluice_exec_result *result)
 {
+    const judgement *j = &r->j;
+    const sluice_codemode_exec_hooks *hooks = r->in->hooks;
     /* a plan's calls are checked again at run time against what was validated */
     const sluice_strlist validated = { j->facts->operations.items, j->facts->operations.count };
     sluice_exec_request req = {
-        .code = code,
-        .code_len = code_len,
-        .variables = variables,
+        .code = r->in->code,
+        .code_len = r->in->code_len,
+        .variables = r->in->variables,
         .limits = sluice_exec_limits_from_config(j->route->rules),
-        .identity = caller->identity,
+        .identity = r->in->caller->identity,
         .db_role = j->db_role,
         .publish_claims = j->route->rules->caller_claims,
         .scrub_errors = j->facts->blocked_used.count > 0,
@@ -1206,156 +1031,138 @@ static sluice_status run(sluice_arena *arena,
         /* below high, the analysis found no read of a blocked field: the run proves it */
         .below_high_risk = j->risk < SLUICE_RISK_HIGH,
     };
-    sluice_quota_gate_clamp(&req.limits, room); /* never past what today's quotas allow */
-    return sluice_executor_execute(j->be->executor, arena, &req, r, err);
+    sluice_quota_gate_clamp(&req.limits, &r->room); /* never past what today's quotas allow */
+    return sluice_executor_execute(j->be->executor, r->arena, &req, result, r->err);
 }
 
 /* Everything before the engine runs: the token opened (before any analysis), the code judged
  * again, the token matched against the live request, approval, single use. SLUICE_OK: the
- * program may run now, *claims are the token's. Every refusal is audited. */
-static sluice_status admit(sluice_codemode *cm,
-                           sluice_arena *arena,
-                           const sluice_codemode_caller *caller,
-                           const char *code,
-                           size_t code_len,
-                           const char *token,
-                           const json_t *variables,
-                           const sluice_codemode_exec_hooks *hooks,
-                           judgement *j,
-                           sluice_token_claims *claims,
-                           sluice_error *err)
+ * program may run now, r->claims are the token's. Every refusal is audited. */
+static sluice_status admit(request *r)
 {
+    sluice_codemode *cm = r->cm;
+    sluice_arena *arena = r->arena;
+    const char *token = r->in->token;
+    sluice_error *err = r->err;
+    judgement *j = &r->j;
+    sluice_token_claims *claims = &r->claims;
     sluice_token_problem problem = SLUICE_TOKEN_OK;
-    int64_t now = sluice_clock_now_s(cm->clock);
-    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->keys);
+    int64_t now = sluice_runtime_now_s(cm->rt);
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
     sluice_status st =
         sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
-    sluice_key_store_release(cm->keys, ring);
+    sluice_key_store_release(cm->rt->keys, ring);
     if (st != SLUICE_OK)
-        return refuse_token(cm, arena, caller, code, problem, st, err);
-    st = judge(cm, arena, caller, code, code_len, variables, claims, j, err);
+        return refuse_token(r, problem, st);
+    st = judge(r, claims);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, "internal", st, err);
+        return refuse(r, "internal", st);
     sluice_token_claims expected;
-    st = bound_claims(cm, arena, caller, j, &expected);
+    st = bound_claims(r, &expected);
     if (st == SLUICE_E_INVALID) {
         const sluice_codefacts *f = j->facts;
         sluice_error_set(err, arena, SLUICE_E_DENIED,
                          "the code does not parse, so it cannot be the code that was validated: "
                          "%s",
                          f->violation_count > 0 ? f->violations[0].message : "unparseable");
-        return refuse(cm, arena, caller, code, "unparseable", SLUICE_E_DENIED, err);
+        return refuse(r, "unparseable", SLUICE_E_DENIED);
     }
     if (st != SLUICE_OK) {
         sluice_error_set(err, arena, st, "out of memory");
-        return refuse(cm, arena, caller, code, "internal", st, err);
+        return refuse(r, "internal", st);
     }
     st = sluice_token_match(claims, &expected, arena, &problem, err);
     if (st != SLUICE_OK)
-        return refuse_token(cm, arena, caller, code, problem, st, err);
+        return refuse_token(r, problem, st);
     if (judgement_refused(j)) {
         const sluice_codefacts *f = j->facts;
         const char *why = f->violation_count > 0          ? f->violations[0].message
                           : j->policy.violation_count > 0 ? j->policy.violations[0].message
                                                           : "it is refused";
         sluice_error_set(err, arena, SLUICE_E_DENIED, "the code is no longer allowed: %s", why);
-        return refuse(cm, arena, caller, code, "violations", SLUICE_E_DENIED, err);
+        return refuse(r, "violations", SLUICE_E_DENIED);
     }
-    st = check_approval(cm, arena, caller, j, claims, hooks, err);
+    st = check_approval(r);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, "approval", st, err);
+        return refuse(r, "approval", st);
     sluice_status used =
-        sluice_replay_consume(cm->replay, claims->token_id, claims->expires_at, now);
+        sluice_replay_consume(cm->rt->replay, claims->token_id, claims->expires_at, now);
     if (used == SLUICE_E_DENIED) {
         sluice_error_set(err, arena, SLUICE_E_TOKEN,
                          "this approval token was already used; tokens run once. Call "
                          "validate_code again to get a new one");
-        return refuse(cm, arena, caller, code, "replayed", SLUICE_E_TOKEN, err);
+        return refuse(r, "replayed", SLUICE_E_TOKEN);
     }
     if (used != SLUICE_OK) {
         /* Without a durable record of the use, a replay after a restart could not be refused. */
         char why[320];
-        sluice_replay_describe(cm->replay, why, sizeof why);
+        sluice_replay_describe(cm->rt->replay, why, sizeof why);
         sluice_error_set(err, arena, SLUICE_E_IO,
                          "the server could not record that this token was used (%s: %s), so it "
                          "refuses to run it (fail closed); tell the administrator",
                          sluice_status_name(used), why);
-        return refuse(cm, arena, caller, code, "replay_store", SLUICE_E_IO, err);
+        return refuse(r, "replay_store", SLUICE_E_IO);
     }
     return SLUICE_OK;
 }
 
-static sluice_status execute(sluice_codemode *cm,
-                             sluice_arena *arena,
-                             const sluice_codemode_caller *caller,
-                             const char *code,
-                             size_t code_len,
-                             const char *token,
-                             const json_t *variables,
-                             const sluice_codemode_exec_hooks *hooks,
-                             json_t **out,
-                             char **out_text,
-                             sluice_error *err)
+static sluice_status execute(request *r, json_t **out, char **out_text)
 {
-    if (atomic_load(&cm->audit_broken))
+    sluice_codemode *cm = r->cm;
+    sluice_arena *arena = r->arena;
+    sluice_error *err = r->err;
+    if (sluice_runtime_audit_broken(cm->rt))
         return sluice_error_set(err, arena, SLUICE_E_IO,
                                 "the audit log cannot be written, so nothing runs until an "
                                 "administrator repairs it (sluice audit verify)");
     /* before the token is opened: a caller over quota costs no work, and keeps the token */
-    sluice_quota_room room;
-    sluice_status st =
-        sluice_quota_gate_admit(cm, arena, caller, SLUICE_QUOTA_STAGE_EXECUTE, &room, err);
+    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_EXECUTE, &r->room);
+    if (st == SLUICE_OK)
+        st = admit(r);
     if (st != SLUICE_OK)
-        return refuse(cm, arena, caller, code, st == SLUICE_E_LIMIT ? "quota" : "quota_store", st,
-                      err);
-    judgement j;
-    memset(&j, 0, sizeof j);
-    sluice_token_claims claims;
-    st = admit(cm, arena, caller, code, code_len, token, variables, hooks, &j, &claims, err);
-    if (st != SLUICE_OK) {
-        judgement_dispose(&j);
         return st;
-    }
-    sluice_exec_result r = { 0 };
+    const sluice_codefacts *f = r->j.facts;
+    sluice_exec_result res = { 0 };
     char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(claims.token_id, sizeof claims.token_id, id);
-    st = run(arena, caller, &j, code, code_len, variables, hooks, id, &room, &r, err);
+    sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
+    st = run(r, id, &res);
     if (st != SLUICE_OK)
         sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
     /* what it returned and called counts even when it then failed; unrecorded, the result is
      * withheld (fail closed: the audit record still says what ran) */
     sluice_error charge_err = { 0 };
-    if (sluice_quota_gate_charge(cm, arena, caller, &r, &charge_err) != SLUICE_OK &&
+    const sluice_quota_gate gate = quota_gate_of(cm);
+    if (sluice_quota_gate_charge(&gate, arena, r->in->caller, &res, &charge_err) != SLUICE_OK &&
         st == SLUICE_OK) {
         *err = charge_err;
         st = SLUICE_E_IO;
     }
-    const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &r) : NULL;
+    const char *leaked = st == SLUICE_OK ? blocked_output_name(cm, &res) : NULL;
     if (leaked != NULL)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                  st == SLUICE_OK ? "executed" : "failed", "language", j.facts->language, "code",
-                  code, "code_hash", j.facts->code_hash, "action", action_label(j.facts->action),
-                  "token_id", id, "rows", (json_int_t)r.row_count, "truncated", r.truncated,
-                  "elapsed_ms", (json_int_t)r.elapsed_ms);
-    judgement_dispose(&j);
+                  st == SLUICE_OK ? "executed" : "failed", "language", f->language, "code",
+                  r->in->code, "code_hash", f->code_hash, "action", action_label(f->action),
+                  "token_id", id, "rows", (json_int_t)res.row_count, "truncated", res.truncated,
+                  "elapsed_ms", (json_int_t)res.elapsed_ms);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
-    if (r.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */
-        json_object_set(record, "calls", r.calls);
+    if (res.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */
+        json_object_set(record, "calls", res.calls);
     sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(cm, arena, caller, "execute", record, &audit_err) != SLUICE_OK &&
+    if (sluice_codemode_audit(cm, arena, r->in->caller, "execute", record, &audit_err) !=
+            SLUICE_OK &&
         st == SLUICE_OK) {
         *err = audit_err;
         return SLUICE_E_IO;
     }
     if (st != SLUICE_OK)
         return st;
-    *out = sluice_present_result_json(&r);
-    *out_text = sluice_present_untrusted_text(arena, &r);
+    *out = sluice_present_result_json(&res);
+    *out_text = sluice_present_untrusted_text(arena, &res);
     return *out != NULL && *out_text != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
@@ -1376,9 +1183,9 @@ sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
                                                   char **out,
                                                   sluice_error *err)
 {
-    return sluice_approval_state_seal(cm->keys, user_of_caller(caller),
+    return sluice_approval_state_seal(cm->rt->keys, user_of_caller(caller),
                                       approval_token != NULL ? approval_token : "",
-                                      sluice_clock_now_s(cm->clock), arena, out, err);
+                                      sluice_runtime_now_s(cm->rt), arena, out, err);
 }
 
 sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
@@ -1392,25 +1199,19 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                             .user_id = user_of_caller(caller),
                                             .approval_token =
                                                 approval_token != NULL ? approval_token : "" };
-    return sluice_approval_state_open(cm->keys, cm->replay, &answer, sluice_clock_now_s(cm->clock),
-                                      arena, err);
+    return sluice_approval_state_open(cm->rt->keys, cm->rt->replay, &answer,
+                                      sluice_runtime_now_s(cm->rt), arena, err);
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,
-                                      sluice_arena *arena,
-                                      const sluice_codemode_caller *caller,
-                                      const char *code,
-                                      size_t code_len,
-                                      const char *token,
-                                      const json_t *variables,
-                                      const sluice_codemode_exec_hooks *hooks,
+                                      const sluice_codemode_request *req,
                                       json_t **out,
-                                      char **out_text,
-                                      sluice_error *err)
+                                      char **out_text)
 {
     int64_t start = sluice_metric_now_ns();
-    sluice_status st =
-        execute(cm, arena, caller, code, code_len, token, variables, hooks, out, out_text, err);
-    sluice_codemode_observe_time(cm, caller, true, sluice_metric_now_ns() - start);
+    request r = { .cm = cm, .in = req, .arena = req->arena, .err = req->err };
+    sluice_status st = execute(&r, out, out_text);
+    sluice_codemode_observe_time(language_label(cm, req->caller), true,
+                                 sluice_metric_now_ns() - start);
     return st;
 }

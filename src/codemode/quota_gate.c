@@ -16,9 +16,9 @@ static const char *principal_of(const sluice_codemode_caller *caller)
     return user != NULL && user[0] != '\0' ? user : "(anonymous)";
 }
 
-static const char *route_of(sluice_codemode *cm, const sluice_codemode_caller *caller)
+static const char *route_of(const sluice_policy *policy, const sluice_codemode_caller *caller)
 {
-    return sluice_policy_route_for(sluice_codemode_policy(cm), caller->identity)->id;
+    return sluice_policy_route_for(policy, caller->identity)->id;
 }
 
 /* The store failed: nothing is decided, so nothing runs. Why not fail open: a quota guards an
@@ -34,7 +34,7 @@ static sluice_status store_failed(
                             doing, sluice_status_name(st), why);
 }
 
-sluice_status sluice_quota_gate_admit(sluice_codemode *cm,
+sluice_status sluice_quota_gate_admit(const sluice_quota_gate *gate,
                                       sluice_arena *arena,
                                       const sluice_codemode_caller *caller,
                                       sluice_quota_stage stage,
@@ -43,16 +43,15 @@ sluice_status sluice_quota_gate_admit(sluice_codemode *cm,
 {
     if (room != NULL)
         *room = (sluice_quota_room){ INT64_MAX, INT64_MAX, INT64_MAX };
-    sluice_quota *q = sluice_codemode_quotas(cm);
+    sluice_quota *q = gate->rt->quotas;
     if (q == NULL)
         return SLUICE_OK;
-    const char *route = route_of(cm, caller), *who = principal_of(caller);
-    sluice_config_quotas limits = sluice_quota_of_route(sluice_codemode_config(cm), route);
+    const char *route = route_of(gate->policy, caller), *who = principal_of(caller);
+    sluice_config_quotas limits = sluice_quota_of_route(gate->config, route);
     bool refused = true;
     sluice_quota_refusal r;
-    sluice_status st =
-        sluice_quota_admit(q, &limits, route, who, stage,
-                           sluice_clock_now_ms(sluice_codemode_clock(cm)), &refused, &r, room);
+    sluice_status st = sluice_quota_admit(q, &limits, route, who, stage,
+                                          sluice_clock_now_ms(gate->rt->clock), &refused, &r, room);
     if (st != SLUICE_OK)
         return store_failed(q, st, arena, "count this call", err);
     const char *measure = stage == SLUICE_QUOTA_STAGE_VALIDATE ? "validate_calls" : "execute_calls";
@@ -82,20 +81,20 @@ void sluice_quota_gate_clamp(sluice_exec_limits *limits, const sluice_quota_room
         limits->max_api_calls = room->upstream_calls > 0 ? room->upstream_calls : 1;
 }
 
-sluice_status sluice_quota_gate_charge(sluice_codemode *cm,
+sluice_status sluice_quota_gate_charge(const sluice_quota_gate *gate,
                                        sluice_arena *arena,
                                        const sluice_codemode_caller *caller,
                                        const sluice_exec_result *r,
                                        sluice_error *err)
 {
-    sluice_quota *q = sluice_codemode_quotas(cm);
+    sluice_quota *q = gate->rt->quotas;
     if (q == NULL)
         return SLUICE_OK;
-    const char *route = route_of(cm, caller);
+    const char *route = route_of(gate->policy, caller);
     int64_t calls = r->calls != NULL ? (int64_t)json_array_size(r->calls) : 0;
-    sluice_status st = sluice_quota_charge(q, route, principal_of(caller), (int64_t)r->row_count,
-                                           (int64_t)r->bytes, calls,
-                                           sluice_clock_now_ms(sluice_codemode_clock(cm)));
+    sluice_status st =
+        sluice_quota_charge(q, route, principal_of(caller), (int64_t)r->row_count,
+                            (int64_t)r->bytes, calls, sluice_clock_now_ms(gate->rt->clock));
     if (st != SLUICE_OK)
         return store_failed(q, st, arena, "record what the program returned", err);
     sluice_metric_add(SLUICE_METRIC_QUOTA_USAGE, (int64_t)r->row_count, "rows", route, NULL);

@@ -12,16 +12,26 @@
 #ifndef SLUICE_CODEMODE_QUOTA_GATE_H
 #define SLUICE_CODEMODE_QUOTA_GATE_H
 
-#include "codemode/codemode.h"
+#include "codemode/runtime.h"
+#include "config/config.h"
 #include "exec/executor.h"
 #include "state/quota.h"
+
+/* What the gate reads (all borrowed): the quota store and the clock of the runtime, the quota
+ * sets of the config, and the policy that gives a caller its route. */
+struct sluice_policy;
+typedef struct sluice_quota_gate {
+    sluice_runtime *rt;
+    const sluice_config *config;
+    const struct sluice_policy *policy;
+} sluice_quota_gate;
 
 /* Counts one call of stage for caller on its route. SLUICE_OK: go on (*room, when not NULL,
  * holds what an execution may still return today). SLUICE_E_LIMIT: a quota is used up (err
  * says which, its limit and usage, when it resets; *caller->refusal is set when asked for).
  * SLUICE_E_IO: the quota store failed (err names it): the caller refuses (fail closed). No
  * quota store (nothing configured): SLUICE_OK, unlimited room. */
-sluice_status sluice_quota_gate_admit(sluice_codemode *cm,
+sluice_status sluice_quota_gate_admit(const sluice_quota_gate *gate,
                                       sluice_arena *arena,
                                       const sluice_codemode_caller *caller,
                                       sluice_quota_stage stage,
@@ -34,7 +44,7 @@ void sluice_quota_gate_clamp(sluice_exec_limits *limits, const sluice_quota_room
 
 /* Charges an execution's rows, bytes and upstream calls to caller. SLUICE_E_IO (err says why)
  * when they could not be recorded: the caller withholds the result (fail closed). */
-sluice_status sluice_quota_gate_charge(sluice_codemode *cm,
+sluice_status sluice_quota_gate_charge(const sluice_quota_gate *gate,
                                        sluice_arena *arena,
                                        const sluice_codemode_caller *caller,
                                        const sluice_exec_result *r,

@@ -39,9 +39,9 @@ static bool backend_ok(sluice_codemode *cm, json_t *checks)
     return ok;
 }
 
-static bool keys_ok(sluice_codemode *cm, json_t *checks)
+static bool keys_ok(const sluice_runtime *rt, json_t *checks)
 {
-    sluice_key_store *ks = sluice_codemode_keys(cm);
+    sluice_key_store *ks = rt != NULL ? rt->keys : NULL;
     if (ks == NULL)
         return put(checks, "keys", false, "no token key store");
     const sluice_secret_ring *ring = sluice_key_store_acquire(ks);
@@ -50,12 +50,12 @@ static bool keys_ok(sluice_codemode *cm, json_t *checks)
     return put(checks, "keys", loaded, loaded ? "a signing key is loaded" : "no signing key");
 }
 
-static bool audit_ok(sluice_codemode *cm, json_t *checks)
+static bool audit_ok(sluice_codemode *cm, const sluice_runtime *rt, json_t *checks)
 {
     const char *path = sluice_codemode_config(cm)->code_mode.audit_log;
     if (path == NULL)
         return put(checks, "audit", true, "no audit log configured");
-    if (sluice_codemode_audit_broken(cm))
+    if (sluice_runtime_audit_broken(rt))
         return put(checks, "audit", false,
                    "an audit write failed: nothing runs until it is repaired (sluice audit "
                    "verify)");
@@ -66,12 +66,12 @@ static bool audit_ok(sluice_codemode *cm, json_t *checks)
     return put(checks, "audit", true, "writable");
 }
 
-bool sluice_codemode_ready(sluice_codemode *cm, json_t *checks)
+bool sluice_codemode_ready(sluice_codemode *cm, const sluice_runtime *rt, json_t *checks)
 {
     if (cm == NULL)
         return true;
     bool ok = backend_ok(cm, checks);
-    ok = keys_ok(cm, checks) && ok;
-    ok = audit_ok(cm, checks) && ok;
+    ok = keys_ok(rt, checks) && ok;
+    ok = audit_ok(cm, rt, checks) && ok;
     return ok;
 }

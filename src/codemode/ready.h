@@ -15,8 +15,9 @@
 #include <stdbool.h>
 
 /* Adds {"backend": {...}, "keys": {...}, "audit": {...}} to checks (each {"ok": bool,
- * "detail": text}) and returns true only when every check passed. cm NULL (no code mode)
+ * "detail": text}) and returns true only when every check passed; rt is cm's runtime (its keys
+ * and audit sink). cm NULL (no code mode)
  * passes with nothing to check. Fails closed: out of memory makes it not ready. */
-bool sluice_codemode_ready(sluice_codemode *cm, json_t *checks);
+bool sluice_codemode_ready(sluice_codemode *cm, const sluice_runtime *rt, json_t *checks);
 
 #endif

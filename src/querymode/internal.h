@@ -18,7 +18,8 @@
 
 struct sluice_querymode {
     const sluice_config *config;
-    sluice_codemode *cm;
+    sluice_runtime *rt;                 /* audit (NULL: none) */
+    const struct sluice_policy *policy; /* NULL: none */
     sluice_qm_registry *sessions;
     sluice_qm_cache *cache;
     sluice_qm_rate *rates; /* one per config source, shared by all its loads */

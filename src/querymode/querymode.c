@@ -29,8 +29,7 @@ const char *sluice_qm_user_of(const sluice_qm_caller *c)
 }
 
 sluice_status sluice_querymode_open(const sluice_config *config,
-                                    sluice_codemode *cm,
-                                    const sluice_clock *clock,
+                                    const sluice_querymode_services *with,
                                     sluice_querymode **out,
                                     sluice_arena *err_arena,
                                     sluice_error *err)
@@ -51,13 +50,15 @@ sluice_status sluice_querymode_open(const sluice_config *config,
     if (qm == NULL)
         return SLUICE_E_NOMEM;
     qm->config = config;
-    qm->cm = cm;
+    qm->rt = with != NULL ? with->rt : NULL;
+    qm->policy = with != NULL ? with->policy : NULL;
     qm->sql = sluice_lang_find("sql");
     if (qm->sql == NULL) {
         free(qm);
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "query mode needs the SQL front end, which is not registered");
     }
+    const sluice_clock *clock = with != NULL ? with->clock : NULL;
     sluice_status st = sluice_qm_registry_new(&config->query_mode, clock, &qm->sessions);
     if (st == SLUICE_OK)
         st = sluice_qm_cache_new(config->query_mode.cache_max_bytes, clock, &qm->cache);
@@ -113,11 +114,7 @@ sluice_status sluice_qm_audit(sluice_querymode *qm,
                               json_t *fields,
                               sluice_error *err)
 {
-    if (qm->cm == NULL) {
-        json_decref(fields);
-        return SLUICE_OK;
-    }
-    return sluice_codemode_audit(qm->cm, arena, c, event, fields, err);
+    return sluice_runtime_audit(qm->rt, arena, c, event, fields, err);
 }
 
 /* A refusal's record; the refusal's own status and message are kept. */
@@ -328,7 +325,7 @@ sluice_status sluice_qm_policy_read(sluice_querymode *qm,
                                     sluice_codefacts *facts,
                                     sluice_error *err)
 {
-    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    const sluice_policy *policy = qm->policy;
     if (policy == NULL || !sluice_policy_active(policy))
         return SLUICE_OK;
     sluice_policy_decision d = { 0 };
@@ -354,7 +351,7 @@ sluice_status sluice_qm_policy_source(sluice_querymode *qm,
                                       const sluice_config_source *src,
                                       sluice_error *err)
 {
-    const sluice_policy *policy = qm->cm != NULL ? sluice_codemode_policy(qm->cm) : NULL;
+    const sluice_policy *policy = qm->policy;
     if (policy == NULL || !sluice_policy_active(policy))
         return SLUICE_OK;
     sluice_codefacts *facts = sluice_codefacts_new(arena, "sql");
@@ -380,16 +377,27 @@ static sluice_status check_policy(sluice_querymode *qm,
     return sluice_qm_policy_read(qm, arena, caller, facts, err);
 }
 
-static sluice_status run_query(sluice_querymode *qm,
-                               sluice_arena *arena,
-                               const sluice_qm_caller *caller,
-                               sluice_qm_session *s,
-                               const char *sql,
-                               const sluice_qm_hooks *hooks,
-                               sluice_exec_result *res,
-                               sluice_codefacts **facts_out,
-                               sluice_error *err)
+/* One query call on its way through analysis, policy and the run (query mode's request
+ * object): what was asked, and what the stages concluded. Everything lives in arena. */
+typedef struct query_request {
+    sluice_querymode *qm;
+    sluice_arena *arena;
+    const sluice_qm_caller *caller;
+    sluice_qm_session *s; /* the caller's session, held for the call */
+    const char *sql;
+    const sluice_qm_hooks *hooks;
+    sluice_error *err;
+    sluice_codefacts *facts; /* the analysis, once made (NULL before) */
+    sluice_exec_result res;  /* the run's result */
+} query_request;
+
+static sluice_status run_query(query_request *q)
 {
+    sluice_querymode *qm = q->qm;
+    sluice_arena *arena = q->arena;
+    sluice_qm_session *s = q->s;
+    const char *sql = q->sql;
+    sluice_error *err = q->err;
     sluice_config_code_mode rules;
     sluice_status st = query_rules(qm, s, arena, &rules);
     if (st != SLUICE_OK)
@@ -397,14 +405,13 @@ static sluice_status run_query(sluice_querymode *qm,
     sluice_frontend_context ctx = { .code_mode = &rules,
                                     .engine = SLUICE_ENGINE_DUCKDB,
                                     .executor = s->db };
-    sluice_codefacts *facts = NULL;
-    st = qm->sql->analyze(arena, sql, strlen(sql), NULL, &ctx, &facts, err);
+    st = qm->sql->analyze(arena, sql, strlen(sql), NULL, &ctx, &q->facts, err);
     if (st != SLUICE_OK)
         return st;
-    *facts_out = facts;
+    sluice_codefacts *facts = q->facts;
     if (facts->incomplete || facts->violation_count > 0 || facts->action != SLUICE_ACTION_READ)
         return violation_error(facts, arena, err);
-    st = check_policy(qm, arena, caller, s, facts, err);
+    st = check_policy(qm, arena, q->caller, s, facts, err);
     if (st != SLUICE_OK)
         return st;
     const sluice_config_query_mode *qc = &qm->config->query_mode;
@@ -415,13 +422,13 @@ static sluice_status run_query(sluice_querymode *qm,
                     .max_rows = qc->query_max_rows,
                     .max_bytes = qc->query_max_bytes,
                     .timeout_setting = "query_timeout_seconds" },
-        .identity = caller->identity,
+        .identity = q->caller->identity,
         .scrub_errors = facts->blocked_used.count > 0,
-        .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
-        .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
+        .register_cancel = q->hooks != NULL ? q->hooks->register_cancel : NULL,
+        .cancel_ctx = q->hooks != NULL ? q->hooks->cancel_ctx : NULL,
     };
-    memset(res, 0, sizeof(*res));
-    return sluice_executor_execute(s->db, arena, &req, res, err);
+    memset(&q->res, 0, sizeof q->res);
+    return sluice_executor_execute(s->db, arena, &req, &q->res, err);
 }
 
 sluice_status sluice_querymode_query(sluice_querymode *qm,
@@ -438,13 +445,14 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
                                          caller->session_id, &s, arena, err);
     if (st != SLUICE_OK)
         return refused(qm, arena, caller, "query", st, err);
-    sluice_exec_result res;
-    sluice_codefacts *facts = NULL;
+    query_request q = {
+        .qm = qm, .arena = arena, .caller = caller, .s = s, .sql = sql, .hooks = hooks, .err = err
+    };
     json_t *loaded = NULL;
     st = sql != NULL ? sluice_qm_autoload(qm, arena, caller, s, sql, hooks, &loaded, err)
                      : sluice_error_set(err, arena, SLUICE_E_INVALID, "query needs sql");
     if (st == SLUICE_OK)
-        st = run_query(qm, arena, caller, s, sql, hooks, &res, &facts, err);
+        st = run_query(&q);
     char *expires = iso_time(arena, sluice_qm_expires_at_ms(qm->sessions, s));
     sluice_qm_release(qm->sessions, s);
     if (st != SLUICE_OK) {
@@ -457,8 +465,9 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
                         &audit_err);
         return st;
     }
-    json_t *result = sluice_present_result_json(&res);
-    const char *fenced = sluice_present_untrusted_text(arena, &res);
+    const sluice_exec_result *res = &q.res;
+    json_t *result = sluice_present_result_json(res);
+    const char *fenced = sluice_present_untrusted_text(arena, res);
     if (result == NULL || fenced == NULL ||
         json_object_set_new(result, "expiresAt", json_string(expires != NULL ? expires : "")) !=
             0 ||
@@ -468,11 +477,11 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
         return SLUICE_E_NOMEM;
     }
     json_decref(loaded);
-    json_t *tables = sluice_codefacts_list_json(&facts->resources_read);
+    json_t *tables = sluice_codefacts_list_json(&q.facts->resources_read);
     st = sluice_qm_audit(qm, arena, caller, "query_mode_query",
                          json_pack("{s:s, s:s, s:o, s:I, s:b}", "tool", "query", "code", sql,
                                    "sources", tables != NULL ? tables : json_array(), "rows",
-                                   (json_int_t)res.row_count, "truncated", res.truncated),
+                                   (json_int_t)res->row_count, "truncated", res->truncated),
                          err);
     if (st != SLUICE_OK) {
         json_decref(result);

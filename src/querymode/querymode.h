@@ -16,9 +16,10 @@
 #ifndef SLUICE_QUERYMODE_QUERYMODE_H
 #define SLUICE_QUERYMODE_QUERYMODE_H
 
-#include "codemode/codemode.h"
+#include "codemode/runtime.h"
 #include "config/config.h"
 #include "core/clock.h"
+#include "exec/executor.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
@@ -37,12 +38,19 @@ typedef struct sluice_qm_hooks {
     void *cancel_ctx;
 } sluice_qm_hooks;
 
-/* Opens query mode for config (sources checked: column types, SQL front end present). cm may be
- * NULL; when set, its audit log records every call. clock NULL = the system clock. The config,
- * cm and clock must outlive it. SLUICE_E_CONFIG names the offending source and column. */
+/* What query mode borrows from the CLI; every member may be NULL. */
+struct sluice_policy;
+typedef struct sluice_querymode_services {
+    sluice_runtime *rt;                 /* its audit sink records every call (NULL: no audit) */
+    const struct sluice_policy *policy; /* routes and Cedar for reads (NULL: no policy) */
+    const sluice_clock *clock;          /* session TTLs and the cache (NULL: the system clock) */
+} sluice_querymode_services;
+
+/* Opens query mode for config (sources checked: column types, SQL front end present) on with's
+ * services (NULL: none). The config and everything with names must outlive it.
+ * SLUICE_E_CONFIG names the offending source and column. */
 sluice_status sluice_querymode_open(const sluice_config *config,
-                                    sluice_codemode *cm,
-                                    const sluice_clock *clock,
+                                    const sluice_querymode_services *with,
                                     sluice_querymode **out,
                                     sluice_arena *err_arena,
                                     sluice_error *err);

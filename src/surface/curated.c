@@ -68,10 +68,12 @@ static sluice_status check_statement(sluice_codemode *cm,
     sluice_arena *scratch = sluice_arena_new();
     json_t *vars = sample_variables(tool);
     sluice_codefacts *f = NULL;
-    sluice_status st = scratch == NULL
-                           ? SLUICE_E_NOMEM
-                           : sluice_codemode_analyze(cm, scratch, tool->statement,
-                                                     strlen(tool->statement), vars, &f, err);
+    const sluice_codemode_request req = { .arena = scratch,
+                                          .code = tool->statement,
+                                          .code_len = strlen(tool->statement),
+                                          .variables = vars,
+                                          .err = err };
+    sluice_status st = scratch == NULL ? SLUICE_E_NOMEM : sluice_codemode_analyze(cm, &req, &f);
     json_decref(vars);
     if (st == SLUICE_OK && sluice_codefacts_refused(f))
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,

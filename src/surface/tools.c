@@ -239,9 +239,15 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
     json_t *result = NULL;
     char *text = NULL;
-    sluice_status st = sluice_codemode_execute(
-        cm, arena, caller, json_string_value(code), json_string_length(code), token,
-        json_object_get(arguments, "variables"), &hooks, &result, &text, err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = caller,
+                                          .code = json_string_value(code),
+                                          .code_len = json_string_length(code),
+                                          .variables = json_object_get(arguments, "variables"),
+                                          .token = token,
+                                          .hooks = &hooks,
+                                          .err = err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &result, &text);
     if (st != SLUICE_OK) {
         json_decref(validation);
         return st;
@@ -277,8 +283,14 @@ static sluice_status validate_tool(sluice_mcp_call *call,
     sluice_codemode_caller caller = caller_of(call, arguments);
     json_t *structured = NULL, *refusal = NULL;
     caller.refusal = &refusal;
-    sluice_status st = sluice_codemode_validate(cm, sluice_mcp_call_arena(call), &caller, code,
-                                                code_len, vars, dry_run, &structured, err);
+    const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
+                                          .caller = &caller,
+                                          .code = code,
+                                          .code_len = code_len,
+                                          .variables = vars,
+                                          .dry_run = dry_run,
+                                          .err = err };
+    sluice_status st = sluice_codemode_validate(cm, &req, &structured);
     if (st != SLUICE_OK)
         return refused_by_quota(st, refusal, err, out_result);
     if (run_now) {
@@ -435,9 +447,15 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     json_t *structured = NULL, *refusal = NULL;
     caller.refusal = &refusal;
     char *text = NULL;
-    sluice_status st = sluice_codemode_execute(
-        cm, sluice_mcp_call_arena(call), &caller, json_string_value(code), json_string_length(code),
-        token, json_object_get(arguments, "variables"), &hooks, &structured, &text, err);
+    const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
+                                          .caller = &caller,
+                                          .code = json_string_value(code),
+                                          .code_len = json_string_length(code),
+                                          .variables = json_object_get(arguments, "variables"),
+                                          .token = token,
+                                          .hooks = &hooks,
+                                          .err = err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &structured, &text);
     if (m.input_required != NULL) { /* not run: the client asks its user, then retries */
         json_decref(structured);
         json_decref(refusal);

@@ -90,7 +90,7 @@ static int metrics(struct MHD_Connection *c)
 static int readyz(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     json_t *checks = json_object();
-    bool ready = checks != NULL && sluice_codemode_ready(admin->cm, checks);
+    bool ready = checks != NULL && sluice_codemode_ready(admin->cm, admin->rt, checks);
     return sluice_http_admin_reply_json(
         c, ready ? 200 : 503,
         json_pack("{s:s, s:o*}", "status", ready ? "ready" : "not ready", "checks", checks));
@@ -169,11 +169,11 @@ json_t *sluice_http_admin_trail(
 
 static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    sluice_approval_store *store = sluice_codemode_approvals(admin->cm);
+    sluice_approval_store *store = admin->rt->approvals;
     sluice_approval *list = malloc(PENDING_SHOWN * sizeof *list);
     if (list == NULL)
         return sluice_http_admin_reply_error(c, 500, "out of memory");
-    int64_t now = sluice_clock_now_s(sluice_codemode_clock(admin->cm));
+    int64_t now = sluice_runtime_now_s(admin->rt);
     size_t total = store != NULL ? sluice_approval_pending(store, now, list, PENDING_SHOWN) : 0;
     const char *source = NULL;
     char why[320];
@@ -216,11 +216,11 @@ static int api_audit(sluice_http_admin *admin, struct MHD_Connection *c)
  * when it resets — from the store all replicas share (or this process's). */
 static int api_quotas(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    sluice_quota *q = sluice_codemode_quotas(admin->cm);
+    sluice_quota *q = admin->rt->quotas;
     if (q == NULL)
         return sluice_http_admin_reply_json(c, 200,
                                             json_pack("{s:[], s:b}", "usage", "enabled", 0));
-    int64_t now = sluice_clock_now_ms(sluice_codemode_clock(admin->cm));
+    int64_t now = sluice_clock_now_ms(admin->rt->clock);
     json_t *usage = sluice_quota_usage(q, sluice_codemode_config(admin->cm), now,
                                        SLUICE_LIMIT_ADMIN_QUOTA_ROWS);
     if (usage == NULL) {
@@ -306,7 +306,7 @@ bool sluice_http_admin_audit(sluice_http_admin *admin,
         return false;
     }
     sluice_error err = { 0 };
-    bool ok = sluice_codemode_audit(admin->cm, arena, &caller, "admin", fields, &err) == SLUICE_OK;
+    bool ok = sluice_runtime_audit(admin->rt, arena, &caller, "admin", fields, &err) == SLUICE_OK;
     sluice_arena_free(arena);
     return ok;
 }

@@ -26,6 +26,7 @@ struct MHD_Connection;
 
 typedef struct sluice_http_admin {
     sluice_codemode *cm;             /* NULL: no code mode (readiness has nothing to check) */
+    sluice_runtime *rt;              /* cm's runtime (approvals, audit, clock); NULL with cm */
     sluice_approval_http *approvals; /* NULL: no [admin] key: the console's API answers 404 */
     const sluice_config *config;     /* for the summary page; may be NULL */
 } sluice_http_admin;

@@ -1,5 +1,5 @@
 /*
- * approval_http.c — the admin approval endpoint (see approval_http.h).
+ * http_admin_approval.c — the admin approval endpoint (see http_admin_approval.h).
  */
 #include "transport/http_admin_approval.h"
 
@@ -19,7 +19,7 @@
 #define MIN_KEY_BYTES 16u
 
 sluice_status sluice_approval_http_init(sluice_approval_http *h,
-                                        sluice_codemode *cm,
+                                        sluice_runtime *rt,
                                         const sluice_config_admin *admin,
                                         sluice_arena *err_arena,
                                         sluice_error *err)
@@ -27,8 +27,8 @@ sluice_status sluice_approval_http_init(sluice_approval_http *h,
     memset(h, 0, sizeof *h);
     atomic_init(&h->failures, 0);
     atomic_init(&h->window_start, 0);
-    h->cm = cm;
-    if (cm == NULL || sluice_codemode_approvals(cm) == NULL ||
+    h->rt = rt;
+    if (rt == NULL || rt->approvals == NULL ||
         (admin->key_sha256 == NULL && admin->key_env == NULL))
         return SLUICE_E_NOT_FOUND;
     if (sodium_init() < 0)
@@ -80,7 +80,7 @@ static bool key_ok(const sluice_approval_http *h, const char *authorization)
 
 sluice_admin_auth sluice_approval_http_check(sluice_approval_http *h, const char *authorization)
 {
-    int64_t now = sluice_clock_now_s(sluice_codemode_clock(h->cm));
+    int64_t now = sluice_runtime_now_s(h->rt);
     if (throttled(h, now))
         return SLUICE_ADMIN_THROTTLED;
     if (key_ok(h, authorization))
@@ -152,11 +152,10 @@ int sluice_approval_http_post(void *ctx,
                     "\"name\")");
     sluice_approval d;
     sluice_error err = { 0 };
-    sluice_status st =
-        sluice_approval_decide(sluice_codemode_approvals(h->cm), id, verdict == 1, who, true,
-                               sluice_clock_now_s(sluice_codemode_clock(h->cm)), &d, arena, &err);
+    sluice_status st = sluice_approval_decide(h->rt->approvals, id, verdict == 1, who, true,
+                                              sluice_runtime_now_s(h->rt), &d, arena, &err);
     if (st == SLUICE_OK)
-        st = sluice_approval_gate_audit(h->cm, arena, &d, "admin-http", &err);
+        st = sluice_approval_gate_audit(h->rt, arena, &d, "admin-http", &err);
     if (st != SLUICE_OK)
         return fail(arena, out_body,
                     st == SLUICE_E_NOT_FOUND ? 404

@@ -1,6 +1,6 @@
 /*
- * approval_http.h — POST /admin/approvals/<id> {"decision": "approve" | "reject", "as": NAME}:
- * the administrator's decision over HTTP.
+ * http_admin_approval.h — POST /admin/approvals/<id> {"decision": "approve" | "reject", "as":
+ * NAME}: the administrator's decision over HTTP.
  *
  * Owns: the endpoint's own credential ([admin] key_sha256 or key_env, sent as
  * "Authorization: Bearer <admin key>", compared as SHA-256 digests in constant time; never an
@@ -10,10 +10,10 @@
  * SLUICE_ADMIN_FAILURES_PER_WINDOW wrong keys in a window (a rate limit on guessing).
  * Does not own: the decision rules (approval.h, approval_file.c), HTTP itself (transport/http.c).
  */
-#ifndef SLUICE_STATE_APPROVAL_HTTP_H
-#define SLUICE_STATE_APPROVAL_HTTP_H
+#ifndef SLUICE_TRANSPORT_HTTP_ADMIN_APPROVAL_H
+#define SLUICE_TRANSPORT_HTTP_ADMIN_APPROVAL_H
 
-#include "codemode/codemode.h"
+#include "codemode/runtime.h"
 #include "config/config.h"
 
 #include <stdatomic.h>
@@ -29,7 +29,7 @@
 #define SLUICE_ADMIN_THROTTLED_TEXT "too many wrong administrator keys; wait a minute and try again"
 
 typedef struct sluice_approval_http {
-    sluice_codemode *cm;
+    sluice_runtime *rt;       /* its approval store, audit sink and clock */
     unsigned char digest[32]; /* SHA-256 of the admin key */
     atomic_int failures;      /* wrong keys in the current window */
     _Atomic int64_t window_start;
@@ -45,10 +45,11 @@ typedef enum sluice_admin_auth {
  * rate limit. Thread-safe. The console's GET endpoints use it too (transport/http_admin.c). */
 sluice_admin_auth sluice_approval_http_check(sluice_approval_http *h, const char *authorization);
 
-/* SLUICE_E_NOT_FOUND when [admin] sets no key or code mode has no approval store (then the
- * endpoint is not served); SLUICE_E_CONFIG when key_env is unset or shorter than 16 bytes. */
+/* SLUICE_E_NOT_FOUND when [admin] sets no key or rt (NULL without code mode) has no approval
+ * store (then the endpoint is not served); SLUICE_E_CONFIG when key_env is unset or shorter
+ * than 16 bytes. rt must outlive h. */
 sluice_status sluice_approval_http_init(sluice_approval_http *h,
-                                        sluice_codemode *cm,
+                                        sluice_runtime *rt,
                                         const sluice_config_admin *admin,
                                         sluice_arena *err_arena,
                                         sluice_error *err);

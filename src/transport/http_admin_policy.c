@@ -171,8 +171,10 @@ int sluice_http_admin_evaluate(sluice_http_admin *admin, struct MHD_Connection *
     sluice_error err = { 0 };
     unsigned status = 500;
     json_t *doc = NULL;
-    if (sluice_codemode_analyze(admin->cm, arena, code, strlen(code), NULL, &facts, &err) !=
-        SLUICE_OK)
+    const sluice_codemode_request req = {
+        .arena = arena, .code = code, .code_len = strlen(code), .err = &err
+    };
+    if (sluice_codemode_analyze(admin->cm, &req, &facts) != SLUICE_OK)
         doc = json_pack("{s:s}", "error", err.message != NULL ? err.message : "analysis failed");
     else
         doc = decide(admin, arena, &who, facts, &status);

@@ -77,8 +77,10 @@ static inline json_t *bench_validated(sluice_codemode *cm,
 {
     sluice_error err = { 0 };
     json_t *out = NULL;
-    if (sluice_codemode_validate(cm, arena, caller, code, strlen(code), NULL, false, &out, &err) !=
-        SLUICE_OK)
+    const sluice_codemode_request req = {
+        .arena = arena, .caller = caller, .code = code, .code_len = strlen(code), .err = &err
+    };
+    if (sluice_codemode_validate(cm, &req, &out) != SLUICE_OK)
         bench_die("validate failed", err.message);
     if (!json_is_true(json_object_get(out, "valid")))
         bench_die("a benchmark query is refused",

@@ -20,6 +20,7 @@
  *   bench_pg --conninfo CONNINFO [--iterations N] [--warmup W] [--out FILE]
  */
 #include "bench_common.h"
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/limits.h"
 #include "token/secret.h"
@@ -91,8 +92,13 @@ static void side_execute(bench *b)
     sluice_error err = { 0 };
     json_t *out = NULL;
     char *text = NULL;
-    if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
-                                NULL, NULL, &out, &text, &err) != SLUICE_OK)
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &b->caller,
+                                          .code = rows1000,
+                                          .code_len = strlen(rows1000),
+                                          .token = b->token,
+                                          .err = &err };
+    if (sluice_codemode_execute(b->cm, &req, &out, &text) != SLUICE_OK)
         bench_die("execute failed", err.message);
     b->rows = json_array_size(json_object_get(out, "rows"));
     json_decref(out);
@@ -139,6 +145,9 @@ static void run_side(bench *b, int s)
         bench_die("an execute side did not see 1,000 rows", side_names[s]);
 }
 
+/* The keys, stores and audit code mode runs on, for the whole run. */
+static sluice_runtime *bench_rt;
+
 static sluice_codemode *open_codemode(const char *conninfo, sluice_config **config)
 {
     char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
@@ -159,7 +168,8 @@ static sluice_codemode *open_codemode(const char *conninfo, sluice_config **conf
     sluice_codemode *cm = NULL;
     if (sluice_config_load_text(text, strlen(text), "bench", ".", config, arena, &err) !=
             SLUICE_OK ||
-        sluice_codemode_open(*config, &cm, arena, &err) != SLUICE_OK)
+        sluice_runtime_open(*config, NULL, &bench_rt, arena, &err) != SLUICE_OK ||
+        sluice_codemode_open(*config, bench_rt, &cm, arena, &err) != SLUICE_OK)
         bench_die("cannot open code mode on PostgreSQL", err.message);
     sluice_arena_free(arena);
     return cm;
@@ -243,6 +253,7 @@ int main(int argc, char **argv)
     free(seed003);
     PQfinish(b.conn);
     sluice_codemode_close(b.cm);
+    sluice_runtime_close(bench_rt);
     sluice_config_free(config);
     return rc == 0 ? 0 : 1;
 }

@@ -165,7 +165,7 @@ int main(int argc, char **argv)
     sluice_config *config = NULL;
     sluice_querymode *qm = NULL;
     if (sluice_config_load(config_path, &config, err_arena, &err) != SLUICE_OK ||
-        sluice_querymode_open(config, NULL, NULL, &qm, err_arena, &err) != SLUICE_OK) {
+        sluice_querymode_open(config, NULL, &qm, err_arena, &err) != SLUICE_OK) {
         fprintf(stderr, "bench_querymode: %s\n", err.message != NULL ? err.message : "open failed");
         return 1;
     }

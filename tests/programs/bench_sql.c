@@ -21,6 +21,7 @@
  *                          execute_fetch_json]
  */
 #include "bench_common.h"
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/limits.h"
 #include "exec/executor.h"
@@ -86,6 +87,7 @@ static const char *const side_names[SIDE_COUNT] = {
 };
 
 typedef struct bench {
+    sluice_runtime *rt;
     sluice_codemode *cm;
     sluice_codemode_caller caller;
     duckdb_connection conn; /* the bare side's plain connection */
@@ -127,8 +129,13 @@ static void run_execute_sluice(bench *b)
     sluice_error err = { 0 };
     json_t *out = NULL;
     char *text = NULL;
-    if (sluice_codemode_execute(b->cm, arena, &b->caller, rows1000, strlen(rows1000), b->token,
-                                NULL, NULL, &out, &text, &err) != SLUICE_OK)
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &b->caller,
+                                          .code = rows1000,
+                                          .code_len = strlen(rows1000),
+                                          .token = b->token,
+                                          .err = &err };
+    if (sluice_codemode_execute(b->cm, &req, &out, &text) != SLUICE_OK)
         bench_die("sluice_codemode_execute failed", err.message);
     b->rows_seen = json_array_size(json_object_get(out, "rows"));
     json_decref(out);
@@ -354,7 +361,8 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
 {
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
-    if (sluice_codemode_open(config, &b->cm, arena, &err) != SLUICE_OK)
+    if (sluice_runtime_open(config, NULL, &b->rt, arena, &err) != SLUICE_OK ||
+        sluice_codemode_open(config, b->rt, &b->cm, arena, &err) != SLUICE_OK)
         bench_die("sluice_codemode_open failed", err.message);
     sluice_arena_free(arena);
     *who = (sluice_identity){ .user_id = config->identity.user,
@@ -462,6 +470,7 @@ int main(int argc, char **argv)
     free(b.token);
     duckdb_disconnect(&b.conn);
     sluice_codemode_close(b.cm);
+    sluice_runtime_close(b.rt);
     sluice_config_free(config);
     return rc;
 }

@@ -6,6 +6,7 @@
  * count on the same clock: a caller over validate_per_minute or rows_per_day is refused (and
  * audited) until the minute or the UTC day ends, another caller is not.
  */
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/clock.h"
 #include "token/secret.h"
@@ -24,6 +25,7 @@
 
 static char dir[64];
 static sluice_config *config;
+static sluice_runtime *rt;
 static sluice_codemode *cm;
 static sluice_manual_clock clock_;
 static sluice_arena *arena;
@@ -76,12 +78,12 @@ static int setup(void **state)
     sluice_error err = { 0 };
     if (sluice_config_load_text(text, (size_t)n, "unit.toml", dir, &config, arena, &err) !=
             SLUICE_OK ||
-        sluice_codemode_open(config, &cm, arena, &err) != SLUICE_OK) {
+        (sluice_manual_clock_init(&clock_, START),
+         sluice_runtime_open(config, &clock_.clock, &rt, arena, &err)) != SLUICE_OK ||
+        sluice_codemode_open(config, rt, &cm, arena, &err) != SLUICE_OK) {
         fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
         return -1;
     }
-    sluice_manual_clock_init(&clock_, START);
-    sluice_codemode_set_clock(cm, &clock_.clock);
     return 0;
 }
 
@@ -89,6 +91,7 @@ static int teardown(void **state)
 {
     (void)state;
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     sluice_config_free(config);
     sluice_arena_free(arena);
     char cmd[128];
@@ -103,9 +106,10 @@ static const char *validate(void)
 {
     json_t *out = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_codemode_validate(cm, arena, &caller, code, strlen(code), NULL, false, &out, &err),
-        SLUICE_OK);
+    const sluice_codemode_request req = {
+        .arena = arena, .caller = &caller, .code = code, .code_len = strlen(code), .err = &err
+    };
+    assert_int_equal(sluice_codemode_validate(cm, &req, &out), SLUICE_OK);
     const char *token = json_string_value(json_object_get(out, "approval_token"));
     assert_non_null(token);
     const char *copy = sluice_arena_strdup(arena, token);
@@ -117,8 +121,13 @@ static sluice_status execute(const char *token, sluice_error *err)
 {
     json_t *out = NULL;
     char *text = NULL;
-    sluice_status st = sluice_codemode_execute(cm, arena, &caller, code, strlen(code), token, NULL,
-                                               NULL, &out, &text, err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = code,
+                                          .code_len = strlen(code),
+                                          .token = token,
+                                          .err = err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
     json_decref(out);
     return st;
 }
@@ -134,10 +143,14 @@ static sluice_status call_as(const sluice_codemode_caller *who,
     c.refusal = refusal;
     json_t *out = NULL;
     char *text = NULL;
-    sluice_status st = token != NULL ? sluice_codemode_execute(cm, arena, &c, code, strlen(code),
-                                                               token, NULL, NULL, &out, &text, err)
-                                     : sluice_codemode_validate(cm, arena, &c, code, strlen(code),
-                                                                NULL, false, &out, err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &c,
+                                          .code = code,
+                                          .code_len = strlen(code),
+                                          .token = token,
+                                          .err = err };
+    sluice_status st = token != NULL ? sluice_codemode_execute(cm, &req, &out, &text)
+                                     : sluice_codemode_validate(cm, &req, &out);
     if (st == SLUICE_OK && out_token != NULL)
         *out_token =
             sluice_arena_strdup(arena, json_string_value(json_object_get(out, "approval_token")));

@@ -5,6 +5,7 @@
  * code whose token is bad, nor returns rows other than the right ones. Written against the
  * public API only, so it holds whatever the pipeline's inside looks like.
  */
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/limits.h"
 #include "oom_sweep.h"
@@ -22,6 +23,7 @@
 static char dir[] = "/tmp/sluice-pipeline-oom-XXXXXX";
 static char db_path[128];
 static sluice_config *config;
+static sluice_runtime *rt;
 static sluice_codemode *cm;
 static sluice_identity who = { .user_id = "alice", .method = "test" };
 static const sluice_codemode_caller caller = { .identity = &who, .session_id = "session-1" };
@@ -67,7 +69,9 @@ static int setup(void **state)
     sluice_status st =
         sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
     if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, &cm, arena, &err);
+        st = sluice_runtime_open(config, NULL, &rt, arena, &err);
+    if (st == SLUICE_OK)
+        st = sluice_codemode_open(config, rt, &cm, arena, &err);
     if (st != SLUICE_OK)
         fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
     sluice_arena_free(arena);
@@ -79,6 +83,7 @@ static int teardown(void **state)
 {
     (void)state;
     sluice_codemode_close(cm);
+    sluice_runtime_close(rt);
     sluice_config_free(config);
     unlink(db_path);
     rmdir(dir);
@@ -120,8 +125,10 @@ static oom_outcome validate(pipeline_case *c, bool record, char **token_out, slu
 {
     json_t *out = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_validate(cm, arena, &caller, c->code, strlen(c->code), NULL,
-                                                false, &out, &err);
+    const sluice_codemode_request req = {
+        .arena = arena, .caller = &caller, .code = c->code, .code_len = strlen(c->code), .err = &err
+    };
+    sluice_status st = sluice_codemode_validate(cm, &req, &out);
     oom_outcome o = st != SLUICE_OK ? OOM_FAILED : judge_validation(out, c, record);
     if (o == OOM_WRONG) { /* say what was wrong */
         char *d = out != NULL ? json_dumps(out, 0) : NULL;
@@ -161,8 +168,13 @@ static oom_outcome execute(pipeline_case *c, bool record)
     json_t *out = NULL;
     char *text = NULL;
     sluice_error err = { 0 };
-    sluice_status st = sluice_codemode_execute(cm, arena, &caller, c->code, strlen(c->code), token,
-                                               NULL, NULL, &out, &text, &err);
+    const sluice_codemode_request req = { .arena = arena,
+                                          .caller = &caller,
+                                          .code = c->code,
+                                          .code_len = strlen(c->code),
+                                          .token = token,
+                                          .err = &err };
+    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
     oom_outcome o = OOM_FAILED;
     if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED) {
         o = OOM_REFUSED;

@@ -4,6 +4,7 @@
  * wrapped with sluice_executor_wrap run validate_code → execute_code through the MCP server,
  * with the token, the language check and the audit path of the real pipeline.
  */
+#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "config/config.h"
 #include "core/hash.h"
@@ -185,6 +186,7 @@ static void answers_send(void *ctx, json_t *msg, const json_t *related)
 
 typedef struct fixture {
     sluice_config *config;
+    sluice_runtime *rt;
     sluice_codemode *cm;
     sluice_mcp_server *server;
     sluice_mcp_session *session;
@@ -247,7 +249,8 @@ static int setup(void **state)
     assert_int_equal(
         sluice_executor_wrap(&toy_ops, NULL, SLUICE_ENGINE_DUCKDB, &f.config->code_mode, &ex),
         SLUICE_OK);
-    if (sluice_codemode_open_on(f.config, ex, &f.cm, f.arena, &err) != SLUICE_OK) {
+    if (sluice_runtime_open(f.config, NULL, &f.rt, f.arena, &err) != SLUICE_OK ||
+        sluice_codemode_open_on(f.config, f.rt, ex, &f.cm, f.arena, &err) != SLUICE_OK) {
         print_error("open: %s\n", err.message);
         return 1;
     }
@@ -270,6 +273,7 @@ static int teardown(void **state)
     sluice_mcp_session_free(f->session);
     sluice_mcp_server_free(f->server);
     sluice_codemode_close(f->cm);
+    sluice_runtime_close(f->rt);
     sluice_config_free(f->config);
     for (int i = 0; i < 16; i++)
         json_decref(f->ans.by_id[i]);
@@ -339,9 +343,10 @@ static void test_plugin_language_unconfigured_is_refused(void **state)
     sluice_codemode_caller caller = { .identity = &who, .session_id = "s1", .language = "sql" };
     json_t *v = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_codemode_validate(f->cm, f->arena, &caller, "SELECT 1", 8, NULL, false, &v, &err),
-        SLUICE_OK);
+    const sluice_codemode_request req = {
+        .arena = f->arena, .caller = &caller, .code = "SELECT 1", .code_len = 8, .err = &err
+    };
+    assert_int_equal(sluice_codemode_validate(f->cm, &req, &v), SLUICE_OK);
     assert_false(json_is_true(json_object_get(v, "valid")));
     json_t *viol = json_array_get(json_object_get(v, "violations"), 0);
     assert_string_equal(json_string_value(json_object_get(viol, "rule")), "unknown_language");

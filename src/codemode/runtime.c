@@ -1,0 +1,71 @@
+/*
+ * runtime.c — one audit record through the runtime's sink (see runtime.h).
+ */
+#include "codemode/runtime.h"
+
+#include "codemode/observe.h"
+#include "core/log.h"
+
+/* A JSON array of the caller's groups; NULL when out of memory. */
+static json_t *groups_json(const sluice_identity *who)
+{
+    json_t *groups = json_array();
+    for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
+        if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
+            json_decref(groups);
+            return NULL;
+        }
+    return groups;
+}
+
+sluice_status sluice_runtime_audit(sluice_runtime *rt,
+                                   sluice_arena *arena,
+                                   const sluice_codemode_caller *caller,
+                                   const char *event,
+                                   json_t *fields,
+                                   sluice_error *err)
+{
+    if (rt == NULL) {
+        json_decref(fields);
+        return SLUICE_OK;
+    }
+    sluice_status st = SLUICE_OK;
+    sluice_codemode_observe_record(event, fields);
+    if (rt->audit != NULL) {
+        const sluice_identity *who = caller->identity;
+        json_t *groups = groups_json(who);
+        bool ok =
+            fields != NULL && groups != NULL &&
+            json_object_set_new(fields, "event", json_string(event)) == 0 &&
+            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
+                0 &&
+            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
+            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
+            json_object_set_new(fields, "server", json_string(rt->server_id)) == 0;
+        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
+            /* a record missing a field is not written: the decision fails with it */
+            if (!ok)
+                json_decref(groups);
+            json_decref(fields);
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                    "out of memory writing the audit record");
+        }
+        st = sluice_audit_append(rt->audit, fields, arena, err);
+        if (st != SLUICE_OK) {
+            atomic_store(&rt->audit_broken, true);
+            sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
+        }
+    }
+    json_decref(fields);
+    return st;
+}
+
+bool sluice_runtime_audit_broken(const sluice_runtime *rt)
+{
+    return rt != NULL && atomic_load(&rt->audit_broken);
+}
+
+int64_t sluice_runtime_now_s(const sluice_runtime *rt)
+{
+    return sluice_clock_now_s(rt != NULL ? rt->clock : NULL);
+}
