@@ -338,6 +338,7 @@ static const sluice_key_spec code_mode_keys[] = {
     { SIZE_KEY(T, audit_rotate_bytes, 0, 1024LL * 1024 * 1024 * 1024, 0) },
     { INT_KEY(T, audit_rotate_seconds, 0, 366 * 86400, 0) },
     { PATH_KEY(T, replay_store) },
+    { PATH_KEY(T, programs_file) },
     { LIST_KEY(T, languages) },
     { BOOL_KEY(T, token_bind_session, true) },
     { BOOL_KEY(T, execute_on_validate, false) },

@@ -237,6 +237,9 @@ typedef struct sluice_config_code_mode {
     size_t audit_rotate_bytes;         /* rotate the log past this size; 0 = never */
     int64_t audit_rotate_seconds;      /* rotate a log older than this; 0 = never */
     const char *replay_store;          /* path where used token ids persist; default beside audit */
+    /* The saved-program store (codemode/program.h): promoted programs served as tools; NULL =
+     * no saved programs. */
+    const char *programs_file;
     /* The languages validate_code accepts (lang/registry.h names); the first is the default
      * when a call names none. Default ["sql"]. */
     sluice_strlist languages;

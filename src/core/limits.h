@@ -246,4 +246,15 @@
 #define SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES         64u
 #define SLUICE_LIMIT_MCP_CLIENT_STOP_MS            1000u
 
+/* Saved programs (codemode/program.h, state/program_store.h): bytes of the store (every
+ * promotion and demotion ever written), bytes of one line (a program's code is at most
+ * SLUICE_LIMIT_CODE_BYTES; JSON escaping can grow it), programs served at once, parameters of
+ * one program, and the default and largest length of a string parameter (characters). */
+#define SLUICE_LIMIT_PROGRAM_STORE_BYTES      (64u * 1024u * 1024u)
+#define SLUICE_LIMIT_PROGRAM_LINE_BYTES       (2u * 1024u * 1024u)
+#define SLUICE_LIMIT_PROGRAMS                 256u
+#define SLUICE_LIMIT_PROGRAM_PARAMS           32u
+#define SLUICE_LIMIT_PROGRAM_STRING_CHARS     1024u
+#define SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX 65536u
+
 #endif

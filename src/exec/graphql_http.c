@@ -450,8 +450,8 @@ static sluice_status introspect(const gql_state *s,
                                 sluice_error *err)
 {
     sluice_exec_request req = {
-        .code = SLUICE_GRAPHQL_INTROSPECTION_QUERY,
-        .code_len = strlen(SLUICE_GRAPHQL_INTROSPECTION_QUERY),
+        .code = sluice_graphql_introspection_query,
+        .code_len = strlen(sluice_graphql_introspection_query),
         .limits = s->introspect_limits,
     };
     const char *ignored = NULL;

@@ -15,7 +15,7 @@
 
 #include <string.h>
 
-const char SLUICE_GRAPHQL_INTROSPECTION_QUERY[] =
+const char sluice_graphql_introspection_query[] =
     "query SluiceIntrospection { __schema { queryType { name } mutationType { name } "
     "subscriptionType { name } types { kind name "
     "fields(includeDeprecated: true) { name args { ...V } type { ...T } } "

@@ -11,7 +11,7 @@
 #include <jansson.h>
 
 /* The query sent at start-up when [database] path (the SDL file) is not set. */
-extern const char SLUICE_GRAPHQL_INTROSPECTION_QUERY[];
+extern const char sluice_graphql_introspection_query[];
 
 /* The SDL of an introspection answer's `data` (in arena, *len without the NUL).
  * SLUICE_E_ENGINE when it has no usable __schema (introspection off upstream, malformed

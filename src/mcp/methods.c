@@ -159,6 +159,74 @@ static json_t *tool_error_result(const char *message)
                      1);
 }
 
+/* tools/list: the registry's page, then (on the last page) the provider's tools. A provider
+ * that fails lists none of its tools: a tool that cannot be judged is not offered. */
+static json_t *tools_list(sluice_mcp_call *call, rpc_error *e)
+{
+    const sluice_mcp_server *server = call->session->server;
+    json_t *result = list_page(call, e, "tools", server->tool_count, NULL, tool_item);
+    if (result == NULL || server->provider.list == NULL ||
+        json_object_get(result, "nextCursor") != NULL)
+        return result;
+    json_t *items = json_array();
+    if (items != NULL && server->provider.list(call, items, server->provider.userdata) == SLUICE_OK)
+        json_array_extend(json_object_get(result, "tools"), items);
+    json_decref(items);
+    return result;
+}
+
+/* A handler's answer as the CallToolResult the client gets: failures become isError results,
+ * and a structured-only result gets its JSON as text. */
+static json_t *tool_answer(
+    sluice_mcp_call *call, const char *name, sluice_status st, json_t *result, sluice_error *err)
+{
+    if (st != SLUICE_OK) {
+        json_decref(result);
+        if (err->message == NULL)
+            err->message = sluice_arena_printf(call->arena, "tool '%s' failed (%s)", name,
+                                               sluice_status_name(st));
+        return tool_error_result(err->message != NULL ? err->message : "tool failed");
+    }
+    if (!json_is_object(result)) {
+        json_decref(result);
+        return tool_error_result("internal error: the tool returned no result object");
+    }
+    if (input_required(result)) /* an interim result: no content of its own */
+        return result;
+    /* Clients render content; a structured-only result also gets its JSON as text. */
+    if (json_object_get(result, "content") == NULL) {
+        json_t *structured = json_object_get(result, "structuredContent");
+        json_t *content = json_array();
+        if (structured != NULL) {
+            char *text = json_dumps(structured, JSON_COMPACT);
+            json_array_append_new(
+                content, json_pack("{s:s, s:s}", "type", "text", "text", text ? text : ""));
+            free(text);
+        }
+        json_object_set_new(result, "content", content);
+    }
+    return result;
+}
+
+/* tools/call of a name the registry does not hold: the provider's, if it has one by that name. */
+static json_t *provider_call(sluice_mcp_call *call, rpc_error *e, const char *name)
+{
+    const sluice_mcp_server *server = call->session->server;
+    json_t *args = json_object_get(call->params, "arguments");
+    if (server->provider.call == NULL)
+        return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS, "unknown tool '%s'", name);
+    json_t *result = NULL;
+    sluice_error err;
+    sluice_error_clear(&err);
+    sluice_status st =
+        server->provider.call(call, name, args, &result, &err, server->provider.userdata);
+    if (st == SLUICE_E_NOT_FOUND && err.message == NULL) {
+        json_decref(result);
+        return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS, "unknown tool '%s'", name);
+    }
+    return tool_answer(call, name, st, result, &err);
+}
+
 static json_t *tools_call(sluice_mcp_call *call, rpc_error *e)
 {
     const char *name = string_param(call, e, "name");
@@ -166,7 +234,7 @@ static json_t *tools_call(sluice_mcp_call *call, rpc_error *e)
         return NULL;
     const tool_entry *tool = sluice_mcp_find_tool(call->session->server, name);
     if (tool == NULL)
-        return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS, "unknown tool '%s'", name);
+        return provider_call(call, e, name);
     json_t *args = json_object_get(call->params, "arguments");
     if (args != NULL && !json_is_object(args) && !json_is_null(args)) {
         if (tool->def.on_rejected != NULL)
@@ -190,32 +258,7 @@ static json_t *tools_call(sluice_mcp_call *call, rpc_error *e)
     sluice_error_clear(&err);
     sluice_status st = tool->def.fn(call, owned, &result, &err, tool->def.userdata);
     json_decref(owned);
-    if (st != SLUICE_OK) {
-        json_decref(result);
-        if (err.message == NULL)
-            err.message = sluice_arena_printf(call->arena, "tool '%s' failed (%s)", name,
-                                              sluice_status_name(st));
-        return tool_error_result(err.message != NULL ? err.message : "tool failed");
-    }
-    if (!json_is_object(result)) {
-        json_decref(result);
-        return tool_error_result("internal error: the tool returned no result object");
-    }
-    if (input_required(result)) /* an interim result: no content of its own */
-        return result;
-    /* Clients render content; a structured-only result also gets its JSON as text. */
-    if (json_object_get(result, "content") == NULL) {
-        json_t *structured = json_object_get(result, "structuredContent");
-        json_t *content = json_array();
-        if (structured != NULL) {
-            char *text = json_dumps(structured, JSON_COMPACT);
-            json_array_append_new(
-                content, json_pack("{s:s, s:s}", "type", "text", "text", text ? text : ""));
-            free(text);
-        }
-        json_object_set_new(result, "content", content);
-    }
-    return result;
+    return tool_answer(call, name, st, result, &err);
 }
 
 /* ---- prompts -----------------------------------------------------------------------------------
@@ -399,7 +442,7 @@ json_t *sluice_mcp_dispatch(sluice_mcp_call *call, rpc_error *e)
     const sluice_mcp_server *server = call->session->server;
     const char *m = call->method;
     if (strcmp(m, "tools/list") == 0)
-        return list_page(call, e, "tools", server->tool_count, NULL, tool_item);
+        return tools_list(call, e);
     if (strcmp(m, "tools/call") == 0)
         return tools_call(call, e);
     if (strcmp(m, "prompts/list") == 0)

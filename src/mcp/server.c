@@ -356,6 +356,17 @@ sluice_status sluice_mcp_server_add_resource(sluice_mcp_server *server,
     return SLUICE_OK;
 }
 
+sluice_status sluice_mcp_server_set_tool_provider(sluice_mcp_server *server,
+                                                  const sluice_mcp_tool_provider *provider,
+                                                  sluice_error *err)
+{
+    if (server->provider.list != NULL || provider->list == NULL || provider->call == NULL)
+        return sluice_error_set(err, server->arena, SLUICE_E_INVALID,
+                                "a tool provider needs list and call, and only one may be set");
+    server->provider = *provider;
+    return SLUICE_OK;
+}
+
 /* ---- lookups ----------------------------------------------------------------------------------
  */
 

@@ -133,6 +133,30 @@ sluice_status sluice_mcp_server_add_resource(sluice_mcp_server *server,
                                              const sluice_mcp_resource *resource,
                                              sluice_error *err);
 
+/* Tools that come and go while the server runs (saved programs, promoted and demoted by an
+ * administrator in another process), beside the fixed registry. list appends this call's
+ * caller's tools ({name, description, inputSchema, ...}, MCP Tool objects) to items for
+ * tools/list: they follow the registered tools on the last page. call answers a tools/call of
+ * a name no registered tool has, as a tool handler does, and validates the arguments itself;
+ * SLUICE_E_NOT_FOUND (err unset) means it has no tool by that name, and the core answers
+ * "unknown tool". Both run on worker threads and may do I/O. */
+typedef struct sluice_mcp_tool_provider {
+    sluice_status (*list)(sluice_mcp_call *call, json_t *items, void *userdata);
+    sluice_status (*call)(sluice_mcp_call *call,
+                          const char *name,
+                          json_t *arguments,
+                          json_t **out_result,
+                          sluice_error *err,
+                          void *userdata);
+    void *userdata;
+} sluice_mcp_tool_provider;
+
+/* Sets the one provider (copied) before the server serves. SLUICE_E_INVALID when one is set
+ * already or a function is missing. */
+sluice_status sluice_mcp_server_set_tool_provider(sluice_mcp_server *server,
+                                                  const sluice_mcp_tool_provider *provider,
+                                                  sluice_error *err);
+
 /* ---- session lifecycle hooks ----------------------------------------------------------------- */
 
 /* Lets a layer above keep per-session state (query mode's backend per MCP session) without the

@@ -44,6 +44,7 @@ struct sluice_mcp_server {
     size_t prompt_count, prompt_cap;
     resource_entry *resources;
     size_t resource_count, resource_cap;
+    sluice_mcp_tool_provider provider; /* provider.list == NULL: none */
     /* worker pool */
     pthread_mutex_t queue_lock;
     pthread_cond_t queue_cond;

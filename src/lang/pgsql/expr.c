@@ -97,7 +97,7 @@ static const pg_col *merged(pg_ctx *c, const pg_scope *s, const char *name, cons
         const pg_col *x = col_in(&s->entries[i].rel, name);
         if (x == NULL)
             continue;
-        pg_add_all(c, &m->lineage, &x->lineage);
+        sluice_pgsql_add_all(c, &m->lineage, &x->lineage);
         if (m->base != NULL && (x->base == NULL || strcmp(x->base, m->base) != 0))
             m->base = NULL;
     }
@@ -114,9 +114,9 @@ const pg_col *sluice_pgsql_find_column(
                 continue;
             const pg_col *col = col_in(&e->rel, name);
             if (col == NULL)
-                pg_violate(c, body, "unknown_column",
-                           "use the columns listed in the code-mode://schema resource",
-                           "%s has no column %s", qualifier, name);
+                sluice_pgsql_violate(c, body, "unknown_column",
+                                     "use the columns listed in the code-mode://schema resource",
+                                     "%s has no column %s", qualifier, name);
             return col;
         }
         const pg_col *found = NULL;
@@ -151,21 +151,22 @@ walk_array(pg_ctx *c, const pg_scope *s, json_t *arr, pg_mode mode, sluice_codef
 /* The rule's message, once per offending reference. */
 static void refuse_blocked(pg_ctx *c, json_t *body, const char *what)
 {
-    pg_violate(c, body, "blocked_predicate",
-               "compare a blocked column only bare with = to another table's column, a "
-               "parameter or a literal (a join key or a lookup); never transform it, "
-               "range-compare, pattern-match, order or partition by it",
-               "blocked column %s is used in a way that can reveal its value: it may appear in "
-               "a predicate only bare, with = or IS NOT DISTINCT FROM against a base-table "
-               "column, one parameter or one literal",
-               what);
+    sluice_pgsql_violate(
+        c, body, "blocked_predicate",
+        "compare a blocked column only bare with = to another table's column, a "
+        "parameter or a literal (a join key or a lookup); never transform it, "
+        "range-compare, pattern-match, order or partition by it",
+        "blocked column %s is used in a way that can reveal its value: it may appear in "
+        "a predicate only bare, with = or IS NOT DISTINCT FROM against a base-table "
+        "column, one parameter or one literal",
+        what);
 }
 
 /* Every column of an entry: a whole-row reference (`c`, `c.*`, row_to_json(c)). */
 static void whole_row(pg_ctx *c, const pg_entry *e, sluice_codefacts_list *out)
 {
     for (size_t i = 0; i < e->rel.count; i++)
-        pg_add_all(c, out, &e->rel.cols[i].lineage);
+        sluice_pgsql_add_all(c, out, &e->rel.cols[i].lineage);
 }
 
 /* A column reference: one column, or a whole row when the name is a FROM item's alias. *bare
@@ -176,17 +177,18 @@ column_ref(pg_ctx *c, const pg_scope *s, json_t *body, sluice_codefacts_list *ou
     json_t *fields = json_object_get(body, "fields");
     size_t n = json_array_size(fields);
     json_t *last = json_array_get(fields, n - 1);
-    const char *qualifier = n >= 2 ? pg_string(json_array_get(fields, n - 2)) : NULL;
+    const char *qualifier = n >= 2 ? sluice_pgsql_string(json_array_get(fields, n - 2)) : NULL;
     if (n == 0 || n > 4 || (n >= 2 && qualifier == NULL)) {
-        pg_violate(c, body, "unsupported_expression", NULL, "a column reference is not resolvable");
+        sluice_pgsql_violate(c, body, "unsupported_expression", NULL,
+                             "a column reference is not resolvable");
         return NULL;
     }
-    if (pg_node_body(last, "A_Star") != NULL || n == 1) {
-        const char *alias = n == 1 ? pg_string(last) : qualifier;
+    if (sluice_pgsql_node_body(last, "A_Star") != NULL || n == 1) {
+        const char *alias = n == 1 ? sluice_pgsql_string(last) : qualifier;
         const pg_col *col =
             n == 1 && alias != NULL ? sluice_pgsql_find_column(c, s, NULL, alias, body) : NULL;
         if (col != NULL) {
-            pg_add_all(c, out, &col->lineage);
+            sluice_pgsql_add_all(c, out, &col->lineage);
             return col;
         }
         for (const pg_scope *level = s; alias != NULL && level != NULL; level = level->parent) {
@@ -196,26 +198,26 @@ column_ref(pg_ctx *c, const pg_scope *s, json_t *body, sluice_codefacts_list *ou
                 return NULL;
             }
         }
-        pg_violate(c, body, "unknown_column",
-                   "use the columns listed in the code-mode://schema resource",
-                   "column or table %s is not known here", alias != NULL ? alias : "*");
+        sluice_pgsql_violate(c, body, "unknown_column",
+                             "use the columns listed in the code-mode://schema resource",
+                             "column or table %s is not known here", alias != NULL ? alias : "*");
         return NULL;
     }
-    const char *name = pg_string(last);
+    const char *name = sluice_pgsql_string(last);
     const pg_col *col = name != NULL ? sluice_pgsql_find_column(c, s, qualifier, name, body) : NULL;
     if (col != NULL)
-        pg_add_all(c, out, &col->lineage);
+        sluice_pgsql_add_all(c, out, &col->lineage);
     else if (name != NULL && c->facts->violation_count == 0)
-        pg_violate(c, body, "unknown_column",
-                   "use the columns listed in the code-mode://schema resource",
-                   "column %s.%s is not known here", qualifier, name);
+        sluice_pgsql_violate(c, body, "unknown_column",
+                             "use the columns listed in the code-mode://schema resource",
+                             "column %s.%s is not known here", qualifier, name);
     return col;
 }
 
 /* The column of a bare reference that is one base-table column, else NULL (no violations). */
 static const pg_col *bare_base(pg_ctx *c, const pg_scope *s, json_t *node)
 {
-    json_t *body = pg_node_body(node, "ColumnRef");
+    json_t *body = sluice_pgsql_node_body(node, "ColumnRef");
     if (body == NULL)
         return NULL;
     size_t before = c->facts->violation_count;
@@ -227,16 +229,17 @@ static const pg_col *bare_base(pg_ctx *c, const pg_scope *s, json_t *node)
 
 static bool is_param_or_literal(json_t *node)
 {
-    json_t *cast = pg_node_body(node, "TypeCast");
+    json_t *cast = sluice_pgsql_node_body(node, "TypeCast");
     if (cast != NULL)
         node = json_object_get(cast, "arg");
-    return pg_node_body(node, "A_Const") != NULL || pg_node_body(node, "ParamRef") != NULL;
+    return sluice_pgsql_node_body(node, "A_Const") != NULL ||
+           sluice_pgsql_node_body(node, "ParamRef") != NULL;
 }
 
 static void note_blocked_use(pg_ctx *c, const pg_col *col)
 {
-    pg_add(c, &c->facts->blocked_used, col->base);
-    pg_add(c, &c->facts->fields_read, col->base);
+    sluice_pgsql_add(c, &c->facts->blocked_used, col->base);
+    sluice_pgsql_add(c, &c->facts->fields_read, col->base);
     c->facts->blocked_in_predicate = true;
 }
 
@@ -256,7 +259,7 @@ static bool blocked_equality(pg_ctx *c, const pg_scope *s, json_t *body)
     if (other != NULL) {
         note_blocked_use(c, other);
         if (!sluice_pgsql_blocked(c, other->base))
-            pg_add(c, &c->new_taint, other->base);
+            sluice_pgsql_add(c, &c->new_taint, other->base);
     } else if (!is_param_or_literal(other_node)) {
         refuse_blocked(c, body, blocked->base);
     }
@@ -266,8 +269,9 @@ static bool blocked_equality(pg_ctx *c, const pg_scope *s, json_t *body)
 static const char *op_name(json_t *body)
 {
     json_t *name = json_object_get(body, "name");
-    return json_array_size(name) > 0 ? pg_string(json_array_get(name, json_array_size(name) - 1))
-                                     : NULL;
+    return json_array_size(name) > 0
+               ? sluice_pgsql_string(json_array_get(name, json_array_size(name) - 1))
+               : NULL;
 }
 
 static void
@@ -289,7 +293,7 @@ a_expr(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefact
 static json_t *named_window(const pg_scope *s, const char *name)
 {
     for (size_t i = 0; s != NULL && name != NULL && i < json_array_size(s->windows); i++) {
-        json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
+        json_t *def = sluice_pgsql_node_body(json_array_get(s->windows, i), "WindowDef");
         const char *n = json_string_value(json_object_get(def, "name"));
         if (n != NULL && strcmp(n, name) == 0)
             return def;
@@ -313,8 +317,9 @@ window_lineage(pg_ctx *c, const pg_scope *s, json_t *win, json_t *at, sluice_cod
             return;
         json_t *next = named_window(s, ref);
         if (next == NULL || hops > json_array_size(s != NULL ? s->windows : NULL)) {
-            pg_violate(c, at, "unknown_column", "define the window in this query's WINDOW clause",
-                       "window %s is not defined here", ref);
+            sluice_pgsql_violate(c, at, "unknown_column",
+                                 "define the window in this query's WINDOW clause",
+                                 "window %s is not defined here", ref);
             return;
         }
         win = next;
@@ -326,10 +331,11 @@ func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codef
 {
     json_t *names = json_object_get(body, "funcname");
     size_t n = json_array_size(names);
-    const char *name = n > 0 ? pg_string(json_array_get(names, n - 1)) : NULL;
-    const char *schema = n > 1 ? pg_string(json_array_get(names, n - 2)) : NULL;
+    const char *name = n > 0 ? sluice_pgsql_string(json_array_get(names, n - 1)) : NULL;
+    const char *schema = n > 1 ? sluice_pgsql_string(json_array_get(names, n - 2)) : NULL;
     if (name == NULL || n > 2) {
-        pg_violate(c, body, "function_not_allowed", NULL, "a function name is not resolvable");
+        sluice_pgsql_violate(c, body, "function_not_allowed", NULL,
+                             "a function name is not resolvable");
         return;
     }
     sluice_pgsql_check_function(c, body, schema, name);
@@ -342,7 +348,7 @@ func_call(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codef
     json_t *over = json_object_get(body, "over");
     if (over == NULL)
         return;
-    json_t *win = pg_node_body(over, "WindowDef");
+    json_t *win = sluice_pgsql_node_body(over, "WindowDef");
     sluice_sql_ext(c->facts)->window_count++;
     window_lineage(c, s, win != NULL ? win : over, body, out);
 }
@@ -354,8 +360,9 @@ static bool blocked_in(pg_ctx *c, const pg_scope *s, json_t *body, const pg_rel 
 {
     const char *type = json_string_value(json_object_get(body, "subLinkType"));
     json_t *op = json_object_get(body, "operName");
-    const char *opname =
-        json_array_size(op) > 0 ? pg_string(json_array_get(op, json_array_size(op) - 1)) : "=";
+    const char *opname = json_array_size(op) > 0
+                             ? sluice_pgsql_string(json_array_get(op, json_array_size(op) - 1))
+                             : "=";
     if (type == NULL || strcmp(type, "ANY_SUBLINK") != 0 || opname == NULL ||
         strcmp(opname, "=") != 0 || rel->count != 1 || rel->cols[0].base == NULL)
         return false;
@@ -369,9 +376,9 @@ static bool blocked_in(pg_ctx *c, const pg_scope *s, json_t *body, const pg_rel 
     note_blocked_use(c, test);
     note_blocked_use(c, sub);
     if (!tb)
-        pg_add(c, &c->new_taint, test->base);
+        sluice_pgsql_add(c, &c->new_taint, test->base);
     if (!sb)
-        pg_add(c, &c->new_taint, sub->base);
+        sluice_pgsql_add(c, &c->new_taint, sub->base);
     return true;
 }
 
@@ -389,10 +396,10 @@ sublink(pg_ctx *c, const pg_scope *s, json_t *body, pg_mode mode, sluice_codefac
         return; /* a truth value: what the subquery returns is not part of it */
     sluice_codefacts_list values = { 0 };
     for (size_t i = 0; i < rel.count; i++)
-        pg_add_all(c, &values, &rel.cols[i].lineage);
+        sluice_pgsql_add_all(c, &values, &rel.cols[i].lineage);
     if (mode != PG_VALUE && sluice_pgsql_lineage_blocked(c, &values))
         refuse_blocked(c, body, "returned by a subquery");
-    pg_add_all(c, out, &values);
+    sluice_pgsql_add_all(c, out, &values);
 }
 
 /* Nodes whose children are plain expressions, and where the children are. */
@@ -424,22 +431,24 @@ static const struct {
 static void use_columns(
     pg_ctx *c, json_t *body, pg_mode mode, sluice_codefacts_list *here, sluice_codefacts_list *out)
 {
-    pg_add_all(c, &c->facts->fields_read, here);
+    sluice_pgsql_add_all(c, &c->facts->fields_read, here);
     for (size_t i = 0; mode != PG_VALUE && i < here->count; i++)
         if (sluice_pgsql_blocked(c, here->items[i])) {
             refuse_blocked(c, body, here->items[i]);
             break;
         }
-    pg_add_all(c, out, here);
+    sluice_pgsql_add_all(c, out, here);
 }
 
 const pg_col *sluice_pgsql_field_of_row(pg_ctx *c, const pg_scope *s, json_t *body)
 {
-    json_t *ref = pg_node_body(json_object_get(body, "arg"), "ColumnRef");
+    json_t *ref = sluice_pgsql_node_body(json_object_get(body, "arg"), "ColumnRef");
     json_t *ind = json_object_get(body, "indirection");
     json_t *fields = json_object_get(ref, "fields");
-    const char *row = json_array_size(fields) == 1 ? pg_string(json_array_get(fields, 0)) : NULL;
-    const char *field = json_array_size(ind) == 1 ? pg_string(json_array_get(ind, 0)) : NULL;
+    const char *row =
+        json_array_size(fields) == 1 ? sluice_pgsql_string(json_array_get(fields, 0)) : NULL;
+    const char *field =
+        json_array_size(ind) == 1 ? sluice_pgsql_string(json_array_get(ind, 0)) : NULL;
     if (row == NULL || field == NULL || sluice_pgsql_find_column(c, s, NULL, row, ref) != NULL)
         return NULL; /* not (alias).field: a composite column, an array subscript, ... */
     for (const pg_scope *level = s; level != NULL; level = level->parent)
@@ -469,13 +478,13 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
         walk_array(c, s, node, mode, out);
         return;
     }
-    const char *type = pg_node_type(node);
+    const char *type = sluice_pgsql_node_type(node);
     json_t *body = type != NULL ? json_object_get(node, type) : NULL;
     if (type == NULL || (json_is_object(node) && json_object_size(node) == 0))
         return;
     if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
-        pg_violate(c, body, "too_complex", "simplify the expression",
-                   "the SQL nests deeper than %u levels", SLUICE_PGSQL_MAX_DEPTH);
+        sluice_pgsql_violate(c, body, "too_complex", "simplify the expression",
+                             "the SQL nests deeper than %u levels", SLUICE_PGSQL_MAX_DEPTH);
         c->depth--;
         return;
     }
@@ -491,7 +500,7 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
     } else if (strcmp(type, "A_Indirection") == 0 &&
                (field = sluice_pgsql_field_of_row(c, s, body)) != NULL) {
         sluice_codefacts_list here = { 0 }; /* (c).name: that one column, not the whole row */
-        pg_add_all(c, &here, &field->lineage);
+        sluice_pgsql_add_all(c, &here, &field->lineage);
         use_columns(c, body, mode, &here, out);
     } else if (strcmp(type, "A_Expr") == 0) {
         a_expr(c, s, body, mode, out);
@@ -509,9 +518,10 @@ walk(pg_ctx *c, const pg_scope *s, json_t *node, pg_mode mode, sluice_codefacts_
                strcmp(passthrough[i].type, type) != 0)
             i++;
         if (i == sizeof passthrough / sizeof passthrough[0])
-            pg_violate(c, body, "unsupported_expression",
-                       "rewrite the expression with plain operators and allowed functions",
-                       "the analyzer does not resolve %s expressions", type);
+            sluice_pgsql_violate(
+                c, body, "unsupported_expression",
+                "rewrite the expression with plain operators and allowed functions",
+                "the analyzer does not resolve %s expressions", type);
         for (size_t k = 0; i < sizeof passthrough / sizeof passthrough[0] && k < 3 &&
                            passthrough[i].keys[k] != NULL;
              k++)

@@ -105,7 +105,7 @@ static void check_outputs(pg_ctx *c, const pg_rel *rel)
             c->nomem = true;
             return;
         }
-        pg_add_all(c, &out->lineage, &col->lineage);
+        sluice_pgsql_add_all(c, &out->lineage, &col->lineage);
         for (size_t k = 0; k < col->lineage.count; k++) {
             const char *base = col->lineage.items[k];
             if (!sluice_pgsql_blocked(c, base))
@@ -133,7 +133,7 @@ static void note_blocked_reads(pg_ctx *c)
     sluice_codefacts *f = c->facts;
     for (size_t i = 0; i < f->fields_read.count; i++)
         if (sluice_pgsql_blocked(c, f->fields_read.items[i]))
-            pg_add(c, &f->blocked_used, f->fields_read.items[i]);
+            sluice_pgsql_add(c, &f->blocked_used, f->fields_read.items[i]);
 }
 
 static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
@@ -175,7 +175,7 @@ static sluice_status resolve(pg_ctx *c, json_t *tree, json_t *stmt)
         if (st != SLUICE_OK || c->new_taint.count == 0)
             return st;
         for (size_t i = 0; i < c->new_taint.count; i++)
-            pg_add(c, &c->tainted, c->new_taint.items[i]);
+            sluice_pgsql_add(c, &c->tainted, c->new_taint.items[i]);
         if (c->nomem)
             return SLUICE_E_NOMEM;
     }

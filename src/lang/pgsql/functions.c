@@ -355,17 +355,19 @@ bool sluice_pgsql_table_function_allowed(const char *name)
 
 void sluice_pgsql_check_function(pg_ctx *c, json_t *body, const char *schema, const char *name)
 {
-    pg_add(c, &c->facts->functions, name);
+    sluice_pgsql_add(c, &c->facts->functions, name);
     const char *reason = denied_reason(name);
     if (reason != NULL) {
-        pg_violate(c, body, "function_not_allowed", "compute the value with allowed functions",
-                   "function %s is not allowed: it %s", name, reason);
+        sluice_pgsql_violate(c, body, "function_not_allowed",
+                             "compute the value with allowed functions",
+                             "function %s is not allowed: it %s", name, reason);
         return;
     }
     if (schema != NULL && strcmp(schema, "pg_catalog") != 0) {
-        pg_violate(c, body, "function_not_allowed",
-                   "call built-in functions only (user-defined functions can hide writes)",
-                   "function %s.%s is not allowed: only built-in functions are", schema, name);
+        sluice_pgsql_violate(
+            c, body, "function_not_allowed",
+            "call built-in functions only (user-defined functions can hide writes)",
+            "function %s.%s is not allowed: only built-in functions are", schema, name);
         return;
     }
     if (IN(aggregates, name)) {
@@ -373,7 +375,7 @@ void sluice_pgsql_check_function(pg_ctx *c, json_t *body, const char *schema, co
         return;
     }
     if (!IN(allowed, name))
-        pg_violate(c, body, "function_not_allowed",
-                   "use the built-in functions documented in docs/postgres.md",
-                   "function %s is not on the allowlist", name);
+        sluice_pgsql_violate(c, body, "function_not_allowed",
+                             "use the built-in functions documented in docs/postgres.md",
+                             "function %s is not on the allowlist", name);
 }

@@ -132,17 +132,19 @@ sluice_status sluice_pgsql_canonicalize(pg_ctx *c, json_t *tree);
 /* ---- node helpers (parse.c) ---- */
 
 /* The node type of {"Type": {...}} (NULL when node is not one), and its body. */
-const char *pg_node_type(json_t *node);
-json_t *pg_node_body(json_t *node, const char *type);
+const char *sluice_pgsql_node_type(json_t *node);
+json_t *sluice_pgsql_node_body(json_t *node, const char *type);
 /* The sval of a {"String":{"sval":..}} node, or NULL. */
-const char *pg_string(json_t *node);
+const char *sluice_pgsql_string(json_t *node);
 /* Adds a violation at the node's location (its "location" key, else no place). */
-void pg_violate(
+void sluice_pgsql_violate(
     pg_ctx *c, json_t *body, const char *rule, const char *suggestion, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 /* Adds s to list, marking the context out of memory on failure. */
-void pg_add(pg_ctx *c, sluice_codefacts_list *list, const char *s);
-void pg_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_list *from);
+void sluice_pgsql_add(pg_ctx *c, sluice_codefacts_list *list, const char *s);
+void sluice_pgsql_add_all(pg_ctx *c,
+                          sluice_codefacts_list *list,
+                          const sluice_codefacts_list *from);
 
 /* ---- query.c ---- */
 

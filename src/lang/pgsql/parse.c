@@ -178,7 +178,7 @@ static const char *kind_name(pg_ctx *c, const char *type)
 
 void sluice_pgsql_classify(pg_ctx *c, json_t *stmt)
 {
-    const char *type = pg_node_type(stmt);
+    const char *type = sluice_pgsql_node_type(stmt);
     sluice_codefacts *f = c->facts;
     if (type == NULL)
         type = "Unknown";
@@ -235,25 +235,25 @@ sluice_status sluice_pgsql_canonicalize(pg_ctx *c, json_t *tree)
 
 /* ---- node helpers ---- */
 
-const char *pg_node_type(json_t *node)
+const char *sluice_pgsql_node_type(json_t *node)
 {
     if (!json_is_object(node) || json_object_size(node) != 1)
         return NULL;
     return json_object_iter_key(json_object_iter(node));
 }
 
-json_t *pg_node_body(json_t *node, const char *type)
+json_t *sluice_pgsql_node_body(json_t *node, const char *type)
 {
-    const char *t = pg_node_type(node);
+    const char *t = sluice_pgsql_node_type(node);
     return t != NULL && strcmp(t, type) == 0 ? json_object_get(node, type) : NULL;
 }
 
-const char *pg_string(json_t *node)
+const char *sluice_pgsql_string(json_t *node)
 {
-    return json_string_value(json_object_get(pg_node_body(node, "String"), "sval"));
+    return json_string_value(json_object_get(sluice_pgsql_node_body(node, "String"), "sval"));
 }
 
-void pg_violate(
+void sluice_pgsql_violate(
     pg_ctx *c, json_t *body, const char *rule, const char *suggestion, const char *fmt, ...)
 {
     char message[512];
@@ -270,14 +270,14 @@ void pg_violate(
         c->nomem = true;
 }
 
-void pg_add(pg_ctx *c, sluice_codefacts_list *list, const char *s)
+void sluice_pgsql_add(pg_ctx *c, sluice_codefacts_list *list, const char *s)
 {
     if (s != NULL && sluice_codefacts_list_add(c->facts, list, s) != SLUICE_OK)
         c->nomem = true;
 }
 
-void pg_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_list *from)
+void sluice_pgsql_add_all(pg_ctx *c, sluice_codefacts_list *list, const sluice_codefacts_list *from)
 {
     for (size_t i = 0; i < from->count; i++)
-        pg_add(c, list, from->items[i]);
+        sluice_pgsql_add(c, list, from->items[i]);
 }

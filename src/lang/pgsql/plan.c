@@ -170,10 +170,11 @@ static void refuse(plan_walk *w, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(message, sizeof message, fmt, ap);
     va_end(ap);
-    pg_violate(w->c, NULL, "plan_refused",
-               "use blocked fields only bare with = in WHERE or ON; never order, count or "
-               "return by them",
-               "PostgreSQL's plan for this statement %s", message);
+    sluice_pgsql_violate(
+        w->c, NULL, "plan_refused",
+        "use blocked fields only bare with = in WHERE or ON; never order, count or "
+        "return by them",
+        "PostgreSQL's plan for this statement %s", message);
 }
 
 static plan_rel *find_rel(plan_walk *w, const char *alias)
@@ -212,7 +213,7 @@ static plan_rel *add_rel(plan_walk *w, const char *alias, const sluice_schema_ta
 
 static void add_lineage(plan_walk *w, sluice_codefacts_list *to, const char *base)
 {
-    pg_add(w->c, to, base);
+    sluice_pgsql_add(w->c, to, base);
 }
 
 /* How much the walk knows about relations and subplans: it settles when a pass adds nothing. */

@@ -44,8 +44,8 @@ static pg_rel rename_cols(pg_ctx *c, pg_rel rel, json_t *names, json_t *at)
     if (n == 0)
         return rel;
     if (n > rel.count) {
-        pg_violate(c, at, "unknown_column", NULL, "the alias names %zu columns; there are %zu", n,
-                   rel.count);
+        sluice_pgsql_violate(c, at, "unknown_column", NULL,
+                             "the alias names %zu columns; there are %zu", n, rel.count);
         return rel;
     }
     pg_col *cols = new_cols(c, rel.count);
@@ -53,7 +53,7 @@ static pg_rel rename_cols(pg_ctx *c, pg_rel rel, json_t *names, json_t *at)
         return rel;
     memcpy(cols, rel.cols, rel.count * sizeof(*cols));
     for (size_t i = 0; i < n; i++)
-        cols[i].name = pg_string(json_array_get(names, i));
+        cols[i].name = sluice_pgsql_string(json_array_get(names, i));
     return (pg_rel){ cols, rel.count };
 }
 
@@ -79,14 +79,14 @@ static pg_rel view_rel(pg_ctx *c, const sluice_schema_table *t, json_t *at)
     }
     json_t *stmts = json_object_get(tree, "stmts");
     if (json_array_size(stmts) != 1) {
-        pg_violate(c, at, "unresolvable_view", NULL, "the definition of view %s cannot be read",
-                   t->name);
+        sluice_pgsql_violate(c, at, "unresolvable_view", NULL,
+                             "the definition of view %s cannot be read", t->name);
     } else {
         rel = sluice_pgsql_query(c, NULL, NULL, json_object_get(json_array_get(stmts, 0), "stmt"));
         if (rel.count != t->column_count)
-            pg_violate(c, at, "unresolvable_view", NULL,
-                       "view %s resolves to %zu columns; the catalog lists %zu", t->name, rel.count,
-                       t->column_count);
+            sluice_pgsql_violate(c, at, "unresolvable_view", NULL,
+                                 "view %s resolves to %zu columns; the catalog lists %zu", t->name,
+                                 rel.count, t->column_count);
         for (size_t i = 0; i < rel.count && i < t->column_count; i++)
             rel.cols[i].name = t->columns[i].name;
     }
@@ -99,14 +99,15 @@ static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t, bool written)
     pg_col *cols = new_cols(c, t->column_count);
     if (cols == NULL)
         return empty_rel();
-    pg_add(c, written ? &c->facts->resources_written : &c->facts->resources_read, t->name);
+    sluice_pgsql_add(c, written ? &c->facts->resources_written : &c->facts->resources_read,
+                     t->name);
     for (size_t i = 0; i < t->column_count; i++) {
         cols[i].name = t->columns[i].name;
         cols[i].type = t->columns[i].type;
         cols[i].base = sluice_arena_printf(c->arena, "%s.%s", t->name, t->columns[i].name);
         if (cols[i].base == NULL)
             c->nomem = true;
-        pg_add(c, &cols[i].lineage, cols[i].base);
+        sluice_pgsql_add(c, &cols[i].lineage, cols[i].base);
     }
     return (pg_rel){ cols, t->column_count };
 }
@@ -126,29 +127,30 @@ static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
     json_t *alias = json_object_get(body, "alias");
     const char *alias_name = json_string_value(json_object_get(alias, "aliasname"));
     if (name == NULL || json_object_get(body, "catalogname") != NULL) {
-        pg_violate(c, body, "unknown_table", NULL, "a table reference is not resolvable");
+        sluice_pgsql_violate(c, body, "unknown_table", NULL, "a table reference is not resolvable");
         return;
     }
     const pg_cte *cte = schema == NULL ? find_cte(s->ctes, name) : NULL;
     const sluice_schema_table *t = cte == NULL ? catalog_table(c, schema, name) : NULL;
     pg_rel rel;
     if (cte != NULL && cte->pending) {
-        pg_violate(c, body, "unsupported_query", "define each CTE before the CTEs that use it",
-                   "CTE %s is used before it is defined (a forward reference in WITH RECURSIVE, "
-                   "or its own first term)",
-                   name);
+        sluice_pgsql_violate(
+            c, body, "unsupported_query", "define each CTE before the CTEs that use it",
+            "CTE %s is used before it is defined (a forward reference in WITH RECURSIVE, "
+            "or its own first term)",
+            name);
         return;
     } else if (cte != NULL) {
         rel = cte->rel;
     } else if (t == NULL) {
-        pg_violate(c, body, "unknown_table",
-                   "use the tables listed in the code-mode://schema resource",
-                   "table %s%s%s is not known or not exposed", schema != NULL ? schema : "",
-                   schema != NULL ? "." : "", name);
+        sluice_pgsql_violate(c, body, "unknown_table",
+                             "use the tables listed in the code-mode://schema resource",
+                             "table %s%s%s is not known or not exposed",
+                             schema != NULL ? schema : "", schema != NULL ? "." : "", name);
         return;
     } else if (t->is_view) {
         if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
-            pg_violate(c, body, "too_complex", NULL, "views nest too deeply");
+            sluice_pgsql_violate(c, body, "too_complex", NULL, "views nest too deeply");
             return;
         }
         rel = view_rel(c, t, body);
@@ -202,26 +204,28 @@ static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
     size_t n = json_array_size(fns), width = ordinality ? 1 : 0;
     const char *first = NULL;
     for (size_t f = 0; f < n; f++) {
-        json_t *items = json_object_get(pg_node_body(json_array_get(fns, f), "List"), "items");
-        json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
+        json_t *items =
+            json_object_get(sluice_pgsql_node_body(json_array_get(fns, f), "List"), "items");
+        json_t *call = sluice_pgsql_node_body(json_array_get(items, 0), "FuncCall");
         json_t *names = json_object_get(call, "funcname");
-        const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
+        const char *fname = sluice_pgsql_string(json_array_get(names, json_array_size(names) - 1));
         if (call == NULL || fname == NULL || json_array_size(names) > 2 ||
             !sluice_pgsql_table_function_allowed(fname) ||
-            json_array_size(
-                json_object_get(pg_node_body(json_array_get(items, 1), "List"), "items")) > 0) {
-            pg_violate(c, body, "function_not_allowed",
-                       "in FROM use generate_series(...) or unnest(...)",
-                       "this function in FROM is not allowed (only the set-returning functions "
-                       "on the allowlist)");
+            json_array_size(json_object_get(
+                sluice_pgsql_node_body(json_array_get(items, 1), "List"), "items")) > 0) {
+            sluice_pgsql_violate(
+                c, body, "function_not_allowed", "in FROM use generate_series(...) or unnest(...)",
+                "this function in FROM is not allowed (only the set-returning functions "
+                "on the allowlist)");
             return;
         }
         first = first != NULL ? first : fname;
         width += function_width(call, fname);
     }
     if (n == 0 || json_array_size(colnames) > width) {
-        pg_violate(c, body, "unknown_column", NULL, "the alias names %zu columns; there are %zu",
-                   json_array_size(colnames), width);
+        sluice_pgsql_violate(c, body, "unknown_column", NULL,
+                             "the alias names %zu columns; there are %zu",
+                             json_array_size(colnames), width);
         return;
     }
     pg_col *cols = new_cols(c, width);
@@ -229,10 +233,11 @@ static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
         return;
     size_t k = 0;
     for (size_t f = 0; f < n; f++) {
-        json_t *items = json_object_get(pg_node_body(json_array_get(fns, f), "List"), "items");
-        json_t *call = pg_node_body(json_array_get(items, 0), "FuncCall");
+        json_t *items =
+            json_object_get(sluice_pgsql_node_body(json_array_get(fns, f), "List"), "items");
+        json_t *call = sluice_pgsql_node_body(json_array_get(items, 0), "FuncCall");
         json_t *names = json_object_get(call, "funcname");
-        const char *fname = pg_string(json_array_get(names, json_array_size(names) - 1));
+        const char *fname = sluice_pgsql_string(json_array_get(names, json_array_size(names) - 1));
         sluice_codefacts_list lineage = { 0 };
         /* its arguments decide how many rows (and which) come back: no blocked column */
         sluice_pgsql_expr(c, s, json_array_get(items, 0), PG_STRICT, &lineage);
@@ -247,7 +252,7 @@ static void range_function(pg_ctx *c, pg_scope *s, json_t *body)
     if (width == 1 && alias_name != NULL && out_name(first) == NULL)
         cols[0].name = alias_name;
     for (size_t i = 0; i < json_array_size(colnames); i++)
-        cols[i].name = pg_string(json_array_get(colnames, i));
+        cols[i].name = sluice_pgsql_string(json_array_get(colnames, i));
     add_entry(c, s, alias_name != NULL ? alias_name : first, (pg_rel){ cols, width });
 }
 
@@ -256,17 +261,17 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node);
 /* "o.customer_id = c.id" for the explanation, when the condition is that simple. */
 static void note_join_key(pg_ctx *c, json_t *quals)
 {
-    json_t *e = pg_node_body(quals, "A_Expr");
-    json_t *l = pg_node_body(json_object_get(e, "lexpr"), "ColumnRef");
-    json_t *r = pg_node_body(json_object_get(e, "rexpr"), "ColumnRef");
+    json_t *e = sluice_pgsql_node_body(quals, "A_Expr");
+    json_t *l = sluice_pgsql_node_body(json_object_get(e, "lexpr"), "ColumnRef");
+    json_t *r = sluice_pgsql_node_body(json_object_get(e, "rexpr"), "ColumnRef");
     json_t *lf = json_object_get(l, "fields"), *rf = json_object_get(r, "fields");
     if (json_array_size(lf) != 2 || json_array_size(rf) != 2)
         return;
     char key[512];
-    snprintf(key, sizeof key, "%s.%s = %s.%s", pg_string(json_array_get(lf, 0)),
-             pg_string(json_array_get(lf, 1)), pg_string(json_array_get(rf, 0)),
-             pg_string(json_array_get(rf, 1)));
-    pg_add(c, &sluice_sql_ext(c->facts)->join_keys, key);
+    snprintf(key, sizeof key, "%s.%s = %s.%s", sluice_pgsql_string(json_array_get(lf, 0)),
+             sluice_pgsql_string(json_array_get(lf, 1)), sluice_pgsql_string(json_array_get(rf, 0)),
+             sluice_pgsql_string(json_array_get(rf, 1)));
+    sluice_pgsql_add(c, &sluice_sql_ext(c->facts)->join_keys, key);
 }
 
 static void release_json(void *p)
@@ -302,15 +307,16 @@ static void
 using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json_t *keys)
 {
     for (size_t k = 0; k < json_array_size(keys); k++) {
-        const char *name = pg_string(json_array_get(keys, k));
+        const char *name = sluice_pgsql_string(json_array_get(keys, k));
         const pg_col *cols[2] = { NULL, NULL };
         for (size_t i = left; name != NULL && i < s->count; i++)
             for (size_t j = 0; j < s->entries[i].rel.count; j++)
                 if (strcmp(s->entries[i].rel.cols[j].name, name) == 0)
                     cols[i < right ? 0 : 1] = &s->entries[i].rel.cols[j];
         if (cols[0] == NULL || cols[1] == NULL) {
-            pg_violate(c, body, "unknown_column", NULL, "USING (%s) names no column of both sides",
-                       name != NULL ? name : "?");
+            sluice_pgsql_violate(c, body, "unknown_column", NULL,
+                                 "USING (%s) names no column of both sides",
+                                 name != NULL ? name : "?");
             continue;
         }
         bool blocked = sluice_pgsql_lineage_blocked(c, &cols[0]->lineage) ||
@@ -318,15 +324,16 @@ using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json
         if (!blocked)
             continue;
         if (cols[0]->base == NULL || cols[1]->base == NULL) {
-            pg_violate(c, body, "blocked_predicate", NULL,
-                       "USING (%s) compares a blocked column with a computed value", name);
+            sluice_pgsql_violate(c, body, "blocked_predicate", NULL,
+                                 "USING (%s) compares a blocked column with a computed value",
+                                 name);
             continue;
         }
         for (int side = 0; side < 2; side++) {
-            pg_add(c, &c->facts->blocked_used, cols[side]->base);
+            sluice_pgsql_add(c, &c->facts->blocked_used, cols[side]->base);
             c->facts->blocked_in_predicate = true;
             if (!sluice_pgsql_blocked(c, cols[side]->base))
-                pg_add(c, &c->new_taint, cols[side]->base);
+                sluice_pgsql_add(c, &c->new_taint, cols[side]->base);
         }
     }
 }
@@ -334,7 +341,7 @@ using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json
 static bool key_listed(json_t *keys, const char *name)
 {
     for (size_t k = 0; name != NULL && k < json_array_size(keys); k++)
-        if (strcmp(pg_string(json_array_get(keys, k)), name) == 0)
+        if (strcmp(sluice_pgsql_string(json_array_get(keys, k)), name) == 0)
             return true;
     return false;
 }
@@ -351,7 +358,7 @@ static void collapse_join(pg_ctx *c, pg_scope *s, size_t left, json_t *keys, jso
         return;
     size_t n = 0;
     for (size_t k = 0; k < json_array_size(keys); k++) {
-        const char *name = pg_string(json_array_get(keys, k));
+        const char *name = sluice_pgsql_string(json_array_get(keys, k));
         pg_col *m = &cols[n++];
         m->name = name;
         bool first = true;
@@ -360,7 +367,7 @@ static void collapse_join(pg_ctx *c, pg_scope *s, size_t left, json_t *keys, jso
                 const pg_col *x = &s->entries[i].rel.cols[j];
                 if (x->name == NULL || strcmp(x->name, name) != 0)
                     continue;
-                pg_add_all(c, &m->lineage, &x->lineage);
+                sluice_pgsql_add_all(c, &m->lineage, &x->lineage);
                 m->base = first ? x->base
                           : m->base != NULL && x->base != NULL && strcmp(m->base, x->base) == 0
                               ? m->base
@@ -382,8 +389,8 @@ static void join_expr(pg_ctx *c, pg_scope *s, json_t *body)
 {
     sluice_sql_ext(c->facts)->join_count++;
     if (json_object_get(body, "join_using_alias") != NULL) {
-        pg_violate(c, body, "unsupported_join", "write JOIN ... USING (...) without AS",
-                   "a USING alias is not analyzed");
+        sluice_pgsql_violate(c, body, "unsupported_join", "write JOIN ... USING (...) without AS",
+                             "a USING alias is not analyzed");
         return;
     }
     size_t left = s->count;
@@ -405,7 +412,7 @@ static void join_expr(pg_ctx *c, pg_scope *s, json_t *body)
 
 static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
 {
-    const char *type = pg_node_type(node);
+    const char *type = sluice_pgsql_node_type(node);
     json_t *body = type != NULL ? json_object_get(node, type) : NULL;
     if (type != NULL && strcmp(type, "JoinExpr") != 0)
         c->relations++; /* planning bound: frontend.c checks SLUICE_PGSQL_MAX_RELATIONS */
@@ -418,8 +425,9 @@ static void from_item(pg_ctx *c, pg_scope *s, json_t *node)
     else if (type != NULL && strcmp(type, "RangeFunction") == 0)
         range_function(c, s, body);
     else
-        pg_violate(c, body, "unsupported_from", "read from tables, views, subqueries or CTEs",
-                   "%s in FROM is not analyzed", type != NULL ? type : "this item");
+        sluice_pgsql_violate(c, body, "unsupported_from",
+                             "read from tables, views, subqueries or CTEs",
+                             "%s in FROM is not analyzed", type != NULL ? type : "this item");
 }
 
 void sluice_pgsql_from_list(pg_ctx *c, pg_scope *s, json_t *from)
@@ -438,10 +446,10 @@ bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *body)
                                        ? catalog_table(c, schema, name)
                                        : NULL;
     if (t == NULL || t->is_view) {
-        pg_violate(c, body, "unknown_table",
-                   "change one of the tables listed in the code-mode://schema resource",
-                   "%s %s is not a table that can be changed here", t != NULL ? "view" : "table",
-                   name != NULL ? name : "?");
+        sluice_pgsql_violate(c, body, "unknown_table",
+                             "change one of the tables listed in the code-mode://schema resource",
+                             "%s %s is not a table that can be changed here",
+                             t != NULL ? "view" : "table", name != NULL ? name : "?");
         return false;
     }
     const char *alias =
@@ -455,7 +463,7 @@ bool sluice_pgsql_target(pg_ctx *c, pg_scope *s, json_t *body)
 /* The last name of a names list (a function's or a type's). */
 static const char *last_name(json_t *names)
 {
-    return pg_string(json_array_get(names, json_array_size(names) - 1));
+    return sluice_pgsql_string(json_array_get(names, json_array_size(names) - 1));
 }
 
 /* The name PostgreSQL gives an unnamed SELECT-list value (FigureColname in its parser), and how
@@ -471,7 +479,7 @@ static const char *derived_name(json_t *val, int *strength)
         { "RowExpr", "row", 1 },           { "CoalesceExpr", "coalesce", 2 },
         { "GroupingFunc", "grouping", 2 },
     };
-    const char *type = pg_node_type(val);
+    const char *type = sluice_pgsql_node_type(val);
     json_t *body = type != NULL ? json_object_get(val, type) : NULL;
     *strength = 2;
     if (type == NULL) {
@@ -494,8 +502,10 @@ static const char *derived_name(json_t *val, int *strength)
         if (*strength > 1)
             return s;
         json_t *tn = json_object_get(body, "typeName");
-        json_t *names = json_object_get(
-            pg_node_body(tn, "TypeName") != NULL ? pg_node_body(tn, "TypeName") : tn, "names");
+        json_t *names = json_object_get(sluice_pgsql_node_body(tn, "TypeName") != NULL
+                                            ? sluice_pgsql_node_body(tn, "TypeName")
+                                            : tn,
+                                        "names");
         s = last_name(names);
         *strength = 1;
         return s != NULL ? s : "?column?";
@@ -513,9 +523,9 @@ static const char *derived_name(json_t *val, int *strength)
         if (kind != NULL && strcmp(kind, "ARRAY_SUBLINK") == 0)
             return "array";
         if (kind != NULL && strcmp(kind, "EXPR_SUBLINK") == 0) {
-            json_t *sub = pg_node_body(json_object_get(body, "subselect"), "SelectStmt");
-            json_t *rt =
-                pg_node_body(json_array_get(json_object_get(sub, "targetList"), 0), "ResTarget");
+            json_t *sub = sluice_pgsql_node_body(json_object_get(body, "subselect"), "SelectStmt");
+            json_t *rt = sluice_pgsql_node_body(
+                json_array_get(json_object_get(sub, "targetList"), 0), "ResTarget");
             const char *s = json_string_value(json_object_get(rt, "name"));
             if (s != NULL)
                 return s;
@@ -540,20 +550,20 @@ static const char *derived_name(json_t *val, int *strength)
  * literal has its kind; NULL otherwise (the engine's type is in the result's columns). */
 static const char *value_type(json_t *val)
 {
-    json_t *cast = pg_node_body(val, "TypeCast");
+    json_t *cast = sluice_pgsql_node_body(val, "TypeCast");
     if (cast != NULL) {
-        json_t *names =
-            json_object_get(pg_node_body(json_object_get(cast, "typeName"), "TypeName"), "names");
+        json_t *names = json_object_get(
+            sluice_pgsql_node_body(json_object_get(cast, "typeName"), "TypeName"), "names");
         if (names == NULL)
             names = json_object_get(json_object_get(cast, "typeName"), "names");
-        return pg_string(json_array_get(names, json_array_size(names) - 1));
+        return sluice_pgsql_string(json_array_get(names, json_array_size(names) - 1));
     }
-    json_t *fn = pg_node_body(val, "FuncCall");
+    json_t *fn = sluice_pgsql_node_body(val, "FuncCall");
     json_t *fname = json_object_get(fn, "funcname");
-    const char *name = pg_string(json_array_get(fname, json_array_size(fname) - 1));
+    const char *name = sluice_pgsql_string(json_array_get(fname, json_array_size(fname) - 1));
     if (name != NULL && strcmp(name, "count") == 0 && json_object_get(fn, "over") == NULL)
         return "bigint";
-    json_t *k = pg_node_body(val, "A_Const");
+    json_t *k = sluice_pgsql_node_body(val, "A_Const");
     if (k == NULL)
         return NULL;
     if (json_object_get(k, "ival") != NULL)
@@ -569,12 +579,12 @@ static const char *value_type(json_t *val)
 static bool
 expand_star(pg_ctx *c, const pg_scope *s, json_t *val, pg_col **cols, size_t *count, size_t *cap)
 {
-    json_t *ref = pg_node_body(val, "ColumnRef");
+    json_t *ref = sluice_pgsql_node_body(val, "ColumnRef");
     json_t *f = json_object_get(ref, "fields");
     size_t n = json_array_size(f);
-    if (n == 0 || pg_node_body(json_array_get(f, n - 1), "A_Star") == NULL)
+    if (n == 0 || sluice_pgsql_node_body(json_array_get(f, n - 1), "A_Star") == NULL)
         return false;
-    const char *q = n >= 2 ? pg_string(json_array_get(f, n - 2)) : NULL;
+    const char *q = n >= 2 ? sluice_pgsql_string(json_array_get(f, n - 2)) : NULL;
     for (size_t i = 0; i < s->count; i++) {
         if (q != NULL && strcmp(s->entries[i].alias, q) != 0)
             continue;
@@ -592,7 +602,7 @@ expand_star(pg_ctx *c, const pg_scope *s, json_t *val, pg_col **cols, size_t *co
         memcpy(*cols + *count, rel->cols, rel->count * sizeof(**cols));
         *count += rel->count;
         for (size_t j = 0; j < rel->count; j++)
-            pg_add_all(c, &c->facts->fields_read, &rel->cols[j].lineage);
+            sluice_pgsql_add_all(c, &c->facts->fields_read, &rel->cols[j].lineage);
     }
     return true;
 }
@@ -602,7 +612,7 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
     size_t cap = json_array_size(targets) + 1, count = 0;
     pg_col *cols = new_cols(c, cap);
     for (size_t i = 0; cols != NULL && i < json_array_size(targets); i++) {
-        json_t *rt = pg_node_body(json_array_get(targets, i), "ResTarget");
+        json_t *rt = sluice_pgsql_node_body(json_array_get(targets, i), "ResTarget");
         json_t *val = json_object_get(rt, "val");
         if (expand_star(c, s, val, &cols, &count, &cap))
             continue;
@@ -618,12 +628,12 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
         const char *name = json_string_value(json_object_get(rt, "name"));
         int strength = 0;
         col->name = name != NULL ? name : derived_name(val, &strength);
-        json_t *ref = pg_node_body(val, "ColumnRef");
+        json_t *ref = sluice_pgsql_node_body(val, "ColumnRef");
         json_t *f = json_object_get(ref, "fields");
         if (ref != NULL && json_array_size(f) <= 2) {
             const pg_col *src = sluice_pgsql_find_column(
-                c, s, json_array_size(f) == 2 ? pg_string(json_array_get(f, 0)) : NULL,
-                pg_string(json_array_get(f, json_array_size(f) - 1)), ref);
+                c, s, json_array_size(f) == 2 ? sluice_pgsql_string(json_array_get(f, 0)) : NULL,
+                sluice_pgsql_string(json_array_get(f, json_array_size(f) - 1)), ref);
             col->base = src != NULL ? src->base : NULL;
             col->type = src != NULL ? src->type : NULL;
         }
@@ -643,19 +653,19 @@ static void group_by(pg_ctx *c, const pg_scope *s, json_t *items)
 {
     for (size_t i = 0; i < json_array_size(items); i++) {
         json_t *item = json_array_get(items, i);
-        json_t *set = pg_node_body(item, "GroupingSet");
-        json_t *row = pg_node_body(item, "RowExpr");
+        json_t *set = sluice_pgsql_node_body(item, "GroupingSet");
+        json_t *row = sluice_pgsql_node_body(item, "RowExpr");
         if (set != NULL || row != NULL) {
             group_by(c, s,
                      json_object_get(set != NULL ? set : row, set != NULL ? "content" : "args"));
             continue;
         }
-        json_t *ref = pg_node_body(item, "ColumnRef");
+        json_t *ref = sluice_pgsql_node_body(item, "ColumnRef");
         sluice_codefacts_list lineage = { 0 };
         sluice_pgsql_expr(c, s, item, ref != NULL ? PG_VALUE : PG_STRICT, &lineage);
         for (size_t k = 0; ref != NULL && k < lineage.count; k++)
             if (sluice_pgsql_blocked(c, lineage.items[k])) {
-                pg_add(c, &c->facts->blocked_used, lineage.items[k]);
+                sluice_pgsql_add(c, &c->facts->blocked_used, lineage.items[k]);
                 c->facts->blocked_in_predicate = true;
             }
     }
@@ -671,7 +681,8 @@ static void limits(pg_ctx *c, const pg_scope *s, json_t *body)
         return;
     sluice_sql_facts *x = sluice_sql_ext(c->facts);
     x->has_limit = true;
-    json_t *ival = json_object_get(json_object_get(pg_node_body(count, "A_Const"), "ival"), "ival");
+    json_t *ival =
+        json_object_get(json_object_get(sluice_pgsql_node_body(count, "A_Const"), "ival"), "ival");
     x->limit_value = json_is_integer(ival) ? json_integer_value(ival) : -1;
 }
 
@@ -693,15 +704,16 @@ static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *cte
     pg_rel l = sluice_pgsql_query(c, parent, ctes, json_object_get(body, "larg"));
     pg_rel r = sluice_pgsql_query(c, parent, ctes, json_object_get(body, "rarg"));
     if (l.count != r.count) {
-        pg_violate(c, body, "unsupported_query", NULL,
-                   "the two sides of a set operation return %zu and %zu columns", l.count, r.count);
+        sluice_pgsql_violate(c, body, "unsupported_query", NULL,
+                             "the two sides of a set operation return %zu and %zu columns", l.count,
+                             r.count);
         return l;
     }
     pg_col *cols = new_cols(c, l.count);
     for (size_t i = 0; cols != NULL && i < l.count; i++) {
         cols[i].name = l.cols[i].name;
-        pg_add_all(c, &cols[i].lineage, &l.cols[i].lineage);
-        pg_add_all(c, &cols[i].lineage, &r.cols[i].lineage);
+        sluice_pgsql_add_all(c, &cols[i].lineage, &l.cols[i].lineage);
+        sluice_pgsql_add_all(c, &cols[i].lineage, &r.cols[i].lineage);
     }
     pg_rel rel = { cols, cols != NULL ? l.count : 0 };
     pg_scope s = { .parent = parent, .ctes = ctes };
@@ -714,7 +726,8 @@ static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *cte
  * references resolve there, never against a missing one). */
 static pg_rel values_lists(pg_ctx *c, const pg_scope *s, json_t *lists)
 {
-    json_t *first = json_object_get(pg_node_body(json_array_get(lists, 0), "List"), "items");
+    json_t *first =
+        json_object_get(sluice_pgsql_node_body(json_array_get(lists, 0), "List"), "items");
     size_t n = json_array_size(first);
     pg_col *cols = new_cols(c, n);
     for (size_t i = 0; cols != NULL && i < n; i++) {
@@ -723,7 +736,7 @@ static pg_rel values_lists(pg_ctx *c, const pg_scope *s, json_t *lists)
         cols[i].name = sluice_arena_strdup(c->arena, name);
         for (size_t r = 0; r < json_array_size(lists); r++) {
             json_t *items =
-                json_object_get(pg_node_body(json_array_get(lists, r), "List"), "items");
+                json_object_get(sluice_pgsql_node_body(json_array_get(lists, r), "List"), "items");
             sluice_pgsql_expr(c, s, json_array_get(items, i), PG_VALUE, &cols[i].lineage);
         }
     }
@@ -742,7 +755,7 @@ static void recursive_cte(pg_ctx *c,
                           json_t *query,
                           json_t *names)
 {
-    json_t *body = pg_node_body(query, "SelectStmt");
+    json_t *body = sluice_pgsql_node_body(query, "SelectStmt");
     const char *op = json_string_value(json_object_get(body, "op"));
     if (op == NULL || strcmp(op, "SETOP_UNION") != 0) {
         cte->rel = sluice_pgsql_query(c, parent, visible, query);
@@ -757,14 +770,15 @@ static void recursive_cte(pg_ctx *c,
         bool grew = false;
         for (size_t i = 0; i < cte->rel.count && i < r.count; i++) {
             size_t before = cte->rel.cols[i].lineage.count;
-            pg_add_all(c, &cte->rel.cols[i].lineage, &r.cols[i].lineage);
+            sluice_pgsql_add_all(c, &cte->rel.cols[i].lineage, &r.cols[i].lineage);
             grew = grew || cte->rel.cols[i].lineage.count != before;
             cte->rel.cols[i].base = NULL;
         }
         if (!grew)
             return;
     }
-    pg_violate(c, body, "too_complex", NULL, "the recursive CTE %s does not settle", cte->name);
+    sluice_pgsql_violate(c, body, "too_complex", NULL, "the recursive CTE %s does not settle",
+                         cte->name);
 }
 
 /* SEARCH ... SET seq and CYCLE ... SET mark USING path add columns computed from the CTE's rows
@@ -782,7 +796,8 @@ static pg_rel search_cycle_columns(pg_ctx *c, pg_rel rel, json_t *body)
     for (size_t i = 0; i < 3; i++)
         extra += added[i] != NULL;
     if ((search != NULL || cycle != NULL) && extra == 0)
-        pg_violate(c, body, "unsupported_query", NULL, "a SEARCH or CYCLE clause names no column");
+        sluice_pgsql_violate(c, body, "unsupported_query", NULL,
+                             "a SEARCH or CYCLE clause names no column");
     if (extra == 0)
         return rel;
     pg_col *cols = new_cols(c, rel.count + extra);
@@ -796,7 +811,7 @@ static pg_rel search_cycle_columns(pg_ctx *c, pg_rel rel, json_t *body)
             continue;
         cols[n].name = added[i];
         for (size_t k = 0; k < rel.count; k++)
-            pg_add_all(c, &cols[n].lineage, &rel.cols[k].lineage);
+            sluice_pgsql_add_all(c, &cols[n].lineage, &rel.cols[k].lineage);
         n++;
     }
     return (pg_rel){ cols, n };
@@ -820,22 +835,22 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
         return ctes;
     }
     for (size_t i = 0; i < n; i++) {
-        json_t *body = pg_node_body(json_array_get(list, i), "CommonTableExpr");
+        json_t *body = sluice_pgsql_node_body(json_array_get(list, i), "CommonTableExpr");
         all[i].name = json_string_value(json_object_get(body, "ctename"));
         all[i].name = all[i].name != NULL ? all[i].name : "";
         all[i].next = i > 0 ? &all[i - 1] : ctes;
         all[i].pending = true;
     }
     for (size_t i = 0; i < n; i++) {
-        json_t *body = pg_node_body(json_array_get(list, i), "CommonTableExpr");
+        json_t *body = sluice_pgsql_node_body(json_array_get(list, i), "CommonTableExpr");
         pg_cte *cte = &all[i];
         json_t *query = json_object_get(body, "ctequery");
-        if (*cte->name == '\0' || pg_node_body(query, "SelectStmt") == NULL) {
-            pg_violate(c, body, "statement_not_allowed", "a WITH query may only SELECT",
-                       "a WITH query that changes data is not allowed");
+        if (*cte->name == '\0' || sluice_pgsql_node_body(query, "SelectStmt") == NULL) {
+            sluice_pgsql_violate(c, body, "statement_not_allowed", "a WITH query may only SELECT",
+                                 "a WITH query that changes data is not allowed");
             continue;
         }
-        pg_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
+        sluice_pgsql_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
         c->ctes++;
         json_t *names = json_object_get(body, "aliascolnames");
         if (recursive) {
@@ -867,15 +882,16 @@ static void plain_distinct(pg_ctx *c, json_t *body, const pg_rel *rel)
         if (!sluice_pgsql_lineage_blocked(c, &col->lineage))
             continue;
         if (col->base != NULL && sluice_pgsql_blocked(c, col->base)) {
-            pg_add(c, &c->facts->blocked_used, col->base);
+            sluice_pgsql_add(c, &c->facts->blocked_used, col->base);
             c->facts->blocked_in_predicate = true;
             continue;
         }
-        pg_violate(c, body, "blocked_predicate",
-                   "group by the bare blocked column, or by columns not computed from it",
-                   "DISTINCT groups by column %s, which is computed from a blocked column: a "
-                   "key may only be the bare column",
-                   col->name != NULL ? col->name : "?");
+        sluice_pgsql_violate(
+            c, body, "blocked_predicate",
+            "group by the bare blocked column, or by columns not computed from it",
+            "DISTINCT groups by column %s, which is computed from a blocked column: a "
+            "key may only be the bare column",
+            col->name != NULL ? col->name : "?");
         return;
     }
 }
@@ -887,7 +903,7 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
     /* Named windows: resolved where OVER names them, and each checked here even if unused. */
     s->windows = json_object_get(body, "windowClause");
     for (size_t i = 0; i < json_array_size(s->windows); i++) {
-        json_t *def = pg_node_body(json_array_get(s->windows, i), "WindowDef");
+        json_t *def = sluice_pgsql_node_body(json_array_get(s->windows, i), "WindowDef");
         sluice_pgsql_expr(c, s, json_object_get(def, "partitionClause"), PG_STRICT, &ignore);
         sluice_pgsql_expr(c, s, json_object_get(def, "orderClause"), PG_STRICT, &ignore);
     }
@@ -913,11 +929,11 @@ static pg_rel select_core(pg_ctx *c, pg_scope *s, json_t *body)
 static bool refuse_clauses(pg_ctx *c, json_t *body)
 {
     if (json_object_get(body, "intoClause") != NULL)
-        pg_violate(c, body, "statement_not_allowed", "drop INTO: results come back to you",
-                   "SELECT INTO creates a table");
+        sluice_pgsql_violate(c, body, "statement_not_allowed",
+                             "drop INTO: results come back to you", "SELECT INTO creates a table");
     else if (json_array_size(json_object_get(body, "lockingClause")) > 0)
-        pg_violate(c, body, "statement_not_allowed", "drop FOR UPDATE / FOR SHARE",
-                   "row locks are not allowed on the read path");
+        sluice_pgsql_violate(c, body, "statement_not_allowed", "drop FOR UPDATE / FOR SHARE",
+                             "row locks are not allowed on the read path");
     else
         return false;
     return true;
@@ -925,27 +941,30 @@ static bool refuse_clauses(pg_ctx *c, json_t *body)
 
 pg_rel sluice_pgsql_query(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *node)
 {
-    json_t *body = pg_node_body(node, "SelectStmt");
+    json_t *body = sluice_pgsql_node_body(node, "SelectStmt");
     if (body == NULL && json_is_string(json_object_get(node, "op")))
         body = node; /* the two sides of a set operation come unwrapped */
     if (body == NULL) {
-        pg_violate(c, NULL, "statement_not_allowed", "only SELECT queries are analyzed",
-                   "a %s is not allowed inside a query",
-                   pg_node_type(node) != NULL ? pg_node_type(node) : "statement");
+        sluice_pgsql_violate(c, NULL, "statement_not_allowed", "only SELECT queries are analyzed",
+                             "a %s is not allowed inside a query",
+                             sluice_pgsql_node_type(node) != NULL ? sluice_pgsql_node_type(node)
+                                                                  : "statement");
         return empty_rel();
     }
     if (c->nomem || refuse_clauses(c, body))
         return empty_rel();
     if (++c->depth > SLUICE_PGSQL_MAX_DEPTH) {
-        pg_violate(c, body, "too_complex", "simplify the query", "queries nest too deeply");
+        sluice_pgsql_violate(c, body, "too_complex", "simplify the query",
+                             "queries nest too deeply");
         c->depth--;
         return empty_rel();
     }
     json_t *with = json_object_get(body, "withClause");
     if (with != NULL)
-        ctes = with_clause(
-            c, parent, ctes,
-            pg_node_body(with, "WithClause") != NULL ? pg_node_body(with, "WithClause") : with);
+        ctes = with_clause(c, parent, ctes,
+                           sluice_pgsql_node_body(with, "WithClause") != NULL
+                               ? sluice_pgsql_node_body(with, "WithClause")
+                               : with);
     const char *op = json_string_value(json_object_get(body, "op"));
     pg_rel rel;
     if (op != NULL && strcmp(op, "SETOP_NONE") != 0) {

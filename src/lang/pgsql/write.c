@@ -17,8 +17,8 @@
 
 static void refuse(pg_ctx *c, json_t *body, const char *suggestion, const char *what)
 {
-    pg_violate(c, body, "statement_not_allowed", suggestion,
-               "%s is not analyzed; the %s is refused", what, c->facts->statement_kind);
+    sluice_pgsql_violate(c, body, "statement_not_allowed", suggestion,
+                         "%s is not analyzed; the %s is refused", what, c->facts->statement_kind);
 }
 
 /* No value written may carry a blocked field's value into the table. */
@@ -27,11 +27,11 @@ check_value(pg_ctx *c, json_t *at, const sluice_codefacts_list *lineage, const c
 {
     for (size_t k = 0; k < lineage->count; k++)
         if (sluice_pgsql_blocked(c, lineage->items[k])) {
-            pg_violate(c, at, "blocked_column",
-                       "write literals or parameters, never blocked fields",
-                       "the value written to %s is computed from %s, a blocked field: the write "
-                       "would copy it where it can be read",
-                       column != NULL ? column : "the table", lineage->items[k]);
+            sluice_pgsql_violate(
+                c, at, "blocked_column", "write literals or parameters, never blocked fields",
+                "the value written to %s is computed from %s, a blocked field: the write "
+                "would copy it where it can be read",
+                column != NULL ? column : "the table", lineage->items[k]);
             return;
         }
 }
@@ -46,7 +46,8 @@ static void where_clause(pg_ctx *c, pg_scope *s, json_t *body)
 
 static void insert_stmt(pg_ctx *c, pg_scope *s, json_t *body)
 {
-    json_t *conflict = pg_node_body(json_object_get(body, "onConflictClause"), "OnConflictClause");
+    json_t *conflict =
+        sluice_pgsql_node_body(json_object_get(body, "onConflictClause"), "OnConflictClause");
     if (conflict == NULL)
         conflict = json_object_get(body, "onConflictClause");
     const char *action = json_string_value(json_object_get(conflict, "action"));
@@ -59,7 +60,7 @@ static void insert_stmt(pg_ctx *c, pg_scope *s, json_t *body)
     pg_rel rel = sluice_pgsql_query(c, NULL, NULL, select);
     json_t *cols = json_object_get(body, "cols");
     for (size_t i = 0; i < rel.count; i++) {
-        json_t *rt = pg_node_body(json_array_get(cols, i), "ResTarget");
+        json_t *rt = sluice_pgsql_node_body(json_array_get(cols, i), "ResTarget");
         check_value(c, body, &rel.cols[i].lineage, json_string_value(json_object_get(rt, "name")));
     }
     (void)s;
@@ -70,10 +71,10 @@ static void update_stmt(pg_ctx *c, pg_scope *s, json_t *body)
     sluice_pgsql_from_list(c, s, json_object_get(body, "fromClause"));
     json_t *targets = json_object_get(body, "targetList");
     for (size_t i = 0; i < json_array_size(targets); i++) {
-        json_t *rt = pg_node_body(json_array_get(targets, i), "ResTarget");
+        json_t *rt = sluice_pgsql_node_body(json_array_get(targets, i), "ResTarget");
         sluice_codefacts_list lineage = { 0 };
         sluice_pgsql_expr(c, s, json_object_get(rt, "val"), PG_VALUE, &lineage);
-        pg_add_all(c, &c->facts->fields_read, &lineage);
+        sluice_pgsql_add_all(c, &c->facts->fields_read, &lineage);
         check_value(c, rt, &lineage, json_string_value(json_object_get(rt, "name")));
     }
     where_clause(c, s, body);
@@ -90,13 +91,13 @@ static void truncate_stmt(pg_ctx *c, json_t *body)
     json_t *rels = json_object_get(body, "relations");
     for (size_t i = 0; i < json_array_size(rels); i++) {
         pg_scope s = { 0 };
-        sluice_pgsql_target(c, &s, pg_node_body(json_array_get(rels, i), "RangeVar"));
+        sluice_pgsql_target(c, &s, sluice_pgsql_node_body(json_array_get(rels, i), "RangeVar"));
     }
 }
 
 void sluice_pgsql_change(pg_ctx *c, json_t *stmt)
 {
-    const char *type = pg_node_type(stmt);
+    const char *type = sluice_pgsql_node_type(stmt);
     json_t *body = type != NULL ? json_object_get(stmt, type) : NULL;
     if (type == NULL || strcmp(type, "MergeStmt") == 0) {
         refuse(c, body, "write an INSERT or an UPDATE", "MERGE");
