@@ -16,6 +16,10 @@
 // cost-coach server: sluice (OpenAPI engine, its config generated from
 // examples/cost-coach/sluice.toml) in front of examples/cost-coach/server.mjs; the naive side is
 // rest_mirror.mjs, one tool per REST operation of the same spec, against the same server.
+// That config opts its read-only route into execute_on_validate (see its comment), so the
+// agent asks validate_code to run the plan in the same call ("execute": true), as a model does
+// when validate_code offers it; the report marks such questions one_call. Everywhere else the
+// configs leave it off and the agent validates, then executes.
 // Questions with a `surface` (the world's: GitHub REST, GitHub GraphQL, a 300-table warehouse;
 // see WORLD in questions.mjs) run on that surface's two servers: code mode in front of a local
 // stub (github_rest_stub.mjs, github_graphql_stub.mjs) or the warehouse, after the search and
@@ -293,13 +297,17 @@ async function main() {
     const ca = new Agent(surface ? surface.codemode : q.graphql ? gqlClient : q.javascript ? ccClient : cmClient);
     const code = q.graphql ?? q.javascript ?? q.sql;
     const vars = q.variables ? { variables: q.variables } : {};
+    let oneCall = false;
     const c = await timed(async () => {
-      await ca.listTools();
+      const tools = await ca.listTools();
+      // one call when the server offers it (some route has execute_on_validate on)
+      oneCall = Boolean(tools.find((t) => t.name === "validate_code")?.inputSchema?.properties?.execute);
       await ca.prompt("start_code_mode", { question: q.question });
       if (q.discover) await q.discover(ca);
-      const v = await ca.call("validate_code", { code, ...vars });
+      const v = await ca.call("validate_code", { code, ...vars, ...(oneCall ? { execute: true } : {}) });
       if (!v.valid) throw new Error(`${q.id}: validate_code refused: ${JSON.stringify(v.violations)}`);
-      const r = await ca.call("execute_code", { code, approval_token: v.approval_token, ...vars });
+      if (oneCall && !v.result) throw new Error(`${q.id}: validate_code did not run it: ${JSON.stringify(v.warnings)}`);
+      const r = oneCall ? v.result : await ca.call("execute_code", { code, approval_token: v.approval_token, ...vars });
       return q.graphql || q.javascript ? q.rows(r.value) : r.rows;
     });
     if (opt.tamper) n.value = n.value.slice(1);
@@ -308,7 +316,7 @@ async function main() {
       id: q.id, label: q.label, seed: q.seed, surface: q.surface ?? "demo", question: q.question, language: q.graphql ? "graphql" : q.javascript ? "javascript" : "sql",
       agree, answer_rows: c.value.length,
       naive: { tokens: na.tokens, round_trips: na.trips, tool_calls: na.calls, rows_seen: na.rowsSeen, wall_ms: Math.round(n.ms) },
-      codemode: { tokens: ca.tokens, round_trips: ca.trips, tool_calls: ca.calls, wall_ms: Math.round(c.ms) },
+      codemode: { tokens: ca.tokens, round_trips: ca.trips, tool_calls: ca.calls, wall_ms: Math.round(c.ms), one_call: oneCall },
       token_ratio: na.tokens / ca.tokens,
     };
     if (!agree) r.mismatch = { naive: n.value.slice(0, 5), codemode: c.value.slice(0, 5) };
@@ -367,6 +375,7 @@ function printTable(rep) {
     console.log(`${r.id.padEnd(30)} ${pad(r.naive.tokens, 10)} ${pad(r.naive.round_trips, 6)} ${pad(r.naive.wall_ms, 7)} ` +
                 `${pad(r.codemode.tokens, 9)} ${pad(r.codemode.round_trips, 6)} ${pad(r.codemode.wall_ms, 6)} ` +
                 `${pad("x" + r.token_ratio.toFixed(1), 8)} ${r.agree ? "same" : "DIFFERENT"}` +
+                (r.codemode.one_call ? "  (one call: execute_on_validate)" : "") +
                 (r.querymode ? `  (query mode: ${r.querymode.tokens} tok, ${r.querymode.round_trips} trips, ` +
                                `${r.querymode.wall_ms} ms, x${r.querymode.token_ratio.toFixed(1)})` : ""));
   const s = rep.spread;

@@ -7,6 +7,7 @@
 #define SLUICE_CLI_CLI_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 #define SLUICE_EXIT_OK      0
 #define SLUICE_EXIT_FAIL    1
@@ -18,6 +19,11 @@ typedef struct sluice_command {
     const char *summary;
     int (*run)(int argc, char **argv); /* argv[0] is the command name */
 } sluice_command;
+
+/* The code in path ("-": stdin), NUL-terminated, in arena; *len its length. NULL when it cannot
+ * be read or is over SLUICE_LIMIT_CODE_BYTES (cmd_validate.c). */
+struct sluice_arena;
+char *sluice_cli_read_code(struct sluice_arena *arena, const char *path, size_t *len);
 
 /* Writes a key line to a new file, mode 0600 (cmd_keygen.c); with force, replaces it
  * atomically. Returns an exit status; the reason is printed on failure. */

@@ -184,9 +184,10 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
         return SLUICE_EXIT_OK;
     }
     sluice_audit *log = open_audit(config, arena);
+    const sluice_approval_decision decision = { o->id, !o->reject, o->admin, log != NULL };
     sluice_approval d;
-    sluice_status st = sluice_approval_decide(store, o->id, !o->reject, o->admin, log != NULL,
-                                              sluice_clock_now_s(NULL), &d, arena, &err);
+    sluice_status st =
+        sluice_approval_decide(store, &decision, sluice_clock_now_s(NULL), &d, arena, &err);
     int rc = SLUICE_EXIT_OK;
     if (st == SLUICE_OK) {
         if (log != NULL)

@@ -46,7 +46,7 @@ static void validate_usage(FILE *out, const char *command)
           out);
 }
 
-static char *read_code(sluice_arena *arena, const char *path, size_t *len)
+char *sluice_cli_read_code(sluice_arena *arena, const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
     if (f == NULL)
@@ -232,7 +232,7 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
     const char *cmd = execute ? "execute" : "validate";
     sluice_error err = { 0 };
     size_t code_len = 0;
-    char *code = read_code(arena, a->code_path, &code_len);
+    char *code = sluice_cli_read_code(arena, a->code_path, &code_len);
     if (code == NULL) {
         fprintf(stderr, "sluice %s: cannot read %s (or it is over %u bytes)\n", cmd, a->code_path,
                 SLUICE_LIMIT_CODE_BYTES);

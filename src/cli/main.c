@@ -23,6 +23,7 @@ int sluice_cmd_execute(int argc, char **argv);
 int sluice_cmd_init(int argc, char **argv);
 int sluice_cmd_keygen(int argc, char **argv);
 int sluice_cmd_policy(int argc, char **argv);
+int sluice_cmd_program(int argc, char **argv);
 int sluice_cmd_serve(int argc, char **argv);
 int sluice_cmd_validate(int argc, char **argv);
 
@@ -35,6 +36,7 @@ static const sluice_command commands[] = {
     { "init", "write a starter config for a database file", sluice_cmd_init },
     { "keygen", "make a signing key for approval tokens", sluice_cmd_keygen },
     { "policy", "evaluate or check Cedar policies", sluice_cmd_policy },
+    { "program", "promote, demote or list saved programs", sluice_cmd_program },
     { "serve", "serve MCP over stdio or Streamable HTTP", sluice_cmd_serve },
     { "validate", "show what validate_code answers for a file of code", sluice_cmd_validate },
     { NULL, NULL, NULL },

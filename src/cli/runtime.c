@@ -64,6 +64,8 @@ static sluice_status open_token_state(sluice_runtime *rt,
     if (st != SLUICE_OK)
         return st;
     st = open_quotas(rt, config, err_arena, err);
+    if (st == SLUICE_OK && c->programs_file != NULL)
+        st = sluice_program_store_open_file(c->programs_file, &rt->programs, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     if (config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */
@@ -162,6 +164,7 @@ void sluice_runtime_close(sluice_runtime *rt)
     sluice_audit_close(rt->audit);
     sluice_replay_close(rt->replay);
     sluice_approval_close(rt->approvals);
+    sluice_program_store_close(rt->programs);
     sluice_quota_close(rt->quotas);
     sluice_key_store_close(rt->keys);
     sluice_arena_free(rt->arena);

@@ -32,10 +32,17 @@ static sluice_status add_database_surface(const sluice_config *config,
     sluice_status st = sluice_runtime_open_codemode(config, &b->rt, &b->cm, err_arena, err);
     if (st == SLUICE_OK && config->code_mode.enabled)
         st = sluice_codemode_register(b->cm, b->server, err);
+    const sluice_curated_services curated = {
+        .config = config,
+        .executor = b->cm != NULL ? sluice_codemode_executor(b->cm) : NULL,
+        .rt = b->rt,
+        .analyzer = b->cm,
+        .arena = b->rt != NULL ? b->rt->arena : NULL,
+    };
     if (st == SLUICE_OK && check_now)
         st = sluice_codemode_check_backends(b->cm, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_curated_register(b->cm, b->server, check_now, err_arena, err);
+        st = sluice_curated_register(&curated, b->server, check_now, err_arena, err);
     return st;
 }
 

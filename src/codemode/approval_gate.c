@@ -98,10 +98,10 @@ sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
              json_string_value(json_object_get(validation, "action")),
              json_string_value(json_object_get(validation, "risk_level")),
              json_string_value(json_object_get(validation, "explanation")));
+    const sluice_approval_ask ask = { id, expires_at, caller->identity->user_id, summary };
     sluice_approval a;
     sluice_status st =
-        sluice_approval_request(rt->approvals, id, expires_at, caller->identity->user_id, summary,
-                                sluice_runtime_now_s(rt), &a, arena, err);
+        sluice_approval_request(rt->approvals, &ask, sluice_runtime_now_s(rt), &a, arena, err);
     if (st != SLUICE_OK)
         return st;
     json_t *record =

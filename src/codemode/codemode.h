@@ -164,4 +164,64 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
                                     json_t *fields,
                                     sluice_error *err);
 
+/* ---- saved programs (codemode/program.h) ---------------------------------------------------
+ * An administrator promotes a validated program to a named tool; callers run it by name with
+ * typed arguments. A call is judged like execute_code (quotas, the caller's route and policy,
+ * config rules, blocked fields, limits, audit) but needs no token and no approval of its own:
+ * the promotion was the approval, and every run's audit record names it. */
+
+struct sluice_program;
+struct sluice_program_catalog;
+
+/* What an administrator promotes: req's code, its language (req->caller->language) and example
+ * variables (req->variables), judged for req->caller as validate_code judges them. */
+typedef struct sluice_codemode_promotion {
+    const char *name;
+    const char *description; /* for the model; may be NULL */
+    /* {name: {type, description?, minimum?, maximum?, maxLength?}}; NULL: derived from the
+     * example variables */
+    const json_t *parameters;
+} sluice_codemode_promotion;
+
+/* Promotes: judges the code, refuses it (SLUICE_E_DENIED, err naming the first violation) unless
+ * it is valid, derives the parameters and writes the next version of the name, sealed, to the
+ * program store, and audits it ("promote"). *out: the record written plus "validation" (new
+ * reference). SLUICE_E_UNSUPPORTED without [code_mode] programs_file; SLUICE_E_INVALID for a bad
+ * name or parameter spec; the store's errors (SLUICE_E_DENIED: someone promoted it meanwhile). */
+sluice_status sluice_codemode_promote(sluice_codemode *cm,
+                                      const sluice_codemode_request *req,
+                                      const sluice_codemode_promotion *promotion,
+                                      json_t **out);
+
+/* Demotes name (by req->caller, for reason; req's code and variables are not read): writes its
+ * next version as demoted and audits it. *out_version: the version written. SLUICE_E_NOT_FOUND,
+ * SLUICE_E_DENIED (already demoted), SLUICE_E_UNSUPPORTED, the store's errors. */
+sluice_status sluice_codemode_demote(sluice_codemode *cm,
+                                     const sluice_codemode_request *req,
+                                     const char *name,
+                                     const char *reason,
+                                     int64_t *out_version);
+
+/* The program store read now (latest version of each name; see sluice_program_catalog_load),
+ * in arena. SLUICE_E_UNSUPPORTED without a store; a damaged store is an error. */
+sluice_status sluice_codemode_programs(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       struct sluice_program_catalog *out,
+                                       sluice_error *err);
+
+/* Why p cannot run now whoever calls it (disabled, demoted, or its basis changed: the schema of
+ * its database, the policy set, the rules), or NULL. In arena. */
+const char *sluice_codemode_program_unusable(sluice_codemode *cm,
+                                             sluice_arena *arena,
+                                             const struct sluice_program *p);
+
+/* Runs saved program name for req->caller with req->variables as its arguments (req's code,
+ * language and token are not read). As sluice_codemode_execute; SLUICE_E_NOT_FOUND with
+ * err->message NULL when no program has that name (nothing audited). */
+sluice_status sluice_codemode_run_program(sluice_codemode *cm,
+                                          const sluice_codemode_request *req,
+                                          const char *name,
+                                          json_t **out,
+                                          char **out_text);
+
 #endif

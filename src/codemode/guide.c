@@ -183,6 +183,27 @@ static void put_reason(sluice_buf *b, const sluice_policy_reason *r)
     sluice_buf_printf(b, "%s", r->annotation != NULL ? r->annotation : r->id);
 }
 
+/* The policy's verdict on a program that calls operation alone, as action: whether it is
+ * permitted (an evaluation error is not). */
+static bool permits_operation(sluice_arena *arena,
+                              const sluice_policy *policy,
+                              const sluice_identity *caller,
+                              const sluice_policy_route *route,
+                              const char *operation,
+                              sluice_action action)
+{
+    sluice_codefacts *f = sluice_codefacts_new(arena, "");
+    if (f == NULL || sluice_codefacts_list_add(f, &f->operations, operation) != SLUICE_OK)
+        return false;
+    f->action = action;
+    sluice_policy_decision d;
+    sluice_error err = { 0 };
+    if (sluice_policy_evaluate(policy, arena, caller, route, action, f, &d, &err) != SLUICE_OK)
+        return false;
+    json_decref(d.request);
+    return d.allow;
+}
+
 /* Asks the policy about each action with no code yet; Write and Delete also once per operation
  * the route allows, since the seed's power-user permit is about named operations. */
 static void list_policy_actions(sluice_buf *b,
@@ -212,20 +233,12 @@ static void list_policy_actions(sluice_buf *b,
         sluice_buf_putc(b, '\n');
     }
     const sluice_strlist *ops = route->allowed_operations;
-    for (size_t i = 0; i < ops->count; i++) {
-        sluice_codefacts *f = sluice_codefacts_new(arena, "");
-        if (f == NULL || sluice_codefacts_list_add(f, &f->operations, ops->items[i]) != SLUICE_OK)
-            return;
-        f->action = SLUICE_ACTION_WRITE;
-        sluice_policy_decision d;
-        sluice_error err = { 0 };
-        if (sluice_policy_evaluate(policy, arena, caller, route, SLUICE_ACTION_WRITE, f, &d,
-                                   &err) != SLUICE_OK)
-            continue;
-        json_decref(d.request);
-        sluice_buf_printf(b, "- write through operation `%s`: %s\n", ops->items[i],
-                          d.allow ? "permitted" : "not permitted");
-    }
+    for (size_t i = 0; i < ops->count; i++)
+        sluice_buf_printf(
+            b, "- write through operation `%s`: %s\n", ops->items[i],
+            permits_operation(arena, policy, caller, route, ops->items[i], SLUICE_ACTION_WRITE)
+                ? "permitted"
+                : "not permitted");
 }
 
 static void list_forbids(sluice_buf *b, sluice_arena *arena, const sluice_policy *policy)
@@ -437,6 +450,39 @@ static void put_values(sluice_buf *b, const char *values)
         }
         sluice_buf_putc(b, *p);
     }
+}
+
+/* sluice_schema_may_call for one caller: their policy asked about each operation. */
+typedef struct caller_policy {
+    sluice_arena *arena;
+    const sluice_policy *policy;
+    const sluice_identity *caller;
+    const sluice_policy_route *route;
+} caller_policy;
+
+static bool caller_may_call(void *ctx, const char *operation, int action)
+{
+    const caller_policy *c = ctx;
+    return permits_operation(c->arena, c->policy, c->caller, c->route, operation,
+                             (sluice_action)action);
+}
+
+const sluice_schema *sluice_guide_schema_for(sluice_arena *arena,
+                                             const sluice_schema *schema,
+                                             const sluice_policy *policy,
+                                             const sluice_identity *caller)
+{
+    if (schema == NULL || schema->declare == NULL || policy == NULL)
+        return schema;
+    caller_policy c = { arena, policy, caller, sluice_policy_route_for(policy, caller) };
+    sluice_schema *mine = sluice_arena_alloc(arena, sizeof *mine);
+    const char *declaration =
+        schema->declare(schema->declare_state, arena, c.route->rules, caller_may_call, &c);
+    if (mine == NULL || declaration == NULL)
+        return NULL;
+    *mine = *schema;
+    mine->declaration = declaration;
+    return mine;
 }
 
 /* One line per table: "customers ~5000 rows: id INTEGER pk, plan VARCHAR 'free'|'pro', ..." —

@@ -66,6 +66,15 @@ const char *sluice_guide_blocked_mark(const sluice_schema *schema);
  * "Discovery"). Chosen so tools/list plus the prompt stay under 1,000 tokens. */
 #define SLUICE_GUIDE_INLINE_SCHEMA_BYTES 2400
 
+/* schema as caller sees it: an API's declaration rendered under their route's rules, each
+ * operation asked of their policy as a program that calls it alone (a writer sees the request
+ * bodies of the writes it may call; the rest is named as not callable); schema itself when the
+ * backend's declaration is the same for everyone or there is no policy. NULL on NOMEM. */
+const sluice_schema *sluice_guide_schema_for(sluice_arena *arena,
+                                             const sluice_schema *schema,
+                                             const struct sluice_policy *policy,
+                                             const sluice_identity *caller);
+
 /* The whole schema, one line per table or type (an API's declaration as it is), for the start
  * prompt when it is small. NULL on NOMEM. */
 char *sluice_guide_schema_brief(sluice_arena *arena, const sluice_schema *schema);

@@ -14,6 +14,7 @@
 #include "codemode/codemode.h"
 #include "codemode/observe.h"
 #include "codemode/present.h"
+#include "codemode/program.h"
 #include "codemode/quota_gate.h"
 #include "codemode/risk.h"
 #include "codemode/runtime.h"
@@ -1106,26 +1107,19 @@ static sluice_status admit(request *r)
     return SLUICE_OK;
 }
 
-static sluice_status execute(request *r, json_t **out, char **out_text)
+/* Runs r's admitted program and reports it: usage charged against the quotas, the output
+ * guard, one "execute" audit record (naming the program when a saved one ran: its promotion was
+ * the approval) and the result. run_id names the run to the executor (the token id, or a saved
+ * call's fresh id). */
+static sluice_status run_and_report(
+    request *r, const char *run_id, const sluice_program *program, json_t **out, char **out_text)
 {
     sluice_codemode *cm = r->cm;
     sluice_arena *arena = r->arena;
     sluice_error *err = r->err;
-    if (sluice_runtime_audit_broken(cm->rt))
-        return sluice_error_set(err, arena, SLUICE_E_IO,
-                                "the audit log cannot be written, so nothing runs until an "
-                                "administrator repairs it (sluice audit verify)");
-    /* before the token is opened: a caller over quota costs no work, and keeps the token */
-    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_EXECUTE, &r->room);
-    if (st == SLUICE_OK)
-        st = admit(r);
-    if (st != SLUICE_OK)
-        return st;
     const sluice_codefacts *f = r->j.facts;
     sluice_exec_result res = { 0 };
-    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-    sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
-    st = run(r, id, &res);
+    sluice_status st = run(r, run_id, &res);
     if (st != SLUICE_OK)
         sluice_metric_inc(SLUICE_METRIC_ENGINE_ERRORS, sluice_status_name(st), NULL, NULL);
     /* what it returned and called counts even when it then failed; unrecorded, the result is
@@ -1142,16 +1136,22 @@ static sluice_status execute(request *r, json_t **out, char **out_text)
         st = sluice_error_set(err, arena, SLUICE_E_DENIED,
                               "result column '%s' has the name of a blocked field; rename it",
                               leaked);
-    json_t *record =
-        json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
-                  st == SLUICE_OK ? "executed" : "failed", "language", f->language, "code",
-                  r->in->code, "code_hash", f->code_hash, "action", action_label(f->action),
-                  "token_id", id, "rows", (json_int_t)res.row_count, "truncated", res.truncated,
-                  "elapsed_ms", (json_int_t)res.elapsed_ms);
+    json_t *record = json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:I, s:b, s:I}", "decision",
+                               st == SLUICE_OK ? "executed" : "failed", "language", f->language,
+                               "code", r->in->code, "code_hash", f->code_hash, "action",
+                               action_label(f->action), program != NULL ? "run_id" : "token_id",
+                               run_id, "rows", (json_int_t)res.row_count, "truncated",
+                               res.truncated, "elapsed_ms", (json_int_t)res.elapsed_ms);
     if (st != SLUICE_OK)
         json_object_set_new(record, "error", json_string(err->message));
     if (res.calls != NULL) /* a plan's upstream calls, with statuses and idempotency keys */
         json_object_set(record, "calls", res.calls);
+    if (program != NULL)
+        json_object_set_new(record, "program",
+                            json_pack("{s:s, s:I, s:s, s:I, s:s}", "name", program->name, "version",
+                                      (json_int_t)program->version, "promoted_by", program->by,
+                                      "promoted_at", (json_int_t)program->at, "approval",
+                                      "promotion"));
     sluice_error audit_err = { 0 };
     if (sluice_codemode_audit(cm, arena, r->in->caller, "execute", record, &audit_err) !=
             SLUICE_OK &&
@@ -1166,6 +1166,337 @@ static sluice_status execute(request *r, json_t **out, char **out_text)
     return *out != NULL && *out_text != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+}
+
+static sluice_status refuse_broken_audit(const request *r)
+{
+    return sluice_error_set(r->err, r->arena, SLUICE_E_IO,
+                            "the audit log cannot be written, so nothing runs until an "
+                            "administrator repairs it (sluice audit verify)");
+}
+
+static sluice_status execute(request *r, json_t **out, char **out_text)
+{
+    if (sluice_runtime_audit_broken(r->cm->rt))
+        return refuse_broken_audit(r);
+    /* before the token is opened: a caller over quota costs no work, and keeps the token */
+    sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_EXECUTE, &r->room);
+    if (st == SLUICE_OK)
+        st = admit(r);
+    if (st != SLUICE_OK)
+        return st;
+    char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+    sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
+    return run_and_report(r, id, NULL, out, out_text);
+}
+
+/* ---- saved programs ------------------------------------------------------------------------ */
+
+/* What a program judged for r is judged on now: r's backend, its live schema, the policy and
+ * the rules (hex in r's arena). */
+static sluice_status live_basis(const request *r, sluice_program_basis *out)
+{
+    char *rules = sluice_arena_alloc(r->arena, SLUICE_HASH_HEX_CHARS + 1);
+    if (rules == NULL)
+        return sluice_error_set(r->err, r->arena, SLUICE_E_NOMEM, "out of memory");
+    sluice_hash_hex(r->cm->rules_fingerprint, sizeof r->cm->rules_fingerprint, rules);
+    *out = (sluice_program_basis){ r->j.be->name, r->j.schema->version_hash,
+                                   sluice_policy_version(r->cm->policy), rules };
+    return SLUICE_OK;
+}
+
+static sluice_status
+need_programs(const sluice_codemode *cm, sluice_arena *arena, sluice_error *err)
+{
+    return cm->rt->programs != NULL
+               ? SLUICE_OK
+               : sluice_error_set(err, arena, SLUICE_E_UNSUPPORTED,
+                                  "saved programs are off: set [code_mode] programs_file");
+}
+
+sluice_status sluice_codemode_programs(sluice_codemode *cm,
+                                       sluice_arena *arena,
+                                       sluice_program_catalog *out,
+                                       sluice_error *err)
+{
+    sluice_status st = need_programs(cm, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
+    st = sluice_program_catalog_load(cm->rt->programs, ring, arena, out, err);
+    sluice_key_store_release(cm->rt->keys, ring);
+    return st;
+}
+
+const char *
+sluice_codemode_program_unusable(sluice_codemode *cm, sluice_arena *arena, const sluice_program *p)
+{
+    if (p->disabled != NULL)
+        return p->disabled;
+    const backend *be = NULL;
+    for (size_t i = 0; i < cm->backend_count; i++)
+        if (strcmp(cm->backends[i].name, p->basis.backend) == 0)
+            be = &cm->backends[i];
+    sluice_error scratch = { 0 };
+    const sluice_schema *schema = NULL;
+    if (be == NULL || sluice_executor_catalog(be->executor, arena, &schema, &scratch) != SLUICE_OK)
+        return sluice_arena_printf(arena,
+                                   "saved program '%s': its database '%s' is not open on this "
+                                   "server; re-promote it",
+                                   p->name, p->basis.backend);
+    request r = { .cm = cm, .arena = arena, .err = &scratch };
+    r.j.be = be;
+    r.j.schema = schema;
+    sluice_program_basis live;
+    if (live_basis(&r, &live) != SLUICE_OK)
+        return "(out of memory)";
+    return sluice_program_stale(p, &live, arena);
+}
+
+/* The risk level named name (critical for an unknown name: never looser than it says). */
+static sluice_risk risk_named(const char *name)
+{
+    for (int i = SLUICE_RISK_LOW; i < SLUICE_RISK_CRITICAL; i++)
+        if (strcmp(sluice_risk_name((sluice_risk)i), name) == 0)
+            return (sluice_risk)i;
+    return SLUICE_RISK_CRITICAL;
+}
+
+/* Refuses a saved call with reason, err already set; audited like every refusal. */
+static sluice_status refuse_saved(const request *r, const char *reason)
+{
+    return refuse(r, reason, SLUICE_E_DENIED);
+}
+
+/* Everything before a saved program runs: its record usable, the arguments typed and bounded,
+ * the code judged for this caller now (route, config rules, policy), and the judgement within
+ * what the promotion approved (same code, action, no higher risk, the same basis). No token, no
+ * approval: the promotion was the approval. Every refusal is audited. */
+static sluice_status admit_saved(request *r, const sluice_program *p)
+{
+    sluice_arena *arena = r->arena;
+    sluice_error *err = r->err;
+    if (p->disabled != NULL) {
+        sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", p->disabled);
+        return refuse_saved(r, "program_disabled");
+    }
+    sluice_status st = sluice_program_check_arguments(p, r->in->variables, arena, err);
+    if (st != SLUICE_OK) {
+        if (st == SLUICE_E_INVALID)
+            sluice_error_set(err, arena, SLUICE_E_DENIED,
+                             "saved program '%s' was not run: %s; pass one argument per "
+                             "parameter, of its type and within its bounds",
+                             p->name, err->message);
+        return st == SLUICE_E_INVALID ? refuse_saved(r, "arguments") : refuse(r, "internal", st);
+    }
+    st = judge(r, NULL);
+    sluice_program_basis live;
+    if (st == SLUICE_OK)
+        st = live_basis(r, &live);
+    if (st != SLUICE_OK)
+        return refuse(r, "internal", st);
+    const sluice_codefacts *f = r->j.facts;
+    const char *stale = sluice_program_stale(p, &live, arena);
+    if (stale != NULL) {
+        sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", stale);
+        return refuse_saved(r, "program_stale");
+    }
+    if (judgement_refused(&r->j)) {
+        const char *why = f->violation_count > 0            ? f->violations[0].message
+                          : r->j.policy.violation_count > 0 ? r->j.policy.violations[0].message
+                                                            : "it is refused";
+        sluice_error_set(err, arena, SLUICE_E_DENIED, "saved program '%s' may not run for you: %s",
+                         p->name, why);
+        return refuse_saved(r, "violations");
+    }
+    if (strcmp(f->code_hash, p->code_hash) != 0 ||
+        strcmp(action_label(f->action), p->action) != 0 || r->j.risk > risk_named(p->risk)) {
+        sluice_error_set(err, arena, SLUICE_E_DENIED,
+                         "saved program '%s' (version %lld) is disabled: it is now judged %s at "
+                         "%s risk, and was promoted as %s at %s risk; an administrator must "
+                         "validate it again and re-promote it",
+                         p->name, (long long)p->version, action_label(f->action),
+                         sluice_risk_name(r->j.risk), p->action, p->risk);
+        return refuse_saved(r, "program_changed");
+    }
+    return SLUICE_OK;
+}
+
+sluice_status sluice_codemode_run_program(sluice_codemode *cm,
+                                          const sluice_codemode_request *req,
+                                          const char *name,
+                                          json_t **out,
+                                          char **out_text)
+{
+    int64_t start = sluice_metric_now_ns();
+    sluice_program_catalog catalog;
+    sluice_status st = sluice_codemode_programs(cm, req->arena, &catalog, req->err);
+    const sluice_program *p = st == SLUICE_OK ? sluice_program_find(&catalog, name) : NULL;
+    if (st == SLUICE_OK && p == NULL)
+        return SLUICE_E_NOT_FOUND;
+    sluice_codemode_caller caller = *req->caller;
+    caller.language = p != NULL ? p->language : NULL;
+    sluice_codemode_request in = *req;
+    in.caller = &caller;
+    in.code = p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
+    in.code_len = strlen(in.code);
+    in.token = NULL;
+    request r = { .cm = cm, .in = &in, .arena = req->arena, .err = req->err };
+    if (st != SLUICE_OK) { /* a store that cannot be read runs nothing */
+        sluice_error_set(r.err, r.arena, st, "saved program '%s' was not run: %s", name,
+                         r.err->message != NULL ? r.err->message : sluice_status_name(st));
+        return refuse(&r, "program_store", st);
+    }
+    if (sluice_runtime_audit_broken(cm->rt))
+        return refuse_broken_audit(&r);
+    st = admit_quota(&r, SLUICE_QUOTA_STAGE_EXECUTE, &r.room);
+    if (st == SLUICE_OK)
+        st = admit_saved(&r, p);
+    if (st == SLUICE_OK) {
+        uint8_t id[SLUICE_TOKEN_ID_BYTES];
+        char hex[2 * SLUICE_TOKEN_ID_BYTES + 1];
+        randombytes_buf(id, sizeof id);
+        sluice_hash_hex(id, sizeof id, hex);
+        st = run_and_report(&r, hex, p, out, out_text);
+    }
+    sluice_codemode_observe_time(language_label(cm, &caller), true, sluice_metric_now_ns() - start);
+    return st;
+}
+
+/* The next version of name in catalog (1 when new). */
+static int64_t next_version(const sluice_program_catalog *catalog, const char *name)
+{
+    const sluice_program *p = sluice_program_find(catalog, name);
+    return p != NULL ? p->version + 1 : 1;
+}
+
+/* Writes p through the store sealed with the current key, then audits event with p's record. */
+static sluice_status save_and_audit(sluice_codemode *cm,
+                                    const sluice_codemode_request *req,
+                                    const sluice_program *p,
+                                    const char *event,
+                                    json_t **out_record)
+{
+    const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
+    sluice_status st = sluice_program_save(cm->rt->programs, ring, p, req->arena, req->err);
+    sluice_key_store_release(cm->rt->keys, ring);
+    json_t *record = st == SLUICE_OK ? sluice_program_to_json(p) : NULL;
+    if (st == SLUICE_OK && record == NULL)
+        st = sluice_error_set(req->err, req->arena, SLUICE_E_NOMEM, "out of memory");
+    if (st == SLUICE_OK) /* stored: the audit must say so, or the caller hears it failed */
+        st = sluice_codemode_audit(cm, req->arena, req->caller, event, json_deep_copy(record),
+                                   req->err);
+    if (st == SLUICE_OK && out_record != NULL)
+        *out_record = record;
+    else
+        json_decref(record);
+    return st;
+}
+
+static const char *by_of(const sluice_codemode_request *req)
+{
+    const sluice_identity *who = req->caller->identity;
+    return who != NULL && who->user_id != NULL ? who->user_id : "local";
+}
+
+sluice_status sluice_codemode_promote(sluice_codemode *cm,
+                                      const sluice_codemode_request *req,
+                                      const sluice_codemode_promotion *promotion,
+                                      json_t **out)
+{
+    sluice_arena *arena = req->arena;
+    sluice_error *err = req->err;
+    sluice_status st = need_programs(cm, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    if (!sluice_program_name_valid(promotion->name) ||
+        sluice_program_name_reserved(cm->config, promotion->name))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "'%.64s' cannot name a saved program: use 1-64 of A-Z a-z 0-9 _ . "
+                                "-, and not the name of a built-in or [[tools]] tool",
+                                promotion->name != NULL ? promotion->name : "");
+    request r = { .cm = cm, .in = req, .arena = arena, .err = err };
+    sluice_program p = { .name = promotion->name, .description = promotion->description };
+    sluice_program_catalog catalog;
+    st = judge(&r, NULL);
+    if (st == SLUICE_OK && judgement_refused(&r.j)) {
+        const sluice_codefacts *f = r.j.facts;
+        const char *why = f->violation_count > 0           ? f->violations[0].message
+                          : r.j.policy.violation_count > 0 ? r.j.policy.violations[0].message
+                                                           : "it is refused";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "not promoted: the program is not valid: %s", why);
+    }
+    if (st == SLUICE_OK)
+        st = sluice_program_params_from(arena, promotion->parameters, req->variables, &p.params,
+                                        &p.param_count, err);
+    if (st == SLUICE_OK)
+        st = live_basis(&r, &p.basis);
+    if (st == SLUICE_OK)
+        st = sluice_codemode_programs(cm, arena, &catalog, err);
+    if (st != SLUICE_OK)
+        return st;
+    const sluice_codefacts *f = r.j.facts;
+    p.version = next_version(&catalog, p.name);
+    p.language = f->language;
+    p.code = req->code;
+    p.code_hash = f->code_hash;
+    p.description = p.description != NULL ? p.description : "";
+    p.action = action_label(f->action);
+    p.risk = sluice_risk_name(r.j.risk);
+    p.by = by_of(req);
+    p.at = sluice_runtime_now_s(cm->rt);
+    p.reason = "";
+    json_t *record = NULL;
+    st = save_and_audit(cm, req, &p, "promote", &record);
+    if (st != SLUICE_OK)
+        return st;
+    json_object_set_new(record, "explanation", json_string(explain(arena, &r.j)));
+    json_object_set(record, "policy", r.j.policy_summary);
+    if (sluice_arena_failed(arena)) { /* stored and audited; only the answer is incomplete */
+        json_decref(record);
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory after promoting '%s' version %lld", p.name,
+                                (long long)p.version);
+    }
+    *out = record;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_codemode_demote(sluice_codemode *cm,
+                                     const sluice_codemode_request *req,
+                                     const char *name,
+                                     const char *reason,
+                                     int64_t *out_version)
+{
+    sluice_arena *arena = req->arena;
+    sluice_program_catalog catalog;
+    sluice_status st = sluice_codemode_programs(cm, arena, &catalog, req->err);
+    if (st != SLUICE_OK)
+        return st;
+    const sluice_program *cur = sluice_program_find(&catalog, name);
+    if (cur == NULL)
+        return sluice_error_set(req->err, arena, SLUICE_E_NOT_FOUND,
+                                "no saved program is named '%.64s' (sluice program list)",
+                                name != NULL ? name : "");
+    if (cur->demoted)
+        return sluice_error_set(req->err, arena, SLUICE_E_DENIED,
+                                "saved program '%s' is already demoted (version %lld)", name,
+                                (long long)cur->version);
+    if (cur->code == NULL) /* its record does not open: a demotion needs what it demotes */
+        return sluice_error_set(req->err, arena, SLUICE_E_DENIED,
+                                "%s; promote it again to replace it", cur->disabled);
+    sluice_program p = *cur;
+    p.version = cur->version + 1;
+    p.demoted = true;
+    p.disabled = NULL;
+    p.by = by_of(req);
+    p.at = sluice_runtime_now_s(cm->rt);
+    p.reason = reason != NULL ? reason : "";
+    st = save_and_audit(cm, req, &p, "demote", NULL);
+    if (st == SLUICE_OK)
+        *out_version = p.version;
+    return st;
 }
 
 /* ---- approval requestStates (MCP 2026-07-28) ---------------------------------------------- */

@@ -29,6 +29,56 @@ json_t *sluice_present_result_json(const sluice_exec_result *r)
                      (json_int_t)r->elapsed_ms);
 }
 
+/* Whether value is a list of at least two objects that all have the same keys in the same order
+ * (a plan's usual answer: rows it built): the model then reads the keys once and each object's
+ * values, as a table's rows, instead of every key again in every object. */
+static bool rows_of_objects(const json_t *value)
+{
+    const json_t *first = json_array_get(value, 0);
+    if (json_array_size(value) < 2 || json_object_size(first) == 0)
+        return false;
+    for (size_t i = 1; i < json_array_size(value); i++) {
+        const json_t *item = json_array_get(value, i);
+        if (json_object_size(item) != json_object_size(first))
+            return false;
+        void *a = json_object_iter((json_t *)first), *b = json_object_iter((json_t *)item);
+        for (; a != NULL && b != NULL; a = json_object_iter_next((json_t *)first, a),
+                                       b = json_object_iter_next((json_t *)item, b))
+            if (strcmp(json_object_iter_key(a), json_object_iter_key(b)) != 0)
+                return false;
+    }
+    return true;
+}
+
+/* value's keys as one JSON array line, then each object's values as one, in key order. The
+ * keys are data too (an API named them): they stay inside the fence. */
+static void put_rows_of_objects(sluice_buf *b, const json_t *value)
+{
+    json_t *line = json_array();
+    bool ok = line != NULL;
+    const char *key;
+    json_t *v;
+    json_object_foreach((json_t *)json_array_get(value, 0), key, v)
+    {
+        ok = ok && json_array_append_new(line, json_string(key)) == 0;
+    }
+    for (size_t i = 0; ok && i <= json_array_size(value); i++) {
+        char *text = json_dumps(line, JSON_COMPACT);
+        ok = text != NULL;
+        if (ok)
+            sluice_buf_printf(b, "%s\n", text);
+        free(text);
+        json_array_clear(line);
+        json_object_foreach((json_t *)json_array_get(value, i), key, v)
+        {
+            ok = ok && json_array_append(line, v) == 0;
+        }
+    }
+    if (!ok) /* a row lost to a failed allocation would misstate the value: none at all */
+        b->status = SLUICE_E_NOMEM;
+    json_decref(line);
+}
+
 /* Rows can carry prompt injection: the text content fences them with a random tag the data
  * cannot predict, and says what they are. */
 char *sluice_present_untrusted_text(sluice_arena *arena, const sluice_exec_result *r)
@@ -53,7 +103,14 @@ char *sluice_present_untrusted_text(sluice_arena *arena, const sluice_exec_resul
         sluice_buf_printf(&b, " (truncated by %s: more %s)",
                           r->truncated_by != NULL ? r->truncated_by : "a limit",
                           value ? "existed" : "rows exist");
-    sluice_buf_printf(&b, " in %lld ms.", (long long)r->elapsed_ms);
+    sluice_buf_printf(&b, " in %lld ms", (long long)r->elapsed_ms);
+    bool rows = value && rows_of_objects(r->value);
+    if (rows)
+        sluice_buf_printf(&b,
+                          ": a list of %zu objects, shown as their keys, then one line of "
+                          "values per object",
+                          json_array_size(r->value));
+    sluice_buf_putc(&b, '.');
     for (size_t i = 0; !value && i < r->column_count; i++)
         sluice_buf_printf(&b, "%s %s", i > 0 ? "," : " Columns:", r->columns[i].name);
     /* a value comes from an API or tools the program called; rows from the database */
@@ -63,7 +120,9 @@ char *sluice_present_untrusted_text(sluice_arena *arena, const sluice_exec_resul
                       value ? "value" : "rows", tag,
                       value ? "is data your program read" : "are data from the database",
                       value ? "it" : "them", tag);
-    if (r->shape == SLUICE_EXEC_VALUE) {
+    if (rows) {
+        put_rows_of_objects(&b, r->value);
+    } else if (r->shape == SLUICE_EXEC_VALUE) {
         char *text =
             json_dumps(r->value != NULL ? r->value : json_null(), JSON_COMPACT | JSON_ENCODE_ANY);
         sluice_buf_puts(&b, text != NULL ? text : "");

@@ -50,6 +50,21 @@ bool sluice_program_name_valid(const char *name)
     return true;
 }
 
+bool sluice_program_name_reserved(const sluice_config *config, const char *name)
+{
+    /* tag-builtin-tool-names: surface/tools.c, surface/discover.c, surface/querymode_tools.c */
+    static const char *const builtin[] = { "validate_code", "execute_code",  "search",
+                                           "describe",      "search_tables", "describe_table",
+                                           "load",          "query",         "drop_table" };
+    for (size_t i = 0; i < sizeof builtin / sizeof builtin[0]; i++)
+        if (strcmp(name, builtin[i]) == 0)
+            return true;
+    for (size_t i = 0; i < config->tool_count; i++)
+        if (strcmp(name, config->tools[i].name) == 0)
+            return true;
+    return false;
+}
+
 /* ---- parameters ---------------------------------------------------------------------------- */
 
 static bool type_of_name(const char *name, sluice_param_type *out)

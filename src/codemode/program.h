@@ -77,6 +77,10 @@ typedef struct sluice_program_catalog {
 /* true when name is a valid saved-program (tool) name: ^[A-Za-z0-9_.-]{1,64}$. */
 bool sluice_program_name_valid(const char *name);
 
+/* true when name is taken by a tool the server registers itself (code mode's, query mode's,
+ * a [[tools]] entry): a saved program may not shadow one (tag-builtin-tool-names). */
+bool sluice_program_name_reserved(const sluice_config *config, const char *name);
+
 /* The parameters of a program from spec, an object {name: {type, description?, minimum?,
  * maximum?, maxLength?}} (NULL: derived from example, the validated variables: a string becomes
  * a string of at most SLUICE_LIMIT_PROGRAM_STRING_CHARS characters, an integer an integer within

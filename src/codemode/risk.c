@@ -23,21 +23,24 @@ static sluice_risk floor_for(sluice_action action, const char **reason)
     return SLUICE_RISK_CRITICAL;
 }
 
-/* The engine's own estimate raises the floor (issue 24, docs/risk.md): a read PostgreSQL expects
- * to cost a lot is approved by a person even when nothing else about it is risky. The steps are
- * in the planner's units (about one sequential page read each): a million is minutes of work on
- * a busy server, a hundred million a runaway. */
-#define RISK_COST_MEDIUM 1e6
-#define RISK_COST_HIGH   1e8
-
+/* The engine's own estimate raises the floor (issue 24, docs/risk.md): a read the engine expects
+ * to cost a lot is approved by a person even when nothing else about it is risky. PostgreSQL's
+ * steps are in its planner's units (about one sequential page read each): a million is minutes of
+ * work on a busy server, a hundred million a runaway. DuckDB's are rows through the plan's
+ * operators, which its vectorized engine moves about a hundred times cheaper than PostgreSQL's
+ * page reads: a hundred million, and ten billion. The computed GraphQL cost and a plan's call
+ * bound have their own limits (graphql_max_cost, max_api_calls) and raise nothing here. */
 static sluice_risk estimate_floor(const sluice_codefacts *facts, const char **reason)
 {
-    if (facts->estimate_engine == NULL || facts->estimated_cost < RISK_COST_MEDIUM)
+    double medium = facts->estimate_kind == SLUICE_ESTIMATE_PLAN_COST   ? 1e6
+                    : facts->estimate_kind == SLUICE_ESTIMATE_PLAN_ROWS ? 1e8
+                                                                        : -1;
+    if (medium < 0 || facts->estimated_cost < medium)
         return SLUICE_RISK_LOW;
-    *reason = facts->estimated_cost >= RISK_COST_HIGH
-                  ? "the engine estimates a very expensive plan (cost of 100,000,000 or more)"
-                  : "the engine estimates an expensive plan (cost of 1,000,000 or more)";
-    return facts->estimated_cost >= RISK_COST_HIGH ? SLUICE_RISK_HIGH : SLUICE_RISK_MEDIUM;
+    bool high = facts->estimated_cost >= medium * 100;
+    *reason = high ? "the engine estimates a very expensive plan (docs/risk.md: estimates)"
+                   : "the engine estimates an expensive plan (docs/risk.md: estimates)";
+    return high ? SLUICE_RISK_HIGH : SLUICE_RISK_MEDIUM;
 }
 
 sluice_risk

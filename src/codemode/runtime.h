@@ -18,6 +18,7 @@
 #include "core/error.h"
 #include "state/approval.h"
 #include "state/audit.h"
+#include "state/program_store.h"
 #include "state/quota.h"
 #include "state/replay.h"
 #include "token/key_store.h"
@@ -46,6 +47,8 @@ typedef struct sluice_runtime {
     sluice_key_store *keys; /* the token keyring (reloaded on SIGHUP); NULL: code mode is off */
     sluice_replay *replay;  /* consume-once token ids; NULL: code mode is off */
     sluice_approval_store *approvals; /* administrator approvals; NULL without an audit log */
+    /* saved programs (codemode/program.h); NULL without [code_mode] programs_file */
+    sluice_program_store *programs;
     sluice_quota *quotas; /* per-caller quota counters ([quotas], a route's); NULL: none set */
     sluice_audit *audit;  /* the audit sink; NULL without an audit log */
     /* 1, or the writer slot this process took because another one holds the audit log; tokens
@@ -57,7 +60,7 @@ typedef struct sluice_runtime {
      * key reaches it. It must outlive the runtime. */
     const sluice_clock *clock;
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
-    sluice_arena *arena;      /* the runtime's own memory (store paths) */
+    sluice_arena *arena;      /* memory as long-lived as the runtime (store paths, curated tools) */
 } sluice_runtime;
 
 /* Appends one audit record of event for caller: fields (consumed, whatever happens) gets the

@@ -261,6 +261,10 @@ typedef struct sluice_config_code_mode {
      * is above these is refused at validate_code; 0 = no limit. */
     int64_t max_estimated_rows;
     int64_t max_estimated_cost;
+    /* The estimate is signed into the token; execute_code makes it again and refuses when the
+     * rows or cost grew past this many times the approved figure (default 10; 0 = not checked).
+     * docs/config.md says why 10. */
+    int64_t estimate_drift_factor;
     /* SQL */
     bool sql_reads_enabled;            /* default true */
     bool sql_allow_writes;             /* default false */
@@ -421,6 +425,7 @@ typedef struct sluice_config_policy_server {
     bool caller_claims;
     bool has_caller_roles, has_caller_default_role, has_caller_claims;
     int64_t max_estimated_rows, max_estimated_cost; /* 0 = [code_mode]'s */
+    int64_t estimate_drift_factor;                  /* 0 = [code_mode]'s */
     sluice_strlist allowed_operations; /* SQL: "<kind>_<table>", e.g. "update_budget_note" */
     int64_t max_rows;                  /* 0 = [code_mode] sql_max_rows */
     const char *database;              /* a [[databases]] name; NULL = [database] */

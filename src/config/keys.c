@@ -428,6 +428,68 @@ static sluice_status take_map(sluice_keys_loader *ld,
     return SLUICE_OK;
 }
 
+/* An INT (int64_t at at) or SIZE (size_t) key within k's bounds, when k has them. */
+static sluice_status
+take_integer(sluice_keys_loader *ld, const sluice_key_spec *k, const sluice_toml_value *v, void *at)
+{
+    int64_t n = sluice_toml_integer(v);
+    if (k->min < k->max && (n < k->min || n > k->max))
+        return sluice_keys_fail_value(ld, v, k->name,
+                                      "'%s' must be between %lld and %lld, got %lld", k->name,
+                                      (long long)k->min, (long long)k->max, (long long)n);
+    if (at != NULL && k->kind == SLUICE_KEY_INT)
+        memcpy(at, &n, sizeof(n));
+    if (at != NULL && k->kind == SLUICE_KEY_SIZE) {
+        size_t z = (size_t)n;
+        memcpy(at, &z, sizeof(z));
+    }
+    return SLUICE_OK;
+}
+
+/* A STRING key of at least k->min bytes, or a PATH (not empty, resolved against the config
+ * file's folder). */
+static sluice_status
+take_text(sluice_keys_loader *ld, const sluice_key_spec *k, const sluice_toml_value *v, void *at)
+{
+    const char *s = NULL;
+    sluice_status st = take_string(ld, v, k->name, k->kind == SLUICE_KEY_PATH ? 1 : k->min, &s);
+    if (st == SLUICE_OK && k->kind == SLUICE_KEY_PATH)
+        st = resolve_path(ld, s, &s);
+    if (st == SLUICE_OK && at != NULL)
+        memcpy(at, &s, sizeof(s));
+    return st;
+}
+
+/* One of k->choices: an ENUM stores its index (int), a CHOICE the choice's static string. */
+static sluice_status
+take_named(sluice_keys_loader *ld, const sluice_key_spec *k, const sluice_toml_value *v, void *at)
+{
+    size_t index;
+    sluice_status st = take_choice(ld, v, k->name, k->choices, &index);
+    if (st == SLUICE_OK && at != NULL && k->kind == SLUICE_KEY_ENUM) {
+        int e = (int)index;
+        memcpy(at, &e, sizeof(e));
+    } else if (st == SLUICE_OK && at != NULL) {
+        memcpy(at, &k->choices[index], sizeof(k->choices[index]));
+    }
+    return st;
+}
+
+/* A list of risk levels as four flags (bool[4] at at, in sluice_keys_risk_names' order). */
+static sluice_status
+take_risks(sluice_keys_loader *ld, const sluice_key_spec *k, const sluice_toml_value *v, void *at)
+{
+    sluice_strlist levels = { 0 };
+    sluice_status st = take_strlist(ld, v, k, &levels);
+    for (size_t i = 0; st == SLUICE_OK && at != NULL && i < 4; i++) {
+        bool on = false;
+        for (size_t j = 0; j < levels.count; j++)
+            on = on || strcmp(levels.items[j], sluice_keys_risk_names[i]) == 0;
+        memcpy((bool *)at + i, &on, sizeof(on));
+    }
+    return st;
+}
+
 /* Type-checks v against k and, when obj is not NULL, stores it. */
 static sluice_status take_value(sluice_keys_loader *ld,
                                 const sluice_section_spec *spec,
@@ -447,56 +509,23 @@ static sluice_status take_value(sluice_keys_loader *ld,
         break;
     }
     case SLUICE_KEY_INT:
-    case SLUICE_KEY_SIZE: {
-        int64_t n = sluice_toml_integer(v);
-        if (k->min < k->max && (n < k->min || n > k->max))
-            return sluice_keys_fail_value(ld, v, k->name,
-                                          "'%s' must be between %lld and %lld, got %lld", k->name,
-                                          (long long)k->min, (long long)k->max, (long long)n);
-        if (at != NULL && k->kind == SLUICE_KEY_INT)
-            memcpy(at, &n, sizeof(n));
-        if (at != NULL && k->kind == SLUICE_KEY_SIZE) {
-            size_t z = (size_t)n;
-            memcpy(at, &z, sizeof(z));
-        }
+    case SLUICE_KEY_SIZE:
+        st = take_integer(ld, k, v, at);
         break;
-    }
     case SLUICE_KEY_STRING:
-    case SLUICE_KEY_PATH: {
-        const char *s = NULL;
-        st = take_string(ld, v, k->name, k->kind == SLUICE_KEY_PATH ? 1 : k->min, &s);
-        if (st == SLUICE_OK && k->kind == SLUICE_KEY_PATH)
-            st = resolve_path(ld, s, &s);
-        if (st == SLUICE_OK && at != NULL)
-            memcpy(at, &s, sizeof(s));
+    case SLUICE_KEY_PATH:
+        st = take_text(ld, k, v, at);
         break;
-    }
     case SLUICE_KEY_ENUM:
-    case SLUICE_KEY_CHOICE: {
-        size_t index;
-        st = take_choice(ld, v, k->name, k->choices, &index);
-        if (st == SLUICE_OK && at != NULL && k->kind == SLUICE_KEY_ENUM) {
-            int e = (int)index;
-            memcpy(at, &e, sizeof(e));
-        } else if (st == SLUICE_OK && at != NULL) {
-            memcpy(at, &k->choices[index], sizeof(k->choices[index]));
-        }
+    case SLUICE_KEY_CHOICE:
+        st = take_named(ld, k, v, at);
         break;
-    }
     case SLUICE_KEY_STRLIST:
         st = take_strlist(ld, v, k, at);
         break;
-    case SLUICE_KEY_RISKS: {
-        sluice_strlist levels = { 0 };
-        st = take_strlist(ld, v, k, &levels);
-        for (size_t i = 0; st == SLUICE_OK && at != NULL && i < 4; i++) {
-            bool on = false;
-            for (size_t j = 0; j < levels.count; j++)
-                on = on || strcmp(levels.items[j], sluice_keys_risk_names[i]) == 0;
-            memcpy((bool *)at + i, &on, sizeof(on));
-        }
+    case SLUICE_KEY_RISKS:
+        st = take_risks(ld, k, v, at);
         break;
-    }
     case SLUICE_KEY_SECTION:
         st = k->sub != NULL ? sluice_keys_decode(ld, k->sub, v, at) : SLUICE_OK;
         break;

@@ -3,9 +3,16 @@
  *
  * Small requests bump a pointer inside the current block; large ones get a block of their own
  * so a big allocation never wastes the rest of a block. Nothing is freed singly.
+ *
+ * Standard blocks a freed arena leaves are kept, per thread, for the next arena (block_cache):
+ * a request's arena gives back its ~25 blocks at once, which takes malloc's top chunk over its
+ * trim threshold, so glibc returns the pages and the next request faults every one back in
+ * (in the VM bench/jsinterp runs on, ~20-60 us a fault: the budgets plan of seed 000 spent more
+ * time in page faults than in the interpreter, docs/benchmarks.md).
  */
 #include "core/arena.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -71,8 +78,91 @@ bool sluice_arena_failed(const sluice_arena *arena)
     return arena == NULL || arena->failed;
 }
 
+/* Up to ARENA_CACHE_BLOCKS standard blocks (256 KiB) per thread: enough for one ordinary
+ * request's arena, so a worker reuses its own memory request after request, while what an
+ * idle thread holds stays bounded. Per thread, so no lock is taken and fork() (exec/bounded.c)
+ * leaves the child a consistent cache; a thread's blocks are freed when it exits. */
+#define ARENA_CACHE_BLOCKS 32u
+
+typedef struct {
+    arena_block *head;
+    unsigned count;
+    bool keyed; /* the exit destructor is registered for this thread */
+} block_cache_t;
+
+static _Thread_local block_cache_t block_cache;
+static pthread_key_t block_cache_key;
+static pthread_once_t block_cache_once = PTHREAD_ONCE_INIT;
+static bool block_cache_key_made;
+
+#if defined(__SANITIZE_ADDRESS__)
+#define ARENA_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define ARENA_ASAN 1
+#endif
+#endif
+#ifdef ARENA_ASAN
+#include <sanitizer/asan_interface.h>
+/* A cached block is poisoned, so a use after its arena was freed is still reported. */
+#define CACHE_POISON(b)   ASAN_POISON_MEMORY_REGION((b)->data, (b)->size)
+#define CACHE_UNPOISON(b) ASAN_UNPOISON_MEMORY_REGION((b)->data, (b)->size)
+#else
+#define CACHE_POISON(b)   ((void)(b))
+#define CACHE_UNPOISON(b) ((void)(b))
+#endif
+
+static void block_cache_drop(void *unused)
+{
+    (void)unused;
+    arena_block *b = block_cache.head;
+    while (b != NULL) {
+        arena_block *next = b->next;
+        CACHE_UNPOISON(b);
+        free(b);
+        b = next;
+    }
+    block_cache.head = NULL;
+    block_cache.count = 0;
+    block_cache.keyed = false; /* an arena freed by a later destructor registers again */
+}
+
+static void block_cache_make_key(void)
+{
+    block_cache_key_made = pthread_key_create(&block_cache_key, block_cache_drop) == 0;
+}
+
+/* Keeps b for the next arena of this thread; false when the cache is full (or this thread's
+ * blocks could not be freed at its exit): the caller frees b. */
+static bool block_cache_put(arena_block *b)
+{
+    if (b->size != ARENA_BLOCK_SIZE || block_cache.count >= ARENA_CACHE_BLOCKS)
+        return false;
+    if (!block_cache.keyed) {
+        pthread_once(&block_cache_once, block_cache_make_key);
+        /* the value only has to be non-NULL for the destructor to run at the thread's exit */
+        if (!block_cache_key_made || pthread_setspecific(block_cache_key, &block_cache) != 0)
+            return false;
+        block_cache.keyed = true;
+    }
+    b->next = block_cache.head;
+    CACHE_POISON(b);
+    block_cache.head = b;
+    block_cache.count++;
+    return true;
+}
+
 static arena_block *block_new(size_t payload)
 {
+    if (payload == ARENA_BLOCK_SIZE && block_cache.head != NULL) {
+        arena_block *b = block_cache.head;
+        CACHE_UNPOISON(b);
+        block_cache.head = b->next;
+        block_cache.count--;
+        b->next = NULL;
+        b->used = 0;
+        return b;
+    }
     if (payload > SIZE_MAX - sizeof(arena_block))
         return NULL;
     arena_block *b = malloc(sizeof(arena_block) + payload);
@@ -103,7 +193,8 @@ static void free_chain(arena_block *b)
 {
     while (b != NULL) {
         arena_block *next = b->next;
-        free(b);
+        if (!block_cache_put(b))
+            free(b);
         b = next;
     }
 }

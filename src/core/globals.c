@@ -16,3 +16,6 @@ atomic_int sluice_log_threshold = 1; /* SLUICE_LOG_INFO */
  * threshold: the same stderr sink. (The metrics registry, core/metrics.c, is the other
  * process-wide state: static there because its type is private.) */
 atomic_int sluice_log_format_global = 0; /* SLUICE_LOG_TEXT */
+
+/* Not here: the arena's block cache (core/arena.c) is per thread (_Thread_local, freed at the
+ * thread's exit), so it needs no lock and is no process-wide state. */

@@ -318,6 +318,81 @@ static sluice_status check_ref_target(check_ctx *c, const json_t *value, const p
                                  "$ref '%s' leads to an unresolvable $ref", ref);
 }
 
+/* An object of schemas (properties, $defs, ...): each checked as a schema. */
+static sluice_status
+check_schema_map(check_ctx *c, const json_t *value, const path *at, size_t depth)
+{
+    if (!json_is_object(value))
+        return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an object of schemas");
+    const char *name;
+    json_t *sub;
+    json_object_foreach((json_t *)value, name, sub)
+    {
+        path child = { at, name, 0 };
+        sluice_status st = check_schema(c, sub, &child, depth + 1);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}
+
+/* A non-empty array of schemas (allOf, anyOf, ...): each checked as a schema. */
+static sluice_status
+check_schema_list(check_ctx *c, const json_t *value, const path *at, size_t depth)
+{
+    if (!json_is_array(value) || json_array_size(value) == 0)
+        return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be a non-empty array of schemas");
+    size_t i;
+    json_t *sub;
+    json_array_foreach(value, i, sub)
+    {
+        path child = { at, NULL, i };
+        sluice_status st = check_schema(c, sub, &child, depth + 1);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}
+
+/* type: a known type name, or a non-empty array of them. */
+static sluice_status check_type_keyword(check_ctx *c, const json_t *value, const path *at)
+{
+    if (json_is_string(value)) {
+        if (!known_type(value))
+            return fail(c->err, c->arena, SLUICE_E_INVALID, at, "unknown type %s",
+                        show(c->arena, value));
+        return SLUICE_OK;
+    }
+    if (!json_is_array(value) || json_array_size(value) == 0)
+        return fail(c->err, c->arena, SLUICE_E_INVALID, at,
+                    "must be a type name or a non-empty array of type names");
+    size_t i;
+    json_t *t;
+    json_array_foreach(value, i, t)
+    {
+        if (!known_type(t))
+            return fail(c->err, c->arena, SLUICE_E_INVALID, at, "unknown type %s",
+                        show(c->arena, t));
+    }
+    return SLUICE_OK;
+}
+
+/* An array of strings (required, ...). */
+static sluice_status check_strings_keyword(check_ctx *c, const json_t *value, const path *at)
+{
+    size_t i;
+    json_t *s;
+    if (!json_is_array(value))
+        return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an array of strings");
+    json_array_foreach(value, i, s)
+    {
+        if (!json_is_string(s))
+            return fail(c->err, c->arena, SLUICE_E_INVALID, at,
+                        "must be an array of strings, item %zu is %s", i, sluice_json_type_name(s));
+    }
+    return SLUICE_OK;
+}
+
 static sluice_status
 check_keyword(check_ctx *c, const keyword *kw, const json_t *value, const path *at, size_t depth)
 {
@@ -326,35 +401,10 @@ check_keyword(check_ctx *c, const keyword *kw, const json_t *value, const path *
         return SLUICE_OK;
     case KW_SCHEMA:
         return check_schema(c, value, at, depth + 1);
-    case KW_SCHEMA_MAP: {
-        if (!json_is_object(value))
-            return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an object of schemas");
-        const char *name;
-        json_t *sub;
-        json_object_foreach((json_t *)value, name, sub)
-        {
-            path child = { at, name, 0 };
-            sluice_status st = check_schema(c, sub, &child, depth + 1);
-            if (st != SLUICE_OK)
-                return st;
-        }
-        return SLUICE_OK;
-    }
-    case KW_SCHEMA_LIST: {
-        if (!json_is_array(value) || json_array_size(value) == 0)
-            return fail(c->err, c->arena, SLUICE_E_INVALID, at,
-                        "must be a non-empty array of schemas");
-        size_t i;
-        json_t *sub;
-        json_array_foreach(value, i, sub)
-        {
-            path child = { at, NULL, i };
-            sluice_status st = check_schema(c, sub, &child, depth + 1);
-            if (st != SLUICE_OK)
-                return st;
-        }
-        return SLUICE_OK;
-    }
+    case KW_SCHEMA_MAP:
+        return check_schema_map(c, value, at, depth);
+    case KW_SCHEMA_LIST:
+        return check_schema_list(c, value, at, depth);
     case KW_COUNT:
         if (!json_is_integer(value) || json_integer_value(value) < 0)
             return fail(c->err, c->arena, SLUICE_E_INVALID, at,
@@ -374,40 +424,10 @@ check_keyword(check_ctx *c, const keyword *kw, const json_t *value, const path *
         if (!json_is_boolean(value))
             return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be true or false");
         return SLUICE_OK;
-    case KW_TYPE: {
-        if (json_is_string(value)) {
-            if (!known_type(value))
-                return fail(c->err, c->arena, SLUICE_E_INVALID, at, "unknown type %s",
-                            show(c->arena, value));
-            return SLUICE_OK;
-        }
-        if (!json_is_array(value) || json_array_size(value) == 0)
-            return fail(c->err, c->arena, SLUICE_E_INVALID, at,
-                        "must be a type name or a non-empty array of type names");
-        size_t i;
-        json_t *t;
-        json_array_foreach(value, i, t)
-        {
-            if (!known_type(t))
-                return fail(c->err, c->arena, SLUICE_E_INVALID, at, "unknown type %s",
-                            show(c->arena, t));
-        }
-        return SLUICE_OK;
-    }
-    case KW_STRINGS: {
-        size_t i;
-        json_t *s;
-        if (!json_is_array(value))
-            return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an array of strings");
-        json_array_foreach(value, i, s)
-        {
-            if (!json_is_string(s))
-                return fail(c->err, c->arena, SLUICE_E_INVALID, at,
-                            "must be an array of strings, item %zu is %s", i,
-                            sluice_json_type_name(s));
-        }
-        return SLUICE_OK;
-    }
+    case KW_TYPE:
+        return check_type_keyword(c, value, at);
+    case KW_STRINGS:
+        return check_strings_keyword(c, value, at);
     case KW_ANY:
         if (strcmp(kw->name, "enum") == 0 && !json_is_array(value))
             return fail(c->err, c->arena, SLUICE_E_INVALID, at, "must be an array");

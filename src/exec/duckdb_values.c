@@ -293,12 +293,10 @@ static json_t *nested_json(duckdb_vector vec, duckdb_logical_type type, duckdb_t
     return v;
 }
 
-json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row)
+/* A BOOLEAN or an integer type's value: a JSON number while it fits in 64 signed bits, its
+ * decimal text beyond. */
+static json_t *integer_json(duckdb_type id, void *data, idx_t row)
 {
-    if (!row_valid(vec, row))
-        return json_null();
-    duckdb_type id = duckdb_get_type_id(type);
-    void *data = duckdb_vector_get_data(vec);
     switch (id) {
     case DUCKDB_TYPE_BOOLEAN:
         return json_boolean(((bool *)data)[row]);
@@ -342,12 +340,15 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
         u128_text(out, sizeof(out), v, false);
         return text_json(out);
     }
-    case DUCKDB_TYPE_FLOAT:
-        return sluice_exec_json_real(((float *)data)[row]);
-    case DUCKDB_TYPE_DOUBLE:
-        return sluice_exec_json_real(((double *)data)[row]);
-    case DUCKDB_TYPE_DECIMAL:
-        return decimal_json(vec, type, row);
+    default: /* the caller dispatches only the types above */
+        return json_null();
+    }
+}
+
+/* A date, time, timestamp or interval value as text. */
+static json_t *temporal_json(duckdb_type id, void *data, idx_t row)
+{
+    switch (id) {
     case DUCKDB_TYPE_DATE:
         return date_json(((duckdb_date *)data)[row]);
     case DUCKDB_TYPE_TIME: {
@@ -385,22 +386,63 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
         return timestamp_json(micros, (int)(ts.nanos - micros * 1000),
                               duckdb_is_finite_timestamp_ns(ts), false);
     }
-    case DUCKDB_TYPE_INTERVAL:
+    default: /* DUCKDB_TYPE_INTERVAL: the caller dispatches only the types above */
         return interval_json(((duckdb_interval *)data)[row]);
+    }
+}
+
+/* A VARCHAR, BLOB or BIT value (DuckDB's string_t layout). */
+static json_t *string_json(duckdb_type id, void *data, idx_t row)
+{
+    duckdb_string_t *s = &((duckdb_string_t *)data)[row];
+    if (id == DUCKDB_TYPE_VARCHAR)
+        return sluice_exec_json_text(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+    if (id == DUCKDB_TYPE_BLOB)
+        return sluice_exec_json_blob(duckdb_string_t_data(s), duckdb_string_t_length(*s));
+    return bit_json((const unsigned char *)duckdb_string_t_data(s), duckdb_string_t_length(*s));
+}
+
+json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row)
+{
+    if (!row_valid(vec, row))
+        return json_null();
+    duckdb_type id = duckdb_get_type_id(type);
+    void *data = duckdb_vector_get_data(vec);
+    switch (id) {
+    case DUCKDB_TYPE_BOOLEAN:
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+    case DUCKDB_TYPE_HUGEINT:
+    case DUCKDB_TYPE_UHUGEINT:
+        return integer_json(id, data, row);
+    case DUCKDB_TYPE_FLOAT:
+        return sluice_exec_json_real(((float *)data)[row]);
+    case DUCKDB_TYPE_DOUBLE:
+        return sluice_exec_json_real(((double *)data)[row]);
+    case DUCKDB_TYPE_DECIMAL:
+        return decimal_json(vec, type, row);
+    case DUCKDB_TYPE_DATE:
+    case DUCKDB_TYPE_TIME:
+    case DUCKDB_TYPE_TIME_TZ:
+    case DUCKDB_TYPE_TIMESTAMP:
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+    case DUCKDB_TYPE_TIMESTAMP_S:
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+    case DUCKDB_TYPE_INTERVAL:
+        return temporal_json(id, data, row);
     case DUCKDB_TYPE_UUID:
         return uuid_json(((duckdb_hugeint *)data)[row]);
-    case DUCKDB_TYPE_VARCHAR: {
-        duckdb_string_t *s = &((duckdb_string_t *)data)[row];
-        return sluice_exec_json_text(duckdb_string_t_data(s), duckdb_string_t_length(*s));
-    }
-    case DUCKDB_TYPE_BLOB: {
-        duckdb_string_t *s = &((duckdb_string_t *)data)[row];
-        return sluice_exec_json_blob(duckdb_string_t_data(s), duckdb_string_t_length(*s));
-    }
-    case DUCKDB_TYPE_BIT: {
-        duckdb_string_t *s = &((duckdb_string_t *)data)[row];
-        return bit_json((const unsigned char *)duckdb_string_t_data(s), duckdb_string_t_length(*s));
-    }
+    case DUCKDB_TYPE_VARCHAR:
+    case DUCKDB_TYPE_BLOB:
+    case DUCKDB_TYPE_BIT:
+        return string_json(id, data, row);
     case DUCKDB_TYPE_ENUM:
         return enum_json(vec, type, row);
     case DUCKDB_TYPE_SQLNULL:

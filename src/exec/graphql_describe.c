@@ -33,6 +33,7 @@ static const char *field_type(sluice_arena *arena, const sluice_gql_schema_field
 }
 
 static bool fill_columns(sluice_arena *arena,
+                         const sluice_gql_schema *schema,
                          const sluice_gql_schema_type *t,
                          const sluice_strlist *const blocked[2],
                          sluice_schema_table *tab)
@@ -47,8 +48,8 @@ static bool fill_columns(sluice_arena *arena,
         c->name = sluice_arena_strndup(arena, fd->name.ptr, fd->name.len);
         c->type = field_type(arena, fd);
         c->nullable = fd->type->kind != SLUICE_GQL_NON_NULL_TYPE;
-        c->blocked =
-            sluice_gql_blocked(blocked, t->name.ptr, t->name.len, fd->name.ptr, fd->name.len);
+        /* marked as validation judges it: through the interfaces t implements too */
+        c->blocked = sluice_gql_blocked_on(blocked, schema, t, fd->name);
         if (c->name == NULL || c->type == NULL)
             return false;
     }
@@ -97,7 +98,7 @@ sluice_status sluice_graphql_describe(sluice_arena *arena,
         tab->name = sluice_arena_strndup(arena, t->name.ptr, t->name.len);
         tab->is_view = !sluice_gql_composite(t);
         tab->approx_rows = -1;
-        if (tab->name == NULL || !fill_columns(arena, t, blocked, tab))
+        if (tab->name == NULL || !fill_columns(arena, s, t, blocked, tab))
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
     return SLUICE_OK;

@@ -7,8 +7,8 @@
  * the caller's own token is never passed through), libcurl's hardening (http/https only, no
  * redirects, no proxy, the SSRF guard at connect time (core/netguard.h), TLS peer and host
  * verification on, timeout from the limits, the response body capped while it is read), upstream
- * `errors` as an engine error with values scrubbed, and the call to the registered shaper. Does not
- * own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
+ * `errors` as an engine error (messages filtered by graphql_errors.c), the call to the shaper. Does
+ * not own: what may run (the pipeline), GraphQL syntax (syntax/graphql/).
  */
 #include "exec/graphql_http.h"
 
@@ -17,12 +17,12 @@
 #include "core/limits.h"
 #include "core/netguard.h"
 #include "exec/caller_assertion.h"
+#include "exec/graphql_errors.h"
 #include "exec/graphql_introspect.h"
 #include "exec/graphql_shape.h"
 #include "exec/http_body.h"
 #include "exec/http_credential.h"
 
-#include <ctype.h>
 #include <curl/curl.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -301,66 +301,21 @@ static char *request_text(const sluice_exec_request *req, const char **operation
     return text;
 }
 
-/* Upstream error messages may quote values: keep names, replace quoted non-names, long digit
- * runs and anything with '@' so no blocked value reaches the caller through an error. */
-static char *scrub(sluice_arena *arena, const char *msg)
+/* The upstream's errors as the engine error: messages filtered word by word
+ * (graphql_errors.h), so no value the upstream quotes reaches the caller or the audit. */
+static sluice_status upstream_errors(sluice_arena *arena,
+                                     const json_t *errors,
+                                     const sluice_schema *schema,
+                                     sluice_error *err)
 {
-    size_t n = strlen(msg);
-    char *out = sluice_arena_calloc(arena, n * 3 + 4, 1);
-    size_t o = 0;
-    for (size_t i = 0; out != NULL && i < n;) {
-        if (msg[i] == '"') {
-            size_t j = i + 1;
-            bool name = j < n && (isalpha((unsigned char)msg[j]) || msg[j] == '_');
-            while (j < n && msg[j] != '"') {
-                name = name && (isalnum((unsigned char)msg[j]) || msg[j] == '_' || msg[j] == '.');
-                j++;
-            }
-            if (name) {
-                memcpy(out + o, msg + i, j - i + (j < n));
-                o += j - i + (j < n);
-            } else {
-                memcpy(out + o, "\"...\"", 5);
-                o += 5;
-            }
-            i = j + (j < n);
-        } else if (isdigit((unsigned char)msg[i]) || msg[i] == '@') {
-            size_t j = i;
-            bool at = false;
-            while (j < n && !isspace((unsigned char)msg[j]) && msg[j] != '"' && msg[j] != ',') {
-                at = at || msg[j] == '@';
-                j++;
-            }
-            bool keep = !at && j - i < 3;
-            memcpy(out + o, keep ? msg + i : "#", keep ? j - i : 1);
-            o += keep ? j - i : 1;
-            i = j;
-        } else {
-            out[o++] = msg[i++];
-        }
-    }
-    return out;
-}
-
-static sluice_status upstream_errors(sluice_arena *arena, const json_t *errors, sluice_error *err)
-{
-    char buf[1024];
-    size_t used = 0;
-    size_t i;
-    const json_t *e;
-    buf[0] = '\0';
-    json_array_foreach(errors, i, e)
-    {
-        const char *m = json_string_value(json_object_get(e, "message"));
-        char *clean = scrub(arena, m != NULL ? m : "(no message)");
-        int w = snprintf(buf + used, sizeof buf - used, "%s%s", i > 0 ? "; " : "",
-                         clean != NULL ? clean : "?");
-        if (w < 0 || (size_t)w >= sizeof buf - used)
-            break;
-        used += (size_t)w;
-    }
-    return sluice_error_set(err, arena, SLUICE_E_ENGINE, "the upstream GraphQL server said: %s",
-                            buf);
+    const char *text = sluice_graphql_error_text(
+        arena, errors, schema != NULL ? schema->document_model : NULL, 1000);
+    if (text == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                            "the upstream GraphQL server said: %s (words that may be values "
+                            "are shown as \xe2\x80\xa6)",
+                            text);
 }
 
 static void decref_cb(void *p)
@@ -478,23 +433,29 @@ static sluice_status introspect(const gql_state *s,
     return st;
 }
 
-static sluice_status shape(sluice_executor *ex,
-                           const gql_state *s,
+/* The snapshot the operation was validated against, so a reload in between cannot change the
+ * schema the response is read with. */
+static sluice_status schema_of(sluice_executor *ex,
+                               sluice_arena *arena,
+                               const sluice_exec_request *req,
+                               const sluice_schema **schema,
+                               sluice_error *err)
+{
+    *schema = req->schema;
+    if (*schema != NULL && (*schema)->document != NULL)
+        return SLUICE_OK;
+    return sluice_executor_catalog(ex, arena, schema, err);
+}
+
+static sluice_status shape(const gql_state *s,
                            sluice_arena *arena,
                            const sluice_exec_request *req,
+                           const sluice_schema *schema,
                            const char *operation_name,
                            json_t *data,
                            sluice_exec_result *out,
                            sluice_error *err)
 {
-    /* The snapshot the operation was validated against, so a reload in between cannot change
-     * the schema the response is read with. */
-    const sluice_schema *schema = req->schema;
-    if (schema == NULL || schema->document == NULL) {
-        sluice_status st = sluice_executor_catalog(ex, arena, &schema, err);
-        if (st != SLUICE_OK)
-            return st;
-    }
     sluice_exec_walk sh = {
         .code = req->code,
         .code_len = req->code_len,
@@ -559,16 +520,20 @@ static sluice_status gql_execute(sluice_executor *ex,
     }
     if (sluice_arena_cleanup_add(arena, decref_cb, resp) != SLUICE_OK) /* resp is gone */
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    const sluice_schema *schema = NULL;
+    st = schema_of(ex, arena, req, &schema, err);
+    if (st != SLUICE_OK)
+        return st;
     const json_t *errors = json_object_get(resp, "errors");
     if (json_is_array(errors) && json_array_size(errors) > 0)
-        return upstream_errors(arena, errors, err);
+        return upstream_errors(arena, errors, schema, err);
     json_t *data = json_object_get(resp, "data");
     if (status < 200 || status > 299 || !json_is_object(data))
         return sluice_error_set(err, arena, SLUICE_E_ENGINE,
                                 "the upstream GraphQL server answered HTTP %ld without data",
                                 status);
     memset(out, 0, sizeof *out);
-    st = shape(ex, s, arena, req, operation_name, data, out, err);
+    st = shape(s, arena, req, schema, operation_name, data, out, err);
     if (st != SLUICE_OK)
         return st;
     char *compact = json_dumps(data, JSON_COMPACT);

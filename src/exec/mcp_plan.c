@@ -236,6 +236,56 @@ static sluice_status admit(const sluice_mcp_servers *s,
     return SLUICE_OK;
 }
 
+/* The _meta of a write: its idempotency key, the one derivation every plan write uses (the
+ * api's Idempotency-Key too): the token, the operation and what the call sends (args), so a
+ * retry of the same call repeats its key. Also recorded in rec. SLUICE_E_NOMEM only. */
+static sluice_status write_meta(const sluice_mcp_run *run,
+                                sluice_arena *arena,
+                                const json_t *args,
+                                sluice_mcp_call_record *rec,
+                                json_t **meta)
+{
+    char key[33];
+    char *body = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
+    if (body == NULL)
+        return SLUICE_E_NOMEM;
+    sluice_openapi_idempotency_key(run->token_id, rec->operation, "", body, key);
+    free(body);
+    rec->idempotency_key = sluice_arena_strdup(arena, key);
+    *meta = json_pack("{s:s}", "idempotencyKey", key);
+    if (*meta == NULL || rec->idempotency_key == NULL) {
+        json_decref(*meta);
+        *meta = NULL;
+        return SLUICE_E_NOMEM;
+    }
+    return SLUICE_OK;
+}
+
+/* What the plan receives of a tool result (res, released here): its plan value with the
+ * internal blocked fields stripped, the same guard as the plan's output, on the way in. */
+static sluice_status plan_result(const sluice_mcp_servers *s,
+                                 sluice_arena *arena,
+                                 json_t *res,
+                                 sluice_mcp_call_record *rec,
+                                 json_t **result,
+                                 sluice_error *err)
+{
+    json_t *v = plan_value(res);
+    json_decref(res);
+    if (v == NULL)
+        return SLUICE_E_NOMEM;
+    const sluice_strlist *const internal[2] = { &s->cm->openapi_internal_blocked_fields, NULL };
+    const char *hit = NULL;
+    sluice_status st =
+        sluice_js_guard_blocked(arena, v, internal, false, &rec->stripped, &hit, err);
+    if (st != SLUICE_OK) {
+        json_decref(v);
+        return st;
+    }
+    *result = v;
+    return SLUICE_OK;
+}
+
 sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
                                       const sluice_mcp_run *run,
                                       sluice_arena *arena,
@@ -279,24 +329,9 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
                                       server, tool, call->line, verr.message);
     }
     json_t *meta = NULL;
-    if (t->action != SLUICE_MCP_TOOL_READ) {
-        /* the one derivation every plan write uses (the api's Idempotency-Key too): the token,
-         * the operation and what the call sends, so a retry of the same call repeats its key */
-        char key[33];
-        char *body = json_dumps(a, JSON_COMPACT | JSON_SORT_KEYS);
-        if (body == NULL) {
-            json_decref(a);
-            return SLUICE_E_NOMEM;
-        }
-        sluice_openapi_idempotency_key(run->token_id, rec->operation, "", body, key);
-        free(body);
-        rec->idempotency_key = sluice_arena_strdup(arena, key);
-        meta = json_pack("{s:s}", "idempotencyKey", key);
-        if (meta == NULL || rec->idempotency_key == NULL) {
-            json_decref(a);
-            json_decref(meta);
-            return SLUICE_E_NOMEM;
-        }
+    if (t->action != SLUICE_MCP_TOOL_READ && write_meta(run, arena, a, rec, &meta) != SLUICE_OK) {
+        json_decref(a);
+        return SLUICE_E_NOMEM;
     }
     json_t *res = NULL;
     st = sluice_mcp_client_call(c, tool, a, meta, run->cancelled, arena, &res, err);
@@ -306,20 +341,7 @@ sluice_status sluice_mcp_servers_call(sluice_mcp_servers *s,
         st = SLUICE_E_ENGINE; /* the downstream failed, not the plan: the plan may catch it */
     if (st != SLUICE_OK)
         return st;
-    json_t *v = plan_value(res);
-    json_decref(res);
-    if (v == NULL)
-        return SLUICE_E_NOMEM;
-    /* the same guard as the plan's output, on the way in: stripped before the plan sees it */
-    const sluice_strlist *const internal[2] = { &s->cm->openapi_internal_blocked_fields, NULL };
-    const char *hit = NULL;
-    st = sluice_js_guard_blocked(arena, v, internal, false, &rec->stripped, &hit, err);
-    if (st != SLUICE_OK) {
-        json_decref(v);
-        return st;
-    }
-    *result = v;
-    return SLUICE_OK;
+    return plan_result(s, arena, res, rec, result, err);
 }
 
 sluice_status sluice_mcp_host_call(

@@ -388,6 +388,17 @@ static sluice_status oa_execute(sluice_executor *ex,
     return st;
 }
 
+/* sluice_schema.declare: the declaration under a caller's route and policy. */
+static const char *oa_declare(const void *state,
+                              sluice_arena *arena,
+                              const sluice_config_code_mode *rules,
+                              sluice_schema_may_call may_call,
+                              void *may_ctx)
+{
+    const oa_state *s = state;
+    return sluice_openapi_spec_declaration(arena, &s->spec, rules, may_call, may_ctx);
+}
+
 static sluice_status
 oa_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
 {
@@ -400,6 +411,8 @@ oa_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_e
     out->document = s->document;
     out->document_len = strlen(s->document);
     out->declaration = s->declaration;
+    out->declare = oa_declare;
+    out->declare_state = s;
     out->mcp_tools = s->mcp_catalog;
     return SLUICE_OK;
 }
@@ -447,7 +460,7 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
         return st;
     }
     s->document = sluice_openapi_spec_document(a, &s->spec);
-    s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode);
+    s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode, NULL, NULL);
     bool ok = s->document != NULL && s->declaration != NULL;
     if (ok && code_mode != NULL) {
         ok = sluice_strlist_copy(a, &s->internal_blocked,

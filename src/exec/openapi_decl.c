@@ -228,15 +228,24 @@ _Static_assert((int)SLUICE_OPENAPI_ADMIN == (int)SLUICE_ACTION_ADMIN &&
                    (int)SLUICE_OPENAPI_WRITE == (int)SLUICE_ACTION_WRITE,
                "an operation's action is passed to the class policy as a sluice_action");
 
-/* The class policy's verdict on the operation's own template (facts/class_policy.h). */
-static bool
-allowed(sluice_arena *arena, const sluice_openapi_op *op, const sluice_config_code_mode *cm)
+/* Who the declaration is for: the rules (a route's or the server's) and, when set, the
+ * caller's policy asked about each operation. */
+typedef struct audience {
+    const sluice_config_code_mode *cm;
+    sluice_schema_may_call may_call;
+    void *may_ctx;
+} audience;
+
+/* The class policy's verdict on the operation's own template (facts/class_policy.h), then the
+ * caller's policy's. */
+static bool allowed(sluice_arena *arena, const sluice_openapi_op *op, const audience *who)
 {
     sluice_class_call v = {
         .method = op->method, .path = op->path, .op_id = op->id, .action = (sluice_action)op->action
     };
     sluice_class_refusal r;
-    return sluice_class_policy_allows(arena, cm, &v, &r);
+    return sluice_class_policy_allows(arena, who->cm, &v, &r) &&
+           (who->may_call == NULL || who->may_call(who->may_ctx, op->id, (int)op->action));
 }
 
 /* `/users/${id: string}` for the template /users/{id} */
@@ -300,8 +309,11 @@ static void put_op(ts_ctx *c, const sluice_openapi_op *op)
 
 const char *sluice_openapi_spec_declaration(sluice_arena *arena,
                                             const sluice_openapi_spec *spec,
-                                            const sluice_config_code_mode *cm)
+                                            const sluice_config_code_mode *cm,
+                                            sluice_schema_may_call may_call,
+                                            void *may_ctx)
 {
+    const audience who = { cm, may_call, may_ctx };
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);
     ts_ctx c = {
@@ -318,7 +330,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     size_t refused = 0;
     for (size_t i = 0; i < spec->op_count; i++) {
         const sluice_openapi_op *op = &spec->ops[i];
-        if (!allowed(arena, op, cm)) {
+        if (!allowed(arena, op, &who)) {
             refused++;
             continue;
         }
@@ -335,7 +347,7 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     if (refused > 0) {
         sluice_buf_printf(&b, "\n// Not callable under this server's settings (%zu):", refused);
         for (size_t i = 0, n = 0; i < spec->op_count; i++)
-            if (!allowed(arena, &spec->ops[i], cm))
+            if (!allowed(arena, &spec->ops[i], &who))
                 sluice_buf_printf(&b, "%s %s (%s)", n++ > 0 ? "," : "", spec->ops[i].id,
                                   sluice_openapi_action_name(spec->ops[i].action));
         sluice_buf_putc(&b, '\n');

@@ -114,6 +114,136 @@ static char *fill_segment(sluice_arena *arena,
                                               : NULL;
 }
 
+/* One call site being matched: the parts the plan sent (literal text and ${...} values
+ * alternating), the site's template they make, where each hole's "{}" stands in it, and the URL
+ * path built from the matched operation. */
+typedef struct call_site {
+    sluice_arena *arena;
+    sluice_error *err;
+    const char *method;
+    const char *const *parts;
+    size_t holes;
+    size_t *off;
+    const char *tmpl;
+    sluice_buf url;
+} call_site;
+
+/* The site's template from its parts: refused when the path is computed at run time, lost a
+ * byte on the way (a NUL in a value), or is not an absolute path without query or fragment. */
+static sluice_status site_read(call_site *s, const char *path, size_t count)
+{
+    if (count == 0 || count % 2 == 0)
+        return sluice_error_set(s->err, s->arena, SLUICE_E_DENIED,
+                                "the path of %s is computed at run time; it must be a string or "
+                                "a template literal, so the call matches the operation validate "
+                                "approved at its call site",
+                                s->method);
+    s->holes = count / 2;
+    s->off = sluice_arena_alloc(s->arena, (s->holes + 1) * sizeof *s->off);
+    s->tmpl = s->off != NULL ? site_template(s->arena, s->parts, count, s->off) : NULL;
+    size_t composed = 0;
+    for (size_t i = 0; i < count; i++)
+        composed += strlen(s->parts[i]);
+    if (s->tmpl == NULL)
+        return sluice_error_set(s->err, s->arena, SLUICE_E_NOMEM, "out of memory");
+    /* the parts are what the plan sent: a value that lost bytes on the way (a NUL) is not */
+    if (composed != strlen(path))
+        return sluice_error_set(s->err, s->arena, SLUICE_E_DENIED,
+                                "the path of %s has a NUL byte in a ${...} value", s->method);
+    if (s->tmpl[0] != '/' || strpbrk(s->tmpl, "?#\\") != NULL)
+        return sluice_error_set(
+            s->err, s->arena, SLUICE_E_DENIED,
+            "the path '%s' %s; a path is the operation's template with its "
+            "parameters filled in, and the query goes in the second argument",
+            s->tmpl, s->tmpl[0] != '/' ? "does not start with '/'" : "has '?', '#' or '\\'");
+    return SLUICE_OK;
+}
+
+/* Appends v, the filled text of one template segment that parameter param of o takes, to the
+ * URL: a value fills one segment unless its parameter may span segments, and a '/' in it is
+ * refused, not encoded, since many servers and proxies decode %2F before they route. A spanning
+ * one's segments obey the rules alone and are encoded alone. */
+static sluice_status site_put_value(
+    call_site *s, const sluice_openapi_op *o, sluice_path_segment param, bool spans, char *v)
+{
+    for (char *seg = v, *slash;; seg = slash + 1) {
+        slash = spans ? strchr(seg, '/') : NULL;
+        size_t n = slash != NULL ? (size_t)(slash - seg) : strlen(seg);
+        const char *rule = sluice_path_value_rule(seg, n);
+        if (rule == NULL && !spans && memchr(seg, '/', n) != NULL)
+            rule = "it has '/', and the parameter takes one path segment (a value may "
+                   "fill its own parameter only, never reach another operation)";
+        if (rule != NULL) /* the value is not quoted: it may carry a blocked field */
+            return sluice_error_set(s->err, s->arena, SLUICE_E_DENIED,
+                                    "the path parameter %.*s of %s %s (%s) is refused: %s",
+                                    (int)param.len, param.text, s->method, s->tmpl, o->id, rule);
+        if (slash != NULL)
+            *slash = '\0';
+        const char *enc = sluice_openapi_pct_encode(s->arena, seg);
+        if (enc == NULL)
+            return sluice_error_set(s->err, s->arena, SLUICE_E_NOMEM, "out of memory");
+        sluice_buf_printf(&s->url, "/%s", enc);
+        if (slash == NULL)
+            return SLUICE_OK;
+    }
+}
+
+/* The URL path of o at this site: o's literal segments, and each parameter's values from the
+ * site's segments at[i] to at[i + 1] (best_op's match), checked and percent-encoded. */
+static sluice_status site_url(call_site *s, const sluice_openapi_op *o, const size_t *at)
+{
+    sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS], p[SLUICE_PATH_MAX_SEGMENTS];
+    size_t tn = sluice_path_split(o->path, t, SLUICE_PATH_MAX_SEGMENTS);
+    sluice_path_split(s->tmpl, p, SLUICE_PATH_MAX_SEGMENTS);
+    sluice_buf_init(&s->url, s->arena, 0);
+    for (size_t i = 0; i < tn; i++) {
+        if (!sluice_path_is_param(t[i].text, t[i].len)) {
+            sluice_buf_printf(&s->url, "/%.*s", (int)t[i].len, t[i].text);
+            continue;
+        }
+        bool spans = i < 64 && (o->spanning & ((uint64_t)1 << i)) != 0;
+        for (size_t k = at[i]; k < at[i + 1]; k++) {
+            char *v = fill_segment(s->arena, s->tmpl, p[k], s->parts, s->off, s->holes);
+            if (v == NULL)
+                return sluice_error_set(s->err, s->arena, SLUICE_E_NOMEM, "out of memory");
+            sluice_status st = site_put_value(s, o, t[i], spans, v);
+            if (st != SLUICE_OK)
+                return st;
+        }
+    }
+    if (sluice_buf_status(&s->url) != SLUICE_OK)
+        return sluice_error_set(s->err, s->arena, SLUICE_E_NOMEM, "out of memory");
+    return SLUICE_OK;
+}
+
+/* Refuses a URL that another operation of the spec matches more specifically: the upstream
+ * routes the URL, not the template, so a value that spells another operation's literal
+ * (/users/{id} with "me" beside /users/me; a spanning value ending in another operation's
+ * suffix) would run that operation there. More specifically: fewer segments taken by spanning
+ * parameters, or as few and more literal segments (OpenAPI: concrete paths match before
+ * templated ones). */
+static sluice_status
+site_refuse_other(call_site *s, const sluice_openapi_spec *spec, const sluice_openapi_op *o)
+{
+    const char *sent = sluice_buf_cstr(&s->url);
+    int own = sluice_path_template_match(o->path, o->spanning, sent, false, NULL);
+    size_t own_literals = literal_segments(o->path);
+    for (size_t i = 0; i < spec->op_count; i++) {
+        const sluice_openapi_op *other = &spec->ops[i];
+        if (other == o || strcmp(other->method, s->method) != 0)
+            continue;
+        int taken = sluice_path_template_match(other->path, other->spanning, sent, false, NULL);
+        if (taken >= 0 && (own < 0 || taken < own ||
+                           (taken == own && literal_segments(other->path) > own_literals)))
+            return sluice_error_set(s->err, s->arena, SLUICE_E_DENIED,
+                                    "%s %s at this call site is %s, and the values filled in "
+                                    "make the path of %s, which the upstream would run; a value "
+                                    "may fill its own parameter only",
+                                    s->method, s->tmpl, o->id, other->id);
+    }
+    return SLUICE_OK;
+}
+
 sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         const sluice_openapi_spec *spec,
                                         const char *method,
@@ -124,104 +254,26 @@ sluice_status sluice_openapi_match_call(sluice_arena *arena,
                                         const char **url_path,
                                         sluice_error *err)
 {
-    if (count == 0 || count % 2 == 0)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "the path of %s is computed at run time; it must be a string or "
-                                "a template literal, so the call matches the operation validate "
-                                "approved at its call site",
-                                method);
-    size_t holes = count / 2;
-    size_t *off = sluice_arena_alloc(arena, (holes + 1) * sizeof *off);
-    const char *tmpl = off != NULL ? site_template(arena, parts, count, off) : NULL;
-    size_t composed = 0;
-    for (size_t i = 0; i < count; i++)
-        composed += strlen(parts[i]);
-    if (tmpl == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    /* the parts are what the plan sent: a value that lost bytes on the way (a NUL) is not */
-    if (composed != strlen(path))
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "the path of %s has a NUL byte in a ${...} value", method);
-    if (tmpl[0] != '/' || strpbrk(tmpl, "?#\\") != NULL)
-        return sluice_error_set(
-            err, arena, SLUICE_E_DENIED,
-            "the path '%s' %s; a path is the operation's template with its "
-            "parameters filled in, and the query goes in the second argument",
-            tmpl, tmpl[0] != '/' ? "does not start with '/'" : "has '?', '#' or '\\'");
+    call_site s = { .arena = arena, .err = err, .method = method, .parts = parts };
+    sluice_status st = site_read(&s, path, count);
+    if (st != SLUICE_OK)
+        return st;
     /* the site's template decides the operation, as it did at validate: a value can fill its
      * own parameter and nothing else, so "u1/notes" in /users/${id} is never /users/{id}/notes */
     size_t at[SLUICE_PATH_MAX_SEGMENTS + 1];
-    const sluice_openapi_op *o = best_op(spec, method, tmpl, true, at);
+    const sluice_openapi_op *o = best_op(spec, method, s.tmpl, true, at);
     if (o == NULL)
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
                                 "%s %s matches no operation of the spec: the path left "
                                 "its template",
-                                method, tmpl);
-    sluice_path_segment t[SLUICE_PATH_MAX_SEGMENTS], p[SLUICE_PATH_MAX_SEGMENTS];
-    size_t tn = sluice_path_split(o->path, t, SLUICE_PATH_MAX_SEGMENTS);
-    sluice_path_split(tmpl, p, SLUICE_PATH_MAX_SEGMENTS);
-    sluice_buf url;
-    sluice_buf_init(&url, arena, 0);
-    for (size_t i = 0; i < tn; i++) {
-        if (!sluice_path_is_param(t[i].text, t[i].len)) {
-            sluice_buf_printf(&url, "/%.*s", (int)t[i].len, t[i].text);
-            continue;
-        }
-        bool spans = i < 64 && (o->spanning & ((uint64_t)1 << i)) != 0;
-        for (size_t k = at[i]; k < at[i + 1]; k++) {
-            char *v = fill_segment(arena, tmpl, p[k], parts, off, holes);
-            if (v == NULL)
-                return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-            /* a value fills one segment unless its parameter may span segments: a '/' in it
-             * is refused, not encoded, since many servers and proxies decode %2F before they
-             * route. A spanning one's segments obey the rules alone and are encoded alone. */
-            for (char *seg = v, *slash;; seg = slash + 1) {
-                slash = spans ? strchr(seg, '/') : NULL;
-                size_t n = slash != NULL ? (size_t)(slash - seg) : strlen(seg);
-                const char *rule = sluice_path_value_rule(seg, n);
-                if (rule == NULL && !spans && memchr(seg, '/', n) != NULL)
-                    rule = "it has '/', and the parameter takes one path segment (a value may "
-                           "fill its own parameter only, never reach another operation)";
-                if (rule != NULL) /* the value is not quoted: it may carry a blocked field */
-                    return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                            "the path parameter %.*s of %s %s (%s) is refused: %s",
-                                            (int)t[i].len, t[i].text, method, tmpl, o->id, rule);
-                if (slash != NULL)
-                    *slash = '\0';
-                const char *enc = sluice_openapi_pct_encode(arena, seg);
-                if (enc == NULL)
-                    return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-                sluice_buf_printf(&url, "/%s", enc);
-                if (slash == NULL)
-                    break;
-            }
-        }
-    }
-    if (sluice_buf_status(&url) != SLUICE_OK)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    /* the upstream routes the URL, not the template: a value that spells another operation's
-     * literal (/users/{id} with "me" beside /users/me; a spanning value ending in another
-     * operation's suffix) would run that operation there. Refused when another operation
-     * matches the URL more specifically: fewer segments taken by spanning parameters, or as
-     * few and more literal segments (OpenAPI: concrete paths match before templated ones). */
-    const char *sent = sluice_buf_cstr(&url);
-    int own = sluice_path_template_match(o->path, o->spanning, sent, false, NULL);
-    size_t own_literals = literal_segments(o->path);
-    for (size_t i = 0; i < spec->op_count; i++) {
-        const sluice_openapi_op *other = &spec->ops[i];
-        if (other == o || strcmp(other->method, method) != 0)
-            continue;
-        int taken = sluice_path_template_match(other->path, other->spanning, sent, false, NULL);
-        if (taken >= 0 && (own < 0 || taken < own ||
-                           (taken == own && literal_segments(other->path) > own_literals)))
-            return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                    "%s %s at this call site is %s, and the values filled in "
-                                    "make the path of %s, which the upstream would run; a value "
-                                    "may fill its own parameter only",
-                                    method, tmpl, o->id, other->id);
-    }
+                                method, s.tmpl);
+    st = site_url(&s, o, at);
+    if (st == SLUICE_OK)
+        st = site_refuse_other(&s, spec, o);
+    if (st != SLUICE_OK)
+        return st;
     *op = o;
-    *url_path = sluice_buf_cstr(&url);
+    *url_path = sluice_buf_cstr(&s.url);
     return SLUICE_OK;
 }
 

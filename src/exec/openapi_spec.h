@@ -16,6 +16,7 @@
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
+#include "exec/schema.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -93,10 +94,13 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
 const char *sluice_openapi_spec_document(sluice_arena *arena, const sluice_openapi_spec *spec);
 
 /* The compact TypeScript-style declaration of the operations whose action the config allows
- * (arena); blocked fields marked. NULL on NOMEM. */
+ * and may_call (when not NULL) permits (arena); the others named as not callable; blocked
+ * fields marked. NULL on NOMEM. */
 const char *sluice_openapi_spec_declaration(sluice_arena *arena,
                                             const sluice_openapi_spec *spec,
-                                            const sluice_config_code_mode *cm);
+                                            const sluice_config_code_mode *cm,
+                                            sluice_schema_may_call may_call,
+                                            void *may_ctx);
 
 /* One sluice_schema entry per operation (schema "openapi"): its parameters as columns, notes
  * with "METHOD /path — summary", the action and the operation's declaration, for the search and

@@ -13,6 +13,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct sluice_arena;
+struct sluice_config_code_mode;
+
+/* Whether one caller may call an API operation: their policy's verdict on a program that calls
+ * that operation alone (action: a sluice_action). */
+typedef bool (*sluice_schema_may_call)(void *ctx, const char *operation, int action);
+
 typedef struct sluice_schema_column {
     const char *name;
     const char *type; /* engine type text: "INTEGER", "VARCHAR", "TIMESTAMP", ... */
@@ -68,8 +75,19 @@ typedef struct sluice_schema {
      * catalog snapshot re-read on SIGHUP carries its own); NULL: front ends build or cache one. */
     const void *document_model;
     /* What code-mode://schema shows instead of tables when set: an API backend's compact
-     * declaration of what code may call (OpenAPI: TypeScript-style). */
+     * declaration of what code may call (OpenAPI: TypeScript-style), under the server's own
+     * [code_mode] rules. */
     const char *declaration;
+    /* The declaration as one caller may use it: under their route's rules, each operation also
+     * asked of may_call (NULL: rules alone), so a writer sees the request bodies of the writes
+     * it may call and the rest is named as not callable. declare_state is the backend's; the
+     * text is in arena, NULL on NOMEM. NULL when the declaration is the same for everyone. */
+    const char *(*declare)(const void *declare_state,
+                           struct sluice_arena *arena,
+                           const struct sluice_config_code_mode *rules,
+                           sluice_schema_may_call may_call,
+                           void *may_ctx);
+    const void *declare_state;
     /* A plan backend's downstream MCP tools (exec/mcp_plan.h's catalog document, JSON text), NULL
      * when it has none: the JavaScript front end resolves mcp.call sites against it. */
     const char *mcp_tools;

@@ -58,6 +58,18 @@ typedef struct sluice_codefacts_violation {
     size_t column;
 } sluice_codefacts_violation;
 
+/* Whose estimate a program has (issue 24). The two PLAN kinds come from the engine's planner
+ * over the data's statistics: they move when the data does, with the same code and schema, so
+ * execute makes them again (token.h: estimate_live). The others follow from the code and the
+ * schema alone. */
+typedef enum sluice_estimate_kind {
+    SLUICE_ESTIMATE_NONE = 0,
+    SLUICE_ESTIMATE_PLAN_COST = 1,    /* PostgreSQL: rows of the top node, planner cost units */
+    SLUICE_ESTIMATE_PLAN_ROWS = 2,    /* DuckDB: cardinality; cost = rows through every operator */
+    SLUICE_ESTIMATE_GRAPHQL_COST = 3, /* cost = one per field times the list sizes above it */
+    SLUICE_ESTIMATE_CALL_BOUND = 4,   /* a plan: cost = its static bound of upstream calls */
+} sluice_estimate_kind;
+
 typedef struct sluice_codefacts {
     const char *language; /* "sql", "graphql", ... */
     sluice_action action;
@@ -88,11 +100,12 @@ typedef struct sluice_codefacts {
 
     /* Complexity figures, each 0 when the language has no such thing. */
     int64_t estimated_rows; /* -1 when unknown */
-    /* The engine's own estimate (issue 24: cost known before approval), from its planner before
-     * anything runs: PostgreSQL's EXPLAIN total cost (its planner units) with estimated_rows its
-     * row estimate. -1 when the engine gave none. estimate_engine names it ("PostgreSQL"). */
+    /* The estimate validate_code reports (issue 24: cost known before approval), made before
+     * anything runs; estimate_kind says whose it is and in which unit estimated_cost counts
+     * (codemode/estimate.h words it, limits it, binds it into the token). -1 when none. */
     double estimated_cost;
-    const char *estimate_engine; /* static string, NULL when there is no engine estimate */
+    sluice_estimate_kind estimate_kind;
+    const char *estimate_engine; /* "PostgreSQL", "DuckDB": static, NULL for non-plan kinds */
     int64_t complexity;          /* the language's documented score (docs/risk.md) */
     size_t depth;                /* deepest nesting (selection sets, subqueries, blocks) */
     size_t call_count;           /* upstream calls the program may make */

@@ -61,6 +61,8 @@ static sluice_config_code_mode derive_rules(const sluice_config_code_mode *base,
         r.max_estimated_rows = s->max_estimated_rows;
     if (s->max_estimated_cost > 0)
         r.max_estimated_cost = s->max_estimated_cost;
+    if (s->estimate_drift_factor > 0)
+        r.estimate_drift_factor = s->estimate_drift_factor;
     return r;
 }
 

@@ -207,14 +207,15 @@ static json_t *load_json(const char *table,
 }
 
 sluice_status sluice_querymode_load(sluice_querymode *qm,
-                                    sluice_arena *arena,
-                                    const sluice_qm_caller *caller,
+                                    const sluice_querymode_request *in,
                                     const json_t *arguments,
-                                    const sluice_qm_hooks *hooks,
                                     json_t **out,
-                                    const char **text,
-                                    sluice_error *err)
+                                    const char **text)
 {
+    sluice_arena *arena = in->arena;
+    const sluice_qm_caller *caller = in->caller;
+    const sluice_qm_hooks *hooks = in->hooks;
+    sluice_error *err = in->err;
     const char *name = json_string_value(json_object_get(arguments, "source"));
     const sluice_config_source *src = find_source(qm, name);
     if (src == NULL) {
@@ -432,14 +433,15 @@ static sluice_status run_query(query_request *q)
 }
 
 sluice_status sluice_querymode_query(sluice_querymode *qm,
-                                     sluice_arena *arena,
-                                     const sluice_qm_caller *caller,
+                                     const sluice_querymode_request *in,
                                      const char *sql,
-                                     const sluice_qm_hooks *hooks,
                                      json_t **out,
-                                     const char **text,
-                                     sluice_error *err)
+                                     const char **text)
 {
+    sluice_arena *arena = in->arena;
+    const sluice_qm_caller *caller = in->caller;
+    const sluice_qm_hooks *hooks = in->hooks;
+    sluice_error *err = in->err;
     sluice_qm_session *s = NULL;
     sluice_status st = sluice_qm_acquire(qm->sessions, sluice_qm_user_of(caller), server_id(qm),
                                          caller->session_id, &s, arena, err);

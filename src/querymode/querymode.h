@@ -56,25 +56,29 @@ sluice_status sluice_querymode_open(const sluice_config *config,
                                     sluice_error *err);
 void sluice_querymode_close(sluice_querymode *qm);
 
-/* Each fills *out (structuredContent, new reference) and *text (for the model, in arena).
- * Refusals are errors (SLUICE_E_INVALID / DENIED / LIMIT / NOT_FOUND with a message saying how
- * to fix the call); SLUICE_E_NOMEM and SLUICE_E_IO (audit) fail closed. */
+/* One load or query call: who asks, its hooks, and where its memory and error go. The caller
+ * fills it for the one call; query mode keeps nothing of it afterwards. */
+typedef struct sluice_querymode_request {
+    sluice_arena *arena; /* the call's memory: *text and err's message live in it */
+    const sluice_qm_caller *caller;
+    const sluice_qm_hooks *hooks; /* NULL: no progress, no cancellation */
+    sluice_error *err;            /* what failed, for the caller's client */
+} sluice_querymode_request;
+
+/* Each fills *out (structuredContent, new reference) and *text (for the model, in the request's
+ * arena). Refusals are errors (SLUICE_E_INVALID / DENIED / LIMIT / NOT_FOUND with a message saying
+ * how to fix the call); SLUICE_E_NOMEM and SLUICE_E_IO (audit) fail closed. load reads the tool's
+ * arguments (source, table, args, where); query runs sql. */
 sluice_status sluice_querymode_load(sluice_querymode *qm,
-                                    sluice_arena *arena,
-                                    const sluice_qm_caller *caller,
+                                    const sluice_querymode_request *in,
                                     const json_t *arguments,
-                                    const sluice_qm_hooks *hooks,
                                     json_t **out,
-                                    const char **text,
-                                    sluice_error *err);
+                                    const char **text);
 sluice_status sluice_querymode_query(sluice_querymode *qm,
-                                     sluice_arena *arena,
-                                     const sluice_qm_caller *caller,
+                                     const sluice_querymode_request *in,
                                      const char *sql,
-                                     const sluice_qm_hooks *hooks,
                                      json_t **out,
-                                     const char **text,
-                                     sluice_error *err);
+                                     const char **text);
 sluice_status sluice_querymode_search(sluice_querymode *qm,
                                       sluice_arena *arena,
                                       const sluice_qm_caller *caller,

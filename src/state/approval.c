@@ -57,35 +57,28 @@ sluice_approval sluice_approval_get(sluice_approval_store *store, const char *id
 }
 
 sluice_status sluice_approval_request(sluice_approval_store *store,
-                                      const char *id,
-                                      int64_t expires_at,
-                                      const char *user,
-                                      const char *summary,
+                                      const sluice_approval_ask *ask,
                                       int64_t now,
                                       sluice_approval *out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
-    if (!sluice_approval_id_valid(id))
+    if (!sluice_approval_id_valid(ask->id))
         return sluice_error_set(err, err_arena, SLUICE_E_INVALID, "malformed approval id");
-    return store->ops->request(store->impl, id, expires_at, user, summary, now, out, err_arena,
-                               err);
+    return store->ops->request(store->impl, ask, now, out, err_arena, err);
 }
 
 sluice_status sluice_approval_decide(sluice_approval_store *store,
-                                     const char *id,
-                                     bool approve,
-                                     const char *admin,
-                                     bool audited,
+                                     const sluice_approval_decision *decision,
                                      int64_t now,
                                      sluice_approval *out,
                                      sluice_arena *err_arena,
                                      sluice_error *err)
 {
-    if (!sluice_approval_id_valid(id))
+    if (!sluice_approval_id_valid(decision->id))
         return sluice_error_set(err, err_arena, SLUICE_E_NOT_FOUND,
-                                "'%.40s' is not an approval id (32 hex digits)", id);
-    return store->ops->decide(store->impl, id, approve, admin, audited, now, out, err_arena, err);
+                                "'%.40s' is not an approval id (32 hex digits)", decision->id);
+    return store->ops->decide(store->impl, decision, now, out, err_arena, err);
 }
 
 size_t

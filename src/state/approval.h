@@ -47,6 +47,24 @@ typedef struct sluice_approval {
     bool audited; /* the decision already has its audit record */
 } sluice_approval;
 
+/* A request for an administrator's approval: the approval token's id, when that token expires
+ * (the request with it), who asks, and what for (action, risk, code; shortened to fit). */
+typedef struct sluice_approval_ask {
+    const char *id;
+    int64_t expires_at;
+    const char *user;    /* NULL: "" */
+    const char *summary; /* NULL: "" */
+} sluice_approval_ask;
+
+/* An administrator's decision on one request. audited says whether the deciding caller has
+ * written (or will write) the decision's audit record itself. */
+typedef struct sluice_approval_decision {
+    const char *id;
+    bool approve;      /* false: reject */
+    const char *admin; /* who decides; NULL: "admin" */
+    bool audited;
+} sluice_approval_decision;
+
 /* The store contract. Every op is called with the store's own impl pointer, ids already checked
  * (sluice_approval_id_valid); all are thread-safe and must hold across processes sharing the
  * store (the server and `sluice approve`). now is the caller's clock: a request past expires_at
@@ -65,19 +83,13 @@ typedef struct sluice_approval_store_ops {
     const char *name;
     sluice_approval (*get)(void *impl, const char *id, int64_t now);
     sluice_status (*request)(void *impl,
-                             const char *id,
-                             int64_t expires_at,
-                             const char *user,
-                             const char *summary,
+                             const sluice_approval_ask *ask,
                              int64_t now,
                              sluice_approval *out,
                              sluice_arena *err_arena,
                              sluice_error *err);
     sluice_status (*decide)(void *impl,
-                            const char *id,
-                            bool approve,
-                            const char *admin,
-                            bool audited,
+                            const sluice_approval_decision *decision,
                             int64_t now,
                             sluice_approval *out,
                             sluice_arena *err_arena,
@@ -107,27 +119,22 @@ bool sluice_approval_id_valid(const char *id);
 /* The request as of now (re-reading what others appended); state NONE when unknown. */
 sluice_approval sluice_approval_get(sluice_approval_store *store, const char *id, int64_t now);
 
-/* Records a pending request for id unless one exists; *out is the request as it now stands
- * (maybe already decided or expired). SLUICE_E_IO when the file cannot be written. */
+/* Records ask as a pending request unless one exists for its id; *out is the request as it now
+ * stands (maybe already decided or expired). SLUICE_E_INVALID (malformed id), SLUICE_E_IO when
+ * the store cannot be written. */
 sluice_status sluice_approval_request(sluice_approval_store *store,
-                                      const char *id,
-                                      int64_t expires_at,
-                                      const char *user,
-                                      const char *summary,
+                                      const sluice_approval_ask *ask,
                                       int64_t now,
                                       sluice_approval *out,
                                       sluice_arena *err_arena,
                                       sluice_error *err);
 
-/* An administrator's decision on a pending request. SLUICE_E_NOT_FOUND (unknown id),
- * SLUICE_E_DENIED (already decided, or expired: err says which), SLUICE_E_IO. audited says
- * whether the caller has written (or will write) the audit record itself; when false the server
- * that reads the decision later reports it through sluice_approval_take_unaudited. */
+/* An administrator's decision on a pending request. SLUICE_E_NOT_FOUND (unknown or malformed
+ * id), SLUICE_E_DENIED (already decided, or expired: err says which), SLUICE_E_IO. When
+ * decision->audited is false the server that reads the decision later reports it through
+ * sluice_approval_take_unaudited. */
 sluice_status sluice_approval_decide(sluice_approval_store *store,
-                                     const char *id,
-                                     bool approve,
-                                     const char *admin,
-                                     bool audited,
+                                     const sluice_approval_decision *decision,
                                      int64_t now,
                                      sluice_approval *out,
                                      sluice_arena *err_arena,

@@ -225,22 +225,20 @@ static void end_write(approval_file *s)
 }
 
 static sluice_status file_request(void *impl,
-                                  const char *id,
-                                  int64_t expires_at,
-                                  const char *user,
-                                  const char *summary,
+                                  const sluice_approval_ask *ask,
                                   int64_t now,
                                   sluice_approval *out,
                                   sluice_arena *err_arena,
                                   sluice_error *err)
 {
     approval_file *s = impl;
+    const char *id = ask->id, *user = ask->user, *summary = ask->summary;
     begin_write(s);
     sluice_status st = SLUICE_OK;
     if (find(s, id) == NULL) {
         json_t *line =
             json_pack("{s:s, s:s, s:I, s:s, s:s}", "id", id, "state", "pending", "expires_at",
-                      (json_int_t)expires_at, "user", user != NULL ? user : "", "summary",
+                      (json_int_t)ask->expires_at, "user", user != NULL ? user : "", "summary",
                       summary != NULL ? summary : "");
         st = line != NULL ? append(s, line, err_arena, err)
                           : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
@@ -252,16 +250,14 @@ static sluice_status file_request(void *impl,
 }
 
 static sluice_status file_decide(void *impl,
-                                 const char *id,
-                                 bool approve,
-                                 const char *admin,
-                                 bool audited,
+                                 const sluice_approval_decision *decision,
                                  int64_t now,
                                  sluice_approval *out,
                                  sluice_arena *err_arena,
                                  sluice_error *err)
 {
     approval_file *s = impl;
+    const char *id = decision->id, *admin = decision->admin;
     begin_write(s);
     sluice_approval cur = snapshot(find(s, id), now);
     sluice_status st = SLUICE_OK;
@@ -275,9 +271,10 @@ static sluice_status file_decide(void *impl,
                               "approval request %s is %s and can no longer be decided", id,
                               sluice_approval_state_name(cur.state));
     if (st == SLUICE_OK) {
-        json_t *line = json_pack(
-            "{s:s, s:s, s:s, s:I, s:b}", "id", id, "state", approve ? "approved" : "rejected", "by",
-            admin != NULL ? admin : "admin", "at", (json_int_t)now, "audited", audited);
+        json_t *line = json_pack("{s:s, s:s, s:s, s:I, s:b}", "id", id, "state",
+                                 decision->approve ? "approved" : "rejected", "by",
+                                 admin != NULL ? admin : "admin", "at", (json_int_t)now, "audited",
+                                 decision->audited);
         st = line != NULL ? append(s, line, err_arena, err)
                           : sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
         json_decref(line);

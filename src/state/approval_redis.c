@@ -127,25 +127,23 @@ static sluice_status unreachable(approval_redis *s, sluice_arena *arena, sluice_
 }
 
 static sluice_status redis_request(void *impl,
-                                   const char *id,
-                                   int64_t expires_at,
-                                   const char *user,
-                                   const char *summary,
+                                   const sluice_approval_ask *ask,
                                    int64_t now,
                                    sluice_approval *out,
                                    sluice_arena *err_arena,
                                    sluice_error *err)
 {
     approval_redis *s = impl;
+    const char *id = ask->id;
+    int64_t expires_at = ask->expires_at;
     char key[KEY_MAX], pending[KEY_MAX], exp[32], keep[32];
     key_of(s, "approval:", id, key);
     key_of(s, "approvals:pending", NULL, pending);
     snprintf(exp, sizeof exp, "%lld", (long long)expires_at);
     int64_t left = expires_at > now ? expires_at - now : 0;
     snprintf(keep, sizeof keep, "%lld", (long long)(left + KEEP_AFTER_EXPIRY_S) * 1000);
-    const char *argv[] = {
-        "EVAL", request_script, "2", key, pending, exp, user, summary, keep, id
-    };
+    const char *argv[] = { "EVAL", request_script, "2",          key,  pending,
+                           exp,    ask->user,      ask->summary, keep, id };
     redisReply *r = sluice_redis_run(s->redis, 10, argv, NULL);
     if (r == NULL)
         return unreachable(s, err_arena, err);
@@ -177,16 +175,14 @@ static sluice_status decided_error(const char *code,
 }
 
 static sluice_status redis_decide(void *impl,
-                                  const char *id,
-                                  bool approve,
-                                  const char *admin,
-                                  bool audited,
+                                  const sluice_approval_decision *decision,
                                   int64_t now,
                                   sluice_approval *out,
                                   sluice_arena *err_arena,
                                   sluice_error *err)
 {
     approval_redis *s = impl;
+    const char *id = decision->id;
     char key[KEY_MAX], pending[KEY_MAX], unaudited[KEY_MAX], at[32];
     key_of(s, "approval:", id, key);
     key_of(s, "approvals:pending", NULL, pending);
@@ -198,10 +194,10 @@ static sluice_status redis_decide(void *impl,
                            key,
                            pending,
                            unaudited,
-                           approve ? "approved" : "rejected",
-                           admin != NULL ? admin : "admin",
+                           decision->approve ? "approved" : "rejected",
+                           decision->admin != NULL ? decision->admin : "admin",
                            at,
-                           audited ? "1" : "0",
+                           decision->audited ? "1" : "0",
                            id };
     redisReply *r = sluice_redis_run(s->redis, 11, argv, NULL);
     if (r == NULL)

@@ -11,7 +11,7 @@
 #include <string.h>
 
 typedef struct curated_tool {
-    sluice_codemode *cm;
+    const sluice_curated_services *with; /* a copy in the registrations' arena */
     const sluice_config_tool *tool;
     pthread_mutex_t mu;  /* one first call analyzes; the others wait for its facts */
     atomic_bool checked; /* the two facts below are set: read them without mu */
@@ -99,7 +99,7 @@ static sluice_status checked(curated_tool *ct, sluice_arena *arena, sluice_error
     pthread_mutex_lock(&ct->mu);
     sluice_status st = atomic_load_explicit(&ct->checked, memory_order_relaxed)
                            ? SLUICE_OK
-                           : check_statement(ct->cm, ct->tool, ct, arena, err);
+                           : check_statement(ct->with->analyzer, ct->tool, ct, arena, err);
     pthread_mutex_unlock(&ct->mu);
     return st;
 }
@@ -111,7 +111,7 @@ static sluice_status call_tool(sluice_mcp_call *call,
                                void *userdata)
 {
     curated_tool *ct = userdata;
-    const sluice_config_code_mode *c = &sluice_codemode_config(ct->cm)->code_mode;
+    const sluice_config_code_mode *c = &ct->with->config->code_mode;
     sluice_arena *arena = sluice_mcp_call_arena(call);
     sluice_status checked_st = checked(ct, arena, err);
     if (checked_st != SLUICE_OK)
@@ -129,15 +129,15 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .cancel_ctx = call,
     };
     sluice_exec_result r = { 0 };
-    sluice_status st =
-        sluice_executor_execute(sluice_codemode_executor(ct->cm), arena, &req, &r, err);
+    sluice_status st = sluice_executor_execute(ct->with->executor, arena, &req, &r, err);
     sluice_codemode_caller caller = { .identity = sluice_mcp_call_identity(call),
                                       .session_id = sluice_mcp_call_session_id(call) };
     json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
                                st == SLUICE_OK ? "executed" : "failed", "arguments", arguments,
                                "rows", (json_int_t)r.row_count, "truncated", r.truncated);
     sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(ct->cm, arena, &caller, "tool", record, &audit_err) != SLUICE_OK &&
+    if (sluice_runtime_audit(ct->with->rt, arena, &caller, "tool", record, &audit_err) !=
+            SLUICE_OK &&
         st == SLUICE_OK) {
         *err = audit_err;
         return SLUICE_E_IO;
@@ -156,24 +156,30 @@ static void mutex_free(void *mu)
     pthread_mutex_destroy(mu);
 }
 
-sluice_status sluice_curated_register(sluice_codemode *cm,
+sluice_status sluice_curated_register(const sluice_curated_services *with,
                                       sluice_mcp_server *server,
                                       bool check_now,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
-    const sluice_config *config = sluice_codemode_config(cm);
+    const sluice_config *config = with->config;
+    if (config->tool_count == 0)
+        return SLUICE_OK;
+    sluice_curated_services *kept = sluice_arena_calloc(with->arena, 1, sizeof *kept);
+    if (kept == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+    *kept = *with;
     for (size_t i = 0; i < config->tool_count; i++) {
         const sluice_config_tool *tool = &config->tools[i];
-        sluice_arena *owner = sluice_codemode_arena(cm);
-        curated_tool *ct = sluice_arena_calloc(owner, 1, sizeof *ct);
+        curated_tool *ct = sluice_arena_calloc(with->arena, 1, sizeof *ct);
         if (ct == NULL || pthread_mutex_init(&ct->mu, NULL) != 0)
             return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-        if (sluice_arena_cleanup_add(owner, mutex_free, &ct->mu) != SLUICE_OK)
+        if (sluice_arena_cleanup_add(with->arena, mutex_free, &ct->mu) != SLUICE_OK)
             return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
-        ct->cm = cm;
+        ct->with = kept;
         ct->tool = tool;
-        sluice_status st = check_now ? check_statement(cm, tool, ct, err_arena, err) : SLUICE_OK;
+        sluice_status st =
+            check_now ? check_statement(with->analyzer, tool, ct, err_arena, err) : SLUICE_OK;
         if (st != SLUICE_OK)
             return st;
         bool writes = config->code_mode.sql_allow_writes || config->code_mode.sql_allow_deletes;

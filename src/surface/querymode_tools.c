@@ -114,9 +114,9 @@ static sluice_status load_tool(sluice_mcp_call *call,
     sluice_status st = resolve_caller(call, userdata, arguments, true, &caller, &handle, err);
     json_t *structured = NULL;
     const char *text = NULL;
+    const sluice_querymode_request req = { arena, &caller, &hooks, err };
     if (st == SLUICE_OK)
-        st = sluice_querymode_load(userdata, arena, &caller, arguments, &hooks, &structured, &text,
-                                   err);
+        st = sluice_querymode_load(userdata, &req, arguments, &structured, &text);
     sluice_mcp_call_clear_cancel_hooks(call);
     if (st != SLUICE_OK)
         return st;
@@ -136,10 +136,11 @@ static sluice_status query_tool(sluice_mcp_call *call,
     sluice_status st = resolve_caller(call, userdata, arguments, false, &caller, &handle, err);
     json_t *structured = NULL;
     const char *text = NULL;
+    const sluice_querymode_request req = { sluice_mcp_call_arena(call), &caller, &hooks, err };
     if (st == SLUICE_OK)
-        st = sluice_querymode_query(userdata, sluice_mcp_call_arena(call), &caller,
-                                    json_string_value(json_object_get(arguments, "sql")), &hooks,
-                                    &structured, &text, err);
+        st = sluice_querymode_query(userdata, &req,
+                                    json_string_value(json_object_get(arguments, "sql")),
+                                    &structured, &text);
     if (st != SLUICE_OK)
         return st;
     *out_result = result_with_handle(structured, text, handle);

@@ -4,6 +4,7 @@
 #include "surface/tools.h"
 
 #include "codemode/guide.h"
+#include "codemode/program.h"
 #include "mcp/jsonrpc.h"
 #include "policy/policy.h"
 #include "surface/discover.h"
@@ -683,11 +684,75 @@ register_guides(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *er
     return sluice_mcp_server_add_prompt(server, &prompt, err);
 }
 
+/* ---- saved programs: the promoted programs as tools ------------------------------------------ */
+
+/* tools/list: every promoted program that can run now (its record verifies, it is not demoted,
+ * nothing it was judged on changed), its input schema derived from its parameters. Whether this
+ * caller may run it is decided at the call, by the caller's route and policy. */
+static sluice_status list_programs(sluice_mcp_call *call, json_t *items, void *userdata)
+{
+    sluice_codemode *cm = userdata;
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    sluice_program_catalog c;
+    sluice_error err = { 0 };
+    sluice_status st = sluice_codemode_programs(cm, arena, &c, &err);
+    for (size_t i = 0; st == SLUICE_OK && i < c.count; i++) {
+        const sluice_program *p = &c.items[i];
+        if (sluice_codemode_program_unusable(cm, arena, p) != NULL ||
+            sluice_program_name_reserved(sluice_codemode_config(cm), p->name))
+            continue;
+        const char *description = sluice_arena_printf(
+            arena, "%s%s(saved program v%lld: %s, %s risk; runs without validate_code)",
+            p->description, p->description[0] != '\0' ? " " : "", (long long)p->version, p->action,
+            p->risk);
+        bool read = strcmp(p->action, "read") == 0;
+        json_t *tool = json_pack(
+            "{s:s, s:s, s:o, s:{s:b, s:b, s:b}}", "name", p->name, "description",
+            description != NULL ? description : "", "inputSchema", sluice_program_input_schema(p),
+            "annotations", "readOnlyHint", read, "destructiveHint",
+            strcmp(p->action, "delete") == 0 || strcmp(p->action, "admin") == 0, "openWorldHint",
+            0);
+        if (tool == NULL || json_array_append_new(items, tool) != 0)
+            st = SLUICE_E_NOMEM;
+    }
+    return st;
+}
+
+static sluice_status call_program(sluice_mcp_call *call,
+                                  const char *name,
+                                  json_t *arguments,
+                                  json_t **out_result,
+                                  sluice_error *err,
+                                  void *userdata)
+{
+    sluice_codemode *cm = userdata;
+    sluice_codemode_caller caller = caller_of(call, NULL);
+    sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
+    json_t *structured = NULL, *refusal = NULL;
+    caller.refusal = &refusal;
+    char *text = NULL;
+    const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
+                                          .caller = &caller,
+                                          .variables = arguments,
+                                          .hooks = &hooks,
+                                          .err = err };
+    sluice_status st = sluice_codemode_run_program(cm, &req, name, &structured, &text);
+    if (st != SLUICE_OK)
+        return refused_by_quota(st, refusal, err, out_result);
+    json_decref(refusal);
+    *out_result = sluice_surface_tool_result(structured, text);
+    return SLUICE_OK;
+}
+
 sluice_status
 sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err)
 {
     sluice_status st = register_tools(cm, server, err);
     if (st == SLUICE_OK)
         st = sluice_discover_register(cm, server, err);
+    if (st == SLUICE_OK && sluice_codemode_config(cm)->code_mode.programs_file != NULL) {
+        const sluice_mcp_tool_provider programs = { list_programs, call_program, cm };
+        st = sluice_mcp_server_set_tool_provider(server, &programs, err);
+    }
     return st == SLUICE_OK ? register_guides(cm, server, err) : st;
 }

@@ -11,13 +11,15 @@
 #include <string.h>
 
 #define WIRE_PREFIX "sl1."
+#define REVALIDATE  "call validate_code again and use the new token"
 /* With its NUL: domain separation for the MAC input (tag-token-mac-input: fuzz_token.c too). */
 #define MAC_CONTEXT "sluice-token-v1"
 
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
-#define PAYLOAD_MAX                                                                   \
-    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES + \
-     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u)
+#define PAYLOAD_MAX                                                                            \
+    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES +          \
+     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u + \
+     1u + 8u + 8u)
 
 _Static_assert(sizeof(WIRE_PREFIX) - 1 + SLUICE_HASH_B64URL_CHARS(PAYLOAD_MAX) + 1 +
                        SLUICE_HASH_B64URL_CHARS(SLUICE_SECRET_MAC_BYTES) <=
@@ -42,6 +44,7 @@ static const char *const problem_names[] = {
     [SLUICE_TOKEN_ACTION_MISMATCH] = "action_mismatch",
     [SLUICE_TOKEN_RISK_MISMATCH] = "risk_mismatch",
     [SLUICE_TOKEN_REPLAYED] = "replayed",
+    [SLUICE_TOKEN_ESTIMATE_DRIFT] = "estimate_drift",
 };
 
 const char *sluice_token_problem_name(sluice_token_problem problem)
@@ -111,6 +114,9 @@ static size_t encode_payload(const sluice_token_claims *c, uint8_t *out, size_t 
     put_u8(&w, (unsigned)c->risk);
     put_i64(&w, c->issued_at);
     put_i64(&w, c->expires_at);
+    put_u8(&w, c->estimate_live ? 1u : 0u);
+    put_i64(&w, c->estimated_rows);
+    put_i64(&w, c->estimated_cost);
     return w.ok ? w.len : 0;
 }
 
@@ -159,8 +165,8 @@ sluice_status sluice_token_issue(const sluice_secret_ring *ring,
     if (st != SLUICE_OK)
         return st;
     if ((unsigned)claims->action > SLUICE_ACTION_ADMIN ||
-        (unsigned)claims->risk > SLUICE_RISK_CRITICAL || ttl_seconds <= 0 ||
-        now > INT64_MAX - ttl_seconds)
+        (unsigned)claims->risk > SLUICE_RISK_CRITICAL || claims->estimated_rows < -1 ||
+        claims->estimated_cost < -1 || ttl_seconds <= 0 || now > INT64_MAX - ttl_seconds)
         return sluice_error_set(err, arena, SLUICE_E_INVALID,
                                 "cannot issue a token: bad action, risk or ttl");
     const sluice_secret *key = sluice_secret_ring_current(ring);
@@ -268,11 +274,16 @@ parse_payload(const uint8_t *payload, size_t len, sluice_arena *arena, sluice_to
     unsigned risk = take_u8(&r);
     c->issued_at = take_i64(&r);
     c->expires_at = take_i64(&r);
+    unsigned live = take_u8(&r);
+    c->estimated_rows = take_i64(&r);
+    c->estimated_cost = take_i64(&r);
     c->action = (sluice_action)action;
     c->risk = (sluice_risk)risk;
+    c->estimate_live = live == 1;
     return r.ok && r.at == r.len && c->version == SLUICE_TOKEN_VERSION &&
            sluice_secret_key_id_valid(c->key_id, id_len) && action <= SLUICE_ACTION_ADMIN &&
-           risk <= SLUICE_RISK_CRITICAL && c->expires_at > c->issued_at;
+           risk <= SLUICE_RISK_CRITICAL && c->expires_at > c->issued_at && live <= 1 &&
+           c->estimated_rows >= -1 && c->estimated_cost >= -1;
 }
 
 /* The pieces of a token text: the claims, the signed bytes and the MAC. */
@@ -350,6 +361,11 @@ static sluice_status decode_token(sluice_arena *arena,
         mac_len != sizeof d->mac)
         return refuse(err, arena, out_problem, SLUICE_TOKEN_MALFORMED,
                       "the approval token is not valid (bad encoding); %s", MALFORMED_HOW);
+    if (d->payload_len > 0 && d->payload[0] != SLUICE_TOKEN_VERSION)
+        return refuse(err, arena, out_problem, SLUICE_TOKEN_BAD_VERSION,
+                      "the approval token has claims version %u (this server issues %u: it was "
+                      "issued before an upgrade); %s",
+                      (unsigned)d->payload[0], SLUICE_TOKEN_VERSION, REVALIDATE);
     if (!parse_payload(d->payload, d->payload_len, arena, &d->claims))
         return refuse(err, arena, out_problem, SLUICE_TOKEN_MALFORMED,
                       "the approval token is not valid (bad claims); %s", MALFORMED_HOW);
@@ -380,8 +396,6 @@ static void short_hex(const uint8_t *hash, char out[13])
 {
     sluice_hash_hex(hash, 6, out);
 }
-
-#define REVALIDATE "call validate_code again and use the new token"
 
 /* Compares the bound claims, most general first: a token from another session is reported as
  * such, not as a code difference. */
@@ -487,6 +501,43 @@ sluice_status sluice_token_match(const sluice_token_claims *claims,
     if (st == SLUICE_OK && out_problem != NULL)
         *out_problem = SLUICE_TOKEN_OK;
     return st;
+}
+
+/* More than factor times the approved figure (an approved 0 as 1), in doubles: no overflow. */
+static bool drifted(int64_t approved, int64_t live, int64_t factor)
+{
+    return approved >= 0 && (double)live > (double)(approved > 0 ? approved : 1) * (double)factor;
+}
+
+sluice_status sluice_token_estimate_check(const sluice_token_claims *claims,
+                                          const sluice_token_claims *live,
+                                          int64_t factor,
+                                          sluice_arena *arena,
+                                          sluice_token_problem *out_problem,
+                                          sluice_error *err)
+{
+    if (out_problem != NULL)
+        *out_problem = SLUICE_TOKEN_OK;
+    if (factor <= 0 || (claims->estimated_rows < 0 && claims->estimated_cost < 0))
+        return SLUICE_OK;
+    if ((claims->estimated_rows >= 0 && live->estimated_rows < 0) ||
+        (claims->estimated_cost >= 0 && live->estimated_cost < 0))
+        return refuse(err, arena, out_problem, SLUICE_TOKEN_ESTIMATE_DRIFT,
+                      "this token approved an estimate of %lld rows at a cost of %lld, and the "
+                      "engine gave no estimate now, so the approval cannot be checked; %s",
+                      (long long)claims->estimated_rows, (long long)claims->estimated_cost,
+                      REVALIDATE);
+    if (drifted(claims->estimated_rows, live->estimated_rows, factor) ||
+        drifted(claims->estimated_cost, live->estimated_cost, factor))
+        return refuse(err, arena, out_problem, SLUICE_TOKEN_ESTIMATE_DRIFT,
+                      "the estimate moved since approval: %lld rows at a cost of %lld were "
+                      "approved, the engine now estimates %lld rows at a cost of %lld, more than "
+                      "estimate_drift_factor (%lld) times as much; the data changed under the "
+                      "approval, so %s and have the new estimate approved",
+                      (long long)claims->estimated_rows, (long long)claims->estimated_cost,
+                      (long long)live->estimated_rows, (long long)live->estimated_cost,
+                      (long long)factor, REVALIDATE);
+    return SLUICE_OK;
 }
 
 sluice_status sluice_token_verify(const sluice_secret_ring *ring,

@@ -15,7 +15,10 @@
  * the next):
  *     u8 version(=1) | u8 n + key_id | 16 token_id | 32 code_hash | u16 n + user_id |
  *     u16 n + session_id | u16 n + server_id | 32 context_hash | 32 variables_hash |
- *     u8 action | u8 risk | i64 issued_at | i64 expires_at
+ *     u8 action | u8 risk | i64 issued_at | i64 expires_at |
+ *     u8 estimate_live | i64 estimated_rows | i64 estimated_cost
+ * (version 2 added the estimate, issue 24: the cost an approver saw is part of what was approved,
+ * so execute can refuse when the engine's live estimate moved past estimate_drift_factor.)
  * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
  * they are signed into live tokens, so those enums must never be renumbered.
  */
@@ -30,10 +33,11 @@
 #include "facts/codefacts.h"
 #include "token/secret.h"
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-#define SLUICE_TOKEN_VERSION  1u
+#define SLUICE_TOKEN_VERSION  2u
 #define SLUICE_TOKEN_ID_BYTES 16u
 /* How far in the future issued_at may be (clock steps) before a token is refused. */
 #define SLUICE_TOKEN_CLOCK_SKEW_SECONDS 60
@@ -57,10 +61,11 @@ typedef enum sluice_token_problem {
     SLUICE_TOKEN_VARIABLES_MISMATCH = 13,
     SLUICE_TOKEN_ACTION_MISMATCH = 14,
     SLUICE_TOKEN_RISK_MISMATCH = 15,
-    SLUICE_TOKEN_REPLAYED = 16, /* already used (reported by the caller after replay.h) */
+    SLUICE_TOKEN_REPLAYED = 16,       /* already used (reported by the caller after replay.h) */
+    SLUICE_TOKEN_ESTIMATE_DRIFT = 17, /* the live estimate moved past estimate_drift_factor */
 } sluice_token_problem;
 
-#define SLUICE_TOKEN_PROBLEM_MAX SLUICE_TOKEN_REPLAYED
+#define SLUICE_TOKEN_PROBLEM_MAX SLUICE_TOKEN_ESTIMATE_DRIFT
 
 typedef struct sluice_token_claims {
     uint8_t version;                           /* set by issue */
@@ -76,6 +81,12 @@ typedef struct sluice_token_claims {
     sluice_risk risk;
     int64_t issued_at;  /* unix seconds; set by issue */
     int64_t expires_at; /* set by issue: issued_at + ttl */
+    /* The estimate validate_code reported (codefacts.h), -1 each when there was none; cost
+     * rounded up to a whole number. estimate_live: it came from the engine's planner (it can
+     * move with the data while the code and schema stay the same), so execute makes it again. */
+    int64_t estimated_rows;
+    int64_t estimated_cost;
+    bool estimate_live;
 } sluice_token_claims;
 
 /* "ok", "malformed", "code_mismatch", ... ; "unknown" out of range. */
@@ -123,6 +134,18 @@ sluice_status sluice_token_match(const sluice_token_claims *claims,
                                  sluice_arena *arena,
                                  sluice_token_problem *out_problem,
                                  sluice_error *err);
+
+/* The estimate bound into an opened token against live's (the estimate made again for this
+ * execute): SLUICE_E_TOKEN with SLUICE_TOKEN_ESTIMATE_DRIFT when the live row or cost estimate is
+ * more than factor times the approved one (an approved 0 counts as 1), or when the token bound
+ * an estimate and none could be made now (fail closed). Smaller live estimates pass: the
+ * approval covered more. factor 0 or a token without an estimate: SLUICE_OK. */
+sluice_status sluice_token_estimate_check(const sluice_token_claims *claims,
+                                          const sluice_token_claims *live,
+                                          int64_t factor,
+                                          sluice_arena *arena,
+                                          sluice_token_problem *out_problem,
+                                          sluice_error *err);
 
 /* Open and match in one call: verifies a token presented with a live request, at time now
  * (injectable for tests): decode → key id known in ring → MAC (constant-time) → not expired, not

@@ -135,6 +135,9 @@ static json_t *pending_json(const sluice_approval *a, const json_t *trail)
             json_object_set(o, "code", json_object_get(rec, "code"));
             json_object_set(o, "language", json_object_get(rec, "language"));
             json_object_set(o, "requested_at", json_object_get(rec, "ts"));
+            /* the estimate the approver weighs beside the code (issue 24) */
+            if (json_is_object(json_object_get(rec, "estimate")))
+                json_object_set(o, "estimate", json_object_get(rec, "estimate"));
             break;
         }
     }

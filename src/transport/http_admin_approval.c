@@ -150,9 +150,10 @@ int sluice_approval_http_post(void *ctx,
         return fail(arena, out_body, 400,
                     "body must be {\"decision\": \"approve\" | \"reject\"} (optionally \"as\": "
                     "\"name\")");
+    const sluice_approval_decision decision = { id, verdict == 1, who, true };
     sluice_approval d;
     sluice_error err = { 0 };
-    sluice_status st = sluice_approval_decide(h->rt->approvals, id, verdict == 1, who, true,
+    sluice_status st = sluice_approval_decide(h->rt->approvals, &decision,
                                               sluice_runtime_now_s(h->rt), &d, arena, &err);
     if (st == SLUICE_OK)
         st = sluice_approval_gate_audit(h->rt, arena, &d, "admin-http", &err);

@@ -3,8 +3,8 @@
 # `validate` (specifiedRules minus SingleFieldSubscriptions: OverlappingFieldsCanBeMerged included)
 # on COUNT (default 20000) seeded operations against examples/graphql/schema.graphql, most of
 # them broken on purpose in one rule, some with a typo in a field name, some graphql-js's own
-# introspection queries. Accept/reject must agree on every document, FieldsOnCorrectType's
-# messages ("Did you mean ...") word for word, and every rule the generator targets must have
+# introspection queries. Accept/reject must agree on every document, FieldsOnCorrectType's,
+# KnownTypeNames' and enum values' messages ("Did you mean ...") word for word, and every rule the generator targets must have
 # fired. Then GH_COUNT (default 2000) documents against GitHub's GraphQL schema
 # (@octokit/graphql-schema, printed as SDL by graphql-js), where coverage is not required.
 # Rerun one seed by hand: SEED=7 COUNT=100000 ctest -R graphql_validate_js --output-on-failure

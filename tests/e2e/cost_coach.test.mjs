@@ -391,6 +391,75 @@ test("a path parameter's value stays one segment of the operation validated at i
   assert.deepEqual(sent, ["/budgets/listForecasts"], "no escaped call reached the upstream");
 });
 
+// Issue 25's ordinary constructs through the SDK client: each plan runs in sluice and, as an
+// async function body, in this Node process; the answers must be equal (the generator,
+// tests/node/js_diff.mjs, covers the same constructs with random operands).
+const AsyncFunction = (async () => {}).constructor;
+const CONSTRUCT_PLANS = {
+  holes: "const [, second, , fourth] = [1, 2, 3, 4];\nconst [[, x]] = [[5, 6]];\nreturn { second, fourth, x };",
+  labels: "let n = 0;\nouter: for (let i = 0; i < 5; i++) {\n  inner: for (let j = 0; j < 5; j++) {\n" +
+    "    if (j === 3) continue outer;\n    if (i === 3) break outer;\n    if (j === i) continue inner;\n" +
+    "    n += i * 10 + j;\n  }\n}\nblock: { if (n > 0) break block; n = -1; }\nreturn n;",
+  instanceof: "const out = [];\nfor (const f of [() => null.x, () => { throw new RangeError('r'); }, () => JSON.parse('{'),\n" +
+    "                 () => { throw new Error('e'); }, () => (1).toFixed(200), () => { throw 'text'; }]) {\n" +
+    "  try { f(); } catch (e) {\n    out.push([e instanceof TypeError, e instanceof RangeError, e instanceof SyntaxError,\n" +
+    "              e instanceof Error, typeof e === 'string' ? e : e.name]);\n  }\n}\n" +
+    "try { await api.get('/users/nobody'); } catch (e) { out.push([e instanceof Error, e instanceof TypeError]); }\n" +
+    "return out;",
+  objectIs: "return [Object.is(0, -0), Object.is(NaN, 0 / 0), Object.is('a', 'a'), Object.is({}, {}), Object.is(-0, -0)];",
+  math: "return [Math.hypot(3, 4), Math.hypot(), Math.hypot(1e200, 1e200), Math.max(1, 5, -2), Math.min(), Math.trunc(-4.7),\n" +
+    "  Math.sign(-3), Math.sqrt(2), Math.round(2.5), Math.round(-2.5), Math.abs(-1), Math.cbrt(-27), Math.pow(2, 10),\n" +
+    "  Math.fround(5.5), Math.clz32(1), Math.imul(3, -4), Math.log(1), Math.exp(0), Math.atan2(0, -1), Math.sin(-0),\n" +
+    "  Math.floor(-0.5), Math.ceil(-0.5), Math.PI, Math.E].map(String);",
+  radix: "return [(255).toString(16), (255).toString(2), (-255).toString(36), (0.5).toString(2), (3.75).toString(16),\n" +
+    "  (1e21).toString(36), (123).toString(10), Number.parseInt('ff', 16), parseInt('z', 36)];",
+  numberFormat: "return [(123.456).toPrecision(4), (1.005).toFixed(2), (123456).toExponential(2), (0.000001234).toPrecision(2),\n" +
+    "  (1e21).toFixed(2), (-1.5).toFixed(0), (0).toExponential(), (255).toPrecision(1), (1.45).toFixed(1), (5e-7).toFixed(7)];",
+  normalize: "const out = ['\\u0041\\u030A'.normalize('NFC') === '\\u00C5', '\\u00C5'.normalize('NFD').length,\n" +
+    "  '\\uFB01'.normalize('NFKC'), '\\u1100\\u1161'.normalize(), 'e\\u0301'.normalize('NFKD').length];\n" +
+    "try { 'a'.normalize('NFX'); } catch (e) { out.push(e instanceof RangeError, e.message); }\nreturn out;",
+  localeCompare: "return ['a'.localeCompare('b'), 'b'.localeCompare('a'), '\\u00E4'.localeCompare('a\\u0308'),\n" +
+    "  'a'.localeCompare('B'), 'resume'.localeCompare('r\\u00E9sum\\u00E9'),\n" +
+    "  ['b', 'a', 'C', '\\u00E4', 'Z', 'z', '10', '9'].sort((x, y) => x.localeCompare(y))];",
+};
+
+test("ordinary plans' constructs answer what Node answers", async () => {
+  for (const [name, code] of Object.entries(CONSTRUCT_PLANS)) {
+    const { r } = await run("alice", code);
+    assert.ok(!r.isError, `${name}: ${errorText(r)}`);
+    const api = { get: async (p) => { throw new Error(`HTTP 404 from GET ${p}`); } };
+    const expected = JSON.parse(JSON.stringify(await new AsyncFunction("api", "args", code)(api, {})));
+    assert.deepEqual(r.structuredContent.value, expected, name);
+  }
+});
+
+test("a path folded from literals is the operation it spells; a NUL is refused alike by validate and execute", async () => {
+  const before = (await state()).log.length;
+  const { v, r } = await run("alice", 'const u = await api.get("/users/" + "u12");\nreturn u.name;');
+  assert.deepEqual(v.calledOperations ?? v.called_operations ?? ["getUser"], ["getUser"]);
+  assert.ok(!r.isError, errorText(r));
+  assert.equal(r.structuredContent.value, "Owner 12");
+  assert.deepEqual((await state()).log.slice(before).map((e) => e.path), ["/users/u12"]);
+  // a value is not a literal: still refused at validate as a computed path
+  const computed = await validate(clients.alice, 'const p = "/users/";\nreturn await api.get(p + "u12");');
+  assert.equal(computed.valid, false, JSON.stringify(computed));
+  // NUL inside a string literal, raw and escaped: validate's verdict is execute's
+  const raw = "return 'a\u0000b';";
+  const vr = await validate(clients.alice, raw);
+  assert.equal(vr.valid, false);
+  const vmsg = vr.violations.map((x) => x.message).join("\n");
+  assert.match(vmsg, /NUL byte at byte offset 9/);
+  // execute judges the code it is given, whatever token comes with it: a token validate gave
+  // the same plan without the NUL does not make the NUL plan run
+  const clean = await validate(clients.alice, "return 'a b';");
+  assert.equal(clean.valid, true);
+  const er = await execute(clients.alice, raw, clean.approval_token);
+  assert.equal(er.isError, true);
+  assert.match(errorText(er), /NUL byte at byte offset 9/, "execute refuses with validate's message");
+  const { r: esc } = await run("alice", "return 'a\\0b'.length + 'c\\u0000d'.length;");
+  assert.equal(esc.structuredContent.value, 6, "an escaped NUL is an ordinary character");
+});
+
 test("a plan that catches a 500 and returns [] shows the failed call beside its value", async () => {
   const { r } = await run("alice", 'try {\n  return await api.get("/users/boom");\n} catch (e) {\n  return [];\n}');
   assert.ok(!r.isError, errorText(r));

@@ -22,7 +22,11 @@ describe("client disconnects mid-call", () => {
   let work, srv;
   before(async () => {
     work = workDir();
-    srv = await startServer(work, config({ codeMode: `execution_timeout_seconds = ${TIMEOUT_S}` }));
+    // DuckDB's estimate makes the three-way cross join high risk (issue 24): auto-approved
+    // here, since the test is about the disconnect, not the approval
+    const toml = config({ codeMode: `execution_timeout_seconds = ${TIMEOUT_S}` })
+      .replace(/^auto_approve_levels = .*$/m, 'auto_approve_levels = ["low", "medium", "high"]');
+    srv = await startServer(work, toml);
   });
   after(async () => {
     await stopServer(srv);

@@ -33,7 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (path != NULL &&
         sluice_openapi_spec_parse(arena, "fuzz", text, spec_len, &cm, &spec, &err) == SLUICE_OK) {
         sluice_schema entries = { 0 };
-        sluice_openapi_spec_declaration(arena, &spec, &cm);
+        sluice_openapi_spec_declaration(arena, &spec, &cm, NULL, NULL);
         sluice_openapi_spec_document(arena, &spec);
         sluice_openapi_spec_entries(arena, &spec, &cm, &entries);
         const sluice_openapi_op *op = NULL;

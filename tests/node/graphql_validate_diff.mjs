@@ -7,7 +7,8 @@
 // then, for most documents, one mutation that breaks exactly one rule (unknown field, argument
 // or fragment; a wrong literal; a missing required argument; an undefined, unused or
 // mis-typed variable; a fragment on a scalar or an impossible type; a fragment cycle; an unused
-// fragment; an unknown, misplaced or repeated directive; a leaf with a selection or an object
+// fragment; an unknown type or enum value (a typo, a recased or quoted value: graphql-js's
+// "Did you mean" compared word for word); an unknown, misplaced or repeated directive; a leaf with a selection or an object
 // without one; a type-system definition; duplicate names; a second anonymous operation).
 // Same-named fields are generated on purpose (repeated response keys, a small alias pool, and
 // mutations that alias one field onto another or repeat a field with other arguments), so
@@ -157,6 +158,11 @@ function generator(seed) {
     (d) => d.replace(/\{ (\w+)/, '{ $1: __typename $1'),                        // alias onto a field
     (d) => d.replace(/\b(orders|customers)(\([^)]*\))? \{/, '$1(limit: 1) { id } $1$2 {'), // other args
     (d) => d.replace(/\b(name|segment|subject) /, 'id: $1 $1 '),               // alias onto id
+    // unknown types and enum values, each with graphql-js's "Did you mean" to match
+    (d) => d.replace(/ on ([A-Z][A-Za-z]{3,})/, (m, t) => ` on ${t.slice(0, -1)}`),          // type condition typo
+    (d) => d.replace(/(\$\w+: \[?)([A-Z][A-Za-z]{2,})/, (m, p, t) => p + t[0] + t.slice(2)),  // variable type typo
+    (d) => d.replace(/(?<!\$\w*)(\b\w+: )([A-Z][A-Z0-9_]+)\b/, (m, p, v) => p + v.toLowerCase()), // enum value recased
+    (d) => d.replace(/(?<!\$\w*)(\b\w+: )([A-Z][A-Z0-9_]+)\b/, (m, p, v) => `${p}"${v}"`),      // enum value as a string
   ];
 
   // A typo of one field name (a letter dropped, doubled, swapped or recased): graphql-js's "Did
@@ -222,8 +228,10 @@ try {
   for (let i = 0; i < docs.length; i++) {
     const t = theirs(docs[i]);
     if (t.valid) valid++;
-    // FieldsOnCorrectType speaks as graphql-js does, suggestions included
-    const unknown = (ms) => (ms ?? []).filter((m) => m.startsWith('Cannot query field')).sort();
+    // FieldsOnCorrectType, KnownTypeNames and enum values speak as graphql-js does, suggestions
+    // included (an enum given a list or an object is printed shorter by sluice: not compared)
+    const unknown = (ms) => (ms ?? []).filter((m) => m.startsWith('Cannot query field') || m.startsWith('Unknown type') ||
+      / does not exist in ".*" enum\./.test(m) || /cannot represent non-enum value: [^[{]/.test(m)).sort();
     const sameWords = JSON.stringify(unknown(t.messages)) === JSON.stringify(unknown(got[i].messages));
     if (t.parsed !== got[i].parsed || t.valid !== got[i].valid || (t.parsed && !sameWords)) {
       if (bad++ < 10) {

@@ -104,8 +104,9 @@ load_side(sluice_querymode *qm, const sluice_qm_caller *caller, const char *sour
     const char *text = NULL;
     sluice_error err = { 0 };
     int64_t rows = -1;
+    const sluice_querymode_request req = { arena, caller, NULL, &err };
     if (arena != NULL && args != NULL &&
-        sluice_querymode_load(qm, arena, caller, args, NULL, &out, &text, &err) == SLUICE_OK) {
+        sluice_querymode_load(qm, &req, args, &out, &text) == SLUICE_OK) {
         rows = json_integer_value(json_object_get(out, "rowCount"));
         *pages = json_integer_value(json_object_get(out, "pages"));
     } else {

@@ -16,7 +16,8 @@ const { StdioClientTransport } = require("@modelcontextprotocol/sdk/client/stdio
 export const MAX_ROWS = 200;
 
 // database: the [database] body; by default the DuckDB file db (PostgreSQL: engine and conninfo).
-export function writeConfig(dir, name, db, keyFile, blocked, database = null) {
+// codeMode: more [code_mode] lines (GraphQL: languages, graphql_blocked_fields).
+export function writeConfig(dir, name, db, keyFile, blocked, database = null, codeMode = "") {
   const file = path.join(dir, `${name}.toml`);
   const body = database ?? `engine = "duckdb"\npath = "${db}"\nmemory_limit = "256MB"\nthreads = 1`;
   writeFileSync(file, `
@@ -40,7 +41,7 @@ sql_max_rows = ${MAX_ROWS}
 sql_max_joins = 8
 blocked_fields = ${JSON.stringify(blocked)}
 audit_log = "${name}.audit.jsonl"
-`);
+${codeMode}`);
   return file;
 }
 

@@ -50,8 +50,9 @@ static void request(sluice_approval_store *s, const char *id, int64_t expires_at
 {
     sluice_approval a;
     sluice_error err = { 0 };
-    assert_int_equal(sluice_approval_request(s, id, expires_at, "alice", "write, high risk", NOW,
-                                             &a, arena, &err),
+    assert_int_equal(sluice_approval_request(
+                         s, &(sluice_approval_ask){ id, expires_at, "alice", "write, high risk" },
+                         NOW, &a, arena, &err),
                      SLUICE_OK);
 }
 
@@ -59,7 +60,8 @@ static sluice_status decide(sluice_approval_store *s, const char *id, bool appro
 {
     sluice_error err = { 0 };
     sluice_approval a;
-    return sluice_approval_decide(s, id, approve, "root", true, now, &a, arena, &err);
+    return sluice_approval_decide(s, &(sluice_approval_decision){ id, approve, "root", true }, now,
+                                  &a, arena, &err);
 }
 
 static void test_approval_life(void **state)
@@ -124,7 +126,9 @@ static void test_approval_two_handles(void **state)
     sluice_error err = { 0 };
     sluice_approval a;
     /* The CLI sees the server's request and decides without auditing (the log is busy). */
-    assert_int_equal(sluice_approval_decide(cli, ID_A, true, "ops", false, NOW, &a, arena, &err),
+    assert_int_equal(sluice_approval_decide(cli,
+                                            &(sluice_approval_decision){ ID_A, true, "ops", false },
+                                            NOW, &a, arena, &err),
                      SLUICE_OK);
     assert_int_equal(sluice_approval_get(server, ID_A, NOW).state, SLUICE_APPROVAL_APPROVED);
     sluice_approval batch[4];
@@ -153,8 +157,9 @@ static void *decider(void *p)
     sluice_approval a;
     sluice_error err = { 0 };
     sluice_arena *own = sluice_arena_new();
-    r->result =
-        sluice_approval_decide(r->store, ID_A, r->approve, "racer", true, NOW, &a, own, &err);
+    r->result = sluice_approval_decide(
+        r->store, &(sluice_approval_decision){ ID_A, r->approve, "racer", true }, NOW, &a, own,
+        &err);
     sluice_arena_free(own);
     return NULL;
 }

@@ -36,6 +36,19 @@
 #else
 #define STRESS_DEADLINE_MS 2000
 #endif
+/* Whether the allocator survives fork() beside allocating threads. glibc's malloc does (its
+ * atfork handlers lock every arena); ASan's allocator before LLVM 17 does not (its size-class
+ * regions are not locked around fork, google/sanitizers#1814): a child forked while another
+ * thread refilled a size class waits on that region forever. CI caught exactly that stack
+ * (SizeClassAllocator64::GetFromAllocator in a child binding in DuckDB). Such a stall is the
+ * sanitizer's, not the fork gate's, so there stalls are reported, not failed; the unsanitized
+ * run in `make test` still requires none. */
+#if (defined(__SANITIZE_ADDRESS__) || defined(STRESS_SANITIZED)) && \
+    (!defined(__clang_major__) || __clang_major__ < 17)
+#define STRESS_ALLOCATOR_FORK_SAFE 0
+#else
+#define STRESS_ALLOCATOR_FORK_SAFE 1
+#endif
 /* Forks per run; each background thread loops until they are done. */
 #define STRESS_ROUNDS 200
 /* Stop counting after this many stalls: the verdict is already clear. */
@@ -274,8 +287,14 @@ static void test_forks_never_stall_beside_inprocess_duckdb(void **state)
             rounds, stalls, failures - stalls, (long long)(total / (rounds > 0 ? rounds : 1)),
             (long long)worst, atomic_load(&f->background_runs),
             atomic_load(&f->background_failures));
-    assert_int_equal(stalls, 0);
-    assert_int_equal(failures, 0);
+    if (STRESS_ALLOCATOR_FORK_SAFE)
+        assert_int_equal(stalls, 0);
+    else if (stalls > 0)
+        fprintf(stderr,
+                "fork stress: %u stall(s) not counted: this sanitizer's allocator is not "
+                "fork-safe (see STRESS_ALLOCATOR_FORK_SAFE)\n",
+                stalls);
+    assert_int_equal(failures - stalls, 0);
     assert_true(atomic_load(&f->background_runs) > 0);
     assert_int_equal(atomic_load(&f->background_failures), 0);
 }

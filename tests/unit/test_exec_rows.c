@@ -140,6 +140,43 @@ static void test_untrusted_text_shows_rows_text(void **state)
     sluice_arena_free(arena);
 }
 
+/* A plan's list of objects with the same keys reads as rows: the keys once, then each object's
+ * values, all inside the fence; anything else is the value's JSON as it is. */
+static void test_untrusted_text_lists_objects_as_rows(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_result r = { .shape = SLUICE_EXEC_VALUE, .elapsed_ms = 5 };
+    r.value = json_loads("[{\"budget\":\"B 3\",\"amount\":1750,\"tags\":[\"a\"]},"
+                         "{\"budget\":\"B 6\",\"amount\":2500,\"tags\":[]}]",
+                         0, NULL);
+    const char *text = sluice_present_untrusted_text(arena, &r);
+    assert_non_null(strstr(text, "A value in 5 ms: a list of 2 objects, shown as their keys, then "
+                                 "one line of values per object.\n"));
+    const char *open = strstr(text, ">\n");
+    assert_non_null(open);
+    assert_non_null(strstr(open, ">\n[\"budget\",\"amount\",\"tags\"]\n[\"B 3\",1750,[\"a\"]]\n"
+                                 "[\"B 6\",2500,[]]\n</untrusted-data-"));
+    json_decref(r.value);
+    /* other keys, another order, one object, not objects: the JSON as it is */
+    static const char *const plain[] = { "[{\"a\":1},{\"b\":1}]",
+                                         "[{\"a\":1,\"b\":2},{\"b\":2,\"a\":1}]",
+                                         "[{\"a\":1}]",
+                                         "[1,2]",
+                                         "[{\"a\":1},{\"a\":1,\"b\":2}]",
+                                         "[{},{}]" };
+    for (size_t i = 0; i < sizeof plain / sizeof *plain; i++) {
+        r.value = json_loads(plain[i], 0, NULL);
+        text = sluice_present_untrusted_text(arena, &r);
+        assert_null(strstr(text, "a list of"));
+        open = strstr(text, ">\n");
+        assert_non_null(open);
+        assert_memory_equal(open + 2, plain[i], strlen(plain[i]));
+        json_decref(r.value);
+    }
+    sluice_arena_free(arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -147,6 +184,7 @@ int main(void)
         cmocka_unit_test(test_rows_text_drops_the_row_over_max_bytes),
         cmocka_unit_test(test_rows_text_stops_at_max_rows),
         cmocka_unit_test(test_untrusted_text_shows_rows_text),
+        cmocka_unit_test(test_untrusted_text_lists_objects_as_rows),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

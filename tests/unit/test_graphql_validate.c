@@ -368,6 +368,128 @@ static void test_shaper(void **state)
     json_decref(d);
 }
 
+/* A blocked field named in an argument: equality (one scalar under its own name, literal or
+ * variable) is a lookup at high risk; a prefix, an order, a list of guesses or an operator
+ * object, however spelled or passed, is refused. The example schema's filters are shaped so. */
+static void test_blocked_predicates(void **state)
+{
+    (void)state;
+    static const char *const FILTER_SDL =
+        "enum Order { ID SSN_DESC EMAIL }\n"
+        "input StringFilter { startsWith: String }\n"
+        "input F { ssn: String ssnStartsWith: String ssn_in: [String] email: StringFilter "
+        "customer_ssn_gt: String emailaddress: String order: Order }\n"
+        "type C { id: ID! name: String ssn: String email: String }\n"
+        "type Query { cs(filter: F, orderBy: Order, ssn: String, SSNPrefix: String): [C] }\n";
+    sluice_schema own = { .document = FILTER_SDL, .document_len = strlen(FILTER_SDL) };
+    sluice_config_code_mode cm = rules();
+    static const char *BLOCKED_C[] = { "C.ssn", "C.email" };
+    cm.graphql_blocked_fields = (sluice_strlist){ BLOCKED_C, 2 };
+    sluice_frontend_context ctx = { .code_mode = &cm, .schema = &own };
+    static const struct {
+        const char *code, *vars;
+    } refused[] = {
+        { "{ cs(filter: { ssnStartsWith: \"k\" }) { id } }", NULL },
+        { "{ cs(filter: { ssn_in: [\"a\", \"b\"] }) { id } }", NULL },
+        { "{ cs(filter: { email: { startsWith: \"a\" } }) { id } }", NULL },
+        { "{ cs(filter: { customer_ssn_gt: \"5\" }) { id } }", NULL },
+        { "{ cs(orderBy: SSN_DESC) { id } }", NULL },
+        { "{ cs(filter: { order: EMAIL }) { id } }", NULL },
+        { "{ cs(SSNPrefix: \"k\") { id } }", NULL },
+        { "query Q($o: Order = SSN_DESC) { cs(orderBy: $o) { id } }", NULL },
+        { "query Q($o: Order = ID) { cs(orderBy: $o) { id } }", "{\"o\": \"SSN_DESC\"}" },
+        { "query Q($f: F) { cs(filter: $f) { id } }", "{\"f\": {\"ssnStartsWith\": \"k\"}}" },
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        sluice_codefacts *f = NULL;
+        sluice_error err;
+        const char *code = refused[i].code;
+        assert_int_equal(sluice_graphql_frontend()->analyze(a, code, strlen(code), refused[i].vars,
+                                                            &ctx, &f, &err),
+                         SLUICE_OK);
+        if (violation(f, "graphql_blocked_predicate") == NULL)
+            fail_msg("not refused: %s", code);
+        sluice_arena_free(a);
+    }
+    static const struct {
+        const char *code, *vars;
+    } lookups[] = {
+        { "{ cs(ssn: \"a\") { id } }", NULL },
+        { "{ cs(filter: { ssn: \"a\", emailaddress: \"b\" }) { id } }", NULL },
+        { "query Q($f: F) { cs(filter: $f) { id } }", "{\"f\": {\"ssn\": \"a\"}}" },
+    };
+    for (size_t i = 0; i < sizeof lookups / sizeof lookups[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        sluice_codefacts *f = NULL;
+        sluice_error err;
+        const char *code = lookups[i].code;
+        assert_int_equal(sluice_graphql_frontend()->analyze(a, code, strlen(code), lookups[i].vars,
+                                                            &ctx, &f, &err),
+                         SLUICE_OK);
+        if (sluice_codefacts_refused(f) || !f->blocked_in_predicate)
+            fail_msg("an equality lookup not allowed at high risk: %s", code);
+        const char *why;
+        assert_int_equal(sluice_graphql_frontend()->risk(f, &why), SLUICE_RISK_HIGH);
+        sluice_arena_free(a);
+    }
+    /* names that only look alike are not the field: no risk raised, nothing refused */
+    sluice_arena *a = sluice_arena_new();
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    const char *plain = "{ cs(filter: { emailaddress: \"b\" }, orderBy: ID) { id name } }";
+    assert_int_equal(
+        sluice_graphql_frontend()->analyze(a, plain, strlen(plain), NULL, &ctx, &f, &err),
+        SLUICE_OK);
+    assert_false(sluice_codefacts_refused(f));
+    assert_false(f->blocked_in_predicate);
+    sluice_arena_free(a);
+}
+
+/* A field blocked on an interface (Party.email) is blocked in every implementation, whichever
+ * type the selection names: validation refuses it and the response walk strips it. */
+static void test_blocked_on_interface(void **state)
+{
+    (void)state;
+    static const char *ON_PARTY[] = { "Party.email" };
+    static const char *const refused[] = {
+        "{ customers { email } }",
+        "{ customers { x: email } }",
+        "{ customers { ...F } } fragment F on Customer { e: email }",
+        "{ customers { ... on Customer { email } } }",
+        "{ customers { ... on Party { email } } }",
+    };
+    sluice_config_code_mode cm = rules();
+    cm.graphql_blocked_fields = (sluice_strlist){ ON_PARTY, 1 };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        sluice_arena *a = sluice_arena_new();
+        if (violation(analyze_with(a, &cm, refused[i], NULL), "graphql_blocked_fields") == NULL)
+            fail_msg("not refused: %s", refused[i]);
+        sluice_arena_free(a);
+    }
+    sluice_arena *a = sluice_arena_new();
+    assert_false(sluice_codefacts_refused(analyze_with(a, &cm, "{ customers { name } }", NULL)));
+    sluice_arena_free(a);
+    /* the second line: the walk strips it on the implementing type */
+    static const sluice_strlist blocked = { ON_PARTY, 1 };
+    static const sluice_strlist none = { 0 };
+    static const char code[] = "{ customers { name x: email } }";
+    json_t *d = json_loads("{\"customers\":[{\"name\":\"A\",\"x\":\"a@b\"}]}", 0, NULL);
+    sluice_exec_walk sh = { .code = code,
+                            .code_len = strlen(code),
+                            .document = sdl,
+                            .document_len = sdl_len,
+                            .blocked = { &blocked, &none } };
+    a = sluice_arena_new();
+    sluice_error err;
+    assert_int_equal(sluice_graphql_shape(a, d, &sh, &err), SLUICE_OK);
+    char *text = json_dumps(d, JSON_COMPACT);
+    assert_string_equal(text, "{\"customers\":[{\"name\":\"A\"}]}");
+    free(text);
+    json_decref(d);
+    sluice_arena_free(a);
+}
+
 /* Every allocation failure is an error or an incomplete (refused) record, never a clean one. */
 /* A GitHub-shaped schema: connections whose first/last size their nodes and edges. */
 static const char CONNECTIONS[] =
@@ -397,6 +519,30 @@ static const sluice_codefacts *on_connections(sluice_arena *a,
     assert_int_equal(
         sluice_graphql_frontend()->analyze(a, code, strlen(code), vars, &ctx, &f, &err), SLUICE_OK);
     return f;
+}
+
+/* graphql-js's type map holds Int, Float and ID only where the schema uses them: the
+ * connections schema has no Float and no ID, so neither is offered for a typo of it. */
+static void test_did_you_mean_unused_scalars(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode cm = rules();
+    const sluice_codefacts *f =
+        on_connections(a, &cm, "query Q($x: Flot, $y: Ids, $z: Strng) { __typename }", NULL);
+    static const char *const want[] = {
+        "Unknown type \"Flot\".",
+        "Unknown type \"Ids\". Did you mean \"Int\"?",
+        "Unknown type \"Strng\". Did you mean \"String\"?",
+    };
+    size_t seen = 0;
+    for (size_t i = 0; i < f->violation_count; i++)
+        if (strcmp(f->violations[i].rule, "KnownTypeNames") == 0) {
+            assert_true(seen < 3);
+            assert_string_equal(f->violations[i].message, want[seen++]);
+        }
+    assert_int_equal(seen, 3);
+    sluice_arena_free(a);
 }
 
 /* The cost multiplies by the page sizes asked for, as GitHub's node limit does: a connection's
@@ -472,12 +618,39 @@ static void test_did_you_mean(void **state)
         { "{ customer(id: 1) { ... on Party { segment } } }",
           "Cannot query field \"segment\" on type \"Party\". Did you mean to use an inline "
           "fragment on \"Customer\"?" },
+        /* KnownTypeNames over graphql-js's type map, in all three places a type is named */
+        { "query Q($f: CustomerFiltr) { customers(filter: $f) { id } }",
+          "Unknown type \"CustomerFiltr\". Did you mean \"CustomerFilter\", \"CustomerOrder\", "
+          "or \"Customer\"?" },
+        { "query Q($f: Itn) { customers(limit: $f) { id } }",
+          "Unknown type \"Itn\". Did you mean \"Int\" or \"ID\"?" },
+        { "{ customer(id: 1) { ... on Custmer { id } } }",
+          "Unknown type \"Custmer\". Did you mean \"Customer\"?" },
+        { "fragment F on Ordr { id } { customers { orders { ...F } } }",
+          "Unknown type \"Ordr\". Did you mean \"Order\"?" },
+        { "query Q($f: Zzzzzz) { customers(limit: $f) { id } }", "Unknown type \"Zzzzzz\"." },
+        /* enum values: graphql-js's parseLiteral messages; a string's quotes count */
+        { "{ customers(orderBy: {createdAt: DSC}) { id } }",
+          "Value \"DSC\" does not exist in \"SortDirection\" enum. Did you mean the enum value "
+          "\"ASC\" or \"DESC\"?" },
+        { "{ customers(orderBy: {createdAt: \"DESC\"}) { id } }",
+          "Enum \"SortDirection\" cannot represent non-enum value: \"DESC\". Did you mean the "
+          "enum value \"DESC\"?" },
+        { "{ customers { supportTickets(filter: {status: open}) { id } } }",
+          "Value \"open\" does not exist in \"TicketStatus\" enum. Did you mean the enum value "
+          "\"OPEN\"?" },
+        { "{ customers { supportTickets(filter: {status: ZZZZ}) { id } } }",
+          "Value \"ZZZZ\" does not exist in \"TicketStatus\" enum." },
+        { "{ customers { supportTickets(filter: {status: 3}) { id } } }",
+          "Enum \"TicketStatus\" cannot represent non-enum value: 3." },
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        /* the rule is the message's: an unknown argument or an unknown field */
-        const char *rule = strncmp(cases[i].message, "Unknown argument", 16) == 0
-                               ? "KnownArgumentNames"
-                               : "FieldsOnCorrectType";
+        /* the rule is the message's: an unknown argument, type or field, or an enum value */
+        const char *m = cases[i].message;
+        const char *rule = strncmp(m, "Unknown argument", 16) == 0 ? "KnownArgumentNames"
+                           : strncmp(m, "Unknown type", 12) == 0   ? "KnownTypeNames"
+                           : strncmp(m, "Cannot query", 12) == 0   ? "FieldsOnCorrectType"
+                                                                   : "ValuesOfCorrectType";
         const sluice_codefacts_violation *v = violation(analyze(a, cases[i].code), rule);
         if (v == NULL || strcmp(v->message, cases[i].message) != 0)
             fail_msg("%s: %s", cases[i].code, v != NULL ? v->message : "(accepted)");
@@ -535,7 +708,8 @@ static void test_fail_closed(void **state)
     cm.graphql_allow_introspection = true;
     /* data, introspection and a typo (suggestions allocate): every allocation fails in turn */
     const char *docs[] = {
-        "query Q($n: Int) { customers(limit: $n) { ...F orders { id } } __type(name: \"Order\") { "
+        "query Q($n: Int) { customers(limit: $n, filter: { email: \"x\" }) { ...F orders { id } } "
+        "__type(name: \"Order\") { "
         "...T } } fragment F on Customer { id name } fragment T on __Type { name fields { name } }",
         "{ customers { nme } }",
     };
@@ -625,11 +799,14 @@ int main(void)
         cmocka_unit_test(test_depth_tokens_chars),
         cmocka_unit_test(test_exponential_fragments_bounded),
         cmocka_unit_test(test_blocked_fields),
+        cmocka_unit_test(test_blocked_on_interface),
+        cmocka_unit_test(test_blocked_predicates),
         cmocka_unit_test(test_actions),
         cmocka_unit_test(test_operation_name_and_variables),
         cmocka_unit_test(test_shaper),
         cmocka_unit_test(test_cost_multiplies_page_sizes),
         cmocka_unit_test(test_did_you_mean),
+        cmocka_unit_test(test_did_you_mean_unused_scalars),
         cmocka_unit_test(test_introspection_documents),
         cmocka_unit_test(test_fail_closed),
         cmocka_unit_test(test_max_field_count),

@@ -10,6 +10,7 @@
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"
+#include "facts/codefacts.h"
 #include "unit.h"
 
 #include <string.h>
@@ -369,7 +370,7 @@ static void test_openapi_declaration_is_compact_and_filtered(void **state)
                                    .openapi_internal_blocked_fields = { internal, 1 },
                                    .openapi_output_blocked_fields = { output, 1 } };
     sluice_openapi_spec s = load(a, yaml_spec, &cm);
-    const char *d = sluice_openapi_spec_declaration(a, &s, &cm);
+    const char *d = sluice_openapi_spec_declaration(a, &s, &cm, NULL, NULL);
     assert_non_null(strstr(d,
                            "api.get(`/users/${id}`, query: { fields?: string; }): Promise<{ id?: "
                            "string; ssn?: string /* blocked: never in a result */; }>;"));
@@ -381,6 +382,40 @@ static void test_openapi_declaration_is_compact_and_filtered(void **state)
     assert_non_null(strstr(doc,
                            "{\"id\":\"list\",\"method\":\"POST\",\"path\":\"/list\",\"action\":"
                            "\"read\",\"idempotent\":false}"));
+    sluice_arena_free(a);
+}
+
+/* The caller's policy: only the `note` write (the seed's power user and update_budget_note). */
+static bool only_note(void *ctx, const char *operation, int action)
+{
+    (*(int *)ctx)++;
+    return action == SLUICE_ACTION_READ || strcmp(operation, "note") == 0;
+}
+
+/* A writer's declaration: their route's rules let writes through and their policy one of them,
+ * so that write is declared with its request body and the rest stays named as not callable. */
+static void test_openapi_declaration_for_a_writer(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    sluice_config_code_mode server = { .openapi_reads_enabled = true };
+    sluice_openapi_spec s = load(a, yaml_spec, &server);
+    const char *reader = sluice_openapi_spec_declaration(a, &s, &server, NULL, NULL);
+    assert_null(strstr(reader, "api.patch"));
+    assert_non_null(strstr(reader, "Not callable under this server's settings (2): deleteUser "
+                                   "(delete), note (write)"));
+    sluice_config_code_mode route = server;
+    route.openapi_allow_writes = true;
+    int asked = 0;
+    const char *writer = sluice_openapi_spec_declaration(a, &s, &route, only_note, &asked);
+    assert_non_null(strstr(
+        writer, "// note (write, not idempotent)\napi.patch(`/users/${id}/note`, body: { note: "
+                "string; }): Promise<unknown>;"));
+    assert_non_null(strstr(writer, "(1): deleteUser (delete)"));
+    assert_int_equal(asked, 2 * 3); /* each operation the rules allow, once per pass */
+    /* a policy that refuses the write: declared as not callable, with no body */
+    route.openapi_allow_writes = false;
+    assert_null(strstr(sluice_openapi_spec_declaration(a, &s, &route, only_note, &asked), "note:"));
     sluice_arena_free(a);
 }
 
@@ -409,7 +444,7 @@ static void test_openapi_recursive_types_and_example_data(void **state)
     sluice_openapi_spec s = load(a, spec, &cm);
     const sluice_openapi_op *c = op_named(&s, "c");
     assert_non_null(c);
-    const char *d = sluice_openapi_spec_declaration(a, &s, &cm);
+    const char *d = sluice_openapi_spec_declaration(a, &s, &cm, NULL, NULL);
     assert_non_null(strstr(d, "api.post(\"/c\", body: { text: string; default?: Flag; replies?: "
                               "Comment[]; }): Promise<Comment[]>;"));
     assert_non_null(strstr(d, "/** A comment. */\ntype Comment = { text: string; default?: Flag; "
@@ -449,6 +484,7 @@ int main(void)
         cmocka_unit_test(test_openapi_body_and_query_schema_checks),
         cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),
         cmocka_unit_test(test_openapi_declaration_is_compact_and_filtered),
+        cmocka_unit_test(test_openapi_declaration_for_a_writer),
         cmocka_unit_test(test_openapi_recursive_types_and_example_data),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

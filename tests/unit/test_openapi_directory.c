@@ -90,7 +90,7 @@ static int check_spec(const char *path, const char *id, bool survey)
     int loaded = st == SLUICE_OK;
     if (loaded) {
         sluice_schema entries = { 0 };
-        if (sluice_openapi_spec_declaration(a, &s, &cm) == NULL ||
+        if (sluice_openapi_spec_declaration(a, &s, &cm, NULL, NULL) == NULL ||
             sluice_openapi_spec_document(a, &s) == NULL ||
             sluice_openapi_spec_entries(a, &s, &cm, &entries) != SLUICE_OK)
             fail_msg("%s loaded and does not render", id);

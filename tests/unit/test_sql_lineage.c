@@ -119,7 +119,10 @@ static void test_sql_lineage_cedar_context_lists_output_fields(void **state)
     char *text = json_dumps(ctx, JSON_SORT_KEYS | JSON_COMPACT);
     assert_non_null(strstr(text, "\"outputFields\":[\"customers.name\",\"name\"]"));
     assert_non_null(strstr(text, "\"calledOperations\":[]"));
-    assert_non_null(strstr(text, "\"estimatedRows\":3"));
+    /* DuckDB's own estimate (issue 24), never above the LIMIT */
+    assert_non_null(strstr(text, "\"estimatedRows\":"));
+    assert_true(f->estimated_rows >= 0 && f->estimated_rows <= 3);
+    assert_string_equal(f->estimate_engine, "DuckDB");
     assert_non_null(strstr(text, "\"statementType\":\"SELECT\""));
     free(text);
     json_decref(ctx);

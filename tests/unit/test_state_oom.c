@@ -149,10 +149,11 @@ static oom_outcome run_request_and_decide(void *ctx)
     sluice_error err = { 0 };
     sluice_approval a;
     oom_outcome o = OOM_FAILED;
-    if (sluice_approval_request(approvals, id, NOW + 300, "alice", "s", NOW, &a, arena, &err) ==
-        SLUICE_OK) {
-        sluice_status st =
-            sluice_approval_decide(approvals, id, false, "root", true, NOW + 1, &a, arena, &err);
+    if (sluice_approval_request(approvals, &(sluice_approval_ask){ id, NOW + 300, "alice", "s" },
+                                NOW, &a, arena, &err) == SLUICE_OK) {
+        sluice_status st = sluice_approval_decide(
+            approvals, &(sluice_approval_decision){ id, false, "root", true }, NOW + 1, &a, arena,
+            &err);
         if (st == SLUICE_OK)
             o = a.state == SLUICE_APPROVAL_REJECTED ? OOM_ALLOWED : OOM_WRONG;
         /* Whatever happened, a rejection is never read back as an approval. */
@@ -170,12 +171,14 @@ static void test_redis_approvals_never_approve_after_a_failure(void **unused)
     char id[SLUICE_APPROVAL_ID_LEN + 1];
     fresh_id("rejected", raw, id);
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_approval_request(approvals, id, NOW + 300, "alice", "s", NOW, NULL, keep, &err),
-        SLUICE_OK);
-    assert_int_equal(
-        sluice_approval_decide(approvals, id, false, "root", true, NOW, NULL, keep, &err),
-        SLUICE_OK);
+    assert_int_equal(sluice_approval_request(approvals,
+                                             &(sluice_approval_ask){ id, NOW + 300, "alice", "s" },
+                                             NOW, NULL, keep, &err),
+                     SLUICE_OK);
+    assert_int_equal(sluice_approval_decide(approvals,
+                                            &(sluice_approval_decision){ id, false, "root", true },
+                                            NOW, NULL, keep, &err),
+                     SLUICE_OK);
     report("get a rejected request",
            oom_sweep("get a rejected request", run_get, id, OOM_REFUSED,
                      OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED)),

@@ -173,20 +173,24 @@ static void test_approval_across_replicas(void **unused)
     sluice_error err = { 0 };
     sluice_approval got;
     assert_int_equal(sluice_approval_get(a, id, NOW).state, SLUICE_APPROVAL_NONE);
-    assert_int_equal(sluice_approval_request(a, id, NOW + 300, "alice", "write, high risk", NOW,
-                                             &got, arena, &err),
+    assert_int_equal(sluice_approval_request(
+                         a, &(sluice_approval_ask){ id, NOW + 300, "alice", "write, high risk" },
+                         NOW, &got, arena, &err),
                      SLUICE_OK);
     assert_int_equal(got.state, SLUICE_APPROVAL_PENDING);
     /* A second request does not reset it. */
     assert_int_equal(
-        sluice_approval_request(b, id, NOW + 999, "mallory", "other", NOW, &got, arena, &err),
+        sluice_approval_request(b, &(sluice_approval_ask){ id, NOW + 999, "mallory", "other" }, NOW,
+                                &got, arena, &err),
         SLUICE_OK);
     assert_string_equal(got.user, "alice");
     assert_int_equal(got.expires_at, NOW + 300);
     sluice_approval list[4];
     assert_int_equal(sluice_approval_pending(c, NOW, list, 4), 1);
     assert_string_equal(list[0].id, id);
-    assert_int_equal(sluice_approval_decide(b, id, true, "root", true, NOW + 5, &got, arena, &err),
+    assert_int_equal(sluice_approval_decide(b,
+                                            &(sluice_approval_decision){ id, true, "root", true },
+                                            NOW + 5, &got, arena, &err),
                      SLUICE_OK);
     sluice_approval seen = sluice_approval_get(c, id, NOW + 6);
     assert_int_equal(seen.state, SLUICE_APPROVAL_APPROVED);
@@ -194,7 +198,9 @@ static void test_approval_across_replicas(void **unused)
     assert_string_equal(seen.summary, "write, high risk");
     assert_int_equal(sluice_approval_pending(c, NOW, list, 4), 0);
     /* Final: never decided again, either way. */
-    assert_int_equal(sluice_approval_decide(a, id, false, "eve", true, NOW + 7, &got, arena, &err),
+    assert_int_equal(sluice_approval_decide(a,
+                                            &(sluice_approval_decision){ id, false, "eve", true },
+                                            NOW + 7, &got, arena, &err),
                      SLUICE_E_DENIED);
     assert_non_null(strstr(err.message, "approved"));
     assert_int_equal(sluice_approval_get(a, id, NOW + 8).state, SLUICE_APPROVAL_APPROVED);
@@ -202,8 +208,10 @@ static void test_approval_across_replicas(void **unused)
     assert_int_equal(sluice_approval_get(a, id, NOW + 301).state, SLUICE_APPROVAL_EXPIRED);
     char unknown[SLUICE_APPROVAL_ID_LEN + 1];
     id_hex("never-requested", unknown);
-    assert_int_equal(sluice_approval_decide(a, unknown, true, "root", true, NOW, &got, arena, &err),
-                     SLUICE_E_NOT_FOUND);
+    assert_int_equal(
+        sluice_approval_decide(a, &(sluice_approval_decision){ unknown, true, "root", true }, NOW,
+                               &got, arena, &err),
+        SLUICE_E_NOT_FOUND);
     sluice_approval_close(a);
     sluice_approval_close(b);
     sluice_approval_close(c);
@@ -217,9 +225,13 @@ static void test_expired_request_cannot_be_approved(void **unused)
     id_hex("too-late", id);
     sluice_error err = { 0 };
     sluice_approval got;
-    assert_int_equal(sluice_approval_request(a, id, NOW + 10, "alice", "s", NOW, &got, arena, &err),
+    assert_int_equal(sluice_approval_request(a,
+                                             &(sluice_approval_ask){ id, NOW + 10, "alice", "s" },
+                                             NOW, &got, arena, &err),
                      SLUICE_OK);
-    assert_int_equal(sluice_approval_decide(a, id, true, "root", true, NOW + 11, &got, arena, &err),
+    assert_int_equal(sluice_approval_decide(a,
+                                            &(sluice_approval_decision){ id, true, "root", true },
+                                            NOW + 11, &got, arena, &err),
                      SLUICE_E_DENIED);
     assert_non_null(strstr(err.message, "expired"));
     assert_int_equal(sluice_approval_get(a, id, NOW + 5).state, SLUICE_APPROVAL_PENDING);
@@ -238,8 +250,10 @@ static void *race_decide(void *arg)
     decision_race *d = arg;
     sluice_arena *mine = sluice_arena_new();
     sluice_error err = { 0 };
-    d->got = sluice_approval_decide(d->store, d->id, d->approve, d->approve ? "yes" : "no", false,
-                                    NOW + 1, NULL, mine, &err);
+    d->got = sluice_approval_decide(
+        d->store,
+        &(sluice_approval_decision){ d->id, d->approve, d->approve ? "yes" : "no", false }, NOW + 1,
+        NULL, mine, &err);
     sluice_arena_free(mine);
     return NULL;
 }
@@ -255,9 +269,10 @@ static void test_concurrent_decisions_one_wins_and_is_audited_once(void **unused
     pthread_t th[N];
     sluice_error err = { 0 };
     stores[0] = approvals("a3:");
-    assert_int_equal(
-        sluice_approval_request(stores[0], id, NOW + 300, "alice", "s", NOW, NULL, arena, &err),
-        SLUICE_OK);
+    assert_int_equal(sluice_approval_request(stores[0],
+                                             &(sluice_approval_ask){ id, NOW + 300, "alice", "s" },
+                                             NOW, NULL, arena, &err),
+                     SLUICE_OK);
     for (int i = 0; i < N; i++) {
         if (i > 0)
             stores[i] = approvals("a3:");
@@ -310,12 +325,15 @@ static void test_redis_down_fails_closed_and_recovers(void **unused)
     assert_non_null(strstr(why, "Redis at unix:"));
     assert_non_null(strstr(why, fx.socket));
     sluice_error err = { 0 };
-    assert_int_equal(
-        sluice_approval_request(s, hex, NOW + 300, "alice", "s", NOW, NULL, arena, &err),
-        SLUICE_E_IO);
+    assert_int_equal(sluice_approval_request(s,
+                                             &(sluice_approval_ask){ hex, NOW + 300, "alice", "s" },
+                                             NOW, NULL, arena, &err),
+                     SLUICE_E_IO);
     assert_non_null(strstr(err.message, "Redis at unix:"));
     assert_int_equal(sluice_approval_get(s, hex, NOW).state, SLUICE_APPROVAL_NONE);
-    assert_int_equal(sluice_approval_decide(s, hex, true, "root", true, NOW, NULL, arena, &err),
+    assert_int_equal(sluice_approval_decide(s,
+                                            &(sluice_approval_decision){ hex, true, "root", true },
+                                            NOW, NULL, arena, &err),
                      SLUICE_E_IO);
     assert_true(redis_fixture_start(&fx));
     /* The same handles reconnect; the fixture keeps nothing across a restart (no persistence),
@@ -326,9 +344,10 @@ static void test_redis_down_fails_closed_and_recovers(void **unused)
         fprintf(stderr, "after the restart: %s\n", why);
     assert_int_equal(back, SLUICE_OK);
     assert_int_equal(sluice_replay_consume(r, later, NOW + 300, NOW), SLUICE_E_DENIED);
-    assert_int_equal(
-        sluice_approval_request(s, hex, NOW + 300, "alice", "s", NOW, NULL, arena, &err),
-        SLUICE_OK);
+    assert_int_equal(sluice_approval_request(s,
+                                             &(sluice_approval_ask){ hex, NOW + 300, "alice", "s" },
+                                             NOW, NULL, arena, &err),
+                     SLUICE_OK);
     sluice_replay_close(r);
     sluice_approval_close(s);
 }

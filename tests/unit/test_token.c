@@ -452,6 +452,100 @@ static void test_token_decode_reads_unverified_claims(void **state)
     assert_string_equal(sluice_token_problem_name((sluice_token_problem)99), "unknown");
 }
 
+/* Issue 24: the estimate an approver saw is signed into the token, and execute refuses when the
+ * engine's live estimate grew past the factor (or could not be made again); smaller passes. */
+static void test_token_estimate_bound_and_drift(void **state)
+{
+    fixture *f = *state;
+    sluice_token_claims claims = f->want;
+    claims.estimated_rows = 1000;
+    claims.estimated_cost = 25000;
+    claims.estimate_live = true;
+    char *token = issue(f, f->ring, &claims);
+    sluice_token_claims got;
+    sluice_token_problem p = SLUICE_TOKEN_MALFORMED;
+    assert_int_equal(
+        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        SLUICE_OK);
+    assert_int_equal(got.estimated_rows, 1000);
+    assert_int_equal(got.estimated_cost, 25000);
+    assert_true(got.estimate_live);
+    struct {
+        int64_t rows, cost, factor;
+        sluice_token_problem want;
+    } cases[] = {
+        { 1000, 25000, 10, SLUICE_TOKEN_OK },              /* unchanged */
+        { 10000, 250000, 10, SLUICE_TOKEN_OK },            /* exactly the factor */
+        { 10001, 25000, 10, SLUICE_TOKEN_ESTIMATE_DRIFT }, /* rows past it */
+        { 1000, 250001, 10, SLUICE_TOKEN_ESTIMATE_DRIFT }, /* cost past it */
+        { 1, 1, 10, SLUICE_TOKEN_OK },                     /* smaller: the approval covered more */
+        { -1, 25000, 10, SLUICE_TOKEN_ESTIMATE_DRIFT },    /* no estimate now: fail closed */
+        { 1000, -1, 10, SLUICE_TOKEN_ESTIMATE_DRIFT },
+        { 1001, 25000, 1, SLUICE_TOKEN_ESTIMATE_DRIFT },      /* factor 1: any growth */
+        { INT64_MAX, INT64_MAX, INT64_MAX, SLUICE_TOKEN_OK }, /* no overflow */
+        { 100000000, 1, 0, SLUICE_TOKEN_OK },                 /* factor 0: not checked */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_token_claims live = f->want;
+        live.estimated_rows = cases[i].rows;
+        live.estimated_cost = cases[i].cost;
+        sluice_error err = { 0 };
+        p = SLUICE_TOKEN_MALFORMED;
+        sluice_status st =
+            sluice_token_estimate_check(&got, &live, cases[i].factor, f->arena, &p, &err);
+        if (p != cases[i].want)
+            fail_msg("case %zu: got %s", i, sluice_token_problem_name(p));
+        assert_int_equal(st, p == SLUICE_TOKEN_OK ? SLUICE_OK : SLUICE_E_TOKEN);
+    }
+    sluice_token_claims live = f->want;
+    live.estimated_rows = 20000;
+    live.estimated_cost = 30000;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_token_estimate_check(&got, &live, 10, f->arena, &p, &err),
+                     SLUICE_E_TOKEN);
+    assert_non_null(strstr(err.message, "1000 rows at a cost of 25000 were approved, the engine "
+                                        "now estimates 20000 rows at a cost of 30000"));
+    assert_non_null(strstr(err.message, "estimate_drift_factor (10)"));
+    assert_string_equal(sluice_token_problem_name(p), "estimate_drift");
+    /* a token that bound no estimate has nothing to drift from */
+    sluice_token_claims none = f->want;
+    none.estimated_rows = none.estimated_cost = -1;
+    token = issue(f, f->ring, &none);
+    assert_int_equal(
+        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        SLUICE_OK);
+    assert_int_equal(got.estimated_rows, -1);
+    assert_int_equal(sluice_token_estimate_check(&got, &live, 1, f->arena, &p, NULL), SLUICE_OK);
+    /* an estimate below -1 cannot be signed */
+    none.estimated_cost = -2;
+    assert_int_equal(sluice_token_issue(f->ring, &none, NOW, 300, f->arena, &token, NULL),
+                     SLUICE_E_INVALID);
+}
+
+/* A token from before the estimate was bound (claims version 1) is told apart from a damaged one.
+ */
+static void test_token_old_claims_version(void **state)
+{
+    fixture *f = *state;
+    sluice_token_claims claims = f->want;
+    char *token = issue(f, f->ring, &claims);
+    size_t chars = strcspn(token + 4, ".");
+    uint8_t payload[1024];
+    size_t n = 0;
+    assert_int_equal(sluice_hash_b64url_decode(token + 4, chars, payload, sizeof payload, &n),
+                     SLUICE_OK);
+    payload[0] = 1;
+    char old[SLUICE_LIMIT_TOKEN_CHARS];
+    memcpy(old, "sl1.", 4);
+    sluice_hash_b64url_encode(payload, n, old + 4);
+    snprintf(old + 4 + SLUICE_HASH_B64URL_CHARS(n), sizeof old - 4 - SLUICE_HASH_B64URL_CHARS(n),
+             "%s", token + 4 + chars);
+    sluice_error err = { 0 };
+    assert_int_equal(verify(f, f->ring, old, strlen(old), &f->want, NOW, &err),
+                     SLUICE_TOKEN_BAD_VERSION);
+    assert_non_null(strstr(err.message, "claims version 1 (this server issues 2"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -471,6 +565,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_token_rotation, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_issue_refuses_bad_claims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_decode_reads_unverified_claims, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_token_estimate_bound_and_drift, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_token_old_claims_version, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -80,6 +80,8 @@ static void *alloc_counted(void *in, size_t bytes)
  * counted against max_memory_bytes. NULL with in fatal (the limit, or out of memory). */
 static void *grow(interp *in, void *items, size_t count, size_t *cap, size_t elem)
 {
+    if (count < *cap) /* the common case, without a call out of this file */
+        return items;
     void *n =
         sluice_vec_grow_in(&(sluice_vec_alloc){ alloc_counted, in }, items, count, cap, elem, 4);
     if (n == NULL && in->fatal == SLUICE_OK)

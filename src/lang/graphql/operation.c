@@ -15,6 +15,7 @@
  * Does not own: the spec rules (validate.c), parsing, risk and explanation (frontend.c).
  */
 #include "core/limits.h"
+#include "lang/graphql/predicate.h"
 #include "lang/graphql/validate.h"
 #include "lang/graphql/vcommon.h"
 
@@ -197,45 +198,6 @@ static void add(opw *w, sluice_codefacts_list *list, const char *s)
         w->v.nomem = true;
 }
 
-/* An input field carrying a blocked field's name (a filter on it): input types are not the
- * output type, so the field part of every blocked entry counts. */
-static bool blocked_input(const sluice_graphql_rules *r, sluice_gql_str name)
-{
-    for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; r->blocked[k] != NULL && i < r->blocked[k]->count; i++) {
-            const char *item = r->blocked[k]->items[i];
-            const char *dot = strrchr(item, '.');
-            const char *field = dot != NULL ? dot + 1 : item;
-            if (strlen(field) == name.len && strncasecmp(field, name.ptr, name.len) == 0)
-                return true;
-        }
-    return false;
-}
-
-/* A blocked field named inside an argument (a filter): allowed, recorded, risk raised. */
-static void note_input(opw *w, const sluice_gql_value *v, const sluice_gql_schema_type *t)
-{
-    if (v == NULL || t == NULL)
-        return;
-    if (v->kind == SLUICE_GQL_LIST)
-        for (const sluice_gql_value *it = v->items; it != NULL; it = it->next)
-            note_input(w, it, t);
-    if (v->kind != SLUICE_GQL_OBJECT || t->kind != SLUICE_GQL_KIND_INPUT_OBJECT)
-        return;
-    for (const sluice_gql_object_field *of = v->fields; of != NULL; of = of->next) {
-        const sluice_gql_schema_input *in = sluice_gql_input_field(t, of->name);
-        if (in == NULL)
-            continue;
-        if (blocked_input(w->r, of->name)) {
-            add(w, &w->v.f->blocked_used,
-                sluice_arena_printf(w->v.arena, "%.*s.%.*s", (int)t->name.len, t->name.ptr,
-                                    (int)of->name.len, of->name.ptr));
-            w->v.f->blocked_in_predicate = true;
-        }
-        note_input(w, of->value, in->named);
-    }
-}
-
 static bool size_argument(const sluice_graphql_rules *r, sluice_gql_str name)
 {
     return sluice_gql_is(name.ptr, name.len, "first") ||
@@ -416,7 +378,8 @@ static void facts_of_field(opw *w,
     for (const sluice_gql_argument *a = s->arguments; a != NULL; a = a->next)
         for (size_t i = 0; i < fd->arg_count; i++)
             if (sluice_gql_same(fd->args[i].name, a->name))
-                note_input(w, a->value, fd->args[i].named);
+                sluice_graphql_judge_argument(&w->v, w->r, w->vars, w->x->operation, t, a,
+                                              &fd->args[i]);
     if (sluice_gql_leaf(fd->named))
         leaf_output(w, t, s, fd->type);
 }
@@ -690,6 +653,9 @@ sluice_status sluice_graphql_analyze_operation(sluice_arena *arena,
         check_variables(w, op);
         f->complexity = x->cost;
         f->estimated_rows = -1;
+        /* the computed cost is the estimate validate_code reports (issue 24) */
+        f->estimated_cost = (double)x->cost;
+        f->estimate_kind = SLUICE_ESTIMATE_GRAPHQL_COST;
     }
     if (w->v.nomem || f->incomplete || sluice_arena_failed(arena)) {
         f->incomplete = true;

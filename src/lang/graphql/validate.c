@@ -57,6 +57,64 @@ static const char *const EXECUTABLE_LOCATION[] = {
     [SLUICE_GQL_SUBSCRIPTION] = "SUBSCRIPTION",
 };
 
+/* graphql-js's didYouMean(sub, suggestionList(input, options)): the options within a typo's
+ * distance of input, as the sentence that offers them; "" when none is close. */
+static const char *did_you_mean(
+    walker *w, const char *sub, sluice_gql_str input, const sluice_gql_str *options, size_t count)
+{
+    sluice_gql_str *names = NULL;
+    size_t n = sluice_gql_suggestion_list(w->v.arena, input, options, count, &names);
+    return sluice_gql_did_you_mean(w->v.arena, sub, names, n);
+}
+
+/* Whether graphql-js's type map holds the built-in scalar t: it adds Int, Float and ID only
+ * where the schema refers to them (String and Boolean always: introspection uses them), so
+ * "Did you mean" offers them only then. */
+static bool in_type_map(const sluice_gql_schema *schema, const sluice_gql_schema_type *t)
+{
+    if (!t->builtin || t->kind != SLUICE_GQL_KIND_SCALAR ||
+        !(sluice_gql_is(t->name.ptr, t->name.len, "Int") ||
+          sluice_gql_is(t->name.ptr, t->name.len, "Float") ||
+          sluice_gql_is(t->name.ptr, t->name.len, "ID")))
+        return true;
+    for (const sluice_gql_definition *d = schema->document->definitions; d != NULL; d = d->next)
+        if (d->kind == SLUICE_GQL_SCALAR_DEFINITION && sluice_gql_same(d->name, t->name))
+            return true; /* restated in the SDL: buildSchema keeps it */
+    for (size_t i = 0; i < schema->type_count; i++) {
+        const sluice_gql_schema_type *u = schema->types[i];
+        for (size_t f = 0; f < u->field_count; f++) {
+            if (u->fields[f].named == t)
+                return true;
+            for (size_t a = 0; a < u->fields[f].arg_count; a++)
+                if (u->fields[f].args[a].named == t)
+                    return true;
+        }
+        for (size_t f = 0; f < u->input_field_count; f++)
+            if (u->input_fields[f].named == t)
+                return true;
+    }
+    for (size_t i = 0; i < schema->directive_count; i++)
+        for (size_t a = 0; a < schema->directives[i].arg_count; a++)
+            if (schema->directives[i].args[a].named == t)
+                return true;
+    return false;
+}
+
+/* KnownTypeNames, with graphql-js's suggestions over its type map. */
+static void unknown_type(walker *w, uint32_t offset, sluice_gql_str name)
+{
+    const sluice_gql_schema *schema = w->v.schema;
+    sluice_gql_str *options =
+        sluice_arena_calloc(w->v.arena, schema->type_count + 1, sizeof *options);
+    size_t n = 0;
+    for (size_t i = 0; options != NULL && i < schema->type_count; i++)
+        if (in_type_map(schema, schema->types[i]))
+            options[n++] = schema->types[i]->name;
+    sluice_gql_bad(&w->v, offset, "KnownTypeNames", "use a type the schema defines",
+                   "Unknown type \"%.*s\".%s", (int)name.len, name.ptr,
+                   options != NULL ? did_you_mean(w, NULL, name, options, n) : "");
+}
+
 /* ---- values ------------------------------------------------------------------------------ */
 
 static void check_value(walker *w,
@@ -153,6 +211,27 @@ static void expected(walker *w, const sluice_gql_value *value, const sluice_gql_
                    sluice_gql_value_text(w->v.arena, value));
 }
 
+/* ValuesOfCorrectType on an enum: graphql-js's GraphQLEnumType.parseLiteral messages, with the
+ * values within a typo's distance of the literal as printed (a string's quotes count, so "OPEN"
+ * where OPEN was meant is offered OPEN). A list or an object prints as "a list"/"an object"
+ * here, not graphql-js's full value, so it gets no suggestion rather than a wrong one. */
+static void bad_enum(walker *w, const sluice_gql_value *value, const sluice_gql_schema_type *t)
+{
+    const char *text = sluice_gql_value_text(w->v.arena, value);
+    sluice_gql_str printed = { text, strlen(text) };
+    bool composite = value->kind == SLUICE_GQL_LIST || value->kind == SLUICE_GQL_OBJECT;
+    const char *more =
+        composite ? "" : did_you_mean(w, "the enum value", printed, t->values, t->value_count);
+    if (value->kind != SLUICE_GQL_ENUM)
+        sluice_gql_bad(&w->v, value->offset, "ValuesOfCorrectType", "use one of the enum's values",
+                       "Enum \"%.*s\" cannot represent non-enum value: %s.%s", (int)t->name.len,
+                       t->name.ptr, printed.ptr, more);
+    else
+        sluice_gql_bad(&w->v, value->offset, "ValuesOfCorrectType", "use one of the enum's values",
+                       "Value \"%s\" does not exist in \"%.*s\" enum.%s", printed.ptr,
+                       (int)t->name.len, t->name.ptr, more);
+}
+
 /* ValuesOfCorrectType (input coercion of literals) and the variable uses inside value. */
 static void check_value(walker *w,
                         const sluice_gql_value *value,
@@ -192,7 +271,10 @@ static void check_value(walker *w,
                  : !t->builtin;
         break;
     case SLUICE_GQL_KIND_ENUM:
-        ok = value->kind == SLUICE_GQL_ENUM && sluice_gql_enum_has(t, value->text);
+        if (value->kind != SLUICE_GQL_ENUM || !sluice_gql_enum_has(t, value->text)) {
+            bad_enum(w, value, t);
+            return;
+        }
         break;
     case SLUICE_GQL_KIND_INPUT_OBJECT:
         if (value->kind == SLUICE_GQL_OBJECT)
@@ -245,16 +327,13 @@ static void check_arguments(walker *w,
             /* graphql-js's suggestions: the defined arguments within a typo's distance */
             sluice_gql_str *options =
                 sluice_arena_calloc(w->v.arena, def_count + 1, sizeof *options);
-            sluice_gql_str *names = NULL;
-            size_t n = 0;
             for (size_t i = 0; options != NULL && i < def_count; i++)
                 options[i] = defs[i].name;
-            if (options != NULL)
-                n = sluice_gql_suggestion_list(w->v.arena, a->name, options, def_count, &names);
             sluice_gql_bad(
                 &w->v, a->offset, "KnownArgumentNames", "use an argument the schema defines",
                 "Unknown argument \"%.*s\" on %s \"%.*s\".%s", (int)a->name.len, a->name.ptr, what,
-                (int)owner.len, owner.ptr, sluice_gql_did_you_mean(w->v.arena, NULL, names, n));
+                (int)owner.len, owner.ptr,
+                options != NULL ? did_you_mean(w, NULL, a->name, options, def_count) : "");
             continue;
         }
         check_value(w, a->value, d->type, d->default_value != NULL);
@@ -415,10 +494,7 @@ static void unknown_field(walker *w, const sluice_gql_selection *s, const sluice
         sluice_gql_str *options = sluice_arena_calloc(w->v.arena, t->field_count, sizeof *options);
         for (size_t i = 0; options != NULL && i < t->field_count; i++)
             options[i] = t->fields[i].name;
-        n = options != NULL
-                ? sluice_gql_suggestion_list(w->v.arena, s->name, options, t->field_count, &names)
-                : 0;
-        more = sluice_gql_did_you_mean(w->v.arena, NULL, names, n);
+        more = options != NULL ? did_you_mean(w, NULL, s->name, options, t->field_count) : "";
     }
     const char *hint = sluice_arena_printf(
         w->v.arena, "select a field of %.*s; the describe tool with name \"%.*s\" lists them",
@@ -497,8 +573,7 @@ static void check_inline(walker *w, const sluice_gql_selection *s, const sluice_
     if (s->type_condition.ptr != NULL) {
         ft = sluice_gql_type_named(w->v.schema, s->type_condition);
         if (ft == NULL) {
-            sluice_gql_bad(&w->v, s->offset, "KnownTypeNames", NULL, "Unknown type \"%.*s\".",
-                           (int)s->type_condition.len, s->type_condition.ptr);
+            unknown_type(w, s->offset, s->type_condition);
             return;
         }
         if (!sluice_gql_composite(ft)) {
@@ -541,9 +616,7 @@ static void check_variable_definitions(walker *w, const sluice_gql_definition *o
         check_directives(w, vd->directives, "VARIABLE_DEFINITION");
         const sluice_gql_schema_type *t = sluice_gql_named(w->v.schema, vd->type);
         if (t == NULL) {
-            sluice_gql_str n = sluice_gql_type_name(vd->type);
-            sluice_gql_bad(&w->v, vd->type->offset, "KnownTypeNames", NULL,
-                           "Unknown type \"%.*s\".", (int)n.len, n.ptr);
+            unknown_type(w, vd->type->offset, sluice_gql_type_name(vd->type));
             continue;
         }
         if (!sluice_gql_input(t)) {
@@ -566,8 +639,7 @@ static void check_fragment(walker *w, const sluice_gql_definition *d)
     check_directives(w, d->directives, "FRAGMENT_DEFINITION");
     const sluice_gql_schema_type *t = sluice_gql_type_named(w->v.schema, d->type_condition);
     if (t == NULL) {
-        sluice_gql_bad(&w->v, d->offset, "KnownTypeNames", NULL, "Unknown type \"%.*s\".",
-                       (int)d->type_condition.len, d->type_condition.ptr);
+        unknown_type(w, d->offset, d->type_condition);
         return;
     }
     if (!sluice_gql_composite(t)) {

@@ -728,6 +728,10 @@ void sluice_js_analyze_program(sluice_codefacts *f,
                                  : "unknown: a loop or a function call has no static bound";
     if (sluice_buf_status(&w->why) != SLUICE_OK)
         f->incomplete = true;
+    if (w->bound >= 0) { /* the static bound is the estimate validate_code reports (issue 24) */
+        f->estimated_cost = (double)w->bound;
+        f->estimate_kind = SLUICE_ESTIMATE_CALL_BOUND;
+    }
     int64_t max = cfg != NULL && cfg->max_api_calls > 0 ? cfg->max_api_calls : 50;
     if (w->bound > max)
         sluice_codefacts_violate(f, "max_api_calls", 0, 0,

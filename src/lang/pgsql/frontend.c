@@ -250,6 +250,7 @@ static sluice_status read_estimate(sluice_codefacts *f, const char *plan_json)
         f->estimated_cost = cost;
         f->estimated_rows = (int64_t)json_number_value(rows);
         f->estimate_engine = "PostgreSQL";
+        f->estimate_kind = SLUICE_ESTIMATE_PLAN_COST;
     }
     json_decref(root);
     return SLUICE_OK;

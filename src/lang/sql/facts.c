@@ -74,6 +74,7 @@ sluice_codefacts *sluice_sql_facts_new(sluice_arena *arena)
     if (f == NULL || x == NULL)
         return NULL;
     x->limit_value = -1;
+    x->guessed_rows = -1;
     f->ext = x;
     f->ext_ops = &sql_ext_ops;
     return f;
@@ -81,7 +82,7 @@ sluice_codefacts *sluice_sql_facts_new(sluice_arena *arena)
 
 const sluice_sql_facts *sluice_sql_facts_of(const sluice_codefacts *facts)
 {
-    static const sluice_sql_facts none = { .limit_value = -1 };
+    static const sluice_sql_facts none = { .limit_value = -1, .guessed_rows = -1 };
     return facts != NULL && facts->ext_ops == &sql_ext_ops ? facts->ext : &none;
 }
 

@@ -148,6 +148,7 @@ static sluice_status catalog(sluice_sql_ctx *ctx,
         *db = (duckdb_database)bound;
     } else if (fc != NULL && fc->duckdb_database != NULL)
         *db = (duckdb_database)fc->duckdb_database;
+    ctx->engine_catalog = *db != NULL; /* the data itself: DuckDB's estimates mean something */
     if (*db == NULL && fc != NULL && (fc->executor != NULL || fc->engine == SLUICE_ENGINE_SQLITE)) {
         /* The backend has no DuckDB catalog of its own: bind in a mirror of its schema. */
         const sluice_schema *schema = NULL;
@@ -273,6 +274,18 @@ run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, const char *v
     if (st == SLUICE_OK)
         st = sluice_sql_name_operations(ctx->facts);
     score(ctx->facts, fc != NULL ? fc->schema : NULL);
+    if (st == SLUICE_OK && ctx->engine_catalog && ctx->facts->violation_count == 0 &&
+        ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && ctx->parse_tree != NULL) {
+        /* the guess is exact where it exists (a LIMIT, one aggregate row, a whole table): the
+         * engine's estimate never says more */
+        int64_t guess = ctx->facts->estimated_rows;
+        st = sluice_sql_estimate(ctx, variables_json);
+        if (ctx->facts->estimate_kind != SLUICE_ESTIMATE_NONE) {
+            sluice_sql_ext(ctx->facts)->guessed_rows = guess;
+            if (guess >= 0 && guess < ctx->facts->estimated_rows)
+                ctx->facts->estimated_rows = guess;
+        }
+    }
     return st;
 }
 

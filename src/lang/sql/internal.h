@@ -42,6 +42,7 @@ typedef struct sluice_sql_ctx {
     json_t *parse_tree;         /* json_serialize_sql output (SELECT only), owned by the arena */
     bool bind_bounded;          /* the parse tree cannot fold into anything large (amplify.c) */
     const char *parse_tree_raw; /* the same as DuckDB's text */
+    bool engine_catalog;        /* conn holds the data (not a SQLite mirror): DuckDB estimates */
 } sluice_sql_ctx;
 
 /* --- lexer.c: lang/sql/lexer.h ------------------------------------------------------- */
@@ -61,6 +62,15 @@ sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted
 sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_extracted_statements ex,
                                         duckdb_prepared_statement *prepared);
+
+/* --- estimate.c ------------------------------------------------------------------------- */
+/* DuckDB's own estimate for a read that bound (issue 24): EXPLAIN (FORMAT JSON) prepared on the
+ * data's catalog with the execute-time variables bound as text (DuckDB casts them to the types
+ * it inferred), never run. Fills estimated_rows (the top operator's cardinality) and
+ * estimated_cost (the cardinalities of every operator summed, so a LIMIT over a large join does
+ * not hide its work), kind SLUICE_ESTIMATE_PLAN_ROWS. A plan DuckDB will not make
+ * leaves no estimate (the route's limits then refuse a read). SLUICE_E_NOMEM. */
+sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json);
 
 /* --- variables.c ------------------------------------------------------------------------- */
 /* Adds an `sql_variables` violation for each parameter of ps without a variable or whose

@@ -27,8 +27,12 @@ static sluice_risk read_risk(const sluice_codefacts *f, const char **reason)
         *reason = "a constant result: reads no table and calls no function";
         return SLUICE_RISK_LOW;
     }
-    if (!sluice_sql_facts_of(f)->has_limit &&
-        (f->estimated_rows < 0 || f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
+    /* DuckDB's estimate may raise this, never lower it (sql.h: guessed_rows) */
+    int64_t guess = f->estimate_kind == SLUICE_ESTIMATE_PLAN_ROWS
+                        ? sluice_sql_facts_of(f)->guessed_rows
+                        : f->estimated_rows;
+    if (!sluice_sql_facts_of(f)->has_limit && (guess < 0 || guess > SLUICE_RISK_BIG_READ_ROWS ||
+                                               f->estimated_rows > SLUICE_RISK_BIG_READ_ROWS)) {
         *reason = "no LIMIT and the result may be large";
         return SLUICE_RISK_MEDIUM;
     }

@@ -33,6 +33,10 @@ typedef struct sluice_sql_facts {
     bool has_order_by;
     bool has_limit;
     int64_t limit_value; /* the literal LIMIT, -1 when absent or not a literal */
+    /* The syntactic row guess (LIMIT, one aggregate row, the table's size) when DuckDB's own
+     * estimate replaced it in estimated_rows; the risk rule keeps reading it, so the engine's
+     * estimate can raise a read's risk but never lower it. -1 when unknown. */
+    int64_t guessed_rows;
     /* "postgresql" when lang/pgsql/ made the facts (its risk rules apply); NULL: DuckDB's. */
     const char *dialect;
 } sluice_sql_facts;

@@ -214,12 +214,27 @@ bool sluice_gql_blocked(const sluice_strlist *const blocked[2],
     return false;
 }
 
+/* Blocked on object or interface o itself, or on an interface it implements: a field an
+ * interface blocks is blocked in every implementation, whichever type the selection names. */
+static bool blocked_or_inherited(const sluice_strlist *const blocked[2],
+                                 const sluice_gql_schema_type *o,
+                                 sluice_gql_str name)
+{
+    if (sluice_gql_blocked(blocked, o->name.ptr, o->name.len, name.ptr, name.len))
+        return true;
+    for (size_t i = 0; i < o->interface_count; i++)
+        if (sluice_gql_blocked(blocked, o->interfaces[i]->name.ptr, o->interfaces[i]->name.len,
+                               name.ptr, name.len))
+            return true;
+    return false;
+}
+
 bool sluice_gql_blocked_on(const sluice_strlist *const blocked[2],
                            const sluice_gql_schema *schema,
                            const sluice_gql_schema_type *t,
                            sluice_gql_str name)
 {
-    if (sluice_gql_blocked(blocked, t->name.ptr, t->name.len, name.ptr, name.len))
+    if (blocked_or_inherited(blocked, t, name))
         return true;
     if (t->kind == SLUICE_GQL_KIND_OBJECT)
         return false;
@@ -227,7 +242,7 @@ bool sluice_gql_blocked_on(const sluice_strlist *const blocked[2],
     for (size_t i = 0; i < schema->type_count; i++) {
         const sluice_gql_schema_type *o = schema->types[i];
         if (o->kind == SLUICE_GQL_KIND_OBJECT && sluice_graphql_schema_possible(t, o) &&
-            sluice_gql_blocked(blocked, o->name.ptr, o->name.len, name.ptr, name.len))
+            blocked_or_inherited(blocked, o, name))
             return true;
     }
     return false;

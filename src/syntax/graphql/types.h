@@ -70,8 +70,9 @@ bool sluice_gql_blocked(const sluice_strlist *const blocked[2],
                         const char *field,
                         size_t field_len);
 
-/* As sluice_gql_blocked for field name selected on type t; on an interface or union, true when
- * it is blocked on any object type t can be. */
+/* As sluice_gql_blocked for field name selected on type t, or on an interface t implements (an
+ * interface's blocked field is blocked in every implementation); on an interface or union, true
+ * when it is blocked on any object type t can be, or on an interface of one. */
 bool sluice_gql_blocked_on(const sluice_strlist *const blocked[2],
                            const sluice_gql_schema *schema,
                            const sluice_gql_schema_type *t,

@@ -90,31 +90,55 @@ static uint32_t utf8_next(const char *s, size_t len, size_t *i)
 
 static int put_unit(lexer *lx, uint16_t u)
 {
-    uint16_t *nb = sluice_vec_grow(lx->arena, lx->buf, lx->buf_len, &lx->buf_cap, sizeof *nb, 64);
-    if (nb == NULL)
-        return -1;
-    lx->buf = nb;
+    if (lx->buf_len == lx->buf_cap) {
+        uint16_t *nb =
+            sluice_vec_grow(lx->arena, lx->buf, lx->buf_len, &lx->buf_cap, sizeof *nb, 64);
+        if (nb == NULL)
+            return -1;
+        lx->buf = nb;
+    }
     lx->buf[lx->buf_len++] = u;
     return 0;
 }
 
-static int put_cp(lexer *lx, uint32_t cp)
+/* cp as UTF-16 into u: one unit, or a surrogate pair above the BMP. Returns the count. */
+static size_t utf16_units(uint32_t cp, uint16_t u[2])
 {
-    if (cp < 0x10000)
-        return put_unit(lx, (uint16_t)cp);
+    if (cp < 0x10000) {
+        u[0] = (uint16_t)cp;
+        return 1;
+    }
     cp -= 0x10000;
-    if (put_unit(lx, (uint16_t)(0xD800 + (cp >> 10))) != 0)
-        return -1;
-    return put_unit(lx, (uint16_t)(0xDC00 + (cp & 0x3FF)));
+    u[0] = (uint16_t)(0xD800 + (cp >> 10));
+    u[1] = (uint16_t)(0xDC00 + (cp & 0x3FF));
+    return 2;
 }
 
+static int put_cp(lexer *lx, uint32_t cp)
+{
+    uint16_t u[2];
+    size_t n = utf16_units(cp, u);
+    for (size_t k = 0; k < n; k++)
+        if (put_unit(lx, u[k]) != 0)
+            return -1;
+    return 0;
+}
+
+/* Decoded in place: a UTF-8 sequence of n bytes gives at most n UTF-16 units (4 bytes give a
+ * surrogate pair, a bad byte one U+FFFD), so len units always suffice. Every JSON string an
+ * upstream sends comes through here. */
 sluice_js_str *sluice_js_str_from_utf8(sluice_arena *arena, const char *s, size_t len)
 {
-    lexer lx = { .arena = arena };
+    if (len > (SIZE_MAX - sizeof(sluice_js_str)) / sizeof(uint16_t) - 1)
+        return NULL;
+    sluice_js_str *out = sluice_arena_alloc(arena, sizeof *out + (len + 1) * sizeof(uint16_t));
+    if (out == NULL)
+        return NULL;
+    size_t n = 0;
     for (size_t i = 0; i < len;)
-        if (put_cp(&lx, utf8_next(s, len, &i)) != 0)
-            return NULL;
-    return sluice_js_str_new(arena, lx.buf, lx.buf_len);
+        n += utf16_units(utf8_next(s, len, &i), out->u + n);
+    out->len = n;
+    return out;
 }
 
 int sluice_js_str_eq_ascii(const sluice_js_str *a, const char *s)

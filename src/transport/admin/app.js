@@ -76,6 +76,15 @@ async function decide(id, decision, card) {
   await loadApprovals();
 }
 
+// The engine's estimate, made before anything ran and signed into the approval token (execute
+// refuses when the live estimate moved past estimate_drift_factor): what the approver weighs.
+function estimateLine(e) {
+  const rows = e.rows === null || e.rows === undefined ? "" : `~${Number(e.rows).toLocaleString()} rows · `;
+  return el("p", { class: "estimate" },
+    el("span", { class: "badge estimate-by" }, `${e.by} estimate`),
+    ` ${rows}${Number(e.cost).toLocaleString()} ${e.unit}`);
+}
+
 function approvalCard(p, now) {
   const risk = (p.risk || "unknown").toLowerCase();
   const card = el("article", { class: "card approval", "data-id": p.id },
@@ -85,6 +94,7 @@ function approvalCard(p, now) {
       el("strong", {}, p.user),
       el("span", { class: "meta" }, `asked ${p.requested_at ? new Date(p.requested_at).toLocaleString() : ""} · expires in ${expiresIn(p.expires_at, now)} · ${p.language || ""}`)),
     el("p", { class: "explanation" }, p.explanation || p.summary),
+    p.estimate ? estimateLine(p.estimate) : el("p", { class: "hint estimate" }, "no estimate before running"),
     p.code ? highlight(p.code) : el("p", { class: "hint" }, "(the code is not in the recent audit trail)"),
     el("div", { class: "meta" }, `approval id ${p.id}`));
   const actions = el("div", { class: "actions" },

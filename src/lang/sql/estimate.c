@@ -1,0 +1,159 @@
+/*
+ * estimate.c — DuckDB's own estimate for a read (issue 24: cost known before approval), from
+ * the physical plan EXPLAIN (FORMAT JSON) prints: operators as {"name", "children",
+ * "extra_info": {"Estimated Cardinality": "9091"}}. See internal.h.
+ *
+ * Not every operator carries a cardinality (DuckDB 1.4: LIMIT, CROSS_PRODUCT): such an operator
+ * counts what its children make, multiplied for the joins that pair every row with every row,
+ * the largest otherwise, so a cross product under a LIMIT still shows its work.
+ */
+#include "core/limits.h"
+#include "lang/sql/internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define ESTIMATE_MAX_DEPTH 256
+#define ESTIMATE_CAP       1e18 /* past it the figure means "more than anyone approves" */
+
+/* The operator's own cardinality, or -1. DuckDB prints it as text ("9091", "~9091"). */
+static double own_rows(const json_t *node)
+{
+    const json_t *v = json_object_get(json_object_get(node, "extra_info"), "Estimated Cardinality");
+    const char *text = json_string_value(v);
+    if (text == NULL)
+        return -1;
+    if (*text == '~')
+        text++;
+    char *end = NULL;
+    double d = strtod(text, &end);
+    return end != text && *end == '\0' && d >= 0 ? d : -1;
+}
+
+static bool pairs_every_row(const char *name)
+{
+    return name != NULL &&
+           (strcmp(name, "CROSS_PRODUCT") == 0 || strstr(name, "NESTED_LOOP") != NULL ||
+            strstr(name, "BLOCKWISE") != NULL);
+}
+
+static double capped(double d)
+{
+    return d > ESTIMATE_CAP ? ESTIMATE_CAP : d;
+}
+
+/* The rows node makes (its own, else from its children), and the rows of the operators under and
+ * including it summed into *sum. *ok false on a shape too deep to read. */
+static double walk(const json_t *node, int depth, double *sum, bool *ok)
+{
+    if (depth > ESTIMATE_MAX_DEPTH || !json_is_object(node)) {
+        *ok = false;
+        return 0;
+    }
+    const json_t *children = json_object_get(node, "children");
+    bool pairs = pairs_every_row(json_string_value(json_object_get(node, "name")));
+    double made = pairs ? 1 : 0;
+    for (size_t i = 0; i < json_array_size(children); i++) {
+        double child = walk(json_array_get(children, i), depth + 1, sum, ok);
+        made = capped(pairs ? made * child : (child > made ? child : made));
+    }
+    double own = own_rows(node);
+    if (own >= 0)
+        made = capped(own);
+    /* an operator without a figure of its own passes its child's rows on (LIMIT, a projection):
+     * counted once, where they were made, unless it multiplied them */
+    if (own >= 0 || pairs)
+        *sum = capped(*sum + made);
+    return made;
+}
+
+/* The top operator's rows: the first cardinality down the first children (a PROJECTION or a
+ * LIMIT on top may carry none), or -1. */
+static double top_rows(const json_t *node)
+{
+    for (int depth = 0; json_is_object(node) && depth <= ESTIMATE_MAX_DEPTH; depth++) {
+        double own = own_rows(node);
+        if (own >= 0)
+            return own;
+        node = json_array_get(json_object_get(node, "children"), 0);
+    }
+    return -1;
+}
+
+/* Binds each parameter's variable as text; false when one cannot be bound (no estimate). */
+static bool bind_variables(duckdb_prepared_statement ps, const json_t *vars)
+{
+    idx_t n = duckdb_nparams(ps);
+    for (idx_t i = 1; i <= n; i++) {
+        const char *name = duckdb_parameter_name(ps, i);
+        const json_t *v = name != NULL ? json_object_get(vars, name) : NULL;
+        duckdb_free((void *)name);
+        char num[64];
+        const char *text = json_string_value(v);
+        if (json_is_integer(v))
+            snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+        else if (json_is_real(v))
+            snprintf(num, sizeof num, "%.17g", json_real_value(v));
+        else if (json_is_boolean(v))
+            snprintf(num, sizeof num, "%s", json_is_true(v) ? "true" : "false");
+        if (json_is_number(v) || json_is_boolean(v))
+            text = num;
+        duckdb_state s = json_is_null(v) ? duckdb_bind_null(ps, i)
+                         : text != NULL  ? duckdb_bind_varchar(ps, i, text)
+                                         : DuckDBError;
+        if (s == DuckDBError)
+            return false;
+    }
+    return true;
+}
+
+/* The plan's JSON text from a prepared EXPLAIN, in arena, or NULL. */
+static const char *plan_text(sluice_sql_ctx *ctx, const json_t *vars)
+{
+    const char *q = sluice_arena_printf(ctx->arena, "EXPLAIN (FORMAT JSON) %s", ctx->code);
+    duckdb_prepared_statement ps = NULL;
+    duckdb_result res;
+    const char *out = NULL;
+    if (q == NULL)
+        return NULL;
+    if (duckdb_prepare(ctx->conn, q, &ps) == DuckDBSuccess && bind_variables(ps, vars) &&
+        duckdb_execute_prepared(ps, &res) == DuckDBSuccess) {
+        if (duckdb_row_count(&res) >= 1 && duckdb_column_count(&res) >= 2) {
+            char *text = duckdb_value_varchar(&res, 1, 0);
+            out = text != NULL ? sluice_arena_strdup(ctx->arena, text) : NULL;
+            duckdb_free(text);
+        }
+        duckdb_destroy_result(&res);
+    }
+    duckdb_destroy_prepare(&ps);
+    return out;
+}
+
+sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json)
+{
+    json_t *vars = json_loads(variables_json != NULL ? variables_json : "{}",
+                              JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (vars == NULL)
+        return SLUICE_E_NOMEM; /* the pipeline wrote it: only memory makes it fail */
+    const char *text = json_is_object(vars) ? plan_text(ctx, vars) : NULL;
+    json_decref(vars);
+    if (sluice_arena_failed(ctx->arena))
+        return SLUICE_E_NOMEM;
+    json_t *plan = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    if (text != NULL && plan == NULL)
+        return SLUICE_E_NOMEM; /* DuckDB's JSON always parses: only memory fails here */
+    const json_t *root = json_array_get(plan, 0);
+    double sum = 0;
+    bool ok = true;
+    (void)walk(root, 0, &sum, &ok);
+    double rows = top_rows(root);
+    json_decref(plan);
+    if (!ok || rows < 0)
+        return SLUICE_OK; /* no estimate: the route's limits refuse a read without one */
+    sluice_codefacts *f = ctx->facts;
+    f->estimated_rows = (int64_t)rows;
+    f->estimated_cost = sum;
+    f->estimate_kind = SLUICE_ESTIMATE_PLAN_ROWS;
+    f->estimate_engine = "DuckDB";
+    return SLUICE_OK;
+}
