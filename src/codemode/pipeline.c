@@ -259,7 +259,7 @@ static sluice_status add_backend(sluice_codemode *cm,
     if (cm->backend_count >= SLUICE_LIMIT_BACKENDS) {
         sluice_executor_close(ex);
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "more than %u databases; the limit is SLUICE_LIMIT_BACKENDS",
+                                "too many databases (limit is %u); remove [[databases]] entries",
                                 SLUICE_LIMIT_BACKENDS);
     }
     backend *be = &cm->backends[cm->backend_count++];

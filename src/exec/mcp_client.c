@@ -162,9 +162,8 @@ add_tools(sluice_mcp_client *c, const json_t *list, sluice_arena *arena, sluice_
                                     cfg->name, c->tool_count);
         if (c->tool_count >= SLUICE_LIMIT_MCP_CLIENT_TOOLS)
             return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                    "mcp server '%s' lists more than %u tools "
-                                    "(SLUICE_LIMIT_MCP_CLIENT_TOOLS)",
-                                    cfg->name, SLUICE_LIMIT_MCP_CLIENT_TOOLS);
+                                    "mcp server '%s' lists too many tools (limit is %u)", cfg->name,
+                                    SLUICE_LIMIT_MCP_CLIENT_TOOLS);
         sluice_mcp_tool *tool = &c->tools[c->tool_count];
         const char *desc = json_string_value(json_object_get(t, "description"));
         tool->name = sluice_arena_strdup(c->arena, name);
@@ -191,8 +190,8 @@ list_tools(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, slui
     for (unsigned page = 0;; page++) {
         if (page >= SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES)
             return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                    "mcp server '%s': tools/list has more than %u pages "
-                                    "(SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES)",
+                                    "mcp server '%s': tools/list has too many pages "
+                                    "(limit is %u)",
                                     cfg->name, SLUICE_LIMIT_MCP_CLIENT_LIST_PAGES);
         json_t *res = NULL;
         sluice_status st = c->t.request(
@@ -200,11 +199,13 @@ list_tools(sluice_mcp_client *c, sluice_mcp_bounds *x, sluice_arena *arena, slui
             x, arena, &res);
         if (st == SLUICE_E_NOMEM)
             return st;
-        if (st != SLUICE_OK)
+        if (st == SLUICE_E_LIMIT)
             return sluice_error_set(
-                err, arena, st == SLUICE_E_LIMIT ? st : SLUICE_E_IO,
-                "mcp server '%s' %s during tools/list%s", cfg->name, failure_why(c, st),
-                st == SLUICE_E_LIMIT ? " (SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES)" : "");
+                err, arena, st, "mcp server '%s' %s during tools/list (limit is %u bytes)",
+                cfg->name, failure_why(c, st), SLUICE_LIMIT_MCP_CLIENT_LIST_BYTES);
+        if (st != SLUICE_OK)
+            return sluice_error_set(err, arena, SLUICE_E_IO, "mcp server '%s' %s during tools/list",
+                                    cfg->name, failure_why(c, st));
         const char *bad = sluice_mcp_stdio_rpc_error(res);
         const json_t *r = json_object_get(res, "result");
         const json_t *tools = json_object_get(r, "tools");

@@ -610,8 +610,8 @@ void sluice_graphql_check_overlaps(sluice_gql_vctx *v)
         sluice_gql_bad(v, 0, "graphql_overlap_budget",
                        "use fewer fields with the same response name and fewer fragment spreads",
                        "checking that fields with the same response name can be merged took "
-                       "more than %u steps (SLUICE_LIMIT_GRAPHQL_OVERLAP_BUDGET, graphql-js's "
-                       "MAX_COMPLEXITY_BUDGET); the document is refused",
+                       "more than %u steps (the limit, as graphql-js's MAX_COMPLEXITY_BUDGET); "
+                       "the document is refused",
                        SLUICE_LIMIT_GRAPHQL_OVERLAP_BUDGET);
     else if (c->found)
         sluice_gql_bad(v, c->offset, "OverlappingFieldsCanBeMerged",
