@@ -74,13 +74,8 @@ sluice_status sluice_approval_gate_check(sluice_runtime *rt,
         json_pack("{s:s, s:s, s:s, s:s, s:s}", "decision",
                   st == SLUICE_OK ? "approved" : "rejected", "code_hash", code_hash, "via",
                   "administrator", "approval_id", id, "decided_by", a.decided_by);
-    sluice_error audit_err = { 0 };
-    if (sluice_runtime_audit(rt, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
-        st == SLUICE_OK) {
-        *err = audit_err;
-        return SLUICE_E_IO;
-    }
-    return st;
+    return sluice_runtime_audit_outcome(
+        rt, arena, (sluice_runtime_event){ caller, "approval", record }, st, err);
 }
 
 sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
@@ -107,8 +102,10 @@ sluice_status sluice_approval_gate_ask(sluice_runtime *rt,
     json_t *record =
         json_pack("{s:s, s:s, s:s, s:I}", "decision", "pending", "via", "administrator",
                   "approval_id", id, "expires_at", (json_int_t)expires_at);
-    sluice_error audit_err = { 0 };
-    sluice_runtime_audit(rt, arena, caller, "approval", record, &audit_err);
+    /* refused below (the request waits for an administrator) whether or not the record is written
+     */
+    (void)sluice_runtime_audit_outcome(
+        rt, arena, (sluice_runtime_event){ caller, "approval", record }, SLUICE_E_DENIED, NULL);
     return sluice_error_set(
         err, arena, SLUICE_E_DENIED,
         "this %s statement is %s risk, above the auto-approve levels, and needs human approval; "

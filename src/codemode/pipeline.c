@@ -910,9 +910,8 @@ static sluice_status refuse(const request *r, const char *reason, sluice_status 
     json_t *record = json_pack("{s:s, s:s, s:s}", "decision", "refused", "reason", reason,
                                "message", err != NULL && err->message ? err->message : "");
     json_object_set_new(record, "code", json_string(r->in->code != NULL ? r->in->code : ""));
-    sluice_error audit_err = { 0 };
-    sluice_codemode_audit(r->cm, r->arena, r->in->caller, "deny", record, &audit_err);
-    return status;
+    return sluice_runtime_audit_outcome(
+        r->cm->rt, r->arena, (sluice_runtime_event){ r->in->caller, "deny", record }, status, NULL);
 }
 
 /* A token check failed: counted by the check, then refused like any other. */
@@ -998,13 +997,8 @@ static sluice_status check_approval(request *r)
                   "code_hash", f->code_hash, "via", "elicitation");
     if (st != SLUICE_OK)
         json_object_set_new(record, "reason", json_string(err->message));
-    sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(cm, arena, caller, "approval", record, &audit_err) != SLUICE_OK &&
-        st == SLUICE_OK) {
-        *err = audit_err;
-        return SLUICE_E_IO;
-    }
-    return st;
+    return sluice_runtime_audit_outcome(
+        cm->rt, arena, (sluice_runtime_event){ caller, "approval", record }, st, err);
 }
 
 /* Runs r's admitted program on its route's backend. */
@@ -1152,13 +1146,8 @@ static sluice_status run_and_report(
                                       (json_int_t)program->version, "promoted_by", program->by,
                                       "promoted_at", (json_int_t)program->at, "approval",
                                       "promotion"));
-    sluice_error audit_err = { 0 };
-    if (sluice_codemode_audit(cm, arena, r->in->caller, "execute", record, &audit_err) !=
-            SLUICE_OK &&
-        st == SLUICE_OK) {
-        *err = audit_err;
-        return SLUICE_E_IO;
-    }
+    st = sluice_runtime_audit_outcome(
+        cm->rt, arena, (sluice_runtime_event){ r->in->caller, "execute", record }, st, err);
     if (st != SLUICE_OK)
         return st;
     *out = sluice_present_result_json(&res);

@@ -60,6 +60,22 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
     return st;
 }
 
+sluice_status sluice_runtime_audit_outcome(sluice_runtime *rt,
+                                           sluice_arena *arena,
+                                           sluice_runtime_event ev,
+                                           sluice_status st,
+                                           sluice_error *err)
+{
+    sluice_error audit_err = { 0 };
+    sluice_status audited =
+        sluice_runtime_audit(rt, arena, ev.caller, ev.event, ev.fields, &audit_err);
+    if (audited == SLUICE_OK || st != SLUICE_OK)
+        return st;
+    if (err != NULL)
+        *err = audit_err;
+    return SLUICE_E_IO;
+}
+
 bool sluice_runtime_audit_broken(const sluice_runtime *rt)
 {
     return rt != NULL && atomic_load(&rt->audit_broken);

@@ -76,6 +76,23 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
                                    json_t *fields,
                                    sluice_error *err);
 
+/* One audit record: who, which event, and its fields (consumed, whatever happens). */
+typedef struct sluice_runtime_event {
+    const sluice_codemode_caller *caller;
+    const char *event;
+    json_t *fields;
+} sluice_runtime_event;
+
+/* Audits the outcome of a decision whose status is st (sluice_runtime_audit) and returns st,
+ * unless st is SLUICE_OK and the record was not written: then the audit's failure, its reason in
+ * err (in arena), so a decision nobody recorded does not succeed. A refusal stays the refusal
+ * (its err untouched) whatever the audit does: the log and audit_broken tell of the failure. */
+sluice_status sluice_runtime_audit_outcome(sluice_runtime *rt,
+                                           sluice_arena *arena,
+                                           sluice_runtime_event ev,
+                                           sluice_status st,
+                                           sluice_error *err);
+
 /* True once an audit append failed (then nothing runs until the log is repaired). False for a
  * NULL runtime. */
 bool sluice_runtime_audit_broken(const sluice_runtime *rt);

@@ -125,13 +125,11 @@ static sluice_status refused(sluice_querymode *qm,
                              sluice_status st,
                              sluice_error *err)
 {
-    sluice_error audit_err = { 0 };
-    sluice_qm_audit(
-        qm, arena, c, "query_mode_deny",
+    json_t *fields =
         json_pack("{s:s, s:s}", "tool", tool, "message",
-                  err != NULL && err->message != NULL ? err->message : sluice_status_name(st)),
-        &audit_err);
-    return st;
+                  err != NULL && err->message != NULL ? err->message : sluice_status_name(st));
+    return sluice_runtime_audit_outcome(
+        qm->rt, arena, (sluice_runtime_event){ c, "query_mode_deny", fields }, st, err);
 }
 
 /* ---- load -------------------------------------------------------------------------------- */
@@ -459,13 +457,11 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
     sluice_qm_release(qm->sessions, s);
     if (st != SLUICE_OK) {
         json_decref(loaded);
-        sluice_error audit_err = { 0 };
-        sluice_qm_audit(qm, arena, caller, "query_mode_deny",
-                        json_pack("{s:s, s:s, s:s}", "tool", "query", "code",
-                                  sql != NULL ? sql : "", "message",
-                                  err != NULL && err->message != NULL ? err->message : ""),
-                        &audit_err);
-        return st;
+        json_t *fields =
+            json_pack("{s:s, s:s, s:s}", "tool", "query", "code", sql != NULL ? sql : "", "message",
+                      err != NULL && err->message != NULL ? err->message : "");
+        return sluice_runtime_audit_outcome(
+            qm->rt, arena, (sluice_runtime_event){ caller, "query_mode_deny", fields }, st, err);
     }
     const sluice_exec_result *res = &q.res;
     json_t *result = sluice_present_result_json(res);

@@ -135,13 +135,8 @@ static sluice_status call_tool(sluice_mcp_call *call,
     json_t *record = json_pack("{s:s, s:s, s:O, s:I, s:b}", "tool", tool->name, "decision",
                                st == SLUICE_OK ? "executed" : "failed", "arguments", arguments,
                                "rows", (json_int_t)r.row_count, "truncated", r.truncated);
-    sluice_error audit_err = { 0 };
-    if (sluice_runtime_audit(ct->with->rt, arena, &caller, "tool", record, &audit_err) !=
-            SLUICE_OK &&
-        st == SLUICE_OK) {
-        *err = audit_err;
-        return SLUICE_E_IO;
-    }
+    st = sluice_runtime_audit_outcome(ct->with->rt, arena,
+                                      (sluice_runtime_event){ &caller, "tool", record }, st, err);
     if (st != SLUICE_OK)
         return st;
     json_t *structured = sluice_present_result_json(&r);
