@@ -909,8 +909,8 @@ static const char *field_in_text(const interp *in, const char *text, size_t len,
     size_t i = 0;
     while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
         i++;
-    if (i == len || (text[i] != '{' && text[i] != '[' && text[i] != '"'))
-        return NULL;
+    if (i == len || (text[i] != '{' && text[i] != '[' && text[i] != '"') || any_field(in) == NULL)
+        return NULL; /* not JSON, or nothing is blocked */
     json_error_t jerr;
     json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
     if (j == NULL) /* not JSON: a plain string; unread for want of memory: held blocked */
