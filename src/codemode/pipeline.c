@@ -1321,13 +1321,13 @@ static sluice_status admit_saved(request *r, const sluice_program *p)
 }
 
 /* A request for saved program p by caller with arguments (p's code and language). */
-static void saved_request(sluice_codemode_request *in,
-                          sluice_codemode_caller *caller,
-                          const sluice_program *p)
+static void
+saved_request(sluice_codemode_request *in, sluice_codemode_caller *caller, const sluice_program *p)
 {
     caller->language = p != NULL ? p->language : NULL;
     in->caller = caller;
-    in->code = p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
+    in->code =
+        p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
     in->code_len = strlen(in->code);
     in->token = NULL;
 }

@@ -58,9 +58,10 @@ static int make_files(void)
     FILE *f = fopen(path_buf[1], "w");
     if (f == NULL)
         return -1;
-    fputs("permit (principal in CodeMode::Group::\"Analysts\", action == CodeMode::Action::\"Read\","
-          " resource);\n",
-          f);
+    fputs(
+        "permit (principal in CodeMode::Group::\"Analysts\", action == CodeMode::Action::\"Read\","
+        " resource);\n",
+        f);
     return fclose(f) == 0 && s != DuckDBError ? 0 : -1;
 }
 
