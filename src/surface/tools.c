@@ -660,7 +660,8 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
                         question != NULL ? question : "", question != NULL ? "\". " : "",
                         inline_schema ? "Write, on the schema above,"
                                       : "Find what you need with search and describe, then write",
-                        g->noun, g->approach[0] != '\0' ? " " : "", g->approach,
+                        g->noun, g->approach != NULL && g->approach[0] != '\0' ? " " : "",
+                        g->approach != NULL ? g->approach : "",
                         one_call ? "then validate_code it with execute: true (fix what it reports)."
                                  : "validate it (fix what it reports), then execute it.");
     if (ask == NULL) {
