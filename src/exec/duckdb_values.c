@@ -186,7 +186,7 @@ static json_t *timestamp_json(int64_t micros, int extra_nanos, bool finite, bool
         time_text(t, sizeof(t), s.time, (int64_t)s.time.micros * 1000 + extra_nanos, 9);
     else
         time_text(t, sizeof(t), s.time, s.time.micros, 6);
-    size_t dn = strlen(d), tn = strlen(t); /* 11 + 18 at most: out holds both */
+    size_t dn = strlen(d), tn = strlen(t); /* below 32 + 48: out holds both and "Z" */
     memcpy(out, d, dn);
     out[dn] = 'T';
     memcpy(out + dn + 1, t, tn);
