@@ -8,6 +8,7 @@
 #
 #   bench/bindonce/run.sh                        # sluice from build/, 3 runs
 #   SLUICE_BIN=build/sluice RUNS=5 BENCH_OUT=/tmp/bindonce.json bench/bindonce/run.sh
+#   STMTS=rows1000 RUNS=1 bench/bindonce/run.sh  # one statement, one run: a quick check
 #
 # Sides: capi_prepare (duckdb_extract_statements + duckdb_prepare_extracted_statement: the
 # engine's parse + bind, bench/sql's reference), extract_plan (Connection::ExtractPlan: parse,
@@ -20,6 +21,7 @@ src=$(cd "$(dirname "$0")/../.." && pwd)
 dir=${BINDONCE_DIR:-$src/build-bindonce}
 sluice=${SLUICE_BIN:-$src/build/sluice}
 runs=${RUNS:-3}
+stmts=${STMTS:-seed000 seed003 rows1000}
 out=${BENCH_OUT:-$src/bench/results/bindonce.json}
 lib_pkg="@duckdb/node-bindings-linux-x64@1.4.4-r.4"
 hdr_pkg="duckdb@1.4.4"
@@ -48,7 +50,7 @@ trap 'rm -rf "$tmp"' EXIT
 "$sluice" demo-db "$tmp/demo.duckdb" >/dev/null
 
 rows='[]'
-for stmt in seed000 seed003 rows1000; do
+for stmt in $stmts; do
     for side in capi_prepare extract_plan extract_plan_walk serialize_sql serialize_plan; do
         for run in $(seq "$runs"); do
             valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measured_once \
