@@ -58,7 +58,7 @@ static sluice_status startup_checks(sluice_config *cfg, sluice_arena *arena, slu
     cfg->code_mode.audit_log = NULL;
     cfg->code_mode.replay_store = NULL;
     sluice_cli_built b;
-    sluice_status st = sluice_cli_build_server(cfg, &b, arena, err);
+    sluice_status st = sluice_cli_build_server(cfg, true, &b, arena, err);
     if (st == SLUICE_OK)
         sluice_cli_built_close(&b);
     return st;

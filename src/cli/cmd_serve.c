@@ -12,6 +12,7 @@
 #include "codemode/codemode.h"
 #include "config/config.h"
 #include "core/limits.h"
+#include "core/loader_pages.h"
 #include "core/log.h"
 #include "exec/executor.h"
 #include "mcp/server.h"
@@ -363,7 +364,7 @@ int sluice_cmd_serve(int argc, char **argv)
         goto done;
     }
     sluice_cli_built b;
-    sluice_status built = sluice_cli_build_server(config, &b, scratch, &err);
+    sluice_status built = sluice_cli_build_server(config, false, &b, scratch, &err);
     unsetenv(SLUICE_QUICKSTART_KEY_ENV); /* read once; no child process inherits it */
     if (built != SLUICE_OK) {
         fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
@@ -378,6 +379,9 @@ int sluice_cmd_serve(int argc, char **argv)
     /* A file size limit (RLIMIT_FSIZE) reached by the audit log must be a failed write (EFBIG),
      * which fails closed like a full disk, not SIGXFSZ killing the server mid-call. */
     signal(SIGXFSZ, SIG_IGN);
+    /* Start-up is done: the loader's tables go back (core/loader_pages.h, docs/benchmarks.md). */
+    sluice_log(SLUICE_LOG_DEBUG, "gave back %zu kB of the dynamic loader's tables",
+               sluice_loader_pages_release() / 1024);
     sluice_status st;
     if (o.stdio) {
         st = serve_stdio(config, b.server, &err);

@@ -2,7 +2,8 @@
  * startup.c — what `sluice serve` builds before it serves, shared with `sluice config check` so
  * the checker refuses everything serve refuses: the config surface, code mode (the database
  * opened hardened, the token keys, the Cedar policies parsed and validated), the curated
- * [[tools]] (each statement analyzed) and query mode.
+ * [[tools]] (each statement analyzed) and query mode. serve defers what needs DuckDB open (the
+ * catalog, the tools' analysis) to the first call that needs it; the checker does it all now.
  *
  * Owns: the order the parts are built in and their teardown on failure. Does not own any part.
  */
@@ -21,6 +22,7 @@
 
 /* Code mode and curated tools share one hardened executor, on the runtime built here. */
 static sluice_status add_database_surface(const sluice_config *config,
+                                          bool check_now,
                                           sluice_cli_built *b,
                                           sluice_arena *err_arena,
                                           sluice_error *err)
@@ -37,8 +39,10 @@ static sluice_status add_database_surface(const sluice_config *config,
         .analyzer = b->cm,
         .arena = b->rt != NULL ? b->rt->arena : NULL,
     };
+    if (st == SLUICE_OK && check_now)
+        st = sluice_codemode_check_backends(b->cm, err_arena, err);
     if (st == SLUICE_OK)
-        st = sluice_curated_register(&curated, b->server, err_arena, err);
+        st = sluice_curated_register(&curated, b->server, check_now, err_arena, err);
     return st;
 }
 
@@ -62,6 +66,7 @@ static sluice_status add_query_mode(const sluice_config *config,
 }
 
 sluice_status sluice_cli_build_server(const sluice_config *config,
+                                      bool check_now,
                                       sluice_cli_built *out,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
@@ -77,7 +82,7 @@ sluice_status sluice_cli_build_server(const sluice_config *config,
     if (st == SLUICE_OK)
         st = sluice_surface_register(config, out->server, err);
     if (st == SLUICE_OK)
-        st = add_database_surface(config, out, err_arena, err);
+        st = add_database_surface(config, check_now, out, err_arena, err);
     if (st == SLUICE_OK)
         st = add_query_mode(config, out, err_arena, err);
     if (st != SLUICE_OK)

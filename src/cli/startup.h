@@ -24,8 +24,12 @@ typedef struct sluice_cli_built {
 
 /* Builds the whole MCP surface config declares into *out (zeroed first). On success its parts
  * belong to the caller (sluice_cli_built_close); on failure nothing is left open, and err says
- * what is wrong (with file and line where the part knows them). */
+ * what is wrong (with file and line where the part knows them). check_now: `sluice config
+ * check` — everything DuckDB would only check at first need (the catalog read, each curated
+ * tool's analysis) is checked here too. serve passes false: its database opens on the first
+ * call that needs it (docs/architecture.md, "Start-up and idle memory"). */
 sluice_status sluice_cli_build_server(const sluice_config *config,
+                                      bool check_now,
                                       sluice_cli_built *out,
                                       sluice_arena *err_arena,
                                       sluice_error *err);

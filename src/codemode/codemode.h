@@ -55,10 +55,18 @@ typedef struct sluice_codemode_request {
     sluice_error *err;                       /* what failed, for the caller's client (in arena) */
 } sluice_codemode_request;
 
+/* Reads every backend's catalog now, opening any engine that opens on first need: what
+ * `sluice config check` does so that a database DuckDB cannot open fails there, not at the first
+ * call of a server. */
+sluice_status
+sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err);
+
 /* Opens the executors and the policy the config names on rt (the keyring, the stores, the
  * audit sink and the clock, cli/runtime.h; code mode never opens a store itself), and reads the
- * schema once. config and rt must outlive the returned object. Errors name the setting that is
- * wrong (a database that cannot be opened hardened, a route naming no database, ...). */
+ * schema once (not for a DuckDB file, which opens on first need: see
+ * sluice_codemode_check_backends). config and rt must outlive the returned object. Errors name
+ * the setting that is wrong (a database that cannot be opened hardened, a route naming no
+ * database, ...). */
 sluice_status sluice_codemode_open(const sluice_config *config,
                                    sluice_runtime *rt,
                                    sluice_codemode **out,

@@ -266,10 +266,14 @@ static sluice_status add_backend(sluice_codemode *cm,
     backend *be = &cm->backends[cm->backend_count++];
     be->name = name;
     be->executor = ex;
-    /* The first catalog snapshot, held for cm's life: requests share it until a reload. */
+    /* The first catalog snapshot, held for cm's life: requests share it until a reload. An
+     * engine that opens on first need is not opened for it: requests read the catalog
+     * themselves (sluice_executor_catalog), and sluice_codemode_check_backends reads it now. */
     const sluice_schema *first = NULL;
-    sluice_status st = sluice_executor_catalog(ex, cm->arena, &first, err);
-    if (st == SLUICE_OK)
+    sluice_status st = SLUICE_OK;
+    if (!sluice_executor_opens_on_first_use(ex))
+        st = sluice_executor_catalog(ex, cm->arena, &first, err);
+    if (first != NULL)
         be->schema = *first;
     be->fctx.code_mode = &cm->config->code_mode;
     be->fctx.schema = &be->schema;
@@ -398,6 +402,17 @@ sluice_status sluice_codemode_open_on(const sluice_config *config,
         return st;
     }
     return open_around(cm, executor, out, err_arena, err);
+}
+
+sluice_status
+sluice_codemode_check_backends(sluice_codemode *cm, sluice_arena *err_arena, sluice_error *err)
+{
+    sluice_status st = SLUICE_OK;
+    for (size_t i = 0; st == SLUICE_OK && i < cm->backend_count; i++) {
+        const sluice_schema *s = NULL;
+        st = sluice_executor_catalog(cm->backends[i].executor, err_arena, &s, err);
+    }
+    return st;
 }
 
 void sluice_codemode_close(sluice_codemode *cm)

@@ -13,6 +13,7 @@
 #include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "core/log.h"
 #include "exec/bounded.h"
 #include "exec/duckdb_catalog_facts.h"
 #include "exec/duckdb_values.h"
@@ -22,13 +23,16 @@
 #include "exec/values.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Directories DuckDB would use for extensions, secrets and HOME: procfs refuses to create
  * anything here, so no INSTALL or persistent secret can ever land on disk. */
@@ -49,8 +53,24 @@ typedef struct guard_cache {
     bool used[GUARD_CACHE_SLOTS];
 } guard_cache;
 
+/* The served file is opened on first need, not at start-up: an idle server that has answered only
+ * initialize, tools/list and the like never maps DuckDB's buffer pool, worker threads and
+ * catalog (most of its idle RSS, docs/benchmarks.md). What open needs is kept from start-up,
+ * where the file and the settings were already checked; the first call that needs the engine
+ * (catalog, bind, execute) opens it under open_mu, and a failed open is that call's error (the
+ * next call tries again: a file another process held locked may be free by then). */
+typedef struct duck_open {
+    pthread_mutex_t mu;
+    atomic_bool done; /* db is set and verified: read without the lock */
+    char *path;       /* NULL for a scratch session (opened at once) */
+    char *memory;     /* memory_limit as configured */
+    char access_mode[16];
+    char threads[32];
+} duck_open;
+
 typedef struct duck_state {
-    duckdb_database db;
+    duckdb_database db; /* valid once open.done */
+    duck_open open;
     bool allow_writes;
     bool allow_deletes;
     bool allow_ddl;
@@ -88,15 +108,21 @@ static void duck_close(void *state)
     duck_state *s = state;
     if (s == NULL)
         return;
-    sluice_fork_gate_enter();
-    duckdb_close(&s->db);
-    sluice_fork_gate_leave();
+    if (atomic_load(&s->open.done)) {
+        sluice_fork_gate_enter();
+        duckdb_close(&s->db);
+        sluice_fork_gate_leave();
+    }
+    pthread_mutex_destroy(&s->open.mu);
+    free(s->open.path);
+    free(s->open.memory);
     if (s->guards != NULL)
         pthread_mutex_destroy(&s->guards->mu);
     free(s->guards);
     free(s);
 }
 
+static sluice_status duck_db(duck_state *s, sluice_arena *arena, sluice_error *err);
 static sluice_status
 duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err);
 static sluice_status duck_execute(sluice_executor *ex,
@@ -105,9 +131,13 @@ static sluice_status duck_execute(sluice_executor *ex,
                                   sluice_exec_result *out,
                                   sluice_error *err);
 
-static void *duck_bind_catalog(sluice_executor *ex)
+static sluice_status
+duck_bind_catalog(sluice_executor *ex, void **out, sluice_arena *arena, sluice_error *err)
 {
-    return ((duck_state *)sluice_executor_state(ex))->db;
+    duck_state *s = sluice_executor_state(ex);
+    sluice_status st = duck_db(s, arena, err);
+    *out = st == SLUICE_OK ? s->db : NULL;
+    return st;
 }
 
 static const sluice_executor_ops duck_ops = {
@@ -115,6 +145,7 @@ static const sluice_executor_ops duck_ops = {
     .schema = duck_schema,
     .execute = duck_execute,
     .close = duck_close,
+    .opens_on_first_use = true,
     .bind_catalog = duck_bind_catalog,
 };
 
@@ -174,6 +205,136 @@ static sluice_status verify_settings(duckdb_database db,
     return st;
 }
 
+/* The served database's open configuration: built at start-up only to check it (a bad
+ * memory_limit refuses to start), then again at the open. */
+static sluice_status
+make_config(const duck_open *o, duckdb_config *out, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_config config;
+    if (duckdb_create_config(&config) != DuckDBSuccess)
+        return SLUICE_E_NOMEM;
+    sluice_status st = SLUICE_OK;
+    /* allocator_flush_threshold: DuckDB's allocator keeps what a task freed for reuse until a
+     * thread's peak passes this (default 128 MB), so the work of the first calls (schema,
+     * curated tools' analysis) stayed resident while idle: 4 MB gives back ~4-6 MB of RSS
+     * (docs/benchmarks.md, idle RSS) at the price of a purge after the rare larger task. */
+    if (duckdb_set_config(config, "access_mode", o->access_mode) != DuckDBSuccess ||
+        duckdb_set_config(config, "threads", o->threads) != DuckDBSuccess ||
+        duckdb_set_config(config, "memory_limit", o->memory) != DuckDBSuccess ||
+        duckdb_set_config(config, "allocator_flush_threshold", "4MB") != DuckDBSuccess)
+        st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                              "DuckDB refused threads=%s or memory_limit='%s'", o->threads,
+                              o->memory);
+    for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
+        if (duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
+            st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
+                                  "DuckDB refused setting %s='%s'; refusing to start",
+                                  hardening[i].name, hardening[i].value);
+    if (st != SLUICE_OK)
+        duckdb_destroy_config(&config);
+    else
+        *out = config;
+    return st;
+}
+
+/* Opens the served file and reads the hardening back; under open.mu, in a fork-gate region. */
+static sluice_status open_now(duck_state *s, sluice_arena *arena, sluice_error *err)
+{
+    const duck_open *o = &s->open;
+    duckdb_config config;
+    sluice_status st = make_config(o, &config, arena, err);
+    if (st != SLUICE_OK)
+        return st;
+    duckdb_database db = NULL;
+    char *open_err = NULL;
+    if (duckdb_open_ext(o->path, &db, config, &open_err) != DuckDBSuccess)
+        st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "DuckDB could not open '%s': %s",
+                              o->path, open_err != NULL ? open_err : "unknown error");
+    duckdb_free(open_err);
+    duckdb_destroy_config(&config);
+    if (st != SLUICE_OK)
+        return st;
+    duck_setting expect[HARDENING_COUNT + 2];
+    memcpy(expect, hardening, sizeof(hardening));
+    expect[HARDENING_COUNT] = (duck_setting){ "access_mode", o->access_mode, o->access_mode };
+    expect[HARDENING_COUNT + 1] = (duck_setting){ "threads", o->threads, o->threads };
+    st = verify_settings(db, expect, HARDENING_COUNT + 2, arena, err);
+    if (st != SLUICE_OK) {
+        duckdb_close(&db);
+        return st;
+    }
+    s->db = db;
+    return SLUICE_OK;
+}
+
+/* The served database, opened by the first call that needs it (see duck_open). */
+static sluice_status duck_db(duck_state *s, sluice_arena *arena, sluice_error *err)
+{
+    if (atomic_load_explicit(&s->open.done, memory_order_acquire))
+        return SLUICE_OK;
+    /* The gate before the lock: a thread waiting for the lock then never holds anything a
+     * pending fork waits for, and the opener inside needs no more of the gate (fork_gate.h). */
+    sluice_fork_gate_enter();
+    pthread_mutex_lock(&s->open.mu);
+    sluice_status st = SLUICE_OK;
+    if (!atomic_load_explicit(&s->open.done, memory_order_relaxed)) {
+        st = open_now(s, arena, err);
+        if (st == SLUICE_OK)
+            atomic_store_explicit(&s->open.done, true, memory_order_release);
+        else
+            sluice_log(SLUICE_LOG_ERROR, "%s",
+                       err != NULL && err->message != NULL ? err->message
+                                                           : "DuckDB could not be opened");
+    }
+    pthread_mutex_unlock(&s->open.mu);
+    sluice_fork_gate_leave();
+    return st;
+}
+
+/* A state with its open lock; the scratch path marks it open at once. */
+static duck_state *state_new(void)
+{
+    duck_state *s = calloc(1, sizeof(*s));
+    if (s != NULL && pthread_mutex_init(&s->open.mu, NULL) != 0) {
+        free(s);
+        s = NULL;
+    }
+    return s;
+}
+
+/* Refuses start-up when another process holds the lock DuckDB's open would need (its exclusive
+ * write lock, or any lock at all when this server writes), naming the holder, without opening
+ * DuckDB: the engine opens on first need, but a server that cannot ever use its file should not
+ * start. DuckDB takes POSIX record locks over the whole file (F_WRLCK read_write, F_RDLCK
+ * read_only), and F_GETLK reports the first conflicting one with its PID. Closing the probe's
+ * descriptor drops every record lock this process holds on the file: none yet, since this
+ * executor's DuckDB opens later. A lock taken after the probe is the first call's error. */
+static sluice_status
+probe_lock(const char *path, bool writable, sluice_arena *err_arena, sluice_error *err)
+{
+    int fd = open(path, (writable ? O_RDWR : O_RDONLY) | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "database file '%s' cannot be opened %s: %s", path,
+                                writable ? "for writing" : "for reading", strerror(errno));
+    struct flock lk = { .l_type = writable ? F_WRLCK : F_RDLCK, .l_whence = SEEK_SET };
+    int rc = fcntl(fd, F_GETLK, &lk);
+    int saved = errno;
+    close(fd);
+    if (rc != 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "cannot read the lock on database file '%s': %s", path,
+                                strerror(saved));
+    if (lk.l_type == F_UNLCK)
+        return SLUICE_OK;
+    return sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
+                            "database file '%s' is locked by another process (PID %ld holds a %s "
+                            "lock) and this server would %s it: stop that process or serve a "
+                            "copy of the file",
+                            path, (long)lk.l_pid, lk.l_type == F_WRLCK ? "write" : "read",
+                            writable ? "write" : "read");
+}
+
 static sluice_status open_database(const sluice_config_database *db,
                                    const sluice_config_code_mode *code_mode,
                                    sluice_executor **out,
@@ -190,64 +351,37 @@ static sluice_status open_database(const sluice_config_database *db,
         return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
                                 db->path);
     bool writable = sluice_executor_config_writable(code_mode);
-    const char *access_mode = writable ? "read_write" : "read_only";
-    duckdb_config config;
-    if (duckdb_create_config(&config) != DuckDBSuccess)
-        return SLUICE_E_NOMEM;
-    char threads[32];
-    snprintf(threads, sizeof(threads), "%lld", (long long)(db->threads > 0 ? db->threads : 2));
-    const char *memory = db->memory_limit != NULL ? db->memory_limit : "512MB";
-    sluice_status st = SLUICE_OK;
-    /* allocator_flush_threshold: DuckDB's allocator keeps what a task freed for reuse until a
-     * thread's peak passes this (default 128 MB), so the start-up work (schema, curated tools'
-     * analysis) stayed resident while idle: 4 MB gives back ~4-6 MB of the idle server's RSS
-     * (docs/benchmarks.md, idle RSS) at the price of a purge after the rare larger task. */
-    if (duckdb_set_config(config, "access_mode", access_mode) != DuckDBSuccess ||
-        duckdb_set_config(config, "threads", threads) != DuckDBSuccess ||
-        duckdb_set_config(config, "memory_limit", memory) != DuckDBSuccess ||
-        duckdb_set_config(config, "allocator_flush_threshold", "4MB") != DuckDBSuccess)
-        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                              "DuckDB refused threads=%s or memory_limit='%s'", threads, memory);
-    for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
-        if (duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
-            st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                  "DuckDB refused setting %s='%s'; refusing to start",
-                                  hardening[i].name, hardening[i].value);
-    duck_state *s = NULL;
-    if (st == SLUICE_OK) {
-        s = calloc(1, sizeof(*s));
-        if (s == NULL)
-            st = SLUICE_E_NOMEM;
-    }
-    if (st == SLUICE_OK) {
-        char *open_err = NULL;
-        if (duckdb_open_ext(db->path, &s->db, config, &open_err) != DuckDBSuccess) {
-            st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE, "DuckDB could not open '%s': %s",
-                                  db->path, open_err != NULL ? open_err : "unknown error");
-            free(s);
-            s = NULL;
-        }
-        duckdb_free(open_err);
-    }
-    duckdb_destroy_config(&config);
+    /* DuckDB itself opens on the first call: what can be checked without it is checked now
+     * (readable or writable, not locked by another process, settings DuckDB accepts). */
+    sluice_status st = probe_lock(db->path, writable, err_arena, err);
     if (st != SLUICE_OK)
         return st;
-    duck_setting expect[HARDENING_COUNT + 2];
-    memcpy(expect, hardening, sizeof(hardening));
-    expect[HARDENING_COUNT] = (duck_setting){ "access_mode", access_mode, access_mode };
-    expect[HARDENING_COUNT + 1] = (duck_setting){ "threads", threads, threads };
-    st = verify_settings(s->db, expect, HARDENING_COUNT + 2, err_arena, err);
+    duck_state *s = state_new();
+    if (s == NULL)
+        return SLUICE_E_NOMEM;
+    duck_open *o = &s->open;
+    snprintf(o->access_mode, sizeof o->access_mode, "%s", writable ? "read_write" : "read_only");
+    snprintf(o->threads, sizeof o->threads, "%lld", (long long)(db->threads > 0 ? db->threads : 2));
+    o->path = strdup(db->path);
+    o->memory = strdup(db->memory_limit != NULL ? db->memory_limit : "512MB");
+    if (o->path == NULL || o->memory == NULL) {
+        duck_close(s);
+        return SLUICE_E_NOMEM;
+    }
+    duckdb_config config;
+    st = make_config(o, &config, err_arena, err);
     if (st != SLUICE_OK) {
         duck_close(s);
         return st;
     }
+    duckdb_destroy_config(&config);
     s->allow_writes = code_mode != NULL && code_mode->sql_allow_writes;
     s->allow_deletes = code_mode != NULL && code_mode->sql_allow_deletes;
     s->allow_ddl = code_mode != NULL && code_mode->sql_allow_ddl;
-    s->memory_bytes = sluice_bounded_parse_size(memory);
+    s->memory_bytes = sluice_bounded_parse_size(o->memory);
     if (s->memory_bytes == 0)
         s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
-    snprintf(s->memory_text, sizeof(s->memory_text), "%s", memory);
+    snprintf(s->memory_text, sizeof(s->memory_text), "%s", o->memory);
     if (!writable) {
         /* Without it every call runs the guard's bind: slower, never less safe. */
         s->guards = calloc(1, sizeof *s->guards);
@@ -276,7 +410,8 @@ duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex)
 {
     if (ex == NULL || sluice_executor_engine(ex) != SLUICE_ENGINE_DUCKDB)
         return NULL;
-    return ((duck_state *)sluice_executor_state(ex))->db;
+    duck_state *s = sluice_executor_state(ex);
+    return atomic_load_explicit(&s->open.done, memory_order_acquire) ? s->db : NULL;
 }
 
 /* ---- scratch sessions (exec/scratch.h) ---------------------------------------------------
@@ -384,7 +519,7 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
             st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                   "DuckDB refused setting %s='%s' for a session", settings[i].name,
                                   settings[i].value);
-    duck_state *s = st == SLUICE_OK ? calloc(1, sizeof(*s)) : NULL;
+    duck_state *s = st == SLUICE_OK ? state_new() : NULL;
     if (st == SLUICE_OK && s == NULL)
         st = SLUICE_E_NOMEM;
     if (st == SLUICE_OK) {
@@ -393,8 +528,10 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
             st = sluice_error_set(err, err_arena, SLUICE_E_ENGINE,
                                   "DuckDB could not open a session database: %s",
                                   open_err != NULL ? open_err : "unknown error");
-            free(s);
+            duck_close(s);
             s = NULL;
+        } else {
+            atomic_store(&s->open.done, true);
         }
         duckdb_free(open_err);
     }
@@ -541,9 +678,12 @@ static sluice_status
 duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
 {
     duck_state *s = sluice_executor_state(ex);
+    sluice_status st = duck_db(s, arena, err);
+    if (st != SLUICE_OK)
+        return st;
     duckdb_connection conn;
     sluice_fork_gate_enter();
-    sluice_status st = SLUICE_E_INTERNAL;
+    st = SLUICE_E_INTERNAL;
     if (duckdb_connect(s->db, &conn) == DuckDBSuccess) {
         st = schema_tables(conn, arena, out);
         if (st == SLUICE_OK)
@@ -1247,6 +1387,11 @@ static sluice_status duck_execute(sluice_executor *ex,
 {
     int64_t started = sluice_clock_monotonic_ms(NULL);
     duck_call c = { .state = sluice_executor_state(ex), .req = req, .arena = arena, .err = err };
+    /* Opened here, in the server, before any capped child is forked: a child must never be
+     * the one to open (it would on every call, and its open would die with it). */
+    sluice_status opened = duck_db(c.state, arena, err);
+    if (opened != SLUICE_OK)
+        return opened;
     c.code = sluice_arena_strndup(arena, req->code, req->code_len);
     if (c.code == NULL)
         return SLUICE_E_NOMEM;

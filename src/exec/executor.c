@@ -222,9 +222,20 @@ sluice_status sluice_executor_schema(sluice_executor *ex,
     return st;
 }
 
-void *sluice_executor_bind_catalog(sluice_executor *ex)
+bool sluice_executor_opens_on_first_use(const sluice_executor *ex)
 {
-    return ex != NULL && ex->ops->bind_catalog != NULL ? ex->ops->bind_catalog(ex) : NULL;
+    return ex != NULL && ex->ops->opens_on_first_use;
+}
+
+sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
+                                           void **out,
+                                           sluice_arena *arena,
+                                           sluice_error *err)
+{
+    *out = NULL;
+    if (ex == NULL || ex->ops->bind_catalog == NULL)
+        return SLUICE_OK;
+    return ex->ops->bind_catalog(ex, out, arena, err);
 }
 
 sluice_status sluice_executor_engine_reads(sluice_executor *ex,

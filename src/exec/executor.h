@@ -161,11 +161,17 @@ typedef struct sluice_executor_ops {
                              sluice_exec_result *out,
                              sluice_error *err);
     void (*close)(void *state);
-    /* The catalog/bind service (both optional). bind_catalog: a duckdb_database (as void *)
-     * whose catalog is this backend's, to bind SQL against, never to execute; NULL when the
-     * engine has none (the front end mirrors the schema). engine_reads: the reads the engine
-     * itself would make for code, prepared never run. */
-    void *(*bind_catalog)(sluice_executor *ex);
+    /* The engine itself is opened by the first call that needs it (schema, bind_catalog,
+     * execute), not by open: callers then read nothing of it at start-up either. */
+    bool opens_on_first_use;
+    /* The catalog/bind service (both optional). bind_catalog: sets *out to a duckdb_database
+     * (as void *) whose catalog is this backend's, to bind SQL against, never to execute, or
+     * fails (err in arena) when the engine could not be opened. engine_reads: the reads the
+     * engine itself would make for code, prepared never run. */
+    sluice_status (*bind_catalog)(sluice_executor *ex,
+                                  void **out,
+                                  sluice_arena *arena,
+                                  sluice_error *err);
     sluice_status (*engine_reads)(sluice_executor *ex,
                                   sluice_arena *arena,
                                   const char *code,
@@ -226,9 +232,17 @@ sluice_status sluice_executor_catalog(sluice_executor *ex,
  * (one lock-free atomic increment): the SIGHUP handler calls it. */
 void sluice_executor_request_catalog_reload(void);
 
-/* The DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL against, or NULL
- * when the backend offers none: the front end then mirrors sluice_executor_schema. */
-void *sluice_executor_bind_catalog(sluice_executor *ex);
+/* True when the engine opens on first need (sluice_executor_ops.opens_on_first_use). */
+bool sluice_executor_opens_on_first_use(const sluice_executor *ex);
+
+/* Sets *out to the DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL
+ * against, or to NULL when the backend offers none: the front end then mirrors
+ * sluice_executor_schema. Fails (err in arena) when the backend has one but could not open it
+ * (DuckDB opens on first need): the caller must refuse, never fall back to a mirror. */
+sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
+                                           void **out,
+                                           sluice_arena *arena,
+                                           sluice_error *err);
 
 /* The reads the engine itself would make for code (prepared, never run), to cross-check an
  * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with

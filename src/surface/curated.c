@@ -6,13 +6,17 @@
 #include "codemode/present.h"
 #include "facts/codefacts.h"
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <string.h>
 
 typedef struct curated_tool {
     const sluice_curated_services *with; /* a copy in the registrations' arena */
     const sluice_config_tool *tool;
+    pthread_mutex_t mu;  /* one first call analyzes; the others wait for its facts */
+    atomic_bool checked; /* the two facts below are set: read them without mu */
     bool scrub_errors;   /* the statement reads blocked fields (in filters or joins) */
-    bool engine_bounded; /* proven at start-up: runs in the server, no capped child per call */
+    bool engine_bounded; /* proven by the analysis: runs in the server, no capped child per call */
 } curated_tool;
 
 static const char *const param_types[] = { "string", "integer", "number", "boolean" };
@@ -55,15 +59,63 @@ static void register_cancel(void *ctx, void (*fn)(void *), void *data)
     sluice_mcp_call_on_cancel(ctx, fn, data);
 }
 
+static sluice_status check_statement(sluice_codemode *cm,
+                                     const sluice_config_tool *tool,
+                                     curated_tool *ct,
+                                     sluice_arena *err_arena,
+                                     sluice_error *err)
+{
+    sluice_arena *scratch = sluice_arena_new();
+    json_t *vars = sample_variables(tool);
+    sluice_codefacts *f = NULL;
+    const sluice_codemode_request req = { .arena = scratch,
+                                          .code = tool->statement,
+                                          .code_len = strlen(tool->statement),
+                                          .variables = vars,
+                                          .err = err };
+    sluice_status st = scratch == NULL ? SLUICE_E_NOMEM : sluice_codemode_analyze(cm, &req, &f);
+    json_decref(vars);
+    if (st == SLUICE_OK && sluice_codefacts_refused(f))
+        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                              "tool '%s' (line %zu): its statement is refused: %s", tool->name,
+                              tool->line, f->violations[0].message);
+    else if (st == SLUICE_OK) {
+        ct->scrub_errors = f->blocked_used.count > 0;
+        /* The statement never changes and its arguments are parameters, as execute_code's
+         * variables are: the start-up proof holds for every call (docs/architecture.md). */
+        ct->engine_bounded = f->engine_bounded;
+        atomic_store_explicit(&ct->checked, true, memory_order_release);
+    } else if (err != NULL && err->message != NULL)
+        sluice_error_set(err, err_arena, st, "tool '%s': %s", tool->name, err->message);
+    sluice_arena_free(scratch);
+    return st;
+}
+
+/* The analysis at the tool's first call (sluice_curated_register without check_now). */
+static sluice_status checked(curated_tool *ct, sluice_arena *arena, sluice_error *err)
+{
+    if (atomic_load_explicit(&ct->checked, memory_order_acquire))
+        return SLUICE_OK;
+    pthread_mutex_lock(&ct->mu);
+    sluice_status st = atomic_load_explicit(&ct->checked, memory_order_relaxed)
+                           ? SLUICE_OK
+                           : check_statement(ct->with->analyzer, ct->tool, ct, arena, err);
+    pthread_mutex_unlock(&ct->mu);
+    return st;
+}
+
 static sluice_status call_tool(sluice_mcp_call *call,
                                json_t *arguments,
                                json_t **out_result,
                                sluice_error *err,
                                void *userdata)
 {
-    const curated_tool *ct = userdata;
+    curated_tool *ct = userdata;
     const sluice_config_code_mode *c = &ct->with->config->code_mode;
     sluice_arena *arena = sluice_mcp_call_arena(call);
+    sluice_status checked_st = checked(ct, arena, err);
+    if (checked_st != SLUICE_OK)
+        return checked_st;
     const sluice_config_tool *tool = ct->tool;
     sluice_exec_request req = {
         .code = tool->statement,
@@ -99,39 +151,14 @@ static sluice_status call_tool(sluice_mcp_call *call,
     return SLUICE_OK;
 }
 
-static sluice_status check_statement(sluice_codemode *cm,
-                                     const sluice_config_tool *tool,
-                                     curated_tool *ct,
-                                     sluice_arena *err_arena,
-                                     sluice_error *err)
+static void mutex_free(void *mu)
 {
-    sluice_arena *scratch = sluice_arena_new();
-    json_t *vars = sample_variables(tool);
-    sluice_codefacts *f = NULL;
-    const sluice_codemode_request req = { .arena = scratch,
-                                          .code = tool->statement,
-                                          .code_len = strlen(tool->statement),
-                                          .variables = vars,
-                                          .err = err };
-    sluice_status st = scratch == NULL ? SLUICE_E_NOMEM : sluice_codemode_analyze(cm, &req, &f);
-    json_decref(vars);
-    if (st == SLUICE_OK && sluice_codefacts_refused(f))
-        st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                              "tool '%s' (line %zu): its statement is refused: %s", tool->name,
-                              tool->line, f->violations[0].message);
-    else if (st == SLUICE_OK) {
-        ct->scrub_errors = f->blocked_used.count > 0;
-        /* The statement never changes and its arguments are parameters, as execute_code's
-         * variables are: the start-up proof holds for every call (docs/architecture.md). */
-        ct->engine_bounded = f->engine_bounded;
-    } else if (err != NULL && err->message != NULL)
-        sluice_error_set(err, err_arena, st, "tool '%s': %s", tool->name, err->message);
-    sluice_arena_free(scratch);
-    return st;
+    pthread_mutex_destroy(mu);
 }
 
 sluice_status sluice_curated_register(const sluice_curated_services *with,
                                       sluice_mcp_server *server,
+                                      bool check_now,
                                       sluice_arena *err_arena,
                                       sluice_error *err)
 {
@@ -145,11 +172,14 @@ sluice_status sluice_curated_register(const sluice_curated_services *with,
     for (size_t i = 0; i < config->tool_count; i++) {
         const sluice_config_tool *tool = &config->tools[i];
         curated_tool *ct = sluice_arena_calloc(with->arena, 1, sizeof *ct);
-        if (ct == NULL)
+        if (ct == NULL || pthread_mutex_init(&ct->mu, NULL) != 0)
+            return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
+        if (sluice_arena_cleanup_add(with->arena, mutex_free, &ct->mu) != SLUICE_OK)
             return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
         ct->with = kept;
         ct->tool = tool;
-        sluice_status st = check_statement(with->analyzer, tool, ct, err_arena, err);
+        sluice_status st =
+            check_now ? check_statement(with->analyzer, tool, ct, err_arena, err) : SLUICE_OK;
         if (st != SLUICE_OK)
             return st;
         bool writes = config->code_mode.sql_allow_writes || config->code_mode.sql_allow_deletes;

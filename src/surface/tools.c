@@ -167,15 +167,27 @@ refused_by_quota(sluice_status st, json_t *refusal, const sluice_error *err, jso
  * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
  * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
  * hundred tokens that repeat the verdict or say nothing the model writes code with) stays in
- * structuredContent. NULL when out of memory. */
-static char *validation_text(const json_t *validation)
+ * structuredContent. When the program ran in the same call (ran), the text drops what that
+ * made moot: the spent token, its expiry, the approval flags, the language, empty lists.
+ * NULL when out of memory. */
+static char *brief_text(const json_t *validation, bool ran)
 {
     static const char *const record_only[] = { "metadata", "policy", "code_hash" };
+    /* after a run in the same call: the token is spent, "auto_approved" is what running means,
+     * and the model wrote the language */
+    static const char *const spent[] = { "approval_token", "expires_at", "auto_approved",
+                                         "requires_approval", "language" };
     json_t *brief = json_copy((json_t *)validation);
     if (brief == NULL)
         return NULL;
     for (size_t i = 0; i < sizeof record_only / sizeof *record_only; i++)
         json_object_del(brief, record_only[i]);
+    for (size_t i = 0; ran && i < sizeof spent / sizeof *spent; i++)
+        json_object_del(brief, spent[i]);
+    if (ran && json_array_size(json_object_get(brief, "violations")) == 0)
+        json_object_del(brief, "violations");
+    if (ran && json_array_size(json_object_get(brief, "warnings")) == 0)
+        json_object_del(brief, "warnings");
     char *text = json_dumps(brief, JSON_COMPACT);
     json_decref(brief);
     return text;
@@ -186,7 +198,7 @@ static char *validation_text(const json_t *validation)
 static sluice_status
 validation_result(json_t *validation, json_t **out_result, sluice_arena *arena, sluice_error *err)
 {
-    char *text = validation_text(validation);
+    char *text = brief_text(validation, false);
     if (text == NULL) {
         json_decref(validation);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
@@ -255,7 +267,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
     }
     /* The validation's text first (what the model reads before the rows), then the rows in the
      * untrusted-data presentation execute_code gives them. */
-    char *summary = validation_text(validation);
+    char *summary = brief_text(validation, true);
     json_object_set_new(validation, "result", result);
     *out_result = json_pack("{s:[{s:s, s:s}, {s:s, s:s}], s:o}", "content", "type", "text", "text",
                             summary != NULL ? summary : "", "type", "text", "text", text,
@@ -552,6 +564,14 @@ static char *instructions(sluice_codemode *cm, sluice_arena *arena, const sluice
         arena, config, sluice_executor_engine_name(sluice_codemode_executor(cm)), names, n);
 }
 
+/* The schema as this caller may use it (an API's declaration under their route and policy). */
+static const sluice_schema *caller_schema(sluice_codemode *cm, sluice_mcp_call *call)
+{
+    sluice_arena *arena = sluice_mcp_call_arena(call);
+    return sluice_guide_schema_for(arena, sluice_codemode_schema_now(cm, arena),
+                                   sluice_codemode_policy(cm), sluice_mcp_call_identity(call));
+}
+
 static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind kind)
 {
     sluice_arena *arena = sluice_mcp_call_arena(call);
@@ -563,8 +583,10 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
         return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
                                      sluice_mcp_call_identity(call),
                                      sluice_codemode_language(cm, 0));
-    case GUIDE_SCHEMA:
-        return sluice_guide_schema(arena, config, sluice_codemode_schema_now(cm, arena));
+    case GUIDE_SCHEMA: {
+        const sluice_schema *mine = caller_schema(cm, call);
+        return mine != NULL ? sluice_guide_schema(arena, config, mine) : NULL;
+    }
     }
     return NULL;
 }
@@ -610,24 +632,30 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
     json_t *messages = json_array();
     json_array_append_new(messages, embedded(guide_uris[GUIDE_INSTRUCTIONS],
                                              guide_text(cm, call, GUIDE_INSTRUCTIONS)));
-    char *brief = sluice_guide_schema_brief(arena, sluice_codemode_schema_now(cm, arena));
+    const sluice_schema *mine = caller_schema(cm, call);
+    char *brief = mine != NULL ? sluice_guide_schema_brief(arena, mine) : NULL;
     bool inline_schema = brief != NULL && strlen(brief) <= SLUICE_GUIDE_INLINE_SCHEMA_BYTES;
     if (inline_schema)
         json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
                                                   "type", "text", "text", brief));
     const char *question = json_string_value(json_object_get(arguments, "question"));
     const sluice_frontend_guide *g = default_guide(cm, arena);
-    char *ask = g == NULL
-                    ? NULL
-                    : sluice_arena_printf(
-                          arena,
-                          "%s%s%s%s ONE %s that answers it %s, validate it (fix what it reports), "
-                          "then execute it.",
-                          question != NULL ? "The question: \"" : "",
-                          question != NULL ? question : "", question != NULL ? "\". " : "",
-                          inline_schema ? "Write, on the schema above,"
-                                        : "Find what you need with search and describe, then write",
-                          g->noun, g->approach);
+    /* a route that runs what it auto-approves in the validating call is told so (issue 23) */
+    const sluice_policy *policy = sluice_codemode_policy(cm);
+    bool one_call =
+        policy != NULL &&
+        sluice_policy_route_for(policy, sluice_mcp_call_identity(call))->rules->execute_on_validate;
+    char *ask =
+        g == NULL ? NULL
+                  : sluice_arena_printf(
+                        arena, "%s%s%s%s ONE %s that answers it %s, %s",
+                        question != NULL ? "The question: \"" : "",
+                        question != NULL ? question : "", question != NULL ? "\". " : "",
+                        inline_schema ? "Write, on the schema above,"
+                                      : "Find what you need with search and describe, then write",
+                        g->noun, g->approach,
+                        one_call ? "then validate_code it with execute: true (fix what it reports)."
+                                 : "validate it (fix what it reports), then execute it.");
     if (ask == NULL) {
         json_decref(messages);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");

@@ -161,6 +161,21 @@ test("code-mode://schema is a compact TypeScript declaration of the allowed oper
   assert.doesNotMatch(text, /openapi: 3\.1/, "not the raw spec");
 });
 
+test("a writer's schema declares the request bodies of the writes its route and policy let it call", async () => {
+  const pat = await connect(servers.main, "pat");
+  try {
+    const text = (await pat.readResource({ uri: "code-mode://schema" })).contents[0].text;
+    assert.match(text, /\/\/ update_budget_note \(write, not idempotent\)\napi\.patch\(`\/budgets\/\$\{id\}\/note`, body: \{ note: string; \}\)/);
+    // createBudget: the route allows writes, but the policy lets pat call update_budget_note only
+    assert.match(text, /Not callable under this server's settings.*createBudget \(write\).*deleteBudget \(delete\)/s);
+    assert.doesNotMatch(text, /api\.post\("\/budgets", body/);
+    const prompt = await pat.getPrompt({ name: "start_code_mode", arguments: {} });
+    assert.match(prompt.messages.map((m) => m.content.text ?? m.content.resource?.text).join("\n"), /api\.patch\(`\/budgets/);
+  } finally { await pat.close(); }
+  const reader = (await clients.alice.readResource({ uri: "code-mode://schema" })).contents[0].text;
+  assert.doesNotMatch(reader, /api\.patch/, "a reader's schema declares no write");
+});
+
 test("writes are refused by default; a power user's update_budget_note runs after approval", async () => {
   const code = 'return await api.patch("/budgets/b3/note", { note: "reviewed" })';
   const v = await validate(clients.alice, code);

@@ -346,13 +346,14 @@ test("every limit is refused once, counted through fragments and aliases, naming
   assert.match(cost.message, /costs 10101 .* passes the limit at customers\.orders\.id/);
 });
 
-test("an exponential fan-out of fragments is refused in bounded time", async () => {
+// Bounded by a counted limit, not by the clock (speed is measured in bench/, never asserted):
+// the walk over 2^20 expansions stops at a limit that names itself and its value.
+test("an exponential fan-out of fragments is refused by a counted limit", async () => {
   let frags = "fragment F0 on Customer { id }";
   for (let i = 1; i <= 20; i++) frags += ` fragment F${i} on Customer { ...F${i - 1} ...F${i - 1} }`;
-  const t0 = Date.now();
   const v = await validate(clients.alice, `{ customer(id: "1") { ...F20 } } ${frags}`);
   assert.equal(v.valid, false);
-  assert.ok(Date.now() - t0 < 5000);
+  assert.ok(v.violations.some((x) => /graphql_max_\w+ is \d+/.test(x.message)), JSON.stringify(v.violations));
 });
 
 test("a blocked field is refused via alias, fragment, and inline fragment on an interface", async () => {

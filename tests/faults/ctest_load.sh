@@ -3,8 +3,10 @@
 # HTTP clients share TOTAL mixed tools/call requests (curated tool, validate_code, execute_code)
 # against one `sluice serve` with an audit log. Asserts correctness, never speed: 0 errors, every
 # call completed, the audit log verifies and the server exits 0 on SIGTERM (run.sh checks both),
-# resident memory after warm-up grows by at most RSS_BOUND_KIB, and the descriptors end where
-# they started (at most FD_SLACK more while calls were in flight: one connection per client).
+# resident memory grows by at most RSS_BOUND_KIB from its baseline (taken WARMUP_SECONDS after
+# every kind of call first answered: the server opens DuckDB at the first call that needs it,
+# drive.mjs), and the descriptors end where they were at that baseline (at most FD_SLACK more
+# while calls were in flight: one connection per client).
 # Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR.
 set -euo pipefail
 : "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"

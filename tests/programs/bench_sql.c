@@ -24,7 +24,7 @@
 #include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/limits.h"
-#include "exec/duckdb.h"
+#include "exec/executor.h"
 #include "token/secret.h"
 
 #include <duckdb.h>
@@ -370,9 +370,15 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
                               .group_count = config->identity.groups.count,
                               .method = "bench" };
     b->caller = (sluice_codemode_caller){ .identity = who, .session_id = "bench" };
-    duckdb_database db = sluice_exec_duckdb_database(sluice_codemode_executor(b->cm));
-    if (db == NULL || duckdb_connect(db, &b->conn) == DuckDBError)
-        bench_die("cannot connect to the executor's database", NULL);
+    /* Through the executor's own open (DuckDB opens on first need): the same instance the
+     * measured sluice side binds and runs on. */
+    arena = sluice_arena_new();
+    void *db = NULL;
+    if (sluice_executor_bind_catalog(sluice_codemode_executor(b->cm), &db, arena, &err) !=
+            SLUICE_OK ||
+        db == NULL || duckdb_connect((duckdb_database)db, &b->conn) == DuckDBError)
+        bench_die("cannot connect to the executor's database", err.message);
+    sluice_arena_free(arena);
 }
 
 static side side_named(const char *name)

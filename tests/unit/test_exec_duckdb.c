@@ -10,6 +10,11 @@
 #include "unit.h"
 
 #include <duckdb.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 typedef struct fixture {
     char dir[256];
@@ -537,6 +542,154 @@ static void test_open_refuses_missing_file(void **state)
     assert_null(ex);
 }
 
+/* Another process holding the file's lock: the child takes a write lock, then turns it into a
+ * read lock, each on a byte from `go`, acknowledging on `ack`; it exits when `go` closes. */
+static void hold_lock(const char *path, int go, int ack)
+{
+    int fd = open(path, O_RDWR);
+    struct flock lk = { .l_type = F_WRLCK, .l_whence = SEEK_SET };
+    char b = 0;
+    if (fd < 0 || fcntl(fd, F_SETLK, &lk) != 0 || write(ack, &b, 1) != 1 || read(go, &b, 1) != 1)
+        _exit(1);
+    lk.l_type = F_RDLCK;
+    if (fcntl(fd, F_SETLK, &lk) != 0 || write(ack, &b, 1) != 1)
+        _exit(1);
+    while (read(go, &b, 1) > 0)
+        ;
+    _exit(0);
+}
+
+/* DuckDB opens on first need, but a file another process holds locked still refuses start-up,
+ * naming the holder, without DuckDB (fcntl F_GETLK): a write lock refuses any server, a read
+ * lock (another reader) only one that would write. */
+static void test_open_refuses_a_file_locked_elsewhere(void **state)
+{
+    fixture *f = *state;
+    int go[2], ack[2];
+    assert_int_equal(pipe(go), 0);
+    assert_int_equal(pipe(ack), 0);
+    pid_t child = fork();
+    assert_true(child >= 0);
+    if (child == 0) {
+        close(go[1]);
+        close(ack[0]);
+        hold_lock(f->path, go[0], ack[1]);
+    }
+    close(go[0]);
+    close(ack[1]);
+    char b = 0, pid_text[32];
+    snprintf(pid_text, sizeof pid_text, "PID %ld ", (long)child);
+    assert_int_equal(read(ack[0], &b, 1), 1);
+    sluice_executor *ex = NULL;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_executor_open(&f->db, &f->cm, &ex, f->arena, &err), SLUICE_E_ENGINE);
+    assert_null(ex);
+    assert_non_null(strstr(err.message, f->path));
+    assert_non_null(strstr(err.message, "locked by another process"));
+    assert_non_null(strstr(err.message, pid_text));
+    assert_non_null(strstr(err.message, "write lock"));
+
+    assert_int_equal(write(go[1], &b, 1), 1);
+    assert_int_equal(read(ack[0], &b, 1), 1);
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_executor_open(&f->db, &f->cm, &ex, f->arena, &err), SLUICE_OK);
+    sluice_executor_close(ex);
+    sluice_config_code_mode writes = f->cm;
+    writes.sql_allow_writes = true;
+    assert_int_equal(sluice_executor_open(&f->db, &writes, &ex, f->arena, &err), SLUICE_E_ENGINE);
+    assert_non_null(strstr(err.message, pid_text));
+    assert_non_null(strstr(err.message, "read lock"));
+
+    close(go[1]);
+    int status = 0;
+    assert_int_equal(waitpid(child, &status, 0), child);
+    assert_true(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    close(ack[0]);
+    ex = NULL;
+    assert_int_equal(sluice_executor_open(&f->db, &writes, &ex, f->arena, &err), SLUICE_OK);
+    sluice_executor_close(ex);
+}
+
+/* DuckDB opens on the first call that needs it (issue 23, idle RSS): not before, once, and a
+ * file it cannot open is each call's clear error, never a crash or a fallback. */
+typedef struct first_call {
+    sluice_executor *ex;
+    sluice_status st;
+    int64_t rows;
+} first_call;
+
+static void *run_first(void *arg)
+{
+    first_call *c = arg;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_request req = { .code = "SELECT count(*) FROM nums",
+                                .code_len = strlen("SELECT count(*) FROM nums"),
+                                .limits = { .timeout_ms = 30000, .max_rows = 10 } };
+    sluice_exec_result r = { 0 };
+    sluice_error err = { 0 };
+    c->st = sluice_executor_execute(c->ex, arena, &req, &r, &err);
+    if (c->st == SLUICE_OK)
+        c->rows = json_integer_value(json_array_get(json_array_get(r.rows, 0), 0));
+    sluice_arena_free(arena);
+    return NULL;
+}
+
+static void test_open_is_lazy_once_and_fails_clearly(void **state)
+{
+    fixture *f = *state;
+    sluice_error err = { 0 };
+    sluice_executor *ex = NULL;
+    assert_int_equal(sluice_executor_open(&f->db, &f->cm, &ex, f->arena, &err), SLUICE_OK);
+    assert_true(sluice_executor_opens_on_first_use(ex));
+    assert_null(sluice_exec_duckdb_database(ex));
+    first_call calls[8];
+    pthread_t threads[8];
+    for (size_t i = 0; i < 8; i++) {
+        calls[i] = (first_call){ .ex = ex };
+        assert_int_equal(pthread_create(&threads[i], NULL, run_first, &calls[i]), 0);
+    }
+    for (size_t i = 0; i < 8; i++) {
+        pthread_join(threads[i], NULL);
+        assert_int_equal(calls[i].st, SLUICE_OK);
+        assert_int_equal(calls[i].rows, 100);
+    }
+    duckdb_database opened = sluice_exec_duckdb_database(ex);
+    assert_non_null(opened);
+    void *bound = NULL;
+    assert_int_equal(sluice_executor_bind_catalog(ex, &bound, f->arena, &err), SLUICE_OK);
+    assert_ptr_equal(bound, opened);
+    sluice_executor_close(ex);
+
+    char broken[400];
+    snprintf(broken, sizeof(broken), "%s/broken.duckdb", f->dir);
+    FILE *fp = fopen(broken, "w");
+    assert_non_null(fp);
+    for (int i = 0; i < 200; i++)
+        fputs("this is not a DuckDB database\n", fp);
+    fclose(fp);
+    sluice_config_database db = f->db;
+    db.path = broken;
+    assert_int_equal(sluice_executor_open(&db, &f->cm, &ex, f->arena, &err), SLUICE_OK);
+    for (int i = 0; i < 2; i++) {
+        sluice_exec_result r = { 0 };
+        sluice_error_clear(&err);
+        sluice_exec_request req = { .code = "SELECT 1", .code_len = 8 };
+        assert_int_equal(sluice_executor_execute(ex, f->arena, &req, &r, &err), SLUICE_E_ENGINE);
+        assert_non_null(strstr(err.message, "DuckDB could not open"));
+        assert_non_null(strstr(err.message, "broken.duckdb"));
+    }
+    sluice_schema schema;
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_executor_schema(ex, f->arena, &schema, &err), SLUICE_E_ENGINE);
+    assert_non_null(strstr(err.message, "DuckDB could not open"));
+    bound = &bound;
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_executor_bind_catalog(ex, &bound, f->arena, &err), SLUICE_E_ENGINE);
+    assert_null(bound);
+    assert_null(sluice_exec_duckdb_database(ex));
+    sluice_executor_close(ex);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -553,6 +706,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_blocked_column_matching, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_missing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_is_lazy_once_and_fails_clearly, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_refuses_a_file_locked_elsewhere, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

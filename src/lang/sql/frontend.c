@@ -140,9 +140,13 @@ static sluice_status catalog(sluice_sql_ctx *ctx,
     if (db == NULL)
         return SLUICE_E_NOMEM;
     *out = db;
-    if (fc != NULL && fc->executor != NULL)
-        *db = (duckdb_database)sluice_executor_bind_catalog(fc->executor);
-    else if (fc != NULL && fc->duckdb_database != NULL)
+    if (fc != NULL && fc->executor != NULL) {
+        void *bound = NULL;
+        sluice_status st = sluice_executor_bind_catalog(fc->executor, &bound, ctx->arena, err);
+        if (st != SLUICE_OK)
+            return st;
+        *db = (duckdb_database)bound;
+    } else if (fc != NULL && fc->duckdb_database != NULL)
         *db = (duckdb_database)fc->duckdb_database;
     ctx->engine_catalog = *db != NULL; /* the data itself: DuckDB's estimates mean something */
     if (*db == NULL && fc != NULL && (fc->executor != NULL || fc->engine == SLUICE_ENGINE_SQLITE)) {
