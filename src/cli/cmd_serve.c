@@ -11,6 +11,7 @@
 #include "cli/startup.h"
 #include "codemode/codemode.h"
 #include "config/config.h"
+#include "core/clock_file.h"
 #include "core/limits.h"
 #include "core/loader_pages.h"
 #include "core/log.h"
@@ -38,20 +39,24 @@ typedef struct serve_options {
     const char *http_addr;  /* NULL with stdio */
     bool stdio;
     const char *log_level;
+    const char *test_clock; /* --test-clock: wall time read from this file (tests only) */
 } serve_options;
 
 static void serve_usage(FILE *out)
 {
-    fprintf(out, "usage: sluice serve -c FILE [--stdio | --http ADDR] [--log-level LEVEL]\n"
-                 "       sluice serve --db DBFILE [--audit FILE] [--stdio | --http ADDR]\n\n"
-                 "  -c, --config FILE   configuration (see docs/config.md)\n"
-                 "  --db DBFILE         no config: read-only SQL code mode on DBFILE (.duckdb,\n"
-                 "                      .ddb: DuckDB; .sqlite, .sqlite3, .db: SQLite) with an\n"
-                 "                      ephemeral signing key and no audit log\n"
-                 "  --audit FILE        with --db: keep a hash-chained audit log in FILE\n"
-                 "  --stdio             serve one client on stdin/stdout (logs go to stderr)\n"
-                 "  --http ADDR         serve Streamable HTTP on ADDR (default: [server] listen)\n"
-                 "  --log-level LEVEL   debug | info | warn | error\n");
+    fprintf(out,
+            "usage: sluice serve -c FILE [--stdio | --http ADDR] [--log-level LEVEL]\n"
+            "       sluice serve --db DBFILE [--audit FILE] [--stdio | --http ADDR]\n\n"
+            "  -c, --config FILE   configuration (see docs/config.md)\n"
+            "  --db DBFILE         no config: read-only SQL code mode on DBFILE (.duckdb,\n"
+            "                      .ddb: DuckDB; .sqlite, .sqlite3, .db: SQLite) with an\n"
+            "                      ephemeral signing key and no audit log\n"
+            "  --audit FILE        with --db: keep a hash-chained audit log in FILE\n"
+            "  --stdio             serve one client on stdin/stdout (logs go to stderr)\n"
+            "  --http ADDR         serve Streamable HTTP on ADDR (default: [server] listen)\n"
+            "  --log-level LEVEL   debug | info | warn | error\n"
+            "  --test-clock FILE   tests only: the wall clock is the milliseconds since the\n"
+            "                      epoch written in FILE (docs/cli.md); never in production\n");
 }
 
 static int parse_options(int argc, char **argv, serve_options *o)
@@ -71,6 +76,8 @@ static int parse_options(int argc, char **argv, serve_options *o)
             o->http_addr = argv[++i];
         } else if (strcmp(a, "--log-level") == 0 && has_value) {
             o->log_level = argv[++i];
+        } else if (strcmp(a, "--test-clock") == 0 && has_value) {
+            o->test_clock = argv[++i];
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             serve_usage(stdout);
             return SLUICE_EXIT_OK;
@@ -347,6 +354,7 @@ int sluice_cmd_serve(int argc, char **argv)
     sluice_arena *scratch = sluice_arena_new();
     sluice_error err = { 0 };
     sluice_config *config = NULL;
+    sluice_file_clock *test_clock = NULL;
     sluice_status loaded = o.db_path != NULL
                                ? load_quickstart(&o, &config, scratch, &err)
                                : sluice_config_load(o.config_path, &config, scratch, &err);
@@ -363,6 +371,12 @@ int sluice_cmd_serve(int argc, char **argv)
         rc = SLUICE_EXIT_USAGE;
         goto done;
     }
+    if (o.test_clock != NULL &&
+        sluice_file_clock_open(o.test_clock, &test_clock, scratch, &err) != SLUICE_OK) {
+        fprintf(stderr, "sluice serve: %s\n", err.message);
+        rc = SLUICE_EXIT_USAGE;
+        goto done;
+    }
     sluice_cli_built b;
     sluice_status built = sluice_cli_build_server(config, false, &b, scratch, &err);
     unsetenv(SLUICE_QUICKSTART_KEY_ENV); /* read once; no child process inherits it */
@@ -370,6 +384,15 @@ int sluice_cmd_serve(int argc, char **argv)
         fputs(sluice_error_render(scratch, &err, NULL, 0), stderr);
         rc = SLUICE_EXIT_RUNTIME;
         goto done;
+    }
+    if (test_clock != NULL && b.rt != NULL) {
+        /* Before the first request: every request's time (tokens, approvals, quota windows)
+         * is read through the runtime's clock from here on. */
+        b.rt->clock = sluice_file_clock_get(test_clock);
+        sluice_log(SLUICE_LOG_WARN,
+                   "TEST CLOCK: the wall time is what %s says; never serve "
+                   "real callers this way",
+                   o.test_clock);
     }
     if (b.cm != NULL &&
         (!config->has_policy || config->policy.backend == SLUICE_POLICY_BACKEND_NONE))
@@ -396,6 +419,7 @@ int sluice_cmd_serve(int argc, char **argv)
     }
     sluice_cli_built_close(&b);
 done:
+    sluice_file_clock_free(test_clock);
     sluice_config_free(config);
     sluice_arena_free(scratch);
     return rc;

@@ -55,9 +55,10 @@ typedef struct sluice_runtime {
      * are bound to it, since each slot has its own consume-once store */
     unsigned writer_slot;
     const char *server_id; /* [code_mode] server_id, named in every audit record */
-    /* The clock token expiry, consume-once pruning and approvals read (NULL: the system
-     * clock). Only tests set another one (a sluice_manual_clock), before any request; no config
-     * key reaches it. It must outlive the runtime. */
+    /* The clock token expiry, consume-once pruning, approvals and quota windows read (NULL: the
+     * system clock). Only tests set another one (a sluice_manual_clock, or `serve --test-clock`'s
+     * file clock, core/clock_file.h), before any request; no config key reaches it. It must
+     * outlive the runtime. */
     const sluice_clock *clock;
     atomic_bool audit_broken; /* an append failed: no more executions without an audit trail */
     sluice_arena *arena;      /* memory as long-lived as the runtime (store paths, curated tools) */

@@ -5,7 +5,8 @@
  * and advance, so nothing that has a TTL (approval tokens, consume-once ids, approvals, audit
  * timestamps) needs a test to sleep. A NULL clock means the system clock everywhere, so code that
  * was never handed one keeps working. Does not own: what any deadline means (the callers decide);
- * how a server is told to use a manual clock (only tests construct one; no config reaches it).
+ * how a server is told to use another clock (only tests construct one; `sluice serve --test-clock`
+ * reads the wall time from a file, core/clock_file.h; no config reaches it).
  */
 #ifndef SLUICE_CORE_CLOCK_H
 #define SLUICE_CORE_CLOCK_H

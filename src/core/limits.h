@@ -257,4 +257,8 @@
 #define SLUICE_LIMIT_PROGRAM_STRING_CHARS     1024u
 #define SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX 65536u
 
+/* The test clock file (core/clock_file.h): bytes read of it (a time is at most 16 digits; the
+ * rest allows whitespace and a newline). */
+#define SLUICE_LIMIT_CLOCK_FILE_BYTES 64u
+
 #endif

@@ -76,9 +76,10 @@ export async function connectStdio(configFile) {
 
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
-export async function startHttp(configFile) {
+// args: more `sluice serve` options (e.g. ["--test-clock", FILE]).
+export async function startHttp(configFile, { args = [] } = {}) {
   const port = await freePort();
-  const proc = spawn(sluiceBin, ["serve", "-c", configFile, "--http", `127.0.0.1:${port}`],
+  const proc = spawn(sluiceBin, ["serve", "-c", configFile, "--http", `127.0.0.1:${port}`, ...args],
                      { env: env(), stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   proc.stdout.on("data", (d) => (log += d));

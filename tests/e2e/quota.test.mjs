@@ -4,8 +4,8 @@
 // the quota, its limit, her usage and the reset time (text for the model, _meta
 // "io.sluice/quota" for the client); bob is not refused; rows returned today count too, an
 // execution is capped to the rows left, and then refused; /metrics counts the refusals and the
-// admin console lists usage per principal. Reset at the window's end is tested with the
-// injectable clock in tests/unit/test_quota.c and test_codemode_clock.c (no sleeps here).
+// admin console lists usage per principal. Reset at the window's end: quota_reset.test.mjs (a
+// served clock moved through a file), tests/unit/test_quota.c and test_codemode_clock.c.
 import { test, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
