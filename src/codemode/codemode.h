@@ -215,6 +215,16 @@ const char *sluice_codemode_program_unusable(sluice_codemode *cm,
                                              sluice_arena *arena,
                                              const struct sluice_program *p);
 
+/* true when p would be offered to caller in tools/list: the saved-call decision (its record,
+ * the caller's route and policy, the basis, what the promotion approved) passes with the least
+ * arguments p accepts (sluice_program_sample_arguments). Nothing audited; false on any failure
+ * (a program that cannot be judged is not offered). The call is judged again with its own
+ * arguments. */
+bool sluice_codemode_program_offered(sluice_codemode *cm,
+                                     const sluice_codemode_caller *caller,
+                                     sluice_arena *arena,
+                                     const struct sluice_program *p);
+
 /* Runs saved program name for req->caller with req->variables as its arguments (req's code,
  * language and token are not read). As sluice_codemode_execute; SLUICE_E_NOT_FOUND with
  * err->message NULL when no program has that name (nothing audited). */

@@ -1270,58 +1270,100 @@ static sluice_status refuse_saved(const request *r, const char *reason)
     return refuse(r, reason, SLUICE_E_DENIED);
 }
 
-/* Everything before a saved program runs: its record usable, the arguments typed and bounded,
- * the code judged for this caller now (route, config rules, policy), and the judgement within
- * what the promotion approved (same code, action, no higher risk, the same basis). No token, no
- * approval: the promotion was the approval. Every refusal is audited. */
-static sluice_status admit_saved(request *r, const sluice_program *p)
+/* The saved-call decision, before a saved program runs: its record usable, the arguments typed
+ * and bounded, the code judged for this caller now (route, config rules, policy), and the
+ * judgement within what the promotion approved (same code, action, no higher risk, the same
+ * basis). No token, no approval: the promotion was the approval. SLUICE_OK: it may run;
+ * SLUICE_E_DENIED with err and *reason (the audit reason) set; any other status decided nothing
+ * (*reason "internal"). Audits nothing: tools/list asks it too. */
+static sluice_status decide_saved(request *r, const sluice_program *p, const char **reason)
 {
     sluice_arena *arena = r->arena;
     sluice_error *err = r->err;
+    *reason = "internal";
     if (p->disabled != NULL) {
-        sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", p->disabled);
-        return refuse_saved(r, "program_disabled");
+        *reason = "program_disabled";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", p->disabled);
     }
     sluice_status st = sluice_program_check_arguments(p, r->in->variables, arena, err);
-    if (st != SLUICE_OK) {
-        if (st == SLUICE_E_INVALID)
-            sluice_error_set(err, arena, SLUICE_E_DENIED,
-                             "saved program '%s' was not run: %s; pass one argument per "
-                             "parameter, of its type and within its bounds",
-                             p->name, err->message);
-        return st == SLUICE_E_INVALID ? refuse_saved(r, "arguments") : refuse(r, "internal", st);
+    if (st == SLUICE_E_INVALID) {
+        *reason = "arguments";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "saved program '%s' was not run: %s; pass one argument per "
+                                "parameter, of its type and within its bounds",
+                                p->name, err->message);
     }
-    st = judge(r, NULL);
+    if (st == SLUICE_OK)
+        st = judge(r, NULL);
     sluice_program_basis live;
     if (st == SLUICE_OK)
         st = live_basis(r, &live);
     if (st != SLUICE_OK)
-        return refuse(r, "internal", st);
+        return st == SLUICE_E_DENIED ? SLUICE_E_INTERNAL : st; /* never read as a verdict */
     const sluice_codefacts *f = r->j.facts;
     const char *stale = sluice_program_stale(p, &live, arena);
     if (stale != NULL) {
-        sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", stale);
-        return refuse_saved(r, "program_stale");
+        *reason = "program_stale";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s", stale);
     }
     if (judgement_refused(&r->j)) {
         const char *why = f->violation_count > 0            ? f->violations[0].message
                           : r->j.policy.violation_count > 0 ? r->j.policy.violations[0].message
                                                             : "it is refused";
-        sluice_error_set(err, arena, SLUICE_E_DENIED, "saved program '%s' may not run for you: %s",
-                         p->name, why);
-        return refuse_saved(r, "violations");
+        *reason = "violations";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "saved program '%s' may not run for you: %s", p->name, why);
     }
     if (strcmp(f->code_hash, p->code_hash) != 0 ||
         strcmp(action_label(f->action), p->action) != 0 || r->j.risk > risk_named(p->risk)) {
-        sluice_error_set(err, arena, SLUICE_E_DENIED,
-                         "saved program '%s' (version %lld) is disabled: it is now judged %s at "
-                         "%s risk, and was promoted as %s at %s risk; an administrator must "
-                         "validate it again and re-promote it",
-                         p->name, (long long)p->version, action_label(f->action),
-                         sluice_risk_name(r->j.risk), p->action, p->risk);
-        return refuse_saved(r, "program_changed");
+        *reason = "program_changed";
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "saved program '%s' (version %lld) is disabled: it is now judged "
+                                "%s at %s risk, and was promoted as %s at %s risk; an "
+                                "administrator must validate it again and re-promote it",
+                                p->name, (long long)p->version, action_label(f->action),
+                                sluice_risk_name(r->j.risk), p->action, p->risk);
     }
     return SLUICE_OK;
+}
+
+/* The saved-call decision, every refusal audited. */
+static sluice_status admit_saved(request *r, const sluice_program *p)
+{
+    const char *reason = "internal";
+    sluice_status st = decide_saved(r, p, &reason);
+    if (st == SLUICE_OK)
+        return SLUICE_OK;
+    return st == SLUICE_E_DENIED ? refuse_saved(r, reason) : refuse(r, reason, st);
+}
+
+/* A request for saved program p by caller with arguments (p's code and language). */
+static void
+saved_request(sluice_codemode_request *in, sluice_codemode_caller *caller, const sluice_program *p)
+{
+    caller->language = p != NULL ? p->language : NULL;
+    in->caller = caller;
+    in->code =
+        p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
+    in->code_len = strlen(in->code);
+    in->token = NULL;
+}
+
+bool sluice_codemode_program_offered(sluice_codemode *cm,
+                                     const sluice_codemode_caller *caller,
+                                     sluice_arena *arena,
+                                     const sluice_program *p)
+{
+    json_t *args = sluice_program_sample_arguments(p);
+    if (args == NULL || sluice_arena_cleanup_add(arena, release_json, args) != SLUICE_OK)
+        return false;
+    sluice_codemode_caller who = *caller;
+    sluice_error err = { 0 };
+    sluice_codemode_request in = { .arena = arena, .variables = args, .err = &err };
+    saved_request(&in, &who, p);
+    request r = { .cm = cm, .in = &in, .arena = arena, .err = &err };
+    const char *reason;
+    return decide_saved(&r, p, &reason) == SLUICE_OK;
 }
 
 sluice_status sluice_codemode_run_program(sluice_codemode *cm,
@@ -1337,12 +1379,8 @@ sluice_status sluice_codemode_run_program(sluice_codemode *cm,
     if (st == SLUICE_OK && p == NULL)
         return SLUICE_E_NOT_FOUND;
     sluice_codemode_caller caller = *req->caller;
-    caller.language = p != NULL ? p->language : NULL;
     sluice_codemode_request in = *req;
-    in.caller = &caller;
-    in.code = p != NULL && p->code != NULL ? p->code : ""; /* no code: a record that did not open */
-    in.code_len = strlen(in.code);
-    in.token = NULL;
+    saved_request(&in, &caller, p);
     request r = { .cm = cm, .in = &in, .arena = req->arena, .err = req->err };
     if (st != SLUICE_OK) { /* a store that cannot be read runs nothing */
         sluice_error_set(r.err, r.arena, st, "saved program '%s' was not run: %s", name,

@@ -234,6 +234,23 @@ json_t *sluice_program_input_schema(const sluice_program *p)
     return schema_of(p->params, p->param_count);
 }
 
+json_t *sluice_program_sample_arguments(const sluice_program *p)
+{
+    json_t *args = json_object();
+    for (size_t i = 0; args != NULL && i < p->param_count; i++) {
+        const sluice_program_param *q = &p->params[i];
+        json_t *v = q->type == SLUICE_PARAM_STRING    ? json_string("")
+                    : q->type == SLUICE_PARAM_BOOLEAN ? json_false()
+                    : q->type == SLUICE_PARAM_NUMBER  ? json_real((double)q->minimum)
+                                                      : json_integer((json_int_t)q->minimum);
+        if (json_object_set_new(args, q->name, v) != 0) {
+            json_decref(args);
+            args = NULL;
+        }
+    }
+    return args;
+}
+
 static sluice_status check_against(const sluice_program_param *params,
                                    size_t count,
                                    const json_t *arguments,

@@ -98,6 +98,12 @@ sluice_status sluice_program_params_from(sluice_arena *arena,
  * additionalProperties: false}, each property typed and bounded. New reference; NULL on NOMEM. */
 json_t *sluice_program_input_schema(const sluice_program *p);
 
+/* The least arguments p accepts (each string "", each number its minimum, each boolean false):
+ * what a program is judged with when no call is at hand (is it offered to this caller in
+ * tools/list?). The call itself is judged again with its own arguments. New reference; NULL on
+ * NOMEM. */
+json_t *sluice_program_sample_arguments(const sluice_program *p);
+
 /* Checks call arguments against p's parameters (types, bounds, no others, none missing).
  * SLUICE_E_INVALID with the argument named (err in arena). */
 sluice_status sluice_program_check_arguments(const sluice_program *p,

@@ -17,7 +17,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <jansson.h>
+#include <limits.h>
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,7 +149,109 @@ typedef struct program_file {
     pthread_mutex_t lock; /* one writer per process; flock orders processes */
     int fd;
     char *path;
+    char *head_path;     /* path + ".head": how many lines the store holds (see read_head) */
+    _Atomic size_t seen; /* the highest head count this process read: a head never goes back */
 } program_file;
+
+/* The head file is what the line chain cannot prove: that nothing was cut from the store's end
+ * (a truncated tail is a valid, shorter chain, and may drop a demotion). Every append writes
+ * "lines N" to it after the line is durable, by rename, under the store's flock; a read reads
+ * it first, so an append racing the read can only make the store longer than its head says.
+ * The head is not sealed: whoever can rewrite both files together can still cut the tail while
+ * no server runs (a running server also refuses a head that goes back). */
+#define HEAD_FORMAT "sluice-program-store-head v1 lines %zu\n"
+
+/* The head's line count; -1 when there is no head file; -2 (err set) when it cannot be read
+ * or is not a head. */
+static long long read_head(const program_file *f, sluice_arena *arena, sluice_error *err)
+{
+    int fd = open(f->head_path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 && errno == ENOENT)
+        return -1;
+    char buf[128];
+    ssize_t n = -1;
+    if (fd >= 0) {
+        while ((n = read(fd, buf, sizeof buf - 1)) < 0 && errno == EINTR)
+            ;
+        close(fd);
+    }
+    size_t lines = 0;
+    int used = 0;
+    if (n > 0) {
+        buf[n] = '\0';
+        if (sscanf(buf, "sluice-program-store-head v1 lines %zu\n%n", &lines, &used) != 1 ||
+            used != (int)n || lines > SLUICE_LIMIT_PROGRAM_STORE_BYTES)
+            used = -1;
+    }
+    if (n <= 0 || used != (int)n) {
+        sluice_error_set(err, arena, SLUICE_E_INVALID,
+                         "the saved-program store's head file %s cannot be read or is not a head "
+                         "(%s); no saved program runs until it is restored from the backup of its "
+                         "store",
+                         f->head_path, n < 0 ? strerror(errno) : "unexpected text");
+        return -2;
+    }
+    return (long long)lines;
+}
+
+/* Writes the head: lines, by a rename over the old head (caller holds the flock). */
+static bool write_head(const program_file *f, size_t lines)
+{
+    char tmp[PATH_MAX], text[96];
+    int len = snprintf(text, sizeof text, HEAD_FORMAT, lines);
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", f->head_path) >= (int)sizeof tmp)
+        return false;
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return false;
+    bool ok = sluice_write_all(fd, text, (size_t)len) && fsync(fd) == 0;
+    ok = close(fd) == 0 && ok;
+    if (ok && rename(tmp, f->head_path) == 0)
+        return true;
+    unlink(tmp);
+    return false;
+}
+
+/* Checks the n complete lines just read against the head read before them (see HEAD_FORMAT). */
+static sluice_status
+check_head(program_file *f, long long head, size_t n, sluice_arena *arena, sluice_error *err)
+{
+    if (head == -1 && n > 0) {
+        head = read_head(f, arena, err); /* a first append may have written it meanwhile */
+        if (head == -1)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "the saved-program store %s has %zu lines but no head file %s "
+                                    "(it was deleted, or the store was copied without it), so "
+                                    "lines cut from its end could not be noticed; no saved "
+                                    "program runs until both are restored from a backup (or, if "
+                                    "you know the store is whole, write the line "
+                                    "\"sluice-program-store-head v1 lines %zu\" to %s)",
+                                    f->path, n, f->head_path, n, f->head_path);
+        if (head >= 0)
+            head = 0; /* written after our read of the store: it holds nothing to this read */
+    }
+    if (head == -2)
+        return SLUICE_E_INVALID;
+    size_t lines = head < 0 ? 0 : (size_t)head;
+    size_t seen = atomic_load(&f->seen);
+    if (lines < seen)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "the saved-program store %s was cut back: its head file %s says "
+                                "%zu lines where this server already read %zu; lines were removed "
+                                "from its end (a demotion may be among them), so no saved program "
+                                "runs until the store and its head are restored from a backup",
+                                f->path, f->head_path, lines, seen);
+    if (n < lines)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "the saved-program store %s is truncated: it has %zu complete "
+                                "lines and its head file %s says %zu; the last %zu were cut from "
+                                "its end (a demotion may be among them), so no saved program runs "
+                                "until it is restored from a backup",
+                                f->path, n, f->head_path, lines, lines - n);
+    while (seen < lines && !atomic_compare_exchange_weak(&f->seen, &seen, lines))
+        ;
+    return SLUICE_OK;
+}
 
 /* Every complete line of the file, checked (caller holds the mutex, or nothing: reads need no
  * lock). */
@@ -157,6 +262,9 @@ static sluice_status file_read(void *impl,
                                sluice_error *err)
 {
     program_file *f = impl;
+    long long head = read_head(f, arena, err); /* before the lines: see HEAD_FORMAT */
+    if (head == -2)
+        return SLUICE_E_INVALID;
     struct stat st;
     if (fstat(f->fd, &st) != 0)
         return sluice_error_set(err, arena, SLUICE_E_IO,
@@ -202,7 +310,9 @@ static sluice_status file_read(void *impl,
         n++;
         p = nl + 1;
     }
-    sluice_status s = sluice_program_store_check_lines(v, n, f->path, arena, err);
+    sluice_status s = check_head(f, head, n, arena, err);
+    if (s == SLUICE_OK)
+        s = sluice_program_store_check_lines(v, n, f->path, arena, err);
     if (s != SLUICE_OK)
         return s;
     *out = v;
@@ -257,9 +367,11 @@ static sluice_status file_append(void *impl,
             memcpy(line, text, len);
             line[len] = '\n';
             off_t end = lseek(f->fd, 0, SEEK_END);
-            if (end < 0 || !sluice_write_all(f->fd, line, len + 1) || fdatasync(f->fd) != 0) {
+            if (end < 0 || !sluice_write_all(f->fd, line, len + 1) || fdatasync(f->fd) != 0 ||
+                !write_head(f, count + 1)) {
                 int e = errno;
-                /* a torn tail would damage the store for everyone: cut it back */
+                /* a torn tail, or a line its head does not count, would damage the store for
+                 * everyone: cut it back */
                 if (end >= 0 && ftruncate(f->fd, end) != 0)
                     e = errno;
                 st = sluice_error_set(err, arena, SLUICE_E_IO,
@@ -283,6 +395,7 @@ static void file_close(void *impl)
         close(f->fd);
     pthread_mutex_destroy(&f->lock);
     free(f->path);
+    free(f->head_path);
     free(f);
 }
 
@@ -299,10 +412,16 @@ sluice_status sluice_program_store_open_file(const char *path,
                                              sluice_error *err)
 {
     program_file *f = calloc(1, sizeof *f);
-    if (f == NULL || (f->path = strdup(path)) == NULL) {
+    if (f == NULL || (f->path = strdup(path)) == NULL ||
+        (f->head_path = malloc(strlen(path) + sizeof ".head")) == NULL) {
+        if (f != NULL)
+            free(f->path);
         free(f);
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     }
+    memcpy(f->head_path, path, strlen(path));
+    memcpy(f->head_path + strlen(path), ".head", sizeof ".head");
+    atomic_init(&f->seen, 0);
     pthread_mutex_init(&f->lock, NULL);
     f->fd = open(path, O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
     if (f->fd < 0) {

@@ -714,20 +714,22 @@ register_guides(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *er
 
 /* ---- saved programs: the promoted programs as tools ------------------------------------------ */
 
-/* tools/list: every promoted program that can run now (its record verifies, it is not demoted,
- * nothing it was judged on changed), its input schema derived from its parameters. Whether this
- * caller may run it is decided at the call, by the caller's route and policy. */
+/* tools/list: every promoted program this caller could run now (its record verifies, it is not
+ * demoted, nothing it was judged on changed, and the caller's route and policy allow it),
+ * its input schema derived from its parameters. A caller never sees a tool it would be refused;
+ * the call is judged again all the same. */
 static sluice_status list_programs(sluice_mcp_call *call, json_t *items, void *userdata)
 {
     sluice_codemode *cm = userdata;
     sluice_arena *arena = sluice_mcp_call_arena(call);
+    const sluice_codemode_caller caller = caller_of(call, NULL);
     sluice_program_catalog c;
     sluice_error err = { 0 };
     sluice_status st = sluice_codemode_programs(cm, arena, &c, &err);
     for (size_t i = 0; st == SLUICE_OK && i < c.count; i++) {
         const sluice_program *p = &c.items[i];
-        if (sluice_codemode_program_unusable(cm, arena, p) != NULL ||
-            sluice_program_name_reserved(sluice_codemode_config(cm), p->name))
+        if (sluice_program_name_reserved(sluice_codemode_config(cm), p->name) ||
+            !sluice_codemode_program_offered(cm, &caller, arena, p))
             continue;
         const char *description = sluice_arena_printf(
             arena, "%s%s(saved program v%lld: %s, %s risk; runs without validate_code)",

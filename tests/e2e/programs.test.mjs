@@ -1,7 +1,8 @@
 // programs.test.mjs — saved programs end to end (see ctest_programs.sh): promoted with the CLI,
 // listed with an input schema derived from its parameters, called by name without validate_code,
-// still judged per caller by Cedar, refused with a clear message when its arguments are out of
-// bounds, when the store was edited by hand, after a demotion and after a schema change.
+// offered in tools/list only to a caller Cedar permits and still judged per caller at the call,
+// refused with a clear message when its arguments are out of bounds, when the store was edited
+// by hand, after a demotion and after a schema change.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
@@ -95,7 +96,9 @@ test("arguments out of bounds, extra or missing are refused and audited", async 
   }
 });
 
-test("a caller the policy does not permit cannot run it by name", async () => {
+test("a caller the policy does not permit does not see it, and cannot run it by name", async () => {
+  assert.ok(await listed(alice), "alice's group is permitted: she sees it");
+  assert.equal(await listed(bob), undefined, "bob's group is not: tools/list does not offer it to him");
   const r = await call(bob, { segment: "Enterprise", n: 3 });
   assert.ok(r.isError);
   assert.match(errorText(r), /may not run for you/);

@@ -1,8 +1,8 @@
 /*
  * test_program.c — saved programs' records (codemode/program.h) and their file store
  * (state/program_store.h): parameters typed and bounded, the input schema, sealing and opening,
- * versions, demotion, staleness, and a store edited by hand failing closed. Ends with
- * allocation sweeps over a promotion and over loading the catalog: a fault never yields a
+ * versions, demotion, staleness, and a store edited by hand or cut short failing closed. Ends
+ * with allocation sweeps over a promotion and over loading the catalog: a fault never yields a
  * program that runs with other code, and never enables a record that does not verify.
  */
 #include "codemode/program.h"
@@ -272,6 +272,93 @@ static void test_program_tampered_store_fails_closed(void **state)
     sluice_arena_free(arena);
 }
 
+/* Cuts path back to its first `keep` lines. */
+static void keep_lines(const char *path, int keep)
+{
+    FILE *f = fopen(path, "r");
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    char *p = buf;
+    for (int i = 0; i < keep; i++)
+        p = strchr(p, '\n') + 1;
+    assert_int_equal(truncate(path, (off_t)(p - buf)), 0);
+}
+
+static void write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* The chain proves order and content, not that nothing was cut from the end: a truncated tail
+ * (here: the demotion of b) is caught by the head file, the head going back by the server that
+ * read more, and a missing head refuses a non-empty store. */
+static void test_program_truncated_tail_disables_every_program(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    const char *path = store_path();
+    char head[200];
+    snprintf(head, sizeof head, "%s.head", path);
+    sluice_program_store *s = open_store(path);
+    sluice_error err = { 0 };
+    sluice_program a = example(arena, "a", 1), b = example(arena, "b", 1);
+    assert_int_equal(sluice_program_save(s, ring, &a, arena, &err), SLUICE_OK);
+    assert_int_equal(sluice_program_save(s, ring, &b, arena, &err), SLUICE_OK);
+    b.version = 2;
+    b.demoted = true;
+    b.reason = "leaks rows";
+    assert_int_equal(sluice_program_save(s, ring, &b, arena, &err), SLUICE_OK);
+    sluice_program_catalog c;
+    assert_int_equal(sluice_program_catalog_load(s, ring, arena, &c, &err), SLUICE_OK);
+    assert_true(sluice_program_find(&c, "b")->demoted);
+
+    /* the demotion cut off: a fresh reader (another process) and this one both refuse */
+    keep_lines(path, 2);
+    sluice_program_store *fresh = open_store(path);
+    assert_int_equal(sluice_program_catalog_load(fresh, ring, arena, &c, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "is truncated: it has 2 complete lines and its head file"));
+    assert_non_null(strstr(err.message, "says 3; the last 1 were cut from its end (a demotion "
+                                        "may be among them), so no saved program runs"));
+    assert_int_equal(sluice_program_catalog_load(s, ring, arena, &c, &err), SLUICE_E_INVALID);
+    /* nothing is appended to a truncated store */
+    sluice_program d = example(arena, "d", 1);
+    assert_int_equal(sluice_program_save(s, ring, &d, arena, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "is truncated"));
+
+    /* the head rewritten to match: a server that read more still refuses */
+    write_text(head, "sluice-program-store-head v1 lines 2\n");
+    assert_int_equal(sluice_program_catalog_load(s, ring, arena, &c, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "was cut back: its head file"));
+    assert_non_null(strstr(err.message, "says 2 lines where this server already read 3"));
+
+    /* the head deleted, or not a head */
+    unlink(head);
+    assert_int_equal(sluice_program_catalog_load(fresh, ring, arena, &c, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "has 2 lines but no head file"));
+    assert_non_null(strstr(err.message, "write the line \"sluice-program-store-head v1 lines 2\""));
+    write_text(head, "lines 2\n");
+    assert_int_equal(sluice_program_catalog_load(fresh, ring, arena, &c, &err), SLUICE_E_INVALID);
+    assert_non_null(strstr(err.message, "cannot be read or is not a head (unexpected text)"));
+    /* the repair the message names: the head as the store is; appends then move it on */
+    write_text(head, "sluice-program-store-head v1 lines 2\n");
+    assert_int_equal(sluice_program_catalog_load(fresh, ring, arena, &c, &err), SLUICE_OK);
+    assert_false(sluice_program_find(&c, "b")->demoted);
+    assert_int_equal(sluice_program_save(fresh, ring, &d, arena, &err), SLUICE_OK);
+    FILE *f = fopen(head, "r");
+    char text[80] = { 0 };
+    assert_non_null(fgets(text, sizeof text, f));
+    fclose(f);
+    assert_string_equal(text, "sluice-program-store-head v1 lines 3\n");
+    sluice_program_store_close(fresh);
+    sluice_program_store_close(s);
+    sluice_arena_free(arena);
+}
+
 static void test_program_stale_names_what_changed(void **state)
 {
     (void)state;
@@ -419,6 +506,7 @@ int main(void)
         cmocka_unit_test(test_program_params_spec_errors_say_what_to_fix),
         cmocka_unit_test(test_program_save_load_versions_and_demotion),
         cmocka_unit_test(test_program_tampered_store_fails_closed),
+        cmocka_unit_test(test_program_truncated_tail_disables_every_program),
         cmocka_unit_test(test_program_stale_names_what_changed),
         cmocka_unit_test(test_program_allocation_sweeps_never_enable_the_wrong_program),
     };
