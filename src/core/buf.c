@@ -95,7 +95,9 @@ void sluice_buf_printf(sluice_buf *buf, const char *fmt, ...)
 
 void sluice_buf_json_string(sluice_buf *buf, const char *s, size_t len)
 {
-    static const char hex[] = "0123456789abcdef";
+    /* jansson's compact escapes (dump.c: \b \f named, other controls as upper-case \u00XX),
+     * so text written here and text jansson writes for the same value are the same bytes */
+    static const char hex[] = "0123456789ABCDEF";
     sluice_buf_putc(buf, '"');
     size_t run = 0;
     for (size_t i = 0; i < len; i++) {
@@ -104,26 +106,19 @@ void sluice_buf_json_string(sluice_buf *buf, const char *s, size_t len)
             continue;
         sluice_buf_append(buf, s + run, i - run);
         run = i + 1;
-        switch (c) {
-        case '"':
-            sluice_buf_puts(buf, "\\\"");
-            break;
-        case '\\':
-            sluice_buf_puts(buf, "\\\\");
-            break;
-        case '\n':
-            sluice_buf_puts(buf, "\\n");
-            break;
-        case '\r':
-            sluice_buf_puts(buf, "\\r");
-            break;
-        case '\t':
-            sluice_buf_puts(buf, "\\t");
-            break;
-        default: {
+        const char *named = c == '"'    ? "\\\""
+                            : c == '\\' ? "\\\\"
+                            : c == '\b' ? "\\b"
+                            : c == '\f' ? "\\f"
+                            : c == '\n' ? "\\n"
+                            : c == '\r' ? "\\r"
+                            : c == '\t' ? "\\t"
+                                        : NULL;
+        if (named != NULL) {
+            sluice_buf_append(buf, named, 2);
+        } else {
             char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
             sluice_buf_append(buf, esc, sizeof esc);
-        }
         }
     }
     sluice_buf_append(buf, s + run, len - run);

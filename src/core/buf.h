@@ -33,7 +33,8 @@ void sluice_buf_printf(sluice_buf *buf, const char *fmt, ...) __attribute__((for
 void sluice_buf_vprintf(sluice_buf *buf, const char *fmt, va_list ap)
     __attribute__((format(printf, 2, 0)));
 
-/* Appends s as a JSON string literal (quotes included, control bytes escaped). */
+/* Appends s as a JSON string literal (quotes included, control bytes escaped), byte for byte
+ * what jansson's compact dump writes for the same string. */
 void sluice_buf_json_string(sluice_buf *buf, const char *s, size_t len);
 
 /* The text so far ("" when empty); valid until the next append. */

@@ -121,12 +121,31 @@ static void fraction_text(char *out, size_t cap, int64_t frac, int digits)
     snprintf(out, cap, ".%s", tmp);
 }
 
+/* v (0 <= v < 10^width) as width zero-padded digits at out: dates and times print once per
+ * value, and a printf each costs more than the rest of the conversion. */
+static char *put_digits(char *out, int v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        out[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return out + width;
+}
+
 static void date_text(char *out, size_t cap, duckdb_date_struct d)
 {
-    if (d.year < 0)
+    if (d.year >= 0 && d.year <= 9999 && cap >= 11) {
+        char *p = put_digits(out, (int)d.year, 4);
+        *p++ = '-';
+        p = put_digits(p, (int)d.month, 2);
+        *p++ = '-';
+        p = put_digits(p, (int)d.day, 2);
+        *p = '\0';
+    } else if (d.year < 0) {
         snprintf(out, cap, "%05d-%02d-%02d", (int)d.year, (int)d.month, (int)d.day);
-    else
+    } else {
         snprintf(out, cap, "%04d-%02d-%02d", (int)d.year, (int)d.month, (int)d.day);
+    }
 }
 
 static json_t *date_json(duckdb_date date)
@@ -142,7 +161,16 @@ static void time_text(char *out, size_t cap, duckdb_time_struct t, int64_t frac,
 {
     char f[16];
     fraction_text(f, sizeof(f), frac, digits);
-    snprintf(out, cap, "%02d:%02d:%02d%s", (int)t.hour, (int)t.min, (int)t.sec, f);
+    if (cap >= 9 + strlen(f) && t.hour >= 0 && t.hour <= 99) {
+        char *p = put_digits(out, (int)t.hour, 2);
+        *p++ = ':';
+        p = put_digits(p, (int)t.min, 2);
+        *p++ = ':';
+        p = put_digits(p, (int)t.sec, 2);
+        memcpy(p, f, strlen(f) + 1);
+    } else {
+        snprintf(out, cap, "%02d:%02d:%02d%s", (int)t.hour, (int)t.min, (int)t.sec, f);
+    }
 }
 
 /* micros since the epoch plus extra nanoseconds (0..999) for TIMESTAMP_NS. */
@@ -158,7 +186,11 @@ static json_t *timestamp_json(int64_t micros, int extra_nanos, bool finite, bool
         time_text(t, sizeof(t), s.time, (int64_t)s.time.micros * 1000 + extra_nanos, 9);
     else
         time_text(t, sizeof(t), s.time, s.time.micros, 6);
-    snprintf(out, sizeof(out), "%sT%s%s", d, t, utc ? "Z" : "");
+    size_t dn = strlen(d), tn = strlen(t); /* below 32 + 48: out holds both and "Z" */
+    memcpy(out, d, dn);
+    out[dn] = 'T';
+    memcpy(out + dn + 1, t, tn);
+    memcpy(out + dn + 1 + tn, utc ? "Z" : "", utc ? 2 : 1);
     return text_json(out);
 }
 

@@ -31,6 +31,44 @@ typedef struct guard {
     sluice_error *err;
 } guard;
 
+static sluice_status walk(guard *g, json_t *v, const char *path, size_t depth);
+
+/* A string holding JSON (an object, an array, or a string holding one: an upstream's raw body, an
+ * MCP tool's text) is walked as the JSON it holds; what is stripped there is stripped from the
+ * text (written back compactly). Any other string is left as it is. */
+static sluice_status walk_text(guard *g, json_t *v, const char *path, size_t depth)
+{
+    const char *text = json_string_value(v);
+    size_t i = 0;
+    while (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')
+        i++;
+    bool none = true; /* nothing blocked: nothing to look for */
+    for (size_t b = 0; b < 2; b++)
+        none = none && (g->blocked[b] == NULL || g->blocked[b]->count == 0);
+    if (none || (text[i] != '{' && text[i] != '[' && text[i] != '"'))
+        return SLUICE_OK;
+    json_error_t jerr;
+    json_t *inner =
+        json_loadb(text, json_string_length(v), JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    if (inner == NULL) /* not JSON: a plain string; unread for want of memory: fail closed */
+        return json_error_code(&jerr) == json_error_out_of_memory
+                   ? sluice_error_set(g->err, g->arena, SLUICE_E_NOMEM, "out of memory")
+                   : SLUICE_OK;
+    size_t before = g->stripped;
+    const char *at = sluice_arena_printf(g->arena, "%s(its JSON text)", path);
+    sluice_status st = at != NULL
+                           ? walk(g, inner, at, depth + 1)
+                           : sluice_error_set(g->err, g->arena, SLUICE_E_NOMEM, "out of memory");
+    if (st == SLUICE_OK && g->stripped > before) {
+        char *out = json_dumps(inner, JSON_COMPACT | JSON_ENCODE_ANY);
+        if (out == NULL || json_string_set(v, out) != 0)
+            st = sluice_error_set(g->err, g->arena, SLUICE_E_NOMEM, "out of memory");
+        free(out);
+    }
+    json_decref(inner);
+    return st;
+}
+
 /* SLUICE_OK, SLUICE_E_DENIED (refused hit, or too deep), SLUICE_E_NOMEM. */
 static sluice_status walk(guard *g, json_t *v, const char *path, size_t depth)
 {
@@ -50,6 +88,8 @@ static sluice_status walk(guard *g, json_t *v, const char *path, size_t depth)
         }
         return SLUICE_OK;
     }
+    if (json_is_string(v))
+        return walk_text(g, v, path, depth);
     if (!json_is_object(v))
         return SLUICE_OK;
     const char *key;

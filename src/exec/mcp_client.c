@@ -15,8 +15,10 @@
 #include "core/limits.h"
 #include "exec/mcp_http.h"
 #include "exec/mcp_stdio.h"
+#include "exec/upstream_text.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +33,8 @@ struct sluice_mcp_client {
     size_t starts;
     sluice_mcp_tool *tools;
     size_t tool_count;
-    sluice_arena *arena; /* the tools' names and descriptions */
+    sluice_arena *arena;  /* the tools' names and descriptions */
+    bool filter_failures; /* sluice_mcp_client_filter_failures */
 };
 
 static const char *status_why(sluice_status st)
@@ -298,6 +301,9 @@ size_t sluice_mcp_client_starts(const sluice_mcp_client *c)
     return c->starts;
 }
 
+/* How much of a failed call's text is passed on. */
+#define SLUICE_MCP_FAILURE_TEXT_BYTES 300
+
 /* The text of a failed call's first text block, or its JSON-RPC error message. */
 static const char *failure_text(const json_t *response)
 {
@@ -308,6 +314,70 @@ static const char *failure_text(const json_t *response)
         json_array_get(json_object_get(json_object_get(response, "result"), "content"), 0);
     const char *t = json_string_value(json_object_get(c0, "text"));
     return t != NULL ? t : "no message";
+}
+
+void sluice_mcp_client_filter_failures(sluice_mcp_client *c, bool on)
+{
+    c->filter_failures = on;
+}
+
+/* Whether w is a property name anywhere in schema (an inputSchema's "properties", nested). */
+static bool schema_property(const json_t *schema, const char *w, size_t len, unsigned depth)
+{
+    if (!json_is_object(schema) && !json_is_array(schema))
+        return false;
+    if (depth > SLUICE_LIMIT_NESTING_DEPTH)
+        return false;
+    const char *key;
+    const json_t *v;
+    const json_t *props = json_object_get(schema, "properties");
+    json_object_foreach((json_t *)props, key, v)
+    {
+        if (strlen(key) == len && memcmp(key, w, len) == 0)
+            return true;
+    }
+    size_t i;
+    if (json_is_array(schema)) {
+        json_array_foreach(schema, i, v)
+        {
+            if (schema_property(v, w, len, depth + 1))
+                return true;
+        }
+        return false;
+    }
+    json_object_foreach((json_t *)schema, key, v)
+    {
+        if (schema_property(v, w, len, depth + 1))
+            return true;
+    }
+    return false;
+}
+
+/* The names a caller of this server already knows (upstream_text.h): the server's, its tools'
+ * and their inputSchema properties'. */
+static bool known_name(const void *ctx, const char *w, size_t len)
+{
+    const sluice_mcp_client *c = ctx;
+    if (strlen(c->cfg->name) == len && memcmp(c->cfg->name, w, len) == 0)
+        return true;
+    for (size_t i = 0; i < c->tool_count; i++)
+        if ((strlen(c->tools[i].name) == len && memcmp(c->tools[i].name, w, len) == 0) ||
+            schema_property(c->tools[i].input_schema, w, len, 0))
+            return true;
+    return false;
+}
+
+/* A failed call's text as the caller may see it (c->filter_failures); NULL when out of memory. */
+static const char *
+shown_failure(const sluice_mcp_client *c, const json_t *response, sluice_arena *a)
+{
+    const char *text = failure_text(response);
+    if (!c->filter_failures)
+        return text;
+    sluice_buf b;
+    sluice_buf_init(&b, a, 0);
+    sluice_upstream_text_filter(&b, text, known_name, c, SLUICE_MCP_FAILURE_TEXT_BYTES);
+    return sluice_upstream_text_cut(&b, SLUICE_MCP_FAILURE_TEXT_BYTES);
 }
 
 /* One tools/call on a running server (c locked). */
@@ -341,9 +411,13 @@ static sluice_status call_locked(sluice_mcp_client *c,
     }
     const json_t *r = json_object_get(res, "result");
     if (sluice_mcp_stdio_rpc_error(res) != NULL || json_is_true(json_object_get(r, "isError"))) {
-        st = sluice_error_set(err, arena, SLUICE_E_ENGINE,
-                              "mcp server '%s': tool '%s' failed: %.300s", cfg->name, name,
-                              failure_text(res));
+        const char *text = shown_failure(c, res, arena);
+        /* a filtered text is cut already; a text passed as written is cut here */
+        int keep = text == NULL || c->filter_failures ? INT_MAX : SLUICE_MCP_FAILURE_TEXT_BYTES;
+        st = text == NULL ? SLUICE_E_NOMEM
+                          : sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                             "mcp server '%s': tool '%s' failed: %.*s", cfg->name,
+                                             name, keep, text);
         json_decref(res);
         return st;
     }

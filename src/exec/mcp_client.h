@@ -81,6 +81,12 @@ sluice_status sluice_mcp_client_call(sluice_mcp_client *c,
                                      json_t **result,
                                      sluice_error *err);
 
+/* Whether a failed call's text (the tool's isError text, a JSON-RPC error message) is passed on
+ * as the server wrote it (false, the default) or filtered word by word (true: exec/upstream_text.h,
+ * keeping the server's, its tools' and their inputSchema properties' names): set when the
+ * configuration blocks fields, since a server's error may quote any record it holds. */
+void sluice_mcp_client_filter_failures(sluice_mcp_client *c, bool on);
+
 /* How many times the server was started (1 after open; restarts add one each). */
 size_t sluice_mcp_client_starts(const sluice_mcp_client *c);
 

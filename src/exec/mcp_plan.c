@@ -84,6 +84,14 @@ static sluice_config_code_mode *copy_config(sluice_arena *a, const sluice_config
     return c;
 }
 
+/* Whether the configuration blocks any field a downstream's answer may hold. */
+static bool blocks_fields(const sluice_config_code_mode *cm)
+{
+    return cm->openapi_internal_blocked_fields.count > 0 ||
+           cm->openapi_output_blocked_fields.count > 0 || cm->blocked_fields.count > 0 ||
+           cm->sql_blocked_columns.count > 0;
+}
+
 sluice_status sluice_mcp_servers_open(const sluice_config_code_mode *config,
                                       sluice_mcp_servers **out,
                                       sluice_arena *err_arena,
@@ -116,6 +124,8 @@ sluice_status sluice_mcp_servers_open(const sluice_config_code_mode *config,
         sluice_status st =
             sluice_mcp_client_open(&cm->mcp_servers[i], &s->clients[i], err_arena, err);
         s->count = i + 1;
+        if (st == SLUICE_OK) /* a server's error text may quote a record it holds */
+            sluice_mcp_client_filter_failures(s->clients[i], blocks_fields(config));
         if (st == SLUICE_OK)
             st = check_schemas(s, i);
         if (st != SLUICE_OK) {

@@ -14,9 +14,9 @@
 import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { spawn } from "node:child_process";
 import path from "node:path";
-import { API_KEYS, work, startHttp, validate, execute } from "./codemode_harness.mjs";
-import { Client, StreamableHTTPClientTransport, freePort, types } from "./harness.mjs";
-import { generator } from "../node/js_canary_gen.mjs";
+import { API_KEYS, work, startHttp, validate, execute, connectApproving } from "./codemode_harness.mjs";
+import { freePort } from "./harness.mjs";
+import { generator, jsonScanner } from "../node/js_canary_gen.mjs";
 
 const [countArg, seedArg] = process.argv.slice(2);
 const COUNT = Number(countArg ?? 100);
@@ -29,23 +29,7 @@ const { gen, leaks, forms } = generator(SEED, {
   echo: (e) => `await api.get(\`/users/\${String(${e})}\`); return 1;`,
 });
 
-// A string value sluice computes itself and no plan can steer: hashes, ids, times, approval
-// tokens; and the random marker around untrusted data, which is sluice's own text too.
-const ownText = (s) => /^[0-9a-f]{16,}$/i.test(s) || /^\d{4}-\d\d-\d\dT[\d:.]+Z?$/.test(s) ||
-                       /^sl1\.[A-Za-z0-9_.-]+$/.test(s);
-const unmarked = (s) => s.replace(/untrusted-data-[0-9a-f]+/g, "untrusted-data");
-
-// Every string and number a JSON value holds (keys too), but sluice's own hashes and times.
-function texts(v, out = []) {
-  if (typeof v === "string") { if (!ownText(v)) out.push(unmarked(v)); }
-  else if (typeof v === "number") out.push(String(v));
-  else if (Array.isArray(v)) v.forEach((x) => texts(x, out));
-  else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { out.push(k); texts(x, out); }
-  return out;
-}
-// A string that holds JSON (a tool's text content) is scanned value by value as well.
-const leaksIn = (v) => texts(v).some((t) => leaks(t) || (/^[[{]/.test(t) && leaksInJson(t)));
-function leaksInJson(t) { try { return leaksIn(JSON.parse(t)); } catch { return false; } }
+const { texts, leaksIn } = jsonScanner(leaks);
 
 function config(name, refuse) {
   API_KEYS.alice = "alice-key-0123456789abcdef";
@@ -67,15 +51,6 @@ function config(name, refuse) {
   // a fresh chain each run: the log, its head, approvals and replay store go together
   for (const f of readdirSync(work)) if (f.startsWith(`${name}.audit.jsonl`)) rmSync(path.join(work, f));
   return file;
-}
-
-async function connect(server) {
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
-    requestInit: { headers: { Authorization: `Bearer ${API_KEYS.alice}` } } });
-  const client = new Client({ name: "canary", version: "1.0.0" }, { capabilities: { elicitation: {} } });
-  client.setRequestHandler(types.ElicitRequestSchema, async () => ({ action: "accept", content: { approve: true } }));
-  await client.connect(transport);
-  return client;
 }
 
 let upstreamPort;
@@ -114,7 +89,7 @@ try {
     const name = `canary-${refuse ? "refuse" : "strip"}`;
     const server = await startHttp(config(name, refuse));
     audits.push(path.join(work, `${name}.audit.jsonl`));
-    const client = await connect(server);
+    const client = await connectApproving(server);
     try {
       for (const code of tainted) {
         const { r, seen } = await runOne(client, code);

@@ -4,7 +4,7 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import path from "node:path";
-import { Client, StdioClientTransport, StreamableHTTPClientTransport, freePort, raw } from "./harness.mjs";
+import { Client, StdioClientTransport, StreamableHTTPClientTransport, freePort, raw, types } from "./harness.mjs";
 
 export const work = process.env.SLUICE_E2E_WORK;
 export const sluiceBin = process.env.SLUICE_BIN;
@@ -102,6 +102,17 @@ export async function connectHttp(server, user = "alice") {
   const client = new Client({ name: `e2e-${user}`, version: "1.0.0" }, { capabilities: {} });
   await client.connect(transport);
   return { client, close: () => client.close() };
+}
+
+// A client that approves every high-risk plan it is asked about (elicitation): the canary runs
+// execute whatever validate_code accepts.
+export async function connectApproving(server, user = "alice") {
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { Authorization: `Bearer ${API_KEYS[user]}` } } });
+  const client = new Client({ name: "canary", version: "1.0.0" }, { capabilities: { elicitation: {} } });
+  client.setRequestHandler(types.ElicitRequestSchema, async () => ({ action: "accept", content: { approve: true } }));
+  await client.connect(transport);
+  return client;
 }
 
 export async function validate(client, code, variables) {

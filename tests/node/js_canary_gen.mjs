@@ -6,6 +6,7 @@
 // console.log or an outbound call; untainted plans (the same shapes over non-blocked fields)
 // measure over-blocking.
 
+// head: the plan's first lines, which read the records into `us`; an array: one picked per plan.
 export function generator(seedArg, { head, echo }) {
   let seed = Number(seedArg ?? 1) >>> 0;
   const rnd = () => ((seed = (seed * 1664525 + 1013904223) >>> 0) / 4294967296);
@@ -28,6 +29,13 @@ export function generator(seedArg, { head, echo }) {
       add([...c].map((ch) => ch.charCodeAt(0)).join(","));
       add([...c].map((ch) => ch.charCodeAt(0)).join(", "));
     }
+    // base-N of the numbers (radix 2..36 but 10): 6 digits or more, or 4 with a letter past "f"
+    // (not a hex or decimal run); shorter ones occur by chance
+    for (const n of [SALARY, Number(SSN.replaceAll("-", ""))])
+      for (let radix = 2; radix <= 36; radix++) {
+        const f = n.toString(radix);
+        if (radix !== 10 && (f.length >= 6 || /[g-z]/.test(f))) out.add(f);
+      }
     return [...out];
   })();
   const digitsOnly = (s) => s.replace(/[^0-9]/g, "");
@@ -35,13 +43,16 @@ export function generator(seedArg, { head, echo }) {
     const t = text.toLowerCase();
     if (forms.some((f) => t.includes(f))) return true;
     const d = digitsOnly(text); // digit runs across separators
-    return [digitsOnly(SSN), String(SALARY)].some((c) => d.includes(c));
+    if ([digitsOnly(SSN), String(SALARY)].some((c) => d.includes(c))) return true;
+    // JSON-escaped (\u0037...): decoded, then looked at again
+    const unescaped = text.replace(/\\+u([0-9a-fA-F]{4})/g, (_, h) => String.fromCharCode(parseInt(h, 16)));
+    return unescaped !== text && leaks(unescaped);
   }
 
   // Transforms of a value expression `x` (string or number) that keep its information.
   const strT = [
     (x) => x, (x) => `String(${x})`, (x) => `${x} + ""`, (x) => `\`v=\${${x}}\``,
-    (x) => `${x}.split("").reverse().join("")`, (x) => `[...String(${x})].map(c => c.charCodeAt(0))`,
+    (x) => `String(${x}).split("").reverse().join("")`, (x) => `[...String(${x})].map(c => c.charCodeAt(0))`,
     (x) => `String(${x}).replaceAll("-", "")`, (x) => `String(${x}).slice(0, 6)`,
     (x) => `String(${x}).padStart(20, "*")`, (x) => `String(${x}).toUpperCase()`,
     (x) => `JSON.stringify({ v: ${x} })`, (x) => `JSON.parse(JSON.stringify([${x}]))`,
@@ -57,6 +68,9 @@ export function generator(seedArg, { head, echo }) {
     (x) => `{ ...{ v: ${x} } }`, (x) => `Math.max(Number(String(${x}).replaceAll("-", "")), 0)`,
     (x) => `Math.abs(Number(String(${x}).replaceAll("-", "")))`, (x) => `Number(String(${x}).replaceAll("-", "")) * 2 / 2`,
     (x) => `parseInt(String(${x}).replaceAll("-", ""), 10)`, (x) => `(${x} === ${x}) ? ${x} : 0`,
+    (x) => `Number(String(${x}).replaceAll("-", "")).toString(36)`, (x) => `Number(String(${x}).replaceAll("-", "")).toString(2)`,
+    (x) => `[...String(${x})].map(c => "\\\\u" + c.charCodeAt(0).toString(16).padStart(4, "0")).join("")`,
+    (x) => `String(${x}).toLowerCase().split("").reverse().join("-")`,
   ];
   // Ways to make a bit or count out of a blocked value (implicit flow).
   const bitT = [
@@ -83,7 +97,28 @@ export function generator(seedArg, { head, echo }) {
     let e = pick(tainted ? sources : cleanSources);
     const steps = 1 + Math.floor(rnd() * 3);
     for (let i = 0; i < steps; i++) e = (tainted && rnd() < 0.25 ? pick(bitT) : pick(strT))(e);
-    return head + pick(sinks)(e);
+    return (Array.isArray(head) ? pick(head) : head) + pick(sinks)(e);
   }
   return { gen, leaks, forms, users, SSN, SALARY };
+}
+
+// What a client, a log or an audit line shows, scanned for the canaries (the runs through the
+// gateway: canary_gateway.mjs, tests/jsmcp/mcp_canary.mjs). Every string and number a JSON value
+// holds (keys too) but sluice's own hashes, times and tokens, which no plan can steer; a string
+// that holds JSON (a tool's text content) is scanned value by value as well.
+export function jsonScanner(leaks) {
+  const ownText = (s) => /^[0-9a-f]{16,}$/i.test(s) || /^\d{4}-\d\d-\d\dT[\d:.]+Z?$/.test(s) ||
+                         /^sl1\.[A-Za-z0-9_.-]+$/.test(s);
+  // the random marker around untrusted data is sluice's own text too
+  const unmarked = (s) => s.replace(/untrusted-data-[0-9a-f]+/g, "untrusted-data");
+  function texts(v, out = []) {
+    if (typeof v === "string") { if (!ownText(v)) out.push(unmarked(v)); }
+    else if (typeof v === "number") out.push(String(v));
+    else if (Array.isArray(v)) v.forEach((x) => texts(x, out));
+    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { out.push(k); texts(x, out); }
+    return out;
+  }
+  const leaksIn = (v) => texts(v).some((t) => leaks(t) || (/^[[{]/.test(t) && leaksInJson(t)));
+  function leaksInJson(t) { try { return leaksIn(JSON.parse(t)); } catch { return false; } }
+  return { texts, leaksIn };
 }

@@ -32,8 +32,10 @@ json_t *json_loads(const char *input, size_t flags, json_error_t *error)
     json_t *(*real)(const char *, size_t, json_error_t *);
     *(void **)&real = dlsym(RTLD_NEXT, "json_loads");
     if (sluice_arena_fault_point()) {
-        if (error != NULL)
+        if (error != NULL) { /* as jansson reports one: the text, and the code in its last byte */
             snprintf(error->text, sizeof error->text, "out of memory (injected)");
+            error->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+        }
         return NULL;
     }
     oom_decoding++;
@@ -47,8 +49,10 @@ json_t *json_loadb(const char *buffer, size_t buflen, size_t flags, json_error_t
     json_t *(*real)(const char *, size_t, size_t, json_error_t *);
     *(void **)&real = dlsym(RTLD_NEXT, "json_loadb");
     if (sluice_arena_fault_point()) {
-        if (error != NULL)
+        if (error != NULL) { /* as jansson reports one: the text, and the code in its last byte */
             snprintf(error->text, sizeof error->text, "out of memory (injected)");
+            error->text[JSON_ERROR_TEXT_LENGTH - 1] = (char)json_error_out_of_memory;
+        }
         return NULL;
     }
     oom_decoding++;

@@ -8,6 +8,7 @@
 #include "exec/values.h"
 #include "unit.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,6 +110,38 @@ static void test_rows_text_stops_at_max_rows(void **state)
     sluice_arena_free(arena);
 }
 
+/* rows_text is written from the values, not by jansson: every escape, integer edge and nested
+ * shape must still come out as jansson's compact dump, byte for byte (the byte count and the
+ * text the client reads are the same measure). */
+static void test_rows_text_is_janssons_text_for_every_value_kind(void **state)
+{
+    (void)state;
+    char controls[32];
+    for (int c = 1; c < 32; c++)
+        controls[c - 1] = (char)c;
+    controls[31] = '\0';
+    sluice_arena *arena = sluice_arena_new();
+    sluice_exec_limits limits = { 0 };
+    sluice_exec_rows acc;
+    assert_int_equal(sluice_exec_rows_init(&acc, arena, &limits), SLUICE_OK);
+    json_t *rows[] = {
+        json_pack("[s, s, s, s]", controls, "\"q\" \\ / \x7f",
+                  "\xc3\xa9 \xe2\x80\xa8 \xf0\x9f\x98\x80", ""),
+        json_pack("[I, I, i, i, I]", (json_int_t)INT64_MIN, (json_int_t)INT64_MAX, 0, -1,
+                  (json_int_t)1000000007),
+        json_pack("[b, b, n, [s, [i, n], []], {s:s, s:[i]}]", 1, 0, "a\tb", 7, "k\n", "v\b", "l",
+                  2),
+    };
+    bool more = true;
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++)
+        assert_int_equal(sluice_exec_rows_add(&acc, rows[i], &more), SLUICE_OK);
+    sluice_exec_result r = { 0 };
+    sluice_exec_rows_finish(&acc, &r);
+    assert_int_equal(r.row_count, 3);
+    check_result(&r);
+    sluice_arena_free(arena);
+}
+
 /* The presentation fences exactly rows_text, and an empty result shows no row lines. */
 static void test_untrusted_text_shows_rows_text(void **state)
 {
@@ -183,6 +216,7 @@ int main(void)
         cmocka_unit_test(test_rows_text_matches_rows_without_limits),
         cmocka_unit_test(test_rows_text_drops_the_row_over_max_bytes),
         cmocka_unit_test(test_rows_text_stops_at_max_rows),
+        cmocka_unit_test(test_rows_text_is_janssons_text_for_every_value_kind),
         cmocka_unit_test(test_untrusted_text_shows_rows_text),
         cmocka_unit_test(test_untrusted_text_lists_objects_as_rows),
     };

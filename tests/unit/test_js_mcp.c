@@ -371,7 +371,9 @@ static void test_downstream_failures_are_caught_and_shown(void **state)
     assert_non_null(strstr(json_string_value(json_array_get(out, 1)),
                            "mcp server 'budgets' exited or could not be reached during "
                            "tools/call 'die'"));
-    assert_non_null(strstr(json_string_value(json_array_get(out, 2)), "the vendor API is down"));
+    /* ssn is blocked here: the server's text is filtered (a word it may not know is hidden) */
+    assert_non_null(strstr(json_string_value(json_array_get(out, 2)),
+                           "tool 'boom' failed: the \xe2\x80\xa6 API is down"));
     assert_string_equal(json_string_value(json_array_get(out, 3)), "Ada"); /* restarted */
     assert_int_equal(r.failed_count, 3);                                   /* never silent */
     assert_non_null(strstr(r.failed[0].message, "hang"));

@@ -71,6 +71,13 @@ static sluice_status fake_api(
         *result = json_pack("{s:s, s:s, s:{s:i}}", "note", path, "ok", "fine", "by", path, 1);
         return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
     }
+    if (path != NULL && strstr(path, "wrapped") != NULL) { /* records inside strings: a raw
+                                                            * body, an MCP tool's text */
+        *result = json_pack("{s:s, s:s}", "body",
+                            "[{\"id\": \"u1\", \"ssn\": \"" CANARY_SSN "\", \"salary\": 173519}]",
+                            "double", "\"{\\\"SSN\\\": \\\"" CANARY_SSN "\\\"}\"");
+        return *result != NULL ? SLUICE_OK : SLUICE_E_NOMEM;
+    }
     *result = json_pack("[{s:s,s:s,s:s,s:i},{s:s,s:s,s:s,s:i}]", "id", "u1", "name", "Ann", "ssn",
                         CANARY_SSN, "salary", CANARY_SALARY, "id", "u2", "name", "Bob", "ssn",
                         "468-02-1357", "salary", 90001);
@@ -154,7 +161,8 @@ static void run_with(sluice_arena *a, const char *code, bool refuse, setup_opts 
     o->text = text;
 }
 
-#define USERS "const us = await api.get('/users');\n"
+#define USERS   "const us = await api.get('/users');\n"
+#define WRAPPED "const w = await api.get('/wrapped');\n"
 
 /* Every leak class of the issue's corpus: the canary never reaches the result, the error text
  * or the logs, in strip mode (the run answers) and in refuse mode (the run may be refused). */
@@ -209,6 +217,12 @@ static const char *const leak_plans[] = {
     USERS "return parseInt([us[0].ssn])",
     USERS "return Number(Object.values({ v: us[0].salary }))",
     USERS "return String.fromCharCode([us[0].salary % 256])",
+    /* a record inside a string: the string carries its blocked fields */
+    WRAPPED "return w.body",
+    WRAPPED "return JSON.parse(w.body)[0].ssn",
+    WRAPPED "return w.body.split('').reverse().join('')",
+    WRAPPED "return JSON.parse(JSON.parse(w.double)).SSN",
+    WRAPPED "return w.double.slice(12, 23)",
 };
 
 /* Implicit flow: one bit per user, or a count, decided by a blocked field. */
@@ -553,6 +567,7 @@ static void test_js_taint_allocation_failures_never_leak(void **state)
         USERS "return us.map(u => ({ id: u.id, tax: u.ssn, s: `${u.salary}` }))",
         USERS "let n = 0; for (const u of us) if (u.salary > 100000) n++; return n",
         USERS "console.log(us[0].ssn); throw new Error(us[1].ssn)",
+        WRAPPED "return [JSON.parse(w.body)[0].ssn, w.double.slice(12, 23)]",
     };
     const unsigned any = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED) | OOM_ACCEPT(OOM_ALLOWED);
     sweep_case cases[sizeof plans / sizeof plans[0]];

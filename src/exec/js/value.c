@@ -888,6 +888,61 @@ typedef struct json_mark {
 
 static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, json_mark m);
 
+static const char *field_in_json(const interp *in, const json_t *j, unsigned depth);
+
+/* What field_in_text answers when it cannot tell (out of memory, too deep): the first blocked
+ * field, so the string is held as carrying one (fail closed). */
+static const char *any_field(const interp *in)
+{
+    for (size_t b = 0; b < 2; b++)
+        if (in->opts.taint_fields[b] != NULL && in->opts.taint_fields[b]->count > 0)
+            return in->opts.taint_fields[b]->items[0];
+    return NULL;
+}
+
+/* The first blocked field a key names anywhere in text when text is JSON (an object, an array,
+ * or a string holding one): upstreams put whole records in strings (an MCP tool's text, a raw
+ * body under a key), and the plan can JSON.parse them. NULL when text is not such JSON or names
+ * no blocked field; any_field when it cannot tell. */
+static const char *field_in_text(const interp *in, const char *text, size_t len, unsigned depth)
+{
+    size_t i = 0;
+    while (i < len && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r'))
+        i++;
+    if (i == len || (text[i] != '{' && text[i] != '[' && text[i] != '"') || any_field(in) == NULL)
+        return NULL; /* not JSON, or nothing is blocked */
+    json_error_t jerr;
+    json_t *j = json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &jerr);
+    if (j == NULL) /* not JSON: a plain string; unread for want of memory: held blocked */
+        return json_error_code(&jerr) == json_error_out_of_memory ? any_field(in) : NULL;
+    const char *field = field_in_json(in, j, depth + 1);
+    json_decref(j);
+    return field;
+}
+
+static const char *field_in_json(const interp *in, const json_t *j, unsigned depth)
+{
+    if (depth > SLUICE_LIMIT_NESTING_DEPTH)
+        return any_field(in);
+    if (json_is_string(j))
+        return field_in_text(in, json_string_value(j), json_string_length(j), depth);
+    const char *field = NULL;
+    size_t i;
+    const json_t *e;
+    json_array_foreach(j, i, e)
+    {
+        if (field == NULL)
+            field = field_in_json(in, e, depth + 1);
+    }
+    const char *k;
+    json_object_foreach((json_t *)j, k, e)
+    {
+        if (field == NULL && (field = sluice_jsi_taint_field(in, k)) == NULL)
+            field = field_in_json(in, e, depth + 1);
+    }
+    return field;
+}
+
 static jcomp from_json_object(interp *in, const json_t *j, jv *out, int depth, json_mark m)
 {
     jobj *o = sluice_jsi_obj_new(in);
@@ -943,6 +998,14 @@ static jcomp from_json_depth(interp *in, const json_t *j, jv *out, int depth, js
         if (s == NULL)
             return sluice_jsi_nomem(in);
         *out = jv_str(s);
+        const char *field = m.scan && m.taint == 0
+                                ? field_in_text(in, json_string_value(j), json_string_length(j), 0)
+                                : NULL;
+        if (field != NULL) { /* a record inside the string: the whole string carries it */
+            out->prov = m.prov;
+            return (out->taint = sluice_jsi_taint_label(in, field)) != 0 ? SLUICE_JSI_NORMAL
+                                                                         : SLUICE_JSI_FATAL;
+        }
         break;
     }
     case JSON_ARRAY: {
