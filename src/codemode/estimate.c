@@ -88,9 +88,10 @@ const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *f
                                    maker(f), rows, s, f->estimated_cost);
     case SLUICE_ESTIMATE_PLAN_ROWS:
         return sluice_arena_printf(arena,
-                                   "%s estimates about %lld row%s, with about %.0f rows through "
-                                   "the plan's operators, before running it.",
-                                   maker(f), rows, s, f->estimated_cost);
+                                   "%s estimates about %lld row%s, with about %.0f row%s "
+                                   "through the plan's operators, before running it.",
+                                   maker(f), rows, s, f->estimated_cost,
+                                   f->estimated_cost == 1 ? "" : "s");
     case SLUICE_ESTIMATE_GRAPHQL_COST:
         return sluice_arena_printf(arena,
                                    "Its computed cost is %.0f (one per field, times the list "

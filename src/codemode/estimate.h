@@ -1,6 +1,6 @@
 /*
  * estimate.h — cost known before approval, and bound into it (issue 24, docs/policy.md
- * "Estimates").
+ * "Cost before approval").
  *
  * Owns: what every language's estimate means to the gateway, whoever made it (codefacts.h
  * sluice_estimate_kind): the route's max_estimated_rows / max_estimated_cost limits, the

@@ -12,6 +12,7 @@
 #include "codemode/analysis_cache.h"
 #include "codemode/approval_gate.h"
 #include "codemode/codemode.h"
+#include "codemode/estimate.h"
 #include "codemode/observe.h"
 #include "codemode/present.h"
 #include "codemode/program.h"
@@ -557,8 +558,12 @@ static sluice_status analyze(request *r)
     fctx.identity = r->in->caller != NULL ? r->in->caller->identity : NULL;
     fctx.db_role = j->db_role;
     /* always the execute-time variables ("{}" for none), so a front end checks them now */
-    return j->fe->analyze(r->arena, r->in->code, code_len, j->vars != NULL ? j->vars : "{}", &fctx,
-                          &r->j.facts, r->err);
+    sluice_status st = j->fe->analyze(r->arena, r->in->code, code_len,
+                                      j->vars != NULL ? j->vars : "{}", &fctx, &r->j.facts, r->err);
+    /* the route's estimate limits, in one place for every language and engine (issue 24) */
+    if (st == SLUICE_OK && sluice_estimate_limit(r->j.facts, j->route->rules) != SLUICE_OK)
+        st = sluice_error_set(r->err, r->arena, SLUICE_E_NOMEM, "out of memory");
+    return st;
 }
 
 sluice_status sluice_codemode_analyze(sluice_codemode *cm,
@@ -628,12 +633,14 @@ static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
 
 /* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
  * hash is the token's and the context and variables are the same now; else a full analysis.
- * The hint only saves a lookup that could not match: every part of the key is computed here. */
+ * The hint only saves a lookup that could not match: every part of the key is computed here.
+ * A token whose estimate came from the engine's planner is analysed again: the data may have
+ * moved the estimate since approval (admit compares the two), and a kept analysis would hide it. */
 static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {
     sluice_analysis_key key;
-    if (hint != NULL && r->in->code_len <= SLUICE_LIMIT_CODE_BYTES &&
-        analysis_key(r, &key) == SLUICE_OK &&
+    if (hint != NULL && !sluice_estimate_needs_live(hint) &&
+        r->in->code_len <= SLUICE_LIMIT_CODE_BYTES && analysis_key(r, &key) == SLUICE_OK &&
         memcmp(key.code_hash, hint->code_hash, sizeof key.code_hash) == 0 &&
         sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt), r->arena,
                                   &r->j.facts) == SLUICE_OK)
@@ -721,12 +728,10 @@ static const char *explain(sluice_arena *arena, const judgement *j)
     if (j->fe == NULL || j->fe->explain == NULL)
         return "";
     const char *text = j->fe->explain(arena, j->facts);
-    const sluice_codefacts *f = j->facts;
-    if (text != NULL && f->estimate_engine != NULL && !sluice_codefacts_refused(f)) {
-        const char *with = sluice_arena_printf(
-            arena, "%s %s estimates about %lld row%s at a plan cost of %.0f before running it.",
-            text, f->estimate_engine, (long long)f->estimated_rows,
-            f->estimated_rows == 1 ? "" : "s", f->estimated_cost);
+    const char *words = sluice_estimate_words(arena, j->facts);
+    if (text != NULL && words != NULL && words[0] != '\0') {
+        /* out of memory leaves the front end's text; validate checks the arena before answering */
+        const char *with = sluice_arena_printf(arena, "%s %s", text, words);
         text = with != NULL ? with : text;
     }
     return text != NULL ? text : "";
@@ -817,6 +822,8 @@ static sluice_status issue_token(request *r, char **token)
                                 "analysis produced no code hash");
     if (st != SLUICE_OK)
         return sluice_error_set(r->err, r->arena, st, "out of memory");
+    /* the estimate the approver is shown is part of what is approved (execute checks drift) */
+    sluice_estimate_bind(r->j.facts, &r->claims);
     const sluice_secret_ring *ring = sluice_key_store_acquire(rt->keys);
     st = sluice_token_issue(ring, &r->claims, sluice_runtime_now_s(rt),
                             r->cm->config->code_mode.token_ttl_seconds, r->arena, token, r->err);
@@ -858,7 +865,8 @@ static sluice_status validate(request *r, json_t **out)
         st = issue_token(r, &token);
         if (st != SLUICE_OK)
             return st;
-        remember(r);
+        if (!sluice_estimate_needs_live(&r->claims)) /* execute analyses those again anyway */
+            remember(r);
     }
     const sluice_codefacts *f = j->facts;
     json_t *result = validation_json(r->cm, j, explain(arena, j), token, r->claims.expires_at);
@@ -882,6 +890,13 @@ static sluice_status validate(request *r, json_t **out)
     }
     json_object_set_new(record, "dry_run", json_boolean(in->dry_run));
     json_object_set(record, "policy", j->policy_summary);
+    /* the estimate the token signs, shown beside the code to whoever approves it (the console
+     * reads it from this record): a record that lost it is not written, the validate fails */
+    if (f->estimate_kind != SLUICE_ESTIMATE_NONE &&
+        json_object_set_new(record, "estimate", sluice_estimate_json(f)) != 0) {
+        json_decref(record);
+        record = NULL;
+    }
     st = sluice_codemode_audit(r->cm, arena, in->caller, valid ? "validate" : "deny", record,
                                r->err);
     if (st != SLUICE_OK) {
@@ -1075,6 +1090,8 @@ static sluice_status admit(request *r)
         return refuse(r, "internal", st);
     }
     st = sluice_token_match(claims, &expected, arena, &problem, err);
+    if (st == SLUICE_OK) /* the estimate made again now, within the factor of the approved one */
+        st = sluice_estimate_drift(claims, j->facts, j->route->rules, arena, &problem, err);
     if (st != SLUICE_OK)
         return refuse_token(r, problem, st);
     if (judgement_refused(j)) {

@@ -323,9 +323,8 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
         b.status = SLUICE_E_NOMEM;
     sluice_buf_printf(
         &b,
-        "// %s: the operations a plan may call. Write JavaScript; every call is\n"
-        "// api.<method>(path, body?) and returns a Promise. Paths are the templates\n"
-        "// below with ${...} filling a {parameter}; nothing else is reachable.\n",
+        "// %s: api.<method>(path, body?) returns a Promise; the paths below, ${...}\n"
+        "// filling a {parameter}, are all that is reachable.\n",
         spec->title != NULL ? spec->title : "API");
     size_t refused = 0;
     for (size_t i = 0; i < spec->op_count; i++) {

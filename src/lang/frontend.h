@@ -63,7 +63,7 @@ typedef struct sluice_frontend_guide {
     const char *noun;     /* "SQL statement": "Validate ONE <noun> before running it" */
     const char *run_noun; /* "SQL": "Run <run_noun> that validate_code approved" */
     const char *result;   /* what execute_code returns, a sentence or two */
-    const char *approach; /* how to answer well: "with aggregates and a LIMIT" */
+    const char *approach; /* how to answer well: "with aggregates and a LIMIT"; "" for none */
 } sluice_frontend_guide;
 
 typedef struct sluice_frontend {

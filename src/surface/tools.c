@@ -34,18 +34,23 @@ static const sluice_frontend_guide *default_guide(sluice_codemode *cm, sluice_ar
     return g;
 }
 
-/* {"type":"string","enum":[configured languages],"description":...}: the first is the default. */
-static json_t *language_schema(const sluice_codemode *cm)
+/* Adds "language": {"type":"string","enum":[configured languages],"description":"default X"}
+ * to schema's properties, only when there is a choice: with one language the tool descriptions
+ * name it, and an enum of one would cost every tools/list ~25 tokens to say nothing (issue 26).
+ * A client naming the one language anyway is refused by the input schema, with the property's
+ * name. Returns schema. */
+static json_t *with_language(json_t *schema, const sluice_codemode *cm)
 {
+    if (schema == NULL || sluice_codemode_language_count(cm) < 2)
+        return schema;
     json_t *names = json_array();
     for (size_t i = 0; i < sluice_codemode_language_count(cm); i++)
         json_array_append_new(names, json_string(sluice_codemode_language(cm, i)));
-    json_t *schema = json_pack("{s:s, s:o}", "type", "string", "enum", names);
-    if (sluice_codemode_language_count(cm) > 1) {
-        char description[64];
-        snprintf(description, sizeof description, "default %s", sluice_codemode_language(cm, 0));
-        json_object_set_new(schema, "description", json_string(description));
-    }
+    char description[64];
+    snprintf(description, sizeof description, "default %s", sluice_codemode_language(cm, 0));
+    json_object_set_new(
+        json_object_get(schema, "properties"), "language",
+        json_pack("{s:s, s:o, s:s}", "type", "string", "enum", names, "description", description));
     return schema;
 }
 
@@ -58,10 +63,11 @@ static bool execute_on_validate_offered(const sluice_codemode *cm)
 
 static json_t *validate_input_schema(const sluice_codemode *cm)
 {
-    json_t *schema = json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:o, s:{s:s}}, s:[s], s:b}", "type",
-                               "object", "properties", "code", "type", "string", "variables",
-                               "type", "object", "language", language_schema(cm), "dry_run", "type",
-                               "boolean", "required", "code", "additionalProperties", 0);
+    json_t *schema = with_language(
+        json_pack("{s:s, s:{s:{s:s}, s:{s:s}, s:{s:s}}, s:[s], s:b}", "type", "object",
+                  "properties", "code", "type", "string", "variables", "type", "object", "dry_run",
+                  "type", "boolean", "required", "code", "additionalProperties", 0),
+        cm);
     if (schema != NULL && execute_on_validate_offered(cm))
         json_object_set_new(json_object_get(schema, "properties"), "execute",
                             json_pack("{s:s, s:s}", "type", "boolean", "description",
@@ -97,11 +103,12 @@ static json_t *validate_output_schema(void)
 
 static json_t *execute_input_schema(const sluice_codemode *cm)
 {
-    return json_pack("{s:s, s:{s:{s:s, s:i}, s:{s:s, s:i}, s:{s:s}, s:o}, s:[s, s], s:b}", "type",
-                     "object", "properties", "code", "type", "string", "minLength", 1,
-                     "approval_token", "type", "string", "minLength", 1, "variables", "type",
-                     "object", "language", language_schema(cm), "required", "code",
-                     "approval_token", "additionalProperties", 0);
+    return with_language(json_pack("{s:s, s:{s:{s:s, s:i}, s:{s:s, s:i}, s:{s:s}}, s:[s, s], s:b}",
+                                   "type", "object", "properties", "code", "type", "string",
+                                   "minLength", 1, "approval_token", "type", "string", "minLength",
+                                   1, "variables", "type", "object", "required", "code",
+                                   "approval_token", "additionalProperties", 0),
+                         cm);
 }
 
 static json_t *execute_output_schema(void)
@@ -648,12 +655,13 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
     char *ask =
         g == NULL ? NULL
                   : sluice_arena_printf(
-                        arena, "%s%s%s%s ONE %s that answers it %s, %s",
+                        arena, "%s%s%s%s ONE %s that answers it%s%s, %s",
                         question != NULL ? "The question: \"" : "",
                         question != NULL ? question : "", question != NULL ? "\". " : "",
                         inline_schema ? "Write, on the schema above,"
                                       : "Find what you need with search and describe, then write",
-                        g->noun, g->approach,
+                        g->noun, g->approach != NULL && g->approach[0] != '\0' ? " " : "",
+                        g->approach != NULL ? g->approach : "",
                         one_call ? "then validate_code it with execute: true (fix what it reports)."
                                  : "validate it (fix what it reports), then execute it.");
     if (ask == NULL) {

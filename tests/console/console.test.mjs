@@ -103,6 +103,10 @@ test("approve in the browser: the SDK client's execute then runs", async () => {
   assert.match(await card.textContent(), /alice/);
   assert.equal(await card.locator("pre.code").textContent(), req.code);
   assert.ok(await card.locator("pre.code .tok-kw").count() >= 3, "the code is highlighted");
+  // DuckDB's estimate beside the code (issue 24): what the approval, and its token, is for
+  const estimate = await card.locator("p.estimate").textContent();
+  assert.match(estimate, /DuckDB estimate\s+~[\d,]+ rows · [\d,]+ rows through the plan/);
+  assert.match(estimate, /5,000 rows/); // every customer: the table's own count
   await screenshot("approvals");
   await card.locator("button.approve").click();
   await card.waitFor({ state: "detached" });

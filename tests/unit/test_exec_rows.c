@@ -184,8 +184,8 @@ static void test_untrusted_text_lists_objects_as_rows(void **state)
                          "{\"budget\":\"B 6\",\"amount\":2500,\"tags\":[]}]",
                          0, NULL);
     const char *text = sluice_present_untrusted_text(arena, &r);
-    assert_non_null(strstr(text, "A value in 5 ms: a list of 2 objects, shown as their keys, then "
-                                 "one line of values per object.\n"));
+    assert_non_null(strstr(text, "A value in 5 ms: 2 objects, as a line of keys, then one line "
+                                 "of values each.\n"));
     const char *open = strstr(text, ">\n");
     assert_non_null(open);
     assert_non_null(strstr(open, ">\n[\"budget\",\"amount\",\"tags\"]\n[\"B 3\",1750,[\"a\"]]\n"

@@ -256,36 +256,11 @@ static sluice_status read_estimate(sluice_codefacts *f, const char *plan_json)
     return SLUICE_OK;
 }
 
-/* max_estimated_rows / max_estimated_cost of the route: refused above, with both figures. */
-static sluice_status check_estimate(pg_ctx *c)
-{
-    const sluice_codefacts *f = c->facts;
-    bool limited = c->cm->max_estimated_rows > 0 || c->cm->max_estimated_cost > 0;
-    if (f->estimate_engine == NULL)
-        return limited ? sluice_codefacts_violate(
-                             c->facts, "max_estimated_rows", 0, 0,
-                             "report this plan shape to the administrator",
-                             "PostgreSQL's plan carries no estimate, and this route limits it")
-                       : SLUICE_OK;
-    if (c->cm->max_estimated_rows > 0 && f->estimated_rows > c->cm->max_estimated_rows)
-        return sluice_codefacts_violate(
-            c->facts, "max_estimated_rows", 0, 0,
-            "narrow it with a WHERE on an indexed column, aggregate, or add a LIMIT",
-            "PostgreSQL estimates %lld rows for this read; max_estimated_rows is %lld",
-            (long long)f->estimated_rows, (long long)c->cm->max_estimated_rows);
-    if (c->cm->max_estimated_cost > 0 && f->estimated_cost > (double)c->cm->max_estimated_cost)
-        return sluice_codefacts_violate(
-            c->facts, "max_estimated_cost", 0, 0,
-            "read less: filter on an indexed column, join fewer tables, or aggregate earlier",
-            "PostgreSQL estimates a cost of %.0f for this read; max_estimated_cost is %lld",
-            f->estimated_cost, (long long)c->cm->max_estimated_cost);
-    return SLUICE_OK;
-}
-
 /* PostgreSQL's own plan for a read the parse-tree layer accepted: its estimate (rows and cost,
- * for validate_code, risk and the route's limits) and the second judge (plan.c) when it
- * references a blocked column (otherwise nothing blocked can reach the result). A plan
- * PostgreSQL refuses to make, or cannot make in time, refuses the statement. */
+ * for validate_code, risk and the route's limits, which codemode/estimate.c applies to every
+ * engine alike) and the second judge (plan.c) when it references a blocked column (otherwise
+ * nothing blocked can reach the result). A plan PostgreSQL refuses to make, or cannot make in
+ * time, refuses the statement. */
 static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
 {
     sluice_codefacts *f = c->facts;
@@ -316,8 +291,6 @@ static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
             "PostgreSQL did not plan the statement: %s",
             err.message != NULL ? err.message : "no reason given");
     st = read_estimate(f, plan);
-    if (st == SLUICE_OK)
-        st = check_estimate(c);
     if (st != SLUICE_OK || f->blocked_used.count == 0)
         return st;
     bool refused = false;

@@ -37,47 +37,45 @@ static bool pairs_every_row(const char *name)
             strstr(name, "BLOCKWISE") != NULL);
 }
 
+/* Operators that return every row of their one child. DuckDB 1.4 prints "Estimated Cardinality":
+ * "0" on the PROJECTION over an ORDER_BY (which carries none): their own figure never lowers
+ * what the child makes, or a sorted read of a whole table would look empty. */
+static bool keeps_every_row(const char *name)
+{
+    return name != NULL && (strcmp(name, "PROJECTION") == 0 || strcmp(name, "ORDER_BY") == 0);
+}
+
 static double capped(double d)
 {
     return d > ESTIMATE_CAP ? ESTIMATE_CAP : d;
 }
 
 /* The rows node makes (its own, else from its children), and the rows of the operators under and
- * including it summed into *sum. *ok false on a shape too deep to read. */
-static double walk(const json_t *node, int depth, double *sum, bool *ok)
+ * including it summed into *sum. *known true once any operator carried a figure; *ok false on a
+ * shape too deep to read. */
+static double walk(const json_t *node, int depth, double *sum, bool *known, bool *ok)
 {
     if (depth > ESTIMATE_MAX_DEPTH || !json_is_object(node)) {
         *ok = false;
         return 0;
     }
     const json_t *children = json_object_get(node, "children");
-    bool pairs = pairs_every_row(json_string_value(json_object_get(node, "name")));
+    const char *name = json_string_value(json_object_get(node, "name"));
+    bool pairs = pairs_every_row(name);
     double made = pairs ? 1 : 0;
     for (size_t i = 0; i < json_array_size(children); i++) {
-        double child = walk(json_array_get(children, i), depth + 1, sum, ok);
+        double child = walk(json_array_get(children, i), depth + 1, sum, known, ok);
         made = capped(pairs ? made * child : (child > made ? child : made));
     }
     double own = own_rows(node);
-    if (own >= 0)
+    *known = *known || own >= 0;
+    if (own >= 0 && !(keeps_every_row(name) && own < made))
         made = capped(own);
     /* an operator without a figure of its own passes its child's rows on (LIMIT, a projection):
      * counted once, where they were made, unless it multiplied them */
     if (own >= 0 || pairs)
         *sum = capped(*sum + made);
     return made;
-}
-
-/* The top operator's rows: the first cardinality down the first children (a PROJECTION or a
- * LIMIT on top may carry none), or -1. */
-static double top_rows(const json_t *node)
-{
-    for (int depth = 0; json_is_object(node) && depth <= ESTIMATE_MAX_DEPTH; depth++) {
-        double own = own_rows(node);
-        if (own >= 0)
-            return own;
-        node = json_array_get(json_object_get(node, "children"), 0);
-    }
-    return -1;
 }
 
 /* Binds each parameter's variable as text; false when one cannot be bound (no estimate). */
@@ -144,11 +142,10 @@ sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_jso
         return SLUICE_E_NOMEM; /* DuckDB's JSON always parses: only memory fails here */
     const json_t *root = json_array_get(plan, 0);
     double sum = 0;
-    bool ok = true;
-    (void)walk(root, 0, &sum, &ok);
-    double rows = top_rows(root);
+    bool known = false, ok = true;
+    double rows = walk(root, 0, &sum, &known, &ok); /* what the top operator returns */
     json_decref(plan);
-    if (!ok || rows < 0)
+    if (!ok || !known)
         return SLUICE_OK; /* no estimate: the route's limits refuse a read without one */
     sluice_codefacts *f = ctx->facts;
     f->estimated_rows = (int64_t)rows;
