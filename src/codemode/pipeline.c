@@ -555,6 +555,8 @@ static sluice_status analyze(request *r)
     sluice_frontend_context fctx = j->be->fctx;
     fctx.code_mode = j->route->rules;
     fctx.schema = j->schema;
+    fctx.identity = r->in->caller != NULL ? r->in->caller->identity : NULL;
+    fctx.db_role = j->db_role;
     /* always the execute-time variables ("{}" for none), so a front end checks them now */
     sluice_status st = j->fe->analyze(r->arena, r->in->code, code_len,
                                       j->vars != NULL ? j->vars : "{}", &fctx, &r->j.facts, r->err);
@@ -692,6 +694,9 @@ static sluice_status judge(request *r, const sluice_token_claims *hint)
         return sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     j->policy_summary = summary;
     j->fe = frontend_for(cm, caller->language);
+    /* before the analysis: the engine's plan is asked for as the role that will run the code */
+    if (sluice_policy_db_role(j->route, caller->identity, &j->db_role, &j->policy) != SLUICE_OK)
+        return sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     if (j->fe == NULL) {
         char msg[512];
         snprintf(msg, sizeof msg, "this server does not run '%s' code", caller->language);
@@ -703,9 +708,6 @@ static sluice_status judge(request *r, const sluice_token_claims *hint)
     }
     if (st == SLUICE_OK && j->fe != NULL)
         st = apply_policy(r);
-    if (st == SLUICE_OK &&
-        sluice_policy_db_role(j->route, caller->identity, &j->db_role, &j->policy) != SLUICE_OK)
-        st = sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK && !judgement_refused(j))
         j->risk = sluice_risk_assess(j->fe, j->facts, &j->risk_reason);
     return st;

@@ -253,16 +253,14 @@ sluice_status sluice_executor_engine_reads(sluice_executor *ex,
 
 sluice_status sluice_executor_explain(sluice_executor *ex,
                                       sluice_arena *arena,
-                                      const char *code,
-                                      size_t code_len,
-                                      int64_t timeout_ms,
+                                      const sluice_exec_request *req,
                                       const char **plan_json,
                                       sluice_error *err)
 {
     *plan_json = NULL;
     if (ex == NULL || ex->ops->explain == NULL)
         return SLUICE_E_UNSUPPORTED;
-    return ex->ops->explain(ex, arena, code, code_len, timeout_ms, plan_json, err);
+    return ex->ops->explain(ex, arena, req, plan_json, err);
 }
 
 sluice_status sluice_executor_execute(sluice_executor *ex,

@@ -178,12 +178,10 @@ typedef struct sluice_executor_ops {
                                   size_t code_len,
                                   sluice_exec_reads *out,
                                   sluice_error *err);
-    /* The engine's own plan for code (prepared with a generic plan, never run): optional. */
+    /* The engine's own plan for req's code (prepared with a generic plan, never run): optional. */
     sluice_status (*explain)(sluice_executor *ex,
                              sluice_arena *arena,
-                             const char *code,
-                             size_t code_len,
-                             int64_t timeout_ms,
+                             const sluice_exec_request *req,
                              const char **plan_json,
                              sluice_error *err);
 } sluice_executor_ops;
@@ -254,17 +252,18 @@ sluice_status sluice_executor_engine_reads(sluice_executor *ex,
                                            sluice_exec_reads *out,
                                            sluice_error *err);
 
-/* The plan the engine itself makes for a read (semantic analysis, names resolved by the engine),
- * as JSON text in arena, prepared with a generic plan for its parameters and never run; inside
- * the read role's read-only transaction, under timeout_ms. PostgreSQL:
+/* The plan the engine itself makes for req's read (semantic analysis, names resolved by the
+ * engine), as JSON text in arena, prepared with a generic plan for its parameters and never run;
+ * inside the read role's read-only transaction, under req->limits.timeout_ms, as req's caller
+ * would run it (req->db_role as SET LOCAL ROLE, req->publish_claims' settings: row-level
+ * security filters the estimate as it will the rows; only code, limits and those are read).
+ * PostgreSQL:
  * {"plan": EXPLAIN (VERBOSE, FORMAT JSON), "indexes": {index name: [key column or null, ...]}}.
  * SLUICE_E_UNSUPPORTED when the engine has none; SLUICE_E_ENGINE (err with line/column) when the
  * engine refuses to plan it; SLUICE_E_TIMEOUT. */
 sluice_status sluice_executor_explain(sluice_executor *ex,
                                       sluice_arena *arena,
-                                      const char *code,
-                                      size_t code_len,
-                                      int64_t timeout_ms,
+                                      const sluice_exec_request *req,
                                       const char **plan_json,
                                       sluice_error *err);
 

@@ -112,9 +112,7 @@ static sluice_status pg_execute(sluice_executor *ex,
 
 static sluice_status pg_explain(sluice_executor *ex,
                                 sluice_arena *arena,
-                                const char *code,
-                                size_t code_len,
-                                int64_t timeout_ms,
+                                const sluice_exec_request *as,
                                 const char **plan_json,
                                 sluice_error *err);
 
@@ -771,15 +769,19 @@ static sluice_status explain_in(pg_call *c, const char **plan_json)
 
 static sluice_status pg_explain(sluice_executor *ex,
                                 sluice_arena *arena,
-                                const char *code,
-                                size_t code_len,
-                                int64_t timeout_ms,
+                                const sluice_exec_request *as,
                                 const char **plan_json,
                                 sluice_error *err)
 {
-    sluice_exec_request req = { .code = code,
-                                .code_len = code_len,
-                                .limits = { .timeout_ms = timeout_ms } };
+    /* only what the plan depends on: the code, the time allowed, the caller in the database
+     * (begin sets the role and claims as for a read) */
+    int64_t timeout_ms = as->limits.timeout_ms;
+    sluice_exec_request req = { .code = as->code,
+                                .code_len = as->code_len,
+                                .limits = { .timeout_ms = timeout_ms },
+                                .identity = as->identity,
+                                .db_role = as->db_role,
+                                .publish_claims = as->publish_claims };
     pg_call c = { .state = sluice_executor_state(ex),
                   .req = &req,
                   .arena = arena,

@@ -28,6 +28,7 @@
 #include <stddef.h>
 
 struct sluice_executor; /* exec/executor.h */
+struct sluice_identity; /* auth/identity.h */
 
 /* What a front end may consult. Engine handles are opaque here so this header stays free of
  * engine types; each front end documents which it needs. */
@@ -41,6 +42,12 @@ typedef struct sluice_frontend_context {
     /* Without an executor (tests, tools): a duckdb_database handle itself (not a pointer to
      * it) to bind against. */
     void *duckdb_database;
+    /* The caller the code is judged for, and the database role its execution will run as
+     * (policy.h sluice_policy_db_role; NULL: the connection's own). A front end that asks the
+     * engine for a plan asks it as that role, with the same claims (code_mode->caller_claims),
+     * so row-level security and permissions shape the estimate as they will the run. */
+    const struct sluice_identity *identity;
+    const char *db_role;
 } sluice_frontend_context;
 
 /* A language's part of code-mode://instructions; codemode/guide.c frames it with the steps every

@@ -177,14 +177,62 @@ test("a mapped role the read role is not a member of fails closed with the reaso
   const server = await startHttp(config("pg-caller-bad", `caller_default_role = "not_granted"`));
   const { client, close } = await connectHttp(server, "alice");
   try {
-    const v = await validate(client, CODE);
-    assert.equal(v.valid, true, JSON.stringify(v.violations));
-    const r = await execute(client, CODE, v.approval_token);
-    assert.equal(r.isError, true);
-    assert.match(errorText(r), /not_granted/);
-    assert.match(errorText(r), /permission denied/);
+    // refused at validate already: the plan is asked for as the role execute would run as
+    const r = await client.callTool({ name: "validate_code", arguments: { code: CODE } });
+    const v = r.structuredContent;
+    assert.equal(v.valid, false, JSON.stringify(r));
+    const why = JSON.stringify(v.violations);
+    assert.match(why, /not_granted/);
+    assert.match(why, /permission denied/);
   } finally {
     await close();
     server.stop();
   }
+});
+
+// EXPLAIN runs as the caller's mapped role (SET LOCAL ROLE, as execute does): the estimate is the
+// rows row-level security lets that role see, and a table the role may not read is refused at
+// validate with PostgreSQL's reason, not approved and then failed at execute.
+describe("the estimate is made as the caller's role", () => {
+  let server;
+  const c = {};
+  before(async () => {
+    admin(`
+      CREATE TABLE caller_bulk (id int PRIMARY KEY, region text);
+      INSERT INTO caller_bulk SELECT g, CASE WHEN g <= 10 THEN 'north' ELSE 'south' END
+        FROM generate_series(1, 2000) g;
+      ANALYZE caller_bulk;
+      ALTER TABLE caller_bulk ENABLE ROW LEVEL SECURITY;
+      GRANT SELECT ON caller_bulk TO sluice_read, red_team, blue_team;
+      CREATE POLICY red_north ON caller_bulk FOR SELECT TO red_team USING (region = 'north');
+      CREATE POLICY blue_all ON caller_bulk FOR SELECT TO blue_team USING (true);
+      CREATE TABLE caller_blue_only (id int);
+      GRANT SELECT ON caller_blue_only TO sluice_read, blue_team;`);
+    server = await startHttp(config("pg-caller-explain",
+      `caller_roles = { red = "red_team", blue = "blue_team" }`));
+    for (const u of ["alice", "bob"]) c[u] = (await connectHttp(server, u)).client;
+  });
+  after(async () => {
+    for (const cl of Object.values(c)) await cl.close();
+    server.stop();
+    admin(`DROP TABLE caller_bulk; DROP TABLE caller_blue_only;`);
+  });
+
+  test("alice's estimate is her 10 rows, bob's the whole 2000", async () => {
+    const code = "SELECT id FROM caller_bulk";
+    const a = await validate(c.alice, code);
+    const b = await validate(c.bob, code);
+    assert.ok(a.metadata.estimatedRows <= 20, `alice (red_team, region = 'north'): ${a.metadata.estimatedRows}`);
+    assert.ok(b.metadata.estimatedRows >= 1900, `bob (blue_team, all rows): ${b.metadata.estimatedRows}`);
+    const r = await execute(c.alice, code, a.approval_token);
+    assert.equal(r.structuredContent.row_count, 10, errorText(r));
+  });
+
+  test("a table alice's role may not read is refused at validate; bob's role may", async () => {
+    const code = "SELECT id FROM caller_blue_only";
+    const r = await c.alice.callTool({ name: "validate_code", arguments: { code } });
+    assert.equal(r.structuredContent.valid, false, JSON.stringify(r));
+    assert.match(JSON.stringify(r.structuredContent.violations), /permission denied for table caller_blue_only/);
+    assert.equal((await validate(c.bob, code)).valid, true);
+  });
 });

@@ -272,8 +272,14 @@ static sluice_status judge_by_plan(pg_ctx *c, const sluice_frontend_context *fc)
                           : SLUICE_PGSQL_PLAN_TIMEOUT_MS;
     const char *plan = NULL;
     sluice_error err = { 0 };
-    sluice_status st =
-        sluice_executor_explain(fc->executor, c->arena, c->code, c->code_len, timeout, &plan, &err);
+    /* as the caller will run it: RLS and grants of the mapped role shape the estimate */
+    const sluice_exec_request as = { .code = c->code,
+                                     .code_len = c->code_len,
+                                     .limits = { .timeout_ms = timeout },
+                                     .identity = fc->identity,
+                                     .db_role = fc->db_role,
+                                     .publish_claims = c->cm->caller_claims };
+    sluice_status st = sluice_executor_explain(fc->executor, c->arena, &as, &plan, &err);
     if (st == SLUICE_E_UNSUPPORTED)
         return SLUICE_OK;
     if (st == SLUICE_E_NOMEM)
