@@ -62,11 +62,11 @@ for (const [name, prefix, want] of [
       const c = new McpClient(srv.url, { headers: { authorization: `Bearer ${KEY}` } });
       await c.open();
       const seen = auditRecords(work).length;
-      await c.call("validate_code", { code: CODE, language: "graphql" }); // warm: schema, policy
+      await c.call("validate_code", { code: CODE }); // warm: schema, policy
       const base = fds(srv.proc.pid);
       const t0 = Date.now();
       for (let i = 0; i < ROUNDS; i++) {
-        const v = await c.call("validate_code", { code: CODE, language: "graphql" });
+        const v = await c.call("validate_code", { code: CODE });
         assert.ok(v.structuredContent.approval_token, JSON.stringify(v.structuredContent));
         const r = await c.send("execute_code", { code: CODE, approval_token: v.structuredContent.approval_token });
         const result = r.msg?.result;
@@ -79,7 +79,7 @@ for (const [name, prefix, want] of [
         assert.equal(x.decision, "failed");
         assert.match(x.error, want);
       }
-      assert.ok(Array.isArray((await c.call("validate_code", { code: CODE, language: "graphql" })).structuredContent
+      assert.ok(Array.isArray((await c.call("validate_code", { code: CODE })).structuredContent
         .violations ?? []), "the server still answers");
       assert.ok(await until(() => fds(srv.proc.pid) <= base, 5000), `descriptors ${fds(srv.proc.pid)}, ${base} before`);
       await c.close();
