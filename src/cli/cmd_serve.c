@@ -270,8 +270,8 @@ static sluice_status serve_http(const sluice_config *config,
     st = sluice_approval_http_init(&admin, b->rt, &config->admin, arena, err);
     if (st == SLUICE_OK) {
         console.approvals = &admin;
-        opts.post_handler = sluice_approval_http_post;
-        opts.post_ctx = &admin;
+        opts.post_handler = sluice_http_admin_post;
+        opts.post_ctx = &console;
     } else if (st != SLUICE_E_NOT_FOUND) {
         if (ha.auth != NULL)
             ha.auth->destroy(ha.auth);

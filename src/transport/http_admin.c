@@ -23,6 +23,7 @@
 
 #define CONSOLE_PREFIX  "/admin/"
 #define API_PREFIX      "/admin/api/"
+#define PROGRAMS_PREFIX "/admin/api/programs/"
 #define PENDING_SHOWN   100u
 #define AUDIT_DEFAULT_N 100u
 /* Only the console's own files, no inline script or style, no framing, no form posts: a
@@ -342,6 +343,8 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
         return api_audit(admin, c);
     if (strcmp(what, "quotas") == 0)
         return api_quotas(admin, c);
+    if (strcmp(what, "programs") == 0)
+        return sluice_http_admin_programs(admin, c);
     if (strcmp(what, "policies") == 0)
         return sluice_http_admin_policies(admin, c);
     if (strcmp(what, "evaluate") == 0)
@@ -373,4 +376,36 @@ bool sluice_http_admin_get(sluice_http_admin *admin,
     else
         return false;
     return true;
+}
+
+int sluice_http_admin_post(void *ctx,
+                           const char *path,
+                           const char *authorization,
+                           const char *body,
+                           size_t len,
+                           sluice_arena *arena,
+                           const char **out_body,
+                           const char **www_authenticate)
+{
+    sluice_http_admin *admin = ctx;
+    if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, strlen(SLUICE_APPROVAL_HTTP_PREFIX)) == 0)
+        return sluice_approval_http_post(admin->approvals, path, authorization, body, len, arena,
+                                         out_body, www_authenticate);
+    if (strncmp(path, PROGRAMS_PREFIX, strlen(PROGRAMS_PREFIX)) != 0)
+        return 0;
+    sluice_admin_auth auth = sluice_approval_http_check(admin->approvals, authorization);
+    if (auth != SLUICE_ADMIN_OK) {
+        if (auth == SLUICE_ADMIN_BAD_KEY)
+            *www_authenticate = "Bearer realm=\"sluice-admin\"";
+        json_t *doc = json_pack("{s:s}", "error",
+                                auth == SLUICE_ADMIN_THROTTLED ? SLUICE_ADMIN_THROTTLED_TEXT
+                                                               : SLUICE_ADMIN_BAD_KEY_TEXT);
+        char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
+        json_decref(doc);
+        *out_body = text != NULL ? sluice_arena_strdup(arena, text) : NULL;
+        free(text);
+        return auth == SLUICE_ADMIN_THROTTLED ? 429 : 401;
+    }
+    return sluice_http_admin_program_post(admin, path + strlen(PROGRAMS_PREFIX), body, len, arena,
+                                          out_body);
 }

@@ -38,4 +38,17 @@ bool sluice_http_admin_get(sluice_http_admin *admin,
                            const char *url,
                            int *ret);
 
+/* A sluice_http_post_fn (transport/http.h) for every POST under /admin/; ctx is a
+ * sluice_http_admin with approvals set. POST /admin/approvals/<id> goes to the approval
+ * endpoint (which checks the key itself); POST /admin/api/programs/{promote,demote} needs the
+ * same key, checked here before the body is read (0: no such route). */
+int sluice_http_admin_post(void *ctx,
+                           const char *path,
+                           const char *authorization,
+                           const char *body,
+                           size_t len,
+                           sluice_arena *arena,
+                           const char **out_body,
+                           const char **www_authenticate);
+
 #endif
