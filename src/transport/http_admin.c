@@ -14,6 +14,7 @@
 #include "state/quota.h"
 #include "transport/admin_assets.h"
 #include "transport/http_admin_api.h"
+#include "transport/http_admin_approval.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -317,25 +318,19 @@ bool sluice_http_admin_audit(sluice_http_admin *admin,
 
 static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *what)
 {
-    if (admin->approvals == NULL || admin->cm == NULL)
+    if (admin->key == NULL || admin->cm == NULL)
         return sluice_http_admin_reply_error(
             c, 404,
             "the admin console needs [admin] key_sha256 or key_env and code mode "
             "with an audit_log");
-    sluice_admin_auth auth = sluice_approval_http_check(
-        admin->approvals,
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
-    if (auth == SLUICE_ADMIN_THROTTLED)
-        return sluice_http_admin_reply_error(c, 429, SLUICE_ADMIN_THROTTLED_TEXT);
+    sluice_admin_auth auth = sluice_admin_key_check(
+        admin->key, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     if (auth != SLUICE_ADMIN_OK) {
-        json_t *doc = json_pack("{s:s}", "error", SLUICE_ADMIN_BAD_KEY_TEXT);
-        char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-        int ret = sluice_http_admin_reply(c, 401, "application/json", text != NULL ? text : "{}",
-                                          text != NULL ? strlen(text) : 2,
-                                          "Bearer realm=\"sluice-admin\"");
-        free(text);
-        return ret;
+        char text[256];
+        const char *challenge = NULL;
+        int status = sluice_admin_key_refusal(admin->key, auth, text, sizeof text, &challenge);
+        return sluice_http_admin_reply(c, (unsigned)status, "application/json", text, strlen(text),
+                                       challenge);
     }
     if (strcmp(what, "approvals") == 0)
         return api_approvals(admin, c);
@@ -388,24 +383,22 @@ int sluice_http_admin_post(void *ctx,
                            const char **www_authenticate)
 {
     sluice_http_admin *admin = ctx;
-    if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, strlen(SLUICE_APPROVAL_HTTP_PREFIX)) == 0)
-        return sluice_approval_http_post(admin->approvals, path, authorization, body, len, arena,
-                                         out_body, www_authenticate);
-    if (strncmp(path, PROGRAMS_PREFIX, strlen(PROGRAMS_PREFIX)) != 0)
+    if (strncmp(path, CONSOLE_PREFIX, strlen(CONSOLE_PREFIX)) != 0)
         return 0;
-    sluice_admin_auth auth = sluice_approval_http_check(admin->approvals, authorization);
+    /* the key before the route: a caller without it learns nothing of which paths exist */
+    sluice_admin_auth auth = sluice_admin_key_check(admin->key, authorization);
     if (auth != SLUICE_ADMIN_OK) {
-        if (auth == SLUICE_ADMIN_BAD_KEY)
-            *www_authenticate = "Bearer realm=\"sluice-admin\"";
-        json_t *doc = json_pack("{s:s}", "error",
-                                auth == SLUICE_ADMIN_THROTTLED ? SLUICE_ADMIN_THROTTLED_TEXT
-                                                               : SLUICE_ADMIN_BAD_KEY_TEXT);
-        char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-        *out_body = text != NULL ? sluice_arena_strdup(arena, text) : NULL;
-        free(text);
-        return auth == SLUICE_ADMIN_THROTTLED ? 429 : 401;
+        char text[256];
+        int status =
+            sluice_admin_key_refusal(admin->key, auth, text, sizeof text, www_authenticate);
+        *out_body = sluice_arena_strdup(arena, text);
+        return status;
     }
-    return sluice_http_admin_program_post(admin, path + strlen(PROGRAMS_PREFIX), body, len, arena,
-                                          out_body);
+    size_t prefix = strlen(SLUICE_APPROVAL_HTTP_PREFIX);
+    if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, prefix) == 0)
+        return sluice_approval_http_decide(admin->rt, path + prefix, body, len, arena, out_body);
+    if (strncmp(path, PROGRAMS_PREFIX, strlen(PROGRAMS_PREFIX)) == 0)
+        return sluice_http_admin_program_post(admin, path + strlen(PROGRAMS_PREFIX), body, len,
+                                              arena, out_body);
+    return 0;
 }

@@ -6,109 +6,63 @@
  * whatever failed, the store still reads back whole (never half written). Over a real DuckDB
  * file, a real Cedar policy, a real program store and a real audit log.
  */
-#include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "codemode/program.h"
-#include "core/limits.h"
+#include "oom_codemode.h"
 #include "oom_sweep.h"
-#include "token/secret.h"
 #include "transport/http_admin_api.h"
 #include "unit.h"
 
-#include <duckdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define KEY_ENV "SLUICE_TEST_ADMIN_PROGRAM_OOM_KEY"
 #define PROGRAM "plan_names"
 
-static char dir[] = "/tmp/sluice-admin-program-oom-XXXXXX";
-static char path_buf[4][160]; /* db, policy, store, audit */
-static sluice_config *config;
-static sluice_runtime *rt;
+static oom_codemode fx;
 static sluice_codemode *cm;
 static sluice_http_admin admin;
 
-static int make_files(void)
+static int setup(void **state)
 {
-    duckdb_database db;
-    duckdb_connection c;
-    duckdb_result r;
-    if (duckdb_open(path_buf[0], &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
+    (void)state;
+    if (oom_codemode_files(&fx, "admin-program-oom", KEY_ENV,
+                           "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn "
+                           "VARCHAR); INSERT INTO customers VALUES (1, 'Ada', 'enterprise', "
+                           "'111'), (2, 'Bo', 'free', '222');") != 0)
         return -1;
-    duckdb_state s = duckdb_query(c,
-                                  "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR,"
-                                  " ssn VARCHAR); INSERT INTO customers VALUES (1, 'Ada',"
-                                  " 'enterprise', '111'), (2, 'Bo', 'free', '222');",
-                                  &r);
-    duckdb_destroy_result(&r);
-    duckdb_disconnect(&c);
-    duckdb_close(&db);
-    FILE *f = fopen(path_buf[1], "w");
+    char policy[128];
+    snprintf(policy, sizeof policy, "%s/p.cedar", fx.dir);
+    FILE *f = fopen(policy, "w");
     if (f == NULL)
         return -1;
     fputs(
         "permit (principal in CodeMode::Group::\"Analysts\", action == CodeMode::Action::\"Read\","
         " resource);\n",
         f);
-    return fclose(f) == 0 && s != DuckDBError ? 0 : -1;
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
-    if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
-        setenv(KEY_ENV, key, 1) != 0)
-        return -1;
-    static const char *const names[] = { "db.duckdb", "p.cedar", "programs.jsonl", "audit.log" };
-    for (int i = 0; i < 4; i++)
-        snprintf(path_buf[i], sizeof path_buf[i], "%s/%s", dir, names[i]);
-    if (make_files() != 0)
+    if (fclose(f) != 0)
         return -1;
     char text[2048];
     snprintf(text, sizeof text,
              "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
              "[code_mode]\nenabled = true\nserver_id = \"oom\"\n"
-             "token_secret_env = \"" KEY_ENV "\"\nprograms_file = \"%s\"\naudit_log = \"%s\"\n"
+             "token_secret_env = \"" KEY_ENV "\"\nprograms_file = \"%s/programs.jsonl\"\n"
+             "audit_log = \"%s/audit.log\"\n"
              "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n"
              "[policy]\nbackend = \"cedar\"\npolicies = \"%s\"\n",
-             path_buf[0], path_buf[2], path_buf[3], path_buf[1]);
-    sluice_arena *arena = sluice_arena_new();
-    sluice_error err = { 0 };
-    sluice_status st =
-        sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_runtime_open(config, NULL, &rt, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, rt, &cm, arena, &err);
-    if (st != SLUICE_OK)
-        fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
-    sluice_arena_free(arena);
-    admin = (sluice_http_admin){ .cm = cm, .rt = rt, .config = config };
-    oom_count_jansson();
-    return st == SLUICE_OK ? 0 : -1;
+             fx.db, fx.dir, fx.dir, policy);
+    if (oom_codemode_open(&fx, text) != 0)
+        return -1;
+    cm = fx.cm;
+    admin = (sluice_http_admin){ .cm = fx.cm, .rt = fx.rt, .config = fx.config };
+    return 0;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sluice_codemode_close(cm);
-    sluice_runtime_close(rt);
-    sluice_config_free(config);
-    for (int i = 0; i < 4; i++) {
-        unlink(path_buf[i]);
-        char side[200];
-        snprintf(side, sizeof side, "%s.head", path_buf[i]);
-        unlink(side);
-        snprintf(side, sizeof side, "%s.approvals", path_buf[i]);
-        unlink(side);
-        snprintf(side, sizeof side, "%s.replay", path_buf[i]);
-        unlink(side);
-    }
-    rmdir(dir);
+    oom_codemode_close(&fx);
     return 0;
 }
 
@@ -145,6 +99,34 @@ static void resume_faults(long left)
         sluice_arena_fail_at(left);
 }
 
+/* Every promotion a run stores is verified by every later load: past STORE_LINES_KEPT versions
+ * the store is emptied and the runtime opened again (a store object remembers how many lines it
+ * read and refuses a file cut back, rightly), so the sweep stays linear. */
+#define STORE_LINES_KEPT 20
+static int64_t last_version; /* PROGRAM's latest version after the previous run */
+
+static void empty_store(void)
+{
+    sluice_codemode_close(fx.cm);
+    sluice_runtime_close(fx.rt);
+    fx.cm = NULL;
+    fx.rt = NULL;
+    char path[160];
+    snprintf(path, sizeof path, "%s/programs.jsonl", fx.dir);
+    unlink(path);
+    snprintf(path, sizeof path, "%s/programs.jsonl.head", fx.dir);
+    unlink(path);
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_runtime_open(fx.config, NULL, &fx.rt, arena, &err), SLUICE_OK);
+    assert_int_equal(sluice_codemode_open(fx.config, fx.rt, &fx.cm, arena, &err), SLUICE_OK);
+    sluice_arena_free(arena);
+    cm = fx.cm;
+    admin.cm = fx.cm;
+    admin.rt = fx.rt;
+    last_version = 0;
+}
+
 /* One POST /admin/api/programs/promote with body: 200 only when the store then holds the
  * version the answer names (ALLOWED); 4xx (REFUSED) and 5xx (FAILED) only when the store did not
  * gain a version for a body that must never be stored, and always with a store that reads
@@ -153,15 +135,13 @@ static oom_outcome run_promote(void *ctx)
 {
     const char *body = ctx;
     bool must_refuse = strstr(body, "Outsiders") != NULL || strstr(body, "ssn") != NULL;
-    long left = pause_faults();
-    int64_t before = stored_version();
-    resume_faults(left);
+    int64_t before = last_version;
     sluice_arena *arena = sluice_arena_new();
     if (arena == NULL)
         return OOM_FAILED;
     const char *out = NULL;
     int status = sluice_http_admin_program_post(&admin, "promote", body, strlen(body), arena, &out);
-    left = pause_faults();
+    long left = pause_faults();
     int64_t after = stored_version();
     json_t *reply = out != NULL ? json_loads(out, 0, NULL) : NULL;
     oom_outcome o = status == 200 ? OOM_ALLOWED : status >= 500 ? OOM_FAILED : OOM_REFUSED;
@@ -174,12 +154,16 @@ static oom_outcome run_promote(void *ctx)
     }
     json_decref(reply);
     sluice_arena_free(arena);
+    last_version = after;
+    if (after >= STORE_LINES_KEPT)
+        empty_store();
     resume_faults(left);
     return o;
 }
 
 static void sweep(const char *name, const char *body, oom_outcome expect)
 {
+    last_version = stored_version();
     assert_int_equal(run_promote((void *)body), expect);
     /* failing or refusing is always safe; only the expected verdict is accepted besides */
     unsigned ok = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED) | OOM_ACCEPT(expect);
