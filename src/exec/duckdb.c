@@ -335,9 +335,8 @@ probe_lock(const char *path, bool writable, sluice_arena *err_arena, sluice_erro
                             writable ? "write" : "read");
 }
 
-sluice_status sluice_exec_duckdb_check_library(const char *loaded,
-                                               sluice_arena *err_arena,
-                                               sluice_error *err)
+sluice_status
+sluice_exec_duckdb_check_library(const char *loaded, sluice_arena *err_arena, sluice_error *err)
 {
     if (loaded != NULL && strcmp(loaded, SLUICE_DUCKDB_VERSION) == 0)
         return SLUICE_OK;
@@ -356,8 +355,8 @@ static sluice_status open_database(const sluice_config_database *db,
                                    sluice_error *err)
 {
     *out = NULL;
-    sluice_status checked = sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena,
-                                                             err);
+    sluice_status checked =
+        sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena, err);
     if (checked != SLUICE_OK)
         return checked;
     struct stat sb;
@@ -513,8 +512,8 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
                                   sluice_error *err)
 {
     *out = NULL;
-    sluice_status checked = sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena,
-                                                             err);
+    sluice_status checked =
+        sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena, err);
     if (checked != SLUICE_OK)
         return checked;
     if (o->spill_dir == NULL || strlen(o->spill_dir) >= SLUICE_SCRATCH_PATH_MAX ||
