@@ -109,8 +109,8 @@ token_hides(const char *text, size_t i, size_t end, sluice_upstream_known_fn kno
 
 /* Whether the word text[i..j) would not be shown as a word on its own: a number (any length) or
  * a word the filter hides. */
-static bool
-numeric_or_hidden(const char *text, size_t i, size_t j, sluice_upstream_known_fn known, const void *ctx)
+static bool numeric_or_hidden(
+    const char *text, size_t i, size_t j, sluice_upstream_known_fn known, const void *ctx)
 {
     return all_digits(text + i, j - i) || !kept(text + i, j - i, known, ctx);
 }
@@ -118,11 +118,8 @@ numeric_or_hidden(const char *text, size_t i, size_t j, sluice_upstream_known_fn
 /* Whether a short number at text[i..j) stands beside another number or a hidden word (only
  * punctuation and white space between): then it is a piece of a value spelled in pieces ("45 56
  * 51" char codes, "25 83 64" digit pairs, "… 45 …") and is hidden too. */
-static bool beside_value(const char *text,
-                         size_t i,
-                         size_t j,
-                         sluice_upstream_known_fn known,
-                         const void *ctx)
+static bool
+beside_value(const char *text, size_t i, size_t j, sluice_upstream_known_fn known, const void *ctx)
 {
     size_t p = i;
     while (p > 0 && !word_byte((unsigned char)text[p - 1]))
@@ -173,7 +170,8 @@ void sluice_upstream_text_filter(sluice_buf *b,
         while (text[j] != '\0' && word_byte((unsigned char)text[j]))
             j++;
         bool number = all_digits(text + i, j - i);
-        if (kept(text + i, j - i, known, ctx) && !(number && (token_hidden || beside_value(text, i, j, known, ctx))))
+        if (kept(text + i, j - i, known, ctx) &&
+            !(number && (token_hidden || beside_value(text, i, j, known, ctx))))
             sluice_buf_append(b, text + i, j - i);
         else
             sluice_buf_puts(b, hidden);

@@ -1,8 +1,9 @@
 /*
- * fuzz_upstream_text.c — libFuzzer target for the upstream error-text filter (exec/upstream_text.c),
- * the only thing between an upstream's free text (a GraphQL error, an MCP tool error) and the
- * caller. Any bytes must come out filtered: no crash, no read past the input, and the output
- * holds nothing the filter does not keep. Checked on every input, not only for crashes:
+ * fuzz_upstream_text.c — libFuzzer target for the upstream error-text filter
+ * (exec/upstream_text.c), the only thing between an upstream's free text (a GraphQL error, an MCP
+ * tool error) and the caller. Any bytes must come out filtered: no crash, no read past the input,
+ * and the output holds nothing the filter does not keep. Checked on every input, not only for
+ * crashes:
  *   * every word (letters, digits, '_', bytes >= 0x80) of the output is a known name, a word of
  *     the vocabulary, a number of at most two digits or the "…" mark: so no value of three or
  *     more digits, no unknown word and no byte of another script passes;
@@ -60,7 +61,8 @@ static bool word_allowed(const char *w, size_t len)
     bool same = false;
     if (word != NULL) {
         sluice_upstream_text_filter(&probe, word, NULL, NULL, len + 16);
-        same = sluice_buf_status(&probe) == SLUICE_OK && probe.len == len && memcmp(probe.data, w, len) == 0;
+        same = sluice_buf_status(&probe) == SLUICE_OK && probe.len == len &&
+               memcmp(probe.data, w, len) == 0;
     }
     free(word);
     sluice_buf_dispose(&probe);
@@ -86,7 +88,8 @@ static void check(const char *out, size_t len)
                    !(len - j >= HIDDEN_LEN && memcmp(out + j, HIDDEN, HIDDEN_LEN) == 0))
                 j++;
         for (size_t k = i; k < j; k++)
-            if ((unsigned char)out[k] >= 0x80 && !(j - i == HIDDEN_LEN && memcmp(out + i, HIDDEN, HIDDEN_LEN) == 0))
+            if ((unsigned char)out[k] >= 0x80 &&
+                !(j - i == HIDDEN_LEN && memcmp(out + i, HIDDEN, HIDDEN_LEN) == 0))
                 abort(); /* a byte of another script passed */
         if (!word_allowed(out + i, j - i))
             abort(); /* a word the filter does not keep passed */

@@ -20,7 +20,7 @@
 //     8-character window of whole groups (6 bytes);
 //   * the first 16 hex digits of md5 / sha1 / sha256 of the canary, its lower and upper case;
 //   * the 9-digit number (or its reverse) in any base 2..36 (to_base, to_hex, printf('%x'), bin);
-//   * the 9-digit number shifted or scaled by arithmetic: any number within ±SHIFT of it, or
+//   * the 9-digit number shifted or scaled by arithmetic: any number within ±SHIFT (1000) of it, or
 //     k times it / it divided by k (k in 2..MAX_FACTOR), integers, decimals and 1.2e8 notation;
 //   * decoded forms, scanned again (two levels: hex of base64, char codes of a reversal...):
 //     char codes in decimal or hex, one per item of any separated list (string_agg(ascii(c)),
@@ -40,7 +40,7 @@ export const DIGITS = 9;
 const HEX_CHARS = 6; // canary characters per hex window (12 hex digits)
 const B64_WINDOW = 8;
 const DIGEST_PREFIX = 16;
-const SHIFT = 100000; // a number this close to the digits is them, shifted
+const SHIFT = 1000; // a number this close to the digits is them, shifted (wider: chance, with thousands of canaries)
 const MAX_FACTOR = 100; // ... or them times / divided by an integer up to this
 const DECODE_DEPTH = 2; // decoded text is decoded again this many times
 
@@ -77,6 +77,7 @@ export class Checker {
     this.digest = new Map(); // 16 hex digits -> canary
     this.baseN = new Map(); // the digits in base 2..36 (lower case) -> canary
     this.numbers = []; // [value, canary] of the digits and their reverse, sorted by value
+    this.byNumber = new Map(); // the same values -> canary
     for (const c of canaries) this.add(c);
     this.numbers.sort((a, b) => a[0] - b[0]);
   }
@@ -90,8 +91,14 @@ export class Checker {
     this.digits.set(d, c);
     this.digits.set(reverse(d), c);
     for (const n of [Number(d), Number(reverse(d))]) {
+      if (n < 1e8) continue; // a reversal with leading zeros is a short number: chance
       this.numbers.push([n, c]);
-      for (let radix = 2; radix <= 36; radix++) if (radix !== 10) this.baseN.set(n.toString(radix), c);
+      this.byNumber.set(n, c);
+      for (let radix = 2; radix <= 36; radix++) {
+        const f = n.toString(radix);
+        // a form of decimal digits only is a number by chance unless it is longer than the digits
+        if (radix !== 10 && (/[a-z]/.test(f) || f.length > DIGITS)) this.baseN.set(f, c);
+      }
     }
     for (const v of [c, c.toUpperCase(), reverse(c), reverse(c).toUpperCase()]) {
       for (let i = 0; i + HEX_CHARS <= v.length; i++)
@@ -109,7 +116,7 @@ export class Checker {
 
   // A number in the text: the digits shifted (within SHIFT) or scaled by an integer factor.
   numberHit(n) {
-    if (!Number.isFinite(n) || Math.abs(n) < 1000) return null;
+    if (!Number.isFinite(n) || Math.abs(n) < 1e8 / MAX_FACTOR) return null;
     const near = (v) => { // the canary whose number is nearest v, if within SHIFT
       const a = this.numbers;
       let lo = 0, hi = a.length;
@@ -123,9 +130,8 @@ export class Checker {
     // scaled: v = d * k or d = v * k (k in 2..MAX_FACTOR), only the k that can reach 9 digits
     for (const [k0, k1, f] of [[Math.ceil(v / 1e9), Math.floor(v / 1e8), (k) => v / k], [Math.ceil(1e8 / v), Math.floor(1e9 / v), (k) => v * k]])
       for (let k = Math.max(2, k0); k <= Math.min(MAX_FACTOR, k1); k++) {
-        const cand = f(k);
-        const h = near(cand);
-        if (h && Math.abs(h[0] - cand) < 1e-6) return h[1];
+        const c = this.byNumber.get(f(k)); // exact: a non-integer is no key
+        if (c !== undefined) return c;
       }
     return null;
   }
@@ -211,8 +217,9 @@ function decodings(text) {
   }
   for (const m of text.matchAll(/(?<![0-9A-Za-z])(?:0x)?[0-9a-fA-F]{2,6}(?:[^0-9A-Za-z]{1,8}(?:0x)?[0-9a-fA-F]{2,6}){3,}(?![0-9A-Za-z])/g))
     push("hex-codes", codesText(m[0].split(/[^0-9A-Za-zx]+/).map((h) => parseInt(h.replace(/^0x/, ""), 16))));
-  // digits in groups, joined across 1-2 separator characters: "664 36 6546", "66-43-66-54-6"
-  for (const m of text.matchAll(/\d+(?:[^0-9A-Za-z]{1,2}\d+){2,}/g)) push("digit-groups", m[0].replace(/[^0-9]/g, ""));
+  // digits in pieces of 1..4, joined across spaces, commas, bars: "664 36 6546", "66|43|66|54|6"
+  // (not '-' or ':', which dates and times are made of: their digits joined match by chance)
+  for (const m of text.matchAll(/(?<![0-9-:])\d{1,4}(?:[ ,;|]{1,2}\d{1,4}){2,}(?![0-9])/g)) push("digit-groups", m[0].replace(/[^0-9]/g, ""));
   // char codes glued: ASCII codes of 2 or 3 digits (3 when it starts with 1), "106107113..."
   for (const m of text.matchAll(/\d{8,}/g)) {
     const codes = [];
@@ -265,7 +272,7 @@ export function missedForms(checker, c) {
     chars: JSON.stringify([...c]), charsRows: JSON.stringify([...c].map((ch, i) => [i, ch])),
     digitPairs: d.replace(/(\d\d)/g, "$1 "), spacedChars: [...c].join(" "),
     base36: Number(d).toString(36), base2: Number(d).toString(2), base16: Number(d).toString(16), base8: Number(d).toString(8),
-    shifted: String(Number(d) + 12345), scaled: String(Number(d) * 7), divided: String(Number(d) / 4), sci: Number(d).toExponential(),
+    shifted: String(Number(d) + 123), scaled: String(Number(d) * 7), divided: String(Number(d) / 4), sci: Number(d).toExponential(),
   };
   return Object.entries(forms).filter(([, text]) => checker.scan(`x ${text} y`).length === 0).map(([k]) => k);
 }

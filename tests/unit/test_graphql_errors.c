@@ -103,7 +103,8 @@ static void test_values_in_pieces_never_survive(void **state)
         sluice_arena_free(a);
     }
     sluice_arena *a = sluice_arena_new();
-    const char *out = filtered(a, "[{\"message\": \"Expected 2 arguments, got 3 on lane 12.\"}]", 1000);
+    const char *out =
+        filtered(a, "[{\"message\": \"Expected 2 arguments, got 3 on lane 12.\"}]", 1000);
     assert_string_equal(out, "Expected 2 arguments, got 3 on \xe2\x80\xa6 \xe2\x80\xa6.");
     sluice_arena_free(a);
 }
