@@ -2,8 +2,9 @@
  * test_admin_program_oom.c — the console's promotion endpoint (transport/http_admin_api.h:
  * sluice_http_admin_program_post) under allocation failure: every allocation point of a request
  * is failed in turn. It never answers 200 unless the program is in the store at the version it
- * names; it never stores a program for groups the policy refuses, or code that is not valid; and
- * whatever failed, the store still reads back whole (never half written). Over a real DuckDB
+ * names; it never stores a program for groups the policy refuses, or code that is not valid; a
+ * demotion answers 200 only when the store holds the next version, demoted; and whatever failed,
+ * the store still reads back whole (never half written). Over a real DuckDB
  * file, a real Cedar policy, a real program store and a real audit log.
  */
 #include "codemode/codemode.h"
@@ -161,6 +162,68 @@ static oom_outcome run_promote(void *ctx)
     return o;
 }
 
+#define PERMITTED_BODY                                                                       \
+    "{\"name\": \"" PROGRAM "\", \"code\": \"SELECT name FROM customers WHERE plan = $plan " \
+    "ORDER BY id LIMIT 5\", \"variables\": {\"plan\": \"enterprise\"}, \"groups\": "         \
+    "[\"Analysts\"], \"as\": \"root\"}"
+
+/* PROGRAM's latest record read back with no fault armed: its version (0: none) and whether it
+ * is demoted; -1 when the store does not read whole. */
+static int64_t latest(bool *demoted)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_program_catalog catalog;
+    sluice_error err = { 0 };
+    int64_t v = -1;
+    *demoted = false;
+    if (arena != NULL && sluice_codemode_programs(cm, arena, &catalog, &err) == SLUICE_OK) {
+        const sluice_program *p = sluice_program_find(&catalog, PROGRAM);
+        v = p == NULL ? 0 : p->version;
+        *demoted = p != NULL && p->demoted;
+    }
+    sluice_arena_free(arena);
+    return v;
+}
+
+/* One POST /admin/api/programs/demote of a live PROGRAM: 200 only when the store then holds its
+ * next version, demoted; after any failure the store reads whole. PROGRAM is promoted again
+ * (uncounted) whenever a run left it demoted, so every run demotes a live program. */
+static oom_outcome run_demote(void *ctx)
+{
+    (void)ctx;
+    static const char body[] =
+        "{\"name\": \"" PROGRAM "\", \"reason\": \"retired\", \"as\": \"ops\"}";
+    int64_t before = last_version;
+    sluice_arena *arena = sluice_arena_new();
+    if (arena == NULL)
+        return OOM_FAILED;
+    const char *out = NULL;
+    int status = sluice_http_admin_program_post(&admin, "demote", body, strlen(body), arena, &out);
+    long left = pause_faults();
+    bool demoted = false;
+    int64_t after = latest(&demoted);
+    oom_outcome o = status == 200 ? OOM_ALLOWED : status >= 500 ? OOM_FAILED : OOM_REFUSED;
+    if (out == NULL || after < 0 || (status == 200 && (after != before + 1 || !demoted))) {
+        fprintf(stderr, "WRONG: status %d, versions %lld -> %lld (demoted %d), answer %s\n", status,
+                (long long)before, (long long)after, demoted, out != NULL ? out : "(none)");
+        o = OOM_WRONG;
+    }
+    sluice_arena_free(arena);
+    if (after >= STORE_LINES_KEPT)
+        empty_store();
+    if (after >= STORE_LINES_KEPT || demoted) {
+        const char *ignored = NULL;
+        sluice_arena *a = sluice_arena_new();
+        assert_int_equal(sluice_http_admin_program_post(&admin, "promote", PERMITTED_BODY,
+                                                        strlen(PERMITTED_BODY), a, &ignored),
+                         200);
+        sluice_arena_free(a);
+    }
+    last_version = latest(&demoted);
+    resume_faults(left);
+    return o;
+}
+
 static void sweep(const char *name, const char *body, oom_outcome expect)
 {
     last_version = stored_version();
@@ -175,11 +238,7 @@ static void sweep(const char *name, const char *body, oom_outcome expect)
 static void test_admin_program_oom_promotion_is_stored_whole_or_not_at_all(void **state)
 {
     (void)state;
-    sweep("promote over HTTP for a permitted group",
-          "{\"name\": \"" PROGRAM "\", \"code\": \"SELECT name FROM customers WHERE plan = $plan "
-          "ORDER BY id LIMIT 5\", \"variables\": {\"plan\": \"enterprise\"}, \"groups\": "
-          "[\"Analysts\"], \"as\": \"root\"}",
-          OOM_ALLOWED);
+    sweep("promote over HTTP for a permitted group", PERMITTED_BODY, OOM_ALLOWED);
 }
 
 static void test_admin_program_oom_never_promoted_for_groups_the_policy_refuses(void **state)
@@ -200,12 +259,33 @@ static void test_admin_program_oom_never_promotes_code_that_is_not_valid(void **
           OOM_REFUSED);
 }
 
+static void test_admin_program_oom_demotion_is_stored_whole_or_not_at_all(void **state)
+{
+    (void)state;
+    bool demoted = false;
+    if (latest(&demoted) <= 0 || demoted) { /* the sweeps before may have emptied the store */
+        const char *ignored = NULL;
+        sluice_arena *a = sluice_arena_new();
+        assert_int_equal(sluice_http_admin_program_post(&admin, "promote", PERMITTED_BODY,
+                                                        strlen(PERMITTED_BODY), a, &ignored),
+                         200);
+        sluice_arena_free(a);
+    }
+    last_version = latest(&demoted);
+    assert_int_equal(run_demote(NULL), OOM_ALLOWED);
+    unsigned ok = OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED) | OOM_ACCEPT(OOM_ALLOWED);
+    long points = oom_sweep("demote over HTTP", run_demote, NULL, OOM_ALLOWED, ok);
+    fprintf(stderr, "oom sweep: %ld allocation points: demote over HTTP\n", points);
+    assert_true(points > 10);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_admin_program_oom_never_promoted_for_groups_the_policy_refuses),
         cmocka_unit_test(test_admin_program_oom_never_promotes_code_that_is_not_valid),
         cmocka_unit_test(test_admin_program_oom_promotion_is_stored_whole_or_not_at_all),
+        cmocka_unit_test(test_admin_program_oom_demotion_is_stored_whole_or_not_at_all),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
