@@ -105,7 +105,10 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define JS_INTERPRETER "the JavaScript/OpenAPI interpreter"
+/* What sdk_operations would configure: the message says how a sluice plan calls an operation. */
+#define SDK_MODE                                                                  \
+    "pmcp's SDK mode (a plan calling api.<operation>(args); a sluice plan calls " \
+    "api.<method>(path))"
 
 _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
@@ -405,7 +408,7 @@ static const sluice_key_spec code_mode_keys[] = {
                4LL * 1024 * 1024 * 1024,
                SLUICE_LIMIT_JS_MEMORY_DEFAULT) },
     { ENUM_KEY(T, openapi_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
-    { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
+    { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, SDK_MODE) },
     { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
     { TABLES_KEY("mcp_servers", T, mcp_servers, mcp_server_count, &mcp_server_section) },
     /* GraphQL code mode (lang/graphql/validate.h). */
