@@ -53,10 +53,17 @@ static const char *fresh_table(void)
     return name;
 }
 
-static sluice_program_store *open_pg(const char *table)
+/* Skips the test without PostgreSQL; called first, before the test allocates anything a skip
+ * would leak (cmocka's skip leaves the test by longjmp). */
+static void need_pg(void)
 {
     if (conninfo == NULL)
         skip();
+}
+
+static sluice_program_store *open_pg(const char *table)
+{
+    need_pg();
     const sluice_program_store_pg_options o = { conninfo, NULL, NULL, table };
     sluice_program_store *s = NULL;
     sluice_error err = { 0 };
@@ -140,6 +147,7 @@ static sluice_status load(sluice_program_store *s,
 static void test_program_pg_two_replicas_share_promotion_and_demotion(void **state)
 {
     (void)state;
+    need_pg();
     const char *table = fresh_table();
     sluice_program_store *a = open_pg(table), *b = open_pg(table);
     assert_string_equal(sluice_program_store_kind(a), "postgres");
@@ -174,6 +182,7 @@ static void test_program_pg_two_replicas_share_promotion_and_demotion(void **sta
 static void test_program_pg_table_is_append_only(void **state)
 {
     (void)state;
+    need_pg();
     const char *table = fresh_table();
     sluice_program_store *s = open_pg(table);
     sluice_arena *arena = sluice_arena_new();
@@ -213,6 +222,7 @@ static const char *two_programs(sluice_program_store **s, sluice_arena *arena)
 static void test_program_pg_tampered_table_fails_every_read(void **state)
 {
     (void)state;
+    need_pg();
     static const struct {
         const char *sql, *message;
     } cases[] = {
@@ -253,6 +263,7 @@ static void test_program_pg_tampered_table_fails_every_read(void **state)
 static void test_program_pg_head_moved_back_is_caught_by_a_running_server(void **state)
 {
     (void)state;
+    need_pg();
     sluice_arena *arena = sluice_arena_new();
     sluice_program_store *s = NULL;
     const char *table = two_programs(&s, arena);
@@ -279,6 +290,7 @@ static void test_program_pg_head_moved_back_is_caught_by_a_running_server(void *
 static void test_program_pg_lost_connection_and_unreachable_database(void **state)
 {
     (void)state;
+    need_pg();
     sluice_arena *arena = sluice_arena_new();
     sluice_program_store *s = NULL;
     two_programs(&s, arena);
@@ -362,6 +374,7 @@ static oom_outcome run_promote(void *ctx)
 static void test_program_pg_allocation_sweeps(void **state)
 {
     (void)state;
+    need_pg();
     sluice_arena *arena = sluice_arena_new();
     sluice_program_store *s = NULL;
     two_programs(&s, arena);
