@@ -6,6 +6,9 @@
 #ifndef SLUICE_CLI_CLI_H
 #define SLUICE_CLI_CLI_H
 
+#include "auth/identity.h"
+#include "config/config.h"
+
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -24,6 +27,13 @@ typedef struct sluice_command {
  * be read or is over SLUICE_LIMIT_CODE_BYTES (cmd_validate.c). */
 struct sluice_arena;
 char *sluice_cli_read_code(struct sluice_arena *arena, const char *path, size_t *len);
+
+/* Who a command acts as (cmd_validate.c): user (NULL: [identity] user) in groups (none given:
+ * [identity] groups), established by "cli". It points into its arguments and config. */
+sluice_identity sluice_cli_identity(const sluice_config *config,
+                                    const char *user,
+                                    const char *const *groups,
+                                    size_t group_count);
 
 /* Writes a key line to a new file, mode 0600 (cmd_keygen.c); with force, replaces it
  * atomically. Returns an exit status; the reason is printed on failure. */

@@ -309,12 +309,7 @@ static int eval_configured(sluice_arena *arena, const code_opts *o)
     if (cm != NULL && sluice_codemode_analyze(cm, &req, &facts) != SLUICE_OK)
         fprintf(stderr, "sluice policy eval: %s\n", err.message);
     if (facts != NULL) {
-        sluice_identity who = {
-            .user_id = o->user != NULL ? o->user : config->identity.user,
-            .groups = o->group_count > 0 ? o->groups : config->identity.groups.items,
-            .group_count = o->group_count > 0 ? o->group_count : config->identity.groups.count,
-            .method = "cli",
-        };
+        sluice_identity who = sluice_cli_identity(config, o->user, o->groups, o->group_count);
         const sluice_policy *policy = sluice_codemode_policy(cm);
         const sluice_policy_route *route = sluice_policy_route_for(policy, &who);
         sluice_policy_decision d;

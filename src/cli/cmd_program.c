@@ -152,12 +152,7 @@ static int run_action(const program_args *a, sluice_codemode *cm, sluice_arena *
         return list_programs(cm, arena);
     const sluice_config *config = sluice_codemode_config(cm);
     const char *admin = a->admin != NULL ? a->admin : getenv("USER");
-    sluice_identity who = {
-        .user_id = admin != NULL ? admin : config->identity.user,
-        .groups = a->group_count > 0 ? a->groups : config->identity.groups.items,
-        .group_count = a->group_count > 0 ? a->group_count : config->identity.groups.count,
-        .method = "cli",
-    };
+    sluice_identity who = sluice_cli_identity(config, admin, a->groups, a->group_count);
     sluice_codemode_caller caller = { .identity = &who,
                                       .session_id = "cli",
                                       .language = a->language };

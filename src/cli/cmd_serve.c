@@ -21,7 +21,7 @@
 #include "token/key_store.h"
 #include "transport/http.h"
 #include "transport/http_admin.h"
-#include "transport/http_admin_approval.h"
+#include "transport/http_admin_key.h"
 #include "transport/stdio.h"
 
 #include <signal.h>
@@ -265,13 +265,16 @@ static sluice_status serve_http(const sluice_config *config,
         opts.get_handler = sluice_prm_get;
         opts.get_ctx = &ha.prm;
     }
-    sluice_approval_http admin;
+    sluice_admin_key key;
     sluice_http_admin console = { b->cm, b->rt, NULL, config };
-    st = sluice_approval_http_init(&admin, b->rt, &config->admin, arena, err);
+    /* without an approval store there is nothing to decide: /admin/ serves only static files */
+    st = b->rt != NULL && b->rt->approvals != NULL
+             ? sluice_admin_key_init(&key, b->rt->clock, &config->admin, arena, err)
+             : SLUICE_E_NOT_FOUND;
     if (st == SLUICE_OK) {
-        console.approvals = &admin;
-        opts.post_handler = sluice_approval_http_post;
-        opts.post_ctx = &admin;
+        console.key = &key;
+        opts.post_handler = sluice_http_admin_post;
+        opts.post_ctx = &console;
     } else if (st != SLUICE_E_NOT_FOUND) {
         if (ha.auth != NULL)
             ha.auth->destroy(ha.auth);

@@ -46,6 +46,19 @@ static void validate_usage(FILE *out, const char *command)
           out);
 }
 
+sluice_identity sluice_cli_identity(const sluice_config *config,
+                                    const char *user,
+                                    const char *const *groups,
+                                    size_t group_count)
+{
+    return (sluice_identity){
+        .user_id = user != NULL ? user : config->identity.user,
+        .groups = group_count > 0 ? groups : config->identity.groups.items,
+        .group_count = group_count > 0 ? group_count : config->identity.groups.count,
+        .method = "cli",
+    };
+}
+
 char *sluice_cli_read_code(sluice_arena *arena, const char *path, size_t *len)
 {
     FILE *f = strcmp(path, "-") == 0 ? stdin : fopen(path, "rb");
@@ -244,12 +257,7 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);
         return SLUICE_EXIT_RUNTIME;
     }
-    sluice_identity who = {
-        .user_id = a->user != NULL ? a->user : config->identity.user,
-        .groups = a->group_count > 0 ? a->groups : config->identity.groups.items,
-        .group_count = a->group_count > 0 ? a->group_count : config->identity.groups.count,
-        .method = "cli",
-    };
+    sluice_identity who = sluice_cli_identity(config, a->user, a->groups, a->group_count);
     sluice_codemode_caller caller = { .identity = &who,
                                       .session_id = "cli",
                                       .language = a->language };

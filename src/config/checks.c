@@ -260,22 +260,34 @@ sluice_status sluice_checks_origins(sluice_keys_loader *ld,
     return SLUICE_OK;
 }
 
+sluice_status sluice_checks_each_entry(sluice_keys_loader *ld,
+                                       const sluice_toml_value *v,
+                                       const char *key,
+                                       bool (*ok)(const char *s),
+                                       const char *rule,
+                                       const char *hint)
+{
+    for (size_t i = 0; i < sluice_toml_array_count(v); i++) {
+        const sluice_toml_value *item = sluice_toml_array_get(v, i);
+        const char *s = sluice_toml_string(item, NULL);
+        if (ok(s))
+            continue;
+        sluice_status st = sluice_keys_fail_value(ld, item, key, "'%s' %s, got \"%s\"", key, rule,
+                                                  sluice_keys_show(ld, s));
+        if (hint != NULL)
+            sluice_keys_hint(ld, "%s", hint);
+        return st;
+    }
+    return SLUICE_OK;
+}
+
 sluice_status
 sluice_checks_hosts(sluice_keys_loader *ld, const sluice_toml_value *v, const char *key, void *obj)
 {
     (void)obj;
-    for (size_t i = 0; i < sluice_toml_array_count(v); i++) {
-        const sluice_toml_value *item = sluice_toml_array_get(v, i);
-        const char *s = sluice_toml_string(item, NULL);
-        if (!is_host_port(s)) {
-            return sluice_keys_fail_value(
-                ld, item, key,
-                "'%s' items must be host or host:port as sent in the Host "
-                "header, got \"%s\"",
-                key, sluice_keys_show(ld, s));
-        }
-    }
-    return SLUICE_OK;
+    return sluice_checks_each_entry(ld, v, key, is_host_port,
+                                    "items must be host or host:port as sent in the Host header",
+                                    NULL);
 }
 
 /* An environment variable name, never its value: the value may be the secret itself. */

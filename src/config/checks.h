@@ -16,6 +16,17 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+/* Checks every string of array v with ok: the first that fails is "'KEY' RULE, got \"S\"" at
+ * its position, with hint (NULL: none) below it; SLUICE_E_CONFIG then (SLUICE_E_NOMEM when even
+ * that could not be said), else SLUICE_OK. rule says what an entry must be ("entries are paths that
+ * start with '/'"). */
+sluice_status sluice_checks_each_entry(sluice_keys_loader *ld,
+                                       const sluice_toml_value *v,
+                                       const char *key,
+                                       bool (*ok)(const char *s),
+                                       const char *rule,
+                                       const char *hint);
+
 /* Row checks (sluice_key_check_fn). */
 sluice_status sluice_checks_listen(sluice_keys_loader *ld,
                                    const sluice_toml_value *v,

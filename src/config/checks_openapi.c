@@ -55,20 +55,15 @@ sluice_status sluice_checks_operation_entries(sluice_keys_loader *ld,
                                               void *obj)
 {
     (void)obj;
-    for (size_t i = 0; i < sluice_toml_array_count(v); i++) {
-        const sluice_toml_value *item = sluice_toml_array_get(v, i);
-        const char *s = sluice_toml_string(item, NULL);
-        if (sluice_checks_operation_entry(s))
-            continue;
-        sluice_keys_fail_value(ld, item, key,
-                               "'%s' entries are an operation id, an HTTP method or \"METHOD "
-                               "/path\", got \"%s\"",
-                               key, sluice_keys_show(ld, s));
-        sluice_keys_hint(ld, "for example \"listUsers\", \"PATCH\", \"POST /users\" or "
-                             "\"DELETE /users/{id}\"");
-        return SLUICE_E_CONFIG;
-    }
-    return SLUICE_OK;
+    return sluice_checks_each_entry(
+        ld, v, key, sluice_checks_operation_entry,
+        "entries are an operation id, an HTTP method or \"METHOD /path\"",
+        "for example \"listUsers\", \"PATCH\", \"POST /users\" or \"DELETE /users/{id}\"");
+}
+
+static bool path_glob(const char *s)
+{
+    return (s[0] == '/' || s[0] == '*') && strpbrk(s, " \t\r\n?#") == NULL;
 }
 
 sluice_status sluice_checks_path_globs(sluice_keys_loader *ld,
@@ -77,20 +72,11 @@ sluice_status sluice_checks_path_globs(sluice_keys_loader *ld,
                                        void *obj)
 {
     (void)obj;
-    for (size_t i = 0; i < sluice_toml_array_count(v); i++) {
-        const sluice_toml_value *item = sluice_toml_array_get(v, i);
-        const char *s = sluice_toml_string(item, NULL);
-        if ((s[0] == '/' || s[0] == '*') && strpbrk(s, " \t\r\n?#") == NULL)
-            continue;
-        sluice_keys_fail_value(ld, item, key,
-                               "'%s' entries are paths that start with '/' (or '*'), '*' "
-                               "matching any run of characters, got \"%s\"",
-                               key, sluice_keys_show(ld, s));
-        sluice_keys_hint(ld, "\"/admin\" blocks /admin and everything below it; "
-                             "\"/users/*/ssn\" blocks that field of every user");
-        return SLUICE_E_CONFIG;
-    }
-    return SLUICE_OK;
+    return sluice_checks_each_entry(
+        ld, v, key, path_glob,
+        "entries are paths that start with '/' (or '*'), '*' matching any run of characters",
+        "\"/admin\" blocks /admin and everything below it; \"/users/*/ssn\" blocks that field "
+        "of every user");
 }
 
 /* A mode whose list is empty would decide by accident: allowlist allows nothing, blocklist

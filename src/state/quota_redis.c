@@ -122,7 +122,8 @@ static void match_pattern(const char *prefix, char *out, size_t cap)
 static sluice_status
 redis_list(void *impl, int64_t now_ms, size_t max, sluice_quota_visit_fn visit, void *ctx)
 {
-    (void)now_ms; /* Redis forgets ended windows itself */
+    (void)now_ms; /* Redis forgets ended windows itself (a grace minute late: the usage walk of
+                   * quota.c skips those) */
     quota_redis *s = impl;
     char pattern[2 * SLUICE_STATE_PREFIX_MAX + 16], cursor[32] = "0";
     match_pattern(s->base.prefix, pattern, sizeof pattern);

@@ -14,6 +14,7 @@
 #include "state/quota.h"
 #include "transport/admin_assets.h"
 #include "transport/http_admin_api.h"
+#include "transport/http_admin_approval.h"
 
 #include <jansson.h>
 #include <microhttpd.h>
@@ -316,25 +317,19 @@ bool sluice_http_admin_audit(sluice_http_admin *admin,
 
 static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *what)
 {
-    if (admin->approvals == NULL || admin->cm == NULL)
+    if (admin->key == NULL || admin->cm == NULL)
         return sluice_http_admin_reply_error(
             c, 404,
             "the admin console needs [admin] key_sha256 or key_env and code mode "
             "with an audit_log");
-    sluice_admin_auth auth = sluice_approval_http_check(
-        admin->approvals,
-        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
-    if (auth == SLUICE_ADMIN_THROTTLED)
-        return sluice_http_admin_reply_error(c, 429, SLUICE_ADMIN_THROTTLED_TEXT);
+    sluice_admin_auth auth = sluice_admin_key_check(
+        admin->key, MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION));
     if (auth != SLUICE_ADMIN_OK) {
-        json_t *doc = json_pack("{s:s}", "error", SLUICE_ADMIN_BAD_KEY_TEXT);
-        char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
-        json_decref(doc);
-        int ret = sluice_http_admin_reply(c, 401, "application/json", text != NULL ? text : "{}",
-                                          text != NULL ? strlen(text) : 2,
-                                          "Bearer realm=\"sluice-admin\"");
-        free(text);
-        return ret;
+        char text[256];
+        const char *challenge = NULL;
+        int status = sluice_admin_key_refusal(admin->key, auth, text, sizeof text, &challenge);
+        return sluice_http_admin_reply(c, (unsigned)status, "application/json", text, strlen(text),
+                                       challenge);
     }
     if (strcmp(what, "approvals") == 0)
         return api_approvals(admin, c);
@@ -373,4 +368,31 @@ bool sluice_http_admin_get(sluice_http_admin *admin,
     else
         return false;
     return true;
+}
+
+int sluice_http_admin_post(void *ctx,
+                           const char *path,
+                           const char *authorization,
+                           const char *body,
+                           size_t len,
+                           sluice_arena *arena,
+                           const char **out_body,
+                           const char **www_authenticate)
+{
+    sluice_http_admin *admin = ctx;
+    if (strncmp(path, CONSOLE_PREFIX, strlen(CONSOLE_PREFIX)) != 0)
+        return 0;
+    /* the key before the route: a caller without it learns nothing of which paths exist */
+    sluice_admin_auth auth = sluice_admin_key_check(admin->key, authorization);
+    if (auth != SLUICE_ADMIN_OK) {
+        char text[256];
+        int status =
+            sluice_admin_key_refusal(admin->key, auth, text, sizeof text, www_authenticate);
+        *out_body = sluice_arena_strdup(arena, text);
+        return status;
+    }
+    size_t prefix = strlen(SLUICE_APPROVAL_HTTP_PREFIX);
+    if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, prefix) == 0)
+        return sluice_approval_http_decide(admin->rt, path + prefix, body, len, arena, out_body);
+    return 0;
 }

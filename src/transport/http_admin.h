@@ -6,10 +6,11 @@
  * checked by http.c; they carry counts and rule names, never data or secrets), like the
  * protected resource metadata. The console's page, script and style are public too (static
  * files embedded at build time, served with a Content-Security-Policy that allows only
- * themselves); its data — /admin/api/approvals, /admin/api/audit, /admin/api/summary — needs the
- * administrator key as "Authorization: Bearer <key>" (transport/http_admin_approval.h: the same
- * credential and rate limit as POST /admin/approvals/<id>, through which the console decides).
- * A bearer header, not a cookie, so no other site can make the browser act (no CSRF).
+ * themselves); its data — /admin/api/approvals, /admin/api/audit, /admin/api/summary, ... — and
+ * every POST under /admin/ (POST /admin/approvals/<id>, through which the console decides) need
+ * the administrator key as "Authorization: Bearer <key>", checked once here, before any route,
+ * by transport/http_admin_key.h (one credential, one rate limit). A bearer header, not a
+ * cookie, so no other site can make the browser act (no CSRF).
  * Does not own: the MCP endpoint and request plumbing (http.c), the checks (codemode/ready.h),
  * the metrics (core/metrics.h).
  */
@@ -18,17 +19,18 @@
 
 #include "codemode/codemode.h"
 #include "config/config.h"
-#include "transport/http_admin_approval.h"
+#include "transport/http_admin_key.h"
 
 #include <stdbool.h>
 
 struct MHD_Connection;
 
 typedef struct sluice_http_admin {
-    sluice_codemode *cm;             /* NULL: no code mode (readiness has nothing to check) */
-    sluice_runtime *rt;              /* cm's runtime (approvals, audit, clock); NULL with cm */
-    sluice_approval_http *approvals; /* NULL: no [admin] key: the console's API answers 404 */
-    const sluice_config *config;     /* for the summary page; may be NULL */
+    sluice_codemode *cm;         /* NULL: no code mode (readiness has nothing to check) */
+    sluice_runtime *rt;          /* cm's runtime (approvals, audit, clock); NULL with cm */
+    sluice_admin_key *key;       /* NULL: no [admin] key or no approval store: the console's
+                                    API answers 404, POST is not served */
+    const sluice_config *config; /* for the summary page; may be NULL */
 } sluice_http_admin;
 
 /* Answers a GET for url when it is one of the routes above: returns true with *ret the MHD
@@ -37,5 +39,16 @@ bool sluice_http_admin_get(sluice_http_admin *admin,
                            struct MHD_Connection *c,
                            const char *url,
                            int *ret);
+
+/* A sluice_http_post_fn (transport/http.h) for every POST under /admin/; ctx is a
+ * sluice_http_admin with a key. Checks the key first, then routes (0: no such route). */
+int sluice_http_admin_post(void *ctx,
+                           const char *path,
+                           const char *authorization,
+                           const char *body,
+                           size_t len,
+                           sluice_arena *arena,
+                           const char **out_body,
+                           const char **www_authenticate);
 
 #endif

@@ -1,15 +1,7 @@
 #!/usr/bin/env bash
 # ctest_quota.sh — issue 24 item 3: quotas per caller, shared by two `sluice serve --http`
 # replicas through a real redis-server, driven by the official SDK client (quota.test.mjs).
-# Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR.
-set -eu
-: "${SLUICE_BIN:?}" "${SLUICE_SOURCE_DIR:?}" "${SLUICE_BUILD_DIR:?}"
-work="$SLUICE_BUILD_DIR/e2e-quota"
-rm -rf "$work"
-mkdir -p "$work"
-"$SLUICE_BIN" demo-db "$work/demo.duckdb"
-"$SLUICE_BIN" keygen -o "$work/token.key" >/dev/null
-export SLUICE_E2E_WORK="$work" SLUICE_BIN
-export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"
-cd "$SLUICE_SOURCE_DIR/tests/e2e"
-exec timeout 120 node --test --test-reporter=spec --test-concurrency=1 quota.test.mjs
+# Env (set by ctest): SLUICE_BIN, SLUICE_SOURCE_DIR, SLUICE_BUILD_DIR (e2e_common.sh).
+. "$(dirname "$0")/e2e_common.sh"
+e2e_prepare quota
+E2E_TIMEOUT=120 e2e_run quota.test.mjs

@@ -238,10 +238,22 @@ listen = "127.0.0.1:${adminPort}"
 
 test("a wrong admin key is rate limited: after ten in a minute even the right key waits", async () => {
   // (the earlier test's request without a key was one failure already)
+  // One check and one count for everything under /admin/: wrong keys sent to the console's GET
+  // API, to the approval endpoint and to a POST path that does not exist (checked before it is
+  // routed, so it answers 401, not 404) all spend the same ten.
+  const wrong = { Authorization: "Bearer wrong-key-0123456789" };
+  const tries = [
+    { method: "GET", path: "/admin/api/summary", headers: wrong },
+    { method: "POST", path: `/admin/approvals/${"0".repeat(32)}`, headers: { ...wrong, "Content-Type": "application/json" }, body: "{}" },
+    { method: "POST", path: "/admin/api/no-such-route", headers: { "Content-Type": "application/json" }, body: "{}" },
+  ];
   const seen = [];
   for (let i = 0; i < 11 && seen.at(-1) !== 429; i++)
-    seen.push((await raw({ port: server.port, method: "GET", path: "/admin/api/summary", headers: { Authorization: "Bearer wrong-key-0123456789" } })).status);
+    seen.push((await raw({ port: server.port, ...tries[i % tries.length] })).status);
   assert.deepEqual(seen, [...Array(9).fill(401), 429]);
-  const r = await raw({ port: server.port, method: "GET", path: "/admin/api/summary", headers: { Authorization: `Bearer ${ADMIN_KEY}` } });
-  assert.equal(r.status, 429);
+  for (const t of tries) {
+    const r = await raw({ port: server.port, ...t, headers: { ...t.headers, Authorization: `Bearer ${ADMIN_KEY}` } });
+    assert.equal(r.status, 429, `${t.method} ${t.path} with the right key inside the window`);
+    assert.match(r.body, /limit is 10 per 60 s/, "the 429 names the limit's value");
+  }
 });

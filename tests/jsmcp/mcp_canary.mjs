@@ -14,11 +14,10 @@
 // (refused or redacted for a blocked field).
 // usage: node mcp_canary.mjs COUNT SEED   (env as ctest_mcp_canary.sh sets it)
 // prints the counts as JSON; exit 1 on a counterexample.
-import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API_KEYS, work, startHttp, validate, execute, connectApproving } from "../e2e/codemode_harness.mjs";
-import { freePort } from "../e2e/harness.mjs";
+import { gatewayHead, startHttpDownstream } from "./jsmcp_helpers.mjs";
 import { generator, jsonScanner } from "../node/js_canary_gen.mjs";
 
 const [countArg, seedArg] = process.argv.slice(2);
@@ -72,25 +71,7 @@ function config(name, mode) {
   const blocked = mode === "internal" ? 'openapi_internal_blocked_fields = ["ssn", "salary"]'
                                       : `openapi_output_blocked_fields = ["ssn", "salary"]\nopenapi_blocked_output = "${mode}"`;
   const file = path.join(work, `${name}.toml`);
-  writeFileSync(file, `
-[[api_keys]]
-user = "alice"
-groups = ["StandardUsers"]
-key_env = "SLUICE_E2E_KEY_ALICE"
-[database]
-engine = "openapi"
-path = "${here}/noop_api.json"
-[code_mode]
-enabled = true
-server_id = "mcp-canary"
-languages = ["javascript"]
-token_secret_file = "${work}/token.key"
-auto_approve_levels = ["low", "medium"]
-execution_timeout_seconds = 20
-max_api_calls = 20
-${blocked}
-audit_log = "${work}/${name}.audit.jsonl"
-[[code_mode.mcp_servers]]
+  writeFileSync(file, `${gatewayHead({ serverId: "mcp-canary", blocked, audit: `${name}.audit.jsonl` })}[[code_mode.mcp_servers]]
 name = "people"
 ${mode === "refuse" ? `url = "${peopleUrl}"` : `command = ["${process.execPath}", "${here}/canary_downstream.mjs", "${SEED}"]`}
 allowed_tools = ["*"]
@@ -132,14 +113,7 @@ async function surface(client) {
 }
 
 // In refuse mode the downstream is reached over Streamable HTTP (SSE answers), else over stdio.
-const httpPort = await freePort();
-const peopleHttp = spawn(process.execPath, [path.join(here, "canary_downstream.mjs"), String(SEED), "--http", String(httpPort)],
-                         { stdio: ["ignore", "pipe", "inherit"] });
-await new Promise((res, rej) => {
-  peopleHttp.stdout.once("data", res);
-  peopleHttp.once("exit", (c) => rej(new Error(`the HTTP downstream exited (${c})`)));
-});
-const peopleUrl = `http://127.0.0.1:${httpPort}/mcp`;
+const { child: peopleHttp, url: peopleUrl } = await startHttpDownstream("canary_downstream.mjs", [String(SEED)]);
 process.on("exit", () => peopleHttp.kill("SIGTERM"));
 
 const audits = [];

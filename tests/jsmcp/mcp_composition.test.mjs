@@ -8,8 +8,8 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { work, startHttp, connectHttp, validate, execute, errorText, API_KEYS } from "../e2e/codemode_harness.mjs";
-import { Client, StdioClientTransport, freePort } from "../e2e/harness.mjs";
-import { spawn } from "node:child_process";
+import { Client, StdioClientTransport } from "../e2e/harness.mjs";
+import { gatewayHead, startHttpDownstream } from "./jsmcp_helpers.mjs";
 
 const here = path.dirname(new URL(import.meta.url).pathname);
 const sluiceBin = process.env.SLUICE_BIN;
@@ -45,25 +45,9 @@ process.env.SLUICE_E2E_DOWN_BAD_TOKEN = "not-the-key-0123456789abcdef";
 
 const config = path.join(work, "composition.toml");
 let budgetsUrl; // the SDK downstream over Streamable HTTP with plain JSON answers
-const upstreamConfig = (httpUrl, tokenEnv) => `
-[[api_keys]]
-user = "alice"
-groups = ["StandardUsers"]
-key_env = "SLUICE_E2E_KEY_ALICE"
-[database]
-engine = "openapi"
-path = "${here}/noop_api.json"
-[code_mode]
-enabled = true
-server_id = "e2e-mcp"
-languages = ["javascript"]
-token_secret_file = "${work}/token.key"
-auto_approve_levels = ["low", "medium"]
-execution_timeout_seconds = 20
-max_api_calls = 20
-openapi_internal_blocked_fields = ["ssn"]
-audit_log = "${work}/composition.audit.jsonl"
-[[code_mode.mcp_servers]]
+const upstreamConfig = (httpUrl, tokenEnv) => `${gatewayHead({
+  serverId: "e2e-mcp", blocked: 'openapi_internal_blocked_fields = ["ssn"]', audit: "composition.audit.jsonl",
+})}[[code_mode.mcp_servers]]
 name = "budgets"
 command = ["${node}", "${here}/mcp_downstream.mjs", "${work}/applied.jsonl"]
 allowed_tools = ["list_budgets", "get_owner", "set_note", "hang", "die"]
@@ -88,14 +72,7 @@ max_response_bytes = 65536
 let server, conn, alice, downstream, budgetsHttp;
 
 async function startBudgetsHttp() {
-  const port = await freePort();
-  budgetsHttp = spawn(node, [path.join(here, "mcp_downstream.mjs"), "--http", String(port)],
-                      { stdio: ["ignore", "pipe", "inherit"] });
-  await new Promise((res, rej) => {
-    budgetsHttp.stdout.once("data", res);
-    budgetsHttp.once("exit", (c) => rej(new Error(`the HTTP downstream exited (${c})`)));
-  });
-  budgetsUrl = `http://127.0.0.1:${port}/mcp`;
+  ({ child: budgetsHttp, url: budgetsUrl } = await startHttpDownstream("mcp_downstream.mjs"));
 }
 const direct = {};
 

@@ -7,58 +7,28 @@
  * validated right (its estimate signed into the token) or not at all. test_estimate.c sweeps the
  * checks themselves; this sweeps the wired decision around them.
  */
-#include "cli/runtime.h"
-#include "codemode/codemode.h"
-#include "core/limits.h"
-#include "oom_sweep.h"
-#include "token/secret.h"
+#include "oom_codemode.h"
 #include "unit.h"
 
-#include <duckdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define KEY_ENV "SLUICE_TEST_ESTIMATE_OOM_KEY"
 /* DuckDB answers a bare count(*) from its catalog; the filter makes it scan (and estimate) */
 #define COUNT "SELECT count(*) AS n FROM reps WHERE name <> ''"
 #define GROW  "INSERT INTO reps (id, name) SELECT id, name FROM reps WHERE id > 0"
 
-static char dir[] = "/tmp/sluice-estimate-oom-XXXXXX";
-static char db_path[128];
-static sluice_config *config;
-static sluice_runtime *rt;
-static sluice_codemode *cm;
+static oom_codemode fx;
 static sluice_identity who = { .user_id = "alice", .method = "test" };
 static const sluice_codemode_caller caller = { .identity = &who, .session_id = "session-1" };
-
-static int make_db(void)
-{
-    duckdb_database db;
-    duckdb_connection c;
-    duckdb_result r;
-    if (duckdb_open(db_path, &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
-        return -1;
-    duckdb_state s = duckdb_query(c,
-                                  "CREATE TABLE reps(id INTEGER, name VARCHAR);"
-                                  "INSERT INTO reps SELECT i, 'rep ' || i FROM range(1, 41) t(i);",
-                                  &r);
-    duckdb_destroy_result(&r);
-    duckdb_disconnect(&c);
-    duckdb_close(&db);
-    return s == DuckDBError ? -1 : 0;
-}
 
 static int setup(void **state)
 {
     (void)state;
-    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
-    if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
-        setenv(KEY_ENV, key, 1) != 0)
-        return -1;
-    snprintf(db_path, sizeof db_path, "%s/db.duckdb", dir);
-    if (make_db() != 0)
+    if (oom_codemode_files(&fx, "estimate-oom", KEY_ENV,
+                           "CREATE TABLE reps(id INTEGER, name VARCHAR);"
+                           "INSERT INTO reps SELECT i, 'rep ' || i FROM range(1, 41) t(i);") != 0)
         return -1;
     char text[2048];
     snprintf(text, sizeof text,
@@ -67,30 +37,14 @@ static int setup(void **state)
              "token_secret_env = \"" KEY_ENV "\"\n"
              "auto_approve_levels = [\"low\", \"medium\", \"high\"]\n"
              "sql_allow_writes = true\nmax_estimated_rows = 1000\n",
-             db_path);
-    sluice_arena *arena = sluice_arena_new();
-    sluice_error err = { 0 };
-    sluice_status st =
-        sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_runtime_open(config, NULL, &rt, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, rt, &cm, arena, &err);
-    if (st != SLUICE_OK)
-        fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
-    sluice_arena_free(arena);
-    oom_count_jansson();
-    return st == SLUICE_OK ? 0 : -1;
+             fx.db);
+    return oom_codemode_open(&fx, text);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sluice_codemode_close(cm);
-    sluice_runtime_close(rt);
-    sluice_config_free(config);
-    unlink(db_path);
-    rmdir(dir);
+    oom_codemode_close(&fx);
     return 0;
 }
 
@@ -119,7 +73,7 @@ static oom_outcome validate(estimate_case *c, bool record, char **token_out, slu
     json_t *v = NULL;
     sluice_error err = { 0 };
     const sluice_codemode_request req = request_of(arena, c->code, NULL, &err);
-    if (sluice_codemode_validate(cm, &req, &v) != SLUICE_OK)
+    if (sluice_codemode_validate(fx.cm, &req, &v) != SLUICE_OK)
         return OOM_FAILED;
     const char *token = json_string_value(json_object_get(v, "approval_token"));
     const json_t *meta = json_object_get(v, "metadata");
@@ -165,7 +119,7 @@ static oom_outcome run_execute(void *ctx)
     char *text = NULL;
     sluice_error err = { 0 };
     const sluice_codemode_request req = request_of(arena, c->code, c->token, &err);
-    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
+    sluice_status st = sluice_codemode_execute(fx.cm, &req, &out, &text);
     /* under a fault any refusal is safe; the unfaulted run (a sweep's last) must be the drift */
     oom_outcome o = st == SLUICE_OK                                 ? OOM_WRONG
                     : st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED ? OOM_REFUSED
@@ -197,7 +151,7 @@ static void run_clean(const char *code)
     char *text = NULL;
     sluice_error err = { 0 };
     const sluice_codemode_request req = request_of(arena, code, token, &err);
-    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
+    sluice_status st = sluice_codemode_execute(fx.cm, &req, &out, &text);
     if (st != SLUICE_OK)
         fprintf(stderr, "%s: %s\n", code, err.message);
     assert_int_equal(st, SLUICE_OK);

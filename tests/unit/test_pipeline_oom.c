@@ -5,57 +5,27 @@
  * code whose token is bad, nor returns rows other than the right ones. Written against the
  * public API only, so it holds whatever the pipeline's inside looks like.
  */
-#include "cli/runtime.h"
-#include "codemode/codemode.h"
-#include "core/limits.h"
-#include "oom_sweep.h"
-#include "token/secret.h"
+#include "oom_codemode.h"
 #include "unit.h"
 
-#include <duckdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define KEY_ENV "SLUICE_TEST_PIPELINE_OOM_KEY"
 
-static char dir[] = "/tmp/sluice-pipeline-oom-XXXXXX";
-static char db_path[128];
-static sluice_config *config;
-static sluice_runtime *rt;
-static sluice_codemode *cm;
+static oom_codemode fx;
 static sluice_identity who = { .user_id = "alice", .method = "test" };
 static const sluice_codemode_caller caller = { .identity = &who, .session_id = "session-1" };
-
-static int make_db(void)
-{
-    duckdb_database db;
-    duckdb_connection c;
-    duckdb_result r;
-    if (duckdb_open(db_path, &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
-        return -1;
-    duckdb_state s =
-        duckdb_query(c,
-                     "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
-                     "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
-                     "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');",
-                     &r);
-    duckdb_destroy_result(&r);
-    duckdb_disconnect(&c);
-    duckdb_close(&db);
-    return s == DuckDBError ? -1 : 0;
-}
 
 static int setup(void **state)
 {
     (void)state;
-    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
-    if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
-        setenv(KEY_ENV, key, 1) != 0)
-        return -1;
-    snprintf(db_path, sizeof db_path, "%s/db.duckdb", dir);
-    if (make_db() != 0)
+    if (oom_codemode_files(
+            &fx, "pipeline-oom", KEY_ENV,
+            "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
+            "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
+            "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');") != 0)
         return -1;
     char text[2048];
     snprintf(text, sizeof text,
@@ -63,30 +33,14 @@ static int setup(void **state)
              "[code_mode]\nenabled = true\nserver_id = \"oom\"\n"
              "token_secret_env = \"" KEY_ENV "\"\n"
              "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n",
-             db_path);
-    sluice_arena *arena = sluice_arena_new();
-    sluice_error err = { 0 };
-    sluice_status st =
-        sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_runtime_open(config, NULL, &rt, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, rt, &cm, arena, &err);
-    if (st != SLUICE_OK)
-        fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
-    sluice_arena_free(arena);
-    oom_count_jansson();
-    return st == SLUICE_OK ? 0 : -1;
+             fx.db);
+    return oom_codemode_open(&fx, text);
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sluice_codemode_close(cm);
-    sluice_runtime_close(rt);
-    sluice_config_free(config);
-    unlink(db_path);
-    rmdir(dir);
+    oom_codemode_close(&fx);
     return 0;
 }
 
@@ -128,7 +82,7 @@ static oom_outcome validate(pipeline_case *c, bool record, char **token_out, slu
     const sluice_codemode_request req = {
         .arena = arena, .caller = &caller, .code = c->code, .code_len = strlen(c->code), .err = &err
     };
-    sluice_status st = sluice_codemode_validate(cm, &req, &out);
+    sluice_status st = sluice_codemode_validate(fx.cm, &req, &out);
     oom_outcome o = st != SLUICE_OK ? OOM_FAILED : judge_validation(out, c, record);
     if (o == OOM_WRONG) { /* say what was wrong */
         char *d = out != NULL ? json_dumps(out, 0) : NULL;
@@ -174,7 +128,7 @@ static oom_outcome execute(pipeline_case *c, bool record)
                                           .code_len = strlen(c->code),
                                           .token = token,
                                           .err = &err };
-    sluice_status st = sluice_codemode_execute(cm, &req, &out, &text);
+    sluice_status st = sluice_codemode_execute(fx.cm, &req, &out, &text);
     oom_outcome o = OOM_FAILED;
     if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED) {
         o = OOM_REFUSED;

@@ -6,28 +6,19 @@
  * to a caller who would be refused. Written against the public API only, over a real DuckDB
  * file, a real Cedar policy and a real program store.
  */
-#include "cli/runtime.h"
-#include "codemode/codemode.h"
 #include "codemode/program.h"
-#include "core/limits.h"
-#include "oom_sweep.h"
-#include "token/secret.h"
+#include "oom_codemode.h"
 #include "unit.h"
 
-#include <duckdb.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #define KEY_ENV "SLUICE_TEST_PROGRAM_OOM_KEY"
 #define PROGRAM "enterprise_names"
 
-static char dir[] = "/tmp/sluice-program-oom-XXXXXX";
-static char path_buf[3][160]; /* db, policy, store */
-static sluice_config *config;
-static sluice_runtime *rt;
-static sluice_codemode *cm;
+static oom_codemode fx;
+static char path_buf[2][160]; /* policy, store */
 static const char *const analysts[] = { "Analysts" };
 static const char *const outsiders[] = { "Outsiders" };
 static sluice_identity alice = {
@@ -41,28 +32,23 @@ static const sluice_codemode_caller as_bob = { .identity = &bob, .session_id = "
 
 static int make_files(void)
 {
-    duckdb_database db;
-    duckdb_connection c;
-    duckdb_result r;
-    if (duckdb_open(path_buf[0], &db) == DuckDBError || duckdb_connect(db, &c) == DuckDBError)
+    if (oom_codemode_files(
+            &fx, "program-oom", KEY_ENV,
+            "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
+            "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
+            "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');") != 0)
         return -1;
-    duckdb_state s =
-        duckdb_query(c,
-                     "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
-                     "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
-                     "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');",
-                     &r);
-    duckdb_destroy_result(&r);
-    duckdb_disconnect(&c);
-    duckdb_close(&db);
-    FILE *f = fopen(path_buf[1], "w");
+    static const char *const names[] = { "p.cedar", "programs.jsonl" };
+    for (int i = 0; i < 2; i++)
+        snprintf(path_buf[i], sizeof path_buf[i], "%s/%s", fx.dir, names[i]);
+    FILE *f = fopen(path_buf[0], "w");
     if (f == NULL)
         return -1;
     fputs(
         "permit (principal in CodeMode::Group::\"Analysts\", action == CodeMode::Action::\"Read\","
         " resource);\n",
         f);
-    return fclose(f) == 0 && s != DuckDBError ? 0 : -1;
+    return fclose(f) == 0 ? 0 : -1;
 }
 
 /* Promotes PROGRAM as alice, its parameter derived from the example {"plan": "enterprise"}. */
@@ -78,7 +64,7 @@ static sluice_status promote(sluice_error *err, sluice_arena *arena)
                                           .err = err };
     const sluice_codemode_promotion promotion = { .name = PROGRAM };
     json_t *out = NULL;
-    sluice_status st = sluice_codemode_promote(cm, &req, &promotion, &out);
+    sluice_status st = sluice_codemode_promote(fx.cm, &req, &promotion, &out);
     json_decref(out);
     json_decref(vars);
     return st;
@@ -87,13 +73,6 @@ static sluice_status promote(sluice_error *err, sluice_arena *arena)
 static int setup(void **state)
 {
     (void)state;
-    char key[SLUICE_LIMIT_SECRET_LINE_BYTES];
-    if (mkdtemp(dir) == NULL || sluice_secret_generate("k1", key, sizeof key) != SLUICE_OK ||
-        setenv(KEY_ENV, key, 1) != 0)
-        return -1;
-    static const char *const names[] = { "db.duckdb", "p.cedar", "programs.jsonl" };
-    for (int i = 0; i < 3; i++)
-        snprintf(path_buf[i], sizeof path_buf[i], "%s/%s", dir, names[i]);
     if (make_files() != 0)
         return -1;
     char text[2048];
@@ -103,33 +82,22 @@ static int setup(void **state)
              "token_secret_env = \"" KEY_ENV "\"\nprograms_file = \"%s\"\n"
              "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n"
              "[policy]\nbackend = \"cedar\"\npolicies = \"%s\"\n",
-             path_buf[0], path_buf[2], path_buf[1]);
+             fx.db, path_buf[1], path_buf[0]);
+    if (oom_codemode_open(&fx, text) != 0)
+        return -1;
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
-    sluice_status st =
-        sluice_config_load_text(text, strlen(text), "<test>", "/", &config, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_runtime_open(config, NULL, &rt, arena, &err);
-    if (st == SLUICE_OK)
-        st = sluice_codemode_open(config, rt, &cm, arena, &err);
-    if (st == SLUICE_OK)
-        st = promote(&err, arena);
+    sluice_status st = arena != NULL ? promote(&err, arena) : SLUICE_E_NOMEM;
     if (st != SLUICE_OK)
         fprintf(stderr, "setup: %s\n", err.message != NULL ? err.message : "?");
     sluice_arena_free(arena);
-    oom_count_jansson();
     return st == SLUICE_OK ? 0 : -1;
 }
 
 static int teardown(void **state)
 {
     (void)state;
-    sluice_codemode_close(cm);
-    sluice_runtime_close(rt);
-    sluice_config_free(config);
-    for (int i = 0; i < 3; i++)
-        unlink(path_buf[i]);
-    rmdir(dir);
+    oom_codemode_close(&fx);
     return 0;
 }
 
@@ -156,7 +124,7 @@ static oom_outcome run_call(void *ctx)
     const sluice_codemode_request req = {
         .arena = arena, .caller = c->caller, .variables = args, .err = &err
     };
-    sluice_status st = sluice_codemode_run_program(cm, &req, PROGRAM, &out, &text);
+    sluice_status st = sluice_codemode_run_program(fx.cm, &req, PROGRAM, &out, &text);
     oom_outcome o = OOM_FAILED;
     if (st == SLUICE_E_DENIED) {
         o = OOM_REFUSED;
@@ -190,11 +158,11 @@ static oom_outcome run_offered(void *ctx)
     sluice_program_catalog catalog;
     sluice_error err = { 0 };
     oom_outcome o = OOM_FAILED;
-    if (sluice_codemode_programs(cm, arena, &catalog, &err) == SLUICE_OK) {
+    if (sluice_codemode_programs(fx.cm, arena, &catalog, &err) == SLUICE_OK) {
         const sluice_program *p = sluice_program_find(&catalog, PROGRAM);
-        o = p == NULL                                                  ? OOM_WRONG
-            : sluice_codemode_program_offered(cm, c->caller, arena, p) ? OOM_ALLOWED
-                                                                       : OOM_REFUSED;
+        o = p == NULL                                                     ? OOM_WRONG
+            : sluice_codemode_program_offered(fx.cm, c->caller, arena, p) ? OOM_ALLOWED
+                                                                          : OOM_REFUSED;
     }
     sluice_arena_free(arena);
     return o;
