@@ -632,9 +632,9 @@ static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
 }
 
 /* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
- * hash has the token's code mark and the context and variables are the same now; else a full analysis.
- * The hint only saves a lookup that could not match: every part of the key is computed here.
- * A token whose estimate came from the engine's planner is analysed again: the data may have
+ * hash has the token's code mark and the context and variables are the same now; else a full
+ * analysis. The hint only saves a lookup that could not match: every part of the key is computed
+ * here. A token whose estimate came from the engine's planner is analysed again: the data may have
  * moved the estimate since approval (admit compares the two), and a kept analysis would hide it. */
 static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {

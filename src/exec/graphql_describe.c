@@ -30,9 +30,8 @@ static const char *field_type(sluice_arena *arena, const sluice_gql_schema_field
     sluice_buf_puts(&b, sluice_gql_type_text(arena, fd->type));
     for (size_t i = 0; i < fd->arg_count; i++) {
         const char *type = sluice_gql_type_text(arena, fd->args[i].type);
-        const char *next = i + 1 < fd->arg_count
-                               ? sluice_gql_type_text(arena, fd->args[i + 1].type)
-                               : NULL;
+        const char *next =
+            i + 1 < fd->arg_count ? sluice_gql_type_text(arena, fd->args[i + 1].type) : NULL;
         if (type == NULL)
             return NULL;
         bool shared = next != NULL && strcmp(type, next) == 0;

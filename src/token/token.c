@@ -18,9 +18,9 @@
 #define BINDING_CONTEXT "sluice-token-binding-v1"
 
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
-#define PAYLOAD_MAX                                                                            \
-    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + 2u +                    \
-     SLUICE_LIMIT_TOKEN_FIELD_BYTES + SLUICE_HASH_BYTES +                                  \
+#define PAYLOAD_MAX                                                    \
+    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + 2u + \
+     SLUICE_LIMIT_TOKEN_FIELD_BYTES + SLUICE_HASH_BYTES +              \
      SLUICE_TOKEN_MARKS * SLUICE_TOKEN_MARK_BYTES + 1u + 1u + 8u + 8u + 1u + 8u + 8u)
 
 _Static_assert(sizeof(WIRE_PREFIX) - 1 + SLUICE_HASH_B64URL_CHARS(PAYLOAD_MAX) + 1 +

@@ -69,8 +69,8 @@ typedef enum sluice_token_problem {
     SLUICE_TOKEN_VARIABLES_MISMATCH = 13,
     SLUICE_TOKEN_ACTION_MISMATCH = 14,
     SLUICE_TOKEN_RISK_MISMATCH = 15,
-    SLUICE_TOKEN_REPLAYED = 16,       /* already used (reported by the caller after replay.h) */
-    SLUICE_TOKEN_ESTIMATE_DRIFT = 17, /* the live estimate moved past estimate_drift_factor */
+    SLUICE_TOKEN_REPLAYED = 16,         /* already used (reported by the caller after replay.h) */
+    SLUICE_TOKEN_ESTIMATE_DRIFT = 17,   /* the live estimate moved past estimate_drift_factor */
     SLUICE_TOKEN_BINDING_MISMATCH = 18, /* the binding differs but no mark says which claim */
 } sluice_token_problem;
 
@@ -81,7 +81,7 @@ typedef struct sluice_token_claims {
     char key_id[SLUICE_SECRET_KEY_ID_MAX + 1]; /* set by issue: the current key */
     uint8_t token_id[SLUICE_TOKEN_ID_BYTES];   /* set by issue: random */
     uint8_t code_hash[SLUICE_HASH_BYTES];      /* SHA-256 of the canonical code */
-    const char *user_id; /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes; */
+    const char *user_id;    /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes; */
     const char *session_id; /* decode: NULL (in the binding, not on the wire) */
     const char *server_id;
     uint8_t context_hash[SLUICE_HASH_BYTES];   /* schema + policy set + permissions */
