@@ -1416,19 +1416,28 @@ static int64_t next_version(const sluice_program_catalog *catalog, const char *n
     return p != NULL ? p->version + 1 : 1;
 }
 
-/* Writes p through the store sealed with the current key, then audits event with p's record. */
+/* Writes p through the store sealed with the current key, then audits event with p's record
+ * and estimate (stolen, may be NULL: the engine's estimate the promoter approved, which the
+ * console shows beside the code). The record is built before the store is written, so running
+ * out of memory leaves the store as it was. */
 static sluice_status save_and_audit(sluice_codemode *cm,
                                     const sluice_codemode_request *req,
                                     const sluice_program *p,
                                     const char *event,
+                                    json_t *estimate,
                                     json_t **out_record)
 {
+    json_t *record = sluice_program_to_json(p);
+    if (record == NULL)
+        json_decref(estimate);
+    if (record == NULL ||
+        (estimate != NULL && json_object_set_new(record, "estimate", estimate) != 0)) {
+        json_decref(record);
+        return sluice_error_set(req->err, req->arena, SLUICE_E_NOMEM, "out of memory");
+    }
     const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
     sluice_status st = sluice_program_save(cm->rt->programs, ring, p, req->arena, req->err);
     sluice_key_store_release(cm->rt->keys, ring);
-    json_t *record = st == SLUICE_OK ? sluice_program_to_json(p) : NULL;
-    if (st == SLUICE_OK && record == NULL)
-        st = sluice_error_set(req->err, req->arena, SLUICE_E_NOMEM, "out of memory");
     if (st == SLUICE_OK) /* stored: the audit must say so, or the caller hears it failed */
         st = sluice_codemode_audit(cm, req->arena, req->caller, event, json_deep_copy(record),
                                    req->err);
@@ -1494,7 +1503,10 @@ sluice_status sluice_codemode_promote(sluice_codemode *cm,
     p.at = sluice_runtime_now_s(cm->rt);
     p.reason = "";
     json_t *record = NULL;
-    st = save_and_audit(cm, req, &p, "promote", &record);
+    json_t *estimate = NULL;
+    if (f->estimate_kind != SLUICE_ESTIMATE_NONE && (estimate = sluice_estimate_json(f)) == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    st = save_and_audit(cm, req, &p, "promote", estimate, &record);
     if (st != SLUICE_OK)
         return st;
     json_object_set_new(record, "explanation", json_string(explain(arena, &r.j)));
@@ -1539,7 +1551,7 @@ sluice_status sluice_codemode_demote(sluice_codemode *cm,
     p.by = by_of(req);
     p.at = sluice_runtime_now_s(cm->rt);
     p.reason = reason != NULL ? reason : "";
-    st = save_and_audit(cm, req, &p, "demote", NULL);
+    st = save_and_audit(cm, req, &p, "demote", NULL, NULL);
     if (st == SLUICE_OK)
         *out_version = p.version;
     return st;

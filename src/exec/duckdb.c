@@ -335,6 +335,19 @@ probe_lock(const char *path, bool writable, sluice_arena *err_arena, sluice_erro
                             writable ? "write" : "read");
 }
 
+sluice_status
+sluice_exec_duckdb_check_library(const char *loaded, sluice_arena *err_arena, sluice_error *err)
+{
+    if (loaded != NULL && strcmp(loaded, SLUICE_DUCKDB_VERSION) == 0)
+        return SLUICE_OK;
+    return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                            "the loaded libduckdb.so is DuckDB %s but sluice was built for DuckDB "
+                            "%s; refusing to open a database: install sluice with the library it "
+                            "was built with (lib/sluice/libduckdb.so), or rebuild after "
+                            "scripts/bootstrap.sh",
+                            loaded != NULL ? loaded : "(unknown)", SLUICE_DUCKDB_VERSION);
+}
+
 static sluice_status open_database(const sluice_config_database *db,
                                    const sluice_config_code_mode *code_mode,
                                    sluice_executor **out,
@@ -342,6 +355,10 @@ static sluice_status open_database(const sluice_config_database *db,
                                    sluice_error *err)
 {
     *out = NULL;
+    sluice_status checked =
+        sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena, err);
+    if (checked != SLUICE_OK)
+        return checked;
     struct stat sb;
     if (stat(db->path, &sb) != 0)
         return sluice_error_set(err, err_arena, SLUICE_E_IO,
@@ -495,6 +512,10 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
                                   sluice_error *err)
 {
     *out = NULL;
+    sluice_status checked =
+        sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena, err);
+    if (checked != SLUICE_OK)
+        return checked;
     if (o->spill_dir == NULL || strlen(o->spill_dir) >= SLUICE_SCRATCH_PATH_MAX ||
         strchr(o->spill_dir, '\'') != NULL || o->spill_dir[0] != '/')
         return sluice_error_set(err, err_arena, SLUICE_E_INVALID,

@@ -20,6 +20,13 @@ sluice_status sluice_exec_duckdb_open(const sluice_config_database *db,
                                       sluice_arena *err_arena,
                                       sluice_error *err);
 
+/* SLUICE_OK when `loaded` (duckdb_library_version() in production) is the DuckDB release sluice
+ * was built for (CMakeLists.txt reads it from third_party/duckdb/VERSION); otherwise
+ * SLUICE_E_CONFIG naming both and how to fix it. Every served or session database is opened only
+ * after it: another libduckdb.so on the library path is undefined behaviour, not an error. */
+sluice_status
+sluice_exec_duckdb_check_library(const char *loaded, sluice_arena *err_arena, sluice_error *err);
+
 /* The shared, hardened database behind a DuckDB executor (NULL for other engines). Open a
  * connection with duckdb_connect and close it with duckdb_disconnect; never change settings. */
 duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex);

@@ -24,6 +24,7 @@
 
 #define CONSOLE_PREFIX  "/admin/"
 #define API_PREFIX      "/admin/api/"
+#define PROGRAMS_PREFIX "/admin/api/programs/"
 #define PENDING_SHOWN   100u
 #define AUDIT_DEFAULT_N 100u
 /* Only the console's own files, no inline script or style, no framing, no form posts: a
@@ -337,6 +338,8 @@ static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *w
         return api_audit(admin, c);
     if (strcmp(what, "quotas") == 0)
         return api_quotas(admin, c);
+    if (strcmp(what, "programs") == 0)
+        return sluice_http_admin_programs(admin, c);
     if (strcmp(what, "policies") == 0)
         return sluice_http_admin_policies(admin, c);
     if (strcmp(what, "evaluate") == 0)
@@ -394,5 +397,8 @@ int sluice_http_admin_post(void *ctx,
     size_t prefix = strlen(SLUICE_APPROVAL_HTTP_PREFIX);
     if (strncmp(path, SLUICE_APPROVAL_HTTP_PREFIX, prefix) == 0)
         return sluice_approval_http_decide(admin->rt, path + prefix, body, len, arena, out_body);
+    if (strncmp(path, PROGRAMS_PREFIX, strlen(PROGRAMS_PREFIX)) == 0)
+        return sluice_http_admin_program_post(admin, path + strlen(PROGRAMS_PREFIX), body, len,
+                                              arena, out_body);
     return 0;
 }

@@ -58,4 +58,25 @@ int sluice_http_admin_evaluate(sluice_http_admin *admin, struct MHD_Connection *
  * match (the console's own filter) as a download; audited. */
 int sluice_http_admin_export(sluice_http_admin *admin, struct MHD_Connection *c);
 
+/* GET /admin/api/programs: every saved program's latest version (codemode/program.h) with
+ * its status — "runs", or "demoted" / "disabled" with the reason — code, parameters (its input
+ * schema), action, risk, promoter, and the engine's estimate recorded with its promotion. */
+int sluice_http_admin_programs(sluice_http_admin *admin, struct MHD_Connection *c);
+
+/* POST /admin/api/programs/<action> (action "promote" or "demote"; the key was checked): body
+ * promote {"name", "code", "language"?, "variables"?, "parameters"?, "description"?, "as"?,
+ * "groups"?}: the code is judged for "as" (default "admin") with those groups as validate_code
+ * judges it and saved only when valid, its parameters derived from the example variables (or
+ * given); demote {"name", "reason"?, "as"?}. Both audited with "as" as the user, auth
+ * "admin-http". Returns the HTTP status with *out_body (JSON in arena): 200 the record written;
+ * 400 bad body (which field, what it must be); 404 no such program, or no programs_file;
+ * 409 already demoted; 422 the code is not valid (the first violation); 500 the server failed
+ * (nothing is answered 200 after a failure). */
+int sluice_http_admin_program_post(sluice_http_admin *admin,
+                                   const char *action,
+                                   const char *body,
+                                   size_t len,
+                                   sluice_arena *arena,
+                                   const char **out_body);
+
 #endif

@@ -4,7 +4,9 @@
 // search, the metrics, the quotas and the configuration pages show what the server did; the policies page
 // shows the Cedar set and the route map, and its evaluator answers "would this user be allowed
 // to run this code?" with the decision, the determining policies and the facts; the audit
-// export downloads the filtered records (JSONL and CSV); every such action is on the trail. Screenshots go to
+// export downloads the filtered records (JSONL and CSV); every such action is on the trail; a
+// program promoted in the "Saved programs" view is in the SDK client's tools/list and runs, and
+// once demoted there it is refused with a clear message. Screenshots go to
 // the build tree, and to docs/ with SLUICE_UPDATE_SCREENSHOTS=1.
 import assert from "node:assert/strict";
 import { copyFileSync, mkdirSync, rmSync } from "node:fs";
@@ -44,7 +46,7 @@ async function pendingRequest(code) {
 
 before(async () => {
   const src = process.env.SLUICE_SOURCE_DIR ?? "../..";
-  const file = writeConfig("console", { autoApprove: ["low"], extra: `
+  const file = writeConfig("console", { autoApprove: ["low"], extra: `programs_file = "console.programs.jsonl"
 [admin]
 key_env = "SLUICE_E2E_ADMIN"
 [policy]
@@ -62,6 +64,7 @@ validate_per_day = 1000
 rows_per_day = 100000
 ` });
   for (const f of ["", ".head", ".approvals", ".replay"]) rmSync(path.join(work, `console.audit.jsonl${f}`), { force: true });
+  for (const f of ["", ".head"]) rmSync(path.join(work, `console.programs.jsonl${f}`), { force: true });
   server = await startHttp(file);
   conn = await connectHttp(server, "alice");
   browser = await chromium.launch({ executablePath: process.env.SLUICE_CHROMIUM,
@@ -272,4 +275,60 @@ test("the evaluator and the export need the administrator key; a CSV field is ne
   assert.doesNotMatch(csv.body, /(^|,)"=HYPERLINK/m);
   const bad = await raw({ port: server.port, method: "GET", headers: auth, path: "/admin/api/audit/export?format=xml" });
   assert.equal(bad.status, 400);
+});
+
+test("saved programs: promote in the page, run it through the SDK client, demote it, see the refusal", async () => {
+  await page.click('nav button[data-tab="programs"]');
+  await page.locator("#no-programs").waitFor();
+  const code = "SELECT count(*) AS n FROM customers WHERE segment = $segment";
+  // not valid: the page says why, nothing is saved
+  await page.fill("#promote-name", "leaky_names");
+  await page.fill("#promote-code", "SELECT name, email FROM customers LIMIT 5");
+  await page.fill("#promote-variables", "{}");
+  await page.fill("#promote-groups", "StandardUsers");
+  await page.click("#promote-run");
+  await page.waitForFunction(() => document.querySelector("#promote-error").textContent.length > 0);
+  assert.match(await page.textContent("#promote-error"), /not promoted: the program is not valid: .*email/);
+  await page.fill("#promote-variables", "{not json");
+  await page.click("#promote-run");
+  await page.waitForFunction(() => /not JSON/.test(document.querySelector("#promote-error").textContent));
+  // valid: saved as version 1, with its typed parameter and the engine's estimate beside the code
+  await page.fill("#promote-name", "segment_count");
+  await page.fill("#promote-description", "How many customers a segment has");
+  await page.fill("#promote-code", code);
+  await page.fill("#promote-variables", '{"segment": "Enterprise"}');
+  await page.click("#promote-run");
+  const card = page.locator('article.program[data-name="segment_count"]');
+  await card.waitFor();
+  assert.match(await card.locator(".badge.status").textContent(), /runs/);
+  assert.match(await card.locator(".badge.version").textContent(), /v1/);
+  assert.match(await card.textContent(), /promoted by it-admin/);
+  assert.equal(await card.locator("pre.code").textContent(), code);
+  assert.match(await card.locator("p.estimate").textContent(), /DuckDB estimate\s+~[\d,]+ rows/);
+  assert.match(await card.locator("table.params").textContent(), /segment\s*string/);
+  await screenshot("programs");
+  // the SDK client sees it in tools/list and runs it by name, with no validate and no approval
+  const tool = (await conn.client.listTools()).tools.find((t) => t.name === "segment_count");
+  assert.ok(tool, "listed for alice");
+  assert.deepEqual(tool.inputSchema.required, ["segment"]);
+  const run = await conn.client.callTool({ name: "segment_count", arguments: { segment: "Enterprise" } });
+  assert.ok(!run.isError, errorText(run));
+  assert.ok(run.structuredContent.rows[0][0] > 0);
+  // demoted in the page: gone from tools/list, and a call by name is refused and says why
+  await card.locator("input.reason").fill("replaced by the segments report");
+  await card.locator("button.demote").click();
+  await page.waitForFunction(() => /demoted/.test(document.querySelector('article.program[data-name="segment_count"] .badge.status')?.textContent ?? ""));
+  assert.match(await card.locator("p.reason").textContent(), /demoted by it-admin \(version 2\): replaced by the segments report/);
+  await screenshot("programs-demoted");
+  assert.equal((await conn.client.listTools()).tools.find((t) => t.name === "segment_count"), undefined);
+  const refused = await conn.client.callTool({ name: "segment_count", arguments: { segment: "Enterprise" } });
+  assert.ok(refused.isError);
+  assert.match(errorText(refused), /was demoted by it-admin \(version 2\): replaced by the segments report/);
+  // both on the audit trail, by the administrator who signed in
+  await page.click('nav button[data-tab="audit"]');
+  await page.fill("#audit-search", "segment_count");
+  await page.waitForFunction(() => document.querySelectorAll("#audit-table tbody tr").length >= 3);
+  const events = await page.locator("#audit-table tbody td:nth-child(3)").allTextContents();
+  assert.ok(events.includes("promote") && events.includes("demote"), events.join(","));
+  await page.fill("#audit-search", "");
 });

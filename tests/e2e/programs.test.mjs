@@ -2,13 +2,19 @@
 // listed with an input schema derived from its parameters, called by name without validate_code,
 // offered in tools/list only to a caller Cedar permits and still judged per caller at the call,
 // refused with a clear message when its arguments are out of bounds, when the store was edited
-// by hand, after a demotion and after a schema change.
+// by hand, after a demotion and after a schema change. Then the same over the admin console's
+// HTTP endpoints (POST /admin/api/programs/{promote,demote}, GET /admin/api/programs) with the
+// administrator key: bad bodies are refused with what to fix, and the promoter is audited.
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { apiKeyUsers, work, sluiceBin, startHttp, connectHttp, errorText } from "./codemode_harness.mjs";
+import { raw } from "./harness.mjs";
+
+const ADMIN_KEY = "programs-admin-key-0123456789";
+process.env.SLUICE_E2E_PROGRAMS_ADMIN = ADMIN_KEY;
 
 const config = path.join(work, "programs.toml");
 const store = path.join(work, "programs.jsonl");
@@ -56,6 +62,8 @@ blocked_fields = ["ssn"]
 [policy]
 backend = "cedar"
 policies = "analysts.cedar"
+[admin]
+key_env = "SLUICE_E2E_PROGRAMS_ADMIN"
 `);
   writeFileSync(code, "SELECT id, name FROM customers WHERE segment = $segment AND id <= $n ORDER BY id\n");
   await start();
@@ -139,4 +147,127 @@ test("a schema change invalidates it until it is re-promoted", async () => {
   assert.match(sluice("program", "list", "-c", config), /top_customers v3 DISABLED: .*schema/);
   assert.equal(JSON.parse(promote()).version, 4);
   assert.ok(!(await call(alice, { segment: "Enterprise", n: 3 })).isError);
+});
+
+// ---- the admin console's endpoints ---------------------------------------------------------------
+const admin = async (method, p, body, key = ADMIN_KEY) => {
+  const headers = { "content-type": "application/json", host: `127.0.0.1:${server.port}` };
+  if (key !== null) headers.authorization = `Bearer ${key}`;
+  const r = await raw({ port: server.port, method, path: p, headers,
+                        body: body === undefined ? undefined : typeof body === "string" ? body : JSON.stringify(body) });
+  let json = null;
+  try { json = JSON.parse(r.body); } catch { json = null; }
+  return { status: r.status, json, headers: r.headers, body: r.body };
+};
+const countCode = "SELECT count(*) AS n FROM customers WHERE segment = $segment";
+const auditLines = () => readFileSync(path.join(work, "audit.log"), "utf8").trim().split("\n").map((l) => JSON.parse(l));
+
+test("HTTP: promote and demote need the administrator key", async () => {
+  for (const key of [null, "not-the-admin-key-0123456789", "Bearer"]) {
+    const r = await admin("POST", "/admin/api/programs/promote", { name: "x", code: countCode }, key);
+    assert.equal(r.status, 401, `key ${key}`);
+    assert.match(r.headers["www-authenticate"], /Bearer realm="sluice-admin"/);
+    assert.match(r.json.error, /administrator key/);
+  }
+  assert.equal((await admin("GET", "/admin/api/programs", undefined, null)).status, 401);
+  assert.equal((await admin("POST", "/admin/api/programs/demote", { name: "top_customers" }, "x".repeat(40))).status, 401);
+  assert.ok(!auditLines().some((a) => a.event === "promote" && a.name === "x"), "nothing promoted");
+});
+
+test("HTTP: a bad body is refused with what to fix, and never crashes the server", async () => {
+  const cases = [
+    ["promote", "{not json", 400, /the body is not JSON: .*line 1, column/],
+    ["promote", "[1, 2]", 400, /must be a JSON object/],
+    ["promote", "", 400, /not JSON/],
+    ["promote", { name: "a", code: countCode, colour: "red" }, 400, /unknown field 'colour' \(the fields are: name, code/],
+    ["promote", { code: countCode }, 400, /"name" must be the program's tool name/],
+    ["promote", { name: "a" }, 400, /"code" must be the program's code, 1 to 262144 bytes/],
+    ["promote", { name: "a", code: 7 }, 400, /"code" must be/],
+    ["promote", { name: "a", code: countCode, variables: [1] }, 400, /"variables" .* must be objects/],
+    ["promote", { name: "a", code: countCode, groups: "Analysts" }, 400, /"groups" must be an array/],
+    ["promote", { name: "a", code: countCode, groups: ["ok", ""] }, 400, /"groups"\[1\] must be a group name/],
+    ["promote", { name: "a", code: countCode, as: "x".repeat(101) }, 400, /"as" must be your name, 1-100/],
+    ["promote", { name: "a b", code: countCode, variables: { segment: "Enterprise" }, groups: ["Analysts"] }, 400,
+     /'a b' cannot name a saved program: use 1-64 of/],
+    ["promote", { name: "validate_code", code: countCode, variables: { segment: "Enterprise" }, groups: ["Analysts"] }, 400,
+     /not the name of a built-in/],
+    ["promote", { name: "a", code: countCode, groups: ["Analysts"] }, 422, /parameter \$segment has no value/],
+    ["promote", `{"name": "a", "name": "b", "code": "SELECT 1"}`, 400, /duplicate object key/],
+    ["demote", { name: "no_such_program" }, 404, /no saved program is named 'no_such_program'/],
+    ["demote", { name: "top_customers", reason: "" }, 400, /"reason" must be a string/],
+    ["rename", { name: "top_customers" }, 404, /POST \/admin\/api\/programs\/promote or \/admin\/api\/programs\/demote/],
+  ];
+  for (const [action, body, status, message] of cases) {
+    const r = await admin("POST", `/admin/api/programs/${action}`, body);
+    assert.equal(r.status, status, `${action} ${JSON.stringify(body)}: ${r.body}`);
+    assert.match(r.json.error, message, `${action} ${JSON.stringify(body)}`);
+  }
+  const nul = await admin("POST", "/admin/api/programs/promote", '{"name": "a\\u0000b", "code": "SELECT 1"}');
+  assert.equal(nul.status, 400, nul.body);
+  const tooBig = await admin("POST", "/admin/api/programs/promote", { name: "a", code: "x".repeat(2 * 1024 * 1024) });
+  assert.equal(tooBig.status, 413);
+  assert.ok((await listed(alice)), "the server still answers, the program still listed");
+});
+
+test("HTTP: promote judges the code and refuses one that is not valid, with the violation", async () => {
+  const r = await admin("POST", "/admin/api/programs/promote",
+    { name: "leaky", code: "SELECT name, ssn FROM customers LIMIT 5", groups: ["Analysts"], as: "console-admin" });
+  assert.equal(r.status, 422, r.body);
+  assert.match(r.json.error, /not promoted: the program is not valid: .*ssn/);
+  const outsider = await admin("POST", "/admin/api/programs/promote",
+    { name: "segment_count", code: countCode, variables: { segment: "Enterprise" }, groups: ["Outsiders"] });
+  assert.equal(outsider.status, 422, outsider.body);
+  assert.match(outsider.json.error, /judged as 'admin' with 1 group: give "groups" the groups of the callers/);
+  assert.equal((await admin("GET", "/admin/api/programs")).json.programs.find((p) => p.name === "leaky"), undefined);
+});
+
+test("HTTP: a program promoted with the key is listed, typed, runs, and names its promoter", async () => {
+  const r = await admin("POST", "/admin/api/programs/promote",
+    { name: "segment_count", code: countCode, variables: { segment: "Enterprise" }, groups: ["Analysts"],
+      as: "console-admin", description: "How many customers a segment has" });
+  assert.equal(r.status, 200, r.body);
+  assert.equal(r.json.version, 1);
+  assert.equal(r.json.by, "console-admin");
+  assert.equal(r.json.estimate?.by, "DuckDB", "the engine's estimate is recorded with the promotion");
+  const tool = (await alice.listTools()).tools.find((t) => t.name === "segment_count");
+  assert.ok(tool, "in tools/list for a permitted caller");
+  assert.deepEqual(tool.inputSchema.required, ["segment"]);
+  assert.equal(tool.inputSchema.properties.segment.type, "string");
+  const run = await alice.callTool({ name: "segment_count", arguments: { segment: "Enterprise" } });
+  assert.ok(!run.isError, errorText(run));
+  assert.ok(run.structuredContent.rows[0][0] > 0);
+  const audit = auditLines();
+  const promoted = audit.findLast((a) => a.event === "promote" && a.name === "segment_count");
+  assert.equal(promoted.user, "console-admin");
+  assert.equal(promoted.auth, "admin-http");
+  assert.equal(promoted.estimate.by, "DuckDB");
+  assert.equal(audit.findLast((a) => a.event === "execute").program.promoted_by, "console-admin");
+  const list = (await admin("GET", "/admin/api/programs")).json;
+  assert.equal(list.enabled, true);
+  const entry = list.programs.find((p) => p.name === "segment_count");
+  assert.equal(entry.status, "runs");
+  assert.equal(entry.version, 1);
+  assert.equal(entry.code, countCode);
+  assert.equal(entry.by, "console-admin");
+  assert.deepEqual(entry.input_schema.required, ["segment"]);
+  assert.equal(entry.estimate.by, "DuckDB");
+  assert.equal(list.programs.find((p) => p.name === "top_customers").status, "runs");
+});
+
+test("HTTP: demote disables it with a clear refusal, and a second demote is a conflict", async () => {
+  const r = await admin("POST", "/admin/api/programs/demote", { name: "segment_count", reason: "replaced", as: "console-admin" });
+  assert.equal(r.status, 200, r.body);
+  assert.deepEqual(r.json, { name: "segment_count", version: 2, demoted: true, by: "console-admin" });
+  assert.equal((await alice.listTools()).tools.find((t) => t.name === "segment_count"), undefined);
+  const run = await alice.callTool({ name: "segment_count", arguments: { segment: "Enterprise" } });
+  assert.ok(run.isError);
+  assert.match(errorText(run), /was demoted by console-admin \(version 2\): replaced/);
+  const entry = (await admin("GET", "/admin/api/programs")).json.programs.find((p) => p.name === "segment_count");
+  assert.equal(entry.status, "demoted");
+  assert.match(entry.reason, /demoted by console-admin/);
+  const again = await admin("POST", "/admin/api/programs/demote", { name: "segment_count" });
+  assert.equal(again.status, 409, again.body);
+  const audit = auditLines().findLast((a) => a.event === "demote");
+  assert.equal(audit.user, "console-admin");
+  assert.equal(audit.auth, "admin-http");
 });

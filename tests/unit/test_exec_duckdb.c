@@ -542,6 +542,21 @@ static void test_open_refuses_missing_file(void **state)
     assert_null(ex);
 }
 
+/* A libduckdb.so of another release than the build's is refused before any database opens,
+ * naming both releases; the library the tests run on is the build's own. */
+static void test_open_refuses_another_duckdb_release(void **state)
+{
+    fixture *f = *state;
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_exec_duckdb_check_library(duckdb_library_version(), f->arena, &err),
+                     SLUICE_OK);
+    assert_int_equal(sluice_exec_duckdb_check_library("v0.9.2", f->arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "DuckDB v0.9.2"));
+    assert_non_null(strstr(err.message, duckdb_library_version()));
+    assert_int_equal(sluice_exec_duckdb_check_library(NULL, f->arena, &err), SLUICE_E_CONFIG);
+    assert_non_null(strstr(err.message, "(unknown)"));
+}
+
 /* Another process holding the file's lock: the child takes a write lock, then turns it into a
  * read lock, each on a byte from `go`, acknowledging on `ack`; it exits when `go` closes. */
 static void hold_lock(const char *path, int go, int ack)
@@ -717,6 +732,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_blocked_column_matching, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_missing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_open_refuses_another_duckdb_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_is_lazy_once_and_fails_clearly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_a_file_locked_elsewhere, setup, teardown),
     };

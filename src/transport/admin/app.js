@@ -112,6 +112,96 @@ async function loadApprovals() {
   $("pending-count").textContent = String(data.total);
 }
 
+// ---- saved programs --------------------------------------------------------------------------------
+function paramRows(schema) {
+  const props = Object.entries(schema?.properties || {});
+  if (!props.length) return el("p", { class: "hint" }, "no parameters");
+  const bounds = (p) => [p.minimum !== undefined ? `≥ ${p.minimum}` : "", p.maximum !== undefined ? `≤ ${p.maximum}` : "",
+                         p.maxLength !== undefined ? `at most ${p.maxLength} characters` : ""].filter(Boolean).join(", ");
+  return el("table", { class: "params" }, el("thead", {}, el("tr", {}, el("th", {}, "parameter"), el("th", {}, "type"), el("th", {}, "bounds"), el("th", {}, "description"))),
+    el("tbody", {}, ...props.map(([name, p]) => el("tr", {}, el("td", {}, name), el("td", {}, p.type), el("td", {}, bounds(p)), el("td", {}, p.description ?? "")))));
+}
+
+async function demote(name, card) {
+  for (const b of card.querySelectorAll("button, input")) b.disabled = true;
+  const reason = card.querySelector("input.reason").value.trim();
+  try {
+    const r = await api("/admin/api/programs/demote", { method: "POST", headers: { "Content-Type": "application/json" },
+                                                       body: JSON.stringify({ name, as: state.who, ...(reason ? { reason } : {}) }) });
+    toast(`${r.name} demoted (version ${r.version}) by ${r.by}`);
+  } catch (e) {
+    toast(`not demoted: ${e.message}`);
+  }
+  await loadPrograms();
+}
+
+// Fills the promote form with a program's code, to promote it again (after a schema change).
+function refill(p) {
+  $("promote-name").value = p.name;
+  $("promote-description").value = p.description || "";
+  $("promote-code").value = p.code || "";
+  $("promote-name").scrollIntoView({ block: "center" });
+}
+
+function programCard(p) {
+  const risk = (p.risk || "unknown").toLowerCase();
+  const card = el("article", { class: `card program status-${p.status}`, "data-name": p.name },
+    el("div", { class: "top" },
+      el("strong", { class: "name" }, p.name),
+      el("span", { class: "badge version" }, `v${p.version}`),
+      el("span", { class: `badge status status-${p.status}` }, p.status),
+      el("span", { class: "badge action" }, p.action || "?"),
+      el("span", { class: `badge risk-${risk}` }, `${risk} risk`),
+      el("span", { class: "meta" }, `${p.status === "demoted" ? "demoted" : "promoted"} by ${p.by} · ${new Date(p.at * 1000).toLocaleString()} · ${p.language || ""}`)),
+    p.description ? el("p", { class: "description" }, p.description) : "",
+    p.reason ? el("p", { class: "reason error" }, p.reason) : "",
+    p.estimate ? estimateLine(p.estimate) : el("p", { class: "hint estimate" }, "no estimate recorded with this version"),
+    p.code ? highlight(p.code) : "",
+    p.input_schema ? paramRows(p.input_schema) : "");
+  const actions = el("div", { class: "actions" });
+  if (p.status === "runs")
+    actions.append(el("input", { class: "reason", type: "text", maxlength: "4096", placeholder: "reason (shown to callers)" }),
+                   el("button", { class: "demote reject", onclick: () => demote(p.name, card) }, "Demote"));
+  else if (p.code)
+    actions.append(el("button", { class: "repromote", onclick: () => refill(p) }, "Promote again…"));
+  card.append(actions);
+  return card;
+}
+
+async function loadPrograms() {
+  const data = await api("/admin/api/programs");
+  $("programs-file").textContent = data.enabled ? `Store: ${data.file}.` : "Saved programs are off: set [code_mode] programs_file.";
+  $("program-list").replaceChildren(...data.programs.map(programCard));
+  $("no-programs").hidden = data.programs.length > 0 || !data.enabled;
+  $("promote-form").hidden = !data.enabled;
+}
+
+async function promote(event) {
+  event.preventDefault();
+  $("promote-error").textContent = "";
+  let variables;
+  try { variables = JSON.parse($("promote-variables").value || "{}"); } catch (e) {
+    $("promote-error").textContent = `Example variables are not JSON: ${e.message}`;
+    return;
+  }
+  const groups = $("promote-groups").value.split(",").map((g) => g.trim()).filter(Boolean);
+  const description = $("promote-description").value.trim();
+  const body = { name: $("promote-name").value.trim(), code: $("promote-code").value, variables, groups, as: state.who,
+                 ...(description ? { description } : {}) };
+  $("promote-run").disabled = true;
+  try {
+    const r = await api("/admin/api/programs/promote", { method: "POST", headers: { "Content-Type": "application/json" },
+                                                        body: JSON.stringify(body) });
+    toast(`${r.name} promoted (version ${r.version})`);
+    $("promote-form").reset();
+  } catch (e) {
+    $("promote-error").textContent = e.message;
+  } finally {
+    $("promote-run").disabled = false;
+  }
+  await loadPrograms();
+}
+
 // ---- audit trail ----------------------------------------------------------------------------------
 function what(r) {
   if (r.code) return r.code.replace(/\s+/g, " ");
@@ -278,7 +368,7 @@ async function loadConfig() {
 }
 
 // ---- navigation -------------------------------------------------------------------------------------
-const loaders = { approvals: loadApprovals, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, quotas: loadQuotas, config: loadConfig };
+const loaders = { approvals: loadApprovals, programs: loadPrograms, audit: loadAudit, policies: loadPolicies, metrics: loadMetrics, quotas: loadQuotas, config: loadConfig };
 
 async function show(tab) {
   state.tab = tab;
@@ -325,6 +415,7 @@ document.addEventListener("DOMContentLoaded", () => {
   $("audit-export-jsonl").addEventListener("click", () => exportAudit("jsonl"));
   $("audit-export-csv").addEventListener("click", () => exportAudit("csv"));
   $("eval-form").addEventListener("submit", evaluate);
+  $("promote-form").addEventListener("submit", promote);
   $("who").value = state.who;
   if (state.key) signIn();
   setInterval(() => { if (state.key && (state.tab === "approvals" || state.tab === "metrics")) show(state.tab); }, 3000);
