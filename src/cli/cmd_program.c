@@ -1,7 +1,7 @@
 /*
  * cmd_program.c — `sluice program promote|demote|list`: an administrator's saved programs
- * (codemode/program.h), written to [code_mode] programs_file, which every server reads on each
- * tools/list and call.
+ * (codemode/program.h), written to [code_mode] programs_file or the [state] programs_postgres
+ * table, which every server reads on each tools/list and call.
  *
  * Owns: options and output. Who may promote: whoever can read the token key the records are
  * sealed with (the CLI runs on the server's machine as its operator); the console's endpoint

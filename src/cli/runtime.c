@@ -8,6 +8,7 @@
 
 #include "codemode/codemode.h"
 #include "state/audit_pg.h"
+#include "state/program_store_pg.h"
 #include "state/state_redis.h"
 
 #include <stdlib.h>
@@ -50,6 +51,27 @@ static sluice_status open_quotas(sluice_runtime *rt,
     return sluice_quota_open_redis(&o, &rt->quotas, err_arena, err);
 }
 
+/* The saved-program store, when saved programs are on: in PostgreSQL when replicas share it
+ * (docs/deploy.md), else the file (config.c refuses both). */
+static sluice_status open_programs(sluice_runtime *rt,
+                                   const sluice_config *config,
+                                   sluice_arena *err_arena,
+                                   sluice_error *err)
+{
+    const sluice_config_state *s = &config->state;
+    if (s->programs_postgres != NULL) {
+        const sluice_program_store_pg_options o = { s->programs_postgres,
+                                                    s->programs_postgres_password_file,
+                                                    s->programs_postgres_password_env,
+                                                    s->programs_postgres_table };
+        return sluice_program_store_open_pg(&o, &rt->programs, err_arena, err);
+    }
+    if (config->code_mode.programs_file == NULL)
+        return SLUICE_OK;
+    return sluice_program_store_open_file(config->code_mode.programs_file, &rt->programs, err_arena,
+                                          err);
+}
+
 /* The keyring, the quota counters, the consume-once store and the approval store; code mode
  * only. */
 static sluice_status open_token_state(sluice_runtime *rt,
@@ -64,8 +86,8 @@ static sluice_status open_token_state(sluice_runtime *rt,
     if (st != SLUICE_OK)
         return st;
     st = open_quotas(rt, config, err_arena, err);
-    if (st == SLUICE_OK && c->programs_file != NULL)
-        st = sluice_program_store_open_file(c->programs_file, &rt->programs, err_arena, err);
+    if (st == SLUICE_OK)
+        st = open_programs(rt, config, err_arena, err);
     if (st != SLUICE_OK)
         return st;
     if (config->state.redis_url != NULL) /* shared by replicas: docs/deploy.md */

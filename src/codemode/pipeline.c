@@ -1219,7 +1219,8 @@ need_programs(const sluice_codemode *cm, sluice_arena *arena, sluice_error *err)
     return cm->rt->programs != NULL
                ? SLUICE_OK
                : sluice_error_set(err, arena, SLUICE_E_UNSUPPORTED,
-                                  "saved programs are off: set [code_mode] programs_file");
+                                  "saved programs are off: set [code_mode] programs_file (one "
+                                  "server) or [state] programs_postgres (replicas)");
 }
 
 sluice_status sluice_codemode_programs(sluice_codemode *cm,

@@ -105,7 +105,10 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
 
-#define JS_INTERPRETER "the JavaScript/OpenAPI interpreter"
+/* What sdk_operations would configure: the message says how a sluice plan calls an operation. */
+#define SDK_MODE                                                                  \
+    "pmcp's SDK mode (a plan calling api.<operation>(args); a sluice plan calls " \
+    "api.<method>(path))"
 
 _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
@@ -212,6 +215,12 @@ static const sluice_key_spec state_keys[] = {
     { INLINE_SECRET("audit_postgres_password",
                     "audit_postgres_password_file or audit_postgres_password_env") },
     { STR_KEY(T, audit_postgres_table), .min = 1, .def_str = "sluice_audit" },
+    { STR_KEY(T, programs_postgres), .min = 1 },
+    { PATH_KEY(T, programs_postgres_password_file) },
+    { STR_KEY(T, programs_postgres_password_env), .check = sluice_checks_env_name },
+    { INLINE_SECRET("programs_postgres_password",
+                    "programs_postgres_password_file or programs_postgres_password_env") },
+    { STR_KEY(T, programs_postgres_table), .min = 1, .def_str = "sluice_programs" },
     { STR_KEY(T, replica_id), .min = 1 },
 };
 #undef T
@@ -399,7 +408,7 @@ static const sluice_key_spec code_mode_keys[] = {
                4LL * 1024 * 1024 * 1024,
                SLUICE_LIMIT_JS_MEMORY_DEFAULT) },
     { ENUM_KEY(T, openapi_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
-    { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, JS_INTERPRETER) },
+    { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, SDK_MODE) },
     { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
     { TABLES_KEY("mcp_servers", T, mcp_servers, mcp_server_count, &mcp_server_section) },
     /* GraphQL code mode (lang/graphql/validate.h). */
@@ -999,7 +1008,22 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
                           offsetof(sluice_config_api_key, sha256_hex));
     if (st == SLUICE_OK)
         st = sluice_checks_caller_engines(ld, root);
+    if (st == SLUICE_OK && cfg->code_mode.programs_file != NULL &&
+        cfg->state.programs_postgres != NULL) {
+        size_t line, col;
+        sluice_keys_value_pos(sluice_toml_table_get(root, "state"), "programs_postgres", &line,
+                              &col);
+        st = sluice_keys_fail_at(ld, line, col, "programs_postgres",
+                                 "[state] programs_postgres and [code_mode] programs_file are two "
+                                 "places for the same saved programs: set only one (PostgreSQL "
+                                 "when replicas share them, the file for one server)");
+    }
     return st;
+}
+
+bool sluice_config_programs_on(const sluice_config *config)
+{
+    return config->code_mode.programs_file != NULL || config->state.programs_postgres != NULL;
 }
 
 /* ------------------------------------------------------------------------------------------

@@ -89,7 +89,13 @@ typedef struct sluice_config_state {
     const char *audit_postgres_password_file;
     const char *audit_postgres_password_env;
     const char *audit_postgres_table; /* default "sluice_audit" */
-    const char *replica_id;           /* names this replica in query-mode session handles */
+    /* libpq conninfo of the saved-program store shared by replicas (state/program_store_pg.h);
+     * NULL = [code_mode] programs_file, or no saved programs */
+    const char *programs_postgres;
+    const char *programs_postgres_password_file;
+    const char *programs_postgres_password_env;
+    const char *programs_postgres_table; /* default "sluice_programs" */
+    const char *replica_id;              /* names this replica in query-mode session handles */
 } sluice_config_state;
 
 typedef enum sluice_engine_kind {
@@ -601,6 +607,9 @@ void sluice_config_each_key(void (*fn)(const char *table, const char *key, bool 
 /* True when err refuses a secret written inline in the file: render it without the source text
  * (sluice_error_render(arena, err, NULL, 0)) so the secret is not echoed to terminals and logs. */
 bool sluice_config_error_quotes_secret(const sluice_error *err);
+
+/* true when saved programs are on: [code_mode] programs_file or [state] programs_postgres. */
+bool sluice_config_programs_on(const sluice_config *config);
 
 /* "low" | "medium" | "high" | "critical" */
 const char *sluice_risk_name(sluice_risk risk);

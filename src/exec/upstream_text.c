@@ -5,7 +5,8 @@
  * (or holds them only as data it must not look for in every spelling), and an upstream can spell
  * one any way (quoted or not, inside another word, hex, base64). What is kept is what cannot be a
  * record's value: a name the caller already knows (the schema's, the tools'), a word of the
- * vocabulary below, a number of one or two digits, punctuation. The residual (docs/graphql.md,
+ * vocabulary below, a number of one or two digits standing alone (not beside another number or
+ * a hidden word: a value spelled in pieces), punctuation. The residual (docs/graphql.md,
  * docs/mcp-composition.md): a blocked value spelled exactly like a known name or one of these
  * words, and which error occurred.
  */
@@ -106,6 +107,41 @@ token_hides(const char *text, size_t i, size_t end, sluice_upstream_known_fn kno
     return false;
 }
 
+/* Whether the word text[i..j) would not be shown as a word on its own: a number (any length) or
+ * a word the filter hides. */
+static bool numeric_or_hidden(
+    const char *text, size_t i, size_t j, sluice_upstream_known_fn known, const void *ctx)
+{
+    return all_digits(text + i, j - i) || !kept(text + i, j - i, known, ctx);
+}
+
+/* Whether a short number at text[i..j) stands beside another number or a hidden word (only
+ * punctuation and white space between): then it is a piece of a value spelled in pieces ("45 56
+ * 51" char codes, "25 83 64" digit pairs, "… 45 …") and is hidden too. */
+static bool
+beside_value(const char *text, size_t i, size_t j, sluice_upstream_known_fn known, const void *ctx)
+{
+    size_t p = i;
+    while (p > 0 && !word_byte((unsigned char)text[p - 1]))
+        p--;
+    if (p > 0) {
+        size_t start = p;
+        while (start > 0 && word_byte((unsigned char)text[start - 1]))
+            start--;
+        if (numeric_or_hidden(text, start, p, known, ctx))
+            return true;
+    }
+    size_t n = j;
+    while (text[n] != '\0' && !word_byte((unsigned char)text[n]))
+        n++;
+    if (text[n] == '\0')
+        return false;
+    size_t end = n;
+    while (text[end] != '\0' && word_byte((unsigned char)text[end]))
+        end++;
+    return numeric_or_hidden(text, n, end, known, ctx);
+}
+
 void sluice_upstream_text_filter(sluice_buf *b,
                                  const char *text,
                                  sluice_upstream_known_fn known,
@@ -133,7 +169,9 @@ void sluice_upstream_text_filter(sluice_buf *b,
         size_t j = i;
         while (text[j] != '\0' && word_byte((unsigned char)text[j]))
             j++;
-        if (kept(text + i, j - i, known, ctx) && !(token_hidden && all_digits(text + i, j - i)))
+        bool number = all_digits(text + i, j - i);
+        if (kept(text + i, j - i, known, ctx) &&
+            !(number && (token_hidden || beside_value(text, i, j, known, ctx))))
             sluice_buf_append(b, text + i, j - i);
         else
             sluice_buf_puts(b, hidden);

@@ -6,7 +6,8 @@
  * serialiser quoting the value it could not encode, a message in any encoding. The filter keeps
  * only words it knows are not data: the names the caller already knows (given by the caller of
  * the filter: a GraphQL schema's names, an MCP server's tool and argument names), a fixed
- * vocabulary of the words error messages are made of, numbers of at most two digits, and
+ * vocabulary of the words error messages are made of, numbers of at most two digits standing
+ * alone (not beside another number or a hidden word: a value spelled in pieces), and
  * punctuation; every other word becomes "…".
  *
  * Owns: the word filter and its vocabulary. Does not own: which names are known (graphql_errors.c,

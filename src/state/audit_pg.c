@@ -17,6 +17,7 @@
 #include "core/metrics.h"
 #include "core/secret_text.h"
 #include "state/audit_chain.h"
+#include "state/pg_chain.h"
 
 #include <inttypes.h>
 #include <libpq-fe.h>
@@ -25,9 +26,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_TABLE     "sluice_audit"
-#define CONNECT_TIMEOUT_S "5"
-#define SQL_MAX           2048u
+#define DEFAULT_TABLE "sluice_audit"
+#define APPLICATION   "sluice-audit"
+#define SQL_MAX       2048u
 
 typedef struct audit_pg {
     pthread_mutex_t lock; /* one append at a time on this connection */
@@ -40,108 +41,6 @@ typedef struct audit_pg {
     char table[128];
 } audit_pg;
 
-static PGconn *connect_db(const char *conninfo, const char *password)
-{
-    const char *keys[] = { "dbname", "password", "application_name", "connect_timeout", NULL };
-    const char *values[] = { conninfo, password, "sluice-audit", CONNECT_TIMEOUT_S, NULL };
-    if (password == NULL)
-        keys[1] = NULL; /* stop there: libpq then finds PGPASSWORD / .pgpass itself */
-    return PQconnectdbParams(keys, values, 1); /* the caller checks PQstatus */
-}
-
-/* Runs one statement without parameters; true when it returned tuples or a command status. */
-static bool exec_ok(PGconn *c, const char *sql, char *why, size_t cap)
-{
-    PGresult *r = PQexec(c, sql);
-    ExecStatusType s = PQresultStatus(r);
-    bool ok = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK;
-    if (!ok)
-        snprintf(why, cap, "%s", PQerrorMessage(c));
-    PQclear(r);
-    return ok;
-}
-
-/* Ends a failed transaction; on a lost connection there is nothing left to end. */
-static void rollback(PGconn *c)
-{
-    PQclear(PQexec(c, "ROLLBACK"));
-}
-
-/* The quoted names of the table and its head, into q and qh (PQescapeIdentifier). */
-static bool quote_names(PGconn *c, const char *table, char *q, char *qh, size_t cap)
-{
-    char head[160];
-    snprintf(head, sizeof head, "%s_head", table);
-    char *a = PQescapeIdentifier(c, table, strlen(table));
-    char *b = PQescapeIdentifier(c, head, strlen(head));
-    bool ok = a != NULL && b != NULL && strlen(a) < cap && strlen(b) < cap;
-    if (ok) {
-        snprintf(q, cap, "%s", a);
-        snprintf(qh, cap, "%s", b);
-    }
-    PQfreemem(a);
-    PQfreemem(b);
-    return ok;
-}
-
-/* True when the table and its head exist already (then no DDL runs, so a role with only
- * INSERT/SELECT/UPDATE grants can append to tables an administrator created). */
-static bool tables_exist(PGconn *c, const char *table)
-{
-    char head[160];
-    snprintf(head, sizeof head, "%s_head", table);
-    const char *params[] = { table, head };
-    PGresult *r = PQexecParams(c,
-                               "SELECT to_regclass(quote_ident($1)) IS NOT NULL AND "
-                               "to_regclass(quote_ident($2)) IS NOT NULL",
-                               2, NULL, params, NULL, NULL, 0);
-    bool yes = PQresultStatus(r) == PGRES_TUPLES_OK && PQntuples(r) == 1 &&
-               strcmp(PQgetvalue(r, 0, 0), "t") == 0;
-    PQclear(r);
-    return yes;
-}
-
-/* Creates what is missing, under a transaction-scoped advisory lock so replicas starting at
- * once do not race in CREATE. */
-static bool create_tables(PGconn *c, const char *table, char *why, size_t cap)
-{
-    if (tables_exist(c, table))
-        return true;
-    char q[160], qh[160], fn[200], sql[4 * SQL_MAX];
-    if (!quote_names(c, table, q, qh, sizeof q)) {
-        snprintf(why, cap, "the table name is too long");
-        return false;
-    }
-    char fname[160];
-    snprintf(fname, sizeof fname, "%s_append_only", table);
-    char *f = PQescapeIdentifier(c, fname, strlen(fname));
-    if (f == NULL)
-        return false;
-    snprintf(fn, sizeof fn, "%s", f);
-    PQfreemem(f);
-    snprintf(sql, sizeof sql,
-             "BEGIN;"
-             "SET LOCAL client_min_messages = warning;"
-             "SELECT pg_advisory_xact_lock(hashtext('sluice audit tables'));"
-             "CREATE TABLE IF NOT EXISTS %s (seq bigint PRIMARY KEY CHECK (seq > 0), "
-             "line text NOT NULL);"
-             "CREATE TABLE IF NOT EXISTS %s (id int PRIMARY KEY CHECK (id = 1), "
-             "seq bigint NOT NULL, hash text NOT NULL);"
-             "INSERT INTO %s VALUES (1, 0, repeat('0', 64)) ON CONFLICT DO NOTHING;"
-             "CREATE OR REPLACE FUNCTION %s() RETURNS trigger LANGUAGE plpgsql AS "
-             "$f$BEGIN RAISE EXCEPTION 'the sluice audit table is append-only'; END$f$;"
-             "CREATE OR REPLACE TRIGGER append_only_rows BEFORE UPDATE OR DELETE ON %s "
-             "FOR EACH ROW EXECUTE FUNCTION %s();"
-             "CREATE OR REPLACE TRIGGER append_only_truncate BEFORE TRUNCATE ON %s "
-             "FOR EACH STATEMENT EXECUTE FUNCTION %s();"
-             "COMMIT;",
-             q, qh, qh, fn, q, fn, q, fn);
-    bool ok = exec_ok(c, sql, why, cap);
-    if (!ok)
-        rollback(c);
-    return ok;
-}
-
 static sluice_status
 pg_failure(audit_pg *a, const char *why, sluice_arena *arena, sluice_error *err)
 {
@@ -149,24 +48,6 @@ pg_failure(audit_pg *a, const char *why, sluice_arena *arena, sluice_error *err)
                             "audit trail in PostgreSQL (table %s): %s; the record was not "
                             "acknowledged, so the action it describes is refused",
                             a->table, why);
-}
-
-/* Under the lock: a live connection, or false with why. */
-static bool ensure_connected(audit_pg *a, char *why, size_t cap)
-{
-    if (a->conn != NULL && PQstatus(a->conn) == CONNECTION_OK)
-        return true;
-    if (a->conn != NULL)
-        PQfinish(a->conn);
-    a->conn = connect_db(a->conninfo, a->password);
-    if (a->conn != NULL && PQstatus(a->conn) == CONNECTION_OK)
-        return true;
-    snprintf(why, cap, "cannot connect: %s",
-             a->conn != NULL ? PQerrorMessage(a->conn) : "out of memory");
-    if (a->conn != NULL)
-        PQfinish(a->conn);
-    a->conn = NULL;
-    return false;
 }
 
 /* Under the lock, inside BEGIN: the head row (locked), as seq and hash. */
@@ -206,20 +87,20 @@ exec_params(audit_pg *a, const char *sql, const char *p1, const char *p2, char *
 /* Under the lock: one transaction appending event. */
 static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t cap)
 {
-    if (!ensure_connected(a, why, cap))
+    if (!sluice_pg_chain_ensure(&a->conn, a->conninfo, a->password, APPLICATION, why, cap))
         return SLUICE_E_IO;
     uint64_t seq = 0;
     uint8_t last[SLUICE_HASH_BYTES], hash[SLUICE_HASH_BYTES];
-    if (!exec_ok(a->conn, "BEGIN", why, cap))
+    if (!sluice_pg_chain_exec(a->conn, "BEGIN", why, cap))
         return SLUICE_E_IO;
     if (!lock_head(a, &seq, last, why, cap)) {
-        rollback(a->conn);
+        sluice_pg_chain_rollback(a->conn);
         return SLUICE_E_IO;
     }
     size_t len = 0;
     char *text = sluice_audit_render_record(seq + 1, last, a->clock, event, &len, hash);
     if (text == NULL) {
-        rollback(a->conn);
+        sluice_pg_chain_rollback(a->conn);
         snprintf(why, cap, len == 0 ? "out of memory" : "record is %zu bytes (limit is %u)", len,
                  SLUICE_LIMIT_AUDIT_LINE_BYTES);
         return len == 0 ? SLUICE_E_NOMEM : SLUICE_E_LIMIT;
@@ -230,10 +111,10 @@ static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t c
     sluice_hash_hex(hash, SLUICE_HASH_BYTES, hex);
     bool ok = exec_params(a, a->insert, seq_text, text, why, cap) &&
               exec_params(a, a->move_head, seq_text, hex, why, cap) &&
-              exec_ok(a->conn, "COMMIT", why, cap);
+              sluice_pg_chain_exec(a->conn, "COMMIT", why, cap);
     free(text);
     if (!ok) {
-        rollback(a->conn);
+        sluice_pg_chain_rollback(a->conn);
         return SLUICE_E_IO;
     }
     a->appended++;
@@ -289,8 +170,8 @@ static const sluice_audit_sink_ops pg_ops = { "postgres", pg_append, pg_count, p
 
 static bool prepare_sql(audit_pg *a)
 {
-    char q[160], qh[160];
-    if (!quote_names(a->conn, a->table, q, qh, sizeof q))
+    char q[SLUICE_PG_CHAIN_NAME_CAP], qh[SLUICE_PG_CHAIN_NAME_CAP];
+    if (!sluice_pg_chain_names(a->conn, a->table, q, qh, sizeof q))
         return false;
     snprintf(a->lock_head, sizeof a->lock_head, "SELECT seq, hash FROM %s WHERE id = 1 FOR UPDATE",
              qh);
@@ -318,8 +199,10 @@ sluice_status sluice_audit_open_pg(const sluice_audit_pg_options *o,
                                      err_arena, err);
     char why[512] = "";
     if (st == SLUICE_OK &&
-        (!ensure_connected(a, why, sizeof why) ||
-         !create_tables(a->conn, a->table, why, sizeof why) || !prepare_sql(a))) {
+        (!sluice_pg_chain_ensure(&a->conn, a->conninfo, a->password, APPLICATION, why,
+                                 sizeof why) ||
+         !sluice_pg_chain_create(a->conn, a->table, "the sluice audit table", why, sizeof why) ||
+         !prepare_sql(a))) {
         why[strcspn(why, "\n")] = '\0';
         st = sluice_error_set(err, err_arena, SLUICE_E_IO,
                               "[state] audit_postgres: cannot open the audit table %s: %s",
@@ -393,18 +276,19 @@ sluice_status sluice_audit_verify_pg_each(const sluice_audit_pg_options *o,
                                                &password, err_arena, err);
     if (st != SLUICE_OK || sluice_hash_init() != SLUICE_OK)
         return st != SLUICE_OK ? st : SLUICE_E_IO;
-    PGconn *c = connect_db(o->conninfo, password);
+    PGconn *c = sluice_pg_chain_connect(o->conninfo, password, APPLICATION);
     if (password != NULL) {
         explicit_bzero(password, strlen(password));
         free(password);
     }
     const char *table = o->table != NULL ? o->table : DEFAULT_TABLE;
-    char q[160], qh[160];
+    char q[SLUICE_PG_CHAIN_NAME_CAP], qh[SLUICE_PG_CHAIN_NAME_CAP];
     bool has_head = false;
     uint64_t head_seq = 0;
     uint8_t head_hash[SLUICE_HASH_BYTES];
     FILE *f = NULL;
-    if (c == NULL || PQstatus(c) != CONNECTION_OK || !quote_names(c, table, q, qh, sizeof q) ||
+    if (c == NULL || PQstatus(c) != CONNECTION_OK ||
+        !sluice_pg_chain_names(c, table, q, qh, sizeof q) ||
         !read_head_row(c, qh, &has_head, &head_seq, head_hash) || (f = tmpfile()) == NULL ||
         !copy_lines(c, q, f)) {
         char why[512];
@@ -438,17 +322,18 @@ json_t *sluice_audit_tail_pg(const sluice_audit_pg_options *o,
     if (sluice_secret_text_read("[state] audit_postgres", o->password_file, o->password_env,
                                 &password, err_arena, err) != SLUICE_OK)
         return NULL;
-    PGconn *c = connect_db(o->conninfo, password);
+    PGconn *c = sluice_pg_chain_connect(o->conninfo, password, APPLICATION);
     if (password != NULL) {
         explicit_bzero(password, strlen(password));
         free(password);
     }
     const char *table = o->table != NULL ? o->table : DEFAULT_TABLE;
-    char q[160], qh[160], sql[SQL_MAX], limit[24];
+    char q[SLUICE_PG_CHAIN_NAME_CAP], qh[SLUICE_PG_CHAIN_NAME_CAP], sql[SQL_MAX], limit[24];
     snprintf(limit, sizeof limit, "%zu", max);
     PGresult *r = NULL;
     json_t *out = NULL;
-    if (c != NULL && PQstatus(c) == CONNECTION_OK && quote_names(c, table, q, qh, sizeof q)) {
+    if (c != NULL && PQstatus(c) == CONNECTION_OK &&
+        sluice_pg_chain_names(c, table, q, qh, sizeof q)) {
         snprintf(sql, sizeof sql, "SELECT line FROM %s ORDER BY seq DESC LIMIT $1::bigint", q);
         const char *params[] = { limit };
         r = PQexecParams(c, sql, 1, NULL, params, NULL, NULL, 0);

@@ -96,15 +96,15 @@ sluice_status sluice_program_store_append(sluice_program_store *store,
                                           sluice_error *err);
 
 /* Checks a read's lines against the line contract (fields, prev links): SLUICE_OK or
- * SLUICE_E_INVALID with the line named. Every store's read calls it; exposed for tests and for
- * the PostgreSQL store to come. lines[i].name/version are filled from the text. */
+ * SLUICE_E_INVALID with the line named. Every store's read calls it (the file store here, the
+ * PostgreSQL one in program_store_pg.c). lines[i].name/version are filled from the text. */
 sluice_status sluice_program_store_check_lines(sluice_program_line *lines,
                                                size_t count,
                                                const char *where,
                                                sluice_arena *arena,
                                                sluice_error *err);
 
-/* "file" (the store's kind, for messages). */
+/* "file" or "postgres" (the store's kind, for messages). */
 const char *sluice_program_store_kind(const sluice_program_store *store);
 
 void sluice_program_store_close(sluice_program_store *store);

@@ -787,7 +787,7 @@ sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_
     sluice_status st = register_tools(cm, server, err);
     if (st == SLUICE_OK)
         st = sluice_discover_register(cm, server, err);
-    if (st == SLUICE_OK && sluice_codemode_config(cm)->code_mode.programs_file != NULL) {
+    if (st == SLUICE_OK && sluice_config_programs_on(sluice_codemode_config(cm))) {
         const sluice_mcp_tool_provider programs = { list_programs, call_program, cm };
         st = sluice_mcp_server_set_tool_provider(server, &programs, err);
     }

@@ -69,7 +69,7 @@ int sluice_http_admin_programs(sluice_http_admin *admin, struct MHD_Connection *
  * judges it and saved only when valid, its parameters derived from the example variables (or
  * given); demote {"name", "reason"?, "as"?}. Both audited with "as" as the user, auth
  * "admin-http". Returns the HTTP status with *out_body (JSON in arena): 200 the record written;
- * 400 bad body (which field, what it must be); 404 no such program, or no programs_file;
+ * 400 bad body (which field, what it must be); 404 no such program, or saved programs are off;
  * 409 already demoted; 422 the code is not valid (the first violation); 500 the server failed
  * (nothing is answered 200 after a failure). */
 int sluice_http_admin_program_post(sluice_http_admin *admin,

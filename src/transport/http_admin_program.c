@@ -70,8 +70,12 @@ static json_t *program_json(sluice_http_admin *admin,
 
 int sluice_http_admin_programs(sluice_http_admin *admin, struct MHD_Connection *c)
 {
-    const char *file = sluice_codemode_config(admin->cm)->code_mode.programs_file;
-    if (file == NULL)
+    const sluice_config *config = sluice_codemode_config(admin->cm);
+    /* the store as the page names it: the file, or the PostgreSQL table replicas share */
+    const char *file = config->code_mode.programs_file != NULL
+                           ? config->code_mode.programs_file
+                           : config->state.programs_postgres_table;
+    if (!sluice_config_programs_on(config))
         return sluice_http_admin_reply_json(c, 200,
                                             json_pack("{s:[], s:b}", "programs", "enabled", 0));
     sluice_arena *arena = sluice_arena_new();

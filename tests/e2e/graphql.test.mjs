@@ -325,9 +325,16 @@ test("every limit is refused once, counted through fragments and aliases, naming
   // depth: the schema nests Query.customers > Customer.orders > Order.*, so a depth limit of 2
   // is exceeded by a fragment adding the third level
   const f = config("graphql-small");
-  writeFileSync(f, readFileSync(f, "utf8").replace(/^graphql_max_depth = 10$/m, "graphql_max_depth = 2"));
+  // max_field_count (pmcp's key): 4 fields pass, a fragment adding the fifth is refused
+  writeFileSync(f, readFileSync(f, "utf8").replace(/^graphql_max_depth = 10$/m, "graphql_max_depth = 2\nmax_field_count = 4"));
   const small = await startHttp(f);
   const c = await connect(small, "alice");
+  const fits = await validate(c, "query { customers { ...F } } fragment F on Customer { id name segment }");
+  assert.equal(fits.valid, true, JSON.stringify(fits.violations));
+  const fv = await validate(c, "query { customers { ...F } } fragment F on Customer { id name segment plan }");
+  const fm = fv.violations.find((x) => x.rule === "max_field_count");
+  assert.ok(fm, JSON.stringify(fv.violations));
+  assert.match(fm.message, /max_field_count is 4; the operation reaches 5 at customers\.plan \(fragments expanded, aliases counted\)/);
   const dv = await validate(c, "query { customers { ...A } } fragment A on Customer { o: orders { id } }");
   assert.equal(dv.valid, false);
   const dm = dv.violations.find((x) => x.rule === "graphql_max_depth");

@@ -13,8 +13,23 @@ import { freePort } from "./harness.mjs";
 const src = process.env.SLUICE_SOURCE_DIR;
 const UPSTREAM_SECRET = "cost-coach-class-credential-3";
 let upstream, upstreamPort, server, conn, configFile;
+const CLASS_POLICY = `openapi_allow_writes = true
+write_mode = "allowlist"
+openapi_allowed_writes = ["update_budget_note", "POST /budgets"]
+openapi_allow_deletes = true
+delete_mode = "deny_all"
+openapi_blocked_paths = ["/getCostAnomalies", "/users/u1*"]
+action_tags = { createBudget = "admin" }
+openapi_require_output_declaration = true
 
-function writeClassConfig() {
+[[code_mode.operations]]
+id = "getCostForecast"
+category = "admin"
+path = "/getCostForecast"
+`;
+
+// policy: the [code_mode] class keys (the first server's by default; the modes test has its own).
+function writeClassConfig(name = "class", policy = CLASS_POLICY) {
   process.env.SLUICE_E2E_KEY_ALICE = API_KEYS.alice;
   const dir = path.join(src, "examples/cost-coach");
   const text = `[server]
@@ -37,21 +52,8 @@ languages = ["javascript"]
 token_secret_file = "token.key"
 auto_approve_levels = ["low", "medium", "high"]
 max_api_calls = 20
-openapi_allow_writes = true
-write_mode = "allowlist"
-openapi_allowed_writes = ["update_budget_note", "POST /budgets"]
-openapi_allow_deletes = true
-delete_mode = "deny_all"
-openapi_blocked_paths = ["/getCostAnomalies", "/users/u1*"]
-action_tags = { createBudget = "admin" }
-openapi_require_output_declaration = true
-
-[[code_mode.operations]]
-id = "getCostForecast"
-category = "admin"
-path = "/getCostForecast"
-`;
-  const file = path.join(work, "class.toml");
+${policy}`;
+  const file = path.join(work, `${name}.toml`);
   writeFileSync(file, text);
   return file;
 }
@@ -80,17 +82,17 @@ after(async () => {
 
 const rules = (v) => v.violations.map((x) => x.rule);
 
-async function refused(code, rule, variables) {
-  const v = await validate(conn.client, code, variables);
+async function refused(code, rule, variables, c = conn) {
+  const v = await validate(c.client, code, variables);
   assert.equal(v.valid, false, `expected ${rule} to refuse:\n${code}`);
   assert.ok(rules(v).includes(rule), `${rule} not among ${JSON.stringify(v.violations)}`);
   return v;
 }
 
-async function runs(code, variables) {
-  const v = await validate(conn.client, code, variables);
+async function runs(code, variables, c = conn) {
+  const v = await validate(c.client, code, variables);
   assert.equal(v.valid, true, JSON.stringify(v.violations));
-  const r = await execute(conn.client, code, v.approval_token, variables);
+  const r = await execute(c.client, code, v.approval_token, variables);
   assert.ok(!r.isError, errorText(r));
   return r.structuredContent;
 }
@@ -134,6 +136,59 @@ return b.items.slice(0, 2).map(x => ({ id: x.id, name: x.name }));`);
   assert.ok(JSON.stringify(out).includes("\"id\""));
 });
 
+// The other mode values, each on the class it governs: read allowlist, write blocklist (the
+// blocked entries of openapi_blocked_writes, everything else allowed), delete allow_all (without
+// openapi_allow_deletes: the mode alone decides), admin allowlist over catalog categories.
+const MODES_POLICY = `openapi_allow_writes = true
+read_mode = "allowlist"
+openapi_allowed_reads = ["getUser", "GET /users/{id}"]
+write_mode = "blocklist"
+openapi_blocked_writes = ["update_budget_note"]
+delete_mode = "allow_all"
+admin_mode = "allowlist"
+openapi_allowed_admin = ["getCostForecast"]
+
+[[code_mode.operations]]
+id = "getCostForecast"
+category = "admin"
+
+[[code_mode.operations]]
+id = "getCostAnomalies"
+category = "admin"
+`;
+
+test("read allowlist, write blocklist, delete allow_all and admin allowlist, each through the SDK client", async () => {
+  const modes = await startHttp(writeClassConfig("class-modes", MODES_POLICY));
+  const c = await connectHttp(modes, "alice");
+  try {
+    // read_mode = "allowlist": getUser runs, listForecasts (a read by its x-sluice-category) is refused
+    const u = await runs(`const u = await api.get(\`/users/\${args.id}\`);\nreturn { name: u.name };`, { id: "u2" }, c);
+    assert.ok(JSON.stringify(u).includes("name"));
+    const r = await refused(`const b = await api.post("/budgets/listForecasts", { month: "2026-11" });
+return { n: b.items.length };`, "read_mode", undefined, c);
+    assert.match(r.violations.find((x) => x.rule === "read_mode").message, /not in openapi_allowed_reads \(read_mode = "allowlist"\)/);
+    // write_mode = "blocklist": createBudget (no allowlist) runs, the blocked write is refused
+    await runs(`await api.post("/budgets", { name: "modes", ownerId: "u2", limit: 5 });\nreturn { ok: true };`, undefined, c);
+    await refused(`await api.patch(\`/budgets/\${args.id}/note\`, { note: "x" });\nreturn { ok: true };`,
+                  "openapi_blocked_writes", { id: "b3" }, c);
+    // delete_mode = "allow_all" with openapi_allow_deletes unset (false): the mode admits it (a
+    // delete is critical risk, so it then waits for a human, which this client cannot give)
+    const d = await validate(c.client, `await api.delete(\`/budgets/\${args.id}\`);\nreturn { ok: true };`, { id: "b1" });
+    assert.equal(d.valid, true, JSON.stringify(d.violations));
+    assert.equal(d.risk_level, "critical");
+    // admin_mode = "allowlist": both POSTs are admin by the catalog; only the listed one is admitted
+    const f = await validate(c.client, `const f = await api.post("/getCostForecast", {});\nreturn { total: f.total };`);
+    assert.equal(f.valid, true, JSON.stringify(f.violations));
+    assert.equal(f.risk_level, "critical", "admitted, then a human approves an admin call");
+    const a = await refused(`const f = await api.post("/getCostAnomalies", {});\nreturn { total: f.total };`,
+                            "admin_mode", undefined, c);
+    assert.match(a.violations.find((x) => x.rule === "admin_mode").message, /admin operation that is not in openapi_allowed_admin/);
+  } finally {
+    await c.close();
+    modes.stop();
+  }
+});
+
 test("sluice config check names the keys pmcp-code-mode shares and how they differ", () => {
   const r = spawnSync(sluiceBin, ["config", "check", configFile],
                       { cwd: work, env: process.env, encoding: "utf8" });
@@ -143,4 +198,13 @@ test("sluice config check names the keys pmcp-code-mode shares and how they diff
   assert.match(r.stdout, /openapi_blocked_paths +differs: /);
   assert.match(r.stdout, /action_tags +differs: pmcp keys operation names/);
   assert.match(r.stdout, /openapi_require_output_declaration +differs: /);
+});
+
+test("sdk_operations (pmcp's SDK mode) is refused at start, naming the key and what a plan calls instead", () => {
+  const f = writeClassConfig("class-sdk", `sdk_operations = ["getUser"]\n`);
+  for (const args of [["serve", "-c", f, "--http", "127.0.0.1:1"], ["config", "check", f]]) {
+    const r = spawnSync(sluiceBin, args, { cwd: work, env: process.env, encoding: "utf8", timeout: 20000 });
+    assert.notEqual(r.status, 0, `${args[0]}: ${r.stdout}`);
+    assert.match(r.stderr, /class-sdk\.toml:\d+:1: 'sdk_operations' configures pmcp's SDK mode \(a plan calling api\.<operation>\(args\); a sluice plan calls api\.<method>\(path\)\), which is not built in this version; remove it/);
+  }
 });

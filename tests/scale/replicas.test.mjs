@@ -282,6 +282,13 @@ test("the console on any replica reads the replica set's one audit table", async
   assert.ok(mine.some((x) => x.reason === "replayed"), "the replay refused on c");
   assert.ok(doc.records.every((x) => x.chain === "sluice_audit"));
   for (let i = 1; i < doc.records.length; i++) assert.ok(doc.records[i - 1].seq > doc.records[i].seq, "newest first");
+  // the export on another replica reads the same table: b's execution, from a's console
+  const e = await fetch(`http://127.0.0.1:${replicas.a.port}/admin/api/audit/export?format=jsonl&q=executed`,
+                        { headers: { Authorization: `Bearer ${ADMIN}` } });
+  assert.equal(e.status, 200);
+  const exported = (await e.text()).trim().split("\n").map((l) => JSON.parse(l));
+  assert.ok(exported.some((x) => x.code === READ && x.decision === "executed"), "b's execution in a's export");
+  assert.ok(exported.every((x) => x.chain === "sluice_audit"));
 });
 
 test("an approval requested through one replica and decided through a second runs on the third", async () => {

@@ -170,7 +170,7 @@ function programCard(p) {
 
 async function loadPrograms() {
   const data = await api("/admin/api/programs");
-  $("programs-file").textContent = data.enabled ? `Store: ${data.file}.` : "Saved programs are off: set [code_mode] programs_file.";
+  $("programs-file").textContent = data.enabled ? `Store: ${data.file}.` : "Saved programs are off: set [code_mode] programs_file or [state] programs_postgres.";
   $("program-list").replaceChildren(...data.programs.map(programCard));
   $("no-programs").hidden = data.programs.length > 0 || !data.enabled;
   $("promote-form").hidden = !data.enabled;
