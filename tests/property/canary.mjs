@@ -9,7 +9,7 @@
 //
 // Shape: a canary is LETTERS5 SEP DIGITS9 SEP LETTERS5, the letters drawn from RARE ("jkqvwxz"),
 // so that a run of four of them appears in no English word, name or subject of the demo data.
-// Recognised:
+// Recognised, in every text (scan: replies with their envelope, errors, stderr, audit lines):
 //   * any 4-character window with two or more rare letters, and any 6-character window with two
 //     (either case, either direction): substrings of 4+ characters (except those inside the
 //     digits, which no checker can tell from a number), concatenations, JSON, URL-encoding;
@@ -19,17 +19,20 @@
 //   * base64 of the canary (and its upper case / reverse) at the three byte alignments, as any
 //     8-character window of whole groups (6 bytes);
 //   * the first 16 hex digits of md5 / sha1 / sha256 of the canary, its lower and upper case;
+// and, only in result values (scanEncoded: rows, values, column names, the program's error):
 //   * the 9-digit number (or its reverse) in any base 2..36 (to_base, to_hex, printf('%x'), bin);
 //   * the 9-digit number shifted or scaled by arithmetic: any number within ±SHIFT (1000) of it, or
 //     k times it / it divided by k (k in 2..MAX_FACTOR), integers, decimals and 1.2e8 notation;
-//   * decoded forms, scanned again (two levels: hex of base64, char codes of a reversal...):
+//   * decoded forms holding DECODED_MIN (16) consecutive characters of a canary or its 9 digits,
+//     scanned again (two levels: hex of base64, char codes of a reversal...):
 //     char codes in decimal or hex, one per item of any separated list (string_agg(ascii(c)),
 //     list_transform(.., ord), unicode() per row: the rows' JSON "106],[107" is such a list) or
 //     glued without separators ("106107113"); \uXXXX, \xXX, \NNN, %XX, &#N; and U+XXXX escapes;
 //     hex strings (one byte or UTF-16 per char) and base64 at every alignment; and single
 //     characters separated by punctuation, joined (string_split(.., '') and per-row characters).
 // Not recognised (stated in the report): shorter fragments (1..3 characters, a 4..5 character
-// window with fewer rare letters than above, fewer than 9 consecutive digits), lossy functions
+// window with fewer rare letters than above, fewer than 9 consecutive digits, a decoded piece of
+// fewer than 16 characters, an encoded form outside result values), lossy functions
 // (length, a single ascii(), hash()), and encodings with a key the checker does not know (a
 // per-character shift by a constant, XOR, a substitution table of the program's own).
 import { createHash } from "node:crypto";
@@ -43,6 +46,17 @@ const DIGEST_PREFIX = 16;
 const SHIFT = 1000; // a number this close to the digits is them, shifted (wider: chance, with thousands of canaries)
 const MAX_FACTOR = 100; // ... or them times / divided by an integer up to this
 const DECODE_DEPTH = 2; // decoded text is decoded again this many times
+// A decoded text (char codes, escapes, hex, base64, joined characters) counts only when it holds
+// this many consecutive characters of a canary. Chance: the 10,040 canaries of the DuckDB run
+// (21 or 29 characters) have at most 10,040 x 2 x (29 - 16 + 1) = 281,120 such windows (both
+// directions). Text decoded by chance from digits or hex (times, hashes, numbers) carries more
+// than 4 bits per character (glued codes: ~6), so one position matches with probability at most
+// 281,120 / 16^16 = 1.5e-14. A CI-scale run (8,000 statements of at most 200 rows, decoded texts
+// of both levels) looks at well under 1e9 decoded characters (the run prints its count: ~4e6 at
+// 3,800 statements), so the chance of one false decoded hit in a run is below 1.5e-5 (~6e-8 at
+// the measured count). 4 characters (the first widening) gave 10,040 x 2 x 26 windows of 4 over
+// ~69^4 lower-case printable strings: ~2e-2 per position, a false hit every run.
+const DECODED_MIN = 16;
 
 // Makes `count` distinct canaries of the given kind ("ssn" or "email") from one seed.
 export function makeCanaries(seed, kinds) {
@@ -78,12 +92,16 @@ export class Checker {
     this.baseN = new Map(); // the digits in base 2..36 (lower case) -> canary
     this.numbers = []; // [value, canary] of the digits and their reverse, sorted by value
     this.byNumber = new Map(); // the same values -> canary
+    this.long = new Map(); // DECODED_MIN characters of a canary or its reverse (lower case) -> canary
+    this.decodedChars = 0; // characters of decoded text looked at (the chance bound below is per character)
     for (const c of canaries) this.add(c);
     this.numbers.sort((a, b) => a[0] - b[0]);
   }
 
   add(c) {
     const rare = (w) => [...w].filter((ch) => RARE.includes(ch)).length;
+    for (const v of [c.toLowerCase(), reverse(c.toLowerCase())])
+      for (let i = 0; i + DECODED_MIN <= v.length; i++) this.long.set(v.slice(i, i + DECODED_MIN), c);
     for (const v of [c.toLowerCase(), reverse(c.toLowerCase())])
       for (const [len, map, need] of [[4, this.frag4, 2], [6, this.frag6, 2]])
         for (let i = 0; i + len <= v.length; i++) if (rare(v.slice(i, i + len)) >= need) map.set(v.slice(i, i + len), c);
@@ -136,7 +154,8 @@ export class Checker {
     return null;
   }
 
-  scan(text, depth = 0) {
+  // The plain forms, in any text: every output, error, audit and stderr line (the envelope too).
+  scan(text) {
     const hits = [];
     if (typeof text !== "string" || text.length === 0) return hits;
     const lower = text.toLowerCase();
@@ -170,7 +189,22 @@ export class Checker {
     windows(lower, HEX_CHARS * 2, this.hex, "hex", /[0-9a-f]{12,}/g);
     windows(lower, DIGEST_PREFIX, this.digest, "digest", /[0-9a-f]{16,}/g);
     windows(text, B64_WINDOW, this.b64, "base64", /[A-Za-z0-9+/]{8,}/g);
-    for (const m of lower.matchAll(/[0-9a-z]{6,40}/g)) { // base-N: the whole run, or a window of a form's length
+    return hits;
+  }
+
+  // The encoded forms (base-N, shifted or scaled numbers, decoded texts), only in result values:
+  // rows, a plan's value, column names, the program's error (resultTexts() in pipeline.mjs). The
+  // envelope (elapsed ms, ids, the fence tag, tokens, the harness's stderr) is random digits and
+  // hex, out of which these decoders read anything by chance: at 3,763 statements the first
+  // widening (4c85bdb) decoded "vjvj" out of envelope digits and a shifted "number" out of stderr.
+  // Kinds "base-n", "number" and "decoded/digits" are chance-prone even in values (below): the
+  // DuckDB/PostgreSQL run (run.mjs) counts them only when the twin reproduces the same kind on its
+  // own canaries; the SQLite and GraphQL runs have few canaries (bound below).
+  scanEncoded(text) {
+    const hits = [];
+    if (typeof text !== "string" || text.length === 0) return hits;
+    const lower = text.toLowerCase();
+    for (const m of lower.matchAll(/[0-9a-z]{6,40}/g)) { // base-N: the whole run
       const c = this.baseN.get(m[0]);
       if (c !== undefined) { hits.push({ kind: "base-n", fragment: m[0], canary: c }); break; }
     }
@@ -179,12 +213,35 @@ export class Checker {
       const c = this.numberHit(Number(m[0]));
       if (c !== null) { hits.push({ kind: "number", fragment: m[0], canary: c }); break; }
     }
-    if (depth < DECODE_DEPTH)
-      for (const [how, decoded] of decodings(text)) {
-        const h = this.scan(decoded, depth + 1)[0]; // one text per decoding: a scan per piece is too slow
-        if (h) hits.push({ ...h, kind: `${how}/${h.kind}` });
-      }
+    this.decodedHits(text, 1, hits, "");
     return hits;
+  }
+
+  scanData(text) {
+    return [...this.scan(text), ...this.scanEncoded(text)];
+  }
+
+  // A decoded text hits only with DECODED_MIN consecutive characters of a canary (or its
+  // reverse), or, when it is made of digits, the 9 digits; it is decoded again up to DECODE_DEPTH.
+  decodedHits(text, depth, hits, via) {
+    for (const [how, decoded] of decodings(text)) {
+      this.decodedChars += decoded.length;
+      const kind = `${via}${how}/`;
+      const lower = decoded.toLowerCase();
+      let hit = null;
+      for (let i = 0; !hit && i + DECODED_MIN <= lower.length; i++) {
+        const c = this.long.get(lower.slice(i, i + DECODED_MIN));
+        if (c !== undefined) hit = { kind: `${kind}substring`, fragment: lower.slice(i, i + DECODED_MIN), canary: c };
+      }
+      for (const m of hit ? [] : decoded.matchAll(new RegExp(`\\d{${DIGITS},}`, "g")))
+        for (let i = 0; !hit && i + DIGITS <= m[0].length; i++) {
+          const c = this.digits.get(m[0].slice(i, i + DIGITS));
+          if (c !== undefined) hit = { kind: `${kind}digits`, fragment: m[0].slice(i, i + DIGITS), canary: c };
+        }
+      if (hit) { hits.push(hit); return; } // one hit is enough
+      if (depth < DECODE_DEPTH) this.decodedHits(decoded, depth + 1, hits, kind);
+      if (hits.length) return;
+    }
   }
 }
 
@@ -274,5 +331,5 @@ export function missedForms(checker, c) {
     base36: Number(d).toString(36), base2: Number(d).toString(2), base16: Number(d).toString(16), base8: Number(d).toString(8),
     shifted: String(Number(d) + 123), scaled: String(Number(d) * 7), divided: String(Number(d) / 4), sci: Number(d).toExponential(),
   };
-  return Object.entries(forms).filter(([, text]) => checker.scan(`x ${text} y`).length === 0).map(([k]) => k);
+  return Object.entries(forms).filter(([, text]) => checker.scanData(`x ${text} y`).length === 0).map(([k]) => k);
 }

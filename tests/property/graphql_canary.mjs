@@ -23,7 +23,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { Checker, makeCanaries, missedForms } from "./canary.mjs";
-import { Server, verdict, writeConfig } from "./pipeline.mjs";
+import { Server, auditResultTexts, resultTexts, verdict, writeConfig } from "./pipeline.mjs";
 import { SDL, records, startUpstream } from "./graphql_upstream.mjs";
 import { prng } from "../node/toml_gen.mjs";
 
@@ -261,11 +261,11 @@ function main() {
     // the checker must see the canaries in unguarded reads, or a quiet run proves nothing
     for (const q of ["{ people { ssn email } }", "{ customers(orderBy: SSN) { edges { cursor } } }", "{ customer(id: \"1\") { lookupStatus } }",
                      "{ customer(id: \"1\") { riskScore } }", "{ customer(id: \"1\") { notes } }", "{ employees { salary } }"])
-      if (checker.scan(JSON.stringify(await direct(upA.port, q))).length === 0)
+      if (checker.scanData(JSON.stringify(await direct(upA.port, q))).length === 0)
         throw new Error(`the checker recovers no canary from the unguarded ${q}`);
     // every spelling of the resolver error (one per record: hex, char codes, \u, digits one by one...)
     for (let id = 1; id <= 8; id++)
-      if (checker.scan(JSON.stringify(await direct(upA.port, `{ customer(id: "${id}") { lookupStatus } }`))).length === 0)
+      if (checker.scanData(JSON.stringify(await direct(upA.port, `{ customer(id: "${id}") { lookupStatus } }`))).length === 0)
         throw new Error(`the checker recovers no canary from the resolver error of customer ${id}`);
     const missed = missedForms(checker, setA.all[0]);
     if (missed.length) throw new Error(`the checker misses the forms ${missed.join(", ")}`);
@@ -295,12 +295,13 @@ function main() {
         const res = await s.server.run(g.code, g.variables);
         runs.push(res);
         const seen = ownText(JSON.stringify(res)) + s.server.takeStderr();
-        const hits = checker.scan(seen);
+        // plain forms everywhere; encoded forms only in the result values (canary.mjs scanEncoded)
+        const hits = [...checker.scan(seen), ...resultTexts(res).flatMap((t) => checker.scanEncoded(ownText(t)))];
         if (hits.length > 0) { counts.leaks++; bad.push({ kind: "leak", server: s.name, code: g.code, variables: g.variables, hit: hits[0], text: seen.slice(0, 700) }); }
         const lines = existsSync(s.audit) ? readFileSync(s.audit, "utf8").split("\n").filter(Boolean) : [];
         for (const line of lines.slice(s.auditSeen)) {
           counts.audit_lines++;
-          const ah = checker.scan(ownText(line));
+          const ah = [...checker.scan(ownText(line)), ...auditResultTexts(line).flatMap((t) => checker.scanEncoded(t))];
           if (ah.length > 0) { counts.audit_leaks++; bad.push({ kind: "audit", server: s.name, code: g.code, hit: ah[0], audit: line.slice(0, 700) }); }
         }
         s.auditSeen = lines.length;

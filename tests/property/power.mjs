@@ -44,7 +44,7 @@ export async function checkerPower(db, info, seed, count) {
       tried--;
       continue;
     }
-    if (texts.some((t) => checker.scan(t).length)) detected++;
+    if (texts.some((t) => checker.scanData(t).length)) detected++;
     else if (missed.length < 3) missed.push({ seed: s, sql: g.sql });
   }
   con.closeSync();
@@ -66,7 +66,7 @@ export async function encodingMisses(db, info) {
       const sql = `SELECT ${enc} AS v FROM ${t} x ORDER BY x.id LIMIT 3`;
       let text;
       try { text = JSON.stringify((await con.runAndReadAll(sql)).getRowsJson()); } catch (e) { text = `error: ${e?.message ?? e}`; }
-      if (checker.scan(text).length === 0) missed.push({ sql, text: text.slice(0, 200) });
+      if (checker.scanData(text).length === 0) missed.push({ sql, text: text.slice(0, 200) });
     }
   }
   con.closeSync();

@@ -17,7 +17,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
 import { Checker, makeCanaries, missedForms } from "./canary.mjs";
-import { Server, verdict, writeConfig } from "./pipeline.mjs";
+import { Server, auditResultTexts, resultTexts, verdict, writeConfig } from "./pipeline.mjs";
 import { prng } from "../node/toml_gen.mjs";
 
 const args = process.argv.slice(2);
@@ -135,7 +135,7 @@ for (const f of readdirSync(WORK).filter((f) => f.startsWith("sqlite.audit.jsonl
 const config = writeConfig(WORK, "sqlite", db, key, BLOCKED, `engine = "sqlite"\npath = "${db}"`);
 // the checker must see the canary in an unguarded read, or a quiet run proves nothing
 const direct = execFileSync("sqlite3", [db, "SELECT group_concat(hex(substr(email, 3, 9)), '') FROM customers"]).toString();
-if (checker.scan(direct).length === 0) throw new Error("the checker recovers no canary from an unguarded read");
+if (checker.scanData(direct).length === 0) throw new Error("the checker recovers no canary from an unguarded read");
 const missed = missedForms(checker, canaries[0]);
 if (missed.length) throw new Error(`the checker misses the forms ${missed.join(", ")}`);
 const server = new Server(BIN, config);
@@ -156,12 +156,13 @@ for (let i = 0; i < COUNT && (SECONDS === 0 || Date.now() - start < SECONDS * 10
   counts.refused += !v.accepted;
   if (!g.blocked && !v.accepted && v.rules.some((x) => BLOCK_RULES.has(x))) counts.overBlocked++;
   const seen = JSON.stringify(res).replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>") + server.takeStderr();
-  const hits = checker.scan(seen);
+  // plain forms everywhere; encoded forms only in the result values (canary.mjs scanEncoded)
+  const hits = [...checker.scan(seen), ...resultTexts(res).flatMap((t) => checker.scanEncoded(t))];
   if (hits.length > 0) { counts.leaks++; leaks.push({ sql: g.sql, hit: hits[0], text: seen.slice(0, 600) }); }
   const lines = existsSync(audit) ? readFileSync(audit, "utf8").split("\n").filter(Boolean) : [];
   for (const line of lines.slice(auditSeen)) {
     counts.auditLines++;
-    const ah = checker.scan(line.replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>"));
+    const ah = [...checker.scan(line.replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>")), ...auditResultTexts(line).flatMap((t) => checker.scanEncoded(t))];
     if (ah.length > 0) { counts.auditLeaks++; leaks.push({ sql: g.sql, hit: ah[0], audit: line.slice(0, 600) }); }
   }
   auditSeen = lines.length;
