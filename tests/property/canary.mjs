@@ -51,11 +51,11 @@ const DECODE_DEPTH = 2; // decoded text is decoded again this many times
 // (21 or 29 characters) have at most 10,040 x 2 x (29 - 16 + 1) = 281,120 such windows (both
 // directions). Text decoded by chance from digits or hex (times, hashes, numbers) carries more
 // than 4 bits per character (glued codes: ~6), so one position matches with probability at most
-// 281,120 / 16^16 = 1.5e-14. A CI-scale run (8,000 statements of at most 200 rows, decoded texts
-// of both levels) looks at well under 1e9 decoded characters (the run prints its count: ~4e6 at
-// 3,800 statements), so the chance of one false decoded hit in a run is below 1.5e-5 (~6e-8 at
-// the measured count). 4 characters (the first widening) gave 10,040 x 2 x 26 windows of 4 over
-// ~69^4 lower-case printable strings: ~2e-2 per position, a false hit every run.
+// 281,120 / 16^16 = 1.5e-14. A run prints how many decoded characters it looked at and this
+// bound for them: 76,191 and 87,304 at 3,904 statements (CI scale), i.e. <= 1e-9 per run; even
+// 1e9 characters (8,000 statements of 200 rows of 600 bytes) would stay below 1.5e-5. With
+// 4 characters (the first widening, 4c85bdb) a position matched ~10,040 x 2 x 26 / 69^4 = 2e-2
+// (lower-case printable text): a false hit every few hundred decoded characters.
 const DECODED_MIN = 16;
 
 // Makes `count` distinct canaries of the given kind ("ssn" or "email") from one seed.
