@@ -55,7 +55,7 @@ const DECODE_DEPTH = 2; // decoded text is decoded again this many times
 // bound for them: 76,191 and 87,304 at 3,904 statements (CI scale), i.e. <= 1e-9 per run; even
 // 1e9 characters (8,000 statements of 200 rows of 600 bytes) would stay below 1.5e-5. With
 // 4 characters (the first widening, 4c85bdb) a position matched ~10,040 x 2 x 26 / 69^4 = 2e-2
-// (lower-case printable text): a false hit every few hundred decoded characters.
+// per position of random lower-case printable text: the false hits of that run.
 const DECODED_MIN = 16;
 
 // Makes `count` distinct canaries of the given kind ("ssn" or "email") from one seed.
