@@ -19,7 +19,7 @@
  * binding = SHA-256("sluice-token-binding-v1\0" | u16 n + user_id | u16 n + session_id |
  * context_hash | code_hash | variables_hash): the claims execute recomputes from the live request
  * travel as one full-strength hash under the MAC, not one by one (version 3, issue 26: the model
- * copies the token twice per program; 355 characters became about 180). The marks (the first 3
+ * copies the token twice per program; 355 characters became about 225). The marks (the first 3
  * bytes of SHA-256 of user_id and session_id, and of the three hashes) are signed too but only
  * name WHICH claim differs in a refusal; the binding decides. (Version 2 added the estimate,
  * issue 24: the cost an approver saw is part of what was approved, so execute can refuse when the
