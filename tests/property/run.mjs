@@ -156,11 +156,23 @@ async function twinServer() {
 const TWIN_CONFIRMED = (kind) => kind === "number" || kind === "base-n" || kind.endsWith("/digits");
 let twinChecker = null;
 
+// The twin's reply is evidence only when it ran as the primary did: a twin that timed out under
+// load (the execution limit) shows nothing, which would turn the generator's own constants (a
+// repeated 'x' literal) into leaks. It is asked again, at most three times in all.
+async function twinRun(r, code, vars) {
+  let t;
+  for (let i = 0; i < 3; i++) {
+    t = await (await twinServer()).run(code, vars);
+    if (verdict(t).executed === verdict(r).executed) break;
+  }
+  return t;
+}
+
 // A leak: hits on the primary whose fragment the twin (other canaries) does not also return.
 async function leakOf(r, code, vars) {
   const hits = scanAll(texts(r));
   if (!hits.length) return null;
-  const t = texts(await (await twinServer()).run(code, vars));
+  const t = texts(await twinRun(r, code, vars));
   // what the twin shows, and its decodings (a hit in a decoded text is compared decoded)
   const other = [...t.all, ...t.values.flatMap((x) => decodedTexts(x))].join("\n").toLowerCase();
   let real = hits.filter((h) => !other.includes(h.fragment.toLowerCase()));
