@@ -106,7 +106,7 @@ print(f"\n== include circles (modules that reach each other through headers): {l
 for c in sccs:
     print("  " + " <-> ".join(c))
 
-long_fns, wide = [], []
+long_fns, wide, wide_out = [], [], []
 for line in tags.splitlines():
     parts = line.split("\t")
     name, path = parts[0], os.path.relpath(parts[1], src)
@@ -117,13 +117,16 @@ for line in tags.splitlines():
             long_fns.append((n, path, name))
     sig = fields.get("signature", "()").strip("()")
     nparams = 0 if sig in ("", "void") else len(re.split(r",(?![^()]*\))", sig))
-    if path.startswith("codemode/") and nparams > 6:
-        wide.append((nparams, path, name))
+    if nparams > 6:
+        (wide if path.startswith("codemode/") else wide_out).append((nparams, path, name))
 print(f"\n== functions longer than 80 lines: {len(long_fns)}")
 for n, path, name in sorted(long_fns, reverse=True):
     print(f"  {n:5} {path} {name}")
 print(f"\n== functions in src/codemode/ with more than 6 parameters: {len(wide)}")
 for n, path, name in sorted(wide, reverse=True):
+    print(f"  {n:3} {path} {name}")
+print(f"\n== functions outside src/codemode/ with more than 6 parameters: {len(wide_out)}")
+for n, path, name in sorted(wide_out, reverse=True):
     print(f"  {n:3} {path} {name}")
 
 if os.path.exists(lib):

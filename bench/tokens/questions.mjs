@@ -357,8 +357,7 @@ return out;`,
     rows: (data) => data.repository.issues.nodes.map((n) => [data.repository.issues.totalCount, n.number, n.title]),
     async discover(a) {
       await a.call("search", { query: "repository" });
-      await a.call("describe", { name: "Repository" });
-      await a.call("describe", { name: "IssueConnection" });
+      await a.call("describe", { name: "Repository IssueConnection" }); // both types, one call
     },
     async naive(a) {
       await a.text("introspect_schema", {});

@@ -632,16 +632,16 @@ static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
 }
 
 /* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
- * hash is the token's and the context and variables are the same now; else a full analysis.
- * The hint only saves a lookup that could not match: every part of the key is computed here.
- * A token whose estimate came from the engine's planner is analysed again: the data may have
+ * hash has the token's code mark and the context and variables are the same now; else a full
+ * analysis. The hint only saves a lookup that could not match: every part of the key is computed
+ * here. A token whose estimate came from the engine's planner is analysed again: the data may have
  * moved the estimate since approval (admit compares the two), and a kept analysis would hide it. */
 static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {
     sluice_analysis_key key;
     if (hint != NULL && !sluice_estimate_needs_live(hint) &&
         r->in->code_len <= SLUICE_LIMIT_CODE_BYTES && analysis_key(r, &key) == SLUICE_OK &&
-        memcmp(key.code_hash, hint->code_hash, sizeof key.code_hash) == 0 &&
+        memcmp(key.code_hash, hint->marks[SLUICE_TOKEN_MARK_CODE], SLUICE_TOKEN_MARK_BYTES) == 0 &&
         sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt), r->arena,
                                   &r->j.facts) == SLUICE_OK)
         return SLUICE_OK;

@@ -20,15 +20,28 @@ static bool listed(const sluice_gql_schema_type *t)
                            t->kind == SLUICE_GQL_KIND_ENUM);
 }
 
+/* "Type (a: T, b, c: U)": neighbouring arguments of one type share it, as in Go or a TypeScript
+ * reader's eye ("after, before: String, first, last: Int" for a connection's paging: a field
+ * list of a large schema repeats that quartet on every connection). */
 static const char *field_type(sluice_arena *arena, const sluice_gql_schema_field *fd)
 {
     sluice_buf b;
     sluice_buf_init(&b, arena, 0);
     sluice_buf_puts(&b, sluice_gql_type_text(arena, fd->type));
-    for (size_t i = 0; i < fd->arg_count; i++)
-        sluice_buf_printf(&b, "%s%.*s: %s%s", i == 0 ? " (" : ", ", (int)fd->args[i].name.len,
-                          fd->args[i].name.ptr, sluice_gql_type_text(arena, fd->args[i].type),
-                          i + 1 == fd->arg_count ? ")" : "");
+    for (size_t i = 0; i < fd->arg_count; i++) {
+        const char *type = sluice_gql_type_text(arena, fd->args[i].type);
+        const char *next =
+            i + 1 < fd->arg_count ? sluice_gql_type_text(arena, fd->args[i + 1].type) : NULL;
+        if (type == NULL)
+            return NULL;
+        bool shared = next != NULL && strcmp(type, next) == 0;
+        sluice_buf_printf(&b, "%s%.*s", i == 0 ? " (" : ", ", (int)fd->args[i].name.len,
+                          fd->args[i].name.ptr);
+        if (!shared)
+            sluice_buf_printf(&b, ": %s", type);
+    }
+    if (fd->arg_count > 0)
+        sluice_buf_putc(&b, ')');
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 

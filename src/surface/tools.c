@@ -173,17 +173,17 @@ refused_by_quota(sluice_status st, json_t *refusal, const sluice_error *err, jso
 /* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
  * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
  * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
- * hundred tokens that repeat the verdict or say nothing the model writes code with) stays in
- * structuredContent. When the program ran in the same call (ran), the text drops what that
- * made moot: the spent token, its expiry, the approval flags, the language, empty lists.
- * NULL when out of memory. */
+ * hundred tokens that repeat the verdict or say nothing the model writes code with; the
+ * language, which the model wrote; empty lists) stays in structuredContent. When the program ran
+ * in the same call (ran), the text also drops what that made moot: the spent token, its expiry,
+ * the approval flags. NULL when out of memory. */
 static char *brief_text(const json_t *validation, bool ran)
 {
-    static const char *const record_only[] = { "metadata", "policy", "code_hash" };
-    /* after a run in the same call: the token is spent, "auto_approved" is what running means,
-     * and the model wrote the language */
+    static const char *const record_only[] = { "metadata", "policy", "code_hash", "language" };
+    /* after a run in the same call: the token is spent, "auto_approved" is what running means */
     static const char *const spent[] = { "approval_token", "expires_at", "auto_approved",
-                                         "requires_approval", "language" };
+                                         "requires_approval" };
+    static const char *const lists[] = { "violations", "warnings" };
     json_t *brief = json_copy((json_t *)validation);
     if (brief == NULL)
         return NULL;
@@ -191,10 +191,9 @@ static char *brief_text(const json_t *validation, bool ran)
         json_object_del(brief, record_only[i]);
     for (size_t i = 0; ran && i < sizeof spent / sizeof *spent; i++)
         json_object_del(brief, spent[i]);
-    if (ran && json_array_size(json_object_get(brief, "violations")) == 0)
-        json_object_del(brief, "violations");
-    if (ran && json_array_size(json_object_get(brief, "warnings")) == 0)
-        json_object_del(brief, "warnings");
+    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
+        if (json_array_size(json_object_get(brief, lists[i])) == 0)
+            json_object_del(brief, lists[i]);
     char *text = json_dumps(brief, JSON_COMPACT);
     json_decref(brief);
     return text;

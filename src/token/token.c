@@ -14,12 +14,14 @@
 #define REVALIDATE  "call validate_code again and use the new token"
 /* With its NUL: domain separation for the MAC input (tag-token-mac-input: fuzz_token.c too). */
 #define MAC_CONTEXT "sluice-token-v1"
+/* With its NUL: domain separation for the binding hash (token.h). */
+#define BINDING_CONTEXT "sluice-token-binding-v1"
 
 /* The largest payload the format allows; the decoder's buffer and the encoder's bound. */
-#define PAYLOAD_MAX                                                                            \
-    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + SLUICE_HASH_BYTES +          \
-     3u * (2u + SLUICE_LIMIT_TOKEN_FIELD_BYTES) + 2u * SLUICE_HASH_BYTES + 1u + 1u + 8u + 8u + \
-     1u + 8u + 8u)
+#define PAYLOAD_MAX                                                    \
+    (1u + 1u + SLUICE_SECRET_KEY_ID_MAX + SLUICE_TOKEN_ID_BYTES + 2u + \
+     SLUICE_LIMIT_TOKEN_FIELD_BYTES + SLUICE_HASH_BYTES +              \
+     SLUICE_TOKEN_MARKS * SLUICE_TOKEN_MARK_BYTES + 1u + 1u + 8u + 8u + 1u + 8u + 8u)
 
 _Static_assert(sizeof(WIRE_PREFIX) - 1 + SLUICE_HASH_B64URL_CHARS(PAYLOAD_MAX) + 1 +
                        SLUICE_HASH_B64URL_CHARS(SLUICE_SECRET_MAC_BYTES) <=
@@ -45,6 +47,7 @@ static const char *const problem_names[] = {
     [SLUICE_TOKEN_RISK_MISMATCH] = "risk_mismatch",
     [SLUICE_TOKEN_REPLAYED] = "replayed",
     [SLUICE_TOKEN_ESTIMATE_DRIFT] = "estimate_drift",
+    [SLUICE_TOKEN_BINDING_MISMATCH] = "binding_mismatch",
 };
 
 const char *sluice_token_problem_name(sluice_token_problem problem)
@@ -96,6 +99,37 @@ static void put_str16(writer *w, const char *s)
     put(w, s, n);
 }
 
+static void hash_str16(sluice_hash_state *h, const char *s)
+{
+    size_t n = strlen(s);
+    uint8_t len[2] = { (uint8_t)(n >> 8), (uint8_t)(n & 0xff) };
+    sluice_hash_update(h, len, sizeof len);
+    sluice_hash_update(h, s, n);
+}
+
+/* The binding and the marks of c's bound claims (token.h); user_id and session_id set. */
+static void bind_claims(const sluice_token_claims *c,
+                        uint8_t binding[SLUICE_HASH_BYTES],
+                        uint8_t marks[SLUICE_TOKEN_MARKS][SLUICE_TOKEN_MARK_BYTES])
+{
+    sluice_hash_state h;
+    sluice_hash_start(&h);
+    sluice_hash_update(&h, BINDING_CONTEXT, sizeof(BINDING_CONTEXT));
+    hash_str16(&h, c->user_id);
+    hash_str16(&h, c->session_id);
+    sluice_hash_update(&h, c->context_hash, SLUICE_HASH_BYTES);
+    sluice_hash_update(&h, c->code_hash, SLUICE_HASH_BYTES);
+    sluice_hash_update(&h, c->variables_hash, SLUICE_HASH_BYTES);
+    sluice_hash_finish(&h, binding);
+    uint8_t user[SLUICE_HASH_BYTES], session[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(c->user_id, strlen(c->user_id), user);
+    sluice_hash_sha256(c->session_id, strlen(c->session_id), session);
+    const uint8_t *from[SLUICE_TOKEN_MARKS] = { user, session, c->context_hash, c->code_hash,
+                                                c->variables_hash };
+    for (size_t i = 0; i < SLUICE_TOKEN_MARKS; i++)
+        memcpy(marks[i], from[i], SLUICE_TOKEN_MARK_BYTES);
+}
+
 static size_t encode_payload(const sluice_token_claims *c, uint8_t *out, size_t cap)
 {
     writer w = { out, 0, cap, true };
@@ -104,12 +138,9 @@ static size_t encode_payload(const sluice_token_claims *c, uint8_t *out, size_t 
     put_u8(&w, (unsigned)id_len);
     put(&w, c->key_id, id_len);
     put(&w, c->token_id, SLUICE_TOKEN_ID_BYTES);
-    put(&w, c->code_hash, SLUICE_HASH_BYTES);
-    put_str16(&w, c->user_id);
-    put_str16(&w, c->session_id);
     put_str16(&w, c->server_id);
-    put(&w, c->context_hash, SLUICE_HASH_BYTES);
-    put(&w, c->variables_hash, SLUICE_HASH_BYTES);
+    put(&w, c->binding, SLUICE_HASH_BYTES);
+    put(&w, c->marks, sizeof c->marks);
     put_u8(&w, (unsigned)c->action);
     put_u8(&w, (unsigned)c->risk);
     put_i64(&w, c->issued_at);
@@ -175,6 +206,7 @@ sluice_status sluice_token_issue(const sluice_secret_ring *ring,
     randombytes_buf(claims->token_id, sizeof(claims->token_id));
     claims->issued_at = now;
     claims->expires_at = now + ttl_seconds;
+    bind_claims(claims, claims->binding, claims->marks);
 
     uint8_t payload[PAYLOAD_MAX];
     size_t len = encode_payload(claims, payload, sizeof payload);
@@ -264,12 +296,9 @@ parse_payload(const uint8_t *payload, size_t len, sluice_arena *arena, sluice_to
     take_into(&r, c->key_id, id_len);
     c->key_id[id_len] = '\0';
     take_into(&r, c->token_id, SLUICE_TOKEN_ID_BYTES);
-    take_into(&r, c->code_hash, SLUICE_HASH_BYTES);
-    c->user_id = take_str16(&r, arena);
-    c->session_id = take_str16(&r, arena);
     c->server_id = take_str16(&r, arena);
-    take_into(&r, c->context_hash, SLUICE_HASH_BYTES);
-    take_into(&r, c->variables_hash, SLUICE_HASH_BYTES);
+    take_into(&r, c->binding, SLUICE_HASH_BYTES);
+    take_into(&r, c->marks, sizeof c->marks);
     unsigned action = take_u8(&r);
     unsigned risk = take_u8(&r);
     c->issued_at = take_i64(&r);
@@ -391,14 +420,9 @@ sluice_status sluice_token_decode(sluice_arena *arena,
 
 /* ---- verification ------------------------------------------------------------------------ */
 
-/* First 12 hex digits of a hash, for messages. */
-static void short_hex(const uint8_t *hash, char out[13])
-{
-    sluice_hash_hex(hash, 6, out);
-}
-
 /* Compares the bound claims, most general first: a token from another session is reported as
- * such, not as a code difference. */
+ * such, not as a code difference. The binding decides (full strength, under the MAC); the marks
+ * only name the claim that differs, so a mark that happens to agree can never pass a token. */
 static sluice_status check_claims(const sluice_token_claims *got,
                                   const sluice_token_claims *want,
                                   sluice_arena *arena,
@@ -410,31 +434,45 @@ static sluice_status check_claims(const sluice_token_claims *got,
                       "this token was issued by another server ('%s'); call validate_code on "
                       "this server",
                       got->server_id);
-    if (strcmp(got->user_id, want->user_id) != 0)
-        return refuse(err, arena, out_problem, SLUICE_TOKEN_USER_MISMATCH,
-                      "this token was issued to another user; call validate_code yourself");
-    if (strcmp(got->session_id, want->session_id) != 0)
-        return refuse(err, arena, out_problem, SLUICE_TOKEN_SESSION_MISMATCH,
-                      "this token was issued for another session; call validate_code again in "
-                      "this session");
-    if (!sluice_hash_equal(got->context_hash, want->context_hash, SLUICE_HASH_BYTES))
-        return refuse(err, arena, out_problem, SLUICE_TOKEN_CONTEXT_MISMATCH,
-                      "the schema, policies or permissions changed since this token was issued; "
-                      "%s",
-                      REVALIDATE);
-    if (!sluice_hash_equal(got->code_hash, want->code_hash, SLUICE_HASH_BYTES)) {
-        char a[13], b[13];
-        short_hex(got->code_hash, a);
-        short_hex(want->code_hash, b);
-        return refuse(err, arena, out_problem, SLUICE_TOKEN_CODE_MISMATCH,
-                      "the code differs from the code that was validated (hash %s… vs %s…); "
-                      "validate the exact code you execute",
-                      a, b);
+    uint8_t binding[SLUICE_HASH_BYTES], marks[SLUICE_TOKEN_MARKS][SLUICE_TOKEN_MARK_BYTES];
+    bind_claims(want, binding, marks);
+    if (!sluice_hash_equal(got->binding, binding, SLUICE_HASH_BYTES)) {
+        size_t i = 0;
+        while (i < SLUICE_TOKEN_MARKS &&
+               memcmp(got->marks[i], marks[i], SLUICE_TOKEN_MARK_BYTES) == 0)
+            i++;
+        char a[2 * SLUICE_TOKEN_MARK_BYTES + 1], b[2 * SLUICE_TOKEN_MARK_BYTES + 1];
+        switch (i) {
+        case 0:
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_USER_MISMATCH,
+                          "this token was issued to another user; call validate_code yourself");
+        case 1:
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_SESSION_MISMATCH,
+                          "this token was issued for another session; call validate_code again "
+                          "in this session");
+        case 2:
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_CONTEXT_MISMATCH,
+                          "the schema, policies or permissions changed since this token was "
+                          "issued; %s",
+                          REVALIDATE);
+        case SLUICE_TOKEN_MARK_CODE:
+            sluice_hash_hex(got->marks[i], SLUICE_TOKEN_MARK_BYTES, a);
+            sluice_hash_hex(marks[i], SLUICE_TOKEN_MARK_BYTES, b);
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_CODE_MISMATCH,
+                          "the code differs from the code that was validated (hash %s… vs %s…); "
+                          "validate the exact code you execute",
+                          a, b);
+        case 4:
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_VARIABLES_MISMATCH,
+                          "the variables differ from those validated; pass the same variables, "
+                          "or call validate_code with the new ones");
+        default:
+            return refuse(err, arena, out_problem, SLUICE_TOKEN_BINDING_MISMATCH,
+                          "the code, variables, caller or context differ from those this token "
+                          "approved; %s",
+                          REVALIDATE);
+        }
     }
-    if (!sluice_hash_equal(got->variables_hash, want->variables_hash, SLUICE_HASH_BYTES))
-        return refuse(err, arena, out_problem, SLUICE_TOKEN_VARIABLES_MISMATCH,
-                      "the variables differ from those validated; pass the same variables, or "
-                      "call validate_code with the new ones");
     if (got->action != want->action)
         return refuse(err, arena, out_problem, SLUICE_TOKEN_ACTION_MISMATCH,
                       "the token approved a %s action but this code now performs %s; %s",
@@ -554,7 +592,14 @@ sluice_status sluice_token_verify(const sluice_secret_ring *ring,
     sluice_status st = sluice_token_open(ring, token, len, now, arena, &c, out_problem, err);
     if (st == SLUICE_OK)
         st = sluice_token_match(&c, expected, arena, out_problem, err);
-    if (st == SLUICE_OK && out_claims != NULL)
+    if (st == SLUICE_OK && out_claims != NULL) {
+        /* the binding proved the claims that are not on the wire equal to expected's */
+        c.user_id = expected->user_id;
+        c.session_id = expected->session_id;
+        memcpy(c.code_hash, expected->code_hash, SLUICE_HASH_BYTES);
+        memcpy(c.context_hash, expected->context_hash, SLUICE_HASH_BYTES);
+        memcpy(c.variables_hash, expected->variables_hash, SLUICE_HASH_BYTES);
         *out_claims = c;
+    }
     return st;
 }

@@ -13,12 +13,17 @@
  *
  * Payload (big-endian integers; every string carries its length, so no claim can bleed into
  * the next):
- *     u8 version(=1) | u8 n + key_id | 16 token_id | 32 code_hash | u16 n + user_id |
- *     u16 n + session_id | u16 n + server_id | 32 context_hash | 32 variables_hash |
- *     u8 action | u8 risk | i64 issued_at | i64 expires_at |
+ *     u8 version(=3) | u8 n + key_id | 16 token_id | u16 n + server_id | 32 binding |
+ *     5 x 3 marks | u8 action | u8 risk | i64 issued_at | i64 expires_at |
  *     u8 estimate_live | i64 estimated_rows | i64 estimated_cost
- * (version 2 added the estimate, issue 24: the cost an approver saw is part of what was approved,
- * so execute can refuse when the engine's live estimate moved past estimate_drift_factor.)
+ * binding = SHA-256("sluice-token-binding-v1\0" | u16 n + user_id | u16 n + session_id |
+ * context_hash | code_hash | variables_hash): the claims execute recomputes from the live request
+ * travel as one full-strength hash under the MAC, not one by one (version 3, issue 26: the model
+ * copies the token twice per program; 355 characters became about 225). The marks (the first 3
+ * bytes of SHA-256 of user_id and session_id, and of the three hashes) are signed too but only
+ * name WHICH claim differs in a refusal; the binding decides. (Version 2 added the estimate,
+ * issue 24: the cost an approver saw is part of what was approved, so execute can refuse when the
+ * engine's live estimate moved past estimate_drift_factor.)
  * action and risk are the numbers of sluice_action (codefacts.h) and sluice_risk (config.h):
  * they are signed into live tokens, so those enums must never be renumbered.
  */
@@ -37,8 +42,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SLUICE_TOKEN_VERSION  2u
-#define SLUICE_TOKEN_ID_BYTES 16u
+#define SLUICE_TOKEN_VERSION    3u
+#define SLUICE_TOKEN_ID_BYTES   16u
+#define SLUICE_TOKEN_MARKS      5u /* user, session, context, code, variables: */
+#define SLUICE_TOKEN_MARK_CODE  3u /* the code hash's mark */
+#define SLUICE_TOKEN_MARK_BYTES 3u
 /* How far in the future issued_at may be (clock steps) before a token is refused. */
 #define SLUICE_TOKEN_CLOCK_SKEW_SECONDS 60
 
@@ -61,22 +69,27 @@ typedef enum sluice_token_problem {
     SLUICE_TOKEN_VARIABLES_MISMATCH = 13,
     SLUICE_TOKEN_ACTION_MISMATCH = 14,
     SLUICE_TOKEN_RISK_MISMATCH = 15,
-    SLUICE_TOKEN_REPLAYED = 16,       /* already used (reported by the caller after replay.h) */
-    SLUICE_TOKEN_ESTIMATE_DRIFT = 17, /* the live estimate moved past estimate_drift_factor */
+    SLUICE_TOKEN_REPLAYED = 16,         /* already used (reported by the caller after replay.h) */
+    SLUICE_TOKEN_ESTIMATE_DRIFT = 17,   /* the live estimate moved past estimate_drift_factor */
+    SLUICE_TOKEN_BINDING_MISMATCH = 18, /* the binding differs but no mark says which claim */
 } sluice_token_problem;
 
-#define SLUICE_TOKEN_PROBLEM_MAX SLUICE_TOKEN_ESTIMATE_DRIFT
+#define SLUICE_TOKEN_PROBLEM_MAX SLUICE_TOKEN_BINDING_MISMATCH
 
 typedef struct sluice_token_claims {
     uint8_t version;                           /* set by issue */
     char key_id[SLUICE_SECRET_KEY_ID_MAX + 1]; /* set by issue: the current key */
     uint8_t token_id[SLUICE_TOKEN_ID_BYTES];   /* set by issue: random */
     uint8_t code_hash[SLUICE_HASH_BYTES];      /* SHA-256 of the canonical code */
-    const char *user_id; /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes */
-    const char *session_id;
+    const char *user_id;    /* NUL-free, <= SLUICE_LIMIT_TOKEN_FIELD_BYTES bytes; */
+    const char *session_id; /* decode: NULL (in the binding, not on the wire) */
     const char *server_id;
     uint8_t context_hash[SLUICE_HASH_BYTES];   /* schema + policy set + permissions */
     uint8_t variables_hash[SLUICE_HASH_BYTES]; /* canonical variables */
+    /* Set by issue and decode from the claims above (decode: code, context and variables hashes
+     * and user and session ids are not on the wire, only these; they stay zero / NULL). */
+    uint8_t binding[SLUICE_HASH_BYTES];
+    uint8_t marks[SLUICE_TOKEN_MARKS][SLUICE_TOKEN_MARK_BYTES];
     sluice_action action;
     sluice_risk risk;
     int64_t issued_at;  /* unix seconds; set by issue */

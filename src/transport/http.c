@@ -603,6 +603,39 @@ static bool refuse_early(struct MHD_Connection *c,
     return false;
 }
 
+/* A request for a path other than the MCP endpoint, once Host is allowed (DNS rebinding): the
+ * admin routes (http_admin.c), a POST for post_handler (answered once its body is in, so
+ * rq->answered stays false), the public GET documents, else 404. */
+static enum MHD_Result side_route(struct MHD_Connection *c,
+                                  sluice_http_server *http,
+                                  request *rq,
+                                  const char *url,
+                                  const char *method)
+{
+    int admin_ret = MHD_NO;
+    rq->answered = true;
+    if (!sluice_http_host_allowed(&http->guard, header(c, MHD_HTTP_HEADER_HOST)))
+        return send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
+                          "Host header not allowed (DNS rebinding protection)");
+    if (strcmp(method, "GET") == 0 && http->admin != NULL &&
+        sluice_http_admin_get(http->admin, c, url, &admin_ret))
+        return (enum MHD_Result)admin_ret; /* http_admin.c */
+    if (strcmp(method, "POST") == 0 && http->post_handler != NULL) {
+        if (!sluice_http_origin_allowed(&http->guard, header(c, MHD_HTTP_HEADER_ORIGIN)))
+            return send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
+                              "Origin not allowed");
+        if ((rq->side_path = sluice_arena_strdup(rq->arena, url)) == NULL)
+            return MHD_NO; /* out of memory */
+        rq->answered = false;
+        return MHD_YES;
+    }
+    const char *doc = strcmp(method, "GET") == 0 && http->get_handler != NULL
+                          ? http->get_handler(http->get_ctx, url, rq->arena)
+                          : NULL;
+    return doc != NULL ? send_body(c, MHD_HTTP_OK, "application/json", doc, NULL, NULL)
+                       : send_body(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n", NULL, NULL);
+}
+
 static enum MHD_Result on_request(void *cls,
                                   struct MHD_Connection *c,
                                   const char *url,
@@ -623,32 +656,8 @@ static enum MHD_Result on_request(void *cls,
         }
         *con_cls = rq;
         enum MHD_Result ret = MHD_YES;
-        int admin_ret = MHD_NO;
         if (strcmp(url, http->path) != 0) {
-            if (!sluice_http_host_allowed(&http->guard, header(c, MHD_HTTP_HEADER_HOST)))
-                ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
-                                 "Host header not allowed (DNS rebinding protection)");
-            else if (strcmp(method, "GET") == 0 && http->admin != NULL &&
-                     sluice_http_admin_get(http->admin, c, url, &admin_ret))
-                ret = (enum MHD_Result)admin_ret; /* http_admin.c */
-            else if (strcmp(method, "POST") == 0 && http->post_handler != NULL) {
-                if (!sluice_http_origin_allowed(&http->guard, header(c, MHD_HTTP_HEADER_ORIGIN))) {
-                    ret = send_error(c, MHD_HTTP_FORBIDDEN, NULL, SLUICE_JSONRPC_INVALID_REQUEST,
-                                     "Origin not allowed");
-                } else if ((rq->side_path = sluice_arena_strdup(rq->arena, url)) != NULL) {
-                    return MHD_YES; /* answered when the body is in */
-                } else {
-                    ret = MHD_NO; /* out of memory */
-                }
-            } else {
-                const char *doc = strcmp(method, "GET") == 0 && http->get_handler != NULL
-                                      ? http->get_handler(http->get_ctx, url, rq->arena)
-                                      : NULL;
-                ret = doc != NULL ? send_body(c, MHD_HTTP_OK, "application/json", doc, NULL, NULL)
-                                  : send_body(c, MHD_HTTP_NOT_FOUND, "text/plain", "not found\n",
-                                              NULL, NULL);
-            }
-            rq->answered = true;
+            ret = side_route(c, http, rq, url, method);
         } else if (strcmp(method, "POST") != 0 && strcmp(method, "GET") != 0 &&
                    strcmp(method, "DELETE") != 0) {
             ret =

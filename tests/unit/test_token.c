@@ -135,8 +135,8 @@ static void test_token_each_claim_mismatch_has_its_reason(void **state)
     fixture *f = *state;
     sluice_token_claims claims = f->want;
     char *token = issue(f, f->ring, &claims);
-    char hex_a[13], hex_b[13];
-    sluice_hash_hex(f->want.code_hash, 6, hex_a);
+    char hex_a[13], hex_b[13]; /* the code marks: SLUICE_TOKEN_MARK_BYTES of each hash */
+    sluice_hash_hex(f->want.code_hash, SLUICE_TOKEN_MARK_BYTES, hex_a);
     struct {
         sluice_token_problem problem;
         const char *message;
@@ -173,7 +173,7 @@ static void test_token_each_claim_mismatch_has_its_reason(void **state)
             live.session_id = "session-2";
             break;
         case SLUICE_TOKEN_CONTEXT_MISMATCH:
-            live.context_hash[31] ^= 1;
+            live.context_hash[0] ^= 1; /* in the mark: a real change moves every byte */
             break;
         case SLUICE_TOKEN_CODE_MISMATCH:
             sluice_hash_sha256("DELETE FROM t", 13, live.code_hash);
@@ -195,7 +195,7 @@ static void test_token_each_claim_mismatch_has_its_reason(void **state)
         if (cases[i].message != NULL) {
             assert_string_equal(err.message, cases[i].message);
         } else {
-            sluice_hash_hex(live.code_hash, 6, hex_b);
+            sluice_hash_hex(live.code_hash, SLUICE_TOKEN_MARK_BYTES, hex_b);
             char want[256];
             snprintf(want, sizeof want,
                      "the code differs from the code that was validated (hash %s… vs %s…); "
@@ -543,7 +543,42 @@ static void test_token_old_claims_version(void **state)
     sluice_error err = { 0 };
     assert_int_equal(verify(f, f->ring, old, strlen(old), &f->want, NOW, &err),
                      SLUICE_TOKEN_BAD_VERSION);
-    assert_non_null(strstr(err.message, "claims version 1 (this server issues 2"));
+    assert_non_null(strstr(err.message, "claims version 1 (this server issues 3"));
+}
+
+/* Version 3 carries the bound claims as one signed binding plus short marks that only name
+ * the claim that differs: a signed token whose binding differs is refused even when every mark
+ * agrees (the marks can never pass a token), and the token is about half its version-2 size. */
+static void test_token_binding_decides_not_the_marks(void **state)
+{
+    fixture *f = *state;
+    sluice_token_claims claims = f->want;
+    char *token = issue(f, f->ring, &claims);
+    assert_true(strlen(token) <= 210); /* version 2: 280 here */
+    size_t chars = strcspn(token + 4, ".");
+    uint8_t input[16 + 1024];
+    memcpy(input, "sluice-token-v1", 16); /* tag-token-mac-input: token.c's MAC input */
+    uint8_t *payload = input + 16;
+    size_t n = 0;
+    assert_int_equal(sluice_hash_b64url_decode(token + 4, chars, payload, 1024, &n), SLUICE_OK);
+    /* version | 3 "cur" | token id | 11 "sluice-test" | binding */
+    size_t binding_at = 1 + 1 + 3 + SLUICE_TOKEN_ID_BYTES + 2 + 11;
+    assert_memory_equal(payload + binding_at, claims.binding, SLUICE_HASH_BYTES);
+    payload[binding_at + 7] ^= 0x10;
+    uint8_t mac[SLUICE_SECRET_MAC_BYTES];
+    sluice_secret_mac(sluice_secret_ring_current(f->ring), input, 16 + n, mac);
+    char forged[SLUICE_LIMIT_TOKEN_CHARS];
+    memcpy(forged, "sl1.", 4);
+    sluice_hash_b64url_encode(payload, n, forged + 4);
+    size_t at = 4 + SLUICE_HASH_B64URL_CHARS(n);
+    forged[at++] = '.';
+    sluice_hash_b64url_encode(mac, sizeof mac, forged + at);
+    sluice_error err = { 0 };
+    assert_int_equal(verify(f, f->ring, forged, strlen(forged), &f->want, NOW, &err),
+                     SLUICE_TOKEN_BINDING_MISMATCH);
+    assert_non_null(strstr(err.message, "differ from those this token approved"));
+    assert_string_equal(sluice_token_problem_name(SLUICE_TOKEN_BINDING_MISMATCH),
+                        "binding_mismatch");
 }
 
 int main(void)
@@ -567,6 +602,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_token_decode_reads_unverified_claims, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_estimate_bound_and_drift, setup, teardown),
         cmocka_unit_test_setup_teardown(test_token_old_claims_version, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_token_binding_decides_not_the_marks, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
