@@ -117,7 +117,8 @@ char *sluice_guide_instructions(sluice_arena *arena,
                                 const sluice_config *config,
                                 const char *engine_name,
                                 const char *const *languages,
-                                size_t count)
+                                size_t count,
+                                bool schema_follows)
 {
     static const char *const default_languages[] = { "sql" };
     if (count == 0) {
@@ -132,24 +133,30 @@ char *sluice_guide_instructions(sluice_arena *arena,
     sluice_buf_puts(&b, "# Code mode (");
     for (size_t i = 0; i < count; i++)
         sluice_buf_printf(&b, "%s%s", i > 0 ? "; " : "", g[i].title);
-    sluice_buf_printf(&b,
-                      ")\n\n%s\n\n1. Find %s with `search` {query}, then `describe` {name} "
-                      "(`code-mode://schema` has everything).\n",
-                      g[0].pitch, g[0].schema);
+    sluice_buf_printf(&b, ")\n\n%s\n\n", g[0].pitch);
+    /* With the whole schema in the same prompt, the model has nothing to find: the discovery
+     * step would be read on every conversation and never used (issue 26). */
+    int step = 1;
+    if (!schema_follows)
+        sluice_buf_printf(&b,
+                          "%d. Find %s with `search` {query}, then `describe` {name} "
+                          "(`code-mode://schema` has everything).\n",
+                          step++, g[0].schema);
     if (count == 1)
-        sluice_buf_printf(&b, "2. `validate_code` {code, variables for %s}", g[0].variables);
+        sluice_buf_printf(&b, "%d. `validate_code` {code, variables for %s}", step++,
+                          g[0].variables);
     else
         sluice_buf_printf(&b,
-                          "2. `validate_code` {code, language, variables} (`language`: a "
+                          "%d. `validate_code` {code, language, variables} (`language`: a "
                           "section below; default `%s`)",
-                          languages[0]);
+                          step++, languages[0]);
     sluice_buf_printf(&b,
                       " explains the %s, lists violations with a fix each, and returns an "
                       "`approval_token`.\n"
-                      "3. `execute_code` with the SAME code, that token and the same variables: "
+                      "%d. `execute_code` with the SAME code, that token and the same variables: "
                       "it works once, %sfor %lld s.\n"
                       "Permissions and limits: `code-mode://policies`.\n\n",
-                      count == 1 ? g[0].unit : "code",
+                      count == 1 ? g[0].unit : "code", step,
                       config->code_mode.token_bind_session ? "in this session, " : "",
                       (long long)config->code_mode.token_ttl_seconds);
     for (size_t i = 0; i < count; i++) {

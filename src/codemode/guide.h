@@ -16,12 +16,15 @@
 
 /* How to use validate_code/execute_code, then each configured language's own part (its front
  * end's guide hook: what to write, its limits and blocked fields), languages[0] the default;
- * count 0 means the default language alone. Markdown; NULL on NOMEM. */
+ * count 0 means the default language alone. schema_follows: the whole schema comes with this
+ * text (the start prompt of a small schema), so the search/describe step is left out. Markdown;
+ * NULL on NOMEM. */
 char *sluice_guide_instructions(sluice_arena *arena,
                                 const sluice_config *config,
                                 const char *engine_name,
                                 const char *const *languages,
-                                size_t count);
+                                size_t count,
+                                bool schema_follows);
 
 /* The guide parts of one language (its front end's, or the shared fallback), strings in arena;
  * false on NOMEM. For the tool descriptions and the prompt. */

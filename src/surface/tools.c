@@ -557,8 +557,12 @@ typedef enum guide_kind { GUIDE_INSTRUCTIONS, GUIDE_POLICIES, GUIDE_SCHEMA } gui
 static const char *const guide_uris[] = { "code-mode://instructions", "code-mode://policies",
                                           "code-mode://schema" };
 
-/* code-mode://instructions for the configured languages, the default first. */
-static char *instructions(sluice_codemode *cm, sluice_arena *arena, const sluice_config *config)
+/* code-mode://instructions for the configured languages, the default first (schema_follows:
+ * the start prompt's form, the whole schema after it). */
+static char *instructions(sluice_codemode *cm,
+                          sluice_arena *arena,
+                          const sluice_config *config,
+                          bool schema_follows)
 {
     size_t n = sluice_codemode_language_count(cm);
     const char **names = sluice_arena_calloc(arena, n + 1, sizeof *names);
@@ -566,8 +570,9 @@ static char *instructions(sluice_codemode *cm, sluice_arena *arena, const sluice
         return NULL;
     for (size_t i = 0; i < n; i++)
         names[i] = sluice_codemode_language(cm, i);
-    return sluice_guide_instructions(
-        arena, config, sluice_executor_engine_name(sluice_codemode_executor(cm)), names, n);
+    return sluice_guide_instructions(arena, config,
+                                     sluice_executor_engine_name(sluice_codemode_executor(cm)),
+                                     names, n, schema_follows);
 }
 
 /* The schema as this caller may use it (an API's declaration under their route and policy). */
@@ -584,7 +589,7 @@ static char *guide_text(sluice_codemode *cm, sluice_mcp_call *call, guide_kind k
     const sluice_config *config = sluice_codemode_config(cm);
     switch (kind) {
     case GUIDE_INSTRUCTIONS:
-        return instructions(cm, arena, config);
+        return instructions(cm, arena, config, false);
     case GUIDE_POLICIES:
         return sluice_guide_policies(arena, config, sluice_codemode_policy(cm),
                                      sluice_mcp_call_identity(call),
@@ -624,6 +629,12 @@ static json_t *embedded(const char *uri, const char *text)
                      text != NULL ? text : "");
 }
 
+static json_t *user_text(const char *text)
+{
+    return json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content", "type", "text", "text",
+                     text);
+}
+
 /* The start prompt: the instructions, the whole schema only when its brief form is small
  * (SLUICE_GUIDE_INLINE_SCHEMA_BYTES), and the ask. Its size does not grow with the schema: above
  * the threshold the model finds what it needs with search and describe. */
@@ -636,14 +647,22 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
     sluice_codemode *cm = userdata;
     sluice_arena *arena = sluice_mcp_call_arena(call);
     json_t *messages = json_array();
-    json_array_append_new(messages, embedded(guide_uris[GUIDE_INSTRUCTIONS],
-                                             guide_text(cm, call, GUIDE_INSTRUCTIONS)));
     const sluice_schema *mine = caller_schema(cm, call);
     char *brief = mine != NULL ? sluice_guide_schema_brief(arena, mine) : NULL;
     bool inline_schema = brief != NULL && strlen(brief) <= SLUICE_GUIDE_INLINE_SCHEMA_BYTES;
-    if (inline_schema)
-        json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
-                                                  "type", "text", "text", brief));
+    if (!inline_schema) {
+        json_array_append_new(messages, embedded(guide_uris[GUIDE_INSTRUCTIONS],
+                                                 guide_text(cm, call, GUIDE_INSTRUCTIONS)));
+    } else {
+        /* without the discovery step: no longer code-mode://instructions, so plain text */
+        char *text = instructions(cm, arena, sluice_codemode_config(cm), true);
+        if (text == NULL) {
+            json_decref(messages);
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        }
+        json_array_append_new(messages, user_text(text));
+        json_array_append_new(messages, user_text(brief));
+    }
     const char *question = json_string_value(json_object_get(arguments, "question"));
     const sluice_frontend_guide *g = default_guide(cm, arena);
     /* a route that runs what it auto-approves in the validating call is told so (issue 23) */
@@ -667,8 +686,7 @@ static sluice_status start_code_mode(sluice_mcp_call *call,
         json_decref(messages);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
-    json_array_append_new(messages, json_pack("{s:s, s:{s:s, s:s}}", "role", "user", "content",
-                                              "type", "text", "text", ask));
+    json_array_append_new(messages, user_text(ask));
     *out_result = json_pack("{s:s, s:o}", "description",
                             "Loads code mode's instructions (and the schema when it is small)",
                             "messages", messages);

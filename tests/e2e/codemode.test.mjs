@@ -31,6 +31,12 @@ describe("code mode over stdio (DuckDB demo)", () => {
     // instructions, the whole (small) schema inline, the ask (issue 26: no policies text here)
     assert.equal(prompt.messages.length, 3);
     assert.match(prompt.messages[1].content.text, /^customers: id INTEGER, name VARCHAR/m);
+    // the schema is in the prompt: nothing to find, so its steps start at validate_code (issue 26),
+    // while code-mode://instructions (read on its own) keeps the discovery step
+    assert.doesNotMatch(prompt.messages[0].content.text, /`search`|`describe`/);
+    assert.match(prompt.messages[0].content.text, /^1\. `validate_code`.*\n2\. `execute_code`/m);
+    const instructions = (await conn.client.readResource({ uri: "code-mode://instructions" })).contents[0].text;
+    assert.match(instructions, /^1\. Find .* with `search` \{query\}, then `describe`.*\n2\. `validate_code`/m);
   });
 
   for (const file of readdirSync(seedDir).filter((f) => f.endsWith(".sql")).sort()) {

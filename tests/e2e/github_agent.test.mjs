@@ -61,6 +61,8 @@ test("a scripted agent answers a GitHub question by search, describe, validate, 
   reads.push("prompts/get start_code_mode");
   for (const m of prompt.messages) see(m.content.type === "resource" ? m.content.resource.text : m.content.text);
   assert.match(prompt.messages.map((m) => m.content.text ?? "").join("\n"), /search and describe/);
+  // too large to inline: the instructions (the resource itself) keep the discovery step
+  assert.match(prompt.messages[0].content.resource.text, /^1\. Find .* with `search` \{query\}/m);
 
   // discovery: the repository type, then its issues connection
   const s = text(await call("search", { query: "repository" }));

@@ -25,7 +25,7 @@ static sluice_config *config_with(int64_t depth, bool introspection)
 
 static char *instructions(sluice_arena *a, sluice_config *c, const char *const *langs, size_t n)
 {
-    char *text = sluice_guide_instructions(a, c, "duckdb", langs, n);
+    char *text = sluice_guide_instructions(a, c, "duckdb", langs, n, false);
     assert_non_null(text);
     return text;
 }
