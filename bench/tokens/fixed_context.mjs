@@ -5,7 +5,8 @@
 // surface whatever the size of the schema.
 //
 //   node bench/tokens/fixed_context.mjs --sluice BIN --config FILE [--env K=V ...]
-// prints {"tools": n, "prompt": n, "total": n}. As a module: fixedContext(bin, config, env).
+// prints {"tools": n, "prompt": n, "total": n, ..., "startup_ms": n, "peak_rss_kib": n}. As a module: fixedContext(bin, config, env).
+import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
@@ -23,7 +24,9 @@ export const toolsText = (tools) =>
 export const promptText = (prompt) =>
   prompt.messages.map((m) => (m.content.type === "resource" ? m.content.resource.text : m.content.text)).join("\n");
 
-// Connects, reads tools/list and the start prompt (with no question), and closes.
+// Connects, reads tools/list and the start prompt (with no question), and closes. Also the
+// server's start-up (spawn to initialized, ms) and its peak RSS by then (VmHWM, KiB): a large
+// spec must not cost the server its memory (issue 26: 200 MB for GitHub's 10 MB spec before).
 export async function fixedContext(bin, config, env) {
   const transport = new StdioClientTransport({ command: bin, args: ["serve", "-c", config, "--stdio"],
                                                stderr: "pipe", env: { ...process.env, ...env } });
@@ -31,7 +34,9 @@ export async function fixedContext(bin, config, env) {
   transport.stderr?.on("data", (d) => (log += d));
   const client = new Client({ name: "fixed-context", version: "1.0.0" }, { capabilities: {} });
   try {
+    const started = performance.now();
     await client.connect(transport);
+    const startupMs = Math.round(performance.now() - started);
     const { tools } = await client.listTools();
     // a server without code mode (query mode alone) has no start prompt: its tools are all of it
     const prompts = client.getServerCapabilities()?.prompts ? (await client.listPrompts()).prompts : [];
@@ -39,7 +44,9 @@ export async function fixedContext(bin, config, env) {
       ? await client.getPrompt({ name: "start_code_mode", arguments: {} }) : { messages: [] };
     const t = countTokens(toolsText(tools));
     const p = countTokens(promptText(prompt));
-    return { tools: t, prompt: p, total: t + p, toolNames: tools.map((x) => x.name), promptText: promptText(prompt) };
+    const peakKiB = Number(/VmHWM:\s+(\d+) kB/.exec(readFileSync(`/proc/${transport.pid}/status`, "utf8"))?.[1]);
+    return { tools: t, prompt: p, total: t + p, toolNames: tools.map((x) => x.name), promptText: promptText(prompt),
+             startupMs, peakKiB };
   } catch (e) {
     throw new Error(`${config}: ${e.message}\n${log}`);
   } finally {
@@ -53,5 +60,6 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const env = Object.fromEntries((opt.env ?? []).map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]));
   const r = await fixedContext(opt.sluice, opt.config, env);
   if (opt.show) process.stderr.write(r.promptText + "\n");
-  console.log(JSON.stringify({ tools: r.tools, prompt: r.prompt, total: r.total, toolNames: r.toolNames }));
+  console.log(JSON.stringify({ tools: r.tools, prompt: r.prompt, total: r.total, toolNames: r.toolNames,
+                               startup_ms: r.startupMs, peak_rss_kib: r.peakKiB }));
 }

@@ -32,7 +32,8 @@
 //   node bench/tokens/run.mjs --sluice BIN --work DIR [--out FILE] [--only id,id] [--world | --demo] [--tamper]
 // --world asks the world's questions only (the CI form, tests/bench/ctest_bench_tokens_world.sh),
 // --demo the demo's only (tests/bench/ctest_bench_tokens_smoke.sh); by default all of them.
-// --trace prints each read's tokens (what costs what) to stderr.
+// --trace prints each read's tokens (what costs what) to stderr; --trace-text also each read's
+// text under 5,000 tokens (where a cut would go).
 // Issue 26's targets: median ratio >= x100 and code mode <= naive on every question.
 // --tamper drops the naive answer's first row: the smoke test's proof that a disagreement fails.
 // DIR must hold demo.duckdb (sluice demo-db) and token.key (sluice keygen).
@@ -55,7 +56,7 @@ const { countTokens } = require("gpt-tokenizer/encoding/o200k_base");
 const { values: opt } = parseArgs({ options: {
   sluice: { type: "string" }, work: { type: "string" }, out: { type: "string" }, only: { type: "string" },
   tamper: { type: "boolean" }, world: { type: "boolean" }, demo: { type: "boolean" },
-  trace: { type: "boolean" } } });
+  trace: { type: "boolean" }, "trace-text": { type: "boolean" } } });
 if (!opt.sluice || !opt.work) {
   process.stderr.write("usage: run.mjs --sluice BIN --work DIR [--out FILE] [--only id,id]\n");
   process.exit(2);
@@ -205,7 +206,8 @@ class Agent {
   see(text, what = "") {
     const n = countTokens(text);
     this.tokens += n;
-    if (opt.trace) process.stderr.write(`  ${String(n).padStart(7)} ${what}\n`);
+    if (opt.trace || opt["trace-text"])
+      process.stderr.write(`  ${String(n).padStart(7)} ${what}\n` + (opt["trace-text"] && n < 5000 ? `${text}\n-----\n` : ""));
   }
   // Every page of tools/list (a server with many tools pages them; each page is a round trip).
   async listTools() {

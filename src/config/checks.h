@@ -134,6 +134,15 @@ sluice_status sluice_checks_path_globs(sluice_keys_loader *ld,
                                        const sluice_toml_value *v,
                                        const char *key,
                                        void *obj);
+/* sdk_operations: each entry a JavaScript identifier a plan can write after "api." (not a
+ * path-form method, "constructor", "prototype", nothing starting with "__"). */
+bool sluice_checks_sdk_operation(const char *s);
+sluice_status sluice_checks_sdk_operations(sluice_keys_loader *ld,
+                                           const sluice_toml_value *v,
+                                           const char *key,
+                                           void *obj);
+/* sdk_operations without any engine = "openapi" database: refused (it would configure nothing). */
+sluice_status sluice_checks_sdk_engine(sluice_keys_loader *ld, const sluice_toml_value *root);
 /* allowlist / blocklist modes whose lists are empty. */
 sluice_status sluice_checks_class_modes(sluice_keys_loader *ld,
                                         const sluice_toml_value *table,

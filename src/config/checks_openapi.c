@@ -61,6 +61,59 @@ sluice_status sluice_checks_operation_entries(sluice_keys_loader *ld,
         "for example \"listUsers\", \"PATCH\", \"POST /users\" or \"DELETE /users/{id}\"");
 }
 
+bool sluice_checks_sdk_operation(const char *s)
+{
+    /* "api.get" stays the path form's name; "__proto__", "constructor" and "prototype" reach
+     * prototypes, and the plan parser refuses them after a '.' (syntax/js/parse.c) */
+    static const char *const path_form[] = { "get",    "post",        "put",      "patch",
+                                             "delete", "constructor", "prototype" };
+    if (s == NULL || s[0] == '\0' || (s[0] >= '0' && s[0] <= '9') || strncmp(s, "__", 2) == 0)
+        return false;
+    for (size_t i = 0; i < sizeof path_form / sizeof path_form[0]; i++)
+        if (strcmp(s, path_form[i]) == 0)
+            return false;
+    for (const char *p = s; *p != '\0'; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+              *p == '_' || *p == '$'))
+            return false;
+    return true;
+}
+
+sluice_status sluice_checks_sdk_operations(sluice_keys_loader *ld,
+                                           const sluice_toml_value *v,
+                                           const char *key,
+                                           void *obj)
+{
+    (void)obj;
+    return sluice_checks_each_entry(
+        ld, v, key, sluice_checks_sdk_operation,
+        "entries are operationIds a plan calls as api.<operationId>(args): JavaScript "
+        "identifiers (letters, digits, '_', '$'), not get/post/put/patch/delete, constructor or "
+        "prototype, not starting with \"__\"",
+        "an operation whose id is no identifier (\"repos/get\") is called in the path form "
+        "instead: leave sdk_operations out");
+}
+
+sluice_status sluice_checks_sdk_engine(sluice_keys_loader *ld, const sluice_toml_value *root)
+{
+    const sluice_config *cfg = ld->cfg;
+    if (cfg->code_mode.sdk_operations.count == 0)
+        return SLUICE_OK;
+    bool openapi = cfg->has_database && cfg->database.engine == SLUICE_ENGINE_OPENAPI;
+    for (size_t i = 0; i < cfg->database_count && !openapi; i++)
+        openapi = cfg->databases[i].engine == SLUICE_ENGINE_OPENAPI;
+    if (openapi)
+        return SLUICE_OK;
+    size_t line, col;
+    sluice_keys_value_pos(sluice_toml_table_get(root, "code_mode"), "sdk_operations", &line, &col);
+    sluice_keys_fail_at(ld, line, col, "sdk_operations",
+                        "sdk_operations names OpenAPI operations a JavaScript plan calls as "
+                        "api.<operationId>(args), but no database of this config is engine "
+                        "\"openapi\"");
+    sluice_keys_hint(ld, "remove sdk_operations, or add the OpenAPI backend it is for");
+    return SLUICE_E_CONFIG;
+}
+
 static bool path_glob(const char *s)
 {
     return (s[0] == '/' || s[0] == '*') && strpbrk(s, " \t\r\n?#") == NULL;

@@ -95,20 +95,11 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 #define TABLES_KEY(n, T, f, count, s)                                 \
     .name = (n), .kind = SLUICE_KEY_TABLES, .offset = offsetof(T, f), \
     .count_offset = offsetof(T, count), .sub = (s)
-/* Recognised, type-checked, refused: the feature behind it is not built yet. */
-#define NOT_BUILT(n, k, feature)                                                             \
-    .name = (n), .kind = (k), .offset = SLUICE_KEY_NO_FIELD, .status = SLUICE_KEY_NOT_BUILT, \
-    .why = (feature)
 #define INLINE_SECRET(n, instead)                                          \
     .name = (n), .kind = SLUICE_KEY_STRING, .offset = SLUICE_KEY_NO_FIELD, \
     .status = SLUICE_KEY_INLINE_SECRET, .why = (instead)
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
-
-/* What sdk_operations would configure: the message says how a sluice plan calls an operation. */
-#define SDK_MODE                                                                  \
-    "pmcp's SDK mode (a plan calling api.<operation>(args); a sluice plan calls " \
-    "api.<method>(path))"
 
 _Static_assert(sizeof(sluice_engine_kind) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
 _Static_assert(sizeof(sluice_exposure) == sizeof(int), "SLUICE_KEY_ENUM stores an int");
@@ -408,7 +399,7 @@ static const sluice_key_spec code_mode_keys[] = {
                4LL * 1024 * 1024 * 1024,
                SLUICE_LIMIT_JS_MEMORY_DEFAULT) },
     { ENUM_KEY(T, openapi_blocked_output, blocked_outputs, SLUICE_GRAPHQL_STRIP) },
-    { NOT_BUILT("sdk_operations", SLUICE_KEY_STRLIST, SDK_MODE) },
+    { LIST_KEY(T, sdk_operations), .check = sluice_checks_sdk_operations },
     { TABLES_KEY("operations", T, operations, operation_count, &operation_section) },
     { TABLES_KEY("mcp_servers", T, mcp_servers, mcp_server_count, &mcp_server_section) },
     /* GraphQL code mode (lang/graphql/validate.h). */
@@ -1008,6 +999,8 @@ static sluice_status finish_config(sluice_keys_loader *ld, const sluice_toml_val
                           offsetof(sluice_config_api_key, sha256_hex));
     if (st == SLUICE_OK)
         st = sluice_checks_caller_engines(ld, root);
+    if (st == SLUICE_OK)
+        st = sluice_checks_sdk_engine(ld, root);
     if (st == SLUICE_OK && cfg->code_mode.programs_file != NULL &&
         cfg->state.programs_postgres != NULL) {
         size_t line, col;

@@ -301,9 +301,14 @@ typedef struct sluice_config_code_mode {
     sluice_strlist openapi_blocked_writes;   /* methods or operations blocked in every class */
     sluice_strlist openapi_blocked_paths;    /* path globs blocked in every class */
     bool openapi_require_output_declaration; /* every return has a declared shape */
-    sluice_config_action_tags action_tags;   /* operation or root field -> its action */
-    int64_t max_field_count;                 /* GraphQL fields selected, fragments expanded */
-    sluice_config_operation *operations;     /* [[code_mode.operations]] */
+    /* pmcp's SDK mode: when not empty, a plan calls these operations (OpenAPI operationIds) as
+     * api.<operationId>(args), and only these: api.get(path) and the other path-form methods are
+     * refused. Each call is composed into the operation's request and checked as the path form
+     * is (lang/js/analyze.c, exec/openapi.c). */
+    sluice_strlist sdk_operations;
+    sluice_config_action_tags action_tags; /* operation or root field -> its action */
+    int64_t max_field_count;               /* GraphQL fields selected, fragments expanded */
+    sluice_config_operation *operations;   /* [[code_mode.operations]] */
     size_t operation_count;
     sluice_strlist delete_operations; /* ids of the operations with category "delete" */
     int64_t max_steps;                /* interpreter steps per plan; default 10,000,000 */

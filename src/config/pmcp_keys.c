@@ -52,7 +52,11 @@ static const pmcp_row rows[] = {
     { "max_field_count", false,
       "default 100; pmcp enforces it only through Cedar, sluice natively with fragments "
       "expanded" },
-    { "sdk_operations", false, "not built in sluice: refused at load" },
+    { "sdk_operations", false,
+      "as pmcp: a plan calls the listed operations as api.<operationId>(args) and only them "
+      "(the path form is refused); pmcp dispatches to its SDK unchecked, sluice composes each "
+      "call into its OpenAPI request (path and query parameters by name, the body as `body`) "
+      "and applies the class policy, blocked paths and fields as to api.get/post" },
     { "operations", true, "the catalog: its category overrides the HTTP method" },
     { "blocked_fields", false, "pmcp: GraphQL only; sluice: every language" },
     { "allow_mutations", true, "any mutation may run" },

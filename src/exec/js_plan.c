@@ -163,12 +163,12 @@ static const char *calls_text(sluice_arena *arena, const json_t *calls)
     for (size_t i = 0; i < n && i < 20; i++) {
         const json_t *r = json_array_get(calls, i);
         const json_t *status = json_object_get(r, "status");
-        sluice_buf_printf(&b, "%s#%lld %s %s %s", i == 0 ? ": " : "; ",
+        const json_t *target = json_object_get(r, "target"); /* an SDK call has none */
+        sluice_buf_printf(&b, "%s#%lld %s%s%s %s", i == 0 ? ": " : "; ",
                           (long long)json_integer_value(json_object_get(r, "index")),
                           json_string_value(json_object_get(r, "call")),
-                          json_is_string(json_object_get(r, "target"))
-                              ? json_string_value(json_object_get(r, "target"))
-                              : "",
+                          json_is_string(target) ? " " : "",
+                          json_is_string(target) ? json_string_value(target) : "",
                           json_is_string(json_object_get(r, "outcome"))
                               ? json_string_value(json_object_get(r, "outcome"))
                               : "in flight");
@@ -270,6 +270,7 @@ sluice_status sluice_js_plan_execute(sluice_arena *arena,
                   .wait = d_wait,
                   .ctx = &d,
                   .has_api = plan->api.start != NULL,
+                  .api_operations = plan->api.operations,
                   .has_mcp = plan->mcp.start != NULL,
                   .passes_taint = plan->api.passes_taint || plan->mcp.passes_taint },
         .taint_fields = { plan->blocked[0], plan->blocked[1] },

@@ -34,6 +34,9 @@ typedef struct sluice_js_backend {
     /* start checks call->passing against the operation's passable fields (interp.h); a call
      * carrying a blocked field to a backend without it is refused before it starts */
     bool passes_taint;
+    /* api only: the SDK mode's operation ids (sluice_js_host.api_operations); NULL: the path
+     * form */
+    const sluice_strlist *operations;
 } sluice_js_backend;
 
 typedef struct sluice_js_plan {

@@ -38,6 +38,7 @@ typedef struct oa_state {
     sluice_config_code_mode decl_rules;
     char version[65];
     sluice_strlist internal_blocked, output_blocked, blocked_fields;
+    sluice_strlist sdk_operations; /* pmcp's SDK mode: the ids api.<id>(args) calls; empty: off */
     bool refuse_output;
     int64_t max_steps;
     size_t max_memory;
@@ -199,32 +200,182 @@ static sluice_status check_passable(const oa_state *s,
     return SLUICE_OK;
 }
 
+/* A call in the path form's terms: what api.get(path, second) would have sent. */
+typedef struct oa_form {
+    const char *method; /* "GET" */
+    const char *path;   /* the composed path */
+    const char *const *parts;
+    size_t part_count;
+    const json_t *second;            /* the body (POST, PUT, PATCH) or the query */
+    const sluice_openapi_op *sdk_op; /* the SDK form's operation; NULL: the path form */
+} oa_form;
+
+static sluice_status
+path_form(sluice_arena *arena, const sluice_js_call *call, oa_form *f, sluice_error *err)
+{
+    char *method = sluice_arena_calloc(arena, 8, 1);
+    if (method == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    for (size_t i = 0; call->method[i] != '\0' && i + 1 < 8; i++)
+        method[i] = (char)(call->method[i] - 'a' + 'A');
+    f->method = method;
+    f->path = json_string_value(json_array_get(call->args, 0));
+    if (f->path == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "api.%s at line %u: the first argument must be the path",
+                                call->method, call->line);
+    f->parts = call->path_parts;
+    f->part_count = call->path_part_count;
+    f->second = json_array_get(call->args, 1);
+    return SLUICE_OK;
+}
+
+static void decref_cb(void *p)
+{
+    json_decref(p);
+}
+
+/* A path parameter's value as the path form's ${...} would write it: a string, a number. */
+static const char *param_text(sluice_arena *arena, const json_t *v)
+{
+    if (json_is_string(v))
+        return json_string_value(v);
+    if (json_is_integer(v))
+        return sluice_arena_printf(arena, "%lld", (long long)json_integer_value(v));
+    if (json_is_real(v)) {
+        char *t = json_dumps(v, JSON_ENCODE_ANY | JSON_COMPACT);
+        const char *r = t != NULL ? sluice_arena_strdup(arena, t) : NULL;
+        free(t);
+        return r;
+    }
+    return NULL;
+}
+
+/* pmcp's SDK form, api.<operationId>(args) (sdk_operations), as the path form: the operation's
+ * template filled from args (each value a hole's, so sluice_openapi_match_call applies the
+ * parameter rules to it), the rest of args the query (GET, DELETE) or args.body the body. The
+ * matched operation must then be this one. Messages name keys, never values. */
+static sluice_status sdk_form(const oa_state *s,
+                              sluice_arena *arena,
+                              const sluice_js_call *call,
+                              oa_form *f,
+                              sluice_error *err)
+{
+    const sluice_openapi_op *op = NULL;
+    for (size_t i = 0; i < s->spec.op_count && op == NULL; i++)
+        if (strcmp(s->spec.ops[i].id, call->method) == 0)
+            op = &s->spec.ops[i];
+    if (op == NULL || !sluice_strlist_contains(&s->sdk_operations, call->method))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "api.%s at line %u is not one of this server's sdk_operations",
+                                call->method, call->line);
+    const json_t *args = json_array_get(call->args, 0);
+    if (json_array_size(call->args) > 1 ||
+        !(args == NULL || json_is_null(args) || json_is_object(args)))
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "api.%s at line %u takes one argument, an object of its "
+                                "parameters",
+                                call->method, call->line);
+    bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
+                strcmp(op->method, "PATCH") == 0;
+    json_t *rest = json_object();
+    if (rest == NULL || sluice_arena_cleanup_add(arena, decref_cb, rest) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    const char *k;
+    json_t *v;
+    json_object_foreach((json_t *)args, k, v)
+    {
+        bool in_path = false;
+        for (size_t i = 0; i < op->param_count && !in_path; i++)
+            in_path =
+                op->params[i].in == SLUICE_OPENAPI_IN_PATH && strcmp(op->params[i].name, k) == 0;
+        if (!in_path && !(body && strcmp(k, "body") == 0) && json_object_set(rest, k, v) != 0)
+            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    }
+    if (body && json_object_size(rest) > 0) /* validate refused literal keys: a computed one */
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "'%s' is not a parameter of %s: args holds its path parameters "
+                                "by name and its request body as `body`",
+                                json_object_iter_key(json_object_iter(rest)), op->id);
+    /* parts: the template's literal text at even indexes, each parameter's value at odd ones */
+    size_t n = 1;
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{'))
+        n += 2;
+    const char **parts = sluice_arena_calloc(arena, n, sizeof *parts);
+    sluice_buf path;
+    sluice_buf_init(&path, arena, 0);
+    if (parts == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    size_t count = 0;
+    const char *lit = op->path;
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{')) {
+        const char *e = strchr(p, '}');
+        if (e == NULL)
+            break;
+        parts[count++] = sluice_arena_printf(arena, "%.*s", (int)(p - lit), lit);
+        const char *name = sluice_arena_printf(arena, "%.*s", (int)(e - p - 1), p + 1);
+        const json_t *value = name != NULL ? json_object_get(args, name) : NULL;
+        if (name != NULL && value == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "api.%s at line %u needs the path parameter '%s'", call->method,
+                                    call->line, name);
+        parts[count] = value != NULL ? param_text(arena, value) : NULL;
+        if (name != NULL && parts[count] == NULL && !sluice_arena_failed(arena))
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "the path parameter '%s' of %s at line %u must be a string "
+                                    "or a number",
+                                    name, op->id, call->line);
+        count++;
+        lit = e + 1;
+    }
+    parts[count++] = lit;
+    for (size_t i = 0; i < count; i++)
+        sluice_buf_puts(&path, parts[i] != NULL ? parts[i] : "");
+    if (sluice_buf_status(&path) != SLUICE_OK || sluice_arena_failed(arena))
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    f->method = op->method;
+    f->path = sluice_buf_cstr(&path);
+    f->parts = parts;
+    f->part_count = count;
+    f->second = body ? json_object_get(args, "body") : json_object_size(rest) > 0 ? rest : NULL;
+    f->sdk_op = op;
+    return SLUICE_OK;
+}
+
 static sluice_status api_start(
     void *ctx, sluice_arena *arena, const sluice_js_call *call, uint64_t *ticket, sluice_error *err)
 {
     oa_exec *x = ctx;
-    char method[8] = { 0 };
-    for (size_t i = 0; call->method[i] != '\0' && i + 1 < sizeof method; i++)
-        method[i] = (char)(call->method[i] - 'a' + 'A');
-    const char *path = json_string_value(json_array_get(call->args, 0));
-    if (path == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "api.%s at line %u: the first argument must be the path",
-                                call->method, call->line);
+    oa_form f = { 0 };
+    sluice_status st = x->s->sdk_operations.count > 0 ? sdk_form(x->s, arena, call, &f, err)
+                                                      : path_form(arena, call, &f, err);
+    if (st != SLUICE_OK)
+        return st;
+    const char *method = f.method, *path = f.path;
     const sluice_openapi_op *op = NULL;
     const char *url_path = NULL;
-    sluice_status st = sluice_openapi_match_call(arena, &x->s->spec, method, path, call->path_parts,
-                                                 call->path_part_count, &op, &url_path, err);
+    st = sluice_openapi_match_call(arena, &x->s->spec, method, path, f.parts, f.part_count, &op,
+                                   &url_path, err);
+    if (st == SLUICE_OK && f.sdk_op != NULL && op != f.sdk_op) /* another template won */
+        return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                "api.%s at line %u: its parameters make a path of another "
+                                "operation (%s)",
+                                call->method, call->line, op->id);
     if (st == SLUICE_OK && call->passing.count > 0)
         st = check_passable(x->s, arena, call, op, err);
     if (st != SLUICE_OK)
         return st;
+    /* the SDK form names no path: its messages name the operation, never a composed value */
+    const char *shown = f.sdk_op != NULL ? sluice_arena_printf(arena, "api.%s", f.sdk_op->id)
+                                         : sluice_arena_printf(arena, "%s %s", method, path);
+    if (shown == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     if (!sluice_strlist_contains(x->req->validated_operations, op->id))
         return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "%s %s at line %u is operation %s, which validation did not "
+                                "%s at line %u is operation %s, which validation did not "
                                 "approve for this plan; approving a plan is not approving every "
                                 "call it could make",
-                                method, path, call->line, op->id);
+                                shown, call->line, op->id);
     /* validation judged the template; a value could still land the path under a block */
     sluice_class_call view = {
         .method = method, .path = url_path, .op_id = op->id, .action = (sluice_action)op->action
@@ -235,7 +386,7 @@ static sluice_status api_start(
                                 method, call->line, op->id, refusal.why);
     bool sends_body =
         strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
-    const json_t *second = json_array_get(call->args, 1);
+    const json_t *second = f.second;
     const char *query = NULL, *body = NULL;
     st = sends_body ? body_of(arena, x->s->spec.doc, op, second, &body, err)
                     : query_of(arena, x->s->spec.doc, op, second, &query, err);
@@ -371,7 +522,8 @@ static sluice_status oa_execute(sluice_executor *ex,
                  .wait = api_wait,
                  .describe = api_describe,
                  .ctx = &x,
-                 .passes_taint = true },
+                 .passes_taint = true,
+                 .operations = &s->sdk_operations },
         .blocked = { &s->output_blocked, &s->blocked_fields },
         .refuse_blocked = s->refuse_output,
         .clean_only = req->below_high_risk,
@@ -433,6 +585,44 @@ static const sluice_executor_ops oa_ops = {
     .close = oa_close,
 };
 
+/* Each sdk_operations entry is an operation of the spec whose args can hold it: refused at
+ * start otherwise, naming the nearest id (a plan could never call it). */
+static sluice_status check_sdk_operations(const sluice_openapi_spec *spec,
+                                          const sluice_config_code_mode *cm,
+                                          sluice_arena *err_arena,
+                                          sluice_error *err)
+{
+    for (size_t i = 0; cm != NULL && i < cm->sdk_operations.count; i++) {
+        const char *id = cm->sdk_operations.items[i];
+        const sluice_openapi_op *op = NULL;
+        sluice_suggest near;
+        sluice_suggest_init(&near, id);
+        for (size_t k = 0; k < spec->op_count && op == NULL; k++) {
+            sluice_suggest_consider(&near, spec->ops[k].id);
+            if (strcmp(spec->ops[k].id, id) == 0)
+                op = &spec->ops[k];
+        }
+        const char *best = sluice_suggest_best(&near);
+        if (op == NULL)
+            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                    "sdk_operations: '%s' is no operationId of the OpenAPI "
+                                    "spec%s%s%s",
+                                    id, best != NULL ? "; did you mean '" : "",
+                                    best != NULL ? best : "", best != NULL ? "'?" : "");
+        bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
+                    strcmp(op->method, "PATCH") == 0;
+        for (size_t k = 0; body && k < op->param_count; k++)
+            if (op->params[k].in == SLUICE_OPENAPI_IN_PATH &&
+                strcmp(op->params[k].name, "body") == 0)
+                return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                        "sdk_operations: %s has a path parameter named 'body', "
+                                        "which its SDK call uses for the request body; call it "
+                                        "in the path form (leave sdk_operations out)",
+                                        id);
+    }
+    return SLUICE_OK;
+}
+
 sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                        const sluice_config_code_mode *code_mode,
                                        sluice_executor **out,
@@ -459,6 +649,11 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
         sluice_arena_free(a);
         return st;
     }
+    st = check_sdk_operations(&s->spec, code_mode, err_arena, err);
+    if (st != SLUICE_OK) {
+        sluice_arena_free(a);
+        return st;
+    }
     s->document = sluice_openapi_spec_document(a, &s->spec);
     s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode, NULL, NULL);
     bool ok = s->document != NULL && s->declaration != NULL;
@@ -473,6 +668,9 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                  &code_mode->openapi_blocked_writes, NULL) == SLUICE_OK &&
              sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_paths,
                                  &code_mode->openapi_blocked_paths, NULL) == SLUICE_OK;
+        ok = ok && sluice_strlist_copy(a, &s->sdk_operations, &code_mode->sdk_operations, NULL) ==
+                       SLUICE_OK;
+        s->decl_rules.sdk_operations = s->sdk_operations;
         s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
         s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
         s->decl_rules.blocked_fields = s->blocked_fields;

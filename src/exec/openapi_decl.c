@@ -244,6 +244,10 @@ static bool allowed(sluice_arena *arena, const sluice_openapi_op *op, const audi
         .method = op->method, .path = op->path, .op_id = op->id, .action = (sluice_action)op->action
     };
     sluice_class_refusal r;
+    /* in SDK mode only the listed operations can be called at all */
+    if (who->cm != NULL && who->cm->sdk_operations.count > 0 &&
+        !sluice_strlist_contains(&who->cm->sdk_operations, op->id))
+        return false;
     return sluice_class_policy_allows(arena, who->cm, &v, &r) &&
            (who->may_call == NULL || who->may_call(who->may_ctx, op->id, (int)op->action));
 }
@@ -267,8 +271,31 @@ static void ts_path(sluice_buf *b, const sluice_openapi_op *op)
     sluice_buf_putc(b, templ ? '`' : '"');
 }
 
+/* pmcp's SDK form: `api.getUser({ id: string; fields?: string; body: {...} })`: the path and
+ * query parameters by name, the request body as `body` (sdk_operations). */
+static void put_sdk_args(ts_ctx *c, const sluice_openapi_op *op)
+{
+    sluice_buf *b = c->b;
+    bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
+                strcmp(op->method, "PATCH") == 0;
+    sluice_buf_printf(b, "api.%s({ ", op->id);
+    for (size_t k = 0; k < op->param_count; k++)
+        if (op->params[k].in == SLUICE_OPENAPI_IN_PATH ||
+            (!body && op->params[k].in == SLUICE_OPENAPI_IN_QUERY)) {
+            sluice_buf_printf(b, "%s%s: ", op->params[k].name, op->params[k].required ? "" : "?");
+            ts_type(c, op->params[k].schema, 1);
+            sluice_buf_puts(b, "; ");
+        }
+    if (body && op->body_schema != NULL) {
+        sluice_buf_printf(b, "body%s: ", op->body_required ? "" : "?");
+        ts_type(c, op->body_schema, 1);
+        sluice_buf_puts(b, "; ");
+    }
+    sluice_buf_puts(b, "})");
+}
+
 /* One operation: its summary, id and action, and `api.<method>(path, body | query):
- * Promise<response>;`. */
+ * Promise<response>;` (in SDK mode `api.<id>(args): Promise<response>;`). */
 static void put_op(ts_ctx *c, const sluice_openapi_op *op)
 {
     sluice_buf *b = c->b;
@@ -277,6 +304,16 @@ static void put_op(ts_ctx *c, const sluice_openapi_op *op)
     sluice_buf_printf(b, "// %s (%s%s)\n", op->id, sluice_openapi_action_name(op->action),
                       op->idempotent || op->action == SLUICE_OPENAPI_READ ? ""
                                                                           : ", not idempotent");
+    if (c->cm != NULL && c->cm->sdk_operations.count > 0) {
+        put_sdk_args(c, op);
+        sluice_buf_puts(b, ": Promise<");
+        if (op->response_schema != NULL)
+            ts_type(c, op->response_schema, 0);
+        else
+            sluice_buf_puts(b, "unknown");
+        sluice_buf_puts(b, ">;\n");
+        return;
+    }
     char lower[8] = { 0 };
     for (size_t k = 0; op->method[k] != '\0' && k + 1 < sizeof lower; k++)
         lower[k] = (char)(op->method[k] - 'A' + 'a');
@@ -321,11 +358,18 @@ const char *sluice_openapi_spec_declaration(sluice_arena *arena,
     };
     if (c.named_set == NULL || c.named_order == NULL)
         b.status = SLUICE_E_NOMEM;
-    sluice_buf_printf(
-        &b,
-        "// %s: api.<method>(path, body?) returns a Promise; the paths below, ${...}\n"
-        "// filling a {parameter}, are all that is reachable.\n",
-        spec->title != NULL ? spec->title : "API");
+    if (cm != NULL && cm->sdk_operations.count > 0)
+        sluice_buf_printf(&b,
+                          "// %s: api.<operationId>(args) returns a Promise; args holds the path "
+                          "and query\n// parameters by name and the request body as `body`. "
+                          "The operations below are all that is reachable.\n",
+                          spec->title != NULL ? spec->title : "API");
+    else
+        sluice_buf_printf(
+            &b,
+            "// %s: api.<method>(path, body?) returns a Promise; the paths below, ${...}\n"
+            "// filling a {parameter}, are all that is reachable.\n",
+            spec->title != NULL ? spec->title : "API");
     size_t refused = 0;
     for (size_t i = 0; i < spec->op_count; i++) {
         const sluice_openapi_op *op = &spec->ops[i];

@@ -84,7 +84,7 @@ export async function startHttp(configFile, { args = [] } = {}) {
   let log = "";
   proc.stdout.on("data", (d) => (log += d));
   proc.stderr.on("data", (d) => (log += d));
-  for (let i = 0; i < 100; i++) {
+  for (let i = 0; i < 300; i++) { // 30 s: a server starting its MCP downstreams under load
     if (proc.exitCode !== null) throw new Error(`sluice exited (${proc.exitCode}):\n${log}`);
     try {
       await raw({ port, method: "GET", path: "/" });

@@ -51,12 +51,17 @@ for (const name of examples) {
   });
 }
 
+// Well under the 200 MB GitHub's spec cost before issue 26, with room for the allocator.
+const PEAK_RSS_KIB = 128 * 1024;
 for (const [label, key] of [["GitHub REST", "rest"], ["GitHub GraphQL", "gql"], ["300-table warehouse", "warehouse"]]) {
   test(`${label}: fixed context within ${FIXED_CONTEXT_LIMIT} tokens`, async () => {
     const r = await fixedContext(bin, surfaces[key], {});
     assert.ok(r.total <= FIXED_CONTEXT_LIMIT, `${label}: tools/list ${r.tools} + prompt ${r.prompt} = ${r.total}`);
     assert.ok(r.toolNames.includes("search") && r.toolNames.includes("describe"));
     assert.match(r.promptText, /search and describe/, "a large schema is not inlined: the prompt says to search");
+    // the server stays usable at that size (issue 26: GitHub REST's 10 MB spec once cost 200 MB)
+    console.log(`${label}: start-up ${r.startupMs} ms, peak RSS ${(r.peakKiB / 1024).toFixed(1)} MB`);
+    assert.ok(r.peakKiB <= PEAK_RSS_KIB, `${label}: peak RSS ${r.peakKiB} KiB > ${PEAK_RSS_KIB} KiB`);
   });
 }
 

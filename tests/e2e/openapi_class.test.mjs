@@ -200,11 +200,103 @@ test("sluice config check names the keys pmcp-code-mode shares and how they diff
   assert.match(r.stdout, /openapi_require_output_declaration +differs: /);
 });
 
-test("sdk_operations (pmcp's SDK mode) is refused at start, naming the key and what a plan calls instead", () => {
-  const f = writeClassConfig("class-sdk", `sdk_operations = ["getUser"]\n`);
-  for (const args of [["serve", "-c", f, "--http", "127.0.0.1:1"], ["config", "check", f]]) {
-    const r = spawnSync(sluiceBin, args, { cwd: work, env: process.env, encoding: "utf8", timeout: 20000 });
-    assert.notEqual(r.status, 0, `${args[0]}: ${r.stdout}`);
-    assert.match(r.stderr, /class-sdk\.toml:\d+:1: 'sdk_operations' configures pmcp's SDK mode \(a plan calling api\.<operation>\(args\); a sluice plan calls api\.<method>\(path\)\), which is not built in this version; remove it/);
+// pmcp's SDK mode: plans call operations by id, api.<operationId>(args), and only the listed
+// ones; each call is composed into its request and judged by the class policy as the path form.
+const SDK_POLICY = `sdk_operations = ["getUser", "listForecasts", "update_budget_note", "createBudget", "deleteBudget", "getCostAnomalies"]
+openapi_allow_writes = true
+write_mode = "allowlist"
+openapi_allowed_writes = ["update_budget_note"]
+openapi_blocked_paths = ["/getCostAnomalies", "/users/u1*"]
+openapi_output_blocked_fields = ["ssn"]
+action_tags = { createBudget = "admin" }
+`;
+
+test("sdk_operations: api.<operationId>(args) runs through the SDK client, judged as the path form", async () => {
+  const sdk = await startHttp(writeClassConfig("class-sdk", SDK_POLICY));
+  const c = await connectHttp(sdk, "alice");
+  try {
+    // discovery shows the call form and only the listed operations
+    const schema = (await c.client.readResource({ uri: "code-mode://schema" })).contents[0].text;
+    assert.match(schema, /api\.<operationId>\(args\) returns a Promise; args holds the path and query/);
+    assert.match(schema, /\/\/ listForecasts \(read\)\napi\.listForecasts\(\{ body: \{ month: string; \}; \}\): Promise<\{/);
+    assert.match(schema, /api\.update_budget_note\(\{ id: string; body: \{ note: string; \}; \}\)/);
+    assert.doesNotMatch(schema, /api\.(get|post|patch)\(/);
+    // getUser's template could reach /users/u1*; getCostAndUsage is not listed
+    assert.match(schema, /Not callable under this server's settings \(6\): getUser \(read\), getCostAndUsage/);
+
+    // a read, a read by catalog category with its body, an allowlisted write: they run upstream
+    const u = await runs(`const u = await api.getUser({ id: "u2" });\nreturn { name: u.name };`, undefined, c);
+    assert.match(JSON.stringify(u), /"name":"Owner 2"/);
+    const b = await runs(`const b = await api.listForecasts({ body: { month: "2026-11" } });
+return { count: b.items.length };`, undefined, c);
+    assert.match(JSON.stringify(b), /"count":\d+/);
+    const w = await runs(`await api.update_budget_note({ id: args.id, body: { note: "from the sdk form" } });
+const u = await api.getUser({ id: "u2" });
+return { ok: true };`, { id: "b3" }, c);
+    assert.match(JSON.stringify(w), /"ok":true/);
+
+    // refusals at validate, each under the key that decided
+    let v = await refused(`const u = await api.getUsr({ id: "u2" });\nreturn { n: u.name };`, "sdk_operations", undefined, c);
+    assert.match(v.violations[0].message, /api\.getUsr at line 1 is not one of this server's sdk_operations; did you mean 'getUser'\?/);
+    v = await refused(`const u = await api.get("/users/u2");\nreturn { n: u.name };`, "sdk_operations", undefined, c);
+    assert.match(v.violations[0].message, /by name \(sdk_operations\), not by path/);
+    v = await refused(`const u = await api.getUser({ idd: "u2" });\nreturn { n: u.name };`, "openapi_parameter", undefined, c);
+    assert.match(v.violations.map((x) => x.message).join("\n"), /'idd' at line 1 is not a parameter of getUser; did you mean 'id'\?/);
+    await refused(`const a = await api.getCostAnomalies({ body: {} });\nreturn { n: 1 };`, "openapi_blocked_paths", undefined, c);
+    await refused(`const u = await api.getUser({ id: "u1" });\nreturn { n: u.name };`, "openapi_blocked_paths", undefined, c);
+    // a run-time id could be "u1...": refused before it runs, as `/users/${args.id}` is
+    await refused(`const u = await api.getUser({ id: args.id });\nreturn { n: u.name };`, "openapi_blocked_paths", { id: "u2" }, c);
+    await refused(`await api.deleteBudget({ id: "b1" });\nreturn { ok: true };`, "openapi_allow_deletes", undefined, c);
+    await refused(`await api.createBudget({ body: { name: "x", ownerId: "u2", limit: 5 } });\nreturn { ok: true };`, "admin_mode", undefined, c);
+    await refused(`const u = await api.getUser({ id: "u2" });\nreturn { ssn: u.ssn };`, "openapi_output_blocked_fields", undefined, c);
+
+    // every other way to reach an operation is refused before it runs
+    for (const code of [
+      `const u = await api["getUser"]({ id: "u2" });\nreturn { n: u.name };`,
+      `const k = "getUser";\nconst u = await api[k]({ id: "u2" });\nreturn { n: u.name };`,
+      `const f = api.getUser;\nconst u = await f({ id: "u2" });\nreturn { n: u.name };`,
+      `const { getUser } = api;\nconst u = await getUser({ id: "u2" });\nreturn { n: u.name };`,
+      `const u = await api.getUser.call(null, { id: "u2" });\nreturn { n: u.name };`,
+      `const u = await api.__proto__.getUser({ id: "u2" });\nreturn { n: u.name };`,
+      `const u = await api.constructor({ id: "u2" });\nreturn { n: u };`,
+      `const u = await api.getCostForecast({ body: {} });\nreturn { n: u.total };`,
+    ]) {
+      const r = await validate(c.client, code);
+      assert.equal(r.valid, false, `allowed:\n${code}`);
+    }
+
+    // what only the run knows is checked there: a computed key, a value breaking the path rule
+    const code = `const a = { id: args.id, body: { note: "x" } };\na[args.k] = 1;
+await api.update_budget_note(a);\nreturn { ok: true };`;
+    const ok = await validate(c.client, code, { id: "b3", k: "extra" });
+    assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+    let r = await execute(c.client, code, ok.approval_token, { id: "b3", k: "extra" });
+    assert.ok(r.isError, "a key that is no parameter must not reach the upstream");
+    assert.match(errorText(r), /'extra' is not a parameter of update_budget_note/);
+    const climb = `await api.update_budget_note({ id: args.id, body: { note: "x" } });\nreturn { ok: true };`;
+    const cv = await validate(c.client, climb, { id: "b3/../../users" });
+    assert.equal(cv.valid, true, JSON.stringify(cv.violations));
+    r = await execute(c.client, climb, cv.approval_token, { id: "b3/../../users" });
+    assert.ok(r.isError, "a value that leaves its segment must not reach the upstream");
+    assert.match(errorText(r), /the path parameter \{id\} of PATCH \/budgets\/\{\}\/note \(update_budget_note\) is refused: it has '\.\.'/);
+  } finally {
+    await c.close();
+    sdk.stop();
   }
+});
+
+test("sdk_operations: config check says what it means; an id the spec lacks or no identifier is refused", () => {
+  const f = writeClassConfig("class-sdk-check", SDK_POLICY);
+  let r = spawnSync(sluiceBin, ["config", "check", f], { cwd: work, env: process.env, encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  assert.match(r.stdout, /sdk_operations +differs: as pmcp: a plan calls the listed operations as api\.<operationId>\(args\) and only them/);
+  const bad = writeClassConfig("class-sdk-bad", `sdk_operations = ["getUser", "get"]\n`);
+  r = spawnSync(sluiceBin, ["config", "check", bad], { cwd: work, env: process.env, encoding: "utf8" });
+  assert.notEqual(r.status, 0, r.stdout);
+  assert.match(r.stderr, /class-sdk-bad\.toml:\d+:\d+: 'sdk_operations' entries are operationIds a plan calls as api\.<operationId>\(args\)/);
+  const typo = writeClassConfig("class-sdk-typo", `sdk_operations = ["getUsr"]\n`);
+  r = spawnSync(sluiceBin, ["serve", "-c", typo, "--http", "127.0.0.1:1"],
+                { cwd: work, env: process.env, encoding: "utf8", timeout: 20000 });
+  assert.notEqual(r.status, 0, r.stdout);
+  assert.match(r.stderr, /sdk_operations: 'getUsr' is no operationId of the OpenAPI spec; did you mean 'getUser'\?/);
 });

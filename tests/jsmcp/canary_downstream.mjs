@@ -16,6 +16,8 @@
 // and a resource and a prompt carrying the records (sluice is their client only for tools).
 //   node canary_downstream.mjs SEED              (stdio)
 //   node canary_downstream.mjs SEED --http PORT  (Streamable HTTP on 127.0.0.1:PORT/mcp, stateless)
+//   node canary_downstream.mjs SEED --record FILE (stdio; echo's arguments appended to FILE)
+import { appendFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { generator } from "../node/js_canary_gen.mjs";
 
@@ -26,6 +28,9 @@ const { StreamableHTTPServerTransport } = require("@modelcontextprotocol/sdk/ser
 const { McpError } = require("@modelcontextprotocol/sdk/types.js");
 const { z } = require("zod");
 
+// --record FILE: every argument `echo` receives is appended to FILE (the sink of the twin-upstream
+// noninterference test: what a plan sent to this server, read after the run)
+const record = process.argv.includes("--record") ? process.argv[process.argv.indexOf("--record") + 1] : null;
 const { users } = generator(process.argv[2] ?? 1, { head: "", echo: () => "" });
 const all = JSON.stringify(users);
 const read = { readOnlyHint: true };
@@ -62,7 +67,7 @@ server.registerTool("links", { description: "Links to the records", inputSchema:
     { type: "resource", resource: { uri: `people://all/${users[0].salary}`, mimeType: "application/json", text: all } },
   ] }));
 server.registerTool("echo", { description: "Refuses any value, quoting it", inputSchema: { v: z.string() }, annotations: read },
-  async ({ v }) => failed(`invalid value: ${v}`));
+  async ({ v }) => { if (record) appendFileSync(record, `${JSON.stringify(v)}\n`); return failed(`invalid value: ${v}`); });
 server.registerResource("people", "people://all", { mimeType: "application/json" },
   async (uri) => ({ contents: [{ uri: uri.href, text: all }] }));
 server.registerPrompt("people", { description: "The records" },

@@ -9,12 +9,16 @@
 // leaking). Each runs validate_code + execute_code through `sluice serve` over HTTP, driven by
 // the official SDK client (high-risk plans approved by elicitation), in three configurations:
 // the fields output-blocked (strip, refuse) and internal-blocked (stripped at the boundary).
+// Twin-upstream noninterference: plans (fixed and generated) that hand what they read to a second
+// server ("sink", canary_downstream.mjs --record) must never send it a canary form (the sink's
+// record of its arguments is scanned after the run; with no blocked field configured it catches
+// 21 of 21 calls, reversals and char codes included).
 // Scanned for every canary form the generator knows: every response, tools/list, resources and
 // prompts sluice serves, sluice's log and every audit line. Untainted plans count over-blocking
 // (refused or redacted for a blocked field).
 // usage: node mcp_canary.mjs COUNT SEED   (env as ctest_mcp_canary.sh sets it)
 // prints the counts as JSON; exit 1 on a counterexample.
-import { readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { API_KEYS, work, startHttp, validate, execute, connectApproving } from "../e2e/codemode_harness.mjs";
 import { gatewayHead, startHttpDownstream } from "./jsmcp_helpers.mjs";
@@ -42,6 +46,19 @@ const { gen, leaks, forms } = generator(SEED, {
   echo: (e) => `await ${call("echo", `{ v: String(${e}) }`)}; return 1;`,
 });
 const { texts, leaksIn } = jsonScanner(leaks);
+// twin-upstream noninterference: plans that hand what they computed to a second server ("sink",
+// which records every argument it gets): no canary form may reach it
+const sinkCall = (e) => `await mcp.call("sink", "echo", { v: String(${e}) }); return 1;`;
+const crossGen = generator(SEED + 2, { head: heads, echo: sinkCall }).gen;
+const crossFixed = [
+  `const p = await ${call("get_person", '{ id: "u1" }')}; ${sinkCall("p.ssn")}`,
+  `const p = await ${call("get_person", '{ id: "u1" }')}; ${sinkCall("p.salary")}`,
+  `const us = (await ${call("list_people")}).items; ${sinkCall('us.map(u => u.ssn.split("").reverse().join("")).join(";")')}`,
+  `const us = (await ${call("team")}).org.teams.map(t => t.lead); ${sinkCall('[...us[0].ssn].map(c => c.charCodeAt(0)).join(",")')}`,
+  `const w = (await ${call("wrapped")}).body; ${sinkCall("w")}`,
+  `const us = (await ${call("odd_keys")}).items; ${sinkCall("JSON.stringify(us)")}`,
+  `let m = ""; try { await ${call("person_error")}; } catch (e) { m = e.message; } ${sinkCall("m")}`,
+];
 // untainted plans: the same shapes through heads that read no blocked field by name
 const cleanGen = generator(SEED + 1, { head: heads.filter((h) => !/SSN|Salary/.test(h)), echo: () => "return 1;" }).gen;
 
@@ -65,6 +82,9 @@ const regressions = [
   `const p = await ${call("get_person", '{ id: "u1" }')}; return await ${call("echo", "{ v: p.ssn }")};`,
 ];
 
+const sinkFile = path.join(work, "mcp-canary-sink.jsonl");
+rmSync(sinkFile, { force: true });
+
 function config(name, mode) {
   API_KEYS.alice = "alice-key-0123456789abcdef";
   process.env.SLUICE_E2E_KEY_ALICE = API_KEYS.alice;
@@ -76,6 +96,13 @@ name = "people"
 ${mode === "refuse" ? `url = "${peopleUrl}"` : `command = ["${process.execPath}", "${here}/canary_downstream.mjs", "${SEED}"]`}
 allowed_tools = ["*"]
 timeout_seconds = 10
+startup_timeout_seconds = 60
+[[code_mode.mcp_servers]]
+name = "sink"
+command = ["${process.execPath}", "${here}/canary_downstream.mjs", "${SEED}", "--record", "${sinkFile}"]
+allowed_tools = ["echo"]
+timeout_seconds = 10
+startup_timeout_seconds = 60
 `);
   for (const f of readdirSync(work)) if (f.startsWith(`${name}.audit.jsonl`)) rmSync(path.join(work, f));
   return file;
@@ -83,8 +110,10 @@ timeout_seconds = 10
 
 const counts = { seed: SEED, plans: 0, regression_plans: 0, untainted_plans: 0, answered: 0, refused_or_failed: 0,
                  counterexamples: 0, over_blocked_untainted: 0, over_blocked_json_text: 0, surface_counterexamples: 0, log_counterexamples: 0,
-                 audit_lines: 0, audit_counterexamples: 0, forms: forms.length };
+                 audit_lines: 0, audit_counterexamples: 0, forms: forms.length, cross_plans: 0, sink_calls: 0,
+                 sink_counterexamples: 0 };
 const tainted = Array.from({ length: COUNT }, () => gen(true));
+const cross = [...crossFixed, ...Array.from({ length: Math.max(1, COUNT >> 1) }, () => crossGen(true))];
 const clean = Array.from({ length: Math.max(1, COUNT >> 2) }, () => cleanGen(false));
 
 function report(kind, code, seen) {
@@ -136,6 +165,11 @@ for (const mode of ["strip", "refuse", "internal"]) {
         if (leaksIn(seen)) report(`${kind}, ${name}`, code, seen);
       }
     }
+    for (const code of cross) {
+      const { seen } = await runOne(client, code);
+      counts.cross_plans++;
+      if (leaksIn(seen)) report(`cross, ${name}`, code, seen);
+    }
     for (const code of clean) {
       const { v, seen } = await runOne(client, code);
       counts.untainted_plans++;
@@ -170,6 +204,14 @@ for (const file of audits) {
     }
   }
 }
+for (const line of existsSync(sinkFile) ? readFileSync(sinkFile, "utf8").split("\n") : []) {
+  if (line.trim() === "") continue;
+  counts.sink_calls++;
+  if (leaks(line)) {
+    counts.sink_counterexamples++;
+    if (counts.sink_counterexamples <= 5) console.error(`sink counterexample (an argument the second server got):\n${line.slice(0, 600)}`);
+  }
+}
 console.log(JSON.stringify(counts));
-const bad = counts.counterexamples + counts.audit_counterexamples + counts.surface_counterexamples + counts.log_counterexamples;
+const bad = counts.counterexamples + counts.sink_counterexamples + counts.audit_counterexamples + counts.surface_counterexamples + counts.log_counterexamples;
 process.exit(bad === 0 && counts.audit_lines > 0 ? 0 : 1);

@@ -11,7 +11,7 @@
 // Each operation runs through `sluice serve --stdio` three times: strip mode against upstream A,
 // strip mode against twin upstream B (same records, other canaries), refuse mode against A.
 // Asserted: no canary in any recognised form (canary.mjs: substrings of 4+, reversed, upper case,
-// hex, base64, char codes, digit runs, digests) in any reply, error, stderr line or audit line;
+// hex, base64, char codes, \u escapes, base-N, shifted numbers, digit runs, digests) in any reply, error, stderr line or audit line;
 // and noninterference: what the caller gets from A and from B is the same (a difference is a
 // derived leak: an order, a count or a bit of a blocked value).
 // Over-blocking: an untainted operation (no blocked field selected or named in an argument)
@@ -22,8 +22,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
-import { Checker, makeCanaries } from "./canary.mjs";
-import { Server, verdict, writeConfig } from "./pipeline.mjs";
+import { Checker, makeCanaries, missedForms } from "./canary.mjs";
+import { Server, auditResultTexts, resultTexts, verdict, writeConfig } from "./pipeline.mjs";
 import { SDL, records, startUpstream } from "./graphql_upstream.mjs";
 import { prng } from "../node/toml_gen.mjs";
 
@@ -261,8 +261,14 @@ function main() {
     // the checker must see the canaries in unguarded reads, or a quiet run proves nothing
     for (const q of ["{ people { ssn email } }", "{ customers(orderBy: SSN) { edges { cursor } } }", "{ customer(id: \"1\") { lookupStatus } }",
                      "{ customer(id: \"1\") { riskScore } }", "{ customer(id: \"1\") { notes } }", "{ employees { salary } }"])
-      if (checker.scan(JSON.stringify(await direct(upA.port, q))).length === 0)
+      if (checker.scanData(JSON.stringify(await direct(upA.port, q))).length === 0)
         throw new Error(`the checker recovers no canary from the unguarded ${q}`);
+    // every spelling of the resolver error (one per record: hex, char codes, \u, digits one by one...)
+    for (let id = 1; id <= 8; id++)
+      if (checker.scanData(JSON.stringify(await direct(upA.port, `{ customer(id: "${id}") { lookupStatus } }`))).length === 0)
+        throw new Error(`the checker recovers no canary from the resolver error of customer ${id}`);
+    const missed = missedForms(checker, setA.all[0]);
+    if (missed.length) throw new Error(`the checker misses the forms ${missed.join(", ")}`);
     const extra = `languages = ["graphql"]\ngraphql_blocked_fields = ${JSON.stringify(BLOCKED)}\n` +
                   `graphql_allow_introspection = true\ngraphql_max_depth = 12\n`;
     const servers = [];
@@ -289,12 +295,13 @@ function main() {
         const res = await s.server.run(g.code, g.variables);
         runs.push(res);
         const seen = ownText(JSON.stringify(res)) + s.server.takeStderr();
-        const hits = checker.scan(seen);
+        // plain forms everywhere; encoded forms only in the result values (canary.mjs scanEncoded)
+        const hits = [...checker.scan(seen), ...resultTexts(res).flatMap((t) => checker.scanEncoded(ownText(t)))];
         if (hits.length > 0) { counts.leaks++; bad.push({ kind: "leak", server: s.name, code: g.code, variables: g.variables, hit: hits[0], text: seen.slice(0, 700) }); }
         const lines = existsSync(s.audit) ? readFileSync(s.audit, "utf8").split("\n").filter(Boolean) : [];
         for (const line of lines.slice(s.auditSeen)) {
           counts.audit_lines++;
-          const ah = checker.scan(ownText(line));
+          const ah = [...checker.scan(ownText(line)), ...auditResultTexts(line).flatMap((t) => checker.scanEncoded(t))];
           if (ah.length > 0) { counts.audit_leaks++; bad.push({ kind: "audit", server: s.name, code: g.code, hit: ah[0], audit: line.slice(0, 700) }); }
         }
         s.auditSeen = lines.length;

@@ -84,6 +84,17 @@ export function records(canaries) {
 
 const b64 = (v) => Buffer.from(JSON.stringify(v)).toString("base64");
 
+// A value spelled the ways servers and their libraries print one in a message: as it is, hex,
+// char codes, \u escapes, reversed, base64, one character per word, its digits in pairs or one
+// by one, its number in base 36. Each form is one the canary checker recognises (canary.mjs).
+const SPELLINGS = [
+  (v) => v, (v) => Buffer.from(v).toString("hex"), (v) => [...v].map((ch) => ch.charCodeAt(0)).join(" "),
+  (v) => [...v].map((ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`).join(""), (v) => [...v].reverse().join(""),
+  (v) => Buffer.from(v).toString("base64"), (v) => [...v].join(" "), (v) => v.replace(/\D/g, "").replace(/(\d\d)/g, "$1 "),
+  (v) => [...v.replace(/\D/g, "")].join(" "), (v) => Number(v.replace(/\D/g, "")).toString(36),
+];
+const spell = (v, i) => SPELLINGS[i % SPELLINGS.length](v);
+
 function resolvers(db) {
   const byId = new Map([...db.customers, ...db.employees, ...db.orders].map((r) => [r.id, r]));
   const size = (first, n) => (Number.isInteger(first) && first >= 0 ? Math.min(first, n) : n);
@@ -94,7 +105,8 @@ function resolvers(db) {
     return {
       ...c,
       // a resolver error that quotes the record, as many do
-      lookupStatus: () => { throw new Error(`no credit record for ${c.name} with ssn ${c.ssn}`); },
+      // (each record spells them another way: upstreams format values as they please)
+      lookupStatus: () => { throw new Error(`no credit record for ${c.name} with ssn ${spell(c.ssn, Number(c.id))} (${spell(c.email, Number(c.id) + 5)})`); },
       // a type bug: graphql-js quotes the value it cannot serialise
       riskScore: () => c.ssn,
       tier: () => (Number(c.id) % 2 === 0 ? c.plan : c.email),

@@ -91,6 +91,30 @@ export class Server {
   }
 }
 
+// The result values of one run: what the program returned (rows, a plan's value, its failed
+// calls, column names: PIVOT makes names of values) and the error its execution raised. The only
+// texts the checker decodes (canary.mjs scanEncoded); the envelope around them (elapsed_ms,
+// counts, the fence tag, tokens, ids) is sluice's own, scanned for the plain forms only.
+export function resultTexts(r) {
+  const e = r.execute;
+  if (!e) return [];
+  const s = e.structuredContent ?? {};
+  const out = [];
+  for (const k of ["rows", "value", "failed_calls"]) if (s[k] !== undefined) out.push(JSON.stringify(s[k]));
+  if (Array.isArray(s.columns)) out.push(JSON.stringify(s.columns.map((c) => c?.name ?? null)));
+  if (e.isError) out.push((e.content ?? []).map((c) => c.text ?? "").join("\n"));
+  return out;
+}
+
+// The result value an audit line records: the execution's error (an upstream's message can
+// spell a value in pieces); the rest of the line is sluice's own (times, hashes, ids).
+export function auditResultTexts(line) {
+  try {
+    const e = JSON.parse(line).error;
+    return typeof e === "string" ? [e] : [];
+  } catch { return []; }
+}
+
 // The verdict of one run: accepted (valid), executed (ran without error), the rules that refused.
 export function verdict(r) {
   const s = r.validate?.structuredContent;

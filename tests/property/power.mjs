@@ -8,7 +8,7 @@
 // Does not own: the property itself (run.mjs), which makes the same scan on what sluice returns.
 import { createRequire } from "node:module";
 import { Checker } from "./canary.mjs";
-import { Draws, generate } from "./sql_gen.mjs";
+import { Draws, encodings, generate } from "./sql_gen.mjs";
 
 const require = createRequire(new URL("../node/package.json", import.meta.url));
 const { DuckDBInstance } = require("@duckdb/node-api");
@@ -44,10 +44,32 @@ export async function checkerPower(db, info, seed, count) {
       tried--;
       continue;
     }
-    if (texts.some((t) => checker.scan(t).length)) detected++;
+    if (texts.some((t) => checker.scanData(t).length)) detected++;
     else if (missed.length < 3) missed.push({ seed: s, sql: g.sql });
   }
   con.closeSync();
   inst.closeSync();
   return { tried, detected, missed };
+}
+
+// Every reversible encoding the generator writes (encodings()), run straight on the canary
+// database over each blocked column: the checker must recover a canary from each. Returns the
+// encodings it missed ([]: none).
+export async function encodingMisses(db, info) {
+  const checker = new Checker(info.canaries);
+  const inst = await DuckDBInstance.create(db, { access_mode: "READ_ONLY", enable_external_access: "false" });
+  const con = await inst.connect();
+  const missed = [];
+  for (const col of info.blocked) {
+    const [t, c] = col.split(".");
+    for (const enc of encodings(`x.${c}`, "duckdb")) {
+      const sql = `SELECT ${enc} AS v FROM ${t} x ORDER BY x.id LIMIT 3`;
+      let text;
+      try { text = JSON.stringify((await con.runAndReadAll(sql)).getRowsJson()); } catch (e) { text = `error: ${e?.message ?? e}`; }
+      if (checker.scanData(text).length === 0) missed.push({ sql, text: text.slice(0, 200) });
+    }
+  }
+  con.closeSync();
+  inst.closeSync();
+  return missed;
 }

@@ -26,7 +26,8 @@
 // "postgres" on the read role, generates in the PostgreSQL mode (PostgreSQL-only shapes mixed
 // in) and renders the rest for PostgreSQL (toDialect): one
 // generator, two engines.
-// --power N first runs the attack statements of N seeds straight on the canary database and fails
+// --power N first checks that the checker recovers every encoding the generator writes (run on
+// DuckDB without sluice) and every form of missedForms(), then runs the attack statements of N seeds straight on the canary database and fails
 // unless the checker recovers the canary from at least 95% of them (power.mjs).
 import { createHash, randomBytes } from "node:crypto";
 import { execFileSync } from "node:child_process";
@@ -34,9 +35,9 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { createServer } from "node:net";
 import path from "node:path";
 import { buildCanaryDb } from "./canary_db.mjs";
-import { Checker } from "./canary.mjs";
-import { checkerPower } from "./power.mjs";
-import { Server, verdict, writeConfig } from "./pipeline.mjs";
+import { Checker, decodedTexts, missedForms } from "./canary.mjs";
+import { checkerPower, encodingMisses } from "./power.mjs";
+import { Server, auditResultTexts, resultTexts, verdict, writeConfig } from "./pipeline.mjs";
 import { Draws, generate, toDialect } from "./sql_gen.mjs";
 
 const args = process.argv.slice(2);
@@ -97,6 +98,12 @@ async function setup() {
 const env = await setup();
 const checker = new Checker(env.dbs.canary.info.canaries);
 if (POWER > 0) {
+  const missed = [...missedForms(checker, env.dbs.canary.info.canaries[0]).map((f) => ({ form: f })),
+                  ...await encodingMisses(env.dbs.canary.db, env.dbs.canary.info)];
+  if (missed.length) {
+    console.log(`the checker misses encoded forms of the canaries: ${JSON.stringify(missed)}`);
+    process.exit(1);
+  }
   const p = await checkerPower(env.dbs.canary.db, env.dbs.canary.info, SEED, POWER);
   console.log(`checker power: the canary came back from ${p.detected} of ${p.tried} reconstruction attacks run without sluice`);
   if (p.tried === 0 || p.detected < MIN_POWER * p.tried) {
@@ -110,27 +117,29 @@ let twin = null;
 const fill = (sql) => toDialect(sql, ENGINE).replaceAll("{DIR}", env.dir).replaceAll("{URL}", env.url);
 
 // ---- checking one statement ---------------------------------------------------------------------
-// Every text the client saw: the whole JSON of both replies, plus each result column's values
-// concatenated in row order (a per-character reconstruction returns one character per row).
+// Every text the client saw: `all`, the whole JSON of both replies (plain forms only: its
+// envelope is random digits and hex), and `values`, the result values (resultTexts) plus each
+// result column's values concatenated in row order (a per-character reconstruction returns one
+// character per row), also searched for encoded forms.
 function texts(r) {
   // Approval tokens are redacted: issued before any data is read, over code the generator wrote,
   // their bytes are a random nonce and a MAC (random base64 would match canary windows).
   const redact = (x) => JSON.stringify(x ?? null).replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>");
-  const out = [redact(r.validate), redact(r.execute), r.crash ?? ""];
+  const values = resultTexts(r);
   const rows = r.execute?.structuredContent?.rows;
   if (Array.isArray(rows) && rows.length > 1) {
     const width = Math.max(...rows.map((row) => (Array.isArray(row) ? row.length : 0)));
     // only text columns: numbers concatenated spell any digit string by chance
     for (let c = 0; c < width; c++)
       if (rows.every((row) => !Array.isArray(row) || row[c] === null || typeof row[c] === "string"))
-        out.push(rows.map((row) => (Array.isArray(row) ? String(row[c] ?? "") : "")).join(""));
+        values.push(rows.map((row) => (Array.isArray(row) ? String(row[c] ?? "") : "")).join(""));
   }
   // a list or struct cell joined without its JSON punctuation (list(c ORDER BY pos) is the value)
   const flat = (v) => (Array.isArray(v) ? v.map(flat).join("") : v && typeof v === "object" ? Object.values(v).map(flat).join("") : String(v ?? ""));
-  if (Array.isArray(rows)) for (const row of rows) if (Array.isArray(row)) for (const v of row) if (v && typeof v === "object") out.push(flat(v));
-  return out;
+  if (Array.isArray(rows)) for (const row of rows) if (Array.isArray(row)) for (const v of row) if (v && typeof v === "object") values.push(flat(v));
+  return { all: [redact(r.validate), redact(r.execute), r.crash ?? "", ...values], values };
 }
-const scanAll = (list) => list.flatMap((t) => checker.scan(t));
+const scanAll = (t) => [...t.all.flatMap((x) => checker.scan(x)), ...t.values.flatMap((x) => checker.scanEncoded(x))];
 
 async function twinServer() {
   if (!twin) {
@@ -140,13 +149,26 @@ async function twinServer() {
   return twin;
 }
 
+// Encoded kinds a value can show by chance (a number within SHIFT of one of 20,080: ~4.5% of
+// random 9-digit numbers; a 9-digit window; a 6..8 character base-N word): they count only when
+// the twin shows the same kind of its own canaries, i.e. the statement maps blocked values to
+// it. Built on first use: a checker over 10,040 canaries takes seconds.
+const TWIN_CONFIRMED = (kind) => kind === "number" || kind === "base-n" || kind.endsWith("/digits");
+let twinChecker = null;
+
 // A leak: hits on the primary whose fragment the twin (other canaries) does not also return.
 async function leakOf(r, code, vars) {
   const hits = scanAll(texts(r));
   if (!hits.length) return null;
-  const t = await (await twinServer()).run(code, vars);
-  const other = texts(t).join("\n").toLowerCase();
-  const real = hits.filter((h) => !other.includes(h.fragment.toLowerCase()));
+  const t = texts(await (await twinServer()).run(code, vars));
+  // what the twin shows, and its decodings (a hit in a decoded text is compared decoded)
+  const other = [...t.all, ...t.values.flatMap((x) => decodedTexts(x))].join("\n").toLowerCase();
+  let real = hits.filter((h) => !other.includes(h.fragment.toLowerCase()));
+  if (real.some((h) => TWIN_CONFIRMED(h.kind))) {
+    twinChecker ??= new Checker(env.dbs.twin.info.canaries);
+    const kinds = new Set(t.values.flatMap((x) => twinChecker.scanEncoded(x)).map((h) => h.kind));
+    real = real.filter((h) => !TWIN_CONFIRMED(h.kind) || kinds.has(h.kind));
+  }
   return real.length ? real : null;
 }
 
@@ -154,7 +176,7 @@ function escapeOf(r, g) {
   const v = verdict(r);
   const problems = [];
   if (g.refusedFn && v.executed) problems.push("refused-class statement executed");
-  if (texts(r).some((t) => t.includes(env.sentinel))) problems.push("sentinel file content returned");
+  if (texts(r).all.some((t) => t.includes(env.sentinel))) problems.push("sentinel file content returned");
   return problems.length ? problems : null;
 }
 
@@ -347,7 +369,11 @@ for (const f of readdirSync(WORK).filter((f) => f.startsWith("canary.audit.jsonl
   // The work directory's path is the runner's, in every statement that names a watched file: a
   // clone under /tmp/tmp.XWV... once matched a reversed canary fragment (issue 20).
   const raw = readFileSync(path.join(WORK, f), "utf8").split(WORK).join("<work>");
-  const hits = checker.scan(f.endsWith(".jsonl") ? auditText(raw) : raw);
+  // the error an audit line records is a value: encoded forms too, but none a twin must confirm
+  // (there is none here; the reply's copy of that error was checked with the twin)
+  const hits = f.endsWith(".jsonl")
+    ? [...checker.scan(auditText(raw)), ...raw.split("\n").flatMap(auditResultTexts).flatMap((t) => checker.scanEncoded(t)).filter((h) => !TWIN_CONFIRMED(h.kind))]
+    : checker.scan(raw);
   if (hits.length) after.push(`the audit log ${f} holds canary fragments: ${JSON.stringify(hits[0])}`);
 }
 for (const a of after) {
@@ -361,6 +387,8 @@ const secs = (Date.now() - started) / 1000;
 const pct = (a, b) => (b ? ((100 * a) / b).toFixed(1) + "%" : "-");
 console.log(`\nengine: ${ENGINE}`);
 console.log(`statements run: ${stats.run} (${regressSeeds.length} regression seeds first, then seeds ${SEED}..${SEED + nextIndex - 1}) in ${secs.toFixed(0)} s (${(stats.run / secs).toFixed(1)}/s)`);
+// the bound of canary.mjs (DECODED_MIN) for this run: positions looked at x windows / 16^16
+console.log(`decoded value text looked at: ${checker.decodedChars} characters; chance of a false decoded hit <= ${(checker.decodedChars * checker.long.size / 16 ** 16).toExponential(1)}`);
 console.log(`accepted ${stats.accepted}, executed ${stats.executed}, crashes ${stats.crashes}, canary hits dismissed by the twin ${stats.falseHits}`);
 console.log(`refusals by rule: ${JSON.stringify(stats.rules)}`);
 console.log(`over-blocking: ${stats.cleanRefused} of ${stats.clean} statements the contract allows were refused for blocked-field reasons (${pct(stats.cleanRefused, stats.clean)}); ${stats.cleanOtherRefused} refused for other reasons (engine errors, function list)`);

@@ -200,7 +200,7 @@ export class Gen {
       case 7: { const b = sub("str"); return E(`(${a.sql} || ${b.sql})`, "str", uniq(a.deps, b.deps)); }
       case 8: return E(`replace(${a.sql}, 'a', 'b')`, "str", a.deps);
       case 9: return E(`md5(${a.sql})`, "str", a.deps);
-      case 10: return E(`hex(${a.sql})`, "str", a.deps);
+      case 10: return E(this.encoding(a.sql), "str", a.deps);
       case 11: return E(`to_base64(CAST(${a.sql} AS BLOB))`, "str", a.deps);
       case 12: return E(`regexp_replace(${a.sql}, '[^0-9]', '', 'g')`, "str", a.deps);
       case 13: { this.tag("cast"); const i = sub("int"); return E(`CAST(${i.sql} AS VARCHAR)`, "str", i.deps, { bare: i.bare }); }
@@ -208,6 +208,12 @@ export class Gen {
         return E(`CASE WHEN ${c.sql} THEN ${a.sql} ELSE ${b.sql} END`, "str", uniq(c.deps, a.deps, b.deps)); }
       default: { this.tag("list"); return E(`array_to_string(list_reverse(string_split(${a.sql}, '')), '')`, "str", a.deps); }
     }
+  }
+
+  // A reversible encoding of a string (encodings() below).
+  encoding(x) {
+    this.tag("func:encoding");
+    return this.d.pick(encodings(x, this.engine));
   }
 
   intExpr(cols, sub, depth) {
@@ -787,7 +793,11 @@ export class Gen {
       }
       case 10: { // implicit column names: "?column?", "case", a function's name
         const [expr, name] = d.pick([[`${X.sql} || ''`, `"?column?"`], [`CASE WHEN ${id} > 0 THEN ${X.sql} END`, `"case"`],
-          [`upper(${X.sql})`, "upper"], [`${X.sql}::text`, X.bare ? X.bare.split(".")[1] : "name"]]);
+          [`upper(${X.sql})`, "upper"], [`${X.sql}::text`, X.bare ? X.bare.split(".")[1] : "name"],
+          [`encode(convert_to(${X.sql}, 'UTF8'), 'base64')`, "encode"], [`convert_to(${X.sql}, 'UTF8')`, "convert_to"],
+          [`translate(${X.sql}, '-', '+')`, "translate"], [`regexp_replace(${X.sql}, '-', '', 'g')`, "regexp_replace"],
+          [`string_to_array(${X.sql}, NULL)`, "string_to_array"], [`reverse(${X.sql})`, "reverse"],
+          [`ARRAY(SELECT ascii(ch) FROM regexp_split_to_table(${X.sql}, '') ch)`, `"array"`], [`ascii(${X.sql})`, "ascii"]]);
         const sql = `SELECT s.${name} FROM (SELECT ${id}, ${expr} FROM ${t.sql}) s`;
         return { sql, cols: [out("x", E("", "str", X.deps))] };
       }
@@ -1057,6 +1067,35 @@ export class Gen {
     for (const c of this.outputs) if (isB(c)) dirty.add("output");
     return { dirty: [...dirty], tainted: [...blk].filter((x) => !this.blocked.has(x)) };
   }
+}
+
+// A reversible encoding of a string x, in the engine's own functions (the canary checker
+// recognises each: canary.mjs; power.mjs proves it on DuckDB): hex and base64 of it or its
+// reversal, char codes one per character (list_transform / ARRAY(SELECT ...) / string_agg over
+// positions), \u escapes, the characters split and joined, its digits as a number in base 16 / 2
+// or shifted and scaled, a translation of its separators.
+export function encodings(x, engine) {
+  const digits = engine === "postgres"
+    ? `nullif(regexp_replace(${x}, '[^0-9]', '', 'g'), '')::bigint`
+    : `TRY_CAST(regexp_replace(${x}, '[^0-9]', '', 'g') AS BIGINT)`;
+  return engine === "postgres" ? [
+    `encode(convert_to(${x}, 'UTF8'), 'hex')`, `encode(convert_to(reverse(${x}), 'UTF8'), 'base64')`,
+    `convert_to(${x}, 'UTF8')::text`, `array_to_string(ARRAY(SELECT ascii(ch) FROM regexp_split_to_table(${x}, '') ch), ',')`,
+    `(SELECT string_agg(ascii(substr(${x}, i, 1))::text, ' ' ORDER BY i) FROM generate_series(1, 40) i)`,
+    `array_to_string(ARRAY(SELECT '\\u' || lpad(to_hex(ascii(ch)), 4, '0') FROM regexp_split_to_table(${x}, '') ch), '')`,
+    `array_to_string(regexp_split_to_array(reverse(${x}), ''), '|')`, `array_to_string(string_to_array(${x}, NULL), ',')`,
+    `translate(${x}, '-.@', '+,#')`, `to_hex(${digits})`, `(${digits} + 123)::text`, `(${digits} * 7)::text`,
+    `(regexp_match(${x}, '[0-9]+'))[1]`, `to_json(string_to_array(${x}, NULL))::text`,
+  ] : [
+    `hex(${x})`, `to_base64(encode(reverse(${x})))`, `array_to_string(list_transform(string_split(${x}, ''), ch -> CAST(ascii(ch) AS VARCHAR)), ',')`,
+    `CAST(list_transform(string_split(${x}, ''), ch -> unicode(ch)) AS VARCHAR)`,
+    `(SELECT string_agg(CAST(ord(substr(${x}, CAST(i AS INTEGER), 1)) AS VARCHAR), ' ' ORDER BY i) FROM range(1, 40) r(i))`,
+    `array_to_string(list_transform(string_split(${x}, ''), ch -> printf('\\u%04x', unicode(ch))), '')`,
+    `CAST(list_reverse(string_split(${x}, '')) AS VARCHAR)`, `CAST(struct_pack(c := list_transform(string_split(${x}, ''), ch -> ascii(ch))) AS VARCHAR)`,
+    `to_hex(${digits})`, `bin(${digits})`, `CAST(${digits} + 123 AS VARCHAR)`, `CAST(${digits} * 7 AS VARCHAR)`,
+    `array_to_string(list_transform(list_reverse(string_split(${x}, '')), ch -> lpad(to_hex(ascii(ch)), 2, '0')), '')`,
+    `translate(${x}, '-.@', '+,#')`,
+  ];
 }
 
 // One statement from a draw stream: {sql, vars, tags, dirty, refusedFn}; engine "postgres" mixes in

@@ -3,7 +3,7 @@
 // cell, random programs that transform them the ways SQLite allows, each run through `sluice
 // serve --stdio` (validate_code, then execute_code when accepted), and every reply, error, stderr
 // and audit line scanned with the canary checker (canary.mjs: substrings of 4+, reversed, upper
-// case, hex, base64, digit runs, digests).
+// case, hex, base64, char codes, \u escapes, base-N and shifted numbers, digit runs, digests).
 //
 // Owns: the SQLite canary database, the SQLite program generator (functions, casts, hex, substr,
 // replace, group_concat, json_*, printf, unicode/char, window functions, CTEs, subqueries,
@@ -16,8 +16,8 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import path from "node:path";
-import { Checker, makeCanaries } from "./canary.mjs";
-import { Server, verdict, writeConfig } from "./pipeline.mjs";
+import { Checker, makeCanaries, missedForms } from "./canary.mjs";
+import { Server, auditResultTexts, resultTexts, verdict, writeConfig } from "./pipeline.mjs";
 import { prng } from "../node/toml_gen.mjs";
 
 const args = process.argv.slice(2);
@@ -73,6 +73,16 @@ function gen(r, blockedShare) {
     (x) => `typeof(${x})`, (x) => `ltrim(${x}, '0123456789')`, (x) => `rtrim(${x}, '.-@')`, (x) => `format('%q', ${x})`,
     (x) => `abs(${x})`, (x) => `round(${x})`, (x) => `${x} + 0`, (x) => `unhex(hex(${x}))`, (x) => `concat(${x}, ${lit()})`,
     (x) => `concat_ws(${lit()}, ${x}, ${x})`, (x) => `json_extract(json_array(${x}), '$[0]')`,
+    // reversible encodings (the checker recognises each): char codes per character over json_each
+    // positions, \u escapes, the characters one per item, the digits as a number in hex / octal,
+    // shifted or scaled, hex of the characters one by one
+    (x) => `(SELECT group_concat(unicode(substr(${x}, value, 1)), ',') FROM json_each('[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23,24,25,26,27,28,29]'))`,
+    (x) => `(SELECT group_concat(printf('\\u%04x', unicode(substr(${x}, value, 1))), '') FROM json_each('[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23]'))`,
+    (x) => `(SELECT json_group_array(substr(${x}, value, 1)) FROM json_each('[1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17,18,19,20,21,22,23]'))`,
+    (x) => `(WITH RECURSIVE p(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM p WHERE i < 30) SELECT group_concat(hex(substr(${x}, i, 1)), ' ') FROM p)`,
+    (x) => `printf('%x', CAST(substr(${x}, 7, 9) AS INTEGER))`, (x) => `printf('%o', CAST(substr(${x}, 7, 9) AS INTEGER))`,
+    (x) => `CAST(substr(${x}, 7, 9) AS INTEGER) + 123`, (x) => `CAST(substr(${x}, 7, 9) AS INTEGER) * 7`,
+    (x) => `char(unicode(substr(${x}, 5, 1)), unicode(substr(${x}, 4, 1)), unicode(substr(${x}, 3, 1)), unicode(substr(${x}, 2, 1)), unicode(${x}))`,
   ];
   const blocked = r.chance(blockedShare);
   const col = blocked ? pick(BLOCKED) : pick(["name", "plan", "CAST(score AS TEXT)"]);
@@ -125,7 +135,9 @@ for (const f of readdirSync(WORK).filter((f) => f.startsWith("sqlite.audit.jsonl
 const config = writeConfig(WORK, "sqlite", db, key, BLOCKED, `engine = "sqlite"\npath = "${db}"`);
 // the checker must see the canary in an unguarded read, or a quiet run proves nothing
 const direct = execFileSync("sqlite3", [db, "SELECT group_concat(hex(substr(email, 3, 9)), '') FROM customers"]).toString();
-if (checker.scan(direct).length === 0) throw new Error("the checker recovers no canary from an unguarded read");
+if (checker.scanData(direct).length === 0) throw new Error("the checker recovers no canary from an unguarded read");
+const missed = missedForms(checker, canaries[0]);
+if (missed.length) throw new Error(`the checker misses the forms ${missed.join(", ")}`);
 const server = new Server(BIN, config);
 await server.start();
 const r = prng(SEED);
@@ -144,12 +156,13 @@ for (let i = 0; i < COUNT && (SECONDS === 0 || Date.now() - start < SECONDS * 10
   counts.refused += !v.accepted;
   if (!g.blocked && !v.accepted && v.rules.some((x) => BLOCK_RULES.has(x))) counts.overBlocked++;
   const seen = JSON.stringify(res).replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>") + server.takeStderr();
-  const hits = checker.scan(seen);
+  // plain forms everywhere; encoded forms only in the result values (canary.mjs scanEncoded)
+  const hits = [...checker.scan(seen), ...resultTexts(res).flatMap((t) => checker.scanEncoded(t))];
   if (hits.length > 0) { counts.leaks++; leaks.push({ sql: g.sql, hit: hits[0], text: seen.slice(0, 600) }); }
   const lines = existsSync(audit) ? readFileSync(audit, "utf8").split("\n").filter(Boolean) : [];
   for (const line of lines.slice(auditSeen)) {
     counts.auditLines++;
-    const ah = checker.scan(line.replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>"));
+    const ah = [...checker.scan(line.replace(/sl1\.[A-Za-z0-9_.-]+/g, "sl1.<token>")), ...auditResultTexts(line).flatMap((t) => checker.scanEncoded(t))];
     if (ah.length > 0) { counts.auditLeaks++; leaks.push({ sql: g.sql, hit: ah[0], audit: line.slice(0, 600) }); }
   }
   auditSeen = lines.length;

@@ -41,6 +41,7 @@ typedef struct js_case {
     const char *code;
     int64_t max_calls;
     bool writes;
+    bool sdk; /* pmcp's SDK mode: sdk_operations lists every operation of the document */
     oom_outcome expect;
     sluice_codefacts *baseline;
 } js_case;
@@ -70,9 +71,13 @@ static bool same_facts(const sluice_codefacts *f, const sluice_codefacts *b)
 
 static oom_outcome analyze_once(js_case *c, sluice_arena *arena, sluice_codefacts **keep)
 {
+    static const char *sdk_ops[] = { "listForecasts", "getUser", "getFile", "createBudget",
+                                     "deleteBudget" };
     sluice_config_code_mode cm = { .max_api_calls = c->max_calls,
                                    .openapi_reads_enabled = true,
                                    .openapi_allow_writes = c->writes };
+    if (c->sdk)
+        cm.sdk_operations = (sluice_strlist){ sdk_ops, sizeof sdk_ops / sizeof sdk_ops[0] };
     sluice_schema schema = { .document = ops_document, .document_len = strlen(ops_document) };
     sluice_frontend_context ctx = { .code_mode = &cm,
                                     .schema = &schema,
@@ -102,10 +107,13 @@ static oom_outcome run_case(void *ctx)
     return o;
 }
 
-static void sweep(const char *code, int64_t max_calls, bool writes, oom_outcome expect)
+static void
+sweep_mode(const char *code, int64_t max_calls, bool writes, bool sdk, oom_outcome expect)
 {
     sluice_arena *keep = sluice_arena_new();
-    js_case c = { .code = code, .max_calls = max_calls, .writes = writes, .expect = expect };
+    js_case c = {
+        .code = code, .max_calls = max_calls, .writes = writes, .sdk = sdk, .expect = expect
+    };
     assert_int_equal(analyze_once(&c, keep, &c.baseline), expect);
     /* a refusal under a fault is safe (closed); an allowed verdict must be the right one */
     long points = oom_sweep(code, run_case, &c, expect,
@@ -113,6 +121,28 @@ static void sweep(const char *code, int64_t max_calls, bool writes, oom_outcome 
     fprintf(stderr, "oom sweep: %ld allocation points\n", points);
     assert_true(points > 10);
     sluice_arena_free(keep);
+}
+
+static void sweep(const char *code, int64_t max_calls, bool writes, oom_outcome expect)
+{
+    sweep_mode(code, max_calls, writes, false, expect);
+}
+
+/* pmcp's SDK form (sdk_operations): the call resolved by id, its request composed into the
+ * path form's template and judged as it is; never allowed after a fault when it must be
+ * refused, and allowed only with the facts of a run without faults */
+static void test_js_oom_sdk_calls(void **state)
+{
+    (void)state;
+    sweep_mode("const u = await api.getUser({ id: args.id, fields: \"name\" });\n"
+               "const f = await api.getFile({ path: \"docs/a.md\" });\n"
+               "return { name: u.name, size: f.size };",
+               10, false, true, OOM_ALLOWED);
+    sweep_mode("return await api.getUser({ id: \"u1\", feilds: \"name\" })", 10, false, true,
+               OOM_REFUSED);
+    sweep_mode("return await api.getUsr({ id: \"u1\" })", 10, false, true, OOM_REFUSED);
+    sweep_mode("return await api.deleteBudget({ id: args.id })", 10, true, true, OOM_REFUSED);
+    sweep_mode("return await api.get(\"/users/u1\")", 10, false, true, OOM_REFUSED);
 }
 
 static void test_js_oom_seed_plan_allowed_only_with_its_facts(void **state)
@@ -207,6 +237,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_js_oom_seed_plan_allowed_only_with_its_facts),
+        cmocka_unit_test(test_js_oom_sdk_calls),
         cmocka_unit_test(test_js_oom_seed_plan_over_the_limit_never_allowed),
         cmocka_unit_test(test_js_oom_delete_and_unknown_operation_never_allowed),
         cmocka_unit_test(test_js_oom_query_and_path_truths_never_allowed),

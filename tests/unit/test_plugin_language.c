@@ -224,7 +224,8 @@ static json_t *structured(json_t *result)
     return json_object_get(result, "structuredContent");
 }
 
-static int setup(void **state)
+/* A code-mode server on the toy executor with these languages (a TOML array), one session. */
+static int open_fixture(void **state, const char *languages)
 {
     static fixture f;
     memset(&f, 0, sizeof f);
@@ -234,12 +235,13 @@ static int setup(void **state)
     *state = &f;
     setenv("SLUICE_TOY_SECRET", "sluice-key-v1 toy1 AAECAwQFBgcICQoLDA0ODxAREhMUFRYXGBkaGxwdHh8",
            1);
-    assert_int_equal(sluice_lang_register(&calc_frontend), SLUICE_OK);
-    assert_int_equal(sluice_lang_register(&calc_frontend), SLUICE_E_INVALID); /* once per name */
     sluice_error err = { 0 };
-    const char *toml = "[server]\nname = \"toy\"\n"
-                       "[code_mode]\nenabled = true\ntoken_secret_env = \"SLUICE_TOY_SECRET\"\n"
-                       "languages = [\"calc\"]\n";
+    const char *toml = sluice_arena_printf(
+        f.arena,
+        "[server]\nname = \"toy\"\n"
+        "[code_mode]\nenabled = true\ntoken_secret_env = \"SLUICE_TOY_SECRET\"\n"
+        "languages = %s\n",
+        languages);
     if (sluice_config_load_text(toml, strlen(toml), "toy.toml", ".", &f.config, f.arena, &err) !=
         SLUICE_OK) {
         print_error("config: %s\n", err.message);
@@ -265,6 +267,18 @@ static int setup(void **state)
          "{\"name\":\"t\",\"version\":\"1\"}}");
     *state = &f;
     return 0;
+}
+
+static int setup(void **state)
+{
+    assert_int_equal(sluice_lang_register(&calc_frontend), SLUICE_OK);
+    assert_int_equal(sluice_lang_register(&calc_frontend), SLUICE_E_INVALID); /* once per name */
+    return open_fixture(state, "[\"calc\"]");
+}
+
+static int setup_two_languages(void **state)
+{
+    return open_fixture(state, "[\"calc\", \"sql\"]");
 }
 
 static int teardown(void **state)
@@ -362,11 +376,67 @@ static void test_plugin_language_unconfigured_is_refused(void **state)
     assert_int_equal(json_integer_value(json_object_get(viol, "line")), 1);
 }
 
+/* The `language` property of a tool's input schema. */
+static json_t *language_property(json_t *tools, size_t i)
+{
+    json_t *tool = json_array_get(tools, i);
+    return json_object_get(json_object_get(json_object_get(tool, "inputSchema"), "properties"),
+                           "language");
+}
+
+static void test_two_languages_offer_a_language_enum(void **state)
+{
+    fixture *f = *state;
+    /* With a choice to make, validate_code and execute_code take `language`: an enum of the
+     * configured languages, the default named (issue 26: the one-language case has none). */
+    json_t *tools = json_object_get(call(f, 2, "tools/list", "{}"), "tools");
+    for (size_t i = 0; i < 2; i++) {
+        json_t *lang = language_property(tools, i);
+        assert_non_null(lang);
+        assert_string_equal(json_string_value(json_object_get(lang, "type")), "string");
+        json_t *names = json_object_get(lang, "enum");
+        assert_int_equal(json_array_size(names), 2);
+        assert_string_equal(json_string_value(json_array_get(names, 0)), "calc");
+        assert_string_equal(json_string_value(json_array_get(names, 1)), "sql");
+        assert_string_equal(json_string_value(json_object_get(lang, "description")),
+                            "default calc");
+    }
+    /* The instructions say the same and give each language its section. */
+    json_t *read = call(f, 3, "resources/read", "{\"uri\":\"code-mode://instructions\"}");
+    const char *text = json_string_value(
+        json_object_get(json_array_get(json_object_get(read, "contents"), 0), "text"));
+    assert_non_null(text);
+    assert_non_null(strstr(text, "{code, language, variables} (`language`: a section below; "
+                                 "default `calc`)"));
+    assert_non_null(strstr(text, "## `calc`: "));
+    assert_non_null(strstr(text, "## `sql`: "));
+    /* Without `language` the default judges the code; with it, the named one. */
+    json_t *v = structured(call(
+        f, 4, "tools/call", "{\"name\":\"validate_code\",\"arguments\":{\"code\":\"sum 1 2\"}}"));
+    assert_string_equal(json_string_value(json_object_get(v, "language")), "calc");
+    assert_true(json_is_true(json_object_get(v, "valid")));
+    v = structured(call(f, 5, "tools/call",
+                        "{\"name\":\"validate_code\",\"arguments\":{\"code\":\"sum 1 2\","
+                        "\"language\":\"sql\"}}"));
+    assert_string_equal(json_string_value(json_object_get(v, "language")), "sql");
+    assert_false(json_is_true(json_object_get(v, "valid"))); /* not SQL */
+    /* A language outside the enum is refused. */
+    json_t *r = call(f, 6, "tools/call",
+                     "{\"name\":\"validate_code\",\"arguments\":{\"code\":\"sum 1 2\","
+                     "\"language\":\"graphql\"}}");
+    assert_true(json_is_true(json_object_get(r, "isError")));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_plugin_language_runs_through_mcp),
         cmocka_unit_test(test_plugin_language_unconfigured_is_refused),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    const struct CMUnitTest two[] = {
+        cmocka_unit_test(test_two_languages_offer_a_language_enum),
+    };
+    int failed = cmocka_run_group_tests_name("one language", tests, setup, teardown);
+    return failed +
+           cmocka_run_group_tests_name("two languages", two, setup_two_languages, teardown);
 }

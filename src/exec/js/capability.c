@@ -254,6 +254,13 @@ bool sluice_jsi_is_api_verb(jv fn)
     return fn.t == JV_FUNC && fn.u.f->native == api_verb;
 }
 
+/* api.<operationId>(args): the host composes the request from the operation (exec/openapi.c) */
+static jcomp api_operation(interp *in, jv self, const jv *args, size_t argc, jv *out)
+{
+    return capability_call(in, "api", in->opts.host.api_operations->items[(size_t)self.u.n], args,
+                           argc, out);
+}
+
 static jcomp mcp_call(interp *in, jv self, const jv *args, size_t argc, jv *out)
 {
     (void)self;
@@ -266,7 +273,14 @@ jcomp sluice_jsi_open_capability(interp *in, env *global)
         jobj *api = sluice_jsi_namespace(in, global, "api");
         if (api == NULL)
             return SLUICE_JSI_FATAL;
-        for (size_t i = 0; i < COUNT(api_verbs); i++)
+        const sluice_strlist *ops = in->opts.host.api_operations;
+        /* own properties, set once: a name on Object.prototype ("constructor") is shadowed,
+         * and config refuses "__proto__" and the path-form names (config/checks.h) */
+        for (size_t i = 0; ops != NULL && i < ops->count; i++)
+            if (sluice_jsi_set_fn(in, api, ops->items[i], api_operation, (double)i) !=
+                SLUICE_JSI_NORMAL)
+                return SLUICE_JSI_FATAL;
+        for (size_t i = 0; (ops == NULL || ops->count == 0) && i < COUNT(api_verbs); i++)
             if (sluice_jsi_set_fn(in, api, api_verbs[i], api_verb, (double)i) != SLUICE_JSI_NORMAL)
                 return SLUICE_JSI_FATAL;
     }

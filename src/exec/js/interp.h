@@ -33,9 +33,10 @@
 /* One capability call as the plan made it. */
 typedef struct sluice_js_call {
     const char *object; /* "api" | "mcp" */
-    const char *method; /* "get", "post", "put", "patch", "delete" | "call" */
-    json_t *args;       /* JSON array of the arguments (undefined as null) */
-    size_t index;       /* 0-based: this run's n-th capability call (idempotency keys use it) */
+    /* "get", "post", "put", "patch", "delete", an SDK operation's id (api_operations) | "call" */
+    const char *method;
+    json_t *args; /* JSON array of the arguments (undefined as null) */
+    size_t index; /* 0-based: this run's n-th capability call (idempotency keys use it) */
     uint32_t line, column;
     /* The output-blocked fields the arguments carry (none: count 0). Only a host with
      * passes_taint sees a call carrying one; it sends it only to an operation that lists every
@@ -79,6 +80,9 @@ typedef struct sluice_js_host {
     sluice_js_wait_fn wait;
     void *ctx;
     bool has_api; /* the `api` global exists */
+    /* pmcp's SDK mode (sdk_operations): `api` holds a method per operation id listed, called
+     * as api.<id>(args), and no path-form methods; NULL or empty: api.get/post/put/patch/delete */
+    const sluice_strlist *api_operations;
     bool has_mcp; /* the `mcp` global exists */
     /* the host checks call->passing against the operation (passable fields); without it a call
      * carrying a blocked field is refused before it reaches the host */

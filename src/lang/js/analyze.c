@@ -11,6 +11,7 @@
  * `for (let i = A; i < B; i++)`, and unknown inside while loops and functions called by name.
  * Unknown is not refused: the run enforces max_api_calls on every call.
  */
+#include "config/suggest.h"
 #include "core/buf.h"
 #include "facts/class_policy.h"
 #include "lang/js/js.h"
@@ -136,15 +137,6 @@ static void add_term(walker *w, mult m)
         sluice_buf_printf(&w->why, "%lld from %s", (long long)m.n, m.why);
 }
 
-static sluice_action verb_action(const char *verb)
-{
-    if (strcmp(verb, "get") == 0)
-        return SLUICE_ACTION_READ;
-    if (strcmp(verb, "delete") == 0)
-        return SLUICE_ACTION_DELETE;
-    return SLUICE_ACTION_WRITE;
-}
-
 /* Appends the path template n spells to b: a string literal, a template literal (each ${...} a
  * "{}" segment) or a + of such (constant-folded: "/users/" + "u12" is the literal
  * "/users/u12"; a string on either side makes + a concatenation). false when any part is
@@ -216,6 +208,42 @@ static void check_class(walker *w,
                                  op, call->line, r.why);
 }
 
+/* What every API call site records once its operation is known (o) or not (no spec: the
+ * method decides): the operation, the action, the reads and writes, the class policy. The path
+ * form and the SDK form both end here, so one policy judges both. */
+static void record_operation(walker *w,
+                             const sluice_js_node *call,
+                             const char *method,
+                             const char *path,
+                             const sluice_js_apiop *o)
+{
+    const char *op = o != NULL ? o->id : sluice_arena_printf(w->arena, "%s %s", method, path);
+    if (op == NULL) {
+        w->f->incomplete = true;
+        return;
+    }
+    sluice_action act = o != NULL                       ? o->action
+                        : strcmp(method, "GET") == 0    ? SLUICE_ACTION_READ
+                        : strcmp(method, "DELETE") == 0 ? SLUICE_ACTION_DELETE
+                                                        : SLUICE_ACTION_WRITE;
+    bool idempotent = o != NULL ? o->idempotent : act != SLUICE_ACTION_WRITE;
+    if (act > w->f->action)
+        w->f->action = act;
+    sluice_codefacts_list_add(w->f, &w->f->operations, op);
+    sluice_codefacts_list_add(
+        w->f, act == SLUICE_ACTION_READ ? &w->f->resources_read : &w->f->resources_written, path);
+    if (act == SLUICE_ACTION_READ)
+        w->x->read_calls++;
+    else if (act == SLUICE_ACTION_WRITE)
+        w->x->write_calls++;
+    else
+        w->x->delete_calls++;
+    if (act != SLUICE_ACTION_READ && !idempotent && w->in_catch)
+        w->x->retries_write = true;
+    check_class(w, call, method, path, o != NULL ? o->id : NULL, act,
+                o != NULL ? op : sluice_arena_printf(w->arena, "%s %s", method, path));
+}
+
 static void record_api_call(walker *w, const sluice_js_node *call, const char *verb, mult m)
 {
     char what[32];
@@ -231,45 +259,62 @@ static void record_api_call(walker *w, const sluice_js_node *call, const char *v
     for (; verb[i] != '\0' && i + 1 < sizeof method; i++)
         method[i] = (char)(verb[i] - 'a' + 'A');
     method[i] = '\0';
-    char *op = sluice_arena_printf(w->arena, "%s %s", method, path);
-    if (op == NULL) {
-        w->f->incomplete = true;
-        return;
-    }
-    sluice_action act = verb_action(verb);
-    const char *op_id = NULL;
-    bool idempotent = act != SLUICE_ACTION_WRITE;
+    const sluice_js_apiop *o = NULL;
     if (w->ops != NULL) {
         /* the spec decides: an operation id, its category; a path it does not declare is no
          * operation at all */
-        const sluice_js_apiop *o = sluice_js_ops_match(w->ops, method, path);
+        o = sluice_js_ops_match(w->ops, method, path);
         if (o == NULL) {
             sluice_codefacts_violate(w->f, "openapi_operation", call->line, call->column,
                                      "call one of the operations in code-mode://schema",
-                                     "%s at line %u matches no operation of the API", op,
-                                     call->line);
+                                     "%s %s at line %u matches no operation of the API", method,
+                                     path, call->line);
             return;
         }
         sluice_js_ops_check_call(w->arena, w->f, o, path, call);
-        op = (char *)o->id;
-        op_id = o->id;
-        act = o->action;
-        idempotent = o->idempotent;
     }
-    if (act > w->f->action)
-        w->f->action = act;
-    sluice_codefacts_list_add(w->f, &w->f->operations, op);
-    sluice_codefacts_list_add(
-        w->f, act == SLUICE_ACTION_READ ? &w->f->resources_read : &w->f->resources_written, path);
-    if (act == SLUICE_ACTION_READ)
-        w->x->read_calls++;
-    else if (act == SLUICE_ACTION_WRITE)
-        w->x->write_calls++;
-    else
-        w->x->delete_calls++;
-    if (act != SLUICE_ACTION_READ && !idempotent && w->in_catch)
-        w->x->retries_write = true;
-    check_class(w, call, method, path, op_id, act, op);
+    record_operation(w, call, method, path, o);
+}
+
+/* "did you mean 'x'?" among list, or NULL. */
+static const char *nearest(walker *w, const char *word, const sluice_strlist *list)
+{
+    sluice_suggest near;
+    sluice_suggest_init(&near, word);
+    for (size_t i = 0; i < list->count; i++)
+        sluice_suggest_consider(&near, list->items[i]);
+    const char *best = sluice_suggest_best(&near);
+    return best != NULL ? sluice_arena_printf(w->arena, "did you mean '%s'?", best) : NULL;
+}
+
+/* pmcp's SDK form, api.<operationId>(args) (sdk_operations): the operation by its id, its
+ * request composed into the path form's template (lang/js/ops.h), then recorded and judged as
+ * that path would be. A name the route does not list is refused, never guessed. */
+static void record_sdk_call(walker *w, const sluice_js_node *call, const char *name, mult m)
+{
+    add_term(w, m);
+    w->f->call_count++;
+    const sluice_strlist *listed = &w->cfg->sdk_operations;
+    if (!sluice_strlist_contains(listed, name)) {
+        const char *hint = nearest(w, name, listed);
+        sluice_codefacts_violate(
+            w->f, "sdk_operations", call->line, call->column,
+            hint != NULL ? hint : "call one of the operations in code-mode://schema",
+            "api.%s at line %u is not one of this server's sdk_operations%s%s", name, call->line,
+            hint != NULL ? "; " : "", hint != NULL ? hint : "");
+        return;
+    }
+    /* no spec to resolve it against: nothing can be composed, so nothing is allowed */
+    const sluice_js_apiop *o = w->ops != NULL ? sluice_js_ops_find(w->ops, name) : NULL;
+    if (o == NULL) {
+        sluice_codefacts_violate(w->f, "openapi_operation", call->line, call->column,
+                                 "call one of the operations in code-mode://schema",
+                                 "api.%s at line %u is no operation of the API", name, call->line);
+        return;
+    }
+    const char *path = sluice_js_ops_sdk_template(w->arena, w->f, o, call);
+    if (path != NULL)
+        record_operation(w, call, o->method, path, o);
 }
 
 static void record_mcp_call(walker *w, const sluice_js_node *call, mult m)
@@ -324,7 +369,17 @@ static void walk_call(walker *w, const sluice_js_node *n, mult m, size_t depth)
         for (size_t i = 0; i < 5; i++)
             if (sluice_js_str_eq_ascii(callee->b->str, verbs[i]))
                 verb = verbs[i];
-        if (verb == NULL)
+        bool sdk = w->cfg != NULL && w->cfg->sdk_operations.count > 0;
+        if (sdk && verb != NULL) /* pmcp: SDK mode replaces the path form */
+            sluice_codefacts_violate(w->f, "sdk_operations", n->line, n->column,
+                                     "call an operation by its id: api.<operationId>(args), as "
+                                     "code-mode://schema lists them",
+                                     "api.%s at line %u: this server's plans call operations by "
+                                     "name (sdk_operations), not by path",
+                                     verb, n->line);
+        else if (sdk)
+            record_sdk_call(w, n, u8(w, callee->b->str), m);
+        else if (verb == NULL)
             sluice_codefacts_violate(w->f, "js_api_method", n->line, n->column,
                                      "use api.get, api.post, api.put, api.patch or api.delete",
                                      "api.%s at line %u is not an API method",

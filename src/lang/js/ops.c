@@ -170,3 +170,162 @@ void sluice_js_ops_check_call(sluice_arena *arena,
                                  op->id, hint != NULL ? "; " : "", hint != NULL ? hint : "");
     }
 }
+
+const sluice_js_apiop *sluice_js_ops_find(const sluice_js_ops *ops, const char *id)
+{
+    for (size_t i = 0; ops != NULL && i < ops->count; i++)
+        if (strcmp(ops->ops[i].id, id) == 0)
+            return &ops->ops[i];
+    return NULL;
+}
+
+static bool sends_body(const sluice_js_apiop *op)
+{
+    return strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
+           strcmp(op->method, "PATCH") == 0;
+}
+
+/* Whether key names a {param} of op's path. */
+static bool is_path_param(const sluice_js_apiop *op, const char *key)
+{
+    size_t n = strlen(key);
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{'))
+        if (strncmp(p + 1, key, n) == 0 && p[n + 1] == '}')
+            return true;
+    return false;
+}
+
+/* The literal text a property's value gives a path parameter: a string, or an integer as
+ * String() writes it; NULL when the value is computed (a hole). */
+static const char *literal_text(sluice_arena *arena, const sluice_js_node *v)
+{
+    if (v->kind == SLUICE_JS_STR)
+        return sluice_js_str_utf8(arena, v->str);
+    if (v->kind == SLUICE_JS_NUM && v->num == (double)(int64_t)v->num && v->num >= 0 &&
+        v->num < 1e15)
+        return sluice_arena_printf(arena, "%lld", (long long)v->num);
+    return NULL;
+}
+
+/* Checks each literal key of the args object o against op's parameters. *exact: o is an object
+ * literal whose keys are all written out (no spread, no computed key). */
+static void check_sdk_keys(sluice_arena *arena,
+                           sluice_codefacts *f,
+                           const sluice_js_apiop *op,
+                           const sluice_js_node *o,
+                           bool *exact)
+{
+    *exact = o->kind == SLUICE_JS_OBJECT;
+    for (size_t i = 0; o->kind == SLUICE_JS_OBJECT && i < o->n; i++) {
+        const sluice_js_node *p = o->list[i];
+        if (p->kind != SLUICE_JS_PROPERTY || (p->flags & SLUICE_JS_F_COMPUTED) ||
+            p->a->kind != SLUICE_JS_STR) {
+            *exact = false; /* a spread or computed key: the run checks what it holds */
+            continue;
+        }
+        const char *key = sluice_js_str_utf8(arena, p->a->str);
+        if (key == NULL) {
+            f->incomplete = true;
+            return;
+        }
+        bool body = sends_body(op);
+        sluice_suggest near;
+        sluice_suggest_init(&near, key);
+        bool known = is_path_param(op, key) || (body && strcmp(key, "body") == 0);
+        for (size_t k = 0; !body && k < op->query_count && !known; k++) {
+            known = strcmp(op->query[k], key) == 0;
+            sluice_suggest_consider(&near, op->query[k]);
+        }
+        if (known)
+            continue;
+        for (const char *t = strchr(op->path, '{'); t != NULL; t = strchr(t + 1, '{')) {
+            const char *e = strchr(t, '}');
+            const char *name =
+                e != NULL ? sluice_arena_printf(arena, "%.*s", (int)(e - t - 1), t + 1) : NULL;
+            if (name != NULL)
+                sluice_suggest_consider(&near, name);
+        }
+        if (body)
+            sluice_suggest_consider(&near, "body");
+        const char *best = sluice_suggest_best(&near);
+        const char *hint =
+            best != NULL ? sluice_arena_printf(arena, "did you mean '%s'?", best)
+                         : sluice_arena_printf(arena,
+                                               "args holds %s's path%s parameters by name%s (see "
+                                               "code-mode://schema)",
+                                               op->id, body ? "" : " and query",
+                                               body ? " and its request body as `body`" : "");
+        sluice_codefacts_violate(f, "openapi_parameter", p->line, p->column, hint,
+                                 "'%s' at line %u is not a parameter of %s%s%s", key, p->line,
+                                 op->id, hint != NULL ? "; " : "", hint != NULL ? hint : "");
+    }
+}
+
+/* The last property of object literal o named key (JavaScript keeps the last), or NULL. */
+static const sluice_js_node *property(sluice_arena *arena, const sluice_js_node *o, const char *key)
+{
+    const sluice_js_node *found = NULL;
+    for (size_t i = 0; o != NULL && o->kind == SLUICE_JS_OBJECT && i < o->n; i++) {
+        const sluice_js_node *p = o->list[i];
+        const char *k = p->kind == SLUICE_JS_PROPERTY && !(p->flags & SLUICE_JS_F_COMPUTED) &&
+                                p->a->kind == SLUICE_JS_STR
+                            ? sluice_js_str_utf8(arena, p->a->str)
+                            : NULL;
+        if (k != NULL && strcmp(k, key) == 0)
+            found = p;
+    }
+    return found;
+}
+
+const char *sluice_js_ops_sdk_template(sluice_arena *arena,
+                                       sluice_codefacts *f,
+                                       const sluice_js_apiop *op,
+                                       const sluice_js_node *call)
+{
+    const sluice_js_node *args = call->n > 0 ? call->list[0] : NULL;
+    if (call->n > 1 || (args != NULL && args->kind == SLUICE_JS_SPREAD))
+        sluice_codefacts_violate(f, "openapi_parameter", call->line, call->column,
+                                 "pass one object: api.getUser({ id: args.id })",
+                                 "api.%s at line %u takes one argument, an object of its "
+                                 "parameters",
+                                 op->id, call->line);
+    bool exact = false;
+    if (args != NULL && args->kind != SLUICE_JS_SPREAD)
+        check_sdk_keys(arena, f, op, args, &exact);
+    if (args == NULL)
+        exact = true; /* no parameters at all */
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 4096);
+    for (const char *p = op->path; *p != '\0';) {
+        const char *e = *p == '{' ? strchr(p, '}') : NULL;
+        if (e == NULL) {
+            sluice_buf_putc(&b, *p++);
+            continue;
+        }
+        const char *name = sluice_arena_printf(arena, "%.*s", (int)(e - p - 1), p + 1);
+        const sluice_js_node *prop =
+            exact && name != NULL && args != NULL ? property(arena, args, name) : NULL;
+        const char *lit = prop != NULL ? literal_text(arena, prop->b) : NULL;
+        const char *rule = lit != NULL ? sluice_path_value_rule(lit, strlen(lit)) : NULL;
+        if (exact && name != NULL && prop == NULL)
+            sluice_codefacts_violate(
+                f, "openapi_parameter", call->line, call->column,
+                sluice_arena_printf(arena, "add it: api.%s({ %s: ... })", op->id, name),
+                "api.%s at line %u needs the path parameter '%s'", op->id, call->line, name);
+        else if (rule != NULL)
+            sluice_codefacts_violate(f, "js_path", prop->line, prop->column, NULL,
+                                     "the value of '%s' at line %u fills {%s} of %s, which the "
+                                     "run refuses: %s",
+                                     name, prop->line, name, op->id, rule);
+        /* a literal fills its parameter as the path form's literal segment would; anything
+         * else, or text the template would read as more than one segment, is a hole */
+        bool literal = lit != NULL && rule == NULL && strpbrk(lit, "/{}") == NULL;
+        sluice_buf_puts(&b, literal ? lit : "{}");
+        p = e + 1;
+    }
+    if (sluice_buf_status(&b) != SLUICE_OK || sluice_arena_failed(arena)) {
+        f->incomplete = true;
+        return NULL;
+    }
+    return sluice_buf_cstr(&b);
+}

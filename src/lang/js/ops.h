@@ -49,4 +49,20 @@ void sluice_js_ops_check_call(sluice_arena *arena,
                               const char *tmpl,
                               const sluice_js_node *call);
 
+/* The operation whose id is id (exactly), or NULL. */
+const sluice_js_apiop *sluice_js_ops_find(const sluice_js_ops *ops, const char *id);
+
+/* An SDK call `api.<op->id>(args)` (sdk_operations) as the path form's template, so the rest of
+ * the analysis is the path form's: each {param} of op's path is the literal string or integer
+ * args gives it (`api.getUser({ id: "u2" })` is "/users/u2", as `api.get("/users/u2")`), else a
+ * "{}" hole (as `/users/${x}`); an args object with a spread or a computed key gives only
+ * holes. Violations for what validate knows the run refuses: a key that is no parameter of op
+ * (with the nearest name; path and query parameters by name, the body as `body` on POST, PUT
+ * and PATCH), a path parameter an object literal leaves out, a literal value the path rule
+ * refuses, more than one argument. NULL when the arena fails (f->incomplete set). */
+const char *sluice_js_ops_sdk_template(sluice_arena *arena,
+                                       sluice_codefacts *f,
+                                       const sluice_js_apiop *op,
+                                       const sluice_js_node *call);
+
 #endif
