@@ -236,6 +236,62 @@ static sluice_status start_admin_listener(sluice_mcp_server *server,
     return SLUICE_OK;
 }
 
+/* The admin console's key and the console it guards; they live as long as the server. */
+typedef struct {
+    sluice_admin_key key;
+    sluice_http_admin console;
+} serve_admin;
+
+/* Points the server's /admin/ at the console. Without an approval store there is nothing to
+ * decide: no key is read and /admin/ serves only static files. */
+static sluice_status admin_setup(const sluice_config *config,
+                                 const sluice_cli_built *b,
+                                 serve_admin *admin,
+                                 sluice_http_options *opts,
+                                 sluice_arena *arena,
+                                 sluice_error *err)
+{
+    admin->console = (sluice_http_admin){ b->cm, b->rt, NULL, config };
+    sluice_status st =
+        b->rt != NULL && b->rt->approvals != NULL
+            ? sluice_admin_key_init(&admin->key, b->rt->clock, &config->admin, arena, err)
+            : SLUICE_E_NOT_FOUND;
+    if (st == SLUICE_OK) {
+        admin->console.key = &admin->key;
+        opts->post_handler = sluice_http_admin_post;
+        opts->post_ctx = &admin->console;
+    } else if (st != SLUICE_E_NOT_FOUND) {
+        return st;
+    }
+    opts->admin = &admin->console;
+    return SLUICE_OK;
+}
+
+/* Serves until SIGINT/SIGTERM, then drains what is running and stops. */
+static sluice_status serve_until_stopped(const sluice_cli_built *b,
+                                         const sluice_http_options *opts,
+                                         sluice_authenticator *auth,
+                                         const char *name,
+                                         sluice_error *err)
+{
+    sluice_http_server *http = NULL;
+    sluice_status st = sluice_http_start(b->server, opts, auth, &http, err);
+    if (st != SLUICE_OK)
+        return st;
+    signal(SIGINT, on_signal);
+    signal(SIGTERM, on_signal);
+    sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", name, opts->bind_address,
+               (unsigned)sluice_http_port(http));
+    while (!stop_requested) {
+        sleep(1);                              /* a signal cuts the sleep short */
+        sluice_key_store_refresh(reload_keys); /* SIGHUP, changed key files */
+    }
+    sluice_log(SLUICE_LOG_INFO, "stopping");
+    drain_http(http);
+    sluice_http_stop(http);
+    return SLUICE_OK;
+}
+
 static sluice_status serve_http(const sluice_config *config,
                                 const sluice_cli_built *b,
                                 const char *addr,
@@ -265,52 +321,20 @@ static sluice_status serve_http(const sluice_config *config,
         opts.get_handler = sluice_prm_get;
         opts.get_ctx = &ha.prm;
     }
-    sluice_admin_key key;
-    sluice_http_admin console = { b->cm, b->rt, NULL, config };
-    /* without an approval store there is nothing to decide: /admin/ serves only static files */
-    st = b->rt != NULL && b->rt->approvals != NULL
-             ? sluice_admin_key_init(&key, b->rt->clock, &config->admin, arena, err)
-             : SLUICE_E_NOT_FOUND;
-    if (st == SLUICE_OK) {
-        console.key = &key;
-        opts.post_handler = sluice_http_admin_post;
-        opts.post_ctx = &console;
-    } else if (st != SLUICE_E_NOT_FOUND) {
-        if (ha.auth != NULL)
-            ha.auth->destroy(ha.auth);
-        return st;
-    }
-    opts.admin = &console;
+    serve_admin admin;
     sluice_http_server *admin_http = NULL;
-    if (config->admin.listen != NULL) {
+    st = admin_setup(config, b, &admin, &opts, arena, err);
+    if (st == SLUICE_OK && config->admin.listen != NULL)
         st = start_admin_listener(b->server, &opts, config->admin.listen, &admin_http, arena, err);
-        if (st != SLUICE_OK) {
-            if (ha.auth != NULL)
-                ha.auth->destroy(ha.auth);
-            return st;
-        }
-    }
-    if (auth == NULL && strcmp(opts.bind_address, "127.0.0.1") != 0 &&
-        strcmp(opts.bind_address, "::1") != 0) {
-        sluice_log(SLUICE_LOG_WARN,
-                   "serving on %s without [[api_keys]] or [auth]: anyone who can reach it "
-                   "is the anonymous user",
-                   opts.bind_address);
-    }
-    sluice_http_server *http = NULL;
-    st = sluice_http_start(b->server, &opts, auth, &http, err);
     if (st == SLUICE_OK) {
-        signal(SIGINT, on_signal);
-        signal(SIGTERM, on_signal);
-        sluice_log(SLUICE_LOG_INFO, "serving %s on http://%s:%u/mcp", sc->name, opts.bind_address,
-                   (unsigned)sluice_http_port(http));
-        while (!stop_requested) {
-            sleep(1);                              /* a signal cuts the sleep short */
-            sluice_key_store_refresh(reload_keys); /* SIGHUP, changed key files */
+        if (auth == NULL && strcmp(opts.bind_address, "127.0.0.1") != 0 &&
+            strcmp(opts.bind_address, "::1") != 0) {
+            sluice_log(SLUICE_LOG_WARN,
+                       "serving on %s without [[api_keys]] or [auth]: anyone who can reach it "
+                       "is the anonymous user",
+                       opts.bind_address);
         }
-        sluice_log(SLUICE_LOG_INFO, "stopping");
-        drain_http(http);
-        sluice_http_stop(http);
+        st = serve_until_stopped(b, &opts, auth, sc->name, err);
     }
     sluice_http_stop(admin_http);
     if (auth != NULL && auth->destroy != NULL)

@@ -77,26 +77,109 @@ static bool type_of_name(const char *name, sluice_param_type *out)
     return false;
 }
 
-/* An integer bound of a spec entry, within ±2^53 (default def). */
-static sluice_status bound(const json_t *entry,
-                           const char *key,
-                           const char *param,
-                           int64_t def,
-                           int64_t *out,
-                           sluice_arena *arena,
-                           sluice_error *err)
+/* An integer bound of a spec entry (entry may be NULL), def when absent; false when it is not
+ * a whole number within ±2^53. */
+static bool bound(const json_t *entry, const char *key, int64_t def, int64_t *out)
 {
     const json_t *v = json_object_get(entry, key);
     if (v == NULL) {
         *out = def;
-        return SLUICE_OK;
+        return true;
     }
     if (!json_is_integer(v) || json_integer_value(v) < -SAFE_INT ||
         json_integer_value(v) > SAFE_INT)
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "parameter '%s': %s must be a whole number within ±2^53", param,
-                                key);
+        return false;
     *out = (int64_t)json_integer_value(v);
+    return true;
+}
+
+/* The type and description of a parameter from its spec entry, whose keys must all be known. */
+static sluice_status
+param_spec(sluice_arena *arena, const json_t *entry, sluice_program_param *p, sluice_error *err)
+{
+    static const char *const known[] = { "type", "description", "minimum", "maximum", "maxLength" };
+    const char *key;
+    const json_t *v;
+    json_object_foreach((json_t *)entry, key, v)
+    {
+        bool ok = false;
+        for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+            ok |= strcmp(key, known[i]) == 0;
+        if (!ok)
+            return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                    "parameter '%s': unknown key '%.64s' (use type, "
+                                    "description, minimum, maximum, maxLength)",
+                                    p->name, key);
+    }
+    if (!type_of_name(json_string_value(json_object_get(entry, "type")), &p->type))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': type must be \"string\", \"integer\", "
+                                "\"number\" or \"boolean\"",
+                                p->name);
+    const json_t *d = json_object_get(entry, "description");
+    if (d != NULL && !json_is_string(d))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': description must be a string", p->name);
+    if (d != NULL && (p->description = sluice_arena_strdup(arena, json_string_value(d))) == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    return SLUICE_OK;
+}
+
+/* The type of a parameter without a spec entry: that of its example value. */
+static sluice_status
+param_example(sluice_arena *arena, const json_t *value, sluice_program_param *p, sluice_error *err)
+{
+    if (json_is_string(value))
+        p->type = SLUICE_PARAM_STRING;
+    else if (json_is_integer(value))
+        p->type = SLUICE_PARAM_INTEGER;
+    else if (json_is_real(value))
+        p->type = SLUICE_PARAM_NUMBER;
+    else if (json_is_boolean(value))
+        p->type = SLUICE_PARAM_BOOLEAN;
+    else
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "variable '%s' is %s: a saved program's parameters are strings, "
+                                "numbers or booleans; give its type in the parameter spec",
+                                p->name, json_is_null(value) ? "null" : "an object or array");
+    return SLUICE_OK;
+}
+
+/* The bounds of a typed parameter: minimum/maximum for numbers, maxLength for strings (entry
+ * may be NULL: the defaults). */
+static sluice_status
+param_bounds(sluice_arena *arena, const json_t *entry, sluice_program_param *p, sluice_error *err)
+{
+    bool numeric = p->type == SLUICE_PARAM_INTEGER || p->type == SLUICE_PARAM_NUMBER;
+    bool string = p->type == SLUICE_PARAM_STRING;
+    if (entry != NULL && !numeric &&
+        (json_object_get(entry, "minimum") != NULL || json_object_get(entry, "maximum") != NULL))
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': minimum and maximum apply to integer and number "
+                                "parameters only",
+                                p->name);
+    if (entry != NULL && !string && json_object_get(entry, "maxLength") != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': maxLength applies to string parameters only",
+                                p->name);
+    const char *bad =
+        !bound(entry, "minimum", -SAFE_INT, &p->minimum)  ? "minimum"
+        : !bound(entry, "maximum", SAFE_INT, &p->maximum) ? "maximum"
+        : !bound(entry, "maxLength", SLUICE_LIMIT_PROGRAM_STRING_CHARS, &p->max_length)
+            ? "maxLength"
+            : NULL;
+    if (bad != NULL)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': %s must be a whole number within ±2^53", p->name,
+                                bad);
+    if (p->minimum > p->maximum)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': minimum %lld is above maximum %lld", p->name,
+                                (long long)p->minimum, (long long)p->maximum);
+    if (p->max_length < 1 || p->max_length > (int64_t)SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "parameter '%s': maxLength must be 1 .. %u", p->name,
+                                SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX);
     return SLUICE_OK;
 }
 
@@ -117,77 +200,9 @@ static sluice_status param_from(sluice_arena *arena,
                                 "parameter '%.64s' is not a valid name: use 1-64 of A-Z a-z 0-9 _, "
                                 "not starting with a digit",
                                 name);
-    if (entry != NULL) {
-        static const char *const known[] = { "type", "description", "minimum", "maximum",
-                                             "maxLength" };
-        const char *key;
-        const json_t *v;
-        json_object_foreach((json_t *)entry, key, v)
-        {
-            bool ok = false;
-            for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-                ok |= strcmp(key, known[i]) == 0;
-            if (!ok)
-                return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                        "parameter '%s': unknown key '%.64s' (use type, "
-                                        "description, minimum, maximum, maxLength)",
-                                        name, key);
-        }
-        if (!type_of_name(json_string_value(json_object_get(entry, "type")), &p->type))
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "parameter '%s': type must be \"string\", \"integer\", "
-                                    "\"number\" or \"boolean\"",
-                                    name);
-        const json_t *d = json_object_get(entry, "description");
-        if (d != NULL && !json_is_string(d))
-            return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                    "parameter '%s': description must be a string", name);
-        if (d != NULL &&
-            (p->description = sluice_arena_strdup(arena, json_string_value(d))) == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    } else if (json_is_string(value)) {
-        p->type = SLUICE_PARAM_STRING;
-    } else if (json_is_integer(value)) {
-        p->type = SLUICE_PARAM_INTEGER;
-    } else if (json_is_real(value)) {
-        p->type = SLUICE_PARAM_NUMBER;
-    } else if (json_is_boolean(value)) {
-        p->type = SLUICE_PARAM_BOOLEAN;
-    } else {
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "variable '%s' is %s: a saved program's parameters are strings, "
-                                "numbers or booleans; give its type in the parameter spec",
-                                name, json_is_null(value) ? "null" : "an object or array");
-    }
-    bool numeric = p->type == SLUICE_PARAM_INTEGER || p->type == SLUICE_PARAM_NUMBER;
-    bool string = p->type == SLUICE_PARAM_STRING;
-    if (entry != NULL && !numeric &&
-        (json_object_get(entry, "minimum") != NULL || json_object_get(entry, "maximum") != NULL))
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "parameter '%s': minimum and maximum apply to integer and number "
-                                "parameters only",
-                                name);
-    if (entry != NULL && !string && json_object_get(entry, "maxLength") != NULL)
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "parameter '%s': maxLength applies to string parameters only",
-                                name);
-    sluice_status st = bound(entry, "minimum", name, -SAFE_INT, &p->minimum, arena, err);
-    if (st == SLUICE_OK)
-        st = bound(entry, "maximum", name, SAFE_INT, &p->maximum, arena, err);
-    if (st == SLUICE_OK)
-        st = bound(entry, "maxLength", name, SLUICE_LIMIT_PROGRAM_STRING_CHARS, &p->max_length,
-                   arena, err);
-    if (st != SLUICE_OK)
-        return st;
-    if (p->minimum > p->maximum)
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "parameter '%s': minimum %lld is above maximum %lld", name,
-                                (long long)p->minimum, (long long)p->maximum);
-    if (p->max_length < 1 || p->max_length > (int64_t)SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX)
-        return sluice_error_set(err, arena, SLUICE_E_INVALID,
-                                "parameter '%s': maxLength must be 1 .. %u", name,
-                                SLUICE_LIMIT_PROGRAM_STRING_CHARS_MAX);
-    return SLUICE_OK;
+    sluice_status st =
+        entry != NULL ? param_spec(arena, entry, p, err) : param_example(arena, value, p, err);
+    return st == SLUICE_OK ? param_bounds(arena, entry, p, err) : st;
 }
 
 /* The JSON Schema of one parameter. */

@@ -191,6 +191,59 @@ static void await_exit(pid_t pid, int64_t deadline, bool *timed_out)
     }
 }
 
+/* Forks the child that runs fn and writes its report to wfd (the child never returns from
+ * here); -1 when the run was cancelled first or fork failed. The child is registered in b->pid
+ * under b->mu, so a cancel either stops the fork or finds the child to kill. */
+static pid_t fork_child(sluice_bounded *b,
+                        int wfd,
+                        const sluice_bounded_limits *lim,
+                        sluice_bounded_fn fn,
+                        void *arg,
+                        sluice_arena *arena)
+{
+    pthread_mutex_lock(&b->mu);
+    pid_t pid = b->cancelled ? -1 : fork();
+    if (pid == 0) {
+        sluice_fork_gate_in_child();
+        child_main(wfd, lim, fn, arg, arena);
+    }
+    if (pid > 0)
+        b->pid = pid;
+    pthread_mutex_unlock(&b->mu);
+    return pid;
+}
+
+/* The parent's side after the fork: reads the report from fd until EOF, the deadline or a
+ * limit, kills the child when it must, reaps it, and says how the run ended. Closes fd. */
+static sluice_bounded_outcome
+collect_child(sluice_bounded *b, pid_t pid, int fd, watch *w, sluice_buf *rep)
+{
+    bool overflow = false, timed_out = false;
+    w->pid = pid;
+    if (!read_report(fd, w, rep, &overflow)) {
+        timed_out = true;
+        kill(pid, SIGKILL);
+    }
+    if (overflow)
+        kill(pid, SIGKILL);
+    close(fd);
+    await_exit(pid, timed_out ? INT64_MAX : w->deadline, &timed_out);
+    pthread_mutex_lock(&b->mu);
+    b->pid = 0;
+    bool cancelled = b->cancelled;
+    pthread_mutex_unlock(&b->mu);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    if (cancelled)
+        return SLUICE_BOUNDED_CANCELLED;
+    if (timed_out)
+        return SLUICE_BOUNDED_TIMEOUT;
+    if (!overflow && !w->over && WIFEXITED(status) && WEXITSTATUS(status) == 0)
+        return SLUICE_BOUNDED_DONE;
+    return SLUICE_BOUNDED_DIED;
+}
+
 static sluice_status run_child(sluice_bounded *b,
                                const sluice_bounded_limits *lim,
                                sluice_bounded_fn fn,
@@ -222,17 +275,8 @@ static sluice_status run_child(sluice_bounded *b,
         *outcome = atomic_load(&b->abandon) ? SLUICE_BOUNDED_CANCELLED : SLUICE_BOUNDED_BUSY;
         return SLUICE_OK;
     }
-    int64_t deadline = sluice_clock_monotonic_ms(NULL) + lim->timeout_ms;
-    w.deadline = deadline;
-    pthread_mutex_lock(&b->mu);
-    pid_t pid = b->cancelled ? -1 : fork();
-    if (pid == 0) {
-        sluice_fork_gate_in_child();
-        child_main(fds[1], lim, fn, arg, arena);
-    }
-    if (pid > 0)
-        b->pid = pid;
-    pthread_mutex_unlock(&b->mu);
+    w.deadline = sluice_clock_monotonic_ms(NULL) + lim->timeout_ms;
+    pid_t pid = fork_child(b, fds[1], lim, fn, arg, arena);
     sluice_fork_gate_open();
     close(fds[1]);
     if (pid < 0) {
@@ -243,29 +287,7 @@ static sluice_status run_child(sluice_bounded *b,
         }
         return SLUICE_E_INTERNAL;
     }
-    bool overflow = false, timed_out = false;
-    w.pid = pid;
-    if (!read_report(fds[0], &w, &rep, &overflow)) {
-        timed_out = true;
-        kill(pid, SIGKILL);
-    }
-    if (overflow)
-        kill(pid, SIGKILL);
-    close(fds[0]);
-    await_exit(pid, timed_out ? INT64_MAX : deadline, &timed_out);
-    pthread_mutex_lock(&b->mu);
-    b->pid = 0;
-    bool cancelled = b->cancelled;
-    pthread_mutex_unlock(&b->mu);
-    int status = 0;
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-        ;
-    if (cancelled)
-        *outcome = SLUICE_BOUNDED_CANCELLED;
-    else if (timed_out)
-        *outcome = SLUICE_BOUNDED_TIMEOUT;
-    else if (!overflow && !w.over && WIFEXITED(status) && WEXITSTATUS(status) == 0)
-        *outcome = SLUICE_BOUNDED_DONE;
+    *outcome = collect_child(b, pid, fds[0], &w, &rep);
     if (*outcome == SLUICE_BOUNDED_DONE) {
         *report = sluice_buf_cstr(&rep);
         *report_len = rep.len;

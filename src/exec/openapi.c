@@ -251,6 +251,17 @@ static const char *param_text(sluice_arena *arena, const json_t *v)
     return NULL;
 }
 
+/* Whether the template path has the parameter {name} (declared in the spec or not: the
+ * template decides what a call must fill). */
+static bool template_has(const char *path, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = strchr(path, '{'); p != NULL; p = strchr(p + 1, '{'))
+        if (strncmp(p + 1, name, n) == 0 && p[n + 1] == '}')
+            return true;
+    return false;
+}
+
 /* pmcp's SDK form, api.<operationId>(args) (sdk_operations), as the path form: the operation's
  * template filled from args (each value a hole's, so sluice_openapi_match_call applies the
  * parameter rules to it), the rest of args the query (GET, DELETE) or args.body the body. The
@@ -285,10 +296,7 @@ static sluice_status sdk_form(const oa_state *s,
     json_t *v;
     json_object_foreach((json_t *)args, k, v)
     {
-        bool in_path = false;
-        for (size_t i = 0; i < op->param_count && !in_path; i++)
-            in_path =
-                op->params[i].in == SLUICE_OPENAPI_IN_PATH && strcmp(op->params[i].name, k) == 0;
+        bool in_path = template_has(op->path, k);
         if (!in_path && !(body && strcmp(k, "body") == 0) && json_object_set(rest, k, v) != 0)
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     }
@@ -611,14 +619,12 @@ static sluice_status check_sdk_operations(const sluice_openapi_spec *spec,
                                     best != NULL ? best : "", best != NULL ? "'?" : "");
         bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
                     strcmp(op->method, "PATCH") == 0;
-        for (size_t k = 0; body && k < op->param_count; k++)
-            if (op->params[k].in == SLUICE_OPENAPI_IN_PATH &&
-                strcmp(op->params[k].name, "body") == 0)
-                return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                        "sdk_operations: %s has a path parameter named 'body', "
-                                        "which its SDK call uses for the request body; call it "
-                                        "in the path form (leave sdk_operations out)",
-                                        id);
+        if (body && template_has(op->path, "body"))
+            return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
+                                    "sdk_operations: %s has a path parameter named 'body', "
+                                    "which its SDK call uses for the request body; call it "
+                                    "in the path form (leave sdk_operations out)",
+                                    id);
     }
     return SLUICE_OK;
 }

@@ -279,9 +279,23 @@ static void put_sdk_args(ts_ctx *c, const sluice_openapi_op *op)
     bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
                 strcmp(op->method, "PATCH") == 0;
     sluice_buf_printf(b, "api.%s({ ", op->id);
-    for (size_t k = 0; k < op->param_count; k++)
-        if (op->params[k].in == SLUICE_OPENAPI_IN_PATH ||
-            (!body && op->params[k].in == SLUICE_OPENAPI_IN_QUERY)) {
+    /* the template's parameters, declared or not: the call fills each */
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{')) {
+        size_t n = strcspn(p + 1, "}");
+        const sluice_openapi_param *decl = NULL;
+        for (size_t k = 0; k < op->param_count && decl == NULL; k++)
+            if (op->params[k].in == SLUICE_OPENAPI_IN_PATH && strlen(op->params[k].name) == n &&
+                strncmp(op->params[k].name, p + 1, n) == 0)
+                decl = &op->params[k];
+        sluice_buf_printf(b, "%.*s: ", (int)n, p + 1);
+        if (decl != NULL)
+            ts_type(c, decl->schema, 1);
+        else
+            sluice_buf_puts(b, "string");
+        sluice_buf_puts(b, "; ");
+    }
+    for (size_t k = 0; !body && k < op->param_count; k++)
+        if (op->params[k].in == SLUICE_OPENAPI_IN_QUERY) {
             sluice_buf_printf(b, "%s%s: ", op->params[k].name, op->params[k].required ? "" : "?");
             ts_type(c, op->params[k].schema, 1);
             sluice_buf_puts(b, "; ");

@@ -272,15 +272,14 @@ static sluice_status check_overrides(sluice_arena *arena,
     return SLUICE_OK;
 }
 
-sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
-                                        const char *name,
-                                        const char *text,
-                                        size_t len,
-                                        const sluice_config_code_mode *cm,
-                                        sluice_openapi_spec *out,
-                                        sluice_error *err)
+/* The spec's document, JSON or (not starting with '{') YAML, into *out; owned by the arena. */
+static sluice_status read_doc(sluice_arena *arena,
+                              const char *name,
+                              const char *text,
+                              size_t len,
+                              json_t **out,
+                              sluice_error *err)
 {
-    memset(out, 0, sizeof *out);
     size_t i = 0;
     while (i < len && isspace((unsigned char)text[i]))
         i++;
@@ -305,6 +304,14 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
         json_decref(raw);
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory reading the spec");
     }
+    *out = raw;
+    return SLUICE_OK;
+}
+
+/* OpenAPI 3.0 or 3.1 only; Swagger 2 is named as such, with the way to convert it. */
+static sluice_status
+check_version(sluice_arena *arena, const char *name, const json_t *raw, sluice_error *err)
+{
     const char *version = json_string_value(json_object_get(raw, "openapi"));
     const char *swagger = json_string_value(json_object_get(raw, "swagger"));
     if (version == NULL && swagger != NULL)
@@ -316,13 +323,31 @@ sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
         return sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                 "%s is not an OpenAPI 3.0 or 3.1 document (its \"openapi\" is %s)",
                                 name, version != NULL ? version : "missing");
+    return SLUICE_OK;
+}
+
+sluice_status sluice_openapi_spec_parse(sluice_arena *arena,
+                                        const char *name,
+                                        const char *text,
+                                        size_t len,
+                                        const sluice_config_code_mode *cm,
+                                        sluice_openapi_spec *out,
+                                        sluice_error *err)
+{
+    memset(out, 0, sizeof *out);
+    json_t *raw = NULL;
+    sluice_status checked = read_doc(arena, name, text, len, &raw, err);
+    if (checked == SLUICE_OK)
+        checked = check_version(arena, name, raw, err);
+    if (checked != SLUICE_OK)
+        return checked;
     /* $refs stay where they are: every one a path reaches is checked now, and readers follow
      * them where they read them (openapi_ref.c) */
     const json_t *paths = json_object_get(raw, "paths");
     if (paths != NULL && !json_is_object(paths))
         return sluice_error_set(err, arena, SLUICE_E_CONFIG, "%s: \"paths\" is not an object",
                                 name);
-    sluice_status checked = sluice_openapi_check_refs(arena, raw, paths, err);
+    checked = sluice_openapi_check_refs(arena, raw, paths, err);
     if (checked != SLUICE_OK)
         return checked;
     out->doc = raw;

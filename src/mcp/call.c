@@ -221,41 +221,32 @@ static void cancel_request(sluice_mcp_call *call, const json_t *id, const char *
         call->session, sluice_jsonrpc_notification("notifications/cancelled", params), call->id);
 }
 
-sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
-                                      const char *method,
-                                      json_t *params,
-                                      int timeout_ms,
-                                      json_t **out_result,
-                                      sluice_error *err)
+/* Whether this call may send method to the client at all. */
+static sluice_status
+request_allowed(sluice_mcp_call *call, const char *method, const json_t *params, sluice_error *err)
 {
-    sluice_mcp_session *s = call->session;
-    if (call->stateless) { /* 2026-07-28 has no server->client requests on any stream */
-        json_decref(params);
+    if (call->stateless) /* 2026-07-28 has no server->client requests on any stream */
         return sluice_error_set(err, call->arena, SLUICE_E_UNSUPPORTED,
                                 "MCP 2026-07-28 sends no '%s' to the client: the tool must "
                                 "return an input_required result instead",
                                 method != NULL ? method : "");
-    }
-    if (call->on_reader) { /* on stdio the answer would be read by this very thread: deadlock */
-        json_decref(params);
+    if (call->on_reader) /* on stdio the answer would be read by this very thread: deadlock */
         return sluice_error_set(err, call->arena, SLUICE_E_INVALID,
                                 "a tool registered inline_ok cannot send '%s' to the client; "
                                 "register it without inline_ok",
                                 method != NULL ? method : "");
-    }
-    sluice_status st = check_capability(call, method, params, err);
-    if (st != SLUICE_OK) {
-        json_decref(params);
-        return st;
-    }
-    if (timeout_ms <= 0)
-        timeout_ms = s->server->request_timeout_ms;
-    pending_request p = { 0 };
+    return check_capability(call, method, params, err);
+}
+
+/* Gives p the session's next request id and lists it as waiting for its answer; refused when
+ * the call is cancelled or no answer can arrive any more. */
+static sluice_status register_pending(sluice_mcp_call *call, pending_request *p, sluice_error *err)
+{
+    sluice_mcp_session *s = call->session;
     pthread_mutex_lock(&s->lock);
     if (atomic_load(&call->cancelled) || s->input_closed) {
         bool cancelled = atomic_load(&call->cancelled);
         pthread_mutex_unlock(&s->lock);
-        json_decref(params);
         return cancelled ? sluice_error_set(err, call->arena, SLUICE_E_CANCELLED,
                                             "the call was cancelled")
                          : sluice_error_set(err, call->arena, SLUICE_E_IO,
@@ -263,42 +254,77 @@ sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
     }
     char id_text[32];
     snprintf(id_text, sizeof id_text, "sluice-%lu", ++s->next_request_id);
-    p.id = json_string(id_text);
-    p.next = s->pending;
-    s->pending = &p;
+    p->id = json_string(id_text);
+    p->next = s->pending;
+    s->pending = p;
     pthread_mutex_unlock(&s->lock);
+    return SLUICE_OK;
+}
 
-    sluice_mcp_session_emit(s, sluice_jsonrpc_request(p.id, method, params), call->id);
+typedef enum { WAIT_ANSWERED, WAIT_CANCELLED, WAIT_CLOSED, WAIT_TIMED_OUT } wait_end;
 
+/* Waits for the answer to p until the call is cancelled, the input closes or timeout_ms pass,
+ * then takes p off the waiting list. */
+static wait_end wait_answer(sluice_mcp_call *call, pending_request *p, int timeout_ms)
+{
+    sluice_mcp_session *s = call->session;
     struct timespec deadline = sluice_clock_deadline_after(timeout_ms);
     bool timed_out = false;
     pthread_mutex_lock(&s->lock);
-    while (!p.done && !atomic_load(&call->cancelled) && !s->input_closed && !timed_out)
+    while (!p->done && !atomic_load(&call->cancelled) && !s->input_closed && !timed_out)
         timed_out = pthread_cond_timedwait(&s->cond, &s->lock, &deadline) == ETIMEDOUT;
-    unlink_pending_locked(s, &p);
-    bool cancelled = !p.done && atomic_load(&call->cancelled);
-    bool closed = !p.done && s->input_closed;
+    unlink_pending_locked(s, p);
+    wait_end end = p->done                         ? WAIT_ANSWERED
+                   : atomic_load(&call->cancelled) ? WAIT_CANCELLED
+                   : s->input_closed               ? WAIT_CLOSED
+                                                   : WAIT_TIMED_OUT;
     pthread_mutex_unlock(&s->lock);
+    return end;
+}
 
-    if (p.done && p.result != NULL) {
-        *out_result = p.result;
-        st = SLUICE_OK;
-    } else if (p.done) {
-        const json_t *e = p.error;
+sluice_status sluice_mcp_call_request(sluice_mcp_call *call,
+                                      const char *method,
+                                      json_t *params,
+                                      int timeout_ms,
+                                      json_t **out_result,
+                                      sluice_error *err)
+{
+    pending_request p = { 0 };
+    sluice_status st = request_allowed(call, method, params, err);
+    if (st == SLUICE_OK)
+        st = register_pending(call, &p, err);
+    if (st != SLUICE_OK) {
+        json_decref(params);
+        return st;
+    }
+    if (timeout_ms <= 0)
+        timeout_ms = call->session->server->request_timeout_ms;
+    sluice_mcp_session_emit(call->session, sluice_jsonrpc_request(p.id, method, params), call->id);
+
+    switch (wait_answer(call, &p, timeout_ms)) {
+    case WAIT_ANSWERED:
+        if (p.result != NULL) {
+            *out_result = p.result;
+            break;
+        }
         st = sluice_error_set(err, call->arena, SLUICE_E_DENIED,
                               "the client answered %s with error %lld: %s", method,
-                              (long long)json_integer_value(json_object_get(e, "code")),
-                              json_string_value(json_object_get(e, "message")));
-    } else if (cancelled) {
+                              (long long)json_integer_value(json_object_get(p.error, "code")),
+                              json_string_value(json_object_get(p.error, "message")));
+        break;
+    case WAIT_CANCELLED:
         cancel_request(call, p.id, "the tool call was cancelled");
         st = sluice_error_set(err, call->arena, SLUICE_E_CANCELLED, "the call was cancelled");
-    } else if (closed) {
+        break;
+    case WAIT_CLOSED:
         st = sluice_error_set(err, call->arena, SLUICE_E_IO,
                               "the client connection closed before it answered %s", method);
-    } else {
+        break;
+    case WAIT_TIMED_OUT:
         cancel_request(call, p.id, "timed out");
         st = sluice_error_set(err, call->arena, SLUICE_E_TIMEOUT,
                               "the client did not answer %s within %d ms", method, timeout_ms);
+        break;
     }
     json_decref(p.error);
     json_decref(p.id);

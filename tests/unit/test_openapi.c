@@ -385,6 +385,33 @@ static void test_openapi_declaration_is_compact_and_filtered(void **state)
     sluice_arena_free(a);
 }
 
+/* pmcp's SDK mode (sdk_operations): the declaration and each describe entry show the call form
+ * api.<operationId>(args) of the listed operations only, the others as not callable. */
+static void test_openapi_declaration_in_sdk_mode(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    static const char *listed[] = { "getUser", "note" };
+    sluice_config_code_mode cm = { .openapi_reads_enabled = true,
+                                   .openapi_allow_writes = true,
+                                   .sdk_operations = { listed, 2 } };
+    sluice_openapi_spec s = load(a, yaml_spec, &cm);
+    const char *d = sluice_openapi_spec_declaration(a, &s, &cm, NULL, NULL);
+    assert_non_null(strstr(d, "api.<operationId>(args) returns a Promise"));
+    assert_non_null(strstr(d, "api.getUser({ id: string; fields?: string; }): Promise<{ id?: "));
+    /* the template's parameter, which this spec leaves undeclared, is still an argument */
+    assert_non_null(strstr(d, "api.note({ id: string; body: { note: string; }; }): Promise<"));
+    assert_null(strstr(d, "api.get("));
+    assert_null(strstr(d, "api.list("));
+    assert_non_null(strstr(d, "Not callable under this server's settings (2): deleteUser "
+                              "(delete), list (read)"));
+    sluice_schema sch = { 0 };
+    assert_int_equal(sluice_openapi_spec_entries(a, &s, &cm, &sch), SLUICE_OK);
+    assert_string_equal(sch.tables[0].name, "getUser");
+    assert_non_null(strstr(sch.notes[0].declaration, "api.getUser({ id: string;"));
+    sluice_arena_free(a);
+}
+
 /* The caller's policy: only the `note` write (the seed's power user and update_budget_note). */
 static bool only_note(void *ctx, const char *operation, int action)
 {
@@ -484,6 +511,7 @@ int main(void)
         cmocka_unit_test(test_openapi_body_and_query_schema_checks),
         cmocka_unit_test(test_openapi_idempotency_key_stable_and_distinct),
         cmocka_unit_test(test_openapi_declaration_is_compact_and_filtered),
+        cmocka_unit_test(test_openapi_declaration_in_sdk_mode),
         cmocka_unit_test(test_openapi_declaration_for_a_writer),
         cmocka_unit_test(test_openapi_recursive_types_and_example_data),
     };
