@@ -12,8 +12,12 @@
  * operator, its column bindings, every expression, every function and table scan) and counts,
  * so its cost bounds an in-memory walker from below, not from above.
  *
+ * Built with -DPROTO_UNIT (run.sh, UNIT_BUILD=<a -DSLUICE_DUCKDB_CPP=ON build dir>), it has one
+ * more side: unit_bind, the product's own unit (exec/duckdb_plan.cpp: one bind, translated into
+ * sluice's arena tree), so the projection above can be checked against the code that ships.
+ *
  *   proto --db FILE --side capi_prepare|extract_plan|extract_plan_walk|serialize_sql|
- *         serialize_plan --stmt seed000|seed003|rows1000 [--warmup N] [--iterations N]
+ *         serialize_plan|unit_bind --stmt seed000|seed003|rows1000 [--warmup N] [--iterations N]
  */
 #include "duckdb.h"
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
@@ -30,6 +34,9 @@
 
 #include <jansson.h>
 #include <time.h>
+#ifdef PROTO_UNIT
+#include "exec/duckdb_plan.h"
+#endif
 
 #include <cstdio>
 #include <cstdlib>
@@ -210,6 +217,21 @@ static void serialize(proto &p, const char *fn, const char *sql)
     duckdb_destroy_prepare(&ps);
 }
 
+#ifdef PROTO_UNIT
+static void unit_bind(proto &p, const char *sql)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = {};
+    sluice_duckdb_plan *plan = nullptr;
+    if (arena == nullptr ||
+        sluice_exec_duckdb_plan_bind(p.conn, sql, nullptr, 0, arena, &plan, &err) != SLUICE_OK)
+        die("sluice_exec_duckdb_plan_bind", err.message);
+    p.sink.ops += plan->n_ops;
+    p.sink.exprs += plan->n_exprs;
+    sluice_arena_free(arena);
+}
+#endif
+
 static void run(proto &p, const char *side, const char *sql)
 {
     if (strcmp(side, "capi_prepare") == 0)
@@ -222,6 +244,10 @@ static void run(proto &p, const char *side, const char *sql)
         serialize(p, "json_serialize_sql", sql);
     else if (strcmp(side, "serialize_plan") == 0)
         serialize(p, "json_serialize_plan", sql);
+#ifdef PROTO_UNIT
+    else if (strcmp(side, "unit_bind") == 0)
+        unit_bind(p, sql);
+#endif
     else
         die("unknown side", side);
 }

@@ -9,6 +9,8 @@
 #   bench/bindonce/run.sh                        # sluice from build/, 3 runs
 #   SLUICE_BIN=build/sluice RUNS=5 BENCH_OUT=/tmp/bindonce.json bench/bindonce/run.sh
 #   STMTS=rows1000 RUNS=1 bench/bindonce/run.sh  # one statement, one run: a quick check
+#   UNIT_BUILD=build14 bench/bindonce/run.sh      # + unit_bind: exec/duckdb_plan.cpp itself, from
+#                                                 # a -DSLUICE_DUCKDB_CPP=ON build on this pair
 #
 # Sides: capi_prepare (duckdb_extract_statements + duckdb_prepare_extracted_statement: the
 # engine's parse + bind, bench/sql's reference), extract_plan (Connection::ExtractPlan: parse,
@@ -39,19 +41,23 @@ if [ ! -f "$dir/lib/libduckdb.so" ] || [ ! -d "$dir/hdr/src/include" ]; then
     rm -rf "$dir/tmp"
 fi
 h="$dir/hdr"
-if [ ! -x "$dir/proto" ] || [ "$src/bench/bindonce/proto.cpp" -nt "$dir/proto" ]; then
-    g++ -std=c++17 -O2 -g -DNDEBUG -I"$h/src/include" -I"$h/third_party/fmt/include" \
-        -I"$h/third_party/re2" -I"$h/third_party/utf8proc/include" \
-        -I"$h/third_party/yyjson/include" -o "$dir/proto" "$src/bench/bindonce/proto.cpp" \
-        -L"$dir/lib" -lduckdb -ljansson -Wl,-rpath,"$dir/lib"
+sides="capi_prepare extract_plan extract_plan_walk serialize_sql serialize_plan"
+unit=()
+if [ -n "${UNIT_BUILD:-}" ]; then
+    unit=(-DPROTO_UNIT -I"$src/src" -I"$src/include" "$UNIT_BUILD/libsluice.a" -lsodium)
+    sides="$sides unit_bind"
 fi
+g++ -std=c++17 -O2 -g -DNDEBUG -I"$h/src/include" -I"$h/third_party/fmt/include" \
+    -I"$h/third_party/re2" -I"$h/third_party/utf8proc/include" \
+    -I"$h/third_party/yyjson/include" -o "$dir/proto" "$src/bench/bindonce/proto.cpp" \
+    "${unit[@]}" -L"$dir/lib" -lduckdb -ljansson -Wl,-rpath,"$dir/lib"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 "$sluice" demo-db "$tmp/demo.duckdb" >/dev/null
 
 rows='[]'
 for stmt in $stmts; do
-    for side in capi_prepare extract_plan extract_plan_walk serialize_sql serialize_plan; do
+    for side in $sides; do
         for run in $(seq "$runs"); do
             valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measured_once \
                 --callgrind-out-file="$tmp/cg" "$dir/proto" --db "$tmp/demo.duckdb" \

@@ -218,11 +218,14 @@ static void put_hit(sluice_buf *b, const view *v, size_t t, char **terms, size_t
     sluice_buf_putc(b, ')');
     if (n != NULL && n->comment != NULL)
         sluice_buf_printf(b, ": %.160s", n->comment);
+    /* The matching columns explain a hit the name does not: a word the name already holds
+     * would list the fields named after it (GitHub's Repository: repositoryTopics, ...) on every
+     * line, read by every agent and telling it nothing (issue 26). */
     size_t shown = 0;
     for (size_t c = 0; c < tab->column_count && shown < 4 && !is_api(tab, "openapi"); c++) {
         bool match = false;
         for (size_t k = 0; k < nterms && !match; k++)
-            match = contains(tab->columns[c].name, terms[k]);
+            match = !contains(tab->name, terms[k]) && contains(tab->columns[c].name, terms[k]);
         if (!match)
             continue;
         sluice_buf_printf(b, "%s%s%s", shown++ == 0 ? "; matching: " : ", ", tab->columns[c].name,

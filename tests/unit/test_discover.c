@@ -20,10 +20,11 @@ static sluice_schema_column order_cols[] = {
     { "id", "INTEGER", false, false },
     { "customer_id", "INTEGER", false, false },
     { "total", "DECIMAL(12,2)", false, false },
+    { "order_date", "DATE", false, false },
 };
 static sluice_schema_column secret_cols[] = { { "customer_ssn", "VARCHAR", false, false } };
 static sluice_schema_table tables[] = {
-    { "main", "orders", false, false, order_cols, 3, 120, NULL },
+    { "main", "orders", false, false, order_cols, 4, 120, NULL },
     { "main", "customers", false, false, customer_cols, 3, 10, NULL },
     { "main", "secrets", false, false, secret_cols, 1, 1, NULL },
 };
@@ -58,6 +59,11 @@ static void test_discover_search_ranks_names_before_columns_and_hides_blocked_ta
                         "- orders (table, ~120 rows): One row per order; total in dollars; "
                         "matching: customer_id\n"
                         "describe {name} shows the details.\n");
+    /* a word the name holds lists no columns for it; elsewhere they explain the hit */
+    t = sluice_discover_search(a, &schema, &r, "order customer", 1);
+    assert_non_null(strstr(t, "- orders (table, ~120 rows): One row per order; total in dollars; "
+                              "matching: customer_id\n"));
+    assert_null(strstr(t, "order_date"));
     t = sluice_discover_search(a, &schema, &r, "", 1);
     assert_non_null(strstr(t, "2 matches"));
     assert_null(strstr(t, "secrets"));

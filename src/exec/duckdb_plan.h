@@ -1,0 +1,106 @@
+/*
+ * duckdb_plan.h — binding a statement once through DuckDB's C++ API (exec/duckdb_plan.cpp, the
+ * only C++ file; issue 23, docs/architecture.md "Binding once"), and the per-connection
+ * hardening the C API cannot give on DuckDB 1.4.
+ *
+ * Built only with -DSLUICE_DUCKDB_CPP=ON, against the C++ headers of exactly the release of the
+ * libduckdb.so it links (CMake refuses another pair): DuckDB's C++ API has no stable ABI.
+ *
+ * Owns: translating DuckDB's bound logical plan into sluice's own arena-allocated tree — every
+ * operator, expression and statement class named as json_serialize_plan names it (DuckDB's
+ * EnumUtil), never judged. Does not own:
+ * deciding anything from the tree (lang/sql's walker is the fail-closed allowlist: a class it
+ * does not know is refused there, by name).
+ */
+#ifndef SLUICE_EXEC_DUCKDB_PLAN_H
+#define SLUICE_EXEC_DUCKDB_PLAN_H
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "core/arena.h"
+#include "core/error.h"
+
+#include <duckdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Deepest operator or expression nesting translated; deeper plans are refused (SLUICE_E_LIMIT)
+ * rather than walked on the C++ stack. */
+#define SLUICE_DUCKDB_PLAN_MAX_DEPTH 256
+
+/* No binding / index: DuckDB's own DConstants::INVALID_INDEX. */
+#define SLUICE_DUCKDB_PLAN_NONE UINT64_MAX
+
+typedef struct sluice_duckdb_expr sluice_duckdb_expr;
+struct sluice_duckdb_expr {
+    const char *cls;  /* "BOUND_FUNCTION", "BOUND_REF", ... (static strings) */
+    const char *type; /* "COMPARE_EQUAL", "BOUND_FUNCTION", ... */
+    const char *name; /* the function, aggregate or window function's name; "" otherwise */
+    const char *alias;
+    /* BOUND_COLUMN_REF: (table_index, column_index); BOUND_REF: column_index = its index into
+     * the child's output; otherwise both SLUICE_DUCKDB_PLAN_NONE. */
+    uint64_t table_index;
+    uint64_t column_index;
+    /* BOUND_CONSTANT: the value as DuckDB prints it, and whether it is NULL; else NULL. */
+    const char *constant;
+    bool constant_is_null;
+    size_t n_children;
+    sluice_duckdb_expr **children;
+};
+
+typedef struct sluice_duckdb_op sluice_duckdb_op;
+struct sluice_duckdb_op {
+    const char *name; /* "LOGICAL_GET", "LOGICAL_CTE_REF", ... */
+    /* LOGICAL_GET: the scan function ("seq_scan", "read_csv", ...) and the catalog table it
+     * reads ("" for a table function that reads none); NULL for every other operator. */
+    const char *function;
+    const char *table;
+    uint64_t estimated_cardinality; /* SLUICE_DUCKDB_PLAN_NONE when DuckDB made no estimate */
+    size_t n_exprs;
+    sluice_duckdb_expr **exprs; /* every expression of the operator, in DuckDB's order */
+    size_t n_children;
+    sluice_duckdb_op **children;
+};
+
+typedef struct sluice_duckdb_plan {
+    const char *statement; /* "SELECT_STATEMENT", "MERGE_INTO_STATEMENT", ... */
+    sluice_duckdb_op *root;
+    size_t n_columns;   /* the result's columns: */
+    const char **names; /* their names, */
+    const char **types; /* and DuckDB's type names ("INTEGER", "DECIMAL(18,2)", ...) */
+    size_t n_params;    /* the statement's parameters ($1, ...) */
+    size_t n_ops;       /* operators and expressions translated (for the bench and the tests) */
+    size_t n_exprs;
+} sluice_duckdb_plan;
+
+/* Sets what DuckDB 1.4 keeps per connection and the C API cannot set once lock_configuration
+ * is on: home_directory (so "~" expands to a directory that does not exist) and errors_as_json
+ * (errors carry class and position). Call once on each new connection, before any statement.
+ * SLUICE_E_ENGINE when DuckDB refused (err says which). */
+sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
+                                             const char *home_directory,
+                                             sluice_arena *arena,
+                                             sluice_error *err);
+
+/* Parses and binds the one statement sql once on conn (in a transaction of its own, as
+ * json_serialize_plan does: not optimized, column bindings resolved), with params[0..n_params)
+ * bound to $1.. when given (the estimate plans with the caller's values), and returns the plan as
+ * sluice's tree in arena. SLUICE_E_ENGINE with DuckDB's message when it refused the statement;
+ * SLUICE_E_INVALID when sql is not exactly one statement; SLUICE_E_LIMIT past
+ * SLUICE_DUCKDB_PLAN_MAX_DEPTH; SLUICE_E_NOMEM. *out is set only on SLUICE_OK. */
+sluice_status sluice_exec_duckdb_plan_bind(duckdb_connection conn,
+                                           const char *sql,
+                                           const duckdb_value *params,
+                                           size_t n_params,
+                                           sluice_arena *arena,
+                                           sluice_duckdb_plan **out,
+                                           sluice_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,289 @@
+/*
+ * test_exec_duckdb_plan.c — the bind-once unit (exec/duckdb_plan.cpp) on a real DuckDB of the
+ * headers' release: the per-connection hardening holds under lock_configuration, one bind gives
+ * the whole tree named by DuckDB (CTEs, scans, aggregates, parameters, MERGE INTO), and DuckDB's
+ * refusals, a too-deep plan and every allocation failure come back as errors, never a crash.
+ * Built only with -DSLUICE_DUCKDB_CPP=ON.
+ */
+#include "core/arena.h"
+#include "exec/duckdb_plan.h"
+#include "unit.h"
+
+#include <duckdb.h>
+#include <stdio.h>
+#include <string.h>
+
+#define HOME "/nonexistent/sluice-home"
+
+static duckdb_database db;
+static duckdb_connection conn;
+
+/* A locked, closed-off database as exec/duckdb.c opens one, plus the tables the plans read. */
+static int setup(void **state)
+{
+    (void)state;
+    duckdb_config cfg;
+    if (duckdb_create_config(&cfg) != DuckDBSuccess)
+        return -1;
+    duckdb_set_config(cfg, "threads", "1");
+    duckdb_set_config(cfg, "enable_external_access", "false");
+    duckdb_set_config(cfg, "lock_configuration", "true");
+    char *err = NULL;
+    int rc = duckdb_open_ext(NULL, &db, cfg, &err);
+    duckdb_destroy_config(&cfg);
+    duckdb_free(err);
+    if (rc != DuckDBSuccess || duckdb_connect(db, &conn) != DuckDBSuccess)
+        return -1;
+    const char *ddl[] = {
+        "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR)",
+        "CREATE TABLE orders(id INTEGER, customer_id INTEGER, total_cents BIGINT, order_date DATE)",
+    };
+    for (size_t i = 0; i < sizeof(ddl) / sizeof(ddl[0]); i++)
+        if (duckdb_query(conn, ddl[i], NULL) != DuckDBSuccess)
+            return -1;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    duckdb_disconnect(&conn);
+    duckdb_close(&db);
+    return 0;
+}
+
+/* The first value of a one-row query, or DuckDB's error text: both in buf. */
+static bool query_text(duckdb_connection c, const char *sql, char *buf, size_t size)
+{
+    duckdb_result res;
+    bool ok = duckdb_query(c, sql, &res) == DuckDBSuccess;
+    if (ok) {
+        char *v = duckdb_value_varchar(&res, 0, 0);
+        snprintf(buf, size, "%s", v != NULL ? v : "(null)");
+        duckdb_free(v);
+    } else {
+        snprintf(buf, size, "%s", duckdb_result_error(&res));
+    }
+    duckdb_destroy_result(&res);
+    return ok;
+}
+
+static void test_harden_sets_what_the_lock_refuses(void **state)
+{
+    (void)state;
+    duckdb_connection c;
+    char buf[512];
+    assert_int_equal(duckdb_connect(db, &c), DuckDBSuccess);
+    /* Before: DuckDB's defaults, and a SET is refused by the lock (the gap the unit fills). */
+    assert_false(query_text(c, "SELECT * FROM no_such_table", buf, sizeof(buf)));
+    assert_true(buf[0] != '{');
+    assert_false(query_text(c, "SET home_directory = '" HOME "'", buf, sizeof(buf)));
+    assert_non_null(strstr(buf, "locked"));
+
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    assert_int_equal(sluice_exec_duckdb_plan_harden(c, HOME, arena, &err), SLUICE_OK);
+    assert_true(query_text(c, "SELECT current_setting('home_directory')", buf, sizeof(buf)));
+    assert_string_equal(buf, HOME);
+    assert_false(query_text(c, "SELECT * FROM no_such_table", buf, sizeof(buf)));
+    assert_true(buf[0] == '{');
+    assert_non_null(strstr(buf, "\"exception_type\""));
+    /* The lock still holds: the caller cannot undo the hardening. */
+    assert_false(query_text(c, "SET errors_as_json = false", buf, sizeof(buf)));
+    assert_non_null(strstr(buf, "locked"));
+    assert_false(query_text(c, "SELECT 1 FROM no_such_table", buf, sizeof(buf)));
+    assert_true(buf[0] == '{');
+    assert_int_equal(sluice_exec_duckdb_plan_harden(NULL, HOME, arena, &err), SLUICE_E_INTERNAL);
+    sluice_arena_free(arena);
+    duckdb_disconnect(&c);
+}
+
+/* The first operator named name in op's tree (depth first), or NULL. */
+static const sluice_duckdb_op *find_op(const sluice_duckdb_op *op, const char *name)
+{
+    if (strcmp(op->name, name) == 0)
+        return op;
+    for (size_t i = 0; i < op->n_children; i++) {
+        const sluice_duckdb_op *hit = find_op(op->children[i], name);
+        if (hit != NULL)
+            return hit;
+    }
+    return NULL;
+}
+
+static bool expr_has(const sluice_duckdb_expr *e, const char *cls, const char *name)
+{
+    if (strcmp(e->cls, cls) == 0 && (name == NULL || strcmp(e->name, name) == 0))
+        return true;
+    for (size_t i = 0; i < e->n_children; i++)
+        if (expr_has(e->children[i], cls, name))
+            return true;
+    return false;
+}
+
+static bool op_has_expr(const sluice_duckdb_op *op, const char *cls, const char *name)
+{
+    for (size_t i = 0; i < op->n_exprs; i++)
+        if (expr_has(op->exprs[i], cls, name))
+            return true;
+    for (size_t i = 0; i < op->n_children; i++)
+        if (op_has_expr(op->children[i], cls, name))
+            return true;
+    return false;
+}
+
+static const char cte_sql[] =
+    "WITH revenue AS MATERIALIZED (SELECT customer_id, SUM(total_cents) AS total FROM orders "
+    "WHERE order_date >= DATE '2026-04-01' GROUP BY customer_id) "
+    "SELECT c.id, c.name, r.total FROM customers c JOIN revenue r ON r.customer_id = c.id "
+    "WHERE c.plan = 'enterprise' ORDER BY r.total DESC LIMIT 20";
+
+static void test_bind_gives_the_whole_tree(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_duckdb_plan *plan = NULL;
+    assert_int_equal(sluice_exec_duckdb_plan_bind(conn, cte_sql, NULL, 0, arena, &plan, &err),
+                     SLUICE_OK);
+    assert_string_equal(plan->statement, "SELECT_STATEMENT");
+    assert_int_equal(plan->n_columns, 3);
+    assert_string_equal(plan->names[0], "id");
+    assert_string_equal(plan->names[2], "total");
+    assert_string_equal(plan->types[1], "VARCHAR");
+    assert_int_equal(plan->n_params, 0);
+    const sluice_duckdb_op *root = plan->root;
+    assert_non_null(find_op(root, "LOGICAL_MATERIALIZED_CTE"));
+    assert_non_null(find_op(root, "LOGICAL_CTE_REF"));
+    const sluice_duckdb_op *get = find_op(root, "LOGICAL_GET");
+    assert_non_null(get);
+    assert_string_equal(get->function, "seq_scan");
+    assert_true(strcmp(get->table, "orders") == 0 || strcmp(get->table, "customers") == 0);
+    assert_null(root->function);
+    assert_true(op_has_expr(root, "BOUND_AGGREGATE", "sum"));
+    assert_true(op_has_expr(root, "BOUND_CONSTANT", NULL));
+    /* Resolved bindings, as json_serialize_plan gives them: references into child outputs. */
+    assert_true(op_has_expr(root, "BOUND_REF", NULL));
+    assert_true(plan->n_ops >= 8);
+    assert_true(plan->n_exprs >= 10);
+    sluice_arena_free(arena);
+}
+
+/* The estimate plans with the caller's values: $1 bound is a constant, unbound a parameter. */
+static void test_bind_takes_parameter_values(void **state)
+{
+    (void)state;
+    static const char sql[] = "SELECT id FROM orders WHERE customer_id = $1 AND total_cents > $2";
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_duckdb_plan *plan = NULL;
+    assert_int_equal(sluice_exec_duckdb_plan_bind(conn, sql, NULL, 0, arena, &plan, &err),
+                     SLUICE_OK);
+    assert_int_equal(plan->n_params, 2);
+    assert_true(op_has_expr(plan->root, "BOUND_PARAMETER", NULL));
+
+    duckdb_value values[2] = { duckdb_create_int32(7), duckdb_create_int64(1000) };
+    plan = NULL;
+    assert_int_equal(sluice_exec_duckdb_plan_bind(conn, sql, values, 2, arena, &plan, &err),
+                     SLUICE_OK);
+    assert_int_equal(plan->n_params, 2);
+    duckdb_destroy_value(&values[0]);
+    duckdb_destroy_value(&values[1]);
+    sluice_arena_free(arena);
+}
+
+static void test_bind_names_merge_into(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_duckdb_plan *plan = NULL;
+    assert_int_equal(sluice_exec_duckdb_plan_bind(
+                         conn,
+                         "MERGE INTO customers c USING (SELECT 1 AS id) s ON c.id = s.id "
+                         "WHEN MATCHED THEN UPDATE SET name = 'x'",
+                         NULL, 0, arena, &plan, &err),
+                     SLUICE_OK);
+    assert_string_equal(plan->statement, "MERGE_INTO_STATEMENT");
+    sluice_arena_free(arena);
+}
+
+static void expect_refusal(const char *sql, sluice_status status, const char *needle)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_duckdb_plan *plan = NULL;
+    assert_int_equal(sluice_exec_duckdb_plan_bind(conn, sql, NULL, 0, arena, &plan, &err), status);
+    assert_null(plan);
+    assert_non_null(err.message);
+    if (strstr(err.message, needle) == NULL)
+        fail_msg("'%s' not in '%s'", needle, err.message);
+    sluice_arena_free(arena);
+}
+
+static void test_bind_refuses_clearly(void **state)
+{
+    (void)state;
+    expect_refusal("SELEC 1", SLUICE_E_ENGINE, "syntax error");
+    expect_refusal("SELECT * FROM no_such_table", SLUICE_E_ENGINE, "no_such_table");
+    expect_refusal("SELECT 1; SELECT 2", SLUICE_E_INVALID, "found 2");
+    expect_refusal("", SLUICE_E_INVALID, "found 0");
+    /* The connection is still usable after each refusal (the transaction was rolled back). */
+    char buf[64];
+    assert_true(query_text(conn, "SELECT 42", buf, sizeof(buf)));
+    assert_string_equal(buf, "42");
+}
+
+/* Deeper than SLUICE_DUCKDB_PLAN_MAX_DEPTH: refused with the limit named, not walked. */
+static void test_bind_refuses_too_deep_a_plan(void **state)
+{
+    (void)state;
+    char sql[4096] = "SELECT ";
+    size_t len = strlen(sql);
+    for (int i = 0; i < SLUICE_DUCKDB_PLAN_MAX_DEPTH + 10; i++)
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, "abs(");
+    len += (size_t)snprintf(sql + len, sizeof(sql) - len, "id");
+    for (int i = 0; i < SLUICE_DUCKDB_PLAN_MAX_DEPTH + 10; i++)
+        len += (size_t)snprintf(sql + len, sizeof(sql) - len, ")");
+    snprintf(sql + len, sizeof(sql) - len, " FROM orders");
+    expect_refusal(sql, SLUICE_E_LIMIT, "256");
+}
+
+/* Every arena allocation of a bind fails in turn: an error each time, then the full tree. */
+static void test_bind_allocation_failure_sweep(void **state)
+{
+    (void)state;
+    for (long n = 1; n < 5000; n++) {
+        sluice_arena *arena = sluice_arena_new();
+        assert_non_null(arena);
+        sluice_error err = { 0 };
+        sluice_duckdb_plan *plan = NULL;
+        sluice_arena_fail_at(n);
+        sluice_status st = sluice_exec_duckdb_plan_bind(conn, cte_sql, NULL, 0, arena, &plan, &err);
+        bool pending = sluice_arena_fail_pending();
+        sluice_arena_fail_at(0);
+        if (pending) {
+            assert_int_equal(st, SLUICE_OK);
+            assert_non_null(plan->root);
+            sluice_arena_free(arena);
+            break; /* this run never reached its nth point: every point was swept */
+        }
+        assert_int_equal(st, SLUICE_E_NOMEM);
+        assert_null(plan);
+        sluice_arena_free(arena);
+    }
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_harden_sets_what_the_lock_refuses),
+        cmocka_unit_test(test_bind_gives_the_whole_tree),
+        cmocka_unit_test(test_bind_takes_parameter_values),
+        cmocka_unit_test(test_bind_names_merge_into),
+        cmocka_unit_test(test_bind_refuses_clearly),
+        cmocka_unit_test(test_bind_refuses_too_deep_a_plan),
+        cmocka_unit_test(test_bind_allocation_failure_sweep),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
