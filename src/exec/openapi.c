@@ -287,8 +287,7 @@ static sluice_status sdk_form(const oa_state *s,
                                 "api.%s at line %u takes one argument, an object of its "
                                 "parameters",
                                 call->method, call->line);
-    bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
-                strcmp(op->method, "PATCH") == 0;
+    bool body = sluice_openapi_method_sends_body(op->method);
     json_t *rest = json_object();
     if (rest == NULL || sluice_arena_cleanup_add(arena, decref_cb, rest) != SLUICE_OK)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
@@ -392,8 +391,7 @@ static sluice_status api_start(
     if (!sluice_class_policy_blocks_allow(arena, &x->s->decl_rules, &view, &refusal))
         return sluice_error_set(err, arena, SLUICE_E_DENIED, "%s at line %u (operation %s) %s",
                                 method, call->line, op->id, refusal.why);
-    bool sends_body =
-        strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
+    bool sends_body = sluice_openapi_method_sends_body(method);
     const json_t *second = f.second;
     const char *query = NULL, *body = NULL;
     st = sends_body ? body_of(arena, x->s->spec.doc, op, second, &body, err)
@@ -617,8 +615,7 @@ static sluice_status check_sdk_operations(const sluice_openapi_spec *spec,
                                     "spec%s%s%s",
                                     id, best != NULL ? "; did you mean '" : "",
                                     best != NULL ? best : "", best != NULL ? "'?" : "");
-        bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
-                    strcmp(op->method, "PATCH") == 0;
+        bool body = sluice_openapi_method_sends_body(op->method);
         if (body && template_has(op->path, "body"))
             return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                     "sdk_operations: %s has a path parameter named 'body', "

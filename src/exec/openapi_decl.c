@@ -276,8 +276,7 @@ static void ts_path(sluice_buf *b, const sluice_openapi_op *op)
 static void put_sdk_args(ts_ctx *c, const sluice_openapi_op *op)
 {
     sluice_buf *b = c->b;
-    bool body = strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
-                strcmp(op->method, "PATCH") == 0;
+    bool body = sluice_openapi_method_sends_body(op->method);
     sluice_buf_printf(b, "api.%s({ ", op->id);
     /* the template's parameters, declared or not: the call fills each */
     for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{')) {
