@@ -7,6 +7,9 @@
 #   bench/sql/run.sh                  # 300 iterations after 30 warm-up, Release build in build-bench/
 #   ITERATIONS=20 WARMUP=3 BENCH_BUILD_DIR=build BENCH_OUT=/tmp/sql.json bench/sql/run.sh
 #   BENCH_CALLGRIND=1 bench/sql/run.sh   # also: callgrind instruction counts, one call per side
+#   BENCH_VALIDATE_SQL=tests/unit/data/sql/seeds/000_quarterly_metrics.sql bench/sql/run.sh
+#                                        # validate another statement (a file; "rows1000": the
+#                                        # execute sides' 1,000-row SELECT); default seed 003
 #
 # Wall times use DuckDB threads = 2, as the demo config does. Callgrind runs use threads = 1: with
 # worker threads, valgrind runs one thread at a time and the caller's thread polls for a worker's

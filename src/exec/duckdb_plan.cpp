@@ -11,14 +11,23 @@
  * Does not own: which statements may run (lang/sql), opening databases (exec/duckdb.c).
  */
 #include "exec/duckdb_plan.h"
+extern "C" {
+#include "exec/executor.h" /* sluice_executor_bind_tree, declared for C */
+}
 
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
 #include "duckdb/common/enum_util.hpp"
 #include "duckdb/common/error_data.hpp"
+#include "duckdb/common/exception.hpp"
+#include "duckdb/common/serializer/serializer.hpp"
+#include "duckdb/common/types/blob.hpp"
+#include "duckdb/common/types/string_type.hpp"
 #include "duckdb/execution/column_binding_resolver.hpp"
 #include "duckdb/main/client_config.hpp"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/connection.hpp"
+#include "duckdb/parser/parser.hpp"
+#include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/planner/expression.hpp"
 #include "duckdb/planner/expression/bound_aggregate_expression.hpp"
 #include "duckdb/planner/expression/bound_columnref_expression.hpp"
@@ -31,7 +40,13 @@
 #include "duckdb/planner/logical_operator_visitor.hpp"
 #include "duckdb/planner/operator/logical_get.hpp"
 #include "duckdb/planner/planner.hpp"
+#include "utf8proc_wrapper.hpp"
 
+#include <algorithm>
+#include <cctype>
+#include <charconv>
+#include <cmath>
+#include <cstring>
 #include <new>
 #include <string>
 #include <vector>
@@ -182,6 +197,470 @@ sluice_status limit_error(sluice_status st, sluice_arena *arena, sluice_error *e
     return sluice_error_set(err, arena, st, "out of memory translating the statement's plan");
 }
 
+/* --- sluice_executor_bind_tree: DuckDB's own Serialize calls, written as jansson values ------ */
+
+/* The text of a double as yyjson (DuckDB's JSON writer) writes it: the shortest digits that
+ * read back exactly, as a decimal between 1e-6 and 1e21 (always with a fraction: "2.0"), in
+ * exponent form ("1.5e-7", "1e21") outside it. The canonical form hashes that text. */
+void yyjson_double(std::string &out, double v)
+{
+    if (v == 0) {
+        out += std::signbit(v) ? "-0.0" : "0.0";
+        return;
+    }
+    char buf[64];
+    auto r = std::to_chars(buf, buf + sizeof(buf), v, std::chars_format::scientific);
+    std::string sci(buf, r.ptr);
+    if (sci[0] == '-') {
+        out += '-';
+        sci.erase(0, 1);
+    }
+    size_t e = sci.find('e');
+    std::string digits = sci.substr(0, e);
+    digits.erase(std::remove(digits.begin(), digits.end(), '.'), digits.end());
+    int exp10 = static_cast<int>(std::strtol(sci.c_str() + e + 1, nullptr, 10));
+    int n = static_cast<int>(digits.size());
+    int dot = exp10 + 1; /* where the point goes, counted from the first digit */
+    if (-6 < dot && dot <= 21) {
+        if (dot <= 0) {
+            out += "0.";
+            out.append(static_cast<size_t>(-dot), '0');
+            out += digits;
+        } else if (n <= dot) {
+            out += digits;
+            out.append(static_cast<size_t>(dot - n), '0');
+            out += ".0";
+        } else {
+            out.append(digits, 0, static_cast<size_t>(dot));
+            out += '.';
+            out.append(digits, static_cast<size_t>(dot), std::string::npos);
+        }
+        return;
+    }
+    out += digits[0];
+    if (n > 1) {
+        out += '.';
+        out.append(digits, 1, std::string::npos);
+    }
+    out += 'e';
+    out += std::to_string(exp10);
+}
+
+/* A string as yyjson writes it with DuckDB's flags: '"', '\\' and control characters escaped
+ * (\b \t \n \f \r, else \u00XX), everything else, '/' and UTF-8 included, as is. */
+void yyjson_string(std::string &out, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789ABCDEF";
+    out += '"';
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = static_cast<unsigned char>(s[i]);
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        default:
+            if (c < 0x20) {
+                out += "\\u00";
+                out += hex[c >> 4];
+                out += hex[c & 15];
+            } else {
+                out += static_cast<char>(c);
+            }
+        }
+    }
+    out += '"';
+}
+
+/* DuckDB's Serializer interface (common/serializer/serializer.hpp) writing what
+ * `json_serialize_*(..., skip_null := true, skip_empty := true)` writes, straight into jansson
+ * values as json_loads(JSON_DECODE_INT_AS_REAL) would read that text (every number a real), and,
+ * when text is given, the text itself. The options are json_serialize_*'s: enums as strings,
+ * default values written, nulls and empty strings, lists and objects left out. The equality with
+ * the query's output is tests/unit/test_exec_duckdb_plan.c's corpus test. */
+class jansson_serializer final : public duckdb::Serializer
+{
+    struct frame {
+        json_t *val;
+        bool array;
+        bool attached;   /* held by its parent (an empty list is not, as DuckDB skips it) */
+        bool first;      /* no member written yet (text: no comma) */
+        std::string key; /* its name in the parent object */
+        size_t mark;     /* text length before it was written */
+        bool parent_first;
+    };
+    std::vector<frame> stack;
+    std::string tag;
+    std::string *text;
+
+    static json_t *check(json_t *v)
+    {
+        if (v == nullptr)
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* NaN, infinity, bad UTF-8: json_loads too */
+        return v;
+    }
+
+    /* Adds v (a new reference, taken) to the current object under tag or to the current array;
+     * scalar_text is its text, or the opening bracket of a container. */
+    void push(json_t *v, const std::string &scalar_text)
+    {
+        frame &cur = stack.back();
+        int rc = cur.array ? json_array_append_new(cur.val, v)
+                           : json_object_set_new_nocheck(cur.val, tag.c_str(), v);
+        if (rc != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        if (text != nullptr) {
+            if (!cur.first)
+                *text += ',';
+            if (!cur.array) {
+                yyjson_string(*text, tag.data(), tag.size());
+                *text += ':';
+            }
+            *text += scalar_text;
+        }
+        cur.first = false;
+    }
+
+    void open(json_t *v, bool array, bool attach)
+    {
+        v = check(v);
+        frame f{
+            v, array, attach, true, tag, text != nullptr ? text->size() : 0, stack.back().first
+        };
+        if (attach)
+            push(json_incref(v), array ? "[" : "{");
+        stack.push_back(std::move(f));
+    }
+
+    void close()
+    {
+        frame f = std::move(stack.back());
+        stack.pop_back();
+        if (text != nullptr && f.attached)
+            *text += f.array ? ']' : '}';
+        json_decref(f.val);
+    }
+
+    void number(double v, const std::string &t)
+    {
+        push(check(json_real(v)), t);
+    }
+
+    void string(const char *s, size_t n)
+    {
+        if (n == 0)
+            return; /* skip_empty */
+        if (std::memchr(s, '\0', n) != nullptr)
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
+        std::string t;
+        if (text != nullptr)
+            yyjson_string(t, s, n);
+        push(check(json_stringn(s, n)), t);
+    }
+
+  public:
+    jansson_serializer(json_t *root, std::string *text_out) : text(text_out)
+    {
+        options.serialize_enum_as_string = true;
+        options.serialize_default_values = true;
+        stack.push_back(frame{ root, false, true, true, "", 0, true });
+        if (text != nullptr)
+            *text += '{';
+    }
+
+    /* Closes the root object's text; the root itself stays the caller's. */
+    void finish()
+    {
+        if (text != nullptr)
+            *text += '}';
+    }
+
+    void OnPropertyBegin(const duckdb::field_id_t, const char *t) final
+    {
+        tag = t;
+    }
+    void OnPropertyEnd() final
+    {
+    }
+    void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
+    {
+        tag = t;
+    }
+    void OnOptionalPropertyEnd(bool) final
+    {
+    }
+    void OnNullableBegin(bool) final
+    {
+    }
+    void OnNullableEnd() final
+    {
+    }
+    void OnListBegin(duckdb::idx_t count) final
+    {
+        open(json_array(), true, count > 0);
+    }
+    void OnListEnd() final
+    {
+        close();
+    }
+    void OnObjectBegin() final
+    {
+        open(json_object(), false, true);
+    }
+    void OnObjectEnd() final
+    {
+        frame &f = stack.back();
+        if (json_object_size(f.val) > 0) {
+            close();
+            return;
+        }
+        /* skip_empty: an empty object leaves its parent, text and all */
+        frame gone = std::move(f);
+        stack.pop_back();
+        frame &parent = stack.back();
+        if (parent.array)
+            json_array_remove(parent.val, json_array_size(parent.val) - 1);
+        else
+            json_object_del(parent.val, gone.key.c_str());
+        if (text != nullptr)
+            text->resize(gone.mark);
+        parent.first = gone.parent_first;
+        json_decref(gone.val);
+    }
+
+    void WriteNull() final
+    {
+    }
+    void WriteValue(bool v) final
+    {
+        push(json_boolean(v), v ? "true" : "false");
+    }
+    void WriteValue(uint8_t v) final
+    {
+        unsigned_int(v);
+    }
+    void WriteValue(int8_t v) final
+    {
+        signed_int(v);
+    }
+    void WriteValue(uint16_t v) final
+    {
+        unsigned_int(v);
+    }
+    void WriteValue(int16_t v) final
+    {
+        signed_int(v);
+    }
+    void WriteValue(uint32_t v) final
+    {
+        unsigned_int(v);
+    }
+    void WriteValue(int32_t v) final
+    {
+        signed_int(v);
+    }
+    void WriteValue(uint64_t v) final
+    {
+        unsigned_int(v);
+    }
+    void WriteValue(int64_t v) final
+    {
+        signed_int(v);
+    }
+    void WriteValue(duckdb::hugeint_t v) final
+    {
+        open(json_object(), false, true);
+        WriteProperty(100, "upper", v.upper);
+        WriteProperty(101, "lower", v.lower);
+        close();
+    }
+    void WriteValue(duckdb::uhugeint_t v) final
+    {
+        open(json_object(), false, true);
+        WriteProperty(100, "upper", v.upper);
+        WriteProperty(101, "lower", v.lower);
+        close();
+    }
+    void WriteValue(float v) final
+    {
+        WriteValue(static_cast<double>(v));
+    }
+    void WriteValue(double v) final
+    {
+        std::string t;
+        if (text != nullptr && std::isfinite(v))
+            yyjson_double(t, v);
+        number(v, t);
+    }
+    void WriteValue(const duckdb::string_t v) final
+    {
+        string(v.GetData(), v.GetSize());
+    }
+    void WriteValue(const std::string &v) final
+    {
+        string(v.data(), v.size());
+    }
+    void WriteValue(const char *v) final
+    {
+        string(v, std::strlen(v));
+    }
+    void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
+    {
+        std::string blob =
+            duckdb::Blob::ToString(duckdb::string_t(duckdb::const_char_ptr_cast(ptr), count));
+        /* yyjson_mut_strcpy: up to the first NUL, and written even when empty */
+        size_t n = std::strlen(blob.c_str());
+        std::string t;
+        if (text != nullptr)
+            yyjson_string(t, blob.data(), n);
+        push(check(json_stringn(blob.data(), n)), t);
+    }
+
+  private:
+    void unsigned_int(uint64_t v)
+    {
+        number(static_cast<double>(v), text != nullptr ? std::to_string(v) : std::string());
+    }
+    void signed_int(int64_t v)
+    {
+        number(static_cast<double>(v), text != nullptr ? std::to_string(v) : std::string());
+    }
+};
+
+/* The operator json_serialize_plan names when it refuses a plan it cannot serialize. */
+bool serializable(duckdb::LogicalOperator &op, std::string &name)
+{
+    for (auto &child : op.children)
+        if (!serializable(*child, name))
+            return false;
+    if (op.SupportSerialization())
+        return true;
+    name = duckdb::EnumUtil::ToString(op.type);
+    return false;
+}
+
+/* One statement's tree: the parse tree (a SELECT only, as json_serialize_sql) or the plan,
+ * planned and resolved as json_serialize_plan does (not optimized). */
+void serialize_statement(duckdb::ClientContext &context,
+                         duckdb::unique_ptr<duckdb::SQLStatement> statement,
+                         sluice_bind_tree which,
+                         json_t *out,
+                         std::string *text)
+{
+    jansson_serializer s(out, text);
+    if (which == SLUICE_BIND_PARSE_TREE) {
+        if (statement->type != duckdb::StatementType::SELECT_STATEMENT)
+            throw duckdb::NotImplementedException(
+                "Only SELECT statements can be serialized to json!");
+        statement->Cast<duckdb::SelectStatement>().Serialize(s);
+    } else {
+        duckdb::Planner planner(context);
+        planner.CreatePlan(std::move(statement));
+        auto plan = std::move(planner.plan);
+        duckdb::ColumnBindingResolver resolver;
+        resolver.Verify(*plan);
+        resolver.VisitOperator(*plan);
+        plan->ResolveOperatorTypes();
+        std::string name;
+        if (!serializable(*plan, name))
+            throw duckdb::InvalidInputException("Operator '%s' does not support serialization",
+                                                name);
+        plan->Serialize(s);
+    }
+    s.finish();
+}
+
+json_t *fresh(json_t *v)
+{
+    if (v == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    return v;
+}
+
+void set(json_t *obj, const char *key, json_t *v, std::string &text, bool first)
+{
+    if (json_object_set_new(obj, key, fresh(v)) != 0)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    if (!first)
+        text += ',';
+    yyjson_string(text, key, std::strlen(key));
+    text += ':';
+}
+
+/* The document json_serialize_* returns for sql: {"error": false, "statements"|"plans": [...]}
+ * or DuckDB's refusal {"error": true, "error_type", "error_message", extra info}. */
+void serialize_document(duckdb::ClientContext &context,
+                        const char *sql,
+                        sluice_bind_tree which,
+                        json_t *doc,
+                        std::string &text)
+{
+    const char *key = which == SLUICE_BIND_PARSE_TREE ? "statements" : "plans";
+    try {
+        duckdb::Parser parser;
+        parser.ParseQuery(sql);
+        json_t *list = fresh(json_array());
+        std::string items;
+        if (json_object_set_new(doc, "error", json_false()) != 0 ||
+            json_object_set_new(doc, key, list) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        for (size_t i = 0; i < parser.statements.size(); i++) {
+            json_t *one = fresh(json_object());
+            if (json_array_append_new(list, one) != 0)
+                throw plan_fail{ SLUICE_E_NOMEM };
+            if (i > 0)
+                items += ',';
+            serialize_statement(context, std::move(parser.statements[i]), which, one, &items);
+        }
+        text = std::string("{\"error\":false,\"") + key + "\":[" + items + "]}";
+    } catch (std::exception &ex) { /* plan_fail is not one: it leaves */
+        json_object_clear(doc);
+        text.clear();
+        duckdb::ErrorData error(ex);
+        set(doc, "error", json_true(), text, true);
+        text += "true";
+        std::string type = duckdb::Exception::ExceptionTypeToString(error.Type());
+        for (auto &c : type)
+            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+        const std::pair<std::string, std::string> head[] = {
+            { "error_type", type }, { "error_message", error.RawMessage() }
+        };
+        for (auto &kv : head) {
+            set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text,
+                false);
+            yyjson_string(text, kv.second.data(), kv.second.size());
+        }
+        for (auto &kv : error.ExtraInfo()) {
+            set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text,
+                false);
+            yyjson_string(text, kv.second.data(), kv.second.size());
+        }
+        text = "{" + text + "}";
+    }
+}
+
+void json_decref_cleanup(void *p)
+{
+    json_decref(static_cast<json_t *>(p));
+}
+
 } // namespace
 
 extern "C" sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
@@ -268,5 +747,59 @@ extern "C" sluice_status sluice_exec_duckdb_plan_bind(duckdb_connection conn,
         return engine_error(e, arena, err);
     }
     *out = plan;
+    return SLUICE_OK;
+}
+
+extern "C" sluice_status sluice_executor_bind_tree(void *conn,
+                                                   const char *sql,
+                                                   sluice_bind_tree which,
+                                                   sluice_arena *arena,
+                                                   json_t **out,
+                                                   const char **raw,
+                                                   sluice_error *err)
+{
+    if (conn == nullptr || sql == nullptr || out == nullptr ||
+        (which != SLUICE_BIND_PARSE_TREE && which != SLUICE_BIND_PLAN))
+        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
+                                "sluice_executor_bind_tree: no connection or statement");
+    *out = nullptr;
+    /* The query would have refused to bind text that is not UTF-8 (its VARCHAR parameter): the
+     * caller runs it and reports exactly that, so both routes say the same. */
+    if (!duckdb::Utf8Proc::IsValid(sql, std::strlen(sql)))
+        return SLUICE_E_UNSUPPORTED;
+    json_t *doc = json_object();
+    if (doc == nullptr || sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory serializing the SQL");
+    std::string text;
+    sluice_status st = SLUICE_OK;
+    try {
+        auto &context = context_of(static_cast<duckdb_connection>(conn));
+        if (which == SLUICE_BIND_PARSE_TREE)
+            serialize_document(context, sql, which, doc, text);
+        else
+            /* json_serialize_plan plans inside its query's transaction: one of our own here */
+            context.RunFunctionInTransaction([&]() {
+                try {
+                    serialize_document(context, sql, which, doc, text);
+                } catch (plan_fail &f) {
+                    st = f.status;
+                }
+            });
+    } catch (plan_fail &f) {
+        st = f.status;
+    } catch (std::bad_alloc &) {
+        st = SLUICE_E_NOMEM;
+    } catch (std::exception &e) {
+        return engine_error(e, arena, err);
+    }
+    if (st == SLUICE_E_INTERNAL)
+        return sluice_error_set(err, arena, st,
+                                "DuckDB's tree holds a value JSON cannot (NaN, infinity, a NUL or "
+                                "invalid UTF-8)");
+    if (st != SLUICE_OK)
+        return sluice_error_set(err, arena, st, "out of memory serializing the SQL");
+    if (raw != nullptr && (*raw = sluice_arena_strndup(arena, text.data(), text.size())) == nullptr)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory serializing the SQL");
+    *out = doc;
     return SLUICE_OK;
 }

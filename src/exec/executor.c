@@ -238,6 +238,22 @@ sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
     return ex->ops->bind_catalog(ex, out, arena, err);
 }
 
+#ifndef SLUICE_DUCKDB_CPP
+/* Without the bind-once unit (exec/duckdb_plan.cpp defines it otherwise) the caller runs
+ * json_serialize_* as a query. */
+sluice_status sluice_executor_bind_tree(void *conn,
+                                        const char *sql,
+                                        sluice_bind_tree which,
+                                        sluice_arena *arena,
+                                        json_t **out,
+                                        const char **raw,
+                                        sluice_error *err)
+{
+    (void)conn, (void)sql, (void)which, (void)arena, (void)out, (void)raw, (void)err;
+    return SLUICE_E_UNSUPPORTED;
+}
+#endif
+
 sluice_status sluice_executor_engine_reads(sluice_executor *ex,
                                            sluice_arena *arena,
                                            const char *code,

@@ -242,6 +242,29 @@ sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
                                            sluice_arena *arena,
                                            sluice_error *err);
 
+/* What sluice_executor_bind_tree gives: DuckDB's json_serialize_sql or json_serialize_plan. */
+typedef enum sluice_bind_tree {
+    SLUICE_BIND_PARSE_TREE = 0,
+    SLUICE_BIND_PLAN = 1,
+} sluice_bind_tree;
+
+/* The bind service's one parse + one bind (issue 23, docs/architecture.md "Binding once"):
+ * on conn (a duckdb_connection, as void *, on a bind catalog) the value
+ * `SELECT json_serialize_sql|json_serialize_plan($1, skip_null := true, skip_empty := true)`
+ * would return for sql, as json_loads(text, JSON_DECODE_INT_AS_REAL) reads it (*out, owned by
+ * arena), without running that query; *raw (when given) receives the text as DuckDB writes it.
+ * DuckDB's own refusals come back inside the value ({"error": true, ...}), as from the query.
+ * SLUICE_E_UNSUPPORTED when sluice was built without the bind-once unit (-DSLUICE_DUCKDB_CPP):
+ * the caller then runs the query. SLUICE_E_NOMEM, SLUICE_E_INTERNAL (a value jansson cannot
+ * hold: the caller fails closed, as when json_loads refuses the query's text). */
+sluice_status sluice_executor_bind_tree(void *conn,
+                                        const char *sql,
+                                        sluice_bind_tree which,
+                                        sluice_arena *arena,
+                                        json_t **out,
+                                        const char **raw,
+                                        sluice_error *err);
+
 /* The reads the engine itself would make for code (prepared, never run), to cross-check an
  * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with
  * line/column) when the engine refuses the statement. */

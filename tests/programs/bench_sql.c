@@ -73,6 +73,11 @@ static const char rows1000[] =
 
 #define BENCH_KEY_ENV "SLUICE_BENCH_SQL_KEY"
 
+/* What the validate sides check: seed 003 unless BENCH_VALIDATE_SQL names a file (bench/sql's
+ * seed 000 and 1,000-row rows); both sides take the same statement. */
+static const char *validate_sql = seed003;
+static const char *validate_name = "tests/unit/data/sql/seeds/003_revenue_drop.sql";
+
 typedef enum side {
     VALIDATE_SLUICE,
     VALIDATE_DUCKDB,
@@ -105,7 +110,7 @@ static json_t *validate_once(bench *b, const char *code, sluice_arena *arena)
 static void run_validate_sluice(bench *b)
 {
     sluice_arena *arena = sluice_arena_new();
-    json_decref(validate_once(b, seed003, arena));
+    json_decref(validate_once(b, validate_sql, arena));
     sluice_arena_free(arena);
 }
 
@@ -148,7 +153,7 @@ static void run_validate_duckdb(bench *b)
 {
     duckdb_extracted_statements ex = NULL;
     duckdb_prepared_statement ps = NULL;
-    if (duckdb_extract_statements(b->conn, seed003, &ex) != 1)
+    if (duckdb_extract_statements(b->conn, validate_sql, &ex) != 1)
         bench_die("duckdb_extract_statements failed", duckdb_extract_statements_error(ex));
     if (duckdb_prepare_extracted_statement(b->conn, ex, 0, &ps) == DuckDBError)
         bench_die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
@@ -316,11 +321,10 @@ static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, con
         "s:{s:b, s:b}}",
         "benchmark", "sql code mode vs bare duckdb", "duckdb", duckdb_library_version(),
         "iterations", (json_int_t)n, "warmup", (json_int_t)warmup, "audit", audit != NULL,
-        "queries", "validate", "tests/unit/data/sql/seeds/003_revenue_drop.sql", "execute",
-        rows1000, "sides", sides, "ratios", "validate_sluice_over_duckdb", v,
-        "execute_sluice_over_fetch", ef, "execute_sluice_over_fetch_json", ej, "targets",
-        "validate_ratio_max", 1.5, "execute_ratio_max", 1.1, "met", "validate", v < 1.5, "execute",
-        ej < 1.1);
+        "queries", "validate", validate_name, "execute", rows1000, "sides", sides, "ratios",
+        "validate_sluice_over_duckdb", v, "execute_sluice_over_fetch", ef,
+        "execute_sluice_over_fetch_json", ej, "targets", "validate_ratio_max", 1.5,
+        "execute_ratio_max", 1.1, "met", "validate", v < 1.5, "execute", ej < 1.1);
 }
 
 /* ---- setup --------------------------------------------------------------------------------- */
@@ -413,6 +417,26 @@ static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t sl
     }
 }
 
+/* BENCH_VALIDATE_SQL: "rows1000" (the execute sides' statement) or a file holding one. */
+static void choose_validate_sql(const char *what)
+{
+    if (what == NULL || *what == '\0')
+        return;
+    validate_name = what;
+    if (strcmp(what, "rows1000") == 0) {
+        validate_sql = rows1000;
+        return;
+    }
+    FILE *f = fopen(what, "rb");
+    static char text[65536];
+    size_t n = f != NULL ? fread(text, 1, sizeof(text) - 1, f) : 0;
+    if (f == NULL || ferror(f) || !feof(f))
+        bench_die("BENCH_VALIDATE_SQL: cannot read the whole file (64 KiB at most)", what);
+    fclose(f);
+    text[n] = '\0';
+    validate_sql = text;
+}
+
 int main(int argc, char **argv)
 {
     const char *db = NULL, *out = NULL, *audit = NULL, *cg = NULL;
@@ -440,6 +464,7 @@ int main(int argc, char **argv)
     }
     if (db == NULL)
         bench_die("--db FILE is required", NULL);
+    choose_validate_sql(getenv("BENCH_VALIDATE_SQL"));
     sluice_config *config = bench_config(db, (int)threads, audit);
     bench b = { 0 };
     sluice_identity who;

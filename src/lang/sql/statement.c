@@ -7,6 +7,7 @@
  * Does not own: what a SELECT reads (parsetree.c, plan_walk.c) or the config rules (rules.c).
  */
 #include "core/error.h"
+#include "exec/executor.h"
 #include "lang/sql/internal.h"
 
 #include <ctype.h>
@@ -125,6 +126,21 @@ static const char *first_line(sluice_arena *arena, const char *msg)
 
 json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw)
 {
+    /* The bind service's one parse + one bind gives the very value without the query (issue
+     * 23); built without it, the query runs as before. */
+    json_t *doc = NULL;
+    sluice_error unit_err;
+    sluice_error_clear(&unit_err);
+    sluice_status unit = sluice_executor_bind_tree(
+        ctx->conn, ctx->code,
+        strcmp(fn, "json_serialize_plan") == 0 ? SLUICE_BIND_PLAN : SLUICE_BIND_PARSE_TREE,
+        ctx->arena, &doc, raw, &unit_err);
+    if (unit == SLUICE_OK)
+        return doc;
+    if (unit != SLUICE_E_UNSUPPORTED) {
+        ctx->facts->incomplete = true; /* as when json_loads refuses the query's text */
+        return NULL;
+    }
     char *q = sluice_arena_printf(
         ctx->arena, "SELECT %s($1::VARCHAR, skip_null := true, skip_empty := true)", fn);
     duckdb_prepared_statement ps = NULL;

@@ -1,0 +1,2 @@
+DESCRIBE SELECT *
+FROM read_csv_auto('customers.csv');

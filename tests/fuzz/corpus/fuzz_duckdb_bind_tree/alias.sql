@@ -1,0 +1,1 @@
+SELECT ssn AS x FROM customers

@@ -1,0 +1,1 @@
+SELECT name FROM customers c ANTI JOIN contacts k ON k.email = c.email

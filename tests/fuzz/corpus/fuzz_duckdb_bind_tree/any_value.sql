@@ -1,0 +1,1 @@
+SELECT any_value(ssn) FROM customers

@@ -1,0 +1,1 @@
+SELECT array_agg(c) FROM customers c

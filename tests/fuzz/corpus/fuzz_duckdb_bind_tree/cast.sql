@@ -1,0 +1,1 @@
+SELECT CAST(ssn AS VARCHAR(20)) AS s FROM customers

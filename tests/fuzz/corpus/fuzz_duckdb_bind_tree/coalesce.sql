@@ -1,0 +1,1 @@
+SELECT coalesce(NULL, ssn) AS s FROM customers

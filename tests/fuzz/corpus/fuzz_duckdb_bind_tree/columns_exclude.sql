@@ -1,0 +1,1 @@
+SELECT COLUMNS(* EXCLUDE (ssn, email)) FROM customers

@@ -1,0 +1,1 @@
+SELECT COLUMNS('s.*') FROM customers

@@ -1,0 +1,1 @@
+WITH x AS (SELECT * FROM customers) SELECT * EXCLUDE (ssn, email) FROM x

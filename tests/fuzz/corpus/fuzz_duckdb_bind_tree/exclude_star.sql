@@ -1,0 +1,1 @@
+SELECT * EXCLUDE (ssn, email) FROM customers

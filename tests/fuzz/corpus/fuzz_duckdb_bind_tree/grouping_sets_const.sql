@@ -1,0 +1,1 @@
+SELECT 'x' AS k FROM customers GROUP BY GROUPING SETS ((ssn), (name))
