@@ -19,6 +19,16 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n);
 static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
 static jcomp spread_into_array(interp *in, jarr *a, jv v);
 
+/* Adds an evaluated element of an argument list or array literal to a: a spread's items one by
+ * one, anything else as one value. */
+static jcomp push_element(interp *in, jarr *a, const sluice_js_node *el, jv v)
+{
+    if (el->kind == SLUICE_JS_SPREAD)
+        return spread_into_array(in, a, v);
+    return sluice_jsi_arr_push(in, a, v) == SLUICE_JSI_NORMAL ? SLUICE_JSI_NORMAL
+                                                              : SLUICE_JSI_FATAL;
+}
+
 /* --- limits -------------------------------------------------------------------------------- */
 
 jcomp sluice_jsi_step(interp *in)
@@ -572,14 +582,8 @@ eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *arg
         jcomp rc = i == 0 && path != NULL
                        ? eval_path(in, e, arg, &v, path)
                        : eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
-        if (rc != SLUICE_JSI_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL || (rc = push_element(in, a, arg, v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (arg->kind == SLUICE_JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
-            return SLUICE_JSI_FATAL;
-        }
     }
     *args = a->v;
     *argc = a->len;
@@ -1209,14 +1213,8 @@ static jcomp eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
         const sluice_js_node *el = n->list[i];
         jv v;
         jcomp rc = eval(in, e, el->kind == SLUICE_JS_SPREAD ? el->a : el, &v);
-        if (rc != SLUICE_JSI_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL || (rc = push_element(in, a, el, v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (el->kind == SLUICE_JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
-            return SLUICE_JSI_FATAL;
-        }
     }
     *out = jv_arr(a);
     return SLUICE_JSI_NORMAL;
