@@ -7,6 +7,8 @@
  * Does not own: the built-in libraries (lib_*.c, capability.c), conversions (value.c), or any I/O
  * (the host).
  */
+#include "exec/js/interp.h"
+
 #include "core/limits.h"
 #include "exec/js/value.h"
 
