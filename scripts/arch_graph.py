@@ -4,7 +4,8 @@ includes.
 
 layers.svg: one box per area of src/, ranked as scripts/check_layers.sh ranks them (read from
 that script, so the picture and the check cannot disagree), an arrow from an area to each lower
-area it includes, labelled with the number of include lines.
+area it includes (no counts on the arrows: the picture, and the checked-in DOT, change when a
+layer starts or stops depending on another, not with every include line).
 request_path.svg: the modules one execute_code request passes through, transport to executor,
 with every include edge between them as the code has it (a module = src/<area>/<name>.c + .h).
 The .dot files are checked in beside the pictures: `--check` regenerates the DOT text only and
@@ -80,8 +81,8 @@ for hi, lo in zip(ranks, ranks[1:]):  # keeps empty areas (no includes yet) in t
     top = min(a for a in rank if rank[a] == hi)
     low = min(a for a in rank if rank[a] == lo)
     lines.append(f'  "{top}" -> "{low}" [style=invis];')
-for (a, b), n in sorted(edges.items()):
-    lines.append(f'  "{a}" -> "{b}" [label="{n}"];')
+for a, b in sorted(edges):
+    lines.append(f'  "{a}" -> "{b}";')
 lines.append("}")
 render("layers", "\n".join(lines) + "\n")
 
