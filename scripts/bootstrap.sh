@@ -69,19 +69,24 @@ fi
 
 duck=third_party/duckdb
 cpp_include=package/src/duckdb/src/include
+# the one third-party include tree DuckDB's headers the unit uses reach (string functions)
+cpp_utf8=package/src/duckdb/third_party/utf8proc/include
 if [ ! -f "$duck/lib/libduckdb.so" ] || [ ! -f "$duck/include/duckdb.h" ] \
    || [ ! -f "$duck/cpp/src/include/duckdb/main/connection.hpp" ] \
    || [ "$(cat "$duck/VERSION" 2>/dev/null)" != "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" ]; then
   say "fetching DuckDB ($DUCKDB_LIB_PKG, headers from $DUCKDB_HDR_PKG)"
-  rm -rf "$duck" && mkdir -p "$duck/lib" "$duck/include" "$duck/cpp/src" "$duck/tmp"
+  rm -rf "$duck" && mkdir -p "$duck/lib" "$duck/include" "$duck/cpp/src" \
+    "$duck/cpp/third_party/utf8proc" "$duck/tmp"
   (cd "$duck/tmp" && npm pack --silent "$DUCKDB_LIB_PKG" "$DUCKDB_HDR_PKG" >/dev/null)
   tar -xzf "$duck"/tmp/duckdb-node-bindings-linux-x64-*.tgz -C "$duck/tmp" package/libduckdb.so
   mv "$duck/tmp/package/libduckdb.so" "$duck/lib/"
   rm -rf "$duck/tmp/package"
-  # Only the include tree (~10 MB of the package's full source).
-  tar -xzf "$duck"/tmp/duckdb-"${DUCKDB_HDR_PKG#duckdb@}".tgz -C "$duck/tmp" "$cpp_include"
+  # Only include trees (8 MB of the package's full source).
+  tar -xzf "$duck"/tmp/duckdb-"${DUCKDB_HDR_PKG#duckdb@}".tgz -C "$duck/tmp" "$cpp_include" \
+    "$cpp_utf8"
   cp "$duck/tmp/$cpp_include/duckdb.h" "$duck/include/"
   mv "$duck/tmp/$cpp_include" "$duck/cpp/src/include"
+  mv "$duck/tmp/$cpp_utf8" "$duck/cpp/third_party/utf8proc/include"
   rm -rf "$duck/tmp"
   echo "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" > "$duck/VERSION"
 fi
