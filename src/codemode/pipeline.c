@@ -1061,8 +1061,8 @@ static sluice_status admit(request *r)
     sluice_token_problem problem = SLUICE_TOKEN_OK;
     int64_t now = sluice_runtime_now_s(cm->rt);
     const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
-    sluice_status st =
-        sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
+    sluice_token_check check = { token, strlen(token), ring, now };
+    sluice_status st = sluice_token_open(&check, arena, claims, &problem, err);
     sluice_key_store_release(cm->rt->keys, ring);
     if (st != SLUICE_OK)
         return refuse_token(r, problem, st);
@@ -1573,9 +1573,10 @@ sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
                                                   char **out,
                                                   sluice_error *err)
 {
-    return sluice_approval_state_seal(cm->rt->keys, user_of_caller(caller),
-                                      approval_token != NULL ? approval_token : "",
-                                      sluice_runtime_now_s(cm->rt), arena, out, err);
+    sluice_approval_state_binding b = { user_of_caller(caller),
+                                        approval_token != NULL ? approval_token : "" };
+    return sluice_approval_state_seal(cm->rt->keys, &b, sluice_runtime_now_s(cm->rt), arena, out,
+                                      err);
 }
 
 sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
@@ -1585,10 +1586,10 @@ sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
                                                   const char *state,
                                                   sluice_error *err)
 {
-    sluice_approval_state_answer answer = { .state = state,
-                                            .user_id = user_of_caller(caller),
-                                            .approval_token =
-                                                approval_token != NULL ? approval_token : "" };
+    sluice_approval_state_answer answer = {
+        .state = state,
+        .binding = { user_of_caller(caller), approval_token != NULL ? approval_token : "" },
+    };
     return sluice_approval_state_open(cm->rt->keys, cm->rt->replay, &answer,
                                       sluice_runtime_now_s(cm->rt), arena, err);
 }
