@@ -1,7 +1,7 @@
 /*
  * config.c — the typed configuration loader (see config.h).
  *
- * Owns: the key tables, one declarative row per key (name, type, field, range, default, built or
+ * Owns: the key tables, one declarative row per key (name, type, field, range, default, refused or
  * not), computed defaults, checks across sections (uniqueness, merged blocked columns), and the
  * entry points. Adding a key is one row here and one in docs/config.md; the generic decoder
  * (keys.c) gives it type and range checks, "did you mean" and its default; checks.c holds the
@@ -95,6 +95,12 @@ static sluice_status init_code_mode(sluice_keys_loader *ld, void *obj)
 #define TABLES_KEY(n, T, f, count, s)                                 \
     .name = (n), .kind = SLUICE_KEY_TABLES, .offset = offsetof(T, f), \
     .count_offset = offsetof(T, count), .sub = (s)
+#define SECTION_KEY(T, f, s) \
+    .name = #f, .kind = SLUICE_KEY_SECTION, .offset = offsetof(T, f), .sub = (s)
+/* Section shorthands: a [table] p of rows k, an [[array of tables]] p of struct T. */
+#define ROWS(k)            .keys = (k), .key_count = COUNT(k)
+#define TABLE_OF(p, k)     .path = (p), ROWS(k)
+#define TABLES_OF(p, T, k) .path = (p), .array = true, .size = sizeof(T), ROWS(k)
 #define INLINE_SECRET(n, instead)                                          \
     .name = (n), .kind = SLUICE_KEY_STRING, .offset = SLUICE_KEY_NO_FIELD, \
     .status = SLUICE_KEY_INLINE_SECRET, .why = (instead)
@@ -268,8 +274,7 @@ static const sluice_section_spec operation_section = {
     .finish = sluice_checks_operation,
     .array = true,
     .size = sizeof(sluice_config_operation),
-    .keys = operation_keys,
-    .key_count = COUNT(operation_keys),
+    ROWS(operation_keys),
 };
 
 #define T sluice_config_mcp_server
@@ -301,8 +306,7 @@ static const sluice_section_spec mcp_server_section = {
     .finish = sluice_checks_mcp_server,
     .array = true,
     .size = sizeof(sluice_config_mcp_server),
-    .keys = mcp_server_keys,
-    .key_count = COUNT(mcp_server_keys),
+    ROWS(mcp_server_keys),
 };
 
 #define T sluice_config_code_mode
@@ -453,11 +457,7 @@ static const sluice_key_spec param_keys[] = {
 #undef T
 
 static const sluice_section_spec param_section = {
-    .path = "tools.parameters",
-    .array = true,
-    .size = sizeof(sluice_config_param),
-    .keys = param_keys,
-    .key_count = COUNT(param_keys),
+    TABLES_OF("tools.parameters", sluice_config_param, param_keys),
     .finish = sluice_checks_param,
 };
 
@@ -487,19 +487,11 @@ static const sluice_key_spec prompt_message_keys[] = {
 #undef T
 
 static const sluice_section_spec prompt_arg_section = {
-    .path = "prompts.arguments",
-    .array = true,
-    .size = sizeof(sluice_config_prompt_arg),
-    .keys = prompt_arg_keys,
-    .key_count = COUNT(prompt_arg_keys),
+    TABLES_OF("prompts.arguments", sluice_config_prompt_arg, prompt_arg_keys),
 };
 
 static const sluice_section_spec prompt_message_section = {
-    .path = "prompts.messages",
-    .array = true,
-    .size = sizeof(sluice_config_prompt_message),
-    .keys = prompt_message_keys,
-    .key_count = COUNT(prompt_message_keys),
+    TABLES_OF("prompts.messages", sluice_config_prompt_message, prompt_message_keys),
 };
 
 #define T sluice_config_prompt
@@ -540,9 +532,7 @@ static const sluice_key_spec quota_keys[] = {
 #undef T
 
 static const sluice_section_spec quota_section = {
-    .path = "quotas",
-    .keys = quota_keys,
-    .key_count = COUNT(quota_keys),
+    TABLE_OF("quotas", quota_keys),
 };
 
 #define T sluice_config_policy_server
@@ -565,19 +555,12 @@ static const sluice_key_spec policy_server_keys[] = {
     { LIST_KEY(T, allowed_operations) },
     { INT_KEY(T, max_rows, 1, 10000000, 0) },
     { STR_KEY(T, database), .min = 1 },
-    { .name = "quotas",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, quotas),
-      .sub = &quota_section },
+    { SECTION_KEY(T, quotas, &quota_section) },
 };
 #undef T
 
 static const sluice_section_spec policy_server_section = {
-    .path = "policy.servers",
-    .array = true,
-    .size = sizeof(sluice_config_policy_server),
-    .keys = policy_server_keys,
-    .key_count = COUNT(policy_server_keys),
+    TABLES_OF("policy.servers", sluice_config_policy_server, policy_server_keys),
     .finish = sluice_checks_policy_server,
 };
 
@@ -594,105 +577,69 @@ static const sluice_key_spec policy_keys[] = {
 #undef T
 
 static const sluice_section_spec server_section = {
-    .path = "server",
-    .keys = server_keys,
-    .key_count = COUNT(server_keys),
+    TABLE_OF("server", server_keys),
     .init = init_server,
 };
 
 static const sluice_section_spec identity_section = {
-    .path = "identity",
-    .keys = identity_keys,
-    .key_count = COUNT(identity_keys),
+    TABLE_OF("identity", identity_keys),
     .init = init_identity,
 };
 
 static const sluice_section_spec api_key_section = {
-    .path = "api_keys",
-    .array = true,
-    .size = sizeof(sluice_config_api_key),
-    .keys = api_key_keys,
-    .key_count = COUNT(api_key_keys),
+    TABLES_OF("api_keys", sluice_config_api_key, api_key_keys),
     .finish = sluice_checks_api_key,
 };
 
 static const sluice_section_spec auth_section = {
-    .path = "auth",
-    .keys = auth_keys,
-    .key_count = COUNT(auth_keys),
+    TABLE_OF("auth", auth_keys),
     .finish = sluice_checks_auth,
 };
 
 static const sluice_section_spec admin_section = {
-    .path = "admin",
-    .keys = admin_keys,
-    .key_count = COUNT(admin_keys),
+    TABLE_OF("admin", admin_keys),
     .finish = sluice_checks_admin,
 };
 
 static const sluice_section_spec state_section = {
-    .path = "state",
-    .keys = state_keys,
-    .key_count = COUNT(state_keys),
+    TABLE_OF("state", state_keys),
     .finish = sluice_checks_state,
 };
 
 static const sluice_section_spec database_section = {
-    .path = "database",
-    .keys = database_keys,
-    .key_count = COUNT(database_keys),
+    TABLE_OF("database", database_keys),
     .finish = sluice_checks_database,
 };
 
 static const sluice_section_spec databases_section = {
-    .path = "databases",
-    .array = true,
-    .size = sizeof(sluice_config_database),
-    .keys = database_keys,
-    .key_count = COUNT(database_keys),
+    TABLES_OF("databases", sluice_config_database, database_keys),
     .finish = sluice_checks_named_database,
 };
 
 static const sluice_section_spec code_mode_section = {
-    .path = "code_mode",
-    .keys = code_mode_keys,
-    .key_count = COUNT(code_mode_keys),
+    TABLE_OF("code_mode", code_mode_keys),
     .aliases = code_mode_aliases,
     .init = init_code_mode,
     .finish = sluice_checks_code_mode,
 };
 
 static const sluice_section_spec policy_section = {
-    .path = "policy",
-    .keys = policy_keys,
-    .key_count = COUNT(policy_keys),
+    TABLE_OF("policy", policy_keys),
     .finish = sluice_checks_policy,
 };
 
 static const sluice_section_spec tool_section = {
-    .path = "tools",
-    .array = true,
-    .size = sizeof(sluice_config_tool),
-    .keys = tool_keys,
-    .key_count = COUNT(tool_keys),
+    TABLES_OF("tools", sluice_config_tool, tool_keys),
     .finish = sluice_checks_tool,
 };
 
 static const sluice_section_spec prompt_section = {
-    .path = "prompts",
-    .array = true,
-    .size = sizeof(sluice_config_prompt),
-    .keys = prompt_keys,
-    .key_count = COUNT(prompt_keys),
+    TABLES_OF("prompts", sluice_config_prompt, prompt_keys),
     .finish = sluice_checks_prompt,
 };
 
 static const sluice_section_spec resource_section = {
-    .path = "resources",
-    .array = true,
-    .size = sizeof(sluice_config_resource),
-    .keys = resource_keys,
-    .key_count = COUNT(resource_keys),
+    TABLES_OF("resources", sluice_config_resource, resource_keys),
     .finish = sluice_checks_resource,
 };
 
@@ -768,31 +715,19 @@ static const sluice_key_spec source_pagination_keys[] = {
 #undef T
 
 static const sluice_section_spec source_param_section = {
-    .path = "sources.params",
-    .array = true,
-    .size = sizeof(sluice_config_source_param),
-    .keys = source_param_keys,
-    .key_count = COUNT(source_param_keys),
+    TABLES_OF("sources.params", sluice_config_source_param, source_param_keys),
 };
 
 static const sluice_section_spec source_column_section = {
-    .path = "sources.columns",
-    .array = true,
-    .size = sizeof(sluice_config_source_column),
-    .keys = source_column_keys,
-    .key_count = COUNT(source_column_keys),
+    TABLES_OF("sources.columns", sluice_config_source_column, source_column_keys),
 };
 
 static const sluice_section_spec source_response_section = {
-    .path = "sources.response",
-    .keys = source_response_keys,
-    .key_count = COUNT(source_response_keys),
+    TABLE_OF("sources.response", source_response_keys),
 };
 
 static const sluice_section_spec source_pagination_section = {
-    .path = "sources.pagination",
-    .keys = source_pagination_keys,
-    .key_count = COUNT(source_pagination_keys),
+    TABLE_OF("sources.pagination", source_pagination_keys),
 };
 
 #define T sluice_config_source
@@ -815,14 +750,8 @@ static const sluice_key_spec source_keys[] = {
     { INLINE_SECRET("token", "token_env or token_file") },
     { TABLES_KEY("params", T, params, param_count, &source_param_section) },
     { TABLES_KEY("columns", T, columns, column_count, &source_column_section) },
-    { .name = "response",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, response),
-      .sub = &source_response_section },
-    { .name = "pagination",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, pagination),
-      .sub = &source_pagination_section },
+    { SECTION_KEY(T, response, &source_response_section) },
+    { SECTION_KEY(T, pagination, &source_pagination_section) },
     { INT_KEY(T, requests_per_minute, 0, 1000000, 0) },
     { INT_KEY(T, max_retries, 0, 20, 5) },
     { INT_KEY(T, retry_base_ms, 1, 60000, 200) },
@@ -837,75 +766,38 @@ static const sluice_key_spec source_keys[] = {
 #undef T
 
 static const sluice_section_spec query_mode_section = {
-    .path = "query_mode",
-    .keys = query_mode_keys,
-    .key_count = COUNT(query_mode_keys),
+    TABLE_OF("query_mode", query_mode_keys),
 };
 
 static const sluice_section_spec source_section = {
-    .path = "sources",
-    .array = true,
-    .size = sizeof(sluice_config_source),
-    .keys = source_keys,
-    .key_count = COUNT(source_keys),
+    TABLES_OF("sources", sluice_config_source, source_keys),
     .finish = sluice_checks_source,
 };
 
 #define T sluice_config
 static const sluice_key_spec root_keys[] = {
-    { .name = "server",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, server),
-      .sub = &server_section },
-    { .name = "identity",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, identity),
-      .sub = &identity_section },
+    { SECTION_KEY(T, server, &server_section) },
+    { SECTION_KEY(T, identity, &identity_section) },
     { TABLES_KEY("api_keys", T, api_keys, api_key_count, &api_key_section) },
     { TABLES_KEY("databases", T, databases, database_count, &databases_section) },
-    { .name = "auth",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, auth),
-      .sub = &auth_section },
-    { .name = "admin",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, admin),
-      .sub = &admin_section },
-    { .name = "database",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, database),
-      .sub = &database_section },
-    { .name = "code_mode",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, code_mode),
-      .sub = &code_mode_section },
-    { .name = "state",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, state),
-      .sub = &state_section },
-    { .name = "quotas",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, quotas),
-      .sub = &quota_section },
+    { SECTION_KEY(T, auth, &auth_section) },
+    { SECTION_KEY(T, admin, &admin_section) },
+    { SECTION_KEY(T, database, &database_section) },
+    { SECTION_KEY(T, code_mode, &code_mode_section) },
+    { SECTION_KEY(T, state, &state_section) },
+    { SECTION_KEY(T, quotas, &quota_section) },
     { TABLES_KEY("tools", T, tools, tool_count, &tool_section) },
     { TABLES_KEY("prompts", T, prompts, prompt_count, &prompt_section) },
     { TABLES_KEY("resources", T, resources, resource_count, &resource_section) },
-    { .name = "policy",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, policy),
-      .sub = &policy_section },
-    { .name = "query_mode",
-      .kind = SLUICE_KEY_SECTION,
-      .offset = offsetof(T, query_mode),
-      .sub = &query_mode_section },
+    { SECTION_KEY(T, policy, &policy_section) },
+    { SECTION_KEY(T, query_mode, &query_mode_section) },
     { TABLES_KEY("sources", T, sources, source_count, &source_section) },
 };
 #undef T
 
 static const sluice_section_spec root_section = {
     .path = NULL,
-    .keys = root_keys,
-    .key_count = COUNT(root_keys),
+    ROWS(root_keys),
 };
 
 /* ------------------------------------------------------------------------------------------

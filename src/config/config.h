@@ -3,8 +3,7 @@
  *
  * Owns: reading a TOML file into sluice_config, validating every key (an unknown or misspelled
  * key, a wrong type or an out-of-range value is an error naming file, line, column and key, with
- * "did you mean" where one fits), and refusing keys whose feature is not built yet with a message
- * saying so. A silently ignored typo is a security bug here.
+ * "did you mean" where one fits). A silently ignored typo is a security bug here.
  * Does not own: what the settings do; each module reads its own part.
  *
  * The whole config lives in one arena (sluice_config_free releases it) and is replaced whole on
@@ -605,7 +604,7 @@ void sluice_config_free(sluice_config *config);
 
 /* Calls fn once per key sluice recognises: table is its table's path ("code_mode",
  * "tools.parameters"; "" for the top-level tables themselves), built is false for keys refused
- * until their feature lands (and for inline secrets). For docs checks and tooling. */
+ * whatever their value (inline secrets). For docs checks and tooling. */
 void sluice_config_each_key(void (*fn)(const char *table, const char *key, bool built, void *ctx),
                             void *ctx);
 

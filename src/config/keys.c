@@ -3,8 +3,8 @@
  *
  * A row says what a key is; this file does the rest for every row alike: type check, range
  * check, NUL and emptiness checks, path resolution, storing, defaults, "did you mean" over the
- * keys of the same table, and the refusal of keys whose feature is not built and of inline
- * secrets. Keys are visited in file order so the first error is the first one in the file.
+ * keys of the same table, and the refusal of inline secrets. Keys are visited in file order so the
+ * first error is the first one in the file.
  */
 #include "config/keys.h"
 
@@ -113,18 +113,6 @@ static const char *where(sluice_keys_loader *ld, const sluice_section_spec *spec
     const char *s =
         sluice_arena_printf(ld->err_arena, spec->array ? "in [[%s]]" : "in [%s]", spec->path);
     return s != NULL ? s : spec->path;
-}
-
-/* How a key names itself in a refusal: 'name' for values, [table] / [[table]] for tables. */
-static const char *
-display_name(sluice_keys_loader *ld, const sluice_section_spec *spec, const sluice_key_spec *k)
-{
-    if (k->kind != SLUICE_KEY_SECTION && k->kind != SLUICE_KEY_TABLES)
-        return sluice_arena_printf(ld->err_arena, "'%s'", k->name);
-    const char *s =
-        sluice_arena_printf(ld->err_arena, k->kind == SLUICE_KEY_TABLES ? "[[%s%s%s]]" : "[%s%s%s]",
-                            spec->path ? spec->path : "", spec->path ? "." : "", k->name);
-    return s != NULL ? s : k->name;
 }
 
 /* ------------------------------------------------------------------------------------------
@@ -360,7 +348,7 @@ take_tables(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_key
                                           i);
     }
     char *elems = NULL;
-    bool store = obj != NULL && k->offset != SLUICE_KEY_NO_FIELD;
+    bool store = k->offset != SLUICE_KEY_NO_FIELD;
     if (store && n > 0) {
         elems = sluice_arena_calloc(ld->arena, n, k->sub->size);
         if (elems == NULL)
@@ -379,7 +367,8 @@ take_tables(sluice_keys_loader *ld, const sluice_toml_value *v, const sluice_key
     return SLUICE_OK;
 }
 
-/* A table of name = string into names/values (count entries, file order; NULL out: check only):
+/* A table of name = string into names/values (count entries, file order; NULL out: stored
+ * nowhere):
  * SLUICE_KEY_ACTIONS values are one of the action names (the static string is stored),
  * SLUICE_KEY_NAMES values any string of at least k->min bytes (copied). */
 static sluice_status take_map(sluice_keys_loader *ld,
@@ -490,7 +479,7 @@ take_risks(sluice_keys_loader *ld, const sluice_key_spec *k, const sluice_toml_v
     return st;
 }
 
-/* Type-checks v against k and, when obj is not NULL, stores it. */
+/* Type-checks v against k and stores it in obj (unless k is stored nowhere). */
 static sluice_status take_value(sluice_keys_loader *ld,
                                 const sluice_section_spec *spec,
                                 const sluice_key_spec *k,
@@ -499,7 +488,7 @@ static sluice_status take_value(sluice_keys_loader *ld,
 {
     if (sluice_toml_type_of(v) != kind_type(k->kind))
         return wrong_type(ld, k, v, spec);
-    void *at = obj != NULL && k->offset != SLUICE_KEY_NO_FIELD ? field(obj, k->offset) : NULL;
+    void *at = k->offset != SLUICE_KEY_NO_FIELD ? field(obj, k->offset) : NULL;
     sluice_status st = SLUICE_OK;
     switch (k->kind) {
     case SLUICE_KEY_BOOL: {
@@ -550,22 +539,13 @@ static sluice_status take_value(sluice_keys_loader *ld,
     return st;
 }
 
-static sluice_status refuse(sluice_keys_loader *ld,
-                            const sluice_section_spec *spec,
-                            const sluice_key_spec *k,
-                            size_t line,
-                            size_t column)
+/* An inline secret: refused whatever its value. */
+static sluice_status
+refuse(sluice_keys_loader *ld, const sluice_key_spec *k, size_t line, size_t column)
 {
-    if (k->status == SLUICE_KEY_INLINE_SECRET) {
-        sluice_keys_fail_at(ld, line, column, k->name, "inline secrets are refused: use %s",
-                            k->why);
-        sluice_keys_hint(ld,
-                         "a secret in a config file ends up in backups, diffs and support tickets");
-        return SLUICE_E_CONFIG;
-    }
-    return sluice_keys_fail_at(ld, line, column, k->name,
-                               "%s configures %s, which is not built in this version; remove it",
-                               display_name(ld, spec, k), k->why);
+    sluice_keys_fail_at(ld, line, column, k->name, "inline secrets are refused: use %s", k->why);
+    sluice_keys_hint(ld, "a secret in a config file ends up in backups, diffs and support tickets");
+    return SLUICE_E_CONFIG;
 }
 
 /* The first table that has key, for a key written above every table header. */
@@ -667,7 +647,7 @@ sluice_keys_apply_defaults(sluice_keys_loader *ld, const sluice_section_spec *sp
     return spec->init != NULL ? spec->init(ld, obj) : SLUICE_OK;
 }
 
-/* Decodes table against spec into obj (NULL: check only). Keys are visited in file order so
+/* Decodes table against spec into obj. Keys are visited in file order so
  * the first error reported is the first one in the file. */
 sluice_status sluice_keys_decode(sluice_keys_loader *ld,
                                  const sluice_section_spec *spec,
@@ -675,7 +655,7 @@ sluice_status sluice_keys_decode(sluice_keys_loader *ld,
                                  void *obj)
 {
     sluice_status st;
-    if (obj != NULL && spec->array) {
+    if (spec->array) {
         st = sluice_keys_apply_defaults(ld, spec, obj);
         if (st != SLUICE_OK)
             return st;
@@ -694,12 +674,10 @@ sluice_status sluice_keys_decode(sluice_keys_loader *ld,
         if (k == NULL)
             return unknown_key(ld, spec, key, v, line, column);
         if (k->status == SLUICE_KEY_INLINE_SECRET)
-            return refuse(ld, spec, k, line, column);
-        st = take_value(ld, spec, k, v, k->status == SLUICE_KEY_BUILT ? obj : NULL);
+            return refuse(ld, k, line, column);
+        st = take_value(ld, spec, k, v, obj);
         if (st != SLUICE_OK)
             return st;
-        if (k->status == SLUICE_KEY_NOT_BUILT)
-            return refuse(ld, spec, k, line, column);
     }
     for (size_t i = 0; i < spec->key_count; i++) {
         const sluice_key_spec *k = &spec->keys[i];
@@ -708,7 +686,7 @@ sluice_status sluice_keys_decode(sluice_keys_loader *ld,
                                        k->name, "missing required key '%s' %s", k->name,
                                        where(ld, spec));
     }
-    if (obj != NULL && spec->finish != NULL)
+    if (spec->finish != NULL)
         return spec->finish(ld, table, obj);
     return SLUICE_OK;
 }

@@ -4,7 +4,7 @@
  * Owns: the shape of a key row (name, type, field, range, default, built or not) and of a
  * section (its rows, aliases, computed defaults, cross-check), the loader state, the error
  * helpers every config check uses, and the decoder: type and range checks, "did you mean",
- * refusal of not-built keys and inline secrets, defaults. Does not own: the tables themselves
+ * refusal of inline secrets, defaults. Does not own: the tables themselves
  * (config.c) nor the checks of particular keys (checks.c).
  */
 #ifndef SLUICE_CONFIG_KEYS_H
@@ -39,14 +39,13 @@ typedef enum sluice_key_kind {
 
 typedef enum sluice_key_status {
     SLUICE_KEY_BUILT,
-    SLUICE_KEY_NOT_BUILT,     /* recognised and type-checked, then refused: feature not built */
     SLUICE_KEY_INLINE_SECRET, /* refused whatever its value: secrets never live in the file */
 } sluice_key_status;
 
 typedef struct sluice_keys_loader sluice_keys_loader;
 typedef struct sluice_section_spec sluice_section_spec;
 
-/* Extra validation of a well-typed value; obj is NULL when only checking (not-built keys). */
+/* Extra validation of a well-typed value; obj is the section's struct it is stored in. */
 typedef sluice_status (*sluice_key_check_fn)(sluice_keys_loader *ld,
                                              const sluice_toml_value *v,
                                              const char *key,
@@ -55,7 +54,8 @@ typedef sluice_status (*sluice_key_check_fn)(sluice_keys_loader *ld,
 typedef struct sluice_key_spec {
     const char *name;
     sluice_key_kind kind;
-    size_t offset;              /* into the section's struct; SLUICE_KEY_NO_FIELD: stored nowhere */
+    size_t
+        offset; /* into the section's struct; SLUICE_KEY_NO_FIELD (scalar keys): stored nowhere */
     size_t count_offset;        /* SLUICE_KEY_TABLES: where the element count goes */
     int64_t min, max;           /* INT / SIZE range; STRING minimum length */
     int64_t def;                /* default of BOOL / INT / SIZE / ENUM */
@@ -64,7 +64,7 @@ typedef struct sluice_key_spec {
     const sluice_section_spec *sub;
     sluice_key_check_fn check;
     sluice_key_status status;
-    const char *why; /* NOT_BUILT: the feature; INLINE_SECRET: what to use instead */
+    const char *why; /* INLINE_SECRET: what to use instead */
     bool required;
 } sluice_key_spec;
 
@@ -128,7 +128,7 @@ void sluice_keys_value_pos(const sluice_toml_value *table,
 sluice_status
 sluice_keys_apply_defaults(sluice_keys_loader *ld, const sluice_section_spec *spec, void *obj);
 
-/* Decodes table against spec into obj (NULL: check only), keys in file order so the first
+/* Decodes table against spec into obj, keys in file order so the first
  * error reported is the first in the file, then required keys, then spec->finish. */
 sluice_status sluice_keys_decode(sluice_keys_loader *ld,
                                  const sluice_section_spec *spec,

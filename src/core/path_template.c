@@ -129,3 +129,9 @@ int sluice_path_template_match(
     step(&m, 0, 0, 0);
     return m.best;
 }
+
+bool sluice_openapi_method_sends_body(const char *method)
+{
+    return strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 ||
+           strcmp(method, "PATCH") == 0;
+}

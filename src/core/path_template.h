@@ -9,7 +9,8 @@
  * x-multi-segment), and the choice among ways to match: the fewest segments taken by spanning
  * parameters, so `/branches/main/protection` is the protection of branch "main" when both that
  * operation and `/branches/{branch}` (spanning) exist; what a segment filling a parameter may
- * contain. Does not own: the operations, encoding (exec/openapi_match.c).
+ * contain; which methods send a body. Does not own: the operations, encoding
+ * (exec/openapi_match.c).
  */
 #ifndef SLUICE_CORE_PATH_TEMPLATE_H
 #define SLUICE_CORE_PATH_TEMPLATE_H
@@ -50,5 +51,10 @@ bool sluice_path_is_param(const char *text, size_t len);
  * took, at[template segment count] the path's segment count. */
 int sluice_path_template_match(
     const char *tmpl, uint64_t spanning, const char *path, bool holes, size_t *at);
+
+/* Whether a call of method (upper case) sends a request body: POST, PUT and PATCH. The path
+ * form's second argument and the SDK form's `body` key follow this one rule, at validate (the
+ * javascript front end) and at run time (the OpenAPI backend) alike. */
+bool sluice_openapi_method_sends_body(const char *method);
 
 #endif

@@ -14,6 +14,7 @@
 #include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "core/path_template.h"
 #include "core/vec.h"
 #include "exec/caller_assertion.h"
 #include "exec/js_plan.h"

@@ -7,6 +7,7 @@
  * Owns: both texts. Does not own: reading the spec (openapi_spec.c).
  */
 #include "core/buf.h"
+#include "core/path_template.h"
 #include "exec/openapi_internal.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"

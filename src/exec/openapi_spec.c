@@ -25,12 +25,6 @@ const char *sluice_openapi_action_name(sluice_openapi_action a)
     return (unsigned)a < 4 ? names[a] : "admin";
 }
 
-bool sluice_openapi_method_sends_body(const char *method)
-{
-    return strcmp(method, "POST") == 0 || strcmp(method, "PUT") == 0 ||
-           strcmp(method, "PATCH") == 0;
-}
-
 static bool action_named(const char *s, sluice_openapi_action *out)
 {
     for (int a = SLUICE_OPENAPI_READ; s != NULL && a <= SLUICE_OPENAPI_ADMIN; a++)

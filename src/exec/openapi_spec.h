@@ -114,8 +114,4 @@ sluice_status sluice_openapi_spec_entries(sluice_arena *arena,
 /* "read" | "write" | "delete" | "admin" */
 const char *sluice_openapi_action_name(sluice_openapi_action a);
 
-/* Whether a call of method (upper case) sends a request body: POST, PUT and PATCH. The path
- * form's second argument and the SDK form's `body` key both follow this one rule. */
-bool sluice_openapi_method_sends_body(const char *method);
-
 #endif

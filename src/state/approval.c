@@ -6,13 +6,18 @@
  */
 #include "state/approval.h"
 
-#include <stdlib.h>
+#include "state/handle.h"
+
 #include <string.h>
 
 struct sluice_approval_store {
-    const sluice_approval_store_ops *ops;
-    void *impl;
+    sluice_state_handle h;
 };
+
+static const sluice_approval_store_ops *ops_of(const sluice_approval_store *s)
+{
+    return s->h.ops;
+}
 
 static const char *const state_names[] = { "none", "pending", "approved", "rejected", "expired" };
 
@@ -30,30 +35,23 @@ bool sluice_approval_id_valid(const char *id)
 sluice_status
 sluice_approval_wrap(const sluice_approval_store_ops *ops, void *impl, sluice_approval_store **out)
 {
-    sluice_approval_store *s = malloc(sizeof *s);
-    if (s == NULL) {
-        ops->close(impl);
+    sluice_approval_store *s = sluice_state_handle_new(sizeof *s, ops, impl, ops->close);
+    if (s == NULL)
         return SLUICE_E_NOMEM;
-    }
-    s->ops = ops;
-    s->impl = impl;
     *out = s;
     return SLUICE_OK;
 }
 
 void sluice_approval_close(sluice_approval_store *store)
 {
-    if (store == NULL)
-        return;
-    store->ops->close(store->impl);
-    free(store);
+    sluice_state_handle_free(store != NULL ? &store->h : NULL);
 }
 
 sluice_approval sluice_approval_get(sluice_approval_store *store, const char *id, int64_t now)
 {
     if (!sluice_approval_id_valid(id))
         return (sluice_approval){ .state = SLUICE_APPROVAL_NONE };
-    return store->ops->get(store->impl, id, now);
+    return ops_of(store)->get(store->h.impl, id, now);
 }
 
 sluice_status sluice_approval_request(sluice_approval_store *store,
@@ -65,7 +63,7 @@ sluice_status sluice_approval_request(sluice_approval_store *store,
 {
     if (!sluice_approval_id_valid(ask->id))
         return sluice_error_set(err, err_arena, SLUICE_E_INVALID, "malformed approval id");
-    return store->ops->request(store->impl, ask, now, out, err_arena, err);
+    return ops_of(store)->request(store->h.impl, ask, now, out, err_arena, err);
 }
 
 sluice_status sluice_approval_decide(sluice_approval_store *store,
@@ -78,17 +76,17 @@ sluice_status sluice_approval_decide(sluice_approval_store *store,
     if (!sluice_approval_id_valid(decision->id))
         return sluice_error_set(err, err_arena, SLUICE_E_NOT_FOUND,
                                 "'%.40s' is not an approval id (32 hex digits)", decision->id);
-    return store->ops->decide(store->impl, decision, now, out, err_arena, err);
+    return ops_of(store)->decide(store->h.impl, decision, now, out, err_arena, err);
 }
 
 size_t
 sluice_approval_take_unaudited(sluice_approval_store *store, sluice_approval *out, size_t max)
 {
-    return store->ops->take_unaudited(store->impl, out, max);
+    return ops_of(store)->take_unaudited(store->h.impl, out, max);
 }
 
 size_t
 sluice_approval_pending(sluice_approval_store *store, int64_t now, sluice_approval *out, size_t max)
 {
-    return store->ops->pending(store->impl, now, out, max);
+    return ops_of(store)->pending(store->h.impl, now, out, max);
 }

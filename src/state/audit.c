@@ -6,22 +6,22 @@
  */
 #include "state/audit.h"
 
-#include <stdlib.h>
+#include "state/handle.h"
 
 struct sluice_audit {
-    const sluice_audit_sink_ops *ops;
-    void *impl;
+    sluice_state_handle h;
 };
+
+static const sluice_audit_sink_ops *ops_of(const sluice_audit *a)
+{
+    return a->h.ops;
+}
 
 sluice_status sluice_audit_wrap(const sluice_audit_sink_ops *ops, void *impl, sluice_audit **out)
 {
-    sluice_audit *a = malloc(sizeof *a);
-    if (a == NULL) {
-        ops->close(impl);
+    sluice_audit *a = sluice_state_handle_new(sizeof *a, ops, impl, ops->close);
+    if (a == NULL)
         return SLUICE_E_NOMEM;
-    }
-    a->ops = ops;
-    a->impl = impl;
     *out = a;
     return SLUICE_OK;
 }
@@ -39,18 +39,15 @@ sluice_audit_append(sluice_audit *log, json_t *event, sluice_arena *err_arena, s
                                     "audit event field '%s' is reserved for the chain",
                                     reserved[i]);
     }
-    return log->ops->append(log->impl, event, err_arena, err);
+    return ops_of(log)->append(log->h.impl, event, err_arena, err);
 }
 
 uint64_t sluice_audit_count(sluice_audit *log)
 {
-    return log->ops->count(log->impl);
+    return ops_of(log)->count(log->h.impl);
 }
 
 void sluice_audit_close(sluice_audit *log)
 {
-    if (log == NULL)
-        return;
-    log->ops->close(log->impl);
-    free(log);
+    sluice_state_handle_free(log != NULL ? &log->h : NULL);
 }

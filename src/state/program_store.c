@@ -13,6 +13,7 @@
 #include "core/fdio.h"
 #include "core/hash.h"
 #include "core/limits.h"
+#include "state/handle.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,36 +30,33 @@
 #include <unistd.h>
 
 struct sluice_program_store {
-    const sluice_program_store_ops *ops;
-    void *impl;
+    sluice_state_handle h;
 };
+
+static const sluice_program_store_ops *ops_of(const sluice_program_store *s)
+{
+    return s->h.ops;
+}
 
 sluice_status sluice_program_store_wrap(const sluice_program_store_ops *ops,
                                         void *impl,
                                         sluice_program_store **out)
 {
-    sluice_program_store *s = calloc(1, sizeof *s);
-    if (s == NULL) {
-        ops->close(impl);
+    sluice_program_store *s = sluice_state_handle_new(sizeof *s, ops, impl, ops->close);
+    if (s == NULL)
         return SLUICE_E_NOMEM;
-    }
-    s->ops = ops;
-    s->impl = impl;
     *out = s;
     return SLUICE_OK;
 }
 
 void sluice_program_store_close(sluice_program_store *store)
 {
-    if (store == NULL)
-        return;
-    store->ops->close(store->impl);
-    free(store);
+    sluice_state_handle_free(store != NULL ? &store->h : NULL);
 }
 
 const char *sluice_program_store_kind(const sluice_program_store *store)
 {
-    return store->ops->name;
+    return ops_of(store)->name;
 }
 
 sluice_status sluice_program_store_read(sluice_program_store *store,
@@ -67,7 +65,7 @@ sluice_status sluice_program_store_read(sluice_program_store *store,
                                         size_t *out_count,
                                         sluice_error *err)
 {
-    return store->ops->read(store->impl, arena, out, out_count, err);
+    return ops_of(store)->read(store->h.impl, arena, out, out_count, err);
 }
 
 sluice_status sluice_program_store_append(sluice_program_store *store,
@@ -81,12 +79,13 @@ sluice_status sluice_program_store_append(sluice_program_store *store,
     if (name == NULL || name[0] == '\0' || version < 1)
         return sluice_error_set(err, arena, SLUICE_E_INVALID,
                                 "a saved program needs a name and a version of at least 1");
-    return store->ops->append(store->impl, arena, name, version, build, ctx, err);
+    sluice_program_append req = { .name = name, .version = version, .build = build, .ctx = ctx };
+    return ops_of(store)->append(store->h.impl, arena, &req, err);
 }
 
 /* ---- the line contract --------------------------------------------------------------------- */
 
-static void hash_hex_of(const char *text, char out[SLUICE_HASH_HEX_CHARS + 1])
+void sluice_program_store_line_hash(const char *text, char out[SLUICE_HASH_HEX_CHARS + 1])
 {
     uint8_t h[SLUICE_HASH_BYTES];
     sluice_hash_sha256(text, strlen(text), h);
@@ -129,7 +128,7 @@ sluice_status sluice_program_store_check_lines(sluice_program_line *lines,
                                     "saved program runs until it is repaired (restore it from a "
                                     "backup, or move it away and promote the programs again)",
                                     where, l->line_no, why);
-        hash_hex_of(l->text, prev);
+        sluice_program_store_line_hash(l->text, prev);
     }
     return SLUICE_OK;
 }
@@ -141,6 +140,38 @@ static int64_t last_version(const sluice_program_line *lines, size_t count, cons
         if (strcmp(lines[i - 1].name, name) == 0)
             return lines[i - 1].version;
     return 0;
+}
+
+const char *sluice_program_store_next_line(const sluice_program_append *req,
+                                           const sluice_program_line *lines,
+                                           size_t count,
+                                           const char *where,
+                                           sluice_arena *arena,
+                                           sluice_error *err)
+{
+    int64_t last = last_version(lines, count, req->name);
+    if (last != req->version - 1) {
+        sluice_error_set(err, arena, SLUICE_E_DENIED,
+                         "saved program '%s' is at version %lld in %s, not %lld: someone "
+                         "changed it meanwhile; look at it again (sluice program list) and retry",
+                         req->name, (long long)last, where, (long long)(req->version - 1));
+        return NULL;
+    }
+    char prev[SLUICE_HASH_HEX_CHARS + 1] = SLUICE_PROGRAM_STORE_FIRST_PREV;
+    if (count > 0)
+        sluice_program_store_line_hash(lines[count - 1].text, prev);
+    const char *text = req->build(req->ctx, prev, arena);
+    if (text == NULL) {
+        sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+        return NULL;
+    }
+    if (strlen(text) > SLUICE_LIMIT_PROGRAM_LINE_BYTES) {
+        sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                         "saved program '%s' is %zu bytes as a record (limit is %u)", req->name,
+                         strlen(text), SLUICE_LIMIT_PROGRAM_LINE_BYTES);
+        return NULL;
+    }
+    return text;
 }
 
 /* ---- the file store ------------------------------------------------------------------------ */
@@ -320,13 +351,8 @@ static sluice_status file_read(void *impl,
     return SLUICE_OK;
 }
 
-static sluice_status file_append(void *impl,
-                                 sluice_arena *arena,
-                                 const char *name,
-                                 int64_t version,
-                                 sluice_program_line_fn build,
-                                 void *ctx,
-                                 sluice_error *err)
+static sluice_status
+file_append(void *impl, sluice_arena *arena, const sluice_program_append *req, sluice_error *err)
 {
     program_file *f = impl;
     pthread_mutex_lock(&f->lock);
@@ -341,23 +367,11 @@ static sluice_status file_append(void *impl,
     size_t count = 0;
     if (st == SLUICE_OK)
         st = file_read(f, arena, &lines, &count, err);
-    int64_t last = st == SLUICE_OK ? last_version(lines, count, name) : 0;
-    if (st == SLUICE_OK && last != version - 1)
-        st = sluice_error_set(err, arena, SLUICE_E_DENIED,
-                              "saved program '%s' is at version %lld in %s, not %lld: someone "
-                              "changed it meanwhile; look at it again (sluice program list) "
-                              "and retry",
-                              name, (long long)last, f->path, (long long)(version - 1));
-    char prev[SLUICE_HASH_HEX_CHARS + 1] = SLUICE_PROGRAM_STORE_FIRST_PREV;
-    if (st == SLUICE_OK && count > 0)
-        hash_hex_of(lines[count - 1].text, prev);
-    const char *text = st == SLUICE_OK ? build(ctx, prev, arena) : NULL;
+    const char *text = st == SLUICE_OK
+                           ? sluice_program_store_next_line(req, lines, count, f->path, arena, err)
+                           : NULL;
     if (st == SLUICE_OK && text == NULL)
-        st = sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    if (st == SLUICE_OK && strlen(text) > SLUICE_LIMIT_PROGRAM_LINE_BYTES)
-        st = sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                              "saved program '%s' is %zu bytes as a record (limit is %u)", name,
-                              strlen(text), SLUICE_LIMIT_PROGRAM_LINE_BYTES);
+        st = err->status;
     if (st == SLUICE_OK) {
         size_t len = strlen(text);
         char *line = sluice_arena_alloc(arena, len + 1);

@@ -21,6 +21,7 @@
 
 #include "core/arena.h"
 #include "core/error.h"
+#include "core/hash.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -42,15 +43,24 @@ typedef struct sluice_program_line {
  * "name" and "version" are the ones passed to append. In arena; NULL when out of memory. */
 typedef const char *(*sluice_program_line_fn)(void *ctx, const char *prev_hex, sluice_arena *arena);
 
+/* One append as its caller asked for it (sluice_program_store_append): the program's name, the
+ * version its new line takes, and how to build that line. */
+typedef struct sluice_program_append {
+    const char *name;
+    int64_t version;
+    sluice_program_line_fn build;
+    void *ctx;
+} sluice_program_append;
+
 /* The store contract; every op gets the implementation pointer and is thread-safe and safe
  * across processes sharing the store.
  * read: every line in order (a fresh read, so another process's append is seen). SLUICE_E_IO
  *   (unreadable), SLUICE_E_INVALID (damaged: err names the line and what is wrong),
  *   SLUICE_E_LIMIT, SLUICE_E_NOMEM; *out untouched then.
- * append: under the store's lock, reads the lines, checks that name's last version is
- *   version - 1 (none for version 1: SLUICE_E_DENIED otherwise, err saying which version is
- *   there), calls build with the last line's hash and appends its text, durable before
- *   SLUICE_OK. A damaged store is never appended to (the read's error). */
+ * append: under the store's lock, reads the lines, asks sluice_program_store_next_line for the
+ *   line that follows them (the version rule, the prev link, the size limit: the same for every
+ *   store) and appends its text, durable before SLUICE_OK. A damaged store is never appended to
+ *   (the read's error). */
 typedef struct sluice_program_store_ops {
     const char *name;
     sluice_status (*read)(void *impl,
@@ -60,10 +70,7 @@ typedef struct sluice_program_store_ops {
                           sluice_error *err);
     sluice_status (*append)(void *impl,
                             sluice_arena *arena,
-                            const char *name,
-                            int64_t version,
-                            sluice_program_line_fn build,
-                            void *ctx,
+                            const sluice_program_append *req,
                             sluice_error *err);
     void (*close)(void *impl);
 } sluice_program_store_ops;
@@ -103,6 +110,21 @@ sluice_status sluice_program_store_check_lines(sluice_program_line *lines,
                                                const char *where,
                                                sluice_arena *arena,
                                                sluice_error *err);
+
+/* The line an append writes after lines (the count lines its store holds, read under its lock):
+ * SLUICE_E_DENIED unless req's name is at version req->version - 1 there (err says which version
+ * is in where, the store's name for messages), then req's build with the last line's hash as
+ * prev, SLUICE_E_LIMIT past SLUICE_LIMIT_PROGRAM_LINE_BYTES. NULL with err set on failure. Every
+ * store's append calls it, so the version rule and the chain are written once. */
+const char *sluice_program_store_next_line(const sluice_program_append *req,
+                                           const sluice_program_line *lines,
+                                           size_t count,
+                                           const char *where,
+                                           sluice_arena *arena,
+                                           sluice_error *err);
+
+/* The SHA-256 hex of a line's text: the next line's prev, and what a head vouches for. */
+void sluice_program_store_line_hash(const char *text, char out[SLUICE_HASH_HEX_CHARS + 1]);
 
 /* "file" or "postgres" (the store's kind, for messages). */
 const char *sluice_program_store_kind(const sluice_program_store *store);

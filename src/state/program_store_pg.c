@@ -39,13 +39,6 @@ typedef struct program_pg {
         move_sql[SQL_MAX];
 } program_pg;
 
-static void hex_of(const char *text, char out[SLUICE_HASH_HEX_CHARS + 1])
-{
-    uint8_t h[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(text, strlen(text), h);
-    sluice_hash_hex(h, sizeof h, out);
-}
-
 /* The database could not be asked (why: libpq's reason); op is "read" or "written". */
 static sluice_status
 unreachable(program_pg *p, const char *op, const char *why, sluice_arena *arena, sluice_error *err)
@@ -156,7 +149,7 @@ static sluice_status load(program_pg *p,
         return st;
     char last[SLUICE_HASH_HEX_CHARS + 1] = SLUICE_PROGRAM_STORE_FIRST_PREV;
     if (n > 0)
-        hex_of(v[n - 1].text, last);
+        sluice_program_store_line_hash(v[n - 1].text, last);
     char what[256];
     if (n != head) {
         snprintf(what, sizeof what,
@@ -232,7 +225,7 @@ insert_line(program_pg *p, size_t count, const char *text, sluice_arena *arena, 
 {
     char seq[24], hex[SLUICE_HASH_HEX_CHARS + 1], why[WHY_MAX];
     snprintf(seq, sizeof seq, "%zu", count + 1);
-    hex_of(text, hex);
+    sluice_program_store_line_hash(text, hex);
     const char *line_params[] = { seq, text };
     const char *head_params[] = { seq, hex };
     const char *sql[] = { p->insert_sql, p->move_sql };
@@ -256,10 +249,7 @@ insert_line(program_pg *p, size_t count, const char *text, sluice_arena *arena, 
 /* Under the lock, inside BEGIN: the append of program_store.h, up to the insert. */
 static sluice_status append_locked(program_pg *p,
                                    sluice_arena *arena,
-                                   const char *name,
-                                   int64_t version,
-                                   sluice_program_line_fn build,
-                                   void *ctx,
+                                   const sluice_program_append *req,
                                    sluice_error *err)
 {
     sluice_program_line *lines = NULL;
@@ -267,36 +257,14 @@ static sluice_status append_locked(program_pg *p,
     sluice_status st = load(p, true, arena, &lines, &count, err);
     if (st != SLUICE_OK)
         return st;
-    int64_t last = 0;
-    for (size_t i = count; i > 0 && last == 0; i--)
-        if (strcmp(lines[i - 1].name, name) == 0)
-            last = lines[i - 1].version;
-    if (last != version - 1)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "saved program '%s' is at version %lld in %s, not %lld: someone "
-                                "changed it meanwhile; look at it again (sluice program list) "
-                                "and retry",
-                                name, (long long)last, p->where, (long long)(version - 1));
-    char prev[SLUICE_HASH_HEX_CHARS + 1] = SLUICE_PROGRAM_STORE_FIRST_PREV;
-    if (count > 0)
-        hex_of(lines[count - 1].text, prev);
-    const char *text = build(ctx, prev, arena);
+    const char *text = sluice_program_store_next_line(req, lines, count, p->where, arena, err);
     if (text == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    if (strlen(text) > SLUICE_LIMIT_PROGRAM_LINE_BYTES)
-        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                "saved program '%s' is %zu bytes as a record (limit is %u)", name,
-                                strlen(text), SLUICE_LIMIT_PROGRAM_LINE_BYTES);
+        return err->status;
     return insert_line(p, count, text, arena, err);
 }
 
-static sluice_status pg_append(void *impl,
-                               sluice_arena *arena,
-                               const char *name,
-                               int64_t version,
-                               sluice_program_line_fn build,
-                               void *ctx,
-                               sluice_error *err)
+static sluice_status
+pg_append(void *impl, sluice_arena *arena, const sluice_program_append *req, sluice_error *err)
 {
     program_pg *p = impl;
     pthread_mutex_lock(&p->lock);
@@ -305,7 +273,7 @@ static sluice_status pg_append(void *impl,
     if (st == SLUICE_OK && !sluice_pg_chain_exec(p->conn, "BEGIN", why, sizeof why))
         st = unreachable(p, "written", why, arena, err);
     else if (st == SLUICE_OK)
-        st = append_locked(p, arena, name, version, build, ctx, err);
+        st = append_locked(p, arena, req, err);
     if (st != SLUICE_OK && p->conn != NULL)
         sluice_pg_chain_rollback(p->conn); /* nothing of a failed append stays */
     drop_if_lost(p);

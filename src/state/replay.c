@@ -5,26 +5,26 @@
  */
 #include "state/replay.h"
 
+#include "state/handle.h"
+
 #include <stdio.h>
-#include <stdlib.h>
 
 struct sluice_replay {
-    const sluice_replay_store_ops *ops;
-    void *impl;
+    sluice_state_handle h;
     sluice_replay_describe_fn describe; /* NULL: the store's name says enough */
 };
+
+static const sluice_replay_store_ops *ops_of(const sluice_replay *r)
+{
+    return r->h.ops;
+}
 
 sluice_status
 sluice_replay_wrap(const sluice_replay_store_ops *ops, void *impl, sluice_replay **out)
 {
-    sluice_replay *r = malloc(sizeof *r);
-    if (r == NULL) {
-        ops->close(impl);
+    sluice_replay *r = sluice_state_handle_new(sizeof *r, ops, impl, ops->close);
+    if (r == NULL)
         return SLUICE_E_NOMEM;
-    }
-    r->ops = ops;
-    r->impl = impl;
-    r->describe = NULL;
     *out = r;
     return SLUICE_OK;
 }
@@ -34,12 +34,12 @@ sluice_status sluice_replay_consume(sluice_replay *store,
                                     int64_t expires_at,
                                     int64_t now)
 {
-    return store->ops->consume(store->impl, token_id, expires_at, now);
+    return ops_of(store)->consume(store->h.impl, token_id, expires_at, now);
 }
 
 size_t sluice_replay_count(sluice_replay *store)
 {
-    return store->ops->count(store->impl);
+    return ops_of(store)->count(store->h.impl);
 }
 
 void sluice_replay_set_describe(sluice_replay *store, sluice_replay_describe_fn describe)
@@ -50,15 +50,12 @@ void sluice_replay_set_describe(sluice_replay *store, sluice_replay_describe_fn 
 void sluice_replay_describe(sluice_replay *store, char *buf, size_t cap)
 {
     if (store->describe != NULL)
-        store->describe(store->impl, buf, cap);
+        store->describe(store->h.impl, buf, cap);
     else
-        snprintf(buf, cap, "the %s store", store->ops->name);
+        snprintf(buf, cap, "the %s store", ops_of(store)->name);
 }
 
 void sluice_replay_close(sluice_replay *store)
 {
-    if (store == NULL)
-        return;
-    store->ops->close(store->impl);
-    free(store);
+    sluice_state_handle_free(store != NULL ? &store->h : NULL);
 }

@@ -7,6 +7,7 @@
  */
 #include "exec/executor.h"
 #include "exec/graphql_shape.h"
+#include "facts_test_util.h"
 #include "lang/graphql/front.h"
 #include "unit.h"
 
@@ -78,14 +79,6 @@ static const sluice_codefacts *analyze(sluice_arena *a, const char *code)
     static sluice_config_code_mode cm;
     cm = rules();
     return analyze_with(a, &cm, code, NULL);
-}
-
-static const sluice_codefacts_violation *violation(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, rule) == 0)
-            return &f->violations[i];
-    return NULL;
 }
 
 static void test_seed_facts(void **state)
@@ -162,7 +155,7 @@ static void test_limits_through_fragments(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sluice_arena *a = sluice_arena_new();
         const sluice_codefacts *f = analyze(a, cases[i].code);
-        const sluice_codefacts_violation *v = violation(f, cases[i].rule);
+        const sluice_codefacts_violation *v = facts_violation(f, cases[i].rule);
         if (v == NULL)
             fail_msg("%s: not refused (%zu violations)", cases[i].rule, f->violation_count);
         if (strstr(v->message, cases[i].message) == NULL)
@@ -180,19 +173,19 @@ static void test_depth_tokens_chars(void **state)
     cm.graphql_max_depth = 2;
     const sluice_codefacts *f = analyze_with(
         a, &cm, "{ customers { ...O } } fragment O on Customer { x: orders { id } }", NULL);
-    const sluice_codefacts_violation *v = violation(f, "graphql_max_depth");
+    const sluice_codefacts_violation *v = facts_violation(f, "graphql_max_depth");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "graphql_max_depth is 2; the operation reaches 3 at "
                                        "customers.x.id"));
     cm = rules();
     cm.graphql_max_tokens = 10;
-    assert_non_null(violation(
+    assert_non_null(facts_violation(
         analyze_with(a, &cm, "{ customers { id name segment plan orders { id } } }", NULL),
         "graphql_max_tokens"));
     cm = rules();
     cm.graphql_max_chars = 20;
-    assert_non_null(violation(analyze_with(a, &cm, "{ customers { id name segment } }", NULL),
-                              "graphql_max_chars"));
+    assert_non_null(facts_violation(analyze_with(a, &cm, "{ customers { id name segment } }", NULL),
+                                    "graphql_max_chars"));
     sluice_arena_free(a);
 }
 
@@ -211,7 +204,7 @@ static void test_exponential_fragments_bounded(void **state)
     cm.graphql_max_cost = 1000000000;
     cm.graphql_max_tokens = 5000;
     const sluice_codefacts *f = analyze_with(a, &cm, doc, NULL);
-    assert_non_null(violation(f, "graphql_expansion"));
+    assert_non_null(facts_violation(f, "graphql_expansion"));
     sluice_arena_free(a);
 }
 
@@ -226,7 +219,7 @@ static void test_blocked_fields(void **state)
     };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         sluice_arena *a = sluice_arena_new();
-        if (violation(analyze(a, refused[i]), "graphql_blocked_fields") == NULL)
+        if (facts_violation(analyze(a, refused[i]), "graphql_blocked_fields") == NULL)
             fail_msg("not refused: %s", refused[i]);
         sluice_arena_free(a);
     }
@@ -258,7 +251,7 @@ static void test_actions(void **state)
     const sluice_codefacts *m = analyze_with(
         a, &cm, "mutation { updateCustomerSegment(id: 1, segment: \"SMB\") { id } }", NULL);
     assert_int_equal(m->action, SLUICE_ACTION_WRITE);
-    assert_non_null(violation(m, "allowed_mutations"));
+    assert_non_null(facts_violation(m, "allowed_mutations"));
     static const char *ops[] = { "deleteSupportTicket" };
     static const char *allowed[] = { "deleteSupportTicket", "updateCustomerSegment" };
     cm.delete_operations = (sluice_strlist){ ops, 1 };
@@ -275,10 +268,11 @@ static void test_actions(void **state)
     cm.graphql_delete_patterns = (sluice_strlist){ pattern, 1 };
     assert_int_equal(analyze_with(a, &cm, "mutation { deleteSupportTicket(id: 2) }", NULL)->action,
                      SLUICE_ACTION_DELETE);
-    assert_non_null(violation(analyze_with(a, &cm, "subscription { customers { id } }", NULL),
-                              "graphql_subscriptions"));
-    assert_non_null(violation(analyze_with(a, &cm, "type T { a: Int } { customers { id } }", NULL),
-                              "ExecutableDefinitions"));
+    assert_non_null(facts_violation(analyze_with(a, &cm, "subscription { customers { id } }", NULL),
+                                    "graphql_subscriptions"));
+    assert_non_null(
+        facts_violation(analyze_with(a, &cm, "type T { a: Int } { customers { id } }", NULL),
+                        "ExecutableDefinitions"));
     sluice_arena_free(a);
 }
 
@@ -289,24 +283,24 @@ static void test_operation_name_and_variables(void **state)
     sluice_config_code_mode cm = rules();
     const char *doc =
         "query A { customers { id } } query B($id: ID!) { customer(id: $id) { name } }";
-    assert_non_null(violation(analyze_with(a, &cm, doc, NULL), "graphql_operation_name"));
+    assert_non_null(facts_violation(analyze_with(a, &cm, doc, NULL), "graphql_operation_name"));
     const sluice_codefacts *f = analyze_with(a, &cm, doc, "{\"$operationName\": \"A\"}");
     assert_false(sluice_codefacts_refused(f));
     assert_string_equal(f->operations.items[0], "customers");
-    assert_non_null(
-        violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\"}"), "graphql_variables"));
+    assert_non_null(facts_violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\"}"),
+                                    "graphql_variables"));
     f = analyze_with(a, &cm, doc, "{\"$operationName\": \"B\", \"id\": \"4\"}");
     assert_false(sluice_codefacts_refused(f));
     assert_string_equal(f->operations.items[0], "customer");
     assert_non_null(
-        violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\", \"id\": true}"),
-                  "graphql_variables"));
-    assert_non_null(violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"C\"}"),
-                              "graphql_operation_name"));
+        facts_violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"B\", \"id\": true}"),
+                        "graphql_variables"));
+    assert_non_null(facts_violation(analyze_with(a, &cm, doc, "{\"$operationName\": \"C\"}"),
+                                    "graphql_operation_name"));
     /* a variable's list size counts in the cost */
     f = analyze_with(a, &cm, "query Q($n: Int) { customers(limit: $n) { id name } }",
                      "{\"n\": 4000}");
-    assert_non_null(violation(f, "graphql_max_cost"));
+    assert_non_null(facts_violation(f, "graphql_max_cost"));
     sluice_arena_free(a);
 }
 
@@ -408,7 +402,7 @@ static void test_blocked_predicates(void **state)
         assert_int_equal(sluice_graphql_frontend()->analyze(a, code, strlen(code), refused[i].vars,
                                                             &ctx, &f, &err),
                          SLUICE_OK);
-        if (violation(f, "graphql_blocked_predicate") == NULL)
+        if (facts_violation(f, "graphql_blocked_predicate") == NULL)
             fail_msg("not refused: %s", code);
         sluice_arena_free(a);
     }
@@ -463,7 +457,8 @@ static void test_blocked_on_interface(void **state)
     cm.graphql_blocked_fields = (sluice_strlist){ ON_PARTY, 1 };
     for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
         sluice_arena *a = sluice_arena_new();
-        if (violation(analyze_with(a, &cm, refused[i], NULL), "graphql_blocked_fields") == NULL)
+        if (facts_violation(analyze_with(a, &cm, refused[i], NULL), "graphql_blocked_fields") ==
+            NULL)
             fail_msg("not refused: %s", refused[i]);
         sluice_arena_free(a);
     }
@@ -557,7 +552,7 @@ static void test_cost_multiplies_page_sizes(void **state)
         "{ repository(owner: \"o\", name: \"r\") { issues(first: 100) { nodes { comments(first: "
         "100) { nodes { reactions(first: 100) { nodes { content } } } } } } } }";
     const sluice_codefacts *f = on_connections(a, &cm, million, NULL);
-    const sluice_codefacts_violation *v = violation(f, "graphql_max_cost");
+    const sluice_codefacts_violation *v = facts_violation(f, "graphql_max_cost");
     assert_non_null(v);
     /* 1 + 1 + 1 + 100 + 100 + 100^2 + 100^2 + 100^3 */
     assert_int_equal(sluice_graphql_facts_of(f)->cost, 1020203);
@@ -651,7 +646,7 @@ static void test_did_you_mean(void **state)
                            : strncmp(m, "Unknown type", 12) == 0   ? "KnownTypeNames"
                            : strncmp(m, "Cannot query", 12) == 0   ? "FieldsOnCorrectType"
                                                                    : "ValuesOfCorrectType";
-        const sluice_codefacts_violation *v = violation(analyze(a, cases[i].code), rule);
+        const sluice_codefacts_violation *v = facts_violation(analyze(a, cases[i].code), rule);
         if (v == NULL || strcmp(v->message, cases[i].message) != 0)
             fail_msg("%s: %s", cases[i].code, v != NULL ? v->message : "(accepted)");
     }
@@ -682,21 +677,22 @@ static void test_introspection_documents(void **state)
     assert_true(sluice_graphql_facts_of(f)->cost > 1000);
     assert_int_equal(f->output_count, 0); /* schema, not data */
     f = analyze_with(a, &cm, "{ __type(name: \"Customer\") { nme fields { name } } }", NULL);
-    const sluice_codefacts_violation *v = violation(f, "FieldsOnCorrectType");
+    const sluice_codefacts_violation *v = facts_violation(f, "FieldsOnCorrectType");
     assert_non_null(v);
     assert_string_equal(v->message,
                         "Cannot query field \"nme\" on type \"__Type\". Did you mean \"name\"?");
+    assert_non_null(facts_violation(analyze_with(a, &cm, "{ __type { name } }", NULL),
+                                    "ProvidedRequiredArguments"));
     assert_non_null(
-        violation(analyze_with(a, &cm, "{ __type { name } }", NULL), "ProvidedRequiredArguments"));
-    assert_non_null(violation(analyze_with(a, &cm, "{ __schema { types } }", NULL), "ScalarLeafs"));
+        facts_violation(analyze_with(a, &cm, "{ __schema { types } }", NULL), "ScalarLeafs"));
     assert_non_null(
-        violation(analyze_with(a, &cm, "{ customers { __schema { types { name } } } }", NULL),
-                  "FieldsOnCorrectType"));
+        facts_violation(analyze_with(a, &cm, "{ customers { __schema { types { name } } } }", NULL),
+                        "FieldsOnCorrectType"));
     /* the depth limit counts inside introspection too */
     cm.graphql_max_depth = 3;
-    assert_non_null(
-        violation(analyze_with(a, &cm, "{ __schema { types { fields { type { name } } } } }", NULL),
-                  "graphql_max_depth"));
+    assert_non_null(facts_violation(
+        analyze_with(a, &cm, "{ __schema { types { fields { type { name } } } } }", NULL),
+        "graphql_max_depth"));
     sluice_arena_free(a);
 }
 
@@ -749,7 +745,7 @@ static void test_max_field_count(void **state)
         sluice_codefacts_refused(analyze_with(a, &cm, "{ customers { id name segment } }", NULL)));
     const sluice_codefacts *f = analyze_with(
         a, &cm, "{ customers { ...F x: id y: name } } fragment F on Customer { id name }", NULL);
-    const sluice_codefacts_violation *v = violation(f, "max_field_count");
+    const sluice_codefacts_violation *v = facts_violation(f, "max_field_count");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "max_field_count is 4; the operation reaches 5"));
     sluice_arena_free(a);
@@ -787,7 +783,7 @@ static void test_action_tags_name_root_fields(void **state)
     /* a tag moves the class, never the allow lists */
     cm.allowed_mutations.count = 0;
     f = analyze_with(a, &cm, "mutation { deleteSupportTicket(id: 2) }", NULL);
-    assert_non_null(violation(f, "allowed_mutations"));
+    assert_non_null(facts_violation(f, "allowed_mutations"));
     sluice_arena_free(a);
 }
 

@@ -7,6 +7,7 @@
  * the parser (execute) and the front end (validate).
  */
 #include "exec/js/interp.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "syntax/js/parse.h"
@@ -154,28 +155,20 @@ static sluice_codefacts *analyze(sluice_arena *a, const char *code, size_t len)
     return f;
 }
 
-static bool violates(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, rule) == 0)
-            return true;
-    return false;
-}
-
 static void test_js_path_of_literals_is_folded_at_validate(void **state)
 {
     (void)state;
     sluice_arena *a = sluice_arena_new();
     const char *folded = "return await api.get('/users/' + 'u12')";
     sluice_codefacts *f = analyze(a, folded, strlen(folded));
-    assert_false(violates(f, "js_dynamic_path"));
+    assert_null(facts_violation(f, "js_dynamic_path"));
     assert_true(sluice_codefacts_list_has(&f->operations, "GET /users/u12"));
     const char *mixed = "const id = 'u1'; return await api.get('/users/' + `${id}` + '/posts')";
     f = analyze(a, mixed, strlen(mixed));
     assert_true(sluice_codefacts_list_has(&f->operations, "GET /users/{}/posts"));
     /* a computed part is still computed: the operation could be anything */
     const char *computed = "const id = 'u1'; return await api.get('/users/' + id)";
-    assert_true(violates(analyze(a, computed, strlen(computed)), "js_dynamic_path"));
+    assert_non_null(facts_violation(analyze(a, computed, strlen(computed)), "js_dynamic_path"));
     sluice_arena_free(a);
 }
 
@@ -187,7 +180,7 @@ static void test_js_nul_byte_refused_alike_at_validate_and_execute(void **state)
     const char *ran = answer(a, plan, sizeof plan - 1);
     assert_string_equal(ran, "!nul_byte: the plan contains a NUL byte at byte offset 9");
     sluice_codefacts *f = analyze(a, plan, sizeof plan - 1);
-    assert_true(violates(f, "nul_byte"));
+    assert_non_null(facts_violation(f, "nul_byte"));
     assert_true(sluice_codefacts_refused(f));
     for (size_t i = 0; i < f->violation_count; i++)
         if (strcmp(f->violations[i].rule, "nul_byte") == 0)

@@ -10,6 +10,7 @@
 #include "exec/js/interp.h"
 #include "exec/mcp_plan.h"
 #include "exec/schema.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "syntax/js/parse.h"
@@ -96,14 +97,6 @@ static sluice_codefacts *analyze(sluice_arena *a, const char *code)
     return f;
 }
 
-static const sluice_codefacts_violation *find_rule(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, rule) == 0)
-            return &f->violations[i];
-    return NULL;
-}
-
 static const char composition[] =
     "const { items } = await mcp.call(\"budgets\", \"list_budgets\", { month: \"2026-11\" });\n"
     "const over = items.filter(b => b.forecast > b.limit).slice(0, 3);\n"
@@ -166,7 +159,7 @@ static void test_refusals_at_validate(void **state)
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sluice_arena *a = sluice_arena_new();
         sluice_codefacts *f = analyze(a, cases[i].code);
-        const sluice_codefacts_violation *v = find_rule(f, cases[i].rule);
+        const sluice_codefacts_violation *v = facts_violation(f, cases[i].rule);
         if (v == NULL || strstr(v->message, cases[i].says) == NULL)
             fail_msg("case %zu: want %s (%s), got %s: %s", i, cases[i].rule, cases[i].says,
                      f->violation_count > 0 ? f->violations[0].rule : "none",

@@ -4,6 +4,7 @@
  * max_api_calls = 10 naming the bound), and the interpreter's limits, each hit once and named.
  */
 #include "exec/js/interp.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "syntax/js/parse.h"
@@ -36,27 +37,19 @@ static sluice_codefacts *analyze(sluice_arena *a, const char *code, int64_t max_
     return f;
 }
 
-static const sluice_codefacts_violation *find_rule(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, rule) == 0)
-            return &f->violations[i];
-    return NULL;
-}
-
 static void test_js_seed_plan_bound_is_eleven(void **state)
 {
     (void)state;
     sluice_arena *a = sluice_arena_new();
     sluice_codefacts *f = analyze(a, seed_plan, 10);
-    const sluice_codefacts_violation *v = find_rule(f, "max_api_calls");
+    const sluice_codefacts_violation *v = facts_violation(f, "max_api_calls");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "11 upstream calls"));
     assert_non_null(strstr(v->message, "max_api_calls = 10"));
     assert_non_null(strstr(v->message, ".slice(0, 10) at line 5"));
     /* the honest limit lets it through */
     f = analyze(a, seed_plan, 11);
-    assert_null(find_rule(f, "max_api_calls"));
+    assert_null(facts_violation(f, "max_api_calls"));
     assert_false(sluice_codefacts_refused(f));
     assert_true(sluice_codefacts_list_has(&f->operations, "GET /users/{}"));
     assert_true(sluice_codefacts_list_has(&f->operations, "POST /budgets/listForecasts"));
@@ -98,7 +91,7 @@ static void test_js_refusals_name_construct_and_line(void **state)
     sluice_arena *a = sluice_arena_new();
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         sluice_codefacts *f = analyze(a, cases[i].code, 50);
-        const sluice_codefacts_violation *v = find_rule(f, cases[i].rule);
+        const sluice_codefacts_violation *v = facts_violation(f, cases[i].rule);
         if (v == NULL || strstr(v->message, cases[i].needle) == NULL || v->line != cases[i].line)
             fail_msg("case %zu (%s): %s", i, cases[i].code,
                      f->violation_count ? f->violations[0].message : "no violation");

@@ -7,6 +7,7 @@
  * form, prototype names) refused; the config rule of the entries.
  */
 #include "config/checks.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "unit.h"
@@ -51,14 +52,6 @@ static sluice_codefacts *analyze(sluice_arena *a, const sluice_config_code_mode 
     assert_int_equal(sluice_js_frontend()->analyze(a, c, strlen(c), NULL, &ctx, &f, &err),
                      SLUICE_OK);
     return f;
-}
-
-static const sluice_codefacts_violation *rule(const sluice_codefacts *f, const char *name)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, name) == 0)
-            return &f->violations[i];
-    return NULL;
 }
 
 static void test_sdk_call_resolves_by_id_as_the_path_form(void **state)
@@ -109,25 +102,26 @@ static void test_sdk_unknown_names_and_the_path_form_refused(void **state)
     (void)state;
     sluice_config_code_mode cm = sdk_mode();
     sluice_arena *a = sluice_arena_new();
-    const sluice_codefacts_violation *v =
-        rule(analyze(a, &cm, "await api.getUsr({ id: \"1\" });\nreturn 1;"), "sdk_operations");
+    const sluice_codefacts_violation *v = facts_violation(
+        analyze(a, &cm, "await api.getUsr({ id: \"1\" });\nreturn 1;"), "sdk_operations");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "api.getUsr at line 1 is not one of this server's "
                                        "sdk_operations; did you mean 'getUser'?"));
     /* in the spec but not listed: refused as unknown */
     cm.sdk_operations.count = 1;
-    assert_non_null(rule(analyze(a, &cm, "await api.deleteBudget({ id: \"b1\" });\nreturn 1;"),
-                         "sdk_operations"));
+    assert_non_null(facts_violation(
+        analyze(a, &cm, "await api.deleteBudget({ id: \"b1\" });\nreturn 1;"), "sdk_operations"));
     cm = sdk_mode();
     /* SDK mode replaces the path form, as in pmcp */
-    v = rule(analyze(a, &cm, "await api.get(\"/users/1\");\nreturn 1;"), "sdk_operations");
+    v = facts_violation(analyze(a, &cm, "await api.get(\"/users/1\");\nreturn 1;"),
+                        "sdk_operations");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "by name (sdk_operations), not by path"));
     /* a listed id that no operation has (the config names a spec of another backend) */
     static const char *ghost[] = { "getGhost" };
     cm.sdk_operations = (sluice_strlist){ ghost, 1 };
-    assert_non_null(
-        rule(analyze(a, &cm, "await api.getGhost({});\nreturn 1;"), "openapi_operation"));
+    assert_non_null(facts_violation(analyze(a, &cm, "await api.getGhost({});\nreturn 1;"),
+                                    "openapi_operation"));
     /* no spec at all: nothing resolves, nothing is allowed */
     sluice_frontend_context bare = { .code_mode = &cm };
     sluice_codefacts *f = NULL;
@@ -145,32 +139,35 @@ static void test_sdk_args_checked_against_the_parameters(void **state)
     sluice_config_code_mode cm = sdk_mode();
     cm.openapi_allow_writes = true;
     sluice_arena *a = sluice_arena_new();
-    const sluice_codefacts_violation *v =
-        rule(analyze(a, &cm, "await api.getUser({ id: \"1\", feilds: \"x\" });\nreturn 1;"),
-             "openapi_parameter");
+    const sluice_codefacts_violation *v = facts_violation(
+        analyze(a, &cm, "await api.getUser({ id: \"1\", feilds: \"x\" });\nreturn 1;"),
+        "openapi_parameter");
     assert_non_null(v);
     assert_string_equal(v->message,
                         "'feilds' at line 1 is not a parameter of getUser; did you mean 'fields'?");
-    v = rule(analyze(a, &cm, "await api.getUser({ fields: \"x\" });\nreturn 1;"),
-             "openapi_parameter");
+    v = facts_violation(analyze(a, &cm, "await api.getUser({ fields: \"x\" });\nreturn 1;"),
+                        "openapi_parameter");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "needs the path parameter 'id'"));
-    v = rule(analyze(a, &cm, "await api.getUser({ id: \"1\" }, { fields: \"x\" });\nreturn 1;"),
-             "openapi_parameter");
+    v = facts_violation(
+        analyze(a, &cm, "await api.getUser({ id: \"1\" }, { fields: \"x\" });\nreturn 1;"),
+        "openapi_parameter");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "takes one argument"));
     /* a body on a read, a query key on a write: not parameters of those */
-    assert_non_null(rule(analyze(a, &cm, "await api.getUser({ id: \"1\", body: {} });\nreturn 1;"),
-                         "openapi_parameter"));
-    assert_non_null(rule(
+    assert_non_null(
+        facts_violation(analyze(a, &cm, "await api.getUser({ id: \"1\", body: {} });\nreturn 1;"),
+                        "openapi_parameter"));
+    assert_non_null(facts_violation(
         analyze(a, &cm, "await api.update_budget_note({ id: \"1\", note: \"x\" });\nreturn 1;"),
         "openapi_parameter"));
     /* a literal the run's path rule refuses */
-    v = rule(analyze(a, &cm, "await api.getUser({ id: \"..\" });\nreturn 1;"), "js_path");
+    v = facts_violation(analyze(a, &cm, "await api.getUser({ id: \"..\" });\nreturn 1;"),
+                        "js_path");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "fills {id} of getUser"));
-    assert_non_null(
-        rule(analyze(a, &cm, "await api.getUser({ id: \"a%2e\" });\nreturn 1;"), "js_path"));
+    assert_non_null(facts_violation(
+        analyze(a, &cm, "await api.getUser({ id: \"a%2e\" });\nreturn 1;"), "js_path"));
     /* a spread or computed key: what it holds is the run's to check, every parameter a hole */
     sluice_codefacts *f =
         analyze(a, &cm, "await api.getUser({ ...args.q, id: \"me\" });\nreturn { ok: 1 };");
@@ -189,46 +186,49 @@ static void test_sdk_class_policy_is_the_path_forms(void **state)
     sluice_arena *a = sluice_arena_new();
     /* the derived modes: no writes, no deletes, admin deny_all (createBudget's class is the
      * catalog's "admin", over its method) */
+    assert_non_null(facts_violation(
+        analyze(a, &cm, "await api.update_budget_note({ id: \"b\", body: {} });\nreturn 1;"),
+        "openapi_allow_writes"));
     assert_non_null(
-        rule(analyze(a, &cm, "await api.update_budget_note({ id: \"b\", body: {} });\nreturn 1;"),
-             "openapi_allow_writes"));
-    assert_non_null(rule(analyze(a, &cm, "await api.deleteBudget({ id: \"b1\" });\nreturn 1;"),
-                         "openapi_allow_deletes"));
+        facts_violation(analyze(a, &cm, "await api.deleteBudget({ id: \"b1\" });\nreturn 1;"),
+                        "openapi_allow_deletes"));
     cm.openapi_allow_writes = true;
-    assert_non_null(
-        rule(analyze(a, &cm, "await api.createBudget({ body: {} });\nreturn 1;"), "admin_mode"));
+    assert_non_null(facts_violation(
+        analyze(a, &cm, "await api.createBudget({ body: {} });\nreturn 1;"), "admin_mode"));
     /* blocked paths: a literal under one, and a hole whose value could be one */
     const char *paths[] = { "/users/admin" };
     cm.openapi_blocked_paths = (sluice_strlist){ paths, 1 };
     const sluice_codefacts_violation *v =
-        rule(analyze(a, &cm, "await api.getUser({ id: \"admin\" });\nreturn 1;"),
-             "openapi_blocked_paths");
+        facts_violation(analyze(a, &cm, "await api.getUser({ id: \"admin\" });\nreturn 1;"),
+                        "openapi_blocked_paths");
     assert_non_null(v);
     assert_string_equal(v->message,
                         "getUser at line 1 is under a blocked path (openapi_blocked_paths)");
-    assert_non_null(rule(analyze(a, &cm, "await api.getUser({ id: args.id });\nreturn 1;"),
-                         "openapi_blocked_paths"));
-    assert_null(rule(analyze(a, &cm, "await api.getUser({ id: \"u2\" });\nreturn 1;"),
-                     "openapi_blocked_paths"));
+    assert_non_null(
+        facts_violation(analyze(a, &cm, "await api.getUser({ id: args.id });\nreturn 1;"),
+                        "openapi_blocked_paths"));
+    assert_null(facts_violation(analyze(a, &cm, "await api.getUser({ id: \"u2\" });\nreturn 1;"),
+                                "openapi_blocked_paths"));
     /* an allowlist written with ids and literal paths admits the same calls in both forms */
     cm.openapi_blocked_paths.count = 0;
     const char *writes[] = { "PATCH /budgets/b3/note" };
     cm.write_mode = SLUICE_CLASS_MODE_ALLOWLIST;
     cm.openapi_allowed_writes = (sluice_strlist){ writes, 1 };
-    assert_null(
-        rule(analyze(a, &cm, "await api.update_budget_note({ id: \"b3\", body: {} });\nreturn 1;"),
-             "write_mode"));
-    assert_non_null(rule(analyze(a, &cm,
-                                 "await api.update_budget_note({ id: args.id, body: {} });\n"
-                                 "return 1;"),
-                         "write_mode"));
+    assert_null(facts_violation(
+        analyze(a, &cm, "await api.update_budget_note({ id: \"b3\", body: {} });\nreturn 1;"),
+        "write_mode"));
+    assert_non_null(
+        facts_violation(analyze(a, &cm,
+                                "await api.update_budget_note({ id: args.id, body: {} });\n"
+                                "return 1;"),
+                        "write_mode"));
     /* output blocked fields: refused by name as with any plan */
     const char *out[] = { "ssn" };
     cm.openapi_output_blocked_fields = (sluice_strlist){ out, 1 };
-    assert_non_null(rule(analyze(a, &cm,
-                                 "const u = await api.getUser({ id: \"u2\" });\n"
-                                 "return { ssn: u.name };"),
-                         "openapi_output_blocked_fields"));
+    assert_non_null(facts_violation(analyze(a, &cm,
+                                            "const u = await api.getUser({ id: \"u2\" });\n"
+                                            "return { ssn: u.name };"),
+                                    "openapi_output_blocked_fields"));
     sluice_arena_free(a);
 }
 

@@ -6,6 +6,7 @@
  * openapi_require_output_declaration; and an allocation-failure sweep that never allows.
  */
 #include "facts/class_policy.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "lang/registry.h"
 #include "unit.h"
@@ -215,14 +216,6 @@ static sluice_codefacts *analyze(sluice_arena *a, const sluice_config_code_mode 
     return f;
 }
 
-static const sluice_codefacts_violation *rule(const sluice_codefacts *f, const char *name)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, name) == 0)
-            return &f->violations[i];
-    return NULL;
-}
-
 static void test_class_front_end_refuses_each_call(void **state)
 {
     (void)state;
@@ -234,19 +227,19 @@ static void test_class_front_end_refuses_each_call(void **state)
     /* a template whose value could be "admin": refused before it runs */
     const sluice_codefacts *f =
         analyze(a, &cm, "const r = await api.get(`/${args.where}`);\nreturn { n: r.length };");
-    const sluice_codefacts_violation *v = rule(f, "openapi_blocked_paths");
+    const sluice_codefacts_violation *v = facts_violation(f, "openapi_blocked_paths");
     assert_non_null(v);
     assert_int_equal(v->line, 1);
     assert_string_equal(v->message, "GET /{} at line 1 is under a blocked path "
                                     "(openapi_blocked_paths)");
     f = analyze(a, &cm, "await api.get('/ADMIN/users');\nreturn 1;");
-    assert_non_null(rule(f, "openapi_blocked_paths"));
+    assert_non_null(facts_violation(f, "openapi_blocked_paths"));
     f = analyze(a, &cm, "const r = await api.get(`/items/${args.id}`);\nreturn { id: r.id };");
     assert_false(sluice_codefacts_refused(f));
     /* every refused call is reported, each under its own key */
     f = analyze(a, &cm, "await api.post('/a', {});\nawait api.delete('/b');\nreturn 1;");
-    assert_non_null(rule(f, "openapi_allow_writes"));
-    assert_non_null(rule(f, "openapi_allow_deletes"));
+    assert_non_null(facts_violation(f, "openapi_allow_writes"));
+    assert_non_null(facts_violation(f, "openapi_allow_deletes"));
     sluice_arena_free(a);
 }
 
@@ -274,13 +267,16 @@ static void test_class_output_declaration_required(void **state)
     };
     sluice_arena *a = sluice_arena_new();
     for (size_t i = 0; i < sizeof declared / sizeof declared[0]; i++)
-        if (rule(analyze(a, &cm, declared[i]), "openapi_require_output_declaration") != NULL)
+        if (facts_violation(analyze(a, &cm, declared[i]), "openapi_require_output_declaration") !=
+            NULL)
             fail_msg("refused a declared shape: %s", declared[i]);
     for (size_t i = 0; i < sizeof undeclared / sizeof undeclared[0]; i++)
-        if (rule(analyze(a, &cm, undeclared[i]), "openapi_require_output_declaration") == NULL)
+        if (facts_violation(analyze(a, &cm, undeclared[i]), "openapi_require_output_declaration") ==
+            NULL)
             fail_msg("allowed an undeclared shape: %s", undeclared[i]);
     cm.openapi_require_output_declaration = false;
-    assert_null(rule(analyze(a, &cm, undeclared[0]), "openapi_require_output_declaration"));
+    assert_null(
+        facts_violation(analyze(a, &cm, undeclared[0]), "openapi_require_output_declaration"));
     sluice_arena_free(a);
 }
 

@@ -10,6 +10,7 @@
 #include "exec/openapi_match.h"
 #include "exec/openapi_spec.h"
 #include "exec/schema.h"
+#include "facts_test_util.h"
 #include "lang/js/js.h"
 #include "unit.h"
 
@@ -86,31 +87,23 @@ static sluice_codefacts *validate(fixture *fx, const char *code)
     return f;
 }
 
-static const sluice_codefacts_violation *violation(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (strcmp(f->violations[i].rule, rule) == 0)
-            return &f->violations[i];
-    return NULL;
-}
-
 static void test_unknown_literal_query_parameter_refused_with_nearest_name(void **state)
 {
     fixture *fx = *state;
     sluice_codefacts *f = validate(
         fx, "return await api.get(`/repos/${args.o}/${args.r}/issues`, {status: \"open\"})");
-    const sluice_codefacts_violation *v = violation(f, "openapi_query_parameter");
+    const sluice_codefacts_violation *v = facts_violation(f, "openapi_query_parameter");
     assert_non_null(v);
     assert_string_equal(v->message, "'status' at line 1 is not a query parameter of "
                                     "issues/list-for-repo; did you mean 'state'?");
     /* nothing near: the parameters are listed */
     f = validate(fx, "return await api.get(\"/repos/o/r/issues\", {zzzzzzzz: 1})");
-    v = violation(f, "openapi_query_parameter");
+    v = facts_violation(f, "openapi_query_parameter");
     assert_non_null(v);
     assert_non_null(strstr(v->message, "its query parameters are 'state' and 'labels'"));
     /* an operation without query parameters says so */
     f = validate(fx, "return await api.get(\"/repos/o/r/contents/a\", {ref: \"main\"})");
-    assert_non_null(strstr(violation(f, "openapi_query_parameter")->message,
+    assert_non_null(strstr(facts_violation(f, "openapi_query_parameter")->message,
                            "repos/get-content takes no query parameters"));
     /* the right names pass; a computed key is the run's to check, which refuses it the same */
     assert_false(sluice_codefacts_refused(validate(

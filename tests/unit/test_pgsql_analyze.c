@@ -6,6 +6,7 @@
  * allowlist; and an allocation-failure sweep that never yields a clean verdict for code that
  * must be refused.
  */
+#include "facts_test_util.h"
 #include "pgsql_fixture.h"
 #include "unit.h"
 
@@ -236,14 +237,6 @@ static const char *first_rule(const sluice_codefacts *f)
     return f->violation_count > 0 && f->violations[0].rule != NULL ? f->violations[0].rule : NULL;
 }
 
-static bool has_rule(const sluice_codefacts *f, const char *rule)
-{
-    for (size_t i = 0; i < f->violation_count; i++)
-        if (f->violations[i].rule != NULL && strcmp(f->violations[i].rule, rule) == 0)
-            return true;
-    return false;
-}
-
 static void test_pgsql_cases(void **state)
 {
     (void)state;
@@ -251,7 +244,8 @@ static void test_pgsql_cases(void **state)
         sluice_arena *arena = sluice_arena_new();
         sluice_codefacts *f = pgfx_analyze(arena, cases[i].sql, strlen(cases[i].sql));
         assert_non_null(f);
-        bool ok = cases[i].rule == NULL ? f->violation_count == 0 : has_rule(f, cases[i].rule);
+        bool ok = cases[i].rule == NULL ? f->violation_count == 0
+                                        : (facts_violation(f, cases[i].rule) != NULL);
         if (!ok)
             fail_msg("%s: expected %s, got %s (%s)", cases[i].sql,
                      cases[i].rule != NULL ? cases[i].rule : "no violation",
@@ -316,7 +310,7 @@ static void test_pgsql_changes(void **state)
         assert_int_equal(sluice_pgsql_analyze(arena, sql, strlen(sql), NULL, &fc, &f, &err),
                          SLUICE_OK);
         bool ok = change_cases[i].rule == NULL ? f->violation_count == 0
-                                               : has_rule(f, change_cases[i].rule);
+                                               : (facts_violation(f, change_cases[i].rule) != NULL);
         if (!ok)
             fail_msg("%s: expected %s, got %s (%s)", sql,
                      change_cases[i].rule != NULL ? change_cases[i].rule : "no violation",
@@ -398,7 +392,7 @@ static void test_pgsql_violation_has_place(void **state)
     const char *sql = "SELECT id\nFROM customers\nWHERE upper(ssn) = 'X'";
     sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
     assert_non_null(f);
-    assert_true(has_rule(f, "blocked_predicate"));
+    assert_non_null(facts_violation(f, "blocked_predicate"));
     assert_int_equal(f->violations[0].line, 3);
     assert_true(f->violations[0].column > 1);
     assert_non_null(strstr(f->violations[0].message, "bare"));
@@ -432,7 +426,7 @@ static void test_pgsql_parse_bounds(void **state)
         sluice_arena *arena = sluice_arena_new();
         sluice_codefacts *f = pgfx_analyze(arena, sql, len);
         assert_non_null(f);
-        if (!has_rule(f, "too_complex"))
+        if (facts_violation(f, "too_complex") == NULL)
             fail_msg("shape %zu: expected too_complex, got %s", i,
                      first_rule(f) != NULL ? first_rule(f) : "none");
         assert_non_null(strstr(f->violations[0].message, "limit is"));
@@ -446,7 +440,7 @@ static void test_pgsql_parse_bounds(void **state)
     sluice_arena *arena = sluice_arena_new();
     sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
     assert_non_null(f);
-    assert_false(has_rule(f, "syntax_error"));
+    assert_null(facts_violation(f, "syntax_error"));
     sluice_arena_free(arena);
 }
 
@@ -463,7 +457,7 @@ static void test_pgsql_planning_bounds(void **state)
     sluice_arena *arena = sluice_arena_new();
     sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
     assert_non_null(f);
-    assert_true(has_rule(f, "too_complex"));
+    assert_non_null(facts_violation(f, "too_complex"));
     assert_non_null(strstr(f->violations[0].message, "CTEs (limit is 32)"));
     sluice_arena_free(arena);
     /* 70 FROM items through nested subqueries, no join at all */
@@ -476,7 +470,7 @@ static void test_pgsql_planning_bounds(void **state)
     arena = sluice_arena_new();
     f = pgfx_analyze(arena, sql, strlen(sql));
     assert_non_null(f);
-    assert_true(has_rule(f, "too_complex"));
+    assert_non_null(facts_violation(f, "too_complex"));
     sluice_arena_free(arena);
     /* within both: allowed */
     const char *ok = "WITH a AS (SELECT id FROM orders), b AS (SELECT id FROM a) SELECT id FROM b";
@@ -507,7 +501,7 @@ static void test_pgsql_allocation_failure_sweep(void **state)
             runs++;
             if (f != NULL && f->violation_count == 0)
                 clean++;
-            bool finished = f != NULL && has_rule(f, "blocked_column");
+            bool finished = f != NULL && facts_violation(f, "blocked_column") != NULL;
             sluice_arena_free(arena);
             if (finished && n > 200)
                 break; /* past the last allocation: the analysis completed */

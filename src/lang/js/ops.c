@@ -135,8 +135,8 @@ void sluice_js_ops_check_call(sluice_arena *arena,
                               const sluice_js_node *call)
 {
     check_path(f, op, tmpl, call);
-    /* POST, PUT and PATCH send their second argument as the body */
-    if (strcmp(op->method, "GET") != 0 && strcmp(op->method, "DELETE") != 0)
+    /* a method that sends a body takes its second argument as the body, not as the query */
+    if (sluice_openapi_method_sends_body(op->method))
         return;
     const sluice_js_node *q = call->n > 1 ? call->list[1] : NULL;
     for (size_t i = 0; q != NULL && q->kind == SLUICE_JS_OBJECT && i < q->n; i++) {
@@ -177,12 +177,6 @@ const sluice_js_apiop *sluice_js_ops_find(const sluice_js_ops *ops, const char *
         if (strcmp(ops->ops[i].id, id) == 0)
             return &ops->ops[i];
     return NULL;
-}
-
-static bool sends_body(const sluice_js_apiop *op)
-{
-    return strcmp(op->method, "POST") == 0 || strcmp(op->method, "PUT") == 0 ||
-           strcmp(op->method, "PATCH") == 0;
 }
 
 /* Whether key names a {param} of op's path. */
@@ -228,7 +222,7 @@ static void check_sdk_keys(sluice_arena *arena,
             f->incomplete = true;
             return;
         }
-        bool body = sends_body(op);
+        bool body = sluice_openapi_method_sends_body(op->method);
         sluice_suggest near;
         sluice_suggest_init(&near, key);
         bool known = is_path_param(op, key) || (body && strcmp(key, "body") == 0);

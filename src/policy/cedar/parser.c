@@ -141,29 +141,15 @@ static bool decode_string(parser *p, char **out, uint32_t *out_len, uint8_t **st
             continue;
         }
         char e = i < n ? s[i++] : '\0';
+        /* the one-character escapes: escaped[k] stands for meant[k] */
+        static const char escaped[] = "nrt0\\'\"", meant[] = "\n\r\t\0\\'\"";
+        const char *simple = memchr(escaped, e, sizeof escaped - 1);
+        if (simple != NULL) {
+            buf[o++] = meant[simple - escaped];
+            continue;
+        }
         uint32_t cp = 0;
         switch (e) {
-        case 'n':
-            buf[o++] = '\n';
-            break;
-        case 'r':
-            buf[o++] = '\r';
-            break;
-        case 't':
-            buf[o++] = '\t';
-            break;
-        case '0':
-            buf[o++] = '\0';
-            break;
-        case '\\':
-            buf[o++] = '\\';
-            break;
-        case '\'':
-            buf[o++] = '\'';
-            break;
-        case '"':
-            buf[o++] = '"';
-            break;
         case '*':
             if (marks == NULL)
                 return fail(p, "the escape `\\*` is only allowed in `like` patterns");
@@ -764,29 +750,38 @@ static cedar_expr *parse_unary(parser *p)
     return e;
 }
 
+/* A left-associative binary level: operand (op operand)*, where op is one of two tokens (the same
+ * one twice when the level has one) building the matching kind. */
+typedef struct left_level {
+    cedar_tok_kind op[2];
+    cedar_expr_kind kind[2];
+    cedar_expr *(*operand)(parser *p);
+} left_level;
+
+static cedar_expr *parse_left(parser *p, const left_level *l)
+{
+    cedar_expr *e = l->operand(p);
+    while (e != NULL && (p->tok.kind == l->op[0] || p->tok.kind == l->op[1])) {
+        cedar_expr_kind k = p->tok.kind == l->op[0] ? l->kind[0] : l->kind[1];
+        advance(p);
+        cedar_expr *r = l->operand(p);
+        e = r != NULL ? binary(p, k, e, r) : NULL;
+    }
+    return e;
+}
+
 /* mult := unary ('*' unary)* */
 static cedar_expr *parse_mult(parser *p)
 {
-    cedar_expr *e = parse_unary(p);
-    while (e != NULL && p->tok.kind == TK_STAR) {
-        advance(p);
-        cedar_expr *r = parse_unary(p);
-        e = r != NULL ? binary(p, EX_MUL, e, r) : NULL;
-    }
-    return e;
+    static const left_level level = { { TK_STAR, TK_STAR }, { EX_MUL, EX_MUL }, parse_unary };
+    return parse_left(p, &level);
 }
 
 /* add := mult (('+' | '-') mult)* */
 static cedar_expr *parse_add(parser *p)
 {
-    cedar_expr *e = parse_mult(p);
-    while (e != NULL && (p->tok.kind == TK_PLUS || p->tok.kind == TK_MINUS)) {
-        cedar_expr_kind k = p->tok.kind == TK_PLUS ? EX_ADD : EX_SUB;
-        advance(p);
-        cedar_expr *r = parse_mult(p);
-        e = r != NULL ? binary(p, k, e, r) : NULL;
-    }
-    return e;
+    static const left_level level = { { TK_PLUS, TK_MINUS }, { EX_ADD, EX_SUB }, parse_mult };
+    return parse_left(p, &level);
 }
 
 static bool at_relop(const parser *p, cedar_expr_kind *kind)
@@ -951,25 +946,15 @@ static cedar_expr *parse_relation(parser *p)
 /* and := relation ('&&' relation)* */
 static cedar_expr *parse_and(parser *p)
 {
-    cedar_expr *e = parse_relation(p);
-    while (e != NULL && p->tok.kind == TK_AND) {
-        advance(p);
-        cedar_expr *r = parse_relation(p);
-        e = r != NULL ? binary(p, EX_AND, e, r) : NULL;
-    }
-    return e;
+    static const left_level level = { { TK_AND, TK_AND }, { EX_AND, EX_AND }, parse_relation };
+    return parse_left(p, &level);
 }
 
 /* or := and ('||' and)* */
 static cedar_expr *parse_or(parser *p)
 {
-    cedar_expr *e = parse_and(p);
-    while (e != NULL && p->tok.kind == TK_OR) {
-        advance(p);
-        cedar_expr *r = parse_and(p);
-        e = r != NULL ? binary(p, EX_OR, e, r) : NULL;
-    }
-    return e;
+    static const left_level level = { { TK_OR, TK_OR }, { EX_OR, EX_OR }, parse_and };
+    return parse_left(p, &level);
 }
 
 /* expr := 'if' expr 'then' expr 'else' expr | or */
