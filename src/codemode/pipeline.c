@@ -490,18 +490,6 @@ static bool append_violations(json_t *list, const sluice_codefacts_violation *vs
     return list != NULL;
 }
 
-/* NULL unless every string is in the array. */
-static json_t *strings_json(const sluice_codefacts_list *list)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < list->count; i++)
-        if (json_array_append_new(a, json_string(list->items[i])) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    return a;
-}
-
 static void iso_time(int64_t t, char out[32])
 {
     time_t tt = (time_t)t;
@@ -772,8 +760,8 @@ static json_t *validation_json(const sluice_codemode *cm,
         json_pack("{s:b, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "language",
                   f->language != NULL ? f->language : "", "action", action_label(f->action),
                   "risk_level", sluice_risk_name(j->risk), "explanation", explanation, "violations",
-                  violations, "warnings", strings_json(&f->warnings), "code_hash", f->code_hash,
-                  "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
+                  violations, "warnings", sluice_codefacts_list_json(&f->warnings), "code_hash",
+                  f->code_hash, "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
     if (o == NULL) {
         json_decref(meta);
         return NULL;

@@ -925,34 +925,49 @@ static sluice_status prepare_one(duck_call *c, const char *sql, duckdb_prepared_
     return st;
 }
 
+/* DuckDB's binds (sluice_exec_bind_ops): a duckdb_state, DuckDBSuccess (0) when bound. */
+static int duck_text(void *ps, size_t i, const char *s, size_t len)
+{
+    return (int)duckdb_bind_varchar_length(ps, (idx_t)i, s, len);
+}
+
+static int duck_integer(void *ps, size_t i, int64_t v)
+{
+    return (int)duckdb_bind_int64(ps, (idx_t)i, v);
+}
+
+static int duck_real(void *ps, size_t i, double v)
+{
+    return (int)duckdb_bind_double(ps, (idx_t)i, v);
+}
+
+static int duck_boolean(void *ps, size_t i, bool v)
+{
+    return (int)duckdb_bind_boolean(ps, (idx_t)i, v);
+}
+
+static int duck_null(void *ps, size_t i)
+{
+    return (int)duckdb_bind_null(ps, (idx_t)i);
+}
+
+static const sluice_exec_bind_ops duck_binds = {
+    .text = duck_text,
+    .integer = duck_integer,
+    .real = duck_real,
+    .boolean = duck_boolean,
+    .null = duck_null,
+};
+
 static sluice_status bind_value(duck_call *c, idx_t i, const char *name, const json_t *v)
 {
-    duckdb_state ds;
-    switch (json_typeof(v)) {
-    case JSON_STRING:
-        ds = duckdb_bind_varchar_length(c->ps, i, json_string_value(v), json_string_length(v));
-        break;
-    case JSON_INTEGER:
-        ds = duckdb_bind_int64(c->ps, i, json_integer_value(v));
-        break;
-    case JSON_REAL:
-        ds = duckdb_bind_double(c->ps, i, json_real_value(v));
-        break;
-    case JSON_TRUE:
-    case JSON_FALSE:
-        ds = duckdb_bind_boolean(c->ps, i, json_is_true(v));
-        break;
-    case JSON_NULL:
-        ds = duckdb_bind_null(c->ps, i);
-        break;
-    default:
-        return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
-                                "variable '%s' must be a string, number, boolean or null", name);
-    }
-    if (ds != DuckDBSuccess)
+    sluice_exec_binding b = { &duck_binds, c->ps, c->arena, c->err };
+    int rc = DuckDBSuccess;
+    sluice_status st = sluice_exec_bind(&b, (size_t)i, name, v, &rc);
+    if (st == SLUICE_OK && rc != DuckDBSuccess)
         return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
                                 "variable '%s' cannot be bound to parameter $%s", name, name);
-    return SLUICE_OK;
+    return st;
 }
 
 /* Binds every parameter from the variables object; values never become SQL text. */

@@ -652,6 +652,40 @@ static sluice_status prepare_one(lite_call *c)
     return SLUICE_OK;
 }
 
+/* SQLite's binds (sluice_exec_bind_ops): an SQLite result code, SQLITE_OK (0) when bound. */
+static int lite_text(void *stmt, size_t i, const char *s, size_t len)
+{
+    return sqlite3_bind_text64(stmt, (int)i, s, len, SQLITE_TRANSIENT, SQLITE_UTF8);
+}
+
+static int lite_integer(void *stmt, size_t i, int64_t v)
+{
+    return sqlite3_bind_int64(stmt, (int)i, v);
+}
+
+static int lite_real(void *stmt, size_t i, double v)
+{
+    return sqlite3_bind_double(stmt, (int)i, v);
+}
+
+static int lite_boolean(void *stmt, size_t i, bool v)
+{
+    return sqlite3_bind_int(stmt, (int)i, v);
+}
+
+static int lite_null(void *stmt, size_t i)
+{
+    return sqlite3_bind_null(stmt, (int)i);
+}
+
+static const sluice_exec_bind_ops lite_binds = {
+    .text = lite_text,
+    .integer = lite_integer,
+    .real = lite_real,
+    .boolean = lite_boolean,
+    .null = lite_null,
+};
+
 static sluice_status bind_variables(lite_call *c)
 {
     const json_t *vars = c->req->variables;
@@ -671,30 +705,11 @@ static sluice_status bind_variables(lite_call *c)
             return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
                                     "parameter %s has no value; add \"%s\" to variables",
                                     pname != NULL ? pname : "?", name);
-        int rc;
-        switch (json_typeof(v)) {
-        case JSON_STRING:
-            rc = sqlite3_bind_text64(c->stmt, i, json_string_value(v), json_string_length(v),
-                                     SQLITE_TRANSIENT, SQLITE_UTF8);
-            break;
-        case JSON_INTEGER:
-            rc = sqlite3_bind_int64(c->stmt, i, json_integer_value(v));
-            break;
-        case JSON_REAL:
-            rc = sqlite3_bind_double(c->stmt, i, json_real_value(v));
-            break;
-        case JSON_TRUE:
-        case JSON_FALSE:
-            rc = sqlite3_bind_int(c->stmt, i, json_is_true(v));
-            break;
-        case JSON_NULL:
-            rc = sqlite3_bind_null(c->stmt, i);
-            break;
-        default:
-            return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
-                                    "variable '%s' must be a string, number, boolean or null",
-                                    name);
-        }
+        sluice_exec_binding b = { &lite_binds, c->stmt, c->arena, c->err };
+        int rc = SQLITE_OK;
+        sluice_status st = sluice_exec_bind(&b, (size_t)i, name, v, &rc);
+        if (st != SLUICE_OK)
+            return st;
         if (rc != SQLITE_OK)
             return sluice_error_set(c->err, c->arena, SLUICE_E_INVALID,
                                     "variable '%s' cannot be bound: %s", name, sqlite3_errstr(rc));

@@ -228,6 +228,33 @@ const json_t *sluice_exec_variable(const json_t *vars, const char *name, bool *u
     return NULL;
 }
 
+sluice_status
+sluice_exec_bind(const sluice_exec_binding *b, size_t i, const char *name, const json_t *v, int *rc)
+{
+    const sluice_exec_bind_ops *ops = b->ops;
+    switch (json_typeof(v)) {
+    case JSON_STRING:
+        *rc = ops->text(b->stmt, i, json_string_value(v), json_string_length(v));
+        return SLUICE_OK;
+    case JSON_INTEGER:
+        *rc = ops->integer(b->stmt, i, json_integer_value(v));
+        return SLUICE_OK;
+    case JSON_REAL:
+        *rc = ops->real(b->stmt, i, json_real_value(v));
+        return SLUICE_OK;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        *rc = ops->boolean(b->stmt, i, json_is_true(v));
+        return SLUICE_OK;
+    case JSON_NULL:
+        *rc = ops->null(b->stmt, i);
+        return SLUICE_OK;
+    default:
+        return sluice_error_set(b->err, b->arena, SLUICE_E_INVALID,
+                                "variable '%s' must be a string, number, boolean or null", name);
+    }
+}
+
 sluice_status sluice_exec_variables_all_used(const json_t *vars,
                                              const bool *used,
                                              sluice_arena *arena,

@@ -1,6 +1,7 @@
 /*
  * values.h — what every executor shares when it turns engine output into a result: JSON values
- * for text and bytes, the row accumulator that enforces max_rows / max_bytes, variable checks,
+ * for text and bytes, the row accumulator that enforces max_rows / max_bytes, variable checks
+ * and the binding of a variable by its JSON kind,
  * the clock, and the timeout / cancellation messages.
  *
  * Owns: the result conventions listed in executor.h that do not depend on an engine.
@@ -52,6 +53,31 @@ void sluice_exec_rows_finish(const sluice_exec_rows *acc, sluice_exec_result *ou
 /* Looks up the variable a parameter refers to; name has no sigil ("id", "1"). Marks it used in
  * used[] (one flag per json_object key, in iteration order). NULL when absent. */
 const json_t *sluice_exec_variable(const json_t *vars, const char *name, bool *used);
+
+/* How an engine binds a value to parameter i (1-based) of its prepared statement, one op per JSON
+ * kind a variable may have; each returns the engine's own code, 0 when bound. */
+typedef struct sluice_exec_bind_ops {
+    int (*text)(void *stmt, size_t i, const char *s, size_t len);
+    int (*integer)(void *stmt, size_t i, int64_t v);
+    int (*real)(void *stmt, size_t i, double v);
+    int (*boolean)(void *stmt, size_t i, bool v);
+    int (*null)(void *stmt, size_t i);
+} sluice_exec_bind_ops;
+
+/* One statement to bind through an engine's ops, and where a refusal goes. */
+typedef struct sluice_exec_binding {
+    const sluice_exec_bind_ops *ops;
+    void *stmt;
+    sluice_arena *arena;
+    sluice_error *err;
+} sluice_exec_binding;
+
+/* Binds the variable v (named name) to parameter i: SLUICE_OK with *rc the engine's code (0:
+ * bound; the engine words its own failure), or SLUICE_E_INVALID naming the variable when v is an
+ * array or an object: only a string, number, boolean or null is bound, so that the same
+ * variables mean the same on every engine and a value never becomes SQL text. */
+sluice_status sluice_exec_bind(
+    const sluice_exec_binding *b, size_t i, const char *name, const json_t *v, int *rc);
 
 /* After binding: the first variable no parameter used is an error (so a typo is not silently
  * ignored); SLUICE_OK when all were used. used has json_object_size(vars) flags. */

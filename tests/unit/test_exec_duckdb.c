@@ -328,6 +328,7 @@ static void test_variables_are_data(void **state)
     json_decref(vars);
     vars = json_pack("{s:[i]}", "n", 1);
     assert_int_equal(run_full(f, "SELECT $n", vars, limits, false, &r, &err), SLUICE_E_INVALID);
+    assert_string_equal(err.message, "variable 'n' must be a string, number, boolean or null");
     json_decref(vars);
     /* positional parameters are keyed "1", "2", ... */
     vars = json_pack("{s:i}", "1", 41);

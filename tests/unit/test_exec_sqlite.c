@@ -270,6 +270,17 @@ static void test_variables_are_data(void **state)
     assert_int_equal(run_full(f, "SELECT :n", vars, limits, false, &r, &err), SLUICE_E_INVALID);
     assert_int_equal(run_full(f, "SELECT 1", vars, limits, false, &r, &err), SLUICE_E_INVALID);
     json_decref(vars);
+    /* a real binds as a real; an array or an object is never bound (sluice_exec_bind) */
+    vars = json_pack("{s:f}", "d", 1.5);
+    assert_int_equal(run_full(f, "SELECT :d * 2", vars, limits, false, &r, &err), SLUICE_OK);
+    text = json_dumps(r.rows, JSON_COMPACT);
+    assert_string_equal(text, "[[3.0]]");
+    free(text);
+    json_decref(vars);
+    vars = json_pack("{s:[i]}", "n", 1);
+    assert_int_equal(run_full(f, "SELECT :n", vars, limits, false, &r, &err), SLUICE_E_INVALID);
+    assert_string_equal(err.message, "variable 'n' must be a string, number, boolean or null");
+    json_decref(vars);
 }
 
 static void test_scrubbed_errors(void **state)

@@ -19,6 +19,16 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n);
 static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count);
 static jcomp spread_into_array(interp *in, jarr *a, jv v);
 
+/* Adds an evaluated element of an argument list or array literal to a: a spread's items one by
+ * one, anything else as one value. */
+static jcomp push_element(interp *in, jarr *a, const sluice_js_node *el, jv v)
+{
+    if (el->kind == SLUICE_JS_SPREAD)
+        return spread_into_array(in, a, v);
+    return sluice_jsi_arr_push(in, a, v) == SLUICE_JSI_NORMAL ? SLUICE_JSI_NORMAL
+                                                              : SLUICE_JSI_FATAL;
+}
+
 /* --- limits -------------------------------------------------------------------------------- */
 
 jcomp sluice_jsi_step(interp *in)
@@ -572,14 +582,8 @@ eval_args(interp *in, env *e, const sluice_js_node *call, jv **args, size_t *arg
         jcomp rc = i == 0 && path != NULL
                        ? eval_path(in, e, arg, &v, path)
                        : eval(in, e, arg->kind == SLUICE_JS_SPREAD ? arg->a : arg, &v);
-        if (rc != SLUICE_JSI_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL || (rc = push_element(in, a, arg, v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (arg->kind == SLUICE_JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
-            return SLUICE_JSI_FATAL;
-        }
     }
     *args = a->v;
     *argc = a->len;
@@ -598,28 +602,31 @@ static jcomp callee_name_error(interp *in, const sluice_js_node *callee)
     return sluice_jsi_throw(in, "TypeError", "%s is not a function", what);
 }
 
+/* member := object ('.' name | '?.' name | '[' key ']'): the object into *self and the member
+ * into *out; SHORT when an optional chain meets undefined or null. A member read and a method
+ * call (which keeps the object as `this`) both evaluate one this way. */
+static jcomp member_of(interp *in, env *e, const sluice_js_node *n, jv *self, jv *out)
+{
+    jcomp rc = eval(in, e, n->a, self);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    if ((n->flags & SLUICE_JS_F_OPTIONAL) && (self->t == JV_UNDEF || self->t == JV_NULL))
+        return SLUICE_JSI_SHORT;
+    if (n->flags & SLUICE_JS_F_COMPUTED) {
+        jv key;
+        if ((rc = eval(in, e, n->b, &key)) != SLUICE_JSI_NORMAL)
+            return rc;
+        return get_member_v(in, *self, key, out);
+    }
+    return get_member(in, *self, n->b->str, out);
+}
+
 static jcomp eval_call(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv fn, self = jv_undef();
-    jcomp rc;
     const sluice_js_node *callee = n->a;
-    if (callee->kind == SLUICE_JS_MEMBER) {
-        rc = eval(in, e, callee->a, &self);
-        if (rc != SLUICE_JSI_NORMAL)
-            return rc;
-        if ((callee->flags & SLUICE_JS_F_OPTIONAL) && (self.t == JV_UNDEF || self.t == JV_NULL))
-            return SLUICE_JSI_SHORT;
-        if (callee->flags & SLUICE_JS_F_COMPUTED) {
-            jv key;
-            if ((rc = eval(in, e, callee->b, &key)) != SLUICE_JSI_NORMAL)
-                return rc;
-            rc = get_member_v(in, self, key, &fn);
-        } else {
-            rc = get_member(in, self, callee->b->str, &fn);
-        }
-    } else {
-        rc = eval(in, e, callee, &fn);
-    }
+    jcomp rc = callee->kind == SLUICE_JS_MEMBER ? member_of(in, e, callee, &self, &fn)
+                                                : eval(in, e, callee, &fn);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
     if ((n->flags & SLUICE_JS_F_OPTIONAL) && (fn.t == JV_UNDEF || fn.t == JV_NULL))
@@ -1209,14 +1216,8 @@ static jcomp eval_array(interp *in, env *e, const sluice_js_node *n, jv *out)
         const sluice_js_node *el = n->list[i];
         jv v;
         jcomp rc = eval(in, e, el->kind == SLUICE_JS_SPREAD ? el->a : el, &v);
-        if (rc != SLUICE_JSI_NORMAL)
+        if (rc != SLUICE_JSI_NORMAL || (rc = push_element(in, a, el, v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (el->kind == SLUICE_JS_SPREAD) {
-            if ((rc = spread_into_array(in, a, v)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else if (sluice_jsi_arr_push(in, a, v) != SLUICE_JSI_NORMAL) {
-            return SLUICE_JSI_FATAL;
-        }
     }
     *out = jv_arr(a);
     return SLUICE_JSI_NORMAL;
@@ -1297,18 +1298,7 @@ static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
 static jcomp eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv obj;
-    jcomp rc = eval(in, e, n->a, &obj);
-    if (rc != SLUICE_JSI_NORMAL)
-        return rc;
-    if ((n->flags & SLUICE_JS_F_OPTIONAL) && (obj.t == JV_UNDEF || obj.t == JV_NULL))
-        return SLUICE_JSI_SHORT;
-    if (n->flags & SLUICE_JS_F_COMPUTED) {
-        jv key;
-        if ((rc = eval(in, e, n->b, &key)) != SLUICE_JSI_NORMAL)
-            return rc;
-        return get_member_v(in, obj, key, out);
-    }
-    return get_member(in, obj, n->b->str, out);
+    return member_of(in, e, n, &obj, out);
 }
 
 static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)

@@ -5,20 +5,10 @@
  * IPv6 address, prefix within the family's width) and the range predicates.
  * Does not own: the method dispatch (eval.c).
  */
+#include "core/hash.h"
 #include "policy/cedar/ast.h"
 
 #include <string.h>
-
-static int hexval(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
 
 static bool parse_v4(const char *s, size_t len, uint8_t out[4])
 {
@@ -55,8 +45,8 @@ static const char *parse_v6(const char *s, size_t len, uint8_t out[16])
     while (i < len) {
         size_t start = i;
         unsigned v = 0;
-        while (i < len && hexval(s[i]) >= 0 && i - start < 5)
-            v = v * 16 + (unsigned)hexval(s[i++]);
+        while (i < len && sluice_hex_digit((unsigned char)s[i]) >= 0 && i - start < 5)
+            v = v * 16 + (unsigned)sluice_hex_digit((unsigned char)s[i++]);
         if (i < len && s[i] == '.')
             return "We do not accept IPv4 embedded in IPv6";
         if (i == start || i - start > 4 || nhead + ntail >= 8)

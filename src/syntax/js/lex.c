@@ -7,6 +7,7 @@
  */
 #include "syntax/js/lex.h"
 
+#include "core/hash.h"
 #include "core/limits.h"
 #include "core/vec.h"
 
@@ -242,17 +243,6 @@ static int is_id_part(int c)
     return is_id_start(c) || (c >= '0' && c <= '9');
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static void newline(lexer *lx, size_t after)
 {
     lx->line++;
@@ -318,8 +308,8 @@ static int32_t letter_escape(char c)
 /* \xHH after the x; `at` is the backslash, for the message. */
 static sluice_status hex_escape(lexer *lx, size_t at, uint32_t *cp)
 {
-    int h1 = lx->pos + 1 < lx->len ? hexval(lx->src[lx->pos]) : -1;
-    int h2 = h1 >= 0 ? hexval(lx->src[lx->pos + 1]) : -1;
+    int h1 = lx->pos + 1 < lx->len ? sluice_hex_digit((unsigned char)lx->src[lx->pos]) : -1;
+    int h2 = h1 >= 0 ? sluice_hex_digit((unsigned char)lx->src[lx->pos + 1]) : -1;
     if (h2 < 0)
         return fail(lx, at, "bad \\x escape: expected two hex digits", "write \\x41");
     lx->pos += 2;
@@ -334,8 +324,8 @@ static sluice_status unicode_escape(lexer *lx, size_t at)
     if (lx->pos < lx->len && lx->src[lx->pos] == '{') {
         lx->pos++;
         size_t digits = 0;
-        while (lx->pos < lx->len && hexval(lx->src[lx->pos]) >= 0) {
-            cp = cp * 16 + (uint32_t)hexval(lx->src[lx->pos++]);
+        while (lx->pos < lx->len && sluice_hex_digit((unsigned char)lx->src[lx->pos]) >= 0) {
+            cp = cp * 16 + (uint32_t)sluice_hex_digit((unsigned char)lx->src[lx->pos++]);
             if (cp > 0x10FFFF)
                 return fail(lx, at, "bad \\u{...} escape: code point above 10FFFF", NULL);
             digits++;
@@ -347,7 +337,7 @@ static sluice_status unicode_escape(lexer *lx, size_t at)
         return put_cp(lx, cp) == 0 ? SLUICE_OK : SLUICE_E_NOMEM;
     }
     for (int k = 0; k < 4; k++) {
-        int h = lx->pos < lx->len ? hexval(lx->src[lx->pos]) : -1;
+        int h = lx->pos < lx->len ? sluice_hex_digit((unsigned char)lx->src[lx->pos]) : -1;
         if (h < 0)
             return fail(lx, at, "bad \\u escape: expected four hex digits", "write \\u00e9");
         cp = cp * 16 + (uint32_t)h;
@@ -508,7 +498,7 @@ static double digits(lexer *lx, int radix, size_t *count)
             lx->pos++;
             continue;
         }
-        int d = hexval(c);
+        int d = sluice_hex_digit((unsigned char)c);
         if (d < 0 || d >= radix)
             break;
         v = v * radix + d;
