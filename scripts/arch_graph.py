@@ -1,12 +1,18 @@
 #!/usr/bin/env python3
-"""arch_graph.py — draws docs/img/layers.{svg,png} and request_path.{svg,png} from the includes.
+"""arch_graph.py — draws docs/img/layers.{dot,svg,png} and request_path.{dot,svg,png} from the
+includes.
 
 layers.svg: one box per area of src/, ranked as scripts/check_layers.sh ranks them (read from
 that script, so the picture and the check cannot disagree), an arrow from an area to each lower
-area it includes, labelled with the number of include lines.
+area it includes (no counts on the arrows: the picture, and the checked-in DOT, change when a
+layer starts or stops depending on another, not with every include line).
 request_path.svg: the modules one execute_code request passes through, transport to executor,
 with every include edge between them as the code has it (a module = src/<area>/<name>.c + .h).
-Usage: scripts/arch_graph.py [REPO]   (needs graphviz `dot`; scripts/bootstrap.sh installs it)
+The .dot files are checked in beside the pictures: `--check` regenerates the DOT text only and
+fails when it differs from docs/img/*.dot (no graphviz needed; ctest lint_ctest_arch_graph runs
+it), so a change to the includes that is not redrawn fails the tests instead of drifting.
+Usage: scripts/arch_graph.py [--check] [REPO]
+  (drawing needs graphviz `dot`; scripts/bootstrap.sh installs it)
 """
 import collections
 import os
@@ -14,10 +20,13 @@ import re
 import subprocess
 import sys
 
-repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+args = sys.argv[1:]
+check = "--check" in args
+args = [a for a in args if a != "--check"]
+repo = args[0] if args else os.path.join(os.path.dirname(__file__), "..")
 src = os.path.join(repo, "src")
 out = os.path.join(repo, "docs", "img")
-os.makedirs(out, exist_ok=True)
+stale = []
 
 with open(os.path.join(repo, "scripts", "check_layers.sh")) as fh:
     text = fh.read()
@@ -44,12 +53,22 @@ for root, _, names in os.walk(src):
 
 
 def render(name, dot):
-    with open(os.path.join(out, name + ".dot"), "w") as fh:
+    target = os.path.join(out, name + ".dot")
+    if check:
+        try:
+            with open(target) as fh:
+                same = fh.read() == dot
+        except FileNotFoundError:
+            same = False
+        if not same:
+            stale.append(target)
+        return
+    os.makedirs(out, exist_ok=True)
+    with open(target, "w") as fh:
         fh.write(dot)
     for fmt in ("svg", "png"):
         subprocess.run(["dot", "-T" + fmt, "-Gdpi=80", "-o", os.path.join(out, f"{name}.{fmt}"),
-                        os.path.join(out, name + ".dot")], check=True)
-    os.remove(os.path.join(out, name + ".dot"))
+                        target], check=True)
 
 
 lines = ["digraph layers {", "  rankdir=TB; node [shape=box, fontname=Helvetica];",
@@ -62,8 +81,8 @@ for hi, lo in zip(ranks, ranks[1:]):  # keeps empty areas (no includes yet) in t
     top = min(a for a in rank if rank[a] == hi)
     low = min(a for a in rank if rank[a] == lo)
     lines.append(f'  "{top}" -> "{low}" [style=invis];')
-for (a, b), n in sorted(edges.items()):
-    lines.append(f'  "{a}" -> "{b}" [label="{n}"];')
+for a, b in sorted(edges):
+    lines.append(f'  "{a}" -> "{b}";')
 lines.append("}")
 render("layers", "\n".join(lines) + "\n")
 
@@ -86,5 +105,10 @@ for a, b in sorted(mod_edges):
         lines.append(f'  "{a}" -> "{b}";')
 lines.append("}")
 render("request_path", "\n".join(lines) + "\n")
+if check:
+    for target in stale:
+        print(f"arch_graph: {target} is not what the includes draw today; run "
+              f"scripts/arch_graph.py and commit docs/img/", file=sys.stderr)
+    sys.exit(1 if stale else 0)
 print(f"wrote {out}/layers.svg ({len(edges)} area edges) and {out}/request_path.svg "
       f"({len(have)} modules)")

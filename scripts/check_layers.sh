@@ -10,8 +10,9 @@
 # its executor in exec/; no carve-out remains)
 # Two more rules keep the pipeline language- and engine-blind: a language's own headers
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
-# anything in exec/ but the engine-neutral services executor.h, schema.h, bounded.h,
-# fork_gate.h, scratch.h and mcp_stdio.h) only inside exec/ and cli/.
+# anything in exec/ but the engine-neutral services executor.h, engines.h (the engine table:
+# it names the engines in its .c only), schema.h, bounded.h, fork_gate.h, scratch.h and
+# mcp_stdio.h) only inside exec/ and cli/.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
@@ -34,7 +35,8 @@ while IFS= read -r file; do
       echo "$file:$line: only lang/ may include a language's own header ($inc); use lang/registry.h" >&2
       status=1
     fi
-    if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/schema.h \
+    if [[ "$inc" == exec/* && "$inc" != exec/executor.h && "$inc" != exec/engines.h \
+          && "$inc" != exec/schema.h \
           && "$inc" != exec/bounded.h && "$inc" != exec/fork_gate.h && "$inc" != exec/scratch.h \
           && "$inc" != exec/mcp_stdio.h \
           && "$area" != exec && "$area" != cli ]]; then

@@ -13,6 +13,7 @@
 #include "config/config.h"
 #include "core/buf.h"
 #include "core/limits.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "token/secret.h"
 

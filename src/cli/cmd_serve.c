@@ -15,6 +15,7 @@
 #include "core/limits.h"
 #include "core/loader_pages.h"
 #include "core/log.h"
+#include "exec/catalog.h"
 #include "exec/executor.h"
 #include "mcp/server.h"
 #include "querymode/querymode.h"

@@ -25,6 +25,7 @@
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/metrics.h"
+#include "exec/engines.h"
 #include "facts/codefacts.h"
 #include "facts/verdict.h"
 #include "lang/registry.h"

@@ -9,7 +9,7 @@
 #ifndef SLUICE_CONFIG_TOML_TREE_H
 #define SLUICE_CONFIG_TOML_TREE_H
 
-#include "config/toml.h"
+#include "config/toml_value.h"
 #include "core/arena.h"
 
 #include <stdbool.h>

@@ -58,7 +58,8 @@ void sluice_exec_catalog_free(sluice_exec_catalog *cat)
 }
 
 /* Reads a fresh snapshot of generation into *out; its status (err in arena) otherwise. */
-static sluice_status read_snapshot(sluice_executor *ex,
+static sluice_status read_snapshot(sluice_exec_catalog_read_fn read,
+                                   void *ctx,
                                    unsigned generation,
                                    snapshot **out,
                                    sluice_arena *arena,
@@ -72,7 +73,7 @@ static sluice_status read_snapshot(sluice_executor *ex,
     }
     atomic_init(&s->refs, 1);
     s->generation = generation;
-    sluice_status st = sluice_executor_schema(ex, s->arena, &s->schema, err);
+    sluice_status st = read(ctx, s->arena, &s->schema, err);
     if (st != SLUICE_OK) {
         /* The message lives in the snapshot's arena, which dies now: copy it out first. */
         char message[512];
@@ -100,12 +101,13 @@ static void install(sluice_exec_catalog *cat, snapshot *fresh, unsigned generati
     snapshot_release(old);
 }
 
-sluice_status sluice_executor_catalog(sluice_executor *ex,
-                                      sluice_arena *arena,
-                                      const sluice_schema **out,
-                                      sluice_error *err)
+sluice_status sluice_exec_catalog_take(sluice_exec_catalog *cat,
+                                       sluice_exec_catalog_read_fn read,
+                                       void *ctx,
+                                       sluice_arena *arena,
+                                       const sluice_schema **out,
+                                       sluice_error *err)
 {
-    sluice_exec_catalog *cat = sluice_executor_catalog_of(ex);
     if (cat == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     unsigned want = atomic_load(&requested);
@@ -115,7 +117,7 @@ sluice_status sluice_executor_catalog(sluice_executor *ex,
     pthread_mutex_unlock(&cat->lock);
     if (stale) {
         snapshot *fresh = NULL;
-        sluice_status st = read_snapshot(ex, want, &fresh, arena, err);
+        sluice_status st = read_snapshot(read, ctx, want, &fresh, arena, err);
         if (st != SLUICE_OK && first)
             return st;
         if (st != SLUICE_OK)

@@ -19,7 +19,7 @@
 #include "exec/duckdb_values.h"
 #include "exec/fork_gate.h"
 #include "exec/report.h"
-#include "exec/scratch.h"
+#include "exec/scratch_open.h"
 #include "exec/values.h"
 
 #include <errno.h>
@@ -431,7 +431,7 @@ duckdb_database sluice_exec_duckdb_database(const sluice_executor *ex)
     return atomic_load_explicit(&s->open.done, memory_order_acquire) ? s->db : NULL;
 }
 
-/* ---- scratch sessions (exec/scratch.h) ---------------------------------------------------
+/* ---- scratch sessions (exec/scratch_open.h) -------------------------------------------
  * The same hardening list with the spill folder as temp_directory (size-capped). DuckDB takes
  * allowed_directories only as a runtime SET, and refuses that SET once external access is off, so
  * the last three steps run on the host's own connection right after the open, before any caller

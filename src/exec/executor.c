@@ -1,15 +1,11 @@
 /*
- * executor.c — dispatch from the configured engine to its implementation, and the parts of the
- * schema every engine shares: blocked and hidden marks from config, and the version hash.
+ * executor.c — the calls every engine answers through its ops table, and the parts of the schema
+ * every engine shares: blocked and hidden marks from config, and the version hash. Which engine
+ * a [database] names is engines.c's: this file names none.
  */
 #include "exec/executor.h"
 
 #include "exec/catalog.h"
-#include "exec/duckdb.h"
-#include "exec/graphql_http.h"
-#include "exec/openapi.h"
-#include "exec/postgres.h"
-#include "exec/sqlite.h"
 
 #include <sodium.h>
 #include <stdlib.h>
@@ -84,43 +80,9 @@ sluice_exec_limits sluice_exec_limits_from_config(const sluice_config_code_mode 
     return limits;
 }
 
-sluice_exec_catalog *sluice_executor_catalog_of(sluice_executor *ex)
-{
-    return ex != NULL ? ex->catalog : NULL;
-}
-
 void *sluice_executor_state(const sluice_executor *ex)
 {
     return ex->state;
-}
-
-sluice_status sluice_executor_open(const sluice_config_database *db,
-                                   const sluice_config_code_mode *code_mode,
-                                   sluice_executor **out,
-                                   sluice_arena *err_arena,
-                                   sluice_error *err)
-{
-    *out = NULL;
-    if (db != NULL && db->engine == SLUICE_ENGINE_POSTGRES)
-        return sluice_exec_postgres_open(db, code_mode, out, err_arena, err);
-    if (db == NULL ||
-        (db->engine != SLUICE_ENGINE_GRAPHQL && (db->path == NULL || db->path[0] == '\0')))
-        return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
-                                "[database] path is not set; point it at a database file");
-    switch (db->engine) {
-    case SLUICE_ENGINE_DUCKDB:
-        return sluice_exec_duckdb_open(db, code_mode, out, err_arena, err);
-    case SLUICE_ENGINE_SQLITE:
-        return sluice_exec_sqlite_open(db, code_mode, out, err_arena, err);
-    case SLUICE_ENGINE_POSTGRES:
-        break; /* opened above: it needs no path */
-    case SLUICE_ENGINE_GRAPHQL:
-        return sluice_exec_graphql_open(db, code_mode, out, err_arena, err);
-    case SLUICE_ENGINE_OPENAPI:
-        return sluice_exec_openapi_open(db, code_mode, out, err_arena, err);
-    }
-    return sluice_error_set(err, err_arena, SLUICE_E_CONFIG, "[database] engine %d is unknown",
-                            (int)db->engine);
 }
 
 bool sluice_exec_list_has_column(const sluice_strlist *list, const char *table, const char *column)
@@ -220,6 +182,22 @@ sluice_status sluice_executor_schema(sluice_executor *ex,
     if (st == SLUICE_OK)
         schema_finish(ex, out);
     return st;
+}
+
+/* The catalog holder's reader: the engine's schema with the marks above. */
+static sluice_status
+read_catalog(void *ex, sluice_arena *arena, sluice_schema *out, sluice_error *err)
+{
+    return sluice_executor_schema(ex, arena, out, err);
+}
+
+sluice_status sluice_executor_catalog(sluice_executor *ex,
+                                      sluice_arena *arena,
+                                      const sluice_schema **out,
+                                      sluice_error *err)
+{
+    return sluice_exec_catalog_take(ex != NULL ? ex->catalog : NULL, read_catalog, ex, arena, out,
+                                    err);
 }
 
 bool sluice_executor_opens_on_first_use(const sluice_executor *ex)

@@ -3,7 +3,9 @@
  * close. DESIGN.md §1: `execute(code, variables, limits, identity) -> result`.
  *
  * Owns: the request/result shapes, the vtable each engine fills (exec/duckdb.c, exec/sqlite.c),
- * and the dispatch from sluice_config_database.engine to the right engine.
+ * and the calls that go through it. Engines include this header and nothing above it; which
+ * engine a [database] names, and opening it, is exec/engines.h's (sluice_executor_open), the one
+ * module that includes every engine.
  * Does not own: policy. An executor never decides whether code may run; the analyzer and the
  * code-mode pipeline do. It only enforces the engine-level hardening (read-only, no files, no
  * extensions, one statement) and the limits it is given (time, rows, bytes, cancellation).
@@ -186,17 +188,6 @@ typedef struct sluice_executor_ops {
                              sluice_error *err);
 } sluice_executor_ops;
 
-/* Opens the database named by db with the hardening for that engine. The code_mode settings
- * decide read-only vs read-write (sql_allow_writes/deletes/ddl) and the blocked/hidden marks the
- * schema carries. Both configs are copied: the caller may free them afterwards.
- * Errors: SLUICE_E_IO (file missing/unreadable), SLUICE_E_CONFIG (a hardening setting did not
- * take effect: sluice refuses to start), SLUICE_E_ENGINE. Strings in err_arena. */
-sluice_status sluice_executor_open(const sluice_config_database *db,
-                                   const sluice_config_code_mode *code_mode,
-                                   sluice_executor **out,
-                                   sluice_arena *err_arena,
-                                   sluice_error *err);
-
 /* Tables, views, columns, types, approximate row counts, blocked and hidden marks, and a
  * SHA-256 version hash over names and types. Everything in arena. */
 sluice_status sluice_executor_schema(sluice_executor *ex,
@@ -217,7 +208,8 @@ sluice_status sluice_executor_execute(sluice_executor *ex,
 /* --- the catalog/bind service: what a front end may ask without naming the engine --------- */
 
 /* The catalog of ex (sluice_executor_schema's, marks included) as last read: at the first use,
- * and again after a reload request (SIGHUP); one refcounted snapshot shared by every request,
+ * and again after a reload request (SIGHUP: sluice_executor_request_catalog_reload in
+ * exec/catalog.h); one refcounted snapshot shared by every request,
  * held until arena is freed (exec/catalog.c). When a re-read fails, the previous catalog stays
  * (logged as a warning): names it does not know are still refused. Errors (first read only): as
  * sluice_executor_schema; SLUICE_E_NOMEM. */
@@ -225,10 +217,6 @@ sluice_status sluice_executor_catalog(sluice_executor *ex,
                                       sluice_arena *arena,
                                       const sluice_schema **out,
                                       sluice_error *err);
-
-/* Asks every executor of the process to re-read its catalog at its next use. Async-signal-safe
- * (one lock-free atomic increment): the SIGHUP handler calls it. */
-void sluice_executor_request_catalog_reload(void);
 
 /* True when the engine opens on first need (sluice_executor_ops.opens_on_first_use). */
 bool sluice_executor_opens_on_first_use(const sluice_executor *ex);

@@ -22,7 +22,7 @@
 
 #include <jansson.h>
 
-/* One capability's backend. start/wait: the contract of interp.h (sluice_js_start_fn and
+/* One capability's backend. start/wait: the contract of js/host.h (sluice_js_start_fn and
  * sluice_js_wait_fn; tickets are the backend's own). describe (optional) adds what the backend
  * knows of a finished call to its record: a new reference to an object such as
  * {"operation":"getUser","status":200,"idempotency_key":"..."}, or NULL. */
@@ -31,7 +31,7 @@ typedef struct sluice_js_backend {
     sluice_js_wait_fn wait;
     json_t *(*describe)(void *ctx, uint64_t ticket);
     void *ctx;
-    /* start checks call->passing against the operation's passable fields (interp.h); a call
+    /* start checks call->passing against the operation's passable fields (js/host.h); a call
      * carrying a blocked field to a backend without it is refused before it starts */
     bool passes_taint;
     /* api only: the SDK mode's operation ids (sluice_js_host.api_operations); NULL: the path

@@ -10,9 +10,9 @@
 
 #include "core/json_schema.h"
 #include "core/vec.h"
+#include "exec/idempotency.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_client.h"
-#include "exec/openapi.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -259,7 +259,7 @@ static sluice_status write_meta(const sluice_mcp_run *run,
     char *body = json_dumps(args, JSON_COMPACT | JSON_SORT_KEYS);
     if (body == NULL)
         return SLUICE_E_NOMEM;
-    sluice_openapi_idempotency_key(run->token_id, rec->operation, "", body, key);
+    sluice_exec_idempotency_key(run->token_id, rec->operation, "", body, key);
     free(body);
     rec->idempotency_key = sluice_arena_strdup(arena, key);
     *meta = json_pack("{s:s}", "idempotencyKey", key);

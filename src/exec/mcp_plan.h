@@ -9,7 +9,7 @@
  * "schemaError", "inputSchema", "description"}}}); and the run-time re-check of a call: only a
  * (server, tool) the validated plan names, only an allowed tool whose action the server's
  * allow_writes/allow_deletes permit, arguments validated against its inputSchema, an
- * idempotency key in _meta for Write and Delete tools (sluice_openapi_idempotency_key over the
+ * idempotency key in _meta for Write and Delete tools (sluice_exec_idempotency_key over the
  * token id, "mcp:<server>/<tool>" and the arguments: the api's derivation), blocked fields
  * stripped from the answer before the plan sees it (exec/js_guard.c's guard, as for api).
  * Does not own: the static analysis (lang/js/analyze.c), the interpreter (exec/js/), the MCP

@@ -17,6 +17,7 @@
 #include "core/path_template.h"
 #include "core/vec.h"
 #include "exec/caller_assertion.h"
+#include "exec/idempotency.h"
 #include "exec/js_plan.h"
 #include "exec/mcp_plan.h"
 #include "exec/openapi_http.h"
@@ -68,20 +69,6 @@ typedef struct oa_exec {
     oa_call *calls;
     size_t count, cap;
 } oa_exec;
-
-void sluice_openapi_idempotency_key(
-    const char *token_id, const char *operation, const char *path, const char *body, char out[33])
-{
-    sluice_hash_state h;
-    sluice_hash_start(&h);
-    const char *parts[] = { "sluice-idempotency-v1", token_id != NULL ? token_id : "", operation,
-                            path, body != NULL ? body : "" };
-    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++)
-        sluice_hash_update(&h, parts[i], strlen(parts[i]) + 1); /* with the NUL: no ambiguity */
-    uint8_t d[SLUICE_HASH_BYTES];
-    sluice_hash_finish(&h, d);
-    sluice_hash_hex(d, 16, out);
-}
 
 /* --- checks before a call leaves --------------------------------------------------------- */
 
@@ -263,6 +250,57 @@ static bool template_has(const char *path, const char *name)
     return false;
 }
 
+/* The SDK form's path: op's template with each {name} filled from args, as the path form's
+ * template literal would give it (f->parts: the literal text at even indexes, each parameter's
+ * value at odd ones; f->path: them joined). Messages name the parameter, never its value. */
+static sluice_status fill_template(sluice_arena *arena,
+                                   const sluice_js_call *call,
+                                   const sluice_openapi_op *op,
+                                   const json_t *args,
+                                   oa_form *f,
+                                   sluice_error *err)
+{
+    size_t n = 1;
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{'))
+        n += 2;
+    const char **parts = sluice_arena_calloc(arena, n, sizeof *parts);
+    sluice_buf path;
+    sluice_buf_init(&path, arena, 0);
+    if (parts == NULL)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    size_t count = 0;
+    const char *lit = op->path;
+    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{')) {
+        const char *e = strchr(p, '}');
+        if (e == NULL)
+            break;
+        parts[count++] = sluice_arena_printf(arena, "%.*s", (int)(p - lit), lit);
+        const char *name = sluice_arena_printf(arena, "%.*s", (int)(e - p - 1), p + 1);
+        const json_t *value = name != NULL ? json_object_get(args, name) : NULL;
+        if (name != NULL && value == NULL)
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "api.%s at line %u needs the path parameter '%s'", call->method,
+                                    call->line, name);
+        parts[count] = value != NULL ? param_text(arena, value) : NULL;
+        if (name != NULL && parts[count] == NULL && !sluice_arena_failed(arena))
+            return sluice_error_set(err, arena, SLUICE_E_DENIED,
+                                    "the path parameter '%s' of %s at line %u must be a string "
+                                    "or a number",
+                                    name, op->id, call->line);
+        count++;
+        lit = e + 1;
+    }
+    parts[count++] = lit;
+    for (size_t i = 0; i < count; i++)
+        sluice_buf_puts(&path, parts[i] != NULL ? parts[i] : "");
+    if (sluice_buf_status(&path) != SLUICE_OK || sluice_arena_failed(arena))
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    f->path = sluice_buf_cstr(&path);
+    f->parts = parts;
+    f->part_count = count;
+    return SLUICE_OK;
+}
+
 /* pmcp's SDK form, api.<operationId>(args) (sdk_operations), as the path form: the operation's
  * template filled from args (each value a hole's, so sluice_openapi_match_call applies the
  * parameter rules to it), the rest of args the query (GET, DELETE) or args.body the body. The
@@ -305,46 +343,10 @@ static sluice_status sdk_form(const oa_state *s,
                                 "'%s' is not a parameter of %s: args holds its path parameters "
                                 "by name and its request body as `body`",
                                 json_object_iter_key(json_object_iter(rest)), op->id);
-    /* parts: the template's literal text at even indexes, each parameter's value at odd ones */
-    size_t n = 1;
-    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{'))
-        n += 2;
-    const char **parts = sluice_arena_calloc(arena, n, sizeof *parts);
-    sluice_buf path;
-    sluice_buf_init(&path, arena, 0);
-    if (parts == NULL)
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    size_t count = 0;
-    const char *lit = op->path;
-    for (const char *p = strchr(op->path, '{'); p != NULL; p = strchr(p + 1, '{')) {
-        const char *e = strchr(p, '}');
-        if (e == NULL)
-            break;
-        parts[count++] = sluice_arena_printf(arena, "%.*s", (int)(p - lit), lit);
-        const char *name = sluice_arena_printf(arena, "%.*s", (int)(e - p - 1), p + 1);
-        const json_t *value = name != NULL ? json_object_get(args, name) : NULL;
-        if (name != NULL && value == NULL)
-            return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                    "api.%s at line %u needs the path parameter '%s'", call->method,
-                                    call->line, name);
-        parts[count] = value != NULL ? param_text(arena, value) : NULL;
-        if (name != NULL && parts[count] == NULL && !sluice_arena_failed(arena))
-            return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                    "the path parameter '%s' of %s at line %u must be a string "
-                                    "or a number",
-                                    name, op->id, call->line);
-        count++;
-        lit = e + 1;
-    }
-    parts[count++] = lit;
-    for (size_t i = 0; i < count; i++)
-        sluice_buf_puts(&path, parts[i] != NULL ? parts[i] : "");
-    if (sluice_buf_status(&path) != SLUICE_OK || sluice_arena_failed(arena))
-        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
+    sluice_status st = fill_template(arena, call, op, args, f, err);
+    if (st != SLUICE_OK)
+        return st;
     f->method = op->method;
-    f->path = sluice_buf_cstr(&path);
-    f->parts = parts;
-    f->part_count = count;
     f->second = body ? json_object_get(args, "body") : json_object_size(rest) > 0 ? rest : NULL;
     f->sdk_op = op;
     return SLUICE_OK;
@@ -410,7 +412,7 @@ static sluice_status api_start(
         char *key = sluice_arena_alloc(arena, 33);
         if (key == NULL)
             return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-        sluice_openapi_idempotency_key(x->req->token_id, op->id, url_path, body, key);
+        sluice_exec_idempotency_key(x->req->token_id, op->id, url_path, body, key);
         c->key = key;
     }
     sluice_openapi_request r = {
@@ -627,6 +629,48 @@ static sluice_status check_sdk_operations(const sluice_openapi_spec *spec,
     return SLUICE_OK;
 }
 
+/* The [code_mode] lists and limits a run consults, copied into the backend's arena (the config
+ * may be freed once open returns). False when out of memory. */
+static bool copy_rules(oa_state *s, const sluice_config_code_mode *code_mode)
+{
+    sluice_arena *a = s->arena;
+    bool ok =
+        sluice_strlist_copy(a, &s->internal_blocked, &code_mode->openapi_internal_blocked_fields,
+                            NULL) == SLUICE_OK &&
+        sluice_strlist_copy(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields,
+                            NULL) == SLUICE_OK &&
+        sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) == SLUICE_OK &&
+        sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_writes,
+                            &code_mode->openapi_blocked_writes, NULL) == SLUICE_OK &&
+        sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_paths,
+                            &code_mode->openapi_blocked_paths, NULL) == SLUICE_OK;
+    ok = ok &&
+         sluice_strlist_copy(a, &s->sdk_operations, &code_mode->sdk_operations, NULL) == SLUICE_OK;
+    s->decl_rules.sdk_operations = s->sdk_operations;
+    s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
+    s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
+    s->decl_rules.blocked_fields = s->blocked_fields;
+    s->refuse_output = code_mode->openapi_blocked_output == SLUICE_GRAPHQL_REFUSE;
+    ok = ok && copy_passable(s, code_mode);
+    s->max_steps = code_mode->max_steps;
+    s->max_memory = code_mode->max_memory_bytes > 0 ? (size_t)code_mode->max_memory_bytes : 0;
+    return ok;
+}
+
+/* The backend's version (the context a token is issued for) covers the spec and the downstream
+ * MCP tools alike. */
+static void set_version(oa_state *s)
+{
+    uint8_t h[SLUICE_HASH_BYTES];
+    sluice_hash_state hs;
+    sluice_hash_start(&hs);
+    sluice_hash_update(&hs, s->document, strlen(s->document) + 1);
+    if (s->mcp_catalog != NULL)
+        sluice_hash_update(&hs, s->mcp_catalog, strlen(s->mcp_catalog));
+    sluice_hash_finish(&hs, h);
+    sluice_hash_hex(h, sizeof h, s->version);
+}
+
 sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                        const sluice_config_code_mode *code_mode,
                                        sluice_executor **out,
@@ -661,28 +705,8 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
     s->document = sluice_openapi_spec_document(a, &s->spec);
     s->declaration = sluice_openapi_spec_declaration(a, &s->spec, code_mode, NULL, NULL);
     bool ok = s->document != NULL && s->declaration != NULL;
-    if (ok && code_mode != NULL) {
-        ok = sluice_strlist_copy(a, &s->internal_blocked,
-                                 &code_mode->openapi_internal_blocked_fields, NULL) == SLUICE_OK &&
-             sluice_strlist_copy(a, &s->output_blocked, &code_mode->openapi_output_blocked_fields,
-                                 NULL) == SLUICE_OK &&
-             sluice_strlist_copy(a, &s->blocked_fields, &code_mode->blocked_fields, NULL) ==
-                 SLUICE_OK &&
-             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_writes,
-                                 &code_mode->openapi_blocked_writes, NULL) == SLUICE_OK &&
-             sluice_strlist_copy(a, &s->decl_rules.openapi_blocked_paths,
-                                 &code_mode->openapi_blocked_paths, NULL) == SLUICE_OK;
-        ok = ok && sluice_strlist_copy(a, &s->sdk_operations, &code_mode->sdk_operations, NULL) ==
-                       SLUICE_OK;
-        s->decl_rules.sdk_operations = s->sdk_operations;
-        s->decl_rules.openapi_internal_blocked_fields = s->internal_blocked;
-        s->decl_rules.openapi_output_blocked_fields = s->output_blocked;
-        s->decl_rules.blocked_fields = s->blocked_fields;
-        s->refuse_output = code_mode->openapi_blocked_output == SLUICE_GRAPHQL_REFUSE;
-        ok = ok && copy_passable(s, code_mode);
-        s->max_steps = code_mode->max_steps;
-        s->max_memory = code_mode->max_memory_bytes > 0 ? (size_t)code_mode->max_memory_bytes : 0;
-    }
+    if (ok && code_mode != NULL)
+        ok = copy_rules(s, code_mode);
     if (!ok) {
         sluice_arena_free(a);
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
@@ -699,14 +723,6 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
             return st;
         }
     }
-    /* the version (the token's context) covers the spec and the downstream tools alike */
-    uint8_t h[SLUICE_HASH_BYTES];
-    sluice_hash_state hs;
-    sluice_hash_start(&hs);
-    sluice_hash_update(&hs, s->document, strlen(s->document) + 1);
-    if (s->mcp_catalog != NULL)
-        sluice_hash_update(&hs, s->mcp_catalog, strlen(s->mcp_catalog));
-    sluice_hash_finish(&hs, h);
-    sluice_hash_hex(h, sizeof h, s->version);
+    set_version(s);
     return sluice_executor_wrap(&oa_ops, s, SLUICE_ENGINE_OPENAPI, code_mode, out);
 }

@@ -27,11 +27,4 @@ sluice_status sluice_exec_openapi_open(const sluice_config_database *db,
                                        sluice_arena *err_arena,
                                        sluice_error *err);
 
-/* The Idempotency-Key of a write: 32 hex digits of SHA-256 over the token id, the operation,
- * the composed path and the compact body. A retry of the same call carries the same key (from
- * any call site: what the call does is its place in the plan), calls that differ in any of
- * them carry different keys. out holds 33 bytes. */
-void sluice_openapi_idempotency_key(
-    const char *token_id, const char *operation, const char *path, const char *body, char out[33]);
-
 #endif

@@ -9,7 +9,9 @@
  * from a fixed list), appending JSON rows. Does not own: which rows arrive (querymode/), what
  * may be queried (the SQL front end and the executor's statement gate), session lifetimes.
  * Engine-neutral for its callers: the implementation lives in exec/duckdb_scratch.c and
- * exec/duckdb.c; a session database is an ordinary sluice_executor for queries.
+ * exec/duckdb_import.c, on the engine (exec/duckdb.h); a session database is an ordinary
+ * sluice_executor for queries. Opening one is the engine's own (exec/duckdb.c, with the served
+ * database's hardening list), declared below it in scratch_open.h.
  *
  * Threads: one caller at a time per session database (query mode holds the session's lock).
  */
@@ -19,31 +21,15 @@
 #include "core/arena.h"
 #include "core/error.h"
 #include "exec/executor.h"
+#include "exec/scratch_open.h"
 
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
-/* Longest spill folder path. */
-#define SLUICE_SCRATCH_PATH_MAX 512u
 /* Longest table or column name (DuckDB allows more; nobody needs it). */
 #define SLUICE_SCRATCH_NAME_MAX 63u
-
-typedef struct sluice_scratch_options {
-    const char *spill_dir;    /* an existing folder the session owns (no quote characters) */
-    const char *memory_limit; /* "256MB" */
-    const char *max_spill;    /* "1GB": max_temp_directory_size */
-    int threads;              /* 0: 1 */
-} sluice_scratch_options;
-
-/* Opens a fresh, empty, hardened session database; the settings are read back and any that did
- * not take effect refuses the open (SLUICE_E_CONFIG). SLUICE_E_INVALID for a bad spill folder,
- * SLUICE_E_ENGINE when the engine cannot open. Close with sluice_executor_close. */
-sluice_status sluice_scratch_open(const sluice_scratch_options *options,
-                                  sluice_executor **out,
-                                  sluice_arena *err_arena,
-                                  sluice_error *err);
 
 /* True for a plain identifier sluice accepts as a table or column name: [A-Za-z_][A-Za-z0-9_]*,
  * at most SLUICE_SCRATCH_NAME_MAX bytes. */

@@ -147,6 +147,20 @@ void sluice_mcp_server_free(sluice_mcp_server *server)
  */
 
 /* Grows a registry array by one slot (core/vec.h); false when out of memory. */
+/* Copies a definition's name, title and description into the server's arena, as every
+ * registration keeps them; false when the name could not be copied (out of memory). A missing
+ * title or description stays missing. */
+static bool keep_texts(sluice_mcp_server *server,
+                       const char **name,
+                       const char **title,
+                       const char **description)
+{
+    *name = sluice_arena_strdup(server->arena, *name);
+    *title = sluice_arena_strdup(server->arena, *title);
+    *description = sluice_arena_strdup(server->arena, *description);
+    return *name != NULL;
+}
+
 static bool reserve(void **items, size_t *cap, size_t count, size_t item_size)
 {
     void *grown = sluice_vec_grow_heap(*items, count + 1, cap, item_size, 8);
@@ -224,13 +238,8 @@ sluice_status sluice_mcp_server_add_tool(sluice_mcp_server *server,
     if (st == SLUICE_OK && !reserve((void **)&server->tools, &server->tool_cap, server->tool_count,
                                     sizeof *server->tools))
         st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
-    if (st == SLUICE_OK) {
-        def.name = sluice_arena_strdup(server->arena, def.name);
-        def.title = sluice_arena_strdup(server->arena, def.title);
-        def.description = sluice_arena_strdup(server->arena, def.description);
-        if (def.name == NULL)
-            st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
-    }
+    if (st == SLUICE_OK && !keep_texts(server, &def.name, &def.title, &def.description))
+        st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
         json_decref(def.input_schema);
         json_decref(def.output_schema);
@@ -270,13 +279,8 @@ sluice_status sluice_mcp_server_add_prompt(sluice_mcp_server *server,
     if (st == SLUICE_OK && !reserve((void **)&server->prompts, &server->prompt_cap,
                                     server->prompt_count, sizeof *server->prompts))
         st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
-    if (st == SLUICE_OK) {
-        def.name = sluice_arena_strdup(server->arena, def.name);
-        def.title = sluice_arena_strdup(server->arena, def.title);
-        def.description = sluice_arena_strdup(server->arena, def.description);
-        if (def.name == NULL)
-            st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
-    }
+    if (st == SLUICE_OK && !keep_texts(server, &def.name, &def.title, &def.description))
+        st = sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
     if (st != SLUICE_OK) {
         json_decref(def.arguments);
         return st;
@@ -346,11 +350,9 @@ sluice_status sluice_mcp_server_add_resource(sluice_mcp_server *server,
                  sizeof *server->resources))
         return sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
     def.uri = sluice_arena_strdup(server->arena, def.uri);
-    def.name = sluice_arena_strdup(server->arena, def.name);
-    def.title = sluice_arena_strdup(server->arena, def.title);
-    def.description = sluice_arena_strdup(server->arena, def.description);
+    bool named = keep_texts(server, &def.name, &def.title, &def.description);
     def.mime_type = sluice_arena_strdup(server->arena, def.mime_type);
-    if (def.uri == NULL || def.name == NULL)
+    if (def.uri == NULL || !named)
         return sluice_error_set(err, NULL, SLUICE_E_NOMEM, "out of memory");
     server->resources[server->resource_count++].def = def;
     return SLUICE_OK;

@@ -4,13 +4,20 @@
  * Owns: the vtable policy.c dispatches to and the open functions of the backends
  * (cedar_backend.c, command.c). Does not own: routing, the request model or the version hash
  * (policy.c). A backend sees the request as JSON (sluice_policy_request_json) and answers with
- * a decision; anything it cannot do is a deny with an error, never an allow.
+ * a decision; anything it cannot do is a deny with an error, never an allow. It includes only the
+ * decision's shape (decision.h), never policy.h: policy.c dispatches to the backends, the
+ * backends call nothing of policy.c.
  */
 #ifndef SLUICE_POLICY_BACKEND_H
 #define SLUICE_POLICY_BACKEND_H
 
+#include "config/config.h"
+#include "core/arena.h"
+#include "core/error.h"
 #include "core/hash.h"
-#include "policy/policy.h"
+#include "policy/decision.h"
+
+#include <jansson.h>
 
 typedef struct sluice_policy_backend_ops {
     const char *name;
@@ -40,10 +47,5 @@ sluice_status sluice_policy_command_open(const sluice_config_policy *config,
                                          sluice_arena *err_arena,
                                          sluice_error *err);
 extern const sluice_policy_backend_ops sluice_policy_command_ops;
-
-/* Adds an error to a decision (which then denies). */
-sluice_status
-sluice_policy_decision_error(sluice_policy_decision *d, sluice_arena *arena, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
 
 #endif

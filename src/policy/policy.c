@@ -7,7 +7,6 @@
 #include "policy/backend.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -322,24 +321,6 @@ json_t *sluice_policy_request_json(const sluice_policy *policy,
                      uid_json("CodeMode::User", who != NULL ? who->user_id : ""), "groups", groups,
                      "action", uid_json("CodeMode::Action", sluice_action_name(action)), "resource",
                      resource, "context", context_json(facts));
-}
-
-sluice_status
-sluice_policy_decision_error(sluice_policy_decision *d, sluice_arena *arena, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    char *msg = sluice_arena_vprintf(arena, fmt, ap);
-    va_end(ap);
-    const char **errors = sluice_arena_calloc(arena, d->error_count + 1, sizeof *errors);
-    if (msg == NULL || errors == NULL)
-        return SLUICE_E_NOMEM;
-    if (d->error_count > 0)
-        memcpy(errors, d->errors, d->error_count * sizeof *errors);
-    errors[d->error_count++] = msg;
-    d->errors = errors;
-    d->allow = false;
-    return SLUICE_OK;
 }
 
 sluice_status sluice_policy_evaluate(const sluice_policy *policy,

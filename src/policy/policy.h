@@ -23,6 +23,7 @@
 #include "core/error.h"
 #include "facts/codefacts.h"
 #include "facts/verdict.h"
+#include "policy/decision.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -39,25 +40,6 @@ typedef struct sluice_policy_route {
     const char *database; /* the backend its code runs on: a [database]/[[databases]] name */
     bool is_default;
 } sluice_policy_route;
-
-/* One policy that decided: its id ("policy0", or the command's reason), @id annotation (NULL
- * when absent), whether it forbids, and where it is (lines 0 when not from a file). */
-typedef struct sluice_policy_reason {
-    const char *id;
-    const char *annotation;
-    const char *text; /* the policy's source text, NULL when unknown */
-    size_t first_line, last_line;
-    bool forbid;
-} sluice_policy_reason;
-
-typedef struct sluice_policy_decision {
-    bool allow;
-    sluice_policy_reason *reasons; /* determining policies */
-    size_t reason_count;
-    const char **errors; /* evaluation errors (any error denies: fail closed) */
-    size_t error_count;
-    json_t *request; /* the facts used (principal, action, resource, context); owned: decref */
-} sluice_policy_decision;
 
 /* Opens the backend the config names (reads and parses policy, entity and schema files, checks
  * the command exists). Without a [policy] table (or with backend "none") there is no evaluator

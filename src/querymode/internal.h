@@ -1,8 +1,8 @@
 /*
  * internal.h — what the files of query mode share; nothing outside src/querymode/ includes it.
  *
- * Owns: the query-mode handle's layout and one prototype per shared step: querymode.c (audit,
- * the policy check), loader.c (filling a session table from a source), autoload.c (the loads a
+ * Owns: the query-mode handle's layout and one prototype per shared step: guard.c (audit, the
+ * policy check), loader.c (filling a session table from a source), autoload.c (the loads a
  * query's pushdown asks for).
  */
 #ifndef SLUICE_QUERYMODE_INTERNAL_H
@@ -13,8 +13,8 @@
 #include "querymode/cache.h"
 #include "querymode/fanout.h"
 #include "querymode/http_source.h"
-#include "querymode/querymode.h"
 #include "querymode/session.h"
+#include "querymode/types.h"
 
 struct sluice_querymode {
     const sluice_config *config;

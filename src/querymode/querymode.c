@@ -23,11 +23,6 @@ static const char *server_id(const sluice_querymode *qm)
                                                    : qm->config->server.name;
 }
 
-const char *sluice_qm_user_of(const sluice_qm_caller *c)
-{
-    return c->identity != NULL && c->identity->user_id != NULL ? c->identity->user_id : "";
-}
-
 sluice_status sluice_querymode_open(const sluice_config *config,
                                     const sluice_querymode_services *with,
                                     sluice_querymode **out,
@@ -105,17 +100,7 @@ void sluice_querymode_session_closed(sluice_querymode *qm, const char *transport
     sluice_qm_close_transport(qm->sessions, transport_session != NULL ? transport_session : "");
 }
 
-/* ---- audit ------------------------------------------------------------------------------- */
-
-sluice_status sluice_qm_audit(sluice_querymode *qm,
-                              sluice_arena *arena,
-                              const sluice_qm_caller *c,
-                              const char *event,
-                              json_t *fields,
-                              sluice_error *err)
-{
-    return sluice_runtime_audit(qm->rt, arena, c, event, fields, err);
-}
+/* ---- refusals (their record: guard.c's audit) -------------------------------------------- */
 
 /* A refusal's record; the refusal's own status and message are kept. */
 static sluice_status refused(sluice_querymode *qm,
@@ -316,48 +301,6 @@ violation_error(const sluice_codefacts *facts, sluice_arena *arena, sluice_error
                             v->line > 0 ? ", column " : "", v->column, v->message,
                             v->suggestion != NULL ? " Fix: " : "",
                             v->suggestion != NULL ? v->suggestion : "");
-}
-
-sluice_status sluice_qm_policy_read(sluice_querymode *qm,
-                                    sluice_arena *arena,
-                                    const sluice_qm_caller *caller,
-                                    sluice_codefacts *facts,
-                                    sluice_error *err)
-{
-    const sluice_policy *policy = qm->policy;
-    if (policy == NULL || !sluice_policy_active(policy))
-        return SLUICE_OK;
-    sluice_policy_decision d = { 0 };
-    sluice_status st = sluice_policy_evaluate(policy, arena, caller->identity,
-                                              sluice_policy_route_for(policy, caller->identity),
-                                              SLUICE_ACTION_READ, facts, &d, err);
-    json_decref(d.request);
-    if (st != SLUICE_OK)
-        return st;
-    if (!d.allow)
-        return sluice_error_set(err, arena, SLUICE_E_DENIED,
-                                "the policy does not allow you to read these sources%s%s",
-                                d.reason_count > 0 ? ": " : "",
-                                d.reason_count > 0 && d.reasons[0].annotation != NULL
-                                    ? d.reasons[0].annotation
-                                    : (d.reason_count > 0 ? d.reasons[0].id : ""));
-    return SLUICE_OK;
-}
-
-sluice_status sluice_qm_policy_source(sluice_querymode *qm,
-                                      sluice_arena *arena,
-                                      const sluice_qm_caller *caller,
-                                      const sluice_config_source *src,
-                                      sluice_error *err)
-{
-    const sluice_policy *policy = qm->policy;
-    if (policy == NULL || !sluice_policy_active(policy))
-        return SLUICE_OK;
-    sluice_codefacts *facts = sluice_codefacts_new(arena, "sql");
-    if (facts == NULL ||
-        sluice_codefacts_list_add(facts, &facts->resources_read, src->name) != SLUICE_OK)
-        return SLUICE_E_NOMEM;
-    return sluice_qm_policy_read(qm, arena, caller, facts, err);
 }
 
 /* A query's tables, as Cedar sees them: the sources they came from. */

@@ -20,23 +20,10 @@
 #include "config/config.h"
 #include "core/clock.h"
 #include "exec/executor.h"
+#include "querymode/types.h"
 
 #include <jansson.h>
 #include <stdatomic.h>
-
-typedef struct sluice_querymode sluice_querymode;
-
-/* Who asks: the same shape code mode uses (identity and transport session). */
-typedef sluice_codemode_caller sluice_qm_caller;
-
-/* Per-call hooks: progress per page (NULL: none) and a flag the caller sets on cancellation. */
-typedef struct sluice_qm_hooks {
-    void (*progress)(void *ctx, double done, const char *message);
-    void *progress_ctx;
-    atomic_bool *cancelled;
-    sluice_exec_register_cancel_fn register_cancel; /* interrupts a running query */
-    void *cancel_ctx;
-} sluice_qm_hooks;
 
 /* What query mode borrows from the CLI; every member may be NULL. */
 struct sluice_policy;

@@ -26,6 +26,7 @@
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/limits.h"
+#include "state/audit_chain.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -122,14 +123,6 @@ void sluice_audit_close(sluice_audit *log);
  * be read or memory runs out. Reads only the end of each current file (audit_tail.c). */
 json_t *sluice_audit_tail(const char *path, size_t max);
 
-typedef struct sluice_audit_report {
-    uint64_t records; /* records checked and intact (all of them when the chain is intact) */
-    size_t line;      /* 1-based line of the first problem; 0 when intact or file-wide */
-    char what[256];   /* the first problem, for "FILE:LINE: what"; "" when intact */
-    char file[4096];  /* the rotated file the problem is in; "" for path itself */
-    unsigned files;   /* files checked (1 + the rotated ones) */
-} sluice_audit_report;
-
 /* Checks the whole chain at path against itself and its head file, following rotated files:
  * "<path>.1", "<path>.2", ... are checked first, oldest first, each against its own head, and
  * each file's first record must continue the one before (report->file names the file of the
@@ -140,10 +133,6 @@ typedef struct sluice_audit_report {
  * crash, not yet adopted by the next open) as "not covered by the head file". SLUICE_E_IO when
  * the log cannot be read. */
 sluice_status sluice_audit_verify(const char *path, sluice_audit_report *report);
-
-/* Receives each record of a chain once it is proven — by the next record's prev, the last one
- * by the head — in chain order: the file it is in and its line (no newline, NUL-terminated). */
-typedef void (*sluice_audit_visit_fn)(void *ctx, const char *file, const char *line, size_t len);
 
 /* sluice_audit_verify, handing visit every record it proves. At a problem the walk stops: the
  * records visited before it are intact, the one the problem is in (or that the problem leaves

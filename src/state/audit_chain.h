@@ -3,14 +3,35 @@
  * (codemode-internal): the file sink (audit_file.c, which owns both) and the PostgreSQL sink
  * (audit_pg.c) store the very same lines, so one verifier judges both.
  *
- * Does not own: where lines are stored or how appends are serialised (each sink).
+ * Does not own: where lines are stored or how appends are serialised (each sink). Below the sink
+ * interface (audit.h includes it for the report and visitor shapes), so it includes nothing of
+ * a sink.
  */
 #ifndef SLUICE_STATE_AUDIT_CHAIN_H
 #define SLUICE_STATE_AUDIT_CHAIN_H
 
-#include "state/audit.h"
+#include "core/clock.h"
+#include "core/error.h"
 
+#include <jansson.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+/* What checking a chain found (sluice_audit_verify, audit.h, and the PostgreSQL sink's
+ * check report the same). */
+typedef struct sluice_audit_report {
+    uint64_t records; /* records checked and intact (all of them when the chain is intact) */
+    size_t line;      /* 1-based line of the first problem; 0 when intact or file-wide */
+    char what[256];   /* the first problem, for "FILE:LINE: what"; "" when intact */
+    char file[4096];  /* the rotated file the problem is in; "" for path itself */
+    unsigned files;   /* files checked (1 + the rotated ones) */
+} sluice_audit_report;
+
+/* Receives each record of a chain once it is proven — by the next record's prev, the last one
+ * by the head — in chain order: the file it is in and its line (no newline, NUL-terminated). */
+typedef void (*sluice_audit_visit_fn)(void *ctx, const char *file, const char *line, size_t len);
 
 /* Record seq as one line: {"seq":seq,"ts":now,"prev":hex(last_hash),...event} plus a newline
  * (malloc'd), its length with the newline, and the SHA-256 of the line without it. NULL with

@@ -12,7 +12,7 @@
 #include "core/buf.h"
 #include "facts/class_policy.h"
 #include "policy/policy.h"
-#include "surface/tools.h"
+#include "surface/tool_result.h"
 
 #include <ctype.h>
 #include <stdlib.h>

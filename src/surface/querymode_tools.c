@@ -4,7 +4,7 @@
 #include "surface/querymode_tools.h"
 
 #include "querymode/handle.h"
-#include "surface/tools.h"
+#include "surface/tool_result.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -8,6 +8,7 @@
 #include "mcp/jsonrpc.h"
 #include "policy/policy.h"
 #include "surface/discover.h"
+#include "surface/tool_result.h"
 
 #include <string.h>
 
@@ -132,16 +133,6 @@ static sluice_codemode_caller caller_of(sluice_mcp_call *call, const json_t *arg
     if (c.session_id == NULL)
         c.session_id = "stdio";
     return c;
-}
-
-json_t *sluice_surface_tool_result(json_t *structured, const char *text)
-{
-    char *dump = text == NULL ? json_dumps(structured, JSON_COMPACT) : NULL;
-    json_t *r = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
-                          text != NULL ? text : (dump != NULL ? dump : ""), "structuredContent",
-                          structured);
-    free(dump);
-    return r;
 }
 
 /* A call a quota refused (codemode/quota_gate.h): a tool error the model reads (which quota,

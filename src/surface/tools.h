@@ -16,8 +16,4 @@
 sluice_status
 sluice_codemode_register(sluice_codemode *cm, sluice_mcp_server *server, sluice_error *err);
 
-/* A CallToolResult {content:[text], structuredContent} (structured stolen). text NULL: the text
- * block carries the structured result as compact JSON, as the spec asks. */
-json_t *sluice_surface_tool_result(json_t *structured, const char *text);
-
 #endif

@@ -27,52 +27,6 @@
 #define PROGRAMS_PREFIX "/admin/api/programs/"
 #define PENDING_SHOWN   100u
 #define AUDIT_DEFAULT_N 100u
-/* Only the console's own files, no inline script or style, no framing, no form posts: a
- * rendered audit record can never become script. */
-#define CONSOLE_CSP                                                                         \
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src " \
-    "'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
-
-int sluice_http_admin_reply(struct MHD_Connection *c,
-                            unsigned status,
-                            const char *type,
-                            const void *body,
-                            size_t len,
-                            const char *challenge)
-{
-    struct MHD_Response *r = MHD_create_response_from_buffer(
-        len, (void *)(body != NULL ? body : ""), MHD_RESPMEM_MUST_COPY);
-    if (r == NULL)
-        return MHD_NO;
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type);
-    MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-    MHD_add_response_header(r, "Content-Security-Policy", CONSOLE_CSP);
-    MHD_add_response_header(r, "X-Frame-Options", "DENY");
-    if (challenge != NULL)
-        MHD_add_response_header(r, MHD_HTTP_HEADER_WWW_AUTHENTICATE, challenge);
-    int ret = MHD_queue_response(c, status, r);
-    MHD_destroy_response(r);
-    return ret;
-}
-
-int sluice_http_admin_reply_json(struct MHD_Connection *c, unsigned status, json_t *doc)
-{
-    char *text = doc != NULL ? json_dumps(doc, JSON_COMPACT) : NULL;
-    json_decref(doc);
-    int ret = text != NULL
-                  ? sluice_http_admin_reply(c, status, "application/json", text, strlen(text), NULL)
-                  : sluice_http_admin_reply(c, 500, "application/json",
-                                            "{\"error\":\"out of memory\"}", 25, NULL);
-    free(text);
-    return ret;
-}
-
-int sluice_http_admin_reply_error(struct MHD_Connection *c, unsigned status, const char *message)
-{
-    return sluice_http_admin_reply_json(c, status, json_pack("{s:s}", "error", message));
-}
 
 /* ---- observability ---------------------------------------------------------------------- */
 
@@ -146,32 +100,6 @@ static json_t *pending_json(const sluice_approval *a, const json_t *trail)
     return o;
 }
 
-json_t *sluice_http_admin_trail(
-    sluice_http_admin *admin, size_t max, const char **source, char *why, size_t cap)
-{
-    const sluice_config *cfg = sluice_codemode_config(admin->cm);
-    const sluice_config_state *st = &cfg->state;
-    *source = NULL;
-    snprintf(why, cap, "no audit log is configured");
-    if (st->audit_postgres != NULL) { /* the replica set's one chain */
-        const sluice_audit_pg_options o = { st->audit_postgres, st->audit_postgres_password_file,
-                                            st->audit_postgres_password_env,
-                                            st->audit_postgres_table, NULL };
-        *source = st->audit_postgres_table != NULL ? st->audit_postgres_table : "sluice_audit";
-        sluice_arena *arena = sluice_arena_new();
-        sluice_error err = { 0 };
-        json_t *t = arena != NULL ? sluice_audit_tail_pg(&o, max, arena, &err) : NULL;
-        snprintf(why, cap, "%s", err.message != NULL ? err.message : "out of memory");
-        sluice_arena_free(arena);
-        return t;
-    }
-    if (cfg->code_mode.audit_log == NULL)
-        return NULL;
-    *source = cfg->code_mode.audit_log;
-    snprintf(why, cap, "cannot read the audit log %s or a writer chain beside it", *source);
-    return sluice_audit_tail(cfg->code_mode.audit_log, max);
-}
-
 static int api_approvals(sluice_http_admin *admin, struct MHD_Connection *c)
 {
     sluice_approval_store *store = admin->rt->approvals;
@@ -240,14 +168,6 @@ static int api_quotas(sluice_http_admin *admin, struct MHD_Connection *c)
                                                   (json_int_t)SLUICE_LIMIT_ADMIN_QUOTA_ROWS));
 }
 
-json_t *sluice_http_admin_strlist(const sluice_strlist *l)
-{
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < l->count; i++)
-        json_array_append_new(a, json_string(l->items[i]));
-    return a;
-}
-
 /* What the configuration says, as loaded, with nothing secret: key and password settings are
  * never read here, and a PostgreSQL conninfo is shown as "set" only. */
 /* The languages code mode accepts (the configured list, or its default). */
@@ -291,29 +211,6 @@ static json_t *summary_json(const sluice_config *cfg, const sluice_codemode *cm)
         cfg->database.conninfo != NULL, "policy", "backend",
         backend < 3 ? backends[backend] : "other", "policies", cfg->policy.policies, "routes",
         routes);
-}
-
-bool sluice_http_admin_audit(sluice_http_admin *admin,
-                             struct MHD_Connection *c,
-                             const char *action,
-                             json_t *fields)
-{
-    const char *as = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "as");
-    char who[128];
-    snprintf(who, sizeof who, "%s", as != NULL && *as != '\0' ? as : "admin");
-    sluice_identity id = { .user_id = who, .method = "admin-http" };
-    sluice_codemode_caller caller = { .identity = &id, .session_id = "admin-console" };
-    sluice_arena *arena = sluice_arena_new();
-    if (fields == NULL || arena == NULL ||
-        json_object_set_new(fields, "action", json_string(action)) != 0) {
-        json_decref(fields);
-        sluice_arena_free(arena);
-        return false;
-    }
-    sluice_error err = { 0 };
-    bool ok = sluice_runtime_audit(admin->rt, arena, &caller, "admin", fields, &err) == SLUICE_OK;
-    sluice_arena_free(arena);
-    return ok;
 }
 
 static int api(sluice_http_admin *admin, struct MHD_Connection *c, const char *what)

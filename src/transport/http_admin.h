@@ -20,18 +20,9 @@
 #include "codemode/codemode.h"
 #include "config/config.h"
 #include "transport/http_admin_key.h"
+#include "transport/http_admin_state.h"
 
 #include <stdbool.h>
-
-struct MHD_Connection;
-
-typedef struct sluice_http_admin {
-    sluice_codemode *cm;         /* NULL: no code mode (readiness has nothing to check) */
-    sluice_runtime *rt;          /* cm's runtime (approvals, audit, clock); NULL with cm */
-    sluice_admin_key *key;       /* NULL: no [admin] key or no approval store: the console's
-                                    API answers 404, POST is not served */
-    const sluice_config *config; /* for the summary page; may be NULL */
-} sluice_http_admin;
 
 /* Answers a GET for url when it is one of the routes above: returns true with *ret the MHD
  * result; false (nothing queued) when url is not an admin route. */

@@ -4,12 +4,15 @@
  * routes (http_admin_policy.c, http_admin_export.c), called by http_admin.c once the
  * administrator key was checked.
  *
- * Owns: those declarations. Does not own: routing and the credential check (http_admin.c).
+ * Owns: those declarations (the helpers: http_admin_reply.c). Does not own: routing and the
+ * credential check (http_admin.c, which calls these; nothing here calls it).
  */
 #ifndef SLUICE_TRANSPORT_HTTP_ADMIN_API_H
 #define SLUICE_TRANSPORT_HTTP_ADMIN_API_H
 
-#include "transport/http_admin.h"
+#include "core/arena.h"
+#include "core/strlist.h"
+#include "transport/http_admin_state.h"
 
 #include <jansson.h>
 #include <stddef.h>

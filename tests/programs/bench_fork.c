@@ -11,6 +11,7 @@
 #include "bench_common.h"
 #include "exec/bounded.h"
 #include "exec/duckdb.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "exec/values.h"
 #include "lang/sql/sql.h"

@@ -21,6 +21,7 @@
  * Exit 0 when every check holds; 1 with the failed check on stderr.
  */
 #include "core/limits.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 
 #include <libpq-fe.h>

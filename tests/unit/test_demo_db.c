@@ -4,6 +4,7 @@
  * return rows through the real executors on both engines.
  */
 #include "exec/demo_db.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "exec_test_util.h"
 #include "unit.h"

@@ -5,6 +5,7 @@
  */
 #include "core/clock.h"
 #include "exec/duckdb.h"
+#include "exec/engines.h"
 #include "exec/values.h"
 #include "exec_test_util.h"
 #include "unit.h"

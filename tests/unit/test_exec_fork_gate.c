@@ -8,6 +8,7 @@
 #include "core/clock.h"
 #include "exec/bounded.h"
 #include "exec/duckdb.h"
+#include "exec/engines.h"
 #include "exec/fork_gate.h"
 #include "exec/values.h"
 #include "exec_test_util.h"

@@ -12,6 +12,7 @@
  */
 #include "core/clock.h"
 #include "exec/duckdb.h"
+#include "exec/engines.h"
 #include "exec/scratch.h"
 #include "exec/values.h"
 #include "exec_test_util.h"

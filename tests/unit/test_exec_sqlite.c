@@ -5,6 +5,7 @@
  * what SQLite reads.
  */
 #include "core/clock.h"
+#include "exec/engines.h"
 #include "exec/sqlite.h"
 #include "exec/values.h"
 #include "exec_test_util.h"

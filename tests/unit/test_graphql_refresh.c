@@ -5,6 +5,8 @@
  * schema it started with; a file that no longer builds keeps the snapshot in use. No network:
  * the schema comes from a file and nothing executes.
  */
+#include "exec/catalog.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "lang/graphql/front.h"
 #include "unit.h"

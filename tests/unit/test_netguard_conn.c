@@ -8,6 +8,7 @@
  * network.
  */
 #include "core/netguard.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "exec/mcp_client.h"
 #include "unit.h"

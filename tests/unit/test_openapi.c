@@ -5,6 +5,7 @@
  * path-parameter rule tried against it, query/body schema checks, the SSRF address test, the
  * idempotency key, and the declaration code-mode://schema shows.
  */
+#include "exec/idempotency.h"
 #include "exec/openapi.h"
 #include "exec/openapi_http.h"
 #include "exec/openapi_match.h"
@@ -349,11 +350,11 @@ static void test_openapi_idempotency_key_stable_and_distinct(void **state)
 {
     (void)state;
     char k1[33], k2[33], k3[33], k4[33], k5[33];
-    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k1);
-    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k2);
-    sluice_openapi_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":2}", k3);
-    sluice_openapi_idempotency_key("tok2", "createBudget", "/budgets", "{\"a\":1}", k4);
-    sluice_openapi_idempotency_key("tok1", "note", "/budgets", "{\"a\":1}", k5);
+    sluice_exec_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k1);
+    sluice_exec_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":1}", k2);
+    sluice_exec_idempotency_key("tok1", "createBudget", "/budgets", "{\"a\":2}", k3);
+    sluice_exec_idempotency_key("tok2", "createBudget", "/budgets", "{\"a\":1}", k4);
+    sluice_exec_idempotency_key("tok1", "note", "/budgets", "{\"a\":1}", k5);
     assert_int_equal(strlen(k1), 32);
     assert_string_equal(k1, k2);     /* a retry of the same call */
     assert_string_not_equal(k1, k3); /* another call */

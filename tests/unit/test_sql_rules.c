@@ -3,6 +3,7 @@
  * the SQLite path (mirror catalog, authorizer cross-check). Each rule is tried both ways.
  */
 #include "codemode/risk.h"
+#include "exec/engines.h"
 #include "exec/executor.h"
 #include "sql_fixture.h"
 #include "unit.h"

@@ -1,6 +1,6 @@
 /*
  * capability.c — the capability objects `api` and `mcp`: every call goes to the host
- * (interp.h), counts toward max_api_calls, and is either answered at once or left in flight
+ * (host.h), counts toward max_api_calls, and is either answered at once or left in flight
  * (a ticket the host settles later).
  *
  * Owns: the call count, the arguments as JSON, settling a call in flight, the record of
@@ -41,7 +41,7 @@ static jcomp record_failed(interp *in, const sluice_js_call *call, const char *m
     return SLUICE_JSI_NORMAL;
 }
 
-/* Settles p with the host's answer st/result/herr for call (status contract: interp.h).
+/* Settles p with the host's answer st/result/herr for call (status contract: host.h).
  * SLUICE_JSI_NORMAL (p fulfilled or rejected) or SLUICE_JSI_FATAL. */
 static jcomp settle_with(interp *in,
                          jpromise *p,

@@ -7,6 +7,8 @@
  * Does not own: the built-in libraries (lib_*.c, capability.c), conversions (value.c), or any I/O
  * (the host).
  */
+#include "exec/js/interp.h"
+
 #include "core/limits.h"
 #include "exec/js/value.h"
 
@@ -1301,6 +1303,19 @@ static jcomp eval_member(interp *in, env *e, const sluice_js_node *n, jv *out)
     return member_of(in, e, n, &obj, out);
 }
 
+/* A member target's object and key, in that order (delete, assignment, compound assignment and
+ * update): a computed key as evaluated, `.name` as written. */
+static jcomp member_target(interp *in, env *e, const sluice_js_node *m, jv *obj, jv *key)
+{
+    jcomp rc = eval(in, e, m->a, obj);
+    if (rc != SLUICE_JSI_NORMAL)
+        return rc;
+    if (m->flags & SLUICE_JS_F_COMPUTED)
+        return eval(in, e, m->b, key);
+    *key = jv_str(m->b->str);
+    return SLUICE_JSI_NORMAL;
+}
+
 static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
@@ -1314,14 +1329,8 @@ static jcomp eval_unary(interp *in, env *e, const sluice_js_node *n, jv *out)
     }
     if (n->op == SLUICE_JS_OP_DELETE) {
         jv obj, key;
-        if ((rc = eval(in, e, n->a->a, &obj)) != SLUICE_JSI_NORMAL)
+        if ((rc = member_target(in, e, n->a, &obj, &key)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (n->a->flags & SLUICE_JS_F_COMPUTED) {
-            if ((rc = eval(in, e, n->a->b, &key)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else {
-            key = jv_str(n->a->b->str);
-        }
         const sluice_js_str *k = sluice_jsi_to_key(in, key);
         if (k == NULL)
             return SLUICE_JSI_FATAL;
@@ -1377,14 +1386,8 @@ static jcomp read_target(interp *in, env *e, const sluice_js_node *t, jv *obj, j
     jcomp rc;
     if (t->kind == SLUICE_JS_IDENT)
         return eval_ident(in, e, t, cur);
-    if ((rc = eval(in, e, t->a, obj)) != SLUICE_JSI_NORMAL)
+    if ((rc = member_target(in, e, t, obj, key)) != SLUICE_JSI_NORMAL)
         return rc;
-    if (t->flags & SLUICE_JS_F_COMPUTED) {
-        if ((rc = eval(in, e, t->b, key)) != SLUICE_JSI_NORMAL)
-            return rc;
-    } else {
-        *key = jv_str(t->b->str);
-    }
     return get_member_v(in, *obj, *key, cur);
 }
 
@@ -1416,14 +1419,8 @@ static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
     if (n->op == SLUICE_JS_OP_ASSIGN) {
         if (n->a->kind == SLUICE_JS_MEMBER) { /* the target's object and key go first */
             jv obj, key;
-            if ((rc = eval(in, e, n->a->a, &obj)) != SLUICE_JSI_NORMAL)
+            if ((rc = member_target(in, e, n->a, &obj, &key)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if (n->a->flags & SLUICE_JS_F_COMPUTED) {
-                if ((rc = eval(in, e, n->a->b, &key)) != SLUICE_JSI_NORMAL)
-                    return rc;
-            } else {
-                key = jv_str(n->a->b->str);
-            }
             if ((rc = eval(in, e, n->b, &v)) != SLUICE_JSI_NORMAL)
                 return rc;
             if ((rc = set_member(in, obj, key, v)) != SLUICE_JSI_NORMAL)

@@ -13,7 +13,8 @@
 #define SLUICE_EXEC_JS_VALUE_H
 
 #include "core/buf.h"
-#include "exec/js/interp.h"
+#include "exec/js/host.h"
+#include "syntax/js/parse.h"
 
 #include <stdint.h>
 
@@ -339,7 +340,7 @@ jtaint sluice_jsi_taint_label(interp *in, const char *field);
  * (the line `refuse` names), a read label stays. 0 only for 0; on NOMEM t unchanged. */
 jtaint sluice_jsi_taint_read(interp *in, jtaint t);
 /* What a capability call's arguments carry, for the host to check against the operation
- * (interp.h, sluice_js_call.passing): every field, or false when a value mixes labels so the
+ * (host.h, sluice_js_call.passing): every field, or false when a value mixes labels so the
  * fields are not all known. */
 bool sluice_jsi_taint_fields(interp *in, const jv *args, size_t argc, sluice_strlist *out);
 /* The configured blocked field key names (case-insensitive), or NULL. */

@@ -378,7 +378,7 @@ static void facts_of_field(opw *w,
     for (const sluice_gql_argument *a = s->arguments; a != NULL; a = a->next)
         for (size_t i = 0; i < fd->arg_count; i++)
             if (sluice_gql_same(fd->args[i].name, a->name))
-                sluice_graphql_judge_argument(&w->v, w->r, w->vars, w->x->operation, t, a,
+                sluice_graphql_judge_argument(&w->v, w->r->blocked, w->vars, w->x->operation, t, a,
                                               &fd->args[i]);
     if (sluice_gql_leaf(fd->named))
         leaf_output(w, t, s, fd->type);

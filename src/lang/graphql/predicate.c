@@ -28,7 +28,7 @@ enum { MAX_WORDS = 16 };
 
 typedef struct judge {
     sluice_gql_vctx *v;
-    const sluice_graphql_rules *r;
+    const sluice_strlist *const *blocked; /* [2]: graphql_blocked_fields, blocked_fields */
     const json_t *vars;
     const sluice_gql_definition *op;
     unsigned depth;
@@ -73,8 +73,8 @@ static naming names_blocked(const judge *j, sluice_gql_str name, const char **fi
     size_t nn = words_of(name.ptr, name.len, nw);
     naming found = NAMES_NONE;
     for (size_t k = 0; k < 2; k++)
-        for (size_t i = 0; j->r->blocked[k] != NULL && i < j->r->blocked[k]->count; i++) {
-            const char *item = j->r->blocked[k]->items[i];
+        for (size_t i = 0; j->blocked[k] != NULL && i < j->blocked[k]->count; i++) {
+            const char *item = j->blocked[k]->items[i];
             const char *dot = strrchr(item, '.');
             const char *f = dot != NULL ? dot + 1 : item;
             sluice_gql_str fs = { f, strlen(f) };
@@ -210,14 +210,14 @@ static void judge_literal(judge *j, const sluice_gql_value *v, const sluice_gql_
 }
 
 void sluice_graphql_judge_argument(sluice_gql_vctx *v,
-                                   const sluice_graphql_rules *rules,
+                                   const sluice_strlist *const blocked[2],
                                    const json_t *variables,
                                    const sluice_gql_definition *op,
                                    const sluice_gql_schema_type *owner,
                                    const sluice_gql_argument *a,
                                    const sluice_gql_schema_input *in)
 {
-    judge j = { v, rules, variables, op, 0 };
+    judge j = { v, blocked, variables, op, 0 };
     judge_name(&j, owner, a->name, in, a->offset);
     judge_literal(&j, a->value, in->named);
 }

@@ -2,8 +2,8 @@
  * internal.h — what the files of the SQL front end share; nothing outside src/lang/sql/ includes
  * it.
  *
- * Owns: the per-analysis context (sluice_sql_ctx), the lexer's token kinds, and one prototype
- * per stage: lexer.c (tokens), statement.c (split + classify), canonical.c (canonical form +
+ * Owns: the per-analysis context (sluice_sql_ctx) and one prototype per stage (the tokens are
+ * lexer.h's, below it): statement.c (split + classify), canonical.c (canonical form +
  * hash), parsetree.c (facts from the parse tree), plan_walk.c (lineage from the bound plan),
  * functions.c (the allowlist), rules.c (config rules), explain.c, mirror.c (SQLite catalog).
  */
@@ -44,12 +44,6 @@ typedef struct sluice_sql_ctx {
     const char *parse_tree_raw; /* the same as DuckDB's text */
     bool engine_catalog;        /* conn holds the data (not a SQLite mirror): DuckDB estimates */
 } sluice_sql_ctx;
-
-/* --- lexer.c: lang/sql/lexer.h ------------------------------------------------------- */
-
-/* Byte offset where the second statement starts (the first token after the first top-level ';'
- * that is not space or comment), or len when there is none. */
-size_t sluice_sql_second_statement(const char *text, size_t len);
 
 /* --- statement.c -------------------------------------------------------------------------- */
 /* Requires exactly one statement: *out is the extracted statement, or NULL after adding a

@@ -8,9 +8,10 @@
  * Does not own: deciding what the text means; DuckDB's parser does that and is the authority.
  * Like sqlite3GetToken(): returns a length, writes a kind, allocates nothing, never aborts.
  */
-#include "lang/sql/internal.h"
+#include "lang/sql/lexer.h"
 
 #include <ctype.h>
+#include <stdbool.h>
 #include <string.h>
 
 static bool is_word_start(unsigned char c)

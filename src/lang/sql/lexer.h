@@ -2,7 +2,7 @@
  * lexer.h (lang/sql) — the SQL tokenizer both SQL analyzers share (DuckDB's in lang/sql, the
  * PostgreSQL one in lang/pgsql, which bounds the text with it before libpg_query parses it).
  *
- * Owns: token kinds and sluice_sql_lex (lexer.c).
+ * Owns: token kinds, sluice_sql_lex and where a second statement starts (lexer.c).
  * Does not own: what the tokens mean (the engines' parsers decide).
  */
 #ifndef SLUICE_LANG_SQL_LEXER_H
@@ -27,5 +27,9 @@ typedef enum sluice_sql_token {
 /* Scans one token at text[pos..len): returns its length (>= 1 unless at the end) and writes the
  * kind. Allocates nothing; never reads past len. */
 size_t sluice_sql_lex(const char *text, size_t len, size_t pos, sluice_sql_token *kind);
+
+/* Byte offset where the second statement starts (the first token after the first top-level ';'
+ * that is not space or comment), or len when there is none. */
+size_t sluice_sql_second_statement(const char *text, size_t len);
 
 #endif

@@ -6,7 +6,8 @@
  * `next` in source order, so walkers need no counts. Names point into the source text (which
  * must outlive the tree); string values are decoded into the arena. Every node keeps the byte
  * offset of its first token so later layers (validation, schema) can report line and column
- * with sluice_graphql_locate.
+ * with sluice_graphql_locate, declared here with the offsets it reads (implemented by the
+ * lexer, which counts lines the same way: lexer.c).
  * Does not own: parsing (parser.c), printing (printer.c), validation against a schema.
  */
 #ifndef SLUICE_SYNTAX_GRAPHQL_AST_H
@@ -203,5 +204,10 @@ typedef struct sluice_gql_document {
     size_t token_count; /* significant tokens, as graphql-js's tokenCount */
     unsigned max_depth; /* deepest nesting reached (selection sets, list/object values, types) */
 } sluice_gql_document;
+
+/* The 1-based line and column (in Unicode characters) of byte offset in text, counting lines
+ * as GraphQL does (\n, \r\n and a lone \r each end one). */
+void sluice_graphql_locate(
+    const char *text, size_t len, size_t offset, size_t *out_line, size_t *out_column);
 
 #endif

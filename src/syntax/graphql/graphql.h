@@ -56,9 +56,4 @@ sluice_status sluice_graphql_canonical_hash(sluice_arena *arena,
                                             char out_hex[65],
                                             sluice_error *err);
 
-/* The 1-based line and column (in Unicode characters) of byte offset in text, counting lines
- * as GraphQL does (\n, \r\n and a lone \r each end one). */
-void sluice_graphql_locate(
-    const char *text, size_t len, size_t offset, size_t *out_line, size_t *out_column);
-
 #endif

@@ -13,7 +13,6 @@
 
 #include "core/buf.h"
 #include "core/utf8.h"
-#include "syntax/graphql/graphql.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -1,0 +1,16 @@
+/*
+ * tool_result.h — the one shape every tool of the surface answers with: a CallToolResult with a
+ * text block and structuredContent (tools.c, discover.c, querymode_tools.c).
+ *
+ * Owns: that shape. Does not own: what a tool answers (each tool's handler).
+ */
+#ifndef SLUICE_SURFACE_TOOL_RESULT_H
+#define SLUICE_SURFACE_TOOL_RESULT_H
+
+#include <jansson.h>
+
+/* A CallToolResult {content:[text], structuredContent} (structured stolen). text NULL: the text
+ * block carries the structured result as compact JSON, as the spec asks. */
+json_t *sluice_surface_tool_result(json_t *structured, const char *text);
+
+#endif
