@@ -42,7 +42,9 @@ for f in files:
 includes = {f: [i for i in incs if i in includes] for f, incs in includes.items()}
 # A .c without a header of its own name belongs to the included header that declares most of
 # its exported functions (pipeline.c implements codemode.h).
-tags = subprocess.run(["ctags", "--c-kinds=f", "--fields=+neS", "-o", "-", "-R", src],
+# Functions only, in C and C++ alike (a C++ namespace or struct block is not a function).
+tags = subprocess.run(["ctags", "--c-kinds=f", "--c++-kinds=f", "--fields=+neS", "-o", "-", "-R",
+                       src],
                       capture_output=True, text=True, check=True).stdout
 exported = collections.defaultdict(set)
 for line in tags.splitlines():

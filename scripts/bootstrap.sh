@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # bootstrap.sh — installs what sluice needs on a Debian machine, idempotently.
 #   Debian -dev packages with apt-get (only the missing ones);
-#   DuckDB (libduckdb.so + duckdb.h) from npm into third_party/duckdb (git-ignored);
+#   DuckDB from npm into third_party/duckdb (git-ignored): libduckdb.so, and duckdb.h plus the
+#   C++ headers (cpp/src/include, for the bind-once unit src/exec/duckdb_plan.cpp) of the very
+#   same release: DuckDB's C++ API has no stable ABI, so CMake refuses a mixed pair;
 #   the Node test tools (MCP SDK, conformance suite, oracles, playwright-core for the console
 #   test, which drives Debian's chromium: no browser download) into tests/node/node_modules.
 # Usage: scripts/bootstrap.sh [--no-node | --demo | --list-packages demo|full]
@@ -15,6 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# The switch to the 1.4 LTS line (the one whose library and C++ headers npm ships as a matching
+# pair; issue 23) is this one line: "@duckdb/node-bindings-linux-x64@1.4.4-r.4" (CMake then builds
+# the C++ unit, which 1.4 needs). Held back: the idle RSS of a served database is 26 MB on 1.4.4
+# against 18 MB on 1.5.6 (tests/e2e/lazy_open.test.mjs, target 22 MB): 1.4.4's library runs 162
+# static initializers at load against 1.5.6's 8 (docs/architecture.md "Binding once").
 DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
 DUCKDB_HDR_PKG="duckdb@1.4.4"
 # chromium: the admin console's browser test (tests/console, playwright-core drives it);
@@ -65,16 +72,25 @@ if ((${#missing[@]})); then
 fi
 
 duck=third_party/duckdb
+cpp_include=package/src/duckdb/src/include
+# the one third-party include tree DuckDB's headers the unit uses reach (string functions)
+cpp_utf8=package/src/duckdb/third_party/utf8proc/include
 if [ ! -f "$duck/lib/libduckdb.so" ] || [ ! -f "$duck/include/duckdb.h" ] \
+   || [ ! -f "$duck/cpp/src/include/duckdb/main/connection.hpp" ] \
    || [ "$(cat "$duck/VERSION" 2>/dev/null)" != "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" ]; then
-  say "fetching DuckDB ($DUCKDB_LIB_PKG, header from $DUCKDB_HDR_PKG)"
-  rm -rf "$duck" && mkdir -p "$duck/lib" "$duck/include" "$duck/tmp"
+  say "fetching DuckDB ($DUCKDB_LIB_PKG, headers from $DUCKDB_HDR_PKG)"
+  rm -rf "$duck" && mkdir -p "$duck/lib" "$duck/include" "$duck/cpp/src" \
+    "$duck/cpp/third_party/utf8proc" "$duck/tmp"
   (cd "$duck/tmp" && npm pack --silent "$DUCKDB_LIB_PKG" "$DUCKDB_HDR_PKG" >/dev/null)
   tar -xzf "$duck"/tmp/duckdb-node-bindings-linux-x64-*.tgz -C "$duck/tmp" package/libduckdb.so
   mv "$duck/tmp/package/libduckdb.so" "$duck/lib/"
   rm -rf "$duck/tmp/package"
-  tar -xzf "$duck"/tmp/duckdb-1.4.4.tgz -C "$duck/tmp" package/src/duckdb/src/include/duckdb.h
-  mv "$duck/tmp/package/src/duckdb/src/include/duckdb.h" "$duck/include/"
+  # Only include trees (8 MB of the package's full source).
+  tar -xzf "$duck"/tmp/duckdb-"${DUCKDB_HDR_PKG#duckdb@}".tgz -C "$duck/tmp" "$cpp_include" \
+    "$cpp_utf8"
+  cp "$duck/tmp/$cpp_include/duckdb.h" "$duck/include/"
+  mv "$duck/tmp/$cpp_include" "$duck/cpp/src/include"
+  mv "$duck/tmp/$cpp_utf8" "$duck/cpp/third_party/utf8proc/include"
   rm -rf "$duck/tmp"
   echo "$DUCKDB_LIB_PKG $DUCKDB_HDR_PKG" > "$duck/VERSION"
 fi

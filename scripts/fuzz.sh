@@ -5,7 +5,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-45}}
-cmake -S . -B build-fuzz -DSLUICE_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_BUILD_TYPE=Debug >/dev/null
+# clang++ too: the bind-once unit (src/exec/duckdb_plan.cpp) is C++ and is instrumented alike.
+cmake -S . -B build-fuzz -DSLUICE_FUZZ=ON -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+  -DCMAKE_BUILD_TYPE=Debug >/dev/null
 # Only the fuzz targets: with the library instrumented for libFuzzer, ordinary programs would
 # need its runtime too.
 # (those this configuration defines: fuzz_duckdb_bind_tree needs -DSLUICE_DUCKDB_CPP=ON)

@@ -150,7 +150,6 @@ sluice_status sluice_approval_state_open(sluice_key_store *keys,
                                          sluice_error *err)
 {
     sluice_approval_state_claim claim;
-    sluice_status st = sluice_approval_state_verify(
-        keys, answer->state, answer->user_id, answer->approval_token, now, arena, &claim, err);
+    sluice_status st = sluice_approval_state_verify(keys, answer, now, arena, &claim, err);
     return st == SLUICE_OK ? spend(replay, &claim, now, arena, err) : st;
 }

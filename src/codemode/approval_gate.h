@@ -53,19 +53,13 @@ sluice_status sluice_approval_gate_audit(sluice_runtime *rt,
 /* Audits the decisions read from the store that have no audit record yet. */
 void sluice_approval_gate_report(sluice_runtime *rt, sluice_arena *arena);
 
-/* What a client sent back to answer an approval asked through an input_required result. */
-typedef struct sluice_approval_state_answer {
-    const char *state;          /* the requestState, as the client returned it */
-    const char *user_id;        /* the principal answering */
-    const char *approval_token; /* the approval token the state must have been sealed for */
-} sluice_approval_state_answer;
-
 /* Opens an approval requestState at now: verified with keys for the answer's principal and
- * approval token (token/approval_state.h), then its nonce consumed once in replay — the half that
- * needs the shared store, so a state counts once on every replica sharing it. SLUICE_OK once;
- * SLUICE_E_TOKEN (err says which check failed); SLUICE_E_DENIED when it was used already; the
- * store's failure status (SLUICE_E_IO, SLUICE_E_LIMIT, ...) when its use could not be recorded
- * — fail closed: the approval does not count then. err (arena) is for the caller's client. */
+ * approval token (sluice_approval_state_answer) (token/approval_state.h), then its nonce consumed
+ * once in replay — the half that needs the shared store, so a state counts once on every replica
+ * sharing it. SLUICE_OK once; SLUICE_E_TOKEN (err says which check failed); SLUICE_E_DENIED when it
+ * was used already; the store's failure status (SLUICE_E_IO, SLUICE_E_LIMIT, ...) when its use
+ * could not be recorded — fail closed: the approval does not count then. err (arena) is for the
+ * caller's client. */
 sluice_status sluice_approval_state_open(sluice_key_store *keys,
                                          sluice_replay *replay,
                                          const sluice_approval_state_answer *answer,

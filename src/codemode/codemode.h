@@ -22,14 +22,15 @@
 #include <stdbool.h>
 
 typedef struct sluice_codemode sluice_codemode;
+typedef struct sluice_codemode_request sluice_codemode_request;
 
-/* Asks a human (or an administrator's record) whether a validated statement may run; returns
- * SLUICE_OK to run, SLUICE_E_DENIED (with err) otherwise. The MCP tools wire elicitation here;
- * NULL means no approval path exists, so anything above the auto-approve level is refused. */
+/* Asks a human (or an administrator's record) whether the validated statement of req, an
+ * execute_code call, may run; returns SLUICE_OK to run, SLUICE_E_DENIED (with req->err, in
+ * req->arena) otherwise. The MCP tools wire elicitation here; NULL means no approval path
+ * exists, so anything above the auto-approve level is refused. */
 typedef sluice_status (*sluice_codemode_approve_fn)(void *ctx,
-                                                    sluice_arena *arena,
-                                                    const json_t *validation,
-                                                    sluice_error *err);
+                                                    const sluice_codemode_request *req,
+                                                    const json_t *validation);
 
 typedef struct sluice_codemode_exec_hooks {
     sluice_exec_register_cancel_fn register_cancel;
@@ -41,7 +42,7 @@ typedef struct sluice_codemode_exec_hooks {
 /* One validate_code or execute_code call (the request object every stage of the pipeline
  * receives): who asks, the program and its variables, and where the call's memory and error go.
  * The caller fills it for the one call; code mode keeps nothing of it after the call. */
-typedef struct sluice_codemode_request {
+struct sluice_codemode_request {
     /* The request's memory: everything the call makes (the judgement, the facts, error texts)
      * lives in it, jansson values included (as arena cleanups), and goes when it is freed. */
     sluice_arena *arena;
@@ -53,7 +54,7 @@ typedef struct sluice_codemode_request {
     bool dry_run;                            /* validate: judge only, sign no token */
     const sluice_codemode_exec_hooks *hooks; /* execute: cancel and approval paths; may be NULL */
     sluice_error *err;                       /* what failed, for the caller's client (in arena) */
-} sluice_codemode_request;
+};
 
 /* Reads every backend's catalog now, opening any engine that opens on first need: what
  * `sluice config check` does so that a database DuckDB cannot open fails there, not at the first
@@ -138,22 +139,17 @@ sluice_status sluice_codemode_refuse_request(sluice_codemode *cm,
                                              const char *reason,
                                              const char *message);
 
-/* Human approval under MCP 2026-07-28 (token/approval_state.h): seals the requestState of an
- * approval asked for caller's principal and approval_token (into *out, arena; SLUICE_E_NOMEM),
- * and opens one, consuming it once (SLUICE_E_TOKEN tampered, expired or misbound,
- * SLUICE_E_DENIED replayed, the replay store's failure otherwise: fail closed). */
+/* Human approval under MCP 2026-07-28 (token/approval_state.h), for req, the execute_code call
+ * asking: seals the requestState of an approval asked for req's principal and req->token (into
+ * *out, req->arena; SLUICE_E_NOMEM), and opens one the client returned, consuming it once
+ * (SLUICE_E_TOKEN tampered, expired or misbound, SLUICE_E_DENIED replayed, the replay store's
+ * failure otherwise: fail closed). Errors go to req->err. */
 sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
-                                                  sluice_arena *arena,
-                                                  const sluice_codemode_caller *caller,
-                                                  const char *approval_token,
-                                                  char **out,
-                                                  sluice_error *err);
+                                                  const sluice_codemode_request *req,
+                                                  char **out);
 sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
-                                                  sluice_arena *arena,
-                                                  const sluice_codemode_caller *caller,
-                                                  const char *approval_token,
-                                                  const char *state,
-                                                  sluice_error *err);
+                                                  const sluice_codemode_request *req,
+                                                  const char *state);
 
 /* Appends an audit record through cm's runtime (sluice_runtime_audit: fields consumed; no-op
  * without an audit log). Fails closed: SLUICE_E_IO. */

@@ -982,7 +982,7 @@ static sluice_status check_approval(request *r)
     if (summary == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     sluice_status st = hooks != NULL && hooks->approve != NULL
-                           ? hooks->approve(hooks->approve_ctx, arena, summary, err)
+                           ? hooks->approve(hooks->approve_ctx, r->in, summary)
                            : SLUICE_E_UNSUPPORTED;
     if (st == SLUICE_E_UNSUPPORTED && cm->rt->approvals != NULL) {
         /* No one to ask here: an administrator decides later (recorded and audited there). */
@@ -1050,8 +1050,8 @@ static sluice_status admit(request *r)
     sluice_token_problem problem = SLUICE_TOKEN_OK;
     int64_t now = sluice_runtime_now_s(cm->rt);
     const sluice_secret_ring *ring = sluice_key_store_acquire(cm->rt->keys);
-    sluice_status st =
-        sluice_token_open(ring, token, strlen(token), now, arena, claims, &problem, err);
+    sluice_token_check check = { token, strlen(token), ring, now };
+    sluice_status st = sluice_token_open(&check, arena, claims, &problem, err);
     sluice_key_store_release(cm->rt->keys, ring);
     if (st != SLUICE_OK)
         return refuse_token(r, problem, st);
@@ -1549,37 +1549,31 @@ sluice_status sluice_codemode_demote(sluice_codemode *cm,
 
 /* ---- approval requestStates (MCP 2026-07-28) ---------------------------------------------- */
 
-static const char *user_of_caller(const sluice_codemode_caller *caller)
+/* Whom a requestState of req is for: its principal ("" without one) and its approval token. */
+static sluice_approval_state_binding binding_of(const sluice_codemode_request *req)
 {
-    const char *user = caller->identity != NULL ? caller->identity->user_id : NULL;
-    return user != NULL ? user : "";
+    const sluice_identity *who = req->caller->identity;
+    const char *user = who != NULL ? who->user_id : NULL;
+    return (sluice_approval_state_binding){ user != NULL ? user : "",
+                                            req->token != NULL ? req->token : "" };
 }
 
 sluice_status sluice_codemode_approval_state_seal(sluice_codemode *cm,
-                                                  sluice_arena *arena,
-                                                  const sluice_codemode_caller *caller,
-                                                  const char *approval_token,
-                                                  char **out,
-                                                  sluice_error *err)
+                                                  const sluice_codemode_request *req,
+                                                  char **out)
 {
-    return sluice_approval_state_seal(cm->rt->keys, user_of_caller(caller),
-                                      approval_token != NULL ? approval_token : "",
-                                      sluice_runtime_now_s(cm->rt), arena, out, err);
+    sluice_approval_state_binding b = binding_of(req);
+    return sluice_approval_state_seal(cm->rt->keys, &b, sluice_runtime_now_s(cm->rt), req->arena,
+                                      out, req->err);
 }
 
 sluice_status sluice_codemode_approval_state_open(sluice_codemode *cm,
-                                                  sluice_arena *arena,
-                                                  const sluice_codemode_caller *caller,
-                                                  const char *approval_token,
-                                                  const char *state,
-                                                  sluice_error *err)
+                                                  const sluice_codemode_request *req,
+                                                  const char *state)
 {
-    sluice_approval_state_answer answer = { .state = state,
-                                            .user_id = user_of_caller(caller),
-                                            .approval_token =
-                                                approval_token != NULL ? approval_token : "" };
+    sluice_approval_state_answer answer = { .state = state, .binding = binding_of(req) };
     return sluice_approval_state_open(cm->rt->keys, cm->rt->replay, &answer,
-                                      sluice_runtime_now_s(cm->rt), arena, err);
+                                      sluice_runtime_now_s(cm->rt), req->arena, req->err);
 }
 
 sluice_status sluice_codemode_execute(sluice_codemode *cm,

@@ -48,23 +48,25 @@ sluice_status sluice_quota_gate_admit(const sluice_quota_gate *gate,
         return SLUICE_OK;
     const char *route = route_of(gate->policy, caller), *who = principal_of(caller);
     sluice_config_quotas limits = sluice_quota_of_route(gate->config, route);
-    bool refused = true;
-    sluice_quota_refusal r;
-    sluice_status st = sluice_quota_admit(q, &limits, route, who, stage,
-                                          sluice_clock_now_ms(gate->rt->clock), &refused, &r, room);
+    sluice_quota_call call = { route, who, stage, sluice_clock_now_ms(gate->rt->clock) };
+    sluice_quota_decision d;
+    sluice_status st = sluice_quota_admit(q, &limits, &call, &d);
     if (st != SLUICE_OK)
         return store_failed(q, st, arena, "count this call", err);
     const char *measure = stage == SLUICE_QUOTA_STAGE_VALIDATE ? "validate_calls" : "execute_calls";
-    if (!refused) {
+    if (!d.refused) {
+        if (room != NULL)
+            *room = d.room;
         sluice_metric_inc(SLUICE_METRIC_QUOTA_USAGE, measure, route, NULL);
         return SLUICE_OK;
     }
-    sluice_metric_inc(SLUICE_METRIC_QUOTA_REFUSALS, sluice_quota_name(r.quota), route, NULL);
+    const sluice_quota_refusal *r = &d.refusal;
+    sluice_metric_inc(SLUICE_METRIC_QUOTA_REFUSALS, sluice_quota_name(r->quota), route, NULL);
     if (caller->refusal != NULL) {
         json_decref(*caller->refusal);
-        *caller->refusal = sluice_quota_refusal_json(&r, route);
+        *caller->refusal = sluice_quota_refusal_json(r, route);
     }
-    const char *m = sluice_quota_message(arena, &r, route, who);
+    const char *m = sluice_quota_message(arena, r, route, who);
     return m != NULL ? sluice_error_set(err, arena, SLUICE_E_LIMIT, "%s", m)
                      : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
 }

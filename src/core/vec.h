@@ -27,6 +27,14 @@
 void *sluice_vec_grow(
     sluice_arena *arena, void *items, size_t count, size_t *cap, size_t elem, size_t first);
 
+/* sluice_vec_grow for room up to need items, where items do not arrive one by one (a block at a
+ * time, or by index): items while need <= *cap; otherwise a new zeroed arena array of the first
+ * doubling of *cap (first when *cap is 0) that is >= need, holding a copy of all *cap old items
+ * (so items must hold *cap of them). NULL when memory runs out or the size overflows; items and
+ * *cap are then unchanged. */
+void *sluice_vec_reserve(
+    sluice_arena *arena, void *items, size_t need, size_t *cap, size_t elem, size_t first);
+
 /* The same for a malloc'd array that must hold need items: realloc to the first power-of-two
  * multiple of first (or of *cap when it is not 0) that is >= need. Returns the array to use
  * (items while need <= *cap), NULL on failure (items untouched, still the caller's to free). */

@@ -6,6 +6,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "exec/duckdb_connect.h"
 #include "syntax/sqltree/duckdb_type.h"
 
 #include <duckdb.h>
@@ -63,9 +64,11 @@ static sluice_status open_duckdb(const char *path,
         duckdb_free(open_err);
         return s;
     }
-    if (duckdb_connect(*db, conn) != DuckDBSuccess) {
+    /* Plain-text errors: a statement of the demo script that fails is quoted as DuckDB wrote it. */
+    sluice_status connected = sluice_exec_duckdb_connect(*db, false, conn, arena, err);
+    if (connected != SLUICE_OK) {
         duckdb_close(db);
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "DuckDB: cannot connect");
+        return connected;
     }
     return SLUICE_OK;
 }

@@ -16,6 +16,7 @@
 #include "core/log.h"
 #include "exec/bounded.h"
 #include "exec/duckdb_catalog_facts.h"
+#include "exec/duckdb_connect.h"
 #include "exec/duckdb_values.h"
 #include "exec/fork_gate.h"
 #include "exec/report.h"
@@ -36,7 +37,6 @@
 
 /* Directories DuckDB would use for extensions, secrets and HOME: procfs refuses to create
  * anything here, so no INSTALL or persistent secret can ever land on disk. */
-#define DUCK_NO_DIR "/proc/sluice-no-such-directory"
 
 /* Statements whose bound plan the process-function guard already read and passed, by SHA-256
  * of their exact text: only on a database opened read_only, where no statement of this process
@@ -95,13 +95,26 @@ static const duck_setting hardening[] = {
     { "allow_community_extensions", "false", "false" },
     { "allow_unsigned_extensions", "false", "false" },
     { "allow_persistent_secrets", "false", "false" },
-    { "home_directory", DUCK_NO_DIR, DUCK_NO_DIR },
-    { "secret_directory", DUCK_NO_DIR, DUCK_NO_DIR },
-    { "extension_directory", DUCK_NO_DIR, DUCK_NO_DIR },
+    { "home_directory", SLUICE_DUCKDB_NO_DIR, SLUICE_DUCKDB_NO_DIR },
+    { "secret_directory", SLUICE_DUCKDB_NO_DIR, SLUICE_DUCKDB_NO_DIR },
+    { "extension_directory", SLUICE_DUCKDB_NO_DIR, SLUICE_DUCKDB_NO_DIR },
     { "errors_as_json", "true", "true" },
     { "enable_external_access", "false", "false" },
     { "lock_configuration", "true", "true" },
 };
+
+/* Whether the open's configuration carries the setting. DuckDB 1.4 keeps home_directory and
+ * errors_as_json per connection and refuses both before the open: there
+ * sluice_exec_duckdb_connect sets them on every connection, and verify_settings reads them back
+ * through one. */
+static bool set_before_open(const duck_setting *s)
+{
+#ifdef SLUICE_DUCKDB_CPP
+    return strcmp(s->name, "home_directory") != 0 && strcmp(s->name, "errors_as_json") != 0;
+#else
+    return s != NULL;
+#endif
+}
 
 static void duck_close(void *state)
 {
@@ -169,8 +182,9 @@ static sluice_status verify_settings(duckdb_database db,
                                      sluice_error *err)
 {
     duckdb_connection conn;
-    if (duckdb_connect(db, &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    sluice_status connected = sluice_exec_duckdb_connect(db, true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     duckdb_result res;
     if (!host_query(conn, "SELECT name, value FROM duckdb_settings()", &res)) {
         duckdb_disconnect(&conn);
@@ -226,7 +240,8 @@ make_config(const duck_open *o, duckdb_config *out, sluice_arena *arena, sluice_
                               "DuckDB refused threads=%s or memory_limit='%s'", o->threads,
                               o->memory);
     for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
-        if (duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
+        if (set_before_open(&hardening[i]) &&
+            duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
             st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
                                   "DuckDB refused setting %s='%s'; refusing to start",
                                   hardening[i].name, hardening[i].value);
@@ -458,8 +473,9 @@ static sluice_status
 lock_scratch(duckdb_database db, const char *allowed, sluice_arena *arena, sluice_error *err)
 {
     duckdb_connection conn;
-    if (duckdb_connect(db, &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    sluice_status connected = sluice_exec_duckdb_connect(db, true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     char set_dirs[SLUICE_SCRATCH_PATH_MAX + 64];
     snprintf(set_dirs, sizeof(set_dirs), "SET allowed_directories = ['%s']", allowed);
     const char *steps[] = { set_dirs, "SET enable_external_access = false",
@@ -482,8 +498,9 @@ static sluice_status
 check_allowed_dirs(duckdb_database db, const char *allowed, sluice_arena *arena, sluice_error *err)
 {
     duckdb_connection conn;
-    if (duckdb_connect(db, &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    sluice_status connected = sluice_exec_duckdb_connect(db, true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     duckdb_result res;
     sluice_status st = SLUICE_E_CONFIG;
     if (host_query(conn, "SELECT current_setting('allowed_directories')::VARCHAR", &res)) {
@@ -535,7 +552,7 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
         st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                               "DuckDB refused memory_limit='%s' for a session", o->memory_limit);
     for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
-        if (!set_at_runtime(settings[i].name) &&
+        if (!set_at_runtime(settings[i].name) && set_before_open(&settings[i]) &&
             duckdb_set_config(config, settings[i].name, settings[i].value) != DuckDBSuccess)
             st = sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                   "DuckDB refused setting %s='%s' for a session", settings[i].name,
@@ -704,8 +721,9 @@ duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
         return st;
     duckdb_connection conn;
     sluice_fork_gate_enter();
-    st = SLUICE_E_INTERNAL;
-    if (duckdb_connect(s->db, &conn) == DuckDBSuccess) {
+    st = sluice_exec_duckdb_connect(s->db, true, &conn, arena, err);
+    bool connected = st == SLUICE_OK;
+    if (connected) {
         st = schema_tables(conn, arena, out);
         if (st == SLUICE_OK)
             st = schema_columns(conn, arena, out);
@@ -716,9 +734,7 @@ duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
         duckdb_disconnect(&conn);
     }
     sluice_fork_gate_leave();
-    if (st == SLUICE_E_INTERNAL)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
-    if (st == SLUICE_E_ENGINE)
+    if (connected && st == SLUICE_E_ENGINE)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not read the DuckDB catalog");
     return st;
 }
@@ -1245,8 +1261,10 @@ static sluice_status start_run(duck_call *c)
     c->run = run_new(c->arena);
     if (c->run == NULL)
         return SLUICE_E_NOMEM;
-    if (duckdb_connect(c->state->db, &c->conn) != DuckDBSuccess)
-        return sluice_error_set(c->err, c->arena, SLUICE_E_ENGINE, "could not connect to DuckDB");
+    sluice_status connected =
+        sluice_exec_duckdb_connect(c->state->db, true, &c->conn, c->arena, c->err);
+    if (connected != SLUICE_OK)
+        return connected;
     if (req->register_cancel != NULL)
         req->register_cancel(req->cancel_ctx, run_cancel, c->run);
     pthread_mutex_lock(&c->run->mu);

@@ -10,6 +10,7 @@
  */
 #include "core/buf.h"
 #include "exec/duckdb.h"
+#include "exec/duckdb_connect.h"
 #include "exec/scratch.h"
 #include "syntax/sqltree/duckdb_type.h"
 
@@ -66,8 +67,9 @@ static sluice_status open_reader(const char *path,
     if (ok != DuckDBSuccess)
         return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not open the file reader");
     char *allow = sluice_arena_printf(arena, "SET allowed_paths = ['%s']", path);
-    if (allow == NULL || duckdb_connect(*db, conn) != DuckDBSuccess || !run(*conn, allow) ||
-        !run(*conn, "SET enable_external_access = false") ||
+    /* Plain-text errors: the reader's are quoted to the caller as DuckDB wrote them. */
+    if (allow == NULL || sluice_exec_duckdb_connect(*db, false, conn, arena, err) != SLUICE_OK ||
+        !run(*conn, allow) || !run(*conn, "SET enable_external_access = false") ||
         !run(*conn, "SET lock_configuration = true")) {
         if (*conn != NULL)
             duckdb_disconnect(conn);

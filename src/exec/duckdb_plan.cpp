@@ -23,9 +23,11 @@ extern "C" {
 #include "duckdb/common/types/blob.hpp"
 #include "duckdb/common/types/string_type.hpp"
 #include "duckdb/execution/column_binding_resolver.hpp"
+#include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/client_config.hpp"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/connection.hpp"
+#include "duckdb/main/secret/secret_manager.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/planner/expression.hpp"
@@ -664,21 +666,35 @@ void json_decref_cleanup(void *p)
 } // namespace
 
 extern "C" sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
-                                                        const char *home_directory,
+                                                        const char *directory,
+                                                        bool json_errors,
                                                         sluice_arena *arena,
                                                         sluice_error *err)
 {
-    if (conn == nullptr || home_directory == nullptr)
+    if (conn == nullptr || directory == nullptr)
         return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
                                 "sluice_exec_duckdb_plan_harden: no connection or directory");
     try {
+        /* The copy of the directory is this call's one allocation: the tests' sweep fails it. */
+        if (sluice_arena_fault_point())
+            throw std::bad_alloc();
         /* The fields themselves, not SET: lock_configuration already refuses a SET, which is
          * what it is for; this connection is new and no statement runs on it yet. */
-        auto &config = duckdb::ClientConfig::GetConfig(context_of(conn));
-        config.home_directory = home_directory;
-        config.errors_as_json = true;
+        auto &context = context_of(conn);
+        auto &config = duckdb::ClientConfig::GetConfig(context);
+        config.home_directory = directory;
+        config.errors_as_json = json_errors;
+        /* secret_directory is the database's: 1.4.4 drops the value given before the open
+         * (its secret manager resets it when the database starts). The first connection — the
+         * one that reads the hardening back, before any statement of a caller — sets it; DuckDB
+         * refuses a change once a secret was used, so later ones only compare (and a database
+         * whose secrets moved elsewhere refuses every connection). */
+        auto &secrets = duckdb::SecretManager::Get(context);
+        if (secrets.PersistentSecretPath() != directory)
+            secrets.SetPersistentSecretPath(directory);
     } catch (std::bad_alloc &) {
-        return SLUICE_E_NOMEM;
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                                "out of memory hardening a DuckDB connection");
     } catch (std::exception &e) {
         return sluice_error_set(err, arena, SLUICE_E_ENGINE,
                                 "DuckDB refused the connection's hardening: %s", e.what());
@@ -802,4 +818,13 @@ extern "C" sluice_status sluice_executor_bind_tree(void *conn,
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory serializing the SQL");
     *out = doc;
     return SLUICE_OK;
+}
+
+extern "C" const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_statement ps)
+{
+    /* In this release a duckdb_prepared_statement is a PreparedStatementWrapper * (capi). */
+    auto *wrapper = reinterpret_cast<duckdb::PreparedStatementWrapper *>(ps);
+    if (wrapper == nullptr || !wrapper->statement || wrapper->statement->HasError())
+        return nullptr;
+    return duckdb::EnumUtil::ToChars(wrapper->statement->GetStatementType());
 }

@@ -77,11 +77,15 @@ typedef struct sluice_duckdb_plan {
 } sluice_duckdb_plan;
 
 /* Sets what DuckDB 1.4 keeps per connection and the C API cannot set once lock_configuration
- * is on: home_directory (so "~" expands to a directory that does not exist) and errors_as_json
- * (errors carry class and position). Call once on each new connection, before any statement.
- * SLUICE_E_ENGINE when DuckDB refused (err says which). */
+ * is on — home_directory = directory (so "~" expands to a directory that does not exist) and
+ * errors_as_json = json_errors (errors carry class and position) — and the database's
+ * secret_directory = directory, which 1.4.4 drops when given before the open. Call once on each
+ * new connection, before any statement: exec/duckdb_connect.c does, for every connection sluice
+ * opens. SLUICE_E_ENGINE when DuckDB refused, SLUICE_E_NOMEM (err says which); the caller then
+ * must not use conn. */
 sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
-                                             const char *home_directory,
+                                             const char *directory,
+                                             bool json_errors,
                                              sluice_arena *arena,
                                              sluice_error *err);
 
@@ -98,6 +102,11 @@ sluice_status sluice_exec_duckdb_plan_bind(duckdb_connection conn,
                                            sluice_arena *arena,
                                            sluice_duckdb_plan **out,
                                            sluice_error *err);
+
+/* A prepared statement's type by DuckDB's own name ("MERGE_INTO_STATEMENT", ...; a static
+ * string), NULL when ps is NULL or failed. DuckDB 1.4's C API says DUCKDB_STATEMENT_TYPE_INVALID
+ * for the types it has no C value for (MERGE INTO among them): lang/sql names those by this. */
+const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_statement ps);
 
 #ifdef __cplusplus
 }

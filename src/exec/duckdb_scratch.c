@@ -8,6 +8,7 @@
  */
 #include "core/buf.h"
 #include "exec/duckdb.h"
+#include "exec/duckdb_connect.h"
 #include "exec/fork_gate.h"
 #include "exec/scratch.h"
 
@@ -143,8 +144,10 @@ drop_table(sluice_executor *ex, const char *table, sluice_arena *arena, sluice_e
         return sluice_error_set(err, arena, SLUICE_E_INVALID, "'%.64s' is not a table name",
                                 table != NULL ? table : "");
     duckdb_connection conn;
-    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    sluice_status connected =
+        sluice_exec_duckdb_connect(sluice_exec_duckdb_database(ex), true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     char *sql = sluice_arena_printf(arena, "DROP TABLE IF EXISTS \"%s\"", table);
     sluice_status st = sql != NULL ? run_ddl(conn, sql, arena, err) : SLUICE_E_NOMEM;
     duckdb_disconnect(&conn);
@@ -173,8 +176,9 @@ static sluice_status create_table(sluice_executor *ex,
     t->ex = ex;
     t->arena = arena;
     t->column_count = column_count;
-    if (duckdb_connect(sluice_exec_duckdb_database(ex), &t->conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    st = sluice_exec_duckdb_connect(sluice_exec_duckdb_database(ex), true, &t->conn, arena, err);
+    if (st != SLUICE_OK)
+        return st;
     st = run_ddl(t->conn, sql, arena, err);
     if (st == SLUICE_OK && duckdb_appender_create(t->conn, NULL, table, &t->app) != DuckDBSuccess)
         st = sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not open an appender on %s",
@@ -290,8 +294,10 @@ static sluice_status scratch_parse(
 {
     *out = NULL;
     duckdb_connection conn;
-    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    sluice_status connected =
+        sluice_exec_duckdb_connect(sluice_exec_duckdb_database(ex), true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     duckdb_prepared_statement ps = NULL;
     duckdb_result res;
     sluice_status st = SLUICE_OK;
@@ -422,8 +428,10 @@ static sluice_status scratch_distinct(sluice_executor *ex,
     if (sql == NULL || out == NULL)
         return SLUICE_E_NOMEM;
     duckdb_connection conn;
-    if (duckdb_connect(sluice_exec_duckdb_database(ex), &conn) != DuckDBSuccess)
-        return sluice_error_set(err, arena, SLUICE_E_ENGINE, "could not connect to the session");
+    sluice_status connected =
+        sluice_exec_duckdb_connect(sluice_exec_duckdb_database(ex), true, &conn, arena, err);
+    if (connected != SLUICE_OK)
+        return connected;
     duckdb_prepared_statement ps = NULL;
     duckdb_result res;
     sluice_status st = SLUICE_OK;

@@ -11,6 +11,7 @@
 
 #include "core/buf.h"
 #include "core/limits.h"
+#include "core/vec.h"
 #include "syntax/js/parse.h"
 
 #include <string.h>
@@ -46,16 +47,10 @@ static bool grow(dispatch *d, size_t i)
         return true;
     if (i >= SLUICE_LIMIT_JS_CALL_RECORDS)
         return false;
-    size_t cap = d->slot_cap > 0 ? d->slot_cap * 2 : 16;
-    while (cap <= i)
-        cap *= 2;
-    slot *n = sluice_arena_calloc(d->arena, cap, sizeof *n);
+    slot *n = sluice_vec_reserve(d->arena, d->slots, i + 1, &d->slot_cap, sizeof *n, 16);
     if (n == NULL)
         return false;
-    if (d->slot_cap > 0)
-        memcpy(n, d->slots, d->slot_cap * sizeof *n);
     d->slots = n;
-    d->slot_cap = cap;
     return true;
 }
 

@@ -13,6 +13,7 @@
  * Does not own: remote refs (refused: a spec never makes sluice fetch anything).
  */
 #include "core/limits.h"
+#include "core/vec.h"
 #include "exec/openapi_internal.h"
 
 #include <stdint.h>
@@ -150,14 +151,10 @@ static sluice_status check_ref(walk *w, const char *ref, bool walk_target)
         return nomem(w);
     if (!walk_target)
         return SLUICE_OK;
-    if (w->count == w->cap) {
-        size_t cap = w->cap > 0 ? w->cap * 2 : 64;
-        const json_t **q = realloc(w->queue, cap * sizeof *q);
-        if (q == NULL)
-            return nomem(w);
-        w->queue = q;
-        w->cap = cap;
-    }
+    const json_t **q = sluice_vec_grow_heap(w->queue, w->count + 1, &w->cap, sizeof *q, 64);
+    if (q == NULL)
+        return nomem(w);
+    w->queue = q;
     w->queue[w->count++] = target;
     return SLUICE_OK;
 }

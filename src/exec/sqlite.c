@@ -181,16 +181,11 @@ static void record_read(lite_auth *a, const char *table, const char *column, con
         if (same(r->reads[i].table, table) && same(r->reads[i].column, column) &&
             same(r->reads[i].via, via))
             return;
-    if (r->read_count == a->read_cap) {
-        size_t cap = a->read_cap ? 2 * a->read_cap : 16;
-        sluice_exec_read *n = sluice_arena_calloc(a->arena, cap, sizeof(*n));
-        if (n == NULL)
-            return;
-        if (r->read_count > 0)
-            memcpy(n, r->reads, r->read_count * sizeof(*n));
-        r->reads = n;
-        a->read_cap = cap;
-    }
+    sluice_exec_read *n =
+        sluice_vec_grow(a->arena, r->reads, r->read_count, &a->read_cap, sizeof(*n), 16);
+    if (n == NULL)
+        return;
+    r->reads = n;
     sluice_exec_read *e = &r->reads[r->read_count++];
     e->table = sluice_arena_strdup(a->arena, table != NULL ? table : "");
     e->column = sluice_arena_strdup(a->arena, column != NULL ? column : "");
@@ -208,16 +203,11 @@ static void record_function(lite_auth *a, const char *name)
     for (size_t i = 0; i < r->function_count; i++)
         if (strcmp(r->functions[i], lower) == 0)
             return;
-    if (r->function_count == a->function_cap) {
-        size_t cap = a->function_cap ? 2 * a->function_cap : 16;
-        const char **n = sluice_arena_calloc(a->arena, cap, sizeof(*n));
-        if (n == NULL)
-            return;
-        if (r->function_count > 0)
-            memcpy(n, r->functions, r->function_count * sizeof(*n));
-        r->functions = n;
-        a->function_cap = cap;
-    }
+    const char **n = sluice_vec_grow(a->arena, (void *)r->functions, r->function_count,
+                                     &a->function_cap, sizeof(*n), 16);
+    if (n == NULL)
+        return;
+    r->functions = n;
     r->functions[r->function_count++] = lower;
 }
 
@@ -509,17 +499,13 @@ lite_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
     }
     size_t cap = 0;
     while (status == SLUICE_OK && sqlite3_step(st) == SQLITE_ROW) {
-        if (out->table_count == cap) {
-            cap = cap ? 2 * cap : 16;
-            sluice_schema_table *n = sluice_arena_calloc(arena, cap, sizeof(*n));
-            if (n == NULL) {
-                status = SLUICE_E_NOMEM;
-                break;
-            }
-            if (out->table_count > 0)
-                memcpy(n, out->tables, out->table_count * sizeof(*n));
-            out->tables = n;
+        sluice_schema_table *n =
+            sluice_vec_grow(arena, out->tables, out->table_count, &cap, sizeof(*n), 16);
+        if (n == NULL) {
+            status = SLUICE_E_NOMEM;
+            break;
         }
+        out->tables = n;
         sluice_schema_table *t = &out->tables[out->table_count++];
         t->schema = "main";
         t->is_view = strcmp((const char *)sqlite3_column_text(st, 0), "view") == 0;

@@ -4,6 +4,7 @@
 #include "querymode/session.h"
 
 #include "core/metrics.h"
+#include "core/vec.h"
 #include "exec/scratch.h"
 
 #include <dirent.h>
@@ -345,15 +346,12 @@ sluice_qm_table *sluice_qm_table_find(sluice_qm_session *s, const char *name)
 sluice_status sluice_qm_table_put(sluice_qm_session *s, const sluice_qm_table *t)
 {
     sluice_qm_table *slot = sluice_qm_table_find(s, t->name);
-    if (slot == NULL && s->table_count == s->table_cap) {
-        size_t cap = s->table_cap > 0 ? 2 * s->table_cap : 8;
-        sluice_qm_table *grown = sluice_arena_calloc(s->arena, cap, sizeof(*grown));
+    if (slot == NULL) {
+        sluice_qm_table *grown =
+            sluice_vec_grow(s->arena, s->tables, s->table_count, &s->table_cap, sizeof(*grown), 8);
         if (grown == NULL)
             return SLUICE_E_NOMEM;
-        if (s->table_count > 0)
-            memcpy(grown, s->tables, s->table_count * sizeof(*grown));
         s->tables = grown;
-        s->table_cap = cap;
     }
     sluice_qm_table copy = *t;
     copy.name = sluice_arena_strdup(s->arena, t->name);

@@ -210,23 +210,21 @@ void sluice_quota_describe(sluice_quota *q, char *buf, size_t cap)
         snprintf(buf, cap, "the %s quota store", q->ops->name);
 }
 
-/* Every quota of stage: its window, key, limit and what a call adds (1 per call; amounts are
- * only read here and charged after the run). Returns the count. */
-static size_t stage_windows(sluice_quota_stage stage,
+/* Every quota of the call's stage: its window, key, limit and what a call adds (1 per call;
+ * amounts are only read here and charged after the run). Returns the count. */
+static size_t stage_windows(const sluice_quota_call *call,
                             const sluice_config_quotas *limits,
-                            const char *route,
-                            const char *principal,
-                            int64_t now_s,
                             char keys[][KEY_BYTES],
                             sluice_quota_id *ids,
                             sluice_quota_window *w)
 {
+    int64_t now_s = call->now_ms / 1000;
     size_t n = 0;
     for (int i = 0; i < SLUICE_QUOTA_COUNT; i++) {
         sluice_quota_id id = (sluice_quota_id)i;
-        if (defs[id].stage != stage)
+        if (defs[id].stage != call->stage)
             continue;
-        make_key(keys[n], id, now_s, route, principal);
+        make_key(keys[n], id, now_s, call->route, call->principal);
         ids[n] = id;
         w[n] = (sluice_quota_window){
             .key = keys[n],
@@ -248,30 +246,25 @@ static int64_t room_of(const sluice_quota_window *w, int64_t used)
 
 sluice_status sluice_quota_admit(sluice_quota *q,
                                  const sluice_config_quotas *limits,
-                                 const char *route,
-                                 const char *principal,
-                                 sluice_quota_stage stage,
-                                 int64_t now_ms,
-                                 bool *refused,
-                                 sluice_quota_refusal *refusal,
-                                 sluice_quota_room *room)
+                                 const sluice_quota_call *call,
+                                 sluice_quota_decision *out)
 {
     char keys[SLUICE_QUOTA_COUNT][KEY_BYTES];
     sluice_quota_id ids[SLUICE_QUOTA_COUNT];
     sluice_quota_window w[SLUICE_QUOTA_COUNT];
     int64_t used[SLUICE_QUOTA_COUNT] = { 0 };
-    int64_t now_s = now_ms / 1000;
-    size_t n = stage_windows(stage, limits, route, principal, now_s, keys, ids, w);
+    int64_t now_s = call->now_ms / 1000;
+    size_t n = stage_windows(call, limits, keys, ids, w);
     size_t at = n;
-    sluice_status st = q->ops->take(q->impl, w, n, true, now_ms, &at, used);
+    sluice_status st = q->ops->take(q->impl, w, n, true, call->now_ms, &at, used);
     if (st != SLUICE_OK)
         return st;
     if (at > n)
         return SLUICE_E_INTERNAL; /* a store that broke its contract decides nothing */
-    *refused = at < n;
-    if (*refused) {
+    out->refused = at < n;
+    if (out->refused) {
         int64_t resets = w[at].expires_ms / 1000;
-        *refusal = (sluice_quota_refusal){
+        out->refusal = (sluice_quota_refusal){
             .quota = ids[at],
             .limit = w[at].limit,
             .used = used[at],
@@ -280,16 +273,15 @@ sluice_status sluice_quota_admit(sluice_quota *q,
         };
         return SLUICE_OK;
     }
-    if (room != NULL) {
-        *room = (sluice_quota_room){ INT64_MAX, INT64_MAX, INT64_MAX };
-        for (size_t i = 0; i < n; i++) {
-            if (ids[i] == SLUICE_QUOTA_ROWS_PER_DAY)
-                room->rows = room_of(&w[i], used[i]);
-            else if (ids[i] == SLUICE_QUOTA_BYTES_PER_DAY)
-                room->bytes = room_of(&w[i], used[i]);
-            else if (ids[i] == SLUICE_QUOTA_UPSTREAM_CALLS_PER_DAY)
-                room->upstream_calls = room_of(&w[i], used[i]);
-        }
+    sluice_quota_room *room = &out->room;
+    *room = (sluice_quota_room){ INT64_MAX, INT64_MAX, INT64_MAX };
+    for (size_t i = 0; i < n; i++) {
+        if (ids[i] == SLUICE_QUOTA_ROWS_PER_DAY)
+            room->rows = room_of(&w[i], used[i]);
+        else if (ids[i] == SLUICE_QUOTA_BYTES_PER_DAY)
+            room->bytes = room_of(&w[i], used[i]);
+        else if (ids[i] == SLUICE_QUOTA_UPSTREAM_CALLS_PER_DAY)
+            room->upstream_calls = room_of(&w[i], used[i]);
     }
     return SLUICE_OK;
 }

@@ -119,19 +119,30 @@ typedef struct sluice_quota_room {
     int64_t upstream_calls;
 } sluice_quota_room;
 
-/* Counts one call of stage for (route, principal) under limits, unless a quota of the stage
- * is used up: SLUICE_OK with *refused false (counted; *room filled for an execution) or true
- * (nothing counted; *refusal says which). Any other status: the store failed (the caller
- * refuses: fail closed). */
+/* One call to count: whose counters (the policy route and the principal), which stage, and
+ * when (epoch ms of the injectable clock: it picks the minute and day windows). */
+typedef struct sluice_quota_call {
+    const char *route;
+    const char *principal;
+    sluice_quota_stage stage;
+    int64_t now_ms;
+} sluice_quota_call;
+
+/* What admit decided: refused, and then which quota (refusal); or admitted, and then what today's
+ * amount quotas still allow (room, for an execution; INT64_MAX each for a validation). */
+typedef struct sluice_quota_decision {
+    bool refused;
+    sluice_quota_refusal refusal; /* set when refused */
+    sluice_quota_room room;       /* set when admitted */
+} sluice_quota_decision;
+
+/* Counts call under limits, unless a quota of its stage is used up: SLUICE_OK with out->refused
+ * false (counted; out->room filled) or true (nothing counted; out->refusal says which). Any
+ * other status: the store failed (the caller refuses: fail closed). */
 sluice_status sluice_quota_admit(sluice_quota *q,
                                  const sluice_config_quotas *limits,
-                                 const char *route,
-                                 const char *principal,
-                                 sluice_quota_stage stage,
-                                 int64_t now_ms,
-                                 bool *refused,
-                                 sluice_quota_refusal *refusal,
-                                 sluice_quota_room *room);
+                                 const sluice_quota_call *call,
+                                 sluice_quota_decision *out);
 
 /* Adds what an execution returned and called to today's rows, bytes and upstream calls of
  * (route, principal). SLUICE_OK, or the store's failure. */

@@ -358,9 +358,11 @@ no_elicitation(sluice_arena *arena, const json_t *validation, sluice_error *err)
  * run". A client without the capability gets SLUICE_E_UNSUPPORTED, so the pipeline can record
  * the request for an administrator instead. */
 static sluice_status
-elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
+elicit_approval(void *ctx, const sluice_codemode_request *req, const json_t *validation)
 {
     sluice_mcp_call *call = ctx;
+    sluice_arena *arena = req->arena;
+    sluice_error *err = req->err;
     const json_t *caps = sluice_mcp_call_client_capabilities(call);
     if (json_object_get(caps, "elicitation") == NULL)
         return no_elicitation(arena, validation, err);
@@ -379,23 +381,22 @@ elicit_approval(void *ctx, sluice_arena *arena, const json_t *validation, sluice
 /* The key of the approval in inputRequests / inputResponses (2026-07-28). */
 #define APPROVAL_INPUT_KEY "approval"
 
-/* What the 2026-07-28 approval hook reads, and the input_required result it leaves when the
- * user must still be asked. */
+/* What the 2026-07-28 approval hook reads (the caller, the token and the memory are the
+ * request's), and the input_required result it leaves when the user must still be asked. */
 typedef struct mrtr_approval {
     sluice_mcp_call *call;
     sluice_codemode *cm;
-    const sluice_codemode_caller *caller;
-    const char *approval_token;
     json_t *input_required; /* owned; set when the client must ask its user first */
 } mrtr_approval;
 
 /* Asks (through the result) with a freshly sealed requestState; the statement does not run. */
 static sluice_status
-ask_approval(mrtr_approval *m, sluice_arena *arena, const json_t *validation, sluice_error *err)
+ask_approval(mrtr_approval *m, const sluice_codemode_request *req, const json_t *validation)
 {
+    sluice_arena *arena = req->arena;
+    sluice_error *err = req->err;
     char *state = NULL;
-    sluice_status st = sluice_codemode_approval_state_seal(m->cm, arena, m->caller,
-                                                           m->approval_token, &state, err);
+    sluice_status st = sluice_codemode_approval_state_seal(m->cm, req, &state);
     json_t *form = st == SLUICE_OK ? approval_form(arena, validation) : NULL;
     json_t *request = form != NULL ? json_pack("{s:{s:s, s:o}}", APPROVAL_INPUT_KEY, "method",
                                                "elicitation/create", "params", form)
@@ -415,16 +416,17 @@ ask_approval(mrtr_approval *m, sluice_arena *arena, const json_t *validation, sl
  * replayed state is refused with -32602) and the user's accepting answer. The server decides:
  * nothing runs without both. */
 static sluice_status
-mrtr_approve(void *ctx, sluice_arena *arena, const json_t *validation, sluice_error *err)
+mrtr_approve(void *ctx, const sluice_codemode_request *req, const json_t *validation)
 {
     mrtr_approval *m = ctx;
+    sluice_arena *arena = req->arena;
+    sluice_error *err = req->err;
     if (json_object_get(sluice_mcp_call_client_capabilities(m->call), "elicitation") == NULL)
         return no_elicitation(arena, validation, err);
     const char *state = sluice_mcp_call_request_state(m->call);
     if (state == NULL)
-        return ask_approval(m, arena, validation, err);
-    sluice_status st =
-        sluice_codemode_approval_state_open(m->cm, arena, m->caller, m->approval_token, state, err);
+        return ask_approval(m, req, validation);
+    sluice_status st = sluice_codemode_approval_state_open(m->cm, req, state);
     if (st == SLUICE_E_TOKEN || st == SLUICE_E_DENIED)
         sluice_mcp_call_fail(m->call, SLUICE_JSONRPC_INVALID_PARAMS, err->message, NULL);
     if (st != SLUICE_OK)
@@ -432,7 +434,7 @@ mrtr_approve(void *ctx, sluice_arena *arena, const json_t *validation, sluice_er
     const json_t *answer =
         json_object_get(sluice_mcp_call_input_responses(m->call), APPROVAL_INPUT_KEY);
     if (!json_is_object(answer)) /* the state was good but the answer is missing: ask again */
-        return ask_approval(m, arena, validation, err);
+        return ask_approval(m, req, validation);
     return approval_answer(answer, arena, err);
 }
 
@@ -446,7 +448,7 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     json_t *code = json_object_get(arguments, "code");
     sluice_codemode_caller caller = caller_of(call, arguments);
     const char *token = json_string_value(json_object_get(arguments, "approval_token"));
-    mrtr_approval m = { call, cm, &caller, token, NULL };
+    mrtr_approval m = { call, cm, NULL };
     bool stateless = sluice_mcp_call_stateless(call);
     sluice_codemode_exec_hooks hooks = {
         .register_cancel = register_cancel,

@@ -43,20 +43,18 @@ static void state_mac(const sluice_secret *key, const uint8_t *payload, uint8_t 
 static void fill_payload(uint8_t *p,
                          int64_t expires_at,
                          const uint8_t *nonce,
-                         const char *user_id,
-                         const char *approval_token)
+                         const sluice_approval_state_binding *b)
 {
     p[0] = STATE_VERSION;
     put_u64(p + 1, (uint64_t)expires_at);
     memcpy(p + 9, nonce, NONCE_BYTES);
-    sluice_hash_sha256(user_id, strlen(user_id), p + 9 + NONCE_BYTES);
-    sluice_hash_sha256(approval_token, strlen(approval_token),
+    sluice_hash_sha256(b->user_id, strlen(b->user_id), p + 9 + NONCE_BYTES);
+    sluice_hash_sha256(b->approval_token, strlen(b->approval_token),
                        p + 9 + NONCE_BYTES + SLUICE_HASH_BYTES);
 }
 
 sluice_status sluice_approval_state_seal(sluice_key_store *keys,
-                                         const char *user_id,
-                                         const char *approval_token,
+                                         const sluice_approval_state_binding *b,
                                          int64_t now,
                                          sluice_arena *arena,
                                          char **out,
@@ -64,7 +62,7 @@ sluice_status sluice_approval_state_seal(sluice_key_store *keys,
 {
     uint8_t sealed[SEALED_BYTES], nonce[NONCE_BYTES];
     randombytes_buf(nonce, sizeof nonce);
-    fill_payload(sealed, now + SLUICE_LIMIT_APPROVAL_STATE_TTL_S, nonce, user_id, approval_token);
+    fill_payload(sealed, now + SLUICE_LIMIT_APPROVAL_STATE_TTL_S, nonce, b);
     const sluice_secret_ring *ring = sluice_key_store_acquire(keys);
     const sluice_secret *key = sluice_secret_ring_current(ring);
     state_mac(key, sealed, sealed + PAYLOAD_BYTES);
@@ -119,21 +117,20 @@ static const char *verify(sluice_key_store *keys, const char *state, uint8_t *se
 }
 
 sluice_status sluice_approval_state_verify(sluice_key_store *keys,
-                                           const char *state,
-                                           const char *user_id,
-                                           const char *approval_token,
+                                           const sluice_approval_state_answer *answer,
                                            int64_t now,
                                            sluice_arena *arena,
                                            sluice_approval_state_claim *claim,
                                            sluice_error *err)
 {
     uint8_t sealed[SEALED_BYTES];
+    const char *state = answer->state;
     const char *why = state != NULL ? verify(keys, state, sealed) : "is missing";
     if (why != NULL)
         return bad(arena, err, why);
     int64_t expires_at = (int64_t)get_u64(sealed + 1);
     uint8_t expected[PAYLOAD_BYTES];
-    fill_payload(expected, expires_at, sealed + 9, user_id, approval_token);
+    fill_payload(expected, expires_at, sealed + 9, &answer->binding);
     if (sealed[0] != STATE_VERSION)
         return bad(arena, err, "has an unknown version");
     if (now >= expires_at)

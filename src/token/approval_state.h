@@ -23,15 +23,28 @@
 
 #include <stdint.h>
 
-/* Seals a state for user_id asking approval of approval_token, good until now +
- * SLUICE_LIMIT_APPROVAL_STATE_TTL_S, into *out (arena). SLUICE_E_NOMEM. */
+/* Whom a state is for: the principal asked, and the approval token the asking is about. A state
+ * opens only for the same two. */
+typedef struct sluice_approval_state_binding {
+    const char *user_id;
+    const char *approval_token;
+} sluice_approval_state_binding;
+
+/* Seals a state for b, good until now + SLUICE_LIMIT_APPROVAL_STATE_TTL_S, into *out (arena).
+ * SLUICE_E_NOMEM. */
 sluice_status sluice_approval_state_seal(sluice_key_store *keys,
-                                         const char *user_id,
-                                         const char *approval_token,
+                                         const sluice_approval_state_binding *b,
                                          int64_t now,
                                          sluice_arena *arena,
                                          char **out,
                                          sluice_error *err);
+
+/* What a client sent back to answer an approval asked through an input_required result. */
+typedef struct sluice_approval_state_answer {
+    const char *state; /* the requestState, as the client returned it */
+    /* the principal answering, and the approval token the state must have been sealed for */
+    sluice_approval_state_binding binding;
+} sluice_approval_state_answer;
 
 /* What an opened state still has to spend: its nonce, once, until it expires. */
 typedef struct sluice_approval_state_claim {
@@ -39,15 +52,13 @@ typedef struct sluice_approval_state_claim {
     int64_t expires_at;
 } sluice_approval_state_claim;
 
-/* Verifies state for user_id and approval_token into *claim. SLUICE_OK: genuine, bound to them
- * and live, but NOT yet used: the approval counts only once the caller has consumed
- * claim->nonce (codemode/approval_gate.h sluice_approval_state_open). SLUICE_E_TOKEN (err says
- * which) when it is malformed, signed by no key we hold, altered, expired, or was issued to
- * another principal or for another token. */
+/* Verifies answer->state for answer->binding into *claim. SLUICE_OK: genuine, bound to them and
+ * live, but NOT yet used: the approval counts only once the caller has consumed claim->nonce
+ * (codemode/approval_gate.h sluice_approval_state_open). SLUICE_E_TOKEN (err says which) when it
+ * is malformed, signed by no key we hold, altered, expired, or was issued to another principal or
+ * for another token. */
 sluice_status sluice_approval_state_verify(sluice_key_store *keys,
-                                           const char *state,
-                                           const char *user_id,
-                                           const char *approval_token,
+                                           const sluice_approval_state_answer *answer,
                                            int64_t now,
                                            sluice_arena *arena,
                                            sluice_approval_state_claim *claim,

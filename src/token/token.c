@@ -485,21 +485,19 @@ static sluice_status check_claims(const sluice_token_claims *got,
     return SLUICE_OK;
 }
 
-sluice_status sluice_token_open(const sluice_secret_ring *ring,
-                                const char *token,
-                                size_t len,
-                                int64_t now,
+sluice_status sluice_token_open(const sluice_token_check *check,
                                 sluice_arena *arena,
                                 sluice_token_claims *out_claims,
                                 sluice_token_problem *out_problem,
                                 sluice_error *err)
 {
     decoded d;
-    sluice_status st = decode_token(arena, token, len, &d, out_problem, err);
+    sluice_status st = decode_token(arena, check->token, check->len, &d, out_problem, err);
     if (st != SLUICE_OK)
         return st;
     const sluice_token_claims *c = &d.claims;
-    const sluice_secret *key = sluice_secret_ring_find(ring, c->key_id, strlen(c->key_id));
+    int64_t now = check->now;
+    const sluice_secret *key = sluice_secret_ring_find(check->ring, c->key_id, strlen(c->key_id));
     if (key == NULL)
         return refuse(err, arena, out_problem, SLUICE_TOKEN_UNKNOWN_KEY,
                       "the approval token was signed with key '%s', which this server no longer "
@@ -578,18 +576,15 @@ sluice_status sluice_token_estimate_check(const sluice_token_claims *claims,
     return SLUICE_OK;
 }
 
-sluice_status sluice_token_verify(const sluice_secret_ring *ring,
-                                  const char *token,
-                                  size_t len,
+sluice_status sluice_token_verify(const sluice_token_check *check,
                                   const sluice_token_claims *expected,
-                                  int64_t now,
                                   sluice_arena *arena,
                                   sluice_token_claims *out_claims,
                                   sluice_token_problem *out_problem,
                                   sluice_error *err)
 {
     sluice_token_claims c;
-    sluice_status st = sluice_token_open(ring, token, len, now, arena, &c, out_problem, err);
+    sluice_status st = sluice_token_open(check, arena, &c, out_problem, err);
     if (st == SLUICE_OK)
         st = sluice_token_match(&c, expected, arena, out_problem, err);
     if (st == SLUICE_OK && out_claims != NULL) {

@@ -127,14 +127,22 @@ sluice_status sluice_token_decode(sluice_arena *arena,
                                   sluice_token_problem *out_problem,
                                   sluice_error *err);
 
-/* The first half of verify, which needs no analysis of the code: decode → key id known in ring
- * → MAC (constant-time) → not expired, not issued in the future. SLUICE_OK fills *out_claims
- * (now trusted: this server signed them); otherwise SLUICE_E_TOKEN with *out_problem (may be
- * NULL) and err. Execute runs it before it spends an analysis on the code. */
-sluice_status sluice_token_open(const sluice_secret_ring *ring,
-                                const char *token,
-                                size_t len,
-                                int64_t now,
+/* One check of a presented token: its text as the client sent it (len bytes, hostile until the
+ * MAC says otherwise, not necessarily NUL-terminated), the ring of keys that may have signed it,
+ * and the time it is checked at (unix seconds; injectable for tests). */
+typedef struct sluice_token_check {
+    const char *token;
+    size_t len;
+    const sluice_secret_ring *ring;
+    int64_t now;
+} sluice_token_check;
+
+/* The first half of verify, which needs no analysis of the code: decode → key id known in
+ * check->ring → MAC (constant-time) → not expired, not issued in the future at check->now.
+ * SLUICE_OK fills *out_claims (now trusted: this server signed them); otherwise SLUICE_E_TOKEN
+ * with *out_problem (may be NULL) and err. Execute runs it before it spends an analysis on the
+ * code. */
+sluice_status sluice_token_open(const sluice_token_check *check,
                                 sluice_arena *arena,
                                 sluice_token_claims *out_claims,
                                 sluice_token_problem *out_problem,
@@ -160,17 +168,13 @@ sluice_status sluice_token_estimate_check(const sluice_token_claims *claims,
                                           sluice_token_problem *out_problem,
                                           sluice_error *err);
 
-/* Open and match in one call: verifies a token presented with a live request, at time now
- * (injectable for tests): decode → key id known in ring → MAC (constant-time) → not expired, not
- * issued in the future → each bound claim equals expected's (server, user, session, context, code,
- * variables, action, risk). SLUICE_OK fills *out_claims (may be NULL). Otherwise SLUICE_E_TOKEN
- * with *out_problem (may be NULL) and err->message telling the model what to do. Does not consume
- * the token. */
-sluice_status sluice_token_verify(const sluice_secret_ring *ring,
-                                  const char *token,
-                                  size_t len,
+/* Open and match in one call: verifies a token presented with a live request (sluice_token_open,
+ * then each bound claim equals expected's: server, user, session, context, code, variables,
+ * action, risk). SLUICE_OK fills *out_claims (may be NULL). Otherwise SLUICE_E_TOKEN with
+ * *out_problem (may be NULL) and err->message telling the model what to do. Does not consume the
+ * token. */
+sluice_status sluice_token_verify(const sluice_token_check *check,
                                   const sluice_token_claims *expected,
-                                  int64_t now,
                                   sluice_arena *arena,
                                   sluice_token_claims *out_claims,
                                   sluice_token_problem *out_problem,

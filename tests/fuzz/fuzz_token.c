@@ -71,7 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     want.user_id = "alice";
     want.session_id = "s1";
     want.server_id = "fuzz";
-    sluice_token_verify(ring, text, len, &want, 1800000000, arena, &claims, &problem, &err);
+    sluice_token_verify(&(sluice_token_check){ text, len, ring, 1800000000 }, &want, arena, &claims,
+                        &problem, &err);
     sluice_arena_free(arena);
     return 0;
 }

@@ -86,7 +86,9 @@ static char *seal(env *e, const char *user, const char *token, int64_t now)
 {
     char *state = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(sluice_approval_state_seal(e->keys, user, token, now, e->arena, &state, &err),
+    assert_int_equal(sluice_approval_state_seal(e->keys,
+                                                &(sluice_approval_state_binding){ user, token },
+                                                now, e->arena, &state, &err),
                      SLUICE_OK);
     assert_non_null(state);
     return state;
@@ -96,8 +98,8 @@ static sluice_status open_as(
     env *e, const char *state, const char *user, const char *token, int64_t now, sluice_error *err)
 {
     return sluice_approval_state_open(e->keys, e->replay,
-                                      &(sluice_approval_state_answer){ state, user, token }, now,
-                                      e->arena, err);
+                                      &(sluice_approval_state_answer){ state, { user, token } },
+                                      now, e->arena, err);
 }
 
 static void test_state_opens_once(void **unused)
@@ -229,10 +231,11 @@ static void test_state_fails_closed_without_store(void **unused)
     assert_int_equal(sluice_replay_wrap(&broken, NULL, &store), SLUICE_OK);
     char *state = seal(&e, "alice", TOKEN, NOW);
     sluice_error err = { 0 };
-    assert_int_equal(sluice_approval_state_open(
-                         e.keys, store, &(sluice_approval_state_answer){ state, "alice", TOKEN },
-                         NOW + 1, e.arena, &err),
-                     SLUICE_E_IO);
+    assert_int_equal(
+        sluice_approval_state_open(e.keys, store,
+                                   &(sluice_approval_state_answer){ state, { "alice", TOKEN } },
+                                   NOW + 1, e.arena, &err),
+        SLUICE_E_IO);
     assert_non_null(strstr(err.message, "does not count"));
     sluice_replay_close(store);
     close_env(&e);

@@ -397,6 +397,10 @@ static void test_value_types_convert(void **state)
                "[[\"qgBBQg==\",\"héllo\",\"0101\",\"happy\"]]");
     /* types this build cannot convert (1.5's GEOMETRY=40, VARIANT=41, UNION) come back as text */
     expect_row(f, "SELECT 1 AS a, union_value(k := 'x') AS u", "[[1,\"x\"]]");
+    /* GEOMETRY is built in from DuckDB 1.5 on; 1.4 has it only in the spatial extension, which
+     * sluice never loads, so there the type does not exist at all. */
+    if (strncmp(duckdb_library_version(), "v1.4.", 5) == 0)
+        return;
     sluice_exec_result r;
     sluice_error err;
     assert_int_equal(run(f, "SELECT 'POINT(1 2)'::GEOMETRY AS g, 2 AS g", &r, &err), SLUICE_OK);

@@ -6,6 +6,7 @@
  * Built only with -DSLUICE_DUCKDB_CPP=ON.
  */
 #include "core/arena.h"
+#include "exec/duckdb_connect.h"
 #include "exec/duckdb_plan.h"
 #include "unit.h"
 
@@ -82,7 +83,7 @@ static void test_harden_sets_what_the_lock_refuses(void **state)
 
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
-    assert_int_equal(sluice_exec_duckdb_plan_harden(c, HOME, arena, &err), SLUICE_OK);
+    assert_int_equal(sluice_exec_duckdb_plan_harden(c, HOME, true, arena, &err), SLUICE_OK);
     assert_true(query_text(c, "SELECT current_setting('home_directory')", buf, sizeof(buf)));
     assert_string_equal(buf, HOME);
     assert_false(query_text(c, "SELECT * FROM no_such_table", buf, sizeof(buf)));
@@ -93,9 +94,51 @@ static void test_harden_sets_what_the_lock_refuses(void **state)
     assert_non_null(strstr(buf, "locked"));
     assert_false(query_text(c, "SELECT 1 FROM no_such_table", buf, sizeof(buf)));
     assert_true(buf[0] == '{');
-    assert_int_equal(sluice_exec_duckdb_plan_harden(NULL, HOME, arena, &err), SLUICE_E_INTERNAL);
+    assert_int_equal(sluice_exec_duckdb_plan_harden(NULL, HOME, true, arena, &err),
+                     SLUICE_E_INTERNAL);
     sluice_arena_free(arena);
     duckdb_disconnect(&c);
+}
+
+/* Every connection sluice opens goes through sluice_exec_duckdb_connect: hardened (plain or
+ * JSON errors as asked), or refused with no connection handed out. */
+static void test_connect_hardens_or_hands_out_nothing(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    assert_non_null(arena);
+    char buf[512];
+    for (int json = 0; json <= 1; json++) {
+        sluice_error err = { 0 };
+        duckdb_connection c = NULL;
+        assert_int_equal(sluice_exec_duckdb_connect(db, json == 1, &c, arena, &err), SLUICE_OK);
+        assert_non_null(c);
+        assert_true(query_text(c, "SELECT current_setting('home_directory')", buf, sizeof(buf)));
+        assert_string_equal(buf, SLUICE_DUCKDB_NO_DIR);
+        /* 1.4.4 dropped the one given before the open; the first connection set it. */
+        assert_true(query_text(c, "SELECT current_setting('secret_directory')", buf, sizeof(buf)));
+        assert_string_equal(buf, SLUICE_DUCKDB_NO_DIR);
+        assert_false(query_text(c, "SELECT * FROM no_such_table", buf, sizeof(buf)));
+        assert_int_equal(buf[0] == '{', json == 1);
+        /* "~" is the directory that cannot exist, not the server user's home. */
+        assert_false(query_text(c, "SET home_directory = '/tmp'", buf, sizeof(buf)));
+        duckdb_disconnect(&c);
+    }
+    /* No database: an error, and *out is NULL even if it held a value. */
+    sluice_error err = { 0 };
+    duckdb_connection c = (duckdb_connection)&err;
+    assert_int_equal(sluice_exec_duckdb_connect(NULL, true, &c, arena, &err), SLUICE_E_ENGINE);
+    assert_null(c);
+    assert_non_null(strstr(err.message, "could not connect"));
+    /* The hardening's allocation fails: the connection is closed again, never handed out. */
+    c = (duckdb_connection)&err;
+    sluice_error nomem = { 0 };
+    sluice_arena_fail_at(1);
+    sluice_status st = sluice_exec_duckdb_connect(db, true, &c, arena, &nomem);
+    sluice_arena_fail_at(0);
+    assert_int_equal(st, SLUICE_E_NOMEM);
+    assert_null(c);
+    sluice_arena_free(arena);
 }
 
 /* The first operator named name in op's tree (depth first), or NULL. */
@@ -278,6 +321,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_harden_sets_what_the_lock_refuses),
+        cmocka_unit_test(test_connect_hardens_or_hands_out_nothing),
         cmocka_unit_test(test_bind_gives_the_whole_tree),
         cmocka_unit_test(test_bind_takes_parameter_values),
         cmocka_unit_test(test_bind_names_merge_into),

@@ -110,7 +110,8 @@ open_with_store(sluice_key_store *ks, const char *token, sluice_arena *arena)
     sluice_token_problem problem = SLUICE_TOKEN_OK;
     sluice_error err = { 0 };
     const sluice_secret_ring *ring = sluice_key_store_acquire(ks);
-    sluice_token_open(ring, token, strlen(token), NOW + 1, arena, &got, &problem, &err);
+    sluice_token_check check = { token, strlen(token), ring, NOW + 1 };
+    sluice_token_open(&check, arena, &got, &problem, &err);
     sluice_key_store_release(ks, ring);
     return problem;
 }
@@ -165,8 +166,8 @@ static void test_key_store_rotates_on_file_change(void **state)
     assert_non_null(strstr(t2, ".")); /* a token, signed with k2 below */
     sluice_token_claims got;
     const sluice_secret_ring *ring = sluice_key_store_acquire(ks);
-    assert_int_equal(sluice_token_open(ring, t2, strlen(t2), NOW + 1, arena, &got, NULL, NULL),
-                     SLUICE_OK);
+    sluice_token_check check = { t2, strlen(t2), ring, NOW + 1 };
+    assert_int_equal(sluice_token_open(&check, arena, &got, NULL, NULL), SLUICE_OK);
     assert_string_equal(got.key_id, "k2");
     sluice_key_store_release(ks, ring);
 

@@ -76,14 +76,16 @@ static int call(sluice_quota *q,
                 sluice_quota_refusal *refusal,
                 sluice_quota_room *room)
 {
-    bool refused = false;
-    sluice_quota_refusal r;
-    sluice_status st = sluice_quota_admit(q, limits, route, who, stage, now_ms, &refused, &r, room);
+    sluice_quota_decision d;
+    sluice_status st =
+        sluice_quota_admit(q, limits, &(sluice_quota_call){ route, who, stage, now_ms }, &d);
     if (st != SLUICE_OK)
         return -1;
-    if (refused && refusal != NULL)
-        *refusal = r;
-    return refused ? 0 : 1;
+    if (d.refused && refusal != NULL)
+        *refusal = d.refusal;
+    if (!d.refused && room != NULL)
+        *room = d.room;
+    return d.refused ? 0 : 1;
 }
 
 /* execute_per_minute = 2 on any store: alice's third call this minute is refused with the
@@ -147,7 +149,7 @@ static void rows_per_day(sluice_quota *q)
     lim.rows_per_day = 10;
     lim.upstream_calls_per_day = 0; /* counted, no limit */
     const sluice_quota_stage EX = SLUICE_QUOTA_STAGE_EXECUTE;
-    sluice_quota_room room;
+    sluice_quota_room room = { 0 };
     sluice_quota_refusal r;
     assert_int_equal(call(q, &lim, "r", "carol", EX, NOW_MS, NULL, &room), 1);
     assert_int_equal(room.rows, 10);

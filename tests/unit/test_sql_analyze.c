@@ -271,7 +271,8 @@ static const seed_case seed_cases[] = {
       "table function read_csv_auto() is not allowed: it reads files" },
     { "003_describe_view.sql", "cannot_bind", "github_pulls does not exist" },
     { "003_github_pulls.sql", "cannot_bind", "github_pulls does not exist" },
-    { "003_data_accounts.sql", "cannot_bind", "schema \"data\" does not exist" },
+    /* DuckDB 1.5 adds why (schema "data" does not exist), 1.4 a suggestion: the table is named. */
+    { "003_data_accounts.sql", "cannot_bind", "Table with name" },
 };
 
 static void test_sql_seed_examples(void **state)

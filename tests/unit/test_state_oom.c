@@ -203,14 +203,15 @@ static oom_outcome run_state(void *ctx)
     sluice_error err = { 0 };
     char *state = NULL;
     oom_outcome o = OOM_FAILED;
-    if (sluice_approval_state_seal(keys, "alice", TOKEN, NOW, arena, &state, &err) != SLUICE_OK) {
+    if (sluice_approval_state_seal(keys, &(sluice_approval_state_binding){ "alice", TOKEN }, NOW,
+                                   arena, &state, &err) != SLUICE_OK) {
         sluice_arena_free(arena);
         return OOM_FAILED;
     }
     if (c->tamper)
         state[strlen(state) - 3] ^= 0x01;
     sluice_status st = sluice_approval_state_open(
-        keys, replay, &(sluice_approval_state_answer){ state, c->user, TOKEN }, NOW + 1, arena,
+        keys, replay, &(sluice_approval_state_answer){ state, { c->user, TOKEN } }, NOW + 1, arena,
         &err);
     if (st == SLUICE_OK)
         o = !c->tamper && strcmp(c->user, "alice") == 0 ? OOM_ALLOWED : OOM_WRONG;
@@ -218,7 +219,7 @@ static oom_outcome run_state(void *ctx)
         o = OOM_REFUSED;
     else /* the use could not be recorded: the same state must not open later either */
         o = sluice_approval_state_open(keys, replay,
-                                       &(sluice_approval_state_answer){ state, c->user, TOKEN },
+                                       &(sluice_approval_state_answer){ state, { c->user, TOKEN } },
                                        NOW + 1, arena, &err) == SLUICE_E_DENIED
                 ? OOM_FAILED
                 : OOM_WRONG;
@@ -237,8 +238,8 @@ static oom_outcome run_state_replayed(void *ctx)
         return OOM_FAILED;
     sluice_error err = { 0 };
     sluice_status st = sluice_approval_state_open(
-        keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN }, NOW + 1, arena,
-        &err);
+        keys, replay, &(sluice_approval_state_answer){ replayed, { "alice", TOKEN } }, NOW + 1,
+        arena, &err);
     sluice_arena_free(arena);
     return st == SLUICE_OK ? OOM_WRONG : st == SLUICE_E_DENIED ? OOM_REFUSED : OOM_FAILED;
 }
@@ -262,13 +263,16 @@ static void test_approval_state_never_opens_after_a_failure(void **unused)
            1);
     char *state = NULL;
     sluice_error err = { 0 };
-    assert_int_equal(sluice_approval_state_seal(keys, "alice", TOKEN, NOW, keep, &state, &err),
+    assert_int_equal(sluice_approval_state_seal(keys,
+                                                &(sluice_approval_state_binding){ "alice", TOKEN },
+                                                NOW, keep, &state, &err),
                      SLUICE_OK);
     snprintf(replayed, sizeof replayed, "%s", state);
-    assert_int_equal(sluice_approval_state_open(
-                         keys, replay, &(sluice_approval_state_answer){ replayed, "alice", TOKEN },
-                         NOW + 1, keep, &err),
-                     SLUICE_OK);
+    assert_int_equal(
+        sluice_approval_state_open(keys, replay,
+                                   &(sluice_approval_state_answer){ replayed, { "alice", TOKEN } },
+                                   NOW + 1, keep, &err),
+        SLUICE_OK);
     report("a replayed state",
            oom_sweep("a replayed state", run_state_replayed, NULL, OOM_REFUSED,
                      OOM_ACCEPT(OOM_FAILED) | OOM_ACCEPT(OOM_REFUSED)),

@@ -87,8 +87,8 @@ static sluice_token_problem verify(fixture *f,
                                    sluice_error *err)
 {
     sluice_token_problem problem = SLUICE_TOKEN_OK;
-    sluice_status st =
-        sluice_token_verify(ring, token, len, want, now, f->arena, NULL, &problem, err);
+    sluice_status st = sluice_token_verify(&(sluice_token_check){ token, len, ring, now }, want,
+                                           f->arena, NULL, &problem, err);
     assert_int_equal(st == SLUICE_OK, problem == SLUICE_TOKEN_OK);
     if (st != SLUICE_OK)
         assert_int_equal(st, SLUICE_E_TOKEN);
@@ -107,8 +107,8 @@ static void test_token_round_trip(void **state)
 
     sluice_token_claims got;
     sluice_token_problem problem = SLUICE_TOKEN_MALFORMED;
-    assert_int_equal(sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW + 10,
-                                         f->arena, &got, &problem, NULL),
+    sluice_token_check check = { token, strlen(token), f->ring, NOW + 10 };
+    assert_int_equal(sluice_token_verify(&check, &f->want, f->arena, &got, &problem, NULL),
                      SLUICE_OK);
     assert_int_equal(problem, SLUICE_TOKEN_OK);
     assert_memory_equal(got.token_id, claims.token_id, SLUICE_TOKEN_ID_BYTES);
@@ -465,7 +465,8 @@ static void test_token_estimate_bound_and_drift(void **state)
     sluice_token_claims got;
     sluice_token_problem p = SLUICE_TOKEN_MALFORMED;
     assert_int_equal(
-        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        sluice_token_verify(&(sluice_token_check){ token, strlen(token), f->ring, NOW }, &f->want,
+                            f->arena, &got, &p, NULL),
         SLUICE_OK);
     assert_int_equal(got.estimated_rows, 1000);
     assert_int_equal(got.estimated_cost, 25000);
@@ -512,7 +513,8 @@ static void test_token_estimate_bound_and_drift(void **state)
     none.estimated_rows = none.estimated_cost = -1;
     token = issue(f, f->ring, &none);
     assert_int_equal(
-        sluice_token_verify(f->ring, token, strlen(token), &f->want, NOW, f->arena, &got, &p, NULL),
+        sluice_token_verify(&(sluice_token_check){ token, strlen(token), f->ring, NOW }, &f->want,
+                            f->arena, &got, &p, NULL),
         SLUICE_OK);
     assert_int_equal(got.estimated_rows, -1);
     assert_int_equal(sluice_token_estimate_check(&got, &live, 1, f->arena, &p, NULL), SLUICE_OK);

@@ -53,8 +53,8 @@ static oom_outcome verify(const char *token, const sluice_token_claims *expected
     sluice_error err;
     sluice_error_clear(&err);
     sluice_token_claims got;
-    sluice_status st = sluice_token_verify(ring, token, strlen(token), expected, NOW + 1, arena,
-                                           &got, &problem, &err);
+    sluice_token_check check = { token, strlen(token), ring, NOW + 1 };
+    sluice_status st = sluice_token_verify(&check, expected, arena, &got, &problem, &err);
     oom_outcome o = OOM_FAILED;
     if (st == SLUICE_OK)
         o = problem == SLUICE_TOKEN_OK && strcmp(got.user_id, expected->user_id) == 0 &&

@@ -1,7 +1,7 @@
 /*
  * test_vec.c — the one growth step (core/vec.h): doubling from the first capacity, the items
  * copied, the array untouched when memory runs out or the size overflows (an allocator of its
- * own is then not even asked), and the heap form.
+ * own is then not even asked), room for a need reached at once, and the heap form.
  */
 #include "core/vec.h"
 #include "unit.h"
@@ -99,6 +99,30 @@ static void test_vec_grow_in_refuses_an_overflowing_size_without_allocating(void
     assert_int_equal(c.calls, 0);
 }
 
+static void test_vec_reserve_reaches_the_need_and_keeps_the_old_items(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    size_t cap = 0;
+    int *items = sluice_vec_reserve(a, NULL, 3, &cap, sizeof *items, 4);
+    assert_non_null(items);
+    assert_int_equal(cap, 4);
+    items[3] = 9; /* by index: every slot of the capacity is kept */
+    assert_ptr_equal(sluice_vec_reserve(a, items, 4, &cap, sizeof *items, 4), items);
+    int *n = sluice_vec_reserve(a, items, 37, &cap, sizeof *n, 4);
+    assert_non_null(n);
+    assert_int_equal(cap, 64); /* 4 doubled until >= 37 */
+    assert_int_equal(n[3], 9);
+    assert_int_equal(n[4], 0); /* the new part is zeroed */
+    sluice_arena_fail_at(1);
+    assert_null(sluice_vec_reserve(a, n, 65, &cap, sizeof *n, 4));
+    sluice_arena_fail_at(0);
+    assert_int_equal(cap, 64);
+    assert_null(sluice_vec_reserve(a, n, SIZE_MAX, &cap, sizeof *n, 4)); /* overflows */
+    assert_int_equal(cap, 64);
+    sluice_arena_free(a);
+}
+
 static void test_vec_grow_heap_reaches_the_need(void **state)
 {
     (void)state;
@@ -120,6 +144,7 @@ int main(void)
         cmocka_unit_test(test_vec_grow_fails_cleanly_when_the_arena_does),
         cmocka_unit_test(test_vec_grow_in_asks_its_allocator_and_stops_at_its_refusal),
         cmocka_unit_test(test_vec_grow_in_refuses_an_overflowing_size_without_allocating),
+        cmocka_unit_test(test_vec_reserve_reaches_the_need_and_keeps_the_old_items),
         cmocka_unit_test(test_vec_grow_heap_reaches_the_need),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -589,16 +589,13 @@ expand_star(pg_ctx *c, const pg_scope *s, json_t *val, pg_col **cols, size_t *co
         if (q != NULL && strcmp(s->entries[i].alias, q) != 0)
             continue;
         const pg_rel *rel = &s->entries[i].rel;
-        if (*count + rel->count >= *cap) {
-            size_t ncap = (*cap + rel->count) * 2;
-            pg_col *ncols = new_cols(c, ncap);
-            if (ncols == NULL)
-                return true;
-            if (*count > 0)
-                memcpy(ncols, *cols, *count * sizeof(**cols));
-            *cols = ncols;
-            *cap = ncap;
+        pg_col *ncols =
+            sluice_vec_reserve(c->arena, *cols, *count + rel->count, cap, sizeof(**cols), 8);
+        if (ncols == NULL) {
+            c->nomem = true;
+            return true;
         }
+        *cols = ncols;
         memcpy(*cols + *count, rel->cols, rel->count * sizeof(**cols));
         *count += rel->count;
         for (size_t j = 0; j < rel->count; j++)
@@ -616,14 +613,12 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
         json_t *val = json_object_get(rt, "val");
         if (expand_star(c, s, val, &cols, &count, &cap))
             continue;
-        if (count + 1 >= cap) {
-            pg_col *ncols = new_cols(c, cap * 2);
-            if (ncols == NULL)
-                break;
-            memcpy(ncols, cols, count * sizeof(*cols));
-            cols = ncols;
-            cap *= 2;
+        pg_col *ncols = sluice_vec_grow(c->arena, cols, count, &cap, sizeof(*cols), 8);
+        if (ncols == NULL) {
+            c->nomem = true;
+            break;
         }
+        cols = ncols;
         pg_col *col = &cols[count++];
         const char *name = json_string_value(json_object_get(rt, "name"));
         int strength = 0;

@@ -8,6 +8,7 @@
  */
 #include "core/limits.h"
 #include "core/vec.h"
+#include "exec/duckdb_connect.h"
 #include "exec/executor.h"
 #include "exec/fork_gate.h"
 #include "lang/sql/internal.h"
@@ -101,8 +102,9 @@ static sluice_status open_mirror(sluice_sql_ctx *ctx,
     if (sluice_arena_cleanup_add(ctx->arena, close_cleanup, db) != SLUICE_OK)
         return SLUICE_E_NOMEM;
     duckdb_connection c;
-    if (duckdb_connect(*db, &c) == DuckDBError)
-        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL, "cannot connect to DuckDB");
+    st = sluice_exec_duckdb_connect(*db, false, &c, ctx->arena, err);
+    if (st != SLUICE_OK)
+        return st;
     duckdb_result r;
     s = duckdb_query(c, ddl, &r);
     if (s == DuckDBError)
@@ -171,8 +173,13 @@ open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_e
     duckdb_connection *c = sluice_arena_calloc(ctx->arena, 1, sizeof(*c));
     if (c == NULL)
         return SLUICE_E_NOMEM;
-    if (duckdb_connect(*db, c) == DuckDBError)
-        return sluice_error_set(err, ctx->arena, SLUICE_E_INTERNAL, "cannot connect to DuckDB");
+    /* Errors as JSON exactly where the database gives them (the executor's, as exec/duckdb.c
+     * opens it); the mirror and a caller's own database keep plain text. bind_error.c reads both.
+     */
+    bool json_errors = fc != NULL && fc->executor != NULL && ctx->engine_catalog;
+    st = sluice_exec_duckdb_connect(*db, json_errors, c, ctx->arena, err);
+    if (st != SLUICE_OK)
+        return st;
     if (sluice_arena_cleanup_add(ctx->arena, disconnect_cleanup, c) != SLUICE_OK)
         return SLUICE_E_NOMEM;
     ctx->conn = *c;

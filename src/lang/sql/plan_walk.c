@@ -1148,12 +1148,25 @@ static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
     return fail(w, "%s", "a recursive CTE whose lineage did not settle");
 }
 
+/* materialized_cte (DuckDB 1.4 writes it): how the CTE it reads is planned, MATERIALIZED or
+ * inlined. It names no data: the reference's lineage is its CTE's, found by cte_index either
+ * way. Only DuckDB's three values pass (a name it gains later is refused, as any unknown key). */
+static bool cte_materialize_known(const json_t *v)
+{
+    static const char *const values[] = { "CTE_MATERIALIZE_DEFAULT", "CTE_MATERIALIZE_ALWAYS",
+                                          "CTE_MATERIALIZE_NEVER", NULL };
+    return v == NULL || (json_is_string(v) && key_known(json_string_value(v), values));
+}
+
 static bool op_cte_ref(walker *w, const json_t *op, cols *out)
 {
     static const char *const known[] = { "table_index", "cte_index",    "bound_columns",
-                                         "chunk_types", "is_recurring", NULL };
+                                         "chunk_types", "is_recurring", "materialized_cte",
+                                         NULL };
     if (!keys_known(w, op, known, "LOGICAL_CTE_REF"))
         return false;
+    if (!cte_materialize_known(json_object_get(op, "materialized_cte")))
+        return fail(w, "%s", "a CTE reference planned in a way sluice does not know");
     const cte_entry *e = cte_find(w, json_number_value(json_object_get(op, "cte_index")));
     if (e == NULL)
         return fail(w, "%s", "a CTE reference to an unknown CTE");

@@ -10,6 +10,10 @@
 #include "exec/executor.h"
 #include "lang/sql/internal.h"
 
+#ifdef SLUICE_DUCKDB_CPP
+#include "exec/duckdb_plan.h"
+#endif
+
 #include <ctype.h>
 #include <string.h>
 
@@ -226,6 +230,29 @@ static void count_violation(sluice_sql_ctx *ctx, size_t count)
                                  "exactly one statement is allowed; found %zu", count);
 }
 
+/* The C API's type. DuckDB 1.4's C API says INVALID for the types it has no C value for; the
+ * unit names those from the prepared statement itself, and the three DuckDB has are given the
+ * values DuckDB 1.5's C API gives them (stmt_classes 28-30). Any other INVALID stays so and is
+ * refused by classify. */
+static duckdb_statement_type statement_type(duckdb_prepared_statement ps)
+{
+    duckdb_statement_type t = duckdb_prepared_statement_type(ps);
+#ifdef SLUICE_DUCKDB_CPP
+    static const struct {
+        const char *name;
+        int type;
+    } named[] = { { "COPY_DATABASE_STATEMENT", 28 },
+                  { "UPDATE_EXTENSIONS_STATEMENT", 29 },
+                  { "MERGE_INTO_STATEMENT", 30 } };
+    const char *name =
+        t == DUCKDB_STATEMENT_TYPE_INVALID ? sluice_exec_duckdb_plan_statement_type(ps) : NULL;
+    for (size_t i = 0; name != NULL && i < sizeof(named) / sizeof(named[0]); i++)
+        if (strcmp(name, named[i].name) == 0)
+            return (duckdb_statement_type)named[i].type;
+#endif
+    return t;
+}
+
 static bool classify(sluice_sql_ctx *ctx, duckdb_statement_type type)
 {
     size_t n = sizeof(stmt_classes) / sizeof(stmt_classes[0]);
@@ -279,7 +306,7 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
         duckdb_destroy_prepare(&ps);
         return SLUICE_OK;
     }
-    if (!classify(ctx, duckdb_prepared_statement_type(ps))) {
+    if (!classify(ctx, statement_type(ps))) {
         duckdb_destroy_prepare(&ps);
         return SLUICE_OK;
     }

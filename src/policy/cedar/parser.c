@@ -384,14 +384,11 @@ static bool parse_list(parser *p, cedar_tok_kind close, cedar_expr ***out, uint3
         cedar_expr *e = parse_expr(p);
         if (e == NULL)
             return false;
-        if (n == cap) {
-            cedar_expr **bigger = sluice_arena_alloc(p->arena, 2 * cap * sizeof(*bigger));
-            if (bigger == NULL)
-                return nomem(p);
-            memcpy(bigger, dst, n * sizeof(*bigger));
-            dst = heap = bigger;
-            cap *= 2;
-        }
+        cedar_expr **room = sluice_vec_grow(p->arena, dst, n, &cap, sizeof(*room), 64);
+        if (room == NULL)
+            return nomem(p);
+        if (room != dst)
+            dst = heap = room;
         dst[n++] = e;
     }
     advance(p);

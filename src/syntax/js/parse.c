@@ -589,21 +589,16 @@ static int note_hole(parser *p, const sluice_js_node *arr, const sluice_js_tok *
 {
     if (p->nholes > 0 && p->holes[p->nholes - 1].arr == arr)
         return 0;
-    if (p->nholes == p->holes_cap) {
-        size_t cap = p->holes_cap ? p->holes_cap * 2 : 8;
-        struct hole_note *h = sluice_arena_alloc(p->arena, cap * sizeof *h);
-        if (h == NULL) {
-            if (p->st == SLUICE_OK) {
-                p->st = SLUICE_E_NOMEM;
-                sluice_error_set(p->err, p->arena, SLUICE_E_NOMEM, "out of memory parsing");
-            }
-            return -1;
+    struct hole_note *h =
+        sluice_vec_grow(p->arena, p->holes, p->nholes, &p->holes_cap, sizeof *h, 8);
+    if (h == NULL) {
+        if (p->st == SLUICE_OK) {
+            p->st = SLUICE_E_NOMEM;
+            sluice_error_set(p->err, p->arena, SLUICE_E_NOMEM, "out of memory parsing");
         }
-        if (p->nholes > 0)
-            memcpy(h, p->holes, p->nholes * sizeof *h);
-        p->holes = h;
-        p->holes_cap = cap;
+        return -1;
     }
+    p->holes = h;
     p->holes[p->nholes++] = (struct hole_note){ arr, tok };
     return 0;
 }
