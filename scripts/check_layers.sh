@@ -12,10 +12,8 @@
 # (lang/<language>/...) are included only inside lang/, and an engine's header (exec/<engine>.h:
 # anything in exec/ but the engine-neutral services executor.h, engines.h (the engine table:
 # it names the engines in its .c only), schema.h, bounded.h, fork_gate.h, scratch.h and
-# mcp_stdio.h) only inside exec/ and cli/; the one exception is DuckDB's own connection and bind
-# unit (exec/duckdb_connect.h, exec/duckdb_plan.h) in lang/sql, the DuckDB dialect's analyzer,
-# which opens connections of its own (hardened as every other) and reads what DuckDB's C API
-# does not say (issue 23).
+# mcp_stdio.h) only inside exec/ and cli/, with no exception: lang/sql reaches DuckDB's
+# connection and bind unit through executor.h's bind services.
 # Usage: scripts/check_layers.sh [SRC_DIR]   (exit 1 and one line per offending include)
 set -euo pipefail
 src="${1:-$(dirname "$0")/../src}"
@@ -42,8 +40,6 @@ while IFS= read -r file; do
           && "$inc" != exec/schema.h \
           && "$inc" != exec/bounded.h && "$inc" != exec/fork_gate.h && "$inc" != exec/scratch.h \
           && "$inc" != exec/mcp_stdio.h \
-          && ! ( ( "$inc" == exec/duckdb_connect.h || "$inc" == exec/duckdb_plan.h ) \
-                 && "$file" == */lang/sql/* ) \
           && "$area" != exec && "$area" != cli ]]; then
       echo "$file:$line: $area must not name an engine ($inc); use exec/executor.h" >&2
       status=1

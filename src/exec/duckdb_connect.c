@@ -4,6 +4,8 @@
  */
 #include "exec/duckdb_connect.h"
 
+#include "exec/executor.h"
+
 #ifdef SLUICE_DUCKDB_CPP
 #include "exec/duckdb_plan.h"
 #endif
@@ -32,4 +34,24 @@ sluice_status sluice_exec_duckdb_connect(duckdb_database db,
 #endif
     *out = conn;
     return SLUICE_OK;
+}
+
+sluice_status sluice_executor_bind_connect(
+    void *db, bool json_errors, void **out, sluice_arena *arena, sluice_error *err)
+{
+    duckdb_connection conn = NULL;
+    sluice_status st =
+        sluice_exec_duckdb_connect((duckdb_database)db, json_errors, &conn, arena, err);
+    *out = conn;
+    return st;
+}
+
+const char *sluice_executor_bind_statement_kind(void *prepared)
+{
+#ifdef SLUICE_DUCKDB_CPP
+    return sluice_exec_duckdb_plan_statement_type((duckdb_prepared_statement)prepared);
+#else
+    (void)prepared;    /* the 1.5 line's C API names every type itself */
+    return NULL;
+#endif
 }

@@ -9,7 +9,7 @@
  * Built without that unit (-DSLUICE_DUCKDB_CPP=OFF, the 1.5 line) the database's own
  * configuration holds all three and this only connects.
  * Does not own: the database's configuration (exec/duckdb.c's hardening list).
- * Included by lang/sql too (the analyzer's own connections): the one engine header allowed there.
+ * lang/sql reaches it through executor.h's sluice_executor_bind_connect (no engine header there).
  */
 #ifndef SLUICE_EXEC_DUCKDB_CONNECT_H
 #define SLUICE_EXEC_DUCKDB_CONNECT_H

@@ -253,6 +253,19 @@ sluice_status sluice_executor_bind_tree(void *conn,
                                         const char **raw,
                                         sluice_error *err);
 
+/* Connects to a bind catalog (db: a duckdb_database, as void *) the one way sluice connects to
+ * DuckDB, hardened or not at all (exec/duckdb_connect.h): *out receives the duckdb_connection, as
+ * void *, or stays NULL with err set. json_errors: the catalog's errors come as JSON (the
+ * executor's own database); a mirror keeps DuckDB's plain text. */
+sluice_status sluice_executor_bind_connect(
+    void *db, bool json_errors, void **out, sluice_arena *arena, sluice_error *err);
+
+/* DuckDB's own name for the type of prepared (a duckdb_prepared_statement, as void *), e.g.
+ * "MERGE_INTO_STATEMENT", for the C API's DUCKDB_STATEMENT_TYPE_INVALID (DuckDB 1.4 has no C
+ * value for three types); NULL when it cannot tell or sluice was built without the bind-once
+ * unit: the caller then refuses the statement as of unknown type. */
+const char *sluice_executor_bind_statement_kind(void *prepared);
+
 /* The reads the engine itself would make for code (prepared, never run), to cross-check an
  * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with
  * line/column) when the engine refuses the statement. */

@@ -8,7 +8,6 @@
  */
 #include "core/limits.h"
 #include "core/vec.h"
-#include "exec/duckdb_connect.h"
 #include "exec/executor.h"
 #include "exec/fork_gate.h"
 #include "lang/sql/internal.h"
@@ -71,6 +70,19 @@ static sluice_status collect_blocked(sluice_sql_ctx *ctx, const sluice_schema *s
     return st;
 }
 
+/* A connection to the catalog db, hardened as every sluice connection is (the bind service). */
+static sluice_status connect_catalog(duckdb_database db,
+                                     bool json_errors,
+                                     duckdb_connection *out,
+                                     sluice_arena *arena,
+                                     sluice_error *err)
+{
+    void *conn = NULL;
+    sluice_status st = sluice_executor_bind_connect(db, json_errors, &conn, arena, err);
+    *out = (duckdb_connection)conn;
+    return st;
+}
+
 /* A fresh in-memory DuckDB holding only the SQLite schema's tables (no rows), with external
  * access off: SQLite code is bound here, never run. */
 static sluice_status open_mirror(sluice_sql_ctx *ctx,
@@ -102,7 +114,7 @@ static sluice_status open_mirror(sluice_sql_ctx *ctx,
     if (sluice_arena_cleanup_add(ctx->arena, close_cleanup, db) != SLUICE_OK)
         return SLUICE_E_NOMEM;
     duckdb_connection c;
-    st = sluice_exec_duckdb_connect(*db, false, &c, ctx->arena, err);
+    st = connect_catalog(*db, false, &c, ctx->arena, err);
     if (st != SLUICE_OK)
         return st;
     duckdb_result r;
@@ -177,7 +189,7 @@ open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_e
      * opens it); the mirror and a caller's own database keep plain text. bind_error.c reads both.
      */
     bool json_errors = fc != NULL && fc->executor != NULL && ctx->engine_catalog;
-    st = sluice_exec_duckdb_connect(*db, json_errors, c, ctx->arena, err);
+    st = connect_catalog(*db, json_errors, c, ctx->arena, err);
     if (st != SLUICE_OK)
         return st;
     if (sluice_arena_cleanup_add(ctx->arena, disconnect_cleanup, c) != SLUICE_OK)

@@ -10,10 +10,6 @@
 #include "exec/executor.h"
 #include "lang/sql/internal.h"
 
-#ifdef SLUICE_DUCKDB_CPP
-#include "exec/duckdb_plan.h"
-#endif
-
 #include <ctype.h>
 #include <string.h>
 
@@ -237,7 +233,6 @@ static void count_violation(sluice_sql_ctx *ctx, size_t count)
 static duckdb_statement_type statement_type(duckdb_prepared_statement ps)
 {
     duckdb_statement_type t = duckdb_prepared_statement_type(ps);
-#ifdef SLUICE_DUCKDB_CPP
     static const struct {
         const char *name;
         int type;
@@ -245,11 +240,10 @@ static duckdb_statement_type statement_type(duckdb_prepared_statement ps)
                   { "UPDATE_EXTENSIONS_STATEMENT", 29 },
                   { "MERGE_INTO_STATEMENT", 30 } };
     const char *name =
-        t == DUCKDB_STATEMENT_TYPE_INVALID ? sluice_exec_duckdb_plan_statement_type(ps) : NULL;
+        t == DUCKDB_STATEMENT_TYPE_INVALID ? sluice_executor_bind_statement_kind(ps) : NULL;
     for (size_t i = 0; name != NULL && i < sizeof(named) / sizeof(named[0]); i++)
         if (strcmp(name, named[i].name) == 0)
             return (duckdb_statement_type)named[i].type;
-#endif
     return t;
 }
 
