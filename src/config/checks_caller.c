@@ -7,7 +7,7 @@
  * (caller_assertion_header).
  */
 #include "config/checks.h"
-#include "config/config.h"
+#include "config/types.h"
 
 #include <string.h>
 

@@ -5,7 +5,7 @@
  * and table names that are plain SQL identifiers (they are put into sluice's own statements).
  */
 #include "config/checks.h"
-#include "config/config.h"
+#include "config/types.h"
 #include "core/limits.h"
 
 #include <stdio.h>

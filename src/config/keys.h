@@ -10,8 +10,8 @@
 #ifndef SLUICE_CONFIG_KEYS_H
 #define SLUICE_CONFIG_KEYS_H
 
-#include "config/config.h"
 #include "config/toml.h"
+#include "config/types.h"
 
 #include <stdbool.h>
 #include <stddef.h>
