@@ -15,16 +15,14 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arch_modules  # noqa: E402
+
 repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
 lib = sys.argv[2] if len(sys.argv) > 2 else os.path.join(repo, "build", "libsluice.a")
 src = os.path.join(repo, "src")
 
-files = []
-for root, _, names in os.walk(src):
-    for n in names:
-        if n.endswith((".c", ".h")):
-            files.append(os.path.relpath(os.path.join(root, n), src))
-files.sort()
+files, tags, graph = arch_modules.read(src)
 
 print("== files per folder (src/<area>, subfolders included)")
 per = collections.Counter(f.split("/")[0] for f in files)
@@ -32,78 +30,8 @@ for area in sorted(per):
     print(f"{area:10} {per[area]}")
 print(f"{'total':10} {len(files)}")
 
-# A module is a header with every .c that implements it: a .c implements the header it includes
-# first (STYLE.md: each .c includes its own header first), so pipeline.c belongs to codemode.h.
-inc = re.compile(r'^\s*#\s*include\s+"([^"]+)"')
-includes = {}
-for f in files:
-    with open(os.path.join(src, f), errors="replace") as fh:
-        includes[f] = [m.group(1) for m in map(inc.match, fh) if m]
-includes = {f: [i for i in incs if i in includes] for f, incs in includes.items()}
-# A .c without a header of its own name belongs to the included header that declares most of
-# its exported functions (pipeline.c implements codemode.h).
-# Functions only, in C and C++ alike (a C++ namespace or struct block is not a function).
-tags = subprocess.run(["ctags", "--c-kinds=f", "--c++-kinds=f", "--fields=+neS", "-o", "-", "-R",
-                       src],
-                      capture_output=True, text=True, check=True).stdout
-exported = collections.defaultdict(set)
-for line in tags.splitlines():
-    parts = line.split("\t")
-    if "file:" not in parts[3:]:
-        exported[os.path.relpath(parts[1], src)].add(parts[0])
-texts = {}
-def text(h):
-    if h not in texts:
-        with open(os.path.join(src, h), errors="replace") as fh:
-            texts[h] = fh.read()
-    return texts[h]
-owner = {}
-for f in files:
-    own = os.path.splitext(f)[0]
-    if f.endswith(".c") and not os.path.exists(os.path.join(src, own + ".h")):
-        best = max(((sum(re.search(r"\b%s\s*\(" % n, text(h)) is not None
-                         for n in exported[f]), h) for h in includes[f]), default=(0, None))
-        if best[0] > 0:
-            own = os.path.splitext(best[1])[0]
-    owner[f] = own
-graph = collections.defaultdict(set)
-for f in files:
-    for i in includes[f]:
-        if owner[i] != owner[f]:
-            graph[owner[f]].add(owner[i])
-
-# Tarjan's strongly connected components, iteratively (the graph has a few hundred nodes)
-index, low, stack, on, sccs, counter = {}, {}, [], set(), [], [0]
-def strong(v):
-    work = [(v, iter(sorted(graph[v])))]
-    index[v] = low[v] = counter[0]; counter[0] += 1; stack.append(v); on.add(v)
-    while work:
-        node, it = work[-1]
-        advanced = False
-        for w in it:
-            if w not in index:
-                index[w] = low[w] = counter[0]; counter[0] += 1; stack.append(w); on.add(w)
-                work.append((w, iter(sorted(graph[w]))))
-                advanced = True
-                break
-            if w in on:
-                low[node] = min(low[node], index[w])
-        if advanced:
-            continue
-        work.pop()
-        if work:
-            low[work[-1][0]] = min(low[work[-1][0]], low[node])
-        if low[node] == index[node]:
-            comp = []
-            while True:
-                w = stack.pop(); on.discard(w); comp.append(w)
-                if w == node:
-                    break
-            if len(comp) > 1:
-                sccs.append(sorted(comp))
-for v in sorted(set(owner.values())):
-    if v not in index:
-        strong(v)
+# The module graph and its circles: scripts/arch_modules.py, which arch_graph.py --check shares.
+sccs = arch_modules.circles(graph)
 print(f"\n== include circles (modules that reach each other through headers): {len(sccs)}")
 for c in sccs:
     print("  " + " <-> ".join(c))

@@ -11,14 +11,19 @@ with every include edge between them as the code has it (a module = src/<area>/<
 The .dot files are checked in beside the pictures: `--check` regenerates the DOT text only and
 fails when it differs from docs/img/*.dot (no graphviz needed; ctest lint_ctest_arch_graph runs
 it), so a change to the includes that is not redrawn fails the tests instead of drifting.
+Both modes also fail on an include circle (scripts/arch_modules.py, the computation
+scripts/arch_counts.py prints): issue 22 took the count to 0, and a new one is refused by name.
 Usage: scripts/arch_graph.py [--check] [REPO]
-  (drawing needs graphviz `dot`; scripts/bootstrap.sh installs it)
+  (drawing needs graphviz `dot`, the circles universal-ctags; scripts/bootstrap.sh installs both)
 """
 import collections
 import os
 import re
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import arch_modules  # noqa: E402
 
 args = sys.argv[1:]
 check = "--check" in args
@@ -105,10 +110,16 @@ for a, b in sorted(mod_edges):
         lines.append(f'  "{a}" -> "{b}";')
 lines.append("}")
 render("request_path", "\n".join(lines) + "\n")
+circles = arch_modules.circles(arch_modules.read(src)[2])
+for c in circles:
+    print("arch_graph: include circle " + " <-> ".join(c) + ": put what both need in a header "
+          "below them (as mcp/types.h is below mcp/server.h and mcp/server_impl.h)",
+          file=sys.stderr)
 if check:
     for target in stale:
         print(f"arch_graph: {target} is not what the includes draw today; run "
               f"scripts/arch_graph.py and commit docs/img/", file=sys.stderr)
-    sys.exit(1 if stale else 0)
+    sys.exit(1 if stale or circles else 0)
 print(f"wrote {out}/layers.svg ({len(edges)} area edges) and {out}/request_path.svg "
       f"({len(have)} modules)")
+sys.exit(1 if circles else 0)

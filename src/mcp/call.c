@@ -10,6 +10,7 @@
  */
 #include "core/clock.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/log_level.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
 

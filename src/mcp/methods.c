@@ -9,6 +9,7 @@
  */
 #include "core/json_schema.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/log_level.h"
 #include "mcp/server_impl.h"
 
 #include <sodium.h>
@@ -425,9 +426,7 @@ static json_t *logging_set_level(sluice_mcp_call *call, rpc_error *e)
     int index = sluice_mcp_log_level_index(level);
     if (index < 0)
         return refuse(call, e, SLUICE_JSONRPC_INVALID_PARAMS,
-                      "invalid log level '%s': use debug, info, notice, warning, error, critical, "
-                      "alert or emergency",
-                      level);
+                      "invalid log level '%s': use " SLUICE_MCP_LOG_LEVEL_NAMES, level);
     pthread_mutex_lock(&call->session->lock);
     call->session->log_level = index;
     pthread_mutex_unlock(&call->session->lock);

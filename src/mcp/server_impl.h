@@ -1,8 +1,11 @@
 /*
- * server_impl.h — private structures shared by server.c, session.c, methods.c and call.c.
+ * server_impl.h — private structures shared by server.c, session.c, call.c, methods.c,
+ * observe.c and stateless.c.
  *
  * Owns: the layout of the server, session, call and pending server->client request, and the
- * locking rules below. Nothing outside src/mcp includes this file.
+ * locking rules below. Nothing outside src/mcp includes this file. It includes the server's
+ * types (mcp/types.h), not its API (mcp/server.h), so the files that implement server.h may
+ * include it without a circle.
  *
  * Locking: session->lock guards every mutable session field and each call's flags, hooks and
  * progress state. The core never holds session->lock while calling the sink or a cancel hook
@@ -12,8 +15,9 @@
 #ifndef SLUICE_MCP_SERVER_IMPL_H
 #define SLUICE_MCP_SERVER_IMPL_H
 
+#include "core/arena.h"
 #include "mcp/protocol.h"
-#include "mcp/server.h"
+#include "mcp/types.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
@@ -111,7 +115,7 @@ struct sluice_mcp_session {
     bool initialized;
     bool client_ready; /* notifications/initialized seen */
     json_t *client_caps;
-    int log_level; /* index into the level table; 0 (debug) until logging/setLevel */
+    int log_level; /* mcp/log_level.h index; 0 (debug) until logging/setLevel */
     sluice_mcp_call *inflight;
     size_t inflight_count;
     pending_request *pending;
@@ -151,8 +155,6 @@ void sluice_mcp_run_hooks(sluice_mcp_call *call, cancel_hook *hooks);
 struct sluice_request;
 void sluice_mcp_observe_begin(struct sluice_request *rq, const sluice_mcp_call *call);
 void sluice_mcp_observe_end(struct sluice_request *rq, const json_t *result, int error_code);
-/* Index of a log level name (0 = debug .. 7 = emergency), -1 when unknown. */
-int sluice_mcp_log_level_index(const char *level);
 
 /* ---- methods.c --------------------------------------------------------------------------------
  */

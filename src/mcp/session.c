@@ -15,6 +15,7 @@
 #include "core/log.h"
 #include "core/request.h"
 #include "mcp/jsonrpc.h"
+#include "mcp/log_level.h"
 #include "mcp/server.h"
 #include "mcp/server_impl.h"
 #include "mcp/stateless.h"
@@ -22,17 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const log_levels[] = { "debug", "info",     "notice", "warning",
-                                          "error", "critical", "alert",  "emergency" };
-
-int sluice_mcp_log_level_index(const char *level)
-{
-    for (size_t i = 0; level != NULL && i < sizeof log_levels / sizeof log_levels[0]; i++)
-        if (strcmp(level, log_levels[i]) == 0)
-            return (int)i;
-    return -1;
-}
 
 static const sluice_identity anonymous = { "anonymous", NULL, 0, "none" };
 

@@ -5,6 +5,7 @@
 #include "mcp/stateless.h"
 
 #include "mcp/jsonrpc.h"
+#include "mcp/log_level.h"
 #include "mcp/protocol.h"
 #include "mcp/server_impl.h"
 
@@ -74,8 +75,7 @@ static json_t *refusal_of(const json_t *id, const char *method, const json_t *pa
     const json_t *level = json_object_get(meta, SLUICE_MCP_META_LOG_LEVEL);
     if (level != NULL && sluice_mcp_log_level_index(json_string_value(level)) < 0)
         return invalid_meta(id, "'params._meta." SLUICE_MCP_META_LOG_LEVEL
-                                "' must be debug, info, notice, warning, error, critical, alert "
-                                "or emergency");
+                                "' must be " SLUICE_MCP_LOG_LEVEL_NAMES);
     if (!sluice_mcp_protocol_is_stateless(json_string_value(version))) {
         json_t *data = json_pack("{s:o, s:O}", "supported", sluice_mcp_protocol_all_json(),
                                  "requested", version);

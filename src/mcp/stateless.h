@@ -14,7 +14,7 @@
 #ifndef SLUICE_MCP_STATELESS_H
 #define SLUICE_MCP_STATELESS_H
 
-#include "mcp/server.h"
+#include "mcp/types.h"
 
 #include <jansson.h>
 #include <stdbool.h>
