@@ -31,7 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -374,14 +373,9 @@ static sluice_status open_database(const sluice_config_database *db,
         sluice_exec_duckdb_check_library(duckdb_library_version(), err_arena, err);
     if (checked != SLUICE_OK)
         return checked;
-    struct stat sb;
-    if (stat(db->path, &sb) != 0)
-        return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                "database file '%s' cannot be opened: %s", db->path,
-                                strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
-                                db->path);
+    sluice_status file = sluice_executor_check_file(db->path, err_arena, err);
+    if (file != SLUICE_OK)
+        return file;
     bool writable = sluice_executor_config_writable(code_mode);
     /* DuckDB itself opens on the first call: what can be checked without it is checked now
      * (readable or writable, not locked by another process, settings DuckDB accepts). */

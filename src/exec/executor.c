@@ -7,10 +7,12 @@
 
 #include "exec/catalog.h"
 
+#include <errno.h>
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 struct sluice_executor {
     const sluice_executor_ops *ops;
@@ -27,6 +29,19 @@ bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode)
 {
     return code_mode != NULL && (code_mode->sql_allow_writes || code_mode->sql_allow_deletes ||
                                  code_mode->sql_allow_ddl);
+}
+
+sluice_status
+sluice_executor_check_file(const char *path, sluice_arena *err_arena, sluice_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) != 0)
+        return sluice_error_set(err, err_arena, SLUICE_E_IO,
+                                "database file '%s' cannot be opened: %s", path, strerror(errno));
+    if (!S_ISREG(sb.st_mode))
+        return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
+                                path);
+    return SLUICE_OK;
 }
 
 sluice_status sluice_executor_wrap(const sluice_executor_ops *ops,

@@ -327,4 +327,9 @@ bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table);
 /* True when the config lets code change data or schema (the engine then opens read-write). */
 bool sluice_executor_config_writable(const sluice_config_code_mode *code_mode);
 
+/* The check a file database gets before its engine opens it: path exists and is a regular file.
+ * SLUICE_E_IO otherwise, naming the path (and the system's reason), in err_arena. */
+sluice_status
+sluice_executor_check_file(const char *path, sluice_arena *err_arena, sluice_error *err);
+
 #endif

@@ -15,13 +15,11 @@
 #include "exec/values.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <sqlite3.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/stat.h>
 
 /* VM steps between two looks at the clock and the cancel flag. */
 #define LITE_PROGRESS_STEPS 1000
@@ -389,14 +387,9 @@ sluice_status sluice_exec_sqlite_open(const sluice_config_database *db,
                                       sluice_error *err)
 {
     *out = NULL;
-    struct stat sb;
-    if (stat(db->path, &sb) != 0)
-        return sluice_error_set(err, err_arena, SLUICE_E_IO,
-                                "database file '%s' cannot be opened: %s", db->path,
-                                strerror(errno));
-    if (!S_ISREG(sb.st_mode))
-        return sluice_error_set(err, err_arena, SLUICE_E_IO, "database '%s' is not a regular file",
-                                db->path);
+    sluice_status file = sluice_executor_check_file(db->path, err_arena, err);
+    if (file != SLUICE_OK)
+        return file;
     lite_state *s = calloc(1, sizeof(*s));
     if (s == NULL)
         return SLUICE_E_NOMEM;
