@@ -747,6 +747,26 @@ static jcomp bind_array_pattern(interp *in, env *e, const sluice_js_node *pat, j
     return SLUICE_JSI_NORMAL;
 }
 
+/* Copies the own properties of from into to, in from's key order, but for the keys in skip[]
+ * (what {a, ...rest} named before its rest). */
+static jcomp copy_own_properties(
+    interp *in, jobj *to, const jobj *from, const sluice_js_str **skip, size_t nskip)
+{
+    size_t nk;
+    const sluice_js_str **keys = sluice_jsi_obj_keys(in, from, &nk);
+    if (keys == NULL)
+        return SLUICE_JSI_FATAL;
+    for (size_t k = 0; k < nk; k++) {
+        int skipped = 0;
+        for (size_t u = 0; u < nskip; u++)
+            skipped |= sluice_js_str_eq(skip[u], keys[k]);
+        if (!skipped && sluice_jsi_obj_set(in, to, keys[k], *sluice_jsi_obj_get(from, keys[k])) !=
+                            SLUICE_JSI_NORMAL)
+            return SLUICE_JSI_FATAL;
+    }
+    return SLUICE_JSI_NORMAL;
+}
+
 /* {a, ...rest}: the rest element takes the own keys the pattern did not name (used[]). */
 static jcomp bind_object_rest(interp *in,
                               env *e,
@@ -759,38 +779,26 @@ static jcomp bind_object_rest(interp *in,
     jobj *rest = sluice_jsi_obj_new(in);
     if (rest == NULL)
         return SLUICE_JSI_FATAL;
-    if (v.t == JV_OBJ) {
-        size_t nk;
-        const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
-        if (keys == NULL)
-            return SLUICE_JSI_FATAL;
-        for (size_t k = 0; k < nk; k++) {
-            int skip = 0;
-            for (size_t u = 0; u < nused; u++)
-                skip |= sluice_js_str_eq(used[u], keys[k]);
-            if (!skip &&
-                sluice_jsi_obj_set(in, rest, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) !=
-                    SLUICE_JSI_NORMAL)
-                return SLUICE_JSI_FATAL;
-        }
-    }
+    if (v.t == JV_OBJ && copy_own_properties(in, rest, v.u.o, used, nused) != SLUICE_JSI_NORMAL)
+        return SLUICE_JSI_FATAL;
     return bind_pattern(in, e, pr->a, jv_obj(rest), kind);
 }
 
-/* The key of one {key: target} property: computed, numeric or a name. */
-static jcomp pattern_key(interp *in, env *e, const sluice_js_node *pr, const sluice_js_str **out)
+/* The key of one property, {key: value} in a literal or {key: target} in a pattern: computed,
+ * numeric or a name; *key is the value it came from (a literal's key may carry taint). */
+static jcomp
+property_key(interp *in, env *e, const sluice_js_node *pr, jv *key, const sluice_js_str **out)
 {
-    jv key;
     if (pr->flags & SLUICE_JS_F_COMPUTED) {
-        jcomp rc = eval(in, e, pr->a, &key);
+        jcomp rc = eval(in, e, pr->a, key);
         if (rc != SLUICE_JSI_NORMAL)
             return rc;
     } else if (pr->a->kind == SLUICE_JS_NUM) {
-        key = jv_num(pr->a->num);
+        *key = jv_num(pr->a->num);
     } else {
-        key = jv_str(pr->a->str);
+        *key = jv_str(pr->a->str);
     }
-    *out = sluice_jsi_to_key(in, key);
+    *out = sluice_jsi_to_key(in, *key);
     return *out == NULL ? SLUICE_JSI_FATAL : SLUICE_JSI_NORMAL;
 }
 
@@ -809,8 +817,9 @@ static jcomp bind_object_pattern(interp *in, env *e, const sluice_js_node *pat, 
         const sluice_js_node *pr = pat->list[i];
         if (pr->kind == SLUICE_JS_REST)
             return bind_object_rest(in, e, pr, v, used, nused, kind);
+        jv key;
         const sluice_js_str *ks;
-        if ((rc = pattern_key(in, e, pr, &ks)) != SLUICE_JSI_NORMAL)
+        if ((rc = property_key(in, e, pr, &key, &ks)) != SLUICE_JSI_NORMAL)
             return rc;
         used[nused++] = ks;
         jv item;
@@ -1230,14 +1239,8 @@ static jcomp spread_into_object(interp *in, jobj *o, jv v)
     if (in->tainting)
         o->taint = jt_join(o->taint, sluice_jsi_taint_of(v));
     if (v.t == JV_OBJ) {
-        size_t nk;
-        const sluice_js_str **keys = sluice_jsi_obj_keys(in, v.u.o, &nk);
-        if (keys == NULL)
+        if (copy_own_properties(in, o, v.u.o, NULL, 0) != SLUICE_JSI_NORMAL)
             return SLUICE_JSI_FATAL;
-        for (size_t k = 0; k < nk; k++)
-            if (sluice_jsi_obj_set(in, o, keys[k], *sluice_jsi_obj_get(v.u.o, keys[k])) !=
-                SLUICE_JSI_NORMAL)
-                return SLUICE_JSI_FATAL;
     } else if (v.t == JV_ARR || v.t == JV_STR) {
         size_t len = v.t == JV_ARR ? v.u.a->len : v.u.s->len;
         for (size_t k = 0; k < len; k++) {
@@ -1270,17 +1273,9 @@ static jcomp eval_object(interp *in, env *e, const sluice_js_node *n, jv *out)
             continue;
         }
         jv key;
-        if (pr->flags & SLUICE_JS_F_COMPUTED) {
-            if ((rc = eval(in, e, pr->a, &key)) != SLUICE_JSI_NORMAL)
-                return rc;
-        } else if (pr->a->kind == SLUICE_JS_NUM) {
-            key = jv_num(pr->a->num);
-        } else {
-            key = jv_str(pr->a->str);
-        }
-        const sluice_js_str *ks = sluice_jsi_to_key(in, key);
-        if (ks == NULL)
-            return SLUICE_JSI_FATAL;
+        const sluice_js_str *ks;
+        if ((rc = property_key(in, e, pr, &key, &ks)) != SLUICE_JSI_NORMAL)
+            return rc;
         if (refused_key(ks))
             return sluice_jsi_fatal(in, SLUICE_E_DENIED, "js_refused",
                                     "prototype access is refused at line %u", in->line);
@@ -1412,6 +1407,28 @@ static jcomp eval_update(interp *in, env *e, const sluice_js_node *n, jv *out)
     return SLUICE_JSI_NORMAL;
 }
 
+/* Whether a && b, a || b or a ?? b (and &&=, ||=, ??=) keeps its left side a and leaves the
+ * right one unrun. */
+static bool keeps_left(sluice_js_op op, jv a)
+{
+    if (op == SLUICE_JS_OP_AND)
+        return !sluice_jsi_truthy(a);
+    if (op == SLUICE_JS_OP_OR)
+        return sluice_jsi_truthy(a);
+    return a.t != JV_UNDEF && a.t != JV_NULL;
+}
+
+/* Evaluates an operand that decides what runs next (a condition, the left side of a && b, the
+ * collection a for-of walks): with taint tracking on, a decision on a blocked field taints the
+ * rest of the run. */
+static jcomp eval_decider(interp *in, env *e, const sluice_js_node *n, jv *out)
+{
+    jcomp rc = eval(in, e, n, out);
+    if (rc == SLUICE_JSI_NORMAL && in->tainting)
+        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(*out));
+    return rc;
+}
+
 static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv v;
@@ -1439,10 +1456,7 @@ static jcomp eval_assign(interp *in, env *e, const sluice_js_node *n, jv *out)
     if ((rc = read_target(in, e, n->a, &obj, &key, &cur)) != SLUICE_JSI_NORMAL)
         return rc;
     if (n->op == SLUICE_JS_OP_AND || n->op == SLUICE_JS_OP_OR || n->op == SLUICE_JS_OP_NULLISH) {
-        int keep = n->op == SLUICE_JS_OP_AND  ? !sluice_jsi_truthy(cur)
-                   : n->op == SLUICE_JS_OP_OR ? sluice_jsi_truthy(cur)
-                                              : (cur.t != JV_UNDEF && cur.t != JV_NULL);
-        if (keep) {
+        if (keeps_left((sluice_js_op)n->op, cur)) {
             *out = cur;
             return SLUICE_JSI_NORMAL;
         }
@@ -1541,14 +1555,10 @@ static jcomp eval_binary(interp *in, env *e, const sluice_js_node *n, jv *out)
 static jcomp eval_logical(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv a;
-    jcomp rc = eval(in, e, n->a, &a);
+    jcomp rc = eval_decider(in, e, n->a, &a);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    if (in->tainting)
-        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
-    if (n->op == SLUICE_JS_OP_AND  ? !sluice_jsi_truthy(a)
-        : n->op == SLUICE_JS_OP_OR ? sluice_jsi_truthy(a)
-                                   : (a.t != JV_UNDEF && a.t != JV_NULL)) {
+    if (keeps_left((sluice_js_op)n->op, a)) {
         *out = a;
         return SLUICE_JSI_NORMAL;
     }
@@ -1558,11 +1568,9 @@ static jcomp eval_logical(interp *in, env *e, const sluice_js_node *n, jv *out)
 static jcomp eval_cond(interp *in, env *e, const sluice_js_node *n, jv *out)
 {
     jv a;
-    jcomp rc = eval(in, e, n->a, &a);
+    jcomp rc = eval_decider(in, e, n->a, &a);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    if (in->tainting)
-        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(a));
     return eval(in, e, sluice_jsi_truthy(a) ? n->b : n->c, out);
 }
 
@@ -1653,14 +1661,6 @@ static jcomp eval(interp *in, env *e, const sluice_js_node *n, jv *out)
 }
 
 /* --- statements ---------------------------------------------------------------------------- */
-
-/* ToBoolean for a decision (if, loops): one on a blocked field taints the rest of the run. */
-static bool decide(interp *in, jv v)
-{
-    if (in->tainting)
-        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(v));
-    return sluice_jsi_truthy(v);
-}
 
 static jcomp exec_list(interp *in, env *e, sluice_js_node **list, size_t count)
 {
@@ -1757,9 +1757,9 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n, const sluice_
     }
     for (;;) {
         if (n->b != NULL) {
-            if ((rc = eval(in, scope, n->b, &tmp)) != SLUICE_JSI_NORMAL)
+            if ((rc = eval_decider(in, scope, n->b, &tmp)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if (!decide(in, tmp))
+            if (!sluice_jsi_truthy(tmp))
                 return SLUICE_JSI_NORMAL;
         }
         if ((rc = sluice_jsi_loop_tick(in)) != SLUICE_JSI_NORMAL)
@@ -1787,12 +1787,10 @@ static jcomp exec_for(interp *in, env *e, const sluice_js_node *n, const sluice_
 
 static jcomp exec_for_of(interp *in, env *e, const sluice_js_node *n, const sluice_js_node *labels)
 {
-    jv coll;
-    jcomp rc = eval(in, e, n->b, &coll);
+    jv coll; /* it decides how many times the body runs */
+    jcomp rc = eval_decider(in, e, n->b, &coll);
     if (rc != SLUICE_JSI_NORMAL)
         return rc;
-    if (in->tainting) /* how many times the body runs */
-        sluice_jsi_taint_decide(in, sluice_jsi_taint_of(coll));
     jarr *items = NULL;
     if (n->kind == SLUICE_JS_FOR_IN) {
         items = sluice_jsi_arr_new(in, 0);
@@ -1857,9 +1855,9 @@ static jcomp exec_while(interp *in, env *e, const sluice_js_node *n, const sluic
         jv t;
         jcomp rc;
         if (!first) {
-            if ((rc = eval(in, e, n->a, &t)) != SLUICE_JSI_NORMAL)
+            if ((rc = eval_decider(in, e, n->a, &t)) != SLUICE_JSI_NORMAL)
                 return rc;
-            if (!decide(in, t))
+            if (!sluice_jsi_truthy(t))
                 return SLUICE_JSI_NORMAL;
         }
         first = 0;
@@ -1978,9 +1976,9 @@ static jcomp exec_stmt(interp *in, env *e, const sluice_js_node *n)
             return rc;
         return SLUICE_JSI_RETURN;
     case SLUICE_JS_IF:
-        if ((rc = eval(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
+        if ((rc = eval_decider(in, e, n->a, &v)) != SLUICE_JSI_NORMAL)
             return rc;
-        if (decide(in, v))
+        if (sluice_jsi_truthy(v))
             return exec_stmt(in, e, n->b);
         return n->c != NULL ? exec_stmt(in, e, n->c) : SLUICE_JSI_NORMAL;
     case SLUICE_JS_FOR:
