@@ -117,6 +117,20 @@ static sluice_status refused(sluice_querymode *qm,
         qm->rt, arena, (sluice_runtime_event){ c, "query_mode_deny", fields }, st, err);
 }
 
+/* An operation's answer goes out only once its audit record is written (audited is the audit's
+ * status): then *out takes result and *text text; else result is dropped. */
+static sluice_status hand_out(
+    sluice_status audited, json_t *result, const char *text_in, json_t **out, const char **text)
+{
+    if (audited != SLUICE_OK) {
+        json_decref(result);
+        return audited;
+    }
+    *out = result;
+    *text = text_in;
+    return SLUICE_OK;
+}
+
 /* ---- load -------------------------------------------------------------------------------- */
 
 static const sluice_config_source *find_source(const sluice_querymode *qm, const char *name)
@@ -243,13 +257,7 @@ sluice_status sluice_querymode_load(sluice_querymode *qm,
                                    (json_int_t)r.pages, "requests", (json_int_t)r.requests,
                                    "truncated", r.truncated),
                          err);
-    if (st != SLUICE_OK) {
-        json_decref(result);
-        return st;
-    }
-    *out = result;
-    *text = NULL;
-    return SLUICE_OK;
+    return hand_out(st, result, NULL, out, text);
 }
 
 /* ---- query ------------------------------------------------------------------------------- */
@@ -424,13 +432,7 @@ sluice_status sluice_querymode_query(sluice_querymode *qm,
                                    "sources", tables != NULL ? tables : json_array(), "rows",
                                    (json_int_t)res->row_count, "truncated", res->truncated),
                          err);
-    if (st != SLUICE_OK) {
-        json_decref(result);
-        return st;
-    }
-    *out = result;
-    *text = fenced;
-    return SLUICE_OK;
+    return hand_out(st, result, fenced, out, text);
 }
 
 /* ---- catalog ------------------------------------------------------------------------------ */

@@ -161,6 +161,43 @@ refused_by_quota(sluice_status st, json_t *refusal, const sluice_error *err, jso
     return *out_result != NULL ? SLUICE_OK : st;
 }
 
+/* The request of a validate_code or execute_code call for its arguments' code and variables;
+ * token and hooks (execute only) may be NULL. */
+static sluice_codemode_request code_request(sluice_arena *arena,
+                                            const sluice_codemode_caller *caller,
+                                            const json_t *arguments,
+                                            const char *token,
+                                            const sluice_codemode_exec_hooks *hooks,
+                                            sluice_error *err)
+{
+    const json_t *code = json_object_get(arguments, "code");
+    return (sluice_codemode_request){ .arena = arena,
+                                      .caller = caller,
+                                      .code = json_string_value(code),
+                                      .code_len = json_string_length(code),
+                                      .variables = json_object_get(arguments, "variables"),
+                                      .token = token,
+                                      .hooks = hooks,
+                                      .err = err };
+}
+
+/* A run's answer (execute_code, a saved program): its rows as the tool result, or why it did
+ * not run (a quota's refusal as a result, anything else the error). Takes structured and
+ * refusal. */
+static sluice_status run_answer(sluice_status st,
+                                json_t *structured,
+                                const char *text,
+                                json_t *refusal,
+                                sluice_error *err,
+                                json_t **out_result)
+{
+    if (st != SLUICE_OK)
+        return refused_by_quota(st, refusal, err, out_result);
+    json_decref(refusal);
+    *out_result = sluice_surface_tool_result(structured, text);
+    return SLUICE_OK;
+}
+
 /* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
  * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
  * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
@@ -245,18 +282,10 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
             json_array_append_new(json_object_get(validation, "warnings"), json_string(why));
         return validation_result(validation, out_result, arena, err);
     }
-    const json_t *code = json_object_get(arguments, "code");
     sluice_codemode_exec_hooks hooks = { .register_cancel = register_cancel, .cancel_ctx = call };
     json_t *result = NULL;
     char *text = NULL;
-    const sluice_codemode_request req = { .arena = arena,
-                                          .caller = caller,
-                                          .code = json_string_value(code),
-                                          .code_len = json_string_length(code),
-                                          .variables = json_object_get(arguments, "variables"),
-                                          .token = token,
-                                          .hooks = &hooks,
-                                          .err = err };
+    const sluice_codemode_request req = code_request(arena, caller, arguments, token, &hooks, err);
     sluice_status st = sluice_codemode_execute(cm, &req, &result, &text);
     if (st != SLUICE_OK) {
         json_decref(validation);
@@ -281,9 +310,6 @@ static sluice_status validate_tool(sluice_mcp_call *call,
                                    void *userdata)
 {
     sluice_codemode *cm = userdata;
-    const char *code = json_string_value(json_object_get(arguments, "code"));
-    size_t code_len = json_string_length(json_object_get(arguments, "code"));
-    const json_t *vars = json_object_get(arguments, "variables");
     bool dry_run = json_is_true(json_object_get(arguments, "dry_run"));
     bool run_now = json_is_true(json_object_get(arguments, "execute"));
     if (dry_run && run_now)
@@ -293,13 +319,9 @@ static sluice_status validate_tool(sluice_mcp_call *call,
     sluice_codemode_caller caller = caller_of(call, arguments);
     json_t *structured = NULL, *refusal = NULL;
     caller.refusal = &refusal;
-    const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
-                                          .caller = &caller,
-                                          .code = code,
-                                          .code_len = code_len,
-                                          .variables = vars,
-                                          .dry_run = dry_run,
-                                          .err = err };
+    sluice_codemode_request req =
+        code_request(sluice_mcp_call_arena(call), &caller, arguments, NULL, NULL, err);
+    req.dry_run = dry_run;
     sluice_status st = sluice_codemode_validate(cm, &req, &structured);
     if (st != SLUICE_OK)
         return refused_by_quota(st, refusal, err, out_result);
@@ -445,7 +467,6 @@ static sluice_status execute_tool(sluice_mcp_call *call,
                                   void *userdata)
 {
     sluice_codemode *cm = userdata;
-    json_t *code = json_object_get(arguments, "code");
     sluice_codemode_caller caller = caller_of(call, arguments);
     const char *token = json_string_value(json_object_get(arguments, "approval_token"));
     mrtr_approval m = { call, cm, NULL };
@@ -459,14 +480,8 @@ static sluice_status execute_tool(sluice_mcp_call *call,
     json_t *structured = NULL, *refusal = NULL;
     caller.refusal = &refusal;
     char *text = NULL;
-    const sluice_codemode_request req = { .arena = sluice_mcp_call_arena(call),
-                                          .caller = &caller,
-                                          .code = json_string_value(code),
-                                          .code_len = json_string_length(code),
-                                          .variables = json_object_get(arguments, "variables"),
-                                          .token = token,
-                                          .hooks = &hooks,
-                                          .err = err };
+    const sluice_codemode_request req =
+        code_request(sluice_mcp_call_arena(call), &caller, arguments, token, &hooks, err);
     sluice_status st = sluice_codemode_execute(cm, &req, &structured, &text);
     if (m.input_required != NULL) { /* not run: the client asks its user, then retries */
         json_decref(structured);
@@ -474,11 +489,7 @@ static sluice_status execute_tool(sluice_mcp_call *call,
         *out_result = m.input_required;
         return SLUICE_OK;
     }
-    if (st != SLUICE_OK)
-        return refused_by_quota(st, refusal, err, out_result);
-    json_decref(refusal);
-    *out_result = sluice_surface_tool_result(structured, text);
-    return SLUICE_OK;
+    return run_answer(st, structured, text, refusal, err, out_result);
 }
 
 /* execute_code arguments the input schema refused: still a denial record in the audit log. */
@@ -785,11 +796,7 @@ static sluice_status call_program(sluice_mcp_call *call,
                                           .hooks = &hooks,
                                           .err = err };
     sluice_status st = sluice_codemode_run_program(cm, &req, name, &structured, &text);
-    if (st != SLUICE_OK)
-        return refused_by_quota(st, refusal, err, out_result);
-    json_decref(refusal);
-    *out_result = sluice_surface_tool_result(structured, text);
-    return SLUICE_OK;
+    return run_answer(st, structured, text, refusal, err, out_result);
 }
 
 sluice_status
