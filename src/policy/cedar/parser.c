@@ -998,6 +998,21 @@ static bool check_action_uid(parser *p, const sluice_cedar_uid *uid, uint32_t at
     return fail_at(p, t, SLUICE_E_INVALID, "expected an entity of type Action in the action scope");
 }
 
+#define TEMPLATES_UNSUPPORTED "templates (?principal, ?resource) are not supported"
+
+/* The one entity after '==' or 'in' in a scope (an action scope's must be an Action). */
+static bool parse_scope_entity(parser *p, cedar_scope *scope, bool is_action)
+{
+    if (p->tok.kind == TK_QUESTION)
+        return fail(p, TEMPLATES_UNSUPPORTED);
+    scope->count = 1;
+    scope->uids = sluice_arena_alloc(p->arena, sizeof(*scope->uids));
+    uint32_t at = p->tok.off;
+    if (scope->uids == NULL)
+        return nomem(p);
+    return parse_entity(p, scope->uids) && (!is_action || check_action_uid(p, scope->uids, at));
+}
+
 /* principal|resource [== entity | in entity | is path [in entity]] ; action [== e | in e |
  * in [e, ...]] */
 static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
@@ -1009,18 +1024,11 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
     bool is_action = strcmp(var, "action") == 0;
     scope->kind = SCOPE_ANY;
     if (p->tok.kind == TK_QUESTION)
-        return fail(p, "templates (?principal, ?resource) are not supported");
+        return fail(p, TEMPLATES_UNSUPPORTED);
     if (p->tok.kind == TK_EQ) {
         advance(p);
-        if (p->tok.kind == TK_QUESTION)
-            return fail(p, "templates (?principal, ?resource) are not supported");
         scope->kind = SCOPE_EQ;
-        scope->count = 1;
-        scope->uids = sluice_arena_alloc(p->arena, sizeof(*scope->uids));
-        uint32_t at = p->tok.off;
-        if (scope->uids == NULL)
-            return nomem(p);
-        return parse_entity(p, scope->uids) && (!is_action || check_action_uid(p, scope->uids, at));
+        return parse_scope_entity(p, scope, is_action);
     }
     if (tok_is(p, "is") && !is_action) {
         advance(p);
@@ -1041,8 +1049,6 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
         scope->kind = SCOPE_IN;
     }
     advance(p); /* 'in' */
-    if (p->tok.kind == TK_QUESTION)
-        return fail(p, "templates (?principal, ?resource) are not supported");
     if (p->tok.kind == TK_LBRACKET && is_action) {
         advance(p);
         sluice_cedar_uid list[256];
@@ -1068,12 +1074,7 @@ static bool parse_scope(parser *p, const char *var, cedar_scope *scope)
         memcpy(scope->uids, list, n * sizeof(*list));
         return true;
     }
-    scope->count = 1;
-    scope->uids = sluice_arena_alloc(p->arena, sizeof(*scope->uids));
-    uint32_t at = p->tok.off;
-    if (scope->uids == NULL)
-        return nomem(p);
-    return parse_entity(p, scope->uids) && (!is_action || check_action_uid(p, scope->uids, at));
+    return parse_scope_entity(p, scope, is_action);
 }
 
 /* annotation := '@' IDENT ['(' STR ')'] */
