@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # fuzz.sh [SECONDS] — builds every tests/fuzz/fuzz_*.c as a libFuzzer target (clang, ASan+UBSan)
-# and runs each for SECONDS (default 45) on a scratch copy of its corpus. A crash, leak or
-# timeout fails; the reproducer is left in build-fuzz/findings/<target>/.
+# and runs each for SECONDS (default 45) on a scratch copy of its corpus, plus the seed folders
+# tests/fuzz/corpus/<target>.seed_dirs names, read in place. A crash, leak or timeout fails; the
+# reproducer is left in build-fuzz/findings/<target>/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 secs=${1:-${FUZZ_SECONDS:-45}}
@@ -20,8 +21,13 @@ for name in $targets; do
   work=build-fuzz/work/$name findings=build-fuzz/findings/$name
   rm -rf "$work" && mkdir -p "$work" "$findings"
   [ -d "tests/fuzz/corpus/$name" ] && cp -r "tests/fuzz/corpus/$name/." "$work/"
+  # Seed folders read in place (libFuzzer writes new inputs to the first folder only).
+  seeds=()
+  if [ -f "tests/fuzz/corpus/$name.seed_dirs" ]; then
+    while read -r dir; do seeds+=("$PWD/$dir"); done < <(grep -v '^#' "tests/fuzz/corpus/$name.seed_dirs")
+  fi
   echo "fuzz: $name for ${secs}s"
-  if ! (cd "$findings" && ASAN_OPTIONS=detect_leaks=1 "../../$name" "../../../$work" \
+  if ! (cd "$findings" && ASAN_OPTIONS=detect_leaks=1 "../../$name" "../../../$work" "${seeds[@]}" \
         -max_total_time="$secs" -max_len=4096 -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
         >"../$name.log" 2>&1); then
     echo "fuzz: $name FAILED; see build-fuzz/findings/$name.log and the crash-* file in $findings" >&2

@@ -4,7 +4,8 @@
  * trees (sluice_executor_bind_tree) and the arena plan (sluice_exec_duckdb_plan_bind). No crash,
  * no C++ exception escapes (it would abort), every status is one the headers name, a value comes
  * back exactly on SLUICE_OK, and the plan tree's depth limit holds. Built only with
- * -DSLUICE_DUCKDB_CPP=ON. Seeds: tests/fuzz/corpus/fuzz_duckdb_bind_tree/.
+ * -DSLUICE_DUCKDB_CPP=ON. Seeds: tests/fuzz/corpus/fuzz_duckdb_bind_tree/ and the folders
+ * fuzz_duckdb_bind_tree.seed_dirs names there (the SQL front end's unit-test data).
  */
 #include "../unit/sql_fixture.h"
 #include "exec/duckdb_plan.h"

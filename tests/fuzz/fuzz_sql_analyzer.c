@@ -2,8 +2,9 @@
  * fuzz_sql_analyzer.c — libFuzzer target for the SQL front end (sluice_sql_analyze): statement
  * splitting, classification, canonical form, parse-tree facts, the plan lineage walk, rules and
  * the explanation, against the demo-shaped catalog of the unit tests (blocked: ssn, email).
- * Seeds: tests/fuzz/corpus/fuzz_sql_analyzer/ (from tests/unit/data/sql*). DuckDB is slow under
- * the fuzzer: run it with a small -max_len.
+ * Seeds: tests/fuzz/corpus/fuzz_sql_analyzer/ and, read in place, the tests/unit/data/sql*
+ * folders fuzz_sql_analyzer.seed_dirs names there. DuckDB is slow under the fuzzer: run it with a
+ * small -max_len.
  */
 #include "../unit/sql_fixture.h"
 #include "codemode/risk.h"

@@ -2,7 +2,9 @@
  * replay_main.c — runs a libFuzzer target over every file of a corpus folder, without libFuzzer.
  *
  * Lets ctest replay each crash ever found (and the seeds) in every build, sanitized or not.
- * A missing or empty folder is a failure: a target with no corpus checks nothing.
+ * Folders after the first are seed folders read in place (tests/fuzz/corpus/<target>.seed_dirs
+ * names them: test data a unit test already keeps, so no input is stored twice). A missing or
+ * empty folder is a failure: a target with no corpus checks nothing.
  */
 #include <dirent.h>
 #include <stdint.h>
@@ -41,16 +43,13 @@ static int replay_file(const char *path)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* Replays every input of one folder; -1 when it cannot be opened or read, else the count. */
+static int replay_dir(const char *prog, const char *dir_path)
 {
-    if (argc != 2) {
-        fprintf(stderr, "usage: %s CORPUS_DIR\n", argv[0]);
-        return 2;
-    }
-    DIR *dir = opendir(argv[1]);
+    DIR *dir = opendir(dir_path);
     if (dir == NULL) {
-        fprintf(stderr, "%s: cannot open corpus folder %s\n", argv[0], argv[1]);
-        return 1;
+        fprintf(stderr, "%s: cannot open corpus folder %s\n", prog, dir_path);
+        return -1;
     }
     int count = 0;
     struct dirent *e;
@@ -58,15 +57,27 @@ int main(int argc, char **argv)
         if (e->d_name[0] == '.')
             continue;
         char path[4096];
-        snprintf(path, sizeof path, "%s/%s", argv[1], e->d_name);
+        snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
         if (replay_file(path) != 0) {
-            fprintf(stderr, "%s: cannot read %s\n", argv[0], path);
+            fprintf(stderr, "%s: cannot read %s\n", prog, path);
             closedir(dir);
-            return 1;
+            return -1;
         }
         count++;
     }
     closedir(dir);
-    printf("replayed %d inputs from %s\n", count, argv[1]);
-    return count > 0 ? 0 : 1;
+    printf("replayed %d inputs from %s\n", count, dir_path);
+    return count;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: %s CORPUS_DIR [SEED_DIR...]\n", argv[0]);
+        return 2;
+    }
+    for (int i = 1; i < argc; i++)
+        if (replay_dir(argv[0], argv[i]) <= 0)
+            return 1;
+    return 0;
 }

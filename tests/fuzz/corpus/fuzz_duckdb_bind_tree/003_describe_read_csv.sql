@@ -1,2 +1,0 @@
-DESCRIBE SELECT *
-FROM read_csv_auto('customers.csv');

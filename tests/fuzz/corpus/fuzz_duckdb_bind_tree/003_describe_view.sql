@@ -1,1 +1,0 @@
-DESCRIBE github_pulls;

@@ -1,1 +1,0 @@
-SELECT name FROM customers c ANTI JOIN contacts k ON k.email = c.email

@@ -1,1 +1,0 @@
-SELECT any_value(ssn) FROM customers

@@ -1,1 +1,0 @@
-SELECT array_agg(c) FROM customers c

@@ -1,1 +1,0 @@
-SELECT CASE WHEN ssn LIKE '1%' THEN 'a' ELSE 'b' END AS k FROM customers

@@ -1,1 +1,0 @@
-SELECT CAST(ssn AS VARCHAR(20)) AS s FROM customers

@@ -1,1 +1,0 @@
-SELECT coalesce(NULL, ssn) AS s FROM customers

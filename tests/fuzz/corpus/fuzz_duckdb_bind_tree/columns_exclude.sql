@@ -1,1 +1,0 @@
-SELECT COLUMNS(* EXCLUDE (ssn, email)) FROM customers

@@ -1,1 +1,0 @@
-SELECT COLUMNS('s.*') FROM customers

@@ -1,1 +1,0 @@
-SELECT ssn || '' AS s FROM customers

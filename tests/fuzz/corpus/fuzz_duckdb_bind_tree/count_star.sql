@@ -1,1 +1,0 @@
-SELECT count(*) AS n FROM customers

@@ -1,1 +1,0 @@
-WITH x AS (SELECT * FROM customers) SELECT * EXCLUDE (ssn, email) FROM x

@@ -1,1 +1,0 @@
-SELECT DISTINCT ON (ssn) name FROM customers ORDER BY name

@@ -1,1 +1,0 @@
-SELECT * EXCLUDE (ssn, email) FROM customers

@@ -1,1 +1,0 @@
-SELECT 'x' AS k FROM customers GROUP BY GROUPING SETS ((ssn), (name))
