@@ -3,8 +3,9 @@
 
 Each file holds one JSON line per message an SDK client sent (">") or received ("<"). What may
 differ between two runs of the same code is masked first: JSON-RPC ids, approval tokens,
-session and approval ids, times and durations, temporary paths, and per-run random hex. The
-messages of a file are compared as a sorted list, since tests of one file may interleave.
+session and approval ids, times and durations (a quota's retry_after_seconds too), temporary
+paths and the e2e work folder, token key ids, and per-run random hex. The messages of a file
+are compared as a sorted list, since tests of one file may interleave.
 Usage: scripts/transcript_diff.py BEFORE_DIR AFTER_DIR   (exit 1 and a unified diff on change)
 """
 import difflib
@@ -23,9 +24,14 @@ MASKS = [
     (re.compile(r"/tmp/[^\s\"']+"), "<tmp>"),
     (re.compile(r"\b\d+(\.\d+)? ?(ms|s|µs)\b"), "<duration>"),
     (re.compile(r"127\.0\.0\.1:\d+"), "127.0.0.1:<port>"),
+    # the e2e work folder, $SLUICE_BUILD_DIR/e2e-NAME: two builds compared live in two folders
+    (re.compile(r"/[^\s\"']*/e2e-([a-z0-9-]+)/"), r"<build>/e2e-\1/"),
+    # a token key's id: its date and random hex differ per key, and each run makes its keys
+    (re.compile(r"\bk\d{8}-[0-9a-f]{8}\b"), "<key-id>"),
 ]
 VOLATILE_KEYS = {"id", "elapsed_ms", "duration_ms", "expires_at", "issued_at", "approval_token",
-                 "requestId", "sessionId", "session_id", "approval_id", "time", "ts", "at"}
+                 "requestId", "sessionId", "session_id", "approval_id", "time", "ts", "at",
+                 "retry_after_seconds"}
 
 
 def mask(value):
