@@ -52,6 +52,29 @@ typedef struct guard_cache {
     bool used[GUARD_CACHE_SLOTS];
 } guard_cache;
 
+/* Prepared statements of fixed-statement requests (a curated tool's statement: the same text on
+ * every call, its arguments bound as parameters), kept between calls by SHA-256 of the text,
+ * each on its own idle connection. Only on a database opened read_only, for the reason the
+ * guard cache gives: the same text always binds to the same plan, so a kept statement is the
+ * one a fresh prepare would make, and it passed the statement-kind check and the
+ * process-function guard when it was made. Only a SELECT that ran in the server and ended
+ * without error, timeout or cancellation is kept. A call takes its statement out of the slot
+ * and puts it back when done, so two calls never share a connection; a concurrent call of the
+ * same text prepares its own, and the one put back last replaces the other. Parse, bind and
+ * plan were half a curated SELECT 1's CPU (issue 23). */
+#define KEPT_PLAN_SLOTS 16
+
+typedef struct kept_plan {
+    uint8_t key[SLUICE_HASH_BYTES];
+    duckdb_connection conn; /* NULL: the slot is empty */
+    duckdb_prepared_statement ps;
+} kept_plan;
+
+typedef struct plan_cache {
+    pthread_mutex_t mu;
+    kept_plan slot[KEPT_PLAN_SLOTS];
+} plan_cache;
+
 /* The served file is opened on first need, not at start-up: an idle server that has answered only
  * initialize, tools/list and the like never maps DuckDB's buffer pool, worker threads and
  * catalog (most of its idle RSS, docs/benchmarks.md). What open needs is kept from start-up,
@@ -76,6 +99,7 @@ typedef struct duck_state {
     uint64_t memory_bytes; /* memory_limit in bytes: the execute child's address-space cap */
     char memory_text[32];  /* memory_limit as configured, quoted in the error */
     guard_cache *guards;   /* NULL unless the database is read_only (see guard_cache) */
+    plan_cache *plans;     /* NULL unless the database is read_only (see plan_cache) */
 } duck_state;
 
 typedef struct duck_setting {
@@ -115,6 +139,12 @@ static bool set_before_open(const duck_setting *s)
 #endif
 }
 
+static void plan_release(kept_plan *k)
+{
+    duckdb_destroy_prepare(&k->ps);
+    duckdb_disconnect(&k->conn);
+}
+
 static void duck_close(void *state)
 {
     duck_state *s = state;
@@ -122,6 +152,9 @@ static void duck_close(void *state)
         return;
     if (atomic_load(&s->open.done)) {
         sluice_fork_gate_enter();
+        for (size_t i = 0; s->plans != NULL && i < KEPT_PLAN_SLOTS; i++)
+            if (s->plans->slot[i].conn != NULL)
+                plan_release(&s->plans->slot[i]);
         duckdb_close(&s->db);
         sluice_fork_gate_leave();
     }
@@ -131,6 +164,9 @@ static void duck_close(void *state)
     if (s->guards != NULL)
         pthread_mutex_destroy(&s->guards->mu);
     free(s->guards);
+    if (s->plans != NULL)
+        pthread_mutex_destroy(&s->plans->mu);
+    free(s->plans);
     free(s);
 }
 
@@ -409,11 +445,16 @@ static sluice_status open_database(const sluice_config_database *db,
         s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
     snprintf(s->memory_text, sizeof(s->memory_text), "%s", o->memory);
     if (!writable) {
-        /* Without it every call runs the guard's bind: slower, never less safe. */
+        /* Without them every call runs the guard's bind, or prepares: slower, never less safe. */
         s->guards = calloc(1, sizeof *s->guards);
         if (s->guards != NULL && pthread_mutex_init(&s->guards->mu, NULL) != 0) {
             free(s->guards);
             s->guards = NULL;
+        }
+        s->plans = calloc(1, sizeof *s->plans);
+        if (s->plans != NULL && pthread_mutex_init(&s->plans->mu, NULL) != 0) {
+            free(s->plans);
+            s->plans = NULL;
         }
     }
     return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, code_mode, out);
@@ -819,6 +860,10 @@ typedef struct duck_call {
     bool has_watchdog;
     bool in_child;     /* running inside the bounded execute child */
     bool needs_parent; /* the child found a write: it must run in the server process */
+    bool select;       /* the prepared statement is a SELECT */
+    bool keyed;        /* key holds the text's hash: a fixed statement, kept when it succeeds */
+    bool kept;         /* conn and ps came from the plan cache, prepared and checked */
+    uint8_t key[SLUICE_HASH_BYTES];
 } duck_call;
 
 /* Class and position from an errors_as_json message; the plain text when it is not JSON. */
@@ -1249,6 +1294,46 @@ static sluice_status fetch_rows(duck_call *c, sluice_exec_result *out)
     return SLUICE_OK;
 }
 
+/* Takes the kept statement of c's text out of its slot (see plan_cache): true when there was
+ * one, and c then holds its connection and statement. */
+static bool plan_take(duck_call *c)
+{
+    plan_cache *pc = c->state->plans;
+    if (pc == NULL || !c->req->fixed_statement)
+        return false;
+    sluice_hash_sha256(c->code, c->req->code_len, c->key);
+    c->keyed = true;
+    kept_plan *k = &pc->slot[c->key[0] % KEPT_PLAN_SLOTS];
+    pthread_mutex_lock(&pc->mu);
+    c->kept = k->conn != NULL && memcmp(k->key, c->key, sizeof c->key) == 0;
+    if (c->kept) {
+        c->conn = k->conn;
+        c->ps = k->ps;
+        k->conn = NULL;
+        k->ps = NULL;
+    }
+    pthread_mutex_unlock(&pc->mu);
+    return c->kept;
+}
+
+/* Puts c's connection and statement in the slot of its text; what the slot held (a concurrent
+ * call's statement, or another text's) is released. */
+static void plan_put(duck_call *c)
+{
+    plan_cache *pc = c->state->plans;
+    kept_plan *k = &pc->slot[c->key[0] % KEPT_PLAN_SLOTS];
+    pthread_mutex_lock(&pc->mu);
+    kept_plan displaced = *k;
+    memcpy(k->key, c->key, sizeof c->key);
+    k->conn = c->conn;
+    k->ps = c->ps;
+    pthread_mutex_unlock(&pc->mu);
+    c->conn = NULL;
+    c->ps = NULL;
+    if (displaced.conn != NULL)
+        plan_release(&displaced);
+}
+
 static sluice_status start_run(duck_call *c)
 {
     const sluice_exec_request *req = c->req;
@@ -1256,7 +1341,9 @@ static sluice_status start_run(duck_call *c)
     if (c->run == NULL)
         return SLUICE_E_NOMEM;
     sluice_status connected =
-        sluice_exec_duckdb_connect(c->state->db, true, &c->conn, c->arena, c->err);
+        c->conn != NULL
+            ? SLUICE_OK
+            : sluice_exec_duckdb_connect(c->state->db, true, &c->conn, c->arena, c->err);
     if (connected != SLUICE_OK)
         return connected;
     if (req->register_cancel != NULL)
@@ -1278,12 +1365,16 @@ static sluice_status start_run(duck_call *c)
     return SLUICE_OK;
 }
 
-static void end_run(duck_call *c)
+/* Ends c's run; with keep (a fixed statement that succeeded), its connection and statement go
+ * back to the plan cache unless a timeout or a cancellation reached them. */
+static void end_run(duck_call *c, bool keep)
 {
+    bool stopped = false;
     if (c->run != NULL) {
         pthread_mutex_lock(&c->run->mu);
         c->run->running = false;
         c->run->done = true;
+        stopped = c->run->timed_out || c->run->cancelled;
         pthread_cond_broadcast(&c->run->cv);
         pthread_mutex_unlock(&c->run->mu);
     }
@@ -1291,18 +1382,44 @@ static void end_run(duck_call *c)
         pthread_join(c->watchdog, NULL);
     if (c->has_res)
         duckdb_destroy_result(&c->res);
+    /* after the join and with done set: no interrupt can reach the connection any more */
+    if (keep && !stopped && c->keyed && c->select && c->conn != NULL && c->ps != NULL)
+        plan_put(c);
     if (c->ps != NULL)
         duckdb_destroy_prepare(&c->ps);
     if (c->conn != NULL)
         duckdb_disconnect(&c->conn);
 }
 
+/* Binds c's variables to its prepared statement, runs it and reads the result. */
+static sluice_status execute_prepared(duck_call *c, sluice_exec_result *out)
+{
+    sluice_status st = bind_variables(c);
+    if (st != SLUICE_OK)
+        return st;
+    if (duckdb_execute_prepared_streaming(c->ps, &c->res) != DuckDBSuccess) {
+        c->has_res = true;
+        return stopped_or(c, duckdb_result_error(&c->res));
+    }
+    c->has_res = true;
+    st = describe_columns(c, out);
+    if (st == SLUICE_OK)
+        st = fetch_rows(c, out);
+    return st;
+}
+
 static sluice_status run_statement(duck_call *c, sluice_exec_result *out)
 {
+    if (c->kept) { /* only a SELECT is kept */
+        c->select = true;
+        out->statement_type = statement_name(DUCKDB_STATEMENT_TYPE_SELECT);
+        return execute_prepared(c, out);
+    }
     sluice_status st = prepare_one(c, c->code, &c->ps);
     if (st != SLUICE_OK)
         return st;
     int type = (int)duckdb_prepared_statement_type(c->ps);
+    c->select = type == DUCKDB_STATEMENT_TYPE_SELECT;
     out->statement_type = statement_name(type);
     if (!statement_allowed(c->state, type))
         return sluice_error_set(c->err, c->arena, SLUICE_E_DENIED,
@@ -1319,19 +1436,7 @@ static sluice_status run_statement(duck_call *c, sluice_exec_result *out)
     st = guard_process_functions(c);
     if (st == SLUICE_OK)
         st = cast_unsupported(c);
-    if (st == SLUICE_OK)
-        st = bind_variables(c);
-    if (st != SLUICE_OK)
-        return st;
-    if (duckdb_execute_prepared_streaming(c->ps, &c->res) != DuckDBSuccess) {
-        c->has_res = true;
-        return stopped_or(c, duckdb_result_error(&c->res));
-    }
-    c->has_res = true;
-    st = describe_columns(c, out);
-    if (st == SLUICE_OK)
-        st = fetch_rows(c, out);
-    return st;
+    return st == SLUICE_OK ? execute_prepared(c, out) : st;
 }
 
 /* ---- the bounded child ------------------------------------------------------------------
@@ -1356,7 +1461,7 @@ static void exec_child(void *arg, sluice_buf *out)
     sluice_status st = start_run(c);
     if (st == SLUICE_OK)
         st = run_statement(c, &res);
-    end_run(c);
+    end_run(c, false);
     if (st == SLUICE_E_NOMEM && e.message == NULL)
         sluice_error_set(&e, c->arena, st, "out of memory while running the query");
     sluice_exec_report_write(out, st, &e, &res, c->needs_parent);
@@ -1419,10 +1524,11 @@ static sluice_status run_bounded(duck_call *c, sluice_exec_result *out, bool *in
 static sluice_status run_in_process(duck_call *c, sluice_exec_result *out)
 {
     sluice_fork_gate_enter();
+    plan_take(c);
     sluice_status st = start_run(c);
     if (st == SLUICE_OK)
         st = run_statement(c, out);
-    end_run(c);
+    end_run(c, st == SLUICE_OK);
     sluice_fork_gate_leave();
     return st;
 }

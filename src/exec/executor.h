@@ -79,6 +79,9 @@ typedef struct sluice_exec_request {
     /* The analysis proved the program uses only operations the engine's own limits govern
      * (CodeFacts engine_bounded): the backend may skip its outer process bound. */
     bool engine_bounded;
+    /* The same text runs on every call and only its variables change (a curated tool's
+     * statement): the backend may keep the statement prepared between calls. */
+    bool fixed_statement;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
     /* The catalog snapshot the code was analysed against (sluice_executor_catalog), so a

@@ -125,6 +125,7 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .identity = sluice_mcp_call_identity(call),
         .scrub_errors = ct->scrub_errors,
         .engine_bounded = ct->engine_bounded,
+        .fixed_statement = true,
         .register_cancel = register_cancel,
         .cancel_ctx = call,
     };

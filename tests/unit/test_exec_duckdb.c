@@ -340,6 +340,86 @@ static void test_variables_are_data(void **state)
     json_decref(vars);
 }
 
+static sluice_status run_fixed(fixture *f,
+                               const char *sql,
+                               json_t *vars,
+                               sluice_exec_limits limits,
+                               sluice_exec_result *out,
+                               sluice_error *err)
+{
+    sluice_exec_request req = { .code = sql,
+                                .code_len = strlen(sql),
+                                .variables = vars,
+                                .limits = limits,
+                                .engine_bounded = true,
+                                .fixed_statement = true };
+    sluice_error_clear(err);
+    return sluice_executor_execute(f->ex, f->arena, &req, out, err);
+}
+
+/* One fixed statement with one variable, whose first row must read want (NULL: st only). */
+static void expect_fixed(fixture *f,
+                         const char *sql,
+                         const char *name,
+                         json_t *value,
+                         sluice_exec_limits limits,
+                         sluice_status want_st,
+                         const char *want)
+{
+    json_t *vars = json_object();
+    json_object_set_new(vars, name, value);
+    sluice_exec_result r;
+    sluice_error err;
+    sluice_status st = run_fixed(f, sql, vars, limits, &r, &err);
+    json_decref(vars);
+    if (st != want_st)
+        fail_msg("%s: %s (%s)", sql, sluice_status_name(st), err.message ? err.message : "");
+    if (want == NULL)
+        return;
+    char *text = json_dumps(r.rows, JSON_COMPACT);
+    if (strcmp(text, want) != 0)
+        fail_msg("%s\n got %s\n want %s", sql, text, want);
+    free(text);
+}
+
+/* A fixed statement (a curated tool's) stays prepared between the calls that run in the
+ * server on a read-only database: each call binds its own variables, and nothing one call
+ * met (a bad variable, an engine error, a timeout, the row cap) changes what the next gets.
+ * A refused statement is refused on every call. */
+static void test_fixed_statements_between_calls(void **state)
+{
+    fixture *f = *state;
+    sluice_exec_limits limits = { .timeout_ms = 30000, .max_rows = 1000 };
+    const char *by_id = "SELECT id, name FROM people WHERE id = $id";
+    for (int i = 0; i < 6; i++)
+        expect_fixed(f, by_id, "id", json_integer(1 + i % 2), limits, SLUICE_OK,
+                     i % 2 == 0 ? "[[1,\"Ann\"]]" : "[[2,\"Bob\"]]");
+    expect_fixed(f, by_id, "other", json_integer(1), limits, SLUICE_E_INVALID, NULL);
+    expect_fixed(f, by_id, "id", json_integer(2), limits, SLUICE_OK, "[[2,\"Bob\"]]");
+    const char *cast = "SELECT CAST($v AS INTEGER) AS n";
+    for (int i = 0; i < 4; i++)
+        expect_fixed(f, cast, "v", json_string(i % 2 == 0 ? "seven" : "7"), limits,
+                     i % 2 == 0 ? SLUICE_E_ENGINE : SLUICE_OK, i % 2 == 0 ? NULL : "[[7]]");
+    const char *count = "SELECT count(*) AS c FROM range($n) a WHERE a.range % 7 = 3";
+    sluice_exec_limits quick = { .timeout_ms = 300, .max_rows = 1000 };
+    expect_fixed(f, count, "n", json_integer(10), quick, SLUICE_OK, "[[1]]");
+    expect_fixed(f, count, "n", json_integer(1000000000000LL), quick, SLUICE_E_TIMEOUT, NULL);
+    expect_fixed(f, count, "n", json_integer(10), quick, SLUICE_OK, "[[1]]");
+    const char *below = "SELECT n FROM nums WHERE n < $k ORDER BY n";
+    sluice_exec_limits five = { .timeout_ms = 30000, .max_rows = 5 };
+    expect_fixed(f, below, "k", json_integer(10), five, SLUICE_OK, "[[0],[1],[2],[3],[4]]");
+    expect_fixed(f, below, "k", json_integer(3), five, SLUICE_OK, "[[0],[1],[2]]");
+    char sql[512];
+    test_subst_dir(sql, sizeof(sql),
+                   "SELECT * FROM enable_logging(storage='file', storage_path='@DIR@/logs') "
+                   "WHERE $x IS NULL",
+                   f->dir);
+    int before = test_count_entries(f->dir);
+    for (int i = 0; i < 3; i++)
+        expect_fixed(f, sql, "x", json_null(), limits, SLUICE_E_DENIED, NULL);
+    assert_int_equal(test_count_entries(f->dir), before);
+}
+
 static void expect_row(fixture *f, const char *sql, const char *json)
 {
     sluice_exec_result r;
@@ -732,6 +812,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_row_cap_tells_n_from_n_plus_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_byte_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variables_are_data, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_fixed_statements_between_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_value_types_convert, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors_hide_blocked_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_marks_and_hash, setup, teardown),
