@@ -19,15 +19,20 @@ extern "C" {
 #include "duckdb/common/enum_util.hpp"
 #include "duckdb/common/error_data.hpp"
 #include "duckdb/common/exception.hpp"
+#include "duckdb/common/render_tree.hpp"
 #include "duckdb/common/serializer/serializer.hpp"
 #include "duckdb/common/types/blob.hpp"
 #include "duckdb/common/types/string_type.hpp"
 #include "duckdb/execution/column_binding_resolver.hpp"
+#include "duckdb/execution/physical_operator.hpp"
+#include "duckdb/execution/physical_plan_generator.hpp"
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/client_config.hpp"
 #include "duckdb/main/client_context.hpp"
 #include "duckdb/main/connection.hpp"
+#include "duckdb/main/prepared_statement_data.hpp"
 #include "duckdb/main/secret/secret_manager.hpp"
+#include "duckdb/optimizer/optimizer.hpp"
 #include "duckdb/parser/parser.hpp"
 #include "duckdb/parser/statement/select_statement.hpp"
 #include "duckdb/planner/expression.hpp"
@@ -40,6 +45,7 @@ extern "C" {
 #include "duckdb/planner/expression_iterator.hpp"
 #include "duckdb/planner/logical_operator.hpp"
 #include "duckdb/planner/logical_operator_visitor.hpp"
+#include "duckdb/planner/operator/logical_explain.hpp"
 #include "duckdb/planner/operator/logical_get.hpp"
 #include "duckdb/planner/planner.hpp"
 #include "utf8proc_wrapper.hpp"
@@ -558,6 +564,33 @@ bool serializable(duckdb::LogicalOperator &op, std::string &name)
     return false;
 }
 
+/* A SELECT's parse tree, as json_serialize_sql writes it; any other statement is refused with
+ * json_serialize_sql's own words. */
+void serialize_parse_tree(const duckdb::SQLStatement &statement, json_t *out, std::string *text)
+{
+    if (statement.type != duckdb::StatementType::SELECT_STATEMENT)
+        throw duckdb::NotImplementedException("Only SELECT statements can be serialized to json!");
+    jansson_serializer s(out, text);
+    statement.Cast<duckdb::SelectStatement>().Serialize(s);
+    s.finish();
+}
+
+/* A planned statement's plan as json_serialize_plan writes it (not optimized): its column
+ * bindings resolved and its types set in place, so the plan is spent for the optimizer. */
+void serialize_plan(duckdb::LogicalOperator &plan, json_t *out, std::string *text)
+{
+    jansson_serializer s(out, text);
+    duckdb::ColumnBindingResolver resolver;
+    resolver.Verify(plan);
+    resolver.VisitOperator(plan);
+    plan.ResolveOperatorTypes();
+    std::string name;
+    if (!serializable(plan, name))
+        throw duckdb::InvalidInputException("Operator '%s' does not support serialization", name);
+    plan.Serialize(s);
+    s.finish();
+}
+
 /* One statement's tree: the parse tree (a SELECT only, as json_serialize_sql) or the plan,
  * planned and resolved as json_serialize_plan does (not optimized). */
 void serialize_statement(duckdb::ClientContext &context,
@@ -566,27 +599,14 @@ void serialize_statement(duckdb::ClientContext &context,
                          json_t *out,
                          std::string *text)
 {
-    jansson_serializer s(out, text);
     if (which == SLUICE_BIND_PARSE_TREE) {
-        if (statement->type != duckdb::StatementType::SELECT_STATEMENT)
-            throw duckdb::NotImplementedException(
-                "Only SELECT statements can be serialized to json!");
-        statement->Cast<duckdb::SelectStatement>().Serialize(s);
-    } else {
-        duckdb::Planner planner(context);
-        planner.CreatePlan(std::move(statement));
-        auto plan = std::move(planner.plan);
-        duckdb::ColumnBindingResolver resolver;
-        resolver.Verify(*plan);
-        resolver.VisitOperator(*plan);
-        plan->ResolveOperatorTypes();
-        std::string name;
-        if (!serializable(*plan, name))
-            throw duckdb::InvalidInputException("Operator '%s' does not support serialization",
-                                                name);
-        plan->Serialize(s);
+        serialize_parse_tree(*statement, out, text);
+        return;
     }
-    s.finish();
+    duckdb::Planner planner(context);
+    planner.CreatePlan(std::move(statement));
+    auto plan = std::move(planner.plan);
+    serialize_plan(*plan, out, text);
 }
 
 json_t *fresh(json_t *v)
@@ -606,6 +626,56 @@ void set(json_t *obj, const char *key, json_t *v, std::string &text, bool first)
     text += ':';
 }
 
+/* DuckDB's refusal as json_serialize_* writes it, into doc (emptied first): {"error": true,
+ * "error_type", "error_message", extra info}. */
+void refusal_document(const std::exception &ex, json_t *doc, std::string &text)
+{
+    json_object_clear(doc);
+    text.clear();
+    duckdb::ErrorData error(ex);
+    set(doc, "error", json_true(), text, true);
+    text += "true";
+    std::string type = duckdb::Exception::ExceptionTypeToString(error.Type());
+    for (auto &c : type)
+        c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    const std::pair<std::string, std::string> head[] = { { "error_type", type },
+                                                         { "error_message", error.RawMessage() } };
+    for (auto &kv : head) {
+        set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text, false);
+        yyjson_string(text, kv.second.data(), kv.second.size());
+    }
+    for (auto &kv : error.ExtraInfo()) {
+        set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text, false);
+        yyjson_string(text, kv.second.data(), kv.second.size());
+    }
+    text = "{" + text + "}";
+}
+
+/* The document json_serialize_* returns for n statements, each written by one(i, value, text):
+ * {"error": false, "statements"|"plans": [...]}, or the refusal of the first that throws. */
+template <typename One>
+void list_document(const char *key, size_t n, One one, json_t *doc, std::string &text)
+{
+    try {
+        json_t *list = fresh(json_array());
+        std::string items;
+        if (json_object_set_new(doc, "error", json_false()) != 0 ||
+            json_object_set_new(doc, key, list) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        for (size_t i = 0; i < n; i++) {
+            json_t *item = fresh(json_object());
+            if (json_array_append_new(list, item) != 0)
+                throw plan_fail{ SLUICE_E_NOMEM };
+            if (i > 0)
+                items += ',';
+            one(i, item, &items);
+        }
+        text = std::string("{\"error\":false,\"") + key + "\":[" + items + "]}";
+    } catch (std::exception &ex) { /* plan_fail is not one: it leaves */
+        refusal_document(ex, doc, text);
+    }
+}
+
 /* The document json_serialize_* returns for sql: {"error": false, "statements"|"plans": [...]}
  * or DuckDB's refusal {"error": true, "error_type", "error_message", extra info}. */
 void serialize_document(duckdb::ClientContext &context,
@@ -614,53 +684,230 @@ void serialize_document(duckdb::ClientContext &context,
                         json_t *doc,
                         std::string &text)
 {
-    const char *key = which == SLUICE_BIND_PARSE_TREE ? "statements" : "plans";
+    duckdb::Parser parser;
     try {
-        duckdb::Parser parser;
         parser.ParseQuery(sql);
-        json_t *list = fresh(json_array());
-        std::string items;
-        if (json_object_set_new(doc, "error", json_false()) != 0 ||
-            json_object_set_new(doc, key, list) != 0)
-            throw plan_fail{ SLUICE_E_NOMEM };
-        for (size_t i = 0; i < parser.statements.size(); i++) {
-            json_t *one = fresh(json_object());
-            if (json_array_append_new(list, one) != 0)
-                throw plan_fail{ SLUICE_E_NOMEM };
-            if (i > 0)
-                items += ',';
-            serialize_statement(context, std::move(parser.statements[i]), which, one, &items);
-        }
-        text = std::string("{\"error\":false,\"") + key + "\":[" + items + "]}";
-    } catch (std::exception &ex) { /* plan_fail is not one: it leaves */
-        json_object_clear(doc);
-        text.clear();
-        duckdb::ErrorData error(ex);
-        set(doc, "error", json_true(), text, true);
-        text += "true";
-        std::string type = duckdb::Exception::ExceptionTypeToString(error.Type());
-        for (auto &c : type)
-            c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-        const std::pair<std::string, std::string> head[] = {
-            { "error_type", type }, { "error_message", error.RawMessage() }
-        };
-        for (auto &kv : head) {
-            set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text,
-                false);
-            yyjson_string(text, kv.second.data(), kv.second.size());
-        }
-        for (auto &kv : error.ExtraInfo()) {
-            set(doc, kv.first.c_str(), json_stringn(kv.second.data(), kv.second.size()), text,
-                false);
-            yyjson_string(text, kv.second.data(), kv.second.size());
-        }
-        text = "{" + text + "}";
+    } catch (std::exception &ex) {
+        refusal_document(ex, doc, text);
+        return;
     }
+    list_document(
+        which == SLUICE_BIND_PARSE_TREE ? "statements" : "plans", parser.statements.size(),
+        [&](size_t i, json_t *one, std::string *items) {
+            serialize_statement(context, std::move(parser.statements[i]), which, one, items);
+        },
+        doc, text);
 }
 
 void json_decref_cleanup(void *p)
 {
     json_decref(static_cast<json_t *>(p));
+}
+
+/* A reference to a jansson value released when an exception leaves the scope that built it. */
+struct json_hold {
+    json_t *v;
+    explicit json_hold(json_t *p) : v(fresh(p))
+    {
+    }
+    json_hold(const json_hold &) = delete;
+    json_hold &operator=(const json_hold &) = delete;
+    ~json_hold()
+    {
+        json_decref(v);
+    }
+    json_t *release()
+    {
+        json_t *p = v;
+        v = nullptr;
+        return p;
+    }
+};
+
+/* One physical operator as EXPLAIN (FORMAT JSON) prints it, keeping what lang/sql/estimate.c
+ * reads: the name, extra_info's "Estimated Cardinality" (EXPLAIN's render tree spells DuckDB's
+ * "__estimated_cardinality__" key so) and the children, from GetChildren as the render tree
+ * takes them. Nesting past SLUICE_DUCKDB_PLAN_MAX_DEPTH throws plan_fail (no estimate). */
+json_t *physical_tree(const duckdb::PhysicalOperator &op, int depth)
+{
+    translator::check_depth(depth);
+    json_hold node(json_object());
+    std::string name = op.GetName();
+    if (json_object_set_new(node.v, "name", fresh(json_stringn(name.data(), name.size()))) != 0)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    json_t *extra = fresh(json_object());
+    if (json_object_set_new(node.v, "extra_info", extra) != 0)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    auto params = op.ParamsToString();
+    auto rows = params.find(duckdb::RenderTreeNode::ESTIMATED_CARDINALITY);
+    if (rows != params.end() &&
+        json_object_set_new(extra, "Estimated Cardinality",
+                            fresh(json_stringn(rows->second.data(), rows->second.size()))) != 0)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    json_t *children = fresh(json_array());
+    if (json_object_set_new(node.v, "children", children) != 0)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    for (auto &child : op.GetChildren())
+        if (json_array_append_new(children, physical_tree(child.get(), depth + 1)) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+    return node.release();
+}
+
+/* What sluice_executor_bind_parse keeps for sluice_executor_bind_plan: the one statement, after
+ * DuckDB's PRAGMA rewriting (what the C API's extract hands prepare). */
+struct parsed_statement {
+    duckdb::unique_ptr<duckdb::SQLStatement> statement;
+    bool select; /* parsed as a SELECT: json_serialize_plan's value and the estimate apply */
+};
+
+void parsed_cleanup(void *p)
+{
+    delete static_cast<parsed_statement *>(p);
+}
+
+/* An error's text as the C API hands it out (duckdb_extract_statements_error,
+ * duckdb_prepare_error): finalized by the context, JSON where the connection gives JSON errors,
+ * else with DuckDB's "LINE n:" caret block for query. */
+std::string
+processed_error(duckdb::ClientContext &context, const std::exception &ex, const std::string &query)
+{
+    duckdb::ErrorData error(ex);
+    context.ProcessError(error, query);
+    return error.Message();
+}
+
+/* duckdb_extract_statements_error's text: the parser's error as the context processes it, then
+ * thrown again and read back, as the C API's extract catches it. */
+std::string
+extract_error(duckdb::ClientContext &context, const std::exception &ex, const std::string &query)
+{
+    duckdb::ErrorData error(ex);
+    context.ProcessError(error, query);
+    try {
+        error.Throw();
+    } catch (std::exception &again) {
+        return duckdb::ErrorData(again).Message();
+    }
+    return error.Message();
+}
+
+/* A jansson document owned by arena (its cleanup registered), or nullptr. */
+json_t *arena_document(sluice_arena *arena)
+{
+    json_t *doc = json_object();
+    if (doc != nullptr && sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
+        return nullptr; /* the cleanup already ran on failure (arena.h) */
+    return doc;
+}
+
+/* What the bind yields inside its transaction, copied into the arena after it. */
+struct bind_yield {
+    duckdb::vector<std::string> names;
+    duckdb::vector<duckdb::LogicalType> types;
+    std::vector<duckdb::LogicalType> param_types;
+    bool plan_missing = false;                 /* DuckDB planned nothing (untyped parameters) */
+    bool copy_failed = false;                  /* the plan for the optimizer could not be copied */
+    sluice_status plan_status = SLUICE_OK;     /* of json_serialize_plan's value */
+    sluice_status physical_status = SLUICE_OK; /* of the cardinalities */
+};
+
+/* Inside the bind's transaction: plan st once; the walker's plan (json_serialize_plan's value)
+ * from it, and, as prepare does when every parameter has a type, the optimized physical plan
+ * from a copy of it (the walker's is resolved in place and unfit for the optimizer). */
+void plan_once(duckdb::ClientContext &context,
+               duckdb::unique_ptr<duckdb::SQLStatement> st,
+               bool select,
+               bool want_physical,
+               sluice_bound_statement *b,
+               bind_yield &y)
+{
+    duckdb::Planner planner(context);
+    planner.CreatePlan(std::move(st));
+    y.names = planner.names;
+    y.types = planner.types;
+    for (auto &kv : planner.value_map) {
+        duckdb::idx_t at = 0;
+        for (size_t i = 0; i < b->param_count; i++)
+            if (b->param_names[i] != nullptr && kv.first == b->param_names[i])
+                at = i + 1;
+        if (at > 0)
+            y.param_types[at - 1] = kv.second->return_type.id() != duckdb::LogicalTypeId::INVALID
+                                        ? kv.second->return_type
+                                        : kv.second->GetValue().type();
+    }
+    auto logical = std::move(planner.plan);
+    bool optimize = planner.properties.bound_all_parameters && logical;
+    std::string unserializable;
+    if (select && !logical) {
+        y.plan_missing = true;
+    } else if (select && !serializable(*logical, unserializable)) {
+        /* json_serialize_plan refuses it; checked before anything resolves the plan, which then
+         * goes to the optimizer whole */
+        std::string t;
+        list_document(
+            "plans", 1,
+            [&](size_t, json_t *, std::string *) {
+                duckdb::ColumnBindingResolver().Verify(*logical);
+                throw duckdb::InvalidInputException("Operator '%s' does not support serialization",
+                                                    unserializable);
+            },
+            b->plan, t);
+    } else if (select) {
+        /* the walker reads the plan itself, exactly as planned; the optimizer gets a copy */
+        duckdb::unique_ptr<duckdb::LogicalOperator> walked = std::move(logical);
+        if (optimize) {
+            try {
+                logical = walked->Copy(context);
+            } catch (std::exception &) {
+                y.copy_failed = true; /* the caller prepares once more, as before */
+                optimize = false;
+            }
+        }
+        std::string t;
+        try {
+            list_document(
+                "plans", 1,
+                [&](size_t, json_t *one, std::string *) { serialize_plan(*walked, one, nullptr); },
+                b->plan, t);
+        } catch (plan_fail &f) {
+            y.plan_status = f.status;
+        }
+    }
+    if (!optimize)
+        return;
+    /* The estimate reads EXPLAIN's figures (issue 24), and EXPLAIN's plan differs from
+     * prepare's in them: under its root (LogicalExplain, which estimates 3 rows without asking
+     * its child) the optimizer's and the physical planner's last estimate passes never reach the
+     * statement's operators, which keep their own figure (0 where none was made). So a read is
+     * optimized under that root, as EXPLAIN does, and planned without the root pass; anything
+     * else as prepare does. The refusals are the same either way (the same rules, the same
+     * tree). */
+    if (want_physical)
+        logical = duckdb::make_uniq<duckdb::LogicalExplain>(
+            std::move(logical), duckdb::ExplainType::EXPLAIN_STANDARD, duckdb::ExplainFormat::JSON);
+    if (duckdb::ClientConfig::GetConfig(context).enable_optimizer && logical->RequireOptimizer()) {
+        duckdb::Optimizer optimizer(*planner.binder, context);
+        logical = optimizer.Optimize(std::move(logical));
+    }
+    if (want_physical) {
+        if (logical->type != duckdb::LogicalOperatorType::LOGICAL_EXPLAIN ||
+            logical->children.size() != 1)
+            throw duckdb::InternalException("the optimizer replaced EXPLAIN's root");
+        logical = std::move(logical->children[0]);
+        logical->has_estimated_cardinality = true; /* as under EXPLAIN: no root pass */
+    }
+    duckdb::PhysicalPlanGenerator generator(context);
+    auto physical = generator.Plan(std::move(logical));
+    if (!want_physical)
+        return;
+    try {
+        json_hold list(json_array());
+        if (json_array_append_new(list.v, physical_tree(physical->Root(), 0)) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        b->physical = list.release();
+    } catch (plan_fail &f) {
+        y.physical_status = f.status;
+    }
 }
 
 } // namespace
@@ -827,4 +1074,235 @@ extern "C" const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_st
     if (wrapper == nullptr || !wrapper->statement || wrapper->statement->HasError())
         return nullptr;
     return duckdb::EnumUtil::ToChars(wrapper->statement->GetStatementType());
+}
+
+extern "C" sluice_status sluice_executor_bind_parse(void *conn,
+                                                    const char *sql,
+                                                    sluice_arena *arena,
+                                                    sluice_bound_statement **out,
+                                                    sluice_error *err)
+{
+    if (conn == nullptr || sql == nullptr || out == nullptr)
+        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
+                                "sluice_executor_bind_parse: no connection or statement");
+    /* As sluice_executor_bind_tree: the C API route says what DuckDB's VARCHAR says of it. */
+    if (!duckdb::Utf8Proc::IsValid(sql, std::strlen(sql)))
+        return SLUICE_E_UNSUPPORTED;
+    auto *b = static_cast<sluice_bound_statement *>(
+        sluice_arena_calloc(arena, 1, sizeof(sluice_bound_statement)));
+    if (b == nullptr)
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory parsing the SQL");
+    translator t{ arena, nullptr };
+    try {
+        auto &context = context_of(static_cast<duckdb_connection>(conn));
+        duckdb::Parser parser(context.GetParserOptions());
+        try {
+            parser.ParseQuery(sql);
+        } catch (std::exception &ex) {
+            /* extract's error, and json_serialize_sql's value (the same parser's refusal) */
+            b->parse_error = t.dup(extract_error(context, ex, sql));
+            json_t *doc = arena_document(arena);
+            if (doc == nullptr)
+                throw plan_fail{ SLUICE_E_NOMEM };
+            std::string text;
+            refusal_document(ex, doc, text);
+            b->parse_tree = doc;
+            b->parse_tree_raw = t.dup(text);
+            *out = b;
+            return SLUICE_OK;
+        }
+        bool select = false;
+        if (parser.statements.size() == 1) {
+            /* json_serialize_sql's value, of the statement as written (before PRAGMA rewriting,
+             * which json_serialize_sql does not do either) */
+            json_t *doc = arena_document(arena);
+            if (doc == nullptr)
+                throw plan_fail{ SLUICE_E_NOMEM };
+            std::string text;
+            try {
+                list_document(
+                    "statements", 1,
+                    [&](size_t, json_t *one, std::string *items) {
+                        serialize_parse_tree(*parser.statements[0], one, items);
+                    },
+                    doc, text);
+                b->parse_tree = doc;
+                b->parse_tree_raw = t.dup(text);
+            } catch (plan_fail &f) {
+                if (f.status != SLUICE_E_INTERNAL)
+                    throw;
+                /* a value JSON cannot hold: parse_tree stays NULL, the caller fails closed */
+            }
+            select = parser.statements[0]->type == duckdb::StatementType::SELECT_STATEMENT;
+        }
+        try {
+            context.HandlePragmaStatements(parser.statements);
+        } catch (std::exception &ex) {
+            /* extract fails as a whole when a PRAGMA cannot be rewritten */
+            b->parse_error = t.dup(extract_error(context, ex, sql));
+            *out = b;
+            return SLUICE_OK;
+        }
+        b->statement_count = parser.statements.size();
+        if (b->statement_count == 1) {
+            if (sluice_arena_fault_point())
+                throw std::bad_alloc(); /* the holder below: the tests' sweep fails it */
+            auto *held = new parsed_statement{ std::move(parser.statements[0]), select };
+            if (sluice_arena_cleanup_add(arena, parsed_cleanup, held) != SLUICE_OK)
+                throw plan_fail{ SLUICE_E_NOMEM }; /* the cleanup ran: held is gone */
+            b->parsed = held;
+        }
+    } catch (plan_fail &) { /* a value JSON cannot hold is caught above: only memory is left */
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory parsing the SQL");
+    } catch (std::bad_alloc &) {
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory parsing the SQL");
+    } catch (std::exception &e) {
+        return engine_error(e, arena, err);
+    }
+    *out = b;
+    return SLUICE_OK;
+}
+
+namespace
+{
+
+/* The bind's fields, from what the transaction yielded, into the arena. */
+void fill_bind(translator &t, sluice_bound_statement *b, const bind_yield &y)
+{
+    b->column_count = y.names.size() < y.types.size() ? y.names.size() : y.types.size();
+    b->column_names = t.array<const char>(b->column_count);
+    b->column_types = static_cast<int *>(
+        b->column_count > 0 ? sluice_arena_calloc(t.arena, b->column_count, sizeof(int)) : nullptr);
+    if (b->column_count > 0 && b->column_types == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    for (size_t i = 0; i < b->column_count; i++) {
+        b->column_names[i] = t.dup(y.names[i]);
+        b->column_types[i] = static_cast<int>(duckdb::LogicalTypeIdToC(y.types[i].id()));
+    }
+    for (size_t i = 0; i < b->param_count; i++)
+        b->param_types[i] = static_cast<int>(duckdb::LogicalTypeIdToC(y.param_types[i].id()));
+}
+
+/* When the plan for the optimizer could not be copied: DuckDB prepares the statement's text
+ * once more, for the refusals only its optimizer makes and the physical plan. */
+void prepare_again(duckdb::ClientContext &context,
+                   const std::string &query,
+                   bool want_physical,
+                   translator &t,
+                   sluice_bound_statement *b)
+{
+    auto prepared = context.Prepare(query);
+    if (prepared->HasError()) {
+        b->bind_error = t.dup(prepared->GetError());
+        return;
+    }
+    if (!want_physical || !prepared->data->physical_plan)
+        return;
+    try {
+        json_hold list(json_array());
+        if (json_array_append_new(list.v,
+                                  physical_tree(prepared->data->physical_plan->Root(), 0)) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        b->physical = list.release();
+    } catch (plan_fail &f) {
+        if (f.status == SLUICE_E_NOMEM)
+            throw;
+    }
+}
+
+} // namespace
+
+extern "C" sluice_status sluice_executor_bind_plan(void *conn,
+                                                   sluice_bound_statement *b,
+                                                   sluice_arena *arena,
+                                                   sluice_error *err)
+{
+    auto *held = b != nullptr ? static_cast<parsed_statement *>(b->parsed) : nullptr;
+    if (conn == nullptr || held == nullptr || !held->statement || b->statement_count != 1)
+        return sluice_error_set(err, arena, SLUICE_E_INVALID,
+                                "sluice_executor_bind_plan: no parsed statement to bind");
+    auto statement = std::move(held->statement);
+    bool select = held->select;
+    auto &context = context_of(static_cast<duckdb_connection>(conn));
+    translator t{ arena, nullptr };
+    std::string query;
+    bind_yield y;
+    try {
+        query = statement->query;
+        b->planned = true;
+        b->statement_type = static_cast<int>(duckdb::StatementTypeToC(statement->type));
+        b->statement_name = duckdb::EnumUtil::ToChars(statement->type);
+        /* the parameters as the C API numbers them ($1.. and named ones: their index) */
+        b->param_count = statement->named_param_map.size();
+        b->param_names = t.array<const char>(b->param_count);
+        b->param_types = static_cast<int *>(
+            b->param_count > 0 ? sluice_arena_calloc(arena, b->param_count, sizeof(int)) : nullptr);
+        if (b->param_count > 0 && b->param_types == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        for (auto &kv : statement->named_param_map)
+            if (kv.second >= 1 && kv.second <= b->param_count)
+                b->param_names[kv.second - 1] = t.dup(kv.first);
+        y.param_types.assign(b->param_count, duckdb::LogicalType(duckdb::LogicalTypeId::INVALID));
+        if (select && (b->plan = arena_document(arena)) == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        bool want_physical = select && b->param_count == 0;
+        try {
+            context.RunFunctionInTransaction(
+                [&]() {
+                    /* ours never crosses DuckDB's rollback (it is no std::exception) */
+                    try {
+                        plan_once(context, std::move(statement), select, want_physical, b, y);
+                    } catch (plan_fail &f) {
+                        y.plan_status = f.status == SLUICE_E_INTERNAL ? f.status : SLUICE_E_NOMEM;
+                    }
+                },
+                false);
+        } catch (std::bad_alloc &) {
+            throw;
+        } catch (std::exception &ex) {
+            /* DuckDB refused: prepare's error, word for word */
+            b->bind_error = t.dup(processed_error(context, ex, query));
+            b->plan = nullptr;
+            b->physical = nullptr;
+            return SLUICE_OK;
+        }
+        if (y.plan_status == SLUICE_E_NOMEM || y.physical_status == SLUICE_E_NOMEM)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        fill_bind(t, b, y);
+        if (y.plan_status != SLUICE_OK) {
+            b->plan = nullptr; /* JSON cannot hold a value of it */
+            b->plan_unholdable = true;
+        }
+        if (y.copy_failed)
+            prepare_again(context, query, want_physical, t, b);
+        if (y.plan_missing) {
+            /* DuckDB planned nothing (parameters it cannot type): json_serialize_plan's own
+             * refusal, from its own parse and plan */
+            std::string text;
+            try {
+                context.RunFunctionInTransaction([&]() {
+                    try {
+                        serialize_document(context, query.c_str(), SLUICE_BIND_PLAN, b->plan, text);
+                    } catch (plan_fail &f) {
+                        y.plan_status = f.status;
+                    }
+                });
+            } catch (std::exception &ex) {
+                refusal_document(ex, b->plan, text);
+            }
+            if (y.plan_status == SLUICE_E_NOMEM)
+                throw plan_fail{ SLUICE_E_NOMEM };
+            if (y.plan_status != SLUICE_OK) {
+                b->plan = nullptr;
+                b->plan_unholdable = true;
+            }
+        }
+    } catch (plan_fail &) {
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory binding the SQL");
+    } catch (std::bad_alloc &) {
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory binding the SQL");
+    } catch (std::exception &e) {
+        return engine_error(e, arena, err);
+    }
+    return SLUICE_OK;
 }

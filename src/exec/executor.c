@@ -232,7 +232,7 @@ sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
 }
 
 #ifndef SLUICE_DUCKDB_CPP
-/* Without the bind-once unit (exec/duckdb_plan.cpp defines it otherwise) the caller runs
+/* Without the bind-once unit (exec/duckdb_plan.cpp defines these otherwise) the caller runs
  * json_serialize_* as a query. */
 sluice_status sluice_executor_bind_tree(void *conn,
                                         const char *sql,
@@ -243,6 +243,25 @@ sluice_status sluice_executor_bind_tree(void *conn,
                                         sluice_error *err)
 {
     (void)conn, (void)sql, (void)which, (void)arena, (void)out, (void)raw, (void)err;
+    return SLUICE_E_UNSUPPORTED;
+}
+
+sluice_status sluice_executor_bind_parse(void *conn,
+                                         const char *sql,
+                                         sluice_arena *arena,
+                                         sluice_bound_statement **out,
+                                         sluice_error *err)
+{
+    (void)conn, (void)sql, (void)arena, (void)out, (void)err;
+    return SLUICE_E_UNSUPPORTED;
+}
+
+sluice_status sluice_executor_bind_plan(void *conn,
+                                        sluice_bound_statement *bound,
+                                        sluice_arena *arena,
+                                        sluice_error *err)
+{
+    (void)conn, (void)bound, (void)arena, (void)err;
     return SLUICE_E_UNSUPPORTED;
 }
 #endif

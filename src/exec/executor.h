@@ -256,6 +256,67 @@ sluice_status sluice_executor_bind_tree(void *conn,
                                         const char **raw,
                                         sluice_error *err);
 
+/* What one parse and one bind of a statement give the SQL front end (issue 23,
+ * docs/architecture.md "Binding once"): everything validate used to ask DuckDB for in five calls
+ * (extract, the parse tree query, prepare, the plan query, EXPLAIN), each field what that call
+ * gave. Filled in two steps, so that a statement the front end must bind in a capped child is
+ * never bound in the server first: sluice_executor_bind_parse (the parse), then
+ * sluice_executor_bind_plan (the bind, the optimizer and the physical plan of the parsed
+ * statement). Everything is owned by the arena the parse was given. */
+typedef struct sluice_bound_statement {
+    /* --- the parse (duckdb_extract_statements + json_serialize_sql) --- */
+    size_t statement_count;     /* statements in the text: 0 on a syntax error or an empty text */
+    const char *parse_error;    /* duckdb_extract_statements_error's text, or NULL */
+    json_t *parse_tree;         /* json_serialize_sql's value when statement_count is 1 (a
+                                   refusal value for a statement that is not a SELECT); NULL when
+                                   JSON cannot hold it (the caller fails closed) */
+    const char *parse_tree_raw; /* its text exactly as DuckDB writes it (the canonical form) */
+    /* --- the bind (duckdb_prepare_extracted_statement), after sluice_executor_bind_plan --- */
+    bool planned;               /* sluice_executor_bind_plan ran */
+    const char *bind_error;     /* duckdb_prepare_error's text (JSON or plain, as the connection
+                                   gives errors); NULL when the statement bound */
+    int statement_type;         /* duckdb_statement_type, as duckdb_prepared_statement_type */
+    const char *statement_name; /* DuckDB's own name for it ("MERGE_INTO_STATEMENT") */
+    size_t column_count;        /* the result's columns: */
+    const char **column_names;
+    int *column_types;  /* duckdb_type, as duckdb_prepared_statement_column_type */
+    size_t param_count; /* duckdb_nparams; [i] is parameter i + 1: */
+    const char **param_names;
+    int *param_types; /* duckdb_type, as duckdb_param_type (DUCKDB_TYPE_INVALID when
+                         DuckDB inferred none) */
+    /* json_serialize_plan's value (a SELECT that bound; NULL otherwise, and NULL when JSON cannot
+     * hold it: plan_unholdable, the caller fails closed) */
+    json_t *plan;
+    bool plan_unholdable;
+    /* The optimized physical plan's operators as EXPLAIN (FORMAT JSON) prints them — [{"name",
+     * "extra_info": {"Estimated Cardinality"}, "children"}] — for a SELECT without parameters
+     * that bound; NULL otherwise (with parameters the estimate plans with the caller's values). */
+    json_t *physical;
+    void *parsed; /* the unit's parsed statement until it is bound (freed with the arena) */
+} sluice_bound_statement;
+
+/* The parse (sql on conn, a duckdb_connection as void * on a bind catalog): *out receives the
+ * statement count, the extract error and the parse tree, and keeps the parsed statement for
+ * sluice_executor_bind_plan. SLUICE_E_UNSUPPORTED when sluice was built without the bind-once
+ * unit, or sql is not UTF-8 (DuckDB's VARCHAR refuses it: the caller's C API route reports
+ * that); SLUICE_E_NOMEM. */
+sluice_status sluice_executor_bind_parse(void *conn,
+                                         const char *sql,
+                                         sluice_arena *arena,
+                                         sluice_bound_statement **out,
+                                         sluice_error *err);
+
+/* The bind of the one statement bound->statement_count says there is: binds it once (as
+ * duckdb_prepare_extracted_statement does: planned, then optimized and physically planned when
+ * every parameter has a type), fills the bind fields, the plan json_serialize_plan would give and
+ * the physical plan's cardinalities. DuckDB's refusal is bind_error, not a failure. Call at most
+ * once per parse. SLUICE_E_INVALID when there is not exactly one statement or it was bound
+ * already; SLUICE_E_NOMEM. */
+sluice_status sluice_executor_bind_plan(void *conn,
+                                        sluice_bound_statement *bound,
+                                        sluice_arena *arena,
+                                        sluice_error *err);
+
 /* Connects to a bind catalog (db: a duckdb_database, as void *) the one way sluice connects to
  * DuckDB, hardened or not at all (exec/duckdb_connect.h): *out receives the duckdb_connection, as
  * void *, or stays NULL with err set. json_errors: the catalog's errors come as JSON (the

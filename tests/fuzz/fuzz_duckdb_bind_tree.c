@@ -1,7 +1,8 @@
 /*
  * fuzz_duckdb_bind_tree.c — libFuzzer target for the bind-once unit (exec/duckdb_plan.cpp):
  * random SQL parsed, bound and serialized on the demo-shaped catalog of the unit tests, both
- * trees (sluice_executor_bind_tree) and the arena plan (sluice_exec_duckdb_plan_bind). No crash,
+ * trees (sluice_executor_bind_tree), the arena plan (sluice_exec_duckdb_plan_bind) and the one
+ * parse and bind validate makes (sluice_executor_bind_parse + _plan). No crash,
  * no C++ exception escapes (it would abort), every status is one the headers name, a value comes
  * back exactly on SLUICE_OK, and the plan tree's depth limit holds. Built only with
  * -DSLUICE_DUCKDB_CPP=ON. Seeds: tests/fuzz/corpus/fuzz_duckdb_bind_tree/ and the folders
@@ -44,6 +45,31 @@ static void trees(const char *sql, sluice_arena *arena)
     }
 }
 
+/* The one parse and bind: a value exactly on SLUICE_OK, one statement bound at most once, a plan
+ * only for a SELECT that bound. */
+static void bind_once(const char *sql, sluice_arena *arena)
+{
+    sluice_bound_statement *b = NULL;
+    sluice_error err = { 0 };
+    sluice_status st = sluice_executor_bind_parse(conn, sql, arena, &b, &err);
+    if (st != SLUICE_OK) {
+        if (st != SLUICE_E_UNSUPPORTED && st != SLUICE_E_NOMEM && st != SLUICE_E_ENGINE)
+            abort();
+        return;
+    }
+    st = sluice_executor_bind_plan(conn, b, arena, &err);
+    if (b->statement_count != 1) {
+        if (st != SLUICE_E_INVALID)
+            abort();
+        return;
+    }
+    if (st == SLUICE_OK && (!b->planned || (b->bind_error != NULL && b->plan != NULL) ||
+                            sluice_executor_bind_plan(conn, b, arena, &err) != SLUICE_E_INVALID))
+        abort();
+    if (st != SLUICE_OK && st != SLUICE_E_NOMEM && st != SLUICE_E_ENGINE)
+        abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static bool opened;
@@ -55,6 +81,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     char *sql = arena != NULL ? sluice_arena_strndup(arena, (const char *)data, size) : NULL;
     if (sql != NULL) {
         trees(sql, arena);
+        bind_once(sql, arena);
         sluice_duckdb_plan *plan = NULL;
         sluice_error err = { 0 };
         sluice_status st = sluice_exec_duckdb_plan_bind(conn, sql, NULL, 0, arena, &plan, &err);

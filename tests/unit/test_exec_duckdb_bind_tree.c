@@ -5,10 +5,15 @@
  * doubles, huge integers, escapes, blobs, refusals), sluice_executor_bind_tree's value is
  * json_equal to json_loads(JSON_DECODE_INT_AS_REAL) of `SELECT json_serialize_sql|plan($1,
  * skip_null := true, skip_empty := true)`, and its text is that query's text byte for byte (the
- * canonical form hashes the parse tree's). Plus the refusals and an allocation-failure sweep.
+ * canonical form hashes the parse tree's). And for the one parse and one bind that validate
+ * makes (sluice_executor_bind_parse + sluice_executor_bind_plan): every field is what the C API
+ * call it replaces gives — extract's count and error, prepare's error (plain and JSON), type,
+ * columns and parameters, both documents, and EXPLAIN (FORMAT JSON)'s operators and estimated
+ * cardinalities. Plus the refusals and allocation-failure sweeps.
  * Built only with -DSLUICE_DUCKDB_CPP=ON.
  */
 #include "core/arena.h"
+#include "exec/duckdb_connect.h"
 #include "exec/executor.h"
 #include "sql_fixture.h"
 #include "unit.h"
@@ -22,10 +27,17 @@
 #define DATA SLUICE_SOURCE_DIR "/tests/unit/data"
 
 static duckdb_connection conn;
+static duckdb_connection json_conn; /* errors as JSON, as the served databases give them */
+static sluice_arena *json_conn_arena;
 
 static int setup(void **state)
 {
     if (fixture_open(state) != 0 || duckdb_connect(fixture_db, &conn) != DuckDBSuccess)
+        return -1;
+    json_conn_arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    if (json_conn_arena == NULL || sluice_exec_duckdb_connect(fixture_db, true, &json_conn,
+                                                              json_conn_arena, &err) != SLUICE_OK)
         return -1;
     /* what exec/duckdb.c's served databases hold too: a runaway fold fails, never swaps */
     return duckdb_query(conn, "SET memory_limit = '1GB'", NULL) == DuckDBSuccess ? 0 : -1;
@@ -34,6 +46,8 @@ static int setup(void **state)
 static int teardown(void **state)
 {
     duckdb_disconnect(&conn);
+    duckdb_disconnect(&json_conn);
+    sluice_arena_free(json_conn_arena);
     return fixture_close(state);
 }
 
@@ -93,10 +107,158 @@ static void expect_same(const char *sql, sluice_bind_tree which)
     sluice_arena_free(arena);
 }
 
+/* The unit's physical operators against EXPLAIN (FORMAT JSON)'s: names, cardinalities (where
+ * EXPLAIN prints one) and shape. */
+static void expect_same_physical(const char *sql, const json_t *got, const json_t *want)
+{
+    const char *gn = json_string_value(json_object_get(got, "name"));
+    const char *wn = json_string_value(json_object_get(want, "name"));
+    const char *card = "Estimated Cardinality";
+    const json_t *gc = json_object_get(json_object_get(got, "extra_info"), card);
+    const json_t *wc = json_object_get(json_object_get(want, "extra_info"), card);
+    const json_t *gk = json_object_get(got, "children"), *wk = json_object_get(want, "children");
+    if (gn == NULL || wn == NULL || strcmp(gn, wn) != 0 || (gc == NULL) != (wc == NULL) ||
+        (gc != NULL && !json_equal(gc, wc)) || json_array_size(gk) != json_array_size(wk)) {
+        /* cmocka cuts long messages: the trees go to stderr first */
+        fprintf(stderr, "unit:    %s\nexplain: %s\n", json_dumps(got, JSON_COMPACT),
+                json_dumps(want, JSON_COMPACT));
+        fail_msg("physical plan differs at %s (EXPLAIN: %s) for [%s]", gn != NULL ? gn : "?",
+                 wn != NULL ? wn : "?", sql);
+    }
+    for (size_t i = 0; i < json_array_size(gk); i++)
+        expect_same_physical(sql, json_array_get(gk, i), json_array_get(wk, i));
+}
+
+/* EXPLAIN (FORMAT JSON) of sql (as lang/sql/estimate.c runs it), or NULL when DuckDB refuses. */
+static json_t *explained(duckdb_connection c, const char *sql)
+{
+    size_t n = strlen(sql) + 32;
+    char *q = malloc(n);
+    assert_non_null(q);
+    snprintf(q, n, "EXPLAIN (FORMAT JSON) %s", sql);
+    duckdb_result res;
+    json_t *out = NULL;
+    if (duckdb_query(c, q, &res) == DuckDBSuccess && duckdb_row_count(&res) >= 1) {
+        char *text = duckdb_value_varchar(&res, 1, 0);
+        out = text != NULL ? json_loads(text, 0, NULL) : NULL;
+        duckdb_free(text);
+    }
+    duckdb_destroy_result(&res);
+    free(q);
+    return out;
+}
+
+static size_t bound_compared, physical_compared;
+
+static void expect_text(const char *sql, const char *what, const char *got, const char *want)
+{
+    if ((got == NULL) != (want == NULL) || (got != NULL && strcmp(got, want) != 0))
+        fail_msg("%s of [%s]: unit [%s], C API [%s]", what, sql, got ? got : "(null)",
+                 want ? want : "(null)");
+}
+
+/* The bind fields against prepare's (ps) and json_serialize_plan's. */
+static void expect_same_bind(duckdb_connection c,
+                             const char *sql,
+                             const sluice_bound_statement *b,
+                             duckdb_prepared_statement ps,
+                             bool prepared)
+{
+    assert_true(b->planned);
+    expect_text(sql, "prepare error", b->bind_error, prepared ? NULL : duckdb_prepare_error(ps));
+    if (!prepared)
+        return;
+    duckdb_statement_type t = duckdb_prepared_statement_type(ps);
+    if (b->statement_type != (int)t)
+        fail_msg("type of [%s]: unit %d, C API %d", sql, b->statement_type, (int)t);
+    assert_int_equal(b->column_count, duckdb_prepared_statement_column_count(ps));
+    for (size_t i = 0; i < b->column_count; i++) {
+        char *name = (char *)duckdb_prepared_statement_column_name(ps, i);
+        expect_text(sql, "column name", b->column_names[i], name);
+        duckdb_free(name);
+        assert_int_equal(b->column_types[i], duckdb_prepared_statement_column_type(ps, i));
+    }
+    assert_int_equal(b->param_count, duckdb_nparams(ps));
+    for (size_t i = 1; i <= b->param_count; i++) {
+        char *name = (char *)duckdb_parameter_name(ps, i);
+        expect_text(sql, "parameter name", b->param_names[i - 1], name);
+        duckdb_free(name);
+        if (b->param_types[i - 1] != (int)duckdb_param_type(ps, i))
+            fail_msg("parameter %zu of [%s]: unit type %d, C API %d", i, sql, b->param_types[i - 1],
+                     (int)duckdb_param_type(ps, i));
+    }
+    bool select = json_is_false(json_object_get(b->parse_tree, "error"));
+    if (!select) {
+        assert_null(b->plan);
+        return;
+    }
+    char *want_text = query_text("json_serialize_plan", sql);
+    json_t *want = json_loads(want_text, JSON_DECODE_INT_AS_REAL, NULL);
+    if (want == NULL ? !b->plan_unholdable : !json_equal(b->plan, want))
+        fail_msg("plan of [%s] differs\nquery: %s\nunit:  %s", sql, want_text,
+                 b->plan != NULL ? json_dumps(b->plan, JSON_COMPACT) : "(none)");
+    json_decref(want);
+    free(want_text);
+    if (b->param_count > 0) {
+        assert_null(b->physical); /* EXPLAIN plans with the caller's values */
+        return;
+    }
+    json_t *explain = explained(c, sql);
+    if (explain != NULL && b->physical != NULL) {
+        expect_same_physical(sql, json_array_get(b->physical, 0), json_array_get(explain, 0));
+        physical_compared++;
+    } else if (b->physical != NULL) {
+        fail_msg("[%s]: EXPLAIN refused but the unit has a physical plan", sql);
+    }
+    json_decref(explain);
+}
+
+/* The one parse and one bind against extract, the parse tree query, prepare, the plan query and
+ * EXPLAIN, on connection c. */
+static void expect_same_bound(duckdb_connection c, const char *sql)
+{
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_bound_statement *b = NULL;
+    sluice_status st = sluice_executor_bind_parse(c, sql, arena, &b, &err);
+    if (st != SLUICE_OK)
+        fail_msg("parse of [%s]: %s", sql, err.message != NULL ? err.message : "?");
+    duckdb_extracted_statements ex = NULL;
+    idx_t n = duckdb_extract_statements(c, sql, &ex);
+    assert_int_equal(b->statement_count, n);
+    expect_text(sql, "extract error", b->parse_error,
+                n == 0 ? duckdb_extract_statements_error(ex) : NULL);
+    if (n == 1) {
+        char *want_text = query_text("json_serialize_sql", sql);
+        json_t *want = json_loads(want_text, JSON_DECODE_INT_AS_REAL, NULL);
+        if (want == NULL
+                ? b->parse_tree != NULL
+                : !json_equal(b->parse_tree, want) || strcmp(b->parse_tree_raw, want_text) != 0)
+            fail_msg("parse tree of [%s] differs\nquery: %s\nunit:  %s", sql, want_text,
+                     b->parse_tree_raw != NULL ? b->parse_tree_raw : "(none)");
+        json_decref(want);
+        free(want_text);
+        duckdb_prepared_statement ps = NULL;
+        bool prepared = duckdb_prepare_extracted_statement(c, ex, 0, &ps) == DuckDBSuccess;
+        assert_int_equal(sluice_executor_bind_plan(c, b, arena, &err), SLUICE_OK);
+        expect_same_bind(c, sql, b, ps, prepared);
+        duckdb_destroy_prepare(&ps);
+        /* one bind per parse */
+        assert_int_equal(sluice_executor_bind_plan(c, b, arena, &err), SLUICE_E_INVALID);
+        bound_compared++;
+    } else {
+        assert_int_equal(sluice_executor_bind_plan(c, b, arena, &err), SLUICE_E_INVALID);
+    }
+    duckdb_destroy_extracted(&ex);
+    sluice_arena_free(arena);
+}
+
 static void expect_same_both(const char *sql)
 {
     expect_same(sql, SLUICE_BIND_PARSE_TREE);
     expect_same(sql, SLUICE_BIND_PLAN);
+    expect_same_bound(conn, sql);
+    expect_same_bound(json_conn, sql);
 }
 
 static char *read_file(const char *path)
@@ -159,7 +321,12 @@ static void test_same_values_as_the_queries(void **state)
     corpus_file(DATA "/sql_serialize/from_tests.sql");
     corpus_file(DATA "/sql_serialize/edge.sql");
     fprintf(stderr, "bind_tree: %zu documents equal to the queries'\n", compared);
+    fprintf(stderr,
+            "bind_parse + bind_plan: %zu statements equal to the C API's, %zu physical "
+            "plans to EXPLAIN's\n",
+            bound_compared, physical_compared);
     assert_true(compared > 900);
+    assert_true(bound_compared > 800 && physical_compared > 600);
 }
 
 static void test_refuses_what_it_cannot_serialize(void **state)

@@ -8,6 +8,7 @@
 #include "core/arena.h"
 #include "exec/duckdb_connect.h"
 #include "exec/duckdb_plan.h"
+#include "exec/executor.h"
 #include "unit.h"
 
 #include <duckdb.h>
@@ -317,6 +318,86 @@ static void test_bind_allocation_failure_sweep(void **state)
     }
 }
 
+/* The one parse and one bind validate makes (sluice_executor_bind_parse + _plan), every arena
+ * allocation failing in turn: NOMEM each time (nothing leaks: ASan), never a partial bind
+ * handed out, then every field. */
+static void test_bind_once_allocation_failure_sweep(void **state)
+{
+    (void)state;
+    for (long n = 1; n < 5000; n++) {
+        sluice_arena *arena = sluice_arena_new();
+        assert_non_null(arena);
+        sluice_error err = { 0 };
+        sluice_bound_statement *b = NULL;
+        sluice_arena_fail_at(n);
+        sluice_status st = sluice_executor_bind_parse(conn, cte_sql, arena, &b, &err);
+        if (st == SLUICE_OK)
+            st = sluice_executor_bind_plan(conn, b, arena, &err);
+        bool pending = sluice_arena_fail_pending();
+        sluice_arena_fail_at(0);
+        if (pending) {
+            assert_int_equal(st, SLUICE_OK);
+            assert_int_equal(b->statement_count, 1);
+            assert_null(b->bind_error);
+            assert_int_equal(b->column_count, 3);
+            assert_string_equal(b->column_names[2], "total");
+            assert_non_null(b->parse_tree);
+            assert_non_null(b->plan);
+            assert_non_null(b->physical);
+            sluice_arena_free(arena);
+            return; /* this run never reached its nth point: every point was swept */
+        }
+        assert_int_equal(st, SLUICE_E_NOMEM);
+        sluice_arena_free(arena);
+    }
+    fail_msg("the sweep never reached the end");
+}
+
+/* What the bind gives besides the plan: prepare's refusal word for word, the parameters, the
+ * type of a write, and a second bind of one parse refused. */
+static void test_bind_once_gives_what_prepare_gives(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    sluice_error err = { 0 };
+    sluice_bound_statement *b = NULL;
+    assert_int_equal(sluice_executor_bind_parse(conn, "SELECT nope FROM orders", arena, &b, &err),
+                     SLUICE_OK);
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_OK);
+    duckdb_prepared_statement ps = NULL;
+    assert_int_equal(duckdb_prepare(conn, "SELECT nope FROM orders", &ps), DuckDBError);
+    assert_string_equal(b->bind_error, duckdb_prepare_error(ps));
+    duckdb_destroy_prepare(&ps);
+    assert_null(b->plan);
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_E_INVALID);
+
+    assert_int_equal(
+        sluice_executor_bind_parse(conn, "SELECT id FROM orders WHERE id = $id", arena, &b, &err),
+        SLUICE_OK);
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_OK);
+    assert_int_equal(b->param_count, 1);
+    assert_string_equal(b->param_names[0], "id");
+    assert_int_equal(b->param_types[0], DUCKDB_TYPE_INTEGER);
+    assert_null(b->physical); /* with parameters the estimate plans with the caller's values */
+
+    assert_int_equal(
+        sluice_executor_bind_parse(conn, "DELETE FROM orders WHERE id = 1", arena, &b, &err),
+        SLUICE_OK);
+    assert_true(json_is_true(json_object_get(b->parse_tree, "error"))); /* not a SELECT */
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_OK);
+    assert_int_equal(b->statement_type, DUCKDB_STATEMENT_TYPE_DELETE);
+    assert_null(b->plan);
+
+    assert_int_equal(sluice_executor_bind_parse(conn, "SELECT 1; SELECT 2", arena, &b, &err),
+                     SLUICE_OK);
+    assert_int_equal(b->statement_count, 2);
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_E_INVALID);
+    assert_int_equal(sluice_executor_bind_parse(conn, "SELEC 1", arena, &b, &err), SLUICE_OK);
+    assert_int_equal(b->statement_count, 0);
+    assert_non_null(strstr(b->parse_error, "syntax error"));
+    sluice_arena_free(arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +409,8 @@ int main(void)
         cmocka_unit_test(test_bind_refuses_clearly),
         cmocka_unit_test(test_bind_refuses_too_deep_a_plan),
         cmocka_unit_test(test_bind_allocation_failure_sweep),
+        cmocka_unit_test(test_bind_once_gives_what_prepare_gives),
+        cmocka_unit_test(test_bind_once_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -1,8 +1,9 @@
 /*
  * bounds.c — the analysis bound: DuckDB binds the statement first in a capped child process.
  *
- * Owns: the probe (prepare + json_serialize_plan, the two calls that fold constants) run under
- * [code_mode] analysis_timeout_ms / analysis_memory_mb, and the refusal that names the setting.
+ * Owns: the probe (the one bind of the bind-once unit, or on the C API route prepare +
+ * json_serialize_plan: the calls that fold constants) run under [code_mode] analysis_timeout_ms /
+ * analysis_memory_mb, and the refusal that names the setting.
  * Does not own: the child mechanics (exec/bounded.c) or what the parent then does with the
  * statement (statement.c, plan_walk.c) — it repeats the same binding, now known to fit.
  *
@@ -29,10 +30,26 @@ static bool out_of_memory(const char *msg)
     return msg != NULL && strstr(msg, "Out of Memory") != NULL;
 }
 
+/* The one bind of the unit, in the child: its refusal, or its plan's. */
+static bool bind_once_oom(sluice_sql_ctx *ctx)
+{
+    sluice_error err;
+    sluice_error_clear(&err);
+    if (sluice_executor_bind_plan(ctx->conn, ctx->bound, ctx->arena, &err) != SLUICE_OK)
+        return false; /* the parent's own bind fails the same way and says so */
+    return out_of_memory(ctx->bound->bind_error) ||
+           out_of_memory(json_string_value(json_object_get(ctx->bound->plan, "error_message")));
+}
+
 /* Runs in the child. Other errors are reported as "ok": the parent's own bind reports them. */
 static void probe_child(void *arg, sluice_buf *out)
 {
     probe *p = arg;
+    if (p->ctx->bound != NULL) {
+        /* the very bind the parent then makes (the parse is the parent's, copied by fork) */
+        sluice_buf_puts(out, bind_once_oom(p->ctx) ? "oom" : "ok");
+        return;
+    }
     duckdb_prepared_statement ps = NULL;
     bool oom = false;
     if (duckdb_prepare_extracted_statement(p->ctx->conn, p->ex, 0, &ps) == DuckDBError)

@@ -127,8 +127,11 @@ static const char *plan_text(sluice_sql_ctx *ctx, const json_t *vars)
     return out;
 }
 
-sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json)
+/* EXPLAIN's plan with the caller's variables bound, as jansson's value (a new reference), or
+ * NULL when DuckDB made none. */
+static sluice_status explained_plan(sluice_sql_ctx *ctx, const char *variables_json, json_t **out)
 {
+    *out = NULL;
     json_t *vars = json_loads(variables_json != NULL ? variables_json : "{}",
                               JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
     if (vars == NULL)
@@ -137,9 +140,22 @@ sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_jso
     json_decref(vars);
     if (sluice_arena_failed(ctx->arena))
         return SLUICE_E_NOMEM;
-    json_t *plan = text != NULL ? json_loads(text, 0, NULL) : NULL;
-    if (text != NULL && plan == NULL)
+    *out = text != NULL ? json_loads(text, 0, NULL) : NULL;
+    if (text != NULL && *out == NULL)
         return SLUICE_E_NOMEM; /* DuckDB's JSON always parses: only memory fails here */
+    return SLUICE_OK;
+}
+
+sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json)
+{
+    /* The one bind's physical plan is prepare's, which is EXPLAIN's for a read without
+     * parameters; with parameters EXPLAIN plans with the caller's values (estimates differ). */
+    json_t *plan = ctx->bound != NULL ? json_incref(ctx->bound->physical) : NULL;
+    if (plan == NULL) {
+        sluice_status st = explained_plan(ctx, variables_json, &plan);
+        if (st != SLUICE_OK)
+            return st;
+    }
     const json_t *root = json_array_get(plan, 0);
     double sum = 0;
     bool known = false, ok = true;

@@ -259,17 +259,17 @@ run_stages(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, const char *v
     duckdb_extracted_statements ex = NULL;
     duckdb_prepared_statement ps = NULL;
     sluice_status st = sluice_sql_statement_extract(ctx, &ex);
-    if (st == SLUICE_OK && ex != NULL)
+    if (st == SLUICE_OK && ctx->single)
         st = sluice_sql_parsetree_facts(ctx);
     /* a query that cannot fold into anything large binds here; any other first in the child */
     ctx->bind_bounded = ctx->parse_tree != NULL && sluice_sql_tree_bounded(ctx->parse_tree);
-    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0 && !ctx->bind_bounded)
+    if (st == SLUICE_OK && ctx->single && ctx->facts->violation_count == 0 && !ctx->bind_bounded)
         st = sluice_sql_bounds_probe(ctx, ex);
-    if (st == SLUICE_OK && ex != NULL && ctx->facts->violation_count == 0)
+    if (st == SLUICE_OK && ctx->single && ctx->facts->violation_count == 0)
         st = sluice_sql_statement_bind(ctx, ex, &ps);
-    if (ps != NULL && st == SLUICE_OK)
+    if (ctx->statement_bound && st == SLUICE_OK)
         st = sluice_sql_check_variables(ctx, ps, variables_json);
-    if (ps != NULL && ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && st == SLUICE_OK) {
+    if (ctx->statement_bound && ctx->type == DUCKDB_STATEMENT_TYPE_SELECT && st == SLUICE_OK) {
         if (ctx->parse_tree == NULL)
             refuse_non_query(ctx);
         else
@@ -329,7 +329,7 @@ static sluice_status parse_stages(sluice_sql_ctx *ctx)
 {
     duckdb_extracted_statements ex = NULL;
     sluice_status st = sluice_sql_statement_extract(ctx, &ex);
-    if (st == SLUICE_OK && ex != NULL)
+    if (st == SLUICE_OK && ctx->single)
         st = sluice_sql_parsetree_facts(ctx);
     if (ex != NULL)
         duckdb_destroy_extracted(&ex);

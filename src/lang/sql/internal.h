@@ -10,6 +10,7 @@
 #ifndef SLUICE_LANG_SQL_INTERNAL_H
 #define SLUICE_LANG_SQL_INTERNAL_H
 
+#include "exec/executor.h"
 #include "lang/sql/lexer.h"
 #include "lang/sql/sql.h"
 
@@ -43,22 +44,45 @@ typedef struct sluice_sql_ctx {
     bool bind_bounded;          /* the parse tree cannot fold into anything large (amplify.c) */
     const char *parse_tree_raw; /* the same as DuckDB's text */
     bool engine_catalog;        /* conn holds the data (not a SQLite mirror): DuckDB estimates */
+    /* The one parse and one bind (issue 23): what every stage reads instead of asking DuckDB
+     * again; NULL on the C API route (sluice built without the bind-once unit, or text that is
+     * not UTF-8), where the stages prepare and query as before. */
+    sluice_bound_statement *bound;
+    bool single;          /* the text holds exactly one statement */
+    bool statement_bound; /* it bound and is of a known type (sluice_sql_statement_bind) */
 } sluice_sql_ctx;
 
 /* --- statement.c -------------------------------------------------------------------------- */
-/* Requires exactly one statement: *out is the extracted statement, or NULL after adding a
- * violation (syntax error with line and column, no statement, more than one). */
+/* Requires exactly one statement: sets ctx->single, or adds a violation (syntax error with line
+ * and column, no statement, more than one). Parses once through the bind-once unit (ctx->bound)
+ * when sluice has it; on the C API route *out is the extracted statement (else NULL).
+ * SLUICE_E_NOMEM. */
 sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out);
 
-/* Prepares the extracted statement (binding, never executing) and classifies it: sets
- * ctx->type, ctx->result_columns, facts->action and facts->statement_kind. A bind failure or an
- * unknown statement type is a violation and *prepared stays NULL. */
+/* Binds the one statement (never executing it) and classifies it: sets ctx->type,
+ * ctx->result_columns, ctx->statement_bound, facts->action and facts->statement_kind. Through
+ * the unit this is the analysis's one bind (ctx->bound then holds the plan and the estimate's
+ * physical plan too); on the C API route it prepares ex into *prepared. A bind failure or an
+ * unknown statement type is a violation, and the statement is not bound. SLUICE_E_NOMEM. */
 sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_extracted_statements ex,
                                         duckdb_prepared_statement *prepared);
 
+/* The bound statement's parameters (1-based, as DuckDB numbers them) and result columns
+ * (0-based), from the one bind or from ps on the C API route: names in the arena ("" for a
+ * parameter without one; NULL when out of memory, or for a column DuckDB does not name), types
+ * as the C API gives them (DUCKDB_TYPE_INVALID when DuckDB inferred none). */
+size_t sluice_sql_param_count(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps);
+const char *sluice_sql_param_name(sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i);
+duckdb_type
+sluice_sql_param_type(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i);
+const char *sluice_sql_column_name(sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i);
+duckdb_type
+sluice_sql_column_type(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i);
+
 /* --- estimate.c ------------------------------------------------------------------------- */
-/* DuckDB's own estimate for a read that bound (issue 24): EXPLAIN (FORMAT JSON) prepared on the
+/* DuckDB's own estimate for a read that bound (issue 24): the physical plan of the one bind
+ * (ctx->bound->physical, a read without parameters), else EXPLAIN (FORMAT JSON) prepared on the
  * data's catalog with the execute-time variables bound as text (DuckDB casts them to the types
  * it inferred), never run. Fills estimated_rows (the top operator's cardinality) and
  * estimated_cost (the cardinalities of every operator summed, so a LIMIT over a large join does
@@ -88,8 +112,10 @@ void sluice_sql_bind_violation(sluice_sql_ctx *ctx, const char *error);
  * Non-OK (no child could start, no memory) means the analysis must fail. */
 sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_statements ex);
 
-/* Runs `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` for fn json_serialize_sql or
- * json_serialize_plan and parses the JSON (integers decoded as reals: plans hold 2^64-1).
+/* The value `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` gives for fn
+ * json_serialize_sql or json_serialize_plan: read from the one parse and bind (ctx->bound; the
+ * plan once sluice_sql_statement_bind ran), or on the C API route by running that query and
+ * parsing its JSON (integers decoded as reals: plans hold 2^64-1).
  * When raw is given it receives DuckDB's JSON text as is (exact integers, for the canonical
  * form). NULL + violation when the call itself fails; DuckDB's {"error":true} comes back as JSON.
  */

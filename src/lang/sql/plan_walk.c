@@ -1426,12 +1426,9 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
         return;
     }
     for (size_t i = 0; i < root->n; i++) {
-        const char *cname = duckdb_prepared_statement_column_name(ps, i);
         sluice_codefacts_output *o = NULL;
-        sluice_codefacts_add_output(f, cname,
-                                    type_name(duckdb_prepared_statement_column_type(ps, i)), &o);
-        if (cname != NULL)
-            duckdb_free((void *)cname);
+        sluice_codefacts_add_output(f, sluice_sql_column_name(w->ctx, ps, i),
+                                    type_name(sluice_sql_column_type(w->ctx, ps, i)), &o);
         if (o == NULL)
             return;
         const uint64_t *s = set_at(w, root, i);

@@ -124,17 +124,34 @@ static const char *first_line(sluice_arena *arena, const char *msg)
     return nl == NULL ? msg : sluice_arena_strndup(arena, msg, (size_t)(nl - msg));
 }
 
+/* The value of the one parse or bind; NULL (the analysis then fails closed) when JSON could not
+ * hold it, as when json_loads refuses the query's text. */
+static json_t *bound_value(sluice_sql_ctx *ctx, json_t *doc, const char *doc_raw, const char **raw)
+{
+    if (doc == NULL) {
+        ctx->facts->incomplete = true;
+        return NULL;
+    }
+    if (raw != NULL)
+        *raw = doc_raw;
+    return doc;
+}
+
 json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw)
 {
+    bool plan = strcmp(fn, "json_serialize_plan") == 0;
+    if (ctx->bound != NULL && !plan)
+        return bound_value(ctx, ctx->bound->parse_tree, ctx->bound->parse_tree_raw, raw);
+    if (ctx->bound != NULL && ctx->bound->planned)
+        return bound_value(ctx, ctx->bound->plan, NULL, raw);
     /* The bind service's one parse + one bind gives the very value without the query (issue
      * 23); built without it, the query runs as before. */
     json_t *doc = NULL;
     sluice_error unit_err;
     sluice_error_clear(&unit_err);
-    sluice_status unit = sluice_executor_bind_tree(
-        ctx->conn, ctx->code,
-        strcmp(fn, "json_serialize_plan") == 0 ? SLUICE_BIND_PLAN : SLUICE_BIND_PARSE_TREE,
-        ctx->arena, &doc, raw, &unit_err);
+    sluice_status unit = sluice_executor_bind_tree(ctx->conn, ctx->code,
+                                                   plan ? SLUICE_BIND_PLAN : SLUICE_BIND_PARSE_TREE,
+                                                   ctx->arena, &doc, raw, &unit_err);
     if (unit == SLUICE_OK)
         return doc;
     if (unit != SLUICE_E_UNSUPPORTED) {
@@ -226,21 +243,20 @@ static void count_violation(sluice_sql_ctx *ctx, size_t count)
                                  "exactly one statement is allowed; found %zu", count);
 }
 
-/* The C API's type. DuckDB 1.4's C API says INVALID for the types it has no C value for; the
- * unit names those from the prepared statement itself, and the three DuckDB has are given the
- * values DuckDB 1.5's C API gives them (stmt_classes 28-30). Any other INVALID stays so and is
- * refused by classify. */
-static duckdb_statement_type statement_type(duckdb_prepared_statement ps)
+/* The C API's type t. DuckDB 1.4's C API says INVALID for the types it has no C value for; the
+ * unit names those (name: DuckDB's own, NULL when unknown), and the three DuckDB has are given
+ * the values DuckDB 1.5's C API gives them (stmt_classes 28-30). Any other INVALID stays so and
+ * is refused by classify. */
+static duckdb_statement_type statement_type(duckdb_statement_type t, const char *name)
 {
-    duckdb_statement_type t = duckdb_prepared_statement_type(ps);
     static const struct {
         const char *name;
         int type;
     } named[] = { { "COPY_DATABASE_STATEMENT", 28 },
                   { "UPDATE_EXTENSIONS_STATEMENT", 29 },
                   { "MERGE_INTO_STATEMENT", 30 } };
-    const char *name =
-        t == DUCKDB_STATEMENT_TYPE_INVALID ? sluice_executor_bind_statement_kind(ps) : NULL;
+    if (t != DUCKDB_STATEMENT_TYPE_INVALID)
+        return t;
     for (size_t i = 0; name != NULL && i < sizeof(named) / sizeof(named[0]); i++)
         if (strcmp(name, named[i].name) == 0)
             return (duckdb_statement_type)named[i].type;
@@ -265,26 +281,75 @@ static bool classify(sluice_sql_ctx *ctx, duckdb_statement_type type)
     return true;
 }
 
-sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out)
+/* What the statement count means: exactly one goes on; otherwise the violation. error: the
+ * parser's, when it found none. */
+static void count_statements(sluice_sql_ctx *ctx, size_t n, const char *error)
 {
-    *out = NULL;
-    duckdb_extracted_statements ex = NULL;
-    idx_t n = duckdb_extract_statements(ctx->conn, ctx->code, &ex);
     if (n == 1) {
-        *out = ex;
-        return SLUICE_OK;
-    }
-    const char *e = n == 0 ? duckdb_extract_statements_error(ex) : NULL;
-    if (n > 1) {
+        ctx->single = true;
+    } else if (n > 1) {
         classify_by_keyword(ctx);
-        count_violation(ctx, (size_t)n);
-    } else if (e != NULL) {
-        syntax_violation(ctx, e);
+        count_violation(ctx, n);
+    } else if (error != NULL) {
+        syntax_violation(ctx, error);
     } else {
         sluice_codefacts_violate(ctx->facts, "empty_statement", 0, 0, "send one SQL statement",
                                  "no SQL statement was found");
     }
-    duckdb_destroy_extracted(&ex);
+}
+
+/* The unit's status: memory fails the analysis; anything else it cannot do leaves the facts
+ * incomplete (nothing is approved). */
+static sluice_status unit_failed(sluice_sql_ctx *ctx, sluice_status st)
+{
+    if (st == SLUICE_E_NOMEM)
+        return st;
+    ctx->facts->incomplete = true;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out)
+{
+    *out = NULL;
+    sluice_error unit_err;
+    sluice_error_clear(&unit_err);
+    sluice_status unit =
+        sluice_executor_bind_parse(ctx->conn, ctx->code, ctx->arena, &ctx->bound, &unit_err);
+    if (unit == SLUICE_OK) {
+        count_statements(ctx, ctx->bound->statement_count, ctx->bound->parse_error);
+        return SLUICE_OK;
+    }
+    ctx->bound = NULL;
+    if (unit != SLUICE_E_UNSUPPORTED)
+        return unit_failed(ctx, unit);
+    duckdb_extracted_statements ex = NULL;
+    idx_t n = duckdb_extract_statements(ctx->conn, ctx->code, &ex);
+    count_statements(ctx, (size_t)n, n == 0 ? duckdb_extract_statements_error(ex) : NULL);
+    if (n == 1)
+        *out = ex;
+    else
+        duckdb_destroy_extracted(&ex);
+    return SLUICE_OK;
+}
+
+/* The one bind through the unit: DuckDB's refusal or the statement's type. */
+static sluice_status bind_once(sluice_sql_ctx *ctx)
+{
+    sluice_bound_statement *b = ctx->bound;
+    sluice_error unit_err;
+    sluice_error_clear(&unit_err);
+    sluice_status st = sluice_executor_bind_plan(ctx->conn, b, ctx->arena, &unit_err);
+    if (st != SLUICE_OK)
+        return unit_failed(ctx, st);
+    if (b->bind_error != NULL) {
+        classify_by_keyword(ctx);
+        sluice_sql_bind_violation(ctx, b->bind_error);
+        return SLUICE_OK;
+    }
+    if (!classify(ctx, statement_type((duckdb_statement_type)b->statement_type, b->statement_name)))
+        return SLUICE_OK;
+    ctx->result_columns = b->column_count;
+    ctx->statement_bound = true;
     return SLUICE_OK;
 }
 
@@ -293,6 +358,8 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
                                         duckdb_prepared_statement *prepared)
 {
     *prepared = NULL;
+    if (ctx->bound != NULL)
+        return bind_once(ctx);
     duckdb_prepared_statement ps = NULL;
     if (duckdb_prepare_extracted_statement(ctx->conn, ex, 0, &ps) == DuckDBError) {
         classify_by_keyword(ctx);
@@ -300,11 +367,62 @@ sluice_status sluice_sql_statement_bind(sluice_sql_ctx *ctx,
         duckdb_destroy_prepare(&ps);
         return SLUICE_OK;
     }
-    if (!classify(ctx, statement_type(ps))) {
+    duckdb_statement_type t = duckdb_prepared_statement_type(ps);
+    if (!classify(ctx, statement_type(t, t == DUCKDB_STATEMENT_TYPE_INVALID
+                                             ? sluice_executor_bind_statement_kind(ps)
+                                             : NULL))) {
         duckdb_destroy_prepare(&ps);
         return SLUICE_OK;
     }
     ctx->result_columns = (size_t)duckdb_prepared_statement_column_count(ps);
+    ctx->statement_bound = true;
     *prepared = ps;
     return SLUICE_OK;
+}
+
+/* A string of DuckDB's malloc (NULL when none) copied into the arena and freed: "" for none
+ * when none is "". */
+static const char *take(sluice_sql_ctx *ctx, const char *s, const char *none)
+{
+    const char *out = s != NULL ? sluice_arena_strdup(ctx->arena, s) : none;
+    duckdb_free((void *)s);
+    return out;
+}
+
+size_t sluice_sql_param_count(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps)
+{
+    return ctx->bound != NULL ? ctx->bound->param_count : (size_t)duckdb_nparams(ps);
+}
+
+const char *sluice_sql_param_name(sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i)
+{
+    if (ctx->bound == NULL)
+        return take(ctx, duckdb_parameter_name(ps, i), "");
+    const char *name =
+        i >= 1 && i <= ctx->bound->param_count ? ctx->bound->param_names[i - 1] : NULL;
+    return name != NULL ? name : "";
+}
+
+duckdb_type sluice_sql_param_type(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i)
+{
+    if (ctx->bound == NULL)
+        return duckdb_param_type(ps, i);
+    return i >= 1 && i <= ctx->bound->param_count ? (duckdb_type)ctx->bound->param_types[i - 1]
+                                                  : DUCKDB_TYPE_INVALID;
+}
+
+const char *sluice_sql_column_name(sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i)
+{
+    if (ctx->bound == NULL)
+        return take(ctx, duckdb_prepared_statement_column_name(ps, i), NULL);
+    return i < ctx->bound->column_count ? ctx->bound->column_names[i] : NULL;
+}
+
+duckdb_type
+sluice_sql_column_type(const sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i)
+{
+    if (ctx->bound == NULL)
+        return duckdb_prepared_statement_column_type(ps, i);
+    return i < ctx->bound->column_count ? (duckdb_type)ctx->bound->column_types[i]
+                                        : DUCKDB_TYPE_INVALID;
 }

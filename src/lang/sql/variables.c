@@ -119,11 +119,9 @@ static void locate_param(const sluice_sql_ctx *ctx, const char *name, size_t *li
 
 /* One parameter against its variable (marking it used). */
 static void check_param(
-    sluice_sql_ctx *ctx, duckdb_prepared_statement ps, idx_t i, const json_t *vars, bool *used)
+    sluice_sql_ctx *ctx, duckdb_prepared_statement ps, size_t i, const json_t *vars, bool *used)
 {
-    const char *pname = duckdb_parameter_name(ps, i);
-    const char *name = sluice_arena_strdup(ctx->arena, pname != NULL ? pname : "");
-    duckdb_free((void *)pname);
+    const char *name = sluice_sql_param_name(ctx, ps, i);
     if (name == NULL)
         return; /* the arena's failure fails the analysis closed */
     size_t line, col;
@@ -136,7 +134,7 @@ static void check_param(
                                  name, name);
         return;
     }
-    want w = want_of(duckdb_param_type(ps, i));
+    want w = want_of(sluice_sql_param_type(ctx, ps, i));
     if (fits(v, w))
         return;
     if (json_is_object(v) || json_is_array(v))
@@ -181,8 +179,8 @@ sluice_status sluice_sql_check_variables(sluice_sql_ctx *ctx,
         json_decref(vars);
         return SLUICE_E_NOMEM;
     }
-    idx_t n = duckdb_nparams(ps);
-    for (idx_t i = 1; i <= n; i++)
+    size_t n = sluice_sql_param_count(ctx, ps);
+    for (size_t i = 1; i <= n; i++)
         check_param(ctx, ps, i, vars, used);
     size_t k = 0;
     const char *key;
