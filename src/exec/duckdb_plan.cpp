@@ -260,8 +260,13 @@ void yyjson_string(std::string &out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
     out += '"';
+    size_t run = 0; /* where the characters not yet copied start: copied a run at a time */
     for (size_t i = 0; i < n; i++) {
         unsigned char c = static_cast<unsigned char>(s[i]);
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(s + run, i - run);
+        run = i + 1;
         switch (c) {
         case '"':
             out += "\\\"";
@@ -285,15 +290,12 @@ void yyjson_string(std::string &out, const char *s, size_t n)
             out += "\\r";
             break;
         default:
-            if (c < 0x20) {
-                out += "\\u00";
-                out += hex[c >> 4];
-                out += hex[c & 15];
-            } else {
-                out += static_cast<char>(c);
-            }
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 15];
         }
     }
+    out.append(s + run, n - run);
     out += '"';
 }
 

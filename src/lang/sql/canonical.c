@@ -22,18 +22,20 @@
 
 static const char key_location[] = "\"query_location\":";
 
-/* Copies DuckDB's compact JSON dropping "query_location":<n> members. The scan tracks string
- * state, so the key can only match as a member name, never inside a string value. */
-static void strip_locations(sluice_buf *b, const char *raw)
+/* Copies DuckDB's compact JSON (n bytes) into out, which has room for n, dropping
+ * "query_location":<n> members; returns the bytes written. The scan tracks string state, so the
+ * key can only match as a member name, never inside a string value. Dropping never lengthens
+ * the text, so the copy is written straight into one allocation, not grown. */
+static size_t strip_locations(char *out, const char *raw, size_t n)
 {
-    size_t n = strlen(raw), klen = sizeof(key_location) - 1;
+    size_t len = 0, klen = sizeof(key_location) - 1;
     bool in_string = false;
     for (size_t i = 0; i < n; i++) {
         char c = raw[i];
         if (in_string) {
-            sluice_buf_putc(b, c);
+            out[len++] = c;
             if (c == '\\' && i + 1 < n)
-                sluice_buf_putc(b, raw[++i]);
+                out[len++] = raw[++i];
             else if (c == '"')
                 in_string = false;
             continue;
@@ -44,15 +46,16 @@ static void strip_locations(sluice_buf *b, const char *raw)
                 i++;
             if (i < n && raw[i] == ',')
                 continue; /* member followed by another: drop its comma too */
-            if (b->len > 0 && b->data[b->len - 1] == ',')
-                b->data[--b->len] = '\0'; /* last member: drop the comma before it */
+            if (len > 0 && out[len - 1] == ',')
+                len--; /* last member: drop the comma before it */
             i--;
             continue;
         }
         if (c == '"')
             in_string = true;
-        sluice_buf_putc(b, c);
+        out[len++] = c;
     }
+    return len;
 }
 
 static void token_form(sluice_buf *b, const char *t, size_t len)
@@ -82,23 +85,42 @@ static void token_form(sluice_buf *b, const char *t, size_t len)
     }
 }
 
+/* "sql/tree/1\n" + the parse tree's text without locations, in the arena (NULL: no memory). */
+static const char *tree_form(sluice_sql_ctx *ctx, size_t *len)
+{
+    static const char head[] = "sql/tree/1\n";
+    size_t n = strlen(ctx->parse_tree_raw), h = sizeof(head) - 1;
+    char *out = sluice_arena_alloc(ctx->arena, h + n + 1);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, head, h);
+    *len = h + strip_locations(out + h, ctx->parse_tree_raw, n);
+    out[*len] = '\0';
+    return out;
+}
+
 sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx)
 {
-    sluice_buf b;
-    sluice_buf_init(&b, ctx->arena, 0);
+    const char *form = NULL;
+    size_t len = 0;
     if (ctx->parse_tree_raw != NULL && ctx->parse_tree != NULL &&
         json_is_false(json_object_get(ctx->parse_tree, "error"))) {
-        sluice_buf_puts(&b, "sql/tree/1\n");
-        strip_locations(&b, ctx->parse_tree_raw);
+        form = tree_form(ctx, &len);
+        if (form == NULL)
+            return SLUICE_E_NOMEM;
     } else {
+        sluice_buf b;
+        sluice_buf_init(&b, ctx->arena, 0);
         sluice_buf_puts(&b, "sql/tokens/1\n");
         token_form(&b, ctx->code, ctx->code_len);
+        if (sluice_buf_status(&b) != SLUICE_OK)
+            return sluice_buf_status(&b);
+        form = sluice_buf_cstr(&b);
+        len = b.len;
     }
-    if (sluice_buf_status(&b) != SLUICE_OK)
-        return sluice_buf_status(&b);
     unsigned char digest[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256(digest, (const unsigned char *)b.data, b.len);
+    crypto_hash_sha256(digest, (const unsigned char *)form, len);
     sodium_bin2hex(ctx->facts->code_hash, sizeof(ctx->facts->code_hash), digest, sizeof(digest));
-    ctx->facts->canonical = sluice_buf_cstr(&b);
+    ctx->facts->canonical = form;
     return SLUICE_OK;
 }
