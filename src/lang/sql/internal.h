@@ -140,7 +140,7 @@ void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
 sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx);
 
 /* --- plan_walk.c -------------------------------------------------------------------------- */
-/* Binds the statement (json_serialize_plan), walks the plan for lineage, fills tables_read,
+/* Walks the bound statement's plan (json_serialize_plan's value) for lineage, fills tables_read,
  * columns_read, outputs, blocked_used, blocked_in_predicate; refuses unknown
  * operators/expressions/keys, functions outside the allowlist, blocked (or tainted) fields in
  * the output and predicates on them outside blocked_predicates.c's table. */
