@@ -12,6 +12,7 @@
 
 #include <duckdb.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/wait.h>
@@ -39,6 +40,8 @@ static void create_db(const char *path)
         "CREATE TABLE people(id INTEGER, name VARCHAR, ssn VARCHAR)",
         "INSERT INTO people VALUES (1, 'Ann', '123-45-6789'), (2, 'Bob', '987-65-4321')",
         "CREATE TABLE nums AS SELECT range AS n FROM range(100)",
+        "CREATE TABLE accounts AS SELECT range AS id, 'name ' || range AS name, "
+        "CASE WHEN range % 2 = 0 THEN 'enterprise' ELSE 'free' END AS plan FROM range(5000)",
         "CREATE TABLE secret(k VARCHAR)",
         "CREATE VIEW v_people AS SELECT id, name FROM people",
         "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
@@ -802,6 +805,37 @@ static void test_open_is_lazy_once_and_fails_clearly(void **state)
     sluice_executor_close(ex);
 }
 
+/* The served database plans `ORDER BY ... LIMIT n` as one scan and a top-n: DuckDB 1.4's late
+ * materialization (a top-n of row ids, a semi hash join, a sort) leaves each run's temporary
+ * block handles in its eviction queues, ~1.5 KB a run until a queue holds 32,768 entries, which
+ * is what made the load run's RSS climb. 2,000 runs in the server's process (as the analysis
+ * lets a non-amplifying statement run), each in an arena of its own as a call's, must leave the
+ * heap within 256 KB. */
+static void test_top_n_runs_leave_the_heap_flat(void **state)
+{
+    fixture *f = *state;
+    const char *sql = "SELECT id, name FROM accounts WHERE plan = 'enterprise' ORDER BY id LIMIT 5";
+    sluice_exec_request req = { .code = sql,
+                                .code_len = strlen(sql),
+                                .limits = { .timeout_ms = 30000, .max_rows = 1000 },
+                                .engine_bounded = true };
+    size_t before = 0;
+    for (int i = 0; i < 2200; i++) {
+        if (i == 200) /* after the catalog, connection and thread caches warmed up */
+            before = mallinfo2().uordblks;
+        sluice_arena *arena = sluice_arena_new();
+        sluice_exec_result r;
+        sluice_error err = { 0 };
+        assert_int_equal(sluice_executor_execute(f->ex, arena, &req, &r, &err), SLUICE_OK);
+        assert_int_equal(r.row_count, 5);
+        sluice_arena_free(arena);
+    }
+    size_t after = mallinfo2().uordblks;
+    size_t grown = after > before ? after - before : 0;
+    if (grown > 256u * 1024u)
+        fail_msg("2,000 top-n runs left %zu bytes on the heap (bound 262,144)", grown);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -822,6 +856,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_open_refuses_another_duckdb_release, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_is_lazy_once_and_fails_clearly, setup, teardown),
         cmocka_unit_test_setup_teardown(test_open_refuses_a_file_locked_elsewhere, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_top_n_runs_leave_the_heap_flat, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
