@@ -620,15 +620,23 @@ static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
     return st;
 }
 
+/* Whether execute must analyse r's code again for a live estimate: the token's estimate came
+ * from the engine's planner and the data may have moved it since approval (admit compares the
+ * two, and a kept analysis would hide the move). A backend whose data cannot change (a DuckDB
+ * file opened read_only) plans the same estimate again, so its kept analysis is the live one. */
+static bool needs_live_estimate(const request *r, const sluice_token_claims *claims)
+{
+    return sluice_estimate_needs_live(claims) && !sluice_executor_data_fixed(r->j.be->executor);
+}
+
 /* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
  * hash has the token's code mark and the context and variables are the same now; else a full
  * analysis. The hint only saves a lookup that could not match: every part of the key is computed
- * here. A token whose estimate came from the engine's planner is analysed again: the data may have
- * moved the estimate since approval (admit compares the two), and a kept analysis would hide it. */
+ * here. */
 static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {
     sluice_analysis_key key;
-    if (hint != NULL && !sluice_estimate_needs_live(hint) &&
+    if (hint != NULL && !needs_live_estimate(r, hint) &&
         r->in->code_len <= SLUICE_LIMIT_CODE_BYTES && analysis_key(r, &key) == SLUICE_OK &&
         memcmp(key.code_hash, hint->marks[SLUICE_TOKEN_MARK_CODE], SLUICE_TOKEN_MARK_BYTES) == 0 &&
         sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt), r->arena,
@@ -854,7 +862,7 @@ static sluice_status validate(request *r, json_t **out)
         st = issue_token(r, &token);
         if (st != SLUICE_OK)
             return st;
-        if (!sluice_estimate_needs_live(&r->claims)) /* execute analyses those again anyway */
+        if (!needs_live_estimate(r, &r->claims)) /* execute analyses those again anyway */
             remember(r);
     }
     const sluice_codefacts *f = j->facts;

@@ -98,6 +98,7 @@ typedef struct duck_state {
     bool allow_ddl;
     uint64_t memory_bytes; /* memory_limit in bytes: the execute child's address-space cap */
     char memory_text[32];  /* memory_limit as configured, quoted in the error */
+    bool read_only;        /* the served file, opened read_only (never a scratch session) */
     guard_cache *guards;   /* NULL unless the database is read_only (see guard_cache) */
     plan_cache *plans;     /* NULL unless the database is read_only (see plan_cache) */
 } duck_state;
@@ -188,6 +189,14 @@ duck_bind_catalog(sluice_executor *ex, void **out, sluice_arena *arena, sluice_e
     return st;
 }
 
+/* A file opened read_only: DuckDB's shared lock keeps writers of other processes out, and this
+ * process runs no write, DDL or ATTACH on it (statement_allowed). */
+static bool duck_data_fixed(const sluice_executor *ex)
+{
+    const duck_state *s = sluice_executor_state(ex);
+    return s->read_only;
+}
+
 static const sluice_executor_ops duck_ops = {
     .name = "duckdb",
     .schema = duck_schema,
@@ -195,6 +204,7 @@ static const sluice_executor_ops duck_ops = {
     .close = duck_close,
     .opens_on_first_use = true,
     .bind_catalog = duck_bind_catalog,
+    .data_fixed = duck_data_fixed,
 };
 
 /* Runs trusted host SQL (never user text) and returns a materialized result. */
@@ -450,6 +460,7 @@ static sluice_status open_database(const sluice_config_database *db,
     if (s->memory_bytes == 0)
         s->memory_bytes = SLUICE_LIMIT_EXEC_MEMORY_DEFAULT_BYTES;
     snprintf(s->memory_text, sizeof(s->memory_text), "%s", o->memory);
+    s->read_only = !writable;
     if (!writable) {
         /* Without them every call runs the guard's bind, or prepares: slower, never less safe. */
         s->guards = calloc(1, sizeof *s->guards);

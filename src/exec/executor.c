@@ -220,6 +220,11 @@ bool sluice_executor_opens_on_first_use(const sluice_executor *ex)
     return ex != NULL && ex->ops->opens_on_first_use;
 }
 
+bool sluice_executor_data_fixed(const sluice_executor *ex)
+{
+    return ex != NULL && ex->ops->data_fixed != NULL && ex->ops->data_fixed(ex);
+}
+
 sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
                                            void **out,
                                            sluice_arena *arena,

@@ -189,6 +189,9 @@ typedef struct sluice_executor_ops {
                              const sluice_exec_request *req,
                              const char **plan_json,
                              sluice_error *err);
+    /* Optional: true when nothing, in this process or another, can change the data or the
+     * catalog this backend reads while it serves (a DuckDB file opened read_only). */
+    bool (*data_fixed)(const sluice_executor *ex);
 } sluice_executor_ops;
 
 /* Tables, views, columns, types, approximate row counts, blocked and hidden marks, and a
@@ -223,6 +226,10 @@ sluice_status sluice_executor_catalog(sluice_executor *ex,
 
 /* True when the engine opens on first need (sluice_executor_ops.opens_on_first_use). */
 bool sluice_executor_opens_on_first_use(const sluice_executor *ex);
+
+/* True when the backend's data cannot change while it serves (sluice_executor_ops.data_fixed):
+ * what its planner estimated for a statement then stays what it was. */
+bool sluice_executor_data_fixed(const sluice_executor *ex);
 
 /* Sets *out to the DuckDB catalog (a duckdb_database, as void *) to bind this backend's SQL
  * against, or to NULL when the backend offers none: the front end then mirrors

@@ -574,6 +574,9 @@ static void test_write_mode_allows_only_enabled_kinds(void **state)
     sluice_executor *ex = NULL;
     sluice_error err = { 0 };
     assert_int_equal(sluice_executor_open(&f->db, &cm, &ex, f->arena, &err), SLUICE_OK);
+    /* writes may move a planner's estimate after approval: execute must plan it again */
+    assert_false(sluice_executor_data_fixed(ex));
+    assert_true(sluice_executor_data_fixed(f->ex)); /* the fixture's file is read_only */
     const char *ins = "INSERT INTO people VALUES (3, 'Eve', '000-00-0000')";
     sluice_exec_request req = { .code = ins, .code_len = strlen(ins) };
     sluice_exec_result r;
