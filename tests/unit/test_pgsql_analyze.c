@@ -6,6 +6,7 @@
  * allowlist; and an allocation-failure sweep that never yields a clean verdict for code that
  * must be refused.
  */
+#include "core/limits.h"
 #include "facts_test_util.h"
 #include "pgsql_fixture.h"
 #include "unit.h"
@@ -444,6 +445,37 @@ static void test_pgsql_parse_bounds(void **state)
     sluice_arena_free(arena);
 }
 
+/* Both SQL analyzers refuse code over SLUICE_LIMIT_CODE_BYTES before parsing it, with the one
+ * message that names the length and the limit (sluice_sql_check_length). */
+static void test_sql_length_limit(void **state)
+{
+    (void)state;
+    size_t len = SLUICE_LIMIT_CODE_BYTES + 1;
+    char *sql = malloc(len + 1);
+    assert_non_null(sql);
+    memset(sql, ' ', len);
+    memcpy(sql, "SELECT 1", 8);
+    sql[len] = '\0';
+    char expected[96];
+    snprintf(expected, sizeof expected, "the SQL is too long (%zu bytes; limit is %u)", len,
+             SLUICE_LIMIT_CODE_BYTES);
+    sluice_config_code_mode cm = pgfx_cm();
+    sluice_frontend_context fc = { .code_mode = &cm, .schema = &pgfx_schema };
+    for (int duck = 0; duck < 2; duck++) {
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = NULL;
+        sluice_error err;
+        sluice_error_clear(&err);
+        sluice_status st = duck ? sluice_sql_analyze(arena, sql, len, NULL, &fc, &f, &err)
+                                : sluice_pgsql_analyze(arena, sql, len, NULL, &fc, &f, &err);
+        assert_int_equal(st, SLUICE_E_LIMIT);
+        assert_null(f);
+        assert_string_equal(err.message, expected);
+        sluice_arena_free(arena);
+    }
+    free(sql);
+}
+
 /* What PostgreSQL is asked to plan is bounded at validate: CTEs and FROM items (views' own
  * included), each limit named with its value (issue 21: chained CTEs planned for minutes). */
 static void test_pgsql_planning_bounds(void **state)
@@ -522,6 +554,7 @@ int main(void)
         cmocka_unit_test(test_pgsql_violation_has_place),
         cmocka_unit_test(test_pgsql_parse_bounds),
         cmocka_unit_test(test_pgsql_planning_bounds),
+        cmocka_unit_test(test_sql_length_limit),
         cmocka_unit_test(test_pgsql_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

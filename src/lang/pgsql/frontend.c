@@ -9,7 +9,6 @@
  * other Admin statement never, whatever sql_allow_ddl says).
  * Does not own: any stage's logic (see internal.h).
  */
-#include "core/limits.h"
 #include "exec/executor.h"
 #include "lang/pgsql/internal.h"
 
@@ -313,10 +312,9 @@ sluice_status sluice_pgsql_analyze(sluice_arena *arena,
                                    sluice_error *err)
 {
     /* bound by the executor as parameters, never part of the text; checked against them here */
-    if (code_len > SLUICE_LIMIT_CODE_BYTES)
-        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                "the SQL is too long (%zu bytes; limit is %u)", code_len,
-                                SLUICE_LIMIT_CODE_BYTES);
+    sluice_status len_st = sluice_sql_check_length(code_len, arena, err);
+    if (len_st != SLUICE_OK)
+        return len_st;
     pg_ctx c = { .arena = arena, .code_len = code != NULL ? code_len : 0 };
     c.code = sluice_arena_strndup(arena, code != NULL ? code : "", c.code_len);
     c.cm = fc != NULL && fc->code_mode != NULL ? fc->code_mode : &default_code_mode;

@@ -7,6 +7,7 @@
  * Does not own: the neutral record (facts/codefacts.c) or finding the facts (parsetree.c,
  * plan_walk.c, rules.c).
  */
+#include "core/limits.h"
 #include "lang/sql/internal.h"
 
 #include <ctype.h>
@@ -109,4 +110,13 @@ sluice_status sluice_sql_name_operations(sluice_codefacts *facts)
             return st;
     }
     return SLUICE_OK;
+}
+
+sluice_status sluice_sql_check_length(size_t code_len, sluice_arena *arena, sluice_error *err)
+{
+    if (code_len <= SLUICE_LIMIT_CODE_BYTES)
+        return SLUICE_OK;
+    return sluice_error_set(err, arena, SLUICE_E_LIMIT,
+                            "the SQL is too long (%zu bytes; limit is %u)", code_len,
+                            SLUICE_LIMIT_CODE_BYTES);
 }

@@ -6,7 +6,6 @@
  * in-memory mirror of a SQLite schema), the blocked-field list, and the sluice_frontend vtable.
  * Does not own: any stage's logic (see internal.h for which file owns which).
  */
-#include "core/limits.h"
 #include "core/vec.h"
 #include "exec/executor.h"
 #include "exec/fork_gate.h"
@@ -346,10 +345,9 @@ static sluice_status analyze_mode(sluice_arena *arena,
                                   sluice_codefacts **out,
                                   sluice_error *err)
 {
-    if (code_len > SLUICE_LIMIT_CODE_BYTES)
-        return sluice_error_set(err, arena, SLUICE_E_LIMIT,
-                                "the SQL is too long (%zu bytes; limit is %u)", code_len,
-                                SLUICE_LIMIT_CODE_BYTES);
+    sluice_status len_st = sluice_sql_check_length(code_len, arena, err);
+    if (len_st != SLUICE_OK)
+        return len_st;
     sluice_sql_ctx ctx = { .arena = arena };
     ctx.facts = sluice_sql_facts_new(arena);
     ctx.code = sluice_arena_strndup(arena, code != NULL ? code : "", code != NULL ? code_len : 0);

@@ -61,6 +61,10 @@ void sluice_sql_change_rules(sluice_codefacts *f,
                              const sluice_config_code_mode *cm,
                              bool needs_where);
 
+/* The length limit both SQL analyzers apply before anything else (SLUICE_LIMIT_CODE_BYTES):
+ * SLUICE_OK, or SLUICE_E_LIMIT with err naming the length and the limit. */
+sluice_status sluice_sql_check_length(size_t code_len, sluice_arena *arena, sluice_error *err);
+
 /* Names each change "<kind>_<table>" in facts->operations ("update_budget_note") unless the
  * facts name operations already. SLUICE_E_NOMEM on allocation failure. */
 sluice_status sluice_sql_name_operations(sluice_codefacts *facts);
