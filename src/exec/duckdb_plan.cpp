@@ -793,13 +793,19 @@ extract_error(duckdb::ClientContext &context, const std::exception &ex, const st
     return error.Message();
 }
 
+/* doc, owned by arena from here on (its cleanup registered); nullptr when doc is (or when out
+ * of memory: the cleanup already ran then, arena.h). */
+json_t *owned_by(sluice_arena *arena, json_t *doc)
+{
+    if (doc != nullptr && sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
+        return nullptr;
+    return doc;
+}
+
 /* A jansson document owned by arena (its cleanup registered), or nullptr. */
 json_t *arena_document(sluice_arena *arena)
 {
-    json_t *doc = json_object();
-    if (doc != nullptr && sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
-        return nullptr; /* the cleanup already ran on failure (arena.h) */
-    return doc;
+    return owned_by(arena, json_object());
 }
 
 /* What the bind yields inside its transaction, copied into the arena after it. */
@@ -821,7 +827,8 @@ void plan_once(duckdb::ClientContext &context,
                bool select,
                bool want_physical,
                sluice_bound_statement *b,
-               bind_yield &y)
+               bind_yield &y,
+               sluice_arena *arena)
 {
     duckdb::Planner planner(context);
     planner.CreatePlan(std::move(st));
@@ -906,7 +913,9 @@ void plan_once(duckdb::ClientContext &context,
         json_hold list(json_array());
         if (json_array_append_new(list.v, physical_tree(physical->Root(), 0)) != 0)
             throw plan_fail{ SLUICE_E_NOMEM };
-        b->physical = list.release();
+        /* the arena's, as every value of the bound statement: it outlives this bind */
+        if ((b->physical = owned_by(arena, list.release())) == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
     } catch (plan_fail &f) {
         y.physical_status = f.status;
     }
@@ -1205,7 +1214,8 @@ void prepare_again(duckdb::ClientContext &context,
         if (json_array_append_new(list.v,
                                   physical_tree(prepared->data->physical_plan->Root(), 0)) != 0)
             throw plan_fail{ SLUICE_E_NOMEM };
-        b->physical = list.release();
+        if ((b->physical = owned_by(t.arena, list.release())) == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
     } catch (plan_fail &f) {
         if (f.status == SLUICE_E_NOMEM)
             throw;
@@ -1253,7 +1263,8 @@ extern "C" sluice_status sluice_executor_bind_plan(void *conn,
                 [&]() {
                     /* ours never crosses DuckDB's rollback (it is no std::exception) */
                     try {
-                        plan_once(context, std::move(statement), select, want_physical, b, y);
+                        plan_once(context, std::move(statement), select, want_physical, b, y,
+                                  arena);
                     } catch (plan_fail &f) {
                         y.plan_status = f.status == SLUICE_E_INTERNAL ? f.status : SLUICE_E_NOMEM;
                     }

@@ -381,12 +381,37 @@ static void test_allocation_failure_sweep(void **state)
     fail_msg("the sweep never reached the end");
 }
 
+/* Every value of a bound statement is the arena's: freeing it releases them all. The physical
+ * plan was left out (~3.4 KB a validate: the load run's heap grew 7 MB per 5,000 calls). */
+static void test_bound_values_are_the_arenas(void **state)
+{
+    (void)state;
+    sluice_arena *arena = sluice_arena_new();
+    assert_non_null(arena);
+    sluice_error err = { 0 };
+    sluice_bound_statement *b = NULL;
+    const char *sql = "SELECT id FROM orders WHERE id = 1 ORDER BY id LIMIT 5";
+    assert_int_equal(sluice_executor_bind_parse(conn, sql, arena, &b, &err), SLUICE_OK);
+    assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_OK);
+    json_t *kept[] = { b->parse_tree, b->plan, b->physical };
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++)
+        assert_non_null(json_incref(kept[i]));
+    sluice_arena_free(arena);
+    for (size_t i = 0; i < sizeof(kept) / sizeof(kept[0]); i++) {
+        if (kept[i]->refcount != 1)
+            fail_msg("value %zu of the bound statement outlived its arena (%zu references)", i,
+                     (size_t)kept[i]->refcount - 1);
+        json_decref(kept[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_same_values_as_the_queries),
         cmocka_unit_test(test_refuses_what_it_cannot_serialize),
         cmocka_unit_test(test_allocation_failure_sweep),
+        cmocka_unit_test(test_bound_values_are_the_arenas),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
