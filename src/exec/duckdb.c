@@ -277,16 +277,18 @@ make_config(const duck_open *o, duckdb_config *out, sluice_arena *arena, sluice_
      * thread's peak passes this (default 128 MB), so the work of the first calls (schema,
      * curated tools' analysis) stayed resident while idle: 4 MB gives back ~4-6 MB of RSS
      * (docs/benchmarks.md, idle RSS) at the price of a purge after the rare larger task.
-     * late_materialization_max_rows: 1.4 plans `ORDER BY ... LIMIT n` (n <= 50) as a top-n of
-     * row ids, a semi hash join back to the table and a sort: about seven temporary blocks a run,
-     * whose handles DuckDB's eviction queues keep until a queue holds 32,768 entries (~16 MB of
-     * heap, reached after ~16,000 such runs: the load run's RSS climb). 0 plans a plain top-n over
-     * one scan, which allocates no block and is the cheaper plan for the small answers served. */
+     * disabled_optimizers = late_materialization: 1.4 plans `ORDER BY ... LIMIT n` (n <= 50)
+     * as a top-n of row ids, a semi hash join back to the table and a sort: about seven temporary
+     * blocks a run, whose handles DuckDB's eviction queues keep until a queue holds 32,768
+     * entries (~16 MB of heap, reached after ~16,000 such runs: the load run's RSS climb). Off,
+     * it plans a plain top-n over one scan, which allocates no block. Not
+     * late_materialization_max_rows = 0: below n, 1.4.4 late-materializes a plain `LIMIT n` instead
+     * (test_limit_runs_leave_the_heap_flat runs both shapes). */
     if (duckdb_set_config(config, "access_mode", o->access_mode) != DuckDBSuccess ||
         duckdb_set_config(config, "threads", o->threads) != DuckDBSuccess ||
         duckdb_set_config(config, "memory_limit", o->memory) != DuckDBSuccess ||
         duckdb_set_config(config, "allocator_flush_threshold", "4MB") != DuckDBSuccess ||
-        duckdb_set_config(config, "late_materialization_max_rows", "0") != DuckDBSuccess)
+        duckdb_set_config(config, "disabled_optimizers", "late_materialization") != DuckDBSuccess)
         st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
                               "DuckDB refused threads=%s or memory_limit='%s'", o->threads,
                               o->memory);
