@@ -819,6 +819,68 @@ struct bind_yield {
     sluice_status physical_status = SLUICE_OK; /* of the cardinalities */
 };
 
+/* The parameters' types as the planner inferred them, at the C API's numbering. */
+void param_types_of(const duckdb::Planner &planner, const sluice_bound_statement *b, bind_yield &y)
+{
+    for (auto &kv : planner.value_map) {
+        duckdb::idx_t at = 0;
+        for (size_t i = 0; i < b->param_count; i++)
+            if (b->param_names[i] != nullptr && kv.first == b->param_names[i])
+                at = i + 1;
+        if (at > 0)
+            y.param_types[at - 1] = kv.second->return_type.id() != duckdb::LogicalTypeId::INVALID
+                                        ? kv.second->return_type
+                                        : kv.second->GetValue().type();
+    }
+}
+
+/* Optimizes logical (a copy of the walked plan) as prepare does and plans it physically; with
+ * want_physical, the operators and EXPLAIN's figures into b->physical. */
+void optimize_and_plan(duckdb::ClientContext &context,
+                       duckdb::Binder &binder,
+                       duckdb::unique_ptr<duckdb::LogicalOperator> logical,
+                       bool want_physical,
+                       sluice_bound_statement *b,
+                       bind_yield &y,
+                       sluice_arena *arena)
+{
+    /* The estimate reads EXPLAIN's figures (issue 24), and EXPLAIN's plan differs from
+     * prepare's in them: under its root (LogicalExplain, which estimates 3 rows without asking
+     * its child) the optimizer's and the physical planner's last estimate passes never reach the
+     * statement's operators, which keep their own figure (0 where none was made). So a read is
+     * optimized under that root, as EXPLAIN does, and planned without the root pass; anything
+     * else as prepare does. The refusals are the same either way (the same rules, the same
+     * tree). */
+    if (want_physical)
+        logical = duckdb::make_uniq<duckdb::LogicalExplain>(
+            std::move(logical), duckdb::ExplainType::EXPLAIN_STANDARD, duckdb::ExplainFormat::JSON);
+    if (duckdb::ClientConfig::GetConfig(context).enable_optimizer && logical->RequireOptimizer()) {
+        duckdb::Optimizer optimizer(binder, context);
+        logical = optimizer.Optimize(std::move(logical));
+    }
+    if (want_physical) {
+        if (logical->type != duckdb::LogicalOperatorType::LOGICAL_EXPLAIN ||
+            logical->children.size() != 1)
+            throw duckdb::InternalException("the optimizer replaced EXPLAIN's root");
+        logical = std::move(logical->children[0]);
+        logical->has_estimated_cardinality = true; /* as under EXPLAIN: no root pass */
+    }
+    duckdb::PhysicalPlanGenerator generator(context);
+    auto physical = generator.Plan(std::move(logical));
+    if (!want_physical)
+        return;
+    try {
+        json_hold list(json_array());
+        if (json_array_append_new(list.v, physical_tree(physical->Root(), 0)) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        /* the arena's, as every value of the bound statement: it outlives this bind */
+        if ((b->physical = owned_by(arena, list.release())) == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
+    } catch (plan_fail &f) {
+        y.physical_status = f.status;
+    }
+}
+
 /* Inside the bind's transaction: plan st once; the walker's plan (json_serialize_plan's value)
  * from it, and, as prepare does when every parameter has a type, the optimized physical plan
  * from a copy of it (the walker's is resolved in place and unfit for the optimizer). */
@@ -834,16 +896,7 @@ void plan_once(duckdb::ClientContext &context,
     planner.CreatePlan(std::move(st));
     y.names = planner.names;
     y.types = planner.types;
-    for (auto &kv : planner.value_map) {
-        duckdb::idx_t at = 0;
-        for (size_t i = 0; i < b->param_count; i++)
-            if (b->param_names[i] != nullptr && kv.first == b->param_names[i])
-                at = i + 1;
-        if (at > 0)
-            y.param_types[at - 1] = kv.second->return_type.id() != duckdb::LogicalTypeId::INVALID
-                                        ? kv.second->return_type
-                                        : kv.second->GetValue().type();
-    }
+    param_types_of(planner, b, y);
     auto logical = std::move(planner.plan);
     bool optimize = planner.properties.bound_all_parameters && logical;
     std::string unserializable;
@@ -882,43 +935,8 @@ void plan_once(duckdb::ClientContext &context,
             y.plan_status = f.status;
         }
     }
-    if (!optimize)
-        return;
-    /* The estimate reads EXPLAIN's figures (issue 24), and EXPLAIN's plan differs from
-     * prepare's in them: under its root (LogicalExplain, which estimates 3 rows without asking
-     * its child) the optimizer's and the physical planner's last estimate passes never reach the
-     * statement's operators, which keep their own figure (0 where none was made). So a read is
-     * optimized under that root, as EXPLAIN does, and planned without the root pass; anything
-     * else as prepare does. The refusals are the same either way (the same rules, the same
-     * tree). */
-    if (want_physical)
-        logical = duckdb::make_uniq<duckdb::LogicalExplain>(
-            std::move(logical), duckdb::ExplainType::EXPLAIN_STANDARD, duckdb::ExplainFormat::JSON);
-    if (duckdb::ClientConfig::GetConfig(context).enable_optimizer && logical->RequireOptimizer()) {
-        duckdb::Optimizer optimizer(*planner.binder, context);
-        logical = optimizer.Optimize(std::move(logical));
-    }
-    if (want_physical) {
-        if (logical->type != duckdb::LogicalOperatorType::LOGICAL_EXPLAIN ||
-            logical->children.size() != 1)
-            throw duckdb::InternalException("the optimizer replaced EXPLAIN's root");
-        logical = std::move(logical->children[0]);
-        logical->has_estimated_cardinality = true; /* as under EXPLAIN: no root pass */
-    }
-    duckdb::PhysicalPlanGenerator generator(context);
-    auto physical = generator.Plan(std::move(logical));
-    if (!want_physical)
-        return;
-    try {
-        json_hold list(json_array());
-        if (json_array_append_new(list.v, physical_tree(physical->Root(), 0)) != 0)
-            throw plan_fail{ SLUICE_E_NOMEM };
-        /* the arena's, as every value of the bound statement: it outlives this bind */
-        if ((b->physical = owned_by(arena, list.release())) == nullptr)
-            throw plan_fail{ SLUICE_E_NOMEM };
-    } catch (plan_fail &f) {
-        y.physical_status = f.status;
-    }
+    if (optimize)
+        optimize_and_plan(context, *planner.binder, std::move(logical), want_physical, b, y, arena);
 }
 
 } // namespace
@@ -1087,6 +1105,50 @@ extern "C" const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_st
     return duckdb::EnumUtil::ToChars(wrapper->statement->GetStatementType());
 }
 
+namespace
+{
+
+/* json_serialize_sql's value of the one statement, as written (before PRAGMA rewriting, which
+ * json_serialize_sql does not do either), into b; whether it is a SELECT. */
+bool single_parse_tree(translator &t, duckdb::SQLStatement &statement, sluice_bound_statement *b)
+{
+    json_t *doc = arena_document(t.arena);
+    if (doc == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    std::string text;
+    try {
+        list_document(
+            "statements", 1,
+            [&](size_t, json_t *one, std::string *items) {
+                serialize_parse_tree(statement, one, items);
+            },
+            doc, text);
+        b->parse_tree = doc;
+        b->parse_tree_raw = t.dup(text);
+    } catch (plan_fail &f) {
+        if (f.status != SLUICE_E_INTERNAL)
+            throw;
+        /* a value JSON cannot hold: parse_tree stays NULL, the caller fails closed */
+    }
+    return statement.type == duckdb::StatementType::SELECT_STATEMENT;
+}
+
+/* The parsed statement kept for sluice_executor_bind_plan, released with arena. */
+void hold_statement(sluice_arena *arena,
+                    duckdb::unique_ptr<duckdb::SQLStatement> statement,
+                    bool select,
+                    sluice_bound_statement *b)
+{
+    if (sluice_arena_fault_point())
+        throw std::bad_alloc(); /* the holder below: the tests' sweep fails it */
+    auto *held = new parsed_statement{ std::move(statement), select };
+    if (sluice_arena_cleanup_add(arena, parsed_cleanup, held) != SLUICE_OK)
+        throw plan_fail{ SLUICE_E_NOMEM }; /* the cleanup ran: held is gone */
+    b->parsed = held;
+}
+
+} // namespace
+
 extern "C" sluice_status sluice_executor_bind_parse(void *conn,
                                                     const char *sql,
                                                     sluice_arena *arena,
@@ -1122,30 +1184,8 @@ extern "C" sluice_status sluice_executor_bind_parse(void *conn,
             *out = b;
             return SLUICE_OK;
         }
-        bool select = false;
-        if (parser.statements.size() == 1) {
-            /* json_serialize_sql's value, of the statement as written (before PRAGMA rewriting,
-             * which json_serialize_sql does not do either) */
-            json_t *doc = arena_document(arena);
-            if (doc == nullptr)
-                throw plan_fail{ SLUICE_E_NOMEM };
-            std::string text;
-            try {
-                list_document(
-                    "statements", 1,
-                    [&](size_t, json_t *one, std::string *items) {
-                        serialize_parse_tree(*parser.statements[0], one, items);
-                    },
-                    doc, text);
-                b->parse_tree = doc;
-                b->parse_tree_raw = t.dup(text);
-            } catch (plan_fail &f) {
-                if (f.status != SLUICE_E_INTERNAL)
-                    throw;
-                /* a value JSON cannot hold: parse_tree stays NULL, the caller fails closed */
-            }
-            select = parser.statements[0]->type == duckdb::StatementType::SELECT_STATEMENT;
-        }
+        bool select =
+            parser.statements.size() == 1 && single_parse_tree(t, *parser.statements[0], b);
         try {
             context.HandlePragmaStatements(parser.statements);
         } catch (std::exception &ex) {
@@ -1155,14 +1195,8 @@ extern "C" sluice_status sluice_executor_bind_parse(void *conn,
             return SLUICE_OK;
         }
         b->statement_count = parser.statements.size();
-        if (b->statement_count == 1) {
-            if (sluice_arena_fault_point())
-                throw std::bad_alloc(); /* the holder below: the tests' sweep fails it */
-            auto *held = new parsed_statement{ std::move(parser.statements[0]), select };
-            if (sluice_arena_cleanup_add(arena, parsed_cleanup, held) != SLUICE_OK)
-                throw plan_fail{ SLUICE_E_NOMEM }; /* the cleanup ran: held is gone */
-            b->parsed = held;
-        }
+        if (b->statement_count == 1)
+            hold_statement(arena, std::move(parser.statements[0]), select, b);
     } catch (plan_fail &) { /* a value JSON cannot hold is caught above: only memory is left */
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory parsing the SQL");
     } catch (std::bad_alloc &) {
@@ -1222,6 +1256,51 @@ void prepare_again(duckdb::ClientContext &context,
     }
 }
 
+/* The parameters as the C API numbers them ($1.. and named ones: their index). */
+void name_params(translator &t,
+                 const duckdb::SQLStatement &statement,
+                 sluice_bound_statement *b,
+                 bind_yield &y)
+{
+    b->param_count = statement.named_param_map.size();
+    b->param_names = t.array<const char>(b->param_count);
+    b->param_types = static_cast<int *>(
+        b->param_count > 0 ? sluice_arena_calloc(t.arena, b->param_count, sizeof(int)) : nullptr);
+    if (b->param_count > 0 && b->param_types == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    for (auto &kv : statement.named_param_map)
+        if (kv.second >= 1 && kv.second <= b->param_count)
+            b->param_names[kv.second - 1] = t.dup(kv.first);
+    y.param_types.assign(b->param_count, duckdb::LogicalType(duckdb::LogicalTypeId::INVALID));
+}
+
+/* DuckDB planned nothing (parameters it cannot type): json_serialize_plan's own refusal, from
+ * its own parse and plan, into b->plan. */
+void plan_refusal(duckdb::ClientContext &context,
+                  const std::string &query,
+                  sluice_bound_statement *b,
+                  bind_yield &y)
+{
+    std::string text;
+    try {
+        context.RunFunctionInTransaction([&]() {
+            try {
+                serialize_document(context, query.c_str(), SLUICE_BIND_PLAN, b->plan, text);
+            } catch (plan_fail &f) {
+                y.plan_status = f.status;
+            }
+        });
+    } catch (std::exception &ex) {
+        refusal_document(ex, b->plan, text);
+    }
+    if (y.plan_status == SLUICE_E_NOMEM)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    if (y.plan_status != SLUICE_OK) {
+        b->plan = nullptr;
+        b->plan_unholdable = true;
+    }
+}
+
 } // namespace
 
 extern "C" sluice_status sluice_executor_bind_plan(void *conn,
@@ -1244,17 +1323,7 @@ extern "C" sluice_status sluice_executor_bind_plan(void *conn,
         b->planned = true;
         b->statement_type = static_cast<int>(duckdb::StatementTypeToC(statement->type));
         b->statement_name = duckdb::EnumUtil::ToChars(statement->type);
-        /* the parameters as the C API numbers them ($1.. and named ones: their index) */
-        b->param_count = statement->named_param_map.size();
-        b->param_names = t.array<const char>(b->param_count);
-        b->param_types = static_cast<int *>(
-            b->param_count > 0 ? sluice_arena_calloc(arena, b->param_count, sizeof(int)) : nullptr);
-        if (b->param_count > 0 && b->param_types == nullptr)
-            throw plan_fail{ SLUICE_E_NOMEM };
-        for (auto &kv : statement->named_param_map)
-            if (kv.second >= 1 && kv.second <= b->param_count)
-                b->param_names[kv.second - 1] = t.dup(kv.first);
-        y.param_types.assign(b->param_count, duckdb::LogicalType(duckdb::LogicalTypeId::INVALID));
+        name_params(t, *statement, b, y);
         if (select && (b->plan = arena_document(arena)) == nullptr)
             throw plan_fail{ SLUICE_E_NOMEM };
         bool want_physical = select && b->param_count == 0;
@@ -1288,28 +1357,8 @@ extern "C" sluice_status sluice_executor_bind_plan(void *conn,
         }
         if (y.copy_failed)
             prepare_again(context, query, want_physical, t, b);
-        if (y.plan_missing) {
-            /* DuckDB planned nothing (parameters it cannot type): json_serialize_plan's own
-             * refusal, from its own parse and plan */
-            std::string text;
-            try {
-                context.RunFunctionInTransaction([&]() {
-                    try {
-                        serialize_document(context, query.c_str(), SLUICE_BIND_PLAN, b->plan, text);
-                    } catch (plan_fail &f) {
-                        y.plan_status = f.status;
-                    }
-                });
-            } catch (std::exception &ex) {
-                refusal_document(ex, b->plan, text);
-            }
-            if (y.plan_status == SLUICE_E_NOMEM)
-                throw plan_fail{ SLUICE_E_NOMEM };
-            if (y.plan_status != SLUICE_OK) {
-                b->plan = nullptr;
-                b->plan_unholdable = true;
-            }
-        }
+        if (y.plan_missing)
+            plan_refusal(context, query, b, y);
     } catch (plan_fail &) {
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory binding the SQL");
     } catch (std::bad_alloc &) {
