@@ -351,12 +351,17 @@ class jansson_serializer final : public duckdb::Serializer
     void open(json_t *v, bool array, bool attach)
     {
         v = check(v);
-        frame f{
-            v, array, attach, true, tag, text != nullptr ? text->size() : 0, stack.back().first
-        };
-        if (attach)
-            push(json_incref(v), array ? "[" : "{");
-        stack.push_back(std::move(f));
+        try {
+            frame f{
+                v, array, attach, true, tag, text != nullptr ? text->size() : 0, stack.back().first
+            };
+            if (attach)
+                push(json_incref(v), array ? "[" : "{");
+            stack.push_back(std::move(f));
+        } catch (...) {
+            json_decref(v); /* the frame's own reference: the parent's, if taken, is its own */
+            throw;
+        }
     }
 
     void close()
@@ -394,6 +399,16 @@ class jansson_serializer final : public duckdb::Serializer
         if (text != nullptr)
             *text += '{';
     }
+
+    /* A refusal or a failed allocation leaves containers open: their own references go here
+     * (the root stays the caller's; what a parent holds goes with the parent). */
+    ~jansson_serializer() override
+    {
+        for (size_t i = 1; i < stack.size(); i++)
+            json_decref(stack[i].val);
+    }
+    jansson_serializer(const jansson_serializer &) = delete;
+    jansson_serializer &operator=(const jansson_serializer &) = delete;
 
     /* Closes the root object's text; the root itself stays the caller's. */
     void finish()
@@ -659,10 +674,12 @@ template <typename One>
 void list_document(const char *key, size_t n, One one, json_t *doc, std::string &text)
 {
     try {
-        json_t *list = fresh(json_array());
         std::string items;
-        if (json_object_set_new(doc, "error", json_false()) != 0 ||
-            json_object_set_new(doc, key, list) != 0)
+        if (json_object_set_new(doc, "error", json_false()) != 0)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        /* set_new takes the list even when it fails (it is released then) */
+        json_t *list = fresh(json_array());
+        if (json_object_set_new(doc, key, list) != 0)
             throw plan_fail{ SLUICE_E_NOMEM };
         for (size_t i = 0; i < n; i++) {
             json_t *item = fresh(json_object());
