@@ -198,9 +198,7 @@ static void test_escapes_refused_without_analyzer(void **state)
                          "current_setting('lock_configuration') FROM people",
                          &r, &err),
                      SLUICE_OK);
-    char *text = json_dumps(r.rows, JSON_COMPACT);
-    assert_string_equal(text, "[[2,false,true]]");
-    free(text);
+    assert_rows_json("count(*) and the two settings", r.rows, "[[2,false,true]]");
 }
 
 static void test_timeout_stops_query(void **state)
@@ -309,9 +307,7 @@ static void test_variables_are_data(void **state)
     json_decref(vars);
     vars = json_pack("{s:s}", "n", "Ann; DROP TABLE people; --");
     assert_int_equal(run_full(f, "SELECT $n AS v", vars, limits, false, &r, &err), SLUICE_OK);
-    char *text = json_dumps(r.rows, JSON_COMPACT);
-    assert_string_equal(text, "[[\"Ann; DROP TABLE people; --\"]]");
-    free(text);
+    assert_rows_json("SELECT $n AS v", r.rows, "[[\"Ann; DROP TABLE people; --\"]]");
     json_decref(vars);
     vars = json_pack("{s:s,s:i,s:b,s:n,s:f}", "n", "Bob", "i", 2, "b", 1, "z", "d", 1.5);
     assert_int_equal(run_full(f,
@@ -319,9 +315,7 @@ static void test_variables_are_data(void **state)
                               "WHERE name = $n AND id = $i",
                               vars, limits, false, &r, &err),
                      SLUICE_OK);
-    text = json_dumps(r.rows, JSON_COMPACT);
-    assert_string_equal(text, "[[2,true,null,1.5]]");
-    free(text);
+    assert_rows_json("four variables", r.rows, "[[2,true,null,1.5]]");
     json_decref(vars);
     /* missing, unused and wrongly typed variables are errors */
     vars = json_pack("{s:s}", "x", "1");
@@ -337,9 +331,7 @@ static void test_variables_are_data(void **state)
     /* positional parameters are keyed "1", "2", ... */
     vars = json_pack("{s:i}", "1", 41);
     assert_int_equal(run_full(f, "SELECT ? + 1", vars, limits, false, &r, &err), SLUICE_OK);
-    text = json_dumps(r.rows, JSON_COMPACT);
-    assert_string_equal(text, "[[42]]");
-    free(text);
+    assert_rows_json("SELECT ? + 1", r.rows, "[[42]]");
     json_decref(vars);
 }
 
@@ -377,12 +369,8 @@ static void expect_fixed(fixture *f,
     json_decref(vars);
     if (st != want_st)
         fail_msg("%s: %s (%s)", sql, sluice_status_name(st), err.message ? err.message : "");
-    if (want == NULL)
-        return;
-    char *text = json_dumps(r.rows, JSON_COMPACT);
-    if (strcmp(text, want) != 0)
-        fail_msg("%s\n got %s\n want %s", sql, text, want);
-    free(text);
+    if (want != NULL)
+        assert_rows_json(sql, r.rows, want);
 }
 
 /* A fixed statement (a curated tool's) stays prepared between the calls that run in the
@@ -430,10 +418,7 @@ static void expect_row(fixture *f, const char *sql, const char *json)
     sluice_status st = run(f, sql, &r, &err);
     if (st != SLUICE_OK)
         fail_msg("%s: %s", sql, err.message);
-    char *text = json_dumps(r.rows, JSON_COMPACT);
-    if (strcmp(text, json) != 0)
-        fail_msg("%s\n got %s\n want %s", sql, text, json);
-    free(text);
+    assert_rows_json(sql, r.rows, json);
 }
 
 static void test_value_types_convert(void **state)

@@ -104,10 +104,7 @@ static void expect_rows(fixture *f, const char *sql, const char *json)
     sluice_error err;
     if (run(f, sql, &r, &err) != SLUICE_OK)
         fail_msg("%s: %s", sql, err.message);
-    char *text = json_dumps(r.rows, JSON_COMPACT);
-    if (strcmp(text, json) != 0)
-        fail_msg("%s\n got %s\n want %s", sql, text, json);
-    free(text);
+    assert_rows_json(sql, r.rows, json);
 }
 
 static void test_select_and_types(void **state)
