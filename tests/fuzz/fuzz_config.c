@@ -1,7 +1,8 @@
 /*
  * fuzz_config.c — libFuzzer target for the configuration loader (sluice_config_load_text):
  * TOML syntax, then every key table, range, cross-check and did-you-mean.
- * Seeds: tests/fuzz/corpus/fuzz_config/ (taken from tests/unit/data/config/).
+ * Seeds: tests/fuzz/corpus/fuzz_config/ and the folder fuzz_config.seed_dirs names there (the
+ * loader's unit-test data, read in place).
  */
 #include "config/config.h"
 

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -43,7 +44,8 @@ static int replay_file(const char *path)
     return 0;
 }
 
-/* Replays every input of one folder; -1 when it cannot be opened or read, else the count. */
+/* Replays every input of one folder and of its subfolders, as libFuzzer reads a corpus folder;
+ * -1 when one cannot be opened or read, else the count. */
 static int replay_dir(const char *prog, const char *dir_path)
 {
     DIR *dir = opendir(dir_path);
@@ -58,6 +60,16 @@ static int replay_dir(const char *prog, const char *dir_path)
             continue;
         char path[4096];
         snprintf(path, sizeof path, "%s/%s", dir_path, e->d_name);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            int inner = replay_dir(prog, path);
+            if (inner < 0) {
+                closedir(dir);
+                return -1;
+            }
+            count += inner;
+            continue;
+        }
         if (replay_file(path) != 0) {
             fprintf(stderr, "%s: cannot read %s\n", prog, path);
             closedir(dir);
