@@ -3,9 +3,9 @@
  *
  * The server never trusts the client to carry state: execute opens the token first (format,
  * MAC, expiry: garbage costs no analysis), judges the code it is given again — reusing the
- * analysis validate kept (analysis_cache.h) only under the code's own canonical hash and the live
- * context and variables — and checks every claim of the token against what it computes from the
- * live request.
+ * analysis validate kept (analysis_cache.h) only for the same text or under the code's own
+ * canonical hash, and the live context and variables — and checks every claim of the token
+ * against what it computes from the live request.
  * The pipeline names no language and no engine: front ends come from lang/registry.h, the
  * executor from exec/executor.h.
  */
@@ -629,24 +629,54 @@ static bool needs_live_estimate(const request *r, const sluice_token_claims *cla
     return sluice_estimate_needs_live(claims) && !sluice_executor_data_fixed(r->j.be->executor);
 }
 
-/* For execute (hint: the opened token): the facts validate kept, when the code's own canonical
- * hash has the token's code mark and the context and variables are the same now; else a full
- * analysis. The hint only saves a lookup that could not match: every part of the key is computed
- * here. */
-static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
+/* The facts validate kept for exactly r's text, looked up without parsing it: by the SHA-256
+ * of the text as sent, with the live context and variables hashes. The entry that answers was
+ * analysed from the same bytes under the same context hash, so its canonical hash is the one
+ * the text has now (the canonical form is a function of the text and of what the context hash
+ * covers); another text, even one of the same canonical form, misses here. */
+static sluice_status recall_text(request *r)
+{
+    sluice_analysis_text_key key;
+    sluice_hash_sha256(r->in->code, r->in->code_len, key.text_hash);
+    variables_hash(r->j.vars, key.variables_hash);
+    sluice_status st = context_hash(r, key.context_hash);
+    if (st == SLUICE_OK)
+        st = sluice_analysis_cache_get_text(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt),
+                                            r->arena, &r->j.facts);
+    return st;
+}
+
+/* The facts validate kept for r's canonical form, when the code's own canonical hash has the
+ * token's code mark (hint: the opened token) and the context and variables are the same now.
+ * The mark only saves a lookup that could not match: every part of the key is computed here. */
+static sluice_status recall_canonical(request *r, const sluice_token_claims *hint)
 {
     sluice_analysis_key key;
+    sluice_status st = analysis_key(r, &key);
+    if (st == SLUICE_OK &&
+        memcmp(key.code_hash, hint->marks[SLUICE_TOKEN_MARK_CODE], SLUICE_TOKEN_MARK_BYTES) != 0)
+        st = SLUICE_E_NOT_FOUND;
+    if (st == SLUICE_OK)
+        st = sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt),
+                                       r->arena, &r->j.facts);
+    return st;
+}
+
+/* For execute (hint: the opened token): the facts validate kept for this text (no parse), else
+ * for its canonical form (a parse), else a full analysis. Whatever answers, admit then checks
+ * the token's claims against the facts' own code hash and the live context and variables. */
+static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
+{
     if (hint != NULL && !needs_live_estimate(r, hint) &&
-        r->in->code_len <= SLUICE_LIMIT_CODE_BYTES && analysis_key(r, &key) == SLUICE_OK &&
-        memcmp(key.code_hash, hint->marks[SLUICE_TOKEN_MARK_CODE], SLUICE_TOKEN_MARK_BYTES) == 0 &&
-        sluice_analysis_cache_get(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt), r->arena,
-                                  &r->j.facts) == SLUICE_OK)
+        r->in->code_len <= SLUICE_LIMIT_CODE_BYTES &&
+        (recall_text(r) == SLUICE_OK || recall_canonical(r, hint) == SLUICE_OK))
         return SLUICE_OK;
     return analyze(r);
 }
 
 /* Keeps the facts of code just validated for its token's lifetime, under the claims' hashes
- * (the same ones analysis_key computes at execute). A failure only costs execute an analysis. */
+ * (the same ones analysis_key computes at execute) and the hash of the text itself
+ * (recall_text). A failure only costs execute an analysis. */
 static void remember(const request *r)
 {
     const sluice_token_claims *claims = &r->claims;
@@ -654,7 +684,9 @@ static void remember(const request *r)
     memcpy(key.code_hash, claims->code_hash, sizeof key.code_hash);
     memcpy(key.context_hash, claims->context_hash, sizeof key.context_hash);
     memcpy(key.variables_hash, claims->variables_hash, sizeof key.variables_hash);
-    sluice_analysis_cache_put(r->cm->analyses, &key, r->j.facts, claims->expires_at,
+    uint8_t text_hash[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(r->in->code, r->in->code_len, text_hash);
+    sluice_analysis_cache_put(r->cm->analyses, &key, text_hash, r->j.facts, claims->expires_at,
                               sluice_runtime_now_s(r->cm->rt));
 }
 
