@@ -24,6 +24,19 @@ extern "C" {
 #include "duckdb/common/types/blob.hpp"
 #include "duckdb/common/types/string_type.hpp"
 #include "duckdb/execution/column_binding_resolver.hpp"
+#include "duckdb/execution/operator/aggregate/physical_hash_aggregate.hpp"
+#include "duckdb/execution/operator/filter/physical_filter.hpp"
+#include "duckdb/execution/operator/join/physical_asof_join.hpp"
+#include "duckdb/execution/operator/join/physical_hash_join.hpp"
+#include "duckdb/execution/operator/join/physical_iejoin.hpp"
+#include "duckdb/execution/operator/join/physical_nested_loop_join.hpp"
+#include "duckdb/execution/operator/join/physical_piecewise_merge_join.hpp"
+#include "duckdb/execution/operator/projection/physical_projection.hpp"
+#include "duckdb/execution/operator/projection/physical_tableinout_function.hpp"
+#include "duckdb/execution/operator/scan/physical_column_data_scan.hpp"
+#include "duckdb/execution/operator/scan/physical_table_scan.hpp"
+#include "duckdb/execution/operator/set/physical_cte.hpp"
+#include "duckdb/execution/operator/set/physical_recursive_cte.hpp"
 #include "duckdb/execution/physical_operator.hpp"
 #include "duckdb/execution/physical_plan_generator.hpp"
 #include "duckdb/main/capi/capi_internal.hpp"
@@ -57,6 +70,7 @@ extern "C" {
 #include <cstring>
 #include <new>
 #include <string>
+#include <typeinfo>
 #include <vector>
 
 namespace
@@ -723,53 +737,116 @@ void json_decref_cleanup(void *p)
     json_decref(static_cast<json_t *>(p));
 }
 
-/* A reference to a jansson value released when an exception leaves the scope that built it. */
-struct json_hold {
-    json_t *v;
-    explicit json_hold(json_t *p) : v(fresh(p))
-    {
+/* Whether op's ParamsToString prints its own estimated_cardinality, unconditionally and as its
+ * last entry (so nothing it printed before can stand in its place): PhysicalOperator::
+ * SetEstimatedCardinality(result, estimated_cardinality), "%llu", which EXPLAIN's render tree
+ * spells "Estimated Cardinality". Read from DuckDB 1.4.4's source (src/execution/operator): each
+ * class below ends its ParamsToString so (the comparison joins inherit PhysicalComparisonJoin's),
+ * and DuckDB constructs each type listed in that one class only; the exact class is checked too,
+ * so an operator of another class under a listed type is never taken for one. Every other
+ * operator prints nothing (LIMIT, ORDER_BY, TOP_N, CROSS_PRODUCT, the windows, the other
+ * aggregates, BLOCKWISE_NL_JOIN, ...) or another operator's figure (a delim join prints its
+ * join's): those, and whatever this list does not know, go through ParamsToString as EXPLAIN
+ * does. test_exec_duckdb_bind_tree compares every figure with EXPLAIN's, operator by operator. */
+bool prints_own_estimate(const duckdb::PhysicalOperator &op)
+{
+    using T = duckdb::PhysicalOperatorType;
+    const std::type_info &cls = typeid(op);
+    switch (op.type) {
+    case T::PROJECTION:
+        return cls == typeid(duckdb::PhysicalProjection);
+    case T::FILTER:
+        return cls == typeid(duckdb::PhysicalFilter);
+    case T::TABLE_SCAN:
+        return cls == typeid(duckdb::PhysicalTableScan);
+    case T::HASH_GROUP_BY:
+        return cls == typeid(duckdb::PhysicalHashAggregate);
+    case T::HASH_JOIN:
+        return cls == typeid(duckdb::PhysicalHashJoin);
+    case T::NESTED_LOOP_JOIN:
+        return cls == typeid(duckdb::PhysicalNestedLoopJoin);
+    case T::PIECEWISE_MERGE_JOIN:
+        return cls == typeid(duckdb::PhysicalPiecewiseMergeJoin);
+    case T::IE_JOIN:
+        return cls == typeid(duckdb::PhysicalIEJoin);
+    case T::ASOF_JOIN:
+        return cls == typeid(duckdb::PhysicalAsOfJoin);
+    case T::COLUMN_DATA_SCAN:
+    case T::DELIM_SCAN:
+    case T::CTE_SCAN:
+    case T::RECURSIVE_CTE_SCAN:
+    case T::RECURSIVE_RECURRING_CTE_SCAN:
+        return cls == typeid(duckdb::PhysicalColumnDataScan);
+    case T::CTE:
+        return cls == typeid(duckdb::PhysicalCTE);
+    case T::RECURSIVE_CTE:
+        return cls == typeid(duckdb::PhysicalRecursiveCTE);
+    case T::INOUT_FUNCTION:
+        return cls == typeid(duckdb::PhysicalTableInOutFunction);
+    default:
+        return false;
     }
-    json_hold(const json_hold &) = delete;
-    json_hold &operator=(const json_hold &) = delete;
-    ~json_hold()
-    {
-        json_decref(v);
-    }
-    json_t *release()
-    {
-        json_t *p = v;
-        v = nullptr;
-        return p;
-    }
-};
+}
 
-/* One physical operator as EXPLAIN (FORMAT JSON) prints it, keeping what lang/sql/estimate.c
- * reads: the name, extra_info's "Estimated Cardinality" (EXPLAIN's render tree spells DuckDB's
- * "__estimated_cardinality__" key so) and the children, from GetChildren as the render tree
- * takes them. Nesting past SLUICE_DUCKDB_PLAN_MAX_DEPTH throws plan_fail (no estimate). */
-json_t *physical_tree(const duckdb::PhysicalOperator &op, int depth)
+/* op's "Estimated Cardinality" exactly as EXPLAIN prints it, in arena; nullptr where it prints
+ * none. ParamsToString renders every parameter of the operator (expressions, filters,
+ * projections: most of this tree's cost) for this one figure, so it is called only for the
+ * operators prints_own_estimate does not vouch for. */
+const char *estimate_text(const duckdb::PhysicalOperator &op, sluice_arena *arena)
+{
+    char *text = nullptr;
+    if (prints_own_estimate(op)) {
+        char digits[24]; /* "%llu" of a 64-bit value: at most 20 */
+        auto r = std::to_chars(digits, digits + sizeof(digits),
+                               static_cast<unsigned long long>(op.estimated_cardinality));
+        text = sluice_arena_strndup(arena, digits, static_cast<size_t>(r.ptr - digits));
+    } else {
+        auto params = op.ParamsToString();
+        auto rows = params.find(duckdb::RenderTreeNode::ESTIMATED_CARDINALITY);
+        if (rows == params.end())
+            return nullptr;
+        text = sluice_arena_strndup(arena, rows->second.data(), rows->second.size());
+    }
+    if (text == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    return text;
+}
+
+/* One physical operator into *out (arena's) as EXPLAIN (FORMAT JSON) prints it, keeping what
+ * lang/sql/estimate.c reads: the name, the estimate and the children, from GetChildren as the
+ * render tree takes them. Nesting past SLUICE_DUCKDB_PLAN_MAX_DEPTH throws plan_fail (no
+ * estimate). */
+void physical_tree(const duckdb::PhysicalOperator &op,
+                   int depth,
+                   sluice_arena *arena,
+                   sluice_physical_op *out)
 {
     translator::check_depth(depth);
-    json_hold node(json_object());
     std::string name = op.GetName();
-    if (json_object_set_new(node.v, "name", fresh(json_stringn(name.data(), name.size()))) != 0)
+    if ((out->name = sluice_arena_strndup(arena, name.data(), name.size())) == nullptr)
         throw plan_fail{ SLUICE_E_NOMEM };
-    json_t *extra = fresh(json_object());
-    if (json_object_set_new(node.v, "extra_info", extra) != 0)
+    out->estimated_cardinality = estimate_text(op, arena);
+    auto children = op.GetChildren();
+    if (children.empty())
+        return;
+    out->children = static_cast<sluice_physical_op *>(
+        sluice_arena_calloc(arena, children.size(), sizeof(sluice_physical_op)));
+    if (out->children == nullptr)
         throw plan_fail{ SLUICE_E_NOMEM };
-    auto params = op.ParamsToString();
-    auto rows = params.find(duckdb::RenderTreeNode::ESTIMATED_CARDINALITY);
-    if (rows != params.end() &&
-        json_object_set_new(extra, "Estimated Cardinality",
-                            fresh(json_stringn(rows->second.data(), rows->second.size()))) != 0)
+    out->n_children = children.size();
+    for (size_t i = 0; i < children.size(); i++)
+        physical_tree(children[i].get(), depth + 1, arena, &out->children[i]);
+}
+
+/* The physical plan's tree in arena, for b->physical. Throws plan_fail. */
+sluice_physical_op *physical_plan_of(const duckdb::PhysicalOperator &root, sluice_arena *arena)
+{
+    auto *top = static_cast<sluice_physical_op *>(
+        sluice_arena_calloc(arena, 1, sizeof(sluice_physical_op)));
+    if (top == nullptr)
         throw plan_fail{ SLUICE_E_NOMEM };
-    json_t *children = fresh(json_array());
-    if (json_object_set_new(node.v, "children", children) != 0)
-        throw plan_fail{ SLUICE_E_NOMEM };
-    for (auto &child : op.GetChildren())
-        if (json_array_append_new(children, physical_tree(child.get(), depth + 1)) != 0)
-            throw plan_fail{ SLUICE_E_NOMEM };
-    return node.release();
+    physical_tree(root, 0, arena, top);
+    return top;
 }
 
 /* What sluice_executor_bind_parse keeps for sluice_executor_bind_plan: the one statement, after
@@ -887,12 +964,7 @@ void optimize_and_plan(duckdb::ClientContext &context,
     if (!want_physical)
         return;
     try {
-        json_hold list(json_array());
-        if (json_array_append_new(list.v, physical_tree(physical->Root(), 0)) != 0)
-            throw plan_fail{ SLUICE_E_NOMEM };
-        /* the arena's, as every value of the bound statement: it outlives this bind */
-        if ((b->physical = owned_by(arena, list.release())) == nullptr)
-            throw plan_fail{ SLUICE_E_NOMEM };
+        b->physical = physical_plan_of(physical->Root(), arena);
     } catch (plan_fail &f) {
         y.physical_status = f.status;
     }
@@ -1261,12 +1333,7 @@ void prepare_again(duckdb::ClientContext &context,
     if (!want_physical || !prepared->data->physical_plan)
         return;
     try {
-        json_hold list(json_array());
-        if (json_array_append_new(list.v,
-                                  physical_tree(prepared->data->physical_plan->Root(), 0)) != 0)
-            throw plan_fail{ SLUICE_E_NOMEM };
-        if ((b->physical = owned_by(t.arena, list.release())) == nullptr)
-            throw plan_fail{ SLUICE_E_NOMEM };
+        b->physical = physical_plan_of(prepared->data->physical_plan->Root(), t.arena);
     } catch (plan_fail &f) {
         if (f.status == SLUICE_E_NOMEM)
             throw;

@@ -263,6 +263,16 @@ sluice_status sluice_executor_bind_tree(void *conn,
                                         const char **raw,
                                         sluice_error *err);
 
+/* One operator of a physical plan, with what EXPLAIN (FORMAT JSON) prints of it that
+ * lang/sql/estimate.c reads: {"name", "extra_info": {"Estimated Cardinality"}, "children"}. */
+typedef struct sluice_physical_op sluice_physical_op;
+struct sluice_physical_op {
+    const char *name;                  /* "HASH_JOIN", "SEQ_SCAN ", ... */
+    const char *estimated_cardinality; /* its text ("9091"); NULL where EXPLAIN prints none */
+    size_t n_children;
+    sluice_physical_op *children; /* [n_children], in EXPLAIN's order */
+};
+
 /* What one parse and one bind of a statement give the SQL front end (issue 23,
  * docs/architecture.md "Binding once"): everything validate used to ask DuckDB for in five calls
  * (extract, the parse tree query, prepare, the plan query, EXPLAIN), each field what that call
@@ -295,10 +305,10 @@ typedef struct sluice_bound_statement {
      * hold it: plan_unholdable, the caller fails closed) */
     json_t *plan;
     bool plan_unholdable;
-    /* The optimized physical plan's operators as EXPLAIN (FORMAT JSON) prints them — [{"name",
-     * "extra_info": {"Estimated Cardinality"}, "children"}] — for a SELECT without parameters
-     * that bound; NULL otherwise (with parameters the estimate plans with the caller's values). */
-    json_t *physical;
+    /* The optimized physical plan's root operator as EXPLAIN (FORMAT JSON) prints it, for a
+     * SELECT without parameters that bound; NULL otherwise (with parameters the estimate plans
+     * with the caller's values). */
+    sluice_physical_op *physical;
     void *parsed; /* the unit's parsed statement until it is bound (freed with the arena) */
 } sluice_bound_statement;
 

@@ -1,7 +1,8 @@
 /*
  * estimate.c — DuckDB's own estimate for a read (issue 24: cost known before approval), from
- * the physical plan EXPLAIN (FORMAT JSON) prints: operators as {"name", "children",
- * "extra_info": {"Estimated Cardinality": "9091"}}. See internal.h.
+ * the physical plan as EXPLAIN (FORMAT JSON) prints it: operators with a name, children and
+ * "extra_info": {"Estimated Cardinality": "9091"} — the one bind's tree of them
+ * (sluice_physical_op), or EXPLAIN's own JSON read into that tree. See internal.h.
  *
  * Not every operator carries a cardinality (DuckDB 1.4: LIMIT, CROSS_PRODUCT): such an operator
  * counts what its children make, multiplied for the joins that pair every row with every row,
@@ -17,10 +18,9 @@
 #define ESTIMATE_CAP       1e18 /* past it the figure means "more than anyone approves" */
 
 /* The operator's own cardinality, or -1. DuckDB prints it as text ("9091", "~9091"). */
-static double own_rows(const json_t *node)
+static double own_rows(const sluice_physical_op *op)
 {
-    const json_t *v = json_object_get(json_object_get(node, "extra_info"), "Estimated Cardinality");
-    const char *text = json_string_value(v);
+    const char *text = op->estimated_cardinality;
     if (text == NULL)
         return -1;
     if (*text == '~')
@@ -50,32 +50,59 @@ static double capped(double d)
     return d > ESTIMATE_CAP ? ESTIMATE_CAP : d;
 }
 
-/* The rows node makes (its own, else from its children), and the rows of the operators under and
+/* The rows op makes (its own, else from its children), and the rows of the operators under and
  * including it summed into *sum. *known true once any operator carried a figure; *ok false on a
  * shape too deep to read. */
-static double walk(const json_t *node, int depth, double *sum, bool *known, bool *ok)
+static double walk(const sluice_physical_op *op, int depth, double *sum, bool *known, bool *ok)
 {
-    if (depth > ESTIMATE_MAX_DEPTH || !json_is_object(node)) {
+    if (depth > ESTIMATE_MAX_DEPTH) {
         *ok = false;
         return 0;
     }
-    const json_t *children = json_object_get(node, "children");
-    const char *name = json_string_value(json_object_get(node, "name"));
-    bool pairs = pairs_every_row(name);
+    bool pairs = pairs_every_row(op->name);
     double made = pairs ? 1 : 0;
-    for (size_t i = 0; i < json_array_size(children); i++) {
-        double child = walk(json_array_get(children, i), depth + 1, sum, known, ok);
+    for (size_t i = 0; i < op->n_children; i++) {
+        double child = walk(&op->children[i], depth + 1, sum, known, ok);
         made = capped(pairs ? made * child : (child > made ? child : made));
     }
-    double own = own_rows(node);
+    double own = own_rows(op);
     *known = *known || own >= 0;
-    if (own >= 0 && !(keeps_every_row(name) && own < made))
+    if (own >= 0 && !(keeps_every_row(op->name) && own < made))
         made = capped(own);
     /* an operator without a figure of its own passes its child's rows on (LIMIT, a projection):
      * counted once, where they were made, unless it multiplied them */
     if (own >= 0 || pairs)
         *sum = capped(*sum + made);
     return made;
+}
+
+/* One operator of EXPLAIN's JSON into *out, in arena (its strings stay the document's): what
+ * the one bind gives. *ok false on a shape the estimate cannot read (an operator that is no
+ * object, nesting past ESTIMATE_MAX_DEPTH). SLUICE_E_NOMEM. */
+static sluice_status
+from_explain(sluice_arena *arena, const json_t *node, int depth, sluice_physical_op *out, bool *ok)
+{
+    if (depth > ESTIMATE_MAX_DEPTH || !json_is_object(node)) {
+        *ok = false;
+        return SLUICE_OK;
+    }
+    out->name = json_string_value(json_object_get(node, "name"));
+    out->estimated_cardinality = json_string_value(
+        json_object_get(json_object_get(node, "extra_info"), "Estimated Cardinality"));
+    const json_t *children = json_object_get(node, "children");
+    size_t n = json_array_size(children);
+    if (n == 0)
+        return SLUICE_OK;
+    if ((out->children = sluice_arena_calloc(arena, n, sizeof(*out->children))) == NULL)
+        return SLUICE_E_NOMEM;
+    out->n_children = n;
+    for (size_t i = 0; i < n && *ok; i++) {
+        sluice_status st =
+            from_explain(arena, json_array_get(children, i), depth + 1, &out->children[i], ok);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
 }
 
 /* Binds each parameter's variable as text; false when one cannot be bound (no estimate). */
@@ -146,27 +173,38 @@ static sluice_status explained_plan(sluice_sql_ctx *ctx, const char *variables_j
     return SLUICE_OK;
 }
 
-sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json)
+/* Fills the estimate from the operator tree under root. */
+static void estimate_from(sluice_sql_ctx *ctx, const sluice_physical_op *root)
 {
-    /* The one bind's physical plan is prepare's, which is EXPLAIN's for a read without
-     * parameters; with parameters EXPLAIN plans with the caller's values (estimates differ). */
-    json_t *plan = ctx->bound != NULL ? json_incref(ctx->bound->physical) : NULL;
-    if (plan == NULL) {
-        sluice_status st = explained_plan(ctx, variables_json, &plan);
-        if (st != SLUICE_OK)
-            return st;
-    }
-    const json_t *root = json_array_get(plan, 0);
     double sum = 0;
     bool known = false, ok = true;
     double rows = walk(root, 0, &sum, &known, &ok); /* what the top operator returns */
-    json_decref(plan);
     if (!ok || !known)
-        return SLUICE_OK; /* no estimate: the route's limits refuse a read without one */
+        return; /* no estimate: the route's limits refuse a read without one */
     sluice_codefacts *f = ctx->facts;
     f->estimated_rows = (int64_t)rows;
     f->estimated_cost = sum;
     f->estimate_kind = SLUICE_ESTIMATE_PLAN_ROWS;
     f->estimate_engine = "DuckDB";
-    return SLUICE_OK;
+}
+
+sluice_status sluice_sql_estimate(sluice_sql_ctx *ctx, const char *variables_json)
+{
+    /* The one bind's physical plan is prepare's, which is EXPLAIN's for a read without
+     * parameters; with parameters EXPLAIN plans with the caller's values (estimates differ). */
+    if (ctx->bound != NULL && ctx->bound->physical != NULL) {
+        estimate_from(ctx, ctx->bound->physical);
+        return SLUICE_OK;
+    }
+    json_t *plan = NULL;
+    sluice_status st = explained_plan(ctx, variables_json, &plan);
+    if (st != SLUICE_OK || plan == NULL)
+        return st;
+    sluice_physical_op root = { 0 };
+    bool ok = true;
+    st = from_explain(ctx->arena, json_array_get(plan, 0), 0, &root, &ok);
+    if (st == SLUICE_OK && ok)
+        estimate_from(ctx, &root);
+    json_decref(plan);
+    return st;
 }
