@@ -1064,6 +1064,9 @@ static sluice_status run(const request *r, const char *token_id, sluice_exec_res
         .publish_claims = j->route->rules->caller_claims,
         .scrub_errors = j->facts->blocked_used.count > 0,
         .engine_bounded = j->facts->engine_bounded,
+        /* approved programs come again (a model asks the same question anew): the backend may
+         * keep the statement prepared */
+        .repeated_statement = true,
         .register_cancel = hooks != NULL ? hooks->register_cancel : NULL,
         .cancel_ctx = hooks != NULL ? hooks->cancel_ctx : NULL,
         .schema = j->schema,

@@ -61,7 +61,17 @@ typedef struct guard_cache {
  * without error, timeout or cancellation is kept. A call takes its statement out of the slot
  * and puts it back when done, so two calls never share a connection; a concurrent call of the
  * same text prepares its own, and the one put back last replaces the other. Parse, bind and
- * plan were half a curated SELECT 1's CPU (issue 23). */
+ * plan were half a curated SELECT 1's CPU (issue 23).
+ * Code mode's approved programs (repeated_statement) have a cache of their own, so one-off
+ * programs never push a curated statement out. The text alone is a sufficient key for them
+ * too, whoever the caller: nothing of a caller ever reaches a DuckDB connection or plan. The
+ * identity is only logged (db_role and publish_claims are PostgreSQL's); every connection is
+ * made and hardened alike; SET and SET VARIABLE never run (statement_allowed), and the analyzer
+ * refuses getvariable(), which DuckDB folds into a constant at bind time, current_setting() and
+ * setseed(), which would leave state on a kept connection. Variables are bound anew on every
+ * run (DuckDB rebinds when their types change); rows, bytes and the deadline are counted per
+ * run outside the plan; now() and the other once-per-query functions make DuckDB rebind on
+ * every execution. */
 #define KEPT_PLAN_SLOTS 16
 
 typedef struct kept_plan {
@@ -100,7 +110,10 @@ typedef struct duck_state {
     char memory_text[32];  /* memory_limit as configured, quoted in the error */
     bool read_only;        /* the served file, opened read_only (never a scratch session) */
     guard_cache *guards;   /* NULL unless the database is read_only (see guard_cache) */
-    plan_cache *plans;     /* NULL unless the database is read_only (see plan_cache) */
+    /* NULL unless the database is read_only (see plan_cache): curated tools' statements, and
+     * code mode's programs */
+    plan_cache *plans;
+    plan_cache *programs;
 } duck_state;
 
 typedef struct duck_setting {
@@ -146,6 +159,33 @@ static void plan_release(kept_plan *k)
     duckdb_disconnect(&k->conn);
 }
 
+/* An empty plan cache; NULL when it cannot be made (every call then prepares: slower, never less
+ * safe). */
+static plan_cache *plan_cache_new(void)
+{
+    plan_cache *pc = calloc(1, sizeof *pc);
+    if (pc != NULL && pthread_mutex_init(&pc->mu, NULL) != 0) {
+        free(pc);
+        pc = NULL;
+    }
+    return pc;
+}
+
+/* Releases pc's kept statements; with the database's fork-gate region held when it is open. */
+static void plan_cache_release(plan_cache *pc)
+{
+    for (size_t i = 0; pc != NULL && i < KEPT_PLAN_SLOTS; i++)
+        if (pc->slot[i].conn != NULL)
+            plan_release(&pc->slot[i]);
+}
+
+static void plan_cache_free(plan_cache *pc)
+{
+    if (pc != NULL)
+        pthread_mutex_destroy(&pc->mu);
+    free(pc);
+}
+
 static void duck_close(void *state)
 {
     duck_state *s = state;
@@ -153,9 +193,8 @@ static void duck_close(void *state)
         return;
     if (atomic_load(&s->open.done)) {
         sluice_fork_gate_enter();
-        for (size_t i = 0; s->plans != NULL && i < KEPT_PLAN_SLOTS; i++)
-            if (s->plans->slot[i].conn != NULL)
-                plan_release(&s->plans->slot[i]);
+        plan_cache_release(s->plans);
+        plan_cache_release(s->programs);
         duckdb_close(&s->db);
         sluice_fork_gate_leave();
     }
@@ -165,9 +204,8 @@ static void duck_close(void *state)
     if (s->guards != NULL)
         pthread_mutex_destroy(&s->guards->mu);
     free(s->guards);
-    if (s->plans != NULL)
-        pthread_mutex_destroy(&s->plans->mu);
-    free(s->plans);
+    plan_cache_free(s->plans);
+    plan_cache_free(s->programs);
     free(s);
 }
 
@@ -470,11 +508,8 @@ static sluice_status open_database(const sluice_config_database *db,
             free(s->guards);
             s->guards = NULL;
         }
-        s->plans = calloc(1, sizeof *s->plans);
-        if (s->plans != NULL && pthread_mutex_init(&s->plans->mu, NULL) != 0) {
-            free(s->plans);
-            s->plans = NULL;
-        }
+        s->plans = plan_cache_new();
+        s->programs = plan_cache_new();
     }
     return sluice_executor_wrap(&duck_ops, s, SLUICE_ENGINE_DUCKDB, code_mode, out);
 }
@@ -880,8 +915,10 @@ typedef struct duck_call {
     bool in_child;     /* running inside the bounded execute child */
     bool needs_parent; /* the child found a write: it must run in the server process */
     bool select;       /* the prepared statement is a SELECT */
-    bool keyed;        /* key holds the text's hash: a fixed statement, kept when it succeeds */
-    bool kept;         /* conn and ps came from the plan cache, prepared and checked */
+    /* the plan cache c's statement goes back to when it succeeds (key holds the text's hash);
+     * NULL: it is not kept */
+    plan_cache *cache;
+    bool kept; /* conn and ps came from the plan cache, prepared and checked */
     uint8_t key[SLUICE_HASH_BYTES];
 } duck_call;
 
@@ -1317,11 +1354,14 @@ static sluice_status fetch_rows(duck_call *c, sluice_exec_result *out)
  * one, and c then holds its connection and statement. */
 static bool plan_take(duck_call *c)
 {
-    plan_cache *pc = c->state->plans;
-    if (pc == NULL || !c->req->fixed_statement)
+    const sluice_exec_request *req = c->req;
+    plan_cache *pc = req->fixed_statement      ? c->state->plans
+                     : req->repeated_statement ? c->state->programs
+                                               : NULL;
+    if (pc == NULL)
         return false;
-    sluice_hash_sha256(c->code, c->req->code_len, c->key);
-    c->keyed = true;
+    sluice_hash_sha256(c->code, req->code_len, c->key);
+    c->cache = pc;
     kept_plan *k = &pc->slot[c->key[0] % KEPT_PLAN_SLOTS];
     pthread_mutex_lock(&pc->mu);
     c->kept = k->conn != NULL && memcmp(k->key, c->key, sizeof c->key) == 0;
@@ -1339,7 +1379,7 @@ static bool plan_take(duck_call *c)
  * call's statement, or another text's) is released. */
 static void plan_put(duck_call *c)
 {
-    plan_cache *pc = c->state->plans;
+    plan_cache *pc = c->cache;
     kept_plan *k = &pc->slot[c->key[0] % KEPT_PLAN_SLOTS];
     pthread_mutex_lock(&pc->mu);
     kept_plan displaced = *k;
@@ -1402,7 +1442,7 @@ static void end_run(duck_call *c, bool keep)
     if (c->has_res)
         duckdb_destroy_result(&c->res);
     /* after the join and with done set: no interrupt can reach the connection any more */
-    if (keep && !stopped && c->keyed && c->select && c->conn != NULL && c->ps != NULL)
+    if (keep && !stopped && c->cache != NULL && c->select && c->conn != NULL && c->ps != NULL)
         plan_put(c);
     if (c->ps != NULL)
         duckdb_destroy_prepare(&c->ps);

@@ -82,6 +82,11 @@ typedef struct sluice_exec_request {
     /* The same text runs on every call and only its variables change (a curated tool's
      * statement): the backend may keep the statement prepared between calls. */
     bool fixed_statement;
+    /* An approved program (code mode), whose text may come again under a new token: the backend
+     * may keep it prepared too, apart from the fixed statements, so programs run once never push
+     * a curated tool's statement out. Whether it may is the backend's: nothing of the caller may
+     * be part of the plan it keeps. */
+    bool repeated_statement;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
     /* The catalog snapshot the code was analysed against (sluice_executor_catalog), so a

@@ -25,6 +25,10 @@ typedef struct fixture {
     sluice_arena *arena;
     sluice_config_database db;
     sluice_config_code_mode cm;
+    /* run_fixed's requests are code mode's approved programs (repeated_statement), not curated
+     * statements (fixed_statement) */
+    bool programs;
+    const sluice_identity *caller; /* run_fixed's caller (NULL: none) */
 } fixture;
 
 static const char *blocked_columns[] = { "people.ssn" };
@@ -346,8 +350,10 @@ static sluice_status run_fixed(fixture *f,
                                 .code_len = strlen(sql),
                                 .variables = vars,
                                 .limits = limits,
+                                .identity = f->caller,
                                 .engine_bounded = true,
-                                .fixed_statement = true };
+                                .fixed_statement = !f->programs,
+                                .repeated_statement = f->programs };
     sluice_error_clear(err);
     return sluice_executor_execute(f->ex, f->arena, &req, out, err);
 }
@@ -373,13 +379,12 @@ static void expect_fixed(fixture *f,
         assert_rows_json(sql, r.rows, want);
 }
 
-/* A fixed statement (a curated tool's) stays prepared between the calls that run in the
- * server on a read-only database: each call binds its own variables, and nothing one call
- * met (a bad variable, an engine error, a timeout, the row cap) changes what the next gets.
- * A refused statement is refused on every call. */
-static void test_fixed_statements_between_calls(void **state)
+/* A fixed statement (a curated tool's) or an approved program (code mode's) stays prepared
+ * between the calls that run in the server on a read-only database: each call binds its own
+ * variables, and nothing one call met (a bad variable, an engine error, a timeout, the row cap)
+ * changes what the next gets. A refused statement is refused on every call. */
+static void kept_statements_between_calls(fixture *f)
 {
-    fixture *f = *state;
     sluice_exec_limits limits = { .timeout_ms = 30000, .max_rows = 1000 };
     const char *by_id = "SELECT id, name FROM people WHERE id = $id";
     for (int i = 0; i < 6; i++)
@@ -409,6 +414,49 @@ static void test_fixed_statements_between_calls(void **state)
     for (int i = 0; i < 3; i++)
         expect_fixed(f, sql, "x", json_null(), limits, SLUICE_E_DENIED, NULL);
     assert_int_equal(test_count_entries(f->dir), before);
+}
+
+static void test_fixed_statements_between_calls(void **state)
+{
+    kept_statements_between_calls(*state);
+}
+
+static void test_programs_between_calls(void **state)
+{
+    fixture *f = *state;
+    f->programs = true;
+    kept_statements_between_calls(f);
+}
+
+/* Code mode's programs are kept by their text alone, whoever runs them: nothing of a caller
+ * reaches a connection or a plan. Two callers alternate on one program with their own
+ * variables; a connection variable, which DuckDB would fold into a kept plan at bind time,
+ * cannot be set (the analyzer also refuses getvariable()); and a curated statement of the same
+ * text is unaffected by the program's runs. */
+static void test_programs_share_no_caller_values(void **state)
+{
+    fixture *f = *state;
+    f->programs = true;
+    const sluice_identity ann = { .user_id = "ann", .method = "test" };
+    const sluice_identity bob = { .user_id = "bob", .method = "test" };
+    sluice_exec_limits limits = { .timeout_ms = 30000, .max_rows = 1000 };
+    const char *by_id = "SELECT id, name FROM people WHERE id = $id";
+    for (int i = 0; i < 6; i++) {
+        f->caller = i % 2 == 0 ? &ann : &bob;
+        expect_fixed(f, by_id, "id", json_integer(1 + i % 2), limits, SLUICE_OK,
+                     i % 2 == 0 ? "[[1,\"Ann\"]]" : "[[2,\"Bob\"]]");
+    }
+    f->caller = &ann;
+    expect_fixed(f, "SET VARIABLE who = $v", "v", json_string("ann"), limits, SLUICE_E_DENIED,
+                 NULL);
+    f->caller = &bob;
+    for (int i = 0; i < 3; i++)
+        expect_fixed(f, "SELECT getvariable('who') IS NULL AS unset WHERE $x IS NULL", "x",
+                     json_null(), limits, SLUICE_OK, "[[true]]");
+    f->programs = false;
+    expect_fixed(f, by_id, "id", json_integer(2), limits, SLUICE_OK, "[[2,\"Bob\"]]");
+    f->programs = true;
+    expect_fixed(f, by_id, "id", json_integer(1), limits, SLUICE_OK, "[[1,\"Ann\"]]");
 }
 
 static void expect_row(fixture *f, const char *sql, const char *json)
@@ -841,6 +889,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_byte_cap, setup, teardown),
         cmocka_unit_test_setup_teardown(test_variables_are_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_fixed_statements_between_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_programs_between_calls, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_programs_share_no_caller_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_value_types_convert, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors_hide_blocked_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_marks_and_hash, setup, teardown),
