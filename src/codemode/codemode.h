@@ -53,7 +53,11 @@ struct sluice_codemode_request {
     const char *token;                       /* execute: the approval token validate signed */
     bool dry_run;                            /* validate: judge only, sign no token */
     const sluice_codemode_exec_hooks *hooks; /* execute: cancel and approval paths; may be NULL */
-    sluice_error *err;                       /* what failed, for the caller's client (in arena) */
+    /* execute: the answer's rows are a splice placeholder of the rows text
+     * (sluice_present_result_spliced), for a caller that only hands the answer to the MCP
+     * writer; each value is then converted once, straight into that text. False: a tree. */
+    bool rows_spliced;
+    sluice_error *err; /* what failed, for the caller's client (in arena) */
 };
 
 /* Reads every backend's catalog now, opening any engine that opens on first need: what

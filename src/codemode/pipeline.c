@@ -1074,6 +1074,7 @@ static sluice_status run(const request *r, const char *token_id, sluice_exec_res
         .token_id = token_id,
         /* below high, the analysis found no read of a blocked field: the run proves it */
         .below_high_risk = j->risk < SLUICE_RISK_HIGH,
+        .rows_text_only = r->in->rows_spliced, /* present splices rows_text (run_and_report) */
     };
     sluice_quota_gate_clamp(&req.limits, &r->room); /* never past what today's quotas allow */
     return sluice_executor_execute(j->be->executor, r->arena, &req, result, r->err);
@@ -1201,7 +1202,8 @@ static sluice_status run_and_report(
         cm->rt, arena, (sluice_runtime_event){ r->in->caller, "execute", record }, st, err);
     if (st != SLUICE_OK)
         return st;
-    *out = sluice_present_result_json(&res);
+    *out = r->in->rows_spliced ? sluice_present_result_spliced(&res)
+                               : sluice_present_result_json(&res);
     *out_text = sluice_present_untrusted_text(arena, &res);
     return *out != NULL && *out_text != NULL
                ? SLUICE_OK

@@ -5,28 +5,52 @@
 
 #include "core/buf.h"
 #include "core/hash.h"
+#include "core/json_splice.h"
 
 #include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 
-json_t *sluice_present_result_json(const sluice_exec_result *r)
+/* The table answer with rows (stolen; NULL fails) in its place. */
+static json_t *table_json(const sluice_exec_result *r, json_t *rows)
 {
-    if (r->shape == SLUICE_EXEC_VALUE && json_array_size(r->failed_calls) > 0)
+    json_t *cols = json_array();
+    for (size_t i = 0; cols != NULL && i < r->column_count; i++)
+        if (json_array_append_new(cols, json_pack("{s:s, s:s}", "name", r->columns[i].name, "type",
+                                                  r->columns[i].type)) != 0) {
+            /* an answer missing a column would misstate the rows: none at all */
+            json_decref(cols);
+            cols = NULL;
+        }
+    return json_pack("{s:o, s:o, s:I, s:b, s:I}", "columns", cols, "rows", rows, "row_count",
+                     (json_int_t)r->row_count, "truncated", r->truncated, "elapsed_ms",
+                     (json_int_t)r->elapsed_ms);
+}
+
+static json_t *value_json(const sluice_exec_result *r)
+{
+    if (json_array_size(r->failed_calls) > 0)
         /* a plan that caught a failed call still shows it: a swallowed error is never silent */
         return json_pack("{s:O, s:b, s:I, s:O}", "value", r->value != NULL ? r->value : json_null(),
                          "truncated", r->truncated, "elapsed_ms", (json_int_t)r->elapsed_ms,
                          "failed_calls", r->failed_calls);
+    return json_pack("{s:O, s:b, s:I}", "value", r->value != NULL ? r->value : json_null(),
+                     "truncated", r->truncated, "elapsed_ms", (json_int_t)r->elapsed_ms);
+}
+
+json_t *sluice_present_result_json(const sluice_exec_result *r)
+{
     if (r->shape == SLUICE_EXEC_VALUE)
-        return json_pack("{s:O, s:b, s:I}", "value", r->value != NULL ? r->value : json_null(),
-                         "truncated", r->truncated, "elapsed_ms", (json_int_t)r->elapsed_ms);
-    json_t *cols = json_array();
-    for (size_t i = 0; i < r->column_count; i++)
-        json_array_append_new(
-            cols, json_pack("{s:s, s:s}", "name", r->columns[i].name, "type", r->columns[i].type));
-    return json_pack("{s:o, s:O, s:I, s:b, s:I}", "columns", cols, "rows", r->rows, "row_count",
-                     (json_int_t)r->row_count, "truncated", r->truncated, "elapsed_ms",
-                     (json_int_t)r->elapsed_ms);
+        return value_json(r);
+    return table_json(r, json_incref(r->rows));
+}
+
+json_t *sluice_present_result_spliced(const sluice_exec_result *r)
+{
+    if (r->shape == SLUICE_EXEC_VALUE)
+        return value_json(r);
+    const char *text = r->rows_text != NULL ? r->rows_text : "";
+    return table_json(r, sluice_json_splice_lines(text, strlen(text)));
 }
 
 /* Whether value is a list of at least two objects that all have the same keys in the same order

@@ -1309,7 +1309,9 @@ static sluice_status describe_columns(duck_call *c, sluice_exec_result *out)
 static sluice_status fetch_rows(duck_call *c, sluice_exec_result *out)
 {
     sluice_exec_rows acc;
-    if (sluice_exec_rows_init(&acc, c->arena, &c->req->limits) != SLUICE_OK)
+    bool text_only = c->req->rows_text_only; /* values straight into rows_text, no tree */
+    if ((text_only ? sluice_exec_rows_init_text(&acc, c->arena, &c->req->limits)
+                   : sluice_exec_rows_init(&acc, c->arena, &c->req->limits)) != SLUICE_OK)
         return SLUICE_E_NOMEM;
     idx_t ncols = out->column_count;
     duckdb_logical_type *types = sluice_arena_calloc(c->arena, ncols + 1, sizeof(*types));
@@ -1324,7 +1326,9 @@ static sluice_status fetch_rows(duck_call *c, sluice_exec_result *out)
         if (chunk == NULL)
             break;
         idx_t rows = duckdb_data_chunk_get_size(chunk);
-        for (idx_t r = 0; r < rows && more && st == SLUICE_OK; r++) {
+        for (idx_t r = 0; text_only && r < rows && more && st == SLUICE_OK; r++)
+            st = sluice_duck_row_text(&acc, chunk, types, ncols, r, &more);
+        for (idx_t r = 0; !text_only && r < rows && more && st == SLUICE_OK; r++) {
             json_t *row = json_array();
             for (idx_t col = 0; row != NULL && col < ncols; col++) {
                 json_t *v =
@@ -1510,6 +1514,7 @@ static void exec_child(void *arg, sluice_buf *out)
     duck_call *c = arg;
     sluice_exec_request req = *c->req;
     req.register_cancel = NULL; /* the parent kills the child instead */
+    req.rows_text_only = false; /* the report carries the rows as a tree (exec/report.c) */
     sluice_exec_result res;
     memset(&res, 0, sizeof(res));
     sluice_error e;

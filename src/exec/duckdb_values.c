@@ -56,7 +56,10 @@ static duck_i128 hugeint_of(duckdb_hugeint h)
     return (duck_i128)(((duck_u128)(uint64_t)h.upper << 64) | h.lower);
 }
 
-static json_t *decimal_json(duckdb_vector vec, duckdb_logical_type type, idx_t row)
+/* A DECIMAL value: true with *whole set when its scale is 0 and it fits in 64 bits, else false
+ * with its exact decimal text in out (80 bytes). */
+static bool
+decimal_value(duckdb_vector vec, duckdb_logical_type type, idx_t row, int64_t *whole, char *out)
 {
     uint8_t scale = duckdb_decimal_scale(type);
     void *data = duckdb_vector_get_data(vec);
@@ -75,13 +78,14 @@ static json_t *decimal_json(duckdb_vector vec, duckdb_logical_type type, idx_t r
         v = hugeint_of(((duckdb_hugeint *)data)[row]);
         break;
     }
-    if (scale == 0 && v >= INT64_MIN && v <= INT64_MAX)
-        return json_integer((json_int_t)v);
+    if (scale == 0 && v >= INT64_MIN && v <= INT64_MAX) {
+        *whole = (int64_t)v;
+        return true;
+    }
     char digits[64];
     duck_u128 mag = v < 0 ? (duck_u128)0 - (duck_u128)v : (duck_u128)v;
     u128_text(digits, sizeof(digits), mag, false);
     size_t len = strlen(digits);
-    char out[80];
     size_t o = 0;
     if (v < 0)
         out[o++] = '-';
@@ -102,7 +106,14 @@ static json_t *decimal_json(duckdb_vector vec, duckdb_logical_type type, idx_t r
         }
     }
     out[o] = '\0';
-    return json_string(out);
+    return false;
+}
+
+static json_t *decimal_json(duckdb_vector vec, duckdb_logical_type type, idx_t row)
+{
+    int64_t whole;
+    char out[80];
+    return decimal_value(vec, type, row, &whole, out) ? json_integer(whole) : json_string(out);
 }
 
 /* ".ffffff" without trailing zeros, or "" */
@@ -148,13 +159,13 @@ static void date_text(char *out, size_t cap, duckdb_date_struct d)
     }
 }
 
-static json_t *date_json(duckdb_date date)
+/* A DATE's text: in out (32 bytes), or a constant for the infinities. */
+static const char *date_value(duckdb_date date, char *out)
 {
     if (!duckdb_is_finite_date(date))
-        return text_json(date.days > 0 ? "infinity" : "-infinity");
-    char out[32];
-    date_text(out, sizeof(out), duckdb_from_date(date));
-    return text_json(out);
+        return date.days > 0 ? "infinity" : "-infinity";
+    date_text(out, 32, duckdb_from_date(date));
+    return out;
 }
 
 static void time_text(char *out, size_t cap, duckdb_time_struct t, int64_t frac, int digits)
@@ -173,14 +184,16 @@ static void time_text(char *out, size_t cap, duckdb_time_struct t, int64_t frac,
     }
 }
 
-/* micros since the epoch plus extra nanoseconds (0..999) for TIMESTAMP_NS. */
-static json_t *timestamp_json(int64_t micros, int extra_nanos, bool finite, bool utc)
+/* micros since the epoch plus extra nanoseconds (0..999) for TIMESTAMP_NS: its text in out
+ * (96 bytes), or a constant for the infinities. */
+static const char *
+timestamp_value(int64_t micros, int extra_nanos, bool finite, bool utc, char *out)
 {
     if (!finite)
-        return text_json(micros > 0 ? "infinity" : "-infinity");
+        return micros > 0 ? "infinity" : "-infinity";
     duckdb_timestamp ts = { micros };
     duckdb_timestamp_struct s = duckdb_from_timestamp(ts);
-    char d[32], t[48], out[96];
+    char d[32], t[48];
     date_text(d, sizeof(d), s.date);
     if (extra_nanos != 0)
         time_text(t, sizeof(t), s.time, (int64_t)s.time.micros * 1000 + extra_nanos, 9);
@@ -191,7 +204,7 @@ static json_t *timestamp_json(int64_t micros, int extra_nanos, bool finite, bool
     out[dn] = 'T';
     memcpy(out + dn + 1, t, tn);
     memcpy(out + dn + 1 + tn, utc ? "Z" : "", utc ? 2 : 1);
-    return text_json(out);
+    return out;
 }
 
 static int64_t floor_div(int64_t a, int64_t b)
@@ -200,24 +213,22 @@ static int64_t floor_div(int64_t a, int64_t b)
     return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q;
 }
 
-static json_t *interval_json(duckdb_interval iv)
+static const char *interval_value(duckdb_interval iv, char *out)
 {
-    char f[16], out[96];
+    char f[16];
     int64_t secs = iv.micros / 1000000, frac = iv.micros % 1000000;
     fraction_text(f, sizeof(f), frac < 0 ? -frac : frac, 6);
-    snprintf(out, sizeof(out), "P%dM%dDT%s%" PRId64 "%sS", (int)iv.months, (int)iv.days,
+    snprintf(out, 96, "P%dM%dDT%s%" PRId64 "%sS", (int)iv.months, (int)iv.days,
              (iv.micros < 0 && secs == 0) ? "-" : "", secs, f);
-    return text_json(out);
+    return out;
 }
 
-static json_t *uuid_json(duckdb_hugeint h)
+static const char *uuid_value(duckdb_hugeint h, char *out)
 {
     uint64_t hi = (uint64_t)h.upper ^ ((uint64_t)1 << 63), lo = h.lower;
-    char out[40];
-    snprintf(out, sizeof(out),
-             "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64, hi >> 32,
-             (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48, lo & (uint64_t)0xFFFFFFFFFFFF);
-    return text_json(out);
+    snprintf(out, 40, "%08" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%04" PRIx64 "-%012" PRIx64,
+             hi >> 32, (hi >> 16) & 0xFFFF, hi & 0xFFFF, lo >> 48, lo & (uint64_t)0xFFFFFFFFFFFF);
+    return out;
 }
 
 /* BIT: first byte is the number of padding bits in the second byte. */
@@ -377,50 +388,56 @@ static json_t *integer_json(duckdb_type id, void *data, idx_t row)
     }
 }
 
-/* A date, time, timestamp or interval value as text. */
-static json_t *temporal_json(duckdb_type id, void *data, idx_t row)
+/* A date, time, timestamp or interval value's text: in out (96 bytes), or a constant. */
+static const char *temporal_value(duckdb_type id, void *data, idx_t row, char *out)
 {
     switch (id) {
     case DUCKDB_TYPE_DATE:
-        return date_json(((duckdb_date *)data)[row]);
+        return date_value(((duckdb_date *)data)[row], out);
     case DUCKDB_TYPE_TIME: {
         duckdb_time_struct t = duckdb_from_time(((duckdb_time *)data)[row]);
-        char out[48];
-        time_text(out, sizeof(out), t, t.micros, 6);
-        return text_json(out);
+        time_text(out, 48, t, t.micros, 6);
+        return out;
     }
     case DUCKDB_TYPE_TIME_TZ: {
         duckdb_time_tz_struct t = duckdb_from_time_tz(((duckdb_time_tz *)data)[row]);
-        char tt[48], out[64];
+        char tt[48];
         time_text(tt, sizeof(tt), t.time, t.time.micros, 6);
         int off = t.offset < 0 ? -t.offset : t.offset;
-        snprintf(out, sizeof(out), "%s%c%02d:%02d", tt, t.offset < 0 ? '-' : '+', off / 3600,
+        snprintf(out, 64, "%s%c%02d:%02d", tt, t.offset < 0 ? '-' : '+', off / 3600,
                  (off / 60) % 60);
-        return text_json(out);
+        return out;
     }
     case DUCKDB_TYPE_TIMESTAMP:
     case DUCKDB_TYPE_TIMESTAMP_TZ: {
         duckdb_timestamp ts = ((duckdb_timestamp *)data)[row];
-        return timestamp_json(ts.micros, 0, duckdb_is_finite_timestamp(ts),
-                              id == DUCKDB_TYPE_TIMESTAMP_TZ);
+        return timestamp_value(ts.micros, 0, duckdb_is_finite_timestamp(ts),
+                               id == DUCKDB_TYPE_TIMESTAMP_TZ, out);
     }
     case DUCKDB_TYPE_TIMESTAMP_S: {
         duckdb_timestamp_s ts = ((duckdb_timestamp_s *)data)[row];
-        return timestamp_json(ts.seconds * 1000000, 0, duckdb_is_finite_timestamp_s(ts), false);
+        return timestamp_value(ts.seconds * 1000000, 0, duckdb_is_finite_timestamp_s(ts), false,
+                               out);
     }
     case DUCKDB_TYPE_TIMESTAMP_MS: {
         duckdb_timestamp_ms ts = ((duckdb_timestamp_ms *)data)[row];
-        return timestamp_json(ts.millis * 1000, 0, duckdb_is_finite_timestamp_ms(ts), false);
+        return timestamp_value(ts.millis * 1000, 0, duckdb_is_finite_timestamp_ms(ts), false, out);
     }
     case DUCKDB_TYPE_TIMESTAMP_NS: {
         duckdb_timestamp_ns ts = ((duckdb_timestamp_ns *)data)[row];
         int64_t micros = floor_div(ts.nanos, 1000);
-        return timestamp_json(micros, (int)(ts.nanos - micros * 1000),
-                              duckdb_is_finite_timestamp_ns(ts), false);
+        return timestamp_value(micros, (int)(ts.nanos - micros * 1000),
+                               duckdb_is_finite_timestamp_ns(ts), false, out);
     }
     default: /* DUCKDB_TYPE_INTERVAL: the caller dispatches only the types above */
-        return interval_json(((duckdb_interval *)data)[row]);
+        return interval_value(((duckdb_interval *)data)[row], out);
     }
+}
+
+static json_t *temporal_json(duckdb_type id, void *data, idx_t row)
+{
+    char out[96];
+    return text_json(temporal_value(id, data, row, out));
 }
 
 /* A VARCHAR, BLOB or BIT value (DuckDB's string_t layout). */
@@ -469,8 +486,10 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
     case DUCKDB_TYPE_TIMESTAMP_NS:
     case DUCKDB_TYPE_INTERVAL:
         return temporal_json(id, data, row);
-    case DUCKDB_TYPE_UUID:
-        return uuid_json(((duckdb_hugeint *)data)[row]);
+    case DUCKDB_TYPE_UUID: {
+        char out[40];
+        return text_json(uuid_value(((duckdb_hugeint *)data)[row], out));
+    }
     case DUCKDB_TYPE_VARCHAR:
     case DUCKDB_TYPE_BLOB:
     case DUCKDB_TYPE_BIT:
@@ -488,6 +507,171 @@ json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row
         /* Unreachable when the caller checked sluice_duck_type_supported. */
         return json_null();
     }
+}
+
+/* ---- straight to text ------------------------------------------------------------------------
+ * The same values as sluice_duck_value, written as the rows text holds them (exec/values.h) with
+ * no json_t between, for a request with rows_text_only. Nested, enum, BLOB and BIT values, rare
+ * in rows, still go through their json_t. */
+
+/* A plain text value (ISO dates, UUIDs, exact decimals): what text_json would hold, as JSON. */
+static void put_text(sluice_buf *b, const char *s)
+{
+    sluice_buf_json_string(b, s, strlen(s));
+}
+
+/* A BOOLEAN or integer value, as integer_json makes it. */
+static void integer_text(sluice_buf *b, duckdb_type id, void *data, idx_t row)
+{
+    char out[48];
+    switch (id) {
+    case DUCKDB_TYPE_BOOLEAN:
+        sluice_buf_puts(b, ((bool *)data)[row] ? "true" : "false");
+        return;
+    case DUCKDB_TYPE_TINYINT:
+        sluice_exec_text_integer(b, ((int8_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_SMALLINT:
+        sluice_exec_text_integer(b, ((int16_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_INTEGER:
+        sluice_exec_text_integer(b, ((int32_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_BIGINT:
+        sluice_exec_text_integer(b, ((int64_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_UTINYINT:
+        sluice_exec_text_integer(b, ((uint8_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_USMALLINT:
+        sluice_exec_text_integer(b, ((uint16_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_UINTEGER:
+        sluice_exec_text_integer(b, ((uint32_t *)data)[row]);
+        return;
+    case DUCKDB_TYPE_UBIGINT: {
+        uint64_t u = ((uint64_t *)data)[row];
+        if (u <= INT64_MAX) {
+            sluice_exec_text_integer(b, (int64_t)u);
+            return;
+        }
+        snprintf(out, sizeof(out), "%" PRIu64, u);
+        break;
+    }
+    case DUCKDB_TYPE_HUGEINT: {
+        duck_i128 v = hugeint_of(((duckdb_hugeint *)data)[row]);
+        if (v >= INT64_MIN && v <= INT64_MAX) {
+            sluice_exec_text_integer(b, (int64_t)v);
+            return;
+        }
+        i128_text(out, sizeof(out), v);
+        break;
+    }
+    default: { /* DUCKDB_TYPE_UHUGEINT: the caller dispatches only the types above */
+        duckdb_uhugeint h = ((duckdb_uhugeint *)data)[row];
+        duck_u128 v = ((duck_u128)h.upper << 64) | h.lower;
+        if (v <= INT64_MAX) {
+            sluice_exec_text_integer(b, (int64_t)v);
+            return;
+        }
+        u128_text(out, sizeof(out), v, false);
+        break;
+    }
+    }
+    put_text(b, out);
+}
+
+/* A value sluice_duck_value converts through a json_t of its own; false when out of memory. */
+static bool tree_text(sluice_buf *b, duckdb_vector vec, duckdb_logical_type type, idx_t row)
+{
+    json_t *v = sluice_duck_value(vec, type, row);
+    bool ok = v != NULL && sluice_exec_text_value(b, v);
+    json_decref(v);
+    return ok;
+}
+
+/* Writes the value at row of vec as sluice_duck_value would convert it, in the rows text's
+ * form; false when out of memory. */
+static bool value_text(sluice_buf *b, duckdb_vector vec, duckdb_logical_type type, idx_t row)
+{
+    if (!row_valid(vec, row)) {
+        sluice_buf_puts(b, "null");
+        return true;
+    }
+    duckdb_type id = duckdb_get_type_id(type);
+    void *data = duckdb_vector_get_data(vec);
+    char out[96];
+    int64_t whole;
+    switch (id) {
+    case DUCKDB_TYPE_BOOLEAN:
+    case DUCKDB_TYPE_TINYINT:
+    case DUCKDB_TYPE_SMALLINT:
+    case DUCKDB_TYPE_INTEGER:
+    case DUCKDB_TYPE_BIGINT:
+    case DUCKDB_TYPE_UTINYINT:
+    case DUCKDB_TYPE_USMALLINT:
+    case DUCKDB_TYPE_UINTEGER:
+    case DUCKDB_TYPE_UBIGINT:
+    case DUCKDB_TYPE_HUGEINT:
+    case DUCKDB_TYPE_UHUGEINT:
+        integer_text(b, id, data, row);
+        break;
+    case DUCKDB_TYPE_FLOAT:
+        sluice_exec_text_real(b, ((float *)data)[row]);
+        break;
+    case DUCKDB_TYPE_DOUBLE:
+        sluice_exec_text_real(b, ((double *)data)[row]);
+        break;
+    case DUCKDB_TYPE_DECIMAL:
+        if (decimal_value(vec, type, row, &whole, out))
+            sluice_exec_text_integer(b, whole);
+        else
+            put_text(b, out);
+        break;
+    case DUCKDB_TYPE_DATE:
+    case DUCKDB_TYPE_TIME:
+    case DUCKDB_TYPE_TIME_TZ:
+    case DUCKDB_TYPE_TIMESTAMP:
+    case DUCKDB_TYPE_TIMESTAMP_TZ:
+    case DUCKDB_TYPE_TIMESTAMP_S:
+    case DUCKDB_TYPE_TIMESTAMP_MS:
+    case DUCKDB_TYPE_TIMESTAMP_NS:
+    case DUCKDB_TYPE_INTERVAL:
+        put_text(b, temporal_value(id, data, row, out));
+        break;
+    case DUCKDB_TYPE_UUID:
+        put_text(b, uuid_value(((duckdb_hugeint *)data)[row], out));
+        break;
+    case DUCKDB_TYPE_VARCHAR: {
+        duckdb_string_t *s = &((duckdb_string_t *)data)[row];
+        sluice_exec_text_string(b, duckdb_string_t_data(s), duckdb_string_t_length(*s));
+        break;
+    }
+    default:
+        return tree_text(b, vec, type, row);
+    }
+    return sluice_buf_status(b) == SLUICE_OK;
+}
+
+sluice_status sluice_duck_row_text(sluice_exec_rows *acc,
+                                   duckdb_data_chunk chunk,
+                                   const duckdb_logical_type *types,
+                                   idx_t ncols,
+                                   idx_t row,
+                                   bool *more)
+{
+    if (!sluice_exec_rows_room(acc, more))
+        return SLUICE_OK;
+    size_t start = acc->text.len;
+    sluice_buf_putc(&acc->text, '[');
+    for (idx_t col = 0; col < ncols; col++) {
+        if (col > 0)
+            sluice_buf_putc(&acc->text, ',');
+        if (!value_text(&acc->text, duckdb_data_chunk_get_vector(chunk, col), types[col], row))
+            return SLUICE_E_NOMEM;
+    }
+    sluice_buf_putc(&acc->text, ']');
+    return sluice_exec_rows_end_text(acc, start, more);
 }
 
 bool sluice_duck_type_supported(duckdb_logical_type type)

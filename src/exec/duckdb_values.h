@@ -11,6 +11,7 @@
 
 #include "core/arena.h"
 #include "core/buf.h"
+#include "exec/values.h"
 
 #include <duckdb.h>
 #include <jansson.h>
@@ -18,6 +19,17 @@
 
 /* The value at row of vec (of logical type type) as a new JSON value; NULL when out of memory. */
 json_t *sluice_duck_value(duckdb_vector vec, duckdb_logical_type type, idx_t row);
+
+/* Row row of chunk (ncols columns of the given types) written straight into acc's rows text
+ * (sluice_exec_rows_init_text), each value as sluice_duck_value would convert it and the rows
+ * text would print it, without a json_t but for nested, enum, BLOB and BIT values. *more false:
+ * a limit was reached (exec/values.h); SLUICE_E_NOMEM when the text could not grow. */
+sluice_status sluice_duck_row_text(sluice_exec_rows *acc,
+                                   duckdb_data_chunk chunk,
+                                   const duckdb_logical_type *types,
+                                   idx_t ncols,
+                                   idx_t row,
+                                   bool *more);
 
 /* True when sluice_duck_value converts type (recursively for nested types). */
 bool sluice_duck_type_supported(duckdb_logical_type type);

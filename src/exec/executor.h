@@ -87,6 +87,10 @@ typedef struct sluice_exec_request {
      * a curated tool's statement out. Whether it may is the backend's: nothing of the caller may
      * be part of the plan it keeps. */
     bool repeated_statement;
+    /* The caller reads the rows only as rows_text (an answer that splices it, core/json_splice.h):
+     * a backend that can may write each value straight into rows_text and leave rows NULL.
+     * False (the default): rows is the tree of the values, as every consumer of them needs. */
+    bool rows_text_only;
     sluice_exec_register_cancel_fn register_cancel; /* NULL: not cancellable */
     void *cancel_ctx;
     /* The catalog snapshot the code was analysed against (sluice_executor_catalog), so a
@@ -127,7 +131,9 @@ typedef struct sluice_exec_result {
     json_t *value; /* SLUICE_EXEC_VALUE: the result, owned by the arena (do not json_decref) */
     sluice_exec_column *columns;
     size_t column_count;
-    json_t *rows; /* array of arrays, owned by the arena (do not json_decref) */
+    /* array of arrays, owned by the arena (do not json_decref); NULL when the request asked for
+     * rows_text_only and the backend honoured it */
+    json_t *rows;
     size_t row_count;
     bool truncated;           /* more rows (or list items) existed than were returned */
     const char *truncated_by; /* "max_rows" | "max_bytes" | NULL */

@@ -14,6 +14,23 @@
 #include <string.h>
 #include <time.h>
 
+/* s[0..len) into b with every byte that does not start a well-formed UTF-8 sequence, and every
+ * NUL, as U+FFFD. */
+static void replace_invalid(sluice_buf *b, const char *s, size_t len)
+{
+    const unsigned char *p = (const unsigned char *)s;
+    for (size_t i = 0; i < len;) {
+        size_t n = p[i] == 0 ? 0 : sluice_utf8_decode((const char *)p + i, len - i, NULL);
+        if (n == 0) {
+            sluice_buf_append(b, "\xEF\xBF\xBD", 3);
+            i++;
+        } else {
+            sluice_buf_append(b, p + i, n);
+            i += n;
+        }
+    }
+}
+
 json_t *sluice_exec_json_text(const char *s, size_t len)
 {
     json_t *v = json_stringn(s, len);
@@ -22,21 +39,43 @@ json_t *sluice_exec_json_text(const char *s, size_t len)
     /* Invalid UTF-8 (or an embedded NUL): rebuild with replacement characters. */
     sluice_buf b;
     sluice_buf_init(&b, NULL, 0);
-    const unsigned char *p = (const unsigned char *)s;
-    for (size_t i = 0; i < len;) {
-        size_t n = p[i] == 0 ? 0 : sluice_utf8_decode((const char *)p + i, len - i, NULL);
-        if (n == 0) {
-            sluice_buf_append(&b, "\xEF\xBF\xBD", 3);
-            i++;
-        } else {
-            sluice_buf_append(&b, p + i, n);
-            i += n;
-        }
-    }
+    replace_invalid(&b, s, len);
     v = sluice_buf_status(&b) == SLUICE_OK ? json_stringn(b.data != NULL ? b.data : "", b.len)
                                            : NULL;
     sluice_buf_dispose(&b);
     return v;
+}
+
+/* Whether jansson's json_stringn takes s as it is: well-formed UTF-8, NULs allowed. */
+static bool utf8_text(const char *s, size_t len)
+{
+    for (size_t i = 0; i < len;) {
+        if ((unsigned char)s[i] < 0x80) {
+            i++;
+            continue;
+        }
+        size_t n = sluice_utf8_decode(s + i, len - i, NULL);
+        if (n == 0)
+            return false;
+        i += n;
+    }
+    return true;
+}
+
+void sluice_exec_text_string(sluice_buf *b, const char *s, size_t len)
+{
+    if (utf8_text(s, len)) {
+        sluice_buf_json_string(b, s, len);
+        return;
+    }
+    sluice_buf fixed;
+    sluice_buf_init(&fixed, NULL, 0);
+    replace_invalid(&fixed, s, len);
+    if (sluice_buf_status(&fixed) != SLUICE_OK)
+        b->status = SLUICE_E_NOMEM; /* sticky: the row is not kept */
+    else
+        sluice_buf_json_string(b, sluice_buf_cstr(&fixed), fixed.len);
+    sluice_buf_dispose(&fixed);
 }
 
 json_t *sluice_exec_json_blob(const void *data, size_t len)
@@ -106,8 +145,17 @@ static void append_real(sluice_buf *b, double value)
         sluice_buf_puts(b, ".0");
 }
 
-/* An integer as jansson writes it ("%lld"), without a printf per value. */
-static void append_integer(sluice_buf *b, json_int_t value)
+void sluice_exec_text_real(sluice_buf *b, double value)
+{
+    if (isnan(value))
+        sluice_buf_puts(b, "\"NaN\"");
+    else if (isinf(value))
+        sluice_buf_puts(b, value > 0 ? "\"Infinity\"" : "\"-Infinity\"");
+    else
+        append_real(b, value);
+}
+
+void sluice_exec_text_integer(sluice_buf *b, int64_t value)
 {
     char text[24];
     size_t n = sizeof text;
@@ -125,14 +173,14 @@ static void append_integer(sluice_buf *b, json_int_t value)
 /* A row's compact JSON text, written straight from its values: the same bytes as jansson's
  * JSON_COMPACT dump except reals, which print shortest (append_real). Objects (STRUCT, MAP
  * values) go through jansson. False when out of memory. */
-static bool dump_value(const json_t *value, sluice_buf *b)
+bool sluice_exec_text_value(sluice_buf *b, const json_t *value)
 {
     switch (json_typeof(value)) {
     case JSON_REAL:
         append_real(b, json_real_value(value));
         break;
     case JSON_INTEGER:
-        append_integer(b, json_integer_value(value));
+        sluice_exec_text_integer(b, json_integer_value(value));
         break;
     case JSON_STRING:
         sluice_buf_json_string(b, json_string_value(value), json_string_length(value));
@@ -151,7 +199,7 @@ static bool dump_value(const json_t *value, sluice_buf *b)
         for (size_t i = 0; i < json_array_size(value); i++) {
             if (i > 0)
                 sluice_buf_putc(b, ',');
-            if (!dump_value(json_array_get(value, i), b))
+            if (!sluice_exec_text_value(b, json_array_get(value, i)))
                 return false;
         }
         sluice_buf_putc(b, ']');
@@ -163,40 +211,80 @@ static bool dump_value(const json_t *value, sluice_buf *b)
     return sluice_buf_status(b) == SLUICE_OK;
 }
 
-sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more)
+sluice_status sluice_exec_rows_init_text(sluice_exec_rows *acc,
+                                         sluice_arena *arena,
+                                         const sluice_exec_limits *limits)
+{
+    memset(acc, 0, sizeof(*acc));
+    acc->bytes = 2; /* "[]" */
+    sluice_buf_init(&acc->text, arena, 0);
+    acc->max_rows = limits->max_rows;
+    acc->max_bytes = limits->max_bytes;
+    return SLUICE_OK;
+}
+
+bool sluice_exec_rows_room(sluice_exec_rows *acc, bool *more)
 {
     *more = true;
-    if (row == NULL)
-        return SLUICE_E_NOMEM;
     if (acc->max_rows > 0 && (int64_t)acc->count >= acc->max_rows) {
         /* This is row max_rows+1: it exists, so the result is truncated. */
-        json_decref(row);
         acc->truncated = true;
         acc->truncated_by = "max_rows";
         *more = false;
-        return SLUICE_OK;
+        return false;
     }
-    size_t start = acc->text.len;
-    if (!dump_value(row, &acc->text)) {
-        json_decref(row);
-        return SLUICE_E_NOMEM;
-    }
+    return true;
+}
+
+/* The row whose text begins at start: kept (its newline written, counted) unless it would pass
+ * max_bytes, when its text goes again, truncated is set and *more becomes false. */
+static bool keep_text(sluice_exec_rows *acc, size_t start, bool *more)
+{
     size_t size = acc->text.len - start + (acc->count > 0 ? 1 : 0);
     if (acc->max_bytes > 0 && acc->bytes + size > acc->max_bytes) {
         acc->text.len = start; /* the row is dropped: so is its text */
         if (acc->text.data != NULL)
             acc->text.data[start] = '\0';
-        json_decref(row);
         acc->truncated = true;
         acc->truncated_by = "max_bytes";
         *more = false;
-        return SLUICE_OK;
+        return false;
     }
     sluice_buf_putc(&acc->text, '\n');
-    if (json_array_append_new(acc->rows, row) != 0 || sluice_buf_status(&acc->text) != SLUICE_OK)
-        return SLUICE_E_NOMEM;
     acc->bytes += size;
     acc->count++;
+    return true;
+}
+
+sluice_status sluice_exec_rows_end_text(sluice_exec_rows *acc, size_t start, bool *more)
+{
+    *more = true;
+    if (sluice_buf_status(&acc->text) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
+    keep_text(acc, start, more);
+    return sluice_buf_status(&acc->text) == SLUICE_OK ? SLUICE_OK : SLUICE_E_NOMEM;
+}
+
+sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more)
+{
+    *more = true;
+    if (row == NULL)
+        return SLUICE_E_NOMEM;
+    if (!sluice_exec_rows_room(acc, more)) {
+        json_decref(row);
+        return SLUICE_OK;
+    }
+    size_t start = acc->text.len;
+    if (!sluice_exec_text_value(&acc->text, row)) {
+        json_decref(row);
+        return SLUICE_E_NOMEM;
+    }
+    if (!keep_text(acc, start, more)) {
+        json_decref(row);
+        return SLUICE_OK;
+    }
+    if (json_array_append_new(acc->rows, row) != 0 || sluice_buf_status(&acc->text) != SLUICE_OK)
+        return SLUICE_E_NOMEM;
     return SLUICE_OK;
 }
 

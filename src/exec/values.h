@@ -28,7 +28,18 @@ json_t *sluice_exec_json_blob(const void *data, size_t len);
 /* A JSON number, or the strings "NaN", "Infinity", "-Infinity" which JSON cannot carry. */
 json_t *sluice_exec_json_real(double value);
 
-/* Rows gathered under the limits. The array is owned by the arena given to init. */
+/* The JSON text of values as the rows text holds them, appended to b (whose sticky status says
+ * whether it fit): the same bytes as jansson's compact dump of the value, but for reals, which
+ * print shortest (8943927.12, not 8943927.1199999992). text_real writes NaN and the infinities
+ * as the strings sluice_exec_json_real makes; text_string writes s as sluice_exec_json_text would
+ * hold it (invalid UTF-8 as U+FFFD). text_value: false when out of memory. */
+void sluice_exec_text_integer(sluice_buf *b, int64_t value);
+void sluice_exec_text_real(sluice_buf *b, double value);
+void sluice_exec_text_string(sluice_buf *b, const char *s, size_t len);
+bool sluice_exec_text_value(sluice_buf *b, const json_t *value);
+
+/* Rows gathered under the limits. The array is owned by the arena given to init; NULL when the
+ * rows are gathered as text only (sluice_exec_rows_init_text). */
 typedef struct sluice_exec_rows {
     json_t *rows;
     size_t count;
@@ -46,6 +57,18 @@ sluice_exec_rows_init(sluice_exec_rows *acc, sluice_arena *arena, const sluice_e
 /* Takes ownership of row. *more becomes false once a limit is reached (the row that reached it
  * is dropped and truncated is set): the caller stops fetching. */
 sluice_status sluice_exec_rows_add(sluice_exec_rows *acc, json_t *row, bool *more);
+
+/* Rows gathered as text only, for a request with rows_text_only: the engine writes each value
+ * straight into acc->text, and no tree of the rows is built (the result's rows stay NULL).
+ * Per row: sluice_exec_rows_room (false once max_rows rows were kept: the result is truncated,
+ * *more false, stop), then the row's compact JSON array written at the end of acc->text from
+ * start = acc->text.len, then sluice_exec_rows_end_text (drops the row's text again when it would
+ * pass max_bytes; SLUICE_E_NOMEM when acc->text failed). */
+sluice_status sluice_exec_rows_init_text(sluice_exec_rows *acc,
+                                         sluice_arena *arena,
+                                         const sluice_exec_limits *limits);
+bool sluice_exec_rows_room(sluice_exec_rows *acc, bool *more);
+sluice_status sluice_exec_rows_end_text(sluice_exec_rows *acc, size_t start, bool *more);
 
 /* Copies the accumulator into the result. */
 void sluice_exec_rows_finish(const sluice_exec_rows *acc, sluice_exec_result *out);

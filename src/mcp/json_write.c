@@ -4,11 +4,14 @@
  * Mirrors jansson 2.14's dump.c for JSON_COMPACT: objects in insertion order with "," and ":"
  * and no spaces; strings escape '"', '\\' and every byte below 0x20 (\b \f \n \r \t by name,
  * the rest as \u00XX in upper-case hex) and keep other UTF-8 as is; reals go through json_dumps
- * itself (rare on the wire, and its "%.17g" clean-up is easy to get subtly wrong).
+ * itself (rare on the wire, and its "%.17g" clean-up is easy to get subtly wrong). A splice
+ * placeholder (core/json_splice.h) is replaced by its text, which json_dumps cannot do: it
+ * refuses the placeholder as invalid UTF-8.
  * tests/unit/test_json_write.c compares the two byte for byte.
  */
 #include "mcp/json_write.h"
 
+#include "core/json_splice.h"
 #include "core/limits.h"
 #include "core/utf8.h"
 
@@ -139,8 +142,15 @@ static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth)
         return write_object(buf, value, depth);
     case JSON_ARRAY:
         return write_array(buf, value, depth);
-    case JSON_STRING:
+    case JSON_STRING: {
+        const char *text;
+        size_t len;
+        if (sluice_json_splice_text(value, &text, &len)) { /* written ahead of time, as is */
+            sluice_buf_append(buf, text, len);
+            return true;
+        }
         return write_string(buf, json_string_value(value), json_string_length(value));
+    }
     case JSON_INTEGER:
         write_integer(buf, json_integer_value(value));
         return true;

@@ -5,7 +5,9 @@
  * JSON_ENCODE_ANY) would (insertion key order, the same escapes, jansson's real format), so the
  * wire does not change. It exists because json_dumps formats every container's address with
  * snprintf and hashes it for loop detection, which was a fifth of a stdio round trip; here a
- * depth ceiling (SLUICE_LIMIT_JSON_WRITE_DEPTH) stops a cycle instead.
+ * depth ceiling (SLUICE_LIMIT_JSON_WRITE_DEPTH) stops a cycle instead. The one difference: a
+ * splice placeholder (core/json_splice.h) is written as the JSON text it carries, where
+ * json_dumps fails on it.
  * Does not own: parsing (jansson, mcp/jsonrpc.c), pretty printing, sorted keys.
  */
 #ifndef SLUICE_MCP_JSON_WRITE_H
@@ -16,9 +18,10 @@
 #include <jansson.h>
 #include <stddef.h>
 
-/* Appends value's text to buf. SLUICE_E_INVALID when a string is not valid UTF-8, a real is not
- * finite, or the nesting passes SLUICE_LIMIT_JSON_WRITE_DEPTH (a cycle); otherwise buf's own
- * status (SLUICE_E_LIMIT, SLUICE_E_NOMEM). On failure buf holds a partial text: discard it. */
+/* Appends value's text to buf, each splice placeholder as its text. SLUICE_E_INVALID when a string
+ * is not valid UTF-8, a real is not finite, or the nesting passes SLUICE_LIMIT_JSON_WRITE_DEPTH (a
+ * cycle); otherwise buf's own status (SLUICE_E_LIMIT, SLUICE_E_NOMEM). On failure buf holds a
+ * partial text: discard it. */
 sluice_status sluice_json_write(sluice_buf *buf, const json_t *value);
 
 /* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be

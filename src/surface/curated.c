@@ -126,6 +126,7 @@ static sluice_status call_tool(sluice_mcp_call *call,
         .scrub_errors = ct->scrub_errors,
         .engine_bounded = ct->engine_bounded,
         .fixed_statement = true,
+        .rows_text_only = true, /* the answer splices rows_text (sluice_present_result_spliced) */
         .register_cancel = register_cancel,
         .cancel_ctx = call,
     };
@@ -140,11 +141,17 @@ static sluice_status call_tool(sluice_mcp_call *call,
                                       (sluice_runtime_event){ &caller, "tool", record }, st, err);
     if (st != SLUICE_OK)
         return st;
-    json_t *structured = sluice_present_result_json(&r);
+    json_t *structured = sluice_present_result_spliced(&r);
     char *text = sluice_present_untrusted_text(arena, &r);
     *out_result = json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
                             text != NULL ? text : "", "structuredContent", structured);
-    return SLUICE_OK;
+    if (*out_result != NULL && text != NULL)
+        return SLUICE_OK;
+    /* never an answer without its rows: the call fails instead */
+    json_decref(*out_result);
+    *out_result = NULL;
+    return sluice_error_set(err, arena, SLUICE_E_NOMEM,
+                            "out of memory while writing the answer of tool '%s'", tool->name);
 }
 
 static void mutex_free(void *mu)

@@ -178,6 +178,8 @@ static sluice_codemode_request code_request(sluice_arena *arena,
                                       .variables = json_object_get(arguments, "variables"),
                                       .token = token,
                                       .hooks = hooks,
+                                      /* the answer goes to the MCP writer only */
+                                      .rows_spliced = true,
                                       .err = err };
 }
 
@@ -794,6 +796,7 @@ static sluice_status call_program(sluice_mcp_call *call,
                                           .caller = &caller,
                                           .variables = arguments,
                                           .hooks = &hooks,
+                                          .rows_spliced = true, /* to the MCP writer only */
                                           .err = err };
     sluice_status st = sluice_codemode_run_program(cm, &req, name, &structured, &text);
     return run_answer(st, structured, text, refusal, err, out_result);

@@ -7,9 +7,14 @@
  *                 audit record) vs. duckdb_extract_statements + duckdb_prepare_extracted_statement
  *                 on one plain connection (the engine's own parse + bind);
  *   execute       sluice_codemode_execute of a 1,000-row SELECT (token issued by an untimed
- *                 validate just before) vs. prepare + streaming execute + fetching every value
- *                 into memory ("fetch only") and vs. the same plus building the rows as JSON and
- *                 serializing them once ("fetch + JSON", the work sluice's result must do too).
+ *                 validate just before) as execute_code runs it (rows spliced, the request
+ *                 surface/tools.c makes), then its structuredContent written as the MCP writer
+ *                 writes it (mcp/json_write.h: the JSON text the client gets), vs. prepare +
+ *                 streaming execute + fetching every value into memory ("fetch only") and vs.
+ *                 the same plus building the rows as JSON and serializing them once ("fetch +
+ *                 JSON", the work sluice's result must do too). Both JSON sides end in text.
+ *                 BENCH_ROWS_TREE=1: execute_sluice builds the rows as a jansson tree, which
+ *                 the writer serializes (what every answer did before rows were spliced).
  * The bare side connects to the executor's own database instance (same file, same buffer pool,
  * same settings) and keeps its connection open, as any application would. Prints one JSON
  * object (medians, p90, ratios) to stdout or --out. With --callgrind SIDE it warms up, then runs
@@ -25,6 +30,7 @@
 #include "codemode/codemode.h"
 #include "core/limits.h"
 #include "exec/executor.h"
+#include "mcp/json_write.h"
 #include "token/secret.h"
 
 #include <duckdb.h>
@@ -98,6 +104,7 @@ typedef struct bench {
     duckdb_connection conn; /* the bare side's plain connection */
     char *token;            /* for the next execute_sluice; issued outside the timed region */
     size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
+    bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
 } bench;
 
 /* ---- sluice sides -------------------------------------------------------------------------- */
@@ -139,10 +146,16 @@ static void run_execute_sluice(bench *b)
                                           .code = rows1000,
                                           .code_len = strlen(rows1000),
                                           .token = b->token,
+                                          .rows_spliced = !b->rows_tree,
                                           .err = &err };
     if (sluice_codemode_execute(b->cm, &req, &out, &text) != SLUICE_OK)
         bench_die("sluice_codemode_execute failed", err.message);
-    b->rows_seen = json_array_size(json_object_get(out, "rows"));
+    sluice_buf wire;
+    sluice_buf_init(&wire, NULL, 0);
+    if (sluice_json_write(&wire, out) != SLUICE_OK)
+        bench_die("writing the answer failed", NULL);
+    sluice_buf_dispose(&wire);
+    b->rows_seen = (size_t)json_integer_value(json_object_get(out, "row_count"));
     json_decref(out);
     sluice_arena_free(arena);
 }
@@ -467,6 +480,8 @@ int main(int argc, char **argv)
     choose_validate_sql(getenv("BENCH_VALIDATE_SQL"));
     sluice_config *config = bench_config(db, (int)threads, audit);
     bench b = { 0 };
+    const char *tree = getenv("BENCH_ROWS_TREE");
+    b.rows_tree = tree != NULL && strcmp(tree, "1") == 0;
     sluice_identity who;
     bench_open(&b, config, &who);
     for (size_t i = 0; i < warmup; i++)

@@ -459,6 +459,34 @@ static void test_programs_share_no_caller_values(void **state)
     expect_fixed(f, by_id, "id", json_integer(1), limits, SLUICE_OK, "[[1,\"Ann\"]]");
 }
 
+/* sql run with rows_text_only gives the same rows_text, bytes, count and truncation as with the
+ * tree of its values, and no tree. */
+static void expect_same_text(fixture *f, const char *sql, sluice_exec_limits limits)
+{
+    sluice_exec_result tree, text;
+    sluice_error err;
+    if (run_full(f, sql, NULL, limits, false, &tree, &err) != SLUICE_OK)
+        fail_msg("%s: %s", sql, err.message);
+    /* in the server process: the bounded child reports its rows as a tree (exec/report.c) */
+    sluice_exec_request req = { .code = sql,
+                                .code_len = strlen(sql),
+                                .limits = limits,
+                                .engine_bounded = true,
+                                .rows_text_only = true };
+    sluice_error_clear(&err);
+    if (sluice_executor_execute(f->ex, f->arena, &req, &text, &err) != SLUICE_OK)
+        fail_msg("%s (rows_text_only): %s", sql, err.message);
+    assert_null(text.rows);
+    if (strcmp(text.rows_text, tree.rows_text) != 0)
+        fail_msg("%s: rows_text_only wrote\n%s\nthe tree's text is\n%s", sql, text.rows_text,
+                 tree.rows_text);
+    assert_int_equal(text.bytes, tree.bytes);
+    assert_int_equal(text.row_count, tree.row_count);
+    assert_int_equal(text.truncated, tree.truncated);
+    assert_true(text.truncated_by == tree.truncated_by ||
+                strcmp(text.truncated_by, tree.truncated_by) == 0);
+}
+
 static void expect_row(fixture *f, const char *sql, const char *json)
 {
     sluice_exec_result r;
@@ -467,6 +495,38 @@ static void expect_row(fixture *f, const char *sql, const char *json)
     if (st != SLUICE_OK)
         fail_msg("%s: %s", sql, err.message);
     assert_rows_json(sql, r.rows, json);
+    expect_same_text(f, sql, (sluice_exec_limits){ .timeout_ms = 30000, .max_rows = 1000 });
+}
+
+/* Values written straight into the rows text (rows_text_only) are the bytes the tree's text has,
+ * for the kinds the row-by-row writer handles itself and at both limits. */
+static void test_rows_text_only_matches_the_tree(void **state)
+{
+    fixture *f = *state;
+    sluice_exec_limits plain = { .timeout_ms = 30000, .max_rows = 1000 };
+    expect_same_text(
+        f,
+        "SELECT 8943927.12::DOUBLE, 0.1::DOUBLE, -0.0::DOUBLE, 1e300::DOUBLE, "
+        "2.5e-300::DOUBLE, 123456789012::DOUBLE, 1/3::DOUBLE, 0.1::FLOAT, "
+        "'-inf'::DOUBLE, '-9223372036854775808'::BIGINT, 9223372036854775807::UBIGINT, "
+        "'9223372036854775808'::UBIGINT, 4294967295::UINTEGER, 65535::USMALLINT",
+        plain);
+    expect_same_text(f,
+                     "SELECT 'quote \" backslash \\ tab ' || chr(9) || ' nl ' || chr(10) || chr(1) "
+                     "|| chr(127) || ' é 中 😀', '', NULL::VARCHAR, false",
+                     plain);
+    expect_same_text(f,
+                     "SELECT TIMETZ '10:11:12+05:30', TIMESTAMPTZ '2026-04-01 10:11:12.5+00', "
+                     "DATE '-0044-03-15', DATE '12345-01-01', '-infinity'::TIMESTAMP, "
+                     "INTERVAL (-1500) MILLISECOND, -0.5::DECIMAL(3,1), 0.001::DECIMAL(18,3), "
+                     "-12::DECIMAL(38,0), 170141183460469231731687303715884105727::UHUGEINT",
+                     plain);
+    expect_same_text(f, "SELECT id, name, plan, id * 1.5 AS r FROM accounts ORDER BY id", plain);
+    expect_same_text(f, "SELECT n FROM nums WHERE n < 11", (sluice_exec_limits){ .max_rows = 10 });
+    expect_same_text(f, "SELECT n FROM nums WHERE n < 10", (sluice_exec_limits){ .max_rows = 10 });
+    expect_same_text(f, "SELECT repeat('x', 100) FROM nums",
+                     (sluice_exec_limits){ .max_rows = 1000, .max_bytes = 1000 });
+    expect_same_text(f, "SELECT n FROM nums WHERE n < 0", plain);
 }
 
 static void test_value_types_convert(void **state)
@@ -892,6 +952,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_programs_between_calls, setup, teardown),
         cmocka_unit_test_setup_teardown(test_programs_share_no_caller_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_value_types_convert, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_rows_text_only_matches_the_tree, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors_hide_blocked_values, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema_marks_and_hash, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),

@@ -5,6 +5,7 @@
  * line each: a dropped row's text must never reach the client.
  */
 #include "codemode/present.h"
+#include "core/json_splice.h"
 #include "exec/values.h"
 #include "unit.h"
 
@@ -210,6 +211,72 @@ static void test_untrusted_text_lists_objects_as_rows(void **state)
     sluice_arena_free(arena);
 }
 
+/* Text written straight from values (rows_text_only) is the text of the value's json_t, for
+ * bytes that are not UTF-8 (replaced) and NULs too; and the row-by-row accumulator keeps and
+ * drops rows as the tree one does. */
+static void test_text_only_rows_match_the_tree(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *s;
+        size_t len;
+    } texts[] = { { "plain", 5 },
+                  { "a\0b", 3 },
+                  { "\xff", 1 },
+                  { "a\xc3", 2 },
+                  { "\xed\xa0\x80x", 4 },
+                  { "\0\xff\"\n", 4 },
+                  { "\xe4\xb8\xad\xc0\xaf", 5 },
+                  { "", 0 } };
+    sluice_arena *arena = sluice_arena_new();
+    for (size_t i = 0; i < sizeof texts / sizeof *texts; i++) {
+        json_t *v = sluice_exec_json_text(texts[i].s, texts[i].len);
+        sluice_buf want, got;
+        sluice_buf_init(&want, arena, 0);
+        sluice_buf_init(&got, arena, 0);
+        assert_true(sluice_exec_text_value(&want, v));
+        sluice_exec_text_string(&got, texts[i].s, texts[i].len);
+        assert_int_equal(got.len, want.len);
+        assert_memory_equal(got.data, want.data, got.len);
+        json_decref(v);
+    }
+    sluice_exec_limits limits = { .max_rows = 3, .max_bytes = 20 };
+    sluice_exec_rows tree, text;
+    assert_int_equal(sluice_exec_rows_init(&tree, arena, &limits), SLUICE_OK);
+    assert_int_equal(sluice_exec_rows_init_text(&text, arena, &limits), SLUICE_OK);
+    bool more_tree = true, more_text = true;
+    for (int i = 0; more_tree || more_text; i++) {
+        assert_int_equal(
+            sluice_exec_rows_add(&tree, json_pack("[i, s]", i * 1000, "ab"), &more_tree),
+            SLUICE_OK);
+        if (sluice_exec_rows_room(&text, &more_text)) {
+            size_t start = text.text.len;
+            sluice_buf_printf(&text.text, "[%d,\"ab\"]", i * 1000);
+            assert_int_equal(sluice_exec_rows_end_text(&text, start, &more_text), SLUICE_OK);
+        }
+        assert_int_equal(more_text, more_tree);
+    }
+    sluice_exec_result a = { 0 }, b = { 0 };
+    sluice_exec_rows_finish(&tree, &a);
+    sluice_exec_rows_finish(&text, &b);
+    assert_null(b.rows);
+    assert_string_equal(b.rows_text, a.rows_text);
+    assert_string_equal(b.truncated_by, "max_bytes");
+    assert_int_equal(b.bytes, a.bytes);
+    assert_int_equal(b.row_count, a.row_count);
+    /* max_result_bytes counts exactly what structuredContent.rows sends: the spliced array */
+    json_t *splice = sluice_json_splice_lines(b.rows_text, strlen(b.rows_text));
+    const char *sent;
+    size_t sent_len;
+    assert_true(sluice_json_splice_text(splice, &sent, &sent_len));
+    assert_int_equal(sent_len, b.bytes);
+    char *dumped = json_dumps(a.rows, JSON_COMPACT);
+    assert_memory_equal(sent, dumped, sent_len);
+    free(dumped);
+    json_decref(splice);
+    sluice_arena_free(arena);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -219,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_rows_text_is_janssons_text_for_every_value_kind),
         cmocka_unit_test(test_untrusted_text_shows_rows_text),
         cmocka_unit_test(test_untrusted_text_lists_objects_as_rows),
+        cmocka_unit_test(test_text_only_rows_match_the_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

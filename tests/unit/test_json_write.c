@@ -1,10 +1,15 @@
 /*
  * test_json_write.c — the MCP wire writer against jansson's own json_dumps(JSON_COMPACT |
  * JSON_ENCODE_ANY), byte for byte, over hand-picked and generated values; and its refusals
- * (invalid UTF-8, a cycle, a size limit) where json_dumps would fail or loop.
+ * (invalid UTF-8, a cycle, a size limit) where json_dumps would fail or loop; and splices
+ * (core/json_splice.h): written as their text, refused by json_dumps, never a partial answer when
+ * an allocation fails (a sweep over an execute answer, from its rows text to the wire).
  */
+#include "codemode/present.h"
+#include "core/json_splice.h"
 #include "core/utf8.h"
 #include "mcp/json_write.h"
+#include "oom_sweep.h"
 #include "unit.h"
 
 #include <stdio.h>
@@ -147,7 +152,9 @@ static void test_generated_trees(void **state)
 static void test_invalid_utf8_is_refused(void **state)
 {
     (void)state;
-    const char *bad[] = { "\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80", "\x80" };
+    /* "\xff" alone: a placeholder is 0xFF and at least one byte of JSON (core/json_splice.h) */
+    const char *bad[] = { "\xff", "a\xff", "a\xc3", "\xc0\xaf", "\xed\xa0\x80", "\xf4\x90\x80\x80",
+                          "\x80" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         json_t *s = json_stringn_nocheck(bad[i], strlen(bad[i]));
         size_t len = 12345;
@@ -178,6 +185,93 @@ static void test_cycle_and_limit_are_refused(void **state)
     json_decref(v);
 }
 
+static void assert_written(const json_t *v, const char *want)
+{
+    size_t len = 0;
+    char *got = sluice_json_write_text(v, &len);
+    assert_non_null(got);
+    assert_int_equal(len, strlen(want));
+    assert_string_equal(got, want);
+    free(got);
+}
+
+static void test_splices_are_written_as_their_text(void **state)
+{
+    (void)state;
+    json_t *v = json_pack("{s:o, s:[o, o, o], s:s}", "a", sluice_json_splice_new("[1,2.5]", 7), "b",
+                          sluice_json_splice_lines("[1]\n[\"x\\ny\"]\n", 13),
+                          sluice_json_splice_lines("", 0), sluice_json_splice_lines("[3]", 3), "e",
+                          "after");
+    assert_non_null(v);
+    assert_written(v, "{\"a\":[1,2.5],\"b\":[[[1],[\"x\\ny\"]],[],[[3]]],\"e\":\"after\"}");
+    /* whatever forwards the answer moves the placeholder with it: copies still splice */
+    json_t *copy = json_deep_copy(v);
+    assert_written(copy, "{\"a\":[1,2.5],\"b\":[[[1],[\"x\\ny\"]],[],[[3]]],\"e\":\"after\"}");
+    json_t *nested = json_pack("{s:{s:O}}", "structuredContent", "result", v);
+    assert_written(nested, "{\"structuredContent\":{\"result\":{\"a\":[1,2.5],\"b\":[[[1],[\"x\\n"
+                           "y\"]],[],[[3]]],\"e\":\"after\"}}}");
+    /* any other serializer refuses the placeholder rather than sending it */
+    assert_null(json_dumps(v, JSON_COMPACT));
+    json_decref(nested);
+    json_decref(copy);
+    json_decref(v);
+    /* data cannot pass for a placeholder: jansson takes no such string from text or bytes */
+    assert_null(json_stringn("\xff[1]", 4));
+    json_t *parsed = json_loads("\"\\u00ff[1]\"", JSON_DECODE_ANY, NULL); /* "ÿ[1]", UTF-8 */
+    assert_non_null(parsed);
+    const char *text;
+    size_t len;
+    assert_false(sluice_json_splice_text(parsed, &text, &len));
+    assert_written(parsed, "\"\xc3\xbf[1]\"");
+    json_decref(parsed);
+}
+
+/* An execute answer as surface/tools.c makes it: rows text -> spliced result -> wire text. */
+typedef struct splice_case {
+    const sluice_exec_result *result;
+    const char *want;
+} splice_case;
+
+static oom_outcome splice_answer(void *ctx)
+{
+    const splice_case *c = ctx;
+    json_t *structured = sluice_present_result_spliced(c->result);
+    json_t *answer = structured != NULL
+                         ? json_pack("{s:[{s:s, s:s}], s:o}", "content", "type", "text", "text",
+                                     "rows", "structuredContent", structured)
+                         : NULL;
+    char *text = answer != NULL ? sluice_json_write_text(answer, NULL) : NULL;
+    json_decref(answer);
+    oom_outcome o = text == NULL                 ? OOM_FAILED
+                    : strcmp(text, c->want) == 0 ? OOM_ALLOWED
+                                                 : OOM_WRONG;
+    free(text);
+    return o;
+}
+
+static void test_splice_sweep_never_sends_a_partial_answer(void **state)
+{
+    (void)state;
+    sluice_exec_column cols[] = { { "id", "INTEGER" }, { "amount", "DOUBLE" } };
+    sluice_exec_result r = { .columns = cols,
+                             .column_count = 2,
+                             .rows_text = "[1,8943927.12]\n[2,\"NaN\"]\n",
+                             .row_count = 2,
+                             .elapsed_ms = 3 };
+    splice_case c = {
+        &r,
+        "{\"content\":[{\"type\":\"text\",\"text\":\"rows\"}],\"structuredContent\":{\"columns\":"
+        "[{\"name\":\"id\",\"type\":\"INTEGER\"},{\"name\":\"amount\",\"type\":\"DOUBLE\"}],"
+        "\"rows\":[[1,8943927.12],[2,\"NaN\"]],\"row_count\":2,\"truncated\":false,"
+        "\"elapsed_ms\":3}}",
+    };
+    oom_count_jansson();
+    long points =
+        oom_sweep("splice answer", splice_answer, &c, OOM_ALLOWED, OOM_ACCEPT(OOM_FAILED));
+    json_set_alloc_funcs(malloc, free);
+    assert_true(points > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -186,6 +280,8 @@ int main(void)
         cmocka_unit_test(test_generated_trees),
         cmocka_unit_test(test_invalid_utf8_is_refused),
         cmocka_unit_test(test_cycle_and_limit_are_refused),
+        cmocka_unit_test(test_splices_are_written_as_their_text),
+        cmocka_unit_test(test_splice_sweep_never_sends_a_partial_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

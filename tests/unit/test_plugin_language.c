@@ -10,6 +10,7 @@
 #include "core/hash.h"
 #include "exec/executor.h"
 #include "lang/registry.h"
+#include "mcp/json_write.h"
 #include "mcp/server.h"
 #include "surface/tools.h"
 #include "unit.h"
@@ -169,10 +170,18 @@ typedef struct answers {
     json_t *by_id[16];
 } answers;
 
-static void answers_send(void *ctx, json_t *msg, const json_t *related)
+/* Keeps each answer as the client reads it: written as a transport writes it (splices
+ * included, mcp/json_write.h), then parsed. */
+static void answers_send(void *ctx, json_t *sent, const json_t *related)
 {
     (void)related;
     answers *a = ctx;
+    char *text = sluice_json_write_text(sent, NULL);
+    json_decref(sent);
+    json_t *msg = text != NULL ? json_loads(text, 0, NULL) : NULL; /* NULL: the wait fails */
+    free(text);
+    if (msg == NULL)
+        return;
     json_int_t id = json_integer_value(json_object_get(msg, "id"));
     pthread_mutex_lock(&a->lock);
     if (json_object_get(msg, "method") == NULL && id > 0 && id < 16 && a->by_id[id] == NULL) {
