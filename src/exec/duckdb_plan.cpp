@@ -607,11 +607,14 @@ void serialize_parse_tree(const duckdb::SQLStatement &statement, json_t *out, st
 }
 
 /* A planned statement's plan as json_serialize_plan writes it (not optimized): its column
- * bindings resolved and its types set in place, so the plan is spent for the optimizer. */
-void serialize_plan(duckdb::LogicalOperator &plan, json_t *out, std::string *text)
+ * bindings resolved by resolver and its types set in place, so the plan is spent for the
+ * optimizer unless resolver can undo it (undoable_resolver). */
+void serialize_plan(duckdb::LogicalOperator &plan,
+                    json_t *out,
+                    std::string *text,
+                    duckdb::ColumnBindingResolver &resolver)
 {
     jansson_serializer s(out, text);
-    duckdb::ColumnBindingResolver resolver;
     resolver.Verify(plan);
     resolver.VisitOperator(plan);
     plan.ResolveOperatorTypes();
@@ -620,6 +623,12 @@ void serialize_plan(duckdb::LogicalOperator &plan, json_t *out, std::string *tex
         throw duckdb::InvalidInputException("Operator '%s' does not support serialization", name);
     plan.Serialize(s);
     s.finish();
+}
+
+void serialize_plan(duckdb::LogicalOperator &plan, json_t *out, std::string *text)
+{
+    duckdb::ColumnBindingResolver resolver;
+    serialize_plan(plan, out, text, resolver);
 }
 
 /* One statement's tree: the parse tree (a SELECT only, as json_serialize_sql) or the plan,
@@ -849,6 +858,51 @@ sluice_physical_op *physical_plan_of(const duckdb::PhysicalOperator &root, sluic
     return top;
 }
 
+/* json_serialize_plan's resolution of column bindings, undone when it goes out of scope: each
+ * column reference ColumnBindingResolver replaces by a BoundReference is kept and put back, so
+ * the walked plan is again exactly the planner's, for the optimizer, with no copy of it
+ * (LogicalOperator::Copy serializes the plan and deserializes it, binding every function again:
+ * 0.58M Ir of seed 003's validate). DuckDB 1.4.4's resolver changes nothing else in a plan but
+ * its operators' types (ResolveOperatorTypes), computed from the same expressions; only an
+ * extension operator resolves its own bindings (ResolveColumnBindings), which cannot be undone:
+ * a plan holding one is copied (undoable). */
+class undoable_resolver : public duckdb::ColumnBindingResolver
+{
+  public:
+    ~undoable_resolver() override
+    {
+        for (auto &r : replaced)
+            *r.first = std::move(r.second);
+    }
+
+    static bool undoable(const duckdb::LogicalOperator &op)
+    {
+        if (op.type == duckdb::LogicalOperatorType::LOGICAL_EXTENSION_OPERATOR)
+            return false;
+        for (auto &child : op.children)
+            if (!undoable(*child))
+                return false;
+        return true;
+    }
+
+  protected:
+    using duckdb::ColumnBindingResolver::VisitReplace;
+    duckdb::unique_ptr<duckdb::Expression>
+    VisitReplace(duckdb::BoundColumnRefExpression &expr,
+                 duckdb::unique_ptr<duckdb::Expression> *slot) override
+    {
+        auto ref = ColumnBindingResolver::VisitReplace(expr, slot);
+        if (ref) /* the caller moves ref into *slot: the reference itself is kept here */
+            replaced.emplace_back(slot, std::move(*slot));
+        return ref;
+    }
+
+  private:
+    std::vector<
+        std::pair<duckdb::unique_ptr<duckdb::Expression> *, duckdb::unique_ptr<duckdb::Expression>>>
+        replaced;
+};
+
 /* What sluice_executor_bind_parse keeps for sluice_executor_bind_plan: the one statement, after
  * DuckDB's PRAGMA rewriting (what the C API's extract hands prepare). */
 struct parsed_statement {
@@ -1004,9 +1058,11 @@ void plan_once(duckdb::ClientContext &context,
             },
             b->plan, t);
     } else if (select) {
-        /* the walker reads the plan itself, exactly as planned; the optimizer gets a copy */
+        /* the walker reads the plan itself, exactly as planned; the optimizer gets it back
+         * unresolved, or a copy */
         duckdb::unique_ptr<duckdb::LogicalOperator> walked = std::move(logical);
-        if (optimize) {
+        bool undo = optimize && undoable_resolver::undoable(*walked);
+        if (optimize && !undo) {
             try {
                 logical = walked->Copy(context);
             } catch (std::exception &) {
@@ -1016,13 +1072,21 @@ void plan_once(duckdb::ClientContext &context,
         }
         std::string t;
         try {
+            undoable_resolver undone; /* undone on leaving this block */
+            duckdb::ColumnBindingResolver spent;
             list_document(
                 "plans", 1,
-                [&](size_t, json_t *one, std::string *) { serialize_plan(*walked, one, nullptr); },
+                [&](size_t, json_t *one, std::string *) {
+                    serialize_plan(*walked, one, nullptr,
+                                   undo ? static_cast<duckdb::ColumnBindingResolver &>(undone)
+                                        : spent);
+                },
                 b->plan, t);
         } catch (plan_fail &f) {
             y.plan_status = f.status;
         }
+        if (undo)
+            logical = std::move(walked);
     }
     if (optimize)
         optimize_and_plan(context, *planner.binder, std::move(logical), want_physical, b, y, arena);
