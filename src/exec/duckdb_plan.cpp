@@ -12,6 +12,8 @@
  */
 #include "exec/duckdb_plan.h"
 extern "C" {
+#include "core/tree.h"
+#include "core/utf8.h"
 #include "exec/executor.h" /* sluice_executor_bind_tree, declared for C */
 }
 
@@ -313,14 +315,108 @@ void yyjson_string(std::string &out, const char *s, size_t n)
     out += '"';
 }
 
+/* What both serializers below write alike, whatever they write into: every integer width as
+ * one number, float as double, every string form as bytes and a length, a 128-bit integer as
+ * {"upper", "lower"}, and no mark for property ends or nullables (JSON has none). Out gives
+ * unsigned_int, signed_int, string, begin_pair and end_pair. */
+template <class Out> class value_writer : public duckdb::Serializer
+{
+    Out &out()
+    {
+        return static_cast<Out &>(*this);
+    }
+
+  public:
+    using duckdb::Serializer::WriteValue; /* WriteValue(double), bool: each Out's own */
+    void OnPropertyEnd() final
+    {
+    }
+    void OnOptionalPropertyEnd(bool) final
+    {
+    }
+    void OnNullableBegin(bool) final
+    {
+    }
+    void OnNullableEnd() final
+    {
+    }
+    void WriteNull() final
+    {
+    }
+    void WriteValue(uint8_t v) final
+    {
+        out().unsigned_int(v);
+    }
+    void WriteValue(int8_t v) final
+    {
+        out().signed_int(v);
+    }
+    void WriteValue(uint16_t v) final
+    {
+        out().unsigned_int(v);
+    }
+    void WriteValue(int16_t v) final
+    {
+        out().signed_int(v);
+    }
+    void WriteValue(uint32_t v) final
+    {
+        out().unsigned_int(v);
+    }
+    void WriteValue(int32_t v) final
+    {
+        out().signed_int(v);
+    }
+    void WriteValue(uint64_t v) final
+    {
+        out().unsigned_int(v);
+    }
+    void WriteValue(int64_t v) final
+    {
+        out().signed_int(v);
+    }
+    void WriteValue(float v) final
+    {
+        WriteValue(static_cast<double>(v));
+    }
+    void WriteValue(const duckdb::string_t v) final
+    {
+        out().string(v.GetData(), v.GetSize());
+    }
+    void WriteValue(const std::string &v) final
+    {
+        out().string(v.data(), v.size());
+    }
+    void WriteValue(const char *v) final
+    {
+        out().string(v, std::strlen(v));
+    }
+    void WriteValue(duckdb::hugeint_t v) final
+    {
+        out().begin_pair();
+        WriteProperty(100, "upper", v.upper);
+        WriteProperty(101, "lower", v.lower);
+        out().end_pair();
+    }
+    void WriteValue(duckdb::uhugeint_t v) final
+    {
+        out().begin_pair();
+        WriteProperty(100, "upper", v.upper);
+        WriteProperty(101, "lower", v.lower);
+        out().end_pair();
+    }
+};
+
 /* DuckDB's Serializer interface (common/serializer/serializer.hpp) writing what
  * `json_serialize_*(..., skip_null := true, skip_empty := true)` writes, straight into jansson
  * values as json_loads(JSON_DECODE_INT_AS_REAL) would read that text (every number a real), and,
  * when text is given, the text itself. The options are json_serialize_*'s: enums as strings,
  * default values written, nulls and empty strings, lists and objects left out. The equality with
  * the query's output is tests/unit/test_exec_duckdb_plan.c's corpus test. */
-class jansson_serializer final : public duckdb::Serializer
+class jansson_serializer final : public value_writer<jansson_serializer>
 {
+    friend class value_writer<jansson_serializer>;
+
     struct frame {
         json_t *val;
         bool array;
@@ -405,6 +501,7 @@ class jansson_serializer final : public duckdb::Serializer
     }
 
   public:
+    using value_writer::WriteValue;
     jansson_serializer(json_t *root, std::string *text_out) : text(text_out)
     {
         options.serialize_enum_as_string = true;
@@ -435,21 +532,9 @@ class jansson_serializer final : public duckdb::Serializer
     {
         tag = t;
     }
-    void OnPropertyEnd() final
-    {
-    }
     void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
     {
         tag = t;
-    }
-    void OnOptionalPropertyEnd(bool) final
-    {
-    }
-    void OnNullableBegin(bool) final
-    {
-    }
-    void OnNullableEnd() final
-    {
     }
     void OnListBegin(duckdb::idx_t count) final
     {
@@ -484,62 +569,18 @@ class jansson_serializer final : public duckdb::Serializer
         json_decref(gone.val);
     }
 
-    void WriteNull() final
-    {
-    }
     void WriteValue(bool v) final
     {
         push(json_boolean(v), v ? "true" : "false");
     }
-    void WriteValue(uint8_t v) final
-    {
-        unsigned_int(v);
-    }
-    void WriteValue(int8_t v) final
-    {
-        signed_int(v);
-    }
-    void WriteValue(uint16_t v) final
-    {
-        unsigned_int(v);
-    }
-    void WriteValue(int16_t v) final
-    {
-        signed_int(v);
-    }
-    void WriteValue(uint32_t v) final
-    {
-        unsigned_int(v);
-    }
-    void WriteValue(int32_t v) final
-    {
-        signed_int(v);
-    }
-    void WriteValue(uint64_t v) final
-    {
-        unsigned_int(v);
-    }
-    void WriteValue(int64_t v) final
-    {
-        signed_int(v);
-    }
-    void WriteValue(duckdb::hugeint_t v) final
+    /* a 128-bit integer: {"upper", "lower"} */
+    void begin_pair()
     {
         open(json_object(), false, true);
-        WriteProperty(100, "upper", v.upper);
-        WriteProperty(101, "lower", v.lower);
-        close();
     }
-    void WriteValue(duckdb::uhugeint_t v) final
+    void end_pair()
     {
-        open(json_object(), false, true);
-        WriteProperty(100, "upper", v.upper);
-        WriteProperty(101, "lower", v.lower);
         close();
-    }
-    void WriteValue(float v) final
-    {
-        WriteValue(static_cast<double>(v));
     }
     void WriteValue(double v) final
     {
@@ -547,18 +588,6 @@ class jansson_serializer final : public duckdb::Serializer
         if (text != nullptr && std::isfinite(v))
             yyjson_double(t, v);
         number(v, t);
-    }
-    void WriteValue(const duckdb::string_t v) final
-    {
-        string(v.GetData(), v.GetSize());
-    }
-    void WriteValue(const std::string &v) final
-    {
-        string(v.data(), v.size());
-    }
-    void WriteValue(const char *v) final
-    {
-        string(v, std::strlen(v));
     }
     void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
     {
@@ -580,6 +609,162 @@ class jansson_serializer final : public duckdb::Serializer
     void signed_int(int64_t v)
     {
         number(static_cast<double>(v), text != nullptr ? std::to_string(v) : std::string());
+    }
+};
+
+/* DuckDB's Serializer interface writing the value jansson_serializer writes (json_serialize_plan's,
+ * without its text) into sluice's arena tree (core/tree.h): the plan lang/sql's walker reads,
+ * with no malloc, hash or free per node. Keys are DuckDB's own property names, string literals
+ * of the library (core/tree.h's keys are not copied). It refuses exactly what jansson_serializer
+ * refuses (NaN, infinity, a NUL, invalid UTF-8: plan_fail{SLUICE_E_INTERNAL}) and leaves out
+ * exactly what it leaves out (nulls, empty strings, lists and objects). */
+class tree_serializer final : public value_writer<tree_serializer>
+{
+    friend class value_writer<tree_serializer>;
+
+    struct frame {
+        sluice_tree *val;
+        bool array;
+        const char *key; /* its name in the parent object */
+    };
+    sluice_arena *arena;
+    std::vector<frame> stack;
+    const char *tag = "";
+
+    static sluice_tree *made(sluice_tree *v)
+    {
+        if (v == nullptr)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        return v;
+    }
+
+    /* Adds v to the current object under tag or to the current array. */
+    void push(sluice_tree *v)
+    {
+        frame &cur = stack.back();
+        sluice_status st = cur.array ? sluice_tree_append(arena, cur.val, made(v))
+                                     : sluice_tree_set(arena, cur.val, tag, made(v));
+        if (st != SLUICE_OK)
+            throw plan_fail{ SLUICE_E_NOMEM };
+    }
+
+    /* A container, held by its parent from the start as jansson_serializer holds it (an empty
+     * list is not: DuckDB skips it). */
+    void open(sluice_tree *v, bool array, bool attach)
+    {
+        made(v);
+        if (attach)
+            push(v);
+        stack.push_back(frame{ v, array, tag });
+    }
+
+    void number(double v)
+    {
+        if (!std::isfinite(v))
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_real refuses it */
+        push(sluice_tree_number(arena, v));
+    }
+
+    /* n bytes as jansson's json_stringn takes them: valid UTF-8 only. */
+    void text(const char *s, size_t n)
+    {
+        for (size_t i = 0; i < n;) {
+            if (static_cast<unsigned char>(s[i]) < 0x80) {
+                i++;
+                continue;
+            }
+            size_t len = sluice_utf8_decode(s + i, n - i, nullptr);
+            if (len == 0)
+                throw plan_fail{ SLUICE_E_INTERNAL };
+            i += len;
+        }
+        push(sluice_tree_string(arena, s, n));
+    }
+
+    void string(const char *s, size_t n)
+    {
+        if (n == 0)
+            return; /* skip_empty */
+        if (std::memchr(s, '\0', n) != nullptr)
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
+        text(s, n);
+    }
+
+    void unsigned_int(uint64_t v)
+    {
+        number(static_cast<double>(v));
+    }
+    void signed_int(int64_t v)
+    {
+        number(static_cast<double>(v));
+    }
+
+  public:
+    using value_writer::WriteValue;
+    /* Writes into root (an object the caller made and holds). */
+    tree_serializer(sluice_arena *a, sluice_tree *root) : arena(a)
+    {
+        options.serialize_enum_as_string = true;
+        options.serialize_default_values = true;
+        stack.push_back(frame{ root, false, "" });
+    }
+
+    void OnPropertyBegin(const duckdb::field_id_t, const char *t) final
+    {
+        tag = t;
+    }
+    void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
+    {
+        tag = t;
+    }
+    void OnListBegin(duckdb::idx_t count) final
+    {
+        open(sluice_tree_array(arena), true, count > 0);
+    }
+    void OnListEnd() final
+    {
+        stack.pop_back();
+    }
+    void OnObjectBegin() final
+    {
+        open(sluice_tree_object(arena), false, true);
+    }
+    void OnObjectEnd() final
+    {
+        frame gone = stack.back();
+        stack.pop_back();
+        if (sluice_tree_member_count(gone.val) > 0)
+            return;
+        /* skip_empty: an empty object leaves its parent */
+        frame &parent = stack.back();
+        if (parent.array)
+            sluice_tree_pop(parent.val);
+        else
+            sluice_tree_del(parent.val, gone.key);
+    }
+
+    void WriteValue(bool v) final
+    {
+        push(sluice_tree_bool(arena, v));
+    }
+    void begin_pair()
+    {
+        open(sluice_tree_object(arena), false, true);
+    }
+    void end_pair()
+    {
+        stack.pop_back();
+    }
+    void WriteValue(double v) final
+    {
+        number(v);
+    }
+    void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
+    {
+        std::string blob =
+            duckdb::Blob::ToString(duckdb::string_t(duckdb::const_char_ptr_cast(ptr), count));
+        /* as jansson_serializer: up to the first NUL, and written even when empty */
+        text(blob.data(), std::strlen(blob.c_str()));
     }
 };
 
@@ -606,29 +791,28 @@ void serialize_parse_tree(const duckdb::SQLStatement &statement, json_t *out, st
     s.finish();
 }
 
-/* A planned statement's plan as json_serialize_plan writes it (not optimized): its column
- * bindings resolved by resolver and its types set in place, so the plan is spent for the
- * optimizer unless resolver can undo it (undoable_resolver). */
-void serialize_plan(duckdb::LogicalOperator &plan,
-                    json_t *out,
-                    std::string *text,
-                    duckdb::ColumnBindingResolver &resolver)
+/* What json_serialize_plan does to a planned statement before writing it (not optimized): its
+ * column bindings resolved by resolver and its types set in place, so the plan is spent for the
+ * optimizer unless resolver can undo it (undoable_resolver); its refusal of an operator it
+ * cannot serialize. */
+void resolve_for_serialize(duckdb::LogicalOperator &plan, duckdb::ColumnBindingResolver &resolver)
 {
-    jansson_serializer s(out, text);
     resolver.Verify(plan);
     resolver.VisitOperator(plan);
     plan.ResolveOperatorTypes();
     std::string name;
     if (!serializable(plan, name))
         throw duckdb::InvalidInputException("Operator '%s' does not support serialization", name);
-    plan.Serialize(s);
-    s.finish();
 }
 
+/* A planned statement's plan as json_serialize_plan writes it, as jansson values (and text). */
 void serialize_plan(duckdb::LogicalOperator &plan, json_t *out, std::string *text)
 {
+    jansson_serializer s(out, text);
     duckdb::ColumnBindingResolver resolver;
-    serialize_plan(plan, out, text, resolver);
+    resolve_for_serialize(plan, resolver);
+    plan.Serialize(s);
+    s.finish();
 }
 
 /* One statement's tree: the parse tree (a SELECT only, as json_serialize_sql) or the plan,
@@ -794,6 +978,71 @@ bool prints_own_estimate(const duckdb::PhysicalOperator &op)
         return cls == typeid(duckdb::PhysicalTableInOutFunction);
     default:
         return false;
+    }
+}
+
+/* A jansson document released when the scope that built it ends, by an exception or not: the
+ * plan's refusals are built as jansson values, then copied into the arena tree. */
+struct json_hold {
+    json_t *v;
+    explicit json_hold(json_t *p) : v(fresh(p))
+    {
+    }
+    json_hold(const json_hold &) = delete;
+    json_hold &operator=(const json_hold &) = delete;
+    ~json_hold()
+    {
+        json_decref(v);
+    }
+};
+
+/* The arena tree of a jansson document (a refusal, or json_serialize_plan's value on a rare
+ * route); plan_fail{SLUICE_E_INTERNAL} when it nests past what the tree copies. */
+sluice_tree *tree_of(sluice_arena *arena, const json_t *doc)
+{
+    sluice_tree *t = nullptr;
+    sluice_status st = sluice_tree_from_json(arena, doc, &t);
+    if (st != SLUICE_OK)
+        throw plan_fail{ st == SLUICE_E_NOMEM ? SLUICE_E_NOMEM : SLUICE_E_INTERNAL };
+    return t;
+}
+
+sluice_tree *tree_made(sluice_tree *v)
+{
+    if (v == nullptr)
+        throw plan_fail{ SLUICE_E_NOMEM };
+    return v;
+}
+
+void tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tree *v)
+{
+    if (sluice_tree_set(arena, obj, key, tree_made(v)) != SLUICE_OK)
+        throw plan_fail{ SLUICE_E_NOMEM };
+}
+
+/* json_serialize_plan's value of one planned statement as the arena tree the walker reads:
+ * {"error": false, "plans": [plan]}, or DuckDB's refusal (list_document's, as a tree). */
+sluice_tree *plan_document(duckdb::LogicalOperator &plan,
+                           duckdb::ColumnBindingResolver &resolver,
+                           sluice_arena *arena)
+{
+    try {
+        sluice_tree *doc = tree_made(sluice_tree_object(arena));
+        tree_set(arena, doc, "error", sluice_tree_bool(arena, false));
+        sluice_tree *list = tree_made(sluice_tree_array(arena));
+        tree_set(arena, doc, "plans", list);
+        sluice_tree *one = tree_made(sluice_tree_object(arena));
+        if (sluice_tree_append(arena, list, one) != SLUICE_OK)
+            throw plan_fail{ SLUICE_E_NOMEM };
+        tree_serializer s(arena, one);
+        resolve_for_serialize(plan, resolver);
+        plan.Serialize(s);
+        return doc;
+    } catch (std::exception &ex) { /* plan_fail is not one: it leaves */
+        json_hold doc(json_object());
+        std::string text;
+        refusal_document(ex, doc.v, text);
+        return tree_of(arena, doc.v);
     }
 }
 
@@ -1049,6 +1298,7 @@ void plan_once(duckdb::ClientContext &context,
         /* json_serialize_plan refuses it; checked before anything resolves the plan, which then
          * goes to the optimizer whole */
         std::string t;
+        json_hold doc(json_object());
         list_document(
             "plans", 1,
             [&](size_t, json_t *, std::string *) {
@@ -1056,7 +1306,8 @@ void plan_once(duckdb::ClientContext &context,
                 throw duckdb::InvalidInputException("Operator '%s' does not support serialization",
                                                     unserializable);
             },
-            b->plan, t);
+            doc.v, t);
+        b->plan = tree_of(arena, doc.v);
     } else if (select) {
         /* the walker reads the plan itself, exactly as planned; the optimizer gets it back
          * unresolved, or a copy */
@@ -1070,18 +1321,12 @@ void plan_once(duckdb::ClientContext &context,
                 optimize = false;
             }
         }
-        std::string t;
         try {
             undoable_resolver undone; /* undone on leaving this block */
             duckdb::ColumnBindingResolver spent;
-            list_document(
-                "plans", 1,
-                [&](size_t, json_t *one, std::string *) {
-                    serialize_plan(*walked, one, nullptr,
-                                   undo ? static_cast<duckdb::ColumnBindingResolver &>(undone)
-                                        : spent);
-                },
-                b->plan, t);
+            b->plan = plan_document(
+                *walked, undo ? static_cast<duckdb::ColumnBindingResolver &>(undone) : spent,
+                arena);
         } catch (plan_fail &f) {
             y.plan_status = f.status;
         }
@@ -1427,19 +1672,27 @@ void name_params(translator &t,
 void plan_refusal(duckdb::ClientContext &context,
                   const std::string &query,
                   sluice_bound_statement *b,
-                  bind_yield &y)
+                  bind_yield &y,
+                  sluice_arena *arena)
 {
     std::string text;
+    json_hold doc(json_object());
     try {
         context.RunFunctionInTransaction([&]() {
             try {
-                serialize_document(context, query.c_str(), SLUICE_BIND_PLAN, b->plan, text);
+                serialize_document(context, query.c_str(), SLUICE_BIND_PLAN, doc.v, text);
             } catch (plan_fail &f) {
                 y.plan_status = f.status;
             }
         });
     } catch (std::exception &ex) {
-        refusal_document(ex, b->plan, text);
+        refusal_document(ex, doc.v, text);
+    }
+    try {
+        if (y.plan_status == SLUICE_OK)
+            b->plan = tree_of(arena, doc.v);
+    } catch (plan_fail &f) {
+        y.plan_status = f.status;
     }
     if (y.plan_status == SLUICE_E_NOMEM)
         throw plan_fail{ SLUICE_E_NOMEM };
@@ -1472,8 +1725,6 @@ extern "C" sluice_status sluice_executor_bind_plan(void *conn,
         b->statement_type = static_cast<int>(duckdb::StatementTypeToC(statement->type));
         b->statement_name = duckdb::EnumUtil::ToChars(statement->type);
         name_params(t, *statement, b, y);
-        if (select && (b->plan = arena_document(arena)) == nullptr)
-            throw plan_fail{ SLUICE_E_NOMEM };
         bool want_physical = select && b->param_count == 0;
         try {
             context.RunFunctionInTransaction(
@@ -1506,7 +1757,7 @@ extern "C" sluice_status sluice_executor_bind_plan(void *conn,
         if (y.copy_failed)
             prepare_again(context, query, want_physical, t, b);
         if (y.plan_missing)
-            plan_refusal(context, query, b, y);
+            plan_refusal(context, query, b, y, arena);
     } catch (plan_fail &) {
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory binding the SQL");
     } catch (std::bad_alloc &) {

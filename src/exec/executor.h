@@ -21,6 +21,7 @@
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
+#include "core/tree.h"
 #include "exec/schema.h"
 
 #include <jansson.h>
@@ -313,8 +314,10 @@ typedef struct sluice_bound_statement {
     int *param_types; /* duckdb_type, as duckdb_param_type (DUCKDB_TYPE_INVALID when
                          DuckDB inferred none) */
     /* json_serialize_plan's value (a SELECT that bound; NULL otherwise, and NULL when JSON cannot
-     * hold it: plan_unholdable, the caller fails closed) */
-    json_t *plan;
+     * hold it: plan_unholdable, the caller fails closed), as the arena's tree (core/tree.h): the
+     * members, kinds and order json_loads(JSON_DECODE_INT_AS_REAL) would give of the query's
+     * text, without a jansson node per element (issue 23) */
+    sluice_tree *plan;
     bool plan_unholdable;
     /* The optimized physical plan's root operator as EXPLAIN (FORMAT JSON) prints it, for a
      * SELECT without parameters that bound; NULL otherwise (with parameters the estimate plans

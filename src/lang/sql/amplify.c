@@ -152,6 +152,44 @@ bool sluice_sql_tree_bounded(const json_t *tree)
 
 /* ---- the bound plan (before running in-process) ------------------------------------------- */
 
+/* nested_type and all_nodes on the bound plan, which is the bind unit's arena tree
+ * (core/tree.h), not jansson values. */
+static bool plan_nested_type(const sluice_tree *type)
+{
+    static const char *const nested[] = { "LIST", "ARRAY", "MAP", "STRUCT", "UNION", NULL };
+    return type == NULL || in(sluice_sqltree_plan_str(type, "id"), nested);
+}
+
+static bool plan_node(const sluice_tree *node);
+
+static bool plan_all_nodes(const sluice_tree *v, size_t depth)
+{
+    if (depth > AMPLIFY_MAX_DEPTH)
+        return false;
+    size_t i;
+    const sluice_tree *child;
+    if (sluice_tree_is_array(v)) {
+        sluice_tree_foreach(v, i, child)
+        {
+            if (!plan_all_nodes(child, depth + 1))
+                return false;
+        }
+        return true;
+    }
+    if (!sluice_tree_is_object(v))
+        return true;
+    if (!plan_node(v))
+        return false;
+    const char *key;
+    sluice_tree_foreach_member(v, i, key, child)
+    {
+        (void)key;
+        if (!plan_all_nodes(child, depth + 1))
+            return false;
+    }
+    return true;
+}
+
 static const char *const plan_operators[] = {
     "LOGICAL_PROJECTION",
     "LOGICAL_FILTER",
@@ -184,37 +222,39 @@ static const char *const plan_classes[] = {
     "BOUND_BETWEEN",    "BOUND_PARAMETER",   NULL,
 };
 
-static bool plan_expression(const json_t *node, const char *cls)
+static bool plan_expression(const sluice_tree *node, const char *cls)
 {
     if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0)
-        return sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED;
+        return sluice_sql_function_growth(sluice_sqltree_plan_str(node, "name")) ==
+               SLUICE_SQL_BOUNDED;
     if (strcmp(cls, "BOUND_WINDOW") == 0)
         /* ranking and offsets read the partition; a windowed aggregate builds a segment tree
          * outside the buffer manager */
-        return strcmp(sluice_sqltree_str(node, "type"), "WINDOW_AGGREGATE") != 0 &&
-               (json_object_get(node, "name") == NULL ||
-                sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED);
+        return strcmp(sluice_sqltree_plan_str(node, "type"), "WINDOW_AGGREGATE") != 0 &&
+               (sluice_tree_get(node, "name") == NULL ||
+                sluice_sql_function_growth(sluice_sqltree_plan_str(node, "name")) ==
+                    SLUICE_SQL_BOUNDED);
     if (strcmp(cls, "BOUND_CAST") == 0)
-        return !nested_type(json_object_get(node, "return_type"));
+        return !plan_nested_type(sluice_tree_get(node, "return_type"));
     if (strcmp(cls, "BOUND_OPERATOR") == 0)
-        return in(sluice_sqltree_str(node, "type"), tree_operators);
+        return in(sluice_sqltree_plan_str(node, "type"), tree_operators);
     return in(cls, plan_classes);
 }
 
-static bool plan_node(const json_t *node)
+static bool plan_node(const sluice_tree *node)
 {
-    const char *cls = sluice_sqltree_str(node, "expression_class");
+    const char *cls = sluice_sqltree_plan_str(node, "expression_class");
     if (*cls != '\0')
         return plan_expression(node, cls);
-    const char *type = sluice_sqltree_str(node, "type");
+    const char *type = sluice_sqltree_plan_str(node, "type");
     if (strncmp(type, "LOGICAL_", 8) != 0)
         return true; /* a part of an operator (filters, conditions, types): judged by content */
     if (strcmp(type, "LOGICAL_GET") == 0)
-        return strcmp(sluice_sqltree_str(node, "name"), "seq_scan") == 0;
+        return strcmp(sluice_sqltree_plan_str(node, "name"), "seq_scan") == 0;
     return in(type, plan_operators);
 }
 
-bool sluice_sql_plan_bounded(const json_t *plan)
+bool sluice_sql_plan_bounded(const sluice_tree *plan)
 {
-    return plan != NULL && all_nodes(plan, plan_node, 0);
+    return plan != NULL && plan_all_nodes(plan, 0);
 }

@@ -20,6 +20,7 @@
  */
 #include "core/error.h"
 #include "lang/sql/internal.h"
+#include "syntax/sqltree/duckdb_tree.h"
 
 #include <string.h>
 
@@ -122,9 +123,10 @@ bool sluice_sql_is_pattern_function(const char *name)
     return false;
 }
 
-static const char *type_id(const json_t *e)
+static const char *type_id(const sluice_tree *e)
 {
-    const char *s = json_string_value(json_object_get(json_object_get(e, "return_type"), "id"));
+    const char *s =
+        sluice_tree_string_value(sluice_tree_get(sluice_tree_get(e, "return_type"), "id"));
     return s != NULL ? s : "";
 }
 
@@ -140,11 +142,11 @@ static int int_rank(const char *t)
     return 0;
 }
 
-bool sluice_sql_cast_is_lossless(const json_t *e)
+bool sluice_sql_cast_is_lossless(const sluice_tree *e)
 {
     const char *to = type_id(e);
-    const char *from = type_id(json_object_get(e, "child"));
-    if (json_is_true(json_object_get(e, "try_cast")) || *to == '\0' || *from == '\0')
+    const char *from = type_id(sluice_tree_get(e, "child"));
+    if (sluice_tree_is_true(sluice_tree_get(e, "try_cast")) || *to == '\0' || *from == '\0')
         return false; /* TRY_CAST maps failures to NULL: a test, not a copy */
     if (strcmp(to, from) == 0 || strcmp(to, "VARCHAR") == 0)
         return true;
@@ -156,12 +158,15 @@ bool sluice_sql_cast_is_lossless(const json_t *e)
 
 sluice_status sluice_sql_refuse_predicate(sluice_sql_ctx *ctx,
                                           sluice_sql_pred_use use,
-                                          const json_t *node,
+                                          const sluice_tree *node,
                                           const char *field)
 {
     const sluice_sql_pred_rule *r = sluice_sql_pred_rule_for(use);
-    size_t line, column;
-    sluice_sql_locate_node(ctx, node, &line, &column);
+    /* as sluice_sql_locate_node, on the plan's tree */
+    size_t line = 0, column = 0;
+    size_t at = sluice_sqltree_plan_location(node);
+    if (at < ctx->code_len)
+        sluice_error_locate(ctx->code, ctx->code_len, at, &line, &column);
     return sluice_codefacts_violate(ctx->facts, "blocked_predicate", line, column, ALLOWED_FORMS,
                                     "blocked field %s: %s is not allowed (%s); %s", field, r->what,
                                     r->message, ALLOWED_FORMS);

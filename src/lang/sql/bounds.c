@@ -38,7 +38,8 @@ static bool bind_once_oom(sluice_sql_ctx *ctx)
     if (sluice_executor_bind_plan(ctx->conn, ctx->bound, ctx->arena, &err) != SLUICE_OK)
         return false; /* the parent's own bind fails the same way and says so */
     return out_of_memory(ctx->bound->bind_error) ||
-           out_of_memory(json_string_value(json_object_get(ctx->bound->plan, "error_message")));
+           out_of_memory(
+               sluice_tree_string_value(sluice_tree_get(ctx->bound->plan, "error_message")));
 }
 
 /* Runs in the child. Other errors are reported as "ok": the parent's own bind reports them. */

@@ -113,13 +113,19 @@ void sluice_sql_bind_violation(sluice_sql_ctx *ctx, const char *error);
 sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_statements ex);
 
 /* The value `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` gives for fn
- * json_serialize_sql or json_serialize_plan: read from the one parse and bind (ctx->bound; the
- * plan once sluice_sql_statement_bind ran), or on the C API route by running that query and
+ * json_serialize_sql or json_serialize_plan: read from the one parse (ctx->bound; the plan's
+ * comes from sluice_sql_serialize_plan), or on the C API route by running that query and
  * parsing its JSON (integers decoded as reals: plans hold 2^64-1).
  * When raw is given it receives DuckDB's JSON text as is (exact integers, for the canonical
  * form). NULL + violation when the call itself fails; DuckDB's {"error":true} comes back as JSON.
  */
 json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw);
+
+/* json_serialize_plan's value for the statement as the arena tree plan_walk.c reads
+ * (core/tree.h): the one bind's (ctx->bound->plan), or, on the C API route, the query's value
+ * copied into the tree once. NULL as sluice_sql_serialize (a violation, or facts marked
+ * incomplete: the caller fails closed). */
+const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx);
 
 /* --- canonical.c -------------------------------------------------------------------------- */
 /* Fills facts->canonical and facts->code_hash (see docs/sql.md, "Canonical form"). */
@@ -187,7 +193,7 @@ const sluice_sql_pred_rule *sluice_sql_pred_rules(size_t *count);
 /* What blocked_predicates.c tells allowed uses from refused ones by: true when the cast e (a
  * BOUND_CAST) keeps every distinct value distinct (to VARCHAR, integer widening, DATE to
  * TIMESTAMP, the same type), so a bare column seen through it is still bare. */
-bool sluice_sql_cast_is_lossless(const json_t *e);
+bool sluice_sql_cast_is_lossless(const sluice_tree *e);
 
 /* The BOUND_FUNCTION names that match patterns (LIKE, regex, prefix, ...): the USE_PATTERN row. */
 bool sluice_sql_is_pattern_function(const char *name);
@@ -195,7 +201,7 @@ bool sluice_sql_is_pattern_function(const char *name);
 /* Adds the refusal for use at the place of node (its query_location) naming the field. */
 sluice_status sluice_sql_refuse_predicate(sluice_sql_ctx *ctx,
                                           sluice_sql_pred_use use,
-                                          const json_t *node,
+                                          const sluice_tree *node,
                                           const char *field);
 
 /* --- functions.c -------------------------------------------------------------------------- */
@@ -232,7 +238,7 @@ bool sluice_sql_tree_bounded(const json_t *tree);
  * server under DuckDB's memory_limit and interrupt alone: only the ordinary relational operators,
  * base-table scans, BOUNDED functions and aggregates, ranking and offset windows, casts to
  * non-nested types; no recursive CTE, unnest or windowed aggregate. Anything else is false. */
-bool sluice_sql_plan_bounded(const json_t *plan);
+bool sluice_sql_plan_bounded(const sluice_tree *plan);
 
 /* --- rules.c ------------------------------------------------------------------------------ */
 /* Applies the sql_* configuration rules to the facts gathered so far. */

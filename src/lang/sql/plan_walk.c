@@ -124,10 +124,10 @@ static bool fail(walker *w, const char *fmt, ...)
 }
 
 /* Plan integers arrive as reals (see sluice_sql_serialize); valid indexes are small. */
-static bool index_of(const json_t *v, size_t limit, size_t *out)
+static bool index_of(const sluice_tree *v, size_t limit, size_t *out)
 {
-    double d = json_number_value(v);
-    if (!json_is_number(v) || d < 0 || d != floor(d) || d >= (double)limit)
+    double d = sluice_tree_number_value(v);
+    if (!sluice_tree_is_number(v) || d < 0 || d != floor(d) || d >= (double)limit)
         return false;
     *out = (size_t)d;
     return true;
@@ -154,11 +154,13 @@ static bool fail_key(walker *w, const char *what, const char *key)
 }
 
 /* Refuses any key outside known (and outside the keys every node may carry). */
-static bool keys_known(walker *w, const json_t *node, const char *const *known, const char *what)
+static bool
+keys_known(walker *w, const sluice_tree *node, const char *const *known, const char *what)
 {
+    size_t ki;
     const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)node, key, v)
+    const sluice_tree *v;
+    sluice_tree_foreach_member(node, ki, key, v)
     {
         (void)v;
         if (!key_known(key, common_keys) && !key_known(key, known))
@@ -204,42 +206,43 @@ static const expr_rule expr_rules[] = {
     { "BOUND_UNNEST", { "child", NULL }, { NULL } },
 };
 
-static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out);
+static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64_t *out);
 
 /* The input column a BOUND_REF (by position) or a BOUND_COLUMN_REF (by binding; DuckDB leaves
  * these unresolved under a table in-out function) refers to. A binding is resolved only
  * against the operator directly below, at depth 0; anything else fails closed. */
-static bool resolve_ref(const json_t *e, const cols *in, size_t *idx)
+static bool resolve_ref(const sluice_tree *e, const cols *in, size_t *idx)
 {
     if (in == NULL)
         return false;
-    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_REF") == 0)
-        return index_of(json_object_get(e, "index"), in->n, idx);
-    const json_t *b = json_object_get(e, "binding");
-    return strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
-           in->table_index >= 0 && json_number_value(json_object_get(e, "depth")) == 0 &&
-           json_number_value(json_object_get(b, "table_index")) == in->table_index &&
-           index_of(json_object_get(b, "column_index"), in->n, idx);
+    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_REF") == 0)
+        return index_of(sluice_tree_get(e, "index"), in->n, idx);
+    const sluice_tree *b = sluice_tree_get(e, "binding");
+    return strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
+           in->table_index >= 0 && sluice_tree_number_value(sluice_tree_get(e, "depth")) == 0 &&
+           sluice_tree_number_value(sluice_tree_get(b, "table_index")) == in->table_index &&
+           index_of(sluice_tree_get(b, "column_index"), in->n, idx);
 }
 
 /* Every expression object inside v (not descending into the expressions found). */
-static bool nested_lineage(walker *w, const json_t *v, const cols *in, uint64_t *out)
+static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint64_t *out)
 {
-    if (json_is_object(v)) {
-        if (json_object_get(v, "expression_class") != NULL)
+    if (sluice_tree_is_object(v)) {
+        if (sluice_tree_get(v, "expression_class") != NULL)
             return expr_lineage(w, v, in, out);
+        size_t ki;
         const char *key;
-        const json_t *c;
-        json_object_foreach((json_t *)v, key, c)
+        const sluice_tree *c;
+        sluice_tree_foreach_member(v, ki, key, c)
         {
             (void)key;
             if (!nested_lineage(w, c, in, out))
                 return false;
         }
-    } else if (json_is_array(v)) {
+    } else if (sluice_tree_is_array(v)) {
         size_t i;
-        const json_t *c;
-        json_array_foreach(v, i, c)
+        const sluice_tree *c;
+        sluice_tree_foreach(v, i, c)
         {
             if (!nested_lineage(w, c, in, out))
                 return false;
@@ -256,19 +259,20 @@ static const expr_rule *rule_for(const char *cls)
     return NULL;
 }
 
-static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *out)
+static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64_t *out)
 {
-    const char *cls = sluice_sqltree_str(e, "expression_class");
+    const char *cls = sluice_sqltree_plan_str(e, "expression_class");
     const expr_rule *r = rule_for(cls);
     if (r == NULL)
         return fail(w, "cannot analyze expression class %s; the statement is refused",
                     *cls != '\0' ? cls : "(none)");
     if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
+    size_t ki;
     const char *key;
-    const json_t *v;
+    const sluice_tree *v;
     bool ok = true;
-    json_object_foreach((json_t *)e, key, v)
+    sluice_tree_foreach_member(e, ki, key, v)
     {
         if (key_known(key, r->child_keys)) {
             ok = nested_lineage(w, v, in, out);
@@ -290,27 +294,27 @@ static bool expr_lineage(walker *w, const json_t *e, const cols *in, uint64_t *o
 }
 
 /* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
-static const json_t *strip_lossless(const json_t *e)
+static const sluice_tree *strip_lossless(const sluice_tree *e)
 {
-    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0 &&
+    while (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CAST") == 0 &&
            sluice_sql_cast_is_lossless(e))
-        e = json_object_get(e, "child");
+        e = sluice_tree_get(e, "child");
     return e;
 }
 
 /* The input column e copies (a BOUND_REF, through lossless casts), or SIZE_MAX. */
-static size_t ref_of(const json_t *e, const cols *in)
+static size_t ref_of(const sluice_tree *e, const cols *in)
 {
     size_t idx;
     return resolve_ref(strip_lossless(e), in, &idx) ? idx : SIZE_MAX;
 }
 
 /* Lineage of each expression of a list, appended as output columns starting at at. */
-static bool list_lineage(walker *w, const json_t *list, const cols *in, cols *out, size_t at)
+static bool list_lineage(walker *w, const sluice_tree *list, const cols *in, cols *out, size_t at)
 {
     size_t i;
-    const json_t *e;
-    json_array_foreach(list, i, e)
+    const sluice_tree *e;
+    sluice_tree_foreach(list, i, e)
     {
         if (at + i >= out->n || !expr_lineage(w, e, in, set_at(w, out, at + i)))
             return w->failed ? false : fail(w, "%s", "an expression list has the wrong length");
@@ -324,7 +328,7 @@ static bool list_lineage(walker *w, const json_t *list, const cols *in, cols *ou
 }
 
 /* Walks expressions only to validate them (ORDER BY, filters): their lineage is not output. */
-static bool check_exprs(walker *w, const json_t *v, const cols *in)
+static bool check_exprs(walker *w, const sluice_tree *v, const cols *in)
 {
     uint64_t *scratch = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
     if (scratch == NULL) {
@@ -371,7 +375,7 @@ static const char *field_name(walker *w, size_t id)
 }
 
 /* The lineage of e over in, in fresh scratch memory; NULL after fail(). */
-static uint64_t *lineage_of(walker *w, const json_t *e, const cols *in)
+static uint64_t *lineage_of(walker *w, const sluice_tree *e, const cols *in)
 {
     uint64_t *bits = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
     if (bits == NULL) {
@@ -417,7 +421,7 @@ static void close_taint(walker *w)
 }
 
 /* Applies the rule table to one use of the sensitive lineage bits (second pass only). */
-static bool judge(walker *w, sluice_sql_pred_use use, const json_t *node, const uint64_t *bits)
+static bool judge(walker *w, sluice_sql_pred_use use, const sluice_tree *node, const uint64_t *bits)
 {
     if (!w->checking)
         return true;
@@ -446,7 +450,7 @@ static bool any_sensitive(const walker *w, const uint64_t *bits)
 
 /* What one side of an equality is: a base column (*base set), a literal, a parameter, a
  * generated or computed column, or another expression. */
-static sluice_sql_pred_use side_use(const json_t *e, const cols *in, size_t *base)
+static sluice_sql_pred_use side_use(const sluice_tree *e, const cols *in, size_t *base)
 {
     size_t r = ref_of(e, in);
     *base = NOT_BARE;
@@ -454,21 +458,21 @@ static sluice_sql_pred_use side_use(const json_t *e, const cols *in, size_t *bas
         *base = in->bare[r];
         return *base != NOT_BARE ? SLUICE_SQL_USE_EQ_COLUMN : SLUICE_SQL_USE_EQ_GENERATED;
     }
-    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0)
-        e = json_object_get(e, "child"); /* a cast of one value is still one value */
-    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CONSTANT") == 0)
+    while (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CAST") == 0)
+        e = sluice_tree_get(e, "child"); /* a cast of one value is still one value */
+    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CONSTANT") == 0)
         return SLUICE_SQL_USE_EQ_LITERAL;
-    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_PARAMETER") == 0)
+    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_PARAMETER") == 0)
         return SLUICE_SQL_USE_EQ_PARAM;
     return SLUICE_SQL_USE_EQ_EXPRESSION;
 }
 
 /* a = b (or IS NOT DISTINCT FROM), each side over its own input (a join has two). */
 static bool equality(walker *w,
-                     const json_t *node,
-                     const json_t *a,
+                     const sluice_tree *node,
+                     const sluice_tree *a,
                      const cols *ain,
-                     const json_t *b,
+                     const sluice_tree *b,
                      const cols *bin)
 {
     uint64_t *abits = lineage_of(w, a, ain), *bbits = abits != NULL ? lineage_of(w, b, bin) : NULL;
@@ -488,38 +492,38 @@ static bool equality(walker *w,
     return judge(w, as ? bu : au, node, as ? abits : bbits);
 }
 
-static bool is_type(const json_t *e, const char *cls, const char *type)
+static bool is_type(const sluice_tree *e, const char *cls, const char *type)
 {
-    return strcmp(sluice_sqltree_str(e, "expression_class"), cls) == 0 &&
-           (type == NULL || strcmp(sluice_sqltree_str(e, "type"), type) == 0);
+    return strcmp(sluice_sqltree_plan_str(e, "expression_class"), cls) == 0 &&
+           (type == NULL || strcmp(sluice_sqltree_plan_str(e, "type"), type) == 0);
 }
 
 /* A reference to the result of a MARK join (IN / EXISTS / ANY), whose comparison was judged
  * at the join. */
-static bool is_mark_ref(const json_t *e, const cols *in)
+static bool is_mark_ref(const sluice_tree *e, const cols *in)
 {
     size_t idx;
     return resolve_ref(e, in, &idx) && in->mark[idx];
 }
 
 /* The bare column (through lossless casts) of in that e copies, tested for NULL. */
-static bool is_null_test(const json_t *e, const cols *in)
+static bool is_null_test(const sluice_tree *e, const cols *in)
 {
     if (!is_type(e, "BOUND_OPERATOR", "OPERATOR_IS_NULL") &&
         !is_type(e, "BOUND_OPERATOR", "OPERATOR_IS_NOT_NULL"))
         return false;
-    const json_t *ch = json_object_get(e, "children");
-    size_t r = json_array_size(ch) == 1 ? ref_of(json_array_get(ch, 0), in) : SIZE_MAX;
+    const sluice_tree *ch = sluice_tree_get(e, "children");
+    size_t r = sluice_tree_size(ch) == 1 ? ref_of(sluice_tree_at(ch, 0), in) : SIZE_MAX;
     return r != SIZE_MAX && in->bare[r] != NOT_BARE;
 }
 
 /* The row of the table for a predicate over a sensitive column that is not an equality. */
-static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
+static sluice_sql_pred_use predicate_use(const sluice_tree *e, const cols *in)
 {
-    const char *type = sluice_sqltree_str(e, "type");
+    const char *type = sluice_sqltree_plan_str(e, "type");
     if (is_mark_ref(e, in) || (is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT") &&
-                               json_array_size(json_object_get(e, "children")) == 1 &&
-                               is_mark_ref(json_array_get(json_object_get(e, "children"), 0), in)))
+                               sluice_tree_size(sluice_tree_get(e, "children")) == 1 &&
+                               is_mark_ref(sluice_tree_at(sluice_tree_get(e, "children"), 0), in)))
         return SLUICE_SQL_USE_SUBQUERY_TEST;
     if (is_type(e, "BOUND_COMPARISON", NULL))
         return strcmp(type, "COMPARE_NOTEQUAL") == 0 || strcmp(type, "COMPARE_DISTINCT_FROM") == 0
@@ -533,7 +537,7 @@ static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
         is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
         return SLUICE_SQL_USE_IN_LIST;
     if (is_type(e, "BOUND_FUNCTION", NULL) &&
-        sluice_sql_is_pattern_function(sluice_sqltree_str(e, "name")))
+        sluice_sql_is_pattern_function(sluice_sqltree_plan_str(e, "name")))
         return SLUICE_SQL_USE_PATTERN;
     if (is_type(e, "BOUND_CONJUNCTION", NULL) || is_type(e, "BOUND_CASE", NULL) ||
         is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT"))
@@ -542,12 +546,12 @@ static sluice_sql_pred_use predicate_use(const json_t *e, const cols *in)
 }
 
 /* One predicate (a WHERE/HAVING/QUALIFY conjunct, an ANY join's condition): AND is split. */
-static bool predicate(walker *w, const json_t *e, const cols *in)
+static bool predicate(walker *w, const sluice_tree *e, const cols *in)
 {
     if (is_type(e, "BOUND_CONJUNCTION", "CONJUNCTION_AND")) {
         size_t i;
-        const json_t *c;
-        json_array_foreach(json_object_get(e, "children"), i, c)
+        const sluice_tree *c;
+        sluice_tree_foreach(sluice_tree_get(e, "children"), i, c)
         {
             if (!predicate(w, c, in))
                 return false;
@@ -556,18 +560,18 @@ static bool predicate(walker *w, const json_t *e, const cols *in)
     }
     if (is_type(e, "BOUND_COMPARISON", "COMPARE_EQUAL") ||
         is_type(e, "BOUND_COMPARISON", "COMPARE_NOT_DISTINCT_FROM"))
-        return equality(w, e, json_object_get(e, "left"), in, json_object_get(e, "right"), in);
+        return equality(w, e, sluice_tree_get(e, "left"), in, sluice_tree_get(e, "right"), in);
     uint64_t *bits = lineage_of(w, e, in);
     if (bits == NULL)
         return false;
     return !any_sensitive(w, bits) || judge(w, predicate_use(e, in), e, bits);
 }
 
-static bool predicates(walker *w, const json_t *list, const cols *in)
+static bool predicates(walker *w, const sluice_tree *list, const cols *in)
 {
     size_t i;
-    const json_t *e;
-    json_array_foreach(list, i, e)
+    const sluice_tree *e;
+    sluice_tree_foreach(list, i, e)
     {
         if (!predicate(w, e, in))
             return false;
@@ -577,11 +581,11 @@ static bool predicates(walker *w, const json_t *list, const cols *in)
 
 /* GROUP BY, PARTITION BY, DISTINCT ON: a sensitive key must be the bare column (or its NULL
  * test): grouping compares values for equality only. */
-static bool group_keys(walker *w, const json_t *list, const cols *in)
+static bool group_keys(walker *w, const sluice_tree *list, const cols *in)
 {
     size_t i;
-    const json_t *e;
-    json_array_foreach(list, i, e)
+    const sluice_tree *e;
+    sluice_tree_foreach(list, i, e)
     {
         uint64_t *bits = lineage_of(w, e, in);
         if (bits == NULL)
@@ -600,17 +604,18 @@ static bool group_keys(walker *w, const json_t *list, const cols *in)
 }
 
 /* The first expression inside v (for the place a refusal points at), or v. */
-static const json_t *first_expression(const json_t *v)
+static const sluice_tree *first_expression(const sluice_tree *v)
 {
-    if (json_is_array(v))
-        return json_array_size(v) > 0 ? first_expression(json_array_get(v, 0)) : v;
-    const json_t *e = json_object_get(v, "expression");
+    if (sluice_tree_is_array(v))
+        return sluice_tree_size(v) > 0 ? first_expression(sluice_tree_at(v, 0)) : v;
+    const sluice_tree *e = sluice_tree_get(v, "expression");
     return e != NULL ? e : v;
 }
 
 /* ORDER BY and window ORDER BY ({type, null_order, expression} items), LIMIT/OFFSET values:
  * any sensitive lineage is refused with use. */
-static bool refuse_sensitive(walker *w, const json_t *v, const cols *in, sluice_sql_pred_use use)
+static bool
+refuse_sensitive(walker *w, const sluice_tree *v, const cols *in, sluice_sql_pred_use use)
 {
     if (v == NULL)
         return true;
@@ -622,14 +627,14 @@ static bool refuse_sensitive(walker *w, const json_t *v, const cols *in, sluice_
 
 /* JOIN conditions ({left, right, comparison}, each side over its input) and an ANY join's
  * condition over both inputs. */
-static bool join_predicates(walker *w, const json_t *op, const cols *l, const cols *r)
+static bool join_predicates(walker *w, const sluice_tree *op, const cols *l, const cols *r)
 {
     size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(op, "conditions"), i, c)
+    const sluice_tree *c;
+    sluice_tree_foreach(sluice_tree_get(op, "conditions"), i, c)
     {
-        const char *cmp = sluice_sqltree_str(c, "comparison");
-        const json_t *left = json_object_get(c, "left"), *right = json_object_get(c, "right");
+        const char *cmp = sluice_sqltree_plan_str(c, "comparison");
+        const sluice_tree *left = sluice_tree_get(c, "left"), *right = sluice_tree_get(c, "right");
         if (strcmp(cmp, "COMPARE_EQUAL") == 0 || strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM") == 0) {
             if (!equality(w, left, left, l, right, r))
                 return false;
@@ -644,7 +649,7 @@ static bool join_predicates(walker *w, const json_t *op, const cols *l, const co
                        any_sensitive(w, lb) ? lb : rb))
                 return false;
     }
-    const json_t *any = json_object_get(op, "condition");
+    const sluice_tree *any = sluice_tree_get(op, "condition");
     if (any == NULL)
         return true;
     cols both;
@@ -652,17 +657,17 @@ static bool join_predicates(walker *w, const json_t *op, const cols *l, const co
 }
 
 /* WINDOW expressions: PARTITION BY keys, window ORDER BY, the FILTER clause. */
-static bool window_predicates(walker *w, const json_t *list, const cols *in)
+static bool window_predicates(walker *w, const sluice_tree *list, const cols *in)
 {
     size_t i;
-    const json_t *e;
-    json_array_foreach(list, i, e)
+    const sluice_tree *e;
+    sluice_tree_foreach(list, i, e)
     {
-        if (!group_keys(w, json_object_get(e, "partitions"), in) ||
-            !refuse_sensitive(w, json_object_get(e, "orders"), in, SLUICE_SQL_USE_ORDER) ||
-            !refuse_sensitive(w, json_object_get(e, "arg_orders"), in, SLUICE_SQL_USE_ORDER))
+        if (!group_keys(w, sluice_tree_get(e, "partitions"), in) ||
+            !refuse_sensitive(w, sluice_tree_get(e, "orders"), in, SLUICE_SQL_USE_ORDER) ||
+            !refuse_sensitive(w, sluice_tree_get(e, "arg_orders"), in, SLUICE_SQL_USE_ORDER))
             return false;
-        const json_t *filter = json_object_get(e, "filter_expr");
+        const sluice_tree *filter = sluice_tree_get(e, "filter_expr");
         if (filter != NULL && !predicate(w, filter, in))
             return false;
     }
@@ -671,16 +676,16 @@ static bool window_predicates(walker *w, const json_t *list, const cols *in)
 
 /* --- operators ---------------------------------------------------------------------------- */
 
-static bool walk_op(walker *w, const json_t *op, cols *out);
+static bool walk_op(walker *w, const sluice_tree *op, cols *out);
 
-static const json_t *child(const json_t *op, size_t i)
+static const sluice_tree *child(const sluice_tree *op, size_t i)
 {
-    return json_array_get(json_object_get(op, "children"), i);
+    return sluice_tree_at(sluice_tree_get(op, "children"), i);
 }
 
-static bool walk_child(walker *w, const json_t *op, size_t i, cols *out)
+static bool walk_child(walker *w, const sluice_tree *op, size_t i, cols *out)
 {
-    const json_t *c = child(op, i);
+    const sluice_tree *c = child(op, i);
     if (c == NULL)
         return fail(w, "%s", "a plan operator lacks an input it needs");
     return walk_op(w, c, out);
@@ -711,11 +716,11 @@ static bool base_index(walker *w, const char *table, const char *column, size_t 
     return false;
 }
 
-static const char *get_table_name(walker *w, const json_t *op)
+static const char *get_table_name(walker *w, const sluice_tree *op)
 {
-    const json_t *fd = json_object_get(op, "function_data");
-    const char *schema = sluice_sqltree_str(fd, "schema");
-    const char *table = sluice_sqltree_str(fd, "table");
+    const sluice_tree *fd = sluice_tree_get(op, "function_data");
+    const char *schema = sluice_sqltree_plan_str(fd, "schema");
+    const char *table = sluice_sqltree_plan_str(fd, "table");
     if (*schema == '\0' || strcmp(schema, "main") == 0)
         return table;
     return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
@@ -732,22 +737,22 @@ static void copy_col(walker *w, cols *out, size_t i, const cols *in, size_t idx)
 /* A table in-out function (LATERAL unnest(...), unnest in FROM over a column): its columns
  * (column_indexes) are computed from every column of its input, then the input columns listed
  * in projected_input pass through. Only unnest is known to take a table input. */
-static bool op_get_in_out(walker *w, const json_t *op, cols *out)
+static bool op_get_in_out(walker *w, const sluice_tree *op, cols *out)
 {
     cols in;
-    const json_t *pi = json_object_get(op, "projected_input");
-    size_t nf = json_array_size(json_object_get(op, "column_indexes"));
-    if (strcmp(sluice_sqltree_str(op, "name"), "unnest") != 0 ||
-        json_array_size(json_object_get(op, "children")) != 1)
-        return fail(w, "table function %s with a table input", sluice_sqltree_str(op, "name"));
-    if (!walk_child(w, op, 0, &in) || !cols_new(w, out, nf + json_array_size(pi)))
+    const sluice_tree *pi = sluice_tree_get(op, "projected_input");
+    size_t nf = sluice_tree_size(sluice_tree_get(op, "column_indexes"));
+    if (strcmp(sluice_sqltree_plan_str(op, "name"), "unnest") != 0 ||
+        sluice_tree_size(sluice_tree_get(op, "children")) != 1)
+        return fail(w, "table function %s with a table input", sluice_sqltree_plan_str(op, "name"));
+    if (!walk_child(w, op, 0, &in) || !cols_new(w, out, nf + sluice_tree_size(pi)))
         return false;
     for (size_t i = 0; i < nf; i++)
         for (size_t j = 0; j < in.n; j++)
             set_or(w, set_at(w, out, i), set_at(w, &in, j));
     size_t i;
-    const json_t *v;
-    json_array_foreach(pi, i, v)
+    const sluice_tree *v;
+    sluice_tree_foreach(pi, i, v)
     {
         size_t idx;
         if (!index_of(v, in.n, &idx))
@@ -757,7 +762,7 @@ static bool op_get_in_out(walker *w, const json_t *op, cols *out)
     return true;
 }
 
-static bool op_get(walker *w, const json_t *op, cols *out)
+static bool op_get(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index",
                                          "returned_types",
@@ -779,25 +784,25 @@ static bool op_get(walker *w, const json_t *op, cols *out)
                                          NULL };
     if (!keys_known(w, op, known, "LOGICAL_GET"))
         return false;
-    if (json_array_size(json_object_get(op, "children")) > 0)
+    if (sluice_tree_size(sluice_tree_get(op, "children")) > 0)
         return op_get_in_out(w, op, out);
-    if (json_object_get(op, "projected_input") != NULL)
+    if (sluice_tree_get(op, "projected_input") != NULL)
         return fail(w, "%s", "a table function projecting an input it does not have");
-    const json_t *ci = json_object_get(op, "column_indexes");
-    const json_t *names = json_object_get(op, "names");
-    if (!cols_new(w, out, json_array_size(ci)))
+    const sluice_tree *ci = sluice_tree_get(op, "column_indexes");
+    const sluice_tree *names = sluice_tree_get(op, "names");
+    if (!cols_new(w, out, sluice_tree_size(ci)))
         return false;
-    if (strcmp(sluice_sqltree_str(op, "name"), "seq_scan") != 0)
+    if (strcmp(sluice_sqltree_plan_str(op, "name"), "seq_scan") != 0)
         return true; /* an allowlisted table function (range, ...): computed, no lineage */
     const char *table = get_table_name(w, op);
     size_t i;
-    const json_t *c;
-    json_array_foreach(ci, i, c)
+    const sluice_tree *c;
+    sluice_tree_foreach(ci, i, c)
     {
         size_t idx, id;
-        if (!index_of(json_object_get(c, "index"), json_array_size(names), &idx))
+        if (!index_of(sluice_tree_get(c, "index"), sluice_tree_size(names), &idx))
             continue; /* the row id (count(*)): no column */
-        const char *col = json_string_value(json_array_get(names, idx));
+        const char *col = sluice_tree_string_value(sluice_tree_at(names, idx));
         if (table == NULL || col == NULL || !base_index(w, table, col, &id))
             return fail(w, "%s", "a table scan in the plan names an unknown column");
         set_at(w, out, i)[id / 64] |= (uint64_t)1 << (id % 64);
@@ -806,31 +811,31 @@ static bool op_get(walker *w, const json_t *op, cols *out)
     return true;
 }
 
-static bool op_projection(walker *w, const json_t *op, cols *out)
+static bool op_projection(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "expressions", NULL };
     cols in;
     if (!keys_known(w, op, known, "LOGICAL_PROJECTION") || !walk_child(w, op, 0, &in))
         return false;
-    const json_t *ex = json_object_get(op, "expressions");
-    if (!cols_new(w, out, json_array_size(ex)) || !list_lineage(w, ex, &in, out, 0))
+    const sluice_tree *ex = sluice_tree_get(op, "expressions");
+    if (!cols_new(w, out, sluice_tree_size(ex)) || !list_lineage(w, ex, &in, out, 0))
         return false;
-    out->table_index = json_number_value(json_object_get(op, "table_index"));
+    out->table_index = sluice_tree_number_value(sluice_tree_get(op, "table_index"));
     return true;
 }
 
 /* FILTER.projection_map: the filter outputs only these input columns, in this order (a
  * LATERAL subquery with LIMIT is planned as a window and such a filter). Empty: all. */
-static bool project_map(walker *w, const json_t *op, const cols *in, cols *out)
+static bool project_map(walker *w, const sluice_tree *op, const cols *in, cols *out)
 {
-    const json_t *map = json_object_get(op, "projection_map");
-    if (json_array_size(map) == 0)
+    const sluice_tree *map = sluice_tree_get(op, "projection_map");
+    if (sluice_tree_size(map) == 0)
         return concat(w, in, NULL, 0, out);
-    if (!cols_new(w, out, json_array_size(map)))
+    if (!cols_new(w, out, sluice_tree_size(map)))
         return false;
     size_t i;
-    const json_t *v;
-    json_array_foreach(map, i, v)
+    const sluice_tree *v;
+    sluice_tree_foreach(map, i, v)
     {
         size_t idx;
         if (!index_of(v, in->n, &idx))
@@ -843,33 +848,34 @@ static bool project_map(walker *w, const json_t *op, const cols *in, cols *out)
 /* FILTER, ORDER_BY, LIMIT, DISTINCT, SAMPLE: rows change, columns pass through. Their
  * expressions are predicates (FILTER: WHERE, HAVING, QUALIFY), orderings or keys, judged by the
  * blocked-predicate table. */
-static bool op_pass(walker *w, const json_t *op, cols *out)
+static bool op_pass(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = {
         "expressions",   "orders",         "limit_val",      "offset_val", "distinct_targets",
         "distinct_type", "sample_options", "projection_map", "order_by",   NULL
     };
     cols in;
-    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
+        !walk_child(w, op, 0, &in))
         return false;
-    if (!check_exprs(w, json_object_get(op, "expressions"), &in) ||
-        !check_exprs(w, json_object_get(op, "orders"), &in) ||
-        !check_exprs(w, json_object_get(op, "distinct_targets"), &in) ||
-        !check_exprs(w, json_object_get(op, "limit_val"), &in) ||
-        !check_exprs(w, json_object_get(op, "offset_val"), &in) ||
-        !check_exprs(w, json_object_get(op, "order_by"), &in))
+    if (!check_exprs(w, sluice_tree_get(op, "expressions"), &in) ||
+        !check_exprs(w, sluice_tree_get(op, "orders"), &in) ||
+        !check_exprs(w, sluice_tree_get(op, "distinct_targets"), &in) ||
+        !check_exprs(w, sluice_tree_get(op, "limit_val"), &in) ||
+        !check_exprs(w, sluice_tree_get(op, "offset_val"), &in) ||
+        !check_exprs(w, sluice_tree_get(op, "order_by"), &in))
         return false;
-    if (!predicates(w, json_object_get(op, "expressions"), &in) ||
-        !refuse_sensitive(w, json_object_get(op, "orders"), &in, SLUICE_SQL_USE_ORDER) ||
-        !refuse_sensitive(w, json_object_get(op, "order_by"), &in, SLUICE_SQL_USE_ORDER) ||
-        !group_keys(w, json_object_get(op, "distinct_targets"), &in) ||
-        !refuse_sensitive(w, json_object_get(op, "limit_val"), &in, SLUICE_SQL_USE_LIMIT) ||
-        !refuse_sensitive(w, json_object_get(op, "offset_val"), &in, SLUICE_SQL_USE_LIMIT))
+    if (!predicates(w, sluice_tree_get(op, "expressions"), &in) ||
+        !refuse_sensitive(w, sluice_tree_get(op, "orders"), &in, SLUICE_SQL_USE_ORDER) ||
+        !refuse_sensitive(w, sluice_tree_get(op, "order_by"), &in, SLUICE_SQL_USE_ORDER) ||
+        !group_keys(w, sluice_tree_get(op, "distinct_targets"), &in) ||
+        !refuse_sensitive(w, sluice_tree_get(op, "limit_val"), &in, SLUICE_SQL_USE_LIMIT) ||
+        !refuse_sensitive(w, sluice_tree_get(op, "offset_val"), &in, SLUICE_SQL_USE_LIMIT))
         return false;
     return project_map(w, op, &in, out);
 }
 
-static bool op_aggregate(walker *w, const json_t *op, cols *out)
+static bool op_aggregate(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "expressions",
                                          "groups",
@@ -883,21 +889,21 @@ static bool op_aggregate(walker *w, const json_t *op, cols *out)
     cols in;
     if (!keys_known(w, op, known, "LOGICAL_AGGREGATE_AND_GROUP_BY") || !walk_child(w, op, 0, &in))
         return false;
-    const json_t *groups = json_object_get(op, "groups");
-    const json_t *aggs = json_object_get(op, "expressions");
-    const json_t *gfns = json_object_get(op, "grouping_functions");
-    size_t ng = json_array_size(groups), na = json_array_size(aggs);
-    if (!cols_new(w, out, ng + na + json_array_size(gfns)) ||
+    const sluice_tree *groups = sluice_tree_get(op, "groups");
+    const sluice_tree *aggs = sluice_tree_get(op, "expressions");
+    const sluice_tree *gfns = sluice_tree_get(op, "grouping_functions");
+    size_t ng = sluice_tree_size(groups), na = sluice_tree_size(aggs);
+    if (!cols_new(w, out, ng + na + sluice_tree_size(gfns)) ||
         !list_lineage(w, groups, &in, out, 0) || !list_lineage(w, aggs, &in, out, ng) ||
         !group_keys(w, groups, &in))
         return false;
     size_t i;
-    const json_t *g;
-    json_array_foreach(gfns, i, g)
+    const sluice_tree *g;
+    sluice_tree_foreach(gfns, i, g)
     {
         size_t j, gi;
-        const json_t *idx;
-        json_array_foreach(g, j, idx)
+        const sluice_tree *idx;
+        sluice_tree_foreach(g, j, idx)
         {
             if (!index_of(idx, ng, &gi))
                 return fail(w, "%s", "a GROUPING() refers outside the groups");
@@ -908,24 +914,25 @@ static bool op_aggregate(walker *w, const json_t *op, cols *out)
 }
 
 /* WINDOW and UNNEST: the input columns, then one column per expression. */
-static bool op_append(walker *w, const json_t *op, cols *out)
+static bool op_append(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "expressions", "window_index", "unnest_index", NULL };
     cols in;
-    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
+        !walk_child(w, op, 0, &in))
         return false;
-    const json_t *ex = json_object_get(op, "expressions");
-    return concat(w, &in, NULL, json_array_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
+    const sluice_tree *ex = sluice_tree_get(op, "expressions");
+    return concat(w, &in, NULL, sluice_tree_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
            window_predicates(w, ex, &in);
 }
 
-static bool op_setop(walker *w, const json_t *op, cols *out)
+static bool op_setop(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "column_count", "setop_all",
                                          "allow_out_of_order", NULL };
     cols l, r;
-    size_t sides = json_array_size(json_object_get(op, "children"));
-    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l))
+    size_t sides = sluice_tree_size(sluice_tree_get(op, "children"));
+    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) || !walk_child(w, op, 0, &l))
         return false;
     if (sides < 2)
         return fail(w, "%s", "a set operation with one side");
@@ -971,19 +978,20 @@ static bool join_shape_of(walker *w, const char *type, join_shape *out)
 }
 
 /* Lineage of the join conditions (for the MARK column): each side against its own input. */
-static bool conditions(walker *w, const json_t *op, const cols *l, const cols *r, uint64_t *out)
+static bool
+conditions(walker *w, const sluice_tree *op, const cols *l, const cols *r, uint64_t *out)
 {
     size_t i;
-    const json_t *c;
-    json_array_foreach(json_object_get(op, "conditions"), i, c)
+    const sluice_tree *c;
+    sluice_tree_foreach(sluice_tree_get(op, "conditions"), i, c)
     {
         static const char *const known[] = { "left", "right", "comparison", NULL };
         if (!keys_known(w, c, known, "join condition") ||
-            !nested_lineage(w, json_object_get(c, "left"), l, out) ||
-            !nested_lineage(w, json_object_get(c, "right"), r, out))
+            !nested_lineage(w, sluice_tree_get(c, "left"), l, out) ||
+            !nested_lineage(w, sluice_tree_get(c, "right"), r, out))
             return false;
     }
-    const json_t *any = json_object_get(op, "condition");
+    const sluice_tree *any = sluice_tree_get(op, "condition");
     if (any != NULL) {
         cols both;
         return concat(w, l, r, 0, &both) && nested_lineage(w, any, &both, out);
@@ -991,10 +999,10 @@ static bool conditions(walker *w, const json_t *op, const cols *l, const cols *r
     return true;
 }
 
-static bool join_output(walker *w, const json_t *op, const cols *l, const cols *r, cols *out)
+static bool join_output(walker *w, const sluice_tree *op, const cols *l, const cols *r, cols *out)
 {
     join_shape shape = JOIN_BOTH;
-    const char *jt = sluice_sqltree_str(op, "join_type");
+    const char *jt = sluice_sqltree_plan_str(op, "join_type");
     if (*jt != '\0' && !join_shape_of(w, jt, &shape))
         return false;
     uint64_t *cond = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
@@ -1019,22 +1027,22 @@ static bool join_output(walker *w, const json_t *op, const cols *l, const cols *
     return concat(w, l, r, 0, out);
 }
 
-static bool op_join(walker *w, const json_t *op, cols *out)
+static bool op_join(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "join_type",     "mark_index", "conditions", "condition",
                                          "delim_flipped", "mark_types", NULL };
     cols l, r;
-    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l) ||
-        !walk_child(w, op, 1, &r))
+    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
+        !walk_child(w, op, 0, &l) || !walk_child(w, op, 1, &r))
         return false;
-    if (json_is_true(json_object_get(op, "delim_flipped")))
+    if (sluice_tree_is_true(sluice_tree_get(op, "delim_flipped")))
         return fail(w, "%s", "a flipped delim join");
     return join_output(w, op, &l, &r, out);
 }
 
 /* DELIM_JOIN: the left side's duplicate-eliminated columns feed every DELIM_GET inside the
  * right side (correlated subqueries). */
-static bool op_delim_join(walker *w, const json_t *op, cols *out)
+static bool op_delim_join(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = {
         "join_type",  "mark_index", "conditions", "delim_flipped", "duplicate_eliminated_columns",
@@ -1043,12 +1051,12 @@ static bool op_delim_join(walker *w, const json_t *op, cols *out)
     cols l, r, dup;
     if (!keys_known(w, op, known, "LOGICAL_DELIM_JOIN"))
         return false;
-    if (json_is_true(json_object_get(op, "delim_flipped")))
+    if (sluice_tree_is_true(sluice_tree_get(op, "delim_flipped")))
         return fail(w, "%s", "a flipped delim join");
     if (!walk_child(w, op, 0, &l))
         return false;
-    const json_t *de = json_object_get(op, "duplicate_eliminated_columns");
-    if (!cols_new(w, &dup, json_array_size(de)) || !list_lineage(w, de, &l, &dup, 0))
+    const sluice_tree *de = sluice_tree_get(op, "duplicate_eliminated_columns");
+    if (!cols_new(w, &dup, sluice_tree_size(de)) || !list_lineage(w, de, &l, &dup, 0))
         return false;
     if (w->delim_depth >= sizeof(w->delim) / sizeof(w->delim[0]))
         return fail(w, "%s", "correlated subqueries nested too deeply");
@@ -1058,7 +1066,7 @@ static bool op_delim_join(walker *w, const json_t *op, cols *out)
     return ok && join_output(w, op, &l, &r, out);
 }
 
-static bool op_delim_get(walker *w, const json_t *op, cols *out)
+static bool op_delim_get(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "chunk_types", NULL };
     if (!keys_known(w, op, known, "LOGICAL_DELIM_GET"))
@@ -1066,11 +1074,11 @@ static bool op_delim_get(walker *w, const json_t *op, cols *out)
     if (w->delim_depth == 0)
         return fail(w, "%s", "a DELIM_GET outside a delim join");
     const cols *d = w->delim[w->delim_depth - 1];
-    if (json_array_size(json_object_get(op, "chunk_types")) != d->n)
+    if (sluice_tree_size(sluice_tree_get(op, "chunk_types")) != d->n)
         return fail(w, "%s", "a DELIM_GET whose width differs from its delim join");
     if (!concat(w, d, NULL, 0, out))
         return false;
-    out->table_index = json_number_value(json_object_get(op, "table_index"));
+    out->table_index = sluice_tree_number_value(sluice_tree_get(op, "table_index"));
     return true;
 }
 
@@ -1100,25 +1108,25 @@ static bool cte_set(walker *w, double index, const cols *c)
     return true;
 }
 
-static bool op_materialized_cte(walker *w, const json_t *op, cols *out)
+static bool op_materialized_cte(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "column_count", "ctename", "materialize",
                                          NULL };
     cols def;
     if (!keys_known(w, op, known, "LOGICAL_MATERIALIZED_CTE") || !walk_child(w, op, 0, &def) ||
-        !cte_set(w, json_number_value(json_object_get(op, "table_index")), &def))
+        !cte_set(w, sluice_tree_number_value(sluice_tree_get(op, "table_index")), &def))
         return false;
     return walk_child(w, op, 1, out);
 }
 
 /* RECURSIVE_CTE: the anchor's lineage, then the recursive side's, repeated until nothing new
  * is added (sets only grow, so this ends; a round cap guards the walk). */
-static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
+static bool op_recursive_cte(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index",   "column_count", "ctename", "union_all",
                                          "ref_recurring", "key_targets",  NULL };
     cols acc, step;
-    double index = json_number_value(json_object_get(op, "table_index"));
+    double index = sluice_tree_number_value(sluice_tree_get(op, "table_index"));
     if (!keys_known(w, op, known, "LOGICAL_RECURSIVE_CTE") || !walk_child(w, op, 0, &acc) ||
         !cte_set(w, index, &acc))
         return false;
@@ -1151,58 +1159,59 @@ static bool op_recursive_cte(walker *w, const json_t *op, cols *out)
 /* materialized_cte (DuckDB 1.4 writes it): how the CTE it reads is planned, MATERIALIZED or
  * inlined. It names no data: the reference's lineage is its CTE's, found by cte_index either
  * way. Only DuckDB's three values pass (a name it gains later is refused, as any unknown key). */
-static bool cte_materialize_known(const json_t *v)
+static bool cte_materialize_known(const sluice_tree *v)
 {
     static const char *const values[] = { "CTE_MATERIALIZE_DEFAULT", "CTE_MATERIALIZE_ALWAYS",
                                           "CTE_MATERIALIZE_NEVER", NULL };
-    return v == NULL || (json_is_string(v) && key_known(json_string_value(v), values));
+    return v == NULL ||
+           (sluice_tree_is_string(v) && key_known(sluice_tree_string_value(v), values));
 }
 
-static bool op_cte_ref(walker *w, const json_t *op, cols *out)
+static bool op_cte_ref(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "cte_index",    "bound_columns",
                                          "chunk_types", "is_recurring", "materialized_cte",
                                          NULL };
     if (!keys_known(w, op, known, "LOGICAL_CTE_REF"))
         return false;
-    if (!cte_materialize_known(json_object_get(op, "materialized_cte")))
+    if (!cte_materialize_known(sluice_tree_get(op, "materialized_cte")))
         return fail(w, "%s", "a CTE reference planned in a way sluice does not know");
-    const cte_entry *e = cte_find(w, json_number_value(json_object_get(op, "cte_index")));
+    const cte_entry *e = cte_find(w, sluice_tree_number_value(sluice_tree_get(op, "cte_index")));
     if (e == NULL)
         return fail(w, "%s", "a CTE reference to an unknown CTE");
-    if (json_array_size(json_object_get(op, "chunk_types")) != e->c.n)
+    if (sluice_tree_size(sluice_tree_get(op, "chunk_types")) != e->c.n)
         return fail(w, "%s", "a CTE reference whose width differs from its CTE");
     return concat(w, &e->c, NULL, 0, out);
 }
 
 /* CHUNK_GET (constant rows) and DUMMY_SCAN (one empty row): no data lineage. */
-static bool op_constant(walker *w, const json_t *op, cols *out)
+static bool op_constant(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "chunk_types", "collection", NULL };
-    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")))
+    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")))
         return false;
-    size_t n = json_array_size(json_object_get(op, "chunk_types"));
+    size_t n = sluice_tree_size(sluice_tree_get(op, "chunk_types"));
     return cols_new(w, out,
-                    strcmp(sluice_sqltree_str(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
+                    strcmp(sluice_sqltree_plan_str(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
 }
 
 /* EXPRESSION_GET (VALUES): column i is computed from row expressions [*][i]. */
-static bool op_expression_get(walker *w, const json_t *op, cols *out)
+static bool op_expression_get(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "expr_types", "expressions", NULL };
     cols in;
     if (!keys_known(w, op, known, "LOGICAL_EXPRESSION_GET") || !walk_child(w, op, 0, &in) ||
-        !cols_new(w, out, json_array_size(json_object_get(op, "expr_types"))))
+        !cols_new(w, out, sluice_tree_size(sluice_tree_get(op, "expr_types"))))
         return false;
     size_t i;
-    const json_t *row;
-    json_array_foreach(json_object_get(op, "expressions"), i, row)
+    const sluice_tree *row;
+    sluice_tree_foreach(sluice_tree_get(op, "expressions"), i, row)
     {
         size_t j;
-        const json_t *e;
-        if (json_array_size(row) != out->n)
+        const sluice_tree *e;
+        if (sluice_tree_size(row) != out->n)
             return fail(w, "%s", "a VALUES row whose width differs");
-        json_array_foreach(row, j, e)
+        sluice_tree_foreach(row, j, e)
         {
             if (!expr_lineage(w, e, &in, set_at(w, out, j)))
                 return false;
@@ -1211,7 +1220,7 @@ static bool op_expression_get(walker *w, const json_t *op, cols *out)
     return true;
 }
 
-typedef bool (*op_fn)(walker *w, const json_t *op, cols *out);
+typedef bool (*op_fn)(walker *w, const sluice_tree *op, cols *out);
 
 static const struct {
     const char *type;
@@ -1244,11 +1253,11 @@ static const struct {
     { "LOGICAL_EXPRESSION_GET", op_expression_get },
 };
 
-static bool walk_op(walker *w, const json_t *op, cols *out)
+static bool walk_op(walker *w, const sluice_tree *op, cols *out)
 {
     if (w->failed)
         return false;
-    const char *type = sluice_sqltree_str(op, "type");
+    const char *type = sluice_sqltree_plan_str(op, "type");
     if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
     bool ok = false, found = false;
@@ -1280,21 +1289,21 @@ static void refuse_function(walker *w, const char *kind, const char *name, const
                              "use the functions listed in docs/sql.md", "%s", msg);
 }
 
-static void register_base(walker *w, const json_t *op)
+static void register_base(walker *w, const sluice_tree *op)
 {
     const char *table = get_table_name(w, op);
-    const json_t *names = json_object_get(op, "names");
+    const sluice_tree *names = sluice_tree_get(op, "names");
     size_t i;
-    const json_t *c;
+    const sluice_tree *c;
     if (table == NULL)
         return;
     sluice_codefacts_list_add(w->ctx->facts, &w->ctx->facts->resources_read, table);
-    json_array_foreach(json_object_get(op, "column_indexes"), i, c)
+    sluice_tree_foreach(sluice_tree_get(op, "column_indexes"), i, c)
     {
         size_t idx, id;
-        if (!index_of(json_object_get(c, "index"), json_array_size(names), &idx))
+        if (!index_of(sluice_tree_get(c, "index"), sluice_tree_size(names), &idx))
             continue;
-        const char *col = json_string_value(json_array_get(names, idx));
+        const char *col = sluice_tree_string_value(sluice_tree_at(names, idx));
         if (col == NULL || base_index(w, table, col, &id))
             continue;
         if (w->base_count >= SLUICE_LIMIT_SQL_BASE_COLUMNS) {
@@ -1310,25 +1319,26 @@ static void register_base(walker *w, const json_t *op)
  * argument, so it can carry no value. An error() the query text wrote is refused on the parse
  * tree (functions.c denylist), so only the planner's own, or a catalog macro's constant one,
  * reaches here. */
-static bool planner_error(const json_t *v)
+static bool planner_error(const sluice_tree *v)
 {
     static const char prefix[] = "More than one row returned by a subquery used as an expression";
-    const json_t *ch = json_object_get(v, "children");
-    const json_t *arg = json_array_get(ch, 0);
-    const char *text = json_string_value(json_object_get(json_object_get(arg, "value"), "value"));
-    return strcmp(sluice_sqltree_str(v, "name"), "error") == 0 && json_array_size(ch) == 1 &&
-           strcmp(sluice_sqltree_str(arg, "expression_class"), "BOUND_CONSTANT") == 0 &&
+    const sluice_tree *ch = sluice_tree_get(v, "children");
+    const sluice_tree *arg = sluice_tree_at(ch, 0);
+    const char *text =
+        sluice_tree_string_value(sluice_tree_get(sluice_tree_get(arg, "value"), "value"));
+    return strcmp(sluice_sqltree_plan_str(v, "name"), "error") == 0 && sluice_tree_size(ch) == 1 &&
+           strcmp(sluice_sqltree_plan_str(arg, "expression_class"), "BOUND_CONSTANT") == 0 &&
            text != NULL && strncmp(text, prefix, sizeof(prefix) - 1) == 0;
 }
 
-static void scan(walker *w, const json_t *v, size_t depth)
+static void scan(walker *w, const sluice_tree *v, size_t depth)
 {
     if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed)
         return;
-    if (json_is_object(v)) {
-        const char *cls = sluice_sqltree_str(v, "expression_class");
-        if (strcmp(sluice_sqltree_str(v, "type"), "LOGICAL_GET") == 0) {
-            const char *name = sluice_sqltree_str(v, "name");
+    if (sluice_tree_is_object(v)) {
+        const char *cls = sluice_sqltree_plan_str(v, "expression_class");
+        if (strcmp(sluice_sqltree_plan_str(v, "type"), "LOGICAL_GET") == 0) {
+            const char *name = sluice_sqltree_plan_str(v, "name");
             if (strcmp(name, "seq_scan") == 0) {
                 register_base(w, v);
             } else {
@@ -1337,25 +1347,26 @@ static void scan(walker *w, const json_t *v, size_t depth)
                     refuse_function(w, "table function", name, why);
             }
         } else if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
-                   (strcmp(cls, "BOUND_WINDOW") == 0 && json_object_get(v, "name") != NULL)) {
-            const char *name = sluice_sqltree_str(v, "name");
+                   (strcmp(cls, "BOUND_WINDOW") == 0 && sluice_tree_get(v, "name") != NULL)) {
+            const char *name = sluice_sqltree_plan_str(v, "name");
             const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
             if (why != NULL && !planner_error(v))
                 refuse_function(w, "function", name, why);
             if (strcmp(cls, "BOUND_AGGREGATE") == 0)
                 sluice_sql_ext(w->ctx->facts)->aggregate_count++;
         }
+        size_t ki;
         const char *key;
-        const json_t *c;
-        json_object_foreach((json_t *)v, key, c)
+        const sluice_tree *c;
+        sluice_tree_foreach_member(v, ki, key, c)
         {
             (void)key;
             scan(w, c, depth + 1);
         }
-    } else if (json_is_array(v)) {
+    } else if (sluice_tree_is_array(v)) {
         size_t i;
-        const json_t *c;
-        json_array_foreach(v, i, c)
+        const sluice_tree *c;
+        sluice_tree_foreach(v, i, c)
         {
             scan(w, c, depth + 1);
         }
@@ -1501,10 +1512,10 @@ static bool has_parameters(const sluice_sql_ctx *ctx)
 
 sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statement prepared)
 {
-    json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
+    const sluice_tree *doc = sluice_sql_serialize_plan(ctx);
     if (doc == NULL)
         return SLUICE_OK; /* a violation, or facts marked incomplete */
-    if (json_is_true(json_object_get(doc, "error"))) {
+    if (sluice_tree_is_true(sluice_tree_get(doc, "error"))) {
         /* DuckDB cannot plan untyped parameters ("SELECT $1") and says so obscurely. */
         if (has_parameters(ctx))
             sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
@@ -1512,38 +1523,38 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
                                      "$name::VARCHAR",
                                      "the analyzer cannot bind this statement's parameters "
                                      "(DuckDB: %s)",
-                                     sluice_sqltree_str(doc, "error_message"));
+                                     sluice_sqltree_plan_str(doc, "error_message"));
         else
             sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
                                      "check table and column names against the "
                                      "code-mode://schema resource",
-                                     "%s", sluice_sqltree_str(doc, "error_message"));
+                                     "%s", sluice_sqltree_plan_str(doc, "error_message"));
         return SLUICE_OK;
     }
-    const json_t *plans = json_object_get(doc, "plans");
-    if (json_array_size(plans) != 1) {
+    const sluice_tree *plans = sluice_tree_get(doc, "plans");
+    if (sluice_tree_size(plans) != 1) {
         sluice_codefacts_violate(ctx->facts, "unanalyzable", 0, 0, NULL,
                                  "the statement bound to %zu plans; exactly one is analyzed",
-                                 json_array_size(plans));
+                                 sluice_tree_size(plans));
         return SLUICE_OK;
     }
     walker w = { .ctx = ctx };
     w.base = sluice_arena_calloc(ctx->arena, SLUICE_LIMIT_SQL_BASE_COLUMNS, sizeof(base_col));
     if (w.base == NULL)
         return SLUICE_E_NOMEM;
-    scan(&w, json_array_get(plans, 0), 0);
+    scan(&w, sluice_tree_at(plans, 0), 0);
     w.nwords = w.base_count / 64 + 1;
     if (!w.failed && !taint_init(&w))
         return SLUICE_E_NOMEM;
     /* pass 1 collects the equalities between base columns; pass 2 judges every predicate
      * against the closed taint (a join higher in the plan can taint a column compared lower) */
     cols root;
-    bool ok = !w.failed && walk_op(&w, json_array_get(plans, 0), &root);
+    bool ok = !w.failed && walk_op(&w, sluice_tree_at(plans, 0), &root);
     if (ok) {
         close_taint(&w);
         w.checking = true;
         w.cte_count = 0;
-        ok = walk_op(&w, json_array_get(plans, 0), &root);
+        ok = walk_op(&w, sluice_tree_at(plans, 0), &root);
     }
     if (!ok) {
         /* a walk that stopped without saying why (an allocation failed): still refuse */
@@ -1560,6 +1571,6 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
     }
     report_outputs(&w, &root, prepared);
     ctx->facts->engine_bounded =
-        ctx->bind_bounded && sluice_sql_plan_bounded(json_array_get(plans, 0));
+        ctx->bind_bounded && sluice_sql_plan_bounded(sluice_tree_at(plans, 0));
     return SLUICE_OK;
 }

@@ -142,8 +142,6 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
     bool plan = strcmp(fn, "json_serialize_plan") == 0;
     if (ctx->bound != NULL && !plan)
         return bound_value(ctx, ctx->bound->parse_tree, ctx->bound->parse_tree_raw, raw);
-    if (ctx->bound != NULL && ctx->bound->planned)
-        return bound_value(ctx, ctx->bound->plan, NULL, raw);
     /* The bind service's one parse + one bind gives the very value without the query (issue
      * 23); built without it, the query runs as before. */
     json_t *doc = NULL;
@@ -195,6 +193,20 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
     duckdb_destroy_result(&res);
     duckdb_destroy_prepare(&ps);
     return out;
+}
+
+const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx)
+{
+    if (ctx->bound != NULL && ctx->bound->planned) {
+        if (ctx->bound->plan == NULL)
+            ctx->facts->incomplete = true; /* JSON could not hold it */
+        return ctx->bound->plan;
+    }
+    json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
+    sluice_tree *tree = NULL;
+    if (doc != NULL && sluice_tree_from_json(ctx->arena, doc, &tree) != SLUICE_OK)
+        ctx->facts->incomplete = true; /* as when json_loads refuses the query's text */
+    return tree;
 }
 
 /* A syntax error: DuckDB's parser message, placed by the byte offset json_serialize_sql reports

@@ -25,6 +25,19 @@ size_t sluice_sqltree_location(const json_t *node)
     return loc >= 0 && loc < 1e15 ? (size_t)loc : SIZE_MAX;
 }
 
+const char *sluice_sqltree_plan_str(const sluice_tree *node, const char *key)
+{
+    const char *s = sluice_tree_string_value(sluice_tree_get(node, key));
+    return s != NULL ? s : "";
+}
+
+size_t sluice_sqltree_plan_location(const sluice_tree *node)
+{
+    /* as sluice_sqltree_location */
+    double loc = sluice_tree_number_value(sluice_tree_get(node, "query_location"));
+    return loc >= 0 && loc < 1e15 ? (size_t)loc : SIZE_MAX;
+}
+
 const json_t *sluice_sqltree_constant(const json_t *expr)
 {
     if (sluice_sqltree_is(expr, "class", "CAST"))

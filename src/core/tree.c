@@ -1,0 +1,286 @@
+/*
+ * tree.c — the arena value tree (see tree.h).
+ *
+ * A container grows by doubling into fresh arena memory (core/vec.h); the old array stays in the
+ * arena until it is freed (at most as much again as the final one), the price of never freeing
+ * singly.
+ */
+#include "core/tree.h"
+
+#include "core/vec.h"
+
+#include <string.h>
+
+typedef struct member {
+    const char *key;
+    sluice_tree *value;
+} member;
+
+struct sluice_tree {
+    sluice_tree_kind kind;
+    size_t n;   /* members or elements; a string's length */
+    size_t cap; /* room in members / items */
+    union {
+        double number;
+        const char *string;
+        member *members;
+        sluice_tree **items;
+    } u;
+};
+
+/* Room to start with: most plan objects have a handful of keys, most arrays one or two items. */
+#define FIRST_MEMBERS 8u
+#define FIRST_ITEMS   4u
+
+static sluice_tree *node(sluice_arena *arena, sluice_tree_kind kind)
+{
+    sluice_tree *t = sluice_arena_alloc(arena, sizeof(*t));
+    if (t != NULL)
+        *t = (sluice_tree){ .kind = kind };
+    return t;
+}
+
+sluice_tree *sluice_tree_object(sluice_arena *arena)
+{
+    return node(arena, SLUICE_TREE_OBJECT);
+}
+
+sluice_tree *sluice_tree_array(sluice_arena *arena)
+{
+    return node(arena, SLUICE_TREE_ARRAY);
+}
+
+sluice_tree *sluice_tree_string(sluice_arena *arena, const char *s, size_t n)
+{
+    sluice_tree *t = node(arena, SLUICE_TREE_STRING);
+    char *copy = t != NULL ? sluice_arena_strndup(arena, s, n) : NULL;
+    if (copy == NULL)
+        return NULL;
+    t->n = n;
+    t->u.string = copy;
+    return t;
+}
+
+sluice_tree *sluice_tree_number(sluice_arena *arena, double v)
+{
+    sluice_tree *t = node(arena, SLUICE_TREE_NUMBER);
+    if (t != NULL)
+        t->u.number = v;
+    return t;
+}
+
+sluice_tree *sluice_tree_bool(sluice_arena *arena, bool v)
+{
+    return node(arena, v ? SLUICE_TREE_TRUE : SLUICE_TREE_FALSE);
+}
+
+sluice_tree *sluice_tree_null(sluice_arena *arena)
+{
+    return node(arena, SLUICE_TREE_NULL);
+}
+
+sluice_status
+sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tree *v)
+{
+    if (obj == NULL || obj->kind != SLUICE_TREE_OBJECT || key == NULL || v == NULL)
+        return SLUICE_E_INVALID;
+    for (size_t i = 0; i < obj->n; i++) {
+        const char *k = obj->u.members[i].key;
+        if (k == key || strcmp(k, key) == 0) {
+            obj->u.members[i].value = v;
+            return SLUICE_OK;
+        }
+    }
+    member *m = sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
+    if (m == NULL)
+        return SLUICE_E_NOMEM;
+    obj->u.members = m;
+    obj->u.members[obj->n++] = (member){ key, v };
+    return SLUICE_OK;
+}
+
+sluice_status sluice_tree_append(sluice_arena *arena, sluice_tree *arr, sluice_tree *v)
+{
+    if (arr == NULL || arr->kind != SLUICE_TREE_ARRAY || v == NULL)
+        return SLUICE_E_INVALID;
+    sluice_tree **items =
+        sluice_vec_grow(arena, arr->u.items, arr->n, &arr->cap, sizeof *items, FIRST_ITEMS);
+    if (items == NULL)
+        return SLUICE_E_NOMEM;
+    arr->u.items = items;
+    arr->u.items[arr->n++] = v;
+    return SLUICE_OK;
+}
+
+void sluice_tree_pop(sluice_tree *arr)
+{
+    if (sluice_tree_size(arr) > 0)
+        arr->n--;
+}
+
+void sluice_tree_del(sluice_tree *obj, const char *key)
+{
+    size_t n = sluice_tree_member_count(obj);
+    for (size_t i = 0; key != NULL && i < n; i++)
+        if (strcmp(obj->u.members[i].key, key) == 0) {
+            memmove(obj->u.members + i, obj->u.members + i + 1, (n - i - 1) * sizeof(member));
+            obj->n--;
+            return;
+        }
+}
+
+static sluice_status
+from_json(sluice_arena *arena, const json_t *v, size_t depth, sluice_tree **out);
+
+static sluice_status
+object_from_json(sluice_arena *arena, const json_t *v, size_t depth, sluice_tree *t)
+{
+    const char *key;
+    json_t *m;
+    json_object_foreach((json_t *)v, key, m)
+    {
+        sluice_tree *c = NULL;
+        sluice_status st = from_json(arena, m, depth + 1, &c);
+        const char *k = st == SLUICE_OK ? sluice_arena_strdup(arena, key) : NULL;
+        if (st == SLUICE_OK && k == NULL)
+            st = SLUICE_E_NOMEM;
+        if (st == SLUICE_OK)
+            st = sluice_tree_set(arena, t, k, c);
+        if (st != SLUICE_OK)
+            return st;
+    }
+    return SLUICE_OK;
+}
+
+static sluice_status
+from_json(sluice_arena *arena, const json_t *v, size_t depth, sluice_tree **out)
+{
+    if (depth > SLUICE_TREE_MAX_DEPTH)
+        return SLUICE_E_LIMIT;
+    sluice_tree *t = NULL;
+    sluice_status st = SLUICE_OK;
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        if ((t = sluice_tree_object(arena)) != NULL)
+            st = object_from_json(arena, v, depth, t);
+        break;
+    case JSON_ARRAY:
+        t = sluice_tree_array(arena);
+        for (size_t i = 0; t != NULL && st == SLUICE_OK && i < json_array_size(v); i++) {
+            sluice_tree *c = NULL;
+            st = from_json(arena, json_array_get(v, i), depth + 1, &c);
+            if (st == SLUICE_OK)
+                st = sluice_tree_append(arena, t, c);
+        }
+        break;
+    case JSON_STRING:
+        t = sluice_tree_string(arena, json_string_value(v), json_string_length(v));
+        break;
+    case JSON_INTEGER:
+    case JSON_REAL:
+        t = sluice_tree_number(arena, json_number_value(v));
+        break;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        t = sluice_tree_bool(arena, json_is_true(v));
+        break;
+    case JSON_NULL:
+        t = sluice_tree_null(arena);
+        break;
+    }
+    if (st != SLUICE_OK)
+        return st;
+    if (t == NULL)
+        return SLUICE_E_NOMEM;
+    *out = t;
+    return SLUICE_OK;
+}
+
+sluice_status sluice_tree_from_json(sluice_arena *arena, const json_t *v, sluice_tree **out)
+{
+    if (v == NULL || out == NULL)
+        return SLUICE_E_INVALID;
+    return from_json(arena, v, 0, out);
+}
+
+sluice_tree_kind sluice_tree_kind_of(const sluice_tree *v)
+{
+    return v != NULL ? v->kind : SLUICE_TREE_NULL;
+}
+
+bool sluice_tree_is_object(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_OBJECT;
+}
+
+bool sluice_tree_is_array(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_ARRAY;
+}
+
+bool sluice_tree_is_string(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_STRING;
+}
+
+bool sluice_tree_is_number(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_NUMBER;
+}
+
+bool sluice_tree_is_true(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_TRUE;
+}
+
+const sluice_tree *sluice_tree_get(const sluice_tree *obj, const char *key)
+{
+    if (obj == NULL || obj->kind != SLUICE_TREE_OBJECT || key == NULL)
+        return NULL;
+    for (size_t i = 0; i < obj->n; i++) {
+        const char *k = obj->u.members[i].key;
+        if (k[0] == key[0] && strcmp(k, key) == 0)
+            return obj->u.members[i].value;
+    }
+    return NULL;
+}
+
+size_t sluice_tree_member_count(const sluice_tree *obj)
+{
+    return obj != NULL && obj->kind == SLUICE_TREE_OBJECT ? obj->n : 0;
+}
+
+const char *sluice_tree_member_key(const sluice_tree *obj, size_t i)
+{
+    return i < sluice_tree_member_count(obj) ? obj->u.members[i].key : NULL;
+}
+
+const sluice_tree *sluice_tree_member_value(const sluice_tree *obj, size_t i)
+{
+    return i < sluice_tree_member_count(obj) ? obj->u.members[i].value : NULL;
+}
+
+size_t sluice_tree_size(const sluice_tree *arr)
+{
+    return arr != NULL && arr->kind == SLUICE_TREE_ARRAY ? arr->n : 0;
+}
+
+const sluice_tree *sluice_tree_at(const sluice_tree *arr, size_t i)
+{
+    return i < sluice_tree_size(arr) ? arr->u.items[i] : NULL;
+}
+
+const char *sluice_tree_string_value(const sluice_tree *v)
+{
+    return sluice_tree_is_string(v) ? v->u.string : NULL;
+}
+
+size_t sluice_tree_string_length(const sluice_tree *v)
+{
+    return sluice_tree_is_string(v) ? v->n : 0;
+}
+
+double sluice_tree_number_value(const sluice_tree *v)
+{
+    return sluice_tree_is_number(v) ? v->u.number : 0.0;
+}
