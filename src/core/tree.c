@@ -86,7 +86,7 @@ sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_t
         return SLUICE_E_INVALID;
     for (size_t i = 0; i < obj->n; i++) {
         const char *k = obj->u.members[i].key;
-        if (k == key || strcmp(k, key) == 0) {
+        if (k == key || (k[0] == key[0] && strcmp(k, key) == 0)) {
             obj->u.members[i].value = v;
             return SLUICE_OK;
         }

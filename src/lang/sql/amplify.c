@@ -31,7 +31,7 @@
 static bool in(const char *s, const char *const *list)
 {
     for (size_t i = 0; list[i] != NULL; i++)
-        if (strcmp(s, list[i]) == 0)
+        if (s[0] == list[i][0] && strcmp(s, list[i]) == 0) /* the first byte settles most */
             return true;
     return false;
 }

@@ -133,10 +133,12 @@ static bool index_of(const sluice_tree *v, size_t limit, size_t *out)
     return true;
 }
 
+/* Asked for every key of every node, mostly of keys that differ at once: the first byte is
+ * compared before strcmp is called (the same answer, a fraction of the calls). */
 static bool key_known(const char *key, const char *const *known)
 {
     for (size_t i = 0; known[i] != NULL; i++)
-        if (strcmp(key, known[i]) == 0)
+        if (key[0] == known[i][0] && strcmp(key, known[i]) == 0)
             return true;
     return false;
 }
