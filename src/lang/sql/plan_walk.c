@@ -59,8 +59,10 @@ typedef struct cte_entry {
 
 typedef struct walker {
     sluice_sql_ctx *ctx;
-    base_col *base;
+    base_col *base; /* grown as scans register columns: most statements read a few dozen */
     size_t base_count;
+    size_t base_cap;
+    bool base_nomem; /* growing base failed: the walk answers SLUICE_E_NOMEM, as before it */
     size_t nwords;
     cte_entry *ctes;
     size_t cte_count;
@@ -1312,6 +1314,13 @@ static void register_base(walker *w, const sluice_tree *op)
             fail(w, "%s", "a statement reading too many distinct columns");
             return;
         }
+        base_col *grown =
+            sluice_vec_grow(w->ctx->arena, w->base, w->base_count, &w->base_cap, sizeof *grown, 64);
+        if (grown == NULL) {
+            w->base_nomem = w->failed = true;
+            return;
+        }
+        w->base = grown;
         w->base[w->base_count++] = (base_col){ table, col };
     }
 }
@@ -1541,10 +1550,9 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
         return SLUICE_OK;
     }
     walker w = { .ctx = ctx };
-    w.base = sluice_arena_calloc(ctx->arena, SLUICE_LIMIT_SQL_BASE_COLUMNS, sizeof(base_col));
-    if (w.base == NULL)
-        return SLUICE_E_NOMEM;
     scan(&w, sluice_tree_at(plans, 0), 0);
+    if (w.base_nomem)
+        return SLUICE_E_NOMEM;
     w.nwords = w.base_count / 64 + 1;
     if (!w.failed && !taint_init(&w))
         return SLUICE_E_NOMEM;
