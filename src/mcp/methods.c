@@ -8,6 +8,7 @@
  * Does not own: initialize and ping (session.c answers those inline, in frame order).
  */
 #include "core/json_schema.h"
+#include "mcp/json_write.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/log_level.h"
 #include "mcp/server_impl.h"
@@ -199,9 +200,16 @@ static json_t *tool_answer(
         json_t *structured = json_object_get(result, "structuredContent");
         json_t *content = json_array();
         if (structured != NULL) {
-            char *text = json_dumps(structured, JSON_COMPACT);
-            json_array_append_new(
-                content, json_pack("{s:s, s:s}", "type", "text", "text", text ? text : ""));
+            /* the MCP writer, not json_dumps: structured may hold a splice (core/json_splice.h),
+             * which json_dumps refuses; no text is an error, never an empty block */
+            char *text = sluice_json_write_text(structured, NULL);
+            if (text == NULL) {
+                json_decref(content);
+                json_decref(result);
+                return tool_error_result(
+                    "internal error: the tool's structured result could not be written as text");
+            }
+            json_array_append_new(content, json_pack("{s:s, s:s}", "type", "text", "text", text));
             free(text);
         }
         json_object_set_new(result, "content", content);

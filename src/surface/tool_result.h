@@ -10,7 +10,8 @@
 #include <jansson.h>
 
 /* A CallToolResult {content:[text], structuredContent} (structured stolen). text NULL: the text
- * block carries the structured result as compact JSON, as the spec asks. */
+ * block carries the structured result as compact JSON, as the spec asks. NULL when out of memory
+ * or when that JSON cannot be written. */
 json_t *sluice_surface_tool_result(json_t *structured, const char *text);
 
 #endif

@@ -10,6 +10,7 @@
 #include "core/utf8.h"
 #include "mcp/json_write.h"
 #include "oom_sweep.h"
+#include "surface/tool_result.h"
 #include "unit.h"
 
 #include <stdio.h>
@@ -226,6 +227,25 @@ static void test_splices_are_written_as_their_text(void **state)
     json_decref(parsed);
 }
 
+/* A tool answering with structuredContent only gets its JSON as the text block: written by the
+ * MCP writer, so a splice inside reads as its text there too (json_dumps would refuse it and the
+ * block would be empty). */
+static void test_structured_only_answer_text_holds_the_splice(void **state)
+{
+    (void)state;
+    json_t *structured = json_pack("{s:o}", "rows", sluice_json_splice_lines("[1]\n[2]\n", 8));
+    assert_non_null(structured);
+    json_t *r = sluice_surface_tool_result(structured, NULL);
+    assert_non_null(r);
+    const char *text = json_string_value(
+        json_object_get(json_array_get(json_object_get(r, "content"), 0), "text"));
+    assert_non_null(text);
+    assert_string_equal(text, "{\"rows\":[[1],[2]]}");
+    assert_written(r, "{\"content\":[{\"type\":\"text\",\"text\":\"{\\\"rows\\\":[[1],[2]]}\"}],"
+                      "\"structuredContent\":{\"rows\":[[1],[2]]}}");
+    json_decref(r);
+}
+
 /* An execute answer as surface/tools.c makes it: rows text -> spliced result -> wire text. */
 typedef struct splice_case {
     const sluice_exec_result *result;
@@ -281,6 +301,7 @@ int main(void)
         cmocka_unit_test(test_invalid_utf8_is_refused),
         cmocka_unit_test(test_cycle_and_limit_are_refused),
         cmocka_unit_test(test_splices_are_written_as_their_text),
+        cmocka_unit_test(test_structured_only_answer_text_holds_the_splice),
         cmocka_unit_test(test_splice_sweep_never_sends_a_partial_answer),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
