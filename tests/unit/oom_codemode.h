@@ -1,9 +1,10 @@
 /*
  * oom_codemode.h — the fixture the code-mode allocation sweeps share (test_pipeline_oom.c,
  * test_estimate_oom.c, test_program_oom.c): a temporary folder with a token secret in an
- * environment variable and a real DuckDB file made by one SQL text; then a configuration text
- * loaded and a runtime and code mode opened over it, the way `sluice serve` opens them, with
- * jansson's allocations counted from then on (oom_sweep.h). Header-only, like oom_sweep.h.
+ * environment variable and a real DuckDB file made by one SQL text (or the shared customers table);
+ * then a configuration text loaded and a runtime and code mode opened over it, the way `sluice
+ * serve` opens them, with jansson's allocations counted from then on (oom_sweep.h). Header-only,
+ * like oom_sweep.h.
  */
 #ifndef SLUICE_TESTS_OOM_CODEMODE_H
 #define SLUICE_TESTS_OOM_CODEMODE_H
@@ -75,6 +76,31 @@ static inline int oom_codemode_open(oom_codemode *f, const char *config_text)
     sluice_arena_free(arena);
     oom_count_jansson();
     return st == SLUICE_OK ? 0 : -1;
+}
+
+/* The customers table the sweeps judge reads of: three rows, a blocked ssn. */
+#define OOM_CODEMODE_CUSTOMERS                                                     \
+    "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);" \
+    "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"        \
+    "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');"
+
+/* f over OOM_CODEMODE_CUSTOMERS with code mode on as server_id (token secret in key_env, low and
+ * medium auto-approved, ssn blocked): oom_codemode_files then oom_codemode_open. 0, or -1. */
+static inline int oom_codemode_customers(oom_codemode *f,
+                                         const char *name,
+                                         const char *key_env,
+                                         const char *server_id)
+{
+    if (oom_codemode_files(f, name, key_env, OOM_CODEMODE_CUSTOMERS) != 0)
+        return -1;
+    char text[2048];
+    snprintf(text, sizeof text,
+             "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
+             "[code_mode]\nenabled = true\nserver_id = \"%s\"\n"
+             "token_secret_env = \"%s\"\n"
+             "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n",
+             f->db, server_id, key_env);
+    return oom_codemode_open(f, text);
 }
 
 /* Closes what open opened and removes f->dir with every file in it. */

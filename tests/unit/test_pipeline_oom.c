@@ -21,20 +21,7 @@ static const sluice_codemode_caller caller = { .identity = &who, .session_id = "
 static int setup(void **state)
 {
     (void)state;
-    if (oom_codemode_files(
-            &fx, "pipeline-oom", KEY_ENV,
-            "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
-            "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
-            "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');") != 0)
-        return -1;
-    char text[2048];
-    snprintf(text, sizeof text,
-             "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
-             "[code_mode]\nenabled = true\nserver_id = \"oom\"\n"
-             "token_secret_env = \"" KEY_ENV "\"\n"
-             "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n",
-             fx.db);
-    return oom_codemode_open(&fx, text);
+    return oom_codemode_customers(&fx, "pipeline-oom", KEY_ENV, "oom");
 }
 
 static int teardown(void **state)

@@ -32,11 +32,7 @@ static const sluice_codemode_caller as_bob = { .identity = &bob, .session_id = "
 
 static int make_files(void)
 {
-    if (oom_codemode_files(
-            &fx, "program-oom", KEY_ENV,
-            "CREATE TABLE customers(id INTEGER, name VARCHAR, plan VARCHAR, ssn VARCHAR);"
-            "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"
-            "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');") != 0)
+    if (oom_codemode_files(&fx, "program-oom", KEY_ENV, OOM_CODEMODE_CUSTOMERS) != 0)
         return -1;
     static const char *const names[] = { "p.cedar", "programs.jsonl" };
     for (int i = 0; i < 2; i++)
