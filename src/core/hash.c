@@ -1,16 +1,18 @@
 /*
- * hash.c — SHA-256, hex and constant-time comparison over libsodium (see hash.h).
+ * hash.c — SHA-256 over nettle; hex, base64url and constant-time comparison over libsodium
+ * (see hash.h).
  */
 #include "core/hash.h"
 
 #include <errno.h>
+#include <nettle/sha2.h>
 #include <pthread.h>
 #include <sodium.h>
 #include <string.h>
 
-_Static_assert(sizeof(crypto_hash_sha256_state) <= sizeof(((sluice_hash_state *)0)->opaque),
-               "sluice_hash_state too small for libsodium's state");
-_Static_assert(crypto_hash_sha256_BYTES == SLUICE_HASH_BYTES, "SHA-256 is 32 bytes");
+_Static_assert(sizeof(struct sha256_ctx) <= sizeof(((sluice_hash_state *)0)->opaque),
+               "sluice_hash_state too small for nettle's sha256_ctx");
+_Static_assert(SHA256_DIGEST_SIZE == SLUICE_HASH_BYTES, "SHA-256 is 32 bytes");
 
 static pthread_once_t init_once = PTHREAD_ONCE_INIT;
 static int init_result = -1; /* written once under init_once; read after it */
@@ -26,30 +28,32 @@ sluice_status sluice_hash_init(void)
     return init_result < 0 ? SLUICE_E_INTERNAL : SLUICE_OK;
 }
 
+/* nettle, not libsodium, for SHA-256: its context lives on the stack (nothing can fail) and it
+ * picks the CPU's SHA instructions at run time — ~4x libsodium's portable C on the canonical
+ * forms validate hashes (docs/benchmarks.md, issue 23). */
 void sluice_hash_sha256(const void *data, size_t len, uint8_t out[SLUICE_HASH_BYTES])
 {
-    static const unsigned char empty[1] = { 0 };
-    (void)sluice_hash_init();
-    crypto_hash_sha256(out, data != NULL ? data : empty, (unsigned long long)len);
+    sluice_hash_state state;
+    sluice_hash_start(&state);
+    sluice_hash_update(&state, data, len);
+    sluice_hash_finish(&state, out);
 }
 
 void sluice_hash_start(sluice_hash_state *state)
 {
-    (void)sluice_hash_init();
-    crypto_hash_sha256_init((crypto_hash_sha256_state *)(void *)state->opaque);
+    sha256_init((struct sha256_ctx *)(void *)state->opaque);
 }
 
 void sluice_hash_update(sluice_hash_state *state, const void *data, size_t len)
 {
     if (len == 0)
         return;
-    crypto_hash_sha256_update((crypto_hash_sha256_state *)(void *)state->opaque, data,
-                              (unsigned long long)len);
+    sha256_update((struct sha256_ctx *)(void *)state->opaque, len, data);
 }
 
 void sluice_hash_finish(sluice_hash_state *state, uint8_t out[SLUICE_HASH_BYTES])
 {
-    crypto_hash_sha256_final((crypto_hash_sha256_state *)(void *)state->opaque, out);
+    sha256_digest((struct sha256_ctx *)(void *)state->opaque, SLUICE_HASH_BYTES, out);
     sodium_memzero(state, sizeof(*state));
 }
 

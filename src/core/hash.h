@@ -1,5 +1,5 @@
 /*
- * hash.h — SHA-256, hex, base64url and constant-time comparison over libsodium.
+ * hash.h — SHA-256 (nettle); hex, base64url and constant-time comparison (libsodium).
  *
  * Owns: initialising libsodium once per process (thread-safe), one-shot and streaming SHA-256,
  * lower-case hex and unpadded base64url encoding with strict (canonical-only) decoding, and
@@ -18,14 +18,14 @@
 #define SLUICE_HASH_BYTES     32u
 #define SLUICE_HASH_HEX_CHARS 64u /* without the terminating NUL */
 
-/* Streaming state; opaque storage sized for libsodium's crypto_hash_sha256_state. */
+/* Streaming state; opaque storage sized for nettle's struct sha256_ctx. */
 typedef struct sluice_hash_state {
     _Alignas(16) unsigned char opaque[128];
 } sluice_hash_state;
 
 /* Initialises libsodium once (later calls are cheap and return the first result).
- * SLUICE_E_INTERNAL when libsodium cannot start (no entropy source). Every function here and
- * in token/secret.h calls it, so callers need not. */
+ * SLUICE_E_INTERNAL when libsodium cannot start (no entropy source). Every libsodium-backed
+ * function here and in token/secret.h calls it, so callers need not (SHA-256 needs no start). */
 sluice_status sluice_hash_init(void);
 
 /* out = SHA-256(data[0..len)). data may be NULL when len is 0. */

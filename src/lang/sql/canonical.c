@@ -14,10 +14,10 @@
  * Does not own: deciding what the statement is (statement.c).
  */
 #include "core/buf.h"
+#include "core/hash.h"
 #include "lang/sql/internal.h"
 
 #include <ctype.h>
-#include <sodium.h>
 #include <string.h>
 
 static const char key_location[] = "\"query_location\":";
@@ -118,9 +118,9 @@ sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx)
         form = sluice_buf_cstr(&b);
         len = b.len;
     }
-    unsigned char digest[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256(digest, (const unsigned char *)form, len);
-    sodium_bin2hex(ctx->facts->code_hash, sizeof(ctx->facts->code_hash), digest, sizeof(digest));
+    uint8_t digest[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(form, len, digest);
+    sluice_hash_hex(digest, sizeof digest, ctx->facts->code_hash);
     ctx->facts->canonical = form;
     return SLUICE_OK;
 }
