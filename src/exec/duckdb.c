@@ -322,14 +322,17 @@ make_config(const duck_open *o, duckdb_config *out, sluice_arena *arena, sluice_
      * it plans a plain top-n over one scan, which allocates no block. Not
      * late_materialization_max_rows = 0: below n, 1.4.4 late-materializes a plain `LIMIT n` instead
      * (test_limit_runs_leave_the_heap_flat runs both shapes). */
-    if (duckdb_set_config(config, "access_mode", o->access_mode) != DuckDBSuccess ||
-        duckdb_set_config(config, "threads", o->threads) != DuckDBSuccess ||
-        duckdb_set_config(config, "memory_limit", o->memory) != DuckDBSuccess ||
-        duckdb_set_config(config, "allocator_flush_threshold", "4MB") != DuckDBSuccess ||
-        duckdb_set_config(config, "disabled_optimizers", "late_materialization") != DuckDBSuccess)
-        st = sluice_error_set(err, arena, SLUICE_E_CONFIG,
-                              "DuckDB refused threads=%s or memory_limit='%s'", o->threads,
-                              o->memory);
+    const duck_setting served[] = {
+        { "access_mode", o->access_mode, NULL },
+        { "threads", o->threads, NULL },
+        { "memory_limit", o->memory, NULL },
+        { "allocator_flush_threshold", "4MB", NULL },
+        { "disabled_optimizers", "late_materialization", NULL },
+    };
+    for (size_t i = 0; st == SLUICE_OK && i < sizeof served / sizeof served[0]; i++)
+        if (duckdb_set_config(config, served[i].name, served[i].value) != DuckDBSuccess)
+            st = sluice_error_set(err, arena, SLUICE_E_CONFIG, "DuckDB refused %s='%s'",
+                                  served[i].name, served[i].value);
     for (size_t i = 0; st == SLUICE_OK && i < HARDENING_COUNT; i++)
         if (set_before_open(&hardening[i]) &&
             duckdb_set_config(config, hardening[i].name, hardening[i].value) != DuckDBSuccess)
@@ -918,9 +921,21 @@ typedef struct duck_call {
     /* the plan cache c's statement goes back to when it succeeds (key holds the text's hash);
      * NULL: it is not kept */
     plan_cache *cache;
-    bool kept; /* conn and ps came from the plan cache, prepared and checked */
+    bool kept;  /* conn and ps came from the plan cache, prepared and checked */
+    bool keyed; /* key holds the text's SHA-256 (text_key) */
     uint8_t key[SLUICE_HASH_BYTES];
 } duck_call;
+
+/* The SHA-256 of c's text, computed once per call: the plan cache and the guard cache are both
+ * keyed by it. */
+static const uint8_t *text_key(duck_call *c)
+{
+    if (!c->keyed) {
+        sluice_hash_sha256(c->code, c->req->code_len, c->key);
+        c->keyed = true;
+    }
+    return c->key;
+}
 
 /* Class and position from an errors_as_json message; the plain text when it is not JSON. */
 static sluice_status engine_error(duck_call *c, const char *text)
@@ -1189,19 +1204,17 @@ static const char *bound_process_function(duck_call *c)
     return hit;
 }
 
-/* Whether code's bound plan already passed the guard (see guard_cache); with record, notes that
- * it did. */
-static bool guard_passed(guard_cache *g, const char *code, size_t len, bool record)
+/* Whether the bound plan of the text whose SHA-256 is key already passed the guard (see
+ * guard_cache); with record, notes that it did. */
+static bool guard_passed(guard_cache *g, const uint8_t key[SLUICE_HASH_BYTES], bool record)
 {
     if (g == NULL)
         return false;
-    uint8_t key[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(code, len, key);
     size_t slot = key[0] % GUARD_CACHE_SLOTS;
     pthread_mutex_lock(&g->mu);
-    bool hit = g->used[slot] && memcmp(g->passed[slot], key, sizeof key) == 0;
+    bool hit = g->used[slot] && memcmp(g->passed[slot], key, SLUICE_HASH_BYTES) == 0;
     if (record) {
-        memcpy(g->passed[slot], key, sizeof key);
+        memcpy(g->passed[slot], key, SLUICE_HASH_BYTES);
         g->used[slot] = true;
     }
     pthread_mutex_unlock(&g->mu);
@@ -1215,12 +1228,12 @@ static sluice_status guard_process_functions(duck_call *c)
          i++)
         if (strcasestr(c->code, process_functions[i]) != NULL)
             hit = process_functions[i];
-    if (hit == NULL && guard_passed(c->state->guards, c->code, c->req->code_len, false))
+    if (hit == NULL && guard_passed(c->state->guards, text_key(c), false))
         return SLUICE_OK;
     if (hit == NULL)
         hit = bound_process_function(c);
     if (hit == NULL) {
-        guard_passed(c->state->guards, c->code, c->req->code_len, true);
+        guard_passed(c->state->guards, text_key(c), true);
         return SLUICE_OK;
     }
     if (strchr(hit, ' ') != NULL)
@@ -1364,9 +1377,8 @@ static bool plan_take(duck_call *c)
                                                : NULL;
     if (pc == NULL)
         return false;
-    sluice_hash_sha256(c->code, req->code_len, c->key);
     c->cache = pc;
-    kept_plan *k = &pc->slot[c->key[0] % KEPT_PLAN_SLOTS];
+    kept_plan *k = &pc->slot[text_key(c)[0] % KEPT_PLAN_SLOTS];
     pthread_mutex_lock(&pc->mu);
     c->kept = k->conn != NULL && memcmp(k->key, c->key, sizeof c->key) == 0;
     if (c->kept) {

@@ -725,6 +725,9 @@ static void test_open_refuses_missing_file(void **state)
     db.memory_limit = "lots";
     assert_int_not_equal(sluice_executor_open(&db, &f->cm, &ex, f->arena, &err), SLUICE_OK);
     assert_null(ex);
+    /* the message names the one setting DuckDB refused, with the value it was given */
+    assert_non_null(strstr(err.message, "memory_limit='lots'"));
+    assert_null(strstr(err.message, "threads"));
 }
 
 /* A libduckdb.so of another release than the build's is refused before any database opens,
