@@ -255,7 +255,7 @@ static json_t *outputs_json(const sluice_codefacts *facts)
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < facts->output_count; i++) {
         const sluice_codefacts_output *o = &facts->outputs[i];
-        json_t *obj = json_pack("{s:s, s:s, s:o*}", "name", o->name, "type", o->type, "lineage",
+        json_t *obj = json_pack("{s:s, s:s, s:o}", "name", o->name, "type", o->type, "lineage",
                                 sluice_codefacts_list_json(&o->lineage));
         if (obj == NULL || json_array_append_new(a, obj) != 0) {
             json_decref(a);
