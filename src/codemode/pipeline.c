@@ -5,7 +5,8 @@
  * MAC, expiry: garbage costs no analysis), judges the code it is given again — reusing the
  * analysis validate kept (analysis_cache.h) only for the same text or under the code's own
  * canonical hash, and the live context and variables — and checks every claim of the token
- * against what it computes from the live request.
+ * against what it computes from the live request. validate itself reuses a kept analysis only
+ * of the same text, and only where the data cannot change (may_recall_validated).
  * The pipeline names no language and no engine: front ends come from lang/registry.h, the
  * executor from exec/executor.h.
  */
@@ -91,6 +92,8 @@ typedef struct request {
     judgement j;
     sluice_token_claims claims; /* execute: the opened token's; validate: the signed one's */
     sluice_quota_room room;     /* execute: what today's quotas still let the run return */
+    bool recall;   /* validate: the facts kept for the same text may answer (recall_or_analyze) */
+    bool recalled; /* they did: nothing new to keep */
 } request;
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -662,23 +665,59 @@ static sluice_status recall_canonical(request *r, const sluice_token_claims *hin
     return st;
 }
 
+/* Whether validate may take the facts kept for exactly r's text instead of analysing it: only
+ * on a backend whose data cannot change (a DuckDB file opened read_only). Everything an analysis
+ * reads is then in recall_text's key or cannot move:
+ * - the text (its SHA-256), the variables (their canonical text, the one analyze passes) and the
+ *   context hash: language, backend, the live catalog's version, the rules fingerprint, the
+ *   policy version and the caller's route (the route's rules, which analyze and the estimate
+ *   limits read, are a function of the configuration, fixed for cm's life, and of those two) and
+ *   groups;
+ * - the caller's identity and db_role reach no DuckDB bind (the SQL front end never reads them;
+ *   only the PostgreSQL front end asks a plan as the caller's role, and a PostgreSQL backend's
+ *   data is never fixed), and policy, db_role and risk are judged again on every call anyway;
+ * - the catalog beyond its version (view bodies, macros) and the table statistics the planner's
+ *   estimate comes from cannot change under a read-only file; no caller can SET anything on the
+ *   analyzer's connection (the analyzer refuses SET and session functions);
+ * - time: no analysis reads the clock (a bind that times out is refused, and refused facts are
+ *   never kept), and the kept facts expire with the token first issued for them;
+ * - configuration: loaded once per code mode (SIGHUP reloads keys and catalogs, whose versions
+ *   are in the key), limits are constants or configuration.
+ * So the kept facts are what the analysis would say now; the token, policy, risk, audit record,
+ * quotas and metrics are made on every call as before. */
+static bool may_recall_validated(const request *r)
+{
+    return r->recall && sluice_executor_data_fixed(r->j.be->executor);
+}
+
 /* For execute (hint: the opened token): the facts validate kept for this text (no parse), else
  * for its canonical form (a parse), else a full analysis. Whatever answers, admit then checks
- * the token's claims against the facts' own code hash and the live context and variables. */
+ * the token's claims against the facts' own code hash and the live context and variables.
+ * For validate (may_recall_validated): the facts kept for this text, else a full analysis. */
 static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hint)
 {
-    if (hint != NULL && !needs_live_estimate(r, hint) &&
-        r->in->code_len <= SLUICE_LIMIT_CODE_BYTES &&
+    bool fits = r->in->code_len <= SLUICE_LIMIT_CODE_BYTES;
+    if (fits && hint != NULL && !needs_live_estimate(r, hint) &&
         (recall_text(r) == SLUICE_OK || recall_canonical(r, hint) == SLUICE_OK))
-        return SLUICE_OK;
-    return analyze(r);
+        r->recalled = true;
+    else if (fits && hint == NULL && may_recall_validated(r) && recall_text(r) == SLUICE_OK)
+        r->recalled = true;
+    if (!r->recalled)
+        return analyze(r);
+    sluice_metric_inc(SLUICE_METRIC_ANALYSIS_RECALLS, hint != NULL ? "execute" : "validate", NULL,
+                      NULL);
+    return SLUICE_OK;
 }
 
 /* Keeps the facts of code just validated for its token's lifetime, under the claims' hashes
  * (the same ones analysis_key computes at execute) and the hash of the text itself
- * (recall_text). A failure only costs execute an analysis. */
+ * (recall_text). Facts made while an allocation of the request failed may lack a fact the
+ * analyzer could not add: they are never kept, since a later call would take them as whole. A
+ * failure only costs a later call an analysis. */
 static void remember(const request *r)
 {
+    if (sluice_arena_failed(r->arena))
+        return;
     const sluice_token_claims *claims = &r->claims;
     sluice_analysis_key key;
     memcpy(key.code_hash, claims->code_hash, sizeof key.code_hash);
@@ -884,6 +923,7 @@ static sluice_status validate(request *r, json_t **out)
     sluice_arena *arena = r->arena;
     const judgement *j = &r->j;
     sluice_status st = admit_quota(r, SLUICE_QUOTA_STAGE_VALIDATE, NULL);
+    r->recall = true;
     if (st == SLUICE_OK)
         st = judge(r, NULL);
     if (st != SLUICE_OK)
@@ -894,7 +934,8 @@ static sluice_status validate(request *r, json_t **out)
         st = issue_token(r, &token);
         if (st != SLUICE_OK)
             return st;
-        if (!needs_live_estimate(r, &r->claims)) /* execute analyses those again anyway */
+        /* execute analyses those again anyway; recalled facts are kept already */
+        if (!needs_live_estimate(r, &r->claims) && !r->recalled)
             remember(r);
     }
     const sluice_codefacts *f = j->facts;

@@ -99,6 +99,11 @@ static const metric_def defs[SLUICE_METRIC_COUNT] = {
                                     "bytes and upstream calls, by measure and route",
                                     COUNTER,
                                     { "measure", "route" } },
+    [SLUICE_METRIC_ANALYSIS_RECALLS] = { "sluice_analysis_recalls_total",
+                                         "Code not analysed again: the facts kept from an earlier "
+                                         "validation answered, by call (validate, execute)",
+                                         COUNTER,
+                                         { "call" } },
 };
 
 /* Upper bounds in nanoseconds (0.5 ms .. 30 s); the +Inf bucket is implied. */

@@ -33,6 +33,7 @@ typedef enum sluice_metric_id {
     SLUICE_METRIC_BOUNDED_RUNS,        /* counter: bounded child processes started */
     SLUICE_METRIC_QUOTA_REFUSALS,      /* counter {quota, route} */
     SLUICE_METRIC_QUOTA_USAGE,         /* counter {measure, route}: calls, rows, bytes... */
+    SLUICE_METRIC_ANALYSIS_RECALLS,    /* counter {call}: kept facts answered, no analysis */
     SLUICE_METRIC_COUNT
 } sluice_metric_id;
 

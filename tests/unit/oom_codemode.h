@@ -28,6 +28,7 @@ typedef struct oom_codemode {
     sluice_config *config;
     sluice_runtime *rt;
     sluice_codemode *cm;
+    const sluice_clock *clock; /* set before open (a test's manual clock); NULL: the system's */
 } oom_codemode;
 
 /* Makes f->dir ("/tmp/sluice-<name>-XXXXXX"), a fresh token secret in key_env and f->db from
@@ -68,7 +69,7 @@ static inline int oom_codemode_open(oom_codemode *f, const char *config_text)
                            : sluice_config_load_text(config_text, strlen(config_text), "<test>",
                                                      "/", &f->config, arena, &err);
     if (st == SLUICE_OK)
-        st = sluice_runtime_open(f->config, NULL, &f->rt, arena, &err);
+        st = sluice_runtime_open(f->config, f->clock, &f->rt, arena, &err);
     if (st == SLUICE_OK)
         st = sluice_codemode_open(f->config, f->rt, &f->cm, arena, &err);
     if (st != SLUICE_OK)
@@ -84,23 +85,35 @@ static inline int oom_codemode_open(oom_codemode *f, const char *config_text)
     "INSERT INTO customers VALUES (1, 'Ada', 'enterprise', '111-11-1111'),"        \
     "(2, 'Bo', 'free', '222-22-2222'), (3, 'Cy', 'enterprise', '333-33-3333');"
 
-/* f over OOM_CODEMODE_CUSTOMERS with code mode on as server_id (token secret in key_env, low and
- * medium auto-approved, ssn blocked): oom_codemode_files then oom_codemode_open. 0, or -1. */
+/* f over the table ddl makes with code mode on as server_id (token secret in key_env, low and
+ * medium auto-approved, ssn blocked, then the [code_mode] lines of code_mode_extra):
+ * oom_codemode_files then oom_codemode_open. 0, or -1. */
+static inline int oom_codemode_over(oom_codemode *f,
+                                    const char *name,
+                                    const char *key_env,
+                                    const char *server_id,
+                                    const char *ddl,
+                                    const char *code_mode_extra)
+{
+    if (oom_codemode_files(f, name, key_env, ddl) != 0)
+        return -1;
+    char text[4096];
+    snprintf(text, sizeof text,
+             "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
+             "[code_mode]\nenabled = true\nserver_id = \"%s\"\n"
+             "token_secret_env = \"%s\"\n"
+             "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n%s",
+             f->db, server_id, key_env, code_mode_extra);
+    return oom_codemode_open(f, text);
+}
+
+/* oom_codemode_over OOM_CODEMODE_CUSTOMERS, nothing added. */
 static inline int oom_codemode_customers(oom_codemode *f,
                                          const char *name,
                                          const char *key_env,
                                          const char *server_id)
 {
-    if (oom_codemode_files(f, name, key_env, OOM_CODEMODE_CUSTOMERS) != 0)
-        return -1;
-    char text[2048];
-    snprintf(text, sizeof text,
-             "[database]\nengine = \"duckdb\"\npath = \"%s\"\n"
-             "[code_mode]\nenabled = true\nserver_id = \"%s\"\n"
-             "token_secret_env = \"%s\"\n"
-             "auto_approve_levels = [\"low\", \"medium\"]\nblocked_fields = [\"ssn\"]\n",
-             f->db, server_id, key_env);
-    return oom_codemode_open(f, text);
+    return oom_codemode_over(f, name, key_env, server_id, OOM_CODEMODE_CUSTOMERS, "");
 }
 
 /* Closes what open opened and removes f->dir with every file in it. */
