@@ -9,6 +9,11 @@
 //   seed003_1call  the same question in one governed call: validate_code {"execute": true}
 //            (execute_on_validate on; the token is still minted, consumed and audited), against
 //            the same single peer call.
+//   seed003_new, seed003_new_1call  seed003 and seed003_1call with a text each server has never
+//            seen: the SQL followed by "-- first seen N", N counting that server's ops (the same
+//            texts to every server). The repeated workloads send one text over and over, and on a
+//            read-only file sluice takes the analysis it kept for a text it validated before; these
+//            show what a program asked for the first time costs.
 // Per server and workload: ops/s, p50/p99 latency of one op, the server's CPU time per op, and
 // the server process's peak RSS
 // (VmHWM of /proc/PID/status, sampled after the workload; seed003 runs second, so its figure is
@@ -38,6 +43,13 @@ const CALLS = Number(opt.calls), WARMUP = Number(opt.warmup);
 const SEED003 = QUESTIONS.find((q) => q.id === "seed003_enterprise_decline").sql;
 const TRIVIAL = "SELECT 1 AS ok";
 const here = (f) => new URL(f, import.meta.url).pathname;
+// seed003_new's texts: seed 003 with a comment numbered per client (one client per server).
+const seen = new WeakMap();
+function firstSeen(client) {
+  const n = (seen.get(client) ?? 0) + 1;
+  seen.set(client, n);
+  return `${SEED003}\n-- first seen ${n}`;
+}
 
 function sluiceConfig() {
   const file = path.join(opt.work, "peers-sluice.toml");
@@ -67,21 +79,28 @@ function must(r, what) {
   return r;
 }
 
+// The governed path for code: validate_code then execute_code with its token.
+async function sluiceTwoCalls(c, code) {
+  const v = must(await c.callTool({ name: "validate_code", arguments: { code } }), "validate_code");
+  const r = must(await c.callTool({ name: "execute_code",
+    arguments: { code, approval_token: v.structuredContent.approval_token } }), "execute_code");
+  return r.structuredContent.rows.map((row) => Number(row[0]));
+}
+
+// The same in one call: validate_code {"execute": true}.
+async function sluiceOneCall(c, code) {
+  const r = must(await c.callTool({ name: "validate_code", arguments: { code, execute: true } }), "validate_code");
+  if (!r.structuredContent.result) throw new Error(`validate_code did not run it: ${textOf(r)}`);
+  return r.structuredContent.result.rows.map((row) => Number(row[0]));
+}
+
 const SERVERS = [
   { name: "sluice", command: opt.sluice, args: ["serve", "-c", sluiceConfig(), "--stdio"],
     trivial: (c) => c.callTool({ name: "ping", arguments: {} }).then((r) => must(r, "ping")),
-    seed003: async (c) => {
-      const v = must(await c.callTool({ name: "validate_code", arguments: { code: SEED003 } }), "validate_code");
-      const r = must(await c.callTool({ name: "execute_code",
-        arguments: { code: SEED003, approval_token: v.structuredContent.approval_token } }), "execute_code");
-      return r.structuredContent.rows.map((row) => Number(row[0]));
-    },
-    seed003_1call: async (c) => {
-      const r = must(await c.callTool({ name: "validate_code", arguments: { code: SEED003, execute: true } }),
-                     "validate_code");
-      if (!r.structuredContent.result) throw new Error(`validate_code did not run it: ${textOf(r)}`);
-      return r.structuredContent.result.rows.map((row) => Number(row[0]));
-    } },
+    seed003: (c) => sluiceTwoCalls(c, SEED003),
+    seed003_1call: (c) => sluiceOneCall(c, SEED003),
+    seed003_new: (c) => sluiceTwoCalls(c, firstSeen(c)),
+    seed003_new_1call: (c) => sluiceOneCall(c, firstSeen(c)) },
   { name: "duckdb-sdk", command: process.execPath, args: [here("./duckdb_server.mjs"), path.join(opt.work, "demo.duckdb")],
     ...peerWorkloads() },
   { name: "server-postgres", command: process.execPath,
@@ -89,18 +108,16 @@ const SERVERS = [
     ...peerWorkloads() },
 ];
 
-function peerQueries() {
-  return {
-    trivial: (c) => c.callTool({ name: "query", arguments: { sql: TRIVIAL } }).then((r) => must(r, "query")),
-    seed003: async (c) => JSON.parse(textOf(must(await c.callTool({ name: "query", arguments: { sql: SEED003 } }), "query")))
-      .map((row) => Number(row.id)),
-  };
-}
+const peerQuery = async (c, sql) =>
+  JSON.parse(textOf(must(await c.callTool({ name: "query", arguments: { sql } }), "query"))).map((row) => Number(row.id));
 
 // A peer answers seed 003 in one ungoverned call either way.
 function peerWorkloads() {
-  const w = peerQueries();
-  return { ...w, seed003_1call: w.seed003 };
+  const seed003 = (c) => peerQuery(c, SEED003), seed003New = (c) => peerQuery(c, firstSeen(c));
+  return {
+    trivial: (c) => c.callTool({ name: "query", arguments: { sql: TRIVIAL } }).then((r) => must(r, "query")),
+    seed003, seed003_1call: seed003, seed003_new: seed003New, seed003_new_1call: seed003New,
+  };
 }
 
 // The server's CPU time in ms so far: its threads (utime + stime) and its children it waited for
@@ -142,7 +159,8 @@ async function measure(conns, workload, calls) {
     }
   return conns.map((c) => {
     const l = lat.get(c.s.name).sort((a, b) => a - b);
-    return { server: c.s.name, workload, calls_per_op: workload === "seed003" && c.s.name === "sluice" ? 2 : 1,
+    const twoCalls = (workload === "seed003" || workload === "seed003_new") && c.s.name === "sluice";
+    return { server: c.s.name, workload, calls_per_op: twoCalls ? 2 : 1,
              idle_rss_kib: c.idle, ops: l.length, ops_per_second: l.length / (busy.get(c.s.name) / 1000),
              p50_ms: pct(l, 50), p99_ms: pct(l, 99), server_cpu_ms_per_op: cpu.get(c.s.name) / l.length,
              peak_rss_kib: peakRssKiB(c.pid) };
@@ -163,14 +181,16 @@ async function main() {
   const runs = [...await measure(conns, "trivial", CALLS),
                 // The analytical query is ~100x heavier than SELECT 1: a tenth of the calls.
                 ...await measure(conns, "seed003", Math.max(10, Math.round(CALLS / 10))),
-                ...await measure(conns, "seed003_1call", Math.max(10, Math.round(CALLS / 10)))];
+                ...await measure(conns, "seed003_1call", Math.max(10, Math.round(CALLS / 10))),
+                ...await measure(conns, "seed003_new", Math.max(10, Math.round(CALLS / 10))),
+                ...await measure(conns, "seed003_new_1call", Math.max(10, Math.round(CALLS / 10)))];
   for (const c of conns) await c.client.close();
   const ref = JSON.stringify(answers.sluice);
   const agree = Object.values(answers).every((a) => JSON.stringify(a) === ref) && answers.sluice.length > 0;
   const run = (srv, w) => runs.find((r) => r.server === srv && r.workload === w);
   const ratios = {};
   for (const peer of ["duckdb-sdk", "server-postgres"])
-    for (const w of ["trivial", "seed003", "seed003_1call"]) {
+    for (const w of ["trivial", "seed003", "seed003_1call", "seed003_new", "seed003_new_1call"]) {
       const a = run("sluice", w), b = run(peer, w);
       ratios[`${peer}/${w}`] = { throughput: a.ops_per_second / b.ops_per_second, p50_latency: b.p50_ms / a.p50_ms,
                                  p99_latency: b.p99_ms / a.p99_ms, peak_rss: a.peak_rss_kib / b.peak_rss_kib,
@@ -187,9 +207,9 @@ async function main() {
   };
   if (opt.out) { mkdirSync(path.dirname(opt.out), { recursive: true }); writeFileSync(opt.out, JSON.stringify(report, null, 2) + "\n"); }
   const p = (v, n) => String(v).padStart(n);
-  console.log(`${"server".padEnd(16)} ${"workload".padEnd(13)} ${p("ops", 5)} ${p("ops/s", 8)} ${p("p50 ms", 8)} ${p("p99 ms", 8)} ${p("peak RSS MiB", 13)}`);
+  console.log(`${"server".padEnd(16)} ${"workload".padEnd(17)} ${p("ops", 5)} ${p("ops/s", 8)} ${p("p50 ms", 8)} ${p("p99 ms", 8)} ${p("peak RSS MiB", 13)}`);
   for (const r of runs)
-    console.log(`${r.server.padEnd(16)} ${r.workload.padEnd(13)} ${p(r.ops, 5)} ${p(r.ops_per_second.toFixed(0), 8)} ` +
+    console.log(`${r.server.padEnd(16)} ${r.workload.padEnd(17)} ${p(r.ops, 5)} ${p(r.ops_per_second.toFixed(0), 8)} ` +
                 `${p(r.p50_ms.toFixed(2), 8)} ${p(r.p99_ms.toFixed(2), 8)} ${p((r.peak_rss_kib / 1024).toFixed(1), 13)}`);
   for (const [k, v] of Object.entries(ratios))
     console.log(`sluice vs ${k}: throughput x${v.throughput.toFixed(2)}, p50 x${v.p50_latency.toFixed(2)}, ` +

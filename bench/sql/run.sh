@@ -46,7 +46,8 @@ fi
 
 cg='{}'
 if [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
-    for side in validate_sluice validate_duckdb execute_sluice execute_fetch execute_fetch_json; do
+    for side in validate_sluice validate_duckdb validate_sluice_repeat execute_sluice execute_fetch \
+        execute_fetch_json; do
         valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measured_once \
             --callgrind-out-file="$tmp/cg.$side" "$build/bench_sql" "${args[@]}" --threads 1 --warmup 2 \
             --callgrind "$side" 2>"$tmp/cg.$side.log" >/dev/null ||
@@ -64,21 +65,24 @@ jq --arg date "$(date -u +%Y-%m-%dT%H:%M:%SZ)" --arg host "$(uname -srm)" --arg 
     { callgrind_duckdb_threads: 1, callgrind_ir: $cg,
       callgrind_ratios: {
         validate_sluice_over_duckdb: ($cg.validate_sluice / $cg.validate_duckdb),
+        validate_sluice_repeat_over_duckdb: ($cg.validate_sluice_repeat / $cg.validate_duckdb),
         execute_sluice_over_fetch: ($cg.execute_sluice / $cg.execute_fetch),
         execute_sluice_over_fetch_json: ($cg.execute_sluice / $cg.execute_fetch_json) } }
   end' "$tmp/wall.json" >"$out"
 
-printf '%-20s %10s %10s %14s\n' side 'median us' 'p90 us' 'callgrind Ir'
+printf '%-24s %10s %10s %14s\n' side 'median us' 'p90 us' 'callgrind Ir'
 jq -r '.callgrind_ir as $cg | .sides | to_entries[] |
   [.key, .value.median_us, .value.p90_us, ($cg[.key] // "-")] | @tsv' "$out" |
     while IFS=$'\t' read -r s med p90 ir; do
-        printf '%-20s %10.0f %10.0f %14s\n' "$s" "$med" "$p90" "$ir"
+        printf '%-24s %10.0f %10.0f %14s\n' "$s" "$med" "$p90" "$ir"
     done
 jq -r '"ratios (median wall): validate sluice/duckdb x\(.ratios.validate_sluice_over_duckdb * 100 | round / 100) (target < 1.5), " +
+  "repeated text x\(.ratios.validate_sluice_repeat_over_duckdb * 100 | round / 100), " +
   "execute sluice/fetch x\(.ratios.execute_sluice_over_fetch * 100 | round / 100), " +
   "sluice/fetch+json x\(.ratios.execute_sluice_over_fetch_json * 100 | round / 100) (target < 1.1)"' "$out"
 jq -r 'select(.callgrind_ratios != null) | .callgrind_ratios |
   "ratios (callgrind Ir): validate x\(.validate_sluice_over_duckdb * 100 | round / 100), " +
+  "repeated text x\(.validate_sluice_repeat_over_duckdb * 100 | round / 100), " +
   "execute/fetch x\(.execute_sluice_over_fetch * 100 | round / 100), " +
   "execute/fetch+json x\(.execute_sluice_over_fetch_json * 100 | round / 100)"' "$out"
 echo "wrote $out"

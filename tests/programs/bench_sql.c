@@ -2,10 +2,20 @@
  * bench_sql.c — SQL code mode against the bare DuckDB C API, same query, same database, same run
  * (test-only program behind bench/sql/run.sh).
  *
- * Owns: four measured sides, interleaved in every iteration so machine noise hits all of them:
+ * Owns: the measured sides, interleaved in every iteration so machine noise hits all of them:
  *   validate      sluice_codemode_validate of the seed-003 CTE query (analysis, policy, token,
  *                 audit record) vs. duckdb_extract_statements + duckdb_prepare_extracted_statement
- *                 on one plain connection (the engine's own parse + bind);
+ *                 on one plain connection (the engine's own parse + bind). Both sides take the
+ *                 statement followed by a comment numbered per iteration ("-- first seen N"),
+ *                 the same bytes on both: the file is served read_only, where validate takes
+ *                 the facts it kept for a text it saw before (codemode/pipeline.c
+ *                 may_recall_validated), so only a text never seen keeps validate_sluice a cold
+ *                 analysis, as DuckDB's prepare, which keeps nothing, always is.
+ *                 validate_sluice_repeat sends the plain statement every time: after the
+ *                 warm-up the kept facts answer it (a model asking the same question again).
+ *                 Its caller has one more group, so its context differs: the cache keeps one
+ *                 entry per canonical form and context, and the numbered texts (the same
+ *                 canonical form) would otherwise replace the plain text's entry every time;
  *   execute       sluice_codemode_execute of a 1,000-row SELECT (token issued by an untimed
  *                 validate just before) as execute_code runs it (rows spliced, the request
  *                 surface/tools.c makes), then its structuredContent written as the MCP writer
@@ -22,8 +32,8 @@
  * Does not own: generating the database (run.sh calls `sluice demo-db`) or judging any number.
  *
  *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
- *             [--callgrind validate_sluice|validate_duckdb|execute_sluice|execute_fetch|
- *                          execute_fetch_json]
+ *             [--callgrind validate_sluice|validate_duckdb|validate_sluice_repeat|
+ *                          execute_sluice|execute_fetch|execute_fetch_json]
  */
 #include "bench_common.h"
 #include "cli/runtime.h"
@@ -90,19 +100,26 @@ typedef enum side {
     EXECUTE_SLUICE,
     EXECUTE_FETCH,
     EXECUTE_FETCH_JSON,
+    VALIDATE_SLUICE_REPEAT,
     SIDE_COUNT
 } side;
 
 static const char *const side_names[SIDE_COUNT] = {
-    "validate_sluice", "validate_duckdb", "execute_sluice", "execute_fetch", "execute_fetch_json",
+    "validate_sluice", "validate_duckdb",    "execute_sluice",
+    "execute_fetch",   "execute_fetch_json", "validate_sluice_repeat",
 };
 
 typedef struct bench {
     sluice_runtime *rt;
     sluice_codemode *cm;
     sluice_codemode_caller caller;
+    sluice_codemode_caller repeat_caller; /* validate_sluice_repeat's: caller, one group more */
+    sluice_identity repeat_who;
+    const char *repeat_groups[8];
     duckdb_connection conn; /* the bare side's plain connection */
     char *token;            /* for the next execute_sluice; issued outside the timed region */
+    char *first_seen;       /* validate_sql and this iteration's numbered comment (next_text) */
+    size_t texts;           /* first_seen texts made so far */
     size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
     bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
 } bench;
@@ -114,11 +131,21 @@ static json_t *validate_once(bench *b, const char *code, sluice_arena *arena)
     return bench_validated(b->cm, &b->caller, code, arena);
 }
 
-static void run_validate_sluice(bench *b)
+static void run_validate_sluice(bench *b, const sluice_codemode_caller *caller, const char *code)
 {
     sluice_arena *arena = sluice_arena_new();
-    json_decref(validate_once(b, validate_sql, arena));
+    json_decref(bench_validated(b->cm, caller, code, arena));
     sluice_arena_free(arena);
+}
+
+/* The untimed half of validate_sluice and validate_duckdb: a text never validated before. */
+static void next_text(bench *b)
+{
+    size_t n = strlen(validate_sql) + 64;
+    free(b->first_seen);
+    if ((b->first_seen = malloc(n)) == NULL)
+        bench_die("out of memory", NULL);
+    snprintf(b->first_seen, n, "%s\n-- first seen %zu", validate_sql, ++b->texts);
 }
 
 /* The untimed half of execute_sluice: a fresh single-use token for rows1000. */
@@ -166,7 +193,7 @@ static void run_validate_duckdb(bench *b)
 {
     duckdb_extracted_statements ex = NULL;
     duckdb_prepared_statement ps = NULL;
-    if (duckdb_extract_statements(b->conn, validate_sql, &ex) != 1)
+    if (duckdb_extract_statements(b->conn, b->first_seen, &ex) != 1)
         bench_die("duckdb_extract_statements failed", duckdb_extract_statements_error(ex));
     if (duckdb_prepare_extracted_statement(b->conn, ex, 0, &ps) == DuckDBError)
         bench_die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
@@ -288,7 +315,10 @@ static void run_side(bench *b, side s)
 {
     switch (s) {
     case VALIDATE_SLUICE:
-        run_validate_sluice(b);
+        run_validate_sluice(b, &b->caller, b->first_seen);
+        break;
+    case VALIDATE_SLUICE_REPEAT:
+        run_validate_sluice(b, &b->repeat_caller, validate_sql);
         break;
     case VALIDATE_DUCKDB:
         run_validate_duckdb(b);
@@ -305,7 +335,7 @@ static void run_side(bench *b, side s)
     default:
         break;
     }
-    if (s >= EXECUTE_SLUICE && b->rows_seen != 1000)
+    if (s >= EXECUTE_SLUICE && s <= EXECUTE_FETCH_JSON && b->rows_seen != 1000)
         bench_die("an execute side did not see 1,000 rows", side_names[s]);
 }
 
@@ -325,19 +355,22 @@ static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, con
         json_object_set_new(sides, side_names[s], bench_stats(samples[s], n));
     double v = bench_median_us(sides, side_names[VALIDATE_SLUICE]) /
                bench_median_us(sides, side_names[VALIDATE_DUCKDB]);
+    double vr = bench_median_us(sides, side_names[VALIDATE_SLUICE_REPEAT]) /
+                bench_median_us(sides, side_names[VALIDATE_DUCKDB]);
     double ef = bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
                 bench_median_us(sides, side_names[EXECUTE_FETCH]);
     double ej = bench_median_us(sides, side_names[EXECUTE_SLUICE]) /
                 bench_median_us(sides, side_names[EXECUTE_FETCH_JSON]);
     return json_pack(
-        "{s:s, s:s, s:I, s:I, s:b, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f}, s:{s:f, s:f}, "
+        "{s:s, s:s, s:I, s:I, s:b, s:{s:s, s:s}, s:o, s:{s:f, s:f, s:f, s:f}, s:{s:f, s:f}, "
         "s:{s:b, s:b}}",
         "benchmark", "sql code mode vs bare duckdb", "duckdb", duckdb_library_version(),
         "iterations", (json_int_t)n, "warmup", (json_int_t)warmup, "audit", audit != NULL,
         "queries", "validate", validate_name, "execute", rows1000, "sides", sides, "ratios",
-        "validate_sluice_over_duckdb", v, "execute_sluice_over_fetch", ef,
-        "execute_sluice_over_fetch_json", ej, "targets", "validate_ratio_max", 1.5,
-        "execute_ratio_max", 1.1, "met", "validate", v < 1.5, "execute", ej < 1.1);
+        "validate_sluice_over_duckdb", v, "validate_sluice_repeat_over_duckdb", vr,
+        "execute_sluice_over_fetch", ef, "execute_sluice_over_fetch_json", ej, "targets",
+        "validate_ratio_max", 1.5, "execute_ratio_max", 1.1, "met", "validate", v < 1.5, "execute",
+        ej < 1.1);
 }
 
 /* ---- setup --------------------------------------------------------------------------------- */
@@ -387,6 +420,14 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
                               .group_count = config->identity.groups.count,
                               .method = "bench" };
     b->caller = (sluice_codemode_caller){ .identity = who, .session_id = "bench" };
+    size_t groups = who->group_count < 7 ? who->group_count : 7;
+    memcpy(b->repeat_groups, who->groups, groups * sizeof *who->groups);
+    b->repeat_groups[groups] = "bench-repeat";
+    b->repeat_who = *who;
+    b->repeat_who.groups = b->repeat_groups;
+    b->repeat_who.group_count = groups + 1;
+    b->repeat_caller =
+        (sluice_codemode_caller){ .identity = &b->repeat_who, .session_id = "bench" };
     /* Through the executor's own open (DuckDB opens on first need): the same instance the
      * measured sluice side binds and runs on. */
     arena = sluice_arena_new();
@@ -420,6 +461,7 @@ static size_t count_arg(const char *text)
 static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t slot)
 {
     issue_token(b);
+    next_text(b);
     for (int k = 0; k < SIDE_COUNT; k++) {
         side s = (side)((k + it) % SIDE_COUNT);
         int64_t t0 = bench_now_ns();
@@ -490,6 +532,7 @@ int main(int argc, char **argv)
     if (cg != NULL) {
         side s = side_named(cg);
         issue_token(&b);
+        next_text(&b);
         measured_once(&b, s);
     } else {
         int64_t *samples[SIDE_COUNT];
@@ -508,6 +551,7 @@ int main(int argc, char **argv)
             free(samples[s]);
     }
     free(b.token);
+    free(b.first_seen);
     duckdb_disconnect(&b.conn);
     sluice_codemode_close(b.cm);
     sluice_runtime_close(b.rt);
