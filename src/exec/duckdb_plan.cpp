@@ -71,6 +71,7 @@ extern "C" {
 #include <cmath>
 #include <cstring>
 #include <new>
+#include <optional>
 #include <string>
 #include <typeinfo>
 #include <vector>
@@ -315,19 +316,156 @@ void yyjson_string(std::string &out, const char *s, size_t n)
     out += '"';
 }
 
-/* What both serializers below write alike, whatever they write into: every integer width as
- * one number, float as double, every string form as bytes and a length, a 128-bit integer as
- * {"upper", "lower"}, and no mark for property ends or nullables (JSON has none). Out gives
- * unsigned_int, signed_int, string, begin_pair and end_pair. */
+/* The compact text json_serialize_* returns, written beside a serializer's value (the canonical
+ * form hashes the parse tree's): members and elements as the serializer adds them, each
+ * container closed as it ends, and an object that stayed empty taken back out, comma and key
+ * too, as skip_empty leaves it out. */
+class json_text
+{
+    struct frame {
+        bool array;
+        bool attached;     /* written in its parent (an empty list is not: DuckDB skips it) */
+        bool first;        /* no member written yet: no comma */
+        size_t mark;       /* the text's length before it */
+        bool parent_first; /* its parent's `first` before it, for taking it back out */
+    };
+    std::string &out;
+    std::vector<frame> stack;
+
+  public:
+    /* Opens the root object at the end of o. */
+    explicit json_text(std::string &o) : out(o)
+    {
+        stack.push_back(frame{ false, true, true, out.size(), true });
+        out += '{';
+    }
+
+    /* Starts a member of the current container (its comma; its key in an object) and gives the
+     * text to write the value into. */
+    std::string &member(const char *key)
+    {
+        frame &cur = stack.back();
+        if (!cur.first)
+            out += ',';
+        if (!cur.array) {
+            yyjson_string(out, key, std::strlen(key));
+            out += ':';
+        }
+        cur.first = false;
+        return out;
+    }
+
+    void open(const char *key, bool array, bool attach)
+    {
+        frame f{ array, attach, true, out.size(), stack.back().first };
+        if (attach)
+            member(key) += array ? '[' : '{';
+        stack.push_back(f);
+    }
+
+    void close()
+    {
+        frame f = stack.back();
+        stack.pop_back();
+        if (f.attached)
+            out += f.array ? ']' : '}';
+    }
+
+    /* The current object stayed empty: it leaves its parent, text and all. */
+    void drop()
+    {
+        frame f = stack.back();
+        stack.pop_back();
+        out.resize(f.mark);
+        stack.back().first = f.parent_first;
+    }
+
+    /* Closes the root object. */
+    void finish()
+    {
+        out += '}';
+    }
+};
+
+/* What both serializers below write alike, whatever value they build: json_serialize_*'s
+ * options (`json_serialize_*(..., skip_null := true, skip_empty := true)`: enums as strings,
+ * default values written, nulls and empty strings left out), every integer width as one number,
+ * float as double, every string form as bytes and a length (a NUL refused: json_loads refuses
+ * \u0000), a blob up to its first NUL, a 128-bit integer as {"upper", "lower"}, no mark for
+ * property ends or nullables (JSON has none), and, when the caller asks for it, the value's text
+ * beside it, byte for byte as DuckDB writes it (json_text). Out builds the value: number (which
+ * refuses NaN and infinity), string (which refuses invalid UTF-8), boolean, open(array, attach),
+ * close() and close_object() (false when the object stayed empty and left its parent). */
 template <class Out> class value_writer : public duckdb::Serializer
 {
+    std::optional<json_text> text;
+
     Out &out()
     {
         return static_cast<Out &>(*this);
     }
 
+    template <class T> void integer(T v)
+    {
+        out().number(static_cast<double>(v));
+        if (text)
+            text->member(tag) += std::to_string(v);
+    }
+
+    void string_value(const char *s, size_t n)
+    {
+        if (n == 0)
+            return; /* skip_empty */
+        if (std::memchr(s, '\0', n) != nullptr)
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
+        out().string(s, n);
+        if (text)
+            yyjson_string(text->member(tag), s, n);
+    }
+
+    void begin(bool array, bool attach)
+    {
+        out().open(array, attach);
+        if (text)
+            text->open(tag, array, attach);
+    }
+
+    void end()
+    {
+        out().close();
+        if (text)
+            text->close();
+    }
+
+  protected:
+    /* The property being written: DuckDB's own name, a string literal of the library. */
+    const char *tag = "";
+
+    /* text_out, when given, receives the value's text after what it holds. */
+    explicit value_writer(std::string *text_out)
+    {
+        options.serialize_enum_as_string = true;
+        options.serialize_default_values = true;
+        if (text_out != nullptr)
+            text.emplace(*text_out);
+    }
+
   public:
-    using duckdb::Serializer::WriteValue; /* WriteValue(double), bool: each Out's own */
+    /* Closes the root object's text; the root value itself is the caller's. */
+    void finish()
+    {
+        if (text)
+            text->finish();
+    }
+
+    void OnPropertyBegin(const duckdb::field_id_t, const char *t) final
+    {
+        tag = t;
+    }
+    void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
+    {
+        tag = t;
+    }
     void OnPropertyEnd() final
     {
     }
@@ -343,76 +481,118 @@ template <class Out> class value_writer : public duckdb::Serializer
     void WriteNull() final
     {
     }
+    void OnListBegin(duckdb::idx_t count) final
+    {
+        begin(true, count > 0);
+    }
+    void OnListEnd() final
+    {
+        end();
+    }
+    void OnObjectBegin() final
+    {
+        begin(false, true);
+    }
+    void OnObjectEnd() final
+    {
+        bool kept = out().close_object();
+        if (text) {
+            if (kept)
+                text->close();
+            else
+                text->drop();
+        }
+    }
+    void WriteValue(bool v) final
+    {
+        out().boolean(v);
+        if (text)
+            text->member(tag) += v ? "true" : "false";
+    }
     void WriteValue(uint8_t v) final
     {
-        out().unsigned_int(v);
+        integer(v);
     }
     void WriteValue(int8_t v) final
     {
-        out().signed_int(v);
+        integer(v);
     }
     void WriteValue(uint16_t v) final
     {
-        out().unsigned_int(v);
+        integer(v);
     }
     void WriteValue(int16_t v) final
     {
-        out().signed_int(v);
+        integer(v);
     }
     void WriteValue(uint32_t v) final
     {
-        out().unsigned_int(v);
+        integer(v);
     }
     void WriteValue(int32_t v) final
     {
-        out().signed_int(v);
+        integer(v);
     }
     void WriteValue(uint64_t v) final
     {
-        out().unsigned_int(v);
+        integer(v);
     }
     void WriteValue(int64_t v) final
     {
-        out().signed_int(v);
+        integer(v);
     }
     void WriteValue(float v) final
     {
         WriteValue(static_cast<double>(v));
     }
+    void WriteValue(double v) final
+    {
+        out().number(v);
+        if (text)
+            yyjson_double(text->member(tag), v);
+    }
     void WriteValue(const duckdb::string_t v) final
     {
-        out().string(v.GetData(), v.GetSize());
+        string_value(v.GetData(), v.GetSize());
     }
     void WriteValue(const std::string &v) final
     {
-        out().string(v.data(), v.size());
+        string_value(v.data(), v.size());
     }
     void WriteValue(const char *v) final
     {
-        out().string(v, std::strlen(v));
+        string_value(v, std::strlen(v));
     }
     void WriteValue(duckdb::hugeint_t v) final
     {
-        out().begin_pair();
+        begin(false, true);
         WriteProperty(100, "upper", v.upper);
         WriteProperty(101, "lower", v.lower);
-        out().end_pair();
+        end();
     }
     void WriteValue(duckdb::uhugeint_t v) final
     {
-        out().begin_pair();
+        begin(false, true);
         WriteProperty(100, "upper", v.upper);
         WriteProperty(101, "lower", v.lower);
-        out().end_pair();
+        end();
+    }
+    void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
+    {
+        std::string blob =
+            duckdb::Blob::ToString(duckdb::string_t(duckdb::const_char_ptr_cast(ptr), count));
+        /* yyjson_mut_strcpy: up to the first NUL, and written even when empty */
+        size_t n = std::strlen(blob.c_str());
+        out().string(blob.data(), n);
+        if (text)
+            yyjson_string(text->member(tag), blob.data(), n);
     }
 };
 
-/* DuckDB's Serializer interface (common/serializer/serializer.hpp) writing what
- * `json_serialize_*(..., skip_null := true, skip_empty := true)` writes, straight into jansson
- * values as json_loads(JSON_DECODE_INT_AS_REAL) would read that text (every number a real), and,
- * when text is given, the text itself. The options are json_serialize_*'s: enums as strings,
- * default values written, nulls and empty strings, lists and objects left out. The equality with
- * the query's output is tests/unit/test_exec_duckdb_plan.c's corpus test. */
+/* DuckDB's Serializer interface writing json_serialize_*'s value straight into jansson values, as
+ * json_loads(JSON_DECODE_INT_AS_REAL) would read its text (every number a real), for the route
+ * that returns jansson (sluice_executor_bind_tree). The equality with the query's output is
+ * tests/unit/test_exec_duckdb_bind_tree.c's corpus test. */
 class jansson_serializer final : public value_writer<jansson_serializer>
 {
     friend class value_writer<jansson_serializer>;
@@ -420,15 +600,9 @@ class jansson_serializer final : public value_writer<jansson_serializer>
     struct frame {
         json_t *val;
         bool array;
-        bool attached;   /* held by its parent (an empty list is not, as DuckDB skips it) */
-        bool first;      /* no member written yet (text: no comma) */
-        std::string key; /* its name in the parent object */
-        size_t mark;     /* text length before it was written */
-        bool parent_first;
+        const char *key; /* its name in the parent object */
     };
     std::vector<frame> stack;
-    std::string tag;
-    std::string *text;
 
     static json_t *check(json_t *v)
     {
@@ -437,37 +611,25 @@ class jansson_serializer final : public value_writer<jansson_serializer>
         return v;
     }
 
-    /* Adds v (a new reference, taken) to the current object under tag or to the current array;
-     * scalar_text is its text, or the opening bracket of a container. */
-    void push(json_t *v, const std::string &scalar_text)
+    /* Adds v (a new reference, taken) to the current object under tag or to the current array. */
+    void push(json_t *v)
     {
         frame &cur = stack.back();
         int rc = cur.array ? json_array_append_new(cur.val, v)
-                           : json_object_set_new_nocheck(cur.val, tag.c_str(), v);
+                           : json_object_set_new_nocheck(cur.val, tag, v);
         if (rc != 0)
             throw plan_fail{ SLUICE_E_NOMEM };
-        if (text != nullptr) {
-            if (!cur.first)
-                *text += ',';
-            if (!cur.array) {
-                yyjson_string(*text, tag.data(), tag.size());
-                *text += ':';
-            }
-            *text += scalar_text;
-        }
-        cur.first = false;
     }
 
-    void open(json_t *v, bool array, bool attach)
+    /* A container, held by its parent from the start (an empty list is not: DuckDB skips it). */
+    void open(bool array, bool attach)
     {
-        v = check(v);
+        json_t *v = check(array ? json_array() : json_object());
         try {
-            frame f{
-                v, array, attach, true, tag, text != nullptr ? text->size() : 0, stack.back().first
-            };
+            frame f{ v, array, tag };
             if (attach)
-                push(json_incref(v), array ? "[" : "{");
-            stack.push_back(std::move(f));
+                push(json_incref(v));
+            stack.push_back(f);
         } catch (...) {
             json_decref(v); /* the frame's own reference: the parent's, if taken, is its own */
             throw;
@@ -476,39 +638,50 @@ class jansson_serializer final : public value_writer<jansson_serializer>
 
     void close()
     {
-        frame f = std::move(stack.back());
+        json_decref(stack.back().val);
         stack.pop_back();
-        if (text != nullptr && f.attached)
-            *text += f.array ? ']' : '}';
-        json_decref(f.val);
     }
 
-    void number(double v, const std::string &t)
+    bool close_object()
     {
-        push(check(json_real(v)), t);
+        frame gone = stack.back();
+        if (json_object_size(gone.val) > 0) {
+            close();
+            return true;
+        }
+        /* skip_empty: an empty object leaves its parent */
+        stack.pop_back();
+        frame &parent = stack.back();
+        if (parent.array)
+            json_array_remove(parent.val, json_array_size(parent.val) - 1);
+        else
+            json_object_del(parent.val, gone.key);
+        json_decref(gone.val);
+        return false;
+    }
+
+    void number(double v)
+    {
+        push(check(json_real(v)));
     }
 
     void string(const char *s, size_t n)
     {
-        if (n == 0)
-            return; /* skip_empty */
-        if (std::memchr(s, '\0', n) != nullptr)
-            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
-        std::string t;
-        if (text != nullptr)
-            yyjson_string(t, s, n);
-        push(check(json_stringn(s, n)), t);
+        push(check(json_stringn(s, n)));
+    }
+
+    void boolean(bool v)
+    {
+        push(json_boolean(v));
     }
 
   public:
     using value_writer::WriteValue;
-    jansson_serializer(json_t *root, std::string *text_out) : text(text_out)
+    /* Writes into root (an object the caller holds), and its text after text_out's content
+     * when text_out is given. */
+    jansson_serializer(json_t *root, std::string *text_out) : value_writer(text_out)
     {
-        options.serialize_enum_as_string = true;
-        options.serialize_default_values = true;
-        stack.push_back(frame{ root, false, true, true, "", 0, true });
-        if (text != nullptr)
-            *text += '{';
+        stack.push_back(frame{ root, false, "" });
     }
 
     /* A refusal or a failed allocation leaves containers open: their own references go here
@@ -520,104 +693,14 @@ class jansson_serializer final : public value_writer<jansson_serializer>
     }
     jansson_serializer(const jansson_serializer &) = delete;
     jansson_serializer &operator=(const jansson_serializer &) = delete;
-
-    /* Closes the root object's text; the root itself stays the caller's. */
-    void finish()
-    {
-        if (text != nullptr)
-            *text += '}';
-    }
-
-    void OnPropertyBegin(const duckdb::field_id_t, const char *t) final
-    {
-        tag = t;
-    }
-    void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
-    {
-        tag = t;
-    }
-    void OnListBegin(duckdb::idx_t count) final
-    {
-        open(json_array(), true, count > 0);
-    }
-    void OnListEnd() final
-    {
-        close();
-    }
-    void OnObjectBegin() final
-    {
-        open(json_object(), false, true);
-    }
-    void OnObjectEnd() final
-    {
-        frame &f = stack.back();
-        if (json_object_size(f.val) > 0) {
-            close();
-            return;
-        }
-        /* skip_empty: an empty object leaves its parent, text and all */
-        frame gone = std::move(f);
-        stack.pop_back();
-        frame &parent = stack.back();
-        if (parent.array)
-            json_array_remove(parent.val, json_array_size(parent.val) - 1);
-        else
-            json_object_del(parent.val, gone.key.c_str());
-        if (text != nullptr)
-            text->resize(gone.mark);
-        parent.first = gone.parent_first;
-        json_decref(gone.val);
-    }
-
-    void WriteValue(bool v) final
-    {
-        push(json_boolean(v), v ? "true" : "false");
-    }
-    /* a 128-bit integer: {"upper", "lower"} */
-    void begin_pair()
-    {
-        open(json_object(), false, true);
-    }
-    void end_pair()
-    {
-        close();
-    }
-    void WriteValue(double v) final
-    {
-        std::string t;
-        if (text != nullptr && std::isfinite(v))
-            yyjson_double(t, v);
-        number(v, t);
-    }
-    void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
-    {
-        std::string blob =
-            duckdb::Blob::ToString(duckdb::string_t(duckdb::const_char_ptr_cast(ptr), count));
-        /* yyjson_mut_strcpy: up to the first NUL, and written even when empty */
-        size_t n = std::strlen(blob.c_str());
-        std::string t;
-        if (text != nullptr)
-            yyjson_string(t, blob.data(), n);
-        push(check(json_stringn(blob.data(), n)), t);
-    }
-
-  private:
-    void unsigned_int(uint64_t v)
-    {
-        number(static_cast<double>(v), text != nullptr ? std::to_string(v) : std::string());
-    }
-    void signed_int(int64_t v)
-    {
-        number(static_cast<double>(v), text != nullptr ? std::to_string(v) : std::string());
-    }
 };
 
-/* DuckDB's Serializer interface writing the value jansson_serializer writes (json_serialize_plan's,
- * without its text) into sluice's arena tree (core/tree.h): the plan lang/sql's walker reads,
- * with no malloc, hash or free per node. Keys are DuckDB's own property names, string literals
- * of the library (core/tree.h's keys are not copied). It refuses exactly what jansson_serializer
- * refuses (NaN, infinity, a NUL, invalid UTF-8: plan_fail{SLUICE_E_INTERNAL}) and leaves out
- * exactly what it leaves out (nulls, empty strings, lists and objects). */
+/* DuckDB's Serializer interface writing the value jansson_serializer writes into sluice's arena
+ * tree (core/tree.h): the plan lang/sql's walker reads and the parse tree its facts, amplification
+ * and canonical form read, with no malloc, hash or free per node. Keys are DuckDB's own property
+ * names, string literals of the library (core/tree.h's keys are not copied). It refuses exactly
+ * what jansson_serializer refuses (NaN, infinity, a NUL, invalid UTF-8:
+ * plan_fail{SLUICE_E_INTERNAL}) and leaves out exactly what it leaves out. */
 class tree_serializer final : public value_writer<tree_serializer>
 {
     friend class value_writer<tree_serializer>;
@@ -629,7 +712,6 @@ class tree_serializer final : public value_writer<tree_serializer>
     };
     sluice_arena *arena;
     std::vector<frame> stack;
-    const char *tag = "";
 
     static sluice_tree *made(sluice_tree *v)
     {
@@ -650,12 +732,32 @@ class tree_serializer final : public value_writer<tree_serializer>
 
     /* A container, held by its parent from the start as jansson_serializer holds it (an empty
      * list is not: DuckDB skips it). */
-    void open(sluice_tree *v, bool array, bool attach)
+    void open(bool array, bool attach)
     {
-        made(v);
+        sluice_tree *v = made(array ? sluice_tree_array(arena) : sluice_tree_object(arena));
         if (attach)
             push(v);
         stack.push_back(frame{ v, array, tag });
+    }
+
+    void close()
+    {
+        stack.pop_back();
+    }
+
+    bool close_object()
+    {
+        frame gone = stack.back();
+        stack.pop_back();
+        if (sluice_tree_member_count(gone.val) > 0)
+            return true;
+        /* skip_empty: an empty object leaves its parent */
+        frame &parent = stack.back();
+        if (parent.array)
+            sluice_tree_pop(parent.val);
+        else
+            sluice_tree_del(parent.val, gone.key);
+        return false;
     }
 
     void number(double v)
@@ -666,7 +768,7 @@ class tree_serializer final : public value_writer<tree_serializer>
     }
 
     /* n bytes as jansson's json_stringn takes them: valid UTF-8 only. */
-    void text(const char *s, size_t n)
+    void string(const char *s, size_t n)
     {
         for (size_t i = 0; i < n;) {
             if (static_cast<unsigned char>(s[i]) < 0x80) {
@@ -681,90 +783,19 @@ class tree_serializer final : public value_writer<tree_serializer>
         push(sluice_tree_string(arena, s, n));
     }
 
-    void string(const char *s, size_t n)
+    void boolean(bool v)
     {
-        if (n == 0)
-            return; /* skip_empty */
-        if (std::memchr(s, '\0', n) != nullptr)
-            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
-        text(s, n);
-    }
-
-    void unsigned_int(uint64_t v)
-    {
-        number(static_cast<double>(v));
-    }
-    void signed_int(int64_t v)
-    {
-        number(static_cast<double>(v));
+        push(sluice_tree_bool(arena, v));
     }
 
   public:
     using value_writer::WriteValue;
-    /* Writes into root (an object the caller made and holds). */
-    tree_serializer(sluice_arena *a, sluice_tree *root) : arena(a)
+    /* Writes into root (an object the caller made and holds), and its text after text_out's
+     * content when text_out is given. */
+    tree_serializer(sluice_arena *a, sluice_tree *root, std::string *text_out = nullptr)
+        : value_writer(text_out), arena(a)
     {
-        options.serialize_enum_as_string = true;
-        options.serialize_default_values = true;
         stack.push_back(frame{ root, false, "" });
-    }
-
-    void OnPropertyBegin(const duckdb::field_id_t, const char *t) final
-    {
-        tag = t;
-    }
-    void OnOptionalPropertyBegin(const duckdb::field_id_t, const char *t, bool) final
-    {
-        tag = t;
-    }
-    void OnListBegin(duckdb::idx_t count) final
-    {
-        open(sluice_tree_array(arena), true, count > 0);
-    }
-    void OnListEnd() final
-    {
-        stack.pop_back();
-    }
-    void OnObjectBegin() final
-    {
-        open(sluice_tree_object(arena), false, true);
-    }
-    void OnObjectEnd() final
-    {
-        frame gone = stack.back();
-        stack.pop_back();
-        if (sluice_tree_member_count(gone.val) > 0)
-            return;
-        /* skip_empty: an empty object leaves its parent */
-        frame &parent = stack.back();
-        if (parent.array)
-            sluice_tree_pop(parent.val);
-        else
-            sluice_tree_del(parent.val, gone.key);
-    }
-
-    void WriteValue(bool v) final
-    {
-        push(sluice_tree_bool(arena, v));
-    }
-    void begin_pair()
-    {
-        open(sluice_tree_object(arena), false, true);
-    }
-    void end_pair()
-    {
-        stack.pop_back();
-    }
-    void WriteValue(double v) final
-    {
-        number(v);
-    }
-    void WriteDataPtr(duckdb::const_data_ptr_t ptr, duckdb::idx_t count) final
-    {
-        std::string blob =
-            duckdb::Blob::ToString(duckdb::string_t(duckdb::const_char_ptr_cast(ptr), count));
-        /* as jansson_serializer: up to the first NUL, and written even when empty */
-        text(blob.data(), std::strlen(blob.c_str()));
     }
 };
 
@@ -780,15 +811,13 @@ bool serializable(duckdb::LogicalOperator &op, std::string &name)
     return false;
 }
 
-/* A SELECT's parse tree, as json_serialize_sql writes it; any other statement is refused with
- * json_serialize_sql's own words. */
-void serialize_parse_tree(const duckdb::SQLStatement &statement, json_t *out, std::string *text)
+/* A SELECT's parse tree, as json_serialize_sql writes it, through s (either serializer; the
+ * caller finishes it); any other statement is refused with json_serialize_sql's own words. */
+template <class S> void serialize_parse_tree(const duckdb::SQLStatement &statement, S &s)
 {
     if (statement.type != duckdb::StatementType::SELECT_STATEMENT)
         throw duckdb::NotImplementedException("Only SELECT statements can be serialized to json!");
-    jansson_serializer s(out, text);
     statement.Cast<duckdb::SelectStatement>().Serialize(s);
-    s.finish();
 }
 
 /* What json_serialize_plan does to a planned statement before writing it (not optimized): its
@@ -824,7 +853,9 @@ void serialize_statement(duckdb::ClientContext &context,
                          std::string *text)
 {
     if (which == SLUICE_BIND_PARSE_TREE) {
-        serialize_parse_tree(*statement, out, text);
+        jansson_serializer s(out, text);
+        serialize_parse_tree(*statement, s);
+        s.finish();
         return;
     }
     duckdb::Planner planner(context);
@@ -1020,30 +1051,50 @@ void tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tre
         throw plan_fail{ SLUICE_E_NOMEM };
 }
 
-/* json_serialize_plan's value of one planned statement as the arena tree the walker reads:
- * {"error": false, "plans": [plan]}, or DuckDB's refusal (list_document's, as a tree). */
-sluice_tree *plan_document(duckdb::LogicalOperator &plan,
-                           duckdb::ColumnBindingResolver &resolver,
-                           sluice_arena *arena)
+/* json_serialize_*'s value of one statement as an arena tree: {"error": false, key: [one]},
+ * one written by write(tree_serializer &), or DuckDB's refusal (list_document's, as a tree);
+ * and, when text is given, its text as DuckDB writes it into *text. */
+template <typename Write>
+sluice_tree *tree_document(const char *key, Write write, sluice_arena *arena, std::string *text)
 {
     try {
         sluice_tree *doc = tree_made(sluice_tree_object(arena));
         tree_set(arena, doc, "error", sluice_tree_bool(arena, false));
         sluice_tree *list = tree_made(sluice_tree_array(arena));
-        tree_set(arena, doc, "plans", list);
+        tree_set(arena, doc, key, list);
         sluice_tree *one = tree_made(sluice_tree_object(arena));
         if (sluice_tree_append(arena, list, one) != SLUICE_OK)
             throw plan_fail{ SLUICE_E_NOMEM };
-        tree_serializer s(arena, one);
-        resolve_for_serialize(plan, resolver);
-        plan.Serialize(s);
+        if (text != nullptr)
+            *text = std::string("{\"error\":false,\"") + key + "\":[";
+        tree_serializer s(arena, one, text);
+        write(s);
+        s.finish();
+        if (text != nullptr)
+            *text += "]}";
         return doc;
     } catch (std::exception &ex) { /* plan_fail is not one: it leaves */
         json_hold doc(json_object());
-        std::string text;
-        refusal_document(ex, doc.v, text);
+        std::string refusal;
+        refusal_document(ex, doc.v, refusal);
+        if (text != nullptr)
+            *text = std::move(refusal);
         return tree_of(arena, doc.v);
     }
+}
+
+/* json_serialize_plan's value of one planned statement as the arena tree the walker reads. */
+sluice_tree *plan_document(duckdb::LogicalOperator &plan,
+                           duckdb::ColumnBindingResolver &resolver,
+                           sluice_arena *arena)
+{
+    return tree_document(
+        "plans",
+        [&](tree_serializer &s) {
+            resolve_for_serialize(plan, resolver);
+            plan.Serialize(s);
+        },
+        arena, nullptr);
 }
 
 /* op's "Estimated Cardinality" exactly as EXPLAIN prints it, in arena; nullptr where it prints
@@ -1188,21 +1239,6 @@ extract_error(duckdb::ClientContext &context, const std::exception &ex, const st
         return duckdb::ErrorData(again).Message();
     }
     return error.Message();
-}
-
-/* doc, owned by arena from here on (its cleanup registered); nullptr when doc is (or when out
- * of memory: the cleanup already ran then, arena.h). */
-json_t *owned_by(sluice_arena *arena, json_t *doc)
-{
-    if (doc != nullptr && sluice_arena_cleanup_add(arena, json_decref_cleanup, doc) != SLUICE_OK)
-        return nullptr;
-    return doc;
-}
-
-/* A jansson document owned by arena (its cleanup registered), or nullptr. */
-json_t *arena_document(sluice_arena *arena)
-{
-    return owned_by(arena, json_object());
 }
 
 /* What the bind yields inside its transaction, copied into the arena after it. */
@@ -1510,18 +1546,11 @@ namespace
  * json_serialize_sql does not do either), into b; whether it is a SELECT. */
 bool single_parse_tree(translator &t, duckdb::SQLStatement &statement, sluice_bound_statement *b)
 {
-    json_t *doc = arena_document(t.arena);
-    if (doc == nullptr)
-        throw plan_fail{ SLUICE_E_NOMEM };
     std::string text;
     try {
-        list_document(
-            "statements", 1,
-            [&](size_t, json_t *one, std::string *items) {
-                serialize_parse_tree(statement, one, items);
-            },
-            doc, text);
-        b->parse_tree = doc;
+        b->parse_tree = tree_document(
+            "statements", [&](tree_serializer &s) { serialize_parse_tree(statement, s); }, t.arena,
+            &text);
         b->parse_tree_raw = t.dup(text);
     } catch (plan_fail &f) {
         if (f.status != SLUICE_E_INTERNAL)
@@ -1572,12 +1601,10 @@ extern "C" sluice_status sluice_executor_bind_parse(void *conn,
         } catch (std::exception &ex) {
             /* extract's error, and json_serialize_sql's value (the same parser's refusal) */
             b->parse_error = t.dup(extract_error(context, ex, sql));
-            json_t *doc = arena_document(arena);
-            if (doc == nullptr)
-                throw plan_fail{ SLUICE_E_NOMEM };
+            json_hold doc(json_object());
             std::string text;
-            refusal_document(ex, doc, text);
-            b->parse_tree = doc;
+            refusal_document(ex, doc.v, text);
+            b->parse_tree = tree_of(arena, doc.v);
             b->parse_tree_raw = t.dup(text);
             *out = b;
             return SLUICE_OK;

@@ -46,7 +46,7 @@ static void add_conjuncts(scope *sc, const json_t *expr)
 {
     if (expr == NULL)
         return;
-    if (sluice_sqltree_is(expr, "type", "CONJUNCTION_AND")) {
+    if (sluice_sqltree_json_is(expr, "type", "CONJUNCTION_AND")) {
         size_t i;
         const json_t *c;
         json_array_foreach(json_object_get(expr, "children"), i, c) add_conjuncts(sc, c);
@@ -63,11 +63,11 @@ static void add_refs(walk *w, scope *sc, const json_t *from)
 {
     if (from == NULL)
         return;
-    if (sluice_sqltree_is(from, "type", "JOIN")) {
+    if (sluice_sqltree_json_is(from, "type", "JOIN")) {
         add_refs(w, sc, json_object_get(from, "left"));
         add_refs(w, sc, json_object_get(from, "right"));
-        if (sluice_sqltree_is(from, "join_type", "INNER") &&
-            sluice_sqltree_is(from, "ref_type", "REGULAR"))
+        if (sluice_sqltree_json_is(from, "join_type", "INNER") &&
+            sluice_sqltree_json_is(from, "ref_type", "REGULAR"))
             add_conjuncts(sc, json_object_get(from, "condition"));
         return;
     }
@@ -77,13 +77,13 @@ static void add_refs(walk *w, scope *sc, const json_t *from)
     }
     ref *r = &sc->refs[sc->ref_count++];
     memset(r, 0, sizeof(*r));
-    if (!sluice_sqltree_is(from, "type", "BASE_TABLE") ||
+    if (!sluice_sqltree_json_is(from, "type", "BASE_TABLE") ||
         json_object_get(from, "schema_name") != NULL ||
         json_object_get(from, "catalog_name") != NULL)
         return;
-    r->table = sluice_sqltree_str(from, "table_name");
+    r->table = sluice_sqltree_json_str(from, "table_name");
     r->alias =
-        json_object_get(from, "alias") != NULL ? sluice_sqltree_str(from, "alias") : r->table;
+        json_object_get(from, "alias") != NULL ? sluice_sqltree_json_str(from, "alias") : r->table;
     for (size_t i = 0; i < w->cte_count; i++)
         if (strcasecmp(w->ctes[i], r->table) == 0)
             return; /* a WITH name, not the source (the walk reaches the CTE's own SELECT) */
@@ -93,7 +93,7 @@ static void add_refs(walk *w, scope *sc, const json_t *from)
 /* The column of ref `at` that expr names, or NULL (another table's, not a column, unknown). */
 static const char *column_of(const walk *w, const scope *sc, size_t at, const json_t *expr)
 {
-    if (!sluice_sqltree_is(expr, "class", "COLUMN_REF"))
+    if (!sluice_sqltree_json_is(expr, "class", "COLUMN_REF"))
         return NULL;
     const json_t *names = json_object_get(expr, "column_names");
     const ref *r = &sc->refs[at];
@@ -138,11 +138,11 @@ static const char *decimal_text(walk *w, double unscaled, int scale)
  * scaled; NULL for anything else (NULL constants, intervals, blobs...: not pushed). */
 static const char *constant(walk *w, const json_t *expr)
 {
-    const json_t *v = sluice_sqltree_constant(expr);
+    const json_t *v = sluice_sqltree_json_constant(expr);
     if (v == NULL)
         return NULL;
     const json_t *type = json_object_get(v, "type");
-    const char *id = sluice_sqltree_str(type, "id");
+    const char *id = sluice_sqltree_json_str(type, "id");
     if (json_is_true(json_object_get(v, "is_null")))
         return NULL;
     const json_t *x = json_object_get(v, "value");
@@ -182,7 +182,7 @@ typedef struct terms {
 
 static size_t at_of(const json_t *expr)
 {
-    size_t loc = sluice_sqltree_location(expr);
+    size_t loc = sluice_sqltree_json_location(expr);
     return loc != SIZE_MAX ? loc + 1 : 0;
 }
 
@@ -272,7 +272,7 @@ static bool comparison_term(walk *w, const scope *sc, size_t at, const json_t *c
         r = t;
     }
     const char *op =
-        col != NULL ? sluice_sqltree_comparison(sluice_sqltree_str(c, "type"), flipped) : NULL;
+        col != NULL ? sluice_sqltree_comparison(sluice_sqltree_json_str(c, "type"), flipped) : NULL;
     if (op == NULL || strcmp(op, "<>") == 0) /* sources take =, <, >, <=, >= (where.c) */
         return false;
     const char *v = constant(w, r);
@@ -325,15 +325,15 @@ static bool subquery_term(walk *w, const scope *sc, size_t at, const json_t *c, 
     const json_t *list = json_object_get(node, "select_list");
     const json_t *from = json_object_get(node, "from_table");
     const json_t *names = json_object_get(json_array_get(list, 0), "column_names");
-    if (w->constants_only || col == NULL || !sluice_sqltree_is(c, "subquery_type", "ANY") ||
-        !sluice_sqltree_is(c, "comparison_type", "COMPARE_EQUAL") ||
-        !sluice_sqltree_is(node, "type", "SELECT_NODE") || json_array_size(list) != 1 ||
-        !sluice_sqltree_is(json_array_get(list, 0), "class", "COLUMN_REF") ||
-        json_array_size(names) == 0 || !sluice_sqltree_is(from, "type", "BASE_TABLE") ||
+    if (w->constants_only || col == NULL || !sluice_sqltree_json_is(c, "subquery_type", "ANY") ||
+        !sluice_sqltree_json_is(c, "comparison_type", "COMPARE_EQUAL") ||
+        !sluice_sqltree_json_is(node, "type", "SELECT_NODE") || json_array_size(list) != 1 ||
+        !sluice_sqltree_json_is(json_array_get(list, 0), "class", "COLUMN_REF") ||
+        json_array_size(names) == 0 || !sluice_sqltree_json_is(from, "type", "BASE_TABLE") ||
         json_object_get(from, "schema_name") != NULL)
         return false;
     const char *column = json_string_value(json_array_get(names, json_array_size(names) - 1));
-    if (!add_term(w, ts, col, "=", NULL, 0, sluice_sqltree_str(from, "table_name"), column,
+    if (!add_term(w, ts, col, "=", NULL, 0, sluice_sqltree_json_str(from, "table_name"), column,
                   at_of(child)))
         return false;
     scope *inner = sluice_arena_calloc(w->arena, 1, sizeof(*inner));
@@ -348,13 +348,13 @@ static bool subquery_term(walk *w, const scope *sc, size_t at, const json_t *c, 
 /* True when conjunct c became terms of ref at. */
 static bool conjunct_terms(walk *w, const scope *sc, size_t at, const json_t *c, terms *ts)
 {
-    if (sluice_sqltree_is(c, "class", "COMPARISON"))
+    if (sluice_sqltree_json_is(c, "class", "COMPARISON"))
         return comparison_term(w, sc, at, c, ts);
-    if (sluice_sqltree_is(c, "type", "COMPARE_IN"))
+    if (sluice_sqltree_json_is(c, "type", "COMPARE_IN"))
         return in_term(w, sc, at, c, ts);
-    if (sluice_sqltree_is(c, "type", "COMPARE_BETWEEN"))
+    if (sluice_sqltree_json_is(c, "type", "COMPARE_BETWEEN"))
         return between_term(w, sc, at, c, ts);
-    if (sluice_sqltree_is(c, "class", "SUBQUERY"))
+    if (sluice_sqltree_json_is(c, "class", "SUBQUERY"))
         return subquery_term(w, sc, at, c, ts);
     return false;
 }
@@ -372,14 +372,14 @@ static int64_t plain_limit(const json_t *node)
     size_t i;
     const json_t *e;
     json_array_foreach(json_object_get(node, "select_list"), i,
-                       e) if (!sluice_sqltree_is(e, "class", "COLUMN_REF") &&
-                              !sluice_sqltree_is(e, "class", "STAR")) return 0;
+                       e) if (!sluice_sqltree_json_is(e, "class", "COLUMN_REF") &&
+                              !sluice_sqltree_json_is(e, "class", "STAR")) return 0;
     int64_t limit = 0;
     json_array_foreach(json_object_get(node, "modifiers"), i, e)
     {
         const json_t *l = json_object_get(e, "limit");
-        if (!sluice_sqltree_is(e, "type", "LIMIT_MODIFIER") ||
-            json_object_get(e, "offset") != NULL || !sluice_sqltree_is(l, "class", "CONSTANT"))
+        if (!sluice_sqltree_json_is(e, "type", "LIMIT_MODIFIER") ||
+            json_object_get(e, "offset") != NULL || !sluice_sqltree_json_is(l, "class", "CONSTANT"))
             return 0;
         double d = json_number_value(json_object_get(json_object_get(l, "value"), "value"));
         if (d < 1 || d > 1e12 || d != floor(d))
@@ -516,7 +516,7 @@ static sluice_status visit(walk *w, const json_t *v, size_t depth)
         return SLUICE_OK;
     sluice_status st = SLUICE_OK;
     if (json_is_object(v)) {
-        if (sluice_sqltree_is(v, "type", "SELECT_NODE"))
+        if (sluice_sqltree_json_is(v, "type", "SELECT_NODE"))
             st = select_node(w, v);
         const char *key;
         const json_t *child;

@@ -383,7 +383,7 @@ static void test_bind_once_gives_what_prepare_gives(void **state)
     assert_int_equal(
         sluice_executor_bind_parse(conn, "DELETE FROM orders WHERE id = 1", arena, &b, &err),
         SLUICE_OK);
-    assert_true(json_is_true(json_object_get(b->parse_tree, "error"))); /* not a SELECT */
+    assert_true(sluice_tree_is_true(sluice_tree_get(b->parse_tree, "error"))); /* not a SELECT */
     assert_int_equal(sluice_executor_bind_plan(conn, b, arena, &err), SLUICE_OK);
     assert_int_equal(b->statement_type, DUCKDB_STATEMENT_TYPE_DELETE);
     assert_null(b->plan);

@@ -43,36 +43,36 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 /* A type object ({"id": ...}) that holds other values: LIST, ARRAY, MAP, STRUCT, UNION. */
-static bool nested_type(const json_t *type)
+static bool nested_type(const sluice_tree *type)
 {
     static const char *const nested[] = { "LIST", "ARRAY", "MAP", "STRUCT", "UNION", NULL };
     return type == NULL || in(sluice_sqltree_str(type, "id"), nested);
 }
 
-typedef bool (*judge_fn)(const json_t *node);
+typedef bool (*judge_fn)(const sluice_tree *node);
 
-/* Every object in v passes judge; arrays and objects are walked to the bottom. */
-static bool all_nodes(const json_t *v, judge_fn judge, size_t depth)
+/* Every object in v passes judge; arrays and objects are walked to the bottom. Both trees are
+ * the bind unit's arena trees (core/tree.h). */
+static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
 {
     if (depth > AMPLIFY_MAX_DEPTH)
         return false;
-    if (json_is_array(v)) {
-        size_t i;
-        const json_t *e;
-        json_array_foreach(v, i, e)
+    size_t i;
+    const sluice_tree *child;
+    if (sluice_tree_is_array(v)) {
+        sluice_tree_foreach(v, i, child)
         {
-            if (!all_nodes(e, judge, depth + 1))
+            if (!all_nodes(child, judge, depth + 1))
                 return false;
         }
         return true;
     }
-    if (!json_is_object(v))
+    if (!sluice_tree_is_object(v))
         return true;
     if (!judge(v))
         return false;
     const char *key;
-    const json_t *child;
-    json_object_foreach((json_t *)v, key, child)
+    sluice_tree_foreach_member(v, i, key, child)
     {
         (void)key;
         if (!all_nodes(child, judge, depth + 1))
@@ -114,18 +114,19 @@ static const char *const tree_shapes[] = {
     NULL,
 };
 
-static bool small_constant(const json_t *node)
+static bool small_constant(const sluice_tree *node)
 {
-    const json_t *value = json_object_get(node, "value");
-    const json_t *v = json_object_get(value, "value");
-    if (json_is_true(json_object_get(value, "is_null")))
+    const sluice_tree *value = sluice_tree_get(node, "value");
+    const sluice_tree *v = sluice_tree_get(value, "value");
+    if (sluice_tree_is_true(sluice_tree_get(value, "is_null")))
         return true;
-    if (nested_type(json_object_get(value, "type")))
+    if (nested_type(sluice_tree_get(value, "type")))
         return false;
-    return !json_is_string(v) || json_string_length(v) <= SLUICE_SQL_FAST_CONSTANT_BYTES;
+    return !sluice_tree_is_string(v) ||
+           sluice_tree_string_length(v) <= SLUICE_SQL_FAST_CONSTANT_BYTES;
 }
 
-static bool tree_node(const json_t *node)
+static bool tree_node(const sluice_tree *node)
 {
     const char *cls = sluice_sqltree_str(node, "class");
     if (*cls != '\0') {
@@ -135,7 +136,7 @@ static bool tree_node(const json_t *node)
         if (strcmp(cls, "CONSTANT") == 0)
             return small_constant(node);
         if (strcmp(cls, "CAST") == 0)
-            return !nested_type(json_object_get(node, "cast_type"));
+            return !nested_type(sluice_tree_get(node, "cast_type"));
         if (strcmp(cls, "OPERATOR") == 0)
             return in(sluice_sqltree_str(node, "type"), tree_operators);
         return in(cls, tree_classes);
@@ -144,51 +145,13 @@ static bool tree_node(const json_t *node)
     return *type == '\0' || ends_with(type, "_TYPE_INFO") || in(type, tree_shapes);
 }
 
-bool sluice_sql_tree_bounded(const json_t *tree)
+bool sluice_sql_tree_bounded(const sluice_tree *tree)
 {
-    const json_t *stmts = json_object_get(tree, "statements");
-    return json_array_size(stmts) == 1 && all_nodes(stmts, tree_node, 0);
+    const sluice_tree *stmts = sluice_tree_get(tree, "statements");
+    return sluice_tree_size(stmts) == 1 && all_nodes(stmts, tree_node, 0);
 }
 
 /* ---- the bound plan (before running in-process) ------------------------------------------- */
-
-/* nested_type and all_nodes on the bound plan, which is the bind unit's arena tree
- * (core/tree.h), not jansson values. */
-static bool plan_nested_type(const sluice_tree *type)
-{
-    static const char *const nested[] = { "LIST", "ARRAY", "MAP", "STRUCT", "UNION", NULL };
-    return type == NULL || in(sluice_sqltree_plan_str(type, "id"), nested);
-}
-
-static bool plan_node(const sluice_tree *node);
-
-static bool plan_all_nodes(const sluice_tree *v, size_t depth)
-{
-    if (depth > AMPLIFY_MAX_DEPTH)
-        return false;
-    size_t i;
-    const sluice_tree *child;
-    if (sluice_tree_is_array(v)) {
-        sluice_tree_foreach(v, i, child)
-        {
-            if (!plan_all_nodes(child, depth + 1))
-                return false;
-        }
-        return true;
-    }
-    if (!sluice_tree_is_object(v))
-        return true;
-    if (!plan_node(v))
-        return false;
-    const char *key;
-    sluice_tree_foreach_member(v, i, key, child)
-    {
-        (void)key;
-        if (!plan_all_nodes(child, depth + 1))
-            return false;
-    }
-    return true;
-}
 
 static const char *const plan_operators[] = {
     "LOGICAL_PROJECTION",
@@ -225,36 +188,34 @@ static const char *const plan_classes[] = {
 static bool plan_expression(const sluice_tree *node, const char *cls)
 {
     if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0)
-        return sluice_sql_function_growth(sluice_sqltree_plan_str(node, "name")) ==
-               SLUICE_SQL_BOUNDED;
+        return sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED;
     if (strcmp(cls, "BOUND_WINDOW") == 0)
         /* ranking and offsets read the partition; a windowed aggregate builds a segment tree
          * outside the buffer manager */
-        return strcmp(sluice_sqltree_plan_str(node, "type"), "WINDOW_AGGREGATE") != 0 &&
+        return strcmp(sluice_sqltree_str(node, "type"), "WINDOW_AGGREGATE") != 0 &&
                (sluice_tree_get(node, "name") == NULL ||
-                sluice_sql_function_growth(sluice_sqltree_plan_str(node, "name")) ==
-                    SLUICE_SQL_BOUNDED);
+                sluice_sql_function_growth(sluice_sqltree_str(node, "name")) == SLUICE_SQL_BOUNDED);
     if (strcmp(cls, "BOUND_CAST") == 0)
-        return !plan_nested_type(sluice_tree_get(node, "return_type"));
+        return !nested_type(sluice_tree_get(node, "return_type"));
     if (strcmp(cls, "BOUND_OPERATOR") == 0)
-        return in(sluice_sqltree_plan_str(node, "type"), tree_operators);
+        return in(sluice_sqltree_str(node, "type"), tree_operators);
     return in(cls, plan_classes);
 }
 
 static bool plan_node(const sluice_tree *node)
 {
-    const char *cls = sluice_sqltree_plan_str(node, "expression_class");
+    const char *cls = sluice_sqltree_str(node, "expression_class");
     if (*cls != '\0')
         return plan_expression(node, cls);
-    const char *type = sluice_sqltree_plan_str(node, "type");
+    const char *type = sluice_sqltree_str(node, "type");
     if (strncmp(type, "LOGICAL_", 8) != 0)
         return true; /* a part of an operator (filters, conditions, types): judged by content */
     if (strcmp(type, "LOGICAL_GET") == 0)
-        return strcmp(sluice_sqltree_plan_str(node, "name"), "seq_scan") == 0;
+        return strcmp(sluice_sqltree_str(node, "name"), "seq_scan") == 0;
     return in(type, plan_operators);
 }
 
 bool sluice_sql_plan_bounded(const sluice_tree *plan)
 {
-    return plan != NULL && plan_all_nodes(plan, 0);
+    return plan != NULL && all_nodes(plan, plan_node, 0);
 }

@@ -162,11 +162,8 @@ sluice_status sluice_sql_refuse_predicate(sluice_sql_ctx *ctx,
                                           const char *field)
 {
     const sluice_sql_pred_rule *r = sluice_sql_pred_rule_for(use);
-    /* as sluice_sql_locate_node, on the plan's tree */
-    size_t line = 0, column = 0;
-    size_t at = sluice_sqltree_plan_location(node);
-    if (at < ctx->code_len)
-        sluice_error_locate(ctx->code, ctx->code_len, at, &line, &column);
+    size_t line, column;
+    sluice_sql_locate_node(ctx, node, &line, &column);
     return sluice_codefacts_violate(ctx->facts, "blocked_predicate", line, column, ALLOWED_FORMS,
                                     "blocked field %s: %s is not allowed (%s); %s", field, r->what,
                                     r->message, ALLOWED_FORMS);

@@ -104,7 +104,7 @@ sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx)
     const char *form = NULL;
     size_t len = 0;
     if (ctx->parse_tree_raw != NULL && ctx->parse_tree != NULL &&
-        json_is_false(json_object_get(ctx->parse_tree, "error"))) {
+        sluice_tree_kind_of(sluice_tree_get(ctx->parse_tree, "error")) == SLUICE_TREE_FALSE) {
         form = tree_form(ctx, &len);
         if (form == NULL)
             return SLUICE_E_NOMEM;

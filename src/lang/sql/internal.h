@@ -37,13 +37,13 @@ typedef struct sluice_sql_ctx {
     duckdb_connection conn;            /* on the catalog the code binds against */
     sluice_sql_blocked *blocked;
     size_t blocked_count;
-    duckdb_statement_type type; /* of the single statement */
-    size_t result_columns;      /* prepared statement column count */
-    bool is_query;              /* a SELECT the lineage walk covers */
-    json_t *parse_tree;         /* json_serialize_sql output (SELECT only), owned by the arena */
-    bool bind_bounded;          /* the parse tree cannot fold into anything large (amplify.c) */
-    const char *parse_tree_raw; /* the same as DuckDB's text */
-    bool engine_catalog;        /* conn holds the data (not a SQLite mirror): DuckDB estimates */
+    duckdb_statement_type type;    /* of the single statement */
+    size_t result_columns;         /* prepared statement column count */
+    bool is_query;                 /* a SELECT the lineage walk covers */
+    const sluice_tree *parse_tree; /* json_serialize_sql's value (SELECT only), in the arena */
+    bool bind_bounded;             /* the parse tree cannot fold into anything large (amplify.c) */
+    const char *parse_tree_raw;    /* the same as DuckDB's text */
+    bool engine_catalog;           /* conn holds the data (not a SQLite mirror): DuckDB estimates */
     /* The one parse and one bind (issue 23): what every stage reads instead of asking DuckDB
      * again; NULL on the C API route (sluice built without the bind-once unit, or text that is
      * not UTF-8), where the stages prepare and query as before. */
@@ -113,13 +113,21 @@ void sluice_sql_bind_violation(sluice_sql_ctx *ctx, const char *error);
 sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_statements ex);
 
 /* The value `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` gives for fn
- * json_serialize_sql or json_serialize_plan: read from the one parse (ctx->bound; the plan's
- * comes from sluice_sql_serialize_plan), or on the C API route by running that query and
- * parsing its JSON (integers decoded as reals: plans hold 2^64-1).
+ * json_serialize_sql or json_serialize_plan where the one parse and bind (ctx->bound) did not
+ * give it (sluice_sql_serialize_sql and _plan read those): from the bind unit's
+ * sluice_executor_bind_tree, or by running that query and parsing its JSON (integers decoded as
+ * reals: plans hold 2^64-1).
  * When raw is given it receives DuckDB's JSON text as is (exact integers, for the canonical
  * form). NULL + violation when the call itself fails; DuckDB's {"error":true} comes back as JSON.
  */
 json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw);
+
+/* json_serialize_sql's value for the statement as the arena tree parsetree.c, amplify.c and
+ * canonical.c read (core/tree.h): the one parse's (ctx->bound->parse_tree), or, on the C API
+ * route, the query's value copied into the tree once; *raw (when raw is given) its text as
+ * DuckDB writes it. NULL as sluice_sql_serialize (a violation, or facts marked incomplete: the
+ * caller fails closed). */
+const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **raw);
 
 /* json_serialize_plan's value for the statement as the arena tree plan_walk.c reads
  * (core/tree.h): the one bind's (ctx->bound->plan), or, on the C API route, the query's value
@@ -132,10 +140,10 @@ const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx);
 sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx);
 
 /* --- parsetree.c -------------------------------------------------------------------------- */
-/* The 1-based line and column in ctx->code of a parse-tree node's position; 0, 0 when it has
- * none (blocked-predicate refusals and parse-tree refusals point at the node this way). */
+/* The 1-based line and column in ctx->code of a parse-tree or plan node's position; 0, 0 when
+ * it has none (blocked-predicate refusals and parse-tree refusals point at the node this way). */
 void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
-                            const json_t *node,
+                            const sluice_tree *node,
                             size_t *line,
                             size_t *column);
 /* Facts from the parse tree when the statement is a query (json_serialize_sql takes nothing
@@ -232,7 +240,7 @@ const char *sluice_sql_function_denied(const char *name);
  * every node is of a known harmless kind, every function is tagged SLUICE_SQL_BOUNDED, no
  * table function, lambda or cast to a nested type, and every string constant is at most
  * SLUICE_SQL_FAST_CONSTANT_BYTES. Anything else (or NULL) is false. Allocates nothing. */
-bool sluice_sql_tree_bounded(const json_t *tree);
+bool sluice_sql_tree_bounded(const sluice_tree *tree);
 
 /* True when the bound plan (one element of json_serialize_plan's "plans") can run inside the
  * server under DuckDB's memory_limit and interrupt alone: only the ordinary relational operators,

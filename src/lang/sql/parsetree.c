@@ -27,7 +27,7 @@ typedef struct tree_walk {
 } tree_walk;
 
 void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
-                            const json_t *node,
+                            const sluice_tree *node,
                             size_t *line,
                             size_t *column)
 {
@@ -37,7 +37,7 @@ void sluice_sql_locate_node(const sluice_sql_ctx *ctx,
         sluice_error_locate(ctx->code, ctx->code_len, at, line, column);
 }
 
-static void refuse_show(tree_walk *w, const json_t *node)
+static void refuse_show(tree_walk *w, const sluice_tree *node)
 {
     const char *what = sluice_sqltree_str(node, "show_type");
     if (strcmp(what, "SUMMARY") == 0)
@@ -51,11 +51,12 @@ static void refuse_show(tree_walk *w, const json_t *node)
 }
 
 /* True when every key of node is in keys (NULL-terminated). */
-static bool only_keys(const json_t *node, const char *const *keys)
+static bool only_keys(const sluice_tree *node, const char *const *keys)
 {
+    size_t m;
     const char *key;
-    const json_t *v;
-    json_object_foreach((json_t *)node, key, v)
+    const sluice_tree *v;
+    sluice_tree_foreach_member(node, m, key, v)
     {
         (void)v;
         size_t i = 0;
@@ -70,7 +71,7 @@ static bool only_keys(const json_t *node, const char *const *keys)
 /* The table DESCRIBE <table> names: its SHOW_REF holds exactly `SELECT * FROM <table>` with
  * the star not written (DESCRIBE SELECT ... writes it). NULL for DESCRIBE (query), SHOW,
  * SUMMARIZE or anything else. */
-static const json_t *described_table(const json_t *show)
+static const sluice_tree *described_table(const sluice_tree *show)
 {
     static const char *const show_keys[] = { "type", "query_location", "query", "show_type", NULL };
     static const char *const query_keys[] = { "type", "select_list", "from_table",
@@ -78,16 +79,16 @@ static const json_t *described_table(const json_t *show)
     static const char *const star_keys[] = { "class", "type", "query_location", "columns", NULL };
     static const char *const table_keys[] = { "type",        "query_location", "table_name",
                                               "schema_name", "catalog_name",   NULL };
-    const json_t *q = json_object_get(show, "query");
-    const json_t *list = json_object_get(q, "select_list");
-    const json_t *star = json_array_get(list, 0);
-    const json_t *from = json_object_get(q, "from_table");
+    const sluice_tree *q = sluice_tree_get(show, "query");
+    const sluice_tree *list = sluice_tree_get(q, "select_list");
+    const sluice_tree *star = sluice_tree_at(list, 0);
+    const sluice_tree *from = sluice_tree_get(q, "from_table");
     if (strcmp(sluice_sqltree_str(show, "show_type"), "DESCRIBE") != 0 ||
         !only_keys(show, show_keys) || strcmp(sluice_sqltree_str(q, "type"), "SELECT_NODE") != 0 ||
-        !only_keys(q, query_keys) || json_array_size(list) != 1 ||
+        !only_keys(q, query_keys) || sluice_tree_size(list) != 1 ||
         strcmp(sluice_sqltree_str(star, "class"), "STAR") != 0 || !only_keys(star, star_keys) ||
-        json_is_true(json_object_get(star, "columns")) ||
-        json_number_value(json_object_get(star, "query_location")) < 1.8e19 ||
+        sluice_tree_is_true(sluice_tree_get(star, "columns")) ||
+        sluice_tree_number_value(sluice_tree_get(star, "query_location")) < 1.8e19 ||
         strcmp(sluice_sqltree_str(from, "type"), "BASE_TABLE") != 0 || !only_keys(from, table_keys))
         return NULL;
     return from;
@@ -96,7 +97,7 @@ static const json_t *described_table(const json_t *show)
 /* DESCRIBE <table or view> shows the names and types code-mode://schema already publishes: the
  * table counts as read (so sql_allowed_tables / sql_blocked_tables apply) and the blocked
  * fields that apply to it are marked in a warning, as the schema resource marks them. */
-static void note_describe(tree_walk *w, const json_t *table)
+static void note_describe(tree_walk *w, const sluice_tree *table)
 {
     sluice_codefacts *f = w->ctx->facts;
     const char *name = sluice_sqltree_str(table, "table_name");
@@ -120,9 +121,9 @@ static void note_describe(tree_walk *w, const json_t *table)
     }
 }
 
-static void check_table_function(tree_walk *w, const json_t *node)
+static void check_table_function(tree_walk *w, const sluice_tree *node)
 {
-    const json_t *fn = json_object_get(node, "function");
+    const sluice_tree *fn = sluice_tree_get(node, "function");
     const char *name = sluice_sqltree_str(fn, "function_name");
     const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
     if (why == NULL)
@@ -137,7 +138,7 @@ static void check_table_function(tree_walk *w, const json_t *node)
 
 /* FROM 'file.csv' and FROM "dir/x.parquet" bind as replacement scans that open files. No
  * catalog table name we expose contains these characters. */
-static void check_base_table(tree_walk *w, const json_t *node)
+static void check_base_table(tree_walk *w, const sluice_tree *node)
 {
     const char *name = sluice_sqltree_str(node, "table_name");
     if (strpbrk(name, "/\\.:*?") == NULL)
@@ -149,7 +150,7 @@ static void check_base_table(tree_walk *w, const json_t *node)
                              "'%s' looks like a file path; reading files is not allowed", name);
 }
 
-static void note_function(tree_walk *w, const json_t *node, bool window)
+static void note_function(tree_walk *w, const sluice_tree *node, bool window)
 {
     const char *name = sluice_sqltree_str(node, "function_name");
     if (*name == '\0')
@@ -171,117 +172,118 @@ static void note_function(tree_walk *w, const json_t *node, bool window)
 }
 
 /* "c.id" from a COLUMN_REF's column_names; NULL for any other expression. */
-static const char *column_ref(tree_walk *w, const json_t *e)
+static const char *column_ref(tree_walk *w, const sluice_tree *e)
 {
     if (strcmp(sluice_sqltree_str(e, "class"), "COLUMN_REF") != 0)
         return NULL;
     sluice_buf b;
     sluice_buf_init(&b, w->ctx->arena, 256);
     size_t i;
-    const json_t *n;
-    json_array_foreach(json_object_get(e, "column_names"), i, n)
+    const sluice_tree *n;
+    sluice_tree_foreach(sluice_tree_get(e, "column_names"), i, n)
     {
         if (i > 0)
             sluice_buf_putc(&b, '.');
-        sluice_buf_puts(&b, json_string_value(n) != NULL ? json_string_value(n) : "");
+        sluice_buf_puts(&b, sluice_tree_string_value(n) != NULL ? sluice_tree_string_value(n) : "");
     }
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
 /* A literal as the reader wrote it: 'text', a number, or a typed literal (DATE '2026-04-01'
  * arrives as a cast of a string constant). NULL for anything else. */
-static const char *literal(tree_walk *w, const json_t *e)
+static const char *literal(tree_walk *w, const sluice_tree *e)
 {
-    const json_t *v = json_object_get(sluice_sqltree_constant(e), "value");
-    if (json_is_string(v))
-        return sluice_arena_printf(w->ctx->arena, "'%s'", json_string_value(v));
-    if (json_is_number(v))
-        return sluice_arena_printf(w->ctx->arena, "%g", json_number_value(v));
+    const sluice_tree *v = sluice_tree_get(sluice_sqltree_constant(e), "value");
+    if (sluice_tree_is_string(v))
+        return sluice_arena_printf(w->ctx->arena, "'%s'", sluice_tree_string_value(v));
+    if (sluice_tree_is_number(v))
+        return sluice_arena_printf(w->ctx->arena, "%g", sluice_tree_number_value(v));
     return NULL;
 }
 
 /* "c.plan = 'enterprise'" for column-versus-literal comparisons, else NULL. */
-static const char *simple_predicate(tree_walk *w, const json_t *e)
+static const char *simple_predicate(tree_walk *w, const sluice_tree *e)
 {
     if (strcmp(sluice_sqltree_str(e, "class"), "COMPARISON") != 0)
         return NULL;
-    const char *col = column_ref(w, json_object_get(e, "left"));
-    const char *lit = literal(w, json_object_get(e, "right"));
+    const char *col = column_ref(w, sluice_tree_get(e, "left"));
+    const char *lit = literal(w, sluice_tree_get(e, "right"));
     const char *op = sluice_sqltree_comparison(sluice_sqltree_str(e, "type"), false);
     return col != NULL && lit != NULL && op != NULL
                ? sluice_arena_printf(w->ctx->arena, "%s %s %s", col, op, lit)
                : NULL;
 }
 
-static void collect_filter_columns(tree_walk *w, const json_t *v, size_t depth)
+static void collect_filter_columns(tree_walk *w, const sluice_tree *v, size_t depth)
 {
     if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return;
-    const char *c = json_is_object(v) ? simple_predicate(w, v) : NULL;
-    if (c == NULL && json_is_object(v))
+    const char *c = sluice_tree_is_object(v) ? simple_predicate(w, v) : NULL;
+    if (c == NULL && sluice_tree_is_object(v))
         c = column_ref(w, v);
     if (c != NULL) {
         sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->filter_columns, c);
         return;
     }
-    if (json_is_object(v) && strcmp(sluice_sqltree_str(v, "class"), "SUBQUERY") == 0)
+    if (sluice_tree_is_object(v) && strcmp(sluice_sqltree_str(v, "class"), "SUBQUERY") == 0)
         return;
     const char *key;
-    const json_t *child;
+    const sluice_tree *child;
     size_t i;
-    if (json_is_object(v)) {
-        json_object_foreach((json_t *)v, key, child)
+    if (sluice_tree_is_object(v)) {
+        sluice_tree_foreach_member(v, i, key, child)
         {
+            (void)key;
             collect_filter_columns(w, child, depth + 1);
         }
-    } else if (json_is_array(v)) {
-        json_array_foreach(v, i, child)
+    } else if (sluice_tree_is_array(v)) {
+        sluice_tree_foreach(v, i, child)
         {
             collect_filter_columns(w, child, depth + 1);
         }
     }
 }
 
-static void note_join(tree_walk *w, const json_t *node)
+static void note_join(tree_walk *w, const sluice_tree *node)
 {
     sluice_sql_ext(w->ctx->facts)->join_count++;
-    const json_t *cond = json_object_get(node, "condition");
-    const char *l = column_ref(w, json_object_get(cond, "left"));
-    const char *r = column_ref(w, json_object_get(cond, "right"));
+    const sluice_tree *cond = sluice_tree_get(node, "condition");
+    const char *l = column_ref(w, sluice_tree_get(cond, "left"));
+    const char *r = column_ref(w, sluice_tree_get(cond, "right"));
     if (l != NULL && r != NULL && strcmp(sluice_sqltree_str(cond, "type"), "COMPARE_EQUAL") == 0) {
         const char *k = sluice_arena_printf(w->ctx->arena, "%s = %s", l, r);
         sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->join_keys, k);
     }
     size_t i;
-    const json_t *u;
-    json_array_foreach(json_object_get(node, "using_columns"), i, u)
+    const sluice_tree *u;
+    sluice_tree_foreach(sluice_tree_get(node, "using_columns"), i, u)
     {
         sluice_codefacts_list_add(w->ctx->facts, &sluice_sql_ext(w->ctx->facts)->join_keys,
-                                  json_string_value(u));
+                                  sluice_tree_string_value(u));
     }
 }
 
-static void note_select_node(tree_walk *w, const json_t *node)
+static void note_select_node(tree_walk *w, const sluice_tree *node)
 {
     sluice_codefacts *f = w->ctx->facts;
-    const json_t *where = json_object_get(node, "where_clause");
+    const sluice_tree *where = sluice_tree_get(node, "where_clause");
     if (where != NULL) {
         sluice_sql_ext(f)->has_where = true;
         collect_filter_columns(w, where, 0);
     }
-    if (json_array_size(json_object_get(node, "group_expressions")) > 0)
+    if (sluice_tree_size(sluice_tree_get(node, "group_expressions")) > 0)
         sluice_sql_ext(f)->has_group_by = true;
     /* DuckDB marks GROUP BY ALL this way, with no group expressions until it binds */
     if (strcmp(sluice_sqltree_str(node, "aggregate_handling"), "FORCE_AGGREGATES") == 0)
         sluice_sql_ext(f)->has_group_by = sluice_sql_ext(f)->group_by_all = true;
 }
 
-static void note_ctes(tree_walk *w, const json_t *node)
+static void note_ctes(tree_walk *w, const sluice_tree *node)
 {
-    const json_t *map = json_object_get(json_object_get(node, "cte_map"), "map");
+    const sluice_tree *map = sluice_tree_get(sluice_tree_get(node, "cte_map"), "map");
     size_t i;
-    const json_t *e;
-    json_array_foreach(map, i, e)
+    const sluice_tree *e;
+    sluice_tree_foreach(map, i, e)
     {
         const char *name = sluice_sqltree_str(e, "key");
         if (*name != '\0')
@@ -290,23 +292,24 @@ static void note_ctes(tree_walk *w, const json_t *node)
     }
 }
 
-static void note_modifiers(tree_walk *w, const json_t *node, bool top)
+static void note_modifiers(tree_walk *w, const sluice_tree *node, bool top)
 {
     size_t i;
-    const json_t *m;
-    json_array_foreach(json_object_get(node, "modifiers"), i, m)
+    const sluice_tree *m;
+    sluice_tree_foreach(sluice_tree_get(node, "modifiers"), i, m)
     {
         const char *type = sluice_sqltree_str(m, "type");
         if (strcmp(type, "ORDER_MODIFIER") == 0 && top)
             sluice_sql_ext(w->ctx->facts)->has_order_by = true;
         if ((strcmp(type, "LIMIT_MODIFIER") == 0 || strcmp(type, "LIMIT_PERCENT_MODIFIER") == 0) &&
-            top && json_object_get(m, "limit") != NULL) {
+            top && sluice_tree_get(m, "limit") != NULL) {
             sluice_sql_ext(w->ctx->facts)->has_limit = true;
-            const json_t *lim = json_object_get(m, "limit");
-            const json_t *v = json_object_get(json_object_get(lim, "value"), "value");
+            const sluice_tree *lim = sluice_tree_get(m, "limit");
+            const sluice_tree *v = sluice_tree_get(sluice_tree_get(lim, "value"), "value");
             if (strcmp(type, "LIMIT_MODIFIER") == 0 &&
-                strcmp(sluice_sqltree_str(lim, "class"), "CONSTANT") == 0 && json_is_number(v)) {
-                double d = json_number_value(v);
+                strcmp(sluice_sqltree_str(lim, "class"), "CONSTANT") == 0 &&
+                sluice_tree_is_number(v)) {
+                double d = sluice_tree_number_value(v);
                 if (d >= 0 && d == floor(d))
                     sluice_sql_ext(w->ctx->facts)->limit_value =
                         d >= 9.2e18 ? INT64_MAX : (int64_t)d;
@@ -315,9 +318,9 @@ static void note_modifiers(tree_walk *w, const json_t *node, bool top)
     }
 }
 
-static void walk(tree_walk *w, const json_t *v);
+static void walk(tree_walk *w, const sluice_tree *v);
 
-static void walk_object(tree_walk *w, const json_t *node)
+static void walk_object(tree_walk *w, const sluice_tree *node)
 {
     const char *type = sluice_sqltree_str(node, "type");
     const char *cls = sluice_sqltree_str(node, "class");
@@ -334,7 +337,7 @@ static void walk_object(tree_walk *w, const json_t *node)
             note_select_node(w, node);
         note_ctes(w, node);
     } else if (strcmp(type, "SHOW_REF") == 0) {
-        const json_t *table = described_table(node);
+        const sluice_tree *table = described_table(node);
         if (table != NULL)
             note_describe(w, table);
         else
@@ -348,15 +351,17 @@ static void walk_object(tree_walk *w, const json_t *node)
     } else if (strcmp(type, "SUBQUERY") == 0) {
         sluice_sql_ext(w->ctx->facts)->subquery_count++;
     }
+    size_t i;
     const char *key;
-    const json_t *child;
-    json_object_foreach((json_t *)node, key, child)
+    const sluice_tree *child;
+    sluice_tree_foreach_member(node, i, key, child)
     {
+        (void)key;
         walk(w, child);
     }
 }
 
-static void walk(tree_walk *w, const json_t *v)
+static void walk(tree_walk *w, const sluice_tree *v)
 {
     if (w->depth >= SLUICE_LIMIT_SQL_PLAN_DEPTH) {
         if (w->depth == SLUICE_LIMIT_SQL_PLAN_DEPTH)
@@ -368,12 +373,12 @@ static void walk(tree_walk *w, const json_t *v)
         return;
     }
     w->depth++;
-    if (json_is_object(v)) {
+    if (sluice_tree_is_object(v)) {
         walk_object(w, v);
-    } else if (json_is_array(v)) {
+    } else if (sluice_tree_is_array(v)) {
         size_t i;
-        const json_t *e;
-        json_array_foreach(v, i, e)
+        const sluice_tree *e;
+        sluice_tree_foreach(v, i, e)
         {
             walk(w, e);
         }
@@ -384,17 +389,17 @@ static void walk(tree_walk *w, const json_t *v)
 
 sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx)
 {
-    ctx->parse_tree = sluice_sql_serialize(ctx, "json_serialize_sql", &ctx->parse_tree_raw);
+    ctx->parse_tree = sluice_sql_serialize_sql(ctx, &ctx->parse_tree_raw);
     if (ctx->parse_tree == NULL)
         return SLUICE_OK; /* violation already added */
-    if (json_is_true(json_object_get(ctx->parse_tree, "error"))) {
+    if (sluice_tree_is_true(sluice_tree_get(ctx->parse_tree, "error"))) {
         ctx->parse_tree = NULL; /* not a query node: the statement type decides (statement.c) */
         return SLUICE_OK;
     }
     tree_walk w = { ctx, 0 };
-    const json_t *stmts = json_object_get(ctx->parse_tree, "statements");
-    const json_t *node = json_object_get(json_array_get(stmts, 0), "node");
-    if (json_array_size(stmts) != 1 || node == NULL) {
+    const sluice_tree *stmts = sluice_tree_get(ctx->parse_tree, "statements");
+    const sluice_tree *node = sluice_tree_get(sluice_tree_at(stmts, 0), "node");
+    if (sluice_tree_size(stmts) != 1 || node == NULL) {
         sluice_codefacts_violate(ctx->facts, "statement_not_allowed", 0, 0, NULL,
                                  "the statement did not parse into exactly one query");
         return SLUICE_OK;

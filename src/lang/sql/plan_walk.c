@@ -219,10 +219,10 @@ static bool resolve_ref(const sluice_tree *e, const cols *in, size_t *idx)
 {
     if (in == NULL)
         return false;
-    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_REF") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_REF") == 0)
         return index_of(sluice_tree_get(e, "index"), in->n, idx);
     const sluice_tree *b = sluice_tree_get(e, "binding");
-    return strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
+    return strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
            in->table_index >= 0 && sluice_tree_number_value(sluice_tree_get(e, "depth")) == 0 &&
            sluice_tree_number_value(sluice_tree_get(b, "table_index")) == in->table_index &&
            index_of(sluice_tree_get(b, "column_index"), in->n, idx);
@@ -265,7 +265,7 @@ static const expr_rule *rule_for(const char *cls)
 
 static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64_t *out)
 {
-    const char *cls = sluice_sqltree_plan_str(e, "expression_class");
+    const char *cls = sluice_sqltree_str(e, "expression_class");
     const expr_rule *r = rule_for(cls);
     if (r == NULL)
         return fail(w, "cannot analyze expression class %s; the statement is refused",
@@ -300,7 +300,7 @@ static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64
 /* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
 static const sluice_tree *strip_lossless(const sluice_tree *e)
 {
-    while (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CAST") == 0 &&
+    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0 &&
            sluice_sql_cast_is_lossless(e))
         e = sluice_tree_get(e, "child");
     return e;
@@ -462,11 +462,11 @@ static sluice_sql_pred_use side_use(const sluice_tree *e, const cols *in, size_t
         *base = in->bare[r];
         return *base != NOT_BARE ? SLUICE_SQL_USE_EQ_COLUMN : SLUICE_SQL_USE_EQ_GENERATED;
     }
-    while (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CAST") == 0)
+    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0)
         e = sluice_tree_get(e, "child"); /* a cast of one value is still one value */
-    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_CONSTANT") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CONSTANT") == 0)
         return SLUICE_SQL_USE_EQ_LITERAL;
-    if (strcmp(sluice_sqltree_plan_str(e, "expression_class"), "BOUND_PARAMETER") == 0)
+    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_PARAMETER") == 0)
         return SLUICE_SQL_USE_EQ_PARAM;
     return SLUICE_SQL_USE_EQ_EXPRESSION;
 }
@@ -498,8 +498,8 @@ static bool equality(walker *w,
 
 static bool is_type(const sluice_tree *e, const char *cls, const char *type)
 {
-    return strcmp(sluice_sqltree_plan_str(e, "expression_class"), cls) == 0 &&
-           (type == NULL || strcmp(sluice_sqltree_plan_str(e, "type"), type) == 0);
+    return strcmp(sluice_sqltree_str(e, "expression_class"), cls) == 0 &&
+           (type == NULL || strcmp(sluice_sqltree_str(e, "type"), type) == 0);
 }
 
 /* A reference to the result of a MARK join (IN / EXISTS / ANY), whose comparison was judged
@@ -524,7 +524,7 @@ static bool is_null_test(const sluice_tree *e, const cols *in)
 /* The row of the table for a predicate over a sensitive column that is not an equality. */
 static sluice_sql_pred_use predicate_use(const sluice_tree *e, const cols *in)
 {
-    const char *type = sluice_sqltree_plan_str(e, "type");
+    const char *type = sluice_sqltree_str(e, "type");
     if (is_mark_ref(e, in) || (is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT") &&
                                sluice_tree_size(sluice_tree_get(e, "children")) == 1 &&
                                is_mark_ref(sluice_tree_at(sluice_tree_get(e, "children"), 0), in)))
@@ -541,7 +541,7 @@ static sluice_sql_pred_use predicate_use(const sluice_tree *e, const cols *in)
         is_type(e, "BOUND_OPERATOR", "COMPARE_NOT_IN"))
         return SLUICE_SQL_USE_IN_LIST;
     if (is_type(e, "BOUND_FUNCTION", NULL) &&
-        sluice_sql_is_pattern_function(sluice_sqltree_plan_str(e, "name")))
+        sluice_sql_is_pattern_function(sluice_sqltree_str(e, "name")))
         return SLUICE_SQL_USE_PATTERN;
     if (is_type(e, "BOUND_CONJUNCTION", NULL) || is_type(e, "BOUND_CASE", NULL) ||
         is_type(e, "BOUND_OPERATOR", "OPERATOR_NOT"))
@@ -637,7 +637,7 @@ static bool join_predicates(walker *w, const sluice_tree *op, const cols *l, con
     const sluice_tree *c;
     sluice_tree_foreach(sluice_tree_get(op, "conditions"), i, c)
     {
-        const char *cmp = sluice_sqltree_plan_str(c, "comparison");
+        const char *cmp = sluice_sqltree_str(c, "comparison");
         const sluice_tree *left = sluice_tree_get(c, "left"), *right = sluice_tree_get(c, "right");
         if (strcmp(cmp, "COMPARE_EQUAL") == 0 || strcmp(cmp, "COMPARE_NOT_DISTINCT_FROM") == 0) {
             if (!equality(w, left, left, l, right, r))
@@ -723,8 +723,8 @@ static bool base_index(walker *w, const char *table, const char *column, size_t 
 static const char *get_table_name(walker *w, const sluice_tree *op)
 {
     const sluice_tree *fd = sluice_tree_get(op, "function_data");
-    const char *schema = sluice_sqltree_plan_str(fd, "schema");
-    const char *table = sluice_sqltree_plan_str(fd, "table");
+    const char *schema = sluice_sqltree_str(fd, "schema");
+    const char *table = sluice_sqltree_str(fd, "table");
     if (*schema == '\0' || strcmp(schema, "main") == 0)
         return table;
     return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
@@ -746,9 +746,9 @@ static bool op_get_in_out(walker *w, const sluice_tree *op, cols *out)
     cols in;
     const sluice_tree *pi = sluice_tree_get(op, "projected_input");
     size_t nf = sluice_tree_size(sluice_tree_get(op, "column_indexes"));
-    if (strcmp(sluice_sqltree_plan_str(op, "name"), "unnest") != 0 ||
+    if (strcmp(sluice_sqltree_str(op, "name"), "unnest") != 0 ||
         sluice_tree_size(sluice_tree_get(op, "children")) != 1)
-        return fail(w, "table function %s with a table input", sluice_sqltree_plan_str(op, "name"));
+        return fail(w, "table function %s with a table input", sluice_sqltree_str(op, "name"));
     if (!walk_child(w, op, 0, &in) || !cols_new(w, out, nf + sluice_tree_size(pi)))
         return false;
     for (size_t i = 0; i < nf; i++)
@@ -796,7 +796,7 @@ static bool op_get(walker *w, const sluice_tree *op, cols *out)
     const sluice_tree *names = sluice_tree_get(op, "names");
     if (!cols_new(w, out, sluice_tree_size(ci)))
         return false;
-    if (strcmp(sluice_sqltree_plan_str(op, "name"), "seq_scan") != 0)
+    if (strcmp(sluice_sqltree_str(op, "name"), "seq_scan") != 0)
         return true; /* an allowlisted table function (range, ...): computed, no lineage */
     const char *table = get_table_name(w, op);
     size_t i;
@@ -859,8 +859,7 @@ static bool op_pass(walker *w, const sluice_tree *op, cols *out)
         "distinct_type", "sample_options", "projection_map", "order_by",   NULL
     };
     cols in;
-    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
-        !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     if (!check_exprs(w, sluice_tree_get(op, "expressions"), &in) ||
         !check_exprs(w, sluice_tree_get(op, "orders"), &in) ||
@@ -922,8 +921,7 @@ static bool op_append(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "expressions", "window_index", "unnest_index", NULL };
     cols in;
-    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
-        !walk_child(w, op, 0, &in))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     const sluice_tree *ex = sluice_tree_get(op, "expressions");
     return concat(w, &in, NULL, sluice_tree_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
@@ -936,7 +934,7 @@ static bool op_setop(walker *w, const sluice_tree *op, cols *out)
                                          "allow_out_of_order", NULL };
     cols l, r;
     size_t sides = sluice_tree_size(sluice_tree_get(op, "children"));
-    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) || !walk_child(w, op, 0, &l))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l))
         return false;
     if (sides < 2)
         return fail(w, "%s", "a set operation with one side");
@@ -1006,7 +1004,7 @@ conditions(walker *w, const sluice_tree *op, const cols *l, const cols *r, uint6
 static bool join_output(walker *w, const sluice_tree *op, const cols *l, const cols *r, cols *out)
 {
     join_shape shape = JOIN_BOTH;
-    const char *jt = sluice_sqltree_plan_str(op, "join_type");
+    const char *jt = sluice_sqltree_str(op, "join_type");
     if (*jt != '\0' && !join_shape_of(w, jt, &shape))
         return false;
     uint64_t *cond = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
@@ -1036,8 +1034,8 @@ static bool op_join(walker *w, const sluice_tree *op, cols *out)
     static const char *const known[] = { "join_type",     "mark_index", "conditions", "condition",
                                          "delim_flipped", "mark_types", NULL };
     cols l, r;
-    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")) ||
-        !walk_child(w, op, 0, &l) || !walk_child(w, op, 1, &r))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &l) ||
+        !walk_child(w, op, 1, &r))
         return false;
     if (sluice_tree_is_true(sluice_tree_get(op, "delim_flipped")))
         return fail(w, "%s", "a flipped delim join");
@@ -1192,11 +1190,11 @@ static bool op_cte_ref(walker *w, const sluice_tree *op, cols *out)
 static bool op_constant(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "table_index", "chunk_types", "collection", NULL };
-    if (!keys_known(w, op, known, sluice_sqltree_plan_str(op, "type")))
+    if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")))
         return false;
     size_t n = sluice_tree_size(sluice_tree_get(op, "chunk_types"));
     return cols_new(w, out,
-                    strcmp(sluice_sqltree_plan_str(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
+                    strcmp(sluice_sqltree_str(op, "type"), "LOGICAL_DUMMY_SCAN") == 0 ? 1 : n);
 }
 
 /* EXPRESSION_GET (VALUES): column i is computed from row expressions [*][i]. */
@@ -1261,7 +1259,7 @@ static bool walk_op(walker *w, const sluice_tree *op, cols *out)
 {
     if (w->failed)
         return false;
-    const char *type = sluice_sqltree_plan_str(op, "type");
+    const char *type = sluice_sqltree_str(op, "type");
     if (w->depth++ > SLUICE_LIMIT_SQL_PLAN_DEPTH)
         return fail(w, "%s", "the statement nests too deeply to analyze");
     bool ok = false, found = false;
@@ -1337,8 +1335,8 @@ static bool planner_error(const sluice_tree *v)
     const sluice_tree *arg = sluice_tree_at(ch, 0);
     const char *text =
         sluice_tree_string_value(sluice_tree_get(sluice_tree_get(arg, "value"), "value"));
-    return strcmp(sluice_sqltree_plan_str(v, "name"), "error") == 0 && sluice_tree_size(ch) == 1 &&
-           strcmp(sluice_sqltree_plan_str(arg, "expression_class"), "BOUND_CONSTANT") == 0 &&
+    return strcmp(sluice_sqltree_str(v, "name"), "error") == 0 && sluice_tree_size(ch) == 1 &&
+           strcmp(sluice_sqltree_str(arg, "expression_class"), "BOUND_CONSTANT") == 0 &&
            text != NULL && strncmp(text, prefix, sizeof(prefix) - 1) == 0;
 }
 
@@ -1347,9 +1345,9 @@ static void scan(walker *w, const sluice_tree *v, size_t depth)
     if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed)
         return;
     if (sluice_tree_is_object(v)) {
-        const char *cls = sluice_sqltree_plan_str(v, "expression_class");
-        if (strcmp(sluice_sqltree_plan_str(v, "type"), "LOGICAL_GET") == 0) {
-            const char *name = sluice_sqltree_plan_str(v, "name");
+        const char *cls = sluice_sqltree_str(v, "expression_class");
+        if (strcmp(sluice_sqltree_str(v, "type"), "LOGICAL_GET") == 0) {
+            const char *name = sluice_sqltree_str(v, "name");
             if (strcmp(name, "seq_scan") == 0) {
                 register_base(w, v);
             } else {
@@ -1359,7 +1357,7 @@ static void scan(walker *w, const sluice_tree *v, size_t depth)
             }
         } else if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
                    (strcmp(cls, "BOUND_WINDOW") == 0 && sluice_tree_get(v, "name") != NULL)) {
-            const char *name = sluice_sqltree_plan_str(v, "name");
+            const char *name = sluice_sqltree_str(v, "name");
             const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
             if (why != NULL && !planner_error(v))
                 refuse_function(w, "function", name, why);
@@ -1534,12 +1532,12 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
                                      "$name::VARCHAR",
                                      "the analyzer cannot bind this statement's parameters "
                                      "(DuckDB: %s)",
-                                     sluice_sqltree_plan_str(doc, "error_message"));
+                                     sluice_sqltree_str(doc, "error_message"));
         else
             sluice_codefacts_violate(ctx->facts, "cannot_bind", 0, 0,
                                      "check table and column names against the "
                                      "code-mode://schema resource",
-                                     "%s", sluice_sqltree_plan_str(doc, "error_message"));
+                                     "%s", sluice_sqltree_str(doc, "error_message"));
         return SLUICE_OK;
     }
     const sluice_tree *plans = sluice_tree_get(doc, "plans");

@@ -124,26 +124,11 @@ static const char *first_line(sluice_arena *arena, const char *msg)
     return nl == NULL ? msg : sluice_arena_strndup(arena, msg, (size_t)(nl - msg));
 }
 
-/* The value of the one parse or bind; NULL (the analysis then fails closed) when JSON could not
- * hold it, as when json_loads refuses the query's text. */
-static json_t *bound_value(sluice_sql_ctx *ctx, json_t *doc, const char *doc_raw, const char **raw)
-{
-    if (doc == NULL) {
-        ctx->facts->incomplete = true;
-        return NULL;
-    }
-    if (raw != NULL)
-        *raw = doc_raw;
-    return doc;
-}
-
 json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **raw)
 {
     bool plan = strcmp(fn, "json_serialize_plan") == 0;
-    if (ctx->bound != NULL && !plan)
-        return bound_value(ctx, ctx->bound->parse_tree, ctx->bound->parse_tree_raw, raw);
-    /* The bind service's one parse + one bind gives the very value without the query (issue
-     * 23); built without it, the query runs as before. */
+    /* The bind unit gives the very value without the query (issue 23); built without it, the
+     * query runs as before. */
     json_t *doc = NULL;
     sluice_error unit_err;
     sluice_error_clear(&unit_err);
@@ -195,18 +180,40 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
     return out;
 }
 
-const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx)
+/* A value of the one parse or bind; NULL (the analysis then fails closed) when JSON could not
+ * hold it, as when json_loads refuses the query's text. */
+static const sluice_tree *bound_value(sluice_sql_ctx *ctx, const sluice_tree *v)
 {
-    if (ctx->bound != NULL && ctx->bound->planned) {
-        if (ctx->bound->plan == NULL)
-            ctx->facts->incomplete = true; /* JSON could not hold it */
-        return ctx->bound->plan;
-    }
-    json_t *doc = sluice_sql_serialize(ctx, "json_serialize_plan", NULL);
+    if (v == NULL)
+        ctx->facts->incomplete = true;
+    return v;
+}
+
+/* sluice_sql_serialize's value copied into the arena tree once, so both routes feed the same
+ * readers. */
+static const sluice_tree *queried_tree(sluice_sql_ctx *ctx, const char *fn, const char **raw)
+{
+    json_t *doc = sluice_sql_serialize(ctx, fn, raw);
     sluice_tree *tree = NULL;
     if (doc != NULL && sluice_tree_from_json(ctx->arena, doc, &tree) != SLUICE_OK)
         ctx->facts->incomplete = true; /* as when json_loads refuses the query's text */
     return tree;
+}
+
+const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **raw)
+{
+    if (ctx->bound == NULL)
+        return queried_tree(ctx, "json_serialize_sql", raw);
+    if (raw != NULL && ctx->bound->parse_tree != NULL)
+        *raw = ctx->bound->parse_tree_raw;
+    return bound_value(ctx, ctx->bound->parse_tree);
+}
+
+const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx)
+{
+    if (ctx->bound != NULL && ctx->bound->planned)
+        return bound_value(ctx, ctx->bound->plan);
+    return queried_tree(ctx, "json_serialize_plan", NULL);
 }
 
 /* A syntax error: DuckDB's parser message, placed by the byte offset json_serialize_sql reports
@@ -215,10 +222,10 @@ static void syntax_violation(sluice_sql_ctx *ctx, const char *extract_error)
 {
     size_t line = 0, column = 0;
     const char *msg = NULL;
-    json_t *tree = sluice_sql_serialize(ctx, "json_serialize_sql", NULL);
-    if (tree != NULL && json_is_true(json_object_get(tree, "error"))) {
-        msg = json_string_value(json_object_get(tree, "error_message"));
-        const char *pos = json_string_value(json_object_get(tree, "position"));
+    const sluice_tree *tree = sluice_sql_serialize_sql(ctx, NULL);
+    if (tree != NULL && sluice_tree_is_true(sluice_tree_get(tree, "error"))) {
+        msg = sluice_tree_string_value(sluice_tree_get(tree, "error_message"));
+        const char *pos = sluice_tree_string_value(sluice_tree_get(tree, "position"));
         if (pos != NULL) {
             char *end;
             unsigned long long off = strtoull(pos, &end, 10);

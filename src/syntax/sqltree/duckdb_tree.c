@@ -6,43 +6,55 @@
 #include <stdint.h>
 #include <string.h>
 
-const char *sluice_sqltree_str(const json_t *node, const char *key)
+/* Offsets arrive as numbers (reals); a statement is never near 1e15 bytes, and 2^64 - 1 (no
+ * position) is far above it. */
+static size_t offset_of(double loc)
 {
-    const char *s = json_string_value(json_object_get(node, key));
-    return s != NULL ? s : "";
-}
-
-bool sluice_sqltree_is(const json_t *node, const char *key, const char *value)
-{
-    return strcmp(sluice_sqltree_str(node, key), value) == 0;
-}
-
-size_t sluice_sqltree_location(const json_t *node)
-{
-    /* Offsets arrive as JSON reals; a statement is never near 1e15 bytes, and 2^64 - 1 (no
-     * position) is far above it. */
-    double loc = json_number_value(json_object_get(node, "query_location"));
     return loc >= 0 && loc < 1e15 ? (size_t)loc : SIZE_MAX;
 }
 
-const char *sluice_sqltree_plan_str(const sluice_tree *node, const char *key)
+const char *sluice_sqltree_str(const sluice_tree *node, const char *key)
 {
     const char *s = sluice_tree_string_value(sluice_tree_get(node, key));
     return s != NULL ? s : "";
 }
 
-size_t sluice_sqltree_plan_location(const sluice_tree *node)
+size_t sluice_sqltree_location(const sluice_tree *node)
 {
-    /* as sluice_sqltree_location */
-    double loc = sluice_tree_number_value(sluice_tree_get(node, "query_location"));
-    return loc >= 0 && loc < 1e15 ? (size_t)loc : SIZE_MAX;
+    return offset_of(sluice_tree_number_value(sluice_tree_get(node, "query_location")));
 }
 
-const json_t *sluice_sqltree_constant(const json_t *expr)
+const sluice_tree *sluice_sqltree_constant(const sluice_tree *expr)
 {
-    if (sluice_sqltree_is(expr, "class", "CAST"))
+    if (strcmp(sluice_sqltree_str(expr, "class"), "CAST") == 0)
+        expr = sluice_tree_get(expr, "child");
+    return strcmp(sluice_sqltree_str(expr, "class"), "CONSTANT") == 0
+               ? sluice_tree_get(expr, "value")
+               : NULL;
+}
+
+const char *sluice_sqltree_json_str(const json_t *node, const char *key)
+{
+    const char *s = json_string_value(json_object_get(node, key));
+    return s != NULL ? s : "";
+}
+
+bool sluice_sqltree_json_is(const json_t *node, const char *key, const char *value)
+{
+    return strcmp(sluice_sqltree_json_str(node, key), value) == 0;
+}
+
+size_t sluice_sqltree_json_location(const json_t *node)
+{
+    return offset_of(json_number_value(json_object_get(node, "query_location")));
+}
+
+const json_t *sluice_sqltree_json_constant(const json_t *expr)
+{
+    if (sluice_sqltree_json_is(expr, "class", "CAST"))
         expr = json_object_get(expr, "child");
-    return sluice_sqltree_is(expr, "class", "CONSTANT") ? json_object_get(expr, "value") : NULL;
+    return sluice_sqltree_json_is(expr, "class", "CONSTANT") ? json_object_get(expr, "value")
+                                                             : NULL;
 }
 
 const char *sluice_sqltree_comparison(const char *type, bool flipped)
