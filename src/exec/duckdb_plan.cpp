@@ -319,7 +319,8 @@ void yyjson_string(std::string &out, const char *s, size_t n)
 /* The compact text json_serialize_* returns, written beside a serializer's value (the canonical
  * form hashes the parse tree's): members and elements as the serializer adds them, each
  * container closed as it ends, and an object that stayed empty taken back out, comma and key
- * too, as skip_empty leaves it out. */
+ * too, as skip_empty leaves it out. Optionally without the numbers of one member name: the
+ * canonical form is the parse tree's text less its "query_location" members. */
 class json_text
 {
     struct frame {
@@ -330,14 +331,24 @@ class json_text
         bool parent_first; /* its parent's `first` before it, for taking it back out */
     };
     std::string &out;
+    const char *left_out; /* the member name whose numbers are not written, or nullptr */
     std::vector<frame> stack;
 
   public:
-    /* Opens the root object at the end of o. */
-    explicit json_text(std::string &o) : out(o)
+    /* Opens the root object at the end of o; members named without that hold a number are left
+     * out when without is given. */
+    json_text(std::string &o, const char *without) : out(o), left_out(without)
     {
         stack.push_back(frame{ false, true, true, out.size(), true });
         out += '{';
+    }
+
+    /* Whether a number written now as member key is left out (an array's elements never are):
+     * nothing of it is written, comma included, as canonical.c's strip drops it. */
+    bool leaves_out(const char *key) const
+    {
+        return left_out != nullptr && !stack.back().array && key[0] == left_out[0] &&
+               std::strcmp(key, left_out) == 0;
     }
 
     /* Starts a member of the current container (its comma; its key in an object) and gives the
@@ -408,7 +419,7 @@ template <class Out> class value_writer : public duckdb::Serializer
     template <class T> void integer(T v)
     {
         out().number(static_cast<double>(v));
-        if (text)
+        if (text && !text->leaves_out(tag))
             text->member(tag) += std::to_string(v);
     }
 
@@ -441,13 +452,14 @@ template <class Out> class value_writer : public duckdb::Serializer
     /* The property being written: DuckDB's own name, a string literal of the library. */
     const char *tag = "";
 
-    /* text_out, when given, receives the value's text after what it holds. */
-    explicit value_writer(std::string *text_out)
+    /* text_out, when given, receives the value's text after what it holds (less the integer
+     * members named text_without, when given: json_text). */
+    explicit value_writer(std::string *text_out, const char *text_without = nullptr)
     {
         options.serialize_enum_as_string = true;
         options.serialize_default_values = true;
         if (text_out != nullptr)
-            text.emplace(*text_out);
+            text.emplace(*text_out, text_without);
     }
 
   public:
@@ -791,9 +803,12 @@ class tree_serializer final : public value_writer<tree_serializer>
   public:
     using value_writer::WriteValue;
     /* Writes into root (an object the caller made and holds), and its text after text_out's
-     * content when text_out is given. */
-    tree_serializer(sluice_arena *a, sluice_tree *root, std::string *text_out = nullptr)
-        : value_writer(text_out), arena(a)
+     * content when text_out is given (less the integer members named text_without, if given). */
+    tree_serializer(sluice_arena *a,
+                    sluice_tree *root,
+                    std::string *text_out = nullptr,
+                    const char *text_without = nullptr)
+        : value_writer(text_out, text_without), arena(a)
     {
         stack.push_back(frame{ root, false, "" });
     }
@@ -1053,9 +1068,11 @@ void tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tre
 
 /* json_serialize_*'s value of one statement as an arena tree: {"error": false, key: [one]},
  * one written by write(tree_serializer &), or DuckDB's refusal (list_document's, as a tree);
- * and, when text is given, its text as DuckDB writes it into *text. */
+ * and, when text is given, its text as DuckDB writes it into *text, less the integer members
+ * named text_without when that is given. */
 template <typename Write>
-sluice_tree *tree_document(const char *key, Write write, sluice_arena *arena, std::string *text)
+sluice_tree *tree_document(
+    const char *key, Write write, sluice_arena *arena, std::string *text, const char *text_without)
 {
     try {
         sluice_tree *doc = tree_made(sluice_tree_object(arena));
@@ -1067,7 +1084,7 @@ sluice_tree *tree_document(const char *key, Write write, sluice_arena *arena, st
             throw plan_fail{ SLUICE_E_NOMEM };
         if (text != nullptr)
             *text = std::string("{\"error\":false,\"") + key + "\":[";
-        tree_serializer s(arena, one, text);
+        tree_serializer s(arena, one, text, text_without);
         write(s);
         s.finish();
         if (text != nullptr)
@@ -1094,7 +1111,7 @@ sluice_tree *plan_document(duckdb::LogicalOperator &plan,
             resolve_for_serialize(plan, resolver);
             plan.Serialize(s);
         },
-        arena, nullptr);
+        arena, nullptr, nullptr);
 }
 
 /* op's "Estimated Cardinality" exactly as EXPLAIN prints it, in arena; nullptr where it prints
@@ -1543,15 +1560,16 @@ namespace
 {
 
 /* json_serialize_sql's value of the one statement, as written (before PRAGMA rewriting, which
- * json_serialize_sql does not do either), into b; whether it is a SELECT. */
+ * json_serialize_sql does not do either), into b, with its text less the source positions (the
+ * canonical form's body); whether it is a SELECT. */
 bool single_parse_tree(translator &t, duckdb::SQLStatement &statement, sluice_bound_statement *b)
 {
     std::string text;
     try {
         b->parse_tree = tree_document(
             "statements", [&](tree_serializer &s) { serialize_parse_tree(statement, s); }, t.arena,
-            &text);
-        b->parse_tree_raw = t.dup(text);
+            &text, "query_location");
+        b->parse_tree_text = t.dup(text);
     } catch (plan_fail &f) {
         if (f.status != SLUICE_E_INTERNAL)
             throw;
@@ -1605,7 +1623,7 @@ extern "C" sluice_status sluice_executor_bind_parse(void *conn,
             std::string text;
             refusal_document(ex, doc.v, text);
             b->parse_tree = tree_of(arena, doc.v);
-            b->parse_tree_raw = t.dup(text);
+            b->parse_tree_text = t.dup(text);
             *out = b;
             return SLUICE_OK;
         }

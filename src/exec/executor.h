@@ -294,13 +294,14 @@ struct sluice_physical_op {
  * statement). Everything is owned by the arena the parse was given. */
 typedef struct sluice_bound_statement {
     /* --- the parse (duckdb_extract_statements + json_serialize_sql) --- */
-    size_t statement_count;     /* statements in the text: 0 on a syntax error or an empty text */
-    const char *parse_error;    /* duckdb_extract_statements_error's text, or NULL */
-    sluice_tree *parse_tree;    /* json_serialize_sql's value when statement_count is 1 (a
-                                   refusal value for a statement that is not a SELECT), as an
-                                   arena tree; NULL when JSON cannot hold it (the caller fails
-                                   closed) */
-    const char *parse_tree_raw; /* its text exactly as DuckDB writes it (the canonical form) */
+    size_t statement_count;      /* statements in the text: 0 on a syntax error or an empty text */
+    const char *parse_error;     /* duckdb_extract_statements_error's text, or NULL */
+    sluice_tree *parse_tree;     /* json_serialize_sql's value when statement_count is 1 (a
+                                    refusal value for a statement that is not a SELECT), as an
+                                    arena tree; NULL when JSON cannot hold it (the caller fails
+                                    closed) */
+    const char *parse_tree_text; /* its text as DuckDB writes it, less every "query_location"
+                                    member: the canonical form's body (lang/sql/canonical.c) */
     /* --- the bind (duckdb_prepare_extracted_statement), after sluice_executor_bind_plan --- */
     bool planned;               /* sluice_executor_bind_plan ran */
     const char *bind_error;     /* duckdb_prepare_error's text (JSON or plain, as the connection

@@ -25,7 +25,9 @@ static const char key_location[] = "\"query_location\":";
 /* Copies DuckDB's compact JSON (n bytes) into out, which has room for n, dropping
  * "query_location":<n> members; returns the bytes written. The scan tracks string state, so the
  * key can only match as a member name, never inside a string value. Dropping never lengthens
- * the text, so the copy is written straight into one allocation, not grown. */
+ * the text, so the copy is written straight into one allocation, not grown. The bind unit
+ * writes the parse tree's text without them in the first place (exec/duckdb_plan.cpp); this is
+ * for the query's text on the C API route. */
 static size_t strip_locations(char *out, const char *raw, size_t n)
 {
     size_t len = 0, klen = sizeof(key_location) - 1;
@@ -85,17 +87,26 @@ static void token_form(sluice_buf *b, const char *t, size_t len)
     }
 }
 
+const char *sluice_sql_strip_locations(sluice_arena *arena, const char *raw)
+{
+    size_t n = strlen(raw);
+    char *out = sluice_arena_alloc(arena, n + 1);
+    if (out != NULL)
+        out[strip_locations(out, raw, n)] = '\0';
+    return out;
+}
+
 /* "sql/tree/1\n" + the parse tree's text without locations, in the arena (NULL: no memory). */
 static const char *tree_form(sluice_sql_ctx *ctx, size_t *len)
 {
     static const char head[] = "sql/tree/1\n";
-    size_t n = strlen(ctx->parse_tree_raw), h = sizeof(head) - 1;
+    size_t n = strlen(ctx->parse_tree_text), h = sizeof(head) - 1;
     char *out = sluice_arena_alloc(ctx->arena, h + n + 1);
     if (out == NULL)
         return NULL;
     memcpy(out, head, h);
-    *len = h + strip_locations(out + h, ctx->parse_tree_raw, n);
-    out[*len] = '\0';
+    memcpy(out + h, ctx->parse_tree_text, n + 1);
+    *len = h + n;
     return out;
 }
 
@@ -103,7 +114,7 @@ sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx)
 {
     const char *form = NULL;
     size_t len = 0;
-    if (ctx->parse_tree_raw != NULL && ctx->parse_tree != NULL &&
+    if (ctx->parse_tree_text != NULL && ctx->parse_tree != NULL &&
         sluice_tree_kind_of(sluice_tree_get(ctx->parse_tree, "error")) == SLUICE_TREE_FALSE) {
         form = tree_form(ctx, &len);
         if (form == NULL)

@@ -42,7 +42,7 @@ typedef struct sluice_sql_ctx {
     bool is_query;                 /* a SELECT the lineage walk covers */
     const sluice_tree *parse_tree; /* json_serialize_sql's value (SELECT only), in the arena */
     bool bind_bounded;             /* the parse tree cannot fold into anything large (amplify.c) */
-    const char *parse_tree_raw;    /* the same as DuckDB's text */
+    const char *parse_tree_text;   /* its text less "query_location" members (canonical.c) */
     bool engine_catalog;           /* conn holds the data (not a SQLite mirror): DuckDB estimates */
     /* The one parse and one bind (issue 23): what every stage reads instead of asking DuckDB
      * again; NULL on the C API route (sluice built without the bind-once unit, or text that is
@@ -124,10 +124,11 @@ json_t *sluice_sql_serialize(sluice_sql_ctx *ctx, const char *fn, const char **r
 
 /* json_serialize_sql's value for the statement as the arena tree parsetree.c, amplify.c and
  * canonical.c read (core/tree.h): the one parse's (ctx->bound->parse_tree), or, on the C API
- * route, the query's value copied into the tree once; *raw (when raw is given) its text as
- * DuckDB writes it. NULL as sluice_sql_serialize (a violation, or facts marked incomplete: the
- * caller fails closed). */
-const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **raw);
+ * route, the query's value copied into the tree once; *text (when text is given) its text as
+ * DuckDB writes it less every "query_location" member (the canonical form's body; the bind unit
+ * writes it so, the query's text is stripped with sluice_sql_strip_locations). NULL as
+ * sluice_sql_serialize (a violation, or facts marked incomplete: the caller fails closed). */
+const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **text);
 
 /* json_serialize_plan's value for the statement as the arena tree plan_walk.c reads
  * (core/tree.h): the one bind's (ctx->bound->plan), or, on the C API route, the query's value
@@ -138,6 +139,10 @@ const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx);
 /* --- canonical.c -------------------------------------------------------------------------- */
 /* Fills facts->canonical and facts->code_hash (see docs/sql.md, "Canonical form"). */
 sluice_status sluice_sql_canonicalize(sluice_sql_ctx *ctx);
+
+/* DuckDB's compact JSON text raw without its "query_location":<n> members, in arena; NULL when
+ * out of memory. */
+const char *sluice_sql_strip_locations(sluice_arena *arena, const char *raw);
 
 /* --- parsetree.c -------------------------------------------------------------------------- */
 /* The 1-based line and column in ctx->code of a parse-tree or plan node's position; 0, 0 when

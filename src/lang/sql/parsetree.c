@@ -389,7 +389,7 @@ static void walk(tree_walk *w, const sluice_tree *v)
 
 sluice_status sluice_sql_parsetree_facts(sluice_sql_ctx *ctx)
 {
-    ctx->parse_tree = sluice_sql_serialize_sql(ctx, &ctx->parse_tree_raw);
+    ctx->parse_tree = sluice_sql_serialize_sql(ctx, &ctx->parse_tree_text);
     if (ctx->parse_tree == NULL)
         return SLUICE_OK; /* violation already added */
     if (sluice_tree_is_true(sluice_tree_get(ctx->parse_tree, "error"))) {

@@ -200,13 +200,18 @@ static const sluice_tree *queried_tree(sluice_sql_ctx *ctx, const char *fn, cons
     return tree;
 }
 
-const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **raw)
+const sluice_tree *sluice_sql_serialize_sql(sluice_sql_ctx *ctx, const char **text)
 {
-    if (ctx->bound == NULL)
-        return queried_tree(ctx, "json_serialize_sql", raw);
-    if (raw != NULL && ctx->bound->parse_tree != NULL)
-        *raw = ctx->bound->parse_tree_raw;
-    return bound_value(ctx, ctx->bound->parse_tree);
+    if (ctx->bound != NULL) {
+        if (text != NULL && ctx->bound->parse_tree != NULL)
+            *text = ctx->bound->parse_tree_text;
+        return bound_value(ctx, ctx->bound->parse_tree);
+    }
+    const char *raw = NULL;
+    const sluice_tree *tree = queried_tree(ctx, "json_serialize_sql", text != NULL ? &raw : NULL);
+    if (raw != NULL && (*text = sluice_sql_strip_locations(ctx->arena, raw)) == NULL)
+        ctx->facts->incomplete = true; /* out of memory: fail closed */
+    return tree;
 }
 
 const sluice_tree *sluice_sql_serialize_plan(sluice_sql_ctx *ctx)
