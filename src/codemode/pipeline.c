@@ -94,6 +94,11 @@ typedef struct request {
     sluice_quota_room room;     /* execute: what today's quotas still let the run return */
     bool recall;   /* validate: the facts kept for the same text may answer (recall_or_analyze) */
     bool recalled; /* they did: nothing new to keep */
+    /* Hashed once per request, when first needed (the code and the judged context do not
+     * change within one): the text's SHA-256 (text_hash_of), the context hash (context_hash). */
+    bool text_hashed, context_hashed;
+    uint8_t text_hash[SLUICE_HASH_BYTES];
+    uint8_t context[SLUICE_HASH_BYTES];
 } request;
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -144,7 +149,7 @@ static int compare_strings(const void *a, const void *b)
 /* language + schema version + rules + policy version and the caller's route + the caller's
  * groups (their permissions), in a fixed order. The language is in it so a token for code in one
  * language never runs the same bytes read as another. */
-static sluice_status context_hash(const request *r, uint8_t out[SLUICE_HASH_BYTES])
+static sluice_status compute_context_hash(const request *r, uint8_t out[SLUICE_HASH_BYTES])
 {
     const sluice_codemode *cm = r->cm;
     const backend *be = r->j.be;
@@ -176,6 +181,30 @@ static sluice_status context_hash(const request *r, uint8_t out[SLUICE_HASH_BYTE
     }
     sluice_hash_finish(&h, out);
     return SLUICE_OK;
+}
+
+/* r's context hash (compute_context_hash), computed once r is judged and kept for the rest of
+ * the request. */
+static sluice_status context_hash(request *r, uint8_t out[SLUICE_HASH_BYTES])
+{
+    if (!r->context_hashed) {
+        sluice_status st = compute_context_hash(r, r->context);
+        if (st != SLUICE_OK)
+            return st;
+        r->context_hashed = true;
+    }
+    memcpy(out, r->context, sizeof r->context);
+    return SLUICE_OK;
+}
+
+/* The SHA-256 of r's code as sent. */
+static const uint8_t *text_hash_of(request *r)
+{
+    if (!r->text_hashed) {
+        sluice_hash_sha256(r->in->code, r->in->code_len, r->text_hash);
+        r->text_hashed = true;
+    }
+    return r->text_hash;
 }
 
 static bool no_variables(const json_t *variables)
@@ -605,7 +634,7 @@ static sluice_status apply_policy(request *r)
 /* The cache key of r's code for its caller now: its canonical hash (the front end's parse-only
  * hash), the live context hash and the request's variables. Non-OK: no key (the code does not
  * parse, or out of memory); the caller analyses instead. */
-static sluice_status analysis_key(const request *r, sluice_analysis_key *key)
+static sluice_status analysis_key(request *r, sluice_analysis_key *key)
 {
     const judgement *j = &r->j;
     char hex[65];
@@ -640,7 +669,7 @@ static bool needs_live_estimate(const request *r, const sluice_token_claims *cla
 static sluice_status recall_text(request *r)
 {
     sluice_analysis_text_key key;
-    sluice_hash_sha256(r->in->code, r->in->code_len, key.text_hash);
+    memcpy(key.text_hash, text_hash_of(r), sizeof key.text_hash);
     variables_hash(r->j.vars, key.variables_hash);
     sluice_status st = context_hash(r, key.context_hash);
     if (st == SLUICE_OK)
@@ -714,7 +743,7 @@ static sluice_status recall_or_analyze(request *r, const sluice_token_claims *hi
  * (recall_text). Facts made while an allocation of the request failed may lack a fact the
  * analyzer could not add: they are never kept, since a later call would take them as whole. A
  * failure only costs a later call an analysis. */
-static void remember(const request *r)
+static void remember(request *r)
 {
     if (sluice_arena_failed(r->arena))
         return;
@@ -723,10 +752,8 @@ static void remember(const request *r)
     memcpy(key.code_hash, claims->code_hash, sizeof key.code_hash);
     memcpy(key.context_hash, claims->context_hash, sizeof key.context_hash);
     memcpy(key.variables_hash, claims->variables_hash, sizeof key.variables_hash);
-    uint8_t text_hash[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(r->in->code, r->in->code_len, text_hash);
-    sluice_analysis_cache_put(r->cm->analyses, &key, text_hash, r->j.facts, claims->expires_at,
-                              sluice_runtime_now_s(r->cm->rt));
+    sluice_analysis_cache_put(r->cm->analyses, &key, text_hash_of(r), r->j.facts,
+                              claims->expires_at, sluice_runtime_now_s(r->cm->rt));
 }
 
 static void release_json(void *value)
@@ -859,7 +886,7 @@ static json_t *validation_json(const sluice_codemode *cm,
 
 /* The claims every token for r's code, caller and variables carries (the signer adds version,
  * key, id and times). SLUICE_E_INVALID when the facts have no code hash (unparseable). */
-static sluice_status bound_claims(const request *r, sluice_token_claims *claims)
+static sluice_status bound_claims(request *r, sluice_token_claims *claims)
 {
     const sluice_config_code_mode *c = &r->cm->config->code_mode;
     const sluice_codemode_caller *caller = r->in->caller;
