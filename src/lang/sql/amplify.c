@@ -6,9 +6,10 @@
  * a function that can make its result larger than its input (repeat, lpad, range, list_*, ...)
  * turns a short text into a large fold; with every function tagged SLUICE_SQL_BOUNDED
  * (functions.c) and short constants, the fold is no larger than the text, so bounds.c binds in
- * the server. sluice_sql_plan_bounded reads the bound plan (views and macros expanded): with
- * only ordinary operators, scans and BOUNDED functions, every value a row carries is no larger
- * than a value in a table or the text, and the engine's own memory_limit (hash tables, sorts,
+ * the server. sluice_sql_plan_node_bounded judges each object of the bound plan (views and
+ * macros expanded; plan_walk.c's scan asks it of every one as it passes): with only ordinary
+ * operators, scans and BOUNDED functions, every value a row carries is no larger than a value
+ * in a table or the text, and the engine's own memory_limit (hash tables, sorts,
  * materialized CTEs are in its buffer manager) and interrupt (checked between vectors) govern
  * the run, so the executor may run it in-process. DuckDB's known blind spots — lists and
  * strings built inside one vector (range, repeat, string_agg, list), recursion, windowed
@@ -202,20 +203,13 @@ static bool plan_expression(const sluice_tree *node, const char *cls)
     return in(cls, plan_classes);
 }
 
-static bool plan_node(const sluice_tree *node)
+bool sluice_sql_plan_node_bounded(const sluice_tree *node, const char *cls, const char *type)
 {
-    const char *cls = sluice_sqltree_str(node, "expression_class");
     if (*cls != '\0')
         return plan_expression(node, cls);
-    const char *type = sluice_sqltree_str(node, "type");
     if (strncmp(type, "LOGICAL_", 8) != 0)
         return true; /* a part of an operator (filters, conditions, types): judged by content */
     if (strcmp(type, "LOGICAL_GET") == 0)
         return strcmp(sluice_sqltree_str(node, "name"), "seq_scan") == 0;
     return in(type, plan_operators);
-}
-
-bool sluice_sql_plan_bounded(const sluice_tree *plan)
-{
-    return plan != NULL && all_nodes(plan, plan_node, 0);
 }

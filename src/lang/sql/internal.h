@@ -247,11 +247,13 @@ const char *sluice_sql_function_denied(const char *name);
  * SLUICE_SQL_FAST_CONSTANT_BYTES. Anything else (or NULL) is false. Allocates nothing. */
 bool sluice_sql_tree_bounded(const sluice_tree *tree);
 
-/* True when the bound plan (one element of json_serialize_plan's "plans") can run inside the
- * server under DuckDB's memory_limit and interrupt alone: only the ordinary relational operators,
+/* Whether one object of the bound plan (one element of json_serialize_plan's "plans"), with its
+ * expression_class cls and its type ("" when missing), allows the plan to run inside the server
+ * under DuckDB's memory_limit and interrupt alone: only the ordinary relational operators,
  * base-table scans, BOUNDED functions and aggregates, ranking and offset windows, casts to
- * non-nested types; no recursive CTE, unnest or windowed aggregate. Anything else is false. */
-bool sluice_sql_plan_bounded(const sluice_tree *plan);
+ * non-nested types; no recursive CTE, unnest or windowed aggregate. The plan is bounded when
+ * every object in it is (plan_walk.c's scan asks each as it passes, not a walk of its own). */
+bool sluice_sql_plan_node_bounded(const sluice_tree *node, const char *cls, const char *type);
 
 /* --- rules.c ------------------------------------------------------------------------------ */
 /* Applies the sql_* configuration rules to the facts gathered so far. */

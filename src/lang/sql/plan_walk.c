@@ -78,7 +78,8 @@ typedef struct walker {
     size_t (*edges)[2];
     size_t edge_count;
     size_t edge_cap;
-    bool checking; /* second pass: uses are judged against the closed sensitive set */
+    bool checking;  /* second pass: uses are judged against the closed sensitive set */
+    bool unbounded; /* an object of the plan amplify.c does not judge bounded (scan's finding) */
 } walker;
 
 static bool fail(walker *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -1340,13 +1341,20 @@ static bool planner_error(const sluice_tree *v)
            text != NULL && strncmp(text, prefix, sizeof(prefix) - 1) == 0;
 }
 
+/* Pass 1 also asks amplify.c of every object whether the plan stays bounded (only when the parse
+ * tree was: engine_bounded needs both), so the plan is not walked a third time for it. */
 static void scan(walker *w, const sluice_tree *v, size_t depth)
 {
-    if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed)
+    if (depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4 || w->failed) {
+        w->unbounded = true; /* deeper than amplify.c judges */
         return;
+    }
     if (sluice_tree_is_object(v)) {
         const char *cls = sluice_sqltree_str(v, "expression_class");
-        if (strcmp(sluice_sqltree_str(v, "type"), "LOGICAL_GET") == 0) {
+        const char *type = sluice_sqltree_str(v, "type");
+        if (w->ctx->bind_bounded && !w->unbounded && !sluice_sql_plan_node_bounded(v, cls, type))
+            w->unbounded = true;
+        if (strcmp(type, "LOGICAL_GET") == 0) {
             const char *name = sluice_sqltree_str(v, "name");
             if (strcmp(name, "seq_scan") == 0) {
                 register_base(w, v);
@@ -1504,6 +1512,14 @@ static bool taint_init(walker *w)
     return true;
 }
 
+static bool any_set(const walker *w, const uint64_t *bits)
+{
+    for (size_t k = 0; k < w->nwords; k++)
+        if (bits[k] != 0)
+            return true;
+    return false;
+}
+
 static bool has_parameters(const sluice_sql_ctx *ctx)
 {
     size_t p = 0;
@@ -1555,10 +1571,12 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
     if (!w.failed && !taint_init(&w))
         return SLUICE_E_NOMEM;
     /* pass 1 collects the equalities between base columns; pass 2 judges every predicate
-     * against the closed taint (a join higher in the plan can taint a column compared lower) */
+     * against the closed taint (a join higher in the plan can taint a column compared lower).
+     * With no blocked column read, nothing is sensitive and pass 2 would judge nothing: pass 1's
+     * lineage, the same walk over the same plan, is the answer. */
     cols root;
     bool ok = !w.failed && walk_op(&w, sluice_tree_at(plans, 0), &root);
-    if (ok) {
+    if (ok && any_set(&w, w.sensitive)) {
         close_taint(&w);
         w.checking = true;
         w.cte_count = 0;
@@ -1578,7 +1596,6 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
         return SLUICE_OK;
     }
     report_outputs(&w, &root, prepared);
-    ctx->facts->engine_bounded =
-        ctx->bind_bounded && sluice_sql_plan_bounded(sluice_tree_at(plans, 0));
+    ctx->facts->engine_bounded = ctx->bind_bounded && !w.unbounded;
     return SLUICE_OK;
 }
