@@ -11,23 +11,6 @@
 
 #include <string.h>
 
-typedef struct member {
-    const char *key;
-    sluice_tree *value;
-} member;
-
-struct sluice_tree {
-    sluice_tree_kind kind;
-    size_t n;   /* members or elements; a string's length */
-    size_t cap; /* room in members / items */
-    union {
-        double number;
-        const char *string;
-        member *members;
-        sluice_tree **items;
-    } u;
-};
-
 /* Room to start with: most plan objects have a handful of keys, most arrays one or two items. */
 #define FIRST_MEMBERS 8u
 #define FIRST_ITEMS   4u
@@ -91,11 +74,12 @@ sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_t
             return SLUICE_OK;
         }
     }
-    member *m = sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
+    sluice_tree_member *m =
+        sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
     if (m == NULL)
         return SLUICE_E_NOMEM;
     obj->u.members = m;
-    obj->u.members[obj->n++] = (member){ key, v };
+    obj->u.members[obj->n++] = (sluice_tree_member){ key, v };
     return SLUICE_OK;
 }
 
@@ -123,7 +107,8 @@ void sluice_tree_del(sluice_tree *obj, const char *key)
     size_t n = sluice_tree_member_count(obj);
     for (size_t i = 0; key != NULL && i < n; i++)
         if (strcmp(obj->u.members[i].key, key) == 0) {
-            memmove(obj->u.members + i, obj->u.members + i + 1, (n - i - 1) * sizeof(member));
+            memmove(obj->u.members + i, obj->u.members + i + 1,
+                    (n - i - 1) * sizeof(sluice_tree_member));
             obj->n--;
             return;
         }
@@ -203,36 +188,6 @@ sluice_status sluice_tree_from_json(sluice_arena *arena, const json_t *v, sluice
     return from_json(arena, v, 0, out);
 }
 
-sluice_tree_kind sluice_tree_kind_of(const sluice_tree *v)
-{
-    return v != NULL ? v->kind : SLUICE_TREE_NULL;
-}
-
-bool sluice_tree_is_object(const sluice_tree *v)
-{
-    return v != NULL && v->kind == SLUICE_TREE_OBJECT;
-}
-
-bool sluice_tree_is_array(const sluice_tree *v)
-{
-    return v != NULL && v->kind == SLUICE_TREE_ARRAY;
-}
-
-bool sluice_tree_is_string(const sluice_tree *v)
-{
-    return v != NULL && v->kind == SLUICE_TREE_STRING;
-}
-
-bool sluice_tree_is_number(const sluice_tree *v)
-{
-    return v != NULL && v->kind == SLUICE_TREE_NUMBER;
-}
-
-bool sluice_tree_is_true(const sluice_tree *v)
-{
-    return v != NULL && v->kind == SLUICE_TREE_TRUE;
-}
-
 const sluice_tree *sluice_tree_get(const sluice_tree *obj, const char *key)
 {
     if (obj == NULL || obj->kind != SLUICE_TREE_OBJECT || key == NULL)
@@ -243,44 +198,4 @@ const sluice_tree *sluice_tree_get(const sluice_tree *obj, const char *key)
             return obj->u.members[i].value;
     }
     return NULL;
-}
-
-size_t sluice_tree_member_count(const sluice_tree *obj)
-{
-    return obj != NULL && obj->kind == SLUICE_TREE_OBJECT ? obj->n : 0;
-}
-
-const char *sluice_tree_member_key(const sluice_tree *obj, size_t i)
-{
-    return i < sluice_tree_member_count(obj) ? obj->u.members[i].key : NULL;
-}
-
-const sluice_tree *sluice_tree_member_value(const sluice_tree *obj, size_t i)
-{
-    return i < sluice_tree_member_count(obj) ? obj->u.members[i].value : NULL;
-}
-
-size_t sluice_tree_size(const sluice_tree *arr)
-{
-    return arr != NULL && arr->kind == SLUICE_TREE_ARRAY ? arr->n : 0;
-}
-
-const sluice_tree *sluice_tree_at(const sluice_tree *arr, size_t i)
-{
-    return i < sluice_tree_size(arr) ? arr->u.items[i] : NULL;
-}
-
-const char *sluice_tree_string_value(const sluice_tree *v)
-{
-    return sluice_tree_is_string(v) ? v->u.string : NULL;
-}
-
-size_t sluice_tree_string_length(const sluice_tree *v)
-{
-    return sluice_tree_is_string(v) ? v->n : 0;
-}
-
-double sluice_tree_number_value(const sluice_tree *v)
-{
-    return sluice_tree_is_number(v) ? v->u.number : 0.0;
 }

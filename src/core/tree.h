@@ -79,34 +79,104 @@ sluice_status sluice_tree_from_json(sluice_arena *arena, const json_t *v, sluice
 
 /* ---- reading (as jansson answers: NULL, 0 or false for NULL or a value of another kind) ---- */
 
-/* v's kind; SLUICE_TREE_NULL for NULL. */
-sluice_tree_kind sluice_tree_kind_of(const sluice_tree *v);
+/* The node, in the header only so that the small readers below inline: the walkers ask them for
+ * every member of every node, where a call each cost more than the read. Build and change a
+ * tree only through the functions above. */
+typedef struct sluice_tree_member {
+    const char *key;
+    sluice_tree *value;
+} sluice_tree_member;
 
-bool sluice_tree_is_object(const sluice_tree *v);
-bool sluice_tree_is_array(const sluice_tree *v);
-bool sluice_tree_is_string(const sluice_tree *v);
-bool sluice_tree_is_number(const sluice_tree *v);
-bool sluice_tree_is_true(const sluice_tree *v);
+struct sluice_tree {
+    sluice_tree_kind kind;
+    size_t n;   /* members or elements; a string's length */
+    size_t cap; /* room in members / items */
+    union {
+        double number;
+        const char *string;
+        sluice_tree_member *members;
+        sluice_tree **items;
+    } u;
+};
+
+/* v's kind; SLUICE_TREE_NULL for NULL. */
+static inline sluice_tree_kind sluice_tree_kind_of(const sluice_tree *v)
+{
+    return v != NULL ? v->kind : SLUICE_TREE_NULL;
+}
+
+static inline bool sluice_tree_is_object(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_OBJECT;
+}
+
+static inline bool sluice_tree_is_array(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_ARRAY;
+}
+
+static inline bool sluice_tree_is_string(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_STRING;
+}
+
+static inline bool sluice_tree_is_number(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_NUMBER;
+}
+
+static inline bool sluice_tree_is_true(const sluice_tree *v)
+{
+    return v != NULL && v->kind == SLUICE_TREE_TRUE;
+}
 
 /* The member key of obj, or NULL (json_object_get). */
 const sluice_tree *sluice_tree_get(const sluice_tree *obj, const char *key);
 
 /* Members of obj (0 for anything else), and the key and value of member i in insertion order
  * (NULL past the end): json_object_foreach's order. */
-size_t sluice_tree_member_count(const sluice_tree *obj);
-const char *sluice_tree_member_key(const sluice_tree *obj, size_t i);
-const sluice_tree *sluice_tree_member_value(const sluice_tree *obj, size_t i);
+static inline size_t sluice_tree_member_count(const sluice_tree *obj)
+{
+    return sluice_tree_is_object(obj) ? obj->n : 0;
+}
+
+static inline const char *sluice_tree_member_key(const sluice_tree *obj, size_t i)
+{
+    return i < sluice_tree_member_count(obj) ? obj->u.members[i].key : NULL;
+}
+
+static inline const sluice_tree *sluice_tree_member_value(const sluice_tree *obj, size_t i)
+{
+    return i < sluice_tree_member_count(obj) ? obj->u.members[i].value : NULL;
+}
 
 /* Elements of arr (0 for anything else: json_array_size), element i or NULL (json_array_get). */
-size_t sluice_tree_size(const sluice_tree *arr);
-const sluice_tree *sluice_tree_at(const sluice_tree *arr, size_t i);
+static inline size_t sluice_tree_size(const sluice_tree *arr)
+{
+    return sluice_tree_is_array(arr) ? arr->n : 0;
+}
+
+static inline const sluice_tree *sluice_tree_at(const sluice_tree *arr, size_t i)
+{
+    return i < sluice_tree_size(arr) ? arr->u.items[i] : NULL;
+}
 
 /* A string's bytes (NUL-terminated) or NULL; its length or 0 (json_string_value / _length). */
-const char *sluice_tree_string_value(const sluice_tree *v);
-size_t sluice_tree_string_length(const sluice_tree *v);
+static inline const char *sluice_tree_string_value(const sluice_tree *v)
+{
+    return sluice_tree_is_string(v) ? v->u.string : NULL;
+}
+
+static inline size_t sluice_tree_string_length(const sluice_tree *v)
+{
+    return sluice_tree_is_string(v) ? v->n : 0;
+}
 
 /* A number's value, 0.0 for anything else (json_number_value). */
-double sluice_tree_number_value(const sluice_tree *v);
+static inline double sluice_tree_number_value(const sluice_tree *v)
+{
+    return sluice_tree_is_number(v) ? v->u.number : 0.0;
+}
 
 /* for (i, e) over arr's elements, as json_array_foreach. */
 #define sluice_tree_foreach(arr, i, e) \
