@@ -9,6 +9,7 @@
 
 #include "core/vec.h"
 
+#include <stdint.h>
 #include <string.h>
 
 /* Room to start with: most plan objects have a handful of keys, most arrays one or two items. */
@@ -33,14 +34,18 @@ sluice_tree *sluice_tree_array(sluice_arena *arena)
     return node(arena, SLUICE_TREE_ARRAY);
 }
 
+/* The node and its copy in one allocation: a plan carries hundreds of strings. */
 sluice_tree *sluice_tree_string(sluice_arena *arena, const char *s, size_t n)
 {
-    sluice_tree *t = node(arena, SLUICE_TREE_STRING);
-    char *copy = t != NULL ? sluice_arena_strndup(arena, s, n) : NULL;
-    if (copy == NULL)
+    if (s == NULL || n > SIZE_MAX / 2)
         return NULL;
-    t->n = n;
-    t->u.string = copy;
+    sluice_tree *t = sluice_arena_alloc(arena, sizeof(*t) + n + 1);
+    if (t == NULL)
+        return NULL;
+    char *copy = (char *)(t + 1);
+    memcpy(copy, s, n);
+    copy[n] = '\0';
+    *t = (sluice_tree){ .kind = SLUICE_TREE_STRING, .n = n, .u.string = copy };
     return t;
 }
 
@@ -74,11 +79,13 @@ sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_t
             return SLUICE_OK;
         }
     }
-    sluice_tree_member *m =
-        sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
-    if (m == NULL)
-        return SLUICE_E_NOMEM;
-    obj->u.members = m;
+    if (obj->n == obj->cap) { /* asked before the call: most sets have room */
+        sluice_tree_member *m =
+            sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
+        if (m == NULL)
+            return SLUICE_E_NOMEM;
+        obj->u.members = m;
+    }
     obj->u.members[obj->n++] = (sluice_tree_member){ key, v };
     return SLUICE_OK;
 }
@@ -87,11 +94,13 @@ sluice_status sluice_tree_append(sluice_arena *arena, sluice_tree *arr, sluice_t
 {
     if (arr == NULL || arr->kind != SLUICE_TREE_ARRAY || v == NULL)
         return SLUICE_E_INVALID;
-    sluice_tree **items =
-        sluice_vec_grow(arena, arr->u.items, arr->n, &arr->cap, sizeof *items, FIRST_ITEMS);
-    if (items == NULL)
-        return SLUICE_E_NOMEM;
-    arr->u.items = items;
+    if (arr->n == arr->cap) {
+        sluice_tree **items =
+            sluice_vec_grow(arena, arr->u.items, arr->n, &arr->cap, sizeof *items, FIRST_ITEMS);
+        if (items == NULL)
+            return SLUICE_E_NOMEM;
+        arr->u.items = items;
+    }
     arr->u.items[arr->n++] = v;
     return SLUICE_OK;
 }
