@@ -17,6 +17,9 @@
 #include "exec/bounded.h"
 #include "exec/duckdb_catalog_facts.h"
 #include "exec/duckdb_connect.h"
+#ifdef SLUICE_DUCKDB_CPP
+#include "exec/duckdb_plan.h"
+#endif
 #include "exec/duckdb_values.h"
 #include "exec/fork_gate.h"
 #include "exec/report.h"
@@ -1142,6 +1145,39 @@ static bool is_process_function(const char *name)
     return false;
 }
 
+#ifdef SLUICE_DUCKDB_CPP
+/* The name of a process function a LOGICAL_GET of op's subtree calls. The translation already
+ * refused a plan deeper than SLUICE_DUCKDB_PLAN_MAX_DEPTH, so this recursion is bounded. */
+static const char *op_calls_process_function(const sluice_duckdb_op *op)
+{
+    if (op->function != NULL && is_process_function(op->function))
+        return op->function;
+    for (size_t i = 0; i < op->n_children; i++) {
+        const char *hit = op_calls_process_function(op->children[i]);
+        if (hit != NULL)
+            return hit;
+    }
+    return NULL;
+}
+
+/* Binds the statement once more (never executes) and reads its plan in memory (query() and
+ * macros resolved) — not through json_serialize_plan as a query and its JSON parsed, which cost
+ * a first-seen program ~6M instructions (docs/benchmarks.md, issue 23). As that route did, a
+ * statement DuckDB will not bind here passes to the text check (it did prepare: parameters
+ * inside table-function arguments); a plan too deep, or memory running out, refuses. */
+static const char *bound_process_function(duck_call *c)
+{
+    sluice_duckdb_plan *plan = NULL;
+    sluice_error scratch = { 0 };
+    sluice_status st =
+        sluice_exec_duckdb_plan_bind(c->conn, c->code, NULL, 0, c->arena, &plan, &scratch);
+    if (st == SLUICE_E_LIMIT)
+        return "a plan nested too deeply";
+    if (st == SLUICE_E_NOMEM)
+        return "a plan sluice could not read";
+    return st == SLUICE_OK ? op_calls_process_function(plan->root) : NULL;
+}
+#else
 /* The name of a process function anywhere in the bound plan (query() and macros resolved). */
 static const char *plan_calls_process_function(const json_t *node, int depth)
 {
@@ -1203,6 +1239,7 @@ static const char *bound_process_function(duck_call *c)
     duckdb_destroy_prepare(&ps);
     return hit;
 }
+#endif
 
 /* Whether the bound plan of the text whose SHA-256 is key already passed the guard (see
  * guard_cache); with record, notes that it did. */
