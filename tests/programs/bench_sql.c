@@ -25,6 +25,9 @@
  *                 JSON", the work sluice's result must do too). Both JSON sides end in text.
  *                 BENCH_ROWS_TREE=1: execute_sluice builds the rows as a jansson tree, which
  *                 the writer serializes (what every answer did before rows were spliced).
+ *                 execute_sluice_first_seen runs the validate statement with a comment numbered
+ *                 per iteration ("-- first executed N"), its token issued by an untimed validate
+ *                 just before: an agent's common case, a program the executor has never run.
  * The bare side connects to the executor's own database instance (same file, same buffer pool,
  * same settings) and keeps its connection open, as any application would. Prints one JSON
  * object (medians, p90, ratios) to stdout or --out. With --callgrind SIDE it warms up, then runs
@@ -33,7 +36,8 @@
  *
  *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
  *             [--callgrind validate_sluice|validate_duckdb|validate_sluice_repeat|
- *                          execute_sluice|execute_fetch|execute_fetch_json]
+ *                          execute_sluice|execute_fetch|execute_fetch_json|
+ *                          execute_sluice_first_seen]
  */
 #include "bench_common.h"
 #include "cli/runtime.h"
@@ -101,12 +105,18 @@ typedef enum side {
     EXECUTE_FETCH,
     EXECUTE_FETCH_JSON,
     VALIDATE_SLUICE_REPEAT,
+    EXECUTE_SLUICE_FIRST_SEEN,
     SIDE_COUNT
 } side;
 
 static const char *const side_names[SIDE_COUNT] = {
-    "validate_sluice", "validate_duckdb",    "execute_sluice",
-    "execute_fetch",   "execute_fetch_json", "validate_sluice_repeat",
+    "validate_sluice",
+    "validate_duckdb",
+    "execute_sluice",
+    "execute_fetch",
+    "execute_fetch_json",
+    "validate_sluice_repeat",
+    "execute_sluice_first_seen",
 };
 
 typedef struct bench {
@@ -119,6 +129,8 @@ typedef struct bench {
     duckdb_connection conn; /* the bare side's plain connection */
     char *token;            /* for the next execute_sluice; issued outside the timed region */
     char *first_seen;       /* validate_sql and this iteration's numbered comment (next_text) */
+    char *first_executed;   /* the same, numbered apart, for execute_sluice_first_seen */
+    char *first_token;      /* its token, issued outside the timed region */
     size_t texts;           /* first_seen texts made so far */
     size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
     bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
@@ -162,7 +174,26 @@ static void issue_token(bench *b)
     sluice_arena_free(arena);
 }
 
-static void run_execute_sluice(bench *b)
+/* The untimed half of execute_sluice_first_seen: a text never run, validated, its token kept. */
+static void first_execute(bench *b)
+{
+    size_t n = strlen(validate_sql) + 64;
+    free(b->first_executed);
+    if ((b->first_executed = malloc(n)) == NULL)
+        bench_die("out of memory", NULL);
+    snprintf(b->first_executed, n, "%s\n-- first executed %zu", validate_sql, b->texts);
+    sluice_arena *arena = sluice_arena_new();
+    json_t *v = validate_once(b, b->first_executed, arena);
+    const char *t = json_string_value(json_object_get(v, "approval_token"));
+    if (t == NULL)
+        bench_die("validate issued no approval token for the first-seen execute", NULL);
+    free(b->first_token);
+    b->first_token = strdup(t);
+    json_decref(v);
+    sluice_arena_free(arena);
+}
+
+static void run_execute_sluice(bench *b, const char *code, const char *token)
 {
     sluice_arena *arena = sluice_arena_new();
     sluice_error err = { 0 };
@@ -170,9 +201,9 @@ static void run_execute_sluice(bench *b)
     char *text = NULL;
     const sluice_codemode_request req = { .arena = arena,
                                           .caller = &b->caller,
-                                          .code = rows1000,
-                                          .code_len = strlen(rows1000),
-                                          .token = b->token,
+                                          .code = code,
+                                          .code_len = strlen(code),
+                                          .token = token,
                                           .rows_spliced = !b->rows_tree,
                                           .err = &err };
     if (sluice_codemode_execute(b->cm, &req, &out, &text) != SLUICE_OK)
@@ -324,7 +355,10 @@ static void run_side(bench *b, side s)
         run_validate_duckdb(b);
         break;
     case EXECUTE_SLUICE:
-        run_execute_sluice(b);
+        run_execute_sluice(b, rows1000, b->token);
+        break;
+    case EXECUTE_SLUICE_FIRST_SEEN:
+        run_execute_sluice(b, b->first_executed, b->first_token);
         break;
     case EXECUTE_FETCH:
         run_execute_bare(b, false);
@@ -462,6 +496,7 @@ static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t sl
 {
     issue_token(b);
     next_text(b);
+    first_execute(b);
     for (int k = 0; k < SIDE_COUNT; k++) {
         side s = (side)((k + it) % SIDE_COUNT);
         int64_t t0 = bench_now_ns();
@@ -533,6 +568,7 @@ int main(int argc, char **argv)
         side s = side_named(cg);
         issue_token(&b);
         next_text(&b);
+        first_execute(&b);
         measured_once(&b, s);
     } else {
         int64_t *samples[SIDE_COUNT];
@@ -552,6 +588,8 @@ int main(int argc, char **argv)
     }
     free(b.token);
     free(b.first_seen);
+    free(b.first_executed);
+    free(b.first_token);
     duckdb_disconnect(&b.conn);
     sluice_codemode_close(b.cm);
     sluice_runtime_close(b.rt);
