@@ -1137,12 +1137,13 @@ static const char *const process_functions[] = {
     "truncate_duckdb_logs",
 };
 
-static bool is_process_function(const char *name)
+/* The process function name names (its static string), or NULL. */
+static const char *process_function_named(const char *name)
 {
     for (size_t i = 0; i < sizeof(process_functions) / sizeof(process_functions[0]); i++)
         if (name != NULL && strcasecmp(name, process_functions[i]) == 0)
-            return true;
-    return false;
+            return process_functions[i];
+    return NULL;
 }
 
 #ifdef SLUICE_DUCKDB_CPP
@@ -1150,7 +1151,7 @@ static bool is_process_function(const char *name)
  * refused a plan deeper than SLUICE_DUCKDB_PLAN_MAX_DEPTH, so this recursion is bounded. */
 static const char *op_calls_process_function(const sluice_duckdb_op *op)
 {
-    if (op->function != NULL && is_process_function(op->function))
+    if (op->function != NULL && process_function_named(op->function) != NULL)
         return op->function;
     for (size_t i = 0; i < op->n_children; i++) {
         const char *hit = op_calls_process_function(op->children[i]);
@@ -1160,17 +1161,27 @@ static const char *op_calls_process_function(const sluice_duckdb_op *op)
     return NULL;
 }
 
-/* Binds the statement once more (never executes) and reads its plan in memory (query() and
- * macros resolved) — not through json_serialize_plan as a query and its JSON parsed, which cost
- * a first-seen program ~6M instructions (docs/benchmarks.md, issue 23). As that route did, a
- * statement DuckDB will not bind here passes to the text check (it did prepare: parameters
- * inside table-function arguments); a plan too deep, or memory running out, refuses. */
+/* Reads the physical plan c's own prepare made — the one execution runs: query() and macros
+ * resolved, views expanded — for a table scan of a process function; where there is no such
+ * plan to read (parameters, a table in-out function), binds the statement once more (never
+ * executes) and reads that plan in memory. The second bind was ~2M instructions of a
+ * first-seen program's execute (issue 23); before it, json_serialize_plan as a query and its
+ * JSON parsed cost ~6M. As that route did, a statement DuckDB will not bind again passes to the
+ * text check (it did prepare: parameters inside table-function arguments); a plan too deep, or
+ * memory running out, refuses. */
 static const char *bound_process_function(duck_call *c)
 {
+    const char *hit = NULL;
+    sluice_status st = sluice_exec_duckdb_plan_find_function(c->ps, process_function_named, &hit);
+    if (st == SLUICE_OK)
+        return hit;
+    if (st == SLUICE_E_LIMIT)
+        return "a plan nested too deeply";
+    if (st != SLUICE_E_UNSUPPORTED)
+        return "a plan sluice could not read";
     sluice_duckdb_plan *plan = NULL;
     sluice_error scratch = { 0 };
-    sluice_status st =
-        sluice_exec_duckdb_plan_bind(c->conn, c->code, NULL, 0, c->arena, &plan, &scratch);
+    st = sluice_exec_duckdb_plan_bind(c->conn, c->code, NULL, 0, c->arena, &plan, &scratch);
     if (st == SLUICE_E_LIMIT)
         return "a plan nested too deeply";
     if (st == SLUICE_E_NOMEM)
@@ -1186,7 +1197,8 @@ static const char *plan_calls_process_function(const json_t *node, int depth)
     if (json_is_object(node)) {
         const char *type = json_string_value(json_object_get(node, "type"));
         const char *name = json_string_value(json_object_get(node, "name"));
-        if (type != NULL && strcmp(type, "LOGICAL_GET") == 0 && is_process_function(name))
+        if (type != NULL && strcmp(type, "LOGICAL_GET") == 0 &&
+            process_function_named(name) != NULL)
             return name;
         const char *key;
         json_t *child;

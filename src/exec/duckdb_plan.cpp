@@ -1559,6 +1559,68 @@ extern "C" const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_st
 namespace
 {
 
+/* Thrown when an operator runs a table function whose name cannot be read. */
+struct unreadable_function {
+};
+
+/* The first table function op's subtree scans that match names (see
+ * sluice_exec_duckdb_plan_find_function); throws plan_fail past the depth limit,
+ * unreadable_function, std::bad_alloc. */
+const char *
+find_function(const duckdb::PhysicalOperator &op, sluice_duckdb_function_match match, int depth)
+{
+    translator::check_depth(depth);
+    /* GetChildren's vector is this operator's allocation: the tests' sweep fails it */
+    if (sluice_arena_fault_point())
+        throw std::bad_alloc();
+    if (op.type == duckdb::PhysicalOperatorType::TABLE_SCAN) {
+        if (typeid(op) != typeid(duckdb::PhysicalTableScan))
+            throw unreadable_function{};
+        const char *hit = match(op.Cast<duckdb::PhysicalTableScan>().function.name.c_str());
+        if (hit != nullptr)
+            return hit;
+    } else if (op.type == duckdb::PhysicalOperatorType::INOUT_FUNCTION) {
+        throw unreadable_function{}; /* its function is a private member in 1.4.4 */
+    }
+    for (auto &child : op.GetChildren()) {
+        const char *hit = find_function(child.get(), match, depth + 1);
+        if (hit != nullptr)
+            return hit;
+    }
+    return nullptr;
+}
+
+} // namespace
+
+extern "C" sluice_status sluice_exec_duckdb_plan_find_function(duckdb_prepared_statement ps,
+                                                               sluice_duckdb_function_match match,
+                                                               const char **hit)
+{
+    /* In this release a duckdb_prepared_statement is a PreparedStatementWrapper * (capi). */
+    auto *wrapper = reinterpret_cast<duckdb::PreparedStatementWrapper *>(ps);
+    if (wrapper == nullptr || match == nullptr || hit == nullptr || !wrapper->statement ||
+        wrapper->statement->HasError() || !wrapper->statement->data)
+        return SLUICE_E_UNSUPPORTED;
+    auto &data = *wrapper->statement->data;
+    /* With parameters, DuckDB plans again at execution when their values' types differ. */
+    if (data.properties.parameter_count > 0 || !data.properties.bound_all_parameters ||
+        !data.physical_plan)
+        return SLUICE_E_UNSUPPORTED;
+    try {
+        *hit = find_function(data.physical_plan->Root(), match, 0);
+    } catch (plan_fail &f) {
+        return f.status;
+    } catch (unreadable_function &) {
+        return SLUICE_E_UNSUPPORTED;
+    } catch (std::bad_alloc &) {
+        return SLUICE_E_NOMEM;
+    }
+    return SLUICE_OK;
+}
+
+namespace
+{
+
 /* json_serialize_sql's value of the one statement, as written (before PRAGMA rewriting, which
  * json_serialize_sql does not do either), into b, with its text less the source positions (the
  * canonical form's body); whether it is a SELECT. */

@@ -108,6 +108,23 @@ sluice_status sluice_exec_duckdb_plan_bind(duckdb_connection conn,
  * for the types it has no C value for (MERGE INTO among them): lang/sql names those by this. */
 const char *sluice_exec_duckdb_plan_statement_type(duckdb_prepared_statement ps);
 
+/* Says of a table function's name whether it is one the caller looks for: a static string
+ * naming it, or NULL. */
+typedef const char *(*sluice_duckdb_function_match)(const char *name);
+
+/* The first table function the physical plan DuckDB made for ps will run for which match says
+ * yes, into *hit (NULL when none does): every operator EXPLAIN shows (GetChildren, delim joins'
+ * and positional scans' extra children included) that scans a table function. The plan is the
+ * one execution runs when ps has no parameters and the catalog does not change before it (a
+ * rebind plans the same text again). SLUICE_E_UNSUPPORTED when there is no such plan to read —
+ * ps has parameters (DuckDB may plan again with their values), DuckDB made none, or an operator
+ * runs a function whose name this cannot read (a table in-out function) — and the caller must
+ * check otherwise; SLUICE_E_LIMIT past SLUICE_DUCKDB_PLAN_MAX_DEPTH; SLUICE_E_NOMEM. *hit is
+ * set only on SLUICE_OK. */
+sluice_status sluice_exec_duckdb_plan_find_function(duckdb_prepared_statement ps,
+                                                    sluice_duckdb_function_match match,
+                                                    const char **hit);
+
 #ifdef __cplusplus
 }
 #endif

@@ -48,6 +48,8 @@ static void create_db(const char *path)
         "CASE WHEN range % 2 = 0 THEN 'enterprise' ELSE 'free' END AS plan FROM range(5000)",
         "CREATE TABLE secret(k VARCHAR)",
         "CREATE VIEW v_people AS SELECT id, name FROM people",
+        /* a process function the statement's text does not name: only its plan shows it */
+        "CREATE VIEW v_quiet AS SELECT * FROM disable_logging()",
         "CREATE TYPE mood AS ENUM ('sad', 'ok', 'happy')",
         "CREATE TABLE moods(m mood)",
         "INSERT INTO moods VALUES ('happy')",
@@ -159,6 +161,9 @@ static void test_escapes_refused_without_analyzer(void **state)
           "enable_logging" },
         { "SELECT * FROM query('SELECT * FROM enable_' || 'logging(storage=''stdout'')')",
           "enable_logging() is not allowed" },
+        { "SELECT * FROM v_quiet", "disable_logging() is not allowed" },
+        { "SELECT * FROM people, (SELECT * FROM v_quiet WHERE Success = $1::BOOLEAN)",
+          "disable_logging() is not allowed" },
         { "EXPORT DATABASE '@DIR@/exp'", "" },
         { "CREATE TEMP TABLE t AS SELECT 1", "CREATE statements are not allowed" },
         { "INSERT INTO people VALUES (3, 'Eve', '000-00-0000')", "INSERT statements" },

@@ -398,6 +398,95 @@ static void test_bind_once_gives_what_prepare_gives(void **state)
     sluice_arena_free(arena);
 }
 
+/* find_function's match in these tests: the logging functions (exec/duckdb.c's list). */
+static const char *logging_function(const char *name)
+{
+    static const char *const names[] = { "enable_logging", "disable_logging" };
+    for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+        if (strcmp(name, names[i]) == 0)
+            return names[i];
+    return NULL;
+}
+
+/* sluice_exec_duckdb_plan_find_function on sql as the executor prepares it: its status and hit. */
+static sluice_status find_in(const char *sql, const char **hit)
+{
+    duckdb_prepared_statement ps = NULL;
+    assert_int_equal(duckdb_prepare(conn, sql, &ps), DuckDBSuccess);
+    *hit = "unset";
+    sluice_status st = sluice_exec_duckdb_plan_find_function(ps, logging_function, hit);
+    duckdb_destroy_prepare(&ps);
+    return st;
+}
+
+/* The physical plan a prepare made names the table functions it will run, wherever the planner
+ * put them: through query(), a view, a correlated subquery (a delim join's own children) and a
+ * CTE; a plan without one says so; where the plan may not be the one that runs (parameters),
+ * or there is none, the caller is told to check otherwise. */
+static void test_find_function_reads_the_prepared_plan(void **state)
+{
+    (void)state;
+    const char *hit = NULL;
+    assert_int_equal(duckdb_query(conn,
+                                  "CREATE OR REPLACE VIEW quiet AS SELECT * FROM "
+                                  "disable_logging()",
+                                  NULL),
+                     DuckDBSuccess);
+    const struct {
+        const char *sql;
+        const char *hit;
+    } cases[] = {
+        { "SELECT * FROM enable_logging()", "enable_logging" },
+        { "SELECT * FROM query('SELECT * FROM enable_' || 'logging()')", "enable_logging" },
+        { "SELECT * FROM quiet", "disable_logging" },
+        { "SELECT id, (SELECT count(*) FROM disable_logging() d WHERE d.Success = (o.id > 0)) "
+          "FROM orders o",
+          "disable_logging" },
+        { "WITH x AS MATERIALIZED (SELECT * FROM enable_logging()) SELECT * FROM x, x AS y",
+          "enable_logging" },
+        { cte_sql, NULL },
+        { "SELECT * FROM range(3)", NULL },
+    };
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        if (find_in(cases[i].sql, &hit) != SLUICE_OK)
+            fail_msg("'%s' was not read", cases[i].sql);
+        if (cases[i].hit == NULL ? hit != NULL : hit == NULL || strcmp(hit, cases[i].hit) != 0)
+            fail_msg("'%s' found '%s'", cases[i].sql, hit != NULL ? hit : "(none)");
+    }
+    assert_int_equal(find_in("SELECT id FROM orders WHERE id = $1", &hit), SLUICE_E_UNSUPPORTED);
+    assert_string_equal(hit, "unset");
+    assert_int_equal(sluice_exec_duckdb_plan_find_function(NULL, logging_function, &hit),
+                     SLUICE_E_UNSUPPORTED);
+    assert_int_equal(duckdb_query(conn, "DROP VIEW quiet", NULL), DuckDBSuccess);
+}
+
+/* Every allocation of the read fails in turn: SLUICE_E_NOMEM each time, never "none found";
+ * then the function. */
+static void test_find_function_allocation_failure_sweep(void **state)
+{
+    (void)state;
+    const char *sql = "SELECT o.id FROM orders o JOIN customers c ON c.id = o.customer_id, "
+                      "enable_logging() e";
+    duckdb_prepared_statement ps = NULL;
+    assert_int_equal(duckdb_prepare(conn, sql, &ps), DuckDBSuccess);
+    for (long n = 1; n < 1000; n++) {
+        const char *hit = NULL;
+        sluice_arena_fail_at(n);
+        sluice_status st = sluice_exec_duckdb_plan_find_function(ps, logging_function, &hit);
+        bool pending = sluice_arena_fail_pending();
+        sluice_arena_fail_at(0);
+        if (pending) {
+            assert_int_equal(st, SLUICE_OK);
+            assert_string_equal(hit, "enable_logging");
+            duckdb_destroy_prepare(&ps);
+            return; /* this run never reached its nth point: every point was swept */
+        }
+        assert_int_equal(st, SLUICE_E_NOMEM);
+        assert_null(hit);
+    }
+    fail_msg("the sweep never reached the end");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -411,6 +500,8 @@ int main(void)
         cmocka_unit_test(test_bind_allocation_failure_sweep),
         cmocka_unit_test(test_bind_once_gives_what_prepare_gives),
         cmocka_unit_test(test_bind_once_allocation_failure_sweep),
+        cmocka_unit_test(test_find_function_reads_the_prepared_plan),
+        cmocka_unit_test(test_find_function_allocation_failure_sweep),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
