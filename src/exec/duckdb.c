@@ -117,6 +117,7 @@ typedef struct duck_state {
      * code mode's programs */
     plan_cache *plans;
     plan_cache *programs;
+    sluice_duckdb_idle *idle; /* the analyzer's idle connections (NULL: none kept) */
 } duck_state;
 
 typedef struct duck_setting {
@@ -194,6 +195,7 @@ static void duck_close(void *state)
     duck_state *s = state;
     if (s == NULL)
         return;
+    sluice_exec_duckdb_idle_close(s->idle); /* before the database closes */
     if (atomic_load(&s->open.done)) {
         sluice_fork_gate_enter();
         plan_cache_release(s->plans);
@@ -230,6 +232,12 @@ duck_bind_catalog(sluice_executor *ex, void **out, sluice_arena *arena, sluice_e
     return st;
 }
 
+static void *duck_bind_idle(sluice_executor *ex)
+{
+    duck_state *s = sluice_executor_state(ex);
+    return s->idle;
+}
+
 /* A file opened read_only: DuckDB's shared lock keeps writers of other processes out, and this
  * process runs no write, DDL or ATTACH on it (statement_allowed). */
 static bool duck_data_fixed(const sluice_executor *ex)
@@ -245,6 +253,7 @@ static const sluice_executor_ops duck_ops = {
     .close = duck_close,
     .opens_on_first_use = true,
     .bind_catalog = duck_bind_catalog,
+    .bind_idle = duck_bind_idle,
     .data_fixed = duck_data_fixed,
 };
 
@@ -411,6 +420,8 @@ static duck_state *state_new(void)
         free(s);
         s = NULL;
     }
+    if (s != NULL)
+        s->idle = sluice_exec_duckdb_idle_new(); /* NULL: every analysis connects anew */
     return s;
 }
 

@@ -8,8 +8,11 @@
  * the open. Only the C++ unit (exec/duckdb_plan.cpp) can set them, right after duckdb_connect.
  * Built without that unit (-DSLUICE_DUCKDB_CPP=OFF, the 1.5 line) the database's own
  * configuration holds all three and this only connects.
+ * Also owns the analyzer's idle connections (sluice_duckdb_idle): a connection made and hardened
+ * per validate was 44k of the 1,000-row statement's 1.22M instructions (issue 23).
  * Does not own: the database's configuration (exec/duckdb.c's hardening list).
- * lang/sql reaches it through executor.h's sluice_executor_bind_connect (no engine header there).
+ * lang/sql reaches it through executor.h's sluice_executor_bind_connect and
+ * sluice_executor_bind_session (no engine header there).
  */
 #ifndef SLUICE_EXEC_DUCKDB_CONNECT_H
 #define SLUICE_EXEC_DUCKDB_CONNECT_H
@@ -35,5 +38,17 @@ sluice_status sluice_exec_duckdb_connect(duckdb_database db,
                                          duckdb_connection *out,
                                          sluice_arena *arena,
                                          sluice_error *err);
+
+/* The idle analyzer connections of one database, kept for the next analysis (why a kept one
+ * carries nothing from one analysis to the next: duckdb_connect.c). Bounded; a connection is
+ * handed to one analysis at a time. The database's owner makes it beside the database and closes
+ * it before duckdb_close; connections still handed out then are disconnected when given back. */
+typedef struct sluice_duckdb_idle sluice_duckdb_idle;
+
+/* NULL when out of memory: every analysis then connects anew (slower, never less safe). */
+sluice_duckdb_idle *sluice_exec_duckdb_idle_new(void);
+
+/* Disconnects the idle connections (a fork-gate region) and lets go of idle; NULL is a no-op. */
+void sluice_exec_duckdb_idle_close(sluice_duckdb_idle *idle);
 
 #endif

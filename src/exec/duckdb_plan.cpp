@@ -44,6 +44,7 @@ extern "C" {
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/client_config.hpp"
 #include "duckdb/main/client_context.hpp"
+#include "duckdb/main/client_data.hpp"
 #include "duckdb/main/connection.hpp"
 #include "duckdb/main/prepared_statement_data.hpp"
 #include "duckdb/main/secret/secret_manager.hpp"
@@ -1427,6 +1428,15 @@ extern "C" sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
                                 "DuckDB refused the connection's hardening: %s", e.what());
     }
     return SLUICE_OK;
+}
+
+extern "C" bool sluice_exec_duckdb_plan_as_new(duckdb_connection conn)
+{
+    if (conn == nullptr)
+        return false;
+    auto &context = context_of(conn);
+    return context.transaction.IsAutoCommit() && !context.transaction.HasActiveTransaction() &&
+           !context.interrupted && context.client_data->prepared_statements.empty();
 }
 
 extern "C" sluice_status sluice_exec_duckdb_plan_bind(duckdb_connection conn,

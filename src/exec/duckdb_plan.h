@@ -89,6 +89,11 @@ sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
                                              sluice_arena *arena,
                                              sluice_error *err);
 
+/* Whether conn's own state is as a new connection's as far as a statement can leave it:
+ * auto-commit, no transaction open, not interrupted, no prepared name (duckdb_connect.c keeps
+ * only such an idle connection). Reads conn only; conn must be idle. */
+bool sluice_exec_duckdb_plan_as_new(duckdb_connection conn);
+
 /* Parses and binds the one statement sql once on conn (in a transaction of its own, as
  * json_serialize_plan does: not optimized, column bindings resolved), with params[0..n_params)
  * bound to $1.. when given (the estimate plans with the caller's values), and returns the plan as

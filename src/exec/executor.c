@@ -236,6 +236,11 @@ sluice_status sluice_executor_bind_catalog(sluice_executor *ex,
     return ex->ops->bind_catalog(ex, out, arena, err);
 }
 
+void *sluice_executor_bind_idle(sluice_executor *ex)
+{
+    return ex != NULL && ex->ops->bind_idle != NULL ? ex->ops->bind_idle(ex) : NULL;
+}
+
 #ifndef SLUICE_DUCKDB_CPP
 /* Without the bind-once unit (exec/duckdb_plan.cpp defines these otherwise) the caller runs
  * json_serialize_* as a query. */

@@ -189,6 +189,9 @@ typedef struct sluice_executor_ops {
                                   void **out,
                                   sluice_arena *arena,
                                   sluice_error *err);
+    /* Optional: the idle analyzer connections kept beside the bind catalog
+     * (sluice_executor_bind_idle). */
+    void *(*bind_idle)(sluice_executor *ex);
     sluice_status (*engine_reads)(sluice_executor *ex,
                                   sluice_arena *arena,
                                   const char *code,
@@ -356,6 +359,18 @@ sluice_status sluice_executor_bind_plan(void *conn,
  * executor's own database); a mirror keeps DuckDB's plain text. */
 sluice_status sluice_executor_bind_connect(
     void *db, bool json_errors, void **out, sluice_arena *arena, sluice_error *err);
+
+/* The analysis's connection to db, as sluice_executor_bind_connect makes it, held until arena is
+ * freed: taken from idle (sluice_executor_bind_idle; NULL: none kept) when it holds one, and
+ * given back to it then when the connection is as new, else disconnected. idle is used only with
+ * json_errors (its connections have the executor's database's errors as JSON). */
+sluice_status sluice_executor_bind_session(
+    void *db, void *idle, bool json_errors, void **out, sluice_arena *arena, sluice_error *err);
+
+/* The idle analyzer connections the executor keeps beside its bind catalog (DuckDB:
+ * exec/duckdb_connect.h's sluice_duckdb_idle), for sluice_executor_bind_session; NULL when it
+ * keeps none. */
+void *sluice_executor_bind_idle(sluice_executor *ex);
 
 /* DuckDB's own name for the type of prepared (a duckdb_prepared_statement, as void *), e.g.
  * "MERGE_INTO_STATEMENT", for the C API's DUCKDB_STATEMENT_TYPE_INVALID (DuckDB 1.4 has no C

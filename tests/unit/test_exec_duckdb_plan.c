@@ -142,6 +142,103 @@ static void test_connect_hardens_or_hands_out_nothing(void **state)
     sluice_arena_free(arena);
 }
 
+/* An analysis's connection from an idle set (sluice_executor_bind_session), held until its arena
+ * is freed; the arena comes back in *arena. */
+static duckdb_connection session_on(sluice_duckdb_idle *idle, bool json, sluice_arena **arena)
+{
+    *arena = sluice_arena_new();
+    assert_non_null(*arena);
+    sluice_error err = { 0 };
+    void *c = NULL;
+    assert_int_equal(sluice_executor_bind_session(db, idle, json, &c, *arena, &err), SLUICE_OK);
+    assert_non_null(c);
+    return c;
+}
+
+/* A connection given back after refusals and errors is taken again, as new; one a statement left
+ * a transaction, a prepared name or an interrupt on is never kept; a mirror's (plain errors)
+ * never enters the set; a set closed while a connection is out lets go of it when it comes back
+ * (ASan: no leak, no use after free). */
+static void test_idle_connections_come_back_as_new(void **state)
+{
+    (void)state;
+    sluice_duckdb_idle *idle = sluice_exec_duckdb_idle_new();
+    assert_non_null(idle);
+    sluice_arena *arena = NULL;
+    char buf[512];
+    duckdb_connection c = session_on(idle, true, &arena);
+    sluice_error err = { 0 };
+    sluice_bound_statement *b = NULL;
+    const char *refused[] = { "SELECT nope FROM orders", "DELETE FROM orders WHERE id = 1",
+                              "BEGIN TRANSACTION", "SELEC 1" };
+    for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+        assert_int_equal(sluice_executor_bind_parse(c, refused[i], arena, &b, &err), SLUICE_OK);
+        if (b->statement_count == 1)
+            assert_int_equal(sluice_executor_bind_plan(c, b, arena, &err), SLUICE_OK);
+    }
+    assert_false(query_text(c, "SELECT * FROM no_such_table", buf, sizeof(buf)));
+    assert_true(sluice_exec_duckdb_plan_as_new(c));
+    sluice_arena_free(arena);
+    assert_ptr_equal(session_on(idle, true, &arena), c);
+    assert_true(query_text(c, "SELECT 42", buf, sizeof(buf)));
+    assert_string_equal(buf, "42");
+
+    const char *leave[] = { "BEGIN TRANSACTION", "PREPARE p AS SELECT 1", NULL };
+    for (size_t i = 0; i < sizeof(leave) / sizeof(leave[0]); i++) {
+        if (leave[i] != NULL)
+            assert_true(query_text(c, leave[i], buf, sizeof(buf)));
+        else
+            duckdb_interrupt(c);
+        assert_false(sluice_exec_duckdb_plan_as_new(c));
+        sluice_arena_free(arena); /* not kept: disconnected */
+        c = session_on(idle, true, &arena);
+        assert_true(sluice_exec_duckdb_plan_as_new(c));
+        assert_false(query_text(c, "COMMIT", buf, sizeof(buf))); /* no transaction open */
+        assert_false(query_text(c, "EXECUTE p", buf, sizeof(buf)));
+    }
+    sluice_arena_free(arena);
+
+    /* Plain errors (a mirror's): never taken from the set nor given to it. */
+    duckdb_connection plain = session_on(idle, false, &arena);
+    assert_ptr_not_equal(plain, c);
+    assert_false(query_text(plain, "SELECT * FROM no_such_table", buf, sizeof(buf)));
+    assert_true(buf[0] != '{');
+    sluice_arena_free(arena);
+    assert_ptr_equal(session_on(idle, true, &arena), c);
+
+    sluice_exec_duckdb_idle_close(idle);
+    sluice_arena_free(arena);
+}
+
+/* Taking a connection fails closed at each of its allocations: nothing handed out, nothing
+ * leaked, and the set still hands out connections afterwards. */
+static void test_idle_session_allocation_failure_sweep(void **state)
+{
+    (void)state;
+    sluice_duckdb_idle *idle = sluice_exec_duckdb_idle_new();
+    assert_non_null(idle);
+    for (int warm = 0; warm <= 1; warm++) /* a new connection, then a kept one */
+        for (long n = 1;; n++) {
+            sluice_arena *arena = sluice_arena_new();
+            assert_non_null(arena);
+            sluice_error err = { 0 };
+            void *c = (void *)&err;
+            sluice_arena_fail_at(n);
+            sluice_status st = sluice_executor_bind_session(db, idle, true, &c, arena, &err);
+            bool pending = sluice_arena_fail_pending();
+            sluice_arena_fail_at(0);
+            sluice_arena_free(arena);
+            if (pending) {
+                assert_int_equal(st, SLUICE_OK);
+                break;
+            }
+            assert_int_equal(st, SLUICE_E_NOMEM);
+            assert_null(c);
+            assert_true(n < 100);
+        }
+    sluice_exec_duckdb_idle_close(idle);
+}
+
 /* The first operator named name in op's tree (depth first), or NULL. */
 static const sluice_duckdb_op *find_op(const sluice_duckdb_op *op, const char *name)
 {
@@ -492,6 +589,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_harden_sets_what_the_lock_refuses),
         cmocka_unit_test(test_connect_hardens_or_hands_out_nothing),
+        cmocka_unit_test(test_idle_connections_come_back_as_new),
+        cmocka_unit_test(test_idle_session_allocation_failure_sweep),
         cmocka_unit_test(test_bind_gives_the_whole_tree),
         cmocka_unit_test(test_bind_takes_parameter_values),
         cmocka_unit_test(test_bind_names_merge_into),

@@ -3,8 +3,14 @@
  * one statement, syntax errors with line and column, the canonical hash, the seed examples and
  * the explanation.
  */
+#include "exec/engines.h"
+#include "exec/executor.h"
+#include "facts/codefacts.h"
 #include "sql_fixture.h"
 #include "unit.h"
+
+#include <jansson.h>
+#include <unistd.h>
 
 typedef struct kind_case {
     const char *sql;
@@ -347,6 +353,86 @@ static void test_sql_explains_blocked_field_used_only_to_join(void **state)
                               "returned."));
 }
 
+/* The facts of sql analysed on ex's catalog as JSON text (malloc'd), in an arena of its own: its
+ * connection goes back to ex's idle set before this returns. */
+static char *facts_on(sluice_executor *ex, const sluice_config_code_mode *cm, const char *sql)
+{
+    sluice_arena *arena = sluice_arena_new();
+    assert_non_null(arena);
+    sluice_frontend_context fc = { .code_mode = cm,
+                                   .engine = SLUICE_ENGINE_DUCKDB,
+                                   .executor = ex };
+    sluice_codefacts *f = NULL;
+    sluice_error err;
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_sql_analyze(arena, sql, strlen(sql), NULL, &fc, &f, &err), SLUICE_OK);
+    json_t *j = sluice_codefacts_to_json(f);
+    assert_non_null(j);
+    char *text = json_dumps(j, JSON_SORT_KEYS | JSON_COMPACT);
+    json_decref(j);
+    sluice_arena_free(arena);
+    assert_non_null(text);
+    return text;
+}
+
+static sluice_executor *executor_on(const char *path, const sluice_config_code_mode *cm)
+{
+    sluice_config_database dbc = {
+        .engine = SLUICE_ENGINE_DUCKDB, .path = path, .memory_limit = "256MB", .threads = 1
+    };
+    sluice_executor *ex = NULL;
+    sluice_error err;
+    sluice_error_clear(&err);
+    assert_int_equal(sluice_executor_open(&dbc, cm, &ex, fixture_arena, &err), SLUICE_OK);
+    return ex;
+}
+
+/* The analyzer keeps its connections to the executor's database between analyses
+ * (exec/duckdb_connect.c): after statements refused, unbound or unparsed — the ones that would
+ * leave a transaction, a prepared name or a setting behind if they ran among them — an analysis
+ * gives exactly the facts a fresh executor gives. */
+static void test_sql_kept_connection_analyzes_as_new(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/sluice_kept_XXXXXX";
+    assert_non_null(mkdtemp(dir));
+    char path[64];
+    snprintf(path, sizeof(path), "%s/t.duckdb", dir);
+    duckdb_database db;
+    duckdb_connection c;
+    assert_int_equal(duckdb_open(path, &db), DuckDBSuccess);
+    assert_int_equal(duckdb_connect(db, &c), DuckDBSuccess);
+    assert_int_equal(duckdb_query(c, fixture_ddl, NULL), DuckDBSuccess);
+    duckdb_disconnect(&c);
+    duckdb_close(&db);
+    sluice_config_code_mode cm = fixture_cm();
+    const char *sql = "SELECT c.name, count(*) AS n FROM customers c JOIN orders o "
+                      "ON o.customer_id = c.id WHERE o.status = 'paid' GROUP BY c.name "
+                      "ORDER BY n DESC LIMIT 5";
+    sluice_executor *ex = executor_on(path, &cm);
+    char *fresh = facts_on(ex, &cm, sql);
+    sluice_executor_close(ex);
+    ex = executor_on(path, &cm);
+    const char *before[] = { "BEGIN TRANSACTION",
+                             "SELECT nope FROM orders",
+                             "PREPARE p AS SELECT 1",
+                             "SET threads = 4",
+                             "SELEC 1",
+                             "DELETE FROM orders WHERE id = 1",
+                             "SELECT 1; SELECT 2",
+                             "SELECT sneaky()" };
+    for (size_t i = 0; i < sizeof(before) / sizeof(before[0]); i++) {
+        free(facts_on(ex, &cm, before[i]));
+        char *again = facts_on(ex, &cm, sql);
+        assert_string_equal(again, fresh);
+        free(again);
+    }
+    free(fresh);
+    sluice_executor_close(ex);
+    unlink(path);
+    rmdir(dir);
+}
+
 int main(void)
 {
 #define T(fn) cmocka_unit_test_setup_teardown(fn, fixture_arena_new, fixture_arena_free)
@@ -370,6 +456,7 @@ int main(void)
         T(test_sql_seed000_facts),
         T(test_sql_seed003_explanation),
         T(test_sql_explains_blocked_field_used_only_to_join),
+        T(test_sql_kept_connection_analyzes_as_new),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);

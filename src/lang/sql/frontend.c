@@ -21,14 +21,7 @@ static const sluice_config_code_mode default_code_mode = {
     .sql_max_joins = 5,
 };
 
-/* The arena runs these after the analysis region ended: each is a fork-gate region itself. */
-static void disconnect_cleanup(void *p)
-{
-    sluice_fork_gate_enter();
-    duckdb_disconnect(p);
-    sluice_fork_gate_leave();
-}
-
+/* The arena runs it after the analysis region ended: a fork-gate region itself. */
 static void close_cleanup(void *p)
 {
     sluice_fork_gate_enter();
@@ -174,6 +167,9 @@ static sluice_status catalog(sluice_sql_ctx *ctx,
     return SLUICE_OK;
 }
 
+/* The analysis's connection, held until the arena is freed: on the executor's own catalog one of
+ * the connections it keeps idle between analyses (exec/duckdb_connect.c says why a kept one
+ * carries nothing over), else a new one. */
 static sluice_status
 open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_error *err)
 {
@@ -181,20 +177,15 @@ open_connection(sluice_sql_ctx *ctx, const sluice_frontend_context *fc, sluice_e
     sluice_status st = catalog(ctx, fc, &db, err);
     if (st != SLUICE_OK)
         return st;
-    duckdb_connection *c = sluice_arena_calloc(ctx->arena, 1, sizeof(*c));
-    if (c == NULL)
-        return SLUICE_E_NOMEM;
     /* Errors as JSON exactly where the database gives them (the executor's, as exec/duckdb.c
      * opens it); the mirror and a caller's own database keep plain text. bind_error.c reads both.
      */
     bool json_errors = fc != NULL && fc->executor != NULL && ctx->engine_catalog;
-    st = connect_catalog(*db, json_errors, c, ctx->arena, err);
-    if (st != SLUICE_OK)
-        return st;
-    if (sluice_arena_cleanup_add(ctx->arena, disconnect_cleanup, c) != SLUICE_OK)
-        return SLUICE_E_NOMEM;
-    ctx->conn = *c;
-    return SLUICE_OK;
+    void *idle = json_errors ? sluice_executor_bind_idle(fc->executor) : NULL;
+    void *conn = NULL;
+    st = sluice_executor_bind_session(*db, idle, json_errors, &conn, ctx->arena, err);
+    ctx->conn = (duckdb_connection)conn;
+    return st;
 }
 
 /* docs/risk.md "Complexity": joins*3 + subqueries*3 + windows*2 + aggregates + ctes*2 + tables */
