@@ -95,10 +95,13 @@ typedef struct request {
     bool recall;   /* validate: the facts kept for the same text may answer (recall_or_analyze) */
     bool recalled; /* they did: nothing new to keep */
     /* Hashed once per request, when first needed (the code and the judged context do not
-     * change within one): the text's SHA-256 (text_hash_of), the context hash (context_hash). */
-    bool text_hashed, context_hashed;
+     * change within one): the text's SHA-256 (text_hash_of), the context hash (context_hash),
+     * the variables' hash (vars_hash_of, for the variables text vars_of, which judge sets). */
+    bool text_hashed, context_hashed, vars_hashed;
     uint8_t text_hash[SLUICE_HASH_BYTES];
     uint8_t context[SLUICE_HASH_BYTES];
+    const char *vars_of;
+    uint8_t vars_hash[SLUICE_HASH_BYTES];
 } request;
 
 /* validate_code reports actions in lower case (read|write|delete|admin); Cedar's ids, from
@@ -229,6 +232,18 @@ static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 {
     const char *t = text != NULL ? text : "null";
     sluice_hash_sha256(t, strlen(t), out);
+}
+
+/* variables_hash of r's variables text, hashed once per request: recall_text, the claims and
+ * analysis_key all ask for it. */
+static void vars_hash_of(request *r, uint8_t out[SLUICE_HASH_BYTES])
+{
+    if (!r->vars_hashed || r->vars_of != r->j.vars) {
+        variables_hash(r->j.vars, r->vars_hash);
+        r->vars_of = r->j.vars;
+        r->vars_hashed = true;
+    }
+    memcpy(out, r->vars_hash, SLUICE_HASH_BYTES);
 }
 
 /* ---- open / close -------------------------------------------------------------------------- */
@@ -648,7 +663,7 @@ static sluice_status analysis_key(request *r, sluice_analysis_key *key)
         st = sluice_hash_unhex(hex, strlen(hex), key->code_hash, sizeof key->code_hash);
     if (st == SLUICE_OK)
         st = context_hash(r, key->context_hash);
-    variables_hash(j->vars, key->variables_hash);
+    vars_hash_of(r, key->variables_hash);
     return st;
 }
 
@@ -670,7 +685,7 @@ static sluice_status recall_text(request *r)
 {
     sluice_analysis_text_key key;
     memcpy(key.text_hash, text_hash_of(r), sizeof key.text_hash);
-    variables_hash(r->j.vars, key.variables_hash);
+    vars_hash_of(r, key.variables_hash);
     sluice_status st = context_hash(r, key.context_hash);
     if (st == SLUICE_OK)
         st = sluice_analysis_cache_get_text(r->cm->analyses, &key, sluice_runtime_now_s(r->cm->rt),
@@ -901,7 +916,7 @@ static sluice_status bound_claims(request *r, sluice_token_claims *claims)
      * stateless protocol revision has none). */
     claims->session_id = c->token_bind_session ? caller->session_id : "";
     claims->server_id = c->server_id;
-    variables_hash(j->vars, claims->variables_hash);
+    vars_hash_of(r, claims->variables_hash);
     claims->action = (sluice_action)f->action;
     claims->risk = j->risk;
     return context_hash(r, claims->context_hash);

@@ -112,6 +112,20 @@ sluice_status sluice_sql_name_operations(sluice_codefacts *facts)
     return SLUICE_OK;
 }
 
+const char *sluice_sql_dotted(sluice_arena *arena, const char *a, const char *b)
+{
+    if (a == NULL || b == NULL)
+        return NULL;
+    size_t na = strlen(a), nb = strlen(b);
+    char *out = sluice_arena_alloc(arena, na + nb + 2);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, a, na);
+    out[na] = '.';
+    memcpy(out + na + 1, b, nb + 1);
+    return out;
+}
+
 sluice_status sluice_sql_check_length(size_t code_len, sluice_arena *arena, sluice_error *err)
 {
     if (code_len <= SLUICE_LIMIT_CODE_BYTES)

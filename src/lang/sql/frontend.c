@@ -55,8 +55,8 @@ static sluice_status collect_blocked(sluice_sql_ctx *ctx, const sluice_schema *s
     for (size_t t = 0; schema != NULL && st == SLUICE_OK && t < schema->table_count; t++)
         for (size_t c = 0; st == SLUICE_OK && c < schema->tables[t].column_count; c++)
             if (schema->tables[t].columns[c].blocked) {
-                const char *spec = sluice_arena_printf(ctx->arena, "%s.%s", schema->tables[t].name,
-                                                       schema->tables[t].columns[c].name);
+                const char *spec = sluice_sql_dotted(ctx->arena, schema->tables[t].name,
+                                                     schema->tables[t].columns[c].name);
                 st = spec == NULL ? SLUICE_E_NOMEM : add_blocked(ctx, spec, &cap);
             }
     return st;

@@ -52,6 +52,11 @@ typedef struct sluice_sql_ctx {
     bool statement_bound; /* it bound and is of a known type (sluice_sql_statement_bind) */
 } sluice_sql_ctx;
 
+/* --- facts.c ------------------------------------------------------------------------------ */
+/* "a.b" in arena ("schema.table", "table.column"), without printf's formatting pass: the walkers
+ * name every column they meet. NULL when out of memory or when a or b is NULL. */
+const char *sluice_sql_dotted(sluice_arena *arena, const char *a, const char *b);
+
 /* --- statement.c -------------------------------------------------------------------------- */
 /* Requires exactly one statement: sets ctx->single, or adds a violation (syntax error with line
  * and column, no statement, more than one). Parses once through the bind-once unit (ctx->bound)

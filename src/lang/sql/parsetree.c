@@ -104,7 +104,7 @@ static void note_describe(tree_walk *w, const sluice_tree *table)
     const char *schema = sluice_sqltree_str(table, "schema_name");
     const char *t = *schema == '\0' || strcmp(schema, "main") == 0
                         ? name
-                        : sluice_arena_printf(w->ctx->arena, "%s.%s", schema, name);
+                        : sluice_sql_dotted(w->ctx->arena, schema, name);
     /* the table rules (sql_blocked_tables) see only tables_read: no entry, no DESCRIBE */
     if (t == NULL || sluice_codefacts_list_add(f, &f->resources_read, t) != SLUICE_OK) {
         sluice_codefacts_violate(f, "unanalyzable", 0, 0, NULL,

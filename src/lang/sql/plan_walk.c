@@ -728,7 +728,7 @@ static const char *get_table_name(walker *w, const sluice_tree *op)
     const char *table = sluice_sqltree_str(fd, "table");
     if (*schema == '\0' || strcmp(schema, "main") == 0)
         return table;
-    return sluice_arena_printf(w->ctx->arena, "%s.%s", schema, table);
+    return sluice_sql_dotted(w->ctx->arena, schema, table);
 }
 
 /* Output column i is input column idx, unchanged. */
@@ -1442,7 +1442,7 @@ static const char *type_name(duckdb_type t)
 
 static const char *qualified(walker *w, size_t id)
 {
-    return sluice_arena_printf(w->ctx->arena, "%s.%s", w->base[id].table, w->base[id].column);
+    return sluice_sql_dotted(w->ctx->arena, w->base[id].table, w->base[id].column);
 }
 
 static void report_outputs(walker *w, const cols *root, duckdb_prepared_statement ps)
