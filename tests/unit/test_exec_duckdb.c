@@ -211,6 +211,39 @@ static void test_escapes_refused_without_analyzer(void **state)
     assert_rows_json("count(*) and the two settings", r.rows, "[[2,false,true]]");
 }
 
+/* Every allocation of an execute fails in turn for a statement whose process function only its
+ * plan shows: refused or failed each time, never run; then the guard's own refusal. */
+static void test_guard_allocation_failure_sweep(void **state)
+{
+    fixture *f = *state;
+    sluice_exec_result r;
+    sluice_error err;
+    assert_int_equal(run(f, "SELECT 1", &r, &err), SLUICE_OK); /* the database is open */
+    const char *sql = "SELECT * FROM v_quiet";
+    for (long n = 1; n < 20000; n++) {
+        sluice_exec_request req = { .code = sql, .code_len = strlen(sql), .engine_bounded = true };
+        sluice_arena *arena = sluice_arena_new();
+        assert_non_null(arena);
+        sluice_error_clear(&err);
+        sluice_arena_fail_at(n);
+        sluice_status st = sluice_executor_execute(f->ex, arena, &req, &r, &err);
+        bool pending = sluice_arena_fail_pending();
+        sluice_arena_fail_at(0);
+        if (st == SLUICE_OK)
+            fail_msg("the statement ran with allocation %ld failing", n);
+        if (pending) {
+            assert_int_equal(st, SLUICE_E_DENIED);
+            assert_string_equal(err.message,
+                                "disable_logging() is not allowed: it changes the server process, "
+                                "not data");
+            sluice_arena_free(arena);
+            return; /* this run never reached its nth point: every point was swept */
+        }
+        sluice_arena_free(arena);
+    }
+    fail_msg("the sweep never reached the end");
+}
+
 static void test_timeout_stops_query(void **state)
 {
     fixture *f = *state;
@@ -952,6 +985,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_select_returns_rows_and_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escapes_refused_without_analyzer, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_guard_allocation_failure_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_timeout_stops_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_stops_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_row_cap_tells_n_from_n_plus_1, setup, teardown),
