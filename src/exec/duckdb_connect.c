@@ -52,9 +52,9 @@ sluice_status sluice_executor_bind_connect(
 /* Idle analyzer connections, one per analysis at a time: a kept connection carries nothing from
  * one analysis to the next because nothing an analysis does on it outlives the analysis.
  * - Settings, variables, the search path, prepared names, temporary objects: changed only by a
- *   statement that runs (SET, SET VARIABLE, USE, PREPARE, CREATE TEMP, ATTACH, PRAGMA), and an
- *   analysis runs none: it parses and binds (nothing executes; a PRAGMA is not even expanded, as
- *   Parser::ParseQuery, not ClientContext::ParseStatements, reads it), and runs only EXPLAIN
+ *   statement that runs (SET, SET VARIABLE, USE, PREPARE, CREATE TEMP, ATTACH, a PRAGMA that
+ *   calls a function), and an analysis runs none: it parses (a PRAGMA is at most rewritten into
+ *   the query text it stands for, HandlePragmaStatements) and binds, and runs only EXPLAIN
  *   (FORMAT JSON) of an allowed SELECT for the estimate (DuckDB plans its statement, never runs
  *   it) and, built without the bind-once unit, json_serialize_sql/_plan of the text. A caller
  *   cannot SET anything on it; hardening (duckdb_connect.h) is made once and never changed.

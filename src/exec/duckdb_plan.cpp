@@ -353,17 +353,39 @@ class json_text
     }
 
     /* Starts a member of the current container (its comma; its key in an object) and gives the
-     * text to write the value into. */
+     * text to write the value into. The comma and a key that needs no escape (DuckDB's property
+     * names are identifiers) go in as one append: a member is written per value, and
+     * yyjson_string's character appends were a fifth of the parse tree's text. */
     std::string &member(const char *key)
     {
         frame &cur = stack.back();
+        char head[68];
+        size_t n = 0;
         if (!cur.first)
-            out += ',';
-        if (!cur.array) {
-            yyjson_string(out, key, std::strlen(key));
-            out += ':';
-        }
+            head[n++] = ',';
         cur.first = false;
+        if (cur.array) {
+            out.append(head, n);
+            return out;
+        }
+        size_t len = std::strlen(key);
+        bool plain = len <= sizeof(head) - 4;
+        for (size_t i = 0; plain && i < len; i++) {
+            unsigned char c = static_cast<unsigned char>(key[i]);
+            plain = c >= 0x20 && c != '"' && c != '\\';
+        }
+        if (!plain) {
+            out.append(head, n);
+            yyjson_string(out, key, len);
+            out += ':';
+            return out;
+        }
+        head[n++] = '"';
+        std::memcpy(head + n, key, len);
+        n += len;
+        head[n++] = '"';
+        head[n++] = ':';
+        out.append(head, n);
         return out;
     }
 
@@ -1083,8 +1105,13 @@ sluice_tree *tree_document(
         sluice_tree *one = tree_made(sluice_tree_object(arena));
         if (sluice_tree_append(arena, list, one) != SLUICE_OK)
             throw plan_fail{ SLUICE_E_NOMEM };
-        if (text != nullptr)
-            *text = std::string("{\"error\":false,\"") + key + "\":[";
+        if (text != nullptr) {
+            text->clear();
+            text->reserve(4096); /* most statements' text fits: no regrowth while writing */
+            *text += "{\"error\":false,\"";
+            *text += key;
+            *text += "\":[";
+        }
         tree_serializer s(arena, one, text, text_without);
         write(s);
         s.finish();
