@@ -77,13 +77,18 @@ static void explain_read(sluice_buf *b, const sluice_codefacts *f)
     if (f->output_count > 0) {
         sluice_buf_printf(b, " Returns %zu column%s: ", f->output_count,
                           f->output_count == 1 ? "" : "s");
-        for (size_t i = 0; i < f->output_count && i < 12; i++)
-            sluice_buf_printf(b, "%s%s", i > 0 ? ", " : "", f->outputs[i].name);
+        for (size_t i = 0; i < f->output_count && i < 12; i++) {
+            if (i > 0)
+                sluice_buf_puts(b, ", ");
+            sluice_buf_puts(b, f->outputs[i].name);
+        }
         sluice_buf_puts(b, f->output_count > 12 ? ", ..." : ".");
     }
-    for (size_t i = 0; i < f->blocked_used.count; i++)
-        sluice_buf_printf(b, " %s is used only to join or filter and is never returned.",
-                          f->blocked_used.items[i]);
+    for (size_t i = 0; i < f->blocked_used.count; i++) {
+        sluice_buf_putc(b, ' ');
+        sluice_buf_puts(b, f->blocked_used.items[i]);
+        sluice_buf_puts(b, " is used only to join or filter and is never returned.");
+    }
 }
 
 static void explain_change(sluice_buf *b, const sluice_codefacts *f)
