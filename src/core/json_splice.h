@@ -1,6 +1,6 @@
 /*
  * json_splice.h — JSON text written ahead of time, carried inside a jansson tree as a
- * placeholder value that the MCP writer (mcp/json_write.c) replaces by the text itself.
+ * placeholder value that the MCP writer (core/json_write.c) replaces by the text itself.
  *
  * Owns: making such a placeholder and recognising one. It exists so that a value converted
  * once into JSON text (a result's rows, exec/values.h) is not built again as a jansson tree only
@@ -11,7 +11,7 @@
  * uses for values, so no data can pass for a placeholder; and any other serializer (json_dumps)
  * refuses the string as invalid UTF-8 instead of sending a placeholder in place of the text.
  * Does not own: checking that the text is JSON (its maker wrote it with a JSON writer), writing
- * it (mcp/json_write.c).
+ * it (core/json_write.c).
  * In core because the maker (codemode/present.c) sits below the writer (mcp/).
  */
 #ifndef SLUICE_CORE_JSON_SPLICE_H

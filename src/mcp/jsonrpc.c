@@ -9,8 +9,8 @@
 #include "mcp/jsonrpc.h"
 
 #include "core/json_schema.h"
+#include "core/json_write.h"
 #include "core/limits.h"
-#include "mcp/json_write.h"
 
 #include <stdarg.h>
 #include <stdbool.h>

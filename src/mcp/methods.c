@@ -8,7 +8,7 @@
  * Does not own: initialize and ping (session.c answers those inline, in frame order).
  */
 #include "core/json_schema.h"
-#include "mcp/json_write.h"
+#include "core/json_write.h"
 #include "mcp/jsonrpc.h"
 #include "mcp/log_level.h"
 #include "mcp/server_impl.h"

@@ -3,7 +3,7 @@
  */
 #include "surface/tool_result.h"
 
-#include "mcp/json_write.h"
+#include "core/json_write.h"
 
 #include <stdlib.h>
 

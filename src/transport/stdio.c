@@ -9,10 +9,10 @@
 
 #include "core/buf.h"
 #include "core/fdio.h"
+#include "core/json_write.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/vec.h"
-#include "mcp/json_write.h"
 #include "mcp/jsonrpc.h"
 
 #include <errno.h>

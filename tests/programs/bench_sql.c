@@ -19,7 +19,7 @@
  *   execute       sluice_codemode_execute of a 1,000-row SELECT (token issued by an untimed
  *                 validate just before) as execute_code runs it (rows spliced, the request
  *                 surface/tools.c makes), then its structuredContent written as the MCP writer
- *                 writes it (mcp/json_write.h: the JSON text the client gets), vs. prepare +
+ *                 writes it (core/json_write.h: the JSON text the client gets), vs. prepare +
  *                 streaming execute + fetching every value into memory ("fetch only") and vs.
  *                 the same plus building the rows as JSON and serializing them once ("fetch +
  *                 JSON", the work sluice's result must do too). Both JSON sides end in text.
@@ -42,9 +42,9 @@
 #include "bench_common.h"
 #include "cli/runtime.h"
 #include "codemode/codemode.h"
+#include "core/json_write.h"
 #include "core/limits.h"
 #include "exec/executor.h"
-#include "mcp/json_write.h"
 #include "token/secret.h"
 
 #include <duckdb.h>

@@ -7,8 +7,8 @@
  */
 #include "codemode/present.h"
 #include "core/json_splice.h"
+#include "core/json_write.h"
 #include "core/utf8.h"
-#include "mcp/json_write.h"
 #include "oom_sweep.h"
 #include "surface/tool_result.h"
 #include "unit.h"

@@ -8,9 +8,9 @@
 #include "codemode/codemode.h"
 #include "config/config.h"
 #include "core/hash.h"
+#include "core/json_write.h"
 #include "exec/executor.h"
 #include "lang/registry.h"
-#include "mcp/json_write.h"
 #include "mcp/server.h"
 #include "surface/tools.h"
 #include "unit.h"
@@ -171,7 +171,7 @@ typedef struct answers {
 } answers;
 
 /* Keeps each answer as the client reads it: written as a transport writes it (splices
- * included, mcp/json_write.h), then parsed. */
+ * included, core/json_write.h), then parsed. */
 static void answers_send(void *ctx, json_t *sent, const json_t *related)
 {
     (void)related;

@@ -9,7 +9,7 @@
  * refuses the placeholder as invalid UTF-8.
  * tests/unit/test_json_write.c compares the two byte for byte.
  */
-#include "mcp/json_write.h"
+#include "core/json_write.h"
 
 #include "core/json_splice.h"
 #include "core/limits.h"

@@ -10,8 +10,8 @@
  * json_dumps fails on it.
  * Does not own: parsing (jansson, mcp/jsonrpc.c), pretty printing, sorted keys.
  */
-#ifndef SLUICE_MCP_JSON_WRITE_H
-#define SLUICE_MCP_JSON_WRITE_H
+#ifndef SLUICE_CORE_JSON_WRITE_H
+#define SLUICE_CORE_JSON_WRITE_H
 
 #include "core/buf.h"
 
