@@ -6,7 +6,8 @@
  * the rest as \u00XX in upper-case hex) and keep other UTF-8 as is; reals go through json_dumps
  * itself (rare on the wire, and its "%.17g" clean-up is easy to get subtly wrong). A splice
  * placeholder (core/json_splice.h) is replaced by its text, which json_dumps cannot do: it
- * refuses the placeholder as invalid UTF-8.
+ * refuses the placeholder as invalid UTF-8 (and so does sluice_json_write_member, whose text must
+ * be json_dumps' own).
  * tests/unit/test_json_write.c compares the two byte for byte.
  */
 #include "core/json_write.h"
@@ -98,10 +99,18 @@ static bool write_real(sluice_buf *buf, const json_t *value)
     return true;
 }
 
-static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth);
+/* Where the text goes, and whether a splice placeholder is written as its text (the wire) or
+ * refused as json_dumps refuses it (text that must be json_dumps' own, the audit record). */
+typedef struct writer {
+    sluice_buf *buf;
+    bool splices;
+} writer;
 
-static bool write_object(sluice_buf *buf, const json_t *object, unsigned depth)
+static bool write_value(const writer *w, const json_t *value, unsigned depth);
+
+static bool write_object(const writer *w, const json_t *object, unsigned depth)
 {
+    sluice_buf *buf = w->buf;
     json_t *o = (json_t *)object; /* jansson's iterator API is not const-correct */
     sluice_buf_putc(buf, '{');
     bool first = true;
@@ -112,42 +121,44 @@ static bool write_object(sluice_buf *buf, const json_t *object, unsigned depth)
         if (!write_string(buf, json_object_iter_key(it), json_object_iter_key_len(it)))
             return false;
         sluice_buf_putc(buf, ':');
-        if (!write_value(buf, json_object_iter_value(it), depth + 1))
+        if (!write_value(w, json_object_iter_value(it), depth + 1))
             return false;
     }
     sluice_buf_putc(buf, '}');
     return true;
 }
 
-static bool write_array(sluice_buf *buf, const json_t *array, unsigned depth)
+static bool write_array(const writer *w, const json_t *array, unsigned depth)
 {
+    sluice_buf *buf = w->buf;
     sluice_buf_putc(buf, '[');
     size_t n = json_array_size(array);
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
             sluice_buf_putc(buf, ',');
-        if (!write_value(buf, json_array_get(array, i), depth + 1))
+        if (!write_value(w, json_array_get(array, i), depth + 1))
             return false;
     }
     sluice_buf_putc(buf, ']');
     return true;
 }
 
-static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth)
+static bool write_value(const writer *w, const json_t *value, unsigned depth)
 {
+    sluice_buf *buf = w->buf;
     if (value == NULL || depth > SLUICE_LIMIT_JSON_WRITE_DEPTH)
         return false;
     switch (json_typeof(value)) {
     case JSON_OBJECT:
-        return write_object(buf, value, depth);
+        return write_object(w, value, depth);
     case JSON_ARRAY:
-        return write_array(buf, value, depth);
+        return write_array(w, value, depth);
     case JSON_STRING: {
         const char *text;
         size_t len;
         if (sluice_json_splice_text(value, &text, &len)) { /* written ahead of time, as is */
             sluice_buf_append(buf, text, len);
-            return true;
+            return w->splices;
         }
         return write_string(buf, json_string_value(value), json_string_length(value));
     }
@@ -171,7 +182,20 @@ static bool write_value(sluice_buf *buf, const json_t *value, unsigned depth)
 
 sluice_status sluice_json_write(sluice_buf *buf, const json_t *value)
 {
-    if (!write_value(buf, value, 0))
+    writer w = { buf, true };
+    if (!write_value(&w, value, 0))
+        return SLUICE_E_INVALID;
+    return sluice_buf_status(buf);
+}
+
+sluice_status
+sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const json_t *value)
+{
+    writer w = { buf, false };
+    if (!write_string(buf, key, key_len))
+        return SLUICE_E_INVALID;
+    sluice_buf_putc(buf, ':');
+    if (!write_value(&w, value, 1))
         return SLUICE_E_INVALID;
     return sluice_buf_status(buf);
 }

@@ -24,6 +24,13 @@
  * partial text: discard it. */
 sluice_status sluice_json_write(sluice_buf *buf, const json_t *value);
 
+/* Appends one member of an object, key (key_len bytes) and value as json_dumps(JSON_COMPACT)
+ * writes them inside it ("key":value, no separator), for text built member by member that must
+ * equal json_dumps' (the audit record). Unlike sluice_json_write, a splice placeholder is refused
+ * (SLUICE_E_INVALID) as json_dumps refuses it; otherwise the same failures. */
+sluice_status
+sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const json_t *value);
+
 /* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be
  * NULL); NULL on any failure above. */
 char *sluice_json_write_text(const json_t *value, size_t *out_len);

@@ -12,12 +12,14 @@
 #include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
+#include "core/json_write.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/metrics.h"
 #include "state/audit.h"
 #include "state/audit_chain.h"
 
+#include <assert.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -611,32 +613,6 @@ static void rfc3339_now(const sluice_clock *clock, char *out, size_t cap)
     snprintf(out, cap, "%s.%03dZ", secs, (int)(ms % 1000));
 }
 
-/* The record for seq: chain fields first, then the event's fields in their order. */
-static json_t *
-build_record(uint64_t seq, const uint8_t *last_hash, const sluice_clock *clock, json_t *event)
-{
-    char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1];
-    rfc3339_now(clock, ts, sizeof ts);
-    sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
-    json_t *rec = json_object();
-    if (rec == NULL || json_object_set_new(rec, "seq", json_integer((json_int_t)seq)) != 0 ||
-        json_object_set_new(rec, "ts", json_string(ts)) != 0 ||
-        json_object_set_new(rec, "prev", json_string(prev)) != 0) {
-        json_decref(rec);
-        return NULL;
-    }
-    const char *key;
-    json_t *value;
-    json_object_foreach(event, key, value)
-    {
-        if (json_object_set(rec, key, value) != 0) {
-            json_decref(rec);
-            return NULL;
-        }
-    }
-    return rec;
-}
-
 /* Group commit, leader side: note the chain's end under the mutex... */
 static void group_begin(void *ctx)
 {
@@ -666,6 +642,37 @@ static sluice_status broken_error(const audit_file *a, sluice_arena *err_arena, 
                             a->path, a->path);
 }
 
+/* Writes record seq into buf: the chain's members, then the event's in their order, byte for byte
+ * what json_dumps(JSON_COMPACT) wrote for one object made of both, without making that object
+ * (a copy of every member and a second walk were most of an audit record's cost). The event has
+ * none of the chain's keys (sluice_audit_append refuses them), so none is overwritten. */
+static sluice_status record_text(sluice_buf *buf,
+                                 uint64_t seq,
+                                 const uint8_t *last_hash,
+                                 const sluice_clock *clock,
+                                 json_t *event)
+{
+    assert(json_object_get(event, "seq") == NULL && json_object_get(event, "ts") == NULL &&
+           json_object_get(event, "prev") == NULL);
+    char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1], chain[160];
+    rfc3339_now(clock, ts, sizeof ts);
+    sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
+    /* seq as the signed integer json_integer held it: the bytes of the records before the writer */
+    int n = snprintf(chain, sizeof chain, "{\"seq\":%" PRId64 ",\"ts\":\"%s\",\"prev\":\"%s\"",
+                     (int64_t)seq, ts, prev);
+    sluice_buf_append(buf, chain, (size_t)n); /* ts and prev need no escapes: digits, hex, -:.TZ */
+    for (void *it = json_object_iter(event); it != NULL; it = json_object_iter_next(event, it)) {
+        sluice_buf_putc(buf, ',');
+        sluice_status st =
+            sluice_json_write_member(buf, json_object_iter_key(it), json_object_iter_key_len(it),
+                                     json_object_iter_value(it));
+        if (st != SLUICE_OK)
+            return st;
+    }
+    sluice_buf_putc(buf, '}');
+    return sluice_buf_status(buf);
+}
+
 char *sluice_audit_render_record(uint64_t seq,
                                  const uint8_t *last_hash,
                                  const sluice_clock *clock,
@@ -674,21 +681,22 @@ char *sluice_audit_render_record(uint64_t seq,
                                  uint8_t *hash)
 {
     *len = 0;
-    json_t *rec = build_record(seq, last_hash, clock, event);
-    char *text = rec != NULL ? json_dumps(rec, JSON_COMPACT) : NULL;
-    json_decref(rec);
-    if (text == NULL)
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    if (record_text(&buf, seq, last_hash, clock, event) != SLUICE_OK) {
+        sluice_buf_dispose(&buf);
         return NULL;
-    size_t n = strlen(text);
+    }
+    size_t n = buf.len;
     if (n > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
-        free(text);
+        sluice_buf_dispose(&buf);
         *len = n;
         return NULL;
     }
-    sluice_hash_sha256(text, n, hash);
-    text[n] = '\n'; /* json_dumps left room for its NUL: the newline takes its place */
+    sluice_hash_sha256(buf.data, n, hash);
+    buf.data[n] = '\n'; /* the buffer keeps room for its NUL: the newline takes its place */
     *len = n + 1;
-    return text;
+    return buf.data;
 }
 
 /* The next record as one line (newline included, malloc'd), its length and hash. NULL with

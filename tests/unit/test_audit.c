@@ -3,11 +3,14 @@
  * a line, swapping two, cutting the tail or breaking a line is each found at the right line;
  * reopening continues the chain and refuses a broken one, adopts a tail a crashed group commit
  * left uncovered by the head (and only when it links), drops a partial record the head does not
- * cover (and refuses one it does); concurrent appends keep one chain.
+ * cover (and refuses one it does); concurrent appends keep one chain. A record's text is, byte for
+ * byte, what json_dumps made of the chain's members and the event's in one object.
  */
 #include "core/hash.h"
+#include "core/json_splice.h"
 #include "core/limits.h"
 #include "state/audit.h"
+#include "state/audit_chain.h"
 #include "unit.h"
 
 #include <pthread.h>
@@ -477,6 +480,85 @@ static void test_audit_second_writer_refused(void **state)
     sluice_audit_close(a);
 }
 
+/* The record as it was made before the writer: the chain's members and a copy of the event's in
+ * one object, dumped by jansson; NULL when jansson fails. */
+static char *dumped_record(uint64_t seq, const char *ts, const uint8_t *last_hash, json_t *event)
+{
+    char prev[SLUICE_HASH_HEX_CHARS + 1];
+    sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
+    json_t *rec = json_pack("{s:I, s:s, s:s}", "seq", (json_int_t)seq, "ts", ts, "prev", prev);
+    const char *key;
+    json_t *value;
+    json_object_foreach(event, key, value)
+    {
+        assert_int_equal(json_object_set(rec, key, value), 0);
+    }
+    char *text = json_dumps(rec, JSON_COMPACT);
+    json_decref(rec);
+    return text;
+}
+
+/* Renders event as record seq both ways and requires the same bytes and the hash of those. */
+static void expect_rendered_as_dumped(uint64_t seq, json_t *event)
+{
+    sluice_manual_clock clock;
+    sluice_manual_clock_init(&clock, 1800000000);
+    sluice_manual_clock_advance_ms(&clock, 7);
+    uint8_t last[SLUICE_HASH_BYTES], hash[SLUICE_HASH_BYTES], want_hash[SLUICE_HASH_BYTES];
+    for (size_t i = 0; i < sizeof last; i++)
+        last[i] = (uint8_t)(i * 37 + seq);
+    size_t len = 0;
+    char *line = sluice_audit_render_record(seq, last, &clock.clock, event, &len, hash);
+    char *want = dumped_record(seq, "2027-01-15T08:00:00.007Z", last, event);
+    assert_non_null(line);
+    assert_non_null(want);
+    size_t want_len = strlen(want);
+    if (len != want_len + 1 || memcmp(line, want, want_len) != 0)
+        fail_msg("rendered %.*s\n   dumped %s", (int)len, line, want);
+    assert_int_equal(line[want_len], '\n');
+    sluice_hash_sha256(want, want_len, want_hash);
+    assert_memory_equal(hash, want_hash, sizeof hash);
+    free(line);
+    free(want);
+}
+
+static void test_audit_record_is_jansson_dump(void **state)
+{
+    (void)state;
+    const char *events[] = {
+        "{}",
+        "{\"event\":\"validation\",\"user\":\"alice\",\"groups\":[],\"risk\":\"low\"}",
+        "{\"\":1,\"k\\\"ey\\n\":\"v\",\"ctl\":\"\\u0001\\u001f\\b\\f\\n\\r\\t\\\\\\\"/\"}",
+        "{\"utf8\":\"\u00e9\u4e2d\U0001f600\",\"nested\":{\"a\":[1,[2,{\"b\":null}],{}],\"c\":[]}}",
+        "{\"ints\":[0,-1,9223372036854775807,-9223372036854775808],\"bools\":[true,false,null]}",
+        "{\"reals\":[0.5,-2.25,1e300,0.1,3.0,1.7976931348623157e308,5e-324]}",
+        "{\"code\":\"SELECT 1 -- newline\\nand \\\"quotes\\\"\",\"rows\":7,\"truncated\":true}",
+    };
+    for (size_t i = 0; i < sizeof events / sizeof events[0]; i++) {
+        json_error_t jerr;
+        json_t *event = json_loads(events[i], 0, &jerr);
+        if (event == NULL)
+            fail_msg("event %zu: %s", i, jerr.text);
+        expect_rendered_as_dumped(i + 1, event);
+        expect_rendered_as_dumped(UINT64_MAX - i, event);
+        json_decref(event);
+    }
+}
+
+/* A splice placeholder fails the record, as json_dumps failed on it: such a value is the wire's,
+ * never an audit record's. */
+static void test_audit_record_refuses_a_splice(void **state)
+{
+    (void)state;
+    json_t *event = json_pack("{s:s, s:o}", "event", "x", "rows", sluice_json_splice_new("[1]", 3));
+    assert_non_null(event);
+    uint8_t last[SLUICE_HASH_BYTES] = { 0 }, hash[SLUICE_HASH_BYTES];
+    size_t len = 99;
+    assert_null(sluice_audit_render_record(1, last, NULL, event, &len, hash));
+    assert_int_equal(len, 0);
+    json_decref(event);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -500,6 +582,8 @@ int main(void)
         cmocka_unit_test_setup(test_audit_timestamps_from_the_clock, fresh_log),
         cmocka_unit_test_setup(test_audit_rejects_reserved_fields, fresh_log),
         cmocka_unit_test_setup(test_audit_second_writer_refused, fresh_log),
+        cmocka_unit_test(test_audit_record_is_jansson_dump),
+        cmocka_unit_test(test_audit_record_refuses_a_splice),
     };
     return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

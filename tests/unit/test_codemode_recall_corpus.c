@@ -5,7 +5,8 @@
  * demo's shape served read_only — first analysed, then answered by the facts the first call kept
  * (a refusal is never kept: analysed both times) — and the two answers must be byte-identical
  * but for the token and its expiry, and the two audit records but for the token id, the time and
- * the record's place in the chain (seq, prev).
+ * the record's place in the chain (seq, prev). Every audit record those calls wrote is, byte for
+ * byte, what json_dumps makes of it (the records were json_dumps' text before the writer).
  */
 #include "core/metrics.h"
 #include "oom_codemode.h"
@@ -184,12 +185,40 @@ static void test_recall_corpus_lineage_refused_answer_alike(void **state)
     assert_true(files >= 40);
 }
 
+/* Runs last: every record the corpus wrote, parsed (members keep their order) and dumped again by
+ * jansson, is the very line the audit writer wrote. */
+static void test_recall_corpus_audit_records_are_jansson_dumps(void **state)
+{
+    (void)state;
+    FILE *f = fopen(audit_path, "rb");
+    assert_non_null(f);
+    static char line[1 << 20];
+    size_t records = 0;
+    while (fgets(line, sizeof line, f) != NULL) {
+        size_t len = strlen(line);
+        assert_true(len > 0 && line[len - 1] == '\n');
+        line[--len] = '\0';
+        json_t *r = json_loads(line, 0, NULL);
+        assert_non_null(r);
+        char *again = json_dumps(r, JSON_COMPACT);
+        json_decref(r);
+        if (again == NULL || strcmp(again, line) != 0)
+            fail_msg("record %zu\n  written: %s\n  dumped:  %s", records + 1, line, again);
+        free(again);
+        records++;
+    }
+    fclose(f);
+    fprintf(stderr, "audit: %zu records as jansson dumps them\n", records);
+    assert_true(records >= 2 * (9 + 20 + 40));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_recall_corpus_seeds_answer_alike),
         cmocka_unit_test(test_recall_corpus_lineage_allowed_answer_alike),
         cmocka_unit_test(test_recall_corpus_lineage_refused_answer_alike),
+        cmocka_unit_test(test_recall_corpus_audit_records_are_jansson_dumps),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
