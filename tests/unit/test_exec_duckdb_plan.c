@@ -517,8 +517,9 @@ static sluice_status find_in(const char *sql, const char **hit)
 }
 
 /* The physical plan a prepare made names the table functions it will run, wherever the planner
- * put them: through query(), a view, a correlated subquery (a delim join's own children) and a
- * CTE; a plan without one says so; where the plan may not be the one that runs (parameters),
+ * put them: through query(), a view, a correlated subquery (a delim join's own children), a CTE,
+ * a positional join (a positional scan's own children), a union and an EXISTS; a plan without
+ * one says so; where the plan may not be the one that runs (parameters),
  * or there is none, the caller is told to check otherwise. */
 static void test_find_function_reads_the_prepared_plan(void **state)
 {
@@ -541,6 +542,10 @@ static void test_find_function_reads_the_prepared_plan(void **state)
           "disable_logging" },
         { "WITH x AS MATERIALIZED (SELECT * FROM enable_logging()) SELECT * FROM x, x AS y",
           "enable_logging" },
+        { "SELECT * FROM orders POSITIONAL JOIN disable_logging()", "disable_logging" },
+        { "SELECT true UNION ALL SELECT * FROM enable_logging()", "enable_logging" },
+        { "SELECT * FROM orders WHERE EXISTS (SELECT 1 FROM disable_logging())",
+          "disable_logging" },
         { cte_sql, NULL },
         { "SELECT * FROM range(3)", NULL },
     };
