@@ -44,6 +44,7 @@ extern "C" {
 #include "duckdb/main/capi/capi_internal.hpp"
 #include "duckdb/main/client_config.hpp"
 #include "duckdb/main/client_context.hpp"
+#include "duckdb/main/client_context_state.hpp"
 #include "duckdb/main/client_data.hpp"
 #include "duckdb/main/connection.hpp"
 #include "duckdb/main/prepared_statement_data.hpp"
@@ -1691,6 +1692,33 @@ void hold_statement(sluice_arena *arena,
     b->parsed = held;
 }
 
+/* A connection's parser options, read once per connection (DuckDB's registered state: a cache
+ * that lives as long as the ClientContext): GetParserOptions looks two settings up by name on
+ * every call, 35k instructions, as much as parsing the 1,000-row statement's text. What it reads
+ * cannot change while the connection lives: preserve_identifier_case and integer_division change
+ * only by a SET, which never runs on an analyzer's connection (duckdb_connect.c) and which the
+ * executor's database refuses anyway (lock_configuration); max_expression_depth is the
+ * connection's own configuration, never set; and the parser extensions are read through a
+ * pointer to the database's list, as GetParserOptions gives it. */
+struct parser_options_state final : duckdb::ClientContextState {
+    explicit parser_options_state(const duckdb::ParserOptions &o) : options(o)
+    {
+    }
+    const duckdb::ParserOptions options;
+};
+
+duckdb::ParserOptions parser_options(duckdb::ClientContext &context)
+{
+    static const std::string key = "sluice_parser_options";
+    auto &states = *context.registered_state;
+    auto kept = states.Get<parser_options_state>(key);
+    if (kept)
+        return kept->options;
+    auto options = context.GetParserOptions();
+    states.Insert(key, duckdb::make_shared_ptr<parser_options_state>(options));
+    return options;
+}
+
 } // namespace
 
 extern "C" sluice_status sluice_executor_bind_parse(void *conn,
@@ -1712,7 +1740,7 @@ extern "C" sluice_status sluice_executor_bind_parse(void *conn,
     translator t{ arena, nullptr };
     try {
         auto &context = context_of(static_cast<duckdb_connection>(conn));
-        duckdb::Parser parser(context.GetParserOptions());
+        duckdb::Parser parser(parser_options(context));
         try {
             parser.ParseQuery(sql);
         } catch (std::exception &ex) {

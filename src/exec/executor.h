@@ -333,9 +333,10 @@ typedef struct sluice_bound_statement {
 
 /* The parse (sql on conn, a duckdb_connection as void * on a bind catalog): *out receives the
  * statement count, the extract error and the parse tree, and keeps the parsed statement for
- * sluice_executor_bind_plan. SLUICE_E_UNSUPPORTED when sluice was built without the bind-once
- * unit, or sql is not UTF-8 (DuckDB's VARCHAR refuses it: the caller's C API route reports
- * that); SLUICE_E_NOMEM. */
+ * sluice_executor_bind_plan. DuckDB's parser options are read at conn's first parse and kept
+ * with conn (a SET on conn after it is not seen: sluice's own connections run none).
+ * SLUICE_E_UNSUPPORTED when sluice was built without the bind-once unit, or sql is not UTF-8
+ * (DuckDB's VARCHAR refuses it: the caller's C API route reports that); SLUICE_E_NOMEM. */
 sluice_status sluice_executor_bind_parse(void *conn,
                                          const char *sql,
                                          sluice_arena *arena,
