@@ -522,18 +522,26 @@ sluice_status sluice_codemode_audit(sluice_codemode *cm,
 }
 
 /* Appends every violation; false (list unusable) unless all of them are in: a refusal always
- * says why. */
+ * says why. Members are set one by one (json_pack parses its format on every call) with the
+ * unchecked setter: the keys are literals. */
 static bool append_violations(json_t *list, const sluice_codefacts_violation *vs, size_t n)
 {
     for (size_t i = 0; list != NULL && i < n; i++) {
         const sluice_codefacts_violation *v = &vs[i];
-        json_t *o = json_pack(
-            "{s:s, s:s, s:o, s:o, s:o}", "rule", v->rule, "message", v->message, "suggestion",
-            v->suggestion != NULL ? json_string(v->suggestion) : json_null(), "line",
-            v->line > 0 ? json_integer((json_int_t)v->line) : json_null(), "column",
-            v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
-        if (o == NULL || json_array_append_new(list, o) != 0)
+        json_t *o = json_object();
+        int bad = json_object_set_new_nocheck(o, "rule", json_string(v->rule));
+        bad |= json_object_set_new_nocheck(o, "message", json_string(v->message));
+        bad |= json_object_set_new_nocheck(
+            o, "suggestion", v->suggestion != NULL ? json_string(v->suggestion) : json_null());
+        bad |= json_object_set_new_nocheck(
+            o, "line", v->line > 0 ? json_integer((json_int_t)v->line) : json_null());
+        bad |= json_object_set_new_nocheck(
+            o, "column", v->column > 0 ? json_integer((json_int_t)v->column) : json_null());
+        if (bad != 0 || json_array_append_new(list, o) != 0) {
+            if (bad != 0)
+                json_decref(o);
             return false;
+        }
     }
     return list != NULL;
 }
@@ -878,20 +886,24 @@ static json_t *validation_json(const sluice_codemode *cm,
         json_decref(meta);
         return NULL;
     }
-    json_t *o =
-        json_pack("{s:b, s:s, s:s, s:s, s:s, s:o, s:o, s:s, s:b, s:b}", "valid", valid, "language",
-                  f->language != NULL ? f->language : "", "action", action_label(f->action),
-                  "risk_level", sluice_risk_name(j->risk), "explanation", explanation, "violations",
-                  violations, "warnings", sluice_codefacts_list_json(&f->warnings), "code_hash",
-                  f->code_hash, "auto_approved", auto_ok, "requires_approval", valid && !auto_ok);
-    if (o == NULL) {
-        json_decref(meta);
-        return NULL;
-    }
-    int bad =
-        json_object_set_new(o, "approval_token", token != NULL ? json_string(token) : json_null());
-    bad |= json_object_set_new(o, "expires_at", token != NULL ? json_string(when) : json_null());
-    bad |= json_object_set_new(o, "metadata", meta);
+    /* member by member (json_pack parses its format on every call); the keys are literals */
+    json_t *o = json_object();
+    int bad = json_object_set_new_nocheck(o, "valid", json_boolean(valid));
+    bad |= json_object_set_new_nocheck(o, "language",
+                                       json_string(f->language != NULL ? f->language : ""));
+    bad |= json_object_set_new_nocheck(o, "action", json_string(action_label(f->action)));
+    bad |= json_object_set_new_nocheck(o, "risk_level", json_string(sluice_risk_name(j->risk)));
+    bad |= json_object_set_new_nocheck(o, "explanation", json_string(explanation));
+    bad |= json_object_set_new_nocheck(o, "violations", violations);
+    bad |= json_object_set_new_nocheck(o, "warnings", sluice_codefacts_list_json(&f->warnings));
+    bad |= json_object_set_new_nocheck(o, "code_hash", json_string(f->code_hash));
+    bad |= json_object_set_new_nocheck(o, "auto_approved", json_boolean(auto_ok));
+    bad |= json_object_set_new_nocheck(o, "requires_approval", json_boolean(valid && !auto_ok));
+    bad |= json_object_set_new_nocheck(o, "approval_token",
+                                       token != NULL ? json_string(token) : json_null());
+    bad |= json_object_set_new_nocheck(o, "expires_at",
+                                       token != NULL ? json_string(when) : json_null());
+    bad |= json_object_set_new_nocheck(o, "metadata", meta);
     if (bad != 0) {
         json_decref(o); /* all or nothing: NULL means out of memory */
         return NULL;

@@ -163,10 +163,11 @@ json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list)
     return a;
 }
 
-/* Sets key to value (stolen); remembers a failure in *ok. */
+/* Sets key to value (stolen); remembers a failure in *ok. Every key here is a literal, so the
+ * setter that skips the key's UTF-8 check serves. */
 static void put(json_t *obj, const char *key, json_t *value, bool *ok)
 {
-    if (value == NULL || json_object_set_new(obj, key, value) != 0)
+    if (value == NULL || json_object_set_new_nocheck(obj, key, value) != 0)
         *ok = false;
 }
 
@@ -250,14 +251,20 @@ json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
     return ctx;
 }
 
+/* The objects below are set member by member: json_pack parses its format on every call. */
 static json_t *outputs_json(const sluice_codefacts *facts)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < facts->output_count; i++) {
         const sluice_codefacts_output *o = &facts->outputs[i];
-        json_t *obj = json_pack("{s:s, s:s, s:o}", "name", o->name, "type", o->type, "lineage",
-                                sluice_codefacts_list_json(&o->lineage));
-        if (obj == NULL || json_array_append_new(a, obj) != 0) {
+        json_t *obj = json_object();
+        bool ok = obj != NULL;
+        put(obj, "name", json_string(o->name), &ok);
+        put(obj, "type", json_string(o->type), &ok);
+        put(obj, "lineage", sluice_codefacts_list_json(&o->lineage), &ok);
+        if (!ok || json_array_append_new(a, obj) != 0) {
+            if (!ok)
+                json_decref(obj);
             json_decref(a);
             return NULL;
         }
@@ -270,17 +277,24 @@ static json_t *violations_json(const sluice_codefacts *facts)
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < facts->violation_count; i++) {
         const sluice_codefacts_violation *v = &facts->violations[i];
-        json_t *obj = json_pack("{s:s, s:s, s:s?}", "rule", v->rule, "message", v->message,
-                                "suggestion", v->suggestion);
-        if (obj != NULL && v->line > 0) {
-            json_t *loc = json_pack("{s:I, s:I}", "line", (json_int_t)v->line, "column",
-                                    (json_int_t)v->column);
-            if (loc == NULL || json_object_set_new(obj, "location", loc) != 0) {
-                json_decref(obj);
-                obj = NULL;
-            }
+        json_t *obj = json_object();
+        bool ok = obj != NULL;
+        put(obj, "rule", json_string(v->rule), &ok);
+        put(obj, "message", json_string(v->message), &ok);
+        put(obj, "suggestion", v->suggestion != NULL ? json_string(v->suggestion) : json_null(),
+            &ok);
+        if (v->line > 0) {
+            json_t *loc = json_object();
+            bool loc_ok = loc != NULL;
+            put(loc, "line", json_integer((json_int_t)v->line), &loc_ok);
+            put(loc, "column", json_integer((json_int_t)v->column), &loc_ok);
+            if (!loc_ok)
+                json_decref(loc);
+            put(obj, "location", loc_ok ? loc : NULL, &ok);
         }
-        if (obj == NULL || json_array_append_new(a, obj) != 0) {
+        if (!ok || json_array_append_new(a, obj) != 0) {
+            if (!ok)
+                json_decref(obj);
             json_decref(a);
             return NULL;
         }
