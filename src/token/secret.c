@@ -2,8 +2,9 @@
  * secret.c — token signing keys in locked memory, HMAC, keyring (see secret.h).
  *
  * The key bytes live in one sodium_malloc'd region (guard pages around it, mlock'd, wiped by
- * sodium_free) that is made read-only once filled. Every buffer that held key text on the way
- * in is wiped before its function returns.
+ * sodium_free) that is made read-only once filled; so does the HMAC state keyed with them (its
+ * pads are derived from the key), made once so a MAC does not hash the pads again each time.
+ * Every buffer that held key text on the way in is wiped before its function returns.
  */
 #include "token/secret.h"
 
@@ -28,7 +29,8 @@
 struct sluice_secret {
     char key_id[SLUICE_SECRET_KEY_ID_MAX + 1];
     size_t len;
-    unsigned char *bytes; /* sodium_malloc'd; read-only once loaded */
+    unsigned char *bytes;                /* sodium_malloc'd; read-only once loaded */
+    crypto_auth_hmacsha256_state *keyed; /* HMAC after init with bytes; as bytes */
 };
 
 struct sluice_secret_ring {
@@ -85,6 +87,12 @@ static sluice_status decode_secret(const char *b64,
                                 source, bin_len, SLUICE_SECRET_MIN_BYTES, HOW_TO_MAKE);
     key->len = bin_len;
     sodium_mprotect_readonly(key->bytes);
+    key->keyed = sodium_malloc(sizeof *key->keyed);
+    if (key->keyed == NULL)
+        return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
+                                "%s: cannot allocate locked memory for the key", source);
+    crypto_auth_hmacsha256_init(key->keyed, key->bytes, key->len);
+    sodium_mprotect_readonly(key->keyed);
     return SLUICE_OK;
 }
 
@@ -241,6 +249,7 @@ void sluice_secret_free(sluice_secret *key)
     if (key == NULL)
         return;
     sodium_free(key->bytes); /* wipes before freeing; NULL is fine */
+    sodium_free(key->keyed);
     sodium_memzero(key, sizeof(*key));
     free(key);
 }
@@ -255,8 +264,7 @@ void sluice_secret_mac(const sluice_secret *key,
                        size_t len,
                        uint8_t out[SLUICE_SECRET_MAC_BYTES])
 {
-    crypto_auth_hmacsha256_state state;
-    crypto_auth_hmacsha256_init(&state, key->bytes, key->len);
+    crypto_auth_hmacsha256_state state = *key->keyed; /* init with the key, done once */
     crypto_auth_hmacsha256_update(&state, data, (unsigned long long)len);
     crypto_auth_hmacsha256_final(&state, out);
     sodium_memzero(&state, sizeof state); /* the pads are derived from the key */

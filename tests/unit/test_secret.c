@@ -222,6 +222,35 @@ static void test_secret_mac_is_hmac_sha256(void **state)
     sluice_secret_free(key);
 }
 
+/* The longest key (64 bytes), MACed again and again from the state keyed once at load: each MAC
+ * equals HMAC-SHA256 keyed from the raw bytes, so no MAC consumes the kept state. */
+static void test_secret_mac_repeats_from_the_keyed_state(void **state)
+{
+    (void)state;
+    char line[256];
+    line_with(line, sizeof line, "k", SLUICE_SECRET_MAX_BYTES, 0x5a);
+    sluice_secret *key = NULL;
+    assert_int_equal(parse(line, &key, NULL, NULL), SLUICE_OK);
+    uint8_t raw[SLUICE_SECRET_MAX_BYTES];
+    memset(raw, 0x5a, sizeof raw);
+    const char *payloads[] = { "", "payload",
+                               "a longer payload that spans more than one block of "
+                               "SHA-256's sixty-four bytes, and then some more" };
+    for (int round = 0; round < 2; round++)
+        for (size_t i = 0; i < sizeof payloads / sizeof payloads[0]; i++) {
+            size_t n = strlen(payloads[i]);
+            uint8_t mac[32], want[32];
+            crypto_auth_hmacsha256_state h;
+            crypto_auth_hmacsha256_init(&h, raw, sizeof raw);
+            crypto_auth_hmacsha256_update(&h, (const unsigned char *)payloads[i], n);
+            crypto_auth_hmacsha256_final(&h, want);
+            sluice_secret_mac(key, payloads[i], n, mac);
+            assert_memory_equal(mac, want, 32);
+            assert_true(sluice_secret_mac_verify(key, payloads[i], n, want));
+        }
+    sluice_secret_free(key);
+}
+
 static void test_secret_ring_rejects_duplicate_ids(void **state)
 {
     (void)state;
@@ -281,6 +310,7 @@ int main(void)
         cmocka_unit_test(test_secret_file_permissions),
         cmocka_unit_test(test_secret_env_var),
         cmocka_unit_test(test_secret_mac_is_hmac_sha256),
+        cmocka_unit_test(test_secret_mac_repeats_from_the_keyed_state),
         cmocka_unit_test(test_secret_ring_rejects_duplicate_ids),
         cmocka_unit_test(test_secret_ring_load_from_config),
     };
