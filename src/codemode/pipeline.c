@@ -971,6 +971,44 @@ static sluice_status admit_quota(request *r, sluice_quota_stage stage, sluice_qu
     return SLUICE_OK;
 }
 
+/* The audit record of r's verdict (result): what was decided on which code, its violations, the
+ * token's id when one was issued, the policy and the estimate the token signs (shown beside the
+ * code to whoever approves it; the console reads it from this record). Set member by member,
+ * each checked: a record that lost a member is NULL, so it is not written and the validate
+ * fails. */
+static json_t *validation_record(const request *r, json_t *result, bool issued)
+{
+    const sluice_codemode_request *in = r->in;
+    const judgement *j = &r->j;
+    const sluice_codefacts *f = j->facts;
+    json_t *o = json_object();
+    int bad = json_object_set_new_nocheck(
+        o, "decision", json_string(judgement_refused(j) ? "refused" : "validated"));
+    bad |= json_object_set_new_nocheck(o, "language",
+                                       json_string(f->language != NULL ? f->language : ""));
+    bad |= json_object_set_new_nocheck(
+        o, "code", json_string(in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)"));
+    bad |= json_object_set_new_nocheck(o, "code_hash", json_string(f->code_hash));
+    bad |= json_object_set_new_nocheck(o, "action", json_string(action_label(f->action)));
+    bad |= json_object_set_new_nocheck(o, "risk", json_string(sluice_risk_name(j->risk)));
+    bad |= json_object_set_new_nocheck(o, "violations",
+                                       json_incref(json_object_get(result, "violations")));
+    if (issued) {
+        char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
+        sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
+        bad |= json_object_set_new_nocheck(o, "token_id", json_string(id));
+    }
+    bad |= json_object_set_new_nocheck(o, "dry_run", json_boolean(in->dry_run));
+    bad |= json_object_set_new_nocheck(o, "policy", json_incref(j->policy_summary));
+    if (f->estimate_kind != SLUICE_ESTIMATE_NONE)
+        bad |= json_object_set_new_nocheck(o, "estimate", sluice_estimate_json(f));
+    if (bad != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static sluice_status validate(request *r, json_t **out)
 {
     const sluice_codemode_request *in = r->in;
@@ -992,7 +1030,6 @@ static sluice_status validate(request *r, json_t **out)
         if (!needs_live_estimate(r, &r->claims) && !r->recalled)
             remember(r);
     }
-    const sluice_codefacts *f = j->facts;
     json_t *result = validation_json(r->cm, j, explain(arena, j), token, r->claims.expires_at);
     if (result == NULL || json_object_set(result, "policy", j->policy_summary) != 0 ||
         sluice_arena_failed(arena)) {
@@ -1001,26 +1038,7 @@ static sluice_status validate(request *r, json_t **out)
         return sluice_error_set(r->err, arena, SLUICE_E_NOMEM,
                                 "out of memory while validating; nothing was approved");
     }
-    json_t *record = json_pack(
-        "{s:s, s:s, s:s, s:s, s:s, s:s, s:O}", "decision", valid ? "validated" : "refused",
-        "language", f->language != NULL ? f->language : "", "code",
-        in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)", "code_hash",
-        f->code_hash, "action", action_label(f->action), "risk", sluice_risk_name(j->risk),
-        "violations", json_object_get(result, "violations"));
-    if (token != NULL) {
-        char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
-        sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
-        json_object_set_new(record, "token_id", json_string(id));
-    }
-    json_object_set_new(record, "dry_run", json_boolean(in->dry_run));
-    json_object_set(record, "policy", j->policy_summary);
-    /* the estimate the token signs, shown beside the code to whoever approves it (the console
-     * reads it from this record): a record that lost it is not written, the validate fails */
-    if (f->estimate_kind != SLUICE_ESTIMATE_NONE &&
-        json_object_set_new(record, "estimate", sluice_estimate_json(f)) != 0) {
-        json_decref(record);
-        record = NULL;
-    }
+    json_t *record = validation_record(r, result, token != NULL);
     st = sluice_codemode_audit(r->cm, arena, in->caller, valid ? "validate" : "deny", record,
                                r->err);
     if (st != SLUICE_OK) {

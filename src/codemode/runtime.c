@@ -34,15 +34,17 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
     if (rt->audit != NULL) {
         const sluice_identity *who = caller->identity;
         json_t *groups = groups_json(who);
+        /* the keys are literals: the setter that skips their UTF-8 check serves */
         bool ok =
             fields != NULL && groups != NULL &&
-            json_object_set_new(fields, "event", json_string(event)) == 0 &&
-            json_object_set_new(fields, "user", json_string(who != NULL ? who->user_id : "")) ==
-                0 &&
-            json_object_set_new(fields, "auth", json_string(who != NULL ? who->method : "")) == 0 &&
-            json_object_set_new(fields, "session", json_string(caller->session_id)) == 0 &&
-            json_object_set_new(fields, "server", json_string(rt->server_id)) == 0;
-        if (!ok || json_object_set_new(fields, "groups", groups) != 0) {
+            json_object_set_new_nocheck(fields, "event", json_string(event)) == 0 &&
+            json_object_set_new_nocheck(fields, "user",
+                                        json_string(who != NULL ? who->user_id : "")) == 0 &&
+            json_object_set_new_nocheck(fields, "auth",
+                                        json_string(who != NULL ? who->method : "")) == 0 &&
+            json_object_set_new_nocheck(fields, "session", json_string(caller->session_id)) == 0 &&
+            json_object_set_new_nocheck(fields, "server", json_string(rt->server_id)) == 0;
+        if (!ok || json_object_set_new_nocheck(fields, "groups", groups) != 0) {
             /* a record missing a field is not written: the decision fails with it */
             if (!ok)
                 json_decref(groups);
