@@ -46,8 +46,8 @@ fi
 
 cg='{}'
 if [ "${BENCH_CALLGRIND:-0}" = 1 ]; then
-    for side in validate_sluice validate_duckdb validate_sluice_repeat execute_sluice execute_fetch \
-        execute_fetch_json; do
+    for side in validate_sluice validate_duckdb validate_sluice_repeat execute_sluice \
+        execute_sluice_first_seen execute_fetch execute_fetch_json; do
         valgrind --tool=callgrind --collect-atstart=no --toggle-collect=measured_once \
             --callgrind-out-file="$tmp/cg.$side" "$build/bench_sql" "${args[@]}" --threads 1 --warmup 2 \
             --callgrind "$side" 2>"$tmp/cg.$side.log" >/dev/null ||

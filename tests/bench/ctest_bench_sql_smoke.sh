@@ -11,7 +11,7 @@ ITERATIONS=5 WARMUP=1 BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
     bash "$SLUICE_SOURCE_DIR/bench/sql/run.sh"
 jq -e '
   (.sides | keys) == (["execute_fetch", "execute_fetch_json", "execute_sluice",
-                       "validate_duckdb", "validate_sluice", "validate_sluice_repeat"]) and
+                       "execute_sluice_first_seen", "validate_duckdb", "validate_sluice", "validate_sluice_repeat"]) and
   ([.sides[] | .n] | all(. == 5)) and
   ([.sides[] | .median_us, .p90_us] | all(. > 0)) and
   ([.ratios[]] | all(. > 0)) and
