@@ -17,8 +17,25 @@
 #include "core/utf8.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Whether the 8 bytes at s are all written as they are: ASCII from 0x20 up, neither '"' nor
+ * '\\'. Most text is, so it is tested a word at a time (the bit tricks find a byte below a
+ * bound, or a zero byte after an XOR, in every lane at once; each is exact about whether one
+ * exists, which is all this asks). */
+static bool plain8(const char *s)
+{
+    const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
+    uint64_t x, q, b;
+    memcpy(&x, s, sizeof x);
+    q = x ^ (ones * '"');
+    b = x ^ (ones * '\\');
+    uint64_t below_space = (x - ones * 0x20) & ~x & highs;
+    uint64_t quote = (q - ones) & ~q & highs, backslash = (b - ones) & ~b & highs;
+    return ((x & highs) | below_space | quote | backslash) == 0;
+}
 
 /* Appends s[0..len) as a JSON string literal; false when it is not valid UTF-8. */
 static bool write_string(sluice_buf *buf, const char *s, size_t len)
@@ -27,6 +44,10 @@ static bool write_string(sluice_buf *buf, const char *s, size_t len)
     sluice_buf_putc(buf, '"');
     size_t run = 0, i = 0;
     while (i < len) {
+        if (len - i >= 8 && plain8(s + i)) {
+            i += 8;
+            continue;
+        }
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x80) {
             size_t n = sluice_utf8_decode(s + i, len - i, NULL);
