@@ -20,6 +20,7 @@
 #ifdef SLUICE_DUCKDB_CPP
 #include "exec/duckdb_plan.h"
 #endif
+#include "exec/duckdb_process.h"
 #include "exec/duckdb_values.h"
 #include "exec/fork_gate.h"
 #include "exec/report.h"
@@ -358,6 +359,27 @@ make_config(const duck_open *o, duckdb_config *out, sluice_arena *arena, sluice_
     return st;
 }
 
+/* Makes db's process functions refuse to run (exec/duckdb_plan.h), on a connection of its own,
+ * before the database is shared with any other thread. */
+static sluice_status
+seal_process_functions(duckdb_database db, sluice_arena *arena, sluice_error *err)
+{
+#ifdef SLUICE_DUCKDB_CPP
+    duckdb_connection conn;
+    sluice_status st = sluice_exec_duckdb_connect(db, true, &conn, arena, err);
+    if (st == SLUICE_OK) {
+        st = sluice_exec_duckdb_plan_seal(conn, arena, err);
+        duckdb_disconnect(&conn);
+    }
+    return st;
+#else
+    (void)db; /* without the bind unit the guard's text and plan checks are what stands */
+    (void)arena;
+    (void)err;
+    return SLUICE_OK;
+#endif
+}
+
 /* Opens the served file and reads the hardening back; under open.mu, in a fork-gate region. */
 static sluice_status open_now(duck_state *s, sluice_arena *arena, sluice_error *err)
 {
@@ -380,6 +402,8 @@ static sluice_status open_now(duck_state *s, sluice_arena *arena, sluice_error *
     expect[HARDENING_COUNT] = (duck_setting){ "access_mode", o->access_mode, o->access_mode };
     expect[HARDENING_COUNT + 1] = (duck_setting){ "threads", o->threads, o->threads };
     st = verify_settings(db, expect, HARDENING_COUNT + 2, arena, err);
+    if (st == SLUICE_OK)
+        st = seal_process_functions(db, arena, err);
     if (st != SLUICE_OK) {
         duckdb_close(&db);
         return st;
@@ -690,6 +714,8 @@ static sluice_status open_scratch(const sluice_scratch_options *o,
         st = verify_settings(s->db, settings, HARDENING_COUNT + 1, err_arena, err);
     if (st == SLUICE_OK)
         st = check_allowed_dirs(s->db, allowed, err_arena, err);
+    if (st == SLUICE_OK)
+        st = seal_process_functions(s->db, err_arena, err);
     if (st != SLUICE_OK) {
         duck_close(s);
         return st;
@@ -1139,21 +1165,12 @@ static sluice_status bind_variables(duck_call *c)
     return st;
 }
 
-/* Table functions that act on the whole process rather than return data. In 1.5.6
- * `SELECT * FROM enable_logging(storage='file', ...)` aborts the process (research D4) and
- * storage='stdout' prints every later query: no SELECT may reach them, analyzer or not. */
-static const char *const process_functions[] = {
-    "enable_logging",
-    "disable_logging",
-    "truncate_duckdb_logs",
-};
-
 /* The process function name names (its static string), or NULL. */
 static const char *process_function_named(const char *name)
 {
-    for (size_t i = 0; i < sizeof(process_functions) / sizeof(process_functions[0]); i++)
-        if (name != NULL && strcasecmp(name, process_functions[i]) == 0)
-            return process_functions[i];
+    for (size_t i = 0; i < SLUICE_DUCKDB_PROCESS_FUNCTIONS; i++)
+        if (name != NULL && strcasecmp(name, sluice_duckdb_process_functions[i]) == 0)
+            return sluice_duckdb_process_functions[i];
     return NULL;
 }
 
@@ -1284,10 +1301,9 @@ static bool guard_passed(guard_cache *g, const uint8_t key[SLUICE_HASH_BYTES], b
 static sluice_status guard_process_functions(duck_call *c)
 {
     const char *hit = NULL;
-    for (size_t i = 0; hit == NULL && i < sizeof(process_functions) / sizeof(process_functions[0]);
-         i++)
-        if (strcasestr(c->code, process_functions[i]) != NULL)
-            hit = process_functions[i];
+    for (size_t i = 0; hit == NULL && i < SLUICE_DUCKDB_PROCESS_FUNCTIONS; i++)
+        if (strcasestr(c->code, sluice_duckdb_process_functions[i]) != NULL)
+            hit = sluice_duckdb_process_functions[i];
     if (hit == NULL && guard_passed(c->state->guards, text_key(c), false))
         return SLUICE_OK;
     if (hit == NULL)

@@ -11,6 +11,8 @@
  * Does not own: which statements may run (lang/sql), opening databases (exec/duckdb.c).
  */
 #include "exec/duckdb_plan.h"
+
+#include "exec/duckdb_process.h"
 extern "C" {
 #include "core/tree.h"
 #include "core/utf8.h"
@@ -18,6 +20,8 @@ extern "C" {
 }
 
 #include "duckdb/catalog/catalog_entry/table_catalog_entry.hpp"
+#include "duckdb/catalog/catalog_entry/table_function_catalog_entry.hpp"
+#include "duckdb/catalog/catalog_transaction.hpp"
 #include "duckdb/common/enum_util.hpp"
 #include "duckdb/common/error_data.hpp"
 #include "duckdb/common/exception.hpp"
@@ -1454,6 +1458,59 @@ extern "C" sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
     } catch (std::exception &e) {
         return sluice_error_set(err, arena, SLUICE_E_ENGINE,
                                 "DuckDB refused the connection's hardening: %s", e.what());
+    }
+    return SLUICE_OK;
+}
+
+namespace
+{
+
+/* What a process function runs once its database was sealed: a refusal naming it. */
+template <size_t I>
+void refuse_process_function(duckdb::ClientContext &,
+                             duckdb::TableFunctionInput &,
+                             duckdb::DataChunk &)
+{
+    throw duckdb::PermissionException(std::string(sluice_duckdb_process_functions[I]) +
+                                      "() is not allowed: it changes the server process, not data");
+}
+
+constexpr duckdb::table_function_t process_refusals[] = {
+    refuse_process_function<0>,
+    refuse_process_function<1>,
+    refuse_process_function<2>,
+};
+static_assert(sizeof(process_refusals) / sizeof(process_refusals[0]) ==
+                  SLUICE_DUCKDB_PROCESS_FUNCTIONS,
+              "one refusal per process function");
+
+} // namespace
+
+extern "C" sluice_status
+sluice_exec_duckdb_plan_seal(duckdb_connection conn, sluice_arena *arena, sluice_error *err)
+{
+    if (conn == nullptr)
+        return sluice_error_set(err, arena, SLUICE_E_INTERNAL,
+                                "sluice_exec_duckdb_plan_seal: no connection");
+    try {
+        auto &db = duckdb::DatabaseInstance::GetDatabase(context_of(conn));
+        auto transaction = duckdb::CatalogTransaction::GetSystemTransaction(db);
+        auto &schema = duckdb::Catalog::GetSystemCatalog(db).GetSchema(transaction, DEFAULT_SCHEMA);
+        for (size_t i = 0; i < SLUICE_DUCKDB_PROCESS_FUNCTIONS; i++) {
+            auto entry = schema.GetEntry(transaction, duckdb::CatalogType::TABLE_FUNCTION_ENTRY,
+                                         sluice_duckdb_process_functions[i]);
+            if (!entry)
+                continue; /* this DuckDB has no such function: nothing to run */
+            /* the binder copies a function out of this set, so every later bind gets the refusal */
+            for (auto &f : entry->Cast<duckdb::TableFunctionCatalogEntry>().functions.functions)
+                f.function = process_refusals[i];
+        }
+    } catch (std::bad_alloc &) {
+        return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory sealing DuckDB");
+    } catch (std::exception &e) {
+        return sluice_error_set(err, arena, SLUICE_E_ENGINE,
+                                "DuckDB refused sluice's seal of its process functions: %s",
+                                e.what());
     }
     return SLUICE_OK;
 }

@@ -89,6 +89,16 @@ sluice_status sluice_exec_duckdb_plan_harden(duckdb_connection conn,
                                              sluice_arena *arena,
                                              sluice_error *err);
 
+/* Makes each of exec/duckdb_process.h's process functions, in conn's whole database, run a
+ * refusal naming it (a Permission Error) instead of acting on the process: whatever statement
+ * plans one — through query() with a parameter's text, a view, a macro — it cannot act, even
+ * where the executor's guard cannot read the plan. Binding is unchanged, so the analyzer still
+ * sees and names them. Call once per database, on its first connection, before any other
+ * connection exists (it writes the catalog's function entries). SLUICE_E_ENGINE, SLUICE_E_NOMEM
+ * (err says which); the database must then not be served. */
+sluice_status
+sluice_exec_duckdb_plan_seal(duckdb_connection conn, sluice_arena *arena, sluice_error *err);
+
 /* Whether conn's own state is as a new connection's as far as a statement can leave it:
  * auto-commit, no transaction open, not interrupted, no prepared name (duckdb_connect.c keeps
  * only such an idle connection). Reads conn only; conn must be idle. */

@@ -211,6 +211,40 @@ static void test_escapes_refused_without_analyzer(void **state)
     assert_rows_json("count(*) and the two settings", r.rows, "[[2,false,true]]");
 }
 
+/* A process function whose name only a parameter's value carries (a curated statement over
+ * query($q)): neither the guard's text check nor a plan made without the value can see it, so
+ * the database itself refuses to run it, and logging stays as it was. */
+static void test_process_function_in_a_parameter_refused(void **state)
+{
+    fixture *f = *state;
+    sluice_exec_limits limits = { .timeout_ms = 30000, .max_rows = 1000 };
+    const char *texts[] = { "SELECT * FROM enable_logging(storage='stdout')",
+                            "SELECT * FROM disable_logging()",
+                            "SELECT * FROM truncate_duckdb_logs()" };
+    const char *needles[] = { "enable_logging() is not allowed", "disable_logging() is not allowed",
+                              "truncate_duckdb_logs() is not allowed" };
+    for (int pass = 0; pass < 2; pass++) /* the second after the statement was kept */
+        for (size_t i = 0; i < 3; i++) {
+            json_t *vars = json_pack("{s:s}", "q", texts[i]);
+            sluice_exec_result r;
+            sluice_error err;
+            sluice_status st =
+                run_full(f, "SELECT * FROM query($q)", vars, limits, false, &r, &err);
+            json_decref(vars);
+            if (st == SLUICE_OK)
+                fail_msg("ran: %s", texts[i]);
+            assert_non_null(err.message);
+            if (strstr(err.message, needles[i]) == NULL)
+                fail_msg("'%s' failed with '%s'", texts[i], err.message);
+        }
+    sluice_exec_result r;
+    sluice_error err;
+    if (run(f, "SELECT value FROM duckdb_settings() WHERE name = 'enable_' || 'logging'", &r,
+            &err) != SLUICE_OK)
+        fail_msg("reading the setting: %s", err.message);
+    assert_rows_json("logging still off", r.rows, "[[\"0\"]]");
+}
+
 /* Every allocation of an execute fails in turn for a statement whose process function only its
  * plan shows: refused or failed each time, never run; then the guard's own refusal. */
 static void test_guard_allocation_failure_sweep(void **state)
@@ -986,6 +1020,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_select_returns_rows_and_columns, setup, teardown),
         cmocka_unit_test_setup_teardown(test_escapes_refused_without_analyzer, setup, teardown),
         cmocka_unit_test_setup_teardown(test_guard_allocation_failure_sweep, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_process_function_in_a_parameter_refused, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_timeout_stops_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cancel_stops_query, setup, teardown),
         cmocka_unit_test_setup_teardown(test_row_cap_tells_n_from_n_plus_1, setup, teardown),
