@@ -304,16 +304,22 @@ char *sluice_arena_strdup(sluice_arena *arena, const char *s)
 
 char *sluice_arena_vprintf(sluice_arena *arena, const char *fmt, va_list ap)
 {
+    /* Most texts fit the stack buffer: formatted once and copied, instead of formatted twice
+     * (once to measure, once to write). Only a longer one is formatted again. */
+    char small[256];
     va_list copy;
     va_copy(copy, ap);
-    int n = vsnprintf(NULL, 0, fmt, copy);
+    int n = vsnprintf(small, sizeof small, fmt, copy);
     va_end(copy);
     if (n < 0)
         return NULL;
     char *p = sluice_arena_alloc(arena, (size_t)n + 1);
     if (p == NULL)
         return NULL;
-    vsnprintf(p, (size_t)n + 1, fmt, ap);
+    if ((size_t)n < sizeof small)
+        memcpy(p, small, (size_t)n + 1);
+    else
+        vsnprintf(p, (size_t)n + 1, fmt, ap);
     return p;
 }
 

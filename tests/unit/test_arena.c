@@ -47,6 +47,35 @@ static void test_arena_strings_are_copied(void **state)
     sluice_arena_free(a);
 }
 
+/* Texts shorter than, exactly at and past the formatter's stack buffer come out whole, and each
+ * takes one allocation (an allocation-failure sweep counts on that). */
+static void test_arena_printf_any_length(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    char text[1100];
+    for (size_t len = 0; len < 1024; len += len < 300 ? 1 : 97) {
+        memset(text, 'a' + (int)(len % 26), len);
+        text[len] = '\0';
+        char *p = sluice_arena_printf(a, "<%s>%zu", text, len);
+        assert_non_null(p);
+        char want[1200];
+        snprintf(want, sizeof want, "<%s>%zu", text, len);
+        assert_string_equal(p, want);
+    }
+    memset(text, 'x', 300);
+    text[300] = '\0';
+    sluice_arena_fail_at(1);
+    assert_null(sluice_arena_printf(a, "%s", text));
+    assert_true(sluice_arena_failed(a));
+    sluice_arena_free(a);
+    a = sluice_arena_new();
+    sluice_arena_fail_at(1);
+    assert_null(sluice_arena_printf(a, "%s", "short"));
+    assert_false(sluice_arena_fail_pending());
+    sluice_arena_free(a);
+}
+
 static int cleanup_order[4];
 static int cleanup_count;
 
@@ -160,6 +189,7 @@ int main(void)
         cmocka_unit_test(test_arena_allocations_are_aligned_and_usable),
         cmocka_unit_test(test_arena_calloc_rejects_overflow),
         cmocka_unit_test(test_arena_strings_are_copied),
+        cmocka_unit_test(test_arena_printf_any_length),
         cmocka_unit_test(test_arena_cleanups_run_last_first),
         cmocka_unit_test(test_arena_injected_failure_hits_nth_allocation),
         cmocka_unit_test(test_arena_cleanup_runs_even_when_registration_fails),
