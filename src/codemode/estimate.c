@@ -119,10 +119,23 @@ json_t *sluice_estimate_json(const sluice_codefacts *f)
     if (f == NULL || f->estimate_kind == SLUICE_ESTIMATE_NONE ||
         (unsigned)f->estimate_kind >= sizeof units / sizeof units[0])
         return NULL;
-    return json_pack("{s:s, s:o, s:I, s:s}", "by", maker(f), "rows",
-                     f->estimated_rows >= 0 ? json_integer(f->estimated_rows) : json_null(), "cost",
-                     (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18),
-                     "unit", units[f->estimate_kind]);
+    /* set member by member: json_pack would parse its format on every call; keys are literals */
+    json_t *o = json_object();
+    bool bad = o == NULL;
+    bad |= json_object_set_new_nocheck(o, "by", json_string(maker(f))) != 0;
+    bad |=
+        json_object_set_new_nocheck(
+            o, "rows", f->estimated_rows >= 0 ? json_integer(f->estimated_rows) : json_null()) != 0;
+    bad |= json_object_set_new_nocheck(
+               o, "cost",
+               json_integer(
+                   (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18))) != 0;
+    bad |= json_object_set_new_nocheck(o, "unit", json_string(units[f->estimate_kind])) != 0;
+    if (bad) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 void sluice_estimate_bind(const sluice_codefacts *f, sluice_token_claims *claims)

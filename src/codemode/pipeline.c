@@ -848,9 +848,16 @@ static const char *explain(sluice_arena *arena, const judgement *j)
     const char *text = j->fe->explain(arena, j->facts);
     const char *words = sluice_estimate_words(arena, j->facts);
     if (text != NULL && words != NULL && words[0] != '\0') {
-        /* out of memory leaves the front end's text; validate checks the arena before answering */
-        const char *with = sluice_arena_printf(arena, "%s %s", text, words);
-        text = with != NULL ? with : text;
+        /* "text words", joined by copying (a printf would scan the long text twice); out of
+         * memory leaves the front end's text, and validate checks the arena before answering */
+        size_t nt = strlen(text), nw = strlen(words);
+        char *with = sluice_arena_alloc(arena, nt + nw + 2);
+        if (with != NULL) {
+            memcpy(with, text, nt);
+            with[nt] = ' ';
+            memcpy(with + nt + 1, words, nw + 1);
+            text = with;
+        }
     }
     return text != NULL ? text : "";
 }

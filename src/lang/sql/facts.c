@@ -13,10 +13,11 @@
 #include <ctype.h>
 #include <string.h>
 
-/* Sets key to value (stolen); false when either failed. */
+/* Sets key to value (stolen); false when either failed. Every key is a literal, so the setter
+ * that skips the key's UTF-8 check. */
 static bool put(json_t *obj, const char *key, json_t *value)
 {
-    return value != NULL && json_object_set_new(obj, key, value) == 0;
+    return value != NULL && json_object_set_new_nocheck(obj, key, value) == 0;
 }
 
 static bool sql_cedar_context(const sluice_codefacts *facts, json_t *script)
