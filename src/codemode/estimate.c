@@ -130,7 +130,8 @@ json_t *sluice_estimate_json(const sluice_codefacts *f)
                o, "cost",
                json_integer(
                    (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18))) != 0;
-    bad |= json_object_set_new_nocheck(o, "unit", json_string(units[f->estimate_kind])) != 0;
+    bad |=
+        json_object_set_new_nocheck(o, "unit", json_string_nocheck(units[f->estimate_kind])) != 0;
     if (bad) {
         json_decref(o);
         return NULL;

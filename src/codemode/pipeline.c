@@ -898,12 +898,14 @@ static json_t *validation_json(const sluice_codemode *cm,
     int bad = json_object_set_new_nocheck(o, "valid", json_boolean(valid));
     bad |= json_object_set_new_nocheck(o, "language",
                                        json_string(f->language != NULL ? f->language : ""));
-    bad |= json_object_set_new_nocheck(o, "action", json_string(action_label(f->action)));
-    bad |= json_object_set_new_nocheck(o, "risk_level", json_string(sluice_risk_name(j->risk)));
+    /* the labels and the hex code_hash are sluice's own ASCII: no UTF-8 check */
+    bad |= json_object_set_new_nocheck(o, "action", json_string_nocheck(action_label(f->action)));
+    bad |= json_object_set_new_nocheck(o, "risk_level",
+                                       json_string_nocheck(sluice_risk_name(j->risk)));
     bad |= json_object_set_new_nocheck(o, "explanation", json_string(explanation));
     bad |= json_object_set_new_nocheck(o, "violations", violations);
     bad |= json_object_set_new_nocheck(o, "warnings", sluice_codefacts_list_json(&f->warnings));
-    bad |= json_object_set_new_nocheck(o, "code_hash", json_string(f->code_hash));
+    bad |= json_object_set_new_nocheck(o, "code_hash", json_string_nocheck(f->code_hash));
     bad |= json_object_set_new_nocheck(o, "auto_approved", json_boolean(auto_ok));
     bad |= json_object_set_new_nocheck(o, "requires_approval", json_boolean(valid && !auto_ok));
     bad |= json_object_set_new_nocheck(o, "approval_token",
@@ -989,15 +991,16 @@ static json_t *validation_record(const request *r, json_t *result, bool issued)
     const judgement *j = &r->j;
     const sluice_codefacts *f = j->facts;
     json_t *o = json_object();
+    /* decision, code_hash, action and risk are sluice's own ASCII: no UTF-8 check */
     int bad = json_object_set_new_nocheck(
-        o, "decision", json_string(judgement_refused(j) ? "refused" : "validated"));
+        o, "decision", json_string_nocheck(judgement_refused(j) ? "refused" : "validated"));
     bad |= json_object_set_new_nocheck(o, "language",
                                        json_string(f->language != NULL ? f->language : ""));
     bad |= json_object_set_new_nocheck(
         o, "code", json_string(in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)"));
-    bad |= json_object_set_new_nocheck(o, "code_hash", json_string(f->code_hash));
-    bad |= json_object_set_new_nocheck(o, "action", json_string(action_label(f->action)));
-    bad |= json_object_set_new_nocheck(o, "risk", json_string(sluice_risk_name(j->risk)));
+    bad |= json_object_set_new_nocheck(o, "code_hash", json_string_nocheck(f->code_hash));
+    bad |= json_object_set_new_nocheck(o, "action", json_string_nocheck(action_label(f->action)));
+    bad |= json_object_set_new_nocheck(o, "risk", json_string_nocheck(sluice_risk_name(j->risk)));
     bad |= json_object_set_new_nocheck(o, "violations",
                                        json_incref(json_object_get(result, "violations")));
     if (issued) {

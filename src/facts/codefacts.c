@@ -309,9 +309,10 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     if (!ok)
         return NULL;
     put(o, "language", json_string(facts->language), &ok);
-    put(o, "action", json_string(sluice_action_name(facts->action)), &ok);
+    /* the action's label and the hex code hash are sluice's own ASCII: no UTF-8 check */
+    put(o, "action", json_string_nocheck(sluice_action_name(facts->action)), &ok);
     put(o, "statementType", json_string(facts->statement_kind), &ok);
-    put(o, "codeHash", json_string(facts->code_hash), &ok);
+    put(o, "codeHash", json_string_nocheck(facts->code_hash), &ok);
     put(o, "tablesRead", sluice_codefacts_list_json(&facts->resources_read), &ok);
     put(o, "tablesWritten", sluice_codefacts_list_json(&facts->resources_written), &ok);
     put(o, "columnsRead", sluice_codefacts_list_json(&facts->fields_read), &ok);
