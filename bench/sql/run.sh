@@ -80,6 +80,8 @@ jq -r '"ratios (median wall): validate sluice/duckdb x\(.ratios.validate_sluice_
   "repeated text x\(.ratios.validate_sluice_repeat_over_duckdb * 100 | round / 100), " +
   "execute sluice/fetch x\(.ratios.execute_sluice_over_fetch * 100 | round / 100), " +
   "sluice/fetch+json x\(.ratios.execute_sluice_over_fetch_json * 100 | round / 100) (target < 1.1)"' "$out"
+jq -r '"engine bound (median wall): parse + plan + run / prepared run x\(.sides.engine_query.median_us / .sides.engine_prepared.median_us * 100 | round / 100) " +
+  "(the most a server running the engine every call gains over one planning every call)"' "$out"
 jq -r 'select(.callgrind_ratios != null) | .callgrind_ratios |
   "ratios (callgrind Ir): validate x\(.validate_sluice_over_duckdb * 100 | round / 100), " +
   "repeated text x\(.validate_sluice_repeat_over_duckdb * 100 | round / 100), " +

@@ -10,7 +10,7 @@ rm -f "$out"
 ITERATIONS=5 WARMUP=1 BENCH_BUILD_DIR="$SLUICE_BUILD_DIR" BENCH_OUT="$out" \
     bash "$SLUICE_SOURCE_DIR/bench/sql/run.sh"
 jq -e '
-  (.sides | keys) == (["execute_fetch", "execute_fetch_json", "execute_sluice",
+  (.sides | keys) == (["engine_prepared", "engine_query", "execute_fetch", "execute_fetch_json", "execute_sluice",
                        "execute_sluice_first_seen", "validate_duckdb", "validate_sluice", "validate_sluice_repeat"]) and
   ([.sides[] | .n] | all(. == 5)) and
   ([.sides[] | .median_us, .p90_us] | all(. > 0)) and

@@ -28,6 +28,10 @@
  *                 execute_sluice_first_seen runs the validate statement with a comment numbered
  *                 per iteration ("-- first executed N"), its token issued by an untimed validate
  *                 just before: an agent's common case, a program the executor has never run.
+ *                 engine_prepared runs the validate statement's prepared statement (made once)
+ *                 on the bare connection, engine_query parses, plans and runs its text every
+ *                 time (duckdb_query): their ratio is the most any server that runs the engine
+ *                 on every call can gain over one that plans every call (bench/peers' bound).
  * The bare side connects to the executor's own database instance (same file, same buffer pool,
  * same settings) and keeps its connection open, as any application would. Prints one JSON
  * object (medians, p90, ratios) to stdout or --out. With --callgrind SIDE it warms up, then runs
@@ -37,7 +41,7 @@
  *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
  *             [--callgrind validate_sluice|validate_duckdb|validate_sluice_repeat|
  *                          execute_sluice|execute_fetch|execute_fetch_json|
- *                          execute_sluice_first_seen]
+ *                          execute_sluice_first_seen|engine_prepared|engine_query]
  */
 #include "bench_common.h"
 #include "cli/runtime.h"
@@ -106,6 +110,8 @@ typedef enum side {
     EXECUTE_FETCH_JSON,
     VALIDATE_SLUICE_REPEAT,
     EXECUTE_SLUICE_FIRST_SEEN,
+    ENGINE_PREPARED,
+    ENGINE_QUERY,
     SIDE_COUNT
 } side;
 
@@ -117,6 +123,8 @@ static const char *const side_names[SIDE_COUNT] = {
     "execute_fetch_json",
     "validate_sluice_repeat",
     "execute_sluice_first_seen",
+    "engine_prepared",
+    "engine_query",
 };
 
 typedef struct bench {
@@ -126,13 +134,14 @@ typedef struct bench {
     sluice_codemode_caller repeat_caller; /* validate_sluice_repeat's: caller, one group more */
     sluice_identity repeat_who;
     const char *repeat_groups[8];
-    duckdb_connection conn; /* the bare side's plain connection */
-    char *token;            /* for the next execute_sluice; issued outside the timed region */
-    char *first_seen;       /* validate_sql and this iteration's numbered comment (next_text) */
-    char *first_executed;   /* the same, numbered apart, for execute_sluice_first_seen */
-    char *first_token;      /* its token, issued outside the timed region */
-    size_t texts;           /* first_seen texts made so far */
-    size_t rows_seen;       /* sanity: every execute side must see 1,000 rows */
+    duckdb_connection conn;              /* the bare side's plain connection */
+    duckdb_prepared_statement engine_ps; /* validate_sql, prepared once (engine_prepared) */
+    char *token;          /* for the next execute_sluice; issued outside the timed region */
+    char *first_seen;     /* validate_sql and this iteration's numbered comment (next_text) */
+    char *first_executed; /* the same, numbered apart, for execute_sluice_first_seen */
+    char *first_token;    /* its token, issued outside the timed region */
+    size_t texts;         /* first_seen texts made so far */
+    size_t rows_seen;     /* sanity: every execute side must see 1,000 rows */
     bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
 } bench;
 
@@ -230,6 +239,18 @@ static void run_validate_duckdb(bench *b)
         bench_die("duckdb_prepare_extracted_statement failed", duckdb_prepare_error(ps));
     duckdb_destroy_prepare(&ps);
     duckdb_destroy_extracted(&ex);
+}
+
+/* The validate statement run by DuckDB alone: its kept prepared statement, or its text parsed,
+ * planned and run (the result materialized either way, as a server would read it). */
+static void run_engine(bench *b, bool prepared)
+{
+    duckdb_result res;
+    duckdb_state st = prepared ? duckdb_execute_prepared(b->engine_ps, &res)
+                               : duckdb_query(b->conn, validate_sql, &res);
+    if (st == DuckDBError)
+        bench_die("the engine side failed", duckdb_result_error(&res));
+    duckdb_destroy_result(&res);
 }
 
 /* One value as JSON, the way a C application would hand a row on: integers as numbers, dates
@@ -366,6 +387,12 @@ static void run_side(bench *b, side s)
     case EXECUTE_FETCH_JSON:
         run_execute_bare(b, true);
         break;
+    case ENGINE_PREPARED:
+        run_engine(b, true);
+        break;
+    case ENGINE_QUERY:
+        run_engine(b, false);
+        break;
     default:
         break;
     }
@@ -470,6 +497,8 @@ static void bench_open(bench *b, const sluice_config *config, sluice_identity *w
             SLUICE_OK ||
         db == NULL || duckdb_connect((duckdb_database)db, &b->conn) == DuckDBError)
         bench_die("cannot connect to the executor's database", err.message);
+    if (duckdb_prepare(b->conn, validate_sql, &b->engine_ps) == DuckDBError)
+        bench_die("cannot prepare the validate statement", duckdb_prepare_error(b->engine_ps));
     sluice_arena_free(arena);
 }
 
@@ -590,6 +619,7 @@ int main(int argc, char **argv)
     free(b.first_seen);
     free(b.first_executed);
     free(b.first_token);
+    duckdb_destroy_prepare(&b.engine_ps);
     duckdb_disconnect(&b.conn);
     sluice_codemode_close(b.cm);
     sluice_runtime_close(b.rt);
