@@ -4,6 +4,8 @@
  */
 #include "codemode/estimate.h"
 
+#include "core/json_write.h"
+
 #include <math.h>
 
 /* What the cost counts, per kind, for messages: "a plan cost of", "a computed cost of". */
@@ -122,7 +124,7 @@ json_t *sluice_estimate_json(const sluice_codefacts *f)
     /* set member by member: json_pack would parse its format on every call; keys are literals */
     json_t *o = json_object();
     bool bad = o == NULL;
-    bad |= json_object_set_new_nocheck(o, "by", json_string(maker(f))) != 0;
+    bad |= json_object_set_new_nocheck(o, "by", sluice_json_string(maker(f))) != 0;
     bad |=
         json_object_set_new_nocheck(
             o, "rows", f->estimated_rows >= 0 ? json_integer(f->estimated_rows) : json_null()) != 0;

@@ -23,6 +23,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "core/json_write.h"
 #include "core/limits.h"
 #include "core/log.h"
 #include "core/metrics.h"
@@ -529,10 +530,11 @@ static bool append_violations(json_t *list, const sluice_codefacts_violation *vs
     for (size_t i = 0; list != NULL && i < n; i++) {
         const sluice_codefacts_violation *v = &vs[i];
         json_t *o = json_object();
-        int bad = json_object_set_new_nocheck(o, "rule", json_string(v->rule));
-        bad |= json_object_set_new_nocheck(o, "message", json_string(v->message));
-        bad |= json_object_set_new_nocheck(
-            o, "suggestion", v->suggestion != NULL ? json_string(v->suggestion) : json_null());
+        int bad = json_object_set_new_nocheck(o, "rule", sluice_json_string(v->rule));
+        bad |= json_object_set_new_nocheck(o, "message", sluice_json_string(v->message));
+        bad |= json_object_set_new_nocheck(o, "suggestion",
+                                           v->suggestion != NULL ? sluice_json_string(v->suggestion)
+                                                                 : json_null());
         bad |= json_object_set_new_nocheck(
             o, "line", v->line > 0 ? json_integer((json_int_t)v->line) : json_null());
         bad |= json_object_set_new_nocheck(
@@ -897,21 +899,23 @@ static json_t *validation_json(const sluice_codemode *cm,
     json_t *o = json_object();
     int bad = json_object_set_new_nocheck(o, "valid", json_boolean(valid));
     bad |= json_object_set_new_nocheck(o, "language",
-                                       json_string(f->language != NULL ? f->language : ""));
-    /* the labels and the hex code_hash are sluice's own ASCII: no UTF-8 check */
+                                       sluice_json_string(f->language != NULL ? f->language : ""));
+    /* the labels, the hex code_hash, the token (its prefix, base64url and '.') and its expiry
+     * time are sluice's own ASCII: no UTF-8 check; text from the code (language, explanation)
+     * is checked, by sluice_json_string */
     bad |= json_object_set_new_nocheck(o, "action", json_string_nocheck(action_label(f->action)));
     bad |= json_object_set_new_nocheck(o, "risk_level",
                                        json_string_nocheck(sluice_risk_name(j->risk)));
-    bad |= json_object_set_new_nocheck(o, "explanation", json_string(explanation));
+    bad |= json_object_set_new_nocheck(o, "explanation", sluice_json_string(explanation));
     bad |= json_object_set_new_nocheck(o, "violations", violations);
     bad |= json_object_set_new_nocheck(o, "warnings", sluice_codefacts_list_json(&f->warnings));
     bad |= json_object_set_new_nocheck(o, "code_hash", json_string_nocheck(f->code_hash));
     bad |= json_object_set_new_nocheck(o, "auto_approved", json_boolean(auto_ok));
     bad |= json_object_set_new_nocheck(o, "requires_approval", json_boolean(valid && !auto_ok));
     bad |= json_object_set_new_nocheck(o, "approval_token",
-                                       token != NULL ? json_string(token) : json_null());
+                                       token != NULL ? json_string_nocheck(token) : json_null());
     bad |= json_object_set_new_nocheck(o, "expires_at",
-                                       token != NULL ? json_string(when) : json_null());
+                                       token != NULL ? json_string_nocheck(when) : json_null());
     bad |= json_object_set_new_nocheck(o, "metadata", meta);
     if (bad != 0) {
         json_decref(o); /* all or nothing: NULL means out of memory */
@@ -995,9 +999,10 @@ static json_t *validation_record(const request *r, json_t *result, bool issued)
     int bad = json_object_set_new_nocheck(
         o, "decision", json_string_nocheck(judgement_refused(j) ? "refused" : "validated"));
     bad |= json_object_set_new_nocheck(o, "language",
-                                       json_string(f->language != NULL ? f->language : ""));
+                                       sluice_json_string(f->language != NULL ? f->language : ""));
     bad |= json_object_set_new_nocheck(
-        o, "code", json_string(in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)"));
+        o, "code",
+        sluice_json_string(in->code_len <= SLUICE_LIMIT_CODE_BYTES ? in->code : "(too large)"));
     bad |= json_object_set_new_nocheck(o, "code_hash", json_string_nocheck(f->code_hash));
     bad |= json_object_set_new_nocheck(o, "action", json_string_nocheck(action_label(f->action)));
     bad |= json_object_set_new_nocheck(o, "risk", json_string_nocheck(sluice_risk_name(j->risk)));
@@ -1006,7 +1011,7 @@ static json_t *validation_record(const request *r, json_t *result, bool issued)
     if (issued) {
         char id[2 * SLUICE_TOKEN_ID_BYTES + 1];
         sluice_hash_hex(r->claims.token_id, sizeof r->claims.token_id, id);
-        bad |= json_object_set_new_nocheck(o, "token_id", json_string(id));
+        bad |= json_object_set_new_nocheck(o, "token_id", json_string_nocheck(id));
     }
     bad |= json_object_set_new_nocheck(o, "dry_run", json_boolean(in->dry_run));
     bad |= json_object_set_new_nocheck(o, "policy", json_incref(j->policy_summary));
@@ -1078,7 +1083,7 @@ static sluice_status refuse(const request *r, const char *reason, sluice_status 
     const sluice_error *err = r->err;
     json_t *record = json_pack("{s:s, s:s, s:s}", "decision", "refused", "reason", reason,
                                "message", err != NULL && err->message ? err->message : "");
-    json_object_set_new(record, "code", json_string(r->in->code != NULL ? r->in->code : ""));
+    json_object_set_new(record, "code", sluice_json_string(r->in->code != NULL ? r->in->code : ""));
     return sluice_runtime_audit_outcome(
         r->cm->rt, r->arena, (sluice_runtime_event){ r->in->caller, "deny", record }, status, NULL);
 }
@@ -1667,7 +1672,7 @@ sluice_status sluice_codemode_promote(sluice_codemode *cm,
     st = save_and_audit(cm, req, &p, "promote", estimate, &record);
     if (st != SLUICE_OK)
         return st;
-    json_object_set_new(record, "explanation", json_string(explain(arena, &r.j)));
+    json_object_set_new(record, "explanation", sluice_json_string(explain(arena, &r.j)));
     json_object_set(record, "policy", r.j.policy_summary);
     if (sluice_arena_failed(arena)) { /* stored and audited; only the answer is incomplete */
         json_decref(record);

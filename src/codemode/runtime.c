@@ -4,6 +4,7 @@
 #include "codemode/runtime.h"
 
 #include "codemode/observe.h"
+#include "core/json_write.h"
 #include "core/log.h"
 
 /* A JSON array of the caller's groups; NULL when out of memory. */
@@ -11,7 +12,7 @@ static json_t *groups_json(const sluice_identity *who)
 {
     json_t *groups = json_array();
     for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
-        if (json_array_append_new(groups, json_string(who->groups[i])) != 0) {
+        if (json_array_append_new(groups, sluice_json_string(who->groups[i])) != 0) {
             json_decref(groups);
             return NULL;
         }
@@ -37,13 +38,14 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
         /* the keys are literals: the setter that skips their UTF-8 check serves */
         bool ok =
             fields != NULL && groups != NULL &&
-            json_object_set_new_nocheck(fields, "event", json_string(event)) == 0 &&
+            json_object_set_new_nocheck(fields, "event", sluice_json_string(event)) == 0 &&
             json_object_set_new_nocheck(fields, "user",
-                                        json_string(who != NULL ? who->user_id : "")) == 0 &&
+                                        sluice_json_string(who != NULL ? who->user_id : "")) == 0 &&
             json_object_set_new_nocheck(fields, "auth",
-                                        json_string(who != NULL ? who->method : "")) == 0 &&
-            json_object_set_new_nocheck(fields, "session", json_string(caller->session_id)) == 0 &&
-            json_object_set_new_nocheck(fields, "server", json_string(rt->server_id)) == 0;
+                                        sluice_json_string(who != NULL ? who->method : "")) == 0 &&
+            json_object_set_new_nocheck(fields, "session",
+                                        sluice_json_string(caller->session_id)) == 0 &&
+            json_object_set_new_nocheck(fields, "server", sluice_json_string(rt->server_id)) == 0;
         if (!ok || json_object_set_new_nocheck(fields, "groups", groups) != 0) {
             /* a record missing a field is not written: the decision fails with it */
             if (!ok)

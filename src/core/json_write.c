@@ -221,6 +221,30 @@ sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const
     return sluice_buf_status(buf);
 }
 
+/* Whether s[0..len) is all ASCII, read a word at a time (one test of the high bits at the end:
+ * the OR of every byte has one set exactly when some byte has). */
+static bool all_ascii(const char *s, size_t len)
+{
+    uint64_t any = 0;
+    size_t i = 0;
+    for (; len - i >= 8; i += 8) {
+        uint64_t x;
+        memcpy(&x, s + i, sizeof x);
+        any |= x;
+    }
+    for (; i < len; i++)
+        any |= (unsigned char)s[i];
+    return (any & 0x8080808080808080ull) == 0;
+}
+
+json_t *sluice_json_string(const char *s)
+{
+    if (s == NULL)
+        return NULL;
+    size_t len = strlen(s);
+    return all_ascii(s, len) ? json_stringn_nocheck(s, len) : json_stringn(s, len);
+}
+
 char *sluice_json_write_text(const json_t *value, size_t *out_len)
 {
     sluice_buf buf;

@@ -8,6 +8,7 @@
  * depth ceiling (SLUICE_LIMIT_JSON_WRITE_DEPTH) stops a cycle instead. The one difference: a
  * splice placeholder (core/json_splice.h) is written as the JSON text it carries, where
  * json_dumps fails on it.
+ * Also: sluice_json_string, jansson's json_string with a cheaper check for ASCII text.
  * Does not own: parsing (jansson, mcp/jsonrpc.c), pretty printing, sorted keys.
  */
 #ifndef SLUICE_CORE_JSON_WRITE_H
@@ -34,5 +35,11 @@ sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const
 /* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be
  * NULL); NULL on any failure above. */
 char *sluice_json_write_text(const json_t *value, size_t *out_len);
+
+/* json_string(s), the same value or NULL (s NULL, not valid UTF-8, out of memory), for less: an
+ * all-ASCII s, most of what validate answers and audits (names, the code, the explanation), skips
+ * jansson's byte-by-byte UTF-8 check, since ASCII cannot fail it; anything else is checked by
+ * jansson as before. */
+json_t *sluice_json_string(const char *s);
 
 #endif

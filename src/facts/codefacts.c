@@ -5,6 +5,7 @@
  */
 #include "facts/codefacts.h"
 
+#include "core/json_write.h"
 #include "core/vec.h"
 
 #include <math.h>
@@ -156,7 +157,7 @@ json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < list->count; i++)
-        if (json_array_append_new(a, json_string(list->items[i])) != 0) {
+        if (json_array_append_new(a, sluice_json_string(list->items[i])) != 0) {
             json_decref(a);
             return NULL;
         }
@@ -181,7 +182,7 @@ static void add_unique(json_t *arr, const char *s, bool *ok)
         if (strcmp(json_string_value(v), s) == 0)
             return;
     }
-    if (json_array_append_new(arr, json_string(s)) != 0)
+    if (json_array_append_new(arr, sluice_json_string(s)) != 0)
         *ok = false;
 }
 
@@ -208,7 +209,7 @@ static json_t *output_names_json(const sluice_codefacts *facts)
 {
     json_t *a = json_array();
     for (size_t i = 0; a != NULL && i < facts->output_count; i++)
-        if (json_array_append_new(a, json_string(facts->outputs[i].name)) != 0) {
+        if (json_array_append_new(a, sluice_json_string(facts->outputs[i].name)) != 0) {
             json_decref(a);
             return NULL;
         }
@@ -221,9 +222,9 @@ json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
     json_t *ctx = json_object();
     bool ok = script != NULL && ctx != NULL;
     if (ok) {
-        put(script, "language", json_string(facts->language), &ok);
-        put(script, "statementType", json_string(facts->statement_kind), &ok);
-        put(script, "action", json_string(sluice_action_name(facts->action)), &ok);
+        put(script, "language", sluice_json_string(facts->language), &ok);
+        put(script, "statementType", sluice_json_string(facts->statement_kind), &ok);
+        put(script, "action", sluice_json_string(sluice_action_name(facts->action)), &ok);
         put(script, "outputFields", output_fields_json(facts, &ok), &ok);
         put(script, "outputNames", output_names_json(facts), &ok);
         put(script, "calledOperations", sluice_codefacts_list_json(&facts->operations), &ok);
@@ -259,8 +260,8 @@ static json_t *outputs_json(const sluice_codefacts *facts)
         const sluice_codefacts_output *o = &facts->outputs[i];
         json_t *obj = json_object();
         bool ok = obj != NULL;
-        put(obj, "name", json_string(o->name), &ok);
-        put(obj, "type", json_string(o->type), &ok);
+        put(obj, "name", sluice_json_string(o->name), &ok);
+        put(obj, "type", sluice_json_string(o->type), &ok);
         put(obj, "lineage", sluice_codefacts_list_json(&o->lineage), &ok);
         if (!ok || json_array_append_new(a, obj) != 0) {
             if (!ok)
@@ -279,10 +280,10 @@ static json_t *violations_json(const sluice_codefacts *facts)
         const sluice_codefacts_violation *v = &facts->violations[i];
         json_t *obj = json_object();
         bool ok = obj != NULL;
-        put(obj, "rule", json_string(v->rule), &ok);
-        put(obj, "message", json_string(v->message), &ok);
-        put(obj, "suggestion", v->suggestion != NULL ? json_string(v->suggestion) : json_null(),
-            &ok);
+        put(obj, "rule", sluice_json_string(v->rule), &ok);
+        put(obj, "message", sluice_json_string(v->message), &ok);
+        put(obj, "suggestion",
+            v->suggestion != NULL ? sluice_json_string(v->suggestion) : json_null(), &ok);
         if (v->line > 0) {
             json_t *loc = json_object();
             bool loc_ok = loc != NULL;
@@ -308,10 +309,10 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     bool ok = o != NULL;
     if (!ok)
         return NULL;
-    put(o, "language", json_string(facts->language), &ok);
+    put(o, "language", sluice_json_string(facts->language), &ok);
     /* the action's label and the hex code hash are sluice's own ASCII: no UTF-8 check */
     put(o, "action", json_string_nocheck(sluice_action_name(facts->action)), &ok);
-    put(o, "statementType", json_string(facts->statement_kind), &ok);
+    put(o, "statementType", sluice_json_string(facts->statement_kind), &ok);
     put(o, "codeHash", json_string_nocheck(facts->code_hash), &ok);
     put(o, "tablesRead", sluice_codefacts_list_json(&facts->resources_read), &ok);
     put(o, "tablesWritten", sluice_codefacts_list_json(&facts->resources_written), &ok);
@@ -327,7 +328,8 @@ json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
     put(o, "estimatedCost",
         facts->estimated_cost >= 0 ? json_real(facts->estimated_cost) : json_null(), &ok);
     put(o, "estimateEngine",
-        facts->estimate_engine != NULL ? json_string(facts->estimate_engine) : json_null(), &ok);
+        facts->estimate_engine != NULL ? sluice_json_string(facts->estimate_engine) : json_null(),
+        &ok);
     put(o, "complexity", json_integer(facts->complexity), &ok);
     put(o, "depth", json_integer((json_int_t)facts->depth), &ok);
     put(o, "callCount", json_integer((json_int_t)facts->call_count), &ok);

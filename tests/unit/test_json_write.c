@@ -3,7 +3,8 @@
  * JSON_ENCODE_ANY), byte for byte, over hand-picked and generated values; and its refusals
  * (invalid UTF-8, a cycle, a size limit) where json_dumps would fail or loop; and splices
  * (core/json_splice.h): written as their text, refused by json_dumps, never a partial answer when
- * an allocation fails (a sweep over an execute answer, from its rows text to the wire).
+ * an allocation fails (a sweep over an execute answer, from its rows text to the wire); and
+ * sluice_json_string against json_string.
  */
 #include "codemode/present.h"
 #include "core/json_splice.h"
@@ -204,6 +205,37 @@ static void test_invalid_utf8_is_refused(void **state)
     }
 }
 
+/* sluice_json_string is json_string: the same value, or NULL where jansson refuses, with any byte
+ * (ASCII, control, valid and invalid UTF-8) at any place around the word boundaries. */
+static void test_json_string_is_jansson_json_string(void **state)
+{
+    (void)state;
+    static const char *const bytes[] = { "\x01", "\x7f", "\"",   "\xc3\xa9",     "\xf0\x9f\x98\x80",
+                                         "\x80", "\xff", "\xc3", "\xed\xa0\x80", "\xc0\xaf" };
+    char text[40];
+    assert_null(sluice_json_string(NULL));
+    for (size_t len = 0; len <= 24; len++)
+        for (size_t at = 0; at <= len; at++)
+            for (size_t k = 0; k < sizeof bytes / sizeof bytes[0]; k++) {
+                size_t n = strlen(bytes[k]);
+                memset(text, 'a', len);
+                memcpy(text + at, bytes[k], n);
+                memset(text + at + n, 'b', len - at);
+                text[len + n] = '\0';
+                json_t *want = json_string(text);
+                json_t *got = sluice_json_string(text);
+                if (want == NULL) {
+                    assert_null(got);
+                    continue;
+                }
+                assert_non_null(got);
+                assert_int_equal(json_string_length(got), len + n);
+                assert_memory_equal(json_string_value(got), text, len + n + 1);
+                json_decref(want);
+                json_decref(got);
+            }
+}
+
 static void test_cycle_and_limit_are_refused(void **state)
 {
     (void)state;
@@ -338,6 +370,7 @@ int main(void)
         cmocka_unit_test(test_special_bytes_at_every_place),
         cmocka_unit_test(test_generated_trees),
         cmocka_unit_test(test_invalid_utf8_is_refused),
+        cmocka_unit_test(test_json_string_is_jansson_json_string),
         cmocka_unit_test(test_cycle_and_limit_are_refused),
         cmocka_unit_test(test_splices_are_written_as_their_text),
         cmocka_unit_test(test_structured_only_answer_text_holds_the_splice),
