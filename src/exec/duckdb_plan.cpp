@@ -72,9 +72,11 @@ extern "C" {
 #include "utf8proc_wrapper.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cctype>
 #include <charconv>
 #include <cmath>
+#include <cstdint>
 #include <cstring>
 #include <new>
 #include <optional>
@@ -340,6 +342,44 @@ class json_text
     const char *left_out; /* the member name whose numbers are not written, or nullptr */
     std::vector<frame> stack;
 
+    /* A property name's member head, ",\"name\":", written once: a member is written per
+     * value and a parse tree repeats a few dozen names hundreds of times (scanning and copying
+     * each name every time was a seventh of the parse tree's serialization). Kept per thread by
+     * the name's address, for the process's life: DuckDB's property names are string literals
+     * of the library (tree_serializer keeps them uncopied on the same ground), so one address
+     * always spells one name. */
+    struct key_head {
+        const char *key;
+        size_t len; /* of text, comma included */
+        char text[48];
+    };
+    static thread_local std::array<key_head, 64> key_heads;
+
+    /* key's head, or nullptr for a name too long to keep or one that needs escaping (never one
+     * of DuckDB's: they are identifiers). */
+    static const key_head *head_of(const char *key)
+    {
+        key_head &h = key_heads[(reinterpret_cast<uintptr_t>(key) * 0x9E3779B97F4A7C15u) >> 58];
+        if (h.key == key)
+            return &h;
+        size_t len = std::strlen(key);
+        if (len > sizeof(h.text) - 4)
+            return nullptr;
+        for (size_t i = 0; i < len; i++) {
+            unsigned char c = static_cast<unsigned char>(key[i]);
+            if (c < 0x20 || c == '"' || c == '\\')
+                return nullptr;
+        }
+        h.text[0] = ',';
+        h.text[1] = '"';
+        std::memcpy(h.text + 2, key, len);
+        h.text[len + 2] = '"';
+        h.text[len + 3] = ':';
+        h.len = len + 4;
+        h.key = key;
+        return &h;
+    }
+
   public:
     /* Opens the root object at the end of o; members named without that hold a number are left
      * out when without is given. */
@@ -358,39 +398,27 @@ class json_text
     }
 
     /* Starts a member of the current container (its comma; its key in an object) and gives the
-     * text to write the value into. The comma and a key that needs no escape (DuckDB's property
-     * names are identifiers) go in as one append: a member is written per value, and
-     * yyjson_string's character appends were a fifth of the parse tree's text. */
+     * text to write the value into. */
     std::string &member(const char *key)
     {
         frame &cur = stack.back();
-        char head[68];
-        size_t n = 0;
-        if (!cur.first)
-            head[n++] = ',';
+        bool comma = !cur.first;
         cur.first = false;
         if (cur.array) {
-            out.append(head, n);
+            if (comma)
+                out += ',';
             return out;
         }
-        size_t len = std::strlen(key);
-        bool plain = len <= sizeof(head) - 4;
-        for (size_t i = 0; plain && i < len; i++) {
-            unsigned char c = static_cast<unsigned char>(key[i]);
-            plain = c >= 0x20 && c != '"' && c != '\\';
-        }
-        if (!plain) {
-            out.append(head, n);
-            yyjson_string(out, key, len);
+        const key_head *h = head_of(key);
+        if (h == nullptr) {
+            if (comma)
+                out += ',';
+            yyjson_string(out, key, std::strlen(key));
             out += ':';
             return out;
         }
-        head[n++] = '"';
-        std::memcpy(head + n, key, len);
-        n += len;
-        head[n++] = '"';
-        head[n++] = ':';
-        out.append(head, n);
+        size_t skip = comma ? 0 : 1;
+        out.append(h->text + skip, h->len - skip);
         return out;
     }
 
@@ -425,6 +453,8 @@ class json_text
         out += '}';
     }
 };
+
+thread_local std::array<json_text::key_head, 64> json_text::key_heads;
 
 /* What both serializers below write alike, whatever value they build: json_serialize_*'s
  * options (`json_serialize_*(..., skip_null := true, skip_empty := true)`: enums as strings,
