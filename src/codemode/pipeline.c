@@ -23,6 +23,7 @@
 #include "core/buf.h"
 #include "core/clock.h"
 #include "core/hash.h"
+#include "core/hash_memo.h"
 #include "core/json_write.h"
 #include "core/limits.h"
 #include "core/log.h"
@@ -145,45 +146,49 @@ static void compute_rules_fingerprint(sluice_codemode *cm)
     sluice_hash_finish(&h, cm->rules_fingerprint);
 }
 
-static int compare_strings(const void *a, const void *b)
+/* Orders hash parts that are NUL-terminated strings (their NUL included). */
+static int compare_string_parts(const void *a, const void *b)
 {
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
+    return strcmp(((const sluice_hash_part *)a)->data, ((const sluice_hash_part *)b)->data);
+}
+
+static sluice_hash_part string_part(const char *s)
+{
+    return (sluice_hash_part){ s, strlen(s) + 1 };
 }
 
 /* language + schema version + rules + policy version and the caller's route + the caller's
  * groups (their permissions), in a fixed order. The language is in it so a token for code in one
- * language never runs the same bytes read as another. */
+ * language never runs the same bytes read as another. A caller's calls hash the same bytes, so
+ * each thread remembers its last (core/hash_memo.h: keyed by every byte hashed, never stale). */
 static sluice_status compute_context_hash(const request *r, uint8_t out[SLUICE_HASH_BYTES])
 {
+    static _Thread_local sluice_hash_memo memo;
+    enum { FIXED_PARTS = 7 };
     const sluice_codemode *cm = r->cm;
-    const backend *be = r->j.be;
     const sluice_identity *who = r->in->caller->identity;
-    sluice_arena *arena = r->arena;
-    const char *language = r->j.fe->language;
-    sluice_hash_state h;
-    sluice_hash_start(&h);
-    sluice_hash_update(&h, language, strlen(language) + 1);
-    sluice_hash_update(&h, be->name, strlen(be->name) + 1);
+    size_t groups = who != NULL ? who->group_count : 0;
+    sluice_hash_part fixed[FIXED_PARTS], *parts = fixed;
+    if (groups > 0) {
+        parts = sluice_arena_calloc(r->arena, FIXED_PARTS + groups, sizeof *parts);
+        if (parts == NULL)
+            return SLUICE_E_NOMEM;
+    }
+    size_t n = 0;
+    parts[n++] = string_part(r->j.fe->language);
+    parts[n++] = string_part(r->j.be->name);
     /* the live catalog's version: a verdict or token from before a schema reload never
      * matches after it (the analysis cache is keyed by this hash too) */
-    sluice_hash_update(&h, r->j.schema->version_hash, strlen(r->j.schema->version_hash) + 1);
-    sluice_hash_update(&h, cm->rules_fingerprint, sizeof cm->rules_fingerprint);
-    const char *version = sluice_policy_version(cm->policy);
-    const char *route = sluice_policy_route_for(cm->policy, who)->id;
-    sluice_hash_update(&h, version, strlen(version) + 1);
-    sluice_hash_update(&h, route, strlen(route) + 1);
+    parts[n++] = string_part(r->j.schema->version_hash);
+    parts[n++] = (sluice_hash_part){ cm->rules_fingerprint, sizeof cm->rules_fingerprint };
+    parts[n++] = string_part(sluice_policy_version(cm->policy));
+    parts[n++] = string_part(sluice_policy_route_for(cm->policy, who)->id);
     if (cm->rt->writer_slot > 1)
-        sluice_hash_update(&h, &cm->rt->writer_slot, sizeof cm->rt->writer_slot);
-    if (who != NULL && who->group_count > 0) {
-        const char **groups = sluice_arena_calloc(arena, who->group_count, sizeof *groups);
-        if (groups == NULL)
-            return SLUICE_E_NOMEM;
-        memcpy(groups, who->groups, who->group_count * sizeof *groups);
-        qsort(groups, who->group_count, sizeof *groups, compare_strings);
-        for (size_t i = 0; i < who->group_count; i++)
-            sluice_hash_update(&h, groups[i], strlen(groups[i]) + 1);
-    }
-    sluice_hash_finish(&h, out);
+        parts[n++] = (sluice_hash_part){ &cm->rt->writer_slot, sizeof cm->rt->writer_slot };
+    for (size_t i = 0; i < groups; i++)
+        parts[n + i] = string_part(who->groups[i]);
+    qsort(parts + n, groups, sizeof *parts, compare_string_parts);
+    sluice_hash_memo_sha256(&memo, parts, n + groups, out);
     return SLUICE_OK;
 }
 

@@ -3,6 +3,7 @@
  */
 #include "token/token.h"
 
+#include "core/hash_memo.h"
 #include "core/limits.h"
 
 #include <sodium.h>
@@ -121,9 +122,14 @@ static void bind_claims(const sluice_token_claims *c,
     sluice_hash_update(&h, c->code_hash, SLUICE_HASH_BYTES);
     sluice_hash_update(&h, c->variables_hash, SLUICE_HASH_BYTES);
     sluice_hash_finish(&h, binding);
+    /* a caller's tokens (and the checks of them) hash the same user and session again and again:
+     * each thread remembers the last of each (core/hash_memo.h: keyed by every byte) */
+    static _Thread_local sluice_hash_memo user_memo, session_memo;
     uint8_t user[SLUICE_HASH_BYTES], session[SLUICE_HASH_BYTES];
-    sluice_hash_sha256(c->user_id, strlen(c->user_id), user);
-    sluice_hash_sha256(c->session_id, strlen(c->session_id), session);
+    sluice_hash_memo_sha256(&user_memo, &(sluice_hash_part){ c->user_id, strlen(c->user_id) }, 1,
+                            user);
+    sluice_hash_memo_sha256(
+        &session_memo, &(sluice_hash_part){ c->session_id, strlen(c->session_id) }, 1, session);
     const uint8_t *from[SLUICE_TOKEN_MARKS] = { user, session, c->context_hash, c->code_hash,
                                                 c->variables_hash };
     for (size_t i = 0; i < SLUICE_TOKEN_MARKS; i++)
