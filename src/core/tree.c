@@ -24,14 +24,35 @@ static sluice_tree *node(sluice_arena *arena, sluice_tree_kind kind)
     return t;
 }
 
+_Static_assert(sizeof(sluice_tree) % _Alignof(sluice_tree_member) == 0 &&
+                   sizeof(sluice_tree) % _Alignof(sluice_tree *) == 0,
+               "a container's first room starts aligned right after it");
+
+/* The container and its first room in one allocation: nearly every container gets a member,
+ * and growing from no room cost a second (zeroed) allocation per container. */
+static sluice_tree *container(sluice_arena *arena, sluice_tree_kind kind, size_t room, size_t elem)
+{
+    sluice_tree *t = sluice_arena_alloc(arena, sizeof(*t) + room * elem);
+    if (t != NULL)
+        *t = (sluice_tree){ .kind = kind, .cap = room };
+    return t;
+}
+
 sluice_tree *sluice_tree_object(sluice_arena *arena)
 {
-    return node(arena, SLUICE_TREE_OBJECT);
+    sluice_tree *t =
+        container(arena, SLUICE_TREE_OBJECT, FIRST_MEMBERS, sizeof(sluice_tree_member));
+    if (t != NULL)
+        t->u.members = (sluice_tree_member *)(t + 1);
+    return t;
 }
 
 sluice_tree *sluice_tree_array(sluice_arena *arena)
 {
-    return node(arena, SLUICE_TREE_ARRAY);
+    sluice_tree *t = container(arena, SLUICE_TREE_ARRAY, FIRST_ITEMS, sizeof(sluice_tree *));
+    if (t != NULL)
+        t->u.items = (sluice_tree **)(t + 1);
+    return t;
 }
 
 /* The node and its copy in one allocation: a plan carries hundreds of strings. */
