@@ -1341,6 +1341,60 @@ static bool planner_error(const sluice_tree *v)
            text != NULL && strncmp(text, prefix, sizeof(prefix) - 1) == 0;
 }
 
+/* v's "expression_class" and "type" strings ("" when absent or not strings, as
+ * sluice_sqltree_str answers) in one pass over its members: pass 1 asks both of every object. */
+static void class_and_type(const sluice_tree *v, const char **cls, const char **type)
+{
+    const sluice_tree *c = NULL, *t = NULL;
+    size_t ki;
+    const char *key;
+    const sluice_tree *m;
+    sluice_tree_foreach_member(v, ki, key, m)
+    {
+        if (c == NULL && key[0] == 'e' && strcmp(key, "expression_class") == 0)
+            c = m;
+        else if (t == NULL && key[0] == 't' && strcmp(key, "type") == 0)
+            t = m;
+    }
+    *cls = sluice_tree_is_string(c) ? sluice_tree_string_value(c) : "";
+    *type = sluice_tree_is_string(t) ? sluice_tree_string_value(t) : "";
+}
+
+static void scan(walker *w, const sluice_tree *v, size_t depth);
+
+/* A child scan would act on: a container, or anything past the depth limit (which marks the
+ * plan unbounded); a number or string at a lesser depth would return at once. */
+static void scan_child(walker *w, const sluice_tree *c, size_t depth)
+{
+    if (sluice_tree_is_object(c) || sluice_tree_is_array(c) ||
+        depth > SLUICE_LIMIT_SQL_PLAN_DEPTH * 4)
+        scan(w, c, depth);
+}
+
+/* What pass 1 checks of one object: a scan's table, a function's name. */
+static void scan_object(walker *w, const sluice_tree *v, const char *cls, const char *type)
+{
+    if (*type != '\0' && strcmp(type, "LOGICAL_GET") == 0) {
+        const char *name = sluice_sqltree_str(v, "name");
+        if (strcmp(name, "seq_scan") == 0) {
+            register_base(w, v);
+        } else {
+            const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
+            if (why != NULL)
+                refuse_function(w, "table function", name, why);
+        }
+    } else if (*cls != '\0' &&
+               (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
+                (strcmp(cls, "BOUND_WINDOW") == 0 && sluice_tree_get(v, "name") != NULL))) {
+        const char *name = sluice_sqltree_str(v, "name");
+        const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
+        if (why != NULL && !planner_error(v))
+            refuse_function(w, "function", name, why);
+        if (strcmp(cls, "BOUND_AGGREGATE") == 0)
+            sluice_sql_ext(w->ctx->facts)->aggregate_count++;
+    }
+}
+
 /* Pass 1 also asks amplify.c of every object whether the plan stays bounded (only when the parse
  * tree was: engine_bounded needs both), so the plan is not walked a third time for it. */
 static void scan(walker *w, const sluice_tree *v, size_t depth)
@@ -1350,42 +1404,25 @@ static void scan(walker *w, const sluice_tree *v, size_t depth)
         return;
     }
     if (sluice_tree_is_object(v)) {
-        const char *cls = sluice_sqltree_str(v, "expression_class");
-        const char *type = sluice_sqltree_str(v, "type");
+        const char *cls, *type;
+        class_and_type(v, &cls, &type);
         if (w->ctx->bind_bounded && !w->unbounded && !sluice_sql_plan_node_bounded(v, cls, type))
             w->unbounded = true;
-        if (strcmp(type, "LOGICAL_GET") == 0) {
-            const char *name = sluice_sqltree_str(v, "name");
-            if (strcmp(name, "seq_scan") == 0) {
-                register_base(w, v);
-            } else {
-                const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_TABLE, name);
-                if (why != NULL)
-                    refuse_function(w, "table function", name, why);
-            }
-        } else if (strcmp(cls, "BOUND_FUNCTION") == 0 || strcmp(cls, "BOUND_AGGREGATE") == 0 ||
-                   (strcmp(cls, "BOUND_WINDOW") == 0 && sluice_tree_get(v, "name") != NULL)) {
-            const char *name = sluice_sqltree_str(v, "name");
-            const char *why = sluice_sql_function_refusal(SLUICE_SQL_FN_SCALAR, name);
-            if (why != NULL && !planner_error(v))
-                refuse_function(w, "function", name, why);
-            if (strcmp(cls, "BOUND_AGGREGATE") == 0)
-                sluice_sql_ext(w->ctx->facts)->aggregate_count++;
-        }
+        scan_object(w, v, cls, type);
         size_t ki;
         const char *key;
         const sluice_tree *c;
         sluice_tree_foreach_member(v, ki, key, c)
         {
             (void)key;
-            scan(w, c, depth + 1);
+            scan_child(w, c, depth + 1);
         }
     } else if (sluice_tree_is_array(v)) {
         size_t i;
         const sluice_tree *c;
         sluice_tree_foreach(v, i, c)
         {
-            scan(w, c, depth + 1);
+            scan_child(w, c, depth + 1);
         }
     }
 }
