@@ -837,10 +837,18 @@ class tree_serializer final : public value_writer<tree_serializer>
         push(sluice_tree_number(arena, v));
     }
 
-    /* n bytes as jansson's json_stringn takes them: valid UTF-8 only. */
+    /* n bytes as jansson's json_stringn takes them: valid UTF-8 only. ASCII is passed eight
+     * bytes at a time (no byte of the word has its high bit): nearly every string of a tree is
+     * (names, enum labels), and a byte at a time was most of this call. */
     void string(const char *s, size_t n)
     {
-        for (size_t i = 0; i < n;) {
+        size_t i = 0;
+        for (uint64_t w; n - i >= sizeof w; i += sizeof w) {
+            std::memcpy(&w, s + i, sizeof w);
+            if ((w & 0x8080808080808080ull) != 0)
+                break;
+        }
+        while (i < n) {
             if (static_cast<unsigned char>(s[i]) < 0x80) {
                 i++;
                 continue;

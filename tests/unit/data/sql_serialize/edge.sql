@@ -8,6 +8,8 @@ SELECT 123456789012345678901234567890.123 AS dec, 1.5 AS d2, 0.001 AS d3
 ;;
 SELECT 'tab	quote'' backslash\ slash/ "dq" ünïcødé 😀' AS s, '' AS empty, NULL AS n
 ;;
+SELECT 'abcdefgü' AS straddles_a_word, 'abcdefgh😀' AS after_a_word, 'ü' AS first, 'abcdefghijklmnop' AS two_words
+;;
 SELECT E'line\nnext\x01\x1f\r\b\f' AS esc
 ;;
 SELECT '\xAA\x00'::BLOB AS b, 'abc'::BLOB AS c
