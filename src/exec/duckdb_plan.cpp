@@ -481,15 +481,22 @@ template <class Out> class value_writer : public duckdb::Serializer
             text->member(tag) += std::to_string(v);
     }
 
+    /* n bytes holding no NUL (a terminated string's, measured by strlen) */
     void string_value(const char *s, size_t n)
     {
         if (n == 0)
             return; /* skip_empty */
-        if (std::memchr(s, '\0', n) != nullptr)
-            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
         out().string(s, n);
         if (text)
             yyjson_string(text->member(tag), s, n);
+    }
+
+    /* n bytes of a sized string, which may hold a NUL */
+    void sized_string_value(const char *s, size_t n)
+    {
+        if (std::memchr(s, '\0', n) != nullptr)
+            throw plan_fail{ SLUICE_E_INTERNAL }; /* json_loads refuses \u0000 */
+        string_value(s, n);
     }
 
     void begin(bool array, bool attach)
@@ -623,11 +630,11 @@ template <class Out> class value_writer : public duckdb::Serializer
     }
     void WriteValue(const duckdb::string_t v) final
     {
-        string_value(v.GetData(), v.GetSize());
+        sized_string_value(v.GetData(), v.GetSize());
     }
     void WriteValue(const std::string &v) final
     {
-        string_value(v.data(), v.size());
+        sized_string_value(v.data(), v.size());
     }
     void WriteValue(const char *v) final
     {
