@@ -234,10 +234,13 @@ static const char *variables_text(sluice_arena *arena, const json_t *variables)
     return copy;
 }
 
+/* Most calls have no variables ("null") or a caller's same ones: each thread remembers its last
+ * (core/hash_memo.h: keyed by every byte). */
 static void variables_hash(const char *text, uint8_t out[SLUICE_HASH_BYTES])
 {
+    static _Thread_local sluice_hash_memo memo;
     const char *t = text != NULL ? text : "null";
-    sluice_hash_sha256(t, strlen(t), out);
+    sluice_hash_memo_sha256(&memo, &(sluice_hash_part){ t, strlen(t) }, 1, out);
 }
 
 /* variables_hash of r's variables text, hashed once per request: recall_text, the claims and
@@ -794,6 +797,24 @@ static void release_json(void *value)
 /* Judges r's code for its caller: fills r->j and returns SLUICE_OK, also when the code is
  * refused. Non-OK only when sluice itself failed (r->j.facts may then be NULL). hint: the
  * opened token, on execute (NULL on validate). */
+/* What decides for route: the policy backend, the route and the policy's version (NULL when
+ * out of memory). Set member by member (json_pack parses its format on every call); the keys
+ * are literals, and the version's hex is sluice's own ASCII. */
+static json_t *policy_summary(const sluice_codemode *cm, const sluice_policy_route *route)
+{
+    json_t *o = json_object();
+    int bad = json_object_set_new_nocheck(
+        o, "backend", sluice_json_string(sluice_policy_backend_name(cm->policy)));
+    bad |= json_object_set_new_nocheck(o, "route", sluice_json_string(route->id));
+    bad |= json_object_set_new_nocheck(o, "version",
+                                       json_string_nocheck(sluice_policy_version(cm->policy)));
+    if (bad != 0) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static sluice_status judge(request *r, const sluice_token_claims *hint)
 {
     sluice_codemode *cm = r->cm;
@@ -811,10 +832,8 @@ static sluice_status judge(request *r, const sluice_token_claims *hint)
     sluice_status st = sluice_executor_catalog(j->be->executor, arena, &j->schema, r->err);
     if (st != SLUICE_OK)
         return st;
-    json_t *summary =
-        json_pack("{s:s, s:s, s:s}", "backend", sluice_policy_backend_name(cm->policy), "route",
-                  j->route->id, "version", sluice_policy_version(cm->policy));
     /* the arena releases it (at once when the cleanup cannot be registered) */
+    json_t *summary = policy_summary(cm, j->route);
     if (summary == NULL || sluice_arena_cleanup_add(arena, release_json, summary) != SLUICE_OK)
         return sluice_error_set(r->err, arena, SLUICE_E_NOMEM, "out of memory");
     j->policy_summary = summary;
