@@ -21,20 +21,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether the 8 bytes at s are all written as they are: ASCII from 0x20 up, neither '"' nor
- * '\\'. Most text is, so it is tested a word at a time (the bit tricks find a byte below a
- * bound, or a zero byte after an XOR, in every lane at once; each is exact about whether one
- * exists, which is all this asks). */
-static bool plain8(const char *s)
+/* The lanes of the 8 bytes at s that are not written as they are (ASCII from 0x20 up, neither '"'
+ * nor '\\'), as their high bits; 0 when all are, as most text is, so it is tested a word at a
+ * time. The bit tricks find a byte below a bound, or a zero byte after an XOR, in every lane at
+ * once; a borrow can mark a lane above a marked one, but the lowest marked lane is always exact
+ * (a borrow only travels up from a marked lane), which is all this asks. */
+static uint64_t special8(const char *s)
 {
     const uint64_t ones = 0x0101010101010101ull, highs = 0x8080808080808080ull;
     uint64_t x, q, b;
     memcpy(&x, s, sizeof x);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    x = __builtin_bswap64(x); /* s[0] in the lowest lane, where a borrow cannot reach it */
+#endif
     q = x ^ (ones * '"');
     b = x ^ (ones * '\\');
     uint64_t below_space = (x - ones * 0x20) & ~x & highs;
     uint64_t quote = (q - ones) & ~q & highs, backslash = (b - ones) & ~b & highs;
-    return ((x & highs) | below_space | quote | backslash) == 0;
+    return (x & highs) | below_space | quote | backslash;
 }
 
 /* Appends s[0..len) as a JSON string literal; false when it is not valid UTF-8. */
@@ -44,9 +48,14 @@ static bool write_string(sluice_buf *buf, const char *s, size_t len)
     sluice_buf_putc(buf, '"');
     size_t run = 0, i = 0;
     while (i < len) {
-        if (len - i >= 8 && plain8(s + i)) {
-            i += 8;
-            continue;
+        if (len - i >= 8) {
+            uint64_t special = special8(s + i);
+            if (special == 0) {
+                i += 8;
+                continue;
+            }
+            /* straight to the first byte that needs care: s[i] is the lowest lane */
+            i += (size_t)__builtin_ctzll(special) / 8;
         }
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x80) {

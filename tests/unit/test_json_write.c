@@ -125,6 +125,28 @@ static void test_special_bytes_at_every_place(void **state)
         }
 }
 
+/* Two bytes that need care at every pair of places in 20 bytes: the writer goes straight to the
+ * first of a word's such bytes, and a borrow from it may mark the lanes above (the second must
+ * still be found, and nothing between them escaped). */
+static void test_two_special_bytes_at_every_pair_of_places(void **state)
+{
+    (void)state;
+    static const char specials[] = { '"', '\\', '\x01', '\x1f', '\n', '\0', '\x7f', ' ', '!' };
+    char text[20];
+    for (size_t a = 0; a < sizeof text; a++)
+        for (size_t b = a + 1; b < sizeof text; b++)
+            for (size_t k = 0; k < sizeof specials; k++)
+                for (size_t m = 0; m < sizeof specials; m++) {
+                    memset(text, 'a', sizeof text);
+                    text[a] = specials[k];
+                    text[b] = specials[m];
+                    json_t *v = json_stringn(text, sizeof text);
+                    assert_non_null(v);
+                    same_as_jansson(v);
+                    json_decref(v);
+                }
+}
+
 /* Deterministic pseudo-random trees (xorshift), so a failure reproduces. */
 static unsigned long long rng = 88172645463325252ull;
 static unsigned next_rand(void)
@@ -368,6 +390,7 @@ int main(void)
         cmocka_unit_test(test_scalars_and_containers),
         cmocka_unit_test(test_strings_with_every_control_byte_and_nul),
         cmocka_unit_test(test_special_bytes_at_every_place),
+        cmocka_unit_test(test_two_special_bytes_at_every_pair_of_places),
         cmocka_unit_test(test_generated_trees),
         cmocka_unit_test(test_invalid_utf8_is_refused),
         cmocka_unit_test(test_json_string_is_jansson_json_string),
