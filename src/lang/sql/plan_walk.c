@@ -229,6 +229,15 @@ static bool resolve_ref(const sluice_tree *e, const cols *in, size_t *idx)
            index_of(sluice_tree_get(b, "column_index"), in->n, idx);
 }
 
+static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint64_t *out);
+
+/* nested_lineage of a child, called only for a container: a number or string holds no
+ * expression, and the call for one cost more than the answer. */
+static bool child_lineage(walker *w, const sluice_tree *c, const cols *in, uint64_t *out)
+{
+    return !(sluice_tree_is_object(c) || sluice_tree_is_array(c)) || nested_lineage(w, c, in, out);
+}
+
 /* Every expression object inside v (not descending into the expressions found). */
 static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint64_t *out)
 {
@@ -241,7 +250,7 @@ static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint
         sluice_tree_foreach_member(v, ki, key, c)
         {
             (void)key;
-            if (!nested_lineage(w, c, in, out))
+            if (!child_lineage(w, c, in, out))
                 return false;
         }
     } else if (sluice_tree_is_array(v)) {
@@ -249,7 +258,7 @@ static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint
         const sluice_tree *c;
         sluice_tree_foreach(v, i, c)
         {
-            if (!nested_lineage(w, c, in, out))
+            if (!child_lineage(w, c, in, out))
                 return false;
         }
     }
@@ -281,7 +290,7 @@ static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64
     {
         if (key_known(key, r->child_keys)) {
             ok = nested_lineage(w, v, in, out);
-        } else if (!key_known(key, r->plain_keys) && !key_known(key, common_keys)) {
+        } else if (!key_known(key, common_keys) && !key_known(key, r->plain_keys)) {
             ok = fail_key(w, cls, key);
         }
         if (!ok)
