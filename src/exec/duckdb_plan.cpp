@@ -885,6 +885,7 @@ class tree_serializer final : public value_writer<tree_serializer>
                     const char *text_without = nullptr)
         : value_writer(text_out, text_without), arena(a)
     {
+        stack.reserve(32); /* deeper than most trees: no regrowth while writing */
         stack.push_back(frame{ root, false, "" });
     }
 };
