@@ -281,11 +281,49 @@ void yyjson_double(std::string &out, double v)
     out += std::to_string(exp10);
 }
 
+/* Whether s[0..n) holds no byte yyjson escapes ('"', '\\', a control character): eight bytes at
+ * a time (the last eight again when n is not a multiple; a shorter string padded with spaces),
+ * each test the exact "some byte of w is below k" word test, (w - k * ones) & ~w & highs. */
+bool json_plain(const char *s, size_t n)
+{
+    const uint64_t ones = 0x0101010101010101u;
+    uint64_t below = 0;
+    auto add = [&](uint64_t w) {
+        uint64_t quote = w ^ (ones * '"'), backslash = w ^ (ones * '\\');
+        below |= ((w - ones * 0x20) & ~w) | ((quote - ones) & ~quote) |
+                 ((backslash - ones) & ~backslash);
+    };
+    uint64_t w = ones * ' ';
+    if (n < 8) {
+        for (size_t i = 0; i < n; i++) /* shifted in: a memcpy of a few bytes is a call */
+            w ^= static_cast<uint64_t>(static_cast<unsigned char>(s[i]) ^ ' ') << (8 * i);
+        add(w);
+    } else {
+        for (size_t i = 0; i + 8 <= n; i += 8) {
+            std::memcpy(&w, s + i, 8);
+            add(w);
+        }
+        std::memcpy(&w, s + n - 8, 8);
+        add(w);
+    }
+    return (below & (ones * 0x80)) == 0;
+}
+
 /* A string as yyjson writes it with DuckDB's flags: '"', '\\' and control characters escaped
- * (\b \t \n \f \r, else \u00XX), everything else, '/' and UTF-8 included, as is. */
+ * (\b \t \n \f \r, else \u00XX), everything else, '/' and UTF-8 included, as is. Nearly every
+ * string of a tree (names, enum labels) has nothing to escape: one append, not a byte-wise scan
+ * and three. */
 void yyjson_string(std::string &out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
+    char quoted[128];
+    if (n <= sizeof(quoted) - 2 && json_plain(s, n)) {
+        quoted[0] = '"';
+        std::memcpy(quoted + 1, s, n);
+        quoted[n + 1] = '"';
+        out.append(quoted, n + 2);
+        return;
+    }
     out += '"';
     size_t run = 0; /* where the characters not yet copied start: copied a run at a time */
     for (size_t i = 0; i < n; i++) {
