@@ -100,12 +100,11 @@ static void put_str16(writer *w, const char *s)
     put(w, s, n);
 }
 
-static void hash_str16(sluice_hash_state *h, const char *s)
+/* The big-endian 16-bit length of a string the binding hashes after it. */
+static void length16(size_t n, uint8_t out[2])
 {
-    size_t n = strlen(s);
-    uint8_t len[2] = { (uint8_t)(n >> 8), (uint8_t)(n & 0xff) };
-    sluice_hash_update(h, len, sizeof len);
-    sluice_hash_update(h, s, n);
+    out[0] = (uint8_t)(n >> 8);
+    out[1] = (uint8_t)(n & 0xff);
 }
 
 /* The binding and the marks of c's bound claims (token.h); user_id and session_id set. */
@@ -113,23 +112,31 @@ static void bind_claims(const sluice_token_claims *c,
                         uint8_t binding[SLUICE_HASH_BYTES],
                         uint8_t marks[SLUICE_TOKEN_MARKS][SLUICE_TOKEN_MARK_BYTES])
 {
+    /* a caller's tokens (and the checks of them) hash the same user, session and context again
+     * and again: each thread remembers the last of each, and the binding's state after them
+     * (core/hash_memo.h: keyed by every byte) */
+    static _Thread_local sluice_hash_memo user_memo, session_memo;
+    static _Thread_local sluice_hash_prefix_memo prefix_memo;
+    size_t user_len = strlen(c->user_id), session_len = strlen(c->session_id);
+    uint8_t user_len16[2], session_len16[2];
+    length16(user_len, user_len16);
+    length16(session_len, session_len16);
+    const sluice_hash_part prefix[] = {
+        { BINDING_CONTEXT, sizeof(BINDING_CONTEXT) },
+        { user_len16, sizeof user_len16 },
+        { c->user_id, user_len },
+        { session_len16, sizeof session_len16 },
+        { c->session_id, session_len },
+        { c->context_hash, SLUICE_HASH_BYTES },
+    };
     sluice_hash_state h;
-    sluice_hash_start(&h);
-    sluice_hash_update(&h, BINDING_CONTEXT, sizeof(BINDING_CONTEXT));
-    hash_str16(&h, c->user_id);
-    hash_str16(&h, c->session_id);
-    sluice_hash_update(&h, c->context_hash, SLUICE_HASH_BYTES);
+    sluice_hash_prefix_memo_start(&prefix_memo, prefix, sizeof prefix / sizeof prefix[0], &h);
     sluice_hash_update(&h, c->code_hash, SLUICE_HASH_BYTES);
     sluice_hash_update(&h, c->variables_hash, SLUICE_HASH_BYTES);
     sluice_hash_finish(&h, binding);
-    /* a caller's tokens (and the checks of them) hash the same user and session again and again:
-     * each thread remembers the last of each (core/hash_memo.h: keyed by every byte) */
-    static _Thread_local sluice_hash_memo user_memo, session_memo;
     uint8_t user[SLUICE_HASH_BYTES], session[SLUICE_HASH_BYTES];
-    sluice_hash_memo_sha256(&user_memo, &(sluice_hash_part){ c->user_id, strlen(c->user_id) }, 1,
-                            user);
-    sluice_hash_memo_sha256(
-        &session_memo, &(sluice_hash_part){ c->session_id, strlen(c->session_id) }, 1, session);
+    sluice_hash_memo_sha256(&user_memo, &prefix[2], 1, user);
+    sluice_hash_memo_sha256(&session_memo, &prefix[4], 1, session);
     const uint8_t *from[SLUICE_TOKEN_MARKS] = { user, session, c->context_hash, c->code_hash,
                                                 c->variables_hash };
     for (size_t i = 0; i < SLUICE_TOKEN_MARKS; i++)

@@ -1,7 +1,8 @@
 /*
  * test_hash_memo.c — a memo answers exactly SHA-256 of the bytes it is given: the same bytes split
  * any way, a prefix or an extension of what it holds, inputs taking turns, inputs at and past
- * its capacity, and empty parts.
+ * its capacity, and empty parts; and a prefix memo's state, finished after any suffix, is the
+ * SHA-256 of the prefix and suffix together, under the same changes.
  */
 #include "core/hash_memo.h"
 #include "unit.h"
@@ -78,12 +79,61 @@ static void test_capacity_and_past_it(void **state)
     same_as_sha256(&memo, NULL, 0, "", 0);
 }
 
+/* Asserts that the prefix memo's state for parts, fed suffix and finished, is the one-shot hash
+ * of text[0..len) (the parts' bytes and then the suffix's). */
+static void prefix_same_as_sha256(sluice_hash_prefix_memo *memo,
+                                  const sluice_hash_part *parts,
+                                  size_t n,
+                                  const char *suffix,
+                                  const char *text,
+                                  size_t len)
+{
+    uint8_t want[SLUICE_HASH_BYTES], got[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(text, len, want);
+    sluice_hash_state h;
+    sluice_hash_prefix_memo_start(memo, parts, n, &h);
+    sluice_hash_update(&h, suffix, strlen(suffix));
+    sluice_hash_finish(&h, got);
+    assert_memory_equal(got, want, SLUICE_HASH_BYTES);
+}
+
+static void test_prefix_state_with_any_suffix(void **state)
+{
+    (void)state;
+    static sluice_hash_prefix_memo memo;
+    static char text[SLUICE_HASH_MEMO_BYTES + 80];
+    for (size_t i = 0; i < sizeof text; i++)
+        text[i] = (char)('a' + i % 23);
+    static const size_t lens[] = {
+        0, 1, 55, 63, 64, 65, 70, 128, 200, SLUICE_HASH_MEMO_BYTES, SLUICE_HASH_MEMO_BYTES + 1
+    };
+    static const char *const suffixes[] = { "", "x",
+                                            "a suffix of more than one block's worth of "
+                                            "bytes, so that the state goes on compressing" };
+    for (size_t l = 0; l < sizeof lens / sizeof lens[0]; l++)
+        for (size_t k = 0; k < sizeof suffixes / sizeof suffixes[0]; k++)
+            for (int round = 0; round < 3; round++) { /* a miss, a hit, a change at the end */
+                size_t len = lens[l], sl = strlen(suffixes[k]);
+                if (round == 2 && len > 0)
+                    text[len - 1] ^= 1;
+                char whole[sizeof text + 128];
+                memcpy(whole, text, len);
+                memcpy(whole + len, suffixes[k], sl);
+                sluice_hash_part halves[2] = { { text, len / 2 },
+                                               { text + len / 2, len - len / 2 } };
+                prefix_same_as_sha256(&memo, halves, 2, suffixes[k], whole, len + sl);
+                if (round == 2 && len > 0)
+                    text[len - 1] ^= 1;
+            }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_every_split_prefix_and_extension),
         cmocka_unit_test(test_inputs_taking_turns_and_one_byte_apart),
         cmocka_unit_test(test_capacity_and_past_it),
+        cmocka_unit_test(test_prefix_state_with_any_suffix),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
