@@ -52,6 +52,13 @@ static bool nested_type(const sluice_tree *type)
 
 typedef bool (*judge_fn)(const sluice_tree *node);
 
+/* Whether all_nodes can say anything of v at depth but true: a container, or any value past the
+ * depth limit (false there). Most values are strings and numbers: not a call each. */
+static bool worth_judging(const sluice_tree *v, size_t depth)
+{
+    return sluice_tree_is_object(v) || sluice_tree_is_array(v) || depth > AMPLIFY_MAX_DEPTH;
+}
+
 /* Every object in v passes judge; arrays and objects are walked to the bottom. Both trees are
  * the bind unit's arena trees (core/tree.h). */
 static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
@@ -63,7 +70,7 @@ static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
     if (sluice_tree_is_array(v)) {
         sluice_tree_foreach(v, i, child)
         {
-            if (!all_nodes(child, judge, depth + 1))
+            if (worth_judging(child, depth + 1) && !all_nodes(child, judge, depth + 1))
                 return false;
         }
         return true;
@@ -76,7 +83,7 @@ static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
     sluice_tree_foreach_member(v, i, key, child)
     {
         (void)key;
-        if (!all_nodes(child, judge, depth + 1))
+        if (worth_judging(child, depth + 1) && !all_nodes(child, judge, depth + 1))
             return false;
     }
     return true;

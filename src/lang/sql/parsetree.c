@@ -320,6 +320,15 @@ static void note_modifiers(tree_walk *w, const sluice_tree *node, bool top)
 
 static void walk(tree_walk *w, const sluice_tree *v);
 
+/* Whether walk(w, v) can do anything: for a container, or for any value once the depth limit is
+ * reached (walk reports it there). A string, number or boolean below the limit leaves w as it
+ * was, so it is not walked: most values of a parse tree are such leaves, a call each. */
+static bool worth_walking(const tree_walk *w, const sluice_tree *v)
+{
+    return sluice_tree_is_object(v) || sluice_tree_is_array(v) ||
+           w->depth >= SLUICE_LIMIT_SQL_PLAN_DEPTH;
+}
+
 static void walk_object(tree_walk *w, const sluice_tree *node)
 {
     const char *type = sluice_sqltree_str(node, "type");
@@ -357,7 +366,8 @@ static void walk_object(tree_walk *w, const sluice_tree *node)
     sluice_tree_foreach_member(node, i, key, child)
     {
         (void)key;
-        walk(w, child);
+        if (worth_walking(w, child))
+            walk(w, child);
     }
 }
 
@@ -380,7 +390,8 @@ static void walk(tree_walk *w, const sluice_tree *v)
         const sluice_tree *e;
         sluice_tree_foreach(v, i, e)
         {
-            walk(w, e);
+            if (worth_walking(w, e))
+                walk(w, e);
         }
     }
     if (w->depth <= SLUICE_LIMIT_SQL_PLAN_DEPTH)
