@@ -159,6 +159,50 @@ static void test_sql_amplifying_constants_are_still_bounded(void **state)
     }
 }
 
+/* SELECT 1 inside `levels` subquery expressions of the given shape ("(%s)" or "EXISTS (%s)"). */
+static const char *nested_subqueries(unsigned levels, bool exists)
+{
+    const char *sql = "SELECT 1 AS x";
+    for (unsigned i = 0; i < levels; i++)
+        sql = exists ? sluice_arena_printf(fixture_arena, "SELECT 1 AS x WHERE EXISTS (%s)", sql)
+                     : sluice_arena_printf(fixture_arena, "SELECT (%s) AS x", sql);
+    assert_non_null(sql);
+    return sql;
+}
+
+/* Nested subquery expressions plan in time exponential in their depth, inside DuckDB's optimizer,
+ * which no interrupt reaches: up to the limit they bind in the server, past it in the child.
+ * EXISTS shows it: a scalar subquery's plan runs in the child at any depth (its row check). */
+static void test_sql_nested_subqueries_take_the_bounded_path(void **state)
+{
+    (void)state;
+    const sluice_codefacts *f =
+        fixture_analyze(nested_subqueries(SLUICE_SQL_FAST_SUBQUERY_NESTING, true));
+    assert_int_equal(f->violation_count, 0);
+    assert_true(f->engine_bounded);
+    f = fixture_analyze(nested_subqueries(SLUICE_SQL_FAST_SUBQUERY_NESTING + 1, true));
+    assert_int_equal(f->violation_count, 0);
+    assert_false(f->engine_bounded);
+}
+
+/* 34 levels would plan for hours in the server; the child's deadline refuses them instead. */
+static void test_sql_deep_subqueries_are_refused_at_the_deadline(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_timeout_ms = 300;
+    for (int exists = 0; exists <= 1; exists++) {
+        const char *sql = nested_subqueries(34, exists);
+        const sluice_codefacts *f = fixture_analyze_with(sql, &cm);
+        const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+        if (v == NULL)
+            fixture_dump(sql, f);
+        assert_non_null(v);
+        assert_non_null(strstr(v->message, "analysis_timeout_ms (300 ms)"));
+        assert_false(f->engine_bounded);
+    }
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_arena_new, fixture_arena_free)
@@ -168,6 +212,8 @@ int main(void)
         T(test_sql_long_constant_takes_the_bounded_path),
         T(test_sql_seed_queries_take_the_fast_path),
         T(test_sql_amplifying_constants_are_still_bounded),
+        T(test_sql_nested_subqueries_take_the_bounded_path),
+        T(test_sql_deep_subqueries_are_refused_at_the_deadline),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);

@@ -5,17 +5,18 @@
  * parse tree before anything binds: DuckDB folds constant expressions while binding, and only
  * a function that can make its result larger than its input (repeat, lpad, range, list_*, ...)
  * turns a short text into a large fold; with every function tagged SLUICE_SQL_BOUNDED
- * (functions.c) and short constants, the fold is no larger than the text, so bounds.c binds in
- * the server. sluice_sql_plan_node_bounded judges each object of the bound plan (views and
- * macros expanded; plan_walk.c's scan asks it of every one as it passes): with only ordinary
- * operators, scans and BOUNDED functions, every value a row carries is no larger than a value
- * in a table or the text, and the engine's own memory_limit (hash tables, sorts,
- * materialized CTEs are in its buffer manager) and interrupt (checked between vectors) govern
- * the run, so the executor may run it in-process. DuckDB's known blind spots — lists and
- * strings built inside one vector (range, repeat, string_agg, list), recursion, windowed
- * aggregates' segment trees — are each excluded here.
- * Does not own: the tags (functions.c), the child (bounds.c, exec/bounded.c), or the refusals:
- * a statement judged false here is only slower, never refused.
+ * (functions.c) and short constants, the fold is no larger than the text; and with subquery
+ * expressions nested at most SLUICE_SQL_FAST_SUBQUERY_NESTING deep, planning takes no time to
+ * speak of (DuckDB's optimizer is exponential in that depth and cannot be interrupted) — so
+ * bounds.c binds in the server. sluice_sql_plan_node_bounded judges each object of the bound plan
+ * (views and macros expanded; plan_walk.c's scan asks it of every one as it passes): with only
+ * ordinary operators, scans and BOUNDED functions, every value a row carries is no larger than a
+ * value in a table or the text, and the engine's own memory_limit (hash tables, sorts, materialized
+ * CTEs are in its buffer manager) and interrupt (checked between vectors) govern the run, so the
+ * executor may run it in-process. DuckDB's known blind spots — lists and strings built inside one
+ * vector (range, repeat, string_agg, list), recursion, windowed aggregates' segment trees — are
+ * each excluded here. Does not own: the tags (functions.c), the child (bounds.c, exec/bounded.c),
+ * or the refusals: a statement judged false here is only slower, never refused.
  *
  * Both judgements are allowlists over node kinds: a kind this file does not name is false, so a
  * new DuckDB node can only cost a fork.
@@ -50,8 +51,6 @@ static bool nested_type(const sluice_tree *type)
     return type == NULL || in(sluice_sqltree_str(type, "id"), nested);
 }
 
-typedef bool (*judge_fn)(const sluice_tree *node);
-
 /* Whether all_nodes can say anything of v at depth but true: a container, or any value past the
  * depth limit (false there). Most values are strings and numbers: not a call each. */
 static bool worth_judging(const sluice_tree *v, size_t depth)
@@ -59,9 +58,12 @@ static bool worth_judging(const sluice_tree *v, size_t depth)
     return sluice_tree_is_object(v) || sluice_tree_is_array(v) || depth > AMPLIFY_MAX_DEPTH;
 }
 
-/* Every object in v passes judge; arrays and objects are walked to the bottom. Both trees are
- * the bind unit's arena trees (core/tree.h). */
-static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
+static bool tree_node(const sluice_tree *node);
+
+/* Every object in v passes tree_node and no path nests more than SLUICE_SQL_FAST_SUBQUERY_NESTING
+ * subquery expressions (subqueries: how many v sits inside); arrays and objects are walked to the
+ * bottom. The tree is the bind unit's arena tree (core/tree.h). */
+static bool all_nodes(const sluice_tree *v, size_t depth, unsigned subqueries)
 {
     if (depth > AMPLIFY_MAX_DEPTH)
         return false;
@@ -70,20 +72,23 @@ static bool all_nodes(const sluice_tree *v, judge_fn judge, size_t depth)
     if (sluice_tree_is_array(v)) {
         sluice_tree_foreach(v, i, child)
         {
-            if (worth_judging(child, depth + 1) && !all_nodes(child, judge, depth + 1))
+            if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries))
                 return false;
         }
         return true;
     }
     if (!sluice_tree_is_object(v))
         return true;
-    if (!judge(v))
+    if (!tree_node(v))
+        return false;
+    if (strcmp(sluice_sqltree_str(v, "class"), "SUBQUERY") == 0 &&
+        ++subqueries > SLUICE_SQL_FAST_SUBQUERY_NESTING)
         return false;
     const char *key;
     sluice_tree_foreach_member(v, i, key, child)
     {
         (void)key;
-        if (worth_judging(child, depth + 1) && !all_nodes(child, judge, depth + 1))
+        if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries))
             return false;
     }
     return true;
@@ -156,7 +161,7 @@ static bool tree_node(const sluice_tree *node)
 bool sluice_sql_tree_bounded(const sluice_tree *tree)
 {
     const sluice_tree *stmts = sluice_tree_get(tree, "statements");
-    return sluice_tree_size(stmts) == 1 && all_nodes(stmts, tree_node, 0);
+    return sluice_tree_size(stmts) == 1 && all_nodes(stmts, 0, 0);
 }
 
 /* ---- the bound plan (before running in-process) ------------------------------------------- */
