@@ -106,6 +106,11 @@ export function generator(seedArg, { head, echo }) {
 // gateway: canary_gateway.mjs, tests/jsmcp/mcp_canary.mjs). Every string and number a JSON value
 // holds (keys too) but sluice's own hashes, times and tokens, which no plan can steer; a string
 // that holds JSON (a tool's text content) is scanned value by value as well.
+// sluice's request id ("%08x-%012llx": a random per-process prefix and a counter) is its own text,
+// in records (the request_id member, skipped by jsonScanner) and in log lines: its random hex can
+// hold a canary's digits by chance ("ce372851" holds "2851"), which is no leak.
+export const withoutRequestIds = (line) => line.replace(/\b[0-9a-f]{8}-[0-9a-f]{12}\b/g, "request-id");
+
 export function jsonScanner(leaks) {
   const ownText = (s) => /^[0-9a-f]{16,}$/i.test(s) || /^\d{4}-\d\d-\d\dT[\d:.]+Z?$/.test(s) ||
                          /^sl1\.[A-Za-z0-9_.-]+$/.test(s);
@@ -115,7 +120,8 @@ export function jsonScanner(leaks) {
     if (typeof v === "string") { if (!ownText(v)) out.push(unmarked(v)); }
     else if (typeof v === "number") out.push(String(v));
     else if (Array.isArray(v)) v.forEach((x) => texts(x, out));
-    else if (v && typeof v === "object") for (const [k, x] of Object.entries(v)) { out.push(k); texts(x, out); }
+    else if (v && typeof v === "object")
+      for (const [k, x] of Object.entries(v)) { out.push(k); if (k !== "request_id") texts(x, out); }
     return out;
   }
   const leaksIn = (v) => texts(v).some((t) => leaks(t) || (/^[[{]/.test(t) && leaksInJson(t)));
