@@ -128,3 +128,41 @@ test("a NUL byte in code is a located refusal; in a variable it is bound exactly
     assert.deepEqual(r.structuredContent.rows, [["a\u0000b"]]);
   } finally { await close(); }
 });
+
+// Issue 23 (46d69f7): DuckDB 1.4.4's filter pushdown plans nested subquery expressions in time
+// exponential in their depth and never checks for an interrupt, so a statement nesting them deeper
+// than 8 binds in the bounded child. Through the real client: 34 levels (hours in-process before
+// the fix) are refused at analysis_timeout_ms with a message that names the depth and how to
+// rewrite, 8 levels still validate in the server, and the server answers afterwards.
+test("subquery expressions nested 34 deep are refused at the analysis deadline", async () => {
+  const cfg = writeConfig("nesting", { autoApprove: ["low", "medium", "high"],
+    extra: `analysis_timeout_ms = ${ANALYSIS_TIMEOUT_MS}\n` });
+  const { client, close } = await connectStdio(cfg);
+  const nested = (depth, wrap) => {
+    let q = "SELECT 1 AS x";
+    for (let i = 0; i < depth; i++) q = wrap(q);
+    return q;
+  };
+  const scalar = (q) => `SELECT (${q}) AS x`;
+  const exists = (q) => `SELECT 1 AS x WHERE EXISTS (${q})`;
+  try {
+    for (const wrap of [scalar, exists]) {
+      const shallow = await validate(client, nested(8, wrap));
+      assert.equal(shallow.valid, true, JSON.stringify(shallow.violations));
+      const sql = nested(34, wrap);
+      const t0 = performance.now();
+      const v = await validate(client, sql);
+      const ms = performance.now() - t0;
+      assert.ok(ms < 2 * ANALYSIS_TIMEOUT_MS + TIME_SLACK_MS, `validate took ${ms} ms`);
+      assert.equal(v.valid, false, `34 nested subqueries validated: ${sql.slice(0, 80)}`);
+      assert.ok(!v.approval_token);
+      const lim = v.violations.find((x) => x.rule === "analysis_limit");
+      assert.ok(lim, JSON.stringify(v.violations));
+      assert.match(lim.message, /nested subqueries/);
+      assert.match(lim.message + lim.suggestion, /analysis_timeout_ms/);
+    }
+    const again = await validate(client, "SELECT count(*) AS n FROM customers");
+    const res = await execute(client, "SELECT count(*) AS n FROM customers", again.approval_token);
+    assert.equal(res.isError, undefined, errorText(res));
+  } finally { await close(); }
+});
