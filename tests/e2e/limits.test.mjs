@@ -133,8 +133,9 @@ test("a NUL byte in code is a located refusal; in a variable it is bound exactly
 // exponential in their depth and never checks for an interrupt, so a statement nesting them deeper
 // than 8 binds in the bounded child. Through the real client: 34 levels (hours in-process before
 // the fix) are refused at analysis_timeout_ms with a message that names the depth and how to
-// rewrite, 8 levels still validate in the server, and the server answers afterwards.
-test("subquery expressions nested 34 deep are refused at the analysis deadline", async () => {
+// rewrite, 8 levels still validate in the server, and the server answers afterwards. 128 joined
+// tables (minutes in-process) are refused the same way.
+test("subqueries nested 34 deep and 128 joined tables are refused at the analysis deadline", async () => {
   const cfg = writeConfig("nesting", { autoApprove: ["low", "medium", "high"],
     extra: `analysis_timeout_ms = ${ANALYSIS_TIMEOUT_MS}\n` });
   const { client, close } = await connectStdio(cfg);
@@ -161,6 +162,18 @@ test("subquery expressions nested 34 deep are refused at the analysis deadline",
       assert.match(lim.message, /nested subqueries/);
       assert.match(lim.message + lim.suggestion, /analysis_timeout_ms/);
     }
+    // The same optimizer is super-linear in joined tables: 128 in a cycle of equalities planned
+    // for minutes in the server; past 16 they bind in the child, under the deadline.
+    const tables = Array.from({ length: 128 }, (_, i) => `orders o${i}`).join(", ");
+    const cycle = Array.from({ length: 128 }, (_, i) => `o${i}.id = o${(i + 1) % 128}.id`).join(" AND ");
+    const t0 = performance.now();
+    const wide = await validate(client, `SELECT count(*) AS n FROM ${tables} WHERE ${cycle}`);
+    const ms = performance.now() - t0;
+    assert.ok(ms < 2 * ANALYSIS_TIMEOUT_MS + TIME_SLACK_MS, `validate took ${ms} ms`);
+    assert.equal(wide.valid, false);
+    const lim = wide.violations.find((x) => x.rule === "analysis_limit");
+    assert.ok(lim, JSON.stringify(wide.violations));
+    assert.match(lim.message, /joined tables/);
     const again = await validate(client, "SELECT count(*) AS n FROM customers");
     const res = await execute(client, "SELECT count(*) AS n FROM customers", again.approval_token);
     assert.equal(res.isError, undefined, errorText(res));

@@ -203,6 +203,74 @@ static void test_sql_deep_subqueries_are_refused_at_the_deadline(void **state)
     }
 }
 
+/* n references to orders (o0..), each equal to the next around a cycle: cross products that
+ * filter pushdown turns into joins. */
+static const char *many_relations(unsigned n)
+{
+    const char *from = "orders o0", *where = "o0.id = o1.id";
+    for (unsigned i = 1; i < n; i++) {
+        from = sluice_arena_printf(fixture_arena, "%s, orders o%u", from, i);
+        where = i == 1 ? where
+                       : sluice_arena_printf(fixture_arena, "%s AND o%u.id = o%u.id", where, i,
+                                             (i + 1) % n);
+    }
+    const char *sql =
+        sluice_arena_printf(fixture_arena, "SELECT count(*) AS n FROM %s WHERE %s", from, where);
+    assert_non_null(sql);
+    return sql;
+}
+
+/* n predicates on one column, each a comparison with its own constant. */
+static const char *many_predicates(unsigned n)
+{
+    const char *where = "id <> 0";
+    for (unsigned i = 1; i < n; i++)
+        where = sluice_arena_printf(fixture_arena, "%s AND id <> %u", where, i);
+    const char *sql = sluice_arena_printf(fixture_arena, "SELECT id FROM orders WHERE %s", where);
+    assert_non_null(sql);
+    return sql;
+}
+
+/* Filter pushdown is super-linear in the tables a statement joins and the filter combiner in its
+ * predicates, in an optimizer no interrupt reaches: past the budgets they bind in the child. */
+static void test_sql_large_statements_take_the_bounded_path(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.sql_max_joins = 64;
+    const sluice_codefacts *f =
+        fixture_analyze_with(many_relations(SLUICE_SQL_FAST_RELATIONS), &cm);
+    assert_null(fixture_violation(f, "analysis_limit"));
+    assert_true(f->engine_bounded);
+    f = fixture_analyze_with(many_relations(SLUICE_SQL_FAST_RELATIONS + 1), &cm);
+    assert_null(fixture_violation(f, "analysis_limit"));
+    assert_false(f->engine_bounded);
+    f = fixture_analyze(many_predicates(100));
+    assert_int_equal(f->violation_count, 0);
+    assert_true(f->engine_bounded);
+    f = fixture_analyze(many_predicates(SLUICE_SQL_FAST_OBJECTS / 2));
+    assert_int_equal(f->violation_count, 0);
+    assert_false(f->engine_bounded);
+}
+
+/* 128 tables would plan for minutes in the server; the child's deadline refuses them instead. */
+static void test_sql_many_relations_are_refused_at_the_deadline(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_timeout_ms = 300;
+    cm.sql_max_joins = 64;
+    const char *sql = many_relations(128);
+    const sluice_codefacts *f = fixture_analyze_with(sql, &cm);
+    const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+    if (v == NULL)
+        fixture_dump(sql, f);
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, "analysis_timeout_ms (300 ms)"));
+    assert_non_null(strstr(v->message, "joined tables"));
+    assert_false(f->engine_bounded);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_arena_new, fixture_arena_free)
@@ -214,6 +282,8 @@ int main(void)
         T(test_sql_amplifying_constants_are_still_bounded),
         T(test_sql_nested_subqueries_take_the_bounded_path),
         T(test_sql_deep_subqueries_are_refused_at_the_deadline),
+        T(test_sql_large_statements_take_the_bounded_path),
+        T(test_sql_many_relations_are_refused_at_the_deadline),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);

@@ -6,17 +6,19 @@
  * a function that can make its result larger than its input (repeat, lpad, range, list_*, ...)
  * turns a short text into a large fold; with every function tagged SLUICE_SQL_BOUNDED
  * (functions.c) and short constants, the fold is no larger than the text; and with subquery
- * expressions nested at most SLUICE_SQL_FAST_SUBQUERY_NESTING deep, planning takes no time to
- * speak of (DuckDB's optimizer is exponential in that depth and cannot be interrupted) — so
- * bounds.c binds in the server. sluice_sql_plan_node_bounded judges each object of the bound plan
- * (views and macros expanded; plan_walk.c's scan asks it of every one as it passes): with only
- * ordinary operators, scans and BOUNDED functions, every value a row carries is no larger than a
- * value in a table or the text, and the engine's own memory_limit (hash tables, sorts, materialized
- * CTEs are in its buffer manager) and interrupt (checked between vectors) govern the run, so the
- * executor may run it in-process. DuckDB's known blind spots — lists and strings built inside one
- * vector (range, repeat, string_agg, list), recursion, windowed aggregates' segment trees — are
- * each excluded here. Does not own: the tags (functions.c), the child (bounds.c, exec/bounded.c),
- * or the refusals: a statement judged false here is only slower, never refused.
+ * expressions nested at most SLUICE_SQL_FAST_SUBQUERY_NESTING deep, at most
+ * SLUICE_SQL_FAST_RELATIONS table references and SLUICE_SQL_FAST_OBJECTS objects in all, planning
+ * takes no time to speak of (DuckDB's optimizer is super-linear in each and cannot be
+ * interrupted) — so bounds.c binds in the server. sluice_sql_plan_node_bounded judges each object
+ * of the bound plan (views and macros expanded; plan_walk.c's scan asks it of every one as it
+ * passes): with only ordinary operators, scans and BOUNDED functions, every value a row carries is
+ * no larger than a value in a table or the text, and the engine's own memory_limit (hash tables,
+ * sorts, materialized CTEs are in its buffer manager) and interrupt (checked between vectors)
+ * govern the run, so the executor may run it in-process. DuckDB's known blind spots — lists and
+ * strings built inside one vector (range, repeat, string_agg, list), recursion, windowed
+ * aggregates' segment trees — are each excluded here. Does not own: the tags (functions.c), the
+ * child (bounds.c, exec/bounded.c), or the refusals: a statement judged false here is only slower,
+ * never refused.
  *
  * Both judgements are allowlists over node kinds: a kind this file does not name is false, so a
  * new DuckDB node can only cost a fork.
@@ -58,12 +60,30 @@ static bool worth_judging(const sluice_tree *v, size_t depth)
     return sluice_tree_is_object(v) || sluice_tree_is_array(v) || depth > AMPLIFY_MAX_DEPTH;
 }
 
-static bool tree_node(const sluice_tree *node);
+static bool tree_node(const sluice_tree *node, const char *cls);
 
-/* Every object in v passes tree_node and no path nests more than SLUICE_SQL_FAST_SUBQUERY_NESTING
- * subquery expressions (subqueries: how many v sits inside); arrays and objects are walked to the
- * bottom. The tree is the bind unit's arena tree (core/tree.h). */
-static bool all_nodes(const sluice_tree *v, size_t depth, unsigned subqueries)
+/* What all_nodes has counted so far over the whole statement (not per path). */
+typedef struct tree_budget {
+    size_t objects;
+    size_t relations;
+} tree_budget;
+
+/* Whether node, an object, still fits the budget once counted: a table reference (an object
+ * without a class whose type names one) counts as a relation, and every object as an object. */
+static bool within_budget(const sluice_tree *node, const char *cls, tree_budget *b)
+{
+    static const char *const relations[] = { "BASE_TABLE", "SUBQUERY", "EXPRESSION_LIST", NULL };
+    if (*cls == '\0' && in(sluice_sqltree_str(node, "type"), relations) &&
+        ++b->relations > SLUICE_SQL_FAST_RELATIONS)
+        return false;
+    return ++b->objects <= SLUICE_SQL_FAST_OBJECTS;
+}
+
+/* Every object in v passes tree_node, no path nests more than SLUICE_SQL_FAST_SUBQUERY_NESTING
+ * subquery expressions (subqueries: how many v sits inside), and the statement stays within
+ * budget; arrays and objects are walked to the bottom. The tree is the bind unit's arena tree
+ * (core/tree.h). */
+static bool all_nodes(const sluice_tree *v, size_t depth, unsigned subqueries, tree_budget *budget)
 {
     if (depth > AMPLIFY_MAX_DEPTH)
         return false;
@@ -72,23 +92,23 @@ static bool all_nodes(const sluice_tree *v, size_t depth, unsigned subqueries)
     if (sluice_tree_is_array(v)) {
         sluice_tree_foreach(v, i, child)
         {
-            if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries))
+            if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries, budget))
                 return false;
         }
         return true;
     }
     if (!sluice_tree_is_object(v))
         return true;
-    if (!tree_node(v))
+    const char *cls = sluice_sqltree_str(v, "class");
+    if (!tree_node(v, cls) || !within_budget(v, cls, budget))
         return false;
-    if (strcmp(sluice_sqltree_str(v, "class"), "SUBQUERY") == 0 &&
-        ++subqueries > SLUICE_SQL_FAST_SUBQUERY_NESTING)
+    if (strcmp(cls, "SUBQUERY") == 0 && ++subqueries > SLUICE_SQL_FAST_SUBQUERY_NESTING)
         return false;
     const char *key;
     sluice_tree_foreach_member(v, i, key, child)
     {
         (void)key;
-        if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries))
+        if (worth_judging(child, depth + 1) && !all_nodes(child, depth + 1, subqueries, budget))
             return false;
     }
     return true;
@@ -139,9 +159,9 @@ static bool small_constant(const sluice_tree *node)
            sluice_tree_string_length(v) <= SLUICE_SQL_FAST_CONSTANT_BYTES;
 }
 
-static bool tree_node(const sluice_tree *node)
+/* node is an object, cls its "class" ("" when it has none). */
+static bool tree_node(const sluice_tree *node, const char *cls)
 {
-    const char *cls = sluice_sqltree_str(node, "class");
     if (*cls != '\0') {
         if (strcmp(cls, "FUNCTION") == 0 || strcmp(cls, "WINDOW") == 0)
             return sluice_sql_function_growth(sluice_sqltree_str(node, "function_name")) ==
@@ -161,7 +181,8 @@ static bool tree_node(const sluice_tree *node)
 bool sluice_sql_tree_bounded(const sluice_tree *tree)
 {
     const sluice_tree *stmts = sluice_tree_get(tree, "statements");
-    return sluice_tree_size(stmts) == 1 && all_nodes(stmts, 0, 0);
+    tree_budget budget = { 0, 0 };
+    return sluice_tree_size(stmts) == 1 && all_nodes(stmts, 0, 0, &budget);
 }
 
 /* ---- the bound plan (before running in-process) ------------------------------------------- */

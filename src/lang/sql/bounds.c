@@ -110,10 +110,12 @@ sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_stat
         return sluice_codefacts_violate(
             ctx->facts, "analysis_limit", 0, 0,
             "compute large values at run time from table data instead of constants, nest fewer "
-            "subqueries (a join or a CTE plans at once), or raise [code_mode] analysis_timeout_ms",
+            "subqueries (a join or a CTE plans at once), join fewer tables in one statement, or "
+            "raise [code_mode] analysis_timeout_ms",
             "binding the statement took longer than analysis_timeout_ms (%lld ms); DuckDB "
-            "evaluates constant expressions such as range(...) or repeat(...) while binding, and "
-            "takes about twice as long to plan for each further level of nested subqueries",
+            "evaluates constant expressions such as range(...) or repeat(...) while binding, "
+            "takes about twice as long to plan for each further level of nested subqueries, and "
+            "plans dozens of joined tables or thousands of predicates slowly",
             (long long)lim.timeout_ms);
     return sluice_codefacts_violate(
         ctx->facts, "analysis_limit", 0, 0,
