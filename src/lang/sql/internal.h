@@ -37,7 +37,8 @@
 /* Most parse-tree objects (expressions, table references, query nodes) one statement may hold
  * and still bind without the bounded child: the filter combiner compares each new predicate with
  * those it holds (8,192 comparisons on four tables: 8 s, 4,096 spread over eight: 9 s). The
- * seeds have at most 126; 2,048 plan in well under a tenth of a second. */
+ * seeds have at most 126; the slowest shape found within both budgets (16 tables, 144 predicates
+ * in cycles, 1,910 objects) plans in about 0.2 s. */
 #define SLUICE_SQL_FAST_OBJECTS 2048u
 
 /* A blocked field: column in table, or in any table when table is NULL. */
