@@ -179,3 +179,68 @@ test("subqueries nested 34 deep and 128 joined tables are refused at the analysi
     assert.equal(res.isError, undefined, errorText(res));
   } finally { await close(); }
 });
+
+// Planning time is input: every shape DuckDB's optimizer is known to be slow on, grown past the
+// fast path's budgets (subquery nesting, table references, parse-tree objects), must come back
+// within the analysis deadline — bound in the server when small, refused by the child's deadline
+// or a size limit when not, never planned for minutes. Families and sizes: each family at a size
+// inside the budgets and one past them.
+const SHAPES = {
+  joins: (n) => "SELECT o0.id FROM orders o0 " +
+    range(1, n).map((i) => `JOIN orders o${i} ON o${i}.id = o${i - 1}.id`).join(" "),
+  starjoin: (n) => "SELECT o0.id FROM orders o0 " + range(1, n).map((i) =>
+    `JOIN orders o${i} ON o${i}.id = o0.id AND o${i}.customer_id = o${i - 1}.customer_id`).join(" "),
+  cross_cycle: (n) => `SELECT count(*) AS n FROM ${range(0, n).map((i) => `orders o${i}`).join(", ")} ` +
+    `WHERE ${range(0, n).map((i) => `o${i}.id = o${(i + 1) % n}.id`).join(" AND ")}`,
+  clique: (n) => `SELECT count(*) AS n FROM ${range(0, n).map((i) => `orders o${i}`).join(", ")} WHERE ` +
+    range(0, n).flatMap((i) => range(i + 1, n).map((j) => `o${i}.id = o${j}.id`)).join(" AND "),
+  predicates: (n) => "SELECT id FROM orders WHERE " + range(0, n * 32).map((i) => `id <> ${i}`).join(" AND "),
+  pair_predicates: (n) => "SELECT count(*) AS n FROM orders a, orders b WHERE " +
+    range(0, n * 8).map((k) => `a.id + ${k} = b.id + ${k}`).join(" AND "),
+  or_predicates: (n) => "SELECT count(*) AS n FROM orders a, orders b WHERE " +
+    range(0, n * 8).map((k) => `(a.id = b.id + ${k} AND a.customer_id = ${k})`).join(" OR "),
+  unions: (n) => nest(n, "SELECT 1 AS a", (q, i) => `SELECT a FROM (${q} UNION SELECT ${i}) u${i}`),
+  lateral: (n) => nest(n, "SELECT 1 AS a", (q, i) => `SELECT t${i}.a FROM orders, LATERAL (${q}) t${i}`),
+  derived: (n) => nest(n, "SELECT id AS a FROM orders", (q, i) => `SELECT a FROM (${q}) t${i}`),
+  case_nest: (n) => `SELECT ${nest(n, "1", (q, i) => `CASE WHEN id > ${i} THEN ${q} ELSE ${i} END`)} AS x FROM orders`,
+  or_and_nest: (n) => `SELECT id FROM orders WHERE ${nest(n, "id = 1", (q, i) => `(id = ${i} OR (id > ${i} AND ${q}))`)}`,
+  cte_chain: (n) => `WITH c0 AS (SELECT id AS a FROM orders), ${range(1, n).map((i) =>
+    `c${i} AS (SELECT a FROM c${i - 1} UNION ALL SELECT a FROM c${i - 1})`).join(", ")} SELECT count(*) AS n FROM c${n - 1}`,
+  exists_tree: (n) => nest(Math.min(n, 10), "SELECT 1 AS x",
+    (q) => `SELECT 1 AS x WHERE EXISTS (${q}) AND EXISTS (${q.replace(/SELECT 1 AS x/, "SELECT 2 AS x")})`),
+  correlated: (n) => "SELECT id FROM orders o0 WHERE " +
+    range(1, n).map((i) => `EXISTS (SELECT 1 FROM orders o${i} WHERE o${i}.id = o0.id)`).join(" AND "),
+  scalar_list: (n) => "SELECT " + range(0, n).map((i) =>
+    `(SELECT max(id) FROM orders x${i} WHERE x${i}.customer_id = o.customer_id) AS s${i}`).join(", ") + " FROM orders o",
+  windows: (n) => "SELECT " + range(0, n).map((i) =>
+    `sum(id) OVER (PARTITION BY customer_id ORDER BY id ROWS ${i} PRECEDING) AS w${i}`).join(", ") + " FROM orders",
+  cube: (n) => `SELECT count(*) AS n FROM orders GROUP BY CUBE(${range(0, Math.min(n, 14)).map((i) => `id % ${i + 2}`).join(", ")})`,
+  in_list: (n) => `SELECT id FROM orders WHERE id IN (${range(0, n * 200).join(", ")})`,
+};
+function range(a, b) { return Array.from({ length: Math.max(0, b - a) }, (_, i) => a + i); }
+function nest(n, base, wrap) { let q = base; for (let i = 0; i < n; i++) q = wrap(q, i); return q; }
+
+test("optimizer-heavy shapes come back within the analysis deadline", async () => {
+  const deadline = 1000;
+  const cfg = writeConfig("shapes", { autoApprove: ["low", "medium", "high"],
+    extra: `analysis_timeout_ms = ${deadline}\nsql_max_joins = 64\n` });
+  const { client, close } = await connectStdio(cfg);
+  const rows = [];
+  try {
+    for (const [family, make] of Object.entries(SHAPES)) {
+      for (const n of [12, 128]) {
+        const sql = make(n);
+        const t0 = performance.now();
+        const v = await validate(client, sql);
+        const ms = Math.round(performance.now() - t0);
+        const rules = (v.violations ?? []).map((x) => x.rule).join(",");
+        rows.push(`${family} ${n}: ${ms} ms valid=${v.valid} ${rules} (${sql.length} bytes)`);
+        // the child's deadline, then the parent's own bind of a statement known to fit
+        assert.ok(ms < 2 * deadline + TIME_SLACK_MS, `${family} ${n}: validate took ${ms} ms`);
+      }
+    }
+  } finally {
+    console.log(rows.join("\n"));
+    await close();
+  }
+});
