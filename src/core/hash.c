@@ -101,6 +101,28 @@ void sluice_hash_b64url_encode(const uint8_t *bytes, size_t len, char *out)
                       sodium_base64_VARIANT_URLSAFE_NO_PADDING);
 }
 
+void sluice_hash_b64url_encode_public(const uint8_t *bytes, size_t len, char *out)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    size_t i = 0;
+    for (; len - i >= 3; i += 3) {
+        uint32_t v = (uint32_t)bytes[i] << 16 | (uint32_t)bytes[i + 1] << 8 | bytes[i + 2];
+        *out++ = alphabet[v >> 18];
+        *out++ = alphabet[v >> 12 & 63];
+        *out++ = alphabet[v >> 6 & 63];
+        *out++ = alphabet[v & 63];
+    }
+    if (len - i > 0) { /* 1 or 2 bytes left: 2 or 3 characters, the unused bits zero */
+        uint32_t v = (uint32_t)bytes[i] << 16 | (len - i == 2 ? (uint32_t)bytes[i + 1] << 8 : 0u);
+        *out++ = alphabet[v >> 18];
+        *out++ = alphabet[v >> 12 & 63];
+        if (len - i == 2)
+            *out++ = alphabet[v >> 6 & 63];
+    }
+    *out = '\0';
+}
+
 /* libsodium 1.0.18 decodes a byte with its high bit set like the same byte without it, which
  * would give one token many spellings; so the alphabet is checked here first. */
 sluice_status

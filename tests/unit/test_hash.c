@@ -5,6 +5,7 @@
 #include "core/hash.h"
 #include "unit.h"
 
+#include <sodium.h>
 #include <string.h>
 
 static void hex_of(const char *data, size_t len, char *out)
@@ -88,6 +89,41 @@ static void test_hash_b64url_round_trip_and_strictness(void **state)
     assert_int_equal(sluice_hash_b64url_decode(text, 7, out, 4, &len), SLUICE_E_LIMIT);
 }
 
+/* The public encoder writes libsodium's characters at every length (each tail: 0, 1 and 2 bytes
+ * past a group of 3) for random bytes, and for the bytes that reach each end of the alphabet. */
+static void test_hash_b64url_public_matches_libsodium(void **state)
+{
+    (void)state;
+    assert_int_equal(sluice_hash_init(), SLUICE_OK);
+    enum { MAX = 200 };
+    uint8_t bytes[MAX];
+    char fast[SLUICE_HASH_B64URL_CHARS(MAX) + 1], slow[SLUICE_HASH_B64URL_CHARS(MAX) + 1];
+    for (int round = 0; round < 4; round++) {
+        if (round == 0)
+            memset(bytes, 0x00, sizeof bytes);
+        else if (round == 1)
+            memset(bytes, 0xff, sizeof bytes);
+        else
+            randombytes_buf(bytes, sizeof bytes);
+        for (size_t n = 0; n <= MAX; n++) {
+            memset(fast, '*', sizeof fast);
+            sluice_hash_b64url_encode_public(bytes, n, fast);
+            sluice_hash_b64url_encode(bytes, n, slow);
+            assert_int_equal(strlen(fast), SLUICE_HASH_B64URL_CHARS(n));
+            assert_string_equal(fast, slow);
+        }
+    }
+    uint8_t all[256];
+    for (size_t i = 0; i < sizeof all; i++)
+        all[i] = (uint8_t)i;
+    char a[SLUICE_HASH_B64URL_CHARS(256) + 1], b[SLUICE_HASH_B64URL_CHARS(256) + 1];
+    sluice_hash_b64url_encode_public(all, sizeof all, a);
+    sluice_hash_b64url_encode(all, sizeof all, b);
+    assert_string_equal(a, b);
+    sluice_hash_b64url_encode_public((const uint8_t *)"\xfb\xff\x00\x10\x7f", 5, a);
+    assert_string_equal(a, "-_8AEH8");
+}
+
 static void test_hash_equal(void **state)
 {
     (void)state;
@@ -104,6 +140,7 @@ int main(void)
         cmocka_unit_test(test_hash_streaming_equals_one_shot),
         cmocka_unit_test(test_hash_unhex_is_strict),
         cmocka_unit_test(test_hash_b64url_round_trip_and_strictness),
+        cmocka_unit_test(test_hash_b64url_public_matches_libsodium),
         cmocka_unit_test(test_hash_equal),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
