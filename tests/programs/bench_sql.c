@@ -36,12 +36,16 @@
  * same settings) and keeps its connection open, as any application would. Prints one JSON
  * object (medians, p90, ratios) to stdout or --out. With --callgrind SIDE it warms up, then runs
  * SIDE once inside measured_once(), for `valgrind --tool=callgrind --toggle-collect=measured_once`.
+ * With --only SIDE[,SIDE...] the warm-up and the iterations run those sides alone (with only
+ * their own untimed halves), so `perf stat`, `strace -c` or `perf record` of the whole process
+ * see that side's costs and not the others' (divide by the iterations, or subtract a run with
+ * fewer), and two sides show what one does to the other's time (caches, malloc's free lists).
  * Does not own: generating the database (run.sh calls `sluice demo-db`) or judging any number.
  *
  *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
- *             [--callgrind validate_sluice|validate_duckdb|validate_sluice_repeat|
- *                          execute_sluice|execute_fetch|execute_fetch_json|
- *                          execute_sluice_first_seen|engine_prepared|engine_query]
+ *             [--callgrind SIDE | --only SIDE[,SIDE...]]
+ *   SIDE: validate_sluice|validate_duckdb|validate_sluice_repeat|execute_sluice|execute_fetch|
+ *         execute_fetch_json|execute_sluice_first_seen|engine_prepared|engine_query
  */
 #include "bench_common.h"
 #include "cli/runtime.h"
@@ -143,6 +147,8 @@ typedef struct bench {
     size_t texts;         /* first_seen texts made so far */
     size_t rows_seen;     /* sanity: every execute side must see 1,000 rows */
     bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
+    bool runs[SIDE_COUNT]; /* the sides measured: all, or --only's */
+    bool only;             /* --only named them */
 } bench;
 
 /* ---- sluice sides -------------------------------------------------------------------------- */
@@ -434,6 +440,19 @@ static json_t *report(int64_t *samples[SIDE_COUNT], size_t n, size_t warmup, con
         ej < 1.1);
 }
 
+/* --only's report: the chosen sides' statistics alone (a ratio may lack its other side). */
+static json_t *report_only(const bench *b, int64_t *samples[SIDE_COUNT], size_t n, size_t warmup)
+{
+    json_t *sides = json_object();
+    for (int s = 0; s < SIDE_COUNT; s++)
+        if (b->runs[s])
+            json_object_set_new(sides, side_names[s], bench_stats(samples[s], n));
+    return json_pack("{s:s, s:s, s:b, s:I, s:I, s:s, s:o}", "benchmark",
+                     "sql code mode vs bare duckdb, chosen sides", "duckdb",
+                     duckdb_library_version(), "only", true, "iterations", (json_int_t)n, "warmup",
+                     (json_int_t)warmup, "validate", validate_name, "sides", sides);
+}
+
 /* ---- setup --------------------------------------------------------------------------------- */
 
 /* threads: DuckDB's worker threads (the demo config says 2). With 1 no worker thread exists, so
@@ -520,20 +539,38 @@ static size_t count_arg(const char *text)
     return (size_t)v;
 }
 
-/* One iteration: every side once, the order rotated so no side always runs first. */
+/* One iteration: the untimed halves the measured sides need, then every measured side once,
+ * the order rotated so no side always runs first. */
 static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t slot)
 {
-    issue_token(b);
-    next_text(b);
-    first_execute(b);
+    if (b->runs[EXECUTE_SLUICE])
+        issue_token(b);
+    if (b->runs[VALIDATE_SLUICE] || b->runs[VALIDATE_DUCKDB] || b->runs[EXECUTE_SLUICE_FIRST_SEEN])
+        next_text(b);
+    if (b->runs[EXECUTE_SLUICE_FIRST_SEEN])
+        first_execute(b);
     for (int k = 0; k < SIDE_COUNT; k++) {
         side s = (side)((k + it) % SIDE_COUNT);
+        if (!b->runs[s])
+            continue;
         int64_t t0 = bench_now_ns();
         run_side(b, s);
         int64_t t1 = bench_now_ns();
         if (samples != NULL)
             samples[s][slot] = t1 - t0;
     }
+}
+
+/* --only's list, "SIDE[,SIDE...]", into b->runs. */
+static void choose_sides(bench *b, const char *list)
+{
+    char copy[512];
+    if (snprintf(copy, sizeof copy, "%s", list) >= (int)sizeof copy)
+        bench_die("--only: the list is too long", list);
+    b->only = true;
+    char *save = NULL;
+    for (char *name = strtok_r(copy, ",", &save); name != NULL; name = strtok_r(NULL, ",", &save))
+        b->runs[side_named(name)] = true;
 }
 
 /* BENCH_VALIDATE_SQL: "rows1000" (the execute sides' statement) or a file holding one. */
@@ -560,6 +597,9 @@ int main(int argc, char **argv)
 {
     const char *db = NULL, *out = NULL, *audit = NULL, *cg = NULL;
     size_t iterations = 200, warmup = 20, threads = 2;
+    bench b = { 0 };
+    for (int s = 0; s < SIDE_COUNT; s++)
+        b.runs[s] = true;
     for (int i = 1; i < argc; i++) {
         bool more = i + 1 < argc;
         if (strcmp(argv[i], "--db") == 0 && more)
@@ -576,16 +616,20 @@ int main(int argc, char **argv)
             threads = count_arg(argv[++i]);
         else if (strcmp(argv[i], "--callgrind") == 0 && more)
             cg = argv[++i];
-        else
+        else if (strcmp(argv[i], "--only") == 0 && more) {
+            memset(b.runs, 0, sizeof b.runs);
+            choose_sides(&b, argv[++i]);
+        } else
             bench_die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
-                      "[--threads T] [--out FILE] [--callgrind SIDE]",
+                      "[--threads T] [--out FILE] [--callgrind SIDE | --only SIDE[,SIDE...]]",
                       NULL);
     }
     if (db == NULL)
         bench_die("--db FILE is required", NULL);
+    if (cg != NULL && b.only)
+        bench_die("--callgrind and --only measure differently: give one of them", NULL);
     choose_validate_sql(getenv("BENCH_VALIDATE_SQL"));
     sluice_config *config = bench_config(db, (int)threads, audit);
-    bench b = { 0 };
     const char *tree = getenv("BENCH_ROWS_TREE");
     b.rows_tree = tree != NULL && strcmp(tree, "1") == 0;
     sluice_identity who;
@@ -606,7 +650,8 @@ int main(int argc, char **argv)
                 bench_die("out of memory", NULL);
         for (size_t i = 0; i < iterations; i++)
             iterate(&b, i, samples, i);
-        json_t *r = report(samples, iterations, warmup, audit);
+        json_t *r = b.only ? report_only(&b, samples, iterations, warmup)
+                           : report(samples, iterations, warmup, audit);
         json_object_set_new(r, "duckdb_threads", json_integer((json_int_t)threads));
         if (out != NULL ? json_dump_file(r, out, JSON_INDENT(2)) != 0
                         : json_dumpf(r, stdout, JSON_INDENT(2)) != 0)
