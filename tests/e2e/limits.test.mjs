@@ -180,8 +180,9 @@ test("subqueries nested 34 deep and 128 joined tables are refused at the analysi
   } finally { await close(); }
 });
 
-// Planning time is input: every shape DuckDB's optimizer is known to be slow on, grown past the
-// fast path's budgets (subquery nesting, table references, parse-tree objects), must come back
+// Planning time is input: every shape DuckDB's parser or optimizer is known to be slow on, grown
+// past the fast path's budgets (text length, subquery nesting, table references, parse-tree
+// objects), must come back
 // within the analysis deadline — bound in the server when small, refused by the child's deadline
 // or a size limit when not, never planned for minutes. Families and sizes: each family at a size
 // inside the budgets and one past them.
@@ -216,6 +217,8 @@ const SHAPES = {
     `sum(id) OVER (PARTITION BY customer_id ORDER BY id ROWS ${i} PRECEDING) AS w${i}`).join(", ") + " FROM orders",
   cube: (n) => `SELECT count(*) AS n FROM orders GROUP BY CUBE(${range(0, Math.min(n, 14)).map((i) => `id % ${i + 2}`).join(", ")})`,
   in_list: (n) => `SELECT id FROM orders WHERE id IN (${range(0, n * 200).join(", ")})`,
+  group_by_terms: (n) => `SELECT count(*) AS n FROM orders GROUP BY ${range(2, n * 64).map((i) => `id % ${i}`).join(", ")}`,
+  ctes: (n) => `WITH ${range(0, n * 8).map((i) => `c${i} AS (SELECT 1 AS a)`).join(", ")} SELECT 1 AS x`,
 };
 function range(a, b) { return Array.from({ length: Math.max(0, b - a) }, (_, i) => a + i); }
 function nest(n, base, wrap) { let q = base; for (let i = 0; i < n; i++) q = wrap(q, i); return q; }

@@ -271,6 +271,44 @@ static void test_sql_many_relations_are_refused_at_the_deadline(void **state)
     assert_false(f->engine_bounded);
 }
 
+/* A text longer than SLUICE_SQL_FAST_TEXT_BYTES is parsed first in the child: DuckDB's parser is
+ * super-linear in GROUP BY terms (8,000: seconds) and copies the CTE map for each CTE (1,000: over
+ * 256 MB), with no interrupt; a long ordinary statement still parses and binds. */
+static void test_sql_long_texts_are_parsed_in_the_child(void **state)
+{
+    (void)state;
+    sluice_config_code_mode cm = fixture_cm();
+    cm.analysis_timeout_ms = 300;
+    cm.analysis_memory_mb = 64;
+    const char *terms = "id % 2";
+    for (unsigned i = 3; i < 8000; i++)
+        terms = sluice_arena_printf(fixture_arena, "%s, id %% %u", terms, i);
+    const char *ctes = "c0 AS (SELECT 1 AS a)";
+    for (unsigned i = 1; i < 1000; i++)
+        ctes = sluice_arena_printf(fixture_arena, "%s, c%u AS (SELECT 1 AS a)", ctes, i);
+    const char *bombs[] = {
+        sluice_arena_printf(fixture_arena, "SELECT count(*) AS n FROM orders GROUP BY %s", terms),
+        sluice_arena_printf(fixture_arena, "WITH %s SELECT 1 AS x", ctes),
+    };
+    for (size_t i = 0; i < sizeof bombs / sizeof *bombs; i++) {
+        assert_non_null(bombs[i]);
+        const sluice_codefacts *f = fixture_analyze_with(bombs[i], &cm);
+        const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+        if (v == NULL)
+            fixture_dump(bombs[i], f);
+        assert_non_null(v);
+        assert_non_null(strstr(v->message, "parsing the statement"));
+    }
+    const char *in = "0";
+    for (unsigned i = 1; i < 1500; i++)
+        in = sluice_arena_printf(fixture_arena, "%s, %u", in, i);
+    const char *sql =
+        sluice_arena_printf(fixture_arena, "SELECT id FROM orders WHERE id IN (%s)", in);
+    assert_true(strlen(sql) > SLUICE_SQL_FAST_TEXT_BYTES);
+    const sluice_codefacts *f = fixture_analyze(sql);
+    assert_int_equal(f->violation_count, 0);
+}
+
 int main(void)
 {
 #define T(name) cmocka_unit_test_setup_teardown(name, fixture_arena_new, fixture_arena_free)
@@ -284,6 +322,7 @@ int main(void)
         T(test_sql_deep_subqueries_are_refused_at_the_deadline),
         T(test_sql_large_statements_take_the_bounded_path),
         T(test_sql_many_relations_are_refused_at_the_deadline),
+        T(test_sql_long_texts_are_parsed_in_the_child),
     };
 #undef T
     return cmocka_run_group_tests(tests, fixture_open, fixture_close);

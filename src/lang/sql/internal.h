@@ -28,6 +28,12 @@
  * never checks for an interrupt. At 8 the planning is under a millisecond. */
 #define SLUICE_SQL_FAST_SUBQUERY_NESTING 8u
 
+/* Longest text DuckDB parses in the server without first parsing it in the bounded child: its
+ * parser is super-linear in some list lengths and never checks for an interrupt (8,000 GROUP BY
+ * terms, 63 KB: 4.6 s, 30,000 terms: minutes; it copies every earlier CTE for each CTE it reads,
+ * 1,000 CTEs, 24 KB: 5 s). The seeds are under 1.3 KB; 4 KB of either list parses in ~0.1 s. */
+#define SLUICE_SQL_FAST_TEXT_BYTES 4096u
+
 /* Most table references (tables, views, CTE names, derived tables, VALUES lists) one statement
  * may hold and still bind without the bounded child: filter pushdown over a chain of joins or
  * cross products is super-linear in their number (64 tables: 3 s, 96: 29 s, 128: minutes) and,
@@ -54,6 +60,7 @@ typedef struct sluice_sql_ctx {
     size_t code_len;
     const sluice_config_code_mode *cm; /* never NULL (defaults filled in) */
     duckdb_connection conn;            /* on the catalog the code binds against */
+    int64_t bounded_since_ms;          /* monotonic: when the first bounded stage began (0: none) */
     sluice_sql_blocked *blocked;
     size_t blocked_count;
     duckdb_statement_type type;    /* of the single statement */
@@ -135,6 +142,11 @@ void sluice_sql_bind_violation(sluice_sql_ctx *ctx, const char *error);
  * and analysis_memory_mb: over either, an `analysis_limit` violation naming the setting.
  * Non-OK (no child could start, no memory) means the analysis must fail. */
 sluice_status sluice_sql_bounds_probe(sluice_sql_ctx *ctx, duckdb_extracted_statements ex);
+
+/* Parses ctx's code once in such a child when it is longer than SLUICE_SQL_FAST_TEXT_BYTES;
+ * *fits is false when the child ran past either bound (the violation is recorded, and the caller
+ * must not parse the text in the server). Non-OK as above. */
+sluice_status sluice_sql_bounds_parse(sluice_sql_ctx *ctx, bool *fits);
 
 /* The value `SELECT fn($1::VARCHAR, skip_null:=true, skip_empty:=true)` gives for fn
  * json_serialize_sql or json_serialize_plan where the one parse and bind (ctx->bound) did not

@@ -335,6 +335,10 @@ static sluice_status unit_failed(sluice_sql_ctx *ctx, sluice_status st)
 sluice_status sluice_sql_statement_extract(sluice_sql_ctx *ctx, duckdb_extracted_statements *out)
 {
     *out = NULL;
+    bool fits;
+    sluice_status bounded = sluice_sql_bounds_parse(ctx, &fits);
+    if (bounded != SLUICE_OK || !fits)
+        return bounded; /* refused: nothing is parsed, so no stage after this one runs */
     sluice_error unit_err;
     sluice_error_clear(&unit_err);
     sluice_status unit =
