@@ -13,6 +13,7 @@
 #include "cli/runtime.h"
 #include "codemode/codemode.h"
 #include "core/buf.h"
+#include "core/json_splice.h"
 #include "core/limits.h"
 
 #include <stdio.h>
@@ -196,6 +197,20 @@ static void print_json(const json_t *value)
     free(text);
 }
 
+/* Prints the validation as JSON or as a summary, its metadata (carried as text for the wire, a
+ * splice) read as the tree it is; false when out of memory (nothing printed). */
+static bool print_validation(const json_t *validation, bool json)
+{
+    json_t *plain = sluice_json_splice_expand(validation);
+    if (plain == NULL) {
+        fputs("sluice: out of memory while printing the validation\n", stderr);
+        return false;
+    }
+    json ? print_json(plain) : print_summary(plain);
+    json_decref(plain);
+    return true;
+}
+
 /* Runs the validated code with the token validate just issued; prints rows or the refusal. */
 static int run_execute(sluice_codemode *cm,
                        const validate_args *a,
@@ -273,11 +288,12 @@ run_code(const validate_args *a, bool execute, const sluice_config *config, slui
     int rc = SLUICE_EXIT_RUNTIME;
     if (st == SLUICE_OK) {
         bool valid = json_is_true(json_object_get(result, "valid"));
-        if (!execute || !valid)
-            a->json ? print_json(result) : print_summary(result);
-        rc = !valid    ? SLUICE_EXIT_FAIL
-             : execute ? run_execute(cm, a, &caller, code, code_len, result, arena)
-                       : SLUICE_EXIT_OK;
+        if ((!execute || !valid) && !print_validation(result, a->json))
+            rc = SLUICE_EXIT_RUNTIME;
+        else
+            rc = !valid    ? SLUICE_EXIT_FAIL
+                 : execute ? run_execute(cm, a, &caller, code, code_len, result, arena)
+                           : SLUICE_EXIT_OK;
         json_decref(result);
     } else {
         fprintf(stderr, "sluice %s: %s\n", cmd, err.message);

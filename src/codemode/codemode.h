@@ -90,7 +90,10 @@ void sluice_codemode_close(sluice_codemode *cm);
 
 /* validate_code of req (its token and hooks are not read). *out is the structuredContent object
  * (new reference) for valid AND invalid code: invalid code is a result with violations, never an
- * error. Non-OK only when sluice itself failed (memory, audit log unwritable: fail closed). */
+ * error. Non-OK only when sluice itself failed (memory, audit log unwritable: fail closed). Its
+ * "metadata" is a splice placeholder (core/json_splice.h): the MCP writer sends its text, while
+ * json_dumps refuses it, so a reader of its members expands it first (sluice_json_splice_expand).
+ * The same holds for the validation an approve hook is given. */
 sluice_status
 sluice_codemode_validate(sluice_codemode *cm, const sluice_codemode_request *req, json_t **out);
 

@@ -900,6 +900,7 @@ const char *sluice_codemode_languages_text(const sluice_codemode *cm, sluice_are
 /* ---- validate ------------------------------------------------------------------------------ */
 
 static json_t *validation_json(const sluice_codemode *cm,
+                               sluice_arena *arena,
                                const judgement *j,
                                const char *explanation,
                                const char *token,
@@ -911,7 +912,9 @@ static json_t *validation_json(const sluice_codemode *cm,
     char when[32];
     if (token != NULL)
         iso_time(expires_at, when);
-    json_t *meta = sluice_codefacts_to_json(f);
+    /* the metadata as its text, written once from the facts: the wire sends it as is, and no
+     * one here reads inside it (core/json_splice.h; the CLI and tests expand it) */
+    json_t *meta = sluice_codefacts_json_splice(f, arena);
     json_t *violations = json_array();
     if (!append_violations(violations, f->violations, f->violation_count) ||
         !append_violations(violations, j->policy.violations, j->policy.violation_count)) {
@@ -1069,7 +1072,8 @@ static sluice_status validate(request *r, json_t **out)
         if (!needs_live_estimate(r, &r->claims) && !r->recalled)
             remember(r);
     }
-    json_t *result = validation_json(r->cm, j, explain(arena, j), token, r->claims.expires_at);
+    json_t *result =
+        validation_json(r->cm, arena, j, explain(arena, j), token, r->claims.expires_at);
     if (result == NULL || json_object_set(result, "policy", j->policy_summary) != 0 ||
         sluice_arena_failed(arena)) {
         /* checked last: a verdict built while an allocation failed is no verdict */
@@ -1170,7 +1174,7 @@ static sluice_status check_approval(request *r)
         sluice_approval_gate_check(cm->rt, arena, caller, claims, f->code_hash, err);
     if (verdict != SLUICE_E_NOT_FOUND)
         return verdict;
-    json_t *summary = validation_json(cm, j, explain(arena, j), NULL, 0);
+    json_t *summary = validation_json(cm, arena, j, explain(arena, j), NULL, 0);
     if (summary == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
     sluice_status st = hooks != NULL && hooks->approve != NULL

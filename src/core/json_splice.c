@@ -66,3 +66,47 @@ bool sluice_json_splice_text(const json_t *value, const char **text, size_t *len
     *len = json_string_length(value) - 1;
     return true;
 }
+
+void sluice_json_splice_begin(sluice_buf *buf)
+{
+    sluice_buf_putc(buf, SPLICE_MARK);
+}
+
+json_t *sluice_json_splice_end(const sluice_buf *buf)
+{
+    if (sluice_buf_status(buf) != SLUICE_OK || buf->len < 2 || buf->data[0] != SPLICE_MARK)
+        return NULL;
+    return json_stringn_nocheck(buf->data, buf->len);
+}
+
+json_t *sluice_json_splice_expand(const json_t *value)
+{
+    const char *text;
+    size_t len;
+    if (sluice_json_splice_text(value, &text, &len))
+        return json_loadb(text, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, NULL);
+    if (json_is_object(value)) {
+        json_t *o = (json_t *)value; /* jansson's iterator API is not const-correct */
+        json_t *copy = json_object();
+        for (void *it = json_object_iter(o); copy != NULL && it != NULL;
+             it = json_object_iter_next(o, it))
+            if (json_object_setn_new_nocheck(
+                    copy, json_object_iter_key(it), json_object_iter_key_len(it),
+                    sluice_json_splice_expand(json_object_iter_value(it))) != 0) {
+                json_decref(copy);
+                return NULL;
+            }
+        return copy;
+    }
+    if (json_is_array(value)) {
+        json_t *copy = json_array();
+        for (size_t i = 0; copy != NULL && i < json_array_size(value); i++)
+            if (json_array_append_new(copy, sluice_json_splice_expand(json_array_get(value, i))) !=
+                0) {
+                json_decref(copy);
+                return NULL;
+            }
+        return copy;
+    }
+    return json_incref((json_t *)value); /* a scalar: shared, as json_deep_copy could */
+}

@@ -17,6 +17,8 @@
 #ifndef SLUICE_CORE_JSON_SPLICE_H
 #define SLUICE_CORE_JSON_SPLICE_H
 
+#include "core/buf.h"
+
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -30,6 +32,18 @@ json_t *sluice_json_splice_new(const char *text, size_t len);
  * optional; "" is []. Written in one pass, without a copy of the lines first. NULL when out of
  * memory. */
 json_t *sluice_json_splice_lines(const char *lines, size_t len);
+
+/* A placeholder written in place: sluice_json_splice_begin starts buf (empty) with the mark, the
+ * caller appends one complete compact JSON value (core/json_write.h's sluice_json_out), and
+ * sluice_json_splice_end makes the placeholder of buf's bytes (copied; buf is the caller's to
+ * release). NULL when buf failed, holds no value, or out of memory. */
+void sluice_json_splice_begin(sluice_buf *buf);
+json_t *sluice_json_splice_end(const sluice_buf *buf);
+
+/* A deep copy of value with every placeholder replaced by the tree its text parses to, for a
+ * consumer that must read inside, pretty-print or json_dumps what the wire carries as text (the
+ * CLI, tests). New reference; NULL when out of memory or a placeholder's text does not parse. */
+json_t *sluice_json_splice_expand(const json_t *value);
 
 /* True when value is a placeholder; *text and *len then give its JSON text (valid while value
  * lives). */

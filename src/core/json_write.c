@@ -3,8 +3,9 @@
  *
  * Mirrors jansson 2.14's dump.c for JSON_COMPACT: objects in insertion order with "," and ":"
  * and no spaces; strings escape '"', '\\' and every byte below 0x20 (\b \f \n \r \t by name,
- * the rest as \u00XX in upper-case hex) and keep other UTF-8 as is; reals go through json_dumps
- * itself (rare on the wire, and its "%.17g" clean-up is easy to get subtly wrong). A splice
+ * the rest as \u00XX in upper-case hex) and keep other UTF-8 as is; reals are jansson's "%.17g"
+ * with its clean-up (write_double; the test compares it with json_dumps over generated values). A
+ * splice
  * placeholder (core/json_splice.h) is replaced by its text, which json_dumps cannot do: it
  * refuses the placeholder as invalid UTF-8 (and so does sluice_json_write_member, whose text must
  * be json_dumps' own).
@@ -16,8 +17,11 @@
 #include "core/limits.h"
 #include "core/utf8.h"
 
+#include <locale.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -41,11 +45,58 @@ static uint64_t special8(const char *s)
     return (x & highs) | below_space | quote | backslash;
 }
 
+/* Appends n bytes at p: straight into buf's room when it has some (nearly every append here is a
+ * few bytes, and a call into core/buf for each was most of the writer's cost), else through
+ * sluice_buf_append, which grows it or fails. Keeps buf's contract: NUL after the text, never
+ * past its maximum. */
+static inline void put(sluice_buf *buf, const void *p, size_t n)
+{
+    if (buf->status == SLUICE_OK && n < buf->cap - buf->len && n <= buf->max - buf->len) {
+        memcpy(buf->data + buf->len, p, n);
+        buf->len += n;
+        buf->data[buf->len] = '\0';
+        return;
+    }
+    sluice_buf_append(buf, p, n);
+}
+
+static inline void put1(sluice_buf *buf, char c)
+{
+    put(buf, &c, 1);
+}
+
+/* Whether s[0..len) goes between the quotes as it is: ASCII, nothing to escape (names, labels,
+ * hashes: nearly every string). The last bytes are tested as a word padded with spaces. */
+static bool plain(const char *s, size_t len)
+{
+    uint64_t special = 0;
+    size_t i = 0;
+    for (; len - i >= 8; i += 8)
+        special |= special8(s + i);
+    if (i < len) {
+        char tail[8];
+        memset(tail, ' ', sizeof tail);
+        memcpy(tail, s + i, len - i);
+        special |= special8(tail);
+    }
+    return special == 0;
+}
+
 /* Appends s[0..len) as a JSON string literal; false when it is not valid UTF-8. */
 static bool write_string(sluice_buf *buf, const char *s, size_t len)
 {
     static const char hex[] = "0123456789ABCDEF";
-    sluice_buf_putc(buf, '"');
+    if (plain(s, len) && buf->status == SLUICE_OK && len + 2 < buf->cap - buf->len &&
+        len + 2 <= buf->max - buf->len) { /* one copy between the quotes, in the room buf has */
+        char *at = buf->data + buf->len;
+        at[0] = '"';
+        memcpy(at + 1, s, len);
+        at[len + 1] = '"';
+        at[len + 2] = '\0';
+        buf->len += len + 2;
+        return true;
+    }
+    put1(buf, '"');
     size_t run = 0, i = 0;
     while (i < len) {
         if (len - i >= 8) {
@@ -69,7 +120,7 @@ static bool write_string(sluice_buf *buf, const char *s, size_t len)
             i++;
             continue;
         }
-        sluice_buf_append(buf, s + run, i - run);
+        put(buf, s + run, i - run);
         char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
         size_t esc_len = 2;
         switch (c) {
@@ -95,12 +146,12 @@ static bool write_string(sluice_buf *buf, const char *s, size_t len)
         default:
             esc_len = sizeof esc;
         }
-        sluice_buf_append(buf, esc, esc_len);
+        put(buf, esc, esc_len);
         i++;
         run = i;
     }
-    sluice_buf_append(buf, s + run, len - run);
-    sluice_buf_putc(buf, '"');
+    put(buf, s + run, len - run);
+    put1(buf, '"');
     return true;
 }
 
@@ -116,16 +167,40 @@ static void write_integer(sluice_buf *buf, json_int_t v)
     } while (u != 0);
     if (v < 0)
         digits[--at] = '-';
-    sluice_buf_append(buf, digits + at, sizeof digits - at);
+    put(buf, digits + at, sizeof digits - at);
 }
 
-static bool write_real(sluice_buf *buf, const json_t *value)
+/* Appends v as jansson 2.14 writes a real: "%.17g" with the locale's decimal point read as '.',
+ * ".0" after a number with neither '.' nor 'e' (so it reads back as a real), and the exponent
+ * without '+' or leading zeros. False when v is not finite (json_real makes no such value). */
+static bool write_double(sluice_buf *buf, double v)
 {
-    char *text = json_dumps(value, JSON_COMPACT | JSON_ENCODE_ANY);
-    if (text == NULL)
+    if (!isfinite(v))
         return false;
-    sluice_buf_puts(buf, text);
-    free(text);
+    char text[40];
+    int n = snprintf(text, sizeof text, "%.17g", v);
+    if (n < 0 || (size_t)n >= sizeof text - 2)
+        return false;
+    char point = localeconv()->decimal_point[0];
+    char *p = point != '.' ? strchr(text, point) : NULL;
+    if (p != NULL)
+        *p = '.';
+    char *e = strchr(text, 'e');
+    if (e == NULL && strchr(text, '.') == NULL) {
+        memcpy(text + n, ".0", 2);
+        n += 2;
+    }
+    if (e == NULL) {
+        put(buf, text, (size_t)n);
+        return true;
+    }
+    /* e, its sign unless '+', then the digits after any leading zeros (at least one kept) */
+    char *digits = e + 1 + (e[1] == '-' || e[1] == '+');
+    char *end = text + n;
+    while (digits + 1 < end && *digits == '0')
+        digits++;
+    put(buf, text, (size_t)(e - text) + 1 + (e[1] == '-'));
+    put(buf, digits, (size_t)(end - digits));
     return true;
 }
 
@@ -142,34 +217,34 @@ static bool write_object(const writer *w, const json_t *object, unsigned depth)
 {
     sluice_buf *buf = w->buf;
     json_t *o = (json_t *)object; /* jansson's iterator API is not const-correct */
-    sluice_buf_putc(buf, '{');
+    put1(buf, '{');
     bool first = true;
     for (void *it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
         if (!first)
-            sluice_buf_putc(buf, ',');
+            put1(buf, ',');
         first = false;
         if (!write_string(buf, json_object_iter_key(it), json_object_iter_key_len(it)))
             return false;
-        sluice_buf_putc(buf, ':');
+        put1(buf, ':');
         if (!write_value(w, json_object_iter_value(it), depth + 1))
             return false;
     }
-    sluice_buf_putc(buf, '}');
+    put1(buf, '}');
     return true;
 }
 
 static bool write_array(const writer *w, const json_t *array, unsigned depth)
 {
     sluice_buf *buf = w->buf;
-    sluice_buf_putc(buf, '[');
+    put1(buf, '[');
     size_t n = json_array_size(array);
     for (size_t i = 0; i < n; i++) {
         if (i > 0)
-            sluice_buf_putc(buf, ',');
+            put1(buf, ',');
         if (!write_value(w, json_array_get(array, i), depth + 1))
             return false;
     }
-    sluice_buf_putc(buf, ']');
+    put1(buf, ']');
     return true;
 }
 
@@ -187,7 +262,7 @@ static bool write_value(const writer *w, const json_t *value, unsigned depth)
         const char *text;
         size_t len;
         if (sluice_json_splice_text(value, &text, &len)) { /* written ahead of time, as is */
-            sluice_buf_append(buf, text, len);
+            put(buf, text, len);
             return w->splices;
         }
         return write_string(buf, json_string_value(value), json_string_length(value));
@@ -196,15 +271,15 @@ static bool write_value(const writer *w, const json_t *value, unsigned depth)
         write_integer(buf, json_integer_value(value));
         return true;
     case JSON_REAL:
-        return write_real(buf, value);
+        return write_double(buf, json_real_value(value));
     case JSON_TRUE:
-        sluice_buf_append(buf, "true", 4);
+        put(buf, "true", 4);
         return true;
     case JSON_FALSE:
-        sluice_buf_append(buf, "false", 5);
+        put(buf, "false", 5);
         return true;
     case JSON_NULL:
-        sluice_buf_append(buf, "null", 4);
+        put(buf, "null", 4);
         return true;
     }
     return false;
@@ -224,10 +299,83 @@ sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const
     writer w = { buf, false };
     if (!write_string(buf, key, key_len))
         return SLUICE_E_INVALID;
-    sluice_buf_putc(buf, ':');
+    put1(buf, ':');
     if (!write_value(&w, value, 1))
         return SLUICE_E_INVALID;
     return sluice_buf_status(buf);
+}
+
+/* ---- text written value by value (sluice_json_out) ----------------------------------------- */
+
+/* The ',' before what comes next in a container that already holds a value. */
+static void separate(sluice_json_out *out)
+{
+    if (out->comma)
+        put1(out->buf, ',');
+}
+
+void sluice_json_out_keyn(sluice_json_out *out, const char *text, size_t len)
+{
+    if (out->comma)
+        put(out->buf, text, len);
+    else
+        put(out->buf, text + 1, len - 1);
+    out->comma = false;
+}
+
+void sluice_json_out_open(sluice_json_out *out, char bracket)
+{
+    separate(out);
+    put1(out->buf, bracket);
+    out->comma = false;
+}
+
+void sluice_json_out_close(sluice_json_out *out, char bracket)
+{
+    put1(out->buf, bracket);
+    out->comma = true;
+}
+
+void sluice_json_out_string(sluice_json_out *out, const char *s)
+{
+    separate(out);
+    if (s == NULL || !write_string(out->buf, s, strlen(s)))
+        out->bad = true;
+    out->comma = true;
+}
+
+void sluice_json_out_integer(sluice_json_out *out, json_int_t v)
+{
+    separate(out);
+    write_integer(out->buf, v);
+    out->comma = true;
+}
+
+void sluice_json_out_real(sluice_json_out *out, double v)
+{
+    separate(out);
+    if (!write_double(out->buf, v))
+        out->bad = true;
+    out->comma = true;
+}
+
+void sluice_json_out_bool(sluice_json_out *out, bool v)
+{
+    separate(out);
+    put(out->buf, v ? "true" : "false", v ? 4 : 5);
+    out->comma = true;
+}
+
+void sluice_json_out_null(sluice_json_out *out)
+{
+    separate(out);
+    put(out->buf, "null", 4);
+    out->comma = true;
+}
+
+sluice_status sluice_json_out_status(const sluice_json_out *out)
+{
+    return out->bad ? SLUICE_E_INVALID : sluice_buf_status(out->buf);
 }
 
 /* Whether s[0..len) is all ASCII, read a word at a time (one test of the high bits at the end:

@@ -8,7 +8,8 @@
  * depth ceiling (SLUICE_LIMIT_JSON_WRITE_DEPTH) stops a cycle instead. The one difference: a
  * splice placeholder (core/json_splice.h) is written as the JSON text it carries, where
  * json_dumps fails on it.
- * Also: sluice_json_string, jansson's json_string with a cheaper check for ASCII text.
+ * Also: sluice_json_out, the same text written from values with no tree (a record written straight
+ * from its fields); sluice_json_string, jansson's json_string with a cheaper check for ASCII text.
  * Does not own: parsing (jansson, mcp/jsonrpc.c), pretty printing, sorted keys.
  */
 #ifndef SLUICE_CORE_JSON_WRITE_H
@@ -17,6 +18,7 @@
 #include "core/buf.h"
 
 #include <jansson.h>
+#include <stdbool.h>
 #include <stddef.h>
 
 /* Appends value's text to buf, each splice placeholder as its text. SLUICE_E_INVALID when a string
@@ -35,6 +37,35 @@ sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const
 /* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be
  * NULL); NULL on any failure above. */
 char *sluice_json_write_text(const json_t *value, size_t *out_len);
+
+/* JSON text written value by value straight from a record's fields, with no tree in between: the
+ * same bytes as sluice_json_write of the tree those values would make, members in the order
+ * written. Separators are the writer's: a key, an opened container or a value after a value in the
+ * same container is preceded by ','. A string that is NULL or not UTF-8, or a real that is not
+ * finite, marks the text bad (json_string and json_real would have given no value); the buffer
+ * keeps its own failures. Check sluice_json_out_status once at the end. */
+typedef struct sluice_json_out {
+    sluice_buf *buf;
+    bool comma; /* a value ended in the open container: what comes next needs ',' first */
+    bool bad;
+} sluice_json_out;
+
+/* An object member's key (then its value): a string literal with nothing to escape, written as
+ * the text ,"key": made at compile time (sluice_json_out_keyn writes it, without its ',' when
+ * the key comes first). */
+#define sluice_json_out_key(out, key) sluice_json_out_keyn((out), ",\"" key "\":", sizeof(key) + 3)
+void sluice_json_out_keyn(sluice_json_out *out, const char *text, size_t len);
+/* '{' or '[' opens a container, '}' or ']' closes it. */
+void sluice_json_out_open(sluice_json_out *out, char bracket);
+void sluice_json_out_close(sluice_json_out *out, char bracket);
+void sluice_json_out_string(sluice_json_out *out, const char *s);
+void sluice_json_out_integer(sluice_json_out *out, json_int_t v);
+/* As jansson writes json_real(v) (its "%.17g" with ".0" added to an integral value). */
+void sluice_json_out_real(sluice_json_out *out, double v);
+void sluice_json_out_bool(sluice_json_out *out, bool v);
+void sluice_json_out_null(sluice_json_out *out);
+/* SLUICE_E_INVALID when the text is bad (above), else the buffer's status. */
+sluice_status sluice_json_out_status(const sluice_json_out *out);
 
 /* json_string(s), the same value or NULL (s NULL, not valid UTF-8, out of memory), for less: an
  * all-ASCII s, most of what validate answers and audits (names, the code, the explanation), skips

@@ -5,6 +5,7 @@
  */
 #include "facts/codefacts.h"
 
+#include "core/json_splice.h"
 #include "core/json_write.h"
 #include "core/vec.h"
 
@@ -252,95 +253,147 @@ json_t *sluice_codefacts_cedar_context(const sluice_codefacts *facts)
     return ctx;
 }
 
-/* The objects below are set member by member: json_pack parses its format on every call. */
-static json_t *outputs_json(const sluice_codefacts *facts)
+/* ---- the full record, as text ------------------------------------------------------------
+ * Written straight from the facts (sluice_json_out), not built as a tree first: validate_code
+ * answers with it on every call, and its outputs, lineage lists and names are most of the
+ * answer. Members in the order the record has always had. */
+
+void sluice_codefacts_list_write(sluice_json_out *out, const sluice_codefacts_list *list)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < facts->output_count; i++) {
-        const sluice_codefacts_output *o = &facts->outputs[i];
-        json_t *obj = json_object();
-        bool ok = obj != NULL;
-        put(obj, "name", sluice_json_string(o->name), &ok);
-        put(obj, "type", sluice_json_string(o->type), &ok);
-        put(obj, "lineage", sluice_codefacts_list_json(&o->lineage), &ok);
-        if (!ok || json_array_append_new(a, obj) != 0) {
-            if (!ok)
-                json_decref(obj);
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
+    sluice_json_out_open(out, '[');
+    for (size_t i = 0; i < list->count; i++)
+        sluice_json_out_string(out, list->items[i]);
+    sluice_json_out_close(out, ']');
 }
 
-static json_t *violations_json(const sluice_codefacts *facts)
+static void outputs_write(sluice_json_out *out, const sluice_codefacts *facts)
 {
-    json_t *a = json_array();
-    for (size_t i = 0; a != NULL && i < facts->violation_count; i++) {
-        const sluice_codefacts_violation *v = &facts->violations[i];
-        json_t *obj = json_object();
-        bool ok = obj != NULL;
-        put(obj, "rule", sluice_json_string(v->rule), &ok);
-        put(obj, "message", sluice_json_string(v->message), &ok);
-        put(obj, "suggestion",
-            v->suggestion != NULL ? sluice_json_string(v->suggestion) : json_null(), &ok);
-        if (v->line > 0) {
-            json_t *loc = json_object();
-            bool loc_ok = loc != NULL;
-            put(loc, "line", json_integer((json_int_t)v->line), &loc_ok);
-            put(loc, "column", json_integer((json_int_t)v->column), &loc_ok);
-            if (!loc_ok)
-                json_decref(loc);
-            put(obj, "location", loc_ok ? loc : NULL, &ok);
-        }
-        if (!ok || json_array_append_new(a, obj) != 0) {
-            if (!ok)
-                json_decref(obj);
-            json_decref(a);
-            return NULL;
-        }
+    sluice_json_out_open(out, '[');
+    for (size_t i = 0; i < facts->output_count; i++) {
+        const sluice_codefacts_output *o = &facts->outputs[i];
+        sluice_json_out_open(out, '{');
+        sluice_json_out_key(out, "name");
+        sluice_json_out_string(out, o->name);
+        sluice_json_out_key(out, "type");
+        sluice_json_out_string(out, o->type);
+        sluice_json_out_key(out, "lineage");
+        sluice_codefacts_list_write(out, &o->lineage);
+        sluice_json_out_close(out, '}');
     }
-    return a;
+    sluice_json_out_close(out, ']');
+}
+
+static void violations_write(sluice_json_out *out, const sluice_codefacts *facts)
+{
+    sluice_json_out_open(out, '[');
+    for (size_t i = 0; i < facts->violation_count; i++) {
+        const sluice_codefacts_violation *v = &facts->violations[i];
+        sluice_json_out_open(out, '{');
+        sluice_json_out_key(out, "rule");
+        sluice_json_out_string(out, v->rule);
+        sluice_json_out_key(out, "message");
+        sluice_json_out_string(out, v->message);
+        sluice_json_out_key(out, "suggestion");
+        if (v->suggestion != NULL)
+            sluice_json_out_string(out, v->suggestion);
+        else
+            sluice_json_out_null(out);
+        if (v->line > 0) {
+            sluice_json_out_key(out, "location");
+            sluice_json_out_open(out, '{');
+            sluice_json_out_key(out, "line");
+            sluice_json_out_integer(out, (json_int_t)v->line);
+            sluice_json_out_key(out, "column");
+            sluice_json_out_integer(out, (json_int_t)v->column);
+            sluice_json_out_close(out, '}');
+        }
+        sluice_json_out_close(out, '}');
+    }
+    sluice_json_out_close(out, ']');
+}
+
+/* The estimate's members: null where the front end made none. */
+static void estimate_write(sluice_json_out *out, const sluice_codefacts *facts)
+{
+    sluice_json_out_key(out, "estimatedRows");
+    if (facts->estimated_rows >= 0)
+        sluice_json_out_integer(out, facts->estimated_rows);
+    else
+        sluice_json_out_null(out);
+    sluice_json_out_key(out, "estimatedCost");
+    if (facts->estimated_cost >= 0)
+        sluice_json_out_real(out, facts->estimated_cost);
+    else
+        sluice_json_out_null(out);
+    sluice_json_out_key(out, "estimateEngine");
+    if (facts->estimate_engine != NULL)
+        sluice_json_out_string(out, facts->estimate_engine);
+    else
+        sluice_json_out_null(out);
+}
+
+sluice_status sluice_codefacts_write_json(const sluice_codefacts *facts, sluice_buf *buf)
+{
+    sluice_json_out out = { .buf = buf };
+    sluice_json_out_open(&out, '{');
+    sluice_json_out_key(&out, "language");
+    sluice_json_out_string(&out, facts->language);
+    sluice_json_out_key(&out, "action");
+    sluice_json_out_string(&out, sluice_action_name(facts->action));
+    sluice_json_out_key(&out, "statementType");
+    sluice_json_out_string(&out, facts->statement_kind);
+    sluice_json_out_key(&out, "codeHash");
+    sluice_json_out_string(&out, facts->code_hash);
+    sluice_json_out_key(&out, "tablesRead");
+    sluice_codefacts_list_write(&out, &facts->resources_read);
+    sluice_json_out_key(&out, "tablesWritten");
+    sluice_codefacts_list_write(&out, &facts->resources_written);
+    sluice_json_out_key(&out, "columnsRead");
+    sluice_codefacts_list_write(&out, &facts->fields_read);
+    sluice_json_out_key(&out, "outputs");
+    outputs_write(&out, facts);
+    sluice_json_out_key(&out, "functions");
+    sluice_codefacts_list_write(&out, &facts->functions);
+    sluice_json_out_key(&out, "calledOperations");
+    sluice_codefacts_list_write(&out, &facts->operations);
+    sluice_json_out_key(&out, "blockedFieldsUsedOnlyInternally");
+    sluice_codefacts_list_write(&out, &facts->blocked_used);
+    sluice_json_out_key(&out, "blockedFieldInPredicate");
+    sluice_json_out_bool(&out, facts->blocked_in_predicate);
+    estimate_write(&out, facts);
+    sluice_json_out_key(&out, "complexity");
+    sluice_json_out_integer(&out, facts->complexity);
+    sluice_json_out_key(&out, "depth");
+    sluice_json_out_integer(&out, (json_int_t)facts->depth);
+    sluice_json_out_key(&out, "callCount");
+    sluice_json_out_integer(&out, (json_int_t)facts->call_count);
+    sluice_json_out_key(&out, "loopCount");
+    sluice_json_out_integer(&out, (json_int_t)facts->loop_count);
+    if (facts->ext_ops != NULL && facts->ext_ops->write_json != NULL)
+        facts->ext_ops->write_json(facts, &out);
+    sluice_json_out_key(&out, "violations");
+    violations_write(&out, facts);
+    sluice_json_out_key(&out, "warnings");
+    sluice_codefacts_list_write(&out, &facts->warnings);
+    sluice_json_out_close(&out, '}');
+    return sluice_json_out_status(&out);
+}
+
+json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *scratch)
+{
+    sluice_buf buf;
+    sluice_buf_init(&buf, scratch, 0);
+    sluice_json_splice_begin(&buf);
+    json_t *splice =
+        sluice_codefacts_write_json(facts, &buf) == SLUICE_OK ? sluice_json_splice_end(&buf) : NULL;
+    sluice_buf_dispose(&buf);
+    return splice;
 }
 
 json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
 {
-    json_t *o = json_object();
-    bool ok = o != NULL;
-    if (!ok)
-        return NULL;
-    put(o, "language", sluice_json_string(facts->language), &ok);
-    /* the action's label and the hex code hash are sluice's own ASCII: no UTF-8 check */
-    put(o, "action", json_string_nocheck(sluice_action_name(facts->action)), &ok);
-    put(o, "statementType", sluice_json_string(facts->statement_kind), &ok);
-    put(o, "codeHash", json_string_nocheck(facts->code_hash), &ok);
-    put(o, "tablesRead", sluice_codefacts_list_json(&facts->resources_read), &ok);
-    put(o, "tablesWritten", sluice_codefacts_list_json(&facts->resources_written), &ok);
-    put(o, "columnsRead", sluice_codefacts_list_json(&facts->fields_read), &ok);
-    put(o, "outputs", outputs_json(facts), &ok);
-    put(o, "functions", sluice_codefacts_list_json(&facts->functions), &ok);
-    put(o, "calledOperations", sluice_codefacts_list_json(&facts->operations), &ok);
-    put(o, "blockedFieldsUsedOnlyInternally", sluice_codefacts_list_json(&facts->blocked_used),
-        &ok);
-    put(o, "blockedFieldInPredicate", json_boolean(facts->blocked_in_predicate), &ok);
-    put(o, "estimatedRows",
-        facts->estimated_rows >= 0 ? json_integer(facts->estimated_rows) : json_null(), &ok);
-    put(o, "estimatedCost",
-        facts->estimated_cost >= 0 ? json_real(facts->estimated_cost) : json_null(), &ok);
-    put(o, "estimateEngine",
-        facts->estimate_engine != NULL ? sluice_json_string(facts->estimate_engine) : json_null(),
-        &ok);
-    put(o, "complexity", json_integer(facts->complexity), &ok);
-    put(o, "depth", json_integer((json_int_t)facts->depth), &ok);
-    put(o, "callCount", json_integer((json_int_t)facts->call_count), &ok);
-    put(o, "loopCount", json_integer((json_int_t)facts->loop_count), &ok);
-    if (ok && facts->ext_ops != NULL && facts->ext_ops->to_json != NULL)
-        ok = facts->ext_ops->to_json(facts, o);
-    put(o, "violations", violations_json(facts), &ok);
-    put(o, "warnings", sluice_codefacts_list_json(&facts->warnings), &ok);
-    if (!ok) {
-        json_decref(o);
-        return NULL;
-    }
-    return o;
+    json_t *splice = sluice_codefacts_json_splice(facts, NULL);
+    json_t *tree = splice != NULL ? sluice_json_splice_expand(splice) : NULL;
+    json_decref(splice);
+    return tree;
 }

@@ -17,6 +17,7 @@
 #define SLUICE_FACTS_CODEFACTS_H
 
 #include "core/arena.h"
+#include "core/json_write.h"
 
 #include <jansson.h>
 #include <stdbool.h>
@@ -127,11 +128,13 @@ typedef struct sluice_codefacts {
     sluice_arena *arena; /* where everything above lives */
 } sluice_codefacts;
 
-/* How a language's extension joins the two JSON renderings. Each adds its keys to obj and
- * returns false on allocation failure (the rendering then fails: NULL). */
+/* How a language's extension joins the two JSON renderings. cedar_context adds its keys to the
+ * script object and returns false on allocation failure (the context then fails: NULL);
+ * write_json writes its members of the full record's text (each key then its value) into out,
+ * whose failures are sticky (the record then fails). */
 typedef struct sluice_codefacts_ext_ops {
     bool (*cedar_context)(const sluice_codefacts *facts, json_t *script);
-    bool (*to_json)(const sluice_codefacts *facts, json_t *record);
+    void (*write_json)(const sluice_codefacts *facts, sluice_json_out *out);
     /* A deep copy of facts->ext in arena (sluice_codefacts_copy); NULL on NOMEM. A language
      * without one has facts that cannot be copied (or cached). */
     void *(*copy)(const sluice_codefacts *facts, sluice_arena *arena);
@@ -197,7 +200,24 @@ sluice_status sluice_codefacts_list_copy(sluice_arena *arena,
 /* A list as a JSON array of strings. New reference; NULL on NOMEM. */
 json_t *sluice_codefacts_list_json(const sluice_codefacts_list *list);
 
-/* The whole record as JSON (validate_code metadata, audit). New reference; NULL on NOMEM. */
+/* A list as a JSON array of strings written into out (for extensions' write_json). */
+void sluice_codefacts_list_write(sluice_json_out *out, const sluice_codefacts_list *list);
+
+/* The whole record as compact JSON text appended to buf: {language, action, statementType,
+ * codeHash, tablesRead, tablesWritten, columnsRead, outputs, functions, calledOperations,
+ * blockedFieldsUsedOnlyInternally, blockedFieldInPredicate, estimatedRows, estimatedCost,
+ * estimateEngine, complexity, depth, callCount, loopCount, the extension's members, violations,
+ * warnings}. SLUICE_E_INVALID when a string is missing or not UTF-8, else buf's status. */
+sluice_status sluice_codefacts_write_json(const sluice_codefacts *facts, sluice_buf *buf);
+
+/* The record's text as a splice placeholder (core/json_splice.h), as validate_code's answer
+ * carries its metadata: the MCP writer sends the text, json_dumps refuses it. The text is written
+ * in scratch (a request's arena: no malloc and realloc as it grows; NULL: malloc) and copied
+ * into the placeholder. New reference; NULL on NOMEM or when the text could not be written. */
+json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *scratch);
+
+/* The same record as a tree (its text parsed: one rendering), for readers of its members (the
+ * approval summary, the admin API, tests). New reference; NULL on NOMEM. */
 json_t *sluice_codefacts_to_json(const sluice_codefacts *facts);
 
 #endif

@@ -7,6 +7,7 @@
  * validated right (its estimate signed into the token) or not at all. test_estimate.c sweeps the
  * checks themselves; this sweeps the wired decision around them.
  */
+#include "core/json_splice.h"
 #include "oom_codemode.h"
 #include "unit.h"
 
@@ -76,7 +77,13 @@ static oom_outcome validate(estimate_case *c, bool record, char **token_out, slu
     if (sluice_codemode_validate(fx.cm, &req, &v) != SLUICE_OK)
         return OOM_FAILED;
     const char *token = json_string_value(json_object_get(v, "approval_token"));
-    const json_t *meta = json_object_get(v, "metadata");
+    /* the metadata is a splice: read as its tree, unfaulted (the test's reading, not validate) */
+    long left = sluice_arena_fail_remaining();
+    sluice_arena_fail_at(0);
+    json_t *plain = sluice_json_splice_expand(v);
+    if (left > 0)
+        sluice_arena_fail_at(left);
+    const json_t *meta = json_object_get(plain, "metadata");
     json_int_t rows = json_integer_value(json_object_get(meta, "estimatedRows"));
     json_int_t cost = (json_int_t)json_number_value(json_object_get(meta, "estimatedCost"));
     const json_t *first = json_array_get(json_object_get(v, "violations"), 0);
@@ -93,6 +100,7 @@ static oom_outcome validate(estimate_case *c, bool record, char **token_out, slu
     }
     if (token_out != NULL && o == OOM_ALLOWED)
         *token_out = sluice_arena_strdup(arena, token);
+    json_decref(plain);
     json_decref(v);
     return o;
 }

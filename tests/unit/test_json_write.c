@@ -14,6 +14,7 @@
 #include "surface/tool_result.h"
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -211,6 +212,197 @@ static void test_generated_trees(void **state)
     }
 }
 
+/* Writes v through sluice_json_out as a record writer would, value by value; false when v holds
+ * a string with a NUL (sluice_json_out takes C strings). A key goes as its escaped text, which
+ * sluice_json_out_keyn takes as given. */
+static bool replay(sluice_json_out *out, const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT: {
+        sluice_json_out_open(out, '{');
+        json_t *o = (json_t *)v; /* jansson's iterator API is not const-correct */
+        for (void *it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
+            json_t *member = json_object_iter_value(it);
+            json_t *k = json_stringn(json_object_iter_key(it), json_object_iter_key_len(it));
+            char *quoted = sluice_json_write_text(k, NULL);
+            json_decref(k);
+            assert_non_null(quoted);
+            size_t n = strlen(quoted) + 3;
+            char *text = malloc(n);
+            assert_non_null(text);
+            snprintf(text, n, ",%s:", quoted);
+            sluice_json_out_keyn(out, text, strlen(text));
+            free(text);
+            free(quoted);
+            if (!replay(out, member))
+                return false;
+        }
+        sluice_json_out_close(out, '}');
+        return true;
+    }
+    case JSON_ARRAY: {
+        sluice_json_out_open(out, '[');
+        for (size_t i = 0; i < json_array_size(v); i++)
+            if (!replay(out, json_array_get(v, i)))
+                return false;
+        sluice_json_out_close(out, ']');
+        return true;
+    }
+    case JSON_STRING:
+        if (strlen(json_string_value(v)) != json_string_length(v))
+            return false;
+        sluice_json_out_string(out, json_string_value(v));
+        return true;
+    case JSON_INTEGER:
+        sluice_json_out_integer(out, json_integer_value(v));
+        return true;
+    case JSON_REAL:
+        sluice_json_out_real(out, json_real_value(v));
+        return true;
+    case JSON_TRUE:
+    case JSON_FALSE:
+        sluice_json_out_bool(out, json_is_true(v));
+        return true;
+    case JSON_NULL:
+        sluice_json_out_null(out);
+        return true;
+    }
+    return false;
+}
+
+/* Text written value by value (a record written from its fields) is json_dumps' text of the tree
+ * those values make: separators, escapes, numbers. */
+static void test_out_writes_what_json_dumps_writes(void **state)
+{
+    (void)state;
+    size_t compared = 0;
+    for (int i = 0; i < 2000; i++) {
+        json_t *v = random_value(0);
+        assert_non_null(v);
+        sluice_buf buf;
+        sluice_buf_init(&buf, NULL, 0);
+        sluice_json_out out = { .buf = &buf };
+        if (replay(&out, v)) {
+            char *want = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            assert_non_null(want);
+            assert_int_equal(sluice_json_out_status(&out), SLUICE_OK);
+            assert_int_equal(buf.len, strlen(want));
+            assert_memory_equal(buf.data, want, buf.len);
+            free(want);
+            compared++;
+        }
+        sluice_buf_dispose(&buf);
+        json_decref(v);
+    }
+    assert_true(compared > 1000);
+}
+
+/* A real as jansson writes it ("%.17g", ".0" after an integral value, the exponent without '+'
+ * or leading zeros), over hand-picked values and doubles of every exponent (random bits). */
+static void test_reals_are_written_as_jansson_writes_them(void **state)
+{
+    (void)state;
+    static const double picked[] = { 0.0,   -0.0,   1.0,      -1.0,     0.1,
+                                     1e15,  1e16,   1e17,     1e21,     1e22,
+                                     1e-5,  1e-7,   1.5e300,  5e-324,   3.25,
+                                     2e100, 1e-100, 123456.0, 4.9e-308, 1.7976931348623157e308 };
+    for (size_t i = 0; i < 20000; i++) {
+        double d;
+        if (i < sizeof picked / sizeof picked[0]) {
+            d = picked[i];
+        } else {
+            unsigned long long bits = ((unsigned long long)next_rand() << 32) | next_rand();
+            memcpy(&d, &bits, sizeof d);
+            if (!isfinite(d))
+                continue;
+        }
+        json_t *r = json_real(d);
+        assert_non_null(r);
+        char *want = json_dumps(r, JSON_COMPACT | JSON_ENCODE_ANY);
+        assert_non_null(want);
+        sluice_buf buf;
+        sluice_buf_init(&buf, NULL, 0);
+        sluice_json_out out = { .buf = &buf };
+        sluice_json_out_real(&out, d);
+        assert_int_equal(sluice_json_out_status(&out), SLUICE_OK);
+        assert_string_equal(buf.data, want);
+        sluice_buf_dispose(&buf);
+        free(want);
+        json_decref(r);
+    }
+}
+
+/* What json_string or json_real would not make is refused: the text is bad, whatever follows. */
+static void test_out_refuses_what_jansson_would_not_make(void **state)
+{
+    (void)state;
+    const char *bad_utf8 = "ab\xc3(";
+    for (int c = 0; c < 4; c++) {
+        sluice_buf buf;
+        sluice_buf_init(&buf, NULL, 0);
+        sluice_json_out out = { .buf = &buf };
+        sluice_json_out_open(&out, '{');
+        sluice_json_out_key(&out, "k");
+        if (c == 0)
+            sluice_json_out_string(&out, NULL);
+        else if (c == 1)
+            sluice_json_out_string(&out, bad_utf8);
+        else
+            sluice_json_out_real(&out, c == 2 ? NAN : INFINITY);
+        sluice_json_out_key(&out, "after");
+        sluice_json_out_string(&out, "fine");
+        sluice_json_out_close(&out, '}');
+        assert_int_equal(sluice_json_out_status(&out), SLUICE_E_INVALID);
+        sluice_buf_dispose(&buf);
+    }
+    /* and a good record reads as one */
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    sluice_json_out out = { .buf = &buf };
+    sluice_json_out_open(&out, '{');
+    sluice_json_out_key(&out, "a");
+    sluice_json_out_open(&out, '[');
+    sluice_json_out_string(&out, "x\"y");
+    sluice_json_out_integer(&out, -3);
+    sluice_json_out_open(&out, '{');
+    sluice_json_out_close(&out, '}');
+    sluice_json_out_close(&out, ']');
+    sluice_json_out_key(&out, "b");
+    sluice_json_out_null(&out);
+    sluice_json_out_close(&out, '}');
+    assert_int_equal(sluice_json_out_status(&out), SLUICE_OK);
+    assert_string_equal(buf.data, "{\"a\":[\"x\\\"y\",-3,{}],\"b\":null}");
+    sluice_buf_dispose(&buf);
+}
+
+/* A consumer that must read inside the answer expands its splices: the same answer as a tree,
+ * every placeholder the tree its text parses to, which json_dumps then writes as the wire did. */
+static void test_splices_expand_to_their_trees(void **state)
+{
+    (void)state;
+    const char *meta = "{\"z\":1.5,\"a\":[\"\xc3\xa9\"]}"; /* as sluice's writer writes it */
+    json_t *v =
+        json_pack("{s:o, s:[o, i], s:s}", "meta", sluice_json_splice_new(meta, strlen(meta)),
+                  "list", sluice_json_splice_new("[]", 2), 7, "s", "plain");
+    assert_non_null(v);
+    json_t *plain = sluice_json_splice_expand(v);
+    assert_non_null(plain);
+    char *dumped = json_dumps(plain, JSON_COMPACT);
+    char *wire = sluice_json_write_text(v, NULL);
+    assert_non_null(dumped);
+    assert_non_null(wire);
+    assert_string_equal(dumped, wire);
+    assert_string_equal(dumped, "{\"meta\":{\"z\":1.5,\"a\":[\"\xc3\xa9\"]},\"list\":[[],7],"
+                                "\"s\":\"plain\"}");
+    free(dumped);
+    free(wire);
+    json_decref(plain);
+    json_t *broken = json_pack("{s:o}", "m", sluice_json_splice_new("{", 1));
+    assert_null(sluice_json_splice_expand(broken)); /* never a tree missing what the wire holds */
+    json_decref(broken);
+    json_decref(v);
+}
+
 static void test_invalid_utf8_is_refused(void **state)
 {
     (void)state;
@@ -392,6 +584,10 @@ int main(void)
         cmocka_unit_test(test_special_bytes_at_every_place),
         cmocka_unit_test(test_two_special_bytes_at_every_pair_of_places),
         cmocka_unit_test(test_generated_trees),
+        cmocka_unit_test(test_out_writes_what_json_dumps_writes),
+        cmocka_unit_test(test_reals_are_written_as_jansson_writes_them),
+        cmocka_unit_test(test_out_refuses_what_jansson_would_not_make),
+        cmocka_unit_test(test_splices_expand_to_their_trees),
         cmocka_unit_test(test_invalid_utf8_is_refused),
         cmocka_unit_test(test_json_string_is_jansson_json_string),
         cmocka_unit_test(test_cycle_and_limit_are_refused),

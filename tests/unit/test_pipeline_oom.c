@@ -7,6 +7,8 @@
  * other than the right ones. Written against the public API only, so it holds whatever the
  * pipeline's inside looks like.
  */
+#include "core/json_splice.h"
+#include "core/json_write.h"
 #include "core/metrics.h"
 #include "oom_codemode.h"
 #include "unit.h"
@@ -46,10 +48,11 @@ typedef struct pipeline_case {
     long runs;
 } pipeline_case;
 
-/* v as compact text without what differs per call (the token and its expiry); NULL on NOMEM. */
+/* v as compact text without what differs per call (the token and its expiry), its metadata
+ * splice read as its tree; NULL on NOMEM. */
 static char *answer_text(const json_t *v)
 {
-    json_t *copy = json_deep_copy(v);
+    json_t *copy = sluice_json_splice_expand(v);
     json_object_del(copy, "approval_token");
     json_object_del(copy, "expires_at");
     char *text = copy != NULL ? json_dumps(copy, JSON_COMPACT | JSON_SORT_KEYS) : NULL;
@@ -97,7 +100,7 @@ static oom_outcome validate_text(
     sluice_arena_fail_at(0);
     oom_outcome o = st != SLUICE_OK ? OOM_FAILED : judge_validation(out, c, record);
     if (o == OOM_WRONG) { /* say what was wrong */
-        char *d = out != NULL ? json_dumps(out, 0) : NULL;
+        char *d = out != NULL ? sluice_json_write_text(out, NULL) : NULL;
         fprintf(stderr, "wrong validation: %s\n", d != NULL ? d : "(no result)");
         free(d);
     }

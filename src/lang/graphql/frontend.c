@@ -44,18 +44,36 @@ static bool gql_cedar_context(const sluice_codefacts *f, json_t *script)
            put(script, "introspection", json_boolean(x->introspection));
 }
 
-static bool gql_to_json(const sluice_codefacts *f, json_t *o)
+/* The context's members, then the record's own. The context's "depth" is the neutral record's
+ * depth, which the record has already written in its place. */
+static void gql_write_json(const sluice_codefacts *f, sluice_json_out *out)
 {
     const sluice_graphql_facts *x = ext_of(f);
-    return gql_cedar_context(f, o) &&
-           put(o, "rootFieldCount", json_integer((json_int_t)x->root_field_count)) &&
-           put(o, "directiveCount", json_integer((json_int_t)x->directive_count)) &&
-           put(o, "tokenCount", json_integer((json_int_t)x->token_count));
+    sluice_json_out_key(out, "operationName");
+    sluice_json_out_string(out, x->operation_name);
+    sluice_json_out_key(out, "operationType");
+    sluice_json_out_string(out, x->operation_type);
+    sluice_json_out_key(out, "accessedFields");
+    sluice_codefacts_list_write(out, &f->fields_read);
+    sluice_json_out_key(out, "rootFields");
+    sluice_codefacts_list_write(out, &f->operations);
+    sluice_json_out_key(out, "aliasCount");
+    sluice_json_out_integer(out, (json_int_t)x->alias_count);
+    sluice_json_out_key(out, "cost");
+    sluice_json_out_integer(out, (json_int_t)x->cost);
+    sluice_json_out_key(out, "introspection");
+    sluice_json_out_bool(out, x->introspection);
+    sluice_json_out_key(out, "rootFieldCount");
+    sluice_json_out_integer(out, (json_int_t)x->root_field_count);
+    sluice_json_out_key(out, "directiveCount");
+    sluice_json_out_integer(out, (json_int_t)x->directive_count);
+    sluice_json_out_key(out, "tokenCount");
+    sluice_json_out_integer(out, (json_int_t)x->token_count);
 }
 
 static const sluice_codefacts_ext_ops gql_ext_ops = {
     .cedar_context = gql_cedar_context,
-    .to_json = gql_to_json,
+    .write_json = gql_write_json,
 };
 
 static const sluice_graphql_facts *ext_of(const sluice_codefacts *f)

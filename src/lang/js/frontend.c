@@ -36,19 +36,24 @@ static bool js_cedar_context(const sluice_codefacts *facts, json_t *script)
                0;
 }
 
-static bool js_to_json(const sluice_codefacts *facts, json_t *o)
+static void js_write_json(const sluice_codefacts *facts, sluice_json_out *out)
 {
     const sluice_js_facts *x = facts->ext;
-    return json_object_set_new(o, "call_bound", json_integer((json_int_t)x->call_bound)) == 0 &&
-           json_object_set_new(o, "call_bound_from", json_string(x->bound_why)) == 0 &&
-           json_object_set_new(o, "retries_write", json_boolean(x->retries_write)) == 0 &&
-           (x->blocked_read == NULL ||
-            json_object_set_new(o, "blocked_read", json_string(x->blocked_read)) == 0);
+    sluice_json_out_key(out, "call_bound");
+    sluice_json_out_integer(out, (json_int_t)x->call_bound);
+    sluice_json_out_key(out, "call_bound_from");
+    sluice_json_out_string(out, x->bound_why);
+    sluice_json_out_key(out, "retries_write");
+    sluice_json_out_bool(out, x->retries_write);
+    if (x->blocked_read != NULL) {
+        sluice_json_out_key(out, "blocked_read");
+        sluice_json_out_string(out, x->blocked_read);
+    }
 }
 
 static const sluice_codefacts_ext_ops js_ext_ops = {
     .cedar_context = js_cedar_context,
-    .to_json = js_to_json,
+    .write_json = js_write_json,
 };
 
 static void put_str(sluice_buf *b, const sluice_js_str *s, char tag)

@@ -34,19 +34,32 @@ static bool sql_cedar_context(const sluice_codefacts *facts, json_t *script)
     return ok;
 }
 
-static bool sql_to_json(const sluice_codefacts *facts, json_t *o)
+static void sql_write_json(const sluice_codefacts *facts, sluice_json_out *out)
 {
     const sluice_sql_facts *x = sluice_sql_ext(facts);
-    return put(o, "cteNames", sluice_codefacts_list_json(&x->cte_names)) &&
-           put(o, "joinCount", json_integer((json_int_t)x->join_count)) &&
-           put(o, "subqueryCount", json_integer((json_int_t)x->subquery_count)) &&
-           put(o, "windowCount", json_integer((json_int_t)x->window_count)) &&
-           put(o, "aggregateCount", json_integer((json_int_t)x->aggregate_count)) &&
-           put(o, "hasWhere", json_boolean(x->has_where)) &&
-           put(o, "hasGroupBy", json_boolean(x->has_group_by)) &&
-           put(o, "hasOrderBy", json_boolean(x->has_order_by)) &&
-           put(o, "hasLimit", json_boolean(x->has_limit)) &&
-           put(o, "limit", x->limit_value >= 0 ? json_integer(x->limit_value) : json_null());
+    sluice_json_out_key(out, "cteNames");
+    sluice_codefacts_list_write(out, &x->cte_names);
+    sluice_json_out_key(out, "joinCount");
+    sluice_json_out_integer(out, (json_int_t)x->join_count);
+    sluice_json_out_key(out, "subqueryCount");
+    sluice_json_out_integer(out, (json_int_t)x->subquery_count);
+    sluice_json_out_key(out, "windowCount");
+    sluice_json_out_integer(out, (json_int_t)x->window_count);
+    sluice_json_out_key(out, "aggregateCount");
+    sluice_json_out_integer(out, (json_int_t)x->aggregate_count);
+    sluice_json_out_key(out, "hasWhere");
+    sluice_json_out_bool(out, x->has_where);
+    sluice_json_out_key(out, "hasGroupBy");
+    sluice_json_out_bool(out, x->has_group_by);
+    sluice_json_out_key(out, "hasOrderBy");
+    sluice_json_out_bool(out, x->has_order_by);
+    sluice_json_out_key(out, "hasLimit");
+    sluice_json_out_bool(out, x->has_limit);
+    sluice_json_out_key(out, "limit");
+    if (x->limit_value >= 0)
+        sluice_json_out_integer(out, x->limit_value);
+    else
+        sluice_json_out_null(out);
 }
 
 static void *sql_copy(const sluice_codefacts *facts, sluice_arena *arena)
@@ -65,7 +78,7 @@ static void *sql_copy(const sluice_codefacts *facts, sluice_arena *arena)
 
 static const sluice_codefacts_ext_ops sql_ext_ops = {
     .cedar_context = sql_cedar_context,
-    .to_json = sql_to_json,
+    .write_json = sql_write_json,
     .copy = sql_copy,
 };
 
