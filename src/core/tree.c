@@ -88,26 +88,59 @@ sluice_tree *sluice_tree_null(sluice_arena *arena)
     return node(arena, SLUICE_TREE_NULL);
 }
 
-sluice_status
-sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tree *v)
+/* One of 32 bits for key, from its first two bytes. An object's key_bits has the bit of every key
+ * it was given, so a clear bit proves key new and sluice_tree_set appends without comparing it to
+ * each member; a set bit (a repeated key, or another key with the same bit) compares as before, so
+ * a repeated key still replaces in place. sluice_tree_del leaves the bit: a stale bit only costs
+ * a compare. DuckDB's serializer never repeats a key in an object, so the comparing found nothing
+ * (~15k instructions a validate of seed 000); with the bits 4-6 sets in 100 compare (seed 000,
+ * the 1,000-row statement). */
+static uint32_t key_bit(const char *key)
 {
-    if (obj == NULL || obj->kind != SLUICE_TREE_OBJECT || key == NULL || v == NULL)
-        return SLUICE_E_INVALID;
-    for (size_t i = 0; i < obj->n; i++) {
+    unsigned h = (unsigned char)key[0] * 7u;
+    if (key[0] != '\0')
+        h += (unsigned char)key[1];
+    return 1u << (h & 31u);
+}
+
+static void put(sluice_tree *obj, const char *key, sluice_tree *v, uint32_t bit)
+{
+    obj->key_bits |= bit;
+    obj->u.members[obj->n++] = (sluice_tree_member){ key, v };
+}
+
+/* sluice_tree_set when key may be there already or obj has no room: never inlined, so that the
+ * common append saves no registers for these calls (gcc -O2 inlined it and saved six). */
+__attribute__((noinline)) static sluice_status
+set_slow(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tree *v, uint32_t bit)
+{
+    for (size_t i = 0; (obj->key_bits & bit) != 0 && i < obj->n; i++) {
         const char *k = obj->u.members[i].key;
         if (k == key || (k[0] == key[0] && strcmp(k, key) == 0)) {
             obj->u.members[i].value = v;
             return SLUICE_OK;
         }
     }
-    if (obj->n == obj->cap) { /* asked before the call: most sets have room */
+    if (obj->n == obj->cap) {
         sluice_tree_member *m =
             sluice_vec_grow(arena, obj->u.members, obj->n, &obj->cap, sizeof *m, FIRST_MEMBERS);
         if (m == NULL)
             return SLUICE_E_NOMEM;
         obj->u.members = m;
     }
-    obj->u.members[obj->n++] = (sluice_tree_member){ key, v };
+    put(obj, key, v, bit);
+    return SLUICE_OK;
+}
+
+sluice_status
+sluice_tree_set(sluice_arena *arena, sluice_tree *obj, const char *key, sluice_tree *v)
+{
+    if (obj == NULL || obj->kind != SLUICE_TREE_OBJECT || key == NULL || v == NULL)
+        return SLUICE_E_INVALID;
+    uint32_t bit = key_bit(key);
+    if ((obj->key_bits & bit) != 0 || obj->n == obj->cap)
+        return set_slow(arena, obj, key, v, bit);
+    put(obj, key, v, bit);
     return SLUICE_OK;
 }
 

@@ -20,6 +20,7 @@
 #include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct sluice_tree sluice_tree;
 
@@ -89,8 +90,9 @@ typedef struct sluice_tree_member {
 
 struct sluice_tree {
     sluice_tree_kind kind;
-    size_t n;   /* members or elements; a string's length */
-    size_t cap; /* room in members / items */
+    uint32_t key_bits; /* an object's: a bit per key it was given (tree.c's key_bit), in padding */
+    size_t n;          /* members or elements; a string's length */
+    size_t cap;        /* room in members / items */
     union {
         double number;
         const char *string;

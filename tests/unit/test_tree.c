@@ -7,6 +7,7 @@
 #include "core/tree.h"
 #include "unit.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static void test_tree_objects_keep_insertion_order_and_replace_in_place(void **state)
@@ -49,6 +50,99 @@ static void test_tree_objects_keep_insertion_order_and_replace_in_place(void **s
     assert_null(sluice_tree_member_key(o, 9));
     assert_null(sluice_tree_member_value(o, 9));
     sluice_arena_free(a);
+}
+
+/* The object's members, in order, are those of a jansson object given the same sets and
+ * deletions. */
+static void expect_same_members(const sluice_tree *o, json_t *j)
+{
+    assert_int_equal(sluice_tree_member_count(o), json_object_size(j));
+    size_t i = 0;
+    const char *key;
+    json_t *value;
+    json_object_foreach(j, key, value)
+    {
+        assert_string_equal(sluice_tree_member_key(o, i), key);
+        assert_true(sluice_tree_number_value(sluice_tree_member_value(o, i)) ==
+                    json_number_value(value));
+        assert_true(sluice_tree_get(o, key) == sluice_tree_member_value(o, i));
+        i++;
+    }
+}
+
+/* A key set again is found and replaced in place, as json_object_set does, whichever keys came
+ * before it: keys sharing their first bytes, one byte, empty, and enough of them to share every
+ * one of tree.c's key bits; by other pointers to the same text; after deletions. */
+static void test_tree_a_key_set_again_replaces_it_like_jansson(void **state)
+{
+    (void)state;
+    static const char *const vocabulary[] = {
+        "type",
+        "types",
+        "children",
+        "child",
+        "table_index",
+        "table_name",
+        "table_filters",
+        "name",
+        "names",
+        "alias",
+        "id",
+        "index",
+        "class",
+        "column_ids",
+        "columns",
+        "value",
+        "values",
+        "",
+        "a",
+        "b",
+        "ab",
+        "ba",
+        "query_location",
+        "return_type",
+        "expression_class",
+        "expressions",
+        "left",
+        "right",
+        "is_null",
+        "k0",
+        "k1",
+        "k2",
+        "k3",
+        "k4",
+        "k5",
+        "k6",
+        "k7",
+        "k8",
+        "k9",
+        "zz",
+        "zy",
+        "~",
+    };
+    const size_t words = sizeof vocabulary / sizeof vocabulary[0];
+    uint32_t seed = 12345;
+    for (int round = 0; round < 200; round++) {
+        sluice_arena *a = sluice_arena_new();
+        sluice_tree *o = sluice_tree_object(a);
+        json_t *j = json_object();
+        for (int op = 0; op < 60; op++) {
+            seed = seed * 1103515245u + 12345u;
+            char key[32];
+            snprintf(key, sizeof key, "%s", vocabulary[(seed >> 8) % words]);
+            const char *k = sluice_arena_strdup(a, key); /* a new pointer every time */
+            if ((seed >> 24) % 8 == 0) {
+                sluice_tree_del(o, k);
+                json_object_del(j, k);
+            } else {
+                assert_int_equal(sluice_tree_set(a, o, k, sluice_tree_number(a, op)), SLUICE_OK);
+                json_object_set_new(j, k, json_real(op));
+            }
+            expect_same_members(o, j);
+        }
+        json_decref(j);
+        sluice_arena_free(a);
+    }
 }
 
 static void test_tree_arrays_grow_and_pop(void **state)
@@ -226,6 +320,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tree_objects_keep_insertion_order_and_replace_in_place),
+        cmocka_unit_test(test_tree_a_key_set_again_replaces_it_like_jansson),
         cmocka_unit_test(test_tree_arrays_grow_and_pop),
         cmocka_unit_test(test_tree_readers_answer_like_jansson_for_the_wrong_kind),
         cmocka_unit_test(test_tree_from_json_copies_every_kind),
