@@ -177,6 +177,14 @@ static bool write_double(sluice_buf *buf, double v)
 {
     if (!isfinite(v))
         return false;
+    /* A whole number below 1e17 (an estimate's cost, mostly): "%.17g" writes its digits, all of
+     * them exact, with no exponent (that starts at 1e17), and jansson adds ".0". -0.0 is left to
+     * the general path, which keeps its sign. */
+    if (fabs(v) < 1e17 && v == (double)(long long)v && (v != 0 || !signbit(v))) {
+        write_integer(buf, (json_int_t)v);
+        put(buf, ".0", 2);
+        return true;
+    }
     char text[40];
     int n = snprintf(text, sizeof text, "%.17g", v);
     if (n < 0 || (size_t)n >= sizeof text - 2)

@@ -302,10 +302,33 @@ static void test_out_writes_what_json_dumps_writes(void **state)
 static void test_reals_are_written_as_jansson_writes_them(void **state)
 {
     (void)state;
-    static const double picked[] = { 0.0,   -0.0,   1.0,      -1.0,     0.1,
-                                     1e15,  1e16,   1e17,     1e21,     1e22,
-                                     1e-5,  1e-7,   1.5e300,  5e-324,   3.25,
-                                     2e100, 1e-100, 123456.0, 4.9e-308, 1.7976931348623157e308 };
+    static const double picked[] = { 0.0,
+                                     -0.0,
+                                     1.0,
+                                     -1.0,
+                                     0.1,
+                                     1e15,
+                                     1e16,
+                                     1e17,
+                                     1e21,
+                                     1e22,
+                                     1e-5,
+                                     1e-7,
+                                     1.5e300,
+                                     5e-324,
+                                     3.25,
+                                     2e100,
+                                     1e-100,
+                                     123456.0,
+                                     4.9e-308,
+                                     1.7976931348623157e308,
+                                     99999999999999984.0,
+                                     1e17 - 16,
+                                     -1e17 + 16,
+                                     9007199254740993.0,
+                                     -42.0,
+                                     1e16 + 2,
+                                     12345678901234567.0 };
     for (size_t i = 0; i < 20000; i++) {
         double d;
         if (i < sizeof picked / sizeof picked[0]) {
@@ -315,6 +338,8 @@ static void test_reals_are_written_as_jansson_writes_them(void **state)
             memcpy(&d, &bits, sizeof d);
             if (!isfinite(d))
                 continue;
+            if (i % 2 == 0) /* whole numbers of every size: the fast path's and past it */
+                d = (double)(long long)(bits >> (bits % 64)) * (bits % 3 == 0 ? -1 : 1);
         }
         json_t *r = json_real(d);
         assert_non_null(r);
