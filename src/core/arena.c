@@ -1,8 +1,9 @@
 /*
  * arena.c — region allocator (see arena.h), after nginx pools and PostgreSQL memory contexts.
  *
- * Small requests bump a pointer inside the current block; large ones get a block of their own
- * so a big allocation never wastes the rest of a block. Nothing is freed singly.
+ * Small requests bump a pointer inside the current block; larger ones get a block of their own
+ * (a standard block up to its size, else one of their size) so a big allocation never wastes the
+ * rest of the current block. Nothing is freed singly.
  *
  * Standard blocks a freed arena leaves are kept, per thread, for the next arena (block_cache):
  * a request's arena gives back its ~25 blocks at once, which takes malloc's top chunk over its
@@ -249,7 +250,10 @@ void *sluice_arena_alloc(sluice_arena *arena, size_t size)
         return arena_fail(arena);
     size_t need = align_up(size);
     if (need > ARENA_LARGE_LIMIT) {
-        arena_block *big = block_new(need);
+        /* Up to a standard block's size it takes one (from the thread's cache): a request's few
+         * 2-8 KiB texts then never reach malloc, whose large-chunk path first consolidates every
+         * freed small chunk of the process (DuckDB's, jansson's) and touches each of them. */
+        arena_block *big = block_new(need <= ARENA_BLOCK_SIZE ? ARENA_BLOCK_SIZE : need);
         if (big == NULL)
             return arena_fail(arena);
         big->used = need;

@@ -155,6 +155,28 @@ static void test_arena_blocks_are_reused_by_the_next_arena(void **state)
     sluice_arena_free(b);
 }
 
+/* A request past the small limit that fits a standard block takes a kept standard block of its
+ * own, whole, and gives it back to the thread with the arena: such texts never reach malloc. */
+static void test_arena_mid_size_requests_take_kept_blocks(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    assert_non_null(a);
+    unsigned char *mid = sluice_arena_alloc(a, 5000);
+    assert_non_null(mid);
+    memset(mid, 0xCD, 5000);
+    unsigned char *small = sluice_arena_alloc(a, 64); /* still the current block's */
+    assert_true(small + 64 <= mid || small >= mid + 5000);
+    sluice_arena_free(a);
+    sluice_arena *b = sluice_arena_new();
+    assert_non_null(b);
+    unsigned char *z = sluice_arena_alloc(b, 64); /* the mid-size block, freed last */
+    assert_ptr_equal(z, mid);
+    for (int i = 0; i < 5; i++) /* the whole standard block is there */
+        memset(sluice_arena_alloc(b, 1500), 0xEF, 1500);
+    sluice_arena_free(b);
+}
+
 static void *arena_thread(void *unused)
 {
     (void)unused;
@@ -195,6 +217,7 @@ int main(void)
         cmocka_unit_test(test_arena_cleanup_runs_even_when_registration_fails),
         cmocka_unit_test(test_arena_free_null_is_harmless),
         cmocka_unit_test(test_arena_blocks_are_reused_by_the_next_arena),
+        cmocka_unit_test(test_arena_mid_size_requests_take_kept_blocks),
         cmocka_unit_test(test_arena_thread_cache_is_freed_at_thread_exit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
