@@ -47,9 +47,22 @@ static bool grow(sluice_buf *buf, size_t extra)
     return true;
 }
 
+void sluice_buf_reserve(sluice_buf *buf, size_t n)
+{
+    if (buf->status == SLUICE_OK)
+        (void)grow(buf, n < buf->max - buf->len ? n : buf->max - buf->len);
+}
+
+/* Whether len more bytes and the NUL fit the room there is, within the maximum: nearly every
+ * append (JSON writers put a byte at a time), which then skips grow's overflow checks. */
+static bool fits(const sluice_buf *buf, size_t len)
+{
+    return len < buf->cap - buf->len && buf->len + len <= buf->max;
+}
+
 void sluice_buf_append(sluice_buf *buf, const void *data, size_t len)
 {
-    if (buf->status != SLUICE_OK || !grow(buf, len))
+    if (buf->status != SLUICE_OK || (!fits(buf, len) && !grow(buf, len)))
         return;
     if (len > 0)
         memcpy(buf->data + buf->len, data, len);
@@ -64,7 +77,10 @@ void sluice_buf_puts(sluice_buf *buf, const char *s)
 
 void sluice_buf_putc(sluice_buf *buf, char c)
 {
-    sluice_buf_append(buf, &c, 1);
+    if (buf->status != SLUICE_OK || (!fits(buf, 1) && !grow(buf, 1)))
+        return;
+    buf->data[buf->len++] = c;
+    buf->data[buf->len] = '\0';
 }
 
 void sluice_buf_vprintf(sluice_buf *buf, const char *fmt, va_list ap)

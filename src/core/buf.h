@@ -26,6 +26,11 @@ typedef struct sluice_buf {
 /* Starts an empty buffer. With arena NULL the buffer mallocs and must be disposed. */
 void sluice_buf_init(sluice_buf *buf, sluice_arena *arena, size_t max);
 
+/* Makes room for n more bytes now (no more than the maximum allows), so that appends up to n
+ * grow no further: one allocation for a builder that knows about how much it writes, not a
+ * chain of doublings from 64 bytes. A failure is sticky, as an append's. */
+void sluice_buf_reserve(sluice_buf *buf, size_t n);
+
 void sluice_buf_append(sluice_buf *buf, const void *data, size_t len);
 void sluice_buf_puts(sluice_buf *buf, const char *s);
 void sluice_buf_putc(sluice_buf *buf, char c);

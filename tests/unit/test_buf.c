@@ -21,6 +21,62 @@ static void test_buf_limit_is_sticky(void **state)
     sluice_buf_dispose(&b);
 }
 
+/* A byte that fits the room there is but not the maximum is refused all the same. */
+static void test_buf_putc_stops_at_the_maximum(void **state)
+{
+    (void)state;
+    sluice_buf b;
+    sluice_buf_init(&b, NULL, 8);
+    sluice_buf_puts(&b, "1234567");
+    sluice_buf_putc(&b, '8');
+    assert_int_equal(sluice_buf_status(&b), SLUICE_OK);
+    sluice_buf_putc(&b, '9');
+    assert_int_equal(sluice_buf_status(&b), SLUICE_E_LIMIT);
+    assert_string_equal(sluice_buf_cstr(&b), "12345678");
+    sluice_buf_dispose(&b);
+}
+
+/* After a reserve of n, n bytes go in without moving the text; the reserve never goes past the
+ * maximum; a failed reserve is sticky. */
+static void test_buf_reserve_makes_room_once(void **state)
+{
+    (void)state;
+    sluice_buf b;
+    sluice_buf_init(&b, NULL, 0);
+    sluice_buf_reserve(&b, 2048);
+    const char *at = b.data;
+    size_t cap = b.cap;
+    assert_non_null(at);
+    for (size_t i = 0; i < 2048; i++) {
+        if (i % 2 == 0)
+            sluice_buf_putc(&b, 'x');
+        else
+            sluice_buf_append(&b, "y", 1);
+    }
+    assert_true(b.data == at && b.cap == cap);
+    assert_int_equal(b.len, 2048);
+    assert_int_equal(strlen(sluice_buf_cstr(&b)), 2048);
+    sluice_buf_putc(&b, 'z'); /* past the reserve: it grows as before */
+    assert_int_equal(sluice_buf_status(&b), SLUICE_OK);
+    assert_int_equal(b.len, 2049);
+    sluice_buf_dispose(&b);
+
+    sluice_buf_init(&b, NULL, 100);
+    sluice_buf_reserve(&b, 2048);
+    assert_int_equal(sluice_buf_status(&b), SLUICE_OK);
+    assert_true(b.cap > 100 && b.cap <= 128);
+    sluice_buf_dispose(&b);
+
+    sluice_buf_init(&b, NULL, 0);
+    sluice_arena_fail_at(1);
+    sluice_buf_reserve(&b, 2048);
+    sluice_arena_fail_at(0);
+    assert_int_equal(sluice_buf_status(&b), SLUICE_E_NOMEM);
+    sluice_buf_puts(&b, "x");
+    assert_string_equal(sluice_buf_cstr(&b), "");
+    sluice_buf_dispose(&b);
+}
+
 static void test_buf_arena_backed_grows(void **state)
 {
     (void)state;
@@ -90,6 +146,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_buf_limit_is_sticky),
+        cmocka_unit_test(test_buf_putc_stops_at_the_maximum),
+        cmocka_unit_test(test_buf_reserve_makes_room_once),
         cmocka_unit_test(test_buf_arena_backed_grows),
         cmocka_unit_test(test_buf_json_string_escapes_controls),
         cmocka_unit_test(test_error_render_points_at_column),
