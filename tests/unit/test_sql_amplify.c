@@ -185,22 +185,29 @@ static void test_sql_nested_subqueries_take_the_bounded_path(void **state)
     assert_false(f->engine_bounded);
 }
 
+/* sql is refused for the analysis' limits with a message that says says, and nothing bound it in
+ * the server; the message, for more checks. */
+static const char *
+assert_refused(const char *sql, const sluice_config_code_mode *cm, const char *says)
+{
+    const sluice_codefacts *f = fixture_analyze_with(sql, cm);
+    const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
+    if (v == NULL)
+        fixture_dump(sql, f);
+    assert_non_null(v);
+    assert_non_null(strstr(v->message, says));
+    assert_false(f->engine_bounded);
+    return v->message;
+}
+
 /* 34 levels would plan for hours in the server; the child's deadline refuses them instead. */
 static void test_sql_deep_subqueries_are_refused_at_the_deadline(void **state)
 {
     (void)state;
     sluice_config_code_mode cm = fixture_cm();
     cm.analysis_timeout_ms = 300;
-    for (int exists = 0; exists <= 1; exists++) {
-        const char *sql = nested_subqueries(34, exists);
-        const sluice_codefacts *f = fixture_analyze_with(sql, &cm);
-        const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
-        if (v == NULL)
-            fixture_dump(sql, f);
-        assert_non_null(v);
-        assert_non_null(strstr(v->message, "analysis_timeout_ms (300 ms)"));
-        assert_false(f->engine_bounded);
-    }
+    for (int exists = 0; exists <= 1; exists++)
+        assert_refused(nested_subqueries(34, exists), &cm, "analysis_timeout_ms (300 ms)");
 }
 
 /* n references to orders (o0..), each equal to the next around a cycle: cross products that
@@ -260,15 +267,8 @@ static void test_sql_many_relations_are_refused_at_the_deadline(void **state)
     sluice_config_code_mode cm = fixture_cm();
     cm.analysis_timeout_ms = 300;
     cm.sql_max_joins = 64;
-    const char *sql = many_relations(128);
-    const sluice_codefacts *f = fixture_analyze_with(sql, &cm);
-    const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
-    if (v == NULL)
-        fixture_dump(sql, f);
-    assert_non_null(v);
-    assert_non_null(strstr(v->message, "analysis_timeout_ms (300 ms)"));
-    assert_non_null(strstr(v->message, "joined tables"));
-    assert_false(f->engine_bounded);
+    const char *says = assert_refused(many_relations(128), &cm, "analysis_timeout_ms (300 ms)");
+    assert_non_null(strstr(says, "joined tables"));
 }
 
 /* A text longer than SLUICE_SQL_FAST_TEXT_BYTES is parsed first in the child: DuckDB's parser is
@@ -292,12 +292,7 @@ static void test_sql_long_texts_are_parsed_in_the_child(void **state)
     };
     for (size_t i = 0; i < sizeof bombs / sizeof *bombs; i++) {
         assert_non_null(bombs[i]);
-        const sluice_codefacts *f = fixture_analyze_with(bombs[i], &cm);
-        const sluice_codefacts_violation *v = fixture_violation(f, "analysis_limit");
-        if (v == NULL)
-            fixture_dump(bombs[i], f);
-        assert_non_null(v);
-        assert_non_null(strstr(v->message, "parsing the statement"));
+        assert_refused(bombs[i], &cm, "parsing the statement");
     }
     const char *in = "0";
     for (unsigned i = 1; i < 1500; i++)
