@@ -93,7 +93,9 @@ void sluice_codemode_close(sluice_codemode *cm);
  * error. Non-OK only when sluice itself failed (memory, audit log unwritable: fail closed). Its
  * "metadata" is a splice placeholder (core/json_splice.h): the MCP writer sends its text, while
  * json_dumps refuses it, so a reader of its members expands it first (sluice_json_splice_expand).
- * The same holds for the validation an approve hook is given. */
+ * The placeholder borrows its text from req->arena: release *out (and anything it was nested in)
+ * before that arena is freed or reset. The same holds for the validation an approve hook is
+ * given. */
 sluice_status
 sluice_codemode_validate(sluice_codemode *cm, const sluice_codemode_request *req, json_t **out);
 

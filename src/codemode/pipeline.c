@@ -912,8 +912,9 @@ static json_t *validation_json(const sluice_codemode *cm,
     char when[32];
     if (token != NULL)
         iso_time(expires_at, when);
-    /* the metadata as its text, written once from the facts: the wire sends it as is, and no
-     * one here reads inside it (core/json_splice.h; the CLI and tests expand it) */
+    /* the metadata as its text, written once from the facts into the request's arena, which the
+     * placeholder borrows: the wire sends it as is, and no one here reads inside it
+     * (core/json_splice.h; the CLI and tests expand it) */
     json_t *meta = sluice_codefacts_json_splice(f, arena);
     json_t *violations = json_array();
     if (!append_violations(violations, f->violations, f->violation_count) ||

@@ -7,8 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The first byte of every placeholder: never the first byte of UTF-8 text. */
-#define SPLICE_MARK '\xFF'
+/* The first byte of a placeholder that holds its text, and of one that borrows it: never the
+ * first byte of UTF-8 text. */
+#define SPLICE_MARK     '\xFF'
+#define SPLICE_BORROWED '\xFE'
+
+/* What a borrowing placeholder holds after its mark. */
+typedef struct borrowed {
+    const char *text;
+    size_t len;
+} borrowed;
 
 /* A placeholder of n bytes of text, filled by fill(out, ctx) into out[0..n). */
 static json_t *splice_of(size_t n,
@@ -57,26 +65,35 @@ json_t *sluice_json_splice_lines(const char *lines, size_t len)
     return splice_of(body + 2, join_lines, lines, len);
 }
 
+json_t *sluice_json_splice_borrow(const char *text, size_t len)
+{
+    /* a 17-byte string instead of a copy of the text (a kilobyte and more: malloc's slow path) */
+    char bytes[1 + sizeof(borrowed)];
+    const borrowed b = { text, len };
+    bytes[0] = SPLICE_BORROWED;
+    memcpy(bytes + 1, &b, sizeof b);
+    return text != NULL && len > 0 ? json_stringn_nocheck(bytes, sizeof bytes) : NULL;
+}
+
 bool sluice_json_splice_text(const json_t *value, const char **text, size_t *len)
 {
-    if (!json_is_string(value) || json_string_length(value) < 2 ||
-        json_string_value(value)[0] != SPLICE_MARK)
+    if (!json_is_string(value))
         return false;
-    *text = json_string_value(value) + 1;
-    *len = json_string_length(value) - 1;
-    return true;
-}
-
-void sluice_json_splice_begin(sluice_buf *buf)
-{
-    sluice_buf_putc(buf, SPLICE_MARK);
-}
-
-json_t *sluice_json_splice_end(const sluice_buf *buf)
-{
-    if (sluice_buf_status(buf) != SLUICE_OK || buf->len < 2 || buf->data[0] != SPLICE_MARK)
-        return NULL;
-    return json_stringn_nocheck(buf->data, buf->len);
+    const char *bytes = json_string_value(value);
+    size_t n = json_string_length(value);
+    if (n >= 2 && bytes[0] == SPLICE_MARK) {
+        *text = bytes + 1;
+        *len = n - 1;
+        return true;
+    }
+    if (n == 1 + sizeof(borrowed) && bytes[0] == SPLICE_BORROWED) {
+        borrowed b;
+        memcpy(&b, bytes + 1, sizeof b);
+        *text = b.text;
+        *len = b.len;
+        return true;
+    }
+    return false;
 }
 
 json_t *sluice_json_splice_expand(const json_t *value)

@@ -6,10 +6,11 @@
  * once into JSON text (a result's rows, exec/values.h) is not built again as a jansson tree only
  * to be serialized a second time: the answer holds the placeholder where the tree would be, and
  * whatever forwards the answer (a one-call merge that nests it) moves the placeholder with it.
- * The placeholder is a jansson string whose bytes begin with 0xFF, which no UTF-8 text holds:
- * jansson makes such a string only through its *_nocheck constructors, which only this module
- * uses for values, so no data can pass for a placeholder; and any other serializer (json_dumps)
- * refuses the string as invalid UTF-8 instead of sending a placeholder in place of the text.
+ * The placeholder is a jansson string whose bytes begin with 0xFF (the text follows) or 0xFE
+ * (the address and length of text kept elsewhere follow), which no UTF-8 text holds: jansson
+ * makes such a string only through its *_nocheck constructors, which only this module uses for
+ * values, so no data can pass for a placeholder; and any other serializer (json_dumps) refuses
+ * the string as invalid UTF-8 instead of sending a placeholder in place of the text.
  * Does not own: checking that the text is JSON (its maker wrote it with a JSON writer), writing
  * it (core/json_write.c).
  * In core because the maker (codemode/present.c) sits below the writer (mcp/).
@@ -33,12 +34,13 @@ json_t *sluice_json_splice_new(const char *text, size_t len);
  * memory. */
 json_t *sluice_json_splice_lines(const char *lines, size_t len);
 
-/* A placeholder written in place: sluice_json_splice_begin starts buf (empty) with the mark, the
- * caller appends one complete compact JSON value (core/json_write.h's sluice_json_out), and
- * sluice_json_splice_end makes the placeholder of buf's bytes (copied; buf is the caller's to
- * release). NULL when buf failed, holds no value, or out of memory. */
-void sluice_json_splice_begin(sluice_buf *buf);
-json_t *sluice_json_splice_end(const sluice_buf *buf);
+/* A placeholder standing for text[0..len), one complete compact JSON value, without a copy: it
+ * holds text's address and length, so it must be released before text is (a request's answer
+ * whose text is in the request's arena is released before the arena is freed or reset; a reader
+ * of a placeholder that outlived its text reads freed memory). The text is what the placeholder
+ * stands for from then on: it must not change. NULL when text is NULL or empty, or out of memory.
+ */
+json_t *sluice_json_splice_borrow(const char *text, size_t len);
 
 /* A deep copy of value with every placeholder replaced by the tree its text parses to, for a
  * consumer that must read inside, pretty-print or json_dumps what the wire carries as text (the

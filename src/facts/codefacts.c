@@ -379,21 +379,22 @@ sluice_status sluice_codefacts_write_json(const sluice_codefacts *facts, sluice_
     return sluice_json_out_status(&out);
 }
 
-json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *scratch)
+json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *arena)
 {
     sluice_buf buf;
-    sluice_buf_init(&buf, scratch, 0);
-    sluice_json_splice_begin(&buf);
-    json_t *splice =
-        sluice_codefacts_write_json(facts, &buf) == SLUICE_OK ? sluice_json_splice_end(&buf) : NULL;
-    sluice_buf_dispose(&buf);
-    return splice;
+    sluice_buf_init(&buf, arena, 0);
+    return sluice_codefacts_write_json(facts, &buf) == SLUICE_OK
+               ? sluice_json_splice_borrow(buf.data, buf.len)
+               : NULL;
 }
 
 json_t *sluice_codefacts_to_json(const sluice_codefacts *facts)
 {
-    json_t *splice = sluice_codefacts_json_splice(facts, NULL);
-    json_t *tree = splice != NULL ? sluice_json_splice_expand(splice) : NULL;
-    json_decref(splice);
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    json_t *tree = sluice_codefacts_write_json(facts, &buf) == SLUICE_OK
+                       ? json_loadb(buf.data, buf.len, JSON_ALLOW_NUL, NULL)
+                       : NULL;
+    sluice_buf_dispose(&buf);
     return tree;
 }

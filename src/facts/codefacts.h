@@ -212,9 +212,10 @@ sluice_status sluice_codefacts_write_json(const sluice_codefacts *facts, sluice_
 
 /* The record's text as a splice placeholder (core/json_splice.h), as validate_code's answer
  * carries its metadata: the MCP writer sends the text, json_dumps refuses it. The text is written
- * in scratch (a request's arena: no malloc and realloc as it grows; NULL: malloc) and copied
- * into the placeholder. New reference; NULL on NOMEM or when the text could not be written. */
-json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *scratch);
+ * in arena (a request's: no malloc and realloc as it grows) and stays there: the placeholder
+ * borrows it, so it must be released before arena is freed or reset. New reference; NULL on
+ * NOMEM or when the text could not be written. */
+json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena *arena);
 
 /* The same record as a tree (its text parsed: one rendering), for readers of its members (the
  * approval summary, the admin API, tests). New reference; NULL on NOMEM. */

@@ -536,6 +536,41 @@ static void test_splices_are_written_as_their_text(void **state)
     json_decref(parsed);
 }
 
+/* A placeholder that borrows its text is written as that text as it is when written, like one
+ * that holds it; refused wherever the other is. */
+static void test_borrowed_splices_are_written_as_their_text(void **state)
+{
+    (void)state;
+    char text[] = "{\"k\":[1,\"\xc3\xa9\"]}";
+    json_t *v = json_pack("{s:o, s:i}", "m", sluice_json_splice_borrow(text, strlen(text)), "n", 2);
+    assert_non_null(v);
+    assert_written(v, "{\"m\":{\"k\":[1,\"\xc3\xa9\"]},\"n\":2}");
+    json_t *copy = json_deep_copy(v); /* the copy borrows the same text */
+    assert_written(copy, "{\"m\":{\"k\":[1,\"\xc3\xa9\"]},\"n\":2}");
+    const char *got;
+    size_t len;
+    assert_true(sluice_json_splice_text(json_object_get(copy, "m"), &got, &len));
+    assert_ptr_equal(got, text);
+    assert_int_equal(len, strlen(text));
+    json_t *plain = sluice_json_splice_expand(v);
+    assert_non_null(plain);
+    char *dumped = json_dumps(plain, JSON_COMPACT);
+    assert_string_equal(dumped, "{\"m\":{\"k\":[1,\"\xc3\xa9\"]},\"n\":2}");
+    free(dumped);
+    json_decref(plain);
+    assert_null(json_dumps(v, JSON_COMPACT));
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    assert_int_equal(sluice_json_write_member(&buf, "m", 1, json_object_get(v, "m")),
+                     SLUICE_E_INVALID); /* the audit record's text is json_dumps' own */
+    sluice_buf_dispose(&buf);
+    json_decref(copy);
+    json_decref(v);
+    assert_null(sluice_json_splice_borrow(text, 0)); /* a placeholder is one whole value */
+    /* data cannot pass for one: jansson takes no string starting 0xFE from text or bytes */
+    assert_null(json_stringn("\xfe\x01\x02\x03\x04\x05\x06\x07\x08\x01\0\0\0\0\0\0\0", 17));
+}
+
 /* A tool answering with structuredContent only gets its JSON as the text block: written by the
  * MCP writer, so a splice inside reads as its text there too (json_dumps would refuse it and the
  * block would be empty). */
@@ -617,6 +652,7 @@ int main(void)
         cmocka_unit_test(test_json_string_is_jansson_json_string),
         cmocka_unit_test(test_cycle_and_limit_are_refused),
         cmocka_unit_test(test_splices_are_written_as_their_text),
+        cmocka_unit_test(test_borrowed_splices_are_written_as_their_text),
         cmocka_unit_test(test_structured_only_answer_text_holds_the_splice),
         cmocka_unit_test(test_splice_sweep_never_sends_a_partial_answer),
     };
