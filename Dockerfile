@@ -10,7 +10,7 @@ RUN apt-get update && scripts/bootstrap.sh --no-node && make install PREFIX=/opt
 
 FROM debian:trixie-slim
 RUN apt-get update && apt-get install -y --no-install-recommends \
-      libjansson4 libsodium23 libnettle8t64 libmicrohttpd12t64 libcurl4t64 libjwt2 libsqlite3-0 libpq5 libyaml-0-2 \
+      libjansson4 libsodium23 libssl3t64 libmicrohttpd12t64 libcurl4t64 libjwt2 libsqlite3-0 libpq5 libyaml-0-2 \
       libpg-query0 ca-certificates && rm -rf /var/lib/apt/lists/* && useradd -r -u 10001 sluice
 COPY --from=build /opt/sluice /opt/sluice
 USER sluice

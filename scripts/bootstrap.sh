@@ -28,7 +28,7 @@ DUCKDB_HDR_PKG="duckdb@1.4.4"
 # graphviz, universal-ctags: docs/architecture.md's pictures (scripts/arch_graph.py) and the
 # structure counts (scripts/arch_counts.py).
 APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
-  libjansson-dev libsodium-dev nettle-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
+  libjansson-dev libsodium-dev libssl-dev libmicrohttpd-dev libcurl4-openssl-dev libjwt-dev
   libpg-query-dev libsqlite3-dev sqlite3 libpq-dev postgresql libyaml-dev libcmocka-dev
   libhiredis-dev libicu-dev redis-server nginx
   valgrind clang-format clang-tidy cppcheck curl python3 gnuplot-nox
@@ -36,7 +36,7 @@ APT_PACKAGES=(build-essential cmake pkg-config clang libclang-rt-14-dev
 
 # The sluice binary links every library of the full list (hiredis too: the Redis state store is
 # compiled in, not a build option, so one binary serves one replica or many).
-DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev nettle-dev libmicrohttpd-dev
+DEMO_PACKAGES=(build-essential cmake pkg-config libjansson-dev libsodium-dev libssl-dev libmicrohttpd-dev
   libcurl4-openssl-dev libjwt-dev libpg-query-dev libsqlite3-dev libpq-dev libyaml-dev
   libhiredis-dev libicu-dev)
 mode=${1:-}

@@ -1,5 +1,5 @@
 /*
- * hash.h — SHA-256 (nettle); hex, base64url and constant-time comparison (libsodium).
+ * hash.h — SHA-256 (OpenSSL's libcrypto); hex, base64url and constant-time comparison (libsodium).
  *
  * Owns: initialising libsodium once per process (thread-safe), one-shot and streaming SHA-256,
  * lower-case hex and unpadded base64url encoding with strict (canonical-only) decoding, and
@@ -18,7 +18,7 @@
 #define SLUICE_HASH_BYTES     32u
 #define SLUICE_HASH_HEX_CHARS 64u /* without the terminating NUL */
 
-/* Streaming state; opaque storage sized for nettle's struct sha256_ctx. */
+/* Streaming state; opaque storage sized for OpenSSL's SHA256_CTX. */
 typedef struct sluice_hash_state {
     _Alignas(16) unsigned char opaque[128];
 } sluice_hash_state;
