@@ -15,10 +15,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define SLUICE_HASH_BYTES     32u
-#define SLUICE_HASH_HEX_CHARS 64u /* without the terminating NUL */
+#define SLUICE_HASH_BYTES       32u
+#define SLUICE_HASH_HEX_CHARS   64u /* without the terminating NUL */
+#define SLUICE_HASH_BLOCK_BYTES 64u /* SHA-256's block, which HMAC pads keys to */
 
-/* Streaming state; opaque storage sized for OpenSSL's SHA256_CTX. */
+/* Streaming state; opaque storage sized for OpenSSL's SHA256_CTX, which holds no pointers: a
+ * copy (by assignment) goes on from where the original was, on its own — HMAC keeps the states
+ * after the key's pads and copies them for each MAC (token/secret.c). */
 typedef struct sluice_hash_state {
     _Alignas(16) unsigned char opaque[128];
 } sluice_hash_state;

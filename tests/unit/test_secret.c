@@ -30,14 +30,20 @@ static int remove_dir(void **state)
     return system(cmd) == 0 ? 0 : -1;
 }
 
+/* A key line whose secret is the n bytes at secret. */
+static void line_of(char *out, size_t cap, const char *id, const uint8_t *secret, size_t n)
+{
+    char b64[200];
+    sodium_bin2base64(b64, sizeof b64, secret, n, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
+    snprintf(out, cap, "sluice-key-v1 %s %s\n", id, b64);
+}
+
 /* A key line whose secret is n bytes of value v. */
 static void line_with(char *out, size_t cap, const char *id, size_t n, unsigned char v)
 {
     uint8_t secret[128];
-    char b64[200];
     memset(secret, v, n);
-    sodium_bin2base64(b64, sizeof b64, secret, n, sodium_base64_VARIANT_URLSAFE_NO_PADDING);
-    snprintf(out, cap, "sluice-key-v1 %s %s\n", id, b64);
+    line_of(out, cap, id, secret, n);
 }
 
 static sluice_status
@@ -202,7 +208,7 @@ static void test_secret_env_var(void **state)
     sluice_arena_free(arena);
 }
 
-/* The HMAC is libsodium's HMAC-SHA256: for a 32-byte key it equals crypto_auth_hmacsha256. */
+/* The HMAC is HMAC-SHA256: for a 32-byte key it equals libsodium's crypto_auth_hmacsha256. */
 static void test_secret_mac_is_hmac_sha256(void **state)
 {
     (void)state;
@@ -249,6 +255,44 @@ static void test_secret_mac_repeats_from_the_keyed_state(void **state)
             assert_true(sluice_secret_mac_verify(key, payloads[i], n, want));
         }
     sluice_secret_free(key);
+}
+
+/* Random keys of every length class (shortest, odd, one under a block, a whole block) MAC every
+ * data length 0..300 and a few large ones to exactly libsodium's HMAC-SHA256 keyed from the raw
+ * bytes: the tokens and MACs main's binary wrote stay valid. */
+static void test_secret_mac_matches_libsodium_at_every_length(void **state)
+{
+    (void)state;
+    enum { LARGE = (1 << 20) + 13 };
+    uint8_t *data = malloc(LARGE);
+    assert_non_null(data);
+    randombytes_buf(data, LARGE);
+    static const size_t key_lens[] = { SLUICE_SECRET_MIN_BYTES, 33, 47, 63,
+                                       SLUICE_SECRET_MAX_BYTES };
+    static const size_t large[] = { 4096, 65536 + 7, LARGE };
+    for (size_t k = 0; k < sizeof key_lens / sizeof key_lens[0]; k++) {
+        uint8_t raw[SLUICE_SECRET_MAX_BYTES];
+        randombytes_buf(raw, key_lens[k]);
+        char line[256];
+        line_of(line, sizeof line, "k", raw, key_lens[k]);
+        sluice_secret *key = NULL;
+        assert_int_equal(parse(line, &key, NULL, NULL), SLUICE_OK);
+        for (size_t i = 0; i <= 300 + sizeof large / sizeof large[0]; i++) {
+            size_t n = i <= 300 ? i : large[i - 301];
+            uint8_t mac[32], want[32];
+            crypto_auth_hmacsha256_state h;
+            crypto_auth_hmacsha256_init(&h, raw, key_lens[k]);
+            crypto_auth_hmacsha256_update(&h, data, n);
+            crypto_auth_hmacsha256_final(&h, want);
+            sluice_secret_mac(key, data, n, mac);
+            if (memcmp(mac, want, sizeof want) != 0)
+                fail_msg("MAC of %zu bytes with a %zu-byte key differs from libsodium's", n,
+                         key_lens[k]);
+            assert_true(sluice_secret_mac_verify(key, data, n, want));
+        }
+        sluice_secret_free(key);
+    }
+    free(data);
 }
 
 static void test_secret_ring_rejects_duplicate_ids(void **state)
@@ -311,6 +355,7 @@ int main(void)
         cmocka_unit_test(test_secret_env_var),
         cmocka_unit_test(test_secret_mac_is_hmac_sha256),
         cmocka_unit_test(test_secret_mac_repeats_from_the_keyed_state),
+        cmocka_unit_test(test_secret_mac_matches_libsodium_at_every_length),
         cmocka_unit_test(test_secret_ring_rejects_duplicate_ids),
         cmocka_unit_test(test_secret_ring_load_from_config),
     };
