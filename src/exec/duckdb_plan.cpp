@@ -80,9 +80,11 @@ extern "C" {
 #include <cmath>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <typeinfo>
 #include <vector>
 
@@ -309,19 +311,101 @@ bool json_plain(const char *s, size_t n)
     return (below & (ones * 0x80)) == 0;
 }
 
+/* A byte buffer whose appends are inline: std::string's are calls into libstdc++ (an extern
+ * template), and the parse tree's text made two or three for every value. Every append first
+ * makes room for what it writes plus `slack` more, so a member head (key_head::text) and a short
+ * value are written with copies of a fixed size. Grows like std::string (bad_alloc when it
+ * cannot). */
+class text_buffer
+{
+    std::unique_ptr<char[]> data;
+    size_t len = 0;
+    size_t cap = 0;
+
+    /* Kept out of line, so that room() inlines into every append. */
+    __attribute__((noinline)) void grow(size_t n)
+    {
+        size_t want = std::max(cap * 2, len + n + slack);
+        std::unique_ptr<char[]> grown(new char[want]);
+        if (len > 0)
+            std::memcpy(grown.get(), data.get(), len);
+        data = std::move(grown);
+        cap = want;
+    }
+
+  public:
+    static constexpr size_t slack = 64;
+
+    /* Room for n more bytes and slack after them; the place to write them. */
+    char *room(size_t n)
+    {
+        if (cap - len < n + slack)
+            grow(n);
+        return data.get() + len;
+    }
+
+    /* Takes n bytes written at room()'s place. */
+    void advance(size_t n)
+    {
+        len += n;
+    }
+
+    void append(const char *s, size_t n)
+    {
+        std::memcpy(room(n), s, n);
+        len += n;
+    }
+
+    void operator+=(char c)
+    {
+        *room(1) = c;
+        len++;
+    }
+
+    void operator+=(const char *s)
+    {
+        append(s, std::strlen(s));
+    }
+
+    size_t size() const
+    {
+        return len;
+    }
+
+    void resize(size_t n)
+    {
+        if (n < len)
+            len = n;
+    }
+
+    const char *bytes() const
+    {
+        return data.get();
+    }
+};
+
 /* A string as yyjson writes it with DuckDB's flags: '"', '\\' and control characters escaped
  * (\b \t \n \f \r, else \u00XX), everything else, '/' and UTF-8 included, as is. Nearly every
  * string of a tree (names, enum labels) has nothing to escape: one append, not a byte-wise scan
  * and three. */
-void yyjson_string(std::string &out, const char *s, size_t n)
+template <class Text> void yyjson_string(Text &out, const char *s, size_t n)
 {
     static const char hex[] = "0123456789ABCDEF";
-    char quoted[128];
-    if (n <= sizeof(quoted) - 2 && json_plain(s, n)) {
-        quoted[0] = '"';
-        std::memcpy(quoted + 1, s, n);
-        quoted[n + 1] = '"';
-        out.append(quoted, n + 2);
+    constexpr size_t short_string = 126;
+    if (n <= short_string && json_plain(s, n)) {
+        if constexpr (std::is_same_v<Text, text_buffer>) { /* straight into its room */
+            char *at = out.room(n + 2);
+            at[0] = '"';
+            std::memcpy(at + 1, s, n);
+            at[n + 1] = '"';
+            out.advance(n + 2);
+        } else {
+            char quoted[short_string + 2];
+            quoted[0] = '"';
+            std::memcpy(quoted + 1, s, n);
+            quoted[n + 1] = '"';
+            out.append(quoted, n + 2);
+        }
         return;
     }
     out += '"';
@@ -368,7 +452,8 @@ void yyjson_string(std::string &out, const char *s, size_t n)
  * form hashes the parse tree's): members and elements as the serializer adds them, each
  * container closed as it ends, and an object that stayed empty taken back out, comma and key
  * too, as skip_empty leaves it out. Optionally without the numbers of one member name: the
- * canonical form is the parse tree's text less its "query_location" members. */
+ * canonical form is the parse tree's text less its "query_location" members. Written into a
+ * text_buffer of its own and appended to the caller's string by finish(). */
 class json_text
 {
     struct frame {
@@ -378,7 +463,8 @@ class json_text
         size_t mark;       /* the text's length before it */
         bool parent_first; /* its parent's `first` before it, for taking it back out */
     };
-    std::string &out;
+    std::string &dest;
+    text_buffer out;
     const char *left_out; /* the member name whose numbers are not written, or nullptr */
     std::vector<frame> stack;
 
@@ -393,6 +479,7 @@ class json_text
         size_t len; /* of text, comma included */
         char text[48];
     };
+    static_assert(sizeof(key_head::text) < text_buffer::slack, "a head is copied whole");
     static thread_local std::array<key_head, 64> key_heads;
 
     /* key's head, or nullptr for a name too long to keep or one that needs escaping (never one
@@ -403,7 +490,7 @@ class json_text
         if (h.key == key)
             return &h;
         size_t len = std::strlen(key);
-        if (len > sizeof(h.text) - 4)
+        if (len > sizeof(h.text) - 5) /* the copy from text + 1 stays inside text */
             return nullptr;
         for (size_t i = 0; i < len; i++) {
             unsigned char c = static_cast<unsigned char>(key[i]);
@@ -420,12 +507,39 @@ class json_text
         return &h;
     }
 
-  public:
-    /* Opens the root object at the end of o; members named without that hold a number are left
-     * out when without is given. */
-    json_text(std::string &o, const char *without) : out(o), left_out(without)
+    /* Starts a member of the current container (its comma; its key in an object); its value
+     * follows in out. */
+    void member(const char *key)
     {
-        stack.push_back(frame{ false, true, true, out.size(), true });
+        frame &cur = stack.back();
+        bool comma = !cur.first;
+        cur.first = false;
+        if (cur.array) {
+            if (comma)
+                out += ',';
+            return;
+        }
+        const key_head *h = head_of(key);
+        if (h == nullptr) {
+            if (comma)
+                out += ',';
+            yyjson_string(out, key, std::strlen(key));
+            out += ':';
+            return;
+        }
+        size_t skip = comma ? 0 : 1;
+        /* the whole array, whatever the name's length: a copy of fixed size is a few moves */
+        std::memcpy(out.room(sizeof h->text), h->text + skip, sizeof h->text - 1);
+        out.advance(h->len - skip);
+    }
+
+  public:
+    /* Opens the root object; members named without that hold a number are left out when
+     * without is given. finish() appends the text to o. */
+    json_text(std::string &o, const char *without) : dest(o), left_out(without)
+    {
+        out.room(4096); /* most statements' text fits: no regrowth while writing */
+        stack.push_back(frame{ false, true, true, 0, true });
         out += '{';
     }
 
@@ -437,36 +551,41 @@ class json_text
                std::strcmp(key, left_out) == 0;
     }
 
-    /* Starts a member of the current container (its comma; its key in an object) and gives the
-     * text to write the value into. */
-    std::string &member(const char *key)
+    /* The member key: the integer v, as yyjson writes it. */
+    template <class T> void integer(const char *key, T v)
     {
-        frame &cur = stack.back();
-        bool comma = !cur.first;
-        cur.first = false;
-        if (cur.array) {
-            if (comma)
-                out += ',';
-            return out;
-        }
-        const key_head *h = head_of(key);
-        if (h == nullptr) {
-            if (comma)
-                out += ',';
-            yyjson_string(out, key, std::strlen(key));
-            out += ':';
-            return out;
-        }
-        size_t skip = comma ? 0 : 1;
-        out.append(h->text + skip, h->len - skip);
-        return out;
+        member(key);
+        char *at = out.room(24); /* 20 digits and a sign at most */
+        out.advance(static_cast<size_t>(std::to_chars(at, at + 24, v).ptr - at));
+    }
+
+    void real(const char *key, double v)
+    {
+        member(key);
+        std::string digits;
+        yyjson_double(digits, v);
+        out.append(digits.data(), digits.size());
+    }
+
+    void boolean(const char *key, bool v)
+    {
+        member(key);
+        out += v ? "true" : "false";
+    }
+
+    void string(const char *key, const char *s, size_t n)
+    {
+        member(key);
+        yyjson_string(out, s, n);
     }
 
     void open(const char *key, bool array, bool attach)
     {
         frame f{ array, attach, true, out.size(), stack.back().first };
-        if (attach)
-            member(key) += array ? '[' : '{';
+        if (attach) {
+            member(key);
+            out += array ? '[' : '{';
+        }
         stack.push_back(f);
     }
 
@@ -487,10 +606,11 @@ class json_text
         stack.back().first = f.parent_first;
     }
 
-    /* Closes the root object. */
+    /* Closes the root object and appends the text to the caller's string. */
     void finish()
     {
         out += '}';
+        dest.append(out.bytes(), out.size());
     }
 };
 
@@ -518,7 +638,7 @@ template <class Out> class value_writer : public duckdb::Serializer
     {
         out().number(static_cast<double>(v));
         if (text && !text->leaves_out(tag))
-            text->member(tag) += std::to_string(v);
+            text->integer(tag, v);
     }
 
     /* n bytes holding no NUL (a terminated string's, measured by strlen) */
@@ -528,7 +648,7 @@ template <class Out> class value_writer : public duckdb::Serializer
             return; /* skip_empty */
         out().string(s, n);
         if (text)
-            yyjson_string(text->member(tag), s, n);
+            text->string(tag, s, n);
     }
 
     /* n bytes of a sized string, which may hold a NUL */
@@ -624,7 +744,7 @@ template <class Out> class value_writer : public duckdb::Serializer
     {
         out().boolean(v);
         if (text)
-            text->member(tag) += v ? "true" : "false";
+            text->boolean(tag, v);
     }
     void WriteValue(uint8_t v) final
     {
@@ -666,7 +786,7 @@ template <class Out> class value_writer : public duckdb::Serializer
     {
         out().number(v);
         if (text)
-            yyjson_double(text->member(tag), v);
+            text->real(tag, v);
     }
     void WriteValue(const duckdb::string_t v) final
     {
@@ -702,7 +822,7 @@ template <class Out> class value_writer : public duckdb::Serializer
         size_t n = std::strlen(blob.c_str());
         out().string(blob.data(), n);
         if (text)
-            yyjson_string(text->member(tag), blob.data(), n);
+            text->string(tag, blob.data(), n);
     }
 };
 
