@@ -4,6 +4,7 @@
  */
 #include "codemode/estimate.h"
 
+#include "core/buf.h"
 #include "core/json_write.h"
 
 #include <math.h>
@@ -76,38 +77,67 @@ sluice_status sluice_estimate_limit(sluice_codefacts *f, const sluice_config_cod
     return st;
 }
 
+/* v as "%.0f" writes it. A whole number below 1e17 (an estimate nearly always is) is its digits,
+ * exact with no rounding to do, without printf; a fraction, -0, a larger or non-finite value
+ * take printf's path. */
+static void put_count(sluice_buf *b, double v)
+{
+    if (fabs(v) < 1e17 && v == (double)(long long)v && (v != 0 || !signbit(v)))
+        sluice_json_put_integer(b, (json_int_t)v);
+    else
+        sluice_buf_printf(b, "%.0f", v);
+}
+
+/* Appends "about N row(s)". */
+static void put_rows(sluice_buf *b, long long rows)
+{
+    sluice_buf_puts(b, "about ");
+    sluice_json_put_integer(b, rows);
+    sluice_buf_puts(b, rows == 1 ? " row" : " rows");
+}
+
+/* Built piece by piece: one vfprintf with a %.0f was most of the answer's explanation. */
 const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *f)
 {
     if (f == NULL || sluice_codefacts_refused(f))
         return "";
-    long long rows = (long long)f->estimated_rows;
-    const char *s = rows == 1 ? "" : "s";
+    double cost = f->estimated_cost;
+    sluice_buf b;
+    sluice_buf_init(&b, arena, 0);
     switch (f->estimate_kind) {
     case SLUICE_ESTIMATE_PLAN_COST:
-        return sluice_arena_printf(arena,
-                                   "%s estimates about %lld row%s at a plan cost of %.0f before "
-                                   "running it.",
-                                   maker(f), rows, s, f->estimated_cost);
-    case SLUICE_ESTIMATE_PLAN_ROWS:
-        return sluice_arena_printf(arena,
-                                   "%s estimates about %lld row%s, with about %.0f row%s "
-                                   "through the plan's operators, before running it.",
-                                   maker(f), rows, s, f->estimated_cost,
-                                   f->estimated_cost == 1 ? "" : "s");
-    case SLUICE_ESTIMATE_GRAPHQL_COST:
-        return sluice_arena_printf(arena,
-                                   "Its computed cost is %.0f (one per field, times the list "
-                                   "sizes above it).",
-                                   f->estimated_cost);
-    case SLUICE_ESTIMATE_CALL_BOUND:
-        if (f->estimated_cost == 0)
-            return "It makes no upstream calls.";
-        return sluice_arena_printf(arena, "It makes at most %.0f upstream call%s.",
-                                   f->estimated_cost, f->estimated_cost == 1 ? "" : "s");
-    case SLUICE_ESTIMATE_NONE:
+        sluice_buf_puts(&b, maker(f));
+        sluice_buf_puts(&b, " estimates ");
+        put_rows(&b, (long long)f->estimated_rows);
+        sluice_buf_puts(&b, " at a plan cost of ");
+        put_count(&b, cost);
+        sluice_buf_puts(&b, " before running it.");
         break;
+    case SLUICE_ESTIMATE_PLAN_ROWS:
+        sluice_buf_puts(&b, maker(f));
+        sluice_buf_puts(&b, " estimates ");
+        put_rows(&b, (long long)f->estimated_rows);
+        sluice_buf_puts(&b, ", with about ");
+        put_count(&b, cost);
+        sluice_buf_puts(&b, cost == 1 ? " row" : " rows");
+        sluice_buf_puts(&b, " through the plan's operators, before running it.");
+        break;
+    case SLUICE_ESTIMATE_GRAPHQL_COST:
+        sluice_buf_puts(&b, "Its computed cost is ");
+        put_count(&b, cost);
+        sluice_buf_puts(&b, " (one per field, times the list sizes above it).");
+        break;
+    case SLUICE_ESTIMATE_CALL_BOUND:
+        if (cost == 0)
+            return "It makes no upstream calls.";
+        sluice_buf_puts(&b, "It makes at most ");
+        put_count(&b, cost);
+        sluice_buf_puts(&b, cost == 1 ? " upstream call." : " upstream calls.");
+        break;
+    case SLUICE_ESTIMATE_NONE:
+        return "";
     }
-    return "";
+    return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
 json_t *sluice_estimate_json(const sluice_codefacts *f)

@@ -155,7 +155,7 @@ static bool write_string(sluice_buf *buf, const char *s, size_t len)
     return true;
 }
 
-static void write_integer(sluice_buf *buf, json_int_t v)
+void sluice_json_put_integer(sluice_buf *buf, json_int_t v)
 {
     char digits[24];
     size_t at = sizeof digits;
@@ -181,7 +181,7 @@ static bool write_double(sluice_buf *buf, double v)
      * them exact, with no exponent (that starts at 1e17), and jansson adds ".0". -0.0 is left to
      * the general path, which keeps its sign. */
     if (fabs(v) < 1e17 && v == (double)(long long)v && (v != 0 || !signbit(v))) {
-        write_integer(buf, (json_int_t)v);
+        sluice_json_put_integer(buf, (json_int_t)v);
         put(buf, ".0", 2);
         return true;
     }
@@ -276,7 +276,7 @@ static bool write_value(const writer *w, const json_t *value, unsigned depth)
         return write_string(buf, json_string_value(value), json_string_length(value));
     }
     case JSON_INTEGER:
-        write_integer(buf, json_integer_value(value));
+        sluice_json_put_integer(buf, json_integer_value(value));
         return true;
     case JSON_REAL:
         return write_double(buf, json_real_value(value));
@@ -355,7 +355,7 @@ void sluice_json_out_string(sluice_json_out *out, const char *s)
 void sluice_json_out_integer(sluice_json_out *out, json_int_t v)
 {
     separate(out);
-    write_integer(out->buf, v);
+    sluice_json_put_integer(out->buf, v);
     out->comma = true;
 }
 

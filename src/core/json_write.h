@@ -34,6 +34,9 @@ sluice_status sluice_json_write(sluice_buf *buf, const json_t *value);
 sluice_status
 sluice_json_write_member(sluice_buf *buf, const char *key, size_t key_len, const json_t *value);
 
+/* Appends v's decimal digits, as "%lld" (and json_dumps) write them, without printf. */
+void sluice_json_put_integer(sluice_buf *buf, json_int_t v);
+
 /* The text as a malloc'd NUL-terminated string (free() it) and its length in *out_len (may be
  * NULL); NULL on any failure above. */
 char *sluice_json_write_text(const json_t *value, size_t *out_len);

@@ -383,6 +383,10 @@ json_t *sluice_codefacts_json_splice(const sluice_codefacts *facts, sluice_arena
 {
     sluice_buf buf;
     sluice_buf_init(&buf, arena, 0);
+    /* room for most records (1-2 KB) at once, within what the arena serves from its current
+     * block (2 KiB with the NUL): no grow copies, and the writer's one-copy path for a plain
+     * string needs the room to be there */
+    sluice_buf_reserve(&buf, 2048 - 1);
     return sluice_codefacts_write_json(facts, &buf) == SLUICE_OK
                ? sluice_json_splice_borrow(buf.data, buf.len)
                : NULL;

@@ -9,6 +9,7 @@
 #include "oom_sweep.h"
 #include "unit.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -130,6 +131,47 @@ static void test_estimate_words(void **state)
     sluice_arena_free(a);
 }
 
+/* The words are written without printf for a whole count; every count reads as "%.0f" and
+ * "%lld" write it: whole numbers of every size up to and past 1e17 and 2^63, fractions that
+ * round either way (halves to even), -0, the negatives and the non-finite. */
+static void test_estimate_words_count_as_printf(void **state)
+{
+    (void)state;
+    sluice_arena *a = sluice_arena_new();
+    double counts[200];
+    size_t n = 0;
+    static const double fixed[] = {
+        0.0,   -0.0,  1.0,  -1.0,     0.5,       1.5,         2.5,
+        -2.5,  8.2,   0.49, 1e17,     1e17 - 16, 1e17 + 16,   9007199254740993.0,
+        1e300, -1e17, NAN,  INFINITY, -INFINITY, 123456789.75
+    };
+    for (size_t i = 0; i < sizeof fixed / sizeof fixed[0]; i++)
+        counts[n++] = fixed[i];
+    for (double p = 1; p < 1e20 && n + 3 <= sizeof counts / sizeof counts[0]; p *= 7) {
+        counts[n++] = p;
+        counts[n++] = p - 1;
+        counts[n++] = p + 0.5;
+    }
+    for (size_t i = 0; i < n; i++) {
+        char want[512];
+        long long rows = (long long)(counts[i] > -9e18 && counts[i] < 9e18 ? counts[i] : 7);
+        snprintf(want, sizeof want,
+                 "DuckDB estimates about %lld row%s, with about %.0f row%s through the plan's "
+                 "operators, before running it.",
+                 rows, rows == 1 ? "" : "s", counts[i], counts[i] == 1 ? "" : "s");
+        assert_string_equal(sluice_estimate_words(a, facts_of(a, SLUICE_ESTIMATE_PLAN_ROWS,
+                                                              "DuckDB", rows, counts[i])),
+                            want);
+        snprintf(want, sizeof want, "It makes at most %.0f upstream call%s.", counts[i],
+                 counts[i] == 1 ? "" : "s");
+        if (counts[i] != 0)
+            assert_string_equal(sluice_estimate_words(a, facts_of(a, SLUICE_ESTIMATE_CALL_BOUND,
+                                                                  NULL, -1, counts[i])),
+                                want);
+    }
+    sluice_arena_free(a);
+}
+
 static void test_estimate_bound_and_drift(void **state)
 {
     (void)state;
@@ -245,6 +287,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_estimate_limits_every_kind),
         cmocka_unit_test(test_estimate_words),
+        cmocka_unit_test(test_estimate_words_count_as_printf),
         cmocka_unit_test(test_estimate_bound_and_drift),
         cmocka_unit_test(test_estimate_oom_never_a_clean_pass),
     };
