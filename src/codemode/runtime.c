@@ -6,17 +6,67 @@
 #include "codemode/observe.h"
 #include "core/json_write.h"
 #include "core/log.h"
+#include "core/request.h"
 
-/* A JSON array of the caller's groups; NULL when out of memory. */
-static json_t *groups_json(const sluice_identity *who)
+/* The members every record ends with, after the event's own: the request it belongs to (when
+ * one is current), the event, who (user, auth method, groups), in which session, on which
+ * server. */
+static void write_who(sluice_json_out *out,
+                      const sluice_runtime *rt,
+                      const sluice_codemode_caller *caller,
+                      const char *event)
 {
-    json_t *groups = json_array();
-    for (size_t i = 0; groups != NULL && who != NULL && i < who->group_count; i++)
-        if (json_array_append_new(groups, sluice_json_string(who->groups[i])) != 0) {
-            json_decref(groups);
-            return NULL;
-        }
-    return groups;
+    const sluice_identity *who = caller->identity;
+    const char *request_id = sluice_request_current_id();
+    if (request_id != NULL) {
+        sluice_json_out_key(out, "request_id");
+        sluice_json_out_string(out, request_id);
+    }
+    sluice_json_out_key(out, "event");
+    sluice_json_out_string(out, event);
+    sluice_json_out_key(out, "user");
+    sluice_json_out_string(out, who != NULL ? who->user_id : "");
+    sluice_json_out_key(out, "auth");
+    sluice_json_out_string(out, who != NULL ? who->method : "");
+    sluice_json_out_key(out, "session");
+    sluice_json_out_string(out, caller->session_id);
+    sluice_json_out_key(out, "server");
+    sluice_json_out_string(out, rt->server_id);
+    sluice_json_out_key(out, "groups");
+    sluice_json_out_open(out, '[');
+    for (size_t i = 0; who != NULL && i < who->group_count; i++)
+        sluice_json_out_string(out, who->groups[i]);
+    sluice_json_out_close(out, ']');
+}
+
+/* A record that lost a member is not written: the decision fails with it. */
+static sluice_status record_lost(sluice_arena *arena, sluice_error *err)
+{
+    return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory writing the audit record");
+}
+
+/* An append failed (st): from now on nothing runs without an audit trail. */
+static sluice_status broken(sluice_runtime *rt, sluice_status st, const sluice_error *err)
+{
+    atomic_store(&rt->audit_broken, true);
+    sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
+    return st;
+}
+
+/* Ends the record whose event members out holds with the runtime's and appends it. */
+static sluice_status append_record(sluice_runtime *rt,
+                                   sluice_arena *arena,
+                                   const sluice_codemode_caller *caller,
+                                   const char *event,
+                                   sluice_json_out *out,
+                                   sluice_error *err)
+{
+    write_who(out, rt, caller, event);
+    if (sluice_json_out_status(out) != SLUICE_OK)
+        return record_lost(arena, err);
+    sluice_status st = sluice_audit_append_members(rt->audit, sluice_buf_cstr(out->buf),
+                                                   out->buf->len, arena, err);
+    return st == SLUICE_OK ? SLUICE_OK : broken(rt, st, err);
 }
 
 sluice_status sluice_runtime_audit(sluice_runtime *rt,
@@ -30,35 +80,24 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
         json_decref(fields);
         return SLUICE_OK;
     }
+    if (fields != NULL) {
+        const sluice_codemode_seen seen = sluice_codemode_seen_of(event, fields);
+        sluice_codemode_observe_record(&seen);
+    }
     sluice_status st = SLUICE_OK;
-    sluice_codemode_observe_record(event, fields);
-    if (rt->audit != NULL) {
-        const sluice_identity *who = caller->identity;
-        json_t *groups = groups_json(who);
-        /* the keys are literals: the setter that skips their UTF-8 check serves */
-        bool ok =
-            fields != NULL && groups != NULL &&
-            json_object_set_new_nocheck(fields, "event", sluice_json_string(event)) == 0 &&
-            json_object_set_new_nocheck(fields, "user",
-                                        sluice_json_string(who != NULL ? who->user_id : "")) == 0 &&
-            json_object_set_new_nocheck(fields, "auth",
-                                        sluice_json_string(who != NULL ? who->method : "")) == 0 &&
-            json_object_set_new_nocheck(fields, "session",
-                                        sluice_json_string(caller->session_id)) == 0 &&
-            json_object_set_new_nocheck(fields, "server", sluice_json_string(rt->server_id)) == 0;
-        if (!ok || json_object_set_new_nocheck(fields, "groups", groups) != 0) {
-            /* a record missing a field is not written: the decision fails with it */
-            if (!ok)
-                json_decref(groups);
-            json_decref(fields);
-            return sluice_error_set(err, arena, SLUICE_E_NOMEM,
-                                    "out of memory writing the audit record");
-        }
-        st = sluice_audit_append(rt->audit, fields, arena, err);
-        if (st != SLUICE_OK) {
-            atomic_store(&rt->audit_broken, true);
-            sluice_log(SLUICE_LOG_ERROR, "audit log write failed: %s", err ? err->message : "");
-        }
+    if (rt->audit != NULL && fields == NULL)
+        st = record_lost(arena, err);
+    else if (rt->audit != NULL) {
+        sluice_buf buf;
+        sluice_buf_init(&buf, arena, 0);
+        sluice_buf_reserve(&buf, SLUICE_AUDIT_TEXT_RESERVE);
+        st = sluice_audit_event_members(&buf, fields, arena, err);
+        sluice_json_out out = { .buf = &buf, .comma = buf.len > 0 };
+        if (st == SLUICE_OK)
+            st = append_record(rt, arena, caller, event, &out, err);
+        else /* refused by the sink's own checks: as a failed append */
+            broken(rt, st, err);
+        sluice_buf_dispose(&buf);
     }
     json_decref(fields);
     return st;

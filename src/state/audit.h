@@ -23,6 +23,7 @@
 #define SLUICE_STATE_AUDIT_H
 
 #include "core/arena.h"
+#include "core/buf.h"
 #include "core/clock.h"
 #include "core/error.h"
 #include "core/limits.h"
@@ -39,12 +40,13 @@
  *   total order that the stored chain shows. Any other status means the record may or may not
  *   be stored: the caller must fail closed (refuse the action the record describes);
  *   SLUICE_E_IO also means the sink is broken and refuses every later append. Thread-safe.
- *   event is borrowed and already checked (an object without seq, ts or prev).
+ *   members (len bytes, borrowed) is the event as sluice_audit_append_members takes it.
  * count: records stored so far (for tests and diagnostics). Thread-safe.
  * close: frees impl; no op is called after it. */
 typedef struct sluice_audit_sink_ops {
     const char *name;
-    sluice_status (*append)(void *impl, json_t *event, sluice_arena *err_arena, sluice_error *err);
+    sluice_status (*append)(
+        void *impl, const char *members, size_t len, sluice_arena *err_arena, sluice_error *err);
     uint64_t (*count)(void *impl);
     void (*close)(void *impl);
 } sluice_audit_sink_ops;
@@ -110,6 +112,33 @@ bool sluice_audit_writer_path(const char *path, unsigned slot, char *out, size_t
  * the record is durable. Thread-safe. */
 sluice_status
 sluice_audit_append(sluice_audit *log, json_t *event, sluice_arena *err_arena, sluice_error *err);
+
+/* Appends one record made of seq, ts, prev and an event given as the text of its members: each
+ * "key":value as compact JSON writes it inside an object, joined by ',', no braces ("" for no
+ * member), as core/json_write's sluice_json_out writes them after an opened '{'. For a caller
+ * that writes its record straight from its own values (validate's, on every call), with no
+ * tree built and freed: the record's bytes are the same as sluice_audit_append's of the object
+ * with those members. No key may be seq, ts or prev; the text is not parsed to look, so it is
+ * for keys the caller writes as literals. Otherwise as sluice_audit_append. */
+sluice_status sluice_audit_append_members(
+    sluice_audit *log, const char *members, size_t len, sluice_arena *err_arena, sluice_error *err);
+
+/* Writes event's members into buf as sluice_audit_append_members takes them, in event's order:
+ * what sluice_audit_append does before it appends, for a caller that adds members of its own
+ * as text after them. SLUICE_E_INVALID when event is not an object or has the key seq, ts or
+ * prev; SLUICE_E_NOMEM (message "out of memory building an audit record") when the text cannot
+ * be written: out of memory, or a value json_dumps would refuse (a string that is not UTF-8, a
+ * splice placeholder). err is set in err_arena. */
+sluice_status sluice_audit_event_members(sluice_buf *buf,
+                                         json_t *event,
+                                         sluice_arena *err_arena,
+                                         sluice_error *err);
+
+/* Room a record's text is written into from the start, by the sinks and by whoever writes an
+ * event's members: the longest record of validating the 607 statements of the seeds and lineage
+ * corpora is 1,917 bytes, most 600-1,200; so one allocation, not a chain of doublings (a longer
+ * one grows as before). */
+#define SLUICE_AUDIT_TEXT_RESERVE 2048u
 
 /* Records in the chain so far (the last seq written). */
 uint64_t sluice_audit_count(sluice_audit *log);

@@ -13,7 +13,6 @@
 #include "core/clock.h"
 #include "core/error.h"
 
-#include <jansson.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -33,13 +32,15 @@ typedef struct sluice_audit_report {
  * by the head — in chain order: the file it is in and its line (no newline, NUL-terminated). */
 typedef void (*sluice_audit_visit_fn)(void *ctx, const char *file, const char *line, size_t len);
 
-/* Record seq as one line: {"seq":seq,"ts":now,"prev":hex(last_hash),...event} plus a newline
- * (malloc'd), its length with the newline, and the SHA-256 of the line without it. NULL with
- * *len 0: out of memory; NULL with *len set: longer than SLUICE_LIMIT_AUDIT_LINE_BYTES. */
+/* Record seq as one line: {"seq":seq,"ts":now,"prev":hex(last_hash),members} plus a newline
+ * (malloc'd), its length with the newline, and the SHA-256 of the line without it; members (len
+ * members_len) is the event's members' text (sluice_audit_append_members). NULL with *len 0:
+ * out of memory; NULL with *len set: longer than SLUICE_LIMIT_AUDIT_LINE_BYTES. */
 char *sluice_audit_render_record(uint64_t seq,
                                  const uint8_t *last_hash,
                                  const sluice_clock *clock,
-                                 json_t *event,
+                                 const char *members,
+                                 size_t members_len,
                                  size_t *len,
                                  uint8_t *hash);
 

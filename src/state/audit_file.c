@@ -42,10 +42,6 @@
 #define PATH_MAX_BYTES 4096u
 /* First window read back from the end of the log at open; doubled until the lines it needs fit. */
 #define TAIL_WINDOW_BYTES (64u * 1024u)
-/* Room a record is rendered into from the start: the longest record of validating the 607
- * statements of the seeds and lineage corpora is 1,917 bytes, most 600-1,200; a longer one grows
- * as before. */
-#define AUDIT_RECORD_RESERVE 2048u
 
 static const uint8_t genesis[SLUICE_HASH_BYTES]; /* all zero */
 
@@ -646,69 +642,56 @@ static sluice_status broken_error(const audit_file *a, sluice_arena *err_arena, 
                             a->path, a->path);
 }
 
-/* Writes record seq into buf: the chain's members, then the event's in their order, byte for byte
- * what json_dumps(JSON_COMPACT) wrote for one object made of both, without making that object
- * (a copy of every member and a second walk were most of an audit record's cost). The event has
- * none of the chain's keys (sluice_audit_append refuses them), so none is overwritten. */
-static sluice_status record_text(sluice_buf *buf,
-                                 uint64_t seq,
+/* Record seq's text: the chain's members, then the event's members as they were written, byte
+ * for byte what json_dumps(JSON_COMPACT) wrote for one object made of both, without making that
+ * object (a copy of every member and a second walk were most of an audit record's cost). */
+char *sluice_audit_render_record(uint64_t seq,
                                  const uint8_t *last_hash,
                                  const sluice_clock *clock,
-                                 json_t *event)
+                                 const char *members,
+                                 size_t members_len,
+                                 size_t *len,
+                                 uint8_t *hash)
 {
-    assert(json_object_get(event, "seq") == NULL && json_object_get(event, "ts") == NULL &&
-           json_object_get(event, "prev") == NULL);
+    *len = 0;
     char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1], chain[160];
     rfc3339_now(clock, ts, sizeof ts);
     sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
     /* seq as the signed integer json_integer held it: the bytes of the records before the writer */
     int n = snprintf(chain, sizeof chain, "{\"seq\":%" PRId64 ",\"ts\":\"%s\",\"prev\":\"%s\"",
                      (int64_t)seq, ts, prev);
-    sluice_buf_append(buf, chain, (size_t)n); /* ts and prev need no escapes: digits, hex, -:.TZ */
-    for (void *it = json_object_iter(event); it != NULL; it = json_object_iter_next(event, it)) {
-        sluice_buf_putc(buf, ',');
-        sluice_status st =
-            sluice_json_write_member(buf, json_object_iter_key(it), json_object_iter_key_len(it),
-                                     json_object_iter_value(it));
-        if (st != SLUICE_OK)
-            return st;
-    }
-    sluice_buf_putc(buf, '}');
-    return sluice_buf_status(buf);
-}
-
-char *sluice_audit_render_record(uint64_t seq,
-                                 const uint8_t *last_hash,
-                                 const sluice_clock *clock,
-                                 json_t *event,
-                                 size_t *len,
-                                 uint8_t *hash)
-{
-    *len = 0;
     sluice_buf buf;
     sluice_buf_init(&buf, NULL, 0);
-    sluice_buf_reserve(&buf, AUDIT_RECORD_RESERVE);
-    if (record_text(&buf, seq, last_hash, clock, event) != SLUICE_OK) {
+    sluice_buf_reserve(&buf, SLUICE_AUDIT_TEXT_RESERVE);
+    sluice_buf_append(&buf, chain, (size_t)n); /* ts and prev need no escapes: digits, hex, -:.TZ */
+    if (members_len > 0) {
+        sluice_buf_putc(&buf, ',');
+        sluice_buf_append(&buf, members, members_len);
+    }
+    sluice_buf_putc(&buf, '}');
+    if (sluice_buf_status(&buf) != SLUICE_OK) {
         sluice_buf_dispose(&buf);
         return NULL;
     }
-    size_t n = buf.len;
-    if (n > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
+    size_t total = buf.len;
+    if (total > SLUICE_LIMIT_AUDIT_LINE_BYTES) {
         sluice_buf_dispose(&buf);
-        *len = n;
+        *len = total;
         return NULL;
     }
-    sluice_hash_sha256(buf.data, n, hash);
-    buf.data[n] = '\n'; /* the buffer keeps room for its NUL: the newline takes its place */
-    *len = n + 1;
+    sluice_hash_sha256(buf.data, total, hash);
+    buf.data[total] = '\n'; /* the buffer keeps room for its NUL: the newline takes its place */
+    *len = total + 1;
     return buf.data;
 }
 
 /* The next record as one line (newline included, malloc'd), its length and hash. NULL with
  * *len 0: out of memory; NULL with *len set: longer than the limit. */
-static char *render_record(audit_file *a, json_t *event, size_t *len, uint8_t *hash)
+static char *
+render_record(audit_file *a, const char *members, size_t members_len, size_t *len, uint8_t *hash)
 {
-    return sluice_audit_render_record(a->seq + 1, a->last_hash, a->clock, event, len, hash);
+    return sluice_audit_render_record(a->seq + 1, a->last_hash, a->clock, members, members_len, len,
+                                      hash);
 }
 
 /* Rotation is due, and possible now: every record written is durable and no sync runs (so the
@@ -726,11 +709,19 @@ static bool
 prepare_next(audit_file *a, int fd, int head_fd, const char *rotated, size_t *len, uint8_t *hash)
 {
     const char *base = strrchr(rotated, '/');
-    json_t *event =
-        json_pack("{s:s, s:s, s:I}", "event", "audit_rotated", "previous_file",
-                  base != NULL ? base + 1 : rotated, "previous_seq", (json_int_t)a->seq);
-    char *text = event != NULL ? render_record(a, event, len, hash) : NULL;
-    json_decref(event);
+    sluice_buf members;
+    sluice_buf_init(&members, NULL, 0);
+    sluice_json_out out = { .buf = &members };
+    sluice_json_out_key(&out, "event");
+    sluice_json_out_string(&out, "audit_rotated");
+    sluice_json_out_key(&out, "previous_file");
+    sluice_json_out_string(&out, base != NULL ? base + 1 : rotated);
+    sluice_json_out_key(&out, "previous_seq");
+    sluice_json_out_integer(&out, (json_int_t)a->seq);
+    char *text = sluice_json_out_status(&out) == SLUICE_OK
+                     ? render_record(a, members.data, members.len, len, hash)
+                     : NULL;
+    sluice_buf_dispose(&members);
     bool ok = text != NULL && sluice_write_all(fd, text, *len) && fdatasync(fd) == 0 &&
               write_head(head_fd, a->seq + 1, hash);
     free(text);
@@ -811,8 +802,12 @@ static sluice_status rotate(audit_file *a, sluice_arena *err_arena, sluice_error
 }
 
 /* Writes the record (caller holds the mutex); *ticket is its group-commit ticket. */
-static sluice_status write_record(
-    audit_file *a, json_t *event, uint64_t *ticket, sluice_arena *err_arena, sluice_error *err)
+static sluice_status write_record(audit_file *a,
+                                  const char *members,
+                                  size_t members_len,
+                                  uint64_t *ticket,
+                                  sluice_arena *err_arena,
+                                  sluice_error *err)
 {
     if (a->broken || !sluice_group_commit_reserve(&a->gc, &a->lock))
         return broken_error(a, err_arena, err);
@@ -823,7 +818,7 @@ static sluice_status write_record(
     }
     size_t len = 0;
     uint8_t hash[SLUICE_HASH_BYTES];
-    char *text = render_record(a, event, &len, hash);
+    char *text = render_record(a, members, members_len, &len, hash);
     if (text == NULL && len == 0)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
                                 "out of memory building an audit record");
@@ -854,12 +849,12 @@ static sluice_status write_record(
 }
 
 static sluice_status
-file_append(void *impl, json_t *event, sluice_arena *err_arena, sluice_error *err)
+file_append(void *impl, const char *members, size_t len, sluice_arena *err_arena, sluice_error *err)
 {
     audit_file *a = impl;
     pthread_mutex_lock(&a->lock);
     uint64_t ticket = 0;
-    sluice_status st = write_record(a, event, &ticket, err_arena, err);
+    sluice_status st = write_record(a, members, len, &ticket, err_arena, err);
     if (st == SLUICE_OK && !sluice_group_commit_wait(&a->gc, &a->lock, ticket, &group_ops, a)) {
         a->broken = true;
         st = sluice_error_set(err, err_arena, SLUICE_E_IO,

@@ -84,8 +84,9 @@ exec_params(audit_pg *a, const char *sql, const char *p1, const char *p2, char *
     return ok;
 }
 
-/* Under the lock: one transaction appending event. */
-static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t cap)
+/* Under the lock: one transaction appending the event's members. */
+static sluice_status
+append_once(audit_pg *a, const char *members, size_t members_len, char *why, size_t cap)
 {
     if (!sluice_pg_chain_ensure(&a->conn, a->conninfo, a->password, APPLICATION, why, cap))
         return SLUICE_E_IO;
@@ -98,7 +99,8 @@ static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t c
         return SLUICE_E_IO;
     }
     size_t len = 0;
-    char *text = sluice_audit_render_record(seq + 1, last, a->clock, event, &len, hash);
+    char *text =
+        sluice_audit_render_record(seq + 1, last, a->clock, members, members_len, &len, hash);
     if (text == NULL) {
         sluice_pg_chain_rollback(a->conn);
         snprintf(why, cap, len == 0 ? "out of memory" : "record is %zu bytes (limit is %u)", len,
@@ -122,12 +124,12 @@ static sluice_status append_once(audit_pg *a, json_t *event, char *why, size_t c
 }
 
 static sluice_status
-pg_append(void *impl, json_t *event, sluice_arena *err_arena, sluice_error *err)
+pg_append(void *impl, const char *members, size_t len, sluice_arena *err_arena, sluice_error *err)
 {
     audit_pg *a = impl;
     char why[512] = "";
     pthread_mutex_lock(&a->lock);
-    sluice_status st = append_once(a, event, why, sizeof why);
+    sluice_status st = append_once(a, members, len, why, sizeof why);
     if (st == SLUICE_E_IO && a->conn != NULL && PQstatus(a->conn) != CONNECTION_OK) {
         PQfinish(a->conn); /* lost: the next append reconnects */
         a->conn = NULL;

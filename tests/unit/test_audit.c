@@ -471,6 +471,41 @@ static void test_audit_rejects_reserved_fields(void **state)
     sluice_arena_free(arena);
 }
 
+/* An event given as its members' text makes the record its object makes: the same line after
+ * the chain's members, and it verifies; "" is the empty event. */
+static void test_audit_members_text_is_the_object_record(void **state)
+{
+    (void)state;
+    sluice_audit *log = NULL;
+    assert_int_equal(sluice_audit_open(path, &log, NULL, NULL), SLUICE_OK);
+    const char *texts[] = { "\"event\":\"validate\",\"code\":\"SELECT 1\\n\",\"rows\":[1,{}]", "" };
+    for (size_t i = 0; i < 2; i++) {
+        json_t *event = json_loads(i == 0 ? "{\"event\":\"validate\",\"code\":\"SELECT "
+                                            "1\\n\",\"rows\":[1,{}]}"
+                                          : "{}",
+                                   0, NULL);
+        assert_non_null(event);
+        assert_int_equal(sluice_audit_append(log, event, NULL, NULL), SLUICE_OK);
+        assert_int_equal(sluice_audit_append_members(log, texts[i], strlen(texts[i]), NULL, NULL),
+                         SLUICE_OK);
+        json_decref(event);
+    }
+    sluice_audit_close(log);
+    size_t n;
+    char **lines = read_lines(&n);
+    assert_int_equal(n, 4);
+    for (size_t i = 0; i < 4; i += 2) {
+        /* after "prev":"<64 hex>" */
+        const char *a = strstr(lines[i], "\"prev\":") + 8 + SLUICE_HASH_HEX_CHARS + 1;
+        const char *b = strstr(lines[i + 1], "\"prev\":") + 8 + SLUICE_HASH_HEX_CHARS + 1;
+        assert_string_equal(a, b);
+    }
+    assert_non_null(strstr(lines[3], "\"}\n"));
+    sluice_audit_report report;
+    assert_int_equal(sluice_audit_verify(path, &report), SLUICE_OK);
+    assert_int_equal(report.records, 4);
+}
+
 static void test_audit_second_writer_refused(void **state)
 {
     (void)state;
@@ -507,8 +542,13 @@ static void expect_rendered_as_dumped(uint64_t seq, json_t *event)
     uint8_t last[SLUICE_HASH_BYTES], hash[SLUICE_HASH_BYTES], want_hash[SLUICE_HASH_BYTES];
     for (size_t i = 0; i < sizeof last; i++)
         last[i] = (uint8_t)(i * 37 + seq);
+    sluice_buf members;
+    sluice_buf_init(&members, NULL, 0);
+    assert_int_equal(sluice_audit_event_members(&members, event, NULL, NULL), SLUICE_OK);
     size_t len = 0;
-    char *line = sluice_audit_render_record(seq, last, &clock.clock, event, &len, hash);
+    char *line = sluice_audit_render_record(seq, last, &clock.clock, sluice_buf_cstr(&members),
+                                            members.len, &len, hash);
+    sluice_buf_dispose(&members);
     char *want = dumped_record(seq, "2027-01-15T08:00:00.007Z", last, event);
     assert_non_null(line);
     assert_non_null(want);
@@ -552,10 +592,14 @@ static void test_audit_record_refuses_a_splice(void **state)
     (void)state;
     json_t *event = json_pack("{s:s, s:o}", "event", "x", "rows", sluice_json_splice_new("[1]", 3));
     assert_non_null(event);
-    uint8_t last[SLUICE_HASH_BYTES] = { 0 }, hash[SLUICE_HASH_BYTES];
-    size_t len = 99;
-    assert_null(sluice_audit_render_record(1, last, NULL, event, &len, hash));
-    assert_int_equal(len, 0);
+    sluice_buf members;
+    sluice_buf_init(&members, NULL, 0);
+    sluice_error err = { 0 };
+    sluice_arena *arena = sluice_arena_new();
+    assert_int_equal(sluice_audit_event_members(&members, event, arena, &err), SLUICE_E_NOMEM);
+    assert_string_equal(err.message, "out of memory building an audit record");
+    sluice_buf_dispose(&members);
+    sluice_arena_free(arena);
     json_decref(event);
 }
 
@@ -582,6 +626,7 @@ int main(void)
         cmocka_unit_test_setup(test_audit_timestamps_from_the_clock, fresh_log),
         cmocka_unit_test_setup(test_audit_rejects_reserved_fields, fresh_log),
         cmocka_unit_test_setup(test_audit_second_writer_refused, fresh_log),
+        cmocka_unit_test_setup(test_audit_members_text_is_the_object_record, fresh_log),
         cmocka_unit_test(test_audit_record_is_jansson_dump),
         cmocka_unit_test(test_audit_record_refuses_a_splice),
     };
