@@ -103,6 +103,22 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
     return st;
 }
 
+sluice_status sluice_runtime_audit_members(sluice_runtime *rt,
+                                           sluice_arena *arena,
+                                           const sluice_codemode_caller *caller,
+                                           const sluice_codemode_seen *seen,
+                                           sluice_json_out *members,
+                                           sluice_error *err)
+{
+    if (rt == NULL)
+        return SLUICE_OK;
+    if (sluice_json_out_status(members) != SLUICE_OK) /* as a record tree that is NULL */
+        return rt->audit != NULL ? record_lost(arena, err) : SLUICE_OK;
+    sluice_codemode_observe_record(seen);
+    return rt->audit != NULL ? append_record(rt, arena, caller, seen->event, members, err)
+                             : SLUICE_OK;
+}
+
 sluice_status sluice_runtime_audit_outcome(sluice_runtime *rt,
                                            sluice_arena *arena,
                                            sluice_runtime_event ev,

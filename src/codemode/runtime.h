@@ -13,9 +13,11 @@
 #define SLUICE_CODEMODE_RUNTIME_H
 
 #include "auth/identity.h"
+#include "codemode/observe.h"
 #include "core/arena.h"
 #include "core/clock.h"
 #include "core/error.h"
+#include "core/json_write.h"
 #include "state/approval.h"
 #include "state/audit.h"
 #include "state/program_store.h"
@@ -76,6 +78,18 @@ sluice_status sluice_runtime_audit(sluice_runtime *rt,
                                    const char *event,
                                    json_t *fields,
                                    sluice_error *err);
+
+/* As sluice_runtime_audit, for a record written as text straight from its values, with no tree
+ * built and freed (validate's, on every call): members (its buffer in arena) holds the members of
+ * the record of event seen->event as state/audit.h's sluice_audit_append_members takes them, seen
+ * what they say for the metrics. The event, user, ... are written after them, into members. The
+ * keys are the caller's literals, none of them the runtime's or the chain's. */
+sluice_status sluice_runtime_audit_members(sluice_runtime *rt,
+                                           sluice_arena *arena,
+                                           const sluice_codemode_caller *caller,
+                                           const sluice_codemode_seen *seen,
+                                           sluice_json_out *members,
+                                           sluice_error *err);
 
 /* One audit record: who, which event, and its fields (consumed, whatever happens). */
 typedef struct sluice_runtime_event {

@@ -381,6 +381,15 @@ void sluice_json_out_null(sluice_json_out *out)
     out->comma = true;
 }
 
+void sluice_json_out_value(sluice_json_out *out, const json_t *value)
+{
+    separate(out);
+    writer w = { out->buf, false };
+    if (!write_value(&w, value, 1))
+        out->bad = true;
+    out->comma = true;
+}
+
 sluice_status sluice_json_out_status(const sluice_json_out *out)
 {
     return out->bad ? SLUICE_E_INVALID : sluice_buf_status(out->buf);

@@ -67,6 +67,10 @@ void sluice_json_out_integer(sluice_json_out *out, json_int_t v);
 void sluice_json_out_real(sluice_json_out *out, double v);
 void sluice_json_out_bool(sluice_json_out *out, bool v);
 void sluice_json_out_null(sluice_json_out *out);
+/* A tree's value (a member of a top-level object: the depth ceiling counts from there), as
+ * sluice_json_write_member writes it: a splice placeholder, NULL or what that refuses marks the
+ * text bad. For a record written as text that holds a tree made elsewhere. */
+void sluice_json_out_value(sluice_json_out *out, const json_t *value);
 /* SLUICE_E_INVALID when the text is bad (above), else the buffer's status. */
 sluice_status sluice_json_out_status(const sluice_json_out *out);
 

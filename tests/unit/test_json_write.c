@@ -297,6 +297,52 @@ static void test_out_writes_what_json_dumps_writes(void **state)
     assert_true(compared > 1000);
 }
 
+/* A tree's value among values written one by one (a record holding a tree made elsewhere) is
+ * json_dumps' text of it there; NULL and a splice placeholder, which json_dumps refuses, mark
+ * the text bad. */
+static void test_out_value_writes_a_tree_as_json_dumps(void **state)
+{
+    (void)state;
+    for (int i = 0; i < 500; i++) {
+        json_t *v = random_value(0);
+        assert_non_null(v);
+        json_t *whole = json_pack("{s:i, s:O, s:b}", "a", i, "v", v, "z", i % 2);
+        assert_non_null(whole);
+        char *want = json_dumps(whole, JSON_COMPACT);
+        sluice_buf buf;
+        sluice_buf_init(&buf, NULL, 0);
+        sluice_json_out out = { .buf = &buf };
+        sluice_json_out_open(&out, '{');
+        sluice_json_out_key(&out, "a");
+        sluice_json_out_integer(&out, i);
+        sluice_json_out_key(&out, "v");
+        sluice_json_out_value(&out, v);
+        sluice_json_out_key(&out, "z");
+        sluice_json_out_bool(&out, i % 2);
+        sluice_json_out_close(&out, '}');
+        assert_non_null(want);
+        assert_int_equal(sluice_json_out_status(&out), SLUICE_OK);
+        assert_string_equal(buf.data, want);
+        free(want);
+        sluice_buf_dispose(&buf);
+        json_decref(whole);
+        json_decref(v);
+    }
+    json_t *splice = sluice_json_splice_new("[1]", 3);
+    const json_t *refused[] = { NULL, splice };
+    for (size_t i = 0; i < 2; i++) {
+        sluice_buf buf;
+        sluice_buf_init(&buf, NULL, 0);
+        sluice_json_out out = { .buf = &buf };
+        sluice_json_out_open(&out, '[');
+        sluice_json_out_value(&out, refused[i]);
+        sluice_json_out_close(&out, ']');
+        assert_int_equal(sluice_json_out_status(&out), SLUICE_E_INVALID);
+        sluice_buf_dispose(&buf);
+    }
+    json_decref(splice);
+}
+
 /* A real as jansson writes it ("%.17g", ".0" after an integral value, the exponent without '+'
  * or leading zeros), over hand-picked values and doubles of every exponent (random bits). */
 static void test_reals_are_written_as_jansson_writes_them(void **state)
@@ -645,6 +691,7 @@ int main(void)
         cmocka_unit_test(test_two_special_bytes_at_every_pair_of_places),
         cmocka_unit_test(test_generated_trees),
         cmocka_unit_test(test_out_writes_what_json_dumps_writes),
+        cmocka_unit_test(test_out_value_writes_a_tree_as_json_dumps),
         cmocka_unit_test(test_reals_are_written_as_jansson_writes_them),
         cmocka_unit_test(test_out_refuses_what_jansson_would_not_make),
         cmocka_unit_test(test_splices_expand_to_their_trees),
