@@ -41,7 +41,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-#include <time.h>
 
 /* One backend code runs on: [database] ("default", always first) or a [[databases]] entry. */
 typedef struct backend {
@@ -556,14 +555,6 @@ static bool append_violations(json_t *list, const sluice_codefacts_violation *vs
     return list != NULL;
 }
 
-static void iso_time(int64_t t, char out[32])
-{
-    time_t tt = (time_t)t;
-    struct tm tm;
-    gmtime_r(&tt, &tm);
-    strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
-}
-
 /* ---- judging: language → analysis → policy → risk (validate and execute alike) ------------- */
 
 static bool judgement_refused(const judgement *j)
@@ -909,9 +900,9 @@ static json_t *validation_json(const sluice_codemode *cm,
     const sluice_codefacts *f = j->facts;
     bool valid = !judgement_refused(j);
     bool auto_ok = valid && cm->config->code_mode.auto_approve[j->risk];
-    char when[32];
+    char when[SLUICE_CLOCK_UTC_TEXT];
     if (token != NULL)
-        iso_time(expires_at, when);
+        sluice_clock_utc_text(expires_at, when);
     /* the metadata as its text, written once from the facts into the request's arena, which the
      * placeholder borrows: the wire sends it as is, and no one here reads inside it
      * (core/json_splice.h; the CLI and tests expand it) */

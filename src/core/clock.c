@@ -93,3 +93,46 @@ void sluice_manual_clock_advance_ms(sluice_manual_clock *m, int64_t ms)
     if (ms > 0)
         atomic_fetch_add(&m->monotonic_ns, ms * NS_PER_MS);
 }
+
+/* n as exactly width digits (n < 10^width) at out. */
+static void put_digits(char *out, unsigned n, int width)
+{
+    for (int i = width - 1; i >= 0; i--, n /= 10)
+        out[i] = (char)('0' + n % 10);
+}
+
+void sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT])
+{
+    if (secs < 0 || secs >= 253402300800LL) { /* before 1970 or after 9999: the library's */
+        time_t t = (time_t)secs;
+        struct tm tm;
+        gmtime_r(&t, &tm);
+        strftime(out, SLUICE_CLOCK_UTC_TEXT, "%Y-%m-%dT%H:%M:%SZ", &tm);
+        return;
+    }
+    /* the civil date of a day count (Howard Hinnant's days_from_civil inverse): 400-year eras
+     * of 146097 days from 0000-03-01, so February, with the leap day, ends each year */
+    unsigned rem = (unsigned)(secs % 86400);
+    int64_t days = secs / 86400 + 719468;
+    unsigned era = (unsigned)(days / 146097);
+    unsigned doe = (unsigned)(days - (int64_t)era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    unsigned day = doy - (153 * mp + 2) / 5 + 1;
+    unsigned month = mp < 10 ? mp + 3 : mp - 9;
+    unsigned year = yoe + era * 400 + (month <= 2);
+    put_digits(out, year, 4);
+    out[4] = '-';
+    put_digits(out + 5, month, 2);
+    out[7] = '-';
+    put_digits(out + 8, day, 2);
+    out[10] = 'T';
+    put_digits(out + 11, rem / 3600, 2);
+    out[13] = ':';
+    put_digits(out + 14, rem / 60 % 60, 2);
+    out[16] = ':';
+    put_digits(out + 17, rem % 60, 2);
+    out[19] = 'Z';
+    out[20] = '\0';
+}

@@ -39,6 +39,13 @@ int64_t sluice_clock_monotonic_ms(const sluice_clock *clock);
  * clock could only make a wait end at the wrong time. */
 struct timespec sluice_clock_deadline_after(int64_t ms);
 
+/* secs (since the epoch) as UTC text "YYYY-MM-DDTHH:MM:SSZ", as gmtime_r and strftime's
+ * "%Y-%m-%dT%H:%M:%SZ" write it; written from the date's arithmetic for the years 1970-9999
+ * (a token's expiry: per validate, where strftime was a thousand instructions), by gmtime_r and
+ * strftime otherwise. */
+#define SLUICE_CLOCK_UTC_TEXT 32
+void sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT]);
+
 /* A clock that moves only when told to. Thread-safe: readers and the test that moves it may
  * run on different threads. */
 typedef struct sluice_manual_clock {
