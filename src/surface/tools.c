@@ -5,6 +5,7 @@
 
 #include "codemode/guide.h"
 #include "codemode/program.h"
+#include "core/json_write.h"
 #include "mcp/jsonrpc.h"
 #include "policy/policy.h"
 #include "surface/discover.h"
@@ -224,7 +225,8 @@ static char *brief_text(const json_t *validation, bool ran)
     for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
         if (json_array_size(json_object_get(brief, lists[i])) == 0)
             json_object_del(brief, lists[i]);
-    char *text = json_dumps(brief, JSON_COMPACT);
+    /* the MCP writer: json_dumps' bytes without its per-container snprintf and loop hashing */
+    char *text = sluice_json_write_text(brief, NULL);
     json_decref(brief);
     return text;
 }
