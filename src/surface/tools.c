@@ -5,6 +5,7 @@
 
 #include "codemode/guide.h"
 #include "codemode/program.h"
+#include "core/buf.h"
 #include "core/json_write.h"
 #include "mcp/jsonrpc.h"
 #include "policy/policy.h"
@@ -201,6 +202,28 @@ static sluice_status run_answer(sluice_status st,
     return SLUICE_OK;
 }
 
+/* Whether key is one of list[0..n). */
+static bool in_list(const char *key, const char *const *list, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(key, list[i]) == 0)
+            return true;
+    return false;
+}
+
+/* Whether the brief leaves out the member key (its value v). */
+static bool left_out(const char *key, const json_t *v, bool ran)
+{
+    static const char *const record_only[] = { "metadata", "policy", "code_hash", "language" };
+    /* after a run in the same call: the token is spent, "auto_approved" is what running means */
+    static const char *const spent[] = { "approval_token", "expires_at", "auto_approved",
+                                         "requires_approval" };
+    static const char *const lists[] = { "violations", "warnings" };
+    return in_list(key, record_only, sizeof record_only / sizeof *record_only) ||
+           (ran && in_list(key, spent, sizeof spent / sizeof *spent)) ||
+           (in_list(key, lists, sizeof lists / sizeof *lists) && json_array_size(v) == 0);
+}
+
 /* What the model reads of a validation: the verdict it acts on (valid, risk, explanation,
  * violations and warnings with their fixes, the token and its expiry), as compact JSON. The
  * record kept for clients, audit and approval screens (metadata, policy, code_hash: several
@@ -210,25 +233,33 @@ static sluice_status run_answer(sluice_status st,
  * the approval flags. NULL when out of memory. */
 static char *brief_text(const json_t *validation, bool ran)
 {
-    static const char *const record_only[] = { "metadata", "policy", "code_hash", "language" };
-    /* after a run in the same call: the token is spent, "auto_approved" is what running means */
-    static const char *const spent[] = { "approval_token", "expires_at", "auto_approved",
-                                         "requires_approval" };
-    static const char *const lists[] = { "violations", "warnings" };
-    json_t *brief = json_copy((json_t *)validation);
-    if (brief == NULL)
+    /* the kept members written straight from the answer, in its order, by the MCP writer: the
+     * bytes json_dumps gave of a copy without the others, with no copy and no per-container
+     * snprintf and loop hashing */
+    json_t *o = (json_t *)validation; /* jansson's iterator API is not const-correct */
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    sluice_buf_putc(&buf, '{');
+    bool first = true;
+    for (void *it = json_object_iter(o); it != NULL; it = json_object_iter_next(o, it)) {
+        const char *key = json_object_iter_key(it);
+        const json_t *v = json_object_iter_value(it);
+        if (left_out(key, v, ran))
+            continue;
+        if (!first)
+            sluice_buf_putc(&buf, ',');
+        first = false;
+        if (sluice_json_write_member(&buf, key, json_object_iter_key_len(it), v) != SLUICE_OK) {
+            sluice_buf_dispose(&buf);
+            return NULL; /* a string not UTF-8 or a placeholder: json_dumps refused them too */
+        }
+    }
+    sluice_buf_putc(&buf, '}');
+    if (sluice_buf_status(&buf) != SLUICE_OK) {
+        sluice_buf_dispose(&buf);
         return NULL;
-    for (size_t i = 0; i < sizeof record_only / sizeof *record_only; i++)
-        json_object_del(brief, record_only[i]);
-    for (size_t i = 0; ran && i < sizeof spent / sizeof *spent; i++)
-        json_object_del(brief, spent[i]);
-    for (size_t i = 0; i < sizeof lists / sizeof *lists; i++)
-        if (json_array_size(json_object_get(brief, lists[i])) == 0)
-            json_object_del(brief, lists[i]);
-    /* the MCP writer: json_dumps' bytes without its per-container snprintf and loop hashing */
-    char *text = sluice_json_write_text(brief, NULL);
-    json_decref(brief);
-    return text;
+    }
+    return buf.data; /* malloc'd: the caller frees it */
 }
 
 /* validate_code's CallToolResult: the validation as structuredContent (stolen), its brief as text.
