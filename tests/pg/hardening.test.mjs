@@ -107,6 +107,50 @@ describe("issue 21 on PostgreSQL", () => {
   });
 });
 
+// Planning is analysis: PostgreSQL plans a statement at validate under analysis_timeout_ms (as
+// DuckDB binds it), and what the planner multiplies is counted before it is asked (issue 23's
+// probe of the PostgreSQL engine with session 14's optimizer-heavy shapes).
+describe("PostgreSQL's planning is bounded at validate", () => {
+  const chain = (n, how) => "WITH c0 AS (SELECT id AS a FROM orders), " +
+    Array.from({ length: n - 1 }, (_, k) =>
+      `c${k + 1} AS ${how}(SELECT x.a FROM c${k} x JOIN c${k} y USING (a))`).join(", ") +
+    ` SELECT count(*) AS n FROM c${n - 1}`;
+  let pg;
+  before(async () => {
+    pg = await connectStdio(writeConfig("pg-planning", { database: `engine = "postgres"\nconninfo = "${READ}"`,
+                                                         autoApprove: ["low", "medium", "high"],
+                                                         extra: "analysis_timeout_ms = 300\nsql_max_joins = 64" }));
+  });
+  after(async () => { await pg?.close(); });
+
+  test("a plan past analysis_timeout_ms is refused, naming the setting", async () => {
+    // 4,096 grouping sets: PostgreSQL 15 plans them for seconds
+    const cube = "SELECT count(*) AS n FROM orders GROUP BY CUBE(" +
+      Array.from({ length: 12 }, (_, k) => `id % ${k + 2}`).join(", ") + ")";
+    const v = await validate(pg.client, cube);
+    assert.equal(v.valid, false);
+    assert.equal(v.violations[0].rule, "analysis_limit", JSON.stringify(v.violations));
+    assert.match(v.violations[0].message, /analysis_timeout_ms \(300 ms\)/);
+  });
+
+  test("NOT MATERIALIZED CTEs count at every reference; the server stays up", async () => {
+    // 12 levels are 2^12 copies: before, PostgreSQL's backend grew past 10 GB and the OOM
+    // killer restarted the whole server
+    const v = await validate(pg.client, chain(12, "NOT MATERIALIZED "));
+    assert.equal(v.valid, false);
+    assert.equal(v.violations[0].rule, "too_complex", JSON.stringify(v.violations));
+    assert.match(v.violations[0].message, /NOT MATERIALIZED CTE included \(limit is 64\)/);
+    const ok = await validate(pg.client, "SELECT count(*) AS n FROM orders");
+    assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+  });
+
+  test("a row estimate past 2^63 is read, not an internal error", async () => {
+    // materialized, the same chain is planned once per CTE; its estimate overflows an integer
+    const v = await validate(pg.client, chain(8, ""));
+    assert.equal(v.valid, true, JSON.stringify(v.violations));
+  });
+});
+
 // Statements that reference a blocked column somewhere other than a predicate and fail at run
 // time with an error that would quote a value; each engine's version of the same mistake.
 const ERRORS = {

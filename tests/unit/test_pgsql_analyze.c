@@ -513,6 +513,35 @@ static void test_pgsql_planning_bounds(void **state)
     sluice_arena_free(arena);
 }
 
+/* A NOT MATERIALIZED CTE is planned at every reference: seven of them, each joining the one
+ * before to itself (600 bytes), are 2^7 copies for PostgreSQL (12 took its backend past 10 GB and
+ * restarted the server), so they count as the relations they expand to. Materialized (the
+ * default for a CTE used twice), the same chain is planned once per CTE and allowed. */
+static void test_pgsql_inlined_ctes_count_per_reference(void **state)
+{
+    (void)state;
+    for (int inlined = 0; inlined < 2; inlined++) {
+        char sql[2048];
+        size_t n = (size_t)snprintf(sql, sizeof sql, "WITH c0 AS (SELECT id AS a FROM orders)");
+        for (int i = 1; i <= 7; i++)
+            n += (size_t)snprintf(sql + n, sizeof sql - n,
+                                  ", c%d AS %s(SELECT x.a FROM c%d x JOIN c%d y USING (a))", i,
+                                  inlined ? "NOT MATERIALIZED " : "", i - 1, i - 1);
+        snprintf(sql + n, sizeof sql - n, " SELECT count(*) FROM c7");
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = pgfx_analyze(arena, sql, strlen(sql));
+        assert_non_null(f);
+        const sluice_codefacts_violation *v = facts_violation(f, "too_complex");
+        if (inlined) {
+            assert_non_null(v);
+            assert_non_null(strstr(v->message, "NOT MATERIALIZED CTE included (limit is 64)"));
+        } else {
+            assert_null(v);
+        }
+        sluice_arena_free(arena);
+    }
+}
+
 /* Fail the Nth arena allocation for every N: the analyzer reports an error or a refusal, never
  * a clean verdict for code that must be refused. */
 static void test_pgsql_allocation_failure_sweep(void **state)
@@ -554,6 +583,7 @@ int main(void)
         cmocka_unit_test(test_pgsql_violation_has_place),
         cmocka_unit_test(test_pgsql_parse_bounds),
         cmocka_unit_test(test_pgsql_planning_bounds),
+        cmocka_unit_test(test_pgsql_inlined_ctes_count_per_reference),
         cmocka_unit_test(test_sql_length_limit),
         cmocka_unit_test(test_pgsql_allocation_failure_sweep),
     };

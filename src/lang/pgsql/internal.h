@@ -36,8 +36,6 @@
 /* PostgreSQL's plan, walked by plan.c: relations and subplans it names, and nodes. */
 #define SLUICE_PGSQL_MAX_PLAN_RELS  256u
 #define SLUICE_PGSQL_MAX_PLAN_NODES 4096u
-/* How long PostgreSQL may plan when [code_mode] execution_timeout_seconds is 0 (no limit). */
-#define SLUICE_PGSQL_PLAN_TIMEOUT_MS 10000
 /* Passes of taint propagation (each can block more columns) before refusing. */
 #define SLUICE_PGSQL_MAX_TAINT_PASSES 8u
 
@@ -67,6 +65,10 @@ typedef struct pg_cte {
     pg_rel rel;
     const struct pg_cte *next;
     bool pending; /* not resolved yet: naming it is refused (see query.c with_clause) */
+    /* NOT MATERIALIZED: PostgreSQL plans its body at every reference, so each reference adds
+     * the body's FROM items (relations) to the planning bound (query.c count_inlined_use) */
+    bool inlined;
+    size_t relations;
 } pg_cte;
 
 typedef struct pg_scope {

@@ -566,7 +566,8 @@ sluice_status sluice_pgsql_judge_plan(pg_ctx *c, const char *plan_json, bool *re
 {
     *refused = false;
     json_error_t jerr;
-    json_t *root = json_loads(plan_json, 0, &jerr);
+    /* a plan of inlined copies estimates rows past 2^63: as reals, not a parse failure */
+    json_t *root = json_loads(plan_json, JSON_DECODE_INT_AS_REAL, &jerr);
     json_t *plan = json_object_get(json_array_get(json_object_get(root, "plan"), 0), "Plan");
     plan_walk *w = sluice_arena_calloc(c->arena, 1, sizeof(*w));
     if (root == NULL || w == NULL) {

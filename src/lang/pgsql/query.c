@@ -112,6 +112,19 @@ static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t, bool written)
     return (pg_rel){ cols, t->column_count };
 }
 
+/* A NOT MATERIALIZED CTE is planned once per reference: a chain of them, each naming the one
+ * before twice, has PostgreSQL plan 2^n copies (12 levels, 700 bytes, took its backend past 10 GB
+ * and the OOM killer restarted the whole server). So its FROM items (nested copies included)
+ * count at every reference, not where it is defined; the sum saturates past the bound. */
+static void count_inlined_use(pg_ctx *c, const pg_cte *cte)
+{
+    size_t room = SLUICE_PGSQL_MAX_RELATIONS + 1;
+    if (cte->inlined)
+        c->relations = c->relations >= room || cte->relations >= room - c->relations
+                           ? room
+                           : c->relations + cte->relations;
+}
+
 static const pg_cte *find_cte(const pg_cte *ctes, const char *name)
 {
     for (; ctes != NULL; ctes = ctes->next)
@@ -142,6 +155,7 @@ static void range_var(pg_ctx *c, pg_scope *s, json_t *body)
         return;
     } else if (cte != NULL) {
         rel = cte->rel;
+        count_inlined_use(c, cte);
     } else if (t == NULL) {
         sluice_pgsql_violate(c, body, "unknown_table",
                              "use the tables listed in the code-mode://schema resource",
@@ -848,11 +862,19 @@ with_clause(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *with)
         sluice_pgsql_add(c, &sluice_sql_ext(c->facts)->cte_names, cte->name);
         c->ctes++;
         json_t *names = json_object_get(body, "aliascolnames");
+        cte->inlined = json_is_string(json_object_get(body, "ctematerialized")) &&
+                       strcmp(json_string_value(json_object_get(body, "ctematerialized")),
+                              "CTEMaterializeNever") == 0;
+        size_t before = c->relations;
         if (recursive) {
             recursive_cte(c, parent, &all[n - 1], cte, query, names);
         } else {
             cte->rel = sluice_pgsql_query(c, parent, cte->next, query);
             cte->pending = false;
+        }
+        if (cte->inlined) { /* counted where it is used (count_inlined_use) */
+            cte->relations = c->relations - before;
+            c->relations = before;
         }
         cte->rel = rename_cols(c, cte->rel, names, body);
         cte->rel = search_cycle_columns(c, cte->rel, body);
