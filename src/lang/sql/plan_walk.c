@@ -214,19 +214,26 @@ static const expr_rule expr_rules[] = {
 static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64_t *out);
 
 /* The input column a BOUND_REF (by position) or a BOUND_COLUMN_REF (by binding; DuckDB leaves
- * these unresolved under a table in-out function) refers to. A binding is resolved only
- * against the operator directly below, at depth 0; anything else fails closed. */
-static bool resolve_ref(const sluice_tree *e, const cols *in, size_t *idx)
+ * these unresolved under a table in-out function) refers to, e being of class cls (its
+ * "expression_class", which the callers have read already). A binding is resolved only against
+ * the operator directly below, at depth 0; anything else fails closed. */
+static bool resolve_ref_of(const sluice_tree *e, const char *cls, const cols *in, size_t *idx)
 {
     if (in == NULL)
         return false;
-    if (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_REF") == 0)
+    if (strcmp(cls, "BOUND_REF") == 0)
         return index_of(sluice_tree_get(e, "index"), in->n, idx);
+    if (strcmp(cls, "BOUND_COLUMN_REF") != 0 || in->table_index < 0)
+        return false;
     const sluice_tree *b = sluice_tree_get(e, "binding");
-    return strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_COLUMN_REF") == 0 &&
-           in->table_index >= 0 && sluice_tree_number_value(sluice_tree_get(e, "depth")) == 0 &&
+    return sluice_tree_number_value(sluice_tree_get(e, "depth")) == 0 &&
            sluice_tree_number_value(sluice_tree_get(b, "table_index")) == in->table_index &&
            index_of(sluice_tree_get(b, "column_index"), in->n, idx);
+}
+
+static bool resolve_ref(const sluice_tree *e, const cols *in, size_t *idx)
+{
+    return resolve_ref_of(e, sluice_sqltree_str(e, "expression_class"), in, idx);
 }
 
 static bool nested_lineage(walker *w, const sluice_tree *v, const cols *in, uint64_t *out);
@@ -298,7 +305,7 @@ static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64
     }
     if (ok && (strcmp(cls, "BOUND_REF") == 0 || strcmp(cls, "BOUND_COLUMN_REF") == 0)) {
         size_t idx;
-        if (!resolve_ref(e, in, &idx))
+        if (!resolve_ref_of(e, cls, in, &idx))
             ok = fail(w, "%s", "a column reference in the plan points outside its input");
         else
             set_or(w, out, set_at(w, in, idx));
@@ -307,10 +314,11 @@ static bool expr_lineage(walker *w, const sluice_tree *e, const cols *in, uint64
     return ok;
 }
 
-/* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless). */
-static const sluice_tree *strip_lossless(const sluice_tree *e)
+/* e without the casts that keep every value distinct (sluice_sql_cast_is_lossless), and *cls, the
+ * class of what is left (read on the way: resolve_ref_of takes it). */
+static const sluice_tree *strip_lossless(const sluice_tree *e, const char **cls)
 {
-    while (strcmp(sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0 &&
+    while (strcmp(*cls = sluice_sqltree_str(e, "expression_class"), "BOUND_CAST") == 0 &&
            sluice_sql_cast_is_lossless(e))
         e = sluice_tree_get(e, "child");
     return e;
@@ -320,7 +328,9 @@ static const sluice_tree *strip_lossless(const sluice_tree *e)
 static size_t ref_of(const sluice_tree *e, const cols *in)
 {
     size_t idx;
-    return resolve_ref(strip_lossless(e), in, &idx) ? idx : SIZE_MAX;
+    const char *cls;
+    const sluice_tree *copied = strip_lossless(e, &cls);
+    return resolve_ref_of(copied, cls, in, &idx) ? idx : SIZE_MAX;
 }
 
 /* Lineage of each expression of a list, appended as output columns starting at at. */
@@ -332,10 +342,12 @@ static bool list_lineage(walker *w, const sluice_tree *list, const cols *in, col
     {
         if (at + i >= out->n || !expr_lineage(w, e, in, set_at(w, out, at + i)))
             return w->failed ? false : fail(w, "%s", "an expression list has the wrong length");
-        size_t r = ref_of(e, in);
-        if (r != SIZE_MAX) {
+        const char *cls;
+        const sluice_tree *copied = strip_lossless(e, &cls);
+        size_t r;
+        if (resolve_ref_of(copied, cls, in, &r)) { /* ref_of(e, in), the casts stripped once */
             out->bare[at + i] = in->bare[r];
-            out->mark[at + i] = strip_lossless(e) == e && in->mark[r];
+            out->mark[at + i] = copied == e && in->mark[r];
         }
     }
     return true;
