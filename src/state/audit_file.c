@@ -654,22 +654,28 @@ char *sluice_audit_render_record(uint64_t seq,
                                  uint8_t *hash)
 {
     *len = 0;
-    char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1], chain[160];
+    char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1];
     rfc3339_now(clock, ts, sizeof ts);
     sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
-    /* seq as the signed integer json_integer held it: the bytes of the records before the writer */
-    int n = snprintf(chain, sizeof chain, "{\"seq\":%" PRId64 ",\"ts\":\"%s\",\"prev\":\"%s\"",
-                     (int64_t)seq, ts, prev);
     sluice_buf buf;
     sluice_buf_init(&buf, NULL, 0);
     sluice_buf_reserve(&buf, SLUICE_AUDIT_TEXT_RESERVE);
-    sluice_buf_append(&buf, chain, (size_t)n); /* ts and prev need no escapes: digits, hex, -:.TZ */
+    /* the chain's members as the writer writes values (snprintf was a tenth of the record);
+     * seq as the signed integer json_integer held it: the bytes of the records before */
+    sluice_json_out out = { .buf = &buf };
+    sluice_json_out_open(&out, '{');
+    sluice_json_out_key(&out, "seq");
+    sluice_json_out_integer(&out, (json_int_t)seq);
+    sluice_json_out_key(&out, "ts");
+    sluice_json_out_string(&out, ts);
+    sluice_json_out_key(&out, "prev");
+    sluice_json_out_string(&out, prev);
     if (members_len > 0) {
         sluice_buf_putc(&buf, ',');
         sluice_buf_append(&buf, members, members_len);
     }
     sluice_buf_putc(&buf, '}');
-    if (sluice_buf_status(&buf) != SLUICE_OK) {
+    if (sluice_json_out_status(&out) != SLUICE_OK) {
         sluice_buf_dispose(&buf);
         return NULL;
     }
