@@ -140,7 +140,8 @@ const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *f
     return sluice_buf_status(&b) == SLUICE_OK ? sluice_buf_cstr(&b) : NULL;
 }
 
-json_t *sluice_estimate_json(const sluice_codefacts *f)
+/* What the cost counts, per kind, in the record; NULL for no estimate (or a kind not known). */
+static const char *unit_of(const sluice_codefacts *f)
 {
     static const char *const units[] = {
         [SLUICE_ESTIMATE_PLAN_COST] = "planner cost",
@@ -151,23 +152,44 @@ json_t *sluice_estimate_json(const sluice_codefacts *f)
     if (f == NULL || f->estimate_kind == SLUICE_ESTIMATE_NONE ||
         (unsigned)f->estimate_kind >= sizeof units / sizeof units[0])
         return NULL;
-    /* set member by member: json_pack would parse its format on every call; keys are literals */
-    json_t *o = json_object();
-    bool bad = o == NULL;
-    bad |= json_object_set_new_nocheck(o, "by", sluice_json_string(maker(f))) != 0;
-    bad |=
-        json_object_set_new_nocheck(
-            o, "rows", f->estimated_rows >= 0 ? json_integer(f->estimated_rows) : json_null()) != 0;
-    bad |= json_object_set_new_nocheck(
-               o, "cost",
-               json_integer(
-                   (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18))) != 0;
-    bad |=
-        json_object_set_new_nocheck(o, "unit", json_string_nocheck(units[f->estimate_kind])) != 0;
-    if (bad) {
-        json_decref(o);
-        return NULL;
+    return units[f->estimate_kind];
+}
+
+void sluice_estimate_write(sluice_json_out *out, const sluice_codefacts *f)
+{
+    const char *unit = unit_of(f);
+    if (unit == NULL) {
+        sluice_json_out_string(out, NULL); /* no value to write: the text is bad */
+        return;
     }
+    sluice_json_out_open(out, '{');
+    sluice_json_out_key(out, "by");
+    sluice_json_out_string(out, maker(f));
+    sluice_json_out_key(out, "rows");
+    if (f->estimated_rows >= 0)
+        sluice_json_out_integer(out, f->estimated_rows);
+    else
+        sluice_json_out_null(out);
+    sluice_json_out_key(out, "cost");
+    sluice_json_out_integer(
+        out, (json_int_t)ceil(f->estimated_cost < 9.2e18 ? f->estimated_cost : 9.2e18));
+    sluice_json_out_key(out, "unit");
+    sluice_json_out_string(out, unit);
+    sluice_json_out_close(out, '}');
+}
+
+json_t *sluice_estimate_json(const sluice_codefacts *f)
+{
+    if (unit_of(f) == NULL)
+        return NULL;
+    /* the writer's text read back: one rendering of the record */
+    sluice_buf buf;
+    sluice_buf_init(&buf, NULL, 0);
+    sluice_json_out out = { .buf = &buf };
+    sluice_estimate_write(&out, f);
+    json_t *o =
+        sluice_json_out_status(&out) == SLUICE_OK ? json_loadb(buf.data, buf.len, 0, NULL) : NULL;
+    sluice_buf_dispose(&buf);
     return o;
 }
 

@@ -15,6 +15,7 @@
 #include "config/config.h"
 #include "core/arena.h"
 #include "core/error.h"
+#include "core/json_write.h"
 #include "facts/codefacts.h"
 #include "token/token.h"
 
@@ -32,8 +33,12 @@ sluice_status sluice_estimate_limit(sluice_codefacts *facts, const sluice_config
 const char *sluice_estimate_words(sluice_arena *arena, const sluice_codefacts *facts);
 
 /* {"by": "DuckDB", "rows": 12 | null, "cost": 40, "unit": "rows through the plan"} for the
- * audit record and the console (shown beside the code an approver reads); NULL when there is
- * no estimate or memory ran out (the caller checks the arena, never a silent omission). */
+ * audit record and the console (shown beside the code an approver reads), written where a value
+ * goes in out (validate's record, written as text); facts without an estimate mark out bad. */
+void sluice_estimate_write(sluice_json_out *out, const sluice_codefacts *facts);
+
+/* The same as a tree; NULL when there is no estimate or memory ran out (the caller checks the
+ * arena, never a silent omission). */
 json_t *sluice_estimate_json(const sluice_codefacts *facts);
 
 /* Copies the facts' estimate into claims (the token signs it). */

@@ -1039,10 +1039,8 @@ static void validation_record(const request *r, json_t *result, bool issued, slu
     sluice_json_out_key(out, "policy");
     sluice_json_out_value(out, j->policy_summary);
     if (f->estimate_kind != SLUICE_ESTIMATE_NONE) {
-        json_t *estimate = sluice_estimate_json(f);
         sluice_json_out_key(out, "estimate");
-        sluice_json_out_value(out, estimate);
-        json_decref(estimate);
+        sluice_estimate_write(out, f);
     }
 }
 

@@ -128,6 +128,16 @@ static void test_estimate_words(void **state)
     assert_true(json_is_null(json_object_get(j, "rows")));
     json_decref(j);
     assert_null(sluice_estimate_json(facts_of(a, SLUICE_ESTIMATE_NONE, NULL, 3, -1)));
+    /* as validate's record writes it: members in this order, no estimate is no value */
+    sluice_buf buf;
+    sluice_buf_init(&buf, a, 0);
+    sluice_json_out out = { .buf = &buf };
+    sluice_estimate_write(&out, facts_of(a, SLUICE_ESTIMATE_PLAN_ROWS, "DuckDB", 12, 40.2));
+    assert_int_equal(sluice_json_out_status(&out), SLUICE_OK);
+    assert_string_equal(
+        buf.data, "{\"by\":\"DuckDB\",\"rows\":12,\"cost\":41,\"unit\":\"rows through the plan\"}");
+    sluice_estimate_write(&out, facts_of(a, SLUICE_ESTIMATE_NONE, NULL, 3, -1));
+    assert_int_equal(sluice_json_out_status(&out), SLUICE_E_INVALID);
     sluice_arena_free(a);
 }
 
