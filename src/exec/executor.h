@@ -381,7 +381,8 @@ const char *sluice_executor_bind_statement_kind(void *prepared);
 
 /* The reads the engine itself would make for code (prepared, never run), to cross-check an
  * analysis. SLUICE_E_UNSUPPORTED when the engine cannot report them; SLUICE_E_ENGINE (err with
- * line/column) when the engine refuses the statement. */
+ * line/column) when the engine refuses the statement; SLUICE_E_LIMIT (err naming the setting)
+ * when preparing it passed [code_mode] analysis_timeout_ms or analysis_memory_mb. */
 sluice_status sluice_executor_engine_reads(sluice_executor *ex,
                                            sluice_arena *arena,
                                            const char *code,

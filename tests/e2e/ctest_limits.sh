@@ -7,6 +7,7 @@ set -eu
 work="$SLUICE_BUILD_DIR/e2e-limits"
 mkdir -p "$work"
 [ -f "$work/demo.duckdb" ] || "$SLUICE_BIN" demo-db "$work/demo.duckdb"
+[ -f "$work/demo.sqlite" ] || "$SLUICE_BIN" demo-db --engine sqlite "$work/demo.sqlite" >/dev/null
 [ -f "$work/token.key" ] || "$SLUICE_BIN" keygen -o "$work/token.key" >/dev/null
 export SLUICE_E2E_WORK="$work" SLUICE_BIN
 export PATH="$SLUICE_SOURCE_DIR/tests/node/node_modules/.bin:$PATH"

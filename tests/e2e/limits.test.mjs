@@ -247,3 +247,33 @@ test("optimizer-heavy shapes come back within the analysis deadline", async () =
     await close();
   }
 });
+
+// On SQLite the analyzer also asks SQLite itself to prepare the statement (never run), and SQLite
+// copies a CTE at every reference: 19 CTEs each joining the one before to itself (1 KB) grew the
+// server by 150 MB. That prepare now runs first in the bounded child, held to
+// analysis_memory_mb and analysis_timeout_ms (issue 23's probe of the SQLite engine).
+test("SQLite's own prepare of validate stays inside the configured bounds", async () => {
+  const memoryMb = 64;
+  const cfg = writeConfig("lite-prepare", { engine: "sqlite", autoApprove: ["low", "medium", "high"],
+    extra: `analysis_timeout_ms = ${ANALYSIS_TIMEOUT_MS}\nanalysis_memory_mb = ${memoryMb}\nsql_max_joins = 64\n` });
+  const { client, close, pid } = await connectStdio(cfg);
+  const chain = (n) => "WITH c0 AS (SELECT id AS a FROM orders), " +
+    range(1, n).map((i) => `c${i} AS (SELECT x.a FROM c${i - 1} x JOIN c${i - 1} y USING (a))`).join(", ") +
+    ` SELECT count(*) AS n FROM c${n - 1}`;
+  try {
+    const small = await validate(client, chain(4));
+    assert.equal(small.valid, true, JSON.stringify(small.violations));
+    const base = status(pid);
+    const r = await measured(pid, () => validate(client, chain(19)));
+    assert.ok(r.ms < 2 * ANALYSIS_TIMEOUT_MS + TIME_SLACK_MS, `validate took ${r.ms} ms`);
+    assert.ok(r.hwm - base.hwm <= memoryMb + RSS_SLACK_MB, `validate grew VmHWM by ${r.hwm - base.hwm} MB`);
+    assert.equal(r.result.valid, false);
+    const lim = r.result.violations.find((x) => x.rule === "analysis_limit");
+    assert.ok(lim, JSON.stringify(r.result.violations));
+    assert.match(lim.message, /analysis_memory_mb \(64 MB\)/);
+    const ok = await validate(client, "SELECT count(*) AS n FROM orders");
+    assert.equal(ok.valid, true, JSON.stringify(ok.violations));
+  } finally {
+    await close();
+  }
+});

@@ -134,8 +134,8 @@ describe("PostgreSQL's planning is bounded at validate", () => {
   });
 
   test("NOT MATERIALIZED CTEs count at every reference; the server stays up", async () => {
-    // 12 levels are 2^12 copies: before, PostgreSQL's backend grew past 10 GB and the OOM
-    // killer restarted the whole server
+    // 12 levels are 2^12 copies: before, PostgreSQL's backend grew until the OOM killer took
+    // it, restarting the whole server
     const v = await validate(pg.client, chain(12, "NOT MATERIALIZED "));
     assert.equal(v.valid, false);
     assert.equal(v.violations[0].rule, "too_complex", JSON.stringify(v.violations));

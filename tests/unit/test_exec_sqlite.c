@@ -322,6 +322,91 @@ static void test_collect_reads(void **state)
                      SLUICE_E_DENIED);
 }
 
+/* A chain of n CTEs, each joining the one before to itself: SQLite copies a CTE at every
+ * reference, so its prepare doubles with each level. */
+static void cte_chain(char *sql, size_t size, int n)
+{
+    size_t len = (size_t)snprintf(sql, size, "WITH c0 AS (SELECT id AS a FROM people)");
+    for (int i = 1; i <= n; i++)
+        len += (size_t)snprintf(sql + len, size - len,
+                                ", c%d AS (SELECT x.a FROM c%d x JOIN c%d y USING (a))", i, i - 1,
+                                i - 1);
+    snprintf(sql + len, size - len, " SELECT count(*) FROM c%d", n);
+}
+
+/* The prepare validate asks for is held to analysis_timeout_ms and analysis_memory_mb in a child
+ * (16 levels, 800 bytes: 4 s and 80 MB in the server before); each refusal names its setting. A
+ * short chain still reports its reads through the child. */
+static void test_reads_prepare_is_bounded(void **state)
+{
+    fixture *f = *state;
+    static const struct {
+        int64_t timeout_ms, memory_mb;
+        const char *names;
+    } bounds[] = { { 100, 0, "analysis_timeout_ms (100 ms)" },
+                   { 60000, 32, "analysis_memory_mb (32 MB)" } };
+    char sql[2048];
+    for (size_t k = 0; k < 2; k++) {
+        sluice_config_code_mode cm = f->cm;
+        cm.analysis_timeout_ms = bounds[k].timeout_ms;
+        cm.analysis_memory_mb = bounds[k].memory_mb;
+        sluice_executor *ex = NULL;
+        sluice_error err = { 0 };
+        assert_int_equal(sluice_executor_open(&f->db, &cm, &ex, f->arena, &err), SLUICE_OK);
+        sluice_exec_reads reads = { 0 };
+        cte_chain(sql, sizeof sql, 16);
+        sluice_status st =
+            sluice_executor_engine_reads(ex, f->arena, sql, strlen(sql), &reads, &err);
+        if (st != SLUICE_E_LIMIT || strstr(err.message, bounds[k].names) == NULL)
+            fail_msg("expected %s in: %s", bounds[k].names, err.message);
+        cte_chain(sql, sizeof sql, 2);
+        assert_int_equal(sluice_executor_engine_reads(ex, f->arena, sql, strlen(sql), &reads, &err),
+                         SLUICE_OK);
+        assert_true(reads.read_count > 0);
+        for (size_t i = 0; i < reads.read_count; i++) /* per CTE it came through; count(*) */
+            if (strcmp(reads.reads[i].table, "people") != 0 ||
+                (strcmp(reads.reads[i].column, "id") != 0 && *reads.reads[i].column != '\0'))
+                fail_msg("read %s.%s", reads.reads[i].table, reads.reads[i].column);
+        sluice_executor_close(ex);
+    }
+}
+
+/* Fail the Nth arena allocation for every N: the reads come back whole or not at all (a short
+ * list would let the analyzer's cross-check pass reads SQLite saw); a failure inside the bounded
+ * child is its memory running out, refused as the analysis_memory_mb limit. */
+static void test_reads_allocation_failure_sweep(void **state)
+{
+    fixture *f = *state;
+    const char *sql = "WITH w AS (SELECT id, name FROM people) SELECT upper(w.name), abs(w.id), "
+                      "people.ssn FROM w JOIN people USING (id)";
+    sluice_exec_reads whole = { 0 };
+    sluice_error whole_err = { 0 };
+    assert_int_equal(
+        sluice_executor_engine_reads(f->ex, f->arena, sql, strlen(sql), &whole, &whole_err),
+        SLUICE_OK);
+    size_t clean = 0;
+    for (long n = 1; n <= 400; n++) {
+        sluice_arena *arena = sluice_arena_new();
+        assert_non_null(arena);
+        sluice_arena_fail_at(n);
+        sluice_exec_reads reads = { 0 };
+        sluice_error err = { 0 };
+        sluice_status st =
+            sluice_executor_engine_reads(f->ex, arena, sql, strlen(sql), &reads, &err);
+        sluice_arena_fail_at(0);
+        if (st == SLUICE_OK) {
+            assert_int_equal(reads.read_count, whole.read_count);
+            assert_int_equal(reads.function_count, whole.function_count);
+            clean++;
+        } else if (st != SLUICE_E_NOMEM && st != SLUICE_E_LIMIT) { /* LIMIT: in the child */
+            fail_msg("allocation %ld failed: status %d (%s)", n, st,
+                     err.message != NULL ? err.message : "");
+        }
+        sluice_arena_free(arena);
+    }
+    assert_true(clean > 0); /* past the last allocation the reads come back */
+}
+
 static void test_write_mode_allows_only_enabled_kinds(void **state)
 {
     fixture *f = *state;
@@ -389,6 +474,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_variables_are_data, setup, teardown),
         cmocka_unit_test_setup_teardown(test_scrubbed_errors, setup, teardown),
         cmocka_unit_test_setup_teardown(test_collect_reads, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reads_prepare_is_bounded, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reads_allocation_failure_sweep, setup, teardown),
         cmocka_unit_test_setup_teardown(test_write_mode_allows_only_enabled_kinds, setup, teardown),
         cmocka_unit_test_setup_teardown(test_schema, setup, teardown),
     };

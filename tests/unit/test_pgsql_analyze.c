@@ -514,9 +514,10 @@ static void test_pgsql_planning_bounds(void **state)
 }
 
 /* A NOT MATERIALIZED CTE is planned at every reference: seven of them, each joining the one
- * before to itself (600 bytes), are 2^7 copies for PostgreSQL (12 took its backend past 10 GB and
- * restarted the server), so they count as the relations they expand to. Materialized (the
- * default for a CTE used twice), the same chain is planned once per CTE and allowed. */
+ * before to itself (600 bytes), are 2^7 copies for PostgreSQL (12 grew its backend until the OOM
+ * killer took it and restarted the server), so they count as the relations they expand to.
+ * Materialized (the default for a CTE used twice), the same chain is planned once per CTE and
+ * allowed. */
 static void test_pgsql_inlined_ctes_count_per_reference(void **state)
 {
     (void)state;

@@ -113,8 +113,8 @@ static pg_rel table_rel(pg_ctx *c, const sluice_schema_table *t, bool written)
 }
 
 /* A NOT MATERIALIZED CTE is planned once per reference: a chain of them, each naming the one
- * before twice, has PostgreSQL plan 2^n copies (12 levels, 700 bytes, took its backend past 10 GB
- * and the OOM killer restarted the whole server). So its FROM items (nested copies included)
+ * before twice, has PostgreSQL plan 2^n copies (12 levels, 700 bytes: its backend grew until
+ * the OOM killer took it, restarting the whole server). So its FROM items (nested copies included)
  * count at every reference, not where it is defined; the sum saturates past the bound. */
 static void count_inlined_use(pg_ctx *c, const pg_cte *cte)
 {

@@ -230,6 +230,9 @@ static sluice_status engine_crosscheck(sluice_sql_ctx *ctx, const sluice_fronten
                                                     ctx->code_len, &reads, &lite_err);
     if (st == SLUICE_E_NOMEM || st == SLUICE_E_UNSUPPORTED)
         return st == SLUICE_E_NOMEM ? st : SLUICE_OK;
+    if (st == SLUICE_E_LIMIT) /* past analysis_timeout_ms or analysis_memory_mb: says which */
+        return sluice_codefacts_violate(ctx->facts, "analysis_limit", 0, 0, NULL, "%s",
+                                        lite_err.message != NULL ? lite_err.message : "unknown");
     if (st != SLUICE_OK)
         return sluice_codefacts_violate(ctx->facts, "engine_refused", lite_err.line,
                                         lite_err.column, NULL,
