@@ -445,6 +445,34 @@ static void test_pgsql_parse_bounds(void **state)
     sluice_arena_free(arena);
 }
 
+/* Long lists under the operator bound: libpg_query, its JSON and the walks take about 4 KB of
+ * the server's memory per token (ORDER BY id,id,... at the 256 KB code limit grew it by 480 MB),
+ * so past SLUICE_PGSQL_MAX_TOKENS the text is refused before it is parsed, naming the limit. */
+static void test_pgsql_token_bound(void **state)
+{
+    (void)state;
+    for (size_t items = 10000; items <= 20000; items += 10000) {
+        size_t len = 0, cap = 32 + items * 3;
+        char *sql = malloc(cap);
+        assert_non_null(sql);
+        len += (size_t)snprintf(sql, cap, "SELECT id FROM orders ORDER BY id");
+        for (size_t k = 1; k < items; k++)
+            len += (size_t)snprintf(sql + len, cap - len, ",id");
+        sluice_arena *arena = sluice_arena_new();
+        sluice_codefacts *f = pgfx_analyze(arena, sql, len);
+        assert_non_null(f);
+        const sluice_codefacts_violation *v = facts_violation(f, "too_complex");
+        if (items > 16384) { /* two tokens per item */
+            assert_non_null(v);
+            assert_non_null(strstr(v->message, "tokens (limit is 32768)"));
+        } else {
+            assert_null(v);
+        }
+        sluice_arena_free(arena);
+        free(sql);
+    }
+}
+
 /* Both SQL analyzers refuse code over SLUICE_LIMIT_CODE_BYTES before parsing it, with the one
  * message that names the length and the limit (sluice_sql_check_length). */
 static void test_sql_length_limit(void **state)
@@ -583,6 +611,7 @@ int main(void)
         cmocka_unit_test(test_pgsql_blocked_lookup_is_high_risk),
         cmocka_unit_test(test_pgsql_violation_has_place),
         cmocka_unit_test(test_pgsql_parse_bounds),
+        cmocka_unit_test(test_pgsql_token_bound),
         cmocka_unit_test(test_pgsql_planning_bounds),
         cmocka_unit_test(test_pgsql_inlined_ctes_count_per_reference),
         cmocka_unit_test(test_sql_length_limit),

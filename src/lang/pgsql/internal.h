@@ -26,6 +26,11 @@
  * counts against SLUICE_PGSQL_MAX_OPERATORS; bracket depth against SLUICE_PGSQL_MAX_NESTING. */
 #define SLUICE_PGSQL_MAX_OPERATORS 2000u
 #define SLUICE_PGSQL_MAX_NESTING   100u
+/* Tokens (not spaces or comments) libpg_query is given: its parse, its JSON output, the JSON tree
+ * and the walks over it take about 4 KB of the server's memory per token (`ORDER BY id,id,...`
+ * at the 256 KB code limit: 128,000 tokens, 504 MB and 3 s; 51,000 coalesce arguments 5.9 s). At
+ * this bound that is about 130 MB and under a second, inside analysis_memory_mb's default. */
+#define SLUICE_PGSQL_MAX_TOKENS 32768u
 /* What PostgreSQL is asked to plan: CTEs defined and FROM items read (views' own items, CTE and
  * subquery bodies included) in one statement. The planner's search grows with both, and a long
  * CTE chain planned for minutes past statement_timeout, since planning checks for interrupts

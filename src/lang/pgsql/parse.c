@@ -46,7 +46,7 @@ violate_at(pg_ctx *c, size_t at, const char *rule, const char *suggestion, const
  * one pass, nothing allocated. */
 static bool within_parse_bounds(pg_ctx *c, const char *text, size_t len)
 {
-    size_t nesting = 0, operators = 0;
+    size_t nesting = 0, operators = 0, tokens = 0;
     char message[160];
     for (size_t p = 0; p < len;) {
         sluice_sql_token kind;
@@ -54,6 +54,16 @@ static bool within_parse_bounds(pg_ctx *c, const char *text, size_t len)
         if (n == 0)
             break;
         char ch = text[p];
+        if (kind != SLUICE_SQL_TK_SPACE && kind != SLUICE_SQL_TK_COMMENT &&
+            ++tokens > SLUICE_PGSQL_MAX_TOKENS) {
+            snprintf(message, sizeof message, "the SQL has more than %u tokens (limit is %u)",
+                     SLUICE_PGSQL_MAX_TOKENS, SLUICE_PGSQL_MAX_TOKENS);
+            violate_at(c, p, "too_complex",
+                       "shorten the statement: fewer list items (a long IN list can be a join "
+                       "with a table), or split the question into smaller queries",
+                       message);
+            return false;
+        }
         if (kind == SLUICE_SQL_TK_OTHER && (ch == '(' || ch == '[') &&
             ++nesting > SLUICE_PGSQL_MAX_NESTING) {
             snprintf(message, sizeof message,
