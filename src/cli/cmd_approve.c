@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 int sluice_cmd_approve(int argc, char **argv);
 
@@ -82,12 +81,10 @@ static int parse(int argc, char **argv, approve_options *o)
 }
 
 /* "2026-12-01T09:51:12Z" (UTC), what a person reads and a script can parse. */
-static void iso_time(int64_t epoch_s, char *out, size_t cap)
+static void iso_time(int64_t epoch_s, char out[SLUICE_CLOCK_UTC_TEXT])
 {
-    time_t t = (time_t)epoch_s;
-    struct tm tm;
-    if (gmtime_r(&t, &tm) == NULL || strftime(out, cap, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(out, cap, "@%lld", (long long)epoch_s);
+    if (!sluice_clock_utc_text(epoch_s, out))
+        snprintf(out, SLUICE_CLOCK_UTC_TEXT, "@%lld", (long long)epoch_s);
 }
 
 /* The decision's audit record, written here when no server holds the log. */
@@ -174,8 +171,8 @@ static int decide(const approve_options *o, const sluice_config *config, sluice_
         if (n == 0)
             printf("no pending approvals (store %s)\n", path);
         for (size_t i = 0; i < n && i < 64; i++) {
-            char when[32];
-            iso_time(items[i].expires_at, when, sizeof when);
+            char when[SLUICE_CLOCK_UTC_TEXT];
+            iso_time(items[i].expires_at, when);
             printf("%s  %s  expires %s  %s\n", items[i].id, items[i].user, when, items[i].summary);
         }
         if (n > 64)

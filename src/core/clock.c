@@ -3,6 +3,8 @@
  */
 #include "core/clock.h"
 
+#include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #define NS_PER_S  1000000000LL
@@ -101,14 +103,17 @@ static void put_digits(char *out, unsigned n, int width)
         out[i] = (char)('0' + n % 10);
 }
 
-void sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT])
+bool sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT])
 {
     if (secs < 0 || secs >= 253402300800LL) { /* before 1970 or after 9999: the library's */
         time_t t = (time_t)secs;
         struct tm tm;
-        gmtime_r(&t, &tm);
+        if (gmtime_r(&t, &tm) == NULL) {
+            out[0] = '\0';
+            return false;
+        }
         strftime(out, SLUICE_CLOCK_UTC_TEXT, "%Y-%m-%dT%H:%M:%SZ", &tm);
-        return;
+        return true;
     }
     /* the civil date of a day count (Howard Hinnant's days_from_civil inverse): 400-year eras
      * of 146097 days from 0000-03-01, so February, with the leap day, ends each year */
@@ -135,4 +140,21 @@ void sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT])
     put_digits(out + 17, rem % 60, 2);
     out[19] = 'Z';
     out[20] = '\0';
+    return true;
+}
+
+void sluice_clock_utc_text_ms(int64_t ms, char out[SLUICE_CLOCK_UTC_TEXT])
+{
+    if (ms >= 0 && ms < 253402300800000LL) { /* 1970-9999: the fraction where the "Z" was */
+        (void)sluice_clock_utc_text(ms / 1000, out);
+        out[19] = '.';
+        put_digits(out + 20, (unsigned)(ms % 1000), 3);
+        out[23] = 'Z';
+        out[24] = '\0';
+        return;
+    }
+    if (!sluice_clock_utc_text(ms / 1000, out))
+        return;
+    size_t z = strlen(out) - 1; /* the seconds' "Z": the fraction goes before it */
+    snprintf(out + z, SLUICE_CLOCK_UTC_TEXT - z, ".%03dZ", (int)(ms % 1000));
 }

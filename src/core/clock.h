@@ -12,6 +12,7 @@
 #define SLUICE_CORE_CLOCK_H
 
 #include <stdatomic.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -39,12 +40,23 @@ int64_t sluice_clock_monotonic_ms(const sluice_clock *clock);
  * clock could only make a wait end at the wrong time. */
 struct timespec sluice_clock_deadline_after(int64_t ms);
 
-/* secs (since the epoch) as UTC text "YYYY-MM-DDTHH:MM:SSZ", as gmtime_r and strftime's
- * "%Y-%m-%dT%H:%M:%SZ" write it; written from the date's arithmetic for the years 1970-9999
- * (a token's expiry: per validate, where strftime was a thousand instructions), by gmtime_r and
- * strftime otherwise. */
-#define SLUICE_CLOCK_UTC_TEXT 32
-void sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT]);
+/* The one writer of UTC times as text (RFC 3339), for every layer: a token's expiry, quota and
+ * approval times (seconds), the log's and the audit record's time, query mode's expiries
+ * (milliseconds). Written from the date's arithmetic for the years 1970-9999 (per validate, the
+ * expiry and the audit record's ts, where gmtime_r and strftime were a thousand instructions
+ * each), by gmtime_r and strftime otherwise: the same text either way. */
+#define SLUICE_CLOCK_UTC_TEXT 32 /* the longest, 31: ms near INT64_MIN ("-292275055-...-808Z") */
+
+/* secs (since the epoch) as "YYYY-MM-DDTHH:MM:SSZ", as gmtime_r and strftime's
+ * "%Y-%m-%dT%H:%M:%SZ" write it. false, and out "", for a time gmtime_r cannot represent (a
+ * year struct tm cannot hold): a caller that can meet one writes its own stand-in. */
+bool sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT]);
+
+/* ms (since the epoch) as "YYYY-MM-DDTHH:MM:SS.mmmZ": the seconds of ms / 1000 as
+ * sluice_clock_utc_text writes them, then "." and ms % 1000 as "%03d" writes it (so a time
+ * before the epoch keeps C's truncated division, as the log and the audit record always wrote
+ * it). out "" where sluice_clock_utc_text answers false. */
+void sluice_clock_utc_text_ms(int64_t ms, char out[SLUICE_CLOCK_UTC_TEXT]);
 
 /* A clock that moves only when told to. Thread-safe: readers and the test that moves it may
  * run on different threads. */

@@ -11,7 +11,6 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #define LINE_BYTES 2048u
@@ -29,15 +28,9 @@ sluice_log_format sluice_log_get_format(void)
     return (sluice_log_format)atomic_load(&sluice_log_format_global);
 }
 
-void sluice_log_timestamp(char *out, size_t cap)
+void sluice_log_timestamp(char out[SLUICE_CLOCK_UTC_TEXT])
 {
-    int64_t ms = sluice_clock_now_ms(NULL);
-    time_t secs_since_epoch = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs_since_epoch, &tm);
-    char secs[24];
-    strftime(secs, sizeof secs, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, cap, "%s.%03dZ", secs, (int)(ms % 1000));
+    sluice_clock_utc_text_ms(sluice_clock_now_ms(NULL), out);
 }
 
 void sluice_log_line(const char *line, size_t len)
@@ -74,8 +67,8 @@ void sluice_log(sluice_log_level level, const char *fmt, ...)
     static const char *const names[] = { "debug", "info", "warn", "error" };
     if (!sluice_log_enabled(level) || level >= SLUICE_LOG_OFF)
         return;
-    char stamp[32];
-    sluice_log_timestamp(stamp, sizeof stamp);
+    char stamp[SLUICE_CLOCK_UTC_TEXT];
+    sluice_log_timestamp(stamp);
     char line[LINE_BYTES];
     va_list ap;
     va_start(ap, fmt);

@@ -8,6 +8,8 @@
 #ifndef SLUICE_CORE_LOG_H
 #define SLUICE_CORE_LOG_H
 
+#include "core/clock.h"
+
 #include <stddef.h>
 
 typedef enum sluice_log_level {
@@ -34,8 +36,8 @@ void sluice_log(sluice_log_level level, const char *fmt, ...) __attribute__((for
  * concurrent threads never interleave. For structured events built by the caller. */
 void sluice_log_line(const char *line, size_t len);
 
-/* The time as the log writes it ("2026-08-20T12:34:56.789Z") into out (at least 32 bytes). */
-void sluice_log_timestamp(char *out, size_t cap);
+/* The time as the log writes it ("2026-08-20T12:34:56.789Z") into out. */
+void sluice_log_timestamp(char out[SLUICE_CLOCK_UTC_TEXT]);
 
 /* Writes a bounded, escaped sample of untrusted bytes (first and last 64) into out (cap bytes). */
 void sluice_log_sample(char *out, size_t cap, const char *data, size_t len);

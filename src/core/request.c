@@ -79,8 +79,8 @@ static void put_field(sluice_buf *b, const char *name, const char *value)
 
 static void log_json(const sluice_request *rq, const char *status, double ms)
 {
-    char stamp[32];
-    sluice_log_timestamp(stamp, sizeof stamp);
+    char stamp[SLUICE_CLOCK_UTC_TEXT];
+    sluice_log_timestamp(stamp);
     sluice_buf b;
     sluice_buf_init(&b, NULL, 0);
     sluice_buf_printf(&b, "{\"time\":\"%s\",\"level\":\"info\",\"msg\":\"request\"", stamp);

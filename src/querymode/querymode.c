@@ -5,6 +5,7 @@
 
 #include "codemode/present.h"
 #include "core/buf.h"
+#include "core/clock.h"
 #include "exec/scratch.h"
 #include "lang/registry.h"
 #include "policy/policy.h"
@@ -163,12 +164,9 @@ static json_t *columns_json(const sluice_exec_column *cols, size_t n)
 
 static char *iso_time(sluice_arena *arena, int64_t ms)
 {
-    time_t s = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&s, &tm);
-    char buf[40];
-    strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%S", &tm);
-    return sluice_arena_printf(arena, "%s.%03lldZ", buf, (long long)(ms % 1000));
+    char text[SLUICE_CLOCK_UTC_TEXT];
+    sluice_clock_utc_text_ms(ms, text);
+    return sluice_arena_strdup(arena, text);
 }
 
 /* The request plan of a `load`: defaults, args, then where (exact: nothing re-filters). */

@@ -9,6 +9,7 @@
  * record that is not on disk, and every acknowledged record is covered by a durable head; a crash
  * between the two leaves the head behind by at most one group, which the next open adopts.
  */
+#include "core/clock.h"
 #include "core/fdio.h"
 #include "core/group_commit.h"
 #include "core/hash.h"
@@ -31,7 +32,6 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define HEAD_TAG    "sluice-audit-head-v1"
@@ -602,17 +602,6 @@ sluice_audit_open(const char *path, sluice_audit **out, sluice_arena *err_arena,
 
 /* ---- append ------------------------------------------------------------------------------ */
 
-static void rfc3339_now(const sluice_clock *clock, char *out, size_t cap)
-{
-    int64_t ms = sluice_clock_now_ms(clock);
-    time_t secs_since_epoch = (time_t)(ms / 1000);
-    struct tm tm;
-    gmtime_r(&secs_since_epoch, &tm);
-    char secs[32];
-    strftime(secs, sizeof secs, "%Y-%m-%dT%H:%M:%S", &tm);
-    snprintf(out, cap, "%s.%03dZ", secs, (int)(ms % 1000));
-}
-
 /* Group commit, leader side: note the chain's end under the mutex... */
 static void group_begin(void *ctx)
 {
@@ -654,8 +643,8 @@ char *sluice_audit_render_record(uint64_t seq,
                                  uint8_t *hash)
 {
     *len = 0;
-    char ts[40], prev[SLUICE_HASH_HEX_CHARS + 1];
-    rfc3339_now(clock, ts, sizeof ts);
+    char ts[SLUICE_CLOCK_UTC_TEXT], prev[SLUICE_HASH_HEX_CHARS + 1];
+    sluice_clock_utc_text_ms(sluice_clock_now_ms(clock), ts);
     sluice_hash_hex(last_hash, SLUICE_HASH_BYTES, prev);
     sluice_buf buf;
     sluice_buf_init(&buf, NULL, 0);

@@ -9,6 +9,7 @@
  */
 #include "state/quota.h"
 
+#include "core/clock.h"
 #include "core/hash.h"
 #include "core/limits.h"
 
@@ -17,7 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #define MINUTE_S 60
 #define DAY_S    86400
@@ -322,12 +322,11 @@ sluice_status sluice_quota_charge(sluice_quota *q,
 
 /* ---- words --------------------------------------------------------------------------------- */
 
-static void iso_time(int64_t t, char out[32])
+/* t as UTC text, or its number where no calendar holds it */
+static void iso_time(int64_t t, char out[SLUICE_CLOCK_UTC_TEXT])
 {
-    time_t tt = (time_t)t;
-    struct tm tm;
-    if (gmtime_r(&tt, &tm) == NULL || strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-        snprintf(out, 32, "%" PRId64, t);
+    if (!sluice_clock_utc_text(t, out))
+        snprintf(out, SLUICE_CLOCK_UTC_TEXT, "%" PRId64, t);
 }
 
 const char *sluice_quota_message(sluice_arena *arena,
@@ -335,7 +334,7 @@ const char *sluice_quota_message(sluice_arena *arena,
                                  const char *route,
                                  const char *principal)
 {
-    char when[32];
+    char when[SLUICE_CLOCK_UTC_TEXT];
     iso_time(r->resets_at, when);
     const quota_def *d = &defs[r->quota];
     return sluice_arena_printf(
@@ -349,7 +348,7 @@ const char *sluice_quota_message(sluice_arena *arena,
 
 json_t *sluice_quota_refusal_json(const sluice_quota_refusal *r, const char *route)
 {
-    char when[32];
+    char when[SLUICE_CLOCK_UTC_TEXT];
     iso_time(r->resets_at, when);
     return json_pack("{s:s, s:s, s:s, s:I, s:I, s:s, s:I}", "type", "quota_exceeded", "quota",
                      defs[r->quota].name, "route", route, "limit", (json_int_t)r->limit, "used",
@@ -411,7 +410,7 @@ static void visit_usage(void *ctx, const char *key, int64_t value)
      * on a test clock for as long as real time has not caught up): not this window's usage. */
     if (start + defs[id].period_s <= u->now_s)
         return;
-    char when[32];
+    char when[SLUICE_CLOCK_UTC_TEXT];
     iso_time(start + defs[id].period_s, when);
     sluice_config_quotas eff = sluice_quota_of_route(u->config, route);
     int64_t limit = sluice_quota_limit(&eff, (sluice_quota_id)id);
