@@ -11,6 +11,7 @@
 #include "core/fdio.h"
 #include "core/limits.h"
 #include "core/metrics.h"
+#include "exec/deadline.h"
 #include "exec/fork_gate.h"
 #include "exec/values.h"
 
@@ -205,6 +206,7 @@ static pid_t fork_child(sluice_bounded *b,
     pid_t pid = b->cancelled ? -1 : fork();
     if (pid == 0) {
         sluice_fork_gate_in_child();
+        sluice_deadline_in_child();
         child_main(wfd, lim, fn, arg, arena);
     }
     if (pid > 0)

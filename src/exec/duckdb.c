@@ -1,7 +1,7 @@
 /*
  * duckdb.c — the DuckDB executor: hardened open (research note, recipe A), one connection per
  * call, exactly one prepared statement of an allowed type, parameters bound by name, streaming
- * fetch up to max_rows+1, a watchdog that interrupts at the deadline, cancellation through the
+ * fetch up to max_rows+1, an interrupt at the deadline (exec/deadline.h), cancellation through the
  * same interrupt, and schema introspection from duckdb_tables()/duckdb_columns().
  *
  * Does not own: whether the statement may run (the analyzer decides); this file only keeps the
@@ -15,6 +15,7 @@
 #include "core/limits.h"
 #include "core/log.h"
 #include "exec/bounded.h"
+#include "exec/deadline.h"
 #include "exec/duckdb_catalog_facts.h"
 #include "exec/duckdb_connect.h"
 #ifdef SLUICE_DUCKDB_CPP
@@ -873,24 +874,22 @@ duck_schema(sluice_executor *ex, sluice_arena *arena, sluice_schema *out, sluice
 
 /* ---- execution -------------------------------------------------------------------------- */
 
-/* Shared between the calling thread, the watchdog and the cancel hook. Lives in the request
- * arena so a late cancel hook still finds it (and then does nothing: running is false). */
+/* Shared between the calling thread, the deadline's watcher and the cancel hook. Lives in the
+ * request arena so a late cancel hook still finds it (and then does nothing: running is false). */
 typedef struct duck_run {
     pthread_mutex_t mu;
-    pthread_cond_t cv;
     duckdb_connection conn;
     bool running; /* conn may be interrupted */
-    bool done;    /* the watchdog should leave */
+    bool done;    /* the run ended: nothing interrupts it any more */
     bool cancelled;
     bool timed_out;
-    int64_t deadline_ms;
+    sluice_deadline deadline; /* armed while it runs, with a timeout */
 } duck_run;
 
 static void run_release(void *data)
 {
     duck_run *run = data;
     pthread_mutex_destroy(&run->mu);
-    pthread_cond_destroy(&run->cv);
 }
 
 static void run_cancel(void *data)
@@ -905,24 +904,18 @@ static void run_cancel(void *data)
     pthread_mutex_unlock(&run->mu);
 }
 
-/* Interrupts once at the deadline (research §2.5: interrupt only once). */
-static void *run_watchdog(void *data)
+/* The deadline passed: interrupts once (research §2.5: interrupt only once; a deadline fires
+ * once per arming). */
+static void run_timeout(void *data)
 {
     duck_run *run = data;
-    struct timespec at = { .tv_sec = (time_t)(run->deadline_ms / 1000),
-                           .tv_nsec = (long)(run->deadline_ms % 1000) * 1000000L };
     pthread_mutex_lock(&run->mu);
-    while (!run->done) {
-        if (sluice_clock_monotonic_ms(NULL) >= run->deadline_ms) {
-            run->timed_out = true;
-            if (run->running)
-                duckdb_interrupt(run->conn);
-            break;
-        }
-        pthread_cond_timedwait(&run->cv, &run->mu, &at);
+    if (!run->done) {
+        run->timed_out = true;
+        if (run->running)
+            duckdb_interrupt(run->conn);
     }
     pthread_mutex_unlock(&run->mu);
-    return NULL;
 }
 
 static duck_run *run_new(sluice_arena *arena)
@@ -930,12 +923,7 @@ static duck_run *run_new(sluice_arena *arena)
     duck_run *run = sluice_arena_calloc(arena, 1, sizeof(*run));
     if (run == NULL)
         return NULL;
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
     pthread_mutex_init(&run->mu, NULL);
-    pthread_cond_init(&run->cv, &ca);
-    pthread_condattr_destroy(&ca);
     if (sluice_arena_cleanup_add(arena, run_release, run) != SLUICE_OK)
         return NULL;
     return run;
@@ -953,8 +941,7 @@ typedef struct duck_call {
     duckdb_prepared_statement ps;
     duckdb_result res;
     bool has_res;
-    pthread_t watchdog;
-    bool has_watchdog;
+    bool armed;        /* run->deadline is armed */
     bool in_child;     /* running inside the bounded execute child */
     bool needs_parent; /* the child found a write: it must run in the server process */
     bool select;       /* the prepared statement is a SELECT */
@@ -1507,11 +1494,14 @@ static sluice_status start_run(duck_call *c)
     if (cancelled)
         return sluice_exec_cancelled_error(c->err, c->arena);
     if (req->limits.timeout_ms > 0) {
-        c->run->deadline_ms = sluice_clock_monotonic_ms(NULL) + req->limits.timeout_ms;
-        if (pthread_create(&c->watchdog, NULL, run_watchdog, c->run) != 0)
+        c->run->deadline =
+            (sluice_deadline){ .at_ms = sluice_clock_monotonic_ms(NULL) + req->limits.timeout_ms,
+                               .fire = run_timeout,
+                               .arg = c->run };
+        if (sluice_deadline_arm(&c->run->deadline) != SLUICE_OK)
             return sluice_error_set(c->err, c->arena, SLUICE_E_INTERNAL,
                                     "could not start the timeout watchdog");
-        c->has_watchdog = true;
+        c->armed = true;
     }
     return SLUICE_OK;
 }
@@ -1526,14 +1516,13 @@ static void end_run(duck_call *c, bool keep)
         c->run->running = false;
         c->run->done = true;
         stopped = c->run->timed_out || c->run->cancelled;
-        pthread_cond_broadcast(&c->run->cv);
         pthread_mutex_unlock(&c->run->mu);
     }
-    if (c->has_watchdog)
-        pthread_join(c->watchdog, NULL);
+    if (c->armed) /* after it: the watcher no longer reaches run, which the arena frees */
+        sluice_deadline_disarm(&c->run->deadline);
     if (c->has_res)
         duckdb_destroy_result(&c->res);
-    /* after the join and with done set: no interrupt can reach the connection any more */
+    /* with done set and the deadline disarmed: no interrupt can reach the connection any more */
     if (keep && !stopped && c->cache != NULL && c->select && c->conn != NULL && c->ps != NULL)
         plan_put(c);
     if (c->ps != NULL)
