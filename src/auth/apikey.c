@@ -7,6 +7,7 @@
  */
 #include "auth/apikey.h"
 
+#include "core/hash.h"
 #include "core/limits.h"
 
 #include <sodium.h>
@@ -16,7 +17,7 @@
 #include <strings.h>
 
 typedef struct key_entry {
-    unsigned char digest[crypto_hash_sha256_BYTES];
+    unsigned char digest[SLUICE_HASH_BYTES];
     sluice_identity identity; /* strings in the authenticator's arena */
 } key_entry;
 
@@ -74,9 +75,8 @@ static sluice_status authenticate(const sluice_authenticator *self,
                          "'X-API-Key: <key>'";
         return SLUICE_E_AUTH;
     }
-    unsigned char digest[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256(digest, (const unsigned char *)key,
-                       len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len);
+    unsigned char digest[SLUICE_HASH_BYTES];
+    sluice_hash_sha256(key, len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len, digest);
     const key_entry *match = NULL;
     for (size_t i = 0; i < st->count; i++) {
         bool same = sodium_memcmp(digest, st->keys[i].digest, sizeof digest) == 0;
@@ -149,7 +149,7 @@ static sluice_status load_digest(const sluice_config_api_key *k,
                                 "%u characters long (it has %zu)",
                                 user, k->line, k->env, SLUICE_APIKEY_MIN_LENGTH,
                                 SLUICE_LIMIT_CREDENTIAL_BYTES, len);
-    crypto_hash_sha256(e->digest, (const unsigned char *)value, len);
+    sluice_hash_sha256(value, len, e->digest);
     return SLUICE_OK;
 }
 

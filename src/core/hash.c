@@ -67,6 +67,44 @@ void sluice_hash_finish(sluice_hash_state *state, uint8_t out[SLUICE_HASH_BYTES]
     sodium_memzero(state, sizeof(*state));
 }
 
+/* Over this file's SHA-256 rather than libsodium's HMAC, which is portable C (~4x the time on a
+ * CPU with SHA instructions, ~1.8x the instructions under valgrind). */
+void sluice_hash_hmac_init(sluice_hash_hmac_key *h, const void *key, size_t len)
+{
+    uint8_t digest[SLUICE_HASH_BYTES];
+    if (len > SLUICE_HASH_BLOCK_BYTES) {
+        sluice_hash_sha256(key, len, digest);
+        key = digest;
+        len = sizeof digest;
+    }
+    unsigned char block[SLUICE_HASH_BLOCK_BYTES];
+    static const unsigned char pad[2] = { 0x36, 0x5c }; /* RFC 2104's ipad and opad */
+    for (int i = 0; i < 2; i++) {
+        memset(block, pad[i], sizeof block);
+        for (size_t j = 0; j < len; j++)
+            block[j] ^= ((const unsigned char *)key)[j];
+        sluice_hash_start(&h->keyed[i]);
+        sluice_hash_update(&h->keyed[i], block, sizeof block);
+    }
+    sodium_memzero(block, sizeof block);
+    sodium_memzero(digest, sizeof digest);
+}
+
+void sluice_hash_hmac(const sluice_hash_hmac_key *h,
+                      const void *data,
+                      size_t len,
+                      uint8_t out[SLUICE_HASH_BYTES])
+{
+    sluice_hash_state state = h->keyed[0]; /* a copy: the kept state serves every MAC */
+    uint8_t inner[SLUICE_HASH_BYTES];
+    sluice_hash_update(&state, data, len);
+    sluice_hash_finish(&state, inner); /* wipes state: it was derived from the key */
+    state = h->keyed[1];
+    sluice_hash_update(&state, inner, sizeof inner);
+    sluice_hash_finish(&state, out);
+    sodium_memzero(inner, sizeof inner);
+}
+
 void sluice_hash_hex(const uint8_t *bytes, size_t len, char *out)
 {
     static const char digits[] = "0123456789abcdef";

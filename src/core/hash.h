@@ -1,10 +1,12 @@
 /*
- * hash.h — SHA-256 (OpenSSL's libcrypto); hex, base64url and constant-time comparison (libsodium).
+ * hash.h — SHA-256 and HMAC-SHA256 (OpenSSL's libcrypto); hex, base64url and constant-time
+ * comparison (libsodium).
  *
  * Owns: initialising libsodium once per process (thread-safe), one-shot and streaming SHA-256,
- * lower-case hex and unpadded base64url encoding with strict (canonical-only) decoding, and
- * equality that takes the same time whatever the bytes. Does not own: keys or MACs
- * (token/secret.h), tokens (token/token.h).
+ * HMAC-SHA256 over it, lower-case hex and unpadded base64url encoding with strict
+ * (canonical-only) decoding, and equality that takes the same time whatever the bytes. Does not
+ * own: where a key lives (token/secret.h keeps the token key in locked memory), tokens
+ * (token/token.h).
  */
 #ifndef SLUICE_CORE_HASH_H
 #define SLUICE_CORE_HASH_H
@@ -38,6 +40,24 @@ void sluice_hash_sha256(const void *data, size_t len, uint8_t out[SLUICE_HASH_BY
 void sluice_hash_start(sluice_hash_state *state);
 void sluice_hash_update(sluice_hash_state *state, const void *data, size_t len);
 void sluice_hash_finish(sluice_hash_state *state, uint8_t out[SLUICE_HASH_BYTES]);
+
+/* HMAC-SHA256 (RFC 2104) under one key: the SHA-256 states after the key's inner and outer
+ * padded blocks, made once, so a MAC hashes only its data and the inner digest. It is derived
+ * from the key: its owner wipes it (sodium_memzero) as it would the key. */
+typedef struct sluice_hash_hmac_key {
+    sluice_hash_state keyed[2]; /* [0] inner, [1] outer: each after its pad */
+} sluice_hash_hmac_key;
+
+/* Keys h with key[0..len) (NULL when len is 0); a key longer than a block is hashed first, as
+ * RFC 2104 says. */
+void sluice_hash_hmac_init(sluice_hash_hmac_key *h, const void *key, size_t len);
+
+/* out = HMAC-SHA256 of data[0..len) under h's key: the same bytes as libsodium's
+ * crypto_auth_hmacsha256 (test_hash). h is only read, so one serves every MAC and thread. */
+void sluice_hash_hmac(const sluice_hash_hmac_key *h,
+                      const void *data,
+                      size_t len,
+                      uint8_t out[SLUICE_HASH_BYTES]);
 
 /* Writes 2*len lower-case hex digits and a NUL into out (which holds 2*len+1 bytes). */
 void sluice_hash_hex(const uint8_t *bytes, size_t len, char *out);

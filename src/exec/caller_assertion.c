@@ -19,14 +19,13 @@ struct sluice_caller_assertion {
     const char *header; /* the header name */
     const char *issuer;
     const char *audience;
-    unsigned char *key;
-    size_t key_len;
+    sluice_hash_hmac_key *hmac; /* derived from the key, which is not kept */
 };
 
 static void wipe_free(void *p)
 {
     sluice_caller_assertion *a = p;
-    sodium_memzero(a->key, a->key_len);
+    sodium_memzero(a->hmac, sizeof *a->hmac);
 }
 
 sluice_status sluice_caller_assertion_open(const sluice_config_database *db,
@@ -59,18 +58,17 @@ sluice_status sluice_caller_assertion_open(const sluice_config_database *db,
                                 len, ASSERTION_KEY_MIN);
     }
     sluice_caller_assertion *a = sluice_arena_calloc(arena, 1, sizeof *a);
-    unsigned char *key = sluice_arena_alloc(arena, len);
-    if (a != NULL && key != NULL)
-        memcpy(key, secret, len);
+    sluice_hash_hmac_key *hmac = sluice_arena_alloc(arena, sizeof *hmac);
+    if (a != NULL && hmac != NULL)
+        sluice_hash_hmac_init(hmac, secret, len);
     sodium_memzero(secret, len);
     free(secret);
-    if (a == NULL || key == NULL)
+    if (a == NULL || hmac == NULL)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     a->header = db->caller_assertion_header;
     a->issuer = issuer;
     a->audience = db->caller_assertion_audience != NULL ? db->caller_assertion_audience : endpoint;
-    a->key = key;
-    a->key_len = len;
+    a->hmac = hmac;
     if (sluice_arena_cleanup_add(arena, wipe_free, a) != SLUICE_OK)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM, "out of memory");
     *out = a;
@@ -142,12 +140,8 @@ sluice_status sluice_caller_assertion_header(const sluice_caller_assertion *a,
         head != NULL && body != NULL ? sluice_arena_printf(arena, "%s.%s", head, body) : NULL;
     if (input == NULL)
         return sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
-    unsigned char mac[crypto_auth_hmacsha256_BYTES];
-    crypto_auth_hmacsha256_state st;
-    crypto_auth_hmacsha256_init(&st, a->key, a->key_len);
-    crypto_auth_hmacsha256_update(&st, (const unsigned char *)input, strlen(input));
-    crypto_auth_hmacsha256_final(&st, mac);
-    sodium_memzero(&st, sizeof st);
+    uint8_t mac[SLUICE_HASH_BYTES];
+    sluice_hash_hmac(a->hmac, input, strlen(input), mac);
     char *sig = b64url(arena, mac, sizeof mac);
     *line = sig != NULL ? sluice_arena_printf(arena, "%s: %s.%s", a->header, input, sig) : NULL;
     return *line != NULL ? SLUICE_OK

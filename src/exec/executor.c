@@ -5,10 +5,10 @@
  */
 #include "exec/executor.h"
 
+#include "core/hash.h"
 #include "exec/catalog.h"
 
 #include <errno.h>
-#include <sodium.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -149,19 +149,19 @@ bool sluice_executor_table_hidden(const sluice_executor *ex, const char *table)
     return list_has_table(&ex->blocked_tables, table);
 }
 
-static void hash_str(crypto_hash_sha256_state *st, const char *s)
+static void hash_str(sluice_hash_state *st, const char *s)
 {
     if (s != NULL)
-        crypto_hash_sha256_update(st, (const unsigned char *)s, strlen(s));
-    crypto_hash_sha256_update(st, (const unsigned char *)"\0", 1);
+        sluice_hash_update(st, s, strlen(s));
+    sluice_hash_update(st, "", 1); /* the NUL: names end where they end */
 }
 
 /* Marks from config, then SHA-256 over names and types (exposure marks included, so a config
  * change that hides a column also changes the context a token was issued for). */
 static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
 {
-    crypto_hash_sha256_state st;
-    crypto_hash_sha256_init(&st);
+    sluice_hash_state st;
+    sluice_hash_start(&st);
     /* an engine's own version (OpenAPI: the whole spec, bodies and responses included) */
     hash_str(&st, schema->version_hash);
     for (size_t t = 0; t < schema->table_count; t++) {
@@ -182,9 +182,10 @@ static void schema_finish(const sluice_executor *ex, sluice_schema *schema)
         }
         hash_str(&st, "");
     }
-    unsigned char digest[crypto_hash_sha256_BYTES];
-    crypto_hash_sha256_final(&st, digest);
-    sodium_bin2hex(schema->version_hash, sizeof(schema->version_hash), digest, sizeof(digest));
+    uint8_t digest[SLUICE_HASH_BYTES];
+    _Static_assert(sizeof schema->version_hash == SLUICE_HASH_HEX_CHARS + 1, "hex and its NUL");
+    sluice_hash_finish(&st, digest);
+    sluice_hash_hex(digest, sizeof digest, schema->version_hash);
 }
 
 sluice_status sluice_executor_schema(sluice_executor *ex,

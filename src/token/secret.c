@@ -2,8 +2,8 @@
  * secret.c — token signing keys in locked memory, HMAC, keyring (see secret.h).
  *
  * The key bytes live in one sodium_malloc'd region (guard pages around it, mlock'd, wiped by
- * sodium_free) that is made read-only once filled; so are HMAC's two SHA-256 states keyed with
- * them (their pads are derived from the key), made once so a MAC does not hash the pads again.
+ * sodium_free) that is made read-only once filled; so is the key's HMAC (core/hash.h: two
+ * SHA-256 states derived from the key), made once so a MAC does not hash the pads again.
  * Every buffer that held key text on the way in is wiped before its function returns.
  */
 #include "token/secret.h"
@@ -29,12 +29,10 @@
 struct sluice_secret {
     char key_id[SLUICE_SECRET_KEY_ID_MAX + 1];
     size_t len;
-    unsigned char *bytes;     /* sodium_malloc'd; read-only once loaded */
-    sluice_hash_state *keyed; /* [0] inner, [1] outer: each after its pad; as bytes */
+    unsigned char *bytes;       /* sodium_malloc'd; read-only once loaded */
+    sluice_hash_hmac_key *hmac; /* sodium_malloc'd; read-only once loaded */
 };
 
-/* RFC 2104 hashes a key longer than a block first; no key here is. */
-_Static_assert(SLUICE_SECRET_MAX_BYTES <= SLUICE_HASH_BLOCK_BYTES, "a key fits one block");
 _Static_assert(SLUICE_SECRET_MAC_BYTES == SLUICE_HASH_BYTES, "HMAC-SHA256 is 32 bytes");
 
 struct sluice_secret_ring {
@@ -55,24 +53,6 @@ bool sluice_secret_key_id_valid(const char *id, size_t len)
             return false;
     }
     return true;
-}
-
-/* HMAC-SHA256 over core/hash's SHA-256 rather than libsodium's, which is portable C (~4x the
- * time on a CPU with SHA instructions, ~1.8x the instructions under valgrind): the inner and
- * outer states after the key's padded block, so a MAC hashes only the data and the inner digest.
- * The same bytes as crypto_auth_hmacsha256 (test_secret). */
-static void hmac_key_states(const unsigned char *bytes, size_t len, sluice_hash_state keyed[2])
-{
-    unsigned char block[SLUICE_HASH_BLOCK_BYTES];
-    static const unsigned char pad[2] = { 0x36, 0x5c }; /* RFC 2104's ipad and opad */
-    for (int i = 0; i < 2; i++) {
-        memset(block, pad[i], sizeof block);
-        for (size_t j = 0; j < len; j++)
-            block[j] ^= bytes[j];
-        sluice_hash_start(&keyed[i]);
-        sluice_hash_update(&keyed[i], block, sizeof block);
-    }
-    sodium_memzero(block, sizeof block);
 }
 
 /* Decodes the base64url secret straight into locked memory, so no plain copy exists elsewhere. */
@@ -109,12 +89,12 @@ static sluice_status decode_secret(const char *b64,
                                 source, bin_len, SLUICE_SECRET_MIN_BYTES, HOW_TO_MAKE);
     key->len = bin_len;
     sodium_mprotect_readonly(key->bytes);
-    key->keyed = sodium_malloc(2 * sizeof *key->keyed);
-    if (key->keyed == NULL)
+    key->hmac = sodium_malloc(sizeof *key->hmac);
+    if (key->hmac == NULL)
         return sluice_error_set(err, err_arena, SLUICE_E_NOMEM,
                                 "%s: cannot allocate locked memory for the key", source);
-    hmac_key_states(key->bytes, key->len, key->keyed);
-    sodium_mprotect_readonly(key->keyed);
+    sluice_hash_hmac_init(key->hmac, key->bytes, key->len);
+    sodium_mprotect_readonly(key->hmac);
     return SLUICE_OK;
 }
 
@@ -271,7 +251,7 @@ void sluice_secret_free(sluice_secret *key)
     if (key == NULL)
         return;
     sodium_free(key->bytes); /* wipes before freeing; NULL is fine */
-    sodium_free(key->keyed);
+    sodium_free(key->hmac);
     sodium_memzero(key, sizeof(*key));
     free(key);
 }
@@ -286,14 +266,7 @@ void sluice_secret_mac(const sluice_secret *key,
                        size_t len,
                        uint8_t out[SLUICE_SECRET_MAC_BYTES])
 {
-    sluice_hash_state state = key->keyed[0]; /* a copy: the kept state serves every MAC */
-    uint8_t inner[SLUICE_HASH_BYTES];
-    sluice_hash_update(&state, data, len);
-    sluice_hash_finish(&state, inner); /* wipes state: it was derived from the key */
-    state = key->keyed[1];
-    sluice_hash_update(&state, inner, sizeof inner);
-    sluice_hash_finish(&state, out);
-    sodium_memzero(inner, sizeof inner);
+    sluice_hash_hmac(key->hmac, data, len, out);
 }
 
 bool sluice_secret_mac_verify(const sluice_secret *key,

@@ -4,6 +4,7 @@
  */
 #include "transport/http_admin_key.h"
 
+#include "core/hash.h"
 #include "core/limits.h"
 
 #include <sodium.h>
@@ -43,7 +44,7 @@ sluice_status sluice_admin_key_init(sluice_admin_key *k,
         return sluice_error_set(err, err_arena, SLUICE_E_CONFIG,
                                 "[admin] key_env '%s' must hold a key of %u to %u bytes",
                                 admin->key_env, MIN_KEY_BYTES, SLUICE_LIMIT_CREDENTIAL_BYTES);
-    crypto_hash_sha256(k->digest, (const unsigned char *)key, len);
+    sluice_hash_sha256(key, len, k->digest);
     return SLUICE_OK;
 }
 
@@ -53,10 +54,9 @@ static bool key_ok(const sluice_admin_key *k, const char *authorization)
         return false;
     const char *key = authorization + 7;
     size_t len = strlen(key);
-    unsigned char digest[crypto_hash_sha256_BYTES];
+    unsigned char digest[SLUICE_HASH_BYTES];
     /* an over-long key is hashed as empty, so the time taken says nothing about its length */
-    crypto_hash_sha256(digest, (const unsigned char *)key,
-                       len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len);
+    sluice_hash_sha256(key, len > SLUICE_LIMIT_CREDENTIAL_BYTES ? 0 : len, digest);
     bool same = sodium_memcmp(digest, k->digest, sizeof digest) == 0;
     sodium_memzero(digest, sizeof digest);
     return same && len >= MIN_KEY_BYTES && len <= SLUICE_LIMIT_CREDENTIAL_BYTES;

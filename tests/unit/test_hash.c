@@ -1,6 +1,7 @@
 /*
- * test_hash.c — SHA-256 against published vectors, streaming = one-shot, hex and base64url
- * round trips, and the strict decoders refusing every non-canonical spelling.
+ * test_hash.c — SHA-256 against published vectors, streaming = one-shot, HMAC-SHA256 against
+ * libsodium's for keys of every kind of length, hex and base64url round trips, and the strict
+ * decoders refusing every non-canonical spelling.
  */
 #include "core/hash.h"
 #include "unit.h"
@@ -70,22 +71,85 @@ static void expect_sodium_sha256(const uint8_t *data, size_t len, bool every_cut
         fail_msg("SHA-256 of %zu bytes fed in small pieces differs from libsodium's", len);
 }
 
+/* len random bytes (libsodium's), to be freed. */
+static uint8_t *random_bytes(size_t len)
+{
+    assert_int_equal(sluice_hash_init(), SLUICE_OK);
+    uint8_t *data = malloc(len);
+    assert_non_null(data);
+    randombytes_buf(data, len);
+    return data;
+}
+
 /* The SHA-256 is libsodium's at every length 0..300 (each place the padding can fall, across
  * block edges) and for a few large inputs, so changing the library under it changes no
  * code_hash, audit chain or MAC. */
 static void test_hash_sha256_matches_libsodium(void **state)
 {
     (void)state;
-    assert_int_equal(sluice_hash_init(), SLUICE_OK);
     enum { LARGE = (1 << 20) + 13 };
-    uint8_t *data = malloc(LARGE);
-    assert_non_null(data);
-    randombytes_buf(data, LARGE);
+    uint8_t *data = random_bytes(LARGE);
     for (size_t len = 0; len <= 300; len++)
         expect_sodium_sha256(data, len, true);
     static const size_t large[] = { 4095, 4096, 65536 + 55, LARGE };
     for (size_t i = 0; i < sizeof large / sizeof large[0]; i++)
         expect_sodium_sha256(data, large[i], false);
+    free(data);
+}
+
+/* RFC 4231 test case 2 (a key shorter than the hash) and 6 (a key longer than a block). */
+static void test_hash_hmac_vectors(void **state)
+{
+    (void)state;
+    unsigned char long_key[131];
+    memset(long_key, 0xaa, sizeof long_key);
+    const struct {
+        const void *key;
+        size_t key_len;
+        const char *data, *want;
+    } cases[] = {
+        { "Jefe", 4, "what do ya want for nothing?",
+          "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843" },
+        { long_key, sizeof long_key, "Test Using Larger Than Block-Size Key - Hash Key First",
+          "60e431591ee0b67f0d8a26aacbf5b77f8e0bc6213728c5140546040f0ee37f54" },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        sluice_hash_hmac_key h;
+        uint8_t mac[SLUICE_HASH_BYTES];
+        char hex[SLUICE_HASH_HEX_CHARS + 1];
+        sluice_hash_hmac_init(&h, cases[i].key, cases[i].key_len);
+        sluice_hash_hmac(&h, cases[i].data, strlen(cases[i].data), mac);
+        sluice_hash_hex(mac, sizeof mac, hex);
+        assert_string_equal(hex, cases[i].want);
+    }
+}
+
+/* The token key (32-64 bytes, token/secret.c) and the caller assertion's (32 bytes or more,
+ * any length: exec/caller_assertion.c) against crypto_auth_hmacsha256 at every data length to
+ * 300 and at 1 MiB, one keyed state serving every MAC. */
+static void test_hash_hmac_matches_libsodium(void **state)
+{
+    (void)state;
+    enum { LARGE = (1 << 20) + 7 };
+    uint8_t *data = random_bytes(LARGE);
+    static const size_t key_lens[] = { 0, 1, 31, 32, 33, 63, 64, 65, 100, 128, 1000 };
+    uint8_t key[1000];
+    for (size_t k = 0; k < sizeof key_lens / sizeof key_lens[0]; k++) {
+        randombytes_buf(key, sizeof key);
+        sluice_hash_hmac_key h;
+        sluice_hash_hmac_init(&h, key, key_lens[k]);
+        for (size_t n = 0; n <= 301; n++) {
+            size_t len = n <= 300 ? n : LARGE;
+            uint8_t want[crypto_auth_hmacsha256_BYTES], got[SLUICE_HASH_BYTES];
+            crypto_auth_hmacsha256_state s;
+            crypto_auth_hmacsha256_init(&s, key, key_lens[k]);
+            crypto_auth_hmacsha256_update(&s, data, len);
+            crypto_auth_hmacsha256_final(&s, want);
+            sluice_hash_hmac(&h, data, len, got);
+            if (memcmp(want, got, sizeof got) != 0)
+                fail_msg("key of %zu bytes, data of %zu: not libsodium's MAC", key_lens[k], len);
+        }
+    }
     free(data);
 }
 
@@ -185,6 +249,8 @@ int main(void)
         cmocka_unit_test(test_hash_sha256_vectors),
         cmocka_unit_test(test_hash_streaming_equals_one_shot),
         cmocka_unit_test(test_hash_sha256_matches_libsodium),
+        cmocka_unit_test(test_hash_hmac_vectors),
+        cmocka_unit_test(test_hash_hmac_matches_libsodium),
         cmocka_unit_test(test_hash_unhex_is_strict),
         cmocka_unit_test(test_hash_b64url_round_trip_and_strictness),
         cmocka_unit_test(test_hash_b64url_public_matches_libsodium),
