@@ -219,6 +219,40 @@ static const pg_case cases[] = {
     { "SELECT rank() OVER (PARTITION BY email) AS r FROM customers", "blocked_predicate" },
     { "SELECT id FROM customers WHERE id IN (SELECT 1 FROM customers WHERE upper(ssn) = 'A')",
       "blocked_predicate" },
+    /* set operations that compare rows (session 16's probe): a character guess, distinct
+     * prefixes, many guesses; over the bare column they are equalities that taint */
+    { "SELECT count(*) FROM (SELECT substr(ssn, 1, 1) FROM customers WHERE id = 1 INTERSECT "
+      "SELECT 'q') t",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM (SELECT left(email, 2) FROM customers EXCEPT SELECT 'ab') t",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM (SELECT ssn FROM customers UNION SELECT substr(ssn, 1, 1) FROM "
+      "customers) t",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM (SELECT ssn FROM customers INTERSECT ALL SELECT g::text FROM "
+      "generate_series(1, 9) g) t",
+      "blocked_predicate" },
+    { "SELECT o.note FROM orders o, (SELECT note FROM orders INTERSECT SELECT ssn FROM customers) "
+      "t",
+      "blocked_column" },
+    { "SELECT count(*) FROM (SELECT ssn FROM customers INTERSECT SELECT ssn FROM customers WHERE "
+      "plan = 'pro') t",
+      NULL },
+    { "SELECT count(*) FROM (SELECT ssn FROM customers UNION ALL SELECT email FROM "
+      "customers) t",
+      NULL },
+    { "WITH RECURSIVE r(x) AS (SELECT substr(ssn, 1, 1) FROM customers UNION SELECT x FROM r) "
+      "SELECT count(*) FROM r",
+      "blocked_predicate" },
+    /* computed and never returned: whether computing it fails answers a question */
+    { "WITH t AS MATERIALIZED (SELECT id, CASE WHEN substr(ssn, 1, 1) > 'm' THEN name::int ELSE 1 "
+      "END AS x FROM customers) SELECT count(*) FROM t",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM customers c, LATERAL (VALUES (CASE WHEN c.ssn > 'm' THEN 1 END)) v(x)",
+      "blocked_predicate" },
+    { "SELECT count(*) FROM (SELECT id, ssn IS NULL AS z FROM customers) t", NULL },
+    { "SELECT x.id FROM (SELECT id, ssn FROM customers) x JOIN customers d ON d.ssn = x.ssn",
+      NULL },
     /* taint: what is compared with a blocked column is blocked */
     { "SELECT o.note FROM orders o JOIN customers c ON c.ssn = o.note", "blocked_column" },
     { "SELECT o.id FROM orders o JOIN customers c ON c.ssn = o.note WHERE o.note LIKE '1%'",

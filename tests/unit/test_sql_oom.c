@@ -125,6 +125,24 @@ static void test_sql_oom_clean_read_is_right_or_an_error(void **state)
     sweep("SELECT name, plan FROM customers WHERE plan = 'enterprise' LIMIT 10", OOM_ALLOWED);
 }
 
+/* The refusals of session 16's probe (an unnest's row count, a set operation's comparison, a
+ * value computed and never returned) hold at every failed allocation, and the unnest beside a
+ * blocked filter stays what it is. */
+static void test_sql_oom_probe_refusals_hold(void **state)
+{
+    (void)state;
+    sweep("SELECT count(*) AS n FROM customers c, unnest(string_split(c.ssn, '')) u", OOM_REFUSED);
+    sweep("SELECT count(*) AS n FROM (SELECT substr(ssn, 1, 1) FROM customers INTERSECT SELECT "
+          "'q') t",
+          OOM_REFUSED);
+    sweep("WITH t AS MATERIALIZED (SELECT id, CAST(CASE WHEN ssn > 'm' THEN 'a' END AS INTEGER) "
+          "AS x FROM customers) SELECT count(*) AS n FROM t",
+          OOM_REFUSED);
+    sweep("SELECT c.name, u.x FROM customers c, LATERAL unnest([c.id, c.rep_id]) u(x) WHERE "
+          "c.ssn = '1'",
+          OOM_ALLOWED);
+}
+
 static int setup(void **state)
 {
     oom_count_jansson();
@@ -142,6 +160,8 @@ int main(void)
                                         fixture_arena_free),
         cmocka_unit_test_setup_teardown(test_sql_oom_clean_read_is_right_or_an_error,
                                         fixture_arena_new, fixture_arena_free),
+        cmocka_unit_test_setup_teardown(test_sql_oom_probe_refusals_hold, fixture_arena_new,
+                                        fixture_arena_free),
     };
     return cmocka_run_group_tests(tests, setup, fixture_close);
 }

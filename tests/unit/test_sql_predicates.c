@@ -131,7 +131,7 @@ static const refusal refused[] = {
       "customers.ssn" },
     { "SELECT c.name FROM customers c, LATERAL unnest(string_split(c.ssn, '-')) t(part) "
       "WHERE t.part = '123'",
-      "blocked_predicate", "a function of it" },
+      "blocked_predicate", "an argument of unnest" },
     { "SELECT r.range FROM range(10) r JOIN (SELECT ssn FROM customers GROUP BY ssn) g "
       "ON g.ssn = r.range::VARCHAR",
       "blocked_predicate", "a generated or computed value" },
@@ -144,6 +144,43 @@ static const refusal refused[] = {
       "blocked_predicate", "inside OR" },
     { "SELECT name FROM customers LIMIT (SELECT count(*) FROM customers WHERE ssn < '5')",
       "blocked_predicate", "binary search" },
+    /* the row count of an unnest over it: a character code per query (session 16's probe) */
+    { "SELECT count(*) AS n FROM customers c, LATERAL (SELECT unnest(range(ascii(substr(c.ssn, "
+      "1, 1)))) AS k) x WHERE c.id = 1",
+      "blocked_predicate", "an argument of unnest" },
+    { "SELECT count(*) AS n FROM customers c, unnest(string_split(c.ssn, '')) u",
+      "blocked_predicate", "an argument of unnest" },
+    { "SELECT count(*) AS n FROM customers c, LATERAL unnest(range(ascii(c.email))) x",
+      "blocked_predicate", "an argument of unnest" },
+    { "SELECT count(*) AS n FROM (SELECT generate_subscripts(range(ascii(ssn)), 1) FROM "
+      "customers) t",
+      "blocked_predicate", "an argument of unnest" },
+    /* set operations that compare rows: a character guess, distinct prefixes, many guesses */
+    { "SELECT count(*) AS n FROM (SELECT substr(ssn, 1, 1) FROM customers INTERSECT SELECT 'q') t",
+      "blocked_predicate", "a function of it" },
+    { "SELECT count(*) AS n FROM (SELECT email FROM customers UNION SELECT left(email, 3) FROM "
+      "customers) t",
+      "blocked_predicate", "a function of it" },
+    { "SELECT count(*) AS n FROM (SELECT ssn FROM customers EXCEPT ALL SELECT range::VARCHAR "
+      "FROM range(1000)) t",
+      "blocked_predicate", "a generated or computed value" },
+    { "WITH RECURSIVE r(x) AS (SELECT substr(ssn, 1, 1) FROM customers UNION SELECT x FROM r) "
+      "SELECT count(*) AS n FROM r",
+      "blocked_predicate", "a function of it" },
+    /* computed and never returned: whether computing it fails answers a question */
+    { "WITH t AS MATERIALIZED (SELECT id, CAST(CASE WHEN substr(ssn, 1, 1) > 'm' THEN 'a' ELSE "
+      "'1' END AS INTEGER) AS x FROM customers) SELECT count(*) AS n FROM t",
+      "blocked_predicate", "a function of it" },
+    { "SELECT c.id FROM customers c, LATERAL (VALUES (CASE WHEN c.ssn > 'm' THEN 1 END)) v(x)",
+      "blocked_predicate", "a function of it" },
+    { "SELECT plan, n FROM (SELECT plan, max(email) AS m, count(*) AS n FROM customers GROUP BY "
+      "plan) t",
+      "blocked_predicate", "a function of it" },
+    { "SELECT count(*) AS n FROM (SELECT ssn::JSON AS u FROM customers) x", "blocked_predicate",
+      "a function of it" },
+    { "SELECT k.email FROM contacts k, (SELECT email FROM contacts INTERSECT SELECT email FROM "
+      "customers) t",
+      "blocked_column", "compares with blocked field customers.email" },
 };
 
 static const char *const accepted[] = {
@@ -178,6 +215,15 @@ static const char *const accepted[] = {
     "WHERE o.customer_id = c.id ORDER BY total_cents DESC LIMIT 2) l",
     "SELECT c.name, u.x FROM customers c, LATERAL unnest([c.id, c.rep_id]) u(x)",
     "SELECT c.name, t.u FROM customers c, unnest(string_split(c.plan, ',')) t(u)",
+    "SELECT c.name, u.x FROM customers c, LATERAL unnest([c.id, c.rep_id]) u(x) WHERE c.ssn = '1'",
+    /* a subquery passing the bare column on, or testing it for NULL */
+    "SELECT x.id FROM (SELECT id, ssn FROM customers) x JOIN customers d ON d.ssn = x.ssn",
+    "SELECT count(*) AS n FROM (SELECT id, ssn IS NULL AS z FROM customers) t",
+    /* set operations over the bare column, or that keep every row */
+    "SELECT count(*) AS n FROM (SELECT ssn FROM customers INTERSECT SELECT ssn FROM customers "
+    "WHERE plan = 'pro') t",
+    "SELECT count(*) AS n FROM (SELECT ssn FROM customers UNION ALL SELECT email FROM "
+    "customers) t",
     /* DESCRIBE a table or a view */
     "DESCRIBE customers",
     "DESCRIBE customer_directory",

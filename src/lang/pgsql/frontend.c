@@ -147,6 +147,7 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
     c->depth = 0;
     c->relations = 0;
     c->ctes = 0;
+    c->computed = NULL;
     sluice_pgsql_classify(c, stmt);
     if (c->facts->action == SLUICE_ACTION_ADMIN) {
         refuse_admin(c);
@@ -154,7 +155,18 @@ static sluice_status one_pass(pg_ctx *c, json_t *tree, json_t *stmt)
         sluice_pgsql_change(c, stmt);
     } else {
         pg_rel rel = sluice_pgsql_query(c, NULL, NULL, stmt);
+        size_t before = c->facts->violation_count;
         check_outputs(c, &rel);
+        if (c->computed != NULL && c->facts->violation_count == before)
+            c->nomem |= SLUICE_OK !=
+                        sluice_codefacts_violate(
+                            c->facts, "blocked_predicate", 0, 0,
+                            "use blocked fields only to join or filter with =, never in a "
+                            "computed value",
+                            "column %s is computed from a blocked column: it is evaluated even "
+                            "when it is not returned, and whether that fails answers a question "
+                            "about the value",
+                            c->computed);
         read_rules(c);
     }
     note_blocked_reads(c);

@@ -109,6 +109,8 @@ typedef struct pg_ctx {
     size_t depth;
     size_t relations; /* FROM items resolved in this pass */
     size_t ctes;      /* CTEs defined in this pass */
+    /* the first value computed from a blocked column in this pass (query.c note_computed) */
+    const char *computed;
     bool nomem;
 } pg_ctx;
 

@@ -316,6 +316,18 @@ static json_t *natural_keys(pg_ctx *c, const pg_scope *s, size_t left, size_t ri
     return keys;
 }
 
+/* Two base-table columns compared for equality, one of them blocked: both are used in a
+ * predicate, and the other is tainted. */
+static void equal_bases(pg_ctx *c, const pg_col *const sides[2])
+{
+    for (int side = 0; side < 2; side++) {
+        sluice_pgsql_add(c, &c->facts->blocked_used, sides[side]->base);
+        c->facts->blocked_in_predicate = true;
+        if (!sluice_pgsql_blocked(c, sides[side]->base))
+            sluice_pgsql_add(c, &c->new_taint, sides[side]->base);
+    }
+}
+
 /* USING (k): an equality of the two sides' k, so the taint rule applies to it as to ON. */
 static void
 using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json_t *keys)
@@ -343,12 +355,7 @@ using_keys(pg_ctx *c, pg_scope *s, size_t left, size_t right, json_t *body, json
                                  name);
             continue;
         }
-        for (int side = 0; side < 2; side++) {
-            sluice_pgsql_add(c, &c->facts->blocked_used, cols[side]->base);
-            c->facts->blocked_in_predicate = true;
-            if (!sluice_pgsql_blocked(c, cols[side]->base))
-                sluice_pgsql_add(c, &c->new_taint, cols[side]->base);
-        }
+        equal_bases(c, cols);
     }
 }
 
@@ -618,6 +625,23 @@ expand_star(pg_ctx *c, const pg_scope *s, json_t *val, pg_col **cols, size_t *co
     return true;
 }
 
+/* A value computed from a blocked column is evaluated whether it is returned or not, and an
+ * error raised (or not) while computing it answers a question about the value: a materialized
+ * CTE's unused CASE WHEN substr(ssn, 1, 1) > 'm' THEN name::int END is a binary search (session
+ * 16's probe). The first such column is remembered; frontend.c refuses it unless an output
+ * already refused the statement. A bare column and a bare IS [NOT] NULL compute nothing more
+ * than the allowed uses. */
+static void note_computed(pg_ctx *c, json_t *val, const pg_col *col)
+{
+    json_t *test = sluice_pgsql_node_body(val, "NullTest");
+    if (c->computed != NULL || col->base != NULL ||
+        (test != NULL &&
+         sluice_pgsql_node_body(json_object_get(test, "arg"), "ColumnRef") != NULL) ||
+        !sluice_pgsql_lineage_blocked(c, &col->lineage))
+        return;
+    c->computed = col->name != NULL ? col->name : "?";
+}
+
 static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
 {
     size_t cap = json_array_size(targets) + 1, count = 0;
@@ -649,6 +673,7 @@ static pg_rel target_list(pg_ctx *c, const pg_scope *s, json_t *targets)
         if (col->type == NULL)
             col->type = value_type(val);
         sluice_pgsql_expr(c, s, val, PG_VALUE, &col->lineage);
+        note_computed(c, val, col);
     }
     return (pg_rel){ cols, cols != NULL ? count : 0 };
 }
@@ -708,6 +733,33 @@ static void order_by(pg_ctx *c, pg_scope *s, const pg_rel *outputs, json_t *body
     s->outputs = NULL;
 }
 
+/* UNION, INTERSECT and EXCEPT (ALL or not; all but UNION ALL) compare every row with the other
+ * side's: as USING does, a blocked value takes part only bare against a base-table column (which
+ * is tainted). Before, count(*) over SELECT substr(ssn, 1, 1) ... INTERSECT SELECT 'q' answered a
+ * character guess, and EXCEPT the distinct prefixes (session 16's probe). */
+static void set_operation_compares(
+    pg_ctx *c, json_t *body, const pg_rel *l, const pg_rel *r, const pg_col *cols)
+{
+    const char *op = json_string_value(json_object_get(body, "op"));
+    if (op != NULL && strcmp(op, "SETOP_UNION") == 0 && json_is_true(json_object_get(body, "all")))
+        return;
+    for (size_t i = 0; cols != NULL && i < l->count; i++) {
+        const pg_col *sides[2] = { &l->cols[i], &r->cols[i] };
+        if (!sluice_pgsql_lineage_blocked(c, &cols[i].lineage))
+            continue;
+        if (sides[0]->base == NULL || sides[1]->base == NULL) {
+            sluice_pgsql_violate(c, body, "blocked_predicate",
+                                 "compare the bare blocked column with another table's column, "
+                                 "or use UNION ALL",
+                                 "a set operation compares column %s, which is computed from a "
+                                 "blocked column, row by row",
+                                 cols[i].name != NULL ? cols[i].name : "?");
+            return;
+        }
+        equal_bases(c, sides);
+    }
+}
+
 static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *ctes, json_t *body)
 {
     pg_rel l = sluice_pgsql_query(c, parent, ctes, json_object_get(body, "larg"));
@@ -724,6 +776,7 @@ static pg_rel set_operation(pg_ctx *c, const pg_scope *parent, const pg_cte *cte
         sluice_pgsql_add_all(c, &cols[i].lineage, &l.cols[i].lineage);
         sluice_pgsql_add_all(c, &cols[i].lineage, &r.cols[i].lineage);
     }
+    set_operation_compares(c, body, &l, &r, cols);
     pg_rel rel = { cols, cols != NULL ? l.count : 0 };
     pg_scope s = { .parent = parent, .ctes = ctes };
     order_by(c, &s, &rel, body);
@@ -748,6 +801,7 @@ static pg_rel values_lists(pg_ctx *c, const pg_scope *s, json_t *lists)
                 json_object_get(sluice_pgsql_node_body(json_array_get(lists, r), "List"), "items");
             sluice_pgsql_expr(c, s, json_array_get(items, i), PG_VALUE, &cols[i].lineage);
         }
+        note_computed(c, NULL, &cols[i]); /* a VALUES cell is computed, even IS NULL */
     }
     return (pg_rel){ cols, cols != NULL ? n : 0 };
 }
@@ -783,8 +837,10 @@ static void recursive_cte(pg_ctx *c,
             grew = grew || cte->rel.cols[i].lineage.count != before;
             cte->rel.cols[i].base = NULL;
         }
-        if (!grew)
+        if (!grew) { /* UNION without ALL drops the rows seen before: it compares them */
+            set_operation_compares(c, body, &cte->rel, &cte->rel, cte->rel.cols);
             return;
+        }
     }
     sluice_pgsql_violate(c, body, "too_complex", NULL, "the recursive CTE %s does not settle",
                          cte->name);

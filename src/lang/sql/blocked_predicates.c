@@ -64,7 +64,7 @@ static const sluice_sql_pred_rule rules[] = {
       "only a top-level (AND-ed) comparison is analyzed as a single guess" },
     { SLUICE_SQL_USE_ORDER, "ORDER BY / window ORDER BY it (bare or not)", false,
       "an ordering compares every pair of values (a sort is a range comparison)" },
-    { SLUICE_SQL_USE_LIMIT, "LIMIT / OFFSET computed from it", false,
+    { SLUICE_SQL_USE_LIMIT, "LIMIT / OFFSET computed from it, or an argument of unnest", false,
       "the row count would carry the value" },
 };
 
@@ -142,12 +142,23 @@ static int int_rank(const char *t)
     return 0;
 }
 
+/* The alias a type carries ("JSON" is a VARCHAR with an alias), or "". */
+static const char *type_alias(const sluice_tree *e)
+{
+    const sluice_tree *info = sluice_tree_get(sluice_tree_get(e, "return_type"), "type_info");
+    const char *s = sluice_tree_string_value(sluice_tree_get(info, "alias"));
+    return s != NULL ? s : "";
+}
+
 bool sluice_sql_cast_is_lossless(const sluice_tree *e)
 {
     const char *to = type_id(e);
     const char *from = type_id(sluice_tree_get(e, "child"));
     if (sluice_tree_is_true(sluice_tree_get(e, "try_cast")) || *to == '\0' || *from == '\0')
         return false; /* TRY_CAST maps failures to NULL: a test, not a copy */
+    /* VARCHAR to JSON parses the text: whether that fails is a test of the value */
+    if (strcmp(type_alias(e), type_alias(sluice_tree_get(e, "child"))) != 0)
+        return false;
     if (strcmp(to, from) == 0 || strcmp(to, "VARCHAR") == 0)
         return true;
     if (int_rank(from) > 0 && int_rank(to) >= int_rank(from))

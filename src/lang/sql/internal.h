@@ -223,7 +223,7 @@ typedef enum sluice_sql_pred_use {
     SLUICE_SQL_USE_FUNCTION,      /* any function, lossy cast, aggregate or arithmetic of it */
     SLUICE_SQL_USE_NESTED,        /* a comparison inside OR, NOT, CASE or another expression */
     SLUICE_SQL_USE_ORDER,         /* ORDER BY / window ORDER BY (compares every pair of rows) */
-    SLUICE_SQL_USE_LIMIT,         /* LIMIT / OFFSET computed from it */
+    SLUICE_SQL_USE_LIMIT,         /* LIMIT / OFFSET, an unnest's argument computed from it */
 } sluice_sql_pred_use;
 
 typedef struct sluice_sql_pred_rule {

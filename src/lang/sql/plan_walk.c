@@ -78,7 +78,10 @@ typedef struct walker {
     size_t (*edges)[2];
     size_t edge_count;
     size_t edge_cap;
-    bool checking;  /* second pass: uses are judged against the closed sensitive set */
+    bool checking; /* second pass: uses are judged against the closed sensitive set */
+    /* the first value computed from a sensitive column (judged after the outputs: note_computed) */
+    const sluice_tree *computed;
+    const uint64_t *computed_bits;
     bool unbounded; /* an object of the plan amplify.c does not judge bounded (scan's finding) */
 } walker;
 
@@ -543,6 +546,29 @@ static bool is_null_test(const sluice_tree *e, const cols *in)
     return r != SIZE_MAX && in->bare[r] != NOT_BARE;
 }
 
+/* A value computed from a sensitive column is evaluated whether it is returned or not, and an
+ * error raised (or not) while computing it answers a question about the value: a CTE's unused
+ * CAST(CASE WHEN substr(ssn, 1, 1) > 'm' THEN 'a' ELSE '1' END AS INTEGER) is a binary search
+ * (session 16's probe). The first such expression of list (columns at.. of out) is remembered;
+ * sluice_sql_plan_walk refuses it unless an output already refused the statement for it. A bare
+ * column (through lossless casts) and IS [NOT] NULL compute nothing more than the allowed uses. */
+static void
+note_computed(walker *w, const sluice_tree *list, const cols *in, const cols *out, size_t at)
+{
+    size_t i;
+    const sluice_tree *e;
+    sluice_tree_foreach(list, i, e)
+    {
+        if (!w->checking || w->computed != NULL || at + i >= out->n)
+            return;
+        const uint64_t *bits = set_at(w, out, at + i);
+        if (any_sensitive(w, bits) && out->bare[at + i] == NOT_BARE && !is_null_test(e, in)) {
+            w->computed = e;
+            w->computed_bits = bits;
+        }
+    }
+}
+
 /* The row of the table for a predicate over a sensitive column that is not an equality. */
 static sluice_sql_pred_use predicate_use(const sluice_tree *e, const cols *in)
 {
@@ -778,13 +804,23 @@ static bool op_get_in_out(walker *w, const sluice_tree *op, cols *out)
             set_or(w, set_at(w, out, i), set_at(w, &in, j));
     size_t i;
     const sluice_tree *v;
+    bool *passed = in.n > 0 ? sluice_arena_calloc(w->ctx->arena, in.n, sizeof(bool)) : NULL;
+    if (in.n > 0 && passed == NULL)
+        return fail(w, "%s", "out of memory while analyzing the plan");
     sluice_tree_foreach(pi, i, v)
     {
         size_t idx;
         if (!index_of(v, in.n, &idx))
             return fail(w, "%s", "a projected table-function input outside its input");
         copy_col(w, out, nf + i, &in, idx);
+        passed[idx] = true;
     }
+    /* The argument (the first input column, and any input not passed through) decides how many
+     * rows come back: as for UNNEST (op_append), it may not depend on a blocked column. */
+    for (size_t j = 0; j < in.n; j++)
+        if ((j == 0 || !passed[j]) && any_sensitive(w, set_at(w, &in, j)) &&
+            !judge(w, SLUICE_SQL_USE_LIMIT, op, set_at(w, &in, j)))
+            return false;
     return true;
 }
 
@@ -846,6 +882,7 @@ static bool op_projection(walker *w, const sluice_tree *op, cols *out)
     const sluice_tree *ex = sluice_tree_get(op, "expressions");
     if (!cols_new(w, out, sluice_tree_size(ex)) || !list_lineage(w, ex, &in, out, 0))
         return false;
+    note_computed(w, ex, &in, out, 0);
     out->table_index = sluice_tree_number_value(sluice_tree_get(op, "table_index"));
     return true;
 }
@@ -922,6 +959,7 @@ static bool op_aggregate(walker *w, const sluice_tree *op, cols *out)
         !list_lineage(w, groups, &in, out, 0) || !list_lineage(w, aggs, &in, out, ng) ||
         !group_keys(w, groups, &in))
         return false;
+    note_computed(w, aggs, &in, out, ng);
     size_t i;
     const sluice_tree *g;
     sluice_tree_foreach(gfns, i, g)
@@ -938,7 +976,9 @@ static bool op_aggregate(walker *w, const sluice_tree *op, cols *out)
     return true;
 }
 
-/* WINDOW and UNNEST: the input columns, then one column per expression. */
+/* WINDOW and UNNEST: the input columns, then one column per expression. An unnest's argument
+ * decides how many rows come back, so it may not depend on a blocked column: count(*) over
+ * unnest(range(ascii(substr(ssn, k, 1)))) spells the value a character per query. */
 static bool op_append(walker *w, const sluice_tree *op, cols *out)
 {
     static const char *const known[] = { "expressions", "window_index", "unnest_index", NULL };
@@ -946,8 +986,41 @@ static bool op_append(walker *w, const sluice_tree *op, cols *out)
     if (!keys_known(w, op, known, sluice_sqltree_str(op, "type")) || !walk_child(w, op, 0, &in))
         return false;
     const sluice_tree *ex = sluice_tree_get(op, "expressions");
-    return concat(w, &in, NULL, sluice_tree_size(ex), out) && list_lineage(w, ex, &in, out, in.n) &&
-           window_predicates(w, ex, &in);
+    if (strcmp(sluice_sqltree_str(op, "type"), "LOGICAL_UNNEST") == 0 &&
+        !refuse_sensitive(w, ex, &in, SLUICE_SQL_USE_LIMIT))
+        return false;
+    if (!concat(w, &in, NULL, sluice_tree_size(ex), out) || !list_lineage(w, ex, &in, out, in.n) ||
+        !window_predicates(w, ex, &in))
+        return false;
+    note_computed(w, ex, &in, out, in.n);
+    return true;
+}
+
+/* A set operation that removes duplicates or matches rows (all but UNION ALL) compares column i
+ * of every row with every other, on both sides: as GROUP BY, a blocked value takes part only
+ * bare, and across the sides as an equality (base column to base column, which taints). Before,
+ * count(*) over SELECT substr(ssn, 1, 1) ... INTERSECT SELECT 'q' answered a character guess,
+ * and UNION's distinct count of substr(ssn, 1, k) the value a character at a time. */
+static bool setop_compares(walker *w, const sluice_tree *op, const cols *l, const cols *r)
+{
+    for (size_t i = 0; i < l->n; i++) {
+        uint64_t *lb = set_at(w, l, i), *rb = set_at(w, r, i);
+        bool ls = any_sensitive(w, lb), rs = any_sensitive(w, rb);
+        bool lbare = l->bare[i] != NOT_BARE, rbare = r->bare[i] != NOT_BARE;
+        if (lbare && rbare && !add_edge(w, l->bare[i], r->bare[i]))
+            return false;
+        if (!ls && !rs)
+            continue;
+        if ((ls && !lbare) || (rs && !rbare)) {
+            if (!judge(w, SLUICE_SQL_USE_FUNCTION, op, ls && !lbare ? lb : rb))
+                return false;
+            continue;
+        }
+        if (!judge(w, lbare && rbare ? SLUICE_SQL_USE_EQ_COLUMN : SLUICE_SQL_USE_EQ_GENERATED, op,
+                   ls ? lb : rb))
+            return false;
+    }
+    return true;
 }
 
 static bool op_setop(walker *w, const sluice_tree *op, cols *out)
@@ -960,6 +1033,8 @@ static bool op_setop(walker *w, const sluice_tree *op, cols *out)
         return false;
     if (sides < 2)
         return fail(w, "%s", "a set operation with one side");
+    bool compares = strcmp(sluice_sqltree_str(op, "type"), "LOGICAL_UNION") != 0 ||
+                    !sluice_tree_is_true(sluice_tree_get(op, "setop_all"));
     /* EXCEPT and INTERSECT return left values, but which rows survive depends on the right:
      * every side counts (conservative, like the research prototype). DuckDB plans a chain of
      * UNION ALLs as one operator with a child per side. */
@@ -970,6 +1045,8 @@ static bool op_setop(walker *w, const sluice_tree *op, cols *out)
             return false;
         if (r.n != l.n)
             return fail(w, "%s", "a set operation whose sides differ in width");
+        if (compares && !setop_compares(w, op, &l, &r))
+            return false;
         for (size_t i = 0; i < l.n; i++) {
             set_or(w, set_at(w, out, i), set_at(w, &r, i));
             if (r.bare[i] != out->bare[i])
@@ -1171,7 +1248,10 @@ static bool op_recursive_cte(walker *w, const sluice_tree *op, cols *out)
         if (memcmp(next.bits, acc.bits, acc.n * w->nwords * sizeof(uint64_t)) == 0 &&
             memcmp(next.bare, acc.bare, acc.n * sizeof(size_t)) == 0) {
             *out = acc;
-            return true;
+            /* UNION (or USING KEY) removes the rows seen before, as a set operation does */
+            bool compares = !sluice_tree_is_true(sluice_tree_get(op, "union_all")) ||
+                            sluice_tree_size(sluice_tree_get(op, "key_targets")) > 0;
+            return !compares || setop_compares(w, op, &acc, &acc);
         }
         acc = next;
         if (!cte_set(w, index, &acc))
@@ -1239,6 +1319,11 @@ static bool op_expression_get(walker *w, const sluice_tree *op, cols *out)
         {
             if (!expr_lineage(w, e, &in, set_at(w, out, j)))
                 return false;
+            /* a VALUES cell is computed, even IS NULL: the rows of a column mix (note_computed) */
+            if (w->checking && w->computed == NULL && any_sensitive(w, set_at(w, out, j))) {
+                w->computed = e;
+                w->computed_bits = set_at(w, out, j);
+            }
         }
     }
     return true;
@@ -1503,20 +1588,22 @@ static const char *qualified(walker *w, size_t id)
     return sluice_sql_dotted(w->ctx->arena, w->base[id].table, w->base[id].column);
 }
 
-static void report_outputs(walker *w, const cols *root, duckdb_prepared_statement ps)
+/* Records the outputs and their lineage; true when one was refused for a sensitive column. */
+static bool report_outputs(walker *w, const cols *root, duckdb_prepared_statement ps)
 {
+    bool refused = false;
     sluice_codefacts *f = w->ctx->facts;
     uint64_t *returned = sluice_arena_calloc(w->ctx->arena, w->nwords, sizeof(uint64_t));
     if (returned == NULL) {
         f->incomplete = true;
-        return;
+        return false;
     }
     for (size_t i = 0; i < root->n; i++) {
         sluice_codefacts_output *o = NULL;
         sluice_codefacts_add_output(f, sluice_sql_column_name(w->ctx, ps, i),
                                     type_name(sluice_sql_column_type(w->ctx, ps, i)), &o);
         if (o == NULL)
-            return;
+            return false;
         const uint64_t *s = set_at(w, root, i);
         set_or(w, returned, s);
         for (size_t id = 0; id < w->base_count; id++) {
@@ -1526,6 +1613,7 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
             if (q == NULL)
                 f->incomplete = true; /* lineage would be missing a column */
             sluice_codefacts_list_add(f, &o->lineage, q);
+            refused |= bit_of(w->sensitive, id);
             if (bit_of(w->sensitive, id) && w->taint_src[id] != id)
                 sluice_codefacts_violate(
                     f, "blocked_column", 0, 0,
@@ -1553,6 +1641,7 @@ static void report_outputs(walker *w, const cols *root, duckdb_prepared_statemen
         if ((returned[id / 64] >> (id % 64) & 1) == 0 && bit_of(w->sensitive, id))
             sluice_codefacts_list_add(f, &f->blocked_used, q);
     }
+    return refused;
 }
 
 /* The sensitive set starts as the blocked columns; each is its own taint source. */
@@ -1653,7 +1742,11 @@ sluice_status sluice_sql_plan_walk(sluice_sql_ctx *ctx, duckdb_prepared_statemen
                                  root.n, ctx->result_columns);
         return SLUICE_OK;
     }
-    report_outputs(&w, &root, prepared);
+    if (!report_outputs(&w, &root, prepared) && w.computed != NULL &&
+        sluice_sql_refuse_predicate(ctx, SLUICE_SQL_USE_FUNCTION, w.computed,
+                                    field_name(&w, first_sensitive(&w, w.computed_bits))) !=
+            SLUICE_OK)
+        return SLUICE_E_NOMEM;
     ctx->facts->engine_bounded = ctx->bind_bounded && !w.unbounded;
     return SLUICE_OK;
 }
