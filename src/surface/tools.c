@@ -330,9 +330,7 @@ static sluice_status validate_and_run(sluice_mcp_call *call,
      * untrusted-data presentation execute_code gives them. */
     char *summary = brief_text(validation, true);
     json_object_set_new(validation, "result", result);
-    *out_result = json_pack("{s:[{s:s, s:s}, {s:s, s:s}], s:o}", "content", "type", "text", "text",
-                            summary != NULL ? summary : "", "type", "text", "text", text,
-                            "structuredContent", validation);
+    *out_result = sluice_surface_tool_result2(validation, summary != NULL ? summary : "", text);
     free(summary);
     return *out_result != NULL ? SLUICE_OK
                                : sluice_error_set(err, arena, SLUICE_E_NOMEM, "out of memory");
