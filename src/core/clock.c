@@ -96,6 +96,27 @@ void sluice_manual_clock_advance_ms(sluice_manual_clock *m, int64_t ms)
         atomic_fetch_add(&m->monotonic_ns, ms * NS_PER_MS);
 }
 
+/* Howard Hinnant's civil_from_days: 400-year eras of 146097 days from 0000-03-01, so February,
+ * with the leap day, ends each year; the day within the era is never negative, so all but the
+ * era is unsigned arithmetic. Inline here: a call was a tenth of a token expiry's text. */
+static inline void civil_from_days(int64_t days, int64_t *year, int *month, int *day)
+{
+    int64_t z = days + 719468;
+    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
+    unsigned doe = (unsigned)(z - era * 146097);
+    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    unsigned mp = (5 * doy + 2) / 153;
+    *day = (int)(doy - (153 * mp + 2) / 5 + 1);
+    *month = (int)(mp < 10 ? mp + 3 : mp - 9);
+    *year = (int64_t)yoe + era * 400 + (*month <= 2);
+}
+
+void sluice_clock_civil_from_days(int64_t days, int64_t *year, int *month, int *day)
+{
+    civil_from_days(days, year, month, day);
+}
+
 /* n as exactly width digits (n < 10^width) at out. */
 static void put_digits(char *out, unsigned n, int width)
 {
@@ -115,23 +136,15 @@ bool sluice_clock_utc_text(int64_t secs, char out[SLUICE_CLOCK_UTC_TEXT])
         strftime(out, SLUICE_CLOCK_UTC_TEXT, "%Y-%m-%dT%H:%M:%SZ", &tm);
         return true;
     }
-    /* the civil date of a day count (Howard Hinnant's days_from_civil inverse): 400-year eras
-     * of 146097 days from 0000-03-01, so February, with the leap day, ends each year */
     unsigned rem = (unsigned)(secs % 86400);
-    int64_t days = secs / 86400 + 719468;
-    unsigned era = (unsigned)(days / 146097);
-    unsigned doe = (unsigned)(days - (int64_t)era * 146097);
-    unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    unsigned mp = (5 * doy + 2) / 153;
-    unsigned day = doy - (153 * mp + 2) / 5 + 1;
-    unsigned month = mp < 10 ? mp + 3 : mp - 9;
-    unsigned year = yoe + era * 400 + (month <= 2);
-    put_digits(out, year, 4);
+    int64_t year;
+    int month, day;
+    civil_from_days(secs / 86400, &year, &month, &day);
+    put_digits(out, (unsigned)year, 4);
     out[4] = '-';
-    put_digits(out + 5, month, 2);
+    put_digits(out + 5, (unsigned)month, 2);
     out[7] = '-';
-    put_digits(out + 8, day, 2);
+    put_digits(out + 8, (unsigned)day, 2);
     out[10] = 'T';
     put_digits(out + 11, rem / 3600, 2);
     out[13] = ':';

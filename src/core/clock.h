@@ -40,6 +40,10 @@ int64_t sluice_clock_monotonic_ms(const sluice_clock *clock);
  * clock could only make a wait end at the wrong time. */
 struct timespec sluice_clock_deadline_after(int64_t ms);
 
+/* The proleptic Gregorian date (month 1-12, day 1-31) of days since 1970-01-01, before it too:
+ * what the text below and Cedar's datetime (policy/cedar/datetime.c) are written from. */
+void sluice_clock_civil_from_days(int64_t days, int64_t *year, int *month, int *day);
+
 /* The one writer of UTC times as text (RFC 3339), for every layer: a token's expiry, quota and
  * approval times (seconds), the log's and the audit record's time, query mode's expiries
  * (milliseconds). Written from the date's arithmetic for the years 1970-9999 (per validate, the

@@ -5,6 +5,7 @@
  * snprintf's "%s.%03dZ", for every day from 1970 through 9999 (the arithmetic's range: leap
  * days, century and 400-year years, month ends), seconds across a day, every millisecond, and
  * times outside that range, which go to the library; a time no calendar holds answers false.
+ * The date under them (sluice_clock_civil_from_days) is gmtime_r's from year -2000 to 12000.
  */
 #include "core/clock.h"
 #include "unit.h"
@@ -87,6 +88,24 @@ static void test_ms_outside_the_range_is_the_library_text(void **state)
     assert_string_equal(got, "-292275055-05-16T16:47:05.-808Z");
 }
 
+/* The date under the text (and Cedar's datetimes) is gmtime_r's on every day from year -2000
+ * through 12000, the negative days' floor division included. */
+static void test_civil_from_days_is_gmtime(void **state)
+{
+    (void)state;
+    for (int64_t days = -1450000; days <= 3700000; days++) {
+        time_t t = (time_t)(days * 86400);
+        struct tm tm;
+        assert_non_null(gmtime_r(&t, &tm));
+        int64_t year;
+        int month, day;
+        sluice_clock_civil_from_days(days, &year, &month, &day);
+        if (year != tm.tm_year + 1900LL || month != tm.tm_mon + 1 || day != tm.tm_mday)
+            fail_msg("day %lld: %lld-%d-%d, gmtime_r %lld-%d-%d", (long long)days, (long long)year,
+                     month, day, tm.tm_year + 1900LL, tm.tm_mon + 1, tm.tm_mday);
+    }
+}
+
 static void test_no_calendar_holds_it(void **state)
 {
     (void)state;
@@ -115,6 +134,7 @@ int main(void)
         cmocka_unit_test(test_ms_every_day_and_every_millisecond),
         cmocka_unit_test(test_ms_outside_the_range_is_the_library_text),
         cmocka_unit_test(test_no_calendar_holds_it),
+        cmocka_unit_test(test_civil_from_days_is_gmtime),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

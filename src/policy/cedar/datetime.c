@@ -6,6 +6,7 @@
  * units in that order, each optional, at least one), and toDate/toTime.
  * Does not own: offset / durationSince / comparisons (eval.c, plain checked arithmetic).
  */
+#include "core/clock.h"
 #include "policy/cedar/ast.h"
 
 #define MS_PER_DAY 86400000LL
@@ -42,20 +43,6 @@ static int64_t days_from_civil(int64_t y, int m, int d)
     int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
     int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
     return era * 146097 + doe - 719468;
-}
-
-/* The inverse of days_from_civil. */
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d)
-{
-    z += 719468;
-    int64_t era = (z >= 0 ? z : z - 146096) / 146097;
-    int64_t doe = z - era * 146097;
-    int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    int64_t mp = (5 * doy + 2) / 153;
-    *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-    *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-    *y = yoe + era * 400 + (*m <= 2);
 }
 
 static int days_in_month(int y, int m)
@@ -198,7 +185,7 @@ void sluice_cedar_datetime_print(sluice_buf *buf, int64_t ms)
         day--;
     }
     int m, d;
-    civil_from_days(day, &y, &m, &d);
+    sluice_clock_civil_from_days(day, &y, &m, &d); /* the inverse of days_from_civil */
     if (y < 0 || y > 9999) {
         sluice_buf_printf(buf, "datetime(\"1970-01-01\").offset(duration(\"%lldms\"))",
                           (long long)ms);
