@@ -10,6 +10,10 @@
 #   BENCH_VALIDATE_SQL=tests/unit/data/sql/seeds/000_quarterly_metrics.sql bench/sql/run.sh
 #                                        # validate another statement (a file; "rows1000": the
 #                                        # execute sides' 1,000-row SELECT); default seed 003
+#   BENCH_ORDER=shuffled bench/sql/run.sh  # the sides in a random order per iteration (seeded)
+#                                        # instead of the rotated cycle, where validate_duckdb
+#                                        # always runs right after validate_sluice bound the same
+#                                        # text and validate_sluice right after engine_query
 #
 # Wall times use DuckDB threads = 2, as the demo config does. Callgrind runs use threads = 1: with
 # worker threads, valgrind runs one thread at a time and the caller's thread polls for a worker's
@@ -42,7 +46,8 @@ if [ "$audit" = 1 ]; then
     args+=(--audit "$tmp/audit")
 fi
 
-"$build/bench_sql" "${args[@]}" --iterations "$iterations" --warmup "$warmup" --out "$tmp/wall.json"
+"$build/bench_sql" "${args[@]}" --iterations "$iterations" --warmup "$warmup" \
+    --order "${BENCH_ORDER:-rotated}" --out "$tmp/wall.json"
 
 cg='{}'
 if [ "${BENCH_CALLGRIND:-0}" = 1 ]; then

@@ -40,10 +40,16 @@
  * their own untimed halves), so `perf stat`, `strace -c` or `perf record` of the whole process
  * see that side's costs and not the others' (divide by the iterations, or subtract a run with
  * fewer), and two sides show what one does to the other's time (caches, malloc's free lists).
+ * The sides run in a fixed cyclic order whose first side rotates per iteration, so every side
+ * always follows the same one (validate_duckdb follows validate_sluice, which has just parsed
+ * and bound the same text on the same database; validate_sluice follows engine_query).
+ * --order shuffled runs them in a random order per iteration instead (a seeded generator: the
+ * same orders every run), so no side always inherits another's warm or cold caches; the
+ * default stays rotated, the figures docs/benchmarks.md reports.
  * Does not own: generating the database (run.sh calls `sluice demo-db`) or judging any number.
  *
  *   bench_sql --db FILE [--iterations N] [--warmup W] [--threads T] [--audit DIR] [--out FILE]
- *             [--callgrind SIDE | --only SIDE[,SIDE...]]
+ *             [--order rotated|shuffled] [--callgrind SIDE | --only SIDE[,SIDE...]]
  *   SIDE: validate_sluice|validate_duckdb|validate_sluice_repeat|execute_sluice|execute_fetch|
  *         execute_fetch_json|execute_sluice_first_seen|engine_prepared|engine_query
  */
@@ -149,6 +155,8 @@ typedef struct bench {
     bool rows_tree; /* BENCH_ROWS_TREE=1: execute_sluice builds the rows' tree, as before splices */
     bool runs[SIDE_COUNT]; /* the sides measured: all, or --only's */
     bool only;             /* --only named them */
+    bool shuffled;         /* --order shuffled: a random order per iteration */
+    uint64_t rng;          /* its generator's state (xorshift64, fixed seed) */
 } bench;
 
 /* ---- sluice sides -------------------------------------------------------------------------- */
@@ -539,8 +547,30 @@ static size_t count_arg(const char *text)
     return (size_t)v;
 }
 
+/* A number below n from b's generator (xorshift64; the bias of the modulo is immaterial here). */
+static size_t draw(bench *b, size_t n)
+{
+    b->rng ^= b->rng << 13;
+    b->rng ^= b->rng >> 7;
+    b->rng ^= b->rng << 17;
+    return (size_t)(b->rng % n);
+}
+
+/* Iteration it's order of the sides: rotated (so no side always runs first), or shuffled. */
+static void order_of(bench *b, size_t it, side order[SIDE_COUNT])
+{
+    for (int k = 0; k < SIDE_COUNT; k++)
+        order[k] = (side)((k + it) % SIDE_COUNT);
+    for (size_t k = SIDE_COUNT - 1; b->shuffled && k > 0; k--) {
+        size_t r = draw(b, k + 1);
+        side t = order[k];
+        order[k] = order[r];
+        order[r] = t;
+    }
+}
+
 /* One iteration: the untimed halves the measured sides need, then every measured side once,
- * the order rotated so no side always runs first. */
+ * in order_of's order. */
 static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t slot)
 {
     if (b->runs[EXECUTE_SLUICE])
@@ -549,8 +579,10 @@ static void iterate(bench *b, size_t it, int64_t *samples[SIDE_COUNT], size_t sl
         next_text(b);
     if (b->runs[EXECUTE_SLUICE_FIRST_SEEN])
         first_execute(b);
+    side order[SIDE_COUNT];
+    order_of(b, it, order);
     for (int k = 0; k < SIDE_COUNT; k++) {
-        side s = (side)((k + it) % SIDE_COUNT);
+        side s = order[k];
         if (!b->runs[s])
             continue;
         int64_t t0 = bench_now_ns();
@@ -597,7 +629,7 @@ int main(int argc, char **argv)
 {
     const char *db = NULL, *out = NULL, *audit = NULL, *cg = NULL;
     size_t iterations = 200, warmup = 20, threads = 2;
-    bench b = { 0 };
+    bench b = { .rng = 0x9e3779b97f4a7c15u };
     for (int s = 0; s < SIDE_COUNT; s++)
         b.runs[s] = true;
     for (int i = 1; i < argc; i++) {
@@ -616,12 +648,18 @@ int main(int argc, char **argv)
             threads = count_arg(argv[++i]);
         else if (strcmp(argv[i], "--callgrind") == 0 && more)
             cg = argv[++i];
-        else if (strcmp(argv[i], "--only") == 0 && more) {
+        else if (strcmp(argv[i], "--order") == 0 && more) {
+            const char *o = argv[++i];
+            if (strcmp(o, "shuffled") != 0 && strcmp(o, "rotated") != 0)
+                bench_die("--order: rotated or shuffled", o);
+            b.shuffled = strcmp(o, "shuffled") == 0;
+        } else if (strcmp(argv[i], "--only") == 0 && more) {
             memset(b.runs, 0, sizeof b.runs);
             choose_sides(&b, argv[++i]);
         } else
             bench_die("usage: bench_sql --db FILE [--iterations N] [--warmup W] [--audit DIR] "
-                      "[--threads T] [--out FILE] [--callgrind SIDE | --only SIDE[,SIDE...]]",
+                      "[--threads T] [--out FILE] [--order rotated|shuffled] "
+                      "[--callgrind SIDE | --only SIDE[,SIDE...]]",
                       NULL);
     }
     if (db == NULL)
@@ -653,6 +691,7 @@ int main(int argc, char **argv)
         json_t *r = b.only ? report_only(&b, samples, iterations, warmup)
                            : report(samples, iterations, warmup, audit);
         json_object_set_new(r, "duckdb_threads", json_integer((json_int_t)threads));
+        json_object_set_new(r, "order", json_string(b.shuffled ? "shuffled" : "rotated"));
         if (out != NULL ? json_dump_file(r, out, JSON_INDENT(2)) != 0
                         : json_dumpf(r, stdout, JSON_INDENT(2)) != 0)
             rc = 1;
